@@ -1,0 +1,32 @@
+// The one error vocabulary for failures a user can hit. Only cli/main.ts turns these into exit codes;
+// library code throws and never exits. Plain Error means a bug and is shown with its stack.
+
+export interface DogsledErrorOptions {
+  /** Process exit status when this error ends a command (2 unless the spec says otherwise). */
+  exitCode?: number;
+  /** A second line telling the user what to do next. */
+  hint?: string;
+  cause?: unknown;
+}
+
+export class DogsledError extends Error {
+  readonly exitCode: number;
+  readonly hint: string | undefined;
+
+  constructor(message: string, options: DogsledErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DogsledError';
+    this.exitCode = options.exitCode ?? 2;
+    this.hint = options.hint;
+  }
+}
+
+export function isDogsledError(value: unknown): value is DogsledError {
+  return value instanceof DogsledError;
+}
+
+/** The message of any thrown value, for wrapping causes into one-line errors. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

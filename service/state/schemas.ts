@@ -1,0 +1,119 @@
+// zod schemas of every state file this host writes. Objects are loose: a record written by a newer
+// dogsled may carry fields this version does not know, and read-modify-write keeps them.
+
+import { z } from 'zod';
+
+const count = z.number().int().nonnegative();
+const ms = z.number().int();
+const bytes = z.number().nonnegative();
+
+export const CpuTicksSchema = z.looseObject({ total: z.number().nonnegative(), idle: z.number().nonnegative() });
+
+export const MemorySchema = z.looseObject({
+  total_bytes: bytes,
+  used_bytes: bytes,
+  free_bytes: z.number(),
+  /** Which scope is reported: "host" (/proc/meminfo, vm_stat) or "cgroup" (the governing limit). */
+  scope: z.string(),
+  /** The cgroup whose limit governs, when one is finite. */
+  cgroup: z.string().nullable(),
+  limit_bytes: bytes.nullable(),
+});
+
+export const DiskSchema = z.looseObject({ path: z.string(), total_bytes: bytes, free_bytes: bytes });
+
+export const ProbeSchema = z.looseObject({
+  os: z.string(),
+  cores: z.number().int().positive(),
+  load1: z.number().nonnegative(),
+  /** Cumulative /proc/stat ticks on Linux; null where the platform measures busy directly. */
+  cpu_ticks: CpuTicksSchema.nullable(),
+  /** Share of the last interval the CPUs were busy, 0..1; null when no sample exists yet. */
+  busy: z.number().min(0).max(1).nullable(),
+  memory: MemorySchema,
+  /** macOS memory pressure level (1 normal, 2 warn, 4 critical); null elsewhere. */
+  pressure_level: z.number().int().nullable(),
+  disk: DiskSchema,
+  agents: z.looseObject({ live: count, active: count }),
+});
+
+export const HeadroomSchema = z.looseObject({
+  free_cores: z.number().nullable(),
+  measured: z.number().nullable(),
+  declared: z.number().nullable(),
+  eligible: z.boolean(),
+  reason: z.array(z.string()),
+  reservations: count,
+  live_agents: count,
+  active_agents: count,
+});
+
+export const HostIdentitySchema = z.looseObject({ id: z.string().min(1), label: z.string().min(1), hostname: z.string() });
+
+/** Who publishes this snapshot; readers elsewhere judge liveness from it and the snapshot age. */
+export const LivenessSchema = z.looseObject({
+  pid: z.number().int().positive(),
+  started_ms: ms,
+  interval_ms: z.number().int().positive(),
+  version: z.string(),
+});
+
+export const HostSnapshotSchema = z.looseObject({
+  version: z.literal(1),
+  host: HostIdentitySchema,
+  sample_ms: ms,
+  liveness: LivenessSchema,
+  probe: ProbeSchema,
+  headroom: HeadroomSchema,
+  errors: z.array(z.string()),
+});
+
+export const ReservationSchema = z.looseObject({
+  id: z.string().min(1),
+  host: z.string().min(1),
+  created_ms: ms,
+  expires_ms: ms,
+  /** The pane that asked, when the caller runs inside Herdr. */
+  owner: z.string().nullable(),
+});
+
+export const PlacementsSchema = z.looseObject({
+  version: z.literal(1),
+  reservations: z.array(ReservationSchema),
+});
+
+export const SampleSchema = z.looseObject({
+  ts_ms: ms,
+  cores: z.number().int().positive(),
+  busy: z.number().nullable(),
+  load1: z.number(),
+  memory: z.looseObject({ total_bytes: bytes, used_bytes: bytes, free_bytes: z.number() }),
+  pressure_level: z.number().int().nullable(),
+  disk: z.looseObject({ total_bytes: bytes, free_bytes: bytes }),
+  reservations: count,
+  live_agents: count,
+  active_agents: count,
+  free_cores: z.number().nullable(),
+  eligible: z.boolean(),
+  reason: z.array(z.string()),
+});
+
+/** Written beside the service lock by its holder, so a second `serve` can name it. */
+export const ServiceHolderSchema = z.looseObject({
+  pid: z.number().int().positive(),
+  hostname: z.string(),
+  started_ms: ms,
+  version: z.string(),
+});
+
+export type CpuTicks = z.infer<typeof CpuTicksSchema>;
+export type Memory = z.infer<typeof MemorySchema>;
+export type Disk = z.infer<typeof DiskSchema>;
+export type Probe = z.infer<typeof ProbeSchema>;
+export type HostSnapshot = z.infer<typeof HostSnapshotSchema>;
+export type Reservation = z.infer<typeof ReservationSchema>;
+export type Placements = z.infer<typeof PlacementsSchema>;
+export type Sample = z.infer<typeof SampleSchema>;
+export type ServiceHolder = z.infer<typeof ServiceHolderSchema>;
+
+export const EMPTY_PLACEMENTS: Placements = { version: 1, reservations: [] };
