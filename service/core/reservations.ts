@@ -3,7 +3,6 @@
 // placements from landing on a host in the gap before the new agent is seen.
 
 export interface ReservationLike {
-  host: string;
   expires_ms: number;
 }
 
@@ -13,10 +12,4 @@ export function isLive(reservation: ReservationLike, now: number): boolean {
 
 export function liveReservations<T extends ReservationLike>(reservations: readonly T[], now: number): T[] {
   return reservations.filter((r) => isLive(r, now));
-}
-
-export function countForHost(reservations: readonly ReservationLike[], host: string, now: number): number {
-  let count = 0;
-  for (const r of reservations) if (r.host === host && isLive(r, now)) count += 1;
-  return count;
 }

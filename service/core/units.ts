@@ -16,6 +16,7 @@ export function formatCores(value: number): string {
   return text === '-0.0' ? '0.0' : text;
 }
 
+/** One decimal, so a value just under a threshold never prints as the threshold itself. */
 export function formatPercent(value: number): string {
-  return `${value.toFixed(value < 10 ? 1 : 0)}%`;
+  return `${value.toFixed(1)}%`;
 }

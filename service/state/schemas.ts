@@ -68,9 +68,9 @@ export const HostSnapshotSchema = z.looseObject({
   errors: z.array(z.string()),
 });
 
+/** A reservation on this host; each host keeps only its own in placements.json. */
 export const ReservationSchema = z.looseObject({
   id: z.string().min(1),
-  host: z.string().min(1),
   created_ms: ms,
   expires_ms: ms,
   /** The pane that asked, when the caller runs inside Herdr. */

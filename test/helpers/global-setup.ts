@@ -1,8 +1,16 @@
 // Builds the CLI bundle once before the suite, so `npm test` needs no separate build step and
-// integration tests run the same file a user installs.
+// integration tests run the same file a user installs. A failed build is reported here and leaves
+// no bundle behind, so every test that runs the CLI fails loudly while unit tests still report.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 // @ts-expect-error: the build script is plain ESM without types.
 import { buildCli } from '../../scripts/build.mjs';
 
 export default async function setup(): Promise<void> {
-  await buildCli();
+  try {
+    await buildCli();
+  } catch (error) {
+    await rm(join(import.meta.dirname, '..', '..', 'dist'), { recursive: true, force: true });
+    process.stderr.write(`CLI bundle failed to build; CLI tests will fail:\n${String(error)}\n`);
+  }
 }

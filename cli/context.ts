@@ -1,0 +1,40 @@
+// What every command receives instead of reaching for process globals: environment, clock,
+// output streams and the resolved paths. Tests run the real CLI in a child process with a private
+// HOME and DOGSLED_STATE; nothing here is mocked.
+
+import { homedir } from 'node:os';
+import { clockFromEnv } from '../service/state/clock.js';
+import { configPathFrom, stateDirFrom } from '../service/state/paths.js';
+
+export interface CliContext {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  now: () => number;
+  stateDir: string;
+  config: { path: string; explicit: boolean };
+  out: (text: string) => void;
+  warn: (line: string) => void;
+  stdoutIsTTY: boolean;
+  color: boolean;
+}
+
+export interface GlobalOptions {
+  config?: string;
+}
+
+export function contextFromProcess(globals: GlobalOptions): CliContext {
+  const env = process.env;
+  const home = env.HOME || homedir();
+  const stdoutIsTTY = Boolean(process.stdout.isTTY);
+  return {
+    env,
+    home,
+    now: clockFromEnv(env),
+    stateDir: stateDirFrom(env, home),
+    config: configPathFrom(globals.config, env, home),
+    out: (text) => process.stdout.write(text),
+    warn: (line) => process.stderr.write(`${line}\n`),
+    stdoutIsTTY,
+    color: stdoutIsTTY && !('NO_COLOR' in env) && env.TERM !== 'dumb',
+  };
+}

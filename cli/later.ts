@@ -1,0 +1,41 @@
+// Commands of the spec that this build does not offer yet. Each answers with one line and exit 2
+// instead of pretending to work; the list shrinks as the capabilities land.
+
+export interface LaterCommand {
+  name: string;
+  summary: string;
+  waitsFor: string;
+}
+
+const JOBS = 'jobs and the FIFO queue are still being built';
+const AGENTS = 'agents, the inbox and Herdr support are still being built';
+const CLEANUP = 'the loss rule and cleanup are still being built';
+
+export const LATER_COMMANDS: LaterCommand[] = [
+  { name: 'run', summary: 'run a command as a job on the host with room', waitsFor: JOBS },
+  { name: 'exec', summary: 'job wrapper run inside a pane', waitsFor: JOBS },
+  { name: 'ps', summary: 'list jobs', waitsFor: JOBS },
+  { name: 'logs', summary: "show a job's output", waitsFor: JOBS },
+  { name: 'stop', summary: 'stop a job', waitsFor: JOBS },
+  { name: 'wait', summary: 'wait for a job to end', waitsFor: JOBS },
+  { name: 'cancel', summary: 'cancel a queued ticket', waitsFor: JOBS },
+  { name: 'items', summary: "an owner's items and queued tickets", waitsFor: JOBS },
+  { name: 'agent', summary: 'start a child agent', waitsFor: AGENTS },
+  { name: 'board', summary: "an owner's children, jobs and tickets", waitsFor: AGENTS },
+  { name: 'read', summary: "a child's or job's newest output", waitsFor: AGENTS },
+  { name: 'send', summary: 'send a message to an agent', waitsFor: AGENTS },
+  { name: 'track', summary: 'track an existing pane as a child', waitsFor: AGENTS },
+  { name: 'close', summary: 'close a child now', waitsFor: AGENTS },
+  { name: 'done', summary: 'hand the task back to the owner', waitsFor: AGENTS },
+  { name: 'inbox', summary: "this agent's inbox", waitsFor: AGENTS },
+  { name: 'hook', summary: 'harness hooks (context, inbox, gate)', waitsFor: AGENTS },
+  { name: 'mcp', summary: 'dogsled tools over MCP stdio', waitsFor: AGENTS },
+  { name: 'sidebar', summary: 'the docked work board', waitsFor: AGENTS },
+  { name: 'profiles', summary: 'list Pi profiles', waitsFor: AGENTS },
+  { name: 'machine', summary: "Herdr's saved machines", waitsFor: 'peers over SSH are still being built' },
+  { name: 'retry', summary: 'read an unreachable host again now', waitsFor: 'peers over SSH are still being built' },
+  { name: 'host', summary: 'host-side verbs run by peers', waitsFor: 'peers over SSH are still being built' },
+  { name: 'quota', summary: 'quota snapshots', waitsFor: 'quota snapshots are still being built' },
+  { name: 'doctor', summary: 'report worktrees, branches, panes, jobs and disk', waitsFor: CLEANUP },
+  { name: 'prune', summary: 'remove what loses no work', waitsFor: CLEANUP },
+];

@@ -1,0 +1,41 @@
+// `status --brief`: at most six lines for prompt hooks. One line per host while they fit; larger
+// fleets share lines so every host stays visible, and the last line points to `dogsled status`.
+
+import { formatBytes } from '../../service/core/units.js';
+import type { HostView } from '../../service/hosts/view.js';
+import { hostLineNumbers, hostMarker } from './status-line.js';
+
+export const BRIEF_MAX_LINES = 6;
+
+export function briefHost(host: HostView): string {
+  const numbers = hostLineNumbers(host);
+  const marker = hostMarker(host);
+  const head = [host.label, numbers, marker].filter((p) => p !== null).join(' ');
+  const probe = host.probe;
+  if (!probe) return `${head} (no snapshot)`;
+  const diskPercent = probe.disk.total_bytes > 0 ? (100 * probe.disk.free_bytes) / probe.disk.total_bytes : 0;
+  return [
+    head,
+    `mem ${formatBytes(probe.memory.free_bytes)} free of ${formatBytes(probe.memory.total_bytes)}`,
+    `disk ${Math.round(diskPercent)}% free`,
+    `agents ${host.headroom.live_agents} live, ${host.headroom.active_agents} active`,
+  ].join(' · ');
+}
+
+export function renderBrief(hosts: readonly HostView[]): string[] {
+  const hint = 'details: dogsled status';
+  const rows = hosts.map(briefHost);
+  const room = BRIEF_MAX_LINES - 1;
+  if (rows.length <= room) return [...rows, hint];
+  const perLine = Math.ceil(rows.length / room);
+  const lines: string[] = [];
+  for (let i = 0; i < rows.length; i += perLine) {
+    lines.push(
+      hosts
+        .slice(i, i + perLine)
+        .map((h) => [h.label, hostLineNumbers(h), hostMarker(h)].filter((p) => p !== null).join(' '))
+        .join(' · '),
+    );
+  }
+  return [...lines, hint];
+}

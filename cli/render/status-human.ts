@@ -1,0 +1,77 @@
+// `dogsled status` for people: one block per host, aligned, within 80 columns. Reads a report
+// object only, the same one `--json` prints.
+
+import { formatAge } from '../../service/core/duration.js';
+import { formatBytes, formatCores } from '../../service/core/units.js';
+import type { HostView, StatusReport } from '../../service/hosts/view.js';
+import type { Paint } from './color.js';
+import { NOT_ELIGIBLE, UNAVAILABLE } from './status-line.js';
+
+const SHOWN_RESERVATIONS = 3;
+
+export function renderStatus(report: StatusReport, paint: Paint): string[] {
+  const lines: string[] = [];
+  for (const host of report.hosts) {
+    if (lines.length > 0) lines.push('');
+    lines.push(...renderHost(host, report.now_ms, paint));
+  }
+  return lines;
+}
+
+function row(name: string, text: string): string {
+  return `  ${name.padEnd(9)} ${text}`;
+}
+
+function renderHost(host: HostView, now: number, paint: Paint): string[] {
+  const service = host.service === 'up' ? paint.green('service up') : paint.red(`service ${host.service}`);
+  const age = host.age_ms === null ? 'no snapshot' : `sampled ${formatAge(host.age_ms)} ago`;
+  const title = `${paint.bold(host.label)}  ${host.hostname ?? ''}`.trimEnd();
+  const lines = [`${title}  ·  ${service} · ${age}`];
+  const probe = host.probe;
+  if (!probe) {
+    lines.push(row('', `${UNAVAILABLE} run \`dogsled serve\` on this host to publish a snapshot`));
+    return lines;
+  }
+  const cpu =
+    probe.busy === null
+      ? `no sample yet of ${probe.cores} cores · load ${probe.load1.toFixed(2)}`
+      : `${formatCores(probe.busy * probe.cores)} of ${probe.cores} cores busy · load ${probe.load1.toFixed(2)}`;
+  lines.push(row('cpu', cpu));
+  const scope = probe.memory.scope === 'cgroup' ? ` (cgroup ${probe.memory.cgroup ?? ''})`.trimEnd() : '';
+  lines.push(
+    row(
+      'memory',
+      `${formatBytes(probe.memory.used_bytes)} used of ${formatBytes(probe.memory.total_bytes)} · ` +
+        `${formatBytes(probe.memory.free_bytes)} free${scope}`,
+    ),
+  );
+  const diskPercent = probe.disk.total_bytes > 0 ? (100 * probe.disk.free_bytes) / probe.disk.total_bytes : 0;
+  lines.push(
+    row(
+      'disk',
+      `${formatBytes(probe.disk.free_bytes)} free of ${formatBytes(probe.disk.total_bytes)} ` +
+        `(${Math.round(diskPercent)}%) · ${probe.disk.path}`,
+    ),
+  );
+  if (probe.pressure_level !== null) lines.push(row('pressure', pressureName(probe.pressure_level)));
+  lines.push(row('agents', `${host.headroom.live_agents} live · ${host.headroom.active_agents} active`));
+  const free = host.headroom.free_cores === null ? '?' : formatCores(host.headroom.free_cores);
+  const verdict = host.headroom.eligible ? paint.green('eligible') : paint.yellow(`${NOT_ELIGIBLE} not eligible`);
+  lines.push(row('headroom', `${free} free cores · ${verdict}`));
+  for (const reason of host.headroom.reason) lines.push(row('', `- ${reason}`));
+  if (host.reservations.length > 0) {
+    const shown = host.reservations
+      .slice(0, SHOWN_RESERVATIONS)
+      .map((r) => `${r.id} (${formatAge(r.expires_ms - now)} left)`);
+    const more = host.reservations.length - SHOWN_RESERVATIONS;
+    lines.push(row('reserved', shown.join(' · ') + (more > 0 ? ` · +${more} more` : '')));
+  }
+  for (const error of host.errors) lines.push(row('error', paint.red(error)));
+  return lines;
+}
+
+function pressureName(level: number): string {
+  if (level >= 4) return 'critical';
+  if (level >= 2) return 'warn';
+  return 'normal';
+}

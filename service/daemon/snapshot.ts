@@ -1,0 +1,82 @@
+// Assembles one host.json snapshot and its samples.jsonl line from a probe reading. Pure: the
+// publication loop supplies the reading, the previous CPU ticks and the clock.
+
+import { busyBetween, type CpuTicks } from '../core/cpu-busy.js';
+import { headroomOf, type Policy } from '../core/headroom.js';
+import type { HostProbe } from '../probe/index.js';
+import type { HostSnapshot, Sample } from '../state/schemas.js';
+import { measureOf } from '../hosts/view.js';
+
+export interface SnapshotInput {
+  reading: HostProbe;
+  previousTicks: CpuTicks | null;
+  identity: { id: string; label: string; hostname: string };
+  liveness: HostSnapshot['liveness'];
+  reservations: number;
+  agents: { live: number; active: number };
+  errors: string[];
+  policy: Policy;
+  now: number;
+}
+
+export function composeSnapshot(input: SnapshotInput): HostSnapshot {
+  const { reading, now } = input;
+  const busy = reading.cpu_ticks ? busyBetween(input.previousTicks, reading.cpu_ticks) : reading.busy_direct;
+  const base: HostSnapshot = {
+    version: 1,
+    host: input.identity,
+    sample_ms: now,
+    liveness: input.liveness,
+    probe: {
+      os: reading.os,
+      cores: reading.cores,
+      load1: reading.load1,
+      cpu_ticks: reading.cpu_ticks,
+      busy,
+      memory: reading.memory,
+      pressure_level: reading.pressure_level,
+      disk: reading.disk,
+      agents: input.agents,
+    },
+    headroom: {
+      free_cores: null,
+      measured: null,
+      declared: null,
+      eligible: false,
+      reason: [],
+      reservations: 0,
+      live_agents: 0,
+      active_agents: 0,
+    },
+    errors: input.errors,
+  };
+  const headroom = headroomOf(
+    { id: input.identity.id, service: 'up', measure: measureOf(base), reservations: input.reservations },
+    input.policy,
+    now,
+  );
+  return { ...base, headroom };
+}
+
+export function sampleOf(snapshot: HostSnapshot): Sample {
+  const { probe, headroom } = snapshot;
+  return {
+    ts_ms: snapshot.sample_ms,
+    cores: probe.cores,
+    busy: probe.busy,
+    load1: probe.load1,
+    memory: {
+      total_bytes: probe.memory.total_bytes,
+      used_bytes: probe.memory.used_bytes,
+      free_bytes: probe.memory.free_bytes,
+    },
+    pressure_level: probe.pressure_level,
+    disk: { total_bytes: probe.disk.total_bytes, free_bytes: probe.disk.free_bytes },
+    reservations: headroom.reservations,
+    live_agents: headroom.live_agents,
+    active_agents: headroom.active_agents,
+    free_cores: headroom.free_cores,
+    eligible: headroom.eligible,
+    reason: headroom.reason,
+  };
+}

@@ -1,0 +1,64 @@
+// `place`: rank the hosts, then let the chosen host recheck under its placements lock before it
+// writes the reservation. The recheck is what makes 32 concurrent callers book exactly the room
+// there is: each sees the reservations of every caller that locked before it.
+
+import { planPlacement, type Refusal } from '../core/placement.js';
+import { liveReservations } from '../core/reservations.js';
+import { DogsledError } from '../errors.js';
+import { newId } from '../state/ids.js';
+import { EMPTY_PLACEMENTS, PlacementsSchema, type Reservation } from '../state/schemas.js';
+import { readServiceState } from '../state/service-lock.js';
+import { updateState } from '../state/store.js';
+import { type HostsIO, LOCAL_HOST, localView, readLocalHost, readSnapshot } from './local.js';
+
+export type PlaceOutcome =
+  | { kind: 'placed'; host: string; label: string; reservation: Reservation }
+  | { kind: 'full'; refusals: Refusal[] };
+
+export interface PlaceRequest {
+  /** Host id or label to pin to. */
+  pin?: string | undefined;
+  /** The caller's pane, recorded on the reservation. */
+  owner: string | null;
+}
+
+export async function placeWork(io: HostsIO, request: PlaceRequest): Promise<PlaceOutcome> {
+  const hosts = [await readLocalHost(io)];
+  const plan = planPlacement(hosts, request.pin);
+  if (plan.kind === 'unknown-host') {
+    throw new DogsledError(`place: unknown host "${plan.pin}" (known: ${plan.known.join(', ')})`);
+  }
+  if (plan.kind === 'full') return plan;
+  const refusals: Refusal[] = [];
+  for (const candidate of plan.order) {
+    const outcome = await reserveLocally(io, request.owner);
+    if (outcome.kind === 'placed') return outcome;
+    refusals.push(...outcome.refusals.filter((r) => r.id === candidate.id));
+  }
+  return { kind: 'full', refusals };
+}
+
+/** Recheck and reserve on this host, both under the placements lock. */
+export async function reserveLocally(io: HostsIO, owner: string | null): Promise<PlaceOutcome> {
+  return updateState(io.paths.placements, PlacementsSchema, io, async (current) => {
+    const placements = current ?? EMPTY_PLACEMENTS;
+    const [snapshot, service] = await Promise.all([readSnapshot(io), readServiceState(io.paths)]);
+    const now = io.now();
+    const view = localView(snapshot ?? null, service.state, placements.reservations, io.policy, now);
+    if (!view.headroom.eligible) {
+      const refusal = { id: view.id, label: view.label, reason: view.headroom.reason };
+      return { result: { kind: 'full', refusals: [refusal] } satisfies PlaceOutcome };
+    }
+    const reservation: Reservation = {
+      id: newId('r'),
+      created_ms: now,
+      expires_ms: now + io.policy.reservation_ttl_ms,
+      owner,
+    };
+    const kept = liveReservations(placements.reservations, now);
+    return {
+      result: { kind: 'placed', host: LOCAL_HOST.id, label: LOCAL_HOST.label, reservation } satisfies PlaceOutcome,
+      next: { ...placements, reservations: [...kept, reservation] },
+    };
+  });
+}

@@ -1,0 +1,51 @@
+// A host as the CLI and sidebar see it: its latest snapshot, whether its service runs, its live
+// reservations and the headroom recomputed now. `status --json` prints a list of these; the schema
+// is the contract for scripts and the Pi widget.
+
+import { z } from 'zod';
+import type { HostMeasure } from '../core/headroom.js';
+import { HeadroomSchema, type HostSnapshot, ProbeSchema, ReservationSchema } from '../state/schemas.js';
+
+export const HostViewSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  hostname: z.string().nullable(),
+  local: z.boolean(),
+  service: z.enum(['up', 'down', 'unknown']),
+  reachable: z.boolean(),
+  sample_ms: z.number().int().nullable(),
+  age_ms: z.number().int().nullable(),
+  interval_ms: z.number().int().nullable(),
+  probe: ProbeSchema.nullable(),
+  headroom: HeadroomSchema,
+  reservations: z.array(ReservationSchema),
+  errors: z.array(z.string()),
+  retry_ms: z.number().int().nullable(),
+});
+
+export const StatusReportSchema = z.object({
+  version: z.literal(1),
+  now_ms: z.number().int(),
+  hosts: z.array(HostViewSchema),
+});
+
+export type HostView = z.infer<typeof HostViewSchema>;
+export type StatusReport = z.infer<typeof StatusReportSchema>;
+
+/** The numbers of a snapshot that the placement rules read. */
+export function measureOf(snapshot: HostSnapshot): HostMeasure {
+  const { probe } = snapshot;
+  return {
+    sample_ms: snapshot.sample_ms,
+    os: probe.os,
+    cores: probe.cores,
+    busy: probe.busy,
+    memory_total_bytes: probe.memory.total_bytes,
+    memory_free_bytes: probe.memory.free_bytes,
+    disk_total_bytes: probe.disk.total_bytes,
+    disk_free_bytes: probe.disk.free_bytes,
+    pressure_level: probe.pressure_level,
+    live_agents: probe.agents.live,
+    active_agents: probe.agents.active,
+  };
+}

@@ -1,0 +1,72 @@
+// Where dogsled keeps its state and config, and the names of the files in the state dir. Path
+// resolution is a pure function of (env, home) so tests and peers can compute it without touching
+// the process; only ensureStateDir does I/O. The dir is 0700 and every file in it 0600.
+
+import { chmod, mkdir } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+
+export const STATE_DIR_MODE = 0o700;
+export const STATE_FILE_MODE = 0o600;
+
+export interface StatePaths {
+  dir: string;
+  /** The service's published snapshot (host.json). */
+  host: string;
+  /** This host's reservations (placements.json). */
+  placements: string;
+  /** Measurement history, one JSON object per line (samples.jsonl). */
+  samples: string;
+  /** proper-lockfile target of the host's service lock; the lock itself is the `service.lock` dir. */
+  serviceLock: string;
+  /** Who holds the service lock (service.json), so a second `serve` can name it. */
+  serviceHolder: string;
+  /** Short lock that serializes service-lock acquisition and takeover (`service-acquire.lock`). */
+  serviceAcquire: string;
+  /** Per-job records and logs (jobs/ID.json, jobs/ID.log). */
+  jobs: string;
+  items: string;
+  queue: string;
+}
+
+/** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
+export function stateDirFrom(env: NodeJS.ProcessEnv, home: string): string {
+  if (env.DOGSLED_STATE) return env.DOGSLED_STATE;
+  // The XDG spec says a relative XDG_STATE_HOME is invalid and must be ignored.
+  const xdg = env.XDG_STATE_HOME;
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'dogsled');
+  return join(home, '.local', 'state', 'dogsled');
+}
+
+export function statePaths(dir: string): StatePaths {
+  return {
+    dir,
+    host: join(dir, 'host.json'),
+    placements: join(dir, 'placements.json'),
+    samples: join(dir, 'samples.jsonl'),
+    serviceLock: join(dir, 'service'),
+    serviceHolder: join(dir, 'service.json'),
+    serviceAcquire: join(dir, 'service-acquire'),
+    jobs: join(dir, 'jobs'),
+    items: join(dir, 'items.json'),
+    queue: join(dir, 'queue.json'),
+  };
+}
+
+/** mkdir -p with mode 0700, and tighten a dir that already exists (it may hold pane ids and logs). */
+export async function ensureStateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: STATE_DIR_MODE });
+  await chmod(dir, STATE_DIR_MODE);
+}
+
+export interface ConfigLocation {
+  path: string;
+  /** True when the user named the file (flag or env): then a missing file is an error. */
+  explicit: boolean;
+}
+
+/** `--config`, else `$DOGSLED_CONFIG`, else `~/.config/dogsled/config.toml`. */
+export function configPathFrom(flag: string | undefined, env: NodeJS.ProcessEnv, home: string): ConfigLocation {
+  if (flag) return { path: flag, explicit: true };
+  if (env.DOGSLED_CONFIG) return { path: env.DOGSLED_CONFIG, explicit: true };
+  return { path: join(home, '.config', 'dogsled', 'config.toml'), explicit: false };
+}

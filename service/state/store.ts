@@ -1,0 +1,137 @@
+// The state-file store: whole-file JSON records validated by their zod schema on every read and
+// write. Writes go to a temp file in the same dir, fsync, rename (0600), so a reader sees one whole
+// version or the previous one; read-modify-write happens only under the file's lock. A file that
+// does not parse is quarantined with one warning and reads as missing, never as `{}`.
+
+import { type FileHandle, open } from 'node:fs/promises';
+import { basename } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import type { z } from 'zod';
+import { type HeldLock, withLock } from './lock.js';
+import { STATE_FILE_MODE } from './paths.js';
+import { oneLine, quarantineFile, quarantineWarning } from './quarantine.js';
+
+export interface StoreContext {
+  /** Unix ms; names quarantined files. */
+  now: () => number;
+  /** Receives whole warning lines (`dogsled: warning: ...`). */
+  warn: (line: string) => void;
+}
+
+export interface Update<T, R> {
+  result: R;
+  /** The new record; undefined leaves the file untouched. */
+  next?: T | undefined;
+}
+
+type Read<T> = { kind: 'ok'; value: T } | { kind: 'missing' } | { kind: 'corrupt'; reason: string };
+
+/** The record in `file`, or undefined when it is missing or was corrupt (then it is moved aside). */
+export async function readState<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  ctx: StoreContext,
+): Promise<z.output<S> | undefined> {
+  const first = await readOnce(file, schema, undefined);
+  if (first.kind === 'ok') return first.value;
+  if (first.kind === 'missing') return undefined;
+  // Judge again under the lock, so a locked writer cannot replace the file between verdict and move.
+  return withLock(file, () => readLocked(file, schema, ctx));
+}
+
+/** Validates, then replaces `file` atomically. A value that fails its schema is a bug, not user error. */
+export async function writeState<S extends z.ZodType>(file: string, schema: S, value: z.input<S>): Promise<void> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new Error(`writeState ${basename(file)}: value fails its schema: ${describeIssue(parsed.error)}`);
+  }
+  await writeFileAtomic(file, `${JSON.stringify(parsed.data, null, 2)}\n`, { mode: STATE_FILE_MODE, fsync: true });
+}
+
+/**
+ * Read-modify-write under the file's lock. `fn` sees the current record (undefined when missing)
+ * and returns `{ result, next }`; `next` is written unless undefined. Records are loose objects, so
+ * fields written by a newer dogsled survive when `fn` spreads the record it was given.
+ */
+export async function updateState<S extends z.ZodType, R>(
+  file: string,
+  schema: S,
+  ctx: StoreContext,
+  fn: (current: z.output<S> | undefined) => Promise<Update<z.input<S>, R>> | Update<z.input<S>, R>,
+): Promise<R> {
+  return withLock(file, async (held: HeldLock) => {
+    const current = await readLocked(file, schema, ctx);
+    const { result, next } = await fn(current);
+    if (next !== undefined) {
+      // Writing after the lock was taken over as stale could overwrite the new holder's write.
+      held.assertHeld();
+      await writeState(file, schema, next);
+    }
+    return result;
+  });
+}
+
+/** Caller holds the file's lock. Bounded retries: each miss means an unlocked writer just replaced it. */
+async function readLocked<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  ctx: StoreContext,
+): Promise<z.output<S> | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const read = await readOnce(file, schema, ctx);
+    if (read.kind === 'ok') return read.value;
+    if (read.kind === 'missing') return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * One read. With `ctx`, a corrupt file is quarantined while our descriptor still pins its inode,
+ * so the identity check in quarantineFile cannot be fooled by inode reuse.
+ */
+async function readOnce<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  ctx: StoreContext | undefined,
+): Promise<Read<z.output<S>>> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw error;
+  }
+  try {
+    const text = await handle.readFile('utf8');
+    const verdict = judge(text, schema);
+    if (verdict.kind !== 'corrupt' || !ctx) return verdict;
+    const identity = await handle.stat();
+    const movedTo = await quarantineFile(file, identity, ctx.now());
+    // Not moved: the file was replaced or removed after we read it; the caller reads it again.
+    if (movedTo === undefined) return verdict;
+    ctx.warn(quarantineWarning(file, verdict.reason, movedTo));
+    return { kind: 'missing' };
+  } finally {
+    await handle.close();
+  }
+}
+
+function judge<S extends z.ZodType>(text: string, schema: S): Read<z.output<S>> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { kind: 'corrupt', reason: `not JSON: ${(error as Error).message}` };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return { kind: 'corrupt', reason: `schema: ${describeIssue(parsed.error)}` };
+  return { kind: 'ok', value: parsed.data };
+}
+
+/** The first issue, with its path: `reservations.0.id: Invalid input: expected string, received number`. */
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  const where = issue.path.map(String).join('.');
+  return oneLine(where ? `${where}: ${issue.message}` : issue.message);
+}
