@@ -1,9 +1,9 @@
 // Shared plumbing of the commands: the host policy and state paths every command reads, and
 // parsing of numeric flags into one-line errors.
 
-import type { HostsIO } from '../service/hosts/local.js';
 import { DogsledError } from '../service/errors.js';
-import { loadConfig, type Config } from '../service/state/config.js';
+import type { HostsIO } from '../service/hosts/local.js';
+import { type Config, loadConfig } from '../service/state/config.js';
 import { statePaths } from '../service/state/paths.js';
 import type { CliContext } from './context.js';
 

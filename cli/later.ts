@@ -33,7 +33,11 @@ export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'sidebar', summary: 'the docked work board', waitsFor: AGENTS },
   { name: 'profiles', summary: 'list Pi profiles', waitsFor: AGENTS },
   { name: 'machine', summary: "Herdr's saved machines", waitsFor: 'peers over SSH are still being built' },
-  { name: 'retry', summary: 'read an unreachable host again now', waitsFor: 'peers over SSH are still being built' },
+  {
+    name: 'retry',
+    summary: 'read an unreachable host again now',
+    waitsFor: 'peers over SSH are still being built',
+  },
   { name: 'host', summary: 'host-side verbs run by peers', waitsFor: 'peers over SSH are still being built' },
   { name: 'quota', summary: 'quota snapshots', waitsFor: 'quota snapshots are still being built' },
   { name: 'doctor', summary: 'report worktrees, branches, panes, jobs and disk', waitsFor: CLEANUP },

@@ -1,93 +1,42 @@
 #!/usr/bin/env node
-// The dogsled entry point: declares every command and its flags, loads a command's module only
-// when that command runs (start-up time matters for hooks), and is the one place that turns
-// errors into exit codes.
+// The dogsled entry point and the one place that turns errors into exit codes. Hot commands take
+// the fast path; everything else loads the full command line.
 
-import { Command, CommanderError, Option } from 'commander';
 import { DogsledError } from '../service/errors.js';
-import { VERSION } from '../service/version.js';
-import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
-import { LATER_COMMANDS } from './later.js';
-
-type Action<O> = (options: O, ctx: CliContext) => Promise<number | undefined>;
-
-/** Wraps a lazily imported command so it gets a context and its exit status is kept. */
-function run<O>(load: () => Promise<Action<O>>) {
-  return async (options: O, command: Command) => {
-    const ctx = contextFromProcess(command.optsWithGlobals() as GlobalOptions);
-    const action = await load();
-    const code = await action(options, ctx);
-    if (code !== undefined) process.exitCode = code;
-  };
-}
-
-function buildProgram(): Command {
-  const program = new Command('dogsled')
-    .description('Host status and placement for coding agents across Herdr hosts')
-    .version(VERSION, '-V, --version', 'print the version')
-    .option('--config <path>', 'host policy file (default $DOGSLED_CONFIG or ~/.config/dogsled/config.toml)')
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .configureOutput({ outputError: () => {} });
-
-  program
-    .command('serve')
-    .description('measure this host and publish its snapshot every interval')
-    .option('--interval <seconds>', 'seconds between measurements', '10')
-    .option('--once', 'publish one snapshot (with a CPU sample) and exit')
-    .action(run(async () => (await import('./commands/serve.js')).serveCommand));
-
-  program
-    .command('status')
-    .description('hosts, agents and reservations')
-    .option('--json', 'one JSON document')
-    .option('--line', 'one line for the tab row')
-    .option('--brief', 'at most six lines for prompt hooks')
-    .option('--watch', 'refresh until interrupted')
-    .option('--interval <seconds>', 'refresh interval for --watch', '5')
-    .action(run(async () => (await import('./commands/status.js')).statusCommand));
-
-  program
-    .command('place')
-    .description('reserve room on the host with the most headroom')
-    .option('--json', 'print the placement as JSON')
-    .option('--host <id>', 'pin by host id or label')
-    .addOption(new Option('--branch <name>', 'create or reuse the branch worktree on that host'))
-    .addOption(new Option('--base <ref>', 'start a new branch from this ref'))
-    .addOption(new Option('--repo <path>', 'repository for --branch'))
-    .action(run(async () => (await import('./commands/place.js')).placeCommand));
-
-  for (const later of LATER_COMMANDS) {
-    program
-      .command(later.name)
-      .description(later.summary)
-      .helpOption(false)
-      .allowUnknownOption(true)
-      .allowExcessArguments(true)
-      .action(() => {
-        throw new DogsledError(`${later.name}: not available in this build yet (${later.waitsFor})`);
-      });
-  }
-  return program;
-}
+import { mark } from '../service/timing.js';
+import { contextFromProcess } from './context.js';
+import { parseFast, runFast } from './fast-path.js';
 
 function report(error: unknown): number {
-  if (error instanceof CommanderError) {
-    if (error.exitCode === 0) return 0;
-    process.stderr.write(`dogsled: ${error.message.replace(/^error: /, '')}\n`);
-    return 2;
-  }
   if (error instanceof DogsledError) {
     process.stderr.write(`dogsled: ${error.message}\n`);
     if (error.hint) process.stderr.write(`  ${error.hint}\n`);
     return error.exitCode;
   }
-  process.stderr.write(`dogsled: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`dogsled: internal error: ${text}\n`);
   return 70;
 }
 
+async function main(argv: string[]): Promise<number | undefined> {
+  mark('main');
+  const fast = parseFast(argv.slice(2));
+  if (fast) return runFast(fast, contextFromProcess);
+  const program = await import('./program.js');
+  try {
+    await program.runProgram(argv);
+    return undefined;
+  } catch (error) {
+    const code = program.commanderExit(error);
+    if (code === undefined) throw error;
+    return code;
+  }
+}
+
 try {
-  await buildProgram().parseAsync(process.argv);
+  const code = await main(process.argv);
+  if (code !== undefined) process.exitCode = code;
+  mark('done');
 } catch (error) {
   process.exitCode = report(error);
 }

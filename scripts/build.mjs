@@ -36,6 +36,8 @@ export async function buildCli(outdir = join(root, 'dist')) {
     // blessed loads its widgets with dynamic requires and cannot be bundled.
     external: ['blessed', 'blessed-contrib', 'cpu-features', '*.node'],
     legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
   });
   return join(outdir, 'dogsled.mjs');

@@ -58,9 +58,11 @@ for (const file of await sourceFiles(join(root, 'service'))) {
   for (const { spec, typeOnly } of imports(file, text)) {
     const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
     if (target && (target.startsWith(join(root, 'cli')) || target.startsWith(join(root, 'sidebar')))) {
-      problems.push(`${name}: service code imports the ${relative(root, target).split('/')[0]} layer (${spec})`);
+      problems.push(
+        `${name}: service code imports the ${relative(root, target).split('/')[0]} layer (${spec})`,
+      );
     }
-    if (inCore && !typeOnly && !(target && target.startsWith(CORE + '/'))) {
+    if (inCore && !typeOnly && !target?.startsWith(`${CORE}/`)) {
       problems.push(`${name}: service/core must stay pure but imports ${spec}`);
     }
   }

@@ -17,7 +17,9 @@ export interface PlaceFlags {
 
 export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<number> {
   if (flags.branch !== undefined || flags.base !== undefined || flags.repo !== undefined) {
-    throw new DogsledError('place: --branch, --base and --repo are not available in this build yet (worktrees)');
+    throw new DogsledError(
+      'place: --branch, --base and --repo are not available in this build yet (worktrees)',
+    );
   }
   const io = await commandIO(ctx);
   const outcome = await placeWork(io, { pin: flags.host, owner: ctx.env.HERDR_PANE_ID || null });

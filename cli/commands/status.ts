@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError } from '../../service/errors.js';
 import { readLocalHost } from '../../service/hosts/local.js';
 import type { StatusReport } from '../../service/hosts/view.js';
+import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
 import { type CommandIO, commandIO, parseSeconds } from '../io.js';
 import { paint } from '../render/color.js';
@@ -30,6 +31,7 @@ export async function statusCommand(flags: StatusFlags, ctx: CliContext): Promis
   if (forms > 1) throw new DogsledError('status: choose one of --json, --line and --brief');
   const intervalMs = parseSeconds('--interval', flags.interval);
   const io = await commandIO(ctx);
+  mark('config');
   if (!flags.watch) {
     ctx.out(render(await readStatus(io), flags, ctx));
     return 0;

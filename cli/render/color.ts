@@ -14,5 +14,11 @@ const plain = (text: string) => text;
 
 export function paint(enabled: boolean): Paint {
   if (!enabled) return { red: plain, yellow: plain, green: plain, dim: plain, bold: plain };
-  return { red: wrap(31, 39), yellow: wrap(33, 39), green: wrap(32, 39), dim: wrap(2, 22), bold: wrap(1, 22) };
+  return {
+    red: wrap(31, 39),
+    yellow: wrap(33, 39),
+    green: wrap(32, 39),
+    dim: wrap(2, 22),
+    bold: wrap(1, 22),
+  };
 }

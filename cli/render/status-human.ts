@@ -56,7 +56,9 @@ function renderHost(host: HostView, now: number, paint: Paint): string[] {
   if (probe.pressure_level !== null) lines.push(row('pressure', pressureName(probe.pressure_level)));
   lines.push(row('agents', `${host.headroom.live_agents} live · ${host.headroom.active_agents} active`));
   const free = host.headroom.free_cores === null ? '?' : formatCores(host.headroom.free_cores);
-  const verdict = host.headroom.eligible ? paint.green('eligible') : paint.yellow(`${NOT_ELIGIBLE} not eligible`);
+  const verdict = host.headroom.eligible
+    ? paint.green('eligible')
+    : paint.yellow(`${NOT_ELIGIBLE} not eligible`);
   lines.push(row('headroom', `${free} free cores · ${verdict}`));
   for (const reason of host.headroom.reason) lines.push(row('', `- ${reason}`));
   if (host.reservations.length > 0) {

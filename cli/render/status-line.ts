@@ -23,6 +23,8 @@ export function hostMarker(host: HostView): string | null {
 
 export function renderStatusLine(hosts: readonly HostView[]): string {
   return hosts
-    .map((host) => [host.label, hostLineNumbers(host), hostMarker(host)].filter((part) => part !== null).join(' '))
+    .map((host) =>
+      [host.label, hostLineNumbers(host), hostMarker(host)].filter((part) => part !== null).join(' '),
+    )
     .join(' · ');
 }

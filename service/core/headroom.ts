@@ -44,7 +44,8 @@ export interface HostFacts {
   reservations: number;
 }
 
-export interface Headroom {
+// A type alias (not an interface) so it fits the loose zod record types of the state files.
+export type Headroom = {
   free_cores: number | null;
   measured: number | null;
   declared: number | null;
@@ -53,7 +54,7 @@ export interface Headroom {
   reservations: number;
   live_agents: number;
   active_agents: number;
-}
+};
 
 export function headroomOf(facts: HostFacts, policy: Policy, now: number): Headroom {
   const { measure, reservations } = facts;
@@ -98,7 +99,9 @@ function refusals(
   const age = now - m.sample_ms;
   if (service === 'down') reasons.push('service down: no process holds the service lock');
   if (age > SNAPSHOT_FRESH_MS) {
-    reasons.push(`stale: snapshot is ${Math.round(age / 1000)}s old, admission needs ${SNAPSHOT_FRESH_MS / 1000}s`);
+    reasons.push(
+      `stale: snapshot is ${Math.round(age / 1000)}s old, admission needs ${SNAPSHOT_FRESH_MS / 1000}s`,
+    );
   }
   if (m.busy === null) reasons.push('no cpu sample: the service has measured only once since it started');
 

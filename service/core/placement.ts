@@ -30,12 +30,16 @@ export function compareCandidates(a: PlacementCandidate, b: PlacementCandidate):
   const freeA = a.headroom.free_cores ?? Number.NEGATIVE_INFINITY;
   const freeB = b.headroom.free_cores ?? Number.NEGATIVE_INFINITY;
   if (freeA !== freeB) return freeB - freeA;
-  if (a.headroom.live_agents !== b.headroom.live_agents) return a.headroom.live_agents - b.headroom.live_agents;
+  if (a.headroom.live_agents !== b.headroom.live_agents)
+    return a.headroom.live_agents - b.headroom.live_agents;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 /** A pin names a host by id or by label; the id wins when both match different hosts. */
-export function findHost<T extends { id: string; label: string }>(hosts: readonly T[], pin: string): T | undefined {
+export function findHost<T extends { id: string; label: string }>(
+  hosts: readonly T[],
+  pin: string,
+): T | undefined {
   return hosts.find((h) => h.id === pin) ?? hosts.find((h) => h.label === pin);
 }
 
@@ -48,5 +52,8 @@ export function planPlacement(candidates: readonly PlacementCandidate[], pin?: s
   }
   const order = rankHosts(pool);
   if (order.length > 0) return { kind: 'ranked', order };
-  return { kind: 'full', refusals: pool.map((c) => ({ id: c.id, label: c.label, reason: c.headroom.reason })) };
+  return {
+    kind: 'full',
+    refusals: pool.map((c) => ({ id: c.id, label: c.label, reason: c.headroom.reason })),
+  };
 }

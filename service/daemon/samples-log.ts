@@ -3,7 +3,6 @@
 // are dropped at the next trim instead of failing the service.
 
 import { open, readFile } from 'node:fs/promises';
-import writeFileAtomic from 'write-file-atomic';
 import { needsTrim, trimCutoff } from '../core/samples.js';
 import type { Sample } from '../state/schemas.js';
 
@@ -59,7 +58,7 @@ async function rewriteFrom(file: string, cutoff: number, extra: string): Promise
     return ts !== null && ts >= cutoff;
   });
   const body = kept.length > 0 ? `${kept.join('\n')}\n${extra}` : extra;
-  await writeFileAtomic(file, body, { mode: 0o600, fsync: true });
+  await (await import('write-file-atomic')).default(file, body, { mode: 0o600, fsync: true });
 }
 
 function tsOf(line: string): number | null {

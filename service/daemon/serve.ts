@@ -10,7 +10,7 @@ import { DogsledError, messageOf } from '../errors.js';
 import { readReservations } from '../hosts/local.js';
 import type { HostProbe } from '../probe/index.js';
 import { ensureStateDir, type StatePaths } from '../state/paths.js';
-import { HostSnapshotSchema, PlacementsSchema, type HostSnapshot } from '../state/schemas.js';
+import { type HostSnapshot, HostSnapshotSchema, PlacementsSchema } from '../state/schemas.js';
 import { acquireServiceLock } from '../state/service-lock.js';
 import { updateState, writeState } from '../state/store.js';
 import { appendSample } from './samples-log.js';
@@ -52,7 +52,12 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
       },
     },
   );
-  const publisher = new Publisher(deps, { pid: deps.pid, started_ms, interval_ms: options.intervalMs, version: deps.version });
+  const publisher = new Publisher(deps, {
+    pid: deps.pid,
+    started_ms,
+    interval_ms: options.intervalMs,
+    version: deps.version,
+  });
   try {
     if (options.once) {
       await publisher.prime();

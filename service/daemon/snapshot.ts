@@ -3,9 +3,9 @@
 
 import { busyBetween, type CpuTicks } from '../core/cpu-busy.js';
 import { headroomOf, type Policy } from '../core/headroom.js';
+import { measureOf } from '../hosts/view.js';
 import type { HostProbe } from '../probe/index.js';
 import type { HostSnapshot, Sample } from '../state/schemas.js';
-import { measureOf } from '../hosts/view.js';
 
 export interface SnapshotInput {
   reading: HostProbe;

@@ -5,9 +5,14 @@
 import { hostname } from 'node:os';
 import { headroomOf, type Policy } from '../core/headroom.js';
 import { liveReservations } from '../core/reservations.js';
-import { type HostSnapshot, HostSnapshotSchema, PlacementsSchema, type Reservation } from '../state/schemas.js';
-import { readServiceState } from '../state/service-lock.js';
 import type { StatePaths } from '../state/paths.js';
+import {
+  type HostSnapshot,
+  HostSnapshotSchema,
+  PlacementsSchema,
+  type Reservation,
+} from '../state/schemas.js';
+import { readServiceState } from '../state/service-lock.js';
 import { readState } from '../state/store.js';
 import { type HostView, measureOf } from './view.js';
 
@@ -49,7 +54,12 @@ export function localView(
 ): HostView {
   const reservations = liveReservations(allReservations, now);
   const headroom = headroomOf(
-    { id: LOCAL_HOST.id, service, measure: snapshot ? measureOf(snapshot) : null, reservations: reservations.length },
+    {
+      id: LOCAL_HOST.id,
+      service,
+      measure: snapshot ? measureOf(snapshot) : null,
+      reservations: reservations.length,
+    },
     policy,
     now,
   );

@@ -57,7 +57,12 @@ export async function reserveLocally(io: HostsIO, owner: string | null): Promise
     };
     const kept = liveReservations(placements.reservations, now);
     return {
-      result: { kind: 'placed', host: LOCAL_HOST.id, label: LOCAL_HOST.label, reservation } satisfies PlaceOutcome,
+      result: {
+        kind: 'placed',
+        host: LOCAL_HOST.id,
+        label: LOCAL_HOST.label,
+        reservation,
+      } satisfies PlaceOutcome,
       next: { ...placements, reservations: [...kept, reservation] },
     };
   });

@@ -2,30 +2,30 @@
 // reservations and the headroom recomputed now. `status --json` prints a list of these; the schema
 // is the contract for scripts and the Pi widget.
 
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { HostMeasure } from '../core/headroom.js';
 import { HeadroomSchema, type HostSnapshot, ProbeSchema, ReservationSchema } from '../state/schemas.js';
 
 export const HostViewSchema = z.object({
   id: z.string(),
   label: z.string(),
-  hostname: z.string().nullable(),
+  hostname: z.nullable(z.string()),
   local: z.boolean(),
   service: z.enum(['up', 'down', 'unknown']),
   reachable: z.boolean(),
-  sample_ms: z.number().int().nullable(),
-  age_ms: z.number().int().nullable(),
-  interval_ms: z.number().int().nullable(),
-  probe: ProbeSchema.nullable(),
+  sample_ms: z.nullable(z.int()),
+  age_ms: z.nullable(z.int()),
+  interval_ms: z.nullable(z.int()),
+  probe: z.nullable(ProbeSchema),
   headroom: HeadroomSchema,
   reservations: z.array(ReservationSchema),
   errors: z.array(z.string()),
-  retry_ms: z.number().int().nullable(),
+  retry_ms: z.nullable(z.int()),
 });
 
 export const StatusReportSchema = z.object({
   version: z.literal(1),
-  now_ms: z.number().int(),
+  now_ms: z.int(),
   hosts: z.array(HostViewSchema),
 });
 

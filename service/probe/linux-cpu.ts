@@ -33,24 +33,16 @@ export function parseProcStat(text: string): { cpu_ticks: CpuTicks; cores: numbe
     );
   }
   const ticks = aggregate.slice(0, 8).map((field) => {
-    if (!/^\d+$/.test(field))
+    if (!/^\d+$/.test(field)) {
       throw measurementFailed(PROC_STAT, `aggregate cpu line has non-numeric "${field}"`);
+    }
     return Number(field);
   });
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
   if (cores === 0) throw measurementFailed(PROC_STAT, 'no per-cpu lines');
-  // guest and guest_nice are already counted inside user and nice: adding them would count twice.
+  // guest and guest_nice (columns 9 and 10) are already inside user and nice: adding them would
+  // count that time twice.
   return {
-    cpu_ticks: { total: user + nice + system + idle + iowait + irq + softirq + steal, idle: idle + iowait },
+    cpu_ticks: { total: ticks.reduce((sum, t) => sum + t, 0), idle: ticks[3]! + ticks[4]! },
     cores,
   };
 }

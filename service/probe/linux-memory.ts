@@ -73,7 +73,10 @@ export function parseMemoryStat(text: string): Map<string, number> {
   return values;
 }
 
-/** The reported memory: the host's, or the governing cgroup's when it has less free. */
+/**
+ * The reported memory: the host's, or the governing cgroup's when it has less free. A host-scope
+ * answer still names a finite limit's cgroup and size, so readers can see that a limit exists.
+ */
 export function chooseMemory(host: HostMeminfo, limited: CgroupUsage | null): Memory {
   const hostMemory: Memory = {
     total_bytes: host.total_bytes,

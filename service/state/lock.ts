@@ -12,9 +12,11 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import lockfile from 'proper-lockfile';
 import { formatAge } from '../core/duration.js';
 import { DogsledError, messageOf } from '../errors.js';
+
+/** Loaded on first use: reads of state never need it, and start-up time matters for hooks. */
+const loadLockfile = async () => (await import('proper-lockfile')).default;
 
 /** Routine lock waits are bounded at 30 s (DESIGN §4). */
 export const LOCK_TIMEOUT_MS = 30_000;
@@ -46,7 +48,9 @@ export async function withLock<T>(
   const name = basename(file);
   const controller = new AbortController();
   const onCompromised = (error: Error): void => {
-    controller.abort(new DogsledError(`lock on ${name}: lost while held (${messageOf(error)})`, { cause: error }));
+    controller.abort(
+      new DogsledError(`lock on ${name}: lost while held (${messageOf(error)})`, { cause: error }),
+    );
   };
   const release = await acquire(file, name, options.timeoutMs ?? LOCK_TIMEOUT_MS, onCompromised);
   const held: HeldLock = {
@@ -79,7 +83,12 @@ async function acquire(
   let createdDir = false;
   for (;;) {
     try {
-      return await lockfile.lock(file, { realpath: false, stale: LOCK_STALE_MS, retries: 0, onCompromised });
+      return await (await loadLockfile()).lock(file, {
+        realpath: false,
+        stale: LOCK_STALE_MS,
+        retries: 0,
+        onCompromised,
+      });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && !createdDir) {

@@ -65,7 +65,11 @@ export interface ConfigLocation {
 }
 
 /** `--config`, else `$DOGSLED_CONFIG`, else `~/.config/dogsled/config.toml`. */
-export function configPathFrom(flag: string | undefined, env: NodeJS.ProcessEnv, home: string): ConfigLocation {
+export function configPathFrom(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  home: string,
+): ConfigLocation {
   if (flag) return { path: flag, explicit: true };
   if (env.DOGSLED_CONFIG) return { path: env.DOGSLED_CONFIG, explicit: true };
   return { path: join(home, '.config', 'dogsled', 'config.toml'), explicit: false };

@@ -12,12 +12,17 @@ export interface FileIdentity {
 }
 
 const MAX_SUFFIX = 1_000;
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP']);
 
 /**
  * Moves `file` to a free `<file>.bad-<ms>[-n]` name if it is still the version described by
  * `identity`. Returns the new path, or undefined when the file vanished or was replaced meanwhile.
  */
-export async function quarantineFile(file: string, identity: FileIdentity, now: number): Promise<string | undefined> {
+export async function quarantineFile(
+  file: string,
+  identity: FileIdentity,
+  now: number,
+): Promise<string | undefined> {
   for (let n = 0; n < MAX_SUFFIX; n++) {
     const target = n === 0 ? `${file}.bad-${now}` : `${file}.bad-${now}-${n}`;
     const outcome = await moveAside(file, target, identity);
@@ -38,8 +43,8 @@ async function moveAside(file: string, target: string, identity: FileIdentity): 
     if (code === 'ENOENT') return 'gone';
     // Filesystems without hard links: check-then-rename is the best available, still never clobbering
     // a name that exists when we look.
-    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') return renameAside(file, target, identity);
-    throw error;
+    if (!NO_HARD_LINKS.has(code ?? '')) throw error;
+    return renameAside(file, target, identity);
   }
   const linked = await stat(target);
   if (!sameFile(linked, identity)) {

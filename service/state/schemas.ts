@@ -1,13 +1,17 @@
 // zod schemas of every state file this host writes. Objects are loose: a record written by a newer
 // dogsled may carry fields this version does not know, and read-modify-write keeps them.
 
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages.js';
 
-const count = z.number().int().nonnegative();
-const ms = z.number().int();
-const bytes = z.number().nonnegative();
+const count = z.int().check(z.nonnegative());
+const ms = z.int();
+const bytes = z.number().check(z.nonnegative());
 
-export const CpuTicksSchema = z.looseObject({ total: z.number().nonnegative(), idle: z.number().nonnegative() });
+export const CpuTicksSchema = z.looseObject({
+  total: z.number().check(z.nonnegative()),
+  idle: z.number().check(z.nonnegative()),
+});
 
 export const MemorySchema = z.looseObject({
   total_bytes: bytes,
@@ -15,32 +19,32 @@ export const MemorySchema = z.looseObject({
   free_bytes: z.number(),
   /** Which scope is reported: "host" (/proc/meminfo, vm_stat) or "cgroup" (the governing limit). */
   scope: z.string(),
-  /** The cgroup whose limit governs, when one is finite. */
-  cgroup: z.string().nullable(),
-  limit_bytes: bytes.nullable(),
+  /** The cgroup whose finite limit governs, even when the host scope had less free memory. */
+  cgroup: z.nullable(z.string()),
+  limit_bytes: z.nullable(bytes),
 });
 
 export const DiskSchema = z.looseObject({ path: z.string(), total_bytes: bytes, free_bytes: bytes });
 
 export const ProbeSchema = z.looseObject({
   os: z.string(),
-  cores: z.number().int().positive(),
-  load1: z.number().nonnegative(),
+  cores: z.int().check(z.positive()),
+  load1: z.number().check(z.nonnegative()),
   /** Cumulative /proc/stat ticks on Linux; null where the platform measures busy directly. */
-  cpu_ticks: CpuTicksSchema.nullable(),
+  cpu_ticks: z.nullable(CpuTicksSchema),
   /** Share of the last interval the CPUs were busy, 0..1; null when no sample exists yet. */
-  busy: z.number().min(0).max(1).nullable(),
+  busy: z.nullable(z.number().check(z.minimum(0), z.maximum(1))),
   memory: MemorySchema,
   /** macOS memory pressure level (1 normal, 2 warn, 4 critical); null elsewhere. */
-  pressure_level: z.number().int().nullable(),
+  pressure_level: z.nullable(z.int()),
   disk: DiskSchema,
   agents: z.looseObject({ live: count, active: count }),
 });
 
 export const HeadroomSchema = z.looseObject({
-  free_cores: z.number().nullable(),
-  measured: z.number().nullable(),
-  declared: z.number().nullable(),
+  free_cores: z.nullable(z.number()),
+  measured: z.nullable(z.number()),
+  declared: z.nullable(z.number()),
   eligible: z.boolean(),
   reason: z.array(z.string()),
   reservations: count,
@@ -48,13 +52,17 @@ export const HeadroomSchema = z.looseObject({
   active_agents: count,
 });
 
-export const HostIdentitySchema = z.looseObject({ id: z.string().min(1), label: z.string().min(1), hostname: z.string() });
+export const HostIdentitySchema = z.looseObject({
+  id: z.string().check(z.minLength(1)),
+  label: z.string().check(z.minLength(1)),
+  hostname: z.string(),
+});
 
 /** Who publishes this snapshot; readers elsewhere judge liveness from it and the snapshot age. */
 export const LivenessSchema = z.looseObject({
-  pid: z.number().int().positive(),
+  pid: z.int().check(z.positive()),
   started_ms: ms,
-  interval_ms: z.number().int().positive(),
+  interval_ms: z.int().check(z.positive()),
   version: z.string(),
 });
 
@@ -70,11 +78,11 @@ export const HostSnapshotSchema = z.looseObject({
 
 /** A reservation on this host; each host keeps only its own in placements.json. */
 export const ReservationSchema = z.looseObject({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   created_ms: ms,
   expires_ms: ms,
   /** The pane that asked, when the caller runs inside Herdr. */
-  owner: z.string().nullable(),
+  owner: z.nullable(z.string()),
 });
 
 export const PlacementsSchema = z.looseObject({
@@ -84,23 +92,23 @@ export const PlacementsSchema = z.looseObject({
 
 export const SampleSchema = z.looseObject({
   ts_ms: ms,
-  cores: z.number().int().positive(),
-  busy: z.number().nullable(),
+  cores: z.int().check(z.positive()),
+  busy: z.nullable(z.number()),
   load1: z.number(),
   memory: z.looseObject({ total_bytes: bytes, used_bytes: bytes, free_bytes: z.number() }),
-  pressure_level: z.number().int().nullable(),
+  pressure_level: z.nullable(z.int()),
   disk: z.looseObject({ total_bytes: bytes, free_bytes: bytes }),
   reservations: count,
   live_agents: count,
   active_agents: count,
-  free_cores: z.number().nullable(),
+  free_cores: z.nullable(z.number()),
   eligible: z.boolean(),
   reason: z.array(z.string()),
 });
 
 /** Written beside the service lock by its holder, so a second `serve` can name it. */
 export const ServiceHolderSchema = z.looseObject({
-  pid: z.number().int().positive(),
+  pid: z.int().check(z.positive()),
   hostname: z.string(),
   started_ms: ms,
   version: z.string(),

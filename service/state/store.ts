@@ -5,8 +5,7 @@
 
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { type HeldLock, withLock } from './lock.js';
 import { STATE_FILE_MODE } from './paths.js';
 import { oneLine, quarantineFile, quarantineWarning } from './quarantine.js';
@@ -27,7 +26,7 @@ export interface Update<T, R> {
 type Read<T> = { kind: 'ok'; value: T } | { kind: 'missing' } | { kind: 'corrupt'; reason: string };
 
 /** The record in `file`, or undefined when it is missing or was corrupt (then it is moved aside). */
-export async function readState<S extends z.ZodType>(
+export async function readState<S extends z.ZodMiniType>(
   file: string,
   schema: S,
   ctx: StoreContext,
@@ -40,12 +39,19 @@ export async function readState<S extends z.ZodType>(
 }
 
 /** Validates, then replaces `file` atomically. A value that fails its schema is a bug, not user error. */
-export async function writeState<S extends z.ZodType>(file: string, schema: S, value: z.input<S>): Promise<void> {
+export async function writeState<S extends z.ZodMiniType>(
+  file: string,
+  schema: S,
+  value: z.input<S>,
+): Promise<void> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     throw new Error(`writeState ${basename(file)}: value fails its schema: ${describeIssue(parsed.error)}`);
   }
-  await writeFileAtomic(file, `${JSON.stringify(parsed.data, null, 2)}\n`, { mode: STATE_FILE_MODE, fsync: true });
+  await (await import('write-file-atomic')).default(file, `${JSON.stringify(parsed.data, null, 2)}\n`, {
+    mode: STATE_FILE_MODE,
+    fsync: true,
+  });
 }
 
 /**
@@ -53,12 +59,12 @@ export async function writeState<S extends z.ZodType>(file: string, schema: S, v
  * and returns `{ result, next }`; `next` is written unless undefined. Records are loose objects, so
  * fields written by a newer dogsled survive when `fn` spreads the record it was given.
  */
-export async function updateState<S extends z.ZodType, R>(
+export async function updateState<S extends z.ZodMiniType, U extends Update<z.input<S>, unknown>>(
   file: string,
   schema: S,
   ctx: StoreContext,
-  fn: (current: z.output<S> | undefined) => Promise<Update<z.input<S>, R>> | Update<z.input<S>, R>,
-): Promise<R> {
+  fn: (current: z.output<S> | undefined) => Promise<U> | U,
+): Promise<U['result']> {
   return withLock(file, async (held: HeldLock) => {
     const current = await readLocked(file, schema, ctx);
     const { result, next } = await fn(current);
@@ -72,7 +78,7 @@ export async function updateState<S extends z.ZodType, R>(
 }
 
 /** Caller holds the file's lock. Bounded retries: each miss means an unlocked writer just replaced it. */
-async function readLocked<S extends z.ZodType>(
+async function readLocked<S extends z.ZodMiniType>(
   file: string,
   schema: S,
   ctx: StoreContext,
@@ -89,7 +95,7 @@ async function readLocked<S extends z.ZodType>(
  * One read. With `ctx`, a corrupt file is quarantined while our descriptor still pins its inode,
  * so the identity check in quarantineFile cannot be fooled by inode reuse.
  */
-async function readOnce<S extends z.ZodType>(
+async function readOnce<S extends z.ZodMiniType>(
   file: string,
   schema: S,
   ctx: StoreContext | undefined,
@@ -116,7 +122,7 @@ async function readOnce<S extends z.ZodType>(
   }
 }
 
-function judge<S extends z.ZodType>(text: string, schema: S): Read<z.output<S>> {
+function judge<S extends z.ZodMiniType>(text: string, schema: S): Read<z.output<S>> {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -129,7 +135,7 @@ function judge<S extends z.ZodType>(text: string, schema: S): Read<z.output<S>> 
 }
 
 /** The first issue, with its path: `reservations.0.id: Invalid input: expected string, received number`. */
-function describeIssue(error: z.ZodError): string {
+function describeIssue(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   const where = issue.path.map(String).join('.');

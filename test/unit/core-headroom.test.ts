@@ -114,14 +114,18 @@ describe('eligibility, one condition at a time', () => {
   });
 
   it('needs free memory of the reserve times reservations plus one', () => {
-    expect(headroomOf(facts({ memory_free_bytes: 9 * GIB }, { reservations: 2 }), policy, NOW).eligible).toBe(true);
+    expect(headroomOf(facts({ memory_free_bytes: 9 * GIB }, { reservations: 2 }), policy, NOW).eligible).toBe(
+      true,
+    );
     const h = headroomOf(facts({ memory_free_bytes: 9 * GIB - 1 }, { reservations: 2 }), policy, NOW);
     expect(h.reason).toEqual(['memory: 9.0 GiB free, needs 9.0 GiB (reserve for 3)']);
   });
 
   it('needs total memory of the reserve times active agents, reservations and one', () => {
     const base = { memory_total_bytes: 12 * GIB, memory_free_bytes: 12 * GIB, busy: 0 };
-    expect(headroomOf(facts({ ...base, active_agents: 2 }, { reservations: 1 }), policy, NOW).eligible).toBe(true);
+    expect(headroomOf(facts({ ...base, active_agents: 2 }, { reservations: 1 }), policy, NOW).eligible).toBe(
+      true,
+    );
     const h = headroomOf(facts({ ...base, active_agents: 3 }, { reservations: 1 }), policy, NOW);
     expect(h.reason).toEqual(['memory: 12.0 GiB total, needs 15.0 GiB (reserve for 5)']);
   });

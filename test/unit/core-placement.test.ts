@@ -27,7 +27,10 @@ describe('ranking', () => {
   });
 
   it('breaks a remaining tie with the host id', () => {
-    expect(rankHosts([host('netcup', 4, 1), host('alpha', 4, 1)]).map((h) => h.id)).toEqual(['alpha', 'netcup']);
+    expect(rankHosts([host('netcup', 4, 1), host('alpha', 4, 1)]).map((h) => h.id)).toEqual([
+      'alpha',
+      'netcup',
+    ]);
   });
 
   it('leaves out hosts that are not eligible, however free', () => {
@@ -54,7 +57,11 @@ describe('planning a placement', () => {
   });
 
   it('names the known hosts when the pin matches none', () => {
-    expect(planPlacement([host('local', 3)], 'nowhere')).toEqual({ kind: 'unknown-host', pin: 'nowhere', known: ['local'] });
+    expect(planPlacement([host('local', 3)], 'nowhere')).toEqual({
+      kind: 'unknown-host',
+      pin: 'nowhere',
+      known: ['local'],
+    });
   });
 
   it('prefers an id match over a label match', () => {

@@ -1,0 +1,62 @@
+// Commands that hooks and tab rows call many times a minute start without commander: their flags
+// are parsed with node:util's parseArgs, strictly. Anything unusual (help, an unknown or malformed
+// flag) falls through to the full command line, which reports it the usual way.
+
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { mark } from '../service/timing.js';
+import type { CliContext, GlobalOptions } from './context.js';
+
+type Action = (flags: never, ctx: CliContext) => Promise<number | undefined>;
+
+export const STATUS_INTERVAL_DEFAULT = '5';
+
+interface FastCommand {
+  options: NonNullable<ParseArgsConfig['options']>;
+  load: () => Promise<Action>;
+}
+
+const GLOBAL_OPTIONS = { config: { type: 'string' } } as const;
+
+/** Must accept exactly the flags that cli/program.ts declares for the same command. */
+const FAST_COMMANDS: Record<string, FastCommand> = {
+  status: {
+    options: {
+      json: { type: 'boolean' },
+      line: { type: 'boolean' },
+      brief: { type: 'boolean' },
+      watch: { type: 'boolean' },
+      interval: { type: 'string', default: STATUS_INTERVAL_DEFAULT },
+    },
+    load: async () => (await import('./commands/status.js')).statusCommand as Action,
+  },
+};
+
+/** The flags of a fast command, or undefined when the full command line must handle argv. */
+export function parseFast(args: string[]): { name: string; flags: Record<string, unknown> } | undefined {
+  const [name, ...rest] = args;
+  const command = name === undefined ? undefined : FAST_COMMANDS[name];
+  if (!command || name === undefined) return undefined;
+  try {
+    const { values } = parseArgs({
+      args: rest,
+      options: { ...GLOBAL_OPTIONS, ...command.options },
+      strict: true,
+      allowPositionals: false,
+    });
+    return { name, flags: values };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function runFast(
+  parsed: { name: string; flags: Record<string, unknown> },
+  context: (globals: GlobalOptions) => CliContext,
+): Promise<number | undefined> {
+  const command = FAST_COMMANDS[parsed.name];
+  if (!command) return undefined;
+  const { config, ...flags } = parsed.flags;
+  const action = await command.load();
+  mark('loaded');
+  return action(flags as never, context({ config: typeof config === 'string' ? config : undefined }));
+}

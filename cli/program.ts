@@ -1,0 +1,83 @@
+// The full command line: every command with its flags and help, parsed by commander. A command's
+// module is loaded only when it runs. Hot commands may skip this file entirely (see fast-path.ts).
+
+import { Command, CommanderError, Option } from 'commander';
+import { DogsledError } from '../service/errors.js';
+import { VERSION } from '../service/version.js';
+import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
+import { STATUS_INTERVAL_DEFAULT } from './fast-path.js';
+import { LATER_COMMANDS } from './later.js';
+
+type Action<O> = (options: O, ctx: CliContext) => Promise<number | undefined>;
+
+/** Wraps a lazily imported command so it gets a context and its exit status is kept. */
+function run<O>(load: () => Promise<Action<O>>) {
+  return async (options: O, command: Command) => {
+    const ctx = contextFromProcess(command.optsWithGlobals() as GlobalOptions);
+    const action = await load();
+    const code = await action(options, ctx);
+    if (code !== undefined) process.exitCode = code;
+  };
+}
+
+function buildProgram(): Command {
+  const program = new Command('dogsled')
+    .description('Host status and placement for coding agents across Herdr hosts')
+    .version(VERSION, '-V, --version', 'print the version')
+    .option('--config <path>', 'host policy file (default $DOGSLED_CONFIG or ~/.config/dogsled/config.toml)')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ outputError: () => {} });
+
+  program
+    .command('serve')
+    .description('measure this host and publish its snapshot every interval')
+    .option('--interval <seconds>', 'seconds between measurements', '10')
+    .option('--once', 'publish one snapshot (with a CPU sample) and exit')
+    .action(run(async () => (await import('./commands/serve.js')).serveCommand));
+
+  program
+    .command('status')
+    .description('hosts, agents and reservations')
+    .option('--json', 'one JSON document')
+    .option('--line', 'one line for the tab row')
+    .option('--brief', 'at most six lines for prompt hooks')
+    .option('--watch', 'refresh until interrupted')
+    .option('--interval <seconds>', 'refresh interval for --watch', STATUS_INTERVAL_DEFAULT)
+    .action(run(async () => (await import('./commands/status.js')).statusCommand));
+
+  program
+    .command('place')
+    .description('reserve room on the host with the most headroom')
+    .option('--json', 'print the placement as JSON')
+    .option('--host <id>', 'pin by host id or label')
+    .addOption(new Option('--branch <name>', 'create or reuse the branch worktree on that host'))
+    .addOption(new Option('--base <ref>', 'start a new branch from this ref'))
+    .addOption(new Option('--repo <path>', 'repository for --branch'))
+    .action(run(async () => (await import('./commands/place.js')).placeCommand));
+
+  for (const later of LATER_COMMANDS) {
+    program
+      .command(later.name)
+      .description(later.summary)
+      .helpOption(false)
+      .allowUnknownOption(true)
+      .allowExcessArguments(true)
+      .action(() => {
+        throw new DogsledError(`${later.name}: not available in this build yet (${later.waitsFor})`);
+      });
+  }
+  return program;
+}
+
+export async function runProgram(argv: string[]): Promise<void> {
+  await buildProgram().parseAsync(argv);
+}
+
+/** Commander's own errors (unknown option, missing argument) become one line and exit 2. */
+export function commanderExit(error: unknown): number | undefined {
+  if (!(error instanceof CommanderError)) return undefined;
+  if (error.exitCode === 0) return 0;
+  process.stderr.write(`dogsled: ${error.message.replace(/^error: /, '')}\n`);
+  return 2;
+}

@@ -1,0 +1,184 @@
+// The host policy file (config.toml): parsed with smol-toml, validated by a strict zod schema, so an
+// unknown key (a typo, or a `[hooks]` table this product does not have) is an error naming the key
+// and the file. Every failure is one DogsledError line. Loading never writes anything.
+
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import * as z from 'zod/mini';
+import { parseDuration } from '../core/duration.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { oneLine } from './quarantine.js';
+import './zod-messages.js';
+
+export interface Config {
+  free_core_fraction_min: number;
+  memory_reserve_bytes: number;
+  disk_free_min_percent: number;
+  reservation_load: number;
+  reservation_ttl_ms: number;
+  /** argv prefix that runs dogsled on a peer; the transport appends ["host", verb, ...]. */
+  remote_command: string[];
+  cleanup: {
+    /** As written in the file. */
+    repositories: string[];
+    /** The same entries with a leading `~/` (or a lone `~`) replaced by the home directory. */
+    repository_paths: string[];
+  };
+  quota: {
+    /** Normalized origin without a trailing slash, e.g. `https://admin.example.net:8443`. */
+    management_url: string | null;
+  };
+}
+
+export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
+  free_core_fraction_min: 0.25,
+  memory_reserve_bytes: 3_221_225_472,
+  disk_free_min_percent: 15,
+  reservation_load: 1.0,
+  reservation_ttl_ms: 90_000,
+  remote_command: ['mise', 'x', '--', 'dogsled'],
+  cleanup: { repositories: [], repository_paths: [] },
+  quota: { management_url: null },
+});
+
+let toml: typeof import('smol-toml') | undefined;
+
+/** What each key must be; every issue on a key reports this, whatever zod's own wording. */
+const RULES: Record<string, string> = {
+  free_core_fraction_min: 'must be between 0 and 1',
+  memory_reserve_bytes: 'must be a non-negative integer (bytes)',
+  disk_free_min_percent: 'must be between 0 and 100',
+  reservation_load: 'must be a number >= 0',
+  reservation_ttl_ms: 'must be a positive integer of milliseconds or a duration such as "90s"',
+  remote_command: 'must be a non-empty array of non-empty strings',
+  cleanup: 'must be a table',
+  'cleanup.repositories': 'must be an array of strings',
+  quota: 'must be a table',
+  'quota.management_url':
+    'must be an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials)',
+};
+
+const durationText = z.pipe(
+  z.string(),
+  z.transform((text: string, ctx) => {
+    const parsed = parseDuration(text);
+    if (!parsed.ok) {
+      ctx.issues.push({ code: 'custom', message: parsed.error, input: text, params: { verbatim: true } });
+      return z.NEVER;
+    }
+    if (parsed.ms <= 0) {
+      ctx.issues.push({ code: 'custom', message: RULES.reservation_ttl_ms ?? '', input: text });
+      return z.NEVER;
+    }
+    return parsed.ms;
+  }),
+);
+
+const ttl = z.union([z.int().check(z.positive()), durationText]);
+
+const FileSchema = z.strictObject({
+  free_core_fraction_min: z._default(
+    z.number().check(z.minimum(0), z.maximum(1)),
+    DEFAULT_CONFIG.free_core_fraction_min,
+  ),
+  memory_reserve_bytes: z._default(z.int().check(z.nonnegative()), DEFAULT_CONFIG.memory_reserve_bytes),
+  disk_free_min_percent: z._default(
+    z.number().check(z.minimum(0), z.maximum(100)),
+    DEFAULT_CONFIG.disk_free_min_percent,
+  ),
+  reservation_load: z._default(z.number().check(z.nonnegative()), DEFAULT_CONFIG.reservation_load),
+  reservation_ttl_ms: z._default(ttl, DEFAULT_CONFIG.reservation_ttl_ms),
+  remote_command: z._default(z.array(z.string().check(z.minLength(1))).check(z.minLength(1)), () => [
+    ...DEFAULT_CONFIG.remote_command,
+  ]),
+  cleanup: z._default(z.strictObject({ repositories: z._default(z.array(z.string()), () => []) }), () => ({
+    repositories: [],
+  })),
+  quota: z._default(
+    z.strictObject({ management_url: z.optional(z.pipe(z.string(), z.transform(httpsOrigin))) }),
+    () => ({}),
+  ),
+});
+
+/**
+ * Reads the policy at `path`. A missing file means the defaults, unless the user named it (`--config`
+ * or `$DOGSLED_CONFIG`): then a missing file is an error.
+ */
+export async function loadConfig(path: string, explicit: boolean, home = homedir()): Promise<Config> {
+  const fail = (problem: string): DogsledError => new DogsledError(`config ${path}: ${problem}`);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !explicit) return structuredClone(DEFAULT_CONFIG) as Config;
+    if (code === 'ENOENT') throw fail('file not found');
+    throw fail(`cannot read (${code ?? messageOf(error)})`);
+  }
+  let data: unknown;
+  try {
+    // Loaded only when a file exists: most hosts run on the defaults, and start-up time matters.
+    toml ??= await import('smol-toml');
+    data = toml.parse(text);
+  } catch (error) {
+    if (!(toml && error instanceof toml.TomlError)) throw error;
+    const what = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
+    throw fail(`malformed TOML at line ${error.line}: ${oneLine(what)}`);
+  }
+  const parsed = FileSchema.safeParse(data);
+  if (!parsed.success) throw fail(describe(parsed.error));
+  const file = parsed.data;
+  return {
+    ...file,
+    cleanup: {
+      repositories: file.cleanup.repositories,
+      repository_paths: file.cleanup.repositories.map((entry) => expandHome(entry, home)),
+    },
+    quota: { management_url: file.quota.management_url ?? null },
+  };
+}
+
+/** One problem, unknown keys first: a typo usually explains the other complaints. */
+function describe(error: z.core.$ZodError): string {
+  const issues = error.issues;
+  const unknown = issues.find((issue) => issue.code === 'unrecognized_keys');
+  if (unknown?.code === 'unrecognized_keys') {
+    const names = unknown.keys.map((key) => `"${[...unknown.path, key].join('.')}"`);
+    return `unknown key${names.length > 1 ? 's' : ''} ${names.join(', ')}`;
+  }
+  const issue = issues[0];
+  if (!issue) return 'invalid';
+  // Issues inside an array or a union branch carry deeper paths; the rule belongs to the key.
+  const keys = issue.path.filter((part): part is string => typeof part === 'string');
+  const key =
+    keys.length > 1 && RULES[keys.slice(0, 2).join('.')] ? keys.slice(0, 2).join('.') : (keys[0] ?? '');
+  if (issue.code === 'custom' && issue.params?.verbatim) return `${key}: ${issue.message}`;
+  if (issue.code === 'invalid_union') {
+    // The string branch of reservation_ttl_ms reports a bad duration itself; prefer its words.
+    const inner = issue.errors.flat().find((sub) => sub.code === 'custom' && sub.params?.verbatim);
+    if (inner) return `${key}: ${inner.message}`;
+  }
+  return `${key} ${RULES[key] ?? oneLine(issue.message)}`;
+}
+
+function httpsOrigin(text: string, ctx: z.core.ParsePayload): string {
+  // Checked on the text as written: URL parsing would silently drop an empty `?` or `#`.
+  const match = /^https:\/\/([^/?#@\s\\]+)\/?$/.exec(text);
+  let url: URL | undefined;
+  try {
+    url = match ? new URL(text) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || url.username || url.password || !url.hostname) {
+    ctx.issues.push({ code: 'custom', message: 'not an https origin', input: text });
+    return z.NEVER;
+  }
+  return url.origin;
+}
+
+function expandHome(entry: string, home: string): string {
+  if (entry === '~') return home;
+  if (entry.startsWith('~/')) return `${home}/${entry.slice(2)}`;
+  return entry;
+}

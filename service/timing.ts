@@ -1,0 +1,10 @@
+// DOGSLED_TIMING=1 prints how long each start-up stage took, measured from process start, to
+// stderr. For finding what a hot command spends its time on; silent otherwise.
+
+import { performance } from 'node:perf_hooks';
+
+const enabled = process.env.DOGSLED_TIMING === '1';
+
+export function mark(stage: string): void {
+  if (enabled) process.stderr.write(`timing ${performance.now().toFixed(1)}ms ${stage}\n`);
+}

@@ -1,0 +1,113 @@
+// Runs the built CLI as a real process in a private sandbox: its own HOME, state dir and config
+// path, with the caller's DOGSLED_* and Herdr variables cleared so a developer's setup never
+// leaks into a test.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tempDir } from './tree.js';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const CLI = join(ROOT, 'dist', 'dogsled.mjs');
+
+export interface Sandbox {
+  root: string;
+  home: string;
+  state: string;
+  configPath: string;
+  env: NodeJS.ProcessEnv;
+  cleanup: () => Promise<void>;
+}
+
+export async function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Sandbox> {
+  const root = await tempDir('dogsled-cli-');
+  const home = join(root, 'home');
+  const state = join(root, 'state');
+  await mkdir(join(home, '.config', 'dogsled'), { recursive: true });
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(DOGSLED_|HERDR_|XDG_)/.test(key) || key === 'CI' || key === 'NO_COLOR') continue;
+    env[key] = value;
+  }
+  Object.assign(env, { HOME: home, DOGSLED_STATE: state, TMPDIR: root }, extraEnv);
+  return {
+    root,
+    home,
+    state,
+    configPath: join(home, '.config', 'dogsled', 'config.toml'),
+    env,
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Starts a long-running command (serve, status --watch); the caller stops it. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  return Object.assign(child, { output: () => output });
+}
+
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}

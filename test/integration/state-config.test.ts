@@ -1,0 +1,189 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { DogsledError } from '../../service/errors.js';
+import { DEFAULT_CONFIG, loadConfig } from '../../service/state/config.js';
+import { fixtureTree, tempDir } from '../helpers/tree.js';
+
+const HOME = '/home/ada';
+
+async function configFile(toml: string): Promise<string> {
+  const dir = await fixtureTree({ 'config.toml': toml });
+  return join(dir, 'config.toml');
+}
+
+/** The one-line error loading `toml` produces, with the file's path replaced by P. */
+async function errorOf(toml: string): Promise<string> {
+  const path = await configFile(toml);
+  const error = await loadConfig(path, false, HOME).then(
+    () => expect.fail('expected an error'),
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(DogsledError);
+  const message = (error as DogsledError).message;
+  expect(message).not.toContain('\n');
+  return message.replace(path, 'P');
+}
+
+describe('loadConfig', () => {
+  test('a missing file that nobody named yields the defaults and creates nothing', async () => {
+    const dir = await tempDir();
+    expect(await loadConfig(join(dir, 'dogsled', 'config.toml'), false, HOME)).toEqual(DEFAULT_CONFIG);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  test('the defaults are the ones the spec lists', () => {
+    expect(DEFAULT_CONFIG).toEqual({
+      free_core_fraction_min: 0.25,
+      memory_reserve_bytes: 3221225472,
+      disk_free_min_percent: 15,
+      reservation_load: 1.0,
+      reservation_ttl_ms: 90000,
+      remote_command: ['mise', 'x', '--', 'dogsled'],
+      cleanup: { repositories: [], repository_paths: [] },
+      quota: { management_url: null },
+    });
+  });
+
+  test('a missing file named by --config or $DOGSLED_CONFIG is an error', async () => {
+    const path = join(await tempDir(), 'nope.toml');
+    await expect(loadConfig(path, true, HOME)).rejects.toThrow(
+      new DogsledError(`config ${path}: file not found`),
+    );
+  });
+
+  test('parses every key and expands ~/ in cleanup repositories', async () => {
+    const path = await configFile(`
+free_core_fraction_min = 0.5
+memory_reserve_bytes = 1073741824
+disk_free_min_percent = 20
+reservation_load = 0.5
+reservation_ttl_ms = "2m"
+remote_command = ["/usr/local/bin/dogsled"]
+
+[cleanup]
+repositories = ["~/.config/mise", "/srv/repo", "~"]
+
+[quota]
+management_url = "https://Admin.example.net:8443/"
+`);
+    const before = await readdir(join(path, '..'));
+    expect(await loadConfig(path, true, HOME)).toEqual({
+      free_core_fraction_min: 0.5,
+      memory_reserve_bytes: 1073741824,
+      disk_free_min_percent: 20,
+      reservation_load: 0.5,
+      reservation_ttl_ms: 120_000,
+      remote_command: ['/usr/local/bin/dogsled'],
+      cleanup: {
+        repositories: ['~/.config/mise', '/srv/repo', '~'],
+        repository_paths: ['/home/ada/.config/mise', '/srv/repo', '/home/ada'],
+      },
+      quota: { management_url: 'https://admin.example.net:8443' },
+    });
+    expect(await readdir(join(path, '..'))).toEqual(before);
+  });
+
+  test('a partial file keeps the defaults for the keys it leaves out', async () => {
+    const path = await configFile('reservation_ttl_ms = 45000\n[quota]\n');
+    expect(await loadConfig(path, false, HOME)).toEqual({ ...DEFAULT_CONFIG, reservation_ttl_ms: 45_000 });
+  });
+
+  test.each([
+    ['an unknown top-level key', 'colour = "blue"', 'config P: unknown key "colour"'],
+    ['a [hooks] table', '[hooks]\nsetup = "make"', 'config P: unknown key "hooks"'],
+    ['an unknown key inside [cleanup]', '[cleanup]\nfoo = 1', 'config P: unknown key "cleanup.foo"'],
+    ['an unknown key inside [quota]', '[quota]\nkey = "secret"', 'config P: unknown key "quota.key"'],
+    ['two unknown keys', 'a = 1\nb = 2', 'config P: unknown keys "a", "b"'],
+    [
+      'malformed TOML',
+      'reservation_load = 1\nfree_core_fraction_min = = 2',
+      'config P: malformed TOML at line 2: invalid value',
+    ],
+    [
+      'a fraction above 1',
+      'free_core_fraction_min = 1.5',
+      'config P: free_core_fraction_min must be between 0 and 1',
+    ],
+    [
+      'a fraction given as text',
+      'free_core_fraction_min = "0.5"',
+      'config P: free_core_fraction_min must be between 0 and 1',
+    ],
+    [
+      'negative memory',
+      'memory_reserve_bytes = -1',
+      'config P: memory_reserve_bytes must be a non-negative integer (bytes)',
+    ],
+    [
+      'fractional memory',
+      'memory_reserve_bytes = 1.5',
+      'config P: memory_reserve_bytes must be a non-negative integer (bytes)',
+    ],
+    [
+      'a disk percent over 100',
+      'disk_free_min_percent = 101',
+      'config P: disk_free_min_percent must be between 0 and 100',
+    ],
+    [
+      'a negative reservation load',
+      'reservation_load = -0.5',
+      'config P: reservation_load must be a number >= 0',
+    ],
+    [
+      'a bad duration string',
+      'reservation_ttl_ms = "1.5h"',
+      'config P: reservation_ttl_ms: bad duration "1.5h": use an integer with ms, s, m or h (90s, 10m, 1h)',
+    ],
+    [
+      'a zero duration',
+      'reservation_ttl_ms = "0s"',
+      'config P: reservation_ttl_ms must be a positive integer of milliseconds or a duration such as "90s"',
+    ],
+    [
+      'a negative ttl',
+      'reservation_ttl_ms = -5',
+      'config P: reservation_ttl_ms must be a positive integer of milliseconds or a duration such as "90s"',
+    ],
+    [
+      'an empty remote command',
+      'remote_command = []',
+      'config P: remote_command must be a non-empty array of non-empty strings',
+    ],
+    [
+      'an empty remote command word',
+      'remote_command = ["dogsled", ""]',
+      'config P: remote_command must be a non-empty array of non-empty strings',
+    ],
+    [
+      'a remote command string',
+      'remote_command = "dogsled"',
+      'config P: remote_command must be a non-empty array of non-empty strings',
+    ],
+    [
+      'a non-string repository',
+      '[cleanup]\nrepositories = [1]',
+      'config P: cleanup.repositories must be an array of strings',
+    ],
+    ['cleanup as a value', 'cleanup = 1', 'config P: cleanup must be a table'],
+  ])('%s is a one-line error naming the file and the key', async (_name, toml, expected) => {
+    expect(await errorOf(toml)).toBe(expected);
+  });
+
+  const URL_RULE =
+    'config P: quota.management_url must be an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials)';
+
+  test.each([
+    ['with a path', 'https://admin.example.net/api'],
+    ['over http', 'http://admin.example.net'],
+    ['with credentials', 'https://user:secret@admin.example.net'],
+    ['with a user only', 'https://user@admin.example.net'],
+    ['with a query', 'https://admin.example.net/?x=1'],
+    ['with an empty query', 'https://admin.example.net?'],
+    ['with a fragment', 'https://admin.example.net#top'],
+    ['without a host', 'https://'],
+    ['with a bad port', 'https://admin.example.net:99999'],
+  ])('a quota URL %s is refused', async (_name, url) => {
+    expect(await errorOf(`[quota]\nmanagement_url = "${url}"`)).toBe(URL_RULE);
+  });
+});

@@ -1,0 +1,45 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import { readState } from '../../service/state/store.js';
+import { buildStateWorker, runWorker } from '../helpers/state-worker-build.js';
+import { tempDir } from '../helpers/tree.js';
+
+// The worker writes this shape (test/helpers/state-worker.ts).
+const CounterSchema = z.looseObject({ count: z.number().int().nonnegative() });
+
+const PROCESSES = 32;
+const INCREMENTS = 20;
+
+let bundle: string;
+let bundleDir: string;
+
+beforeAll(async () => {
+  bundleDir = await tempDir('dogsled-worker-');
+  bundle = await buildStateWorker(bundleDir);
+});
+
+afterAll(async () => {
+  await rm(bundleDir, { recursive: true, force: true });
+});
+
+describe('updateState across processes', () => {
+  test('32 processes incrementing 20 times each under updateState end at exactly 640', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'counter.json');
+    const runs = await Promise.all(
+      Array.from({ length: PROCESSES }, () => runWorker(bundle, ['increment', file, String(INCREMENTS)])),
+    );
+    for (const run of runs) expect(run).toMatchObject({ code: 0, signal: null, stderr: '' });
+    const warnings: string[] = [];
+    const counter = await readState(file, CounterSchema, {
+      now: Date.now,
+      warn: (line) => warnings.push(line),
+    });
+    expect(counter).toEqual({ count: PROCESSES * INCREMENTS });
+    expect(warnings).toEqual([]);
+    // No quarantine, no temp file and no lock dir left behind.
+    expect(await readdir(dir)).toEqual(['counter.json']);
+  }, 120_000);
+});

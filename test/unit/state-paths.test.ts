@@ -1,0 +1,62 @@
+import { describe, expect, test } from 'vitest';
+import { configPathFrom, stateDirFrom, statePaths } from '../../service/state/paths.js';
+
+const HOME = '/home/ada';
+
+describe('stateDirFrom', () => {
+  test('prefers $DOGSLED_STATE', () => {
+    expect(stateDirFrom({ DOGSLED_STATE: '/tmp/s', XDG_STATE_HOME: '/x' }, HOME)).toBe('/tmp/s');
+  });
+
+  test('falls back to $XDG_STATE_HOME/dogsled', () => {
+    expect(stateDirFrom({ XDG_STATE_HOME: '/x/state' }, HOME)).toBe('/x/state/dogsled');
+  });
+
+  test('falls back to ~/.local/state/dogsled, ignoring empty and relative variables', () => {
+    expect(stateDirFrom({}, HOME)).toBe('/home/ada/.local/state/dogsled');
+    expect(stateDirFrom({ DOGSLED_STATE: '', XDG_STATE_HOME: '' }, HOME)).toBe(
+      '/home/ada/.local/state/dogsled',
+    );
+    expect(stateDirFrom({ XDG_STATE_HOME: 'relative/state' }, HOME)).toBe('/home/ada/.local/state/dogsled');
+  });
+});
+
+describe('statePaths', () => {
+  test('names every file of the state dir', () => {
+    expect(statePaths('/s')).toEqual({
+      dir: '/s',
+      host: '/s/host.json',
+      placements: '/s/placements.json',
+      samples: '/s/samples.jsonl',
+      serviceLock: '/s/service',
+      serviceHolder: '/s/service.json',
+      serviceAcquire: '/s/service-acquire',
+      jobs: '/s/jobs',
+      items: '/s/items.json',
+      queue: '/s/queue.json',
+    });
+  });
+});
+
+describe('configPathFrom', () => {
+  test('--config wins and is explicit', () => {
+    expect(configPathFrom('/c.toml', { DOGSLED_CONFIG: '/e.toml' }, HOME)).toEqual({
+      path: '/c.toml',
+      explicit: true,
+    });
+  });
+
+  test('$DOGSLED_CONFIG is explicit too', () => {
+    expect(configPathFrom(undefined, { DOGSLED_CONFIG: '/e.toml' }, HOME)).toEqual({
+      path: '/e.toml',
+      explicit: true,
+    });
+  });
+
+  test('the default path under ~/.config is not explicit', () => {
+    expect(configPathFrom(undefined, {}, HOME)).toEqual({
+      path: '/home/ada/.config/dogsled/config.toml',
+      explicit: false,
+    });
+  });
+});
