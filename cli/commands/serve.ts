@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 import { serve } from '../../service/daemon/serve.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
-import { probeHost } from '../../service/probe/index.js';
+import { type ProbeDeps, probeHost, rootedReader } from '../../service/probe/index.js';
 import { VERSION } from '../../service/version.js';
 import type { CliContext } from '../context.js';
 import { commandIO, parseSeconds } from '../io.js';
@@ -14,26 +14,39 @@ export interface ServeFlags {
   once?: boolean;
 }
 
+/**
+ * The real machine, except in tests: with DOGSLED_TEST=1, DOGSLED_TEST_PROBE_ROOT points the Linux
+ * probe at a fixture tree of /proc and cgroup files so a test controls what the service measures.
+ */
+function probeDeps(ctx: CliContext): Partial<ProbeDeps> {
+  const root = ctx.env.DOGSLED_TEST === '1' ? ctx.env.DOGSLED_TEST_PROBE_ROOT : undefined;
+  return root ? { home: ctx.home, read: rootedReader(root), platform: 'linux' } : { home: ctx.home };
+}
+
 export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<number> {
   const intervalMs = parseSeconds('--interval', flags.interval);
   const io = await commandIO(ctx);
   const controller = new AbortController();
   const stop = () => controller.abort();
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   try {
-    if (!flags.once) {
-      ctx.warn(`dogsled serve: publishing ${io.paths.host} every ${intervalMs / 1000}s (pid ${process.pid})`);
-    }
     await serve(
       {
         ...io,
-        probe: () => probeHost({ home: ctx.home }),
+        probe: () => probeHost(probeDeps(ctx)),
         identity: { ...LOCAL_HOST, hostname: hostname() },
         pid: process.pid,
         version: VERSION,
       },
-      { intervalMs, once: Boolean(flags.once), signal: controller.signal },
+      {
+        intervalMs,
+        once: Boolean(flags.once),
+        signal: controller.signal,
+        onStarted: () => {
+          if (!flags.once) ctx.warn(`dogsled serve: publishing ${io.paths.host} every ${intervalMs / 1000}s (pid ${process.pid})`);
+        },
+      },
     );
   } finally {
     process.off('SIGTERM', stop);

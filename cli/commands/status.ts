@@ -38,13 +38,15 @@ export async function statusCommand(flags: StatusFlags, ctx: CliContext): Promis
   }
   const controller = new AbortController();
   const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   try {
     while (!controller.signal.aborted) {
       const text = render(await readStatus(io), flags, ctx);
-      // On a terminal each refresh replaces the last; piped, refreshes follow each other.
-      ctx.out(ctx.stdoutIsTTY ? `\x1b[H\x1b[2J${text}` : flags.json ? text : `${text}\n`);
+      // On a terminal each refresh replaces the last; piped, refreshes follow each other, and
+      // multi-line forms are separated by a blank line.
+      const separated = flags.json || flags.line ? text : `${text}\n`;
+      ctx.out(ctx.stdoutIsTTY ? `\x1b[H\x1b[2J${text}` : separated);
       await sleep(intervalMs, undefined, { signal: controller.signal }).catch(() => undefined);
     }
   } finally {

@@ -34,12 +34,14 @@ export interface ServeOptions {
   intervalMs: number;
   once: boolean;
   signal: AbortSignal;
+  /** Called once the service lock is held, before the first measurement. */
+  onStarted?: () => void;
 }
 
 export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<void> {
   await ensureStateDir(deps.paths.dir);
   const started_ms = deps.now();
-  let lost: Error | undefined;
+  let lost: DogsledError | undefined;
   const stopper = new AbortController();
   const stop = AbortSignal.any([options.signal, stopper.signal]);
   const lock = await acquireServiceLock(
@@ -52,6 +54,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
       },
     },
   );
+  options.onStarted?.();
   const publisher = new Publisher(deps, {
     pid: deps.pid,
     started_ms,
@@ -76,7 +79,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
   } finally {
     await lock.release();
   }
-  if (lost) throw new DogsledError(`serve: lost the service lock: ${lost.message}`);
+  if (lost) throw lost;
 }
 
 /** Resolves true after `ms`, false as soon as the service is asked to stop. */

@@ -1,0 +1,156 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StatusReportSchema } from '../../service/hosts/view.js';
+import { PlacementsSchema } from '../../service/state/schemas.js';
+import type { ServiceLock } from '../../service/state/service-lock.js';
+import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { holdServiceLock } from '../helpers/service-holder.js';
+import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+
+const NOW = 1_900_000_000_000;
+let box: Sandbox;
+let lock: ServiceLock | undefined;
+
+const at = (ms: number): NodeJS.ProcessEnv => ({
+  ...box.env,
+  DOGSLED_TEST: '1',
+  DOGSLED_TEST_NOW_MS: String(ms),
+});
+
+beforeEach(async () => {
+  box = await sandbox();
+  // 8 idle cores; the default policy wants 2 free, and each reservation takes 1: room for 7.
+  await writeSnapshot(box.state, snapshotFixture({ sample_ms: NOW - 1_000, cores: 8, busy: 0 }));
+  lock = await holdServiceLock(box.state);
+});
+
+afterEach(async () => {
+  await lock?.release();
+  await box.cleanup();
+});
+
+async function placements() {
+  return PlacementsSchema.parse(JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8')));
+}
+
+async function statusAt(ms: number) {
+  return StatusReportSchema.parse(JSON.parse((await runCli(['status', '--json'], at(ms))).stdout)).hosts[0]!;
+}
+
+describe('place', () => {
+  it('reserves on the local host, and the reservation reduces headroom until its TTL', async () => {
+    const result = await runCli(['place', '--json'], { ...at(NOW), HERDR_PANE_ID: 'w1:p2' });
+    expect(result.code).toBe(0);
+    const placed = JSON.parse(result.stdout);
+    expect(placed).toEqual({
+      placed: true,
+      host: 'local',
+      label: 'local',
+      reservation: expect.stringMatching(/^r_[a-z2-7]{12}$/),
+      expires_ms: NOW + 90_000,
+    });
+    expect((await placements()).reservations).toEqual([
+      { id: placed.reservation, created_ms: NOW, expires_ms: NOW + 90_000, owner: 'w1:p2' },
+    ]);
+
+    const during = await statusAt(NOW + 89_999);
+    expect(during.reservations.map((r) => r.id)).toEqual([placed.reservation]);
+    expect(during.headroom).toMatchObject({ reservations: 1, measured: 7, declared: 7, free_cores: 7 });
+
+    const after = await statusAt(NOW + 90_000);
+    expect(after.reservations).toEqual([]);
+    expect(after.headroom).toMatchObject({ reservations: 0, free_cores: 8 });
+  });
+
+  it('prints a human line without --json', async () => {
+    const result = await runCli(['place'], at(NOW));
+    expect(result.stdout).toMatch(/^reserved local \(local\) for 90s: r_[a-z2-7]{12}\n$/);
+  });
+
+  it('uses reservation_ttl_ms from the config', async () => {
+    await writeFile(box.configPath, 'reservation_ttl_ms = "5m"\n');
+    const placed = JSON.parse((await runCli(['place', '--json'], at(NOW))).stdout);
+    expect(placed.expires_ms).toBe(NOW + 300_000);
+  });
+
+  it('drops expired reservations when it writes a new one', async () => {
+    await runCli(['place'], at(NOW));
+    await runCli(['place'], at(NOW + 1_000));
+    await writeSnapshot(box.state, snapshotFixture({ sample_ms: NOW + 90_000, cores: 8, busy: 0 }));
+    expect((await runCli(['place'], at(NOW + 90_500))).code).toBe(0);
+    const kept = (await placements()).reservations.map((r) => r.created_ms);
+    expect(kept).toEqual([NOW + 1_000, NOW + 90_500]);
+  });
+
+  it('pins by id or label and refuses an unknown host naming the known ones', async () => {
+    expect((await runCli(['place', '--host', 'local'], at(NOW))).code).toBe(0);
+    const unknown = await runCli(['place', '--host', 'netcup', '--json'], at(NOW));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('dogsled: place: unknown host "netcup" (known: local)\n');
+  });
+
+  it('refuses with every reason when the host has no room, in both forms', async () => {
+    await writeSnapshot(
+      box.state,
+      snapshotFixture({ sample_ms: NOW - 1_000, cores: 8, busy: 0.9, diskFreePercent: 5 }),
+    );
+    const human = await runCli(['place'], at(NOW));
+    expect(human.code).toBe(2);
+    expect(human.stderr).toBe(
+      'dogsled: place: no host has room: local: disk: 5.0% free, needs 15%; cpu: 0.8 free cores, needs 2.0\n',
+    );
+    const json = await runCli(['place', '--json'], at(NOW));
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({
+      placed: false,
+      refusals: [
+        {
+          id: 'local',
+          label: 'local',
+          reason: ['disk: 5.0% free, needs 15%', 'cpu: 0.8 free cores, needs 2.0'],
+        },
+      ],
+    });
+  });
+
+  it('refuses when the service is down, however fresh the snapshot', async () => {
+    await lock?.release();
+    lock = undefined;
+    const result = await runCli(['place'], at(NOW));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('service down');
+  });
+
+  it('quarantines a corrupt placements.json with one warning and still places', async () => {
+    await writeFile(join(box.state, 'placements.json'), '[oops');
+    const result = await runCli(['place', '--json'], at(NOW));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^dogsled: warning: placements\.json .*placements\.json\.bad-\d+\n$/);
+    expect((await readdir(box.state)).some((f) => f.startsWith('placements.json.bad-'))).toBe(true);
+    expect((await placements()).reservations).toHaveLength(1);
+  });
+
+  it('says --branch waits for a later build, writing nothing', async () => {
+    const result = await runCli(['place', '--branch', 'feat/x', '--json'], at(NOW));
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    await expect(readFile(join(box.state, 'placements.json'))).rejects.toThrow();
+  });
+});
+
+describe('concurrent placement', () => {
+  it('32 place processes against room for 7 make exactly 7 reservations; the rest say why', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 32 }, () => runCli(['place', '--json'], at(NOW), { timeoutMs: 60_000 })),
+    );
+    const placed = results.filter((r) => r.code === 0);
+    const refused = results.filter((r) => r.code === 2);
+    expect(placed).toHaveLength(7);
+    expect(refused).toHaveLength(25);
+    for (const r of refused) expect(r.stderr).toContain('cpu: 1.0 free cores, needs 2.0');
+    const ids = placed.map((r) => JSON.parse(r.stdout).reservation);
+    expect(new Set(ids).size).toBe(7);
+    expect((await placements()).reservations.map((r) => r.id).sort()).toEqual([...ids].sort());
+  }, 90_000);
+});
