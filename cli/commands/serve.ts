@@ -44,7 +44,10 @@ export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<
         once: Boolean(flags.once),
         signal: controller.signal,
         onStarted: () => {
-          if (!flags.once) ctx.warn(`dogsled serve: publishing ${io.paths.host} every ${intervalMs / 1000}s (pid ${process.pid})`);
+          if (flags.once) return;
+          ctx.warn(
+            `dogsled serve: publishing ${io.paths.host} every ${intervalMs / 1000}s (pid ${process.pid})`,
+          );
         },
       },
     );
