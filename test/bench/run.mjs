@@ -1,0 +1,115 @@
+// `npm run bench`: start-up of the hot commands against `node -e 0`, and the service's CPU and
+// memory against an idle node process, all measured in the same run on this machine. Prints a
+// markdown table for the README. BENCH_RUNS and BENCH_SECONDS shorten it.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = join(root, 'dist', 'dogsled.mjs');
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+// /proc/<pid>/stat counts CPU time in clock ticks of USER_HZ, which is 100 on Linux.
+const TICK = 100;
+
+const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-'));
+const home = join(work, 'home');
+mkdirSync(join(home, '.config', 'dogsled'), { recursive: true });
+// A policy under which the host always has room, so `place` always writes a reservation.
+writeFileSync(
+  join(home, '.config', 'dogsled', 'config.toml'),
+  'free_core_fraction_min = 0.0\nmemory_reserve_bytes = 0\ndisk_free_min_percent = 0\nreservation_load = 0.0\nreservation_ttl_ms = 1000\n',
+);
+const baseEnv = { ...process.env, HOME: home, DOGSLED_STATE: join(work, 'state') };
+for (const key of Object.keys(baseEnv)) if (/^(HERDR_|DOGSLED_TEST)/.test(key)) delete baseEnv[key];
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+function timeOnce(argv, env) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+/** Interleaves the floor with each command so drift hits both alike; ratio of medians. */
+function startup(commands) {
+  const floor = ['node', '-e', '0'];
+  const times = new Map([['node -e 0', []], ...commands.map(([name]) => [name, []])]);
+  for (let i = 0; i < 3; i++) for (const [, argv] of commands) timeOnce(argv, baseEnv);
+  for (let i = 0; i < RUNS; i++) {
+    times.get('node -e 0').push(timeOnce(floor, baseEnv));
+    for (const [name, argv] of commands) times.get(name).push(timeOnce(argv, baseEnv));
+  }
+  const floorMs = median(times.get('node -e 0'));
+  return [...times].map(([name, xs]) => ({ name, ms: median(xs), ratio: median(xs) / floorMs }));
+}
+
+function procStat(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const cpuTicks = Number(fields[11]) + Number(fields[12]);
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { cpuTicks, rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
+}
+
+async function residentCost(name, argv, env) {
+  const child = spawn(argv[0], argv.slice(1), { env, stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 3000)); // start-up and the first ticks are not steady state
+  const a = procStat(child.pid);
+  const t0 = Date.now();
+  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  const b = procStat(child.pid);
+  const wall = (Date.now() - t0) / 1000;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  return {
+    name,
+    cpuPercent: (100 * (b.cpuTicks - a.cpuTicks)) / TICK / wall,
+    rssMiB: b.rssKiB / 1024,
+    peakMiB: b.hwmKiB / 1024,
+  };
+}
+
+try {
+  console.error(`building and measuring: ${RUNS} runs per command, ${SECONDS}s per service figure`);
+  // A running service, so status and place see a fresh snapshot with a CPU sample.
+  const service = spawn('node', [CLI, 'serve', '--interval', '1'], { env: baseEnv, stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 2500));
+  const rows = startup([
+    ['status --line', ['node', CLI, 'status', '--line']],
+    ['status --json', ['node', CLI, 'status', '--json']],
+    ['place --json', ['node', CLI, 'place', '--json']],
+  ]);
+  service.kill('SIGTERM');
+  await new Promise((r) => service.once('exit', r));
+
+  const envFor = (name) => ({ ...baseEnv, DOGSLED_STATE: join(work, `state-${name}`) });
+  const resident = await Promise.all([
+    residentCost('idle node (floor)', ['node', '-e', 'setInterval(() => {}, 1000)'], baseEnv),
+    residentCost('serve --interval 1', ['node', CLI, 'serve', '--interval', '1'], envFor('1')),
+    residentCost('serve --interval 10', ['node', CLI, 'serve', '--interval', '10'], envFor('10')),
+  ]);
+  const floor = resident[0];
+
+  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}.\n`);
+  console.log('| command | median wall | vs `node -e 0` |');
+  console.log('|---|---:|---:|');
+  for (const r of rows) console.log(`| \`${r.name}\` | ${r.ms.toFixed(1)} ms | ${r.ratio.toFixed(2)}× |`);
+  console.log(`\nService over ${SECONDS} s (CPU as % of one core; RSS at the end; peak RSS):\n`);
+  console.log('| process | CPU | RSS | peak RSS | RSS vs idle node |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const r of resident) {
+    console.log(
+      `| ${r.name} | ${r.cpuPercent.toFixed(2)}% | ${r.rssMiB.toFixed(1)} MiB | ${r.peakMiB.toFixed(1)} MiB | ${(r.rssMiB / floor.rssMiB).toFixed(2)}× |`,
+    );
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
