@@ -69,6 +69,19 @@ export async function withLock<T>(
 }
 
 /**
+ * One attempt at proper-lockfile's lock on `file` (which need not exist); rejects with code ELOCKED
+ * when another process holds it. The lock is `<file>.lock`, its mtime refreshed while held.
+ */
+export async function tryLock(file: string, onCompromised: (error: Error) => void): Promise<Release> {
+  return (await loadLockfile()).lock(file, {
+    realpath: false,
+    stale: LOCK_STALE_MS,
+    retries: 0,
+    onCompromised,
+  });
+}
+
+/**
  * Retries proper-lockfile's single attempt with a short jittered backoff until the deadline. The
  * deadline runs on the real clock, never the injected one: a frozen test clock must not wait forever.
  */
@@ -83,12 +96,7 @@ async function acquire(
   let createdDir = false;
   for (;;) {
     try {
-      return await (await loadLockfile()).lock(file, {
-        realpath: false,
-        stale: LOCK_STALE_MS,
-        retries: 0,
-        onCompromised,
-      });
+      return await tryLock(file, onCompromised);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && !createdDir) {

@@ -6,13 +6,10 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { DogsledError, messageOf } from '../errors.js';
-import { LOCK_STALE_MS, withLock } from './lock.js';
+import { LOCK_STALE_MS, tryLock, withLock } from './lock.js';
 import type { StatePaths } from './paths.js';
 import { type ServiceHolder, ServiceHolderSchema } from './schemas.js';
 import { writeState } from './store.js';
-
-/** Loaded on first use: reads of state never need it, and start-up time matters for hooks. */
-const loadLockfile = async () => (await import('proper-lockfile')).default;
 
 /** Acquisition takes milliseconds; waiting longer than the stale time lets a crashed acquirer expire. */
 const ACQUIRE_TIMEOUT_MS = 15_000;
@@ -88,12 +85,7 @@ async function acquireSerialized(
   let unlock: () => Promise<void>;
   try {
     // A stale lock (holder alive but frozen past the stale time) is removed by proper-lockfile itself.
-    unlock = await (await loadLockfile()).lock(paths.serviceLock, {
-      realpath: false,
-      stale: LOCK_STALE_MS,
-      retries: 0,
-      onCompromised,
-    });
+    unlock = await tryLock(paths.serviceLock, onCompromised);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOCKED') throw alreadyRunning((await observe(paths)).holder);
