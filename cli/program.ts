@@ -59,8 +59,8 @@ function buildProgram(): Command {
   for (const later of LATER_COMMANDS) {
     program
       .command(later.name)
-      .description(later.summary)
-      .helpOption(false)
+      .summary(`${later.summary} (later)`)
+      .description(`${later.summary} (not available in this build yet: ${later.waitsFor})`)
       .allowUnknownOption(true)
       .allowExcessArguments(true)
       .action(() => {

@@ -19,12 +19,15 @@ describe('the command line', () => {
     expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
   });
 
-  it.each(['serve', 'status', 'place'])('%s --help describes its flags and exits 0', async (name) => {
-    const result = await runCli([name, '--help'], box.env);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`Usage: dogsled ${name}`);
-    expect(result.stdout).toContain('--');
-  });
+  it.each(['serve', 'status', 'place', 'run', 'doctor'])(
+    '%s --help describes it and exits 0',
+    async (name) => {
+      const result = await runCli([name, '--help'], box.env);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Usage: dogsled ${name}`);
+      expect(result.stdout).toContain('--help');
+    },
+  );
 
   it('--help lists every command of the spec', async () => {
     const result = await runCli(['--help'], box.env);
