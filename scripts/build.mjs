@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 // CJS dependencies (commander, proper-lockfile) expect these names in an ESM bundle.
-const banner = [
+export const BUNDLE_BANNER = [
   "import { createRequire as __dogsledCreateRequire } from 'node:module';",
   "import { fileURLToPath as __dogsledFileURLToPath } from 'node:url';",
   "import { dirname as __dogsledDirname } from 'node:path';",
@@ -31,7 +31,7 @@ export async function buildCli(outdir = join(root, 'dist')) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    banner: { js: banner },
+    banner: { js: BUNDLE_BANNER },
     define: { __DOGSLED_VERSION__: JSON.stringify(pkg.version) },
     // blessed loads its widgets with dynamic requires and cannot be bundled.
     external: ['blessed', 'blessed-contrib', 'cpu-features', '*.node'],

@@ -2,6 +2,11 @@
 // while held, stale after 10 s without refresh). Waits are bounded; a lock lost while held becomes a
 // DogsledError, never an asynchronous throw that kills the process.
 //
+// Stale locks are broken here, not by proper-lockfile: its own check-then-rmdir lets two waiters
+// that both saw the same stale lock each remove the other's fresh one and both "hold" it. Here a
+// breaker must first create the `<file>.lock-break` token (O_EXCL), so one breaker at a time
+// re-checks and removes a lock, and never one that became fresh meanwhile.
+//
 // Lock order, to rule out deadlock (take them top to bottom, never two file locks bottom to top):
 //   1. service-acquire   only while `serve` starts and takes the service lock (service-lock.ts)
 //   2. service           held by `serve` for its lifetime; never waited on by anything else
@@ -9,7 +14,7 @@
 //   6. any file's own lock taken by readState to quarantine it (brief, takes nothing inside)
 // Locks are not re-entrant: locking a file twice in one process waits for itself until the timeout.
 
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatAge } from '../core/duration.js';
@@ -22,6 +27,10 @@ const loadLockfile = async () => (await import('proper-lockfile')).default;
 export const LOCK_TIMEOUT_MS = 30_000;
 /** A lock whose mtime has not been refreshed for this long belongs to a dead process. */
 export const LOCK_STALE_MS = 10_000;
+
+/** proper-lockfile's own staleness is switched off (see above); it still refreshes every 5 s. */
+const NEVER_STALE_MS = 10 * 365 * 86_400_000;
+const REFRESH_MS = LOCK_STALE_MS / 2;
 
 const BACKOFF_FIRST_MS = 2;
 const BACKOFF_MAX_MS = 50;
@@ -75,10 +84,56 @@ export async function withLock<T>(
 export async function tryLock(file: string, onCompromised: (error: Error) => void): Promise<Release> {
   return (await loadLockfile()).lock(file, {
     realpath: false,
-    stale: LOCK_STALE_MS,
+    stale: NEVER_STALE_MS,
+    update: REFRESH_MS,
     retries: 0,
     onCompromised,
   });
+}
+
+/**
+ * Removes `<file>.lock` if it has gone stale (its holder stopped refreshing it: a crash). Returns
+ * true when the caller should try to lock again at once. Only the creator of the break token acts,
+ * and it re-checks under the token, so a lock that another process just took is never removed.
+ */
+export async function breakIfStale(file: string): Promise<boolean> {
+  const lockDir = `${file}.lock`;
+  const token = `${file}.lock-break`;
+  const seen = await mtimeOf(lockDir);
+  if (seen === undefined) return true;
+  if (!isStale(seen)) return false;
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(token, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // Another breaker is at work; a token as old as a stale lock was left by a crashed breaker.
+    const tokenTime = await mtimeOf(token);
+    if (tokenTime !== undefined && isStale(tokenTime)) await unlink(token).catch(() => {});
+    return false;
+  }
+  try {
+    await handle.close();
+    const now = await mtimeOf(lockDir);
+    if (now !== undefined && isStale(now)) await rm(lockDir, { recursive: true, force: true });
+  } finally {
+    await unlink(token).catch(() => {});
+  }
+  return true;
+}
+
+/** Judged on the real clock, like the holder's refreshes: an injected test clock must not matter. */
+function isStale(mtimeMs: number): boolean {
+  return mtimeMs < Date.now() - LOCK_STALE_MS;
+}
+
+async function mtimeOf(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -108,6 +163,7 @@ async function acquire(
       if (code !== 'ELOCKED') {
         throw new DogsledError(`lock on ${name}: ${messageOf(error)}`, { cause: error });
       }
+      if (await breakIfStale(file)) continue;
     }
     const remaining = deadline - performance.now();
     if (remaining <= 0) {

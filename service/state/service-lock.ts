@@ -32,6 +32,7 @@ export interface ServiceStatus {
 }
 
 interface Observed {
+  exists: boolean;
   /** The lock dir exists and was refreshed within the stale time. */
   fresh: boolean;
   holder: ServiceHolder | null;
@@ -69,9 +70,10 @@ async function acquireSerialized(
 ): Promise<ServiceLock> {
   const lockDir = lockDirOf(paths);
   const seen = await observe(paths);
-  if (seen.fresh) {
-    if (seen.alive) throw alreadyRunning(seen.holder);
-    // The holder died without releasing (SIGKILL, power loss): take over now, not after the stale time.
+  if (seen.fresh && seen.alive) throw alreadyRunning(seen.holder);
+  if (seen.exists) {
+    // The holder died without releasing (SIGKILL, power loss: take over now, not after the stale
+    // time), or stopped refreshing (stale). The acquire lock keeps any other starter out meanwhile.
     await rm(lockDir, { recursive: true, force: true });
   }
   // A reader between our lock and our record must not pair the fresh lock with the old holder's pid.
@@ -84,7 +86,6 @@ async function acquireSerialized(
   };
   let unlock: () => Promise<void>;
   try {
-    // A stale lock (holder alive but frozen past the stale time) is removed by proper-lockfile itself.
     unlock = await tryLock(paths.serviceLock, onCompromised);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -129,7 +130,7 @@ async function observe(paths: StatePaths): Promise<Observed> {
     mtimeMs = (await stat(lockDirOf(paths))).mtimeMs;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return { fresh: false, holder: null, alive: false };
+      return { exists: false, fresh: false, holder: null, alive: false };
     throw error;
   }
   // Staleness is judged on the real clock, as proper-lockfile does: an injected test clock must not
@@ -138,7 +139,7 @@ async function observe(paths: StatePaths): Promise<Observed> {
   const holder = await readHolder(paths);
   // No readable record: assume alive until the lock goes stale (the record may be mid-write).
   const alive = holder === null || holder.hostname !== hostname() || pidAlive(holder.pid);
-  return { fresh, holder, alive };
+  return { exists: true, fresh, holder, alive };
 }
 
 /** The record is advisory and rewritten by every holder, so a bad one is ignored, not quarantined. */

@@ -5,17 +5,10 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+// @ts-expect-error: the build script is plain ESM without types.
+import { BUNDLE_BANNER } from '../../scripts/build.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-// proper-lockfile and write-file-atomic are CommonJS: an ESM bundle must define what they expect
-// (the same banner as scripts/build.mjs).
-const banner = [
-  "import { createRequire as __dogsledCreateRequire } from 'node:module';",
-  "import { fileURLToPath as __dogsledFileURLToPath } from 'node:url';",
-  'const require = __dogsledCreateRequire(import.meta.url);',
-  'const __filename = __dogsledFileURLToPath(import.meta.url);',
-].join('\n');
 
 export async function buildStateWorker(outDir: string): Promise<string> {
   const outfile = join(outDir, 'state-worker.mjs');
@@ -26,7 +19,7 @@ export async function buildStateWorker(outDir: string): Promise<string> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    banner: { js: banner },
+    banner: { js: BUNDLE_BANNER },
     logLevel: 'warning',
   });
   return outfile;

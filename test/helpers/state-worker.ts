@@ -4,12 +4,12 @@
 //   serve DIR              take the service lock, print "acquired" or "refused <message>", hold until killed
 
 import { hostname } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { statePaths } from '../../service/state/paths.js';
 import { acquireServiceLock } from '../../service/state/service-lock.js';
 import { updateState } from '../../service/state/store.js';
 
-const CounterSchema = z.looseObject({ count: z.number().int().nonnegative() });
+const CounterSchema = z.looseObject({ count: z.int().check(z.nonnegative()) });
 
 const ctx = { now: Date.now, warn: (line: string) => process.stderr.write(`${line}\n`) };
 

@@ -1,9 +1,9 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
-import { z } from 'zod';
+import { describe, expect, it, test } from 'vitest';
+import * as z from 'zod/mini';
 import { DogsledError } from '../../service/errors.js';
-import { withLock } from '../../service/state/lock.js';
+import { breakIfStale, LOCK_STALE_MS, withLock } from '../../service/state/lock.js';
 import { updateState } from '../../service/state/store.js';
 import { tempDir } from '../helpers/tree.js';
 
@@ -78,4 +78,35 @@ describe('withLock', () => {
       /^lock on other\.json: lost while held/,
     );
   }, 30_000);
+});
+
+describe('breaking stale locks', () => {
+  it('leaves a fresh lock alone and removes one that stopped being refreshed', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'f.json');
+    await mkdir(`${file}.lock`);
+    expect(await breakIfStale(file)).toBe(false);
+    expect((await readdir(dir)).sort()).toEqual(['f.json.lock']);
+    const old = new Date(Date.now() - LOCK_STALE_MS - 1_000);
+    await utimes(`${file}.lock`, old, old);
+    expect(await breakIfStale(file)).toBe(true);
+    expect(await readdir(dir)).toEqual([]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('waits while another breaker holds the token, and clears a token its crashed breaker left', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'f.json');
+    const old = new Date(Date.now() - LOCK_STALE_MS - 1_000);
+    await mkdir(`${file}.lock`);
+    await utimes(`${file}.lock`, old, old);
+    await writeFile(`${file}.lock-break`, '');
+    expect(await breakIfStale(file)).toBe(false);
+    expect((await readdir(dir)).sort()).toEqual(['f.json.lock', 'f.json.lock-break']);
+    await utimes(`${file}.lock-break`, old, old);
+    expect(await breakIfStale(file)).toBe(false);
+    expect(await breakIfStale(file)).toBe(true);
+    expect(await readdir(dir)).toEqual([]);
+    await rm(dir, { recursive: true, force: true });
+  });
 });

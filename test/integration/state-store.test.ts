@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ensureStateDir, statePaths } from '../../service/state/paths.js';
 import { PlacementsSchema } from '../../service/state/schemas.js';
 import { readState, updateState, writeState } from '../../service/state/store.js';
