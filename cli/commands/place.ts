@@ -4,6 +4,7 @@
 import { formatAge } from '../../service/core/duration.js';
 import { DogsledError } from '../../service/errors.js';
 import { placeWork } from '../../service/hosts/place.js';
+import type { PlaceResult } from '../../service/hosts/view.js';
 import type { CliContext } from '../context.js';
 import { commandIO } from '../io.js';
 
@@ -25,12 +26,13 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
   const outcome = await placeWork(io, { pin: flags.host, owner: ctx.env.HERDR_PANE_ID || null });
   if (outcome.kind === 'full') {
     const why = outcome.refusals.map((r) => `${r.label}: ${r.reason.join('; ')}`).join(' | ');
-    if (flags.json) ctx.out(`${JSON.stringify({ placed: false, refusals: outcome.refusals })}\n`);
+    const doc: PlaceResult = { placed: false, refusals: outcome.refusals };
+    if (flags.json) ctx.out(`${JSON.stringify(doc)}\n`);
     throw new DogsledError(`place: no host has room: ${why}`);
   }
   const { reservation } = outcome;
   if (flags.json) {
-    const doc = {
+    const doc: PlaceResult = {
       placed: true,
       host: outcome.host,
       label: outcome.label,

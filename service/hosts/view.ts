@@ -49,3 +49,20 @@ export function measureOf(snapshot: HostSnapshot): HostMeasure {
     active_agents: probe.agents.active,
   };
 }
+
+/** `place --json`: the reservation made, or every host's refusal. */
+export const PlaceResultSchema = z.union([
+  z.object({
+    placed: z.literal(true),
+    host: z.string(),
+    label: z.string(),
+    reservation: z.string(),
+    expires_ms: z.int(),
+  }),
+  z.object({
+    placed: z.literal(false),
+    refusals: z.array(z.object({ id: z.string(), label: z.string(), reason: z.array(z.string()) })),
+  }),
+]);
+
+export type PlaceResult = z.infer<typeof PlaceResultSchema>;

@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StatusReportSchema } from '../../service/hosts/view.js';
+import { PlaceResultSchema, StatusReportSchema } from '../../service/hosts/view.js';
 import { PlacementsSchema } from '../../service/state/schemas.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
 import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';
@@ -43,6 +43,7 @@ describe('place', () => {
     const result = await runCli(['place', '--json'], { ...at(NOW), HERDR_PANE_ID: 'w1:p2' });
     expect(result.code).toBe(0);
     const placed = JSON.parse(result.stdout);
+    PlaceResultSchema.parse(placed);
     expect(placed).toEqual({
       placed: true,
       host: 'local',
@@ -102,7 +103,7 @@ describe('place', () => {
     );
     const json = await runCli(['place', '--json'], at(NOW));
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toEqual({
+    expect(PlaceResultSchema.parse(JSON.parse(json.stdout))).toEqual({
       placed: false,
       refusals: [
         {
