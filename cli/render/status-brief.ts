@@ -1,16 +1,15 @@
 // `status --brief`: at most six lines for prompt hooks. One line per host while they fit; larger
 // fleets share lines so every host stays visible, and the last line points to `dogsled status`.
 
+import { glance } from '../../service/core/host-marks.js';
 import { formatBytes } from '../../service/core/units.js';
 import type { HostView } from '../../service/hosts/view.js';
-import { hostLineNumbers, hostMarker } from './status-line.js';
+import { glanceOf } from './status-line.js';
 
 export const BRIEF_MAX_LINES = 6;
 
 export function briefHost(host: HostView): string {
-  const numbers = hostLineNumbers(host);
-  const marker = hostMarker(host);
-  const head = [host.label, numbers, marker].filter((p) => p !== null).join(' ');
+  const head = glance(glanceOf(host));
   const probe = host.probe;
   if (!probe) return `${head} (no snapshot)`;
   const diskPercent = probe.disk.total_bytes > 0 ? (100 * probe.disk.free_bytes) / probe.disk.total_bytes : 0;
@@ -33,7 +32,7 @@ export function renderBrief(hosts: readonly HostView[]): string[] {
     lines.push(
       hosts
         .slice(i, i + perLine)
-        .map((h) => [h.label, hostLineNumbers(h), hostMarker(h)].filter((p) => p !== null).join(' '))
+        .map((h) => glance(glanceOf(h)))
         .join(' · '),
     );
   }

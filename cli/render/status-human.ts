@@ -2,10 +2,10 @@
 // object only, the same one `--json` prints.
 
 import { formatAge } from '../../service/core/duration.js';
+import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/host-marks.js';
 import { formatBytes, formatCores } from '../../service/core/units.js';
 import type { HostView, StatusReport } from '../../service/hosts/view.js';
 import type { Paint } from './color.js';
-import { NOT_ELIGIBLE, UNAVAILABLE } from './status-line.js';
 
 const SHOWN_RESERVATIONS = 3;
 

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { BRIEF_MAX_LINES, renderBrief } from '../../cli/render/status-brief.js';
+import type { HostView } from '../../service/hosts/view.js';
+
+const GIB = 1024 ** 3;
+
+function host(label: string, busy = 0.5): HostView {
+  return {
+    id: label,
+    label,
+    hostname: label,
+    local: label === 'local',
+    service: 'up',
+    reachable: true,
+    sample_ms: 0,
+    age_ms: 1_000,
+    interval_ms: 10_000,
+    probe: {
+      os: 'linux',
+      cores: 4,
+      load1: 1,
+      cpu_ticks: null,
+      busy,
+      memory: {
+        total_bytes: 16 * GIB,
+        used_bytes: 4 * GIB,
+        free_bytes: 12 * GIB,
+        scope: 'host',
+        cgroup: null,
+        limit_bytes: null,
+      },
+      pressure_level: null,
+      disk: { path: '/home/x', total_bytes: 100 * GIB, free_bytes: 40 * GIB },
+      agents: { live: 1, active: 1 },
+    },
+    headroom: {
+      free_cores: 2,
+      measured: 2,
+      declared: 3,
+      eligible: true,
+      reason: [],
+      reservations: 0,
+      live_agents: 1,
+      active_agents: 1,
+    },
+    reservations: [],
+    errors: [],
+    retry_ms: null,
+  };
+}
+
+describe('status --brief', () => {
+  it('gives each of up to five hosts its own line, then the hint', () => {
+    const lines = renderBrief(['local', 'a', 'b', 'c', 'd'].map((l) => host(l)));
+    expect(lines).toHaveLength(6);
+    expect(lines[0]).toBe(
+      'local 2/4 · mem 12.0 GiB free of 16.0 GiB · disk 40% free · agents 1 live, 1 active',
+    );
+    expect(lines[5]).toBe('details: dogsled status');
+  });
+
+  it('shares lines in a larger fleet so every host stays visible within six lines', () => {
+    const hosts = Array.from({ length: 12 }, (_, i) => host(`h${i}`));
+    const lines = renderBrief(hosts);
+    expect(lines.length).toBeLessThanOrEqual(BRIEF_MAX_LINES);
+    const text = lines.join('\n');
+    for (const h of hosts) expect(text).toMatch(new RegExp(`\\b${h.label} 2/4\\b`));
+  });
+});
