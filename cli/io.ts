@@ -12,7 +12,7 @@ export interface CommandIO extends HostsIO {
 }
 
 export async function commandIO(ctx: CliContext): Promise<CommandIO> {
-  const config = await loadConfig(ctx.config.path, ctx.config.explicit);
+  const config = await loadConfig(ctx.config.path, ctx.config.explicit, ctx.home);
   return { config, policy: config, paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
 }
 

@@ -8,6 +8,7 @@ import { type ProbeDeps, probeHost, rootedReader } from '../../service/probe/ind
 import { VERSION } from '../../service/version.js';
 import type { CliContext } from '../context.js';
 import { commandIO, parseSeconds } from '../io.js';
+import { untilStopped } from '../stop-signal.js';
 
 export interface ServeFlags {
   interval: string;
@@ -26,12 +27,8 @@ function probeDeps(ctx: CliContext): Partial<ProbeDeps> {
 export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<number> {
   const intervalMs = parseSeconds('--interval', flags.interval);
   const io = await commandIO(ctx);
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  try {
-    await serve(
+  await untilStopped((signal) =>
+    serve(
       {
         ...io,
         probe: () => probeHost(probeDeps(ctx)),
@@ -42,7 +39,7 @@ export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<
       {
         intervalMs,
         once: Boolean(flags.once),
-        signal: controller.signal,
+        signal,
         onStarted: () => {
           if (flags.once) return;
           ctx.warn(
@@ -50,11 +47,8 @@ export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<
           );
         },
       },
-    );
-  } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
-  }
+    ),
+  );
   if (flags.once) ctx.out(`published ${io.paths.host}\n`);
   return 0;
 }

@@ -12,6 +12,7 @@ import { paint } from '../render/color.js';
 import { renderBrief } from '../render/status-brief.js';
 import { renderStatus } from '../render/status-human.js';
 import { renderStatusLine } from '../render/status-line.js';
+import { untilStopped } from '../stop-signal.js';
 
 export interface StatusFlags {
   json?: boolean;
@@ -36,23 +37,16 @@ export async function statusCommand(flags: StatusFlags, ctx: CliContext): Promis
     ctx.out(render(await readStatus(io), flags, ctx));
     return 0;
   }
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  try {
-    while (!controller.signal.aborted) {
+  await untilStopped(async (signal) => {
+    while (!signal.aborted) {
       const text = render(await readStatus(io), flags, ctx);
       // On a terminal each refresh replaces the last; piped, refreshes follow each other, and
       // multi-line forms are separated by a blank line.
       const separated = flags.json || flags.line ? text : `${text}\n`;
       ctx.out(ctx.stdoutIsTTY ? `\x1b[H\x1b[2J${text}` : separated);
-      await sleep(intervalMs, undefined, { signal: controller.signal }).catch(() => undefined);
+      await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
     }
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-  }
+  });
   return 0;
 }
 

@@ -117,6 +117,7 @@ class Publisher {
       identity: deps.identity,
       liveness: this.liveness,
       reservations,
+      // Agents are Herdr panes; until the terminal layer reads them, this host reports none.
       agents: { live: 0, active: 0 },
       errors: [],
       policy: deps.policy,

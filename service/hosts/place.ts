@@ -29,13 +29,8 @@ export async function placeWork(io: HostsIO, request: PlaceRequest): Promise<Pla
     throw new DogsledError(`place: unknown host "${plan.pin}" (known: ${plan.known.join(', ')})`);
   }
   if (plan.kind === 'full') return plan;
-  const refusals: Refusal[] = [];
-  for (const candidate of plan.order) {
-    const outcome = await reserveLocally(io, request.owner);
-    if (outcome.kind === 'placed') return outcome;
-    refusals.push(...outcome.refusals.filter((r) => r.id === candidate.id));
-  }
-  return { kind: 'full', refusals };
+  // Only the local host exists until peers land; then each ranked host rechecks in turn.
+  return reserveLocally(io, request.owner);
 }
 
 /** Recheck and reserve on this host, both under the placements lock. */

@@ -28,6 +28,14 @@ async function readSnapshot() {
   return HostSnapshotSchema.parse(JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8')));
 }
 
+async function waitForCpuSample() {
+  await eventually(
+    async () => (await readSnapshot()).probe.busy !== null || undefined,
+    10_000,
+    'a CPU sample',
+  );
+}
+
 describe('serve --once', () => {
   it('publishes one schema-valid snapshot with a CPU sample and one samples line, then releases the lock', async () => {
     const result = await runCli(['serve', '--once'], box.env);
@@ -51,11 +59,7 @@ describe('serve --once', () => {
 describe('serve as a service', () => {
   it('holds the lock: status says up, a second serve exits 2 naming the holder, SIGTERM exits 0', async () => {
     const first = serve(['--interval', '0.3']);
-    await eventually(
-      async () => (await readSnapshot()).probe.busy !== null || undefined,
-      10_000,
-      'a CPU sample',
-    );
+    await waitForCpuSample();
     const status = await runCli(['status', '--json'], box.env);
     expect(JSON.parse(status.stdout).hosts[0].service).toBe('up');
 
@@ -72,11 +76,7 @@ describe('serve as a service', () => {
 
   it('after SIGKILL the snapshot still parses and the next serve takes the lock over at once', async () => {
     const first = serve(['--interval', '0.2']);
-    await eventually(
-      async () => (await readSnapshot()).probe.busy !== null || undefined,
-      10_000,
-      'a CPU sample',
-    );
+    await waitForCpuSample();
     first.kill('SIGKILL');
     await exited(first);
     const left = await readSnapshot();
