@@ -1,6 +1,7 @@
 // `status --brief`: at most six lines for prompt hooks. One line per host while they fit; larger
 // fleets share lines so every host stays visible, and the last line points to `dogsled status`.
 
+import { stalledPanes } from '../../service/core/agent-panes.js';
 import { glance } from '../../service/core/host-marks.js';
 import { formatBytes } from '../../service/core/units.js';
 import type { HostView } from '../../service/hosts/view.js';
@@ -17,12 +18,19 @@ export function briefHost(host: HostView): string {
     head,
     `mem ${formatBytes(probe.memory.free_bytes)} free of ${formatBytes(probe.memory.total_bytes)}`,
     `disk ${Math.round(diskPercent)}% free`,
-    `agents ${host.headroom.live_agents} live, ${host.headroom.active_agents} active`,
+    agentsText(host),
   ].join(' · ');
 }
 
+function agentsText(host: HostView): string {
+  const stalled = stalledPanes(host.probe?.agent_panes ?? []).length;
+  const text = `agents ${host.headroom.live_agents} live, ${host.headroom.active_agents} active`;
+  return stalled > 0 ? `${text}, ${stalled} stalled` : text;
+}
+
 export function renderBrief(hosts: readonly HostView[]): string[] {
-  const hint = 'details: dogsled status';
+  const stalled = hosts.reduce((sum, host) => sum + stalledPanes(host.probe?.agent_panes ?? []).length, 0);
+  const hint = stalled > 0 ? `${stalled} stalled · details: dogsled status` : 'details: dogsled status';
   const rows = hosts.map(briefHost);
   const room = BRIEF_MAX_LINES - 1;
   if (rows.length <= room) return [...rows, hint];

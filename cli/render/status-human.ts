@@ -1,10 +1,12 @@
 // `dogsled status` for people: one block per host, aligned, within 80 columns. Reads a report
 // object only, the same one `--json` prints.
 
+import { stalledPanes } from '../../service/core/agent-panes.js';
 import { formatAge } from '../../service/core/duration.js';
 import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/host-marks.js';
 import { formatBytes, formatCores } from '../../service/core/units.js';
 import type { HostView, StatusReport } from '../../service/hosts/view.js';
+import { renderAgentPanes } from './agent-panes.js';
 import type { Paint } from './color.js';
 
 const SHOWN_RESERVATIONS = 3;
@@ -54,7 +56,11 @@ function renderHost(host: HostView, now: number, paint: Paint): string[] {
     ),
   );
   if (probe.pressure_level !== null) lines.push(row('pressure', pressureName(probe.pressure_level)));
-  lines.push(row('agents', `${host.headroom.live_agents} live · ${host.headroom.active_agents} active`));
+  const panes = probe.agent_panes ?? [];
+  const stalled = stalledPanes(panes).length;
+  const counts = `${host.headroom.live_agents} live · ${host.headroom.active_agents} active`;
+  lines.push(row('agents', stalled > 0 ? `${counts} · ${paint.red(`${stalled} stalled`)}` : counts));
+  lines.push(...renderAgentPanes(panes, now, paint));
   const free = host.headroom.free_cores === null ? '?' : formatCores(host.headroom.free_cores);
   const verdict = host.headroom.eligible
     ? paint.green('eligible')

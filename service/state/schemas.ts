@@ -26,6 +26,39 @@ export const MemorySchema = z.looseObject({
 
 export const DiskSchema = z.looseObject({ path: z.string(), total_bytes: bytes, free_bytes: bytes });
 
+/** The session's latest activity, read from the tail of its transcript; text is escape-free. */
+export const ActivitySchema = z.looseObject({
+  at_ms: z.nullable(ms),
+  kind: z.string(),
+  text: z.string(),
+});
+
+/** One Herdr pane that hosts a coding agent, as the service observed it this tick. */
+export const AgentPaneSchema = z.looseObject({
+  pane: z.string(),
+  agent: z.string(),
+  /** Herdr's agent_status: working, blocked, done, idle or unknown. */
+  state: z.string(),
+  name: z.nullable(z.string()),
+  /** null when the transcript is absent, ambiguous or unreadable; such an agent never stalls. */
+  transcript: z.nullable(z.string()),
+  transcript_modified: z.nullable(ms),
+  terminal_id: z.string(),
+  /** Herdr's state_change_seq: grows on every lifecycle change. */
+  completion_seq: count,
+  cwd: z.nullable(z.string()),
+  model: z.nullable(z.string()),
+  activity: z.nullable(ActivitySchema),
+  /** The checkout's branch (null when detached or not a repository). */
+  branch: z.nullable(z.string()),
+  /** Commits on the branch that the default branch does not have. */
+  ahead: z.nullable(count),
+  dirty: z.nullable(z.boolean()),
+  landed: z.nullable(z.boolean()),
+  stalled_since_ms: z.nullable(ms),
+  state_since_ms: ms,
+});
+
 export const ProbeSchema = z.looseObject({
   os: z.string(),
   cores: z.int().check(z.positive()),
@@ -39,6 +72,8 @@ export const ProbeSchema = z.looseObject({
   pressure_level: z.nullable(z.int()),
   disk: DiskSchema,
   agents: z.looseObject({ live: count, active: count }),
+  /** Absent in snapshots from versions before the terminal layer; always written now. */
+  agent_panes: z.optional(z.array(AgentPaneSchema)),
 });
 
 export const HeadroomSchema = z.looseObject({
@@ -118,6 +153,8 @@ export type CpuTicks = z.infer<typeof CpuTicksSchema>;
 export type Memory = z.infer<typeof MemorySchema>;
 export type Disk = z.infer<typeof DiskSchema>;
 export type Probe = z.infer<typeof ProbeSchema>;
+export type AgentPane = z.infer<typeof AgentPaneSchema>;
+export type Activity = z.infer<typeof ActivitySchema>;
 export type HostSnapshot = z.infer<typeof HostSnapshotSchema>;
 export type Reservation = z.infer<typeof ReservationSchema>;
 export type Placements = z.infer<typeof PlacementsSchema>;

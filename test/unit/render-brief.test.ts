@@ -66,4 +66,32 @@ describe('status --brief', () => {
     const text = lines.join('\n');
     for (const h of hosts) expect(text).toMatch(new RegExp(`\\b${h.label} 2/4\\b`));
   });
+
+  it('counts stalled agents per host and in the hint line, also when hosts share lines', () => {
+    const stalled = host('local');
+    const pane = {
+      pane: 'w1:p2',
+      agent: 'codex',
+      state: 'working',
+      name: null,
+      transcript: '/t',
+      transcript_modified: 0,
+      terminal_id: 'term_1',
+      completion_seq: 1,
+      cwd: null,
+      model: null,
+      activity: null,
+      branch: null,
+      ahead: null,
+      dirty: null,
+      landed: null,
+      stalled_since_ms: 600_000,
+      state_since_ms: 0,
+    };
+    if (stalled.probe) stalled.probe.agent_panes = [pane];
+    expect(renderBrief([stalled])[0]).toContain('agents 1 live, 1 active, 1 stalled');
+    expect(renderBrief([stalled]).at(-1)).toBe('1 stalled · details: dogsled status');
+    const fleet = [stalled, ...Array.from({ length: 11 }, (_, i) => host(`h${i}`))];
+    expect(renderBrief(fleet).at(-1)).toBe('1 stalled · details: dogsled status');
+  });
 });
