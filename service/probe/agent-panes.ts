@@ -1,0 +1,122 @@
+// Observes the agent panes Herdr reports: each pane's transcript (discovered, never guessed), the
+// session's model and latest activity, and its checkout's branch facts. A checkout shared by several
+// panes is read once per tick, and reads run on at most `width` workers. One pane's failed read
+// leaves that pane's facts null and never fails the tick.
+
+import type { ObservedAgentPane } from '../core/agent-panes.js';
+import { messageOf } from '../errors.js';
+import type { Activity } from '../state/schemas.js';
+import { mapLimited } from './limit.js';
+
+/** An agent pane as the terminal reports it, before any file or git is read. */
+export interface LiveAgentPane {
+  pane: string;
+  terminal_id: string;
+  agent: string;
+  state: string;
+  name: string | null;
+  completion_seq: number;
+  cwd: string | null;
+  session: { kind: string; value: string } | null;
+}
+
+export interface CheckoutFacts {
+  branch: string | null;
+  ahead: number | null;
+  dirty: boolean | null;
+  landed: boolean | null;
+}
+
+export interface TranscriptFacts {
+  model: string | null;
+  activity: Activity | null;
+}
+
+export interface AgentPaneReaders {
+  /** The pane's transcript, or null when it is absent, ambiguous or unreadable. */
+  transcript: (pane: LiveAgentPane) => Promise<{ path: string; modified_ms: number } | null>;
+  transcriptFacts: (path: string, agent: string, modifiedMs: number) => Promise<TranscriptFacts>;
+  /** The top level of the checkout that contains `cwd`, or null outside a repository. */
+  checkoutRoot: (cwd: string) => Promise<string | null>;
+  checkout: (root: string) => Promise<CheckoutFacts>;
+  /** Parallel reads allowed: one per available CPU. */
+  width: number;
+}
+
+const NO_CHECKOUT: CheckoutFacts = { branch: null, ahead: null, dirty: null, landed: null };
+const NO_FACTS: TranscriptFacts = { model: null, activity: null };
+
+export async function observeAgentPanes(
+  live: readonly LiveAgentPane[],
+  readers: AgentPaneReaders,
+): Promise<{ panes: ObservedAgentPane[]; errors: string[] }> {
+  const errors = new Set<string>();
+  const guard = async <T>(what: string, fallback: T, read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      errors.add(`${what}: ${messageOf(error)}`);
+      return fallback;
+    }
+  };
+
+  const cwds = [...new Set(live.flatMap((pane) => (pane.cwd ? [pane.cwd] : [])))];
+  const roots = await mapLimited(cwds, readers.width, (cwd) =>
+    guard(`checkout ${cwd}`, null, () => readers.checkoutRoot(cwd)),
+  );
+  const rootOf = new Map(cwds.map((cwd, i) => [cwd, roots[i] ?? null]));
+  const uniqueRoots = [...new Set(roots.filter((root): root is string => root !== null))];
+  const checkouts = await mapLimited(uniqueRoots, readers.width, (root) =>
+    guard(`checkout ${root}`, NO_CHECKOUT, () => readers.checkout(root)),
+  );
+  const checkoutOf = new Map(uniqueRoots.map((root, i) => [root, checkouts[i] ?? NO_CHECKOUT]));
+
+  const panes = await mapLimited(live, readers.width, async (pane): Promise<ObservedAgentPane> => {
+    const found = await guard(`transcript of ${pane.pane}`, null, () => readers.transcript(pane));
+    const facts = found
+      ? await guard(`transcript ${found.path}`, NO_FACTS, () =>
+          readers.transcriptFacts(found.path, pane.agent, found.modified_ms),
+        )
+      : NO_FACTS;
+    const root = pane.cwd ? rootOf.get(pane.cwd) : null;
+    const checkout = root ? (checkoutOf.get(root) ?? NO_CHECKOUT) : NO_CHECKOUT;
+    return {
+      pane: pane.pane,
+      agent: pane.agent,
+      state: pane.state,
+      name: pane.name,
+      transcript: found?.path ?? null,
+      transcript_modified: found?.modified_ms ?? null,
+      terminal_id: pane.terminal_id,
+      completion_seq: pane.completion_seq,
+      cwd: pane.cwd,
+      model: facts.model,
+      activity: facts.activity,
+      ...checkout,
+    };
+  });
+  return { panes, errors: [...errors] };
+}
+
+/**
+ * Remembers transcript facts by path and modification time: an unchanged transcript is not read
+ * again, which keeps a tick over fifty quiet agents cheap. `retain` forgets vanished transcripts.
+ */
+export class TranscriptFactsCache {
+  private entries = new Map<string, { modified: number; facts: TranscriptFacts }>();
+
+  constructor(private readonly read: (path: string, agent: string) => Promise<TranscriptFacts>) {}
+
+  readonly get: AgentPaneReaders['transcriptFacts'] = async (path, agent, modifiedMs) => {
+    const hit = this.entries.get(path);
+    if (hit && hit.modified === modifiedMs) return hit.facts;
+    const facts = await this.read(path, agent);
+    this.entries.set(path, { modified: modifiedMs, facts });
+    return facts;
+  };
+
+  retain(paths: Iterable<string>): void {
+    const keep = new Set(paths);
+    for (const path of this.entries.keys()) if (!keep.has(path)) this.entries.delete(path);
+  }
+}
