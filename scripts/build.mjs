@@ -1,6 +1,9 @@
 // Bundles the CLI into dist/ with esbuild. Commands are split into lazily loaded chunks so a
 // command that hooks call often (status --line) never parses the code of the others.
-import { readFile, rm } from 'node:fs/promises';
+// Files are replaced atomically, chunks before the entry, and old chunks are kept for an hour: a
+// CLI process started from the previous build (a running service, a parallel test run) can still
+// load its lazy chunks while a new build lands.
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -19,8 +22,8 @@ export const BUNDLE_BANNER = [
 
 export async function buildCli(outdir = join(root, 'dist')) {
   const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
-  await rm(outdir, { recursive: true, force: true });
-  await build({
+  const result = await build({
+    write: false,
     absWorkingDir: root,
     entryPoints: { dogsled: 'cli/main.ts' },
     outdir,
@@ -40,7 +43,27 @@ export async function buildCli(outdir = join(root, 'dist')) {
     minifySyntax: true,
     logLevel: 'warning',
   });
-  return join(outdir, 'dogsled.mjs');
+  const entry = join(outdir, 'dogsled.mjs');
+  const files = result.outputFiles.sort((a, b) => (a.path === entry) - (b.path === entry));
+  for (const file of files) {
+    await mkdir(dirname(file.path), { recursive: true });
+    const temp = `${file.path}.${process.pid}.tmp`;
+    await writeFile(temp, file.contents, { mode: 0o755 });
+    await rename(temp, file.path);
+  }
+  await dropOldChunks(join(outdir, 'chunks'), new Set(files.map((file) => file.path)));
+  return entry;
+}
+
+const CHUNK_GRACE_MS = 60 * 60_000;
+
+async function dropOldChunks(dir, current) {
+  for (const name of await readdir(dir).catch(() => [])) {
+    const path = join(dir, name);
+    if (current.has(path)) continue;
+    const info = await stat(path).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > CHUNK_GRACE_MS) await rm(path, { force: true });
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -12,7 +12,8 @@ import type { HostProbe } from '../probe/index.js';
 import { ensureStateDir, type StatePaths } from '../state/paths.js';
 import { type HostSnapshot, HostSnapshotSchema, PlacementsSchema } from '../state/schemas.js';
 import { acquireServiceLock } from '../state/service-lock.js';
-import { updateState, writeState } from '../state/store.js';
+import { readState, updateState, writeState } from '../state/store.js';
+import type { AgentLane } from './agent-lane.js';
 import { appendSample } from './samples-log.js';
 import { composeSnapshot, sampleOf } from './snapshot.js';
 
@@ -28,6 +29,8 @@ export interface ServiceDeps {
   pid: number;
   version: string;
   warn: (line: string) => void;
+  /** Herdr's agent panes; without it (tests of the measurement alone) the host reports none. */
+  agents?: AgentLane;
 }
 
 export interface ServeOptions {
@@ -62,6 +65,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
     version: deps.version,
   });
   try {
+    await publisher.restore();
     if (options.once) {
       await publisher.prime();
       if (await pause(FIRST_SAMPLE_MS, stop)) await publisher.publish();
@@ -107,19 +111,27 @@ class Publisher {
     this.previousTicks = (await this.measure()).cpu_ticks;
   }
 
+  /** Carries agent clocks over from the snapshot a previous service run left behind. */
+  async restore(): Promise<void> {
+    const { agents, paths } = this.deps;
+    if (!agents) return;
+    const previous = await readState(paths.host, HostSnapshotSchema, this.deps);
+    if (previous?.probe.agent_panes) agents.restore(previous.probe.agent_panes);
+  }
+
   async publish(): Promise<HostSnapshot> {
     const { deps } = this;
     const reading = await this.measure();
     const reservations = await this.liveReservationCount();
+    const agents = deps.agents ? await deps.agents.tick() : { panes: [], errors: [] };
     const snapshot = composeSnapshot({
       reading,
       previousTicks: this.previousTicks,
       identity: deps.identity,
       liveness: this.liveness,
       reservations,
-      // Agents are Herdr panes; until the terminal layer reads them, this host reports none.
-      agents: { live: 0, active: 0 },
-      errors: [],
+      agentPanes: agents.panes,
+      errors: agents.errors,
       policy: deps.policy,
       now: deps.now(),
     });

@@ -1,11 +1,12 @@
 // Assembles one host.json snapshot and its samples.jsonl line from a probe reading. Pure: the
 // publication loop supplies the reading, the previous CPU ticks and the clock.
 
+import { agentCounts } from '../core/agent-panes.js';
 import { busyBetween, type CpuTicks } from '../core/cpu-busy.js';
 import { headroomOf, type Policy } from '../core/headroom.js';
 import { measureOf } from '../hosts/view.js';
 import type { HostProbe } from '../probe/index.js';
-import type { HostSnapshot, Sample } from '../state/schemas.js';
+import type { AgentPane, HostSnapshot, Sample } from '../state/schemas.js';
 
 export interface SnapshotInput {
   reading: HostProbe;
@@ -13,7 +14,7 @@ export interface SnapshotInput {
   identity: { id: string; label: string; hostname: string };
   liveness: HostSnapshot['liveness'];
   reservations: number;
-  agents: { live: number; active: number };
+  agentPanes: AgentPane[];
   errors: string[];
   policy: Policy;
   now: number;
@@ -36,7 +37,8 @@ export function composeSnapshot(input: SnapshotInput): HostSnapshot {
       memory: reading.memory,
       pressure_level: reading.pressure_level,
       disk: reading.disk,
-      agents: input.agents,
+      agents: agentCounts(input.agentPanes),
+      agent_panes: input.agentPanes,
     },
     headroom: {
       free_cores: null,

@@ -1,0 +1,113 @@
+// The service's agent-pane reader. Each tick asks the terminal for one session snapshot, observes the
+// agent panes (transcripts, checkouts) and carries the state and stall clocks on. A tick waits for
+// the read at most `budgetMs`; a slower read keeps running for the next tick while this one
+// publishes the last known panes with an error, so a hung Herdr never delays publication.
+
+import { type ComposedPanes, composeAgentPanes, memoryOf } from '../core/agent-panes.js';
+import type { StallMemory } from '../core/stall.js';
+import { messageOf } from '../errors.js';
+import { type AgentPaneReaders, type LiveAgentPane, observeAgentPanes } from '../probe/agent-panes.js';
+import type { AgentPane } from '../state/schemas.js';
+import type { TerminalPort } from '../terminal/port.js';
+import type { Agent } from '../terminal/records.js';
+
+export interface AgentLaneDeps {
+  /** Opens the terminal afresh each tick, so a Herdr that starts later is found. */
+  openTerminal: () => Promise<TerminalPort>;
+  /** True when Herdr was asked for (HERDR_SOCKET_PATH set, or its default socket exists). */
+  herdrExpected: () => Promise<boolean>;
+  readers: AgentPaneReaders;
+  stallAfterMs: number;
+  now: () => number;
+  /** Longest a tick waits for the read before publishing without it. */
+  budgetMs: number;
+}
+
+export interface AgentLaneResult {
+  panes: AgentPane[];
+  errors: string[];
+}
+
+type Observation = Awaited<ReturnType<typeof observeAgentPanes>>;
+
+export class AgentLane {
+  private memory: Map<string, StallMemory> = new Map();
+  private last: AgentPane[] = [];
+  private inFlight: Promise<Observation | { error: string }> | undefined;
+
+  constructor(private readonly deps: AgentLaneDeps) {}
+
+  /** Seeds the clocks from the last published snapshot, so a restart keeps stall times. */
+  restore(panes: readonly AgentPane[]): void {
+    this.memory = memoryOf(panes);
+    this.last = [...panes];
+  }
+
+  async tick(): Promise<AgentLaneResult> {
+    this.inFlight ??= this.read().finally(() => {
+      this.inFlight = undefined;
+    });
+    const outcome = await Promise.race([this.inFlight, budget(this.deps.budgetMs)]);
+    if (outcome === TIMED_OUT) {
+      const seconds = Math.round(this.deps.budgetMs / 1000);
+      return {
+        panes: this.last,
+        errors: [`herdr: no answer within ${seconds}s; agent panes are from the last tick`],
+      };
+    }
+    if ('error' in outcome) return { panes: this.last, errors: [outcome.error] };
+    const composed: ComposedPanes = composeAgentPanes(
+      outcome.panes,
+      this.memory,
+      this.deps.now(),
+      this.deps.stallAfterMs,
+    );
+    this.memory = composed.memory;
+    this.last = composed.panes;
+    return { panes: composed.panes, errors: outcome.errors };
+  }
+
+  private async read(): Promise<Observation | { error: string }> {
+    let port: TerminalPort;
+    try {
+      port = await this.deps.openTerminal();
+    } catch (error) {
+      return { error: `herdr: ${messageOf(error)}` };
+    }
+    if (port.kind === 'headless') {
+      // No Herdr at all is a normal host without agents; a Herdr that was asked for and failed is not.
+      if (await this.deps.herdrExpected()) return { error: `herdr: ${port.why}` };
+      return { panes: [], errors: [] };
+    }
+    try {
+      const snapshot = await port.snapshot();
+      return await observeAgentPanes(snapshot.agents.flatMap(liveAgentPane), this.deps.readers);
+    } catch (error) {
+      return { error: `herdr: ${messageOf(error)}` };
+    }
+  }
+}
+
+/** Agents whose kind Herdr has not detected yet (a launch still pending) are not listed. */
+function liveAgentPane(agent: Agent): LiveAgentPane[] {
+  if (!agent.agent) return [];
+  const session = agent.agent_session;
+  return [
+    {
+      pane: agent.pane_id,
+      terminal_id: agent.terminal_id,
+      agent: agent.agent,
+      state: agent.agent_status,
+      name: agent.name ?? null,
+      completion_seq: agent.state_change_seq,
+      cwd: agent.foreground_cwd ?? agent.cwd ?? null,
+      session: session ? { kind: session.kind, value: session.value } : null,
+    },
+  ];
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+function budget(ms: number): Promise<typeof TIMED_OUT> {
+  return new Promise((resolve) => setTimeout(() => resolve(TIMED_OUT), ms).unref());
+}
