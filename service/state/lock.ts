@@ -11,6 +11,8 @@
 //   1. service-acquire   only while `serve` starts and takes the service lock (service-lock.ts)
 //   2. service           held by `serve` for its lifetime; never waited on by anything else
 //   3. queue.json  4. items.json  5. placements.json
+//   5a. repositories.json  5b. worktrees.json   registries (registries.ts); their sections only
+//       stat paths, and nothing takes a lock inside them
 //   6. any file's own lock taken by readState to quarantine it (brief, takes nothing inside)
 // Locks are not re-entrant: locking a file twice in one process waits for itself until the timeout.
 

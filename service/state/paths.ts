@@ -26,6 +26,10 @@ export interface StatePaths {
   jobs: string;
   items: string;
   queue: string;
+  /** Repositories that placement has seen (repositories.json); they outlive their worktrees. */
+  repositories: string;
+  /** Worktrees that dogsled made (worktrees.json). */
+  worktrees: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -49,6 +53,8 @@ export function statePaths(dir: string): StatePaths {
     jobs: join(dir, 'jobs'),
     items: join(dir, 'items.json'),
     queue: join(dir, 'queue.json'),
+    repositories: join(dir, 'repositories.json'),
+    worktrees: join(dir, 'worktrees.json'),
   };
 }
 

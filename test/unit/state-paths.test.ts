@@ -34,6 +34,8 @@ describe('statePaths', () => {
       jobs: '/s/jobs',
       items: '/s/items.json',
       queue: '/s/queue.json',
+      repositories: '/s/repositories.json',
+      worktrees: '/s/worktrees.json',
     });
   });
 });

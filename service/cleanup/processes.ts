@@ -1,0 +1,186 @@
+// The host's process table (Linux /proc) and doctor's report-only hot processes: above 100% CPU and
+// outside every Herdr pane's ancestry. A process is named by its program (comm), never by its
+// arguments, which may hold secrets. An unreadable table is an answer of its own: the loss rule
+// treats it as a hold, and doctor reports it.
+
+import { readdir, readFile, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { messageOf } from '../errors.js';
+import { oneLine } from '../state/quarantine.js';
+
+/** Report-only threshold (spec: "Processes above 100% CPU"): more than one core's worth. */
+export const HOT_CPU_PERCENT = 100;
+/** The window between pidusage's two samples of each candidate. */
+export const CPU_SAMPLE_MS = 1_000;
+
+export interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  /** The program name (comm), control characters removed. */
+  comm: string;
+  threads: number;
+  /**
+   * Working directory; absent when it cannot be read (another user's process, or one that just
+   * exited). A deleted directory reads as its old path with " (deleted)" appended, as the kernel says.
+   */
+  cwd?: string;
+}
+
+export type ProcessTable = { ok: true; processes: ProcessEntry[] } | { ok: false; error: string };
+
+export interface HotProcess {
+  pid: number;
+  name: string;
+  cpu_percent: number;
+}
+
+export interface HotProcesses {
+  processes: HotProcess[];
+  error?: string;
+}
+
+export interface HotOptions {
+  /** Root processes of the Herdr panes: work below them is the panes' own. */
+  paneRootPids: readonly number[];
+  /** This process, never reported. */
+  ownPid: number;
+  /** A table already read for this pass; read afresh when absent. */
+  table?: ProcessTable;
+  sampleMs?: number;
+  thresholdPercent?: number;
+}
+
+/** Every process in `procRoot` (default /proc). Exited processes are skipped; any other failure is `ok: false`. */
+export async function readProcessTable(procRoot = '/proc'): Promise<ProcessTable> {
+  let names: string[];
+  try {
+    names = await readdir(procRoot);
+  } catch (error) {
+    return { ok: false, error: `process table: cannot read ${procRoot} (${codeOf(error)})` };
+  }
+  const pids = names.filter((name) => /^\d+$/.test(name));
+  const processes: ProcessEntry[] = [];
+  for (const name of pids) {
+    let text: string;
+    try {
+      text = await readFile(join(procRoot, name, 'stat'), 'utf8');
+    } catch (error) {
+      if (exited(error)) continue;
+      return { ok: false, error: `process table: cannot read ${procRoot}/${name}/stat (${codeOf(error)})` };
+    }
+    const parsed = parseProcStat(text);
+    if (!parsed) return { ok: false, error: `process table: ${procRoot}/${name}/stat does not parse` };
+    const cwd = await readlink(join(procRoot, name, 'cwd')).catch(() => undefined);
+    processes.push(cwd === undefined ? parsed : { ...parsed, cwd });
+  }
+  return { ok: true, processes };
+}
+
+/**
+ * One line of /proc/PID/stat. The program name sits between the first `(` and the last `)` and may
+ * itself hold spaces and parentheses; the fields after it are counted from there.
+ */
+export function parseProcStat(text: string): Omit<ProcessEntry, 'cwd'> | null {
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return null;
+  const pid = Number(text.slice(0, open).trim());
+  // After ")": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+  // cutime cstime priority nice num_threads ...
+  const fields = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
+  const ppid = Number(fields[1]);
+  const threads = Number(fields[17]);
+  if (![pid, ppid, threads].every(Number.isSafeInteger)) return null;
+  return { pid, ppid, comm: oneLine(text.slice(open + 1, close), 64), threads };
+}
+
+/**
+ * The processes whose parent chain reaches none of `paneRootPids` (a pane root itself is inside),
+ * leaving out `ownPid`. A chain that loops or leaves the table ends the walk: outside.
+ */
+export function outsidePaneAncestry(
+  processes: readonly ProcessEntry[],
+  paneRootPids: readonly number[],
+  ownPid: number,
+): ProcessEntry[] {
+  const parent = new Map(processes.map((entry) => [entry.pid, entry.ppid]));
+  const roots = new Set(paneRootPids);
+  const inside = (pid: number): boolean => {
+    const seen = new Set<number>();
+    for (let at: number | undefined = pid; at !== undefined && at > 0; at = parent.get(at)) {
+      if (roots.has(at)) return true;
+      if (seen.has(at)) return false;
+      seen.add(at);
+    }
+    return false;
+  };
+  return processes.filter((entry) => entry.pid !== ownPid && !inside(entry.pid));
+}
+
+/**
+ * Processes above the threshold outside pane ancestry, busiest first. CPU comes from pidusage over
+ * a window of `sampleMs`: on Linux its first call for a pid reads the counters twice back to back
+ * and reports 0, so a warm-up call starts the window and a second call measures it. A process with
+ * one thread cannot pass 100% and is not sampled (when the threshold is at least that).
+ */
+export async function hotProcesses(options: HotOptions): Promise<HotProcesses> {
+  const table = options.table ?? (await readProcessTable());
+  if (!table.ok) return { processes: [], error: table.error };
+  const threshold = options.thresholdPercent ?? HOT_CPU_PERCENT;
+  const candidates = outsidePaneAncestry(table.processes, options.paneRootPids, options.ownPid).filter(
+    (entry) => threshold < 100 || entry.threads > 1,
+  );
+  if (candidates.length === 0) return { processes: [] };
+  const sampleMs = options.sampleMs ?? CPU_SAMPLE_MS;
+  const pids = candidates.map((entry) => entry.pid);
+  // pidusage forgets a pid (and closes the descriptor it keeps open on its stat file) after maxage.
+  const maxage = Math.max(10_000, sampleMs * 4);
+  try {
+    await cpuPercents(pids, maxage);
+    await sleep(sampleMs);
+    const cpu = await cpuPercents(pids, maxage);
+    const hot = candidates
+      .map((entry) => ({ pid: entry.pid, name: entry.comm, cpu_percent: cpu.get(entry.pid) ?? 0 }))
+      .filter((entry) => entry.cpu_percent > threshold)
+      .map((entry) => ({ ...entry, cpu_percent: Math.round(entry.cpu_percent * 10) / 10 }));
+    hot.sort((a, b) => b.cpu_percent - a.cpu_percent || a.pid - b.pid);
+    return { processes: hot };
+  } catch (error) {
+    return { processes: [], error: `cpu sample: ${oneLine(messageOf(error))}` };
+  }
+}
+
+/** CPU percent per pid since pidusage's previous call; pids that exited are left out. */
+async function cpuPercents(pids: readonly number[], maxage: number): Promise<Map<number, number>> {
+  const pidusage = (await import('pidusage')).default;
+  const result = new Map<number, number>();
+  if (pids.length === 1) {
+    // With one pid pidusage rejects when it has exited; with several it leaves the gap out.
+    const pid = pids[0] as number;
+    const stat = await pidusage(pid, { maxage }).catch((error: unknown) => {
+      if (exited(error) || /No matching pid/.test(messageOf(error))) return undefined;
+      throw error;
+    });
+    if (stat) result.set(pid, stat.cpu);
+    return result;
+  }
+  const stats = await pidusage([...pids], { maxage });
+  for (const pid of pids) {
+    const stat = stats[String(pid)];
+    if (stat && Number.isFinite(stat.cpu)) result.set(pid, stat.cpu);
+  }
+  return result;
+}
+
+function exited(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ESRCH';
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? oneLine(messageOf(error));
+}

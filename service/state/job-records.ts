@@ -1,0 +1,137 @@
+// Job records: the atomic jobs/ID.json that `exec` writes for each job (spec, "Jobs, agents, and
+// owners") and its output log jobs/ID.log. Listing is tolerant and read-only: a record that does not
+// parse is reported, never quarantined or fatal, because doctor changes nothing. Retention is
+// core/job-expiry.ts.
+
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as z from 'zod/mini';
+import { DogsledError, messageOf } from '../errors.js';
+import type { StatePaths } from './paths.js';
+import { oneLine } from './quarantine.js';
+import './zod-messages.js';
+
+const ms = z.int();
+
+export const JobRecordSchema = z.looseObject({
+  version: z.literal(1),
+  id: z.string().check(z.minLength(1)),
+  /** The argv that `exec` ran (never a shell string). */
+  command: z.array(z.string()).check(z.minLength(1)),
+  cwd: z.string(),
+  /** The host id the job ran on. */
+  host: z.string(),
+  /** The pane that asked for the job, when the caller ran inside Herdr. */
+  owner: z.nullable(z.string()),
+  /** The pane the job runs in; null for a headless job. */
+  pane: z.nullable(z.string()),
+  created_ms: ms,
+  started_ms: z.nullable(ms),
+  /** Set once, when the final record is saved; a job without it has not ended. */
+  ended_ms: z.nullable(ms),
+  exit_code: z.nullable(z.int()),
+  /** The signal that ended the child (SIGTERM...), null when it exited. */
+  signal: z.nullable(z.string()),
+  /** Why dogsled ended it (timeout, idle-timeout, stop...), null for a natural end. */
+  reason: z.nullable(z.string()),
+});
+
+export type JobRecord = z.infer<typeof JobRecordSchema>;
+
+export interface JobListing {
+  records: JobRecord[];
+  /** Record files that could not be read or do not match the schema (or their own name). */
+  problems: Array<{ path: string; reason: string }>;
+}
+
+export type JobRemoval = { kind: 'removed'; paths: string[] } | { kind: 'gone' };
+
+/** Job ids are file names: letters, digits, `_` and `-` only, so no id can name a path elsewhere. */
+const JOB_ID = /^[A-Za-z0-9_-]+$/;
+
+export function jobRecordPath(paths: StatePaths, id: string): string {
+  return join(paths.jobs, `${checkedId(id)}.json`);
+}
+
+export function jobLogPath(paths: StatePaths, id: string): string {
+  return join(paths.jobs, `${checkedId(id)}.log`);
+}
+
+/** Every record in jobs/, sorted by creation time. A missing jobs/ dir is an empty list. */
+export async function listJobRecords(paths: StatePaths): Promise<JobListing> {
+  let names: string[];
+  try {
+    names = await readdir(paths.jobs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
+    return { records: [], problems: [{ path: paths.jobs, reason: `cannot read (${codeOf(error)})` }] };
+  }
+  const listing: JobListing = { records: [], problems: [] };
+  for (const name of names.sort()) {
+    // Quarantined copies end in .bad-<ms> and write-file-atomic's temp files in a hash: not records.
+    if (!name.endsWith('.json')) continue;
+    const path = join(paths.jobs, name);
+    const read = await readRecord(path, name.slice(0, -'.json'.length));
+    if ('record' in read) listing.records.push(read.record);
+    else if (read.reason !== null) listing.problems.push({ path, reason: read.reason });
+  }
+  listing.records.sort((a, b) => a.created_ms - b.created_ms || a.id.localeCompare(b.id));
+  return listing;
+}
+
+/**
+ * Removes the job's log, then its record (so a crash in between leaves a record that the next pass
+ * removes, never an orphan log). `gone` when neither was there.
+ */
+export async function removeJob(paths: StatePaths, id: string): Promise<JobRemoval> {
+  const removed: string[] = [];
+  for (const path of [jobLogPath(paths, id), jobRecordPath(paths, id)]) {
+    try {
+      await rm(path);
+      removed.push(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw new DogsledError(`job ${id}: cannot remove ${path}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+  return removed.length > 0 ? { kind: 'removed', paths: removed } : { kind: 'gone' };
+}
+
+type RecordRead = { record: JobRecord } | { reason: string | null };
+
+async function readRecord(path: string, id: string): Promise<RecordRead> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    // Removed by a concurrent prune between readdir and read: not a problem.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { reason: null };
+    return { reason: `cannot read (${codeOf(error)})` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { reason: `not JSON: ${oneLine(messageOf(error))}` };
+  }
+  const parsed = JobRecordSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.map(String).join('.') ?? '';
+    return {
+      reason: `schema: ${oneLine(where ? `${where}: ${issue?.message}` : (issue?.message ?? 'invalid'))}`,
+    };
+  }
+  if (parsed.data.id !== id)
+    return { reason: `record id "${oneLine(parsed.data.id)}" does not match its file name` };
+  return { record: parsed.data };
+}
+
+function checkedId(id: string): string {
+  if (!JOB_ID.test(id)) throw new DogsledError(`job id "${oneLine(id)}" is not valid`);
+  return id;
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? oneLine(messageOf(error));
+}

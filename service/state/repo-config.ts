@@ -1,0 +1,125 @@
+// A repository's own configuration: the optional dogsled.toml at the root of its main checkout
+// (spec, "Repository configuration"). Unknown keys and wrong types are errors naming the key and the
+// file, and every setup/teardown command's placeholders are checked here, so a bad `{x}` is
+// reported before any worktree is made or removed. Loading never writes anything.
+
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import * as z from 'zod/mini';
+import { templateProblem } from '../core/command-template.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { oneLine } from './quarantine.js';
+import './zod-messages.js';
+
+export const REPO_CONFIG_FILE = 'dogsled.toml';
+
+export interface RepoConfig {
+  /** The file that was read, or null when the main checkout has none (the defaults apply). */
+  file: string | null;
+  worktree: {
+    /** As written: relative to the main checkout. */
+    dir: string;
+    /** `dir` resolved against the main checkout. */
+    dir_path: string;
+    /** Run in a new worktree after creation, in order. */
+    setup: string[];
+    /** Run in a worktree before its removal, in order. */
+    teardown: string[];
+  };
+}
+
+export const DEFAULT_WORKTREE_DIR = '.worktrees';
+
+let toml: typeof import('smol-toml') | undefined;
+
+const RULES: Record<string, string> = {
+  worktree: 'must be a table',
+  'worktree.dir': 'must be a non-empty path relative to the main checkout',
+  'worktree.setup': 'must be an array of non-empty command strings',
+  'worktree.teardown': 'must be an array of non-empty command strings',
+};
+
+const commands = z.array(z.string().check(z.minLength(1)));
+
+const FileSchema = z.strictObject({
+  worktree: z._default(
+    z.strictObject({
+      dir: z._default(
+        z.string().check(
+          z.minLength(1),
+          z.refine((dir) => !isAbsolute(dir)),
+        ),
+        DEFAULT_WORKTREE_DIR,
+      ),
+      setup: z._default(commands, () => []),
+      teardown: z._default(commands, () => []),
+    }),
+    () => ({ dir: DEFAULT_WORKTREE_DIR, setup: [], teardown: [] }),
+  ),
+});
+
+/** The configuration of the repository whose main checkout is `mainCheckout`. */
+export async function loadRepoConfig(mainCheckout: string): Promise<RepoConfig> {
+  const main = resolve(mainCheckout);
+  const file = join(main, REPO_CONFIG_FILE);
+  const fail = (problem: string): DogsledError => new DogsledError(`repository config ${file}: ${problem}`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return defaults(main);
+    throw fail(`cannot read (${code ?? messageOf(error)})`);
+  }
+  let data: unknown;
+  try {
+    // Loaded only when a file exists: most repositories have none.
+    toml ??= await import('smol-toml');
+    data = toml.parse(text);
+  } catch (error) {
+    if (!(toml && error instanceof toml.TomlError)) throw error;
+    const what = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
+    throw fail(`malformed TOML at line ${error.line}: ${oneLine(what)}`);
+  }
+  const parsed = FileSchema.safeParse(data);
+  if (!parsed.success) throw fail(describe(parsed.error));
+  const { dir, setup, teardown } = parsed.data.worktree;
+  for (const [key, list] of [
+    ['setup', setup],
+    ['teardown', teardown],
+  ] as const) {
+    for (const [index, command] of list.entries()) {
+      const problem = templateProblem(command);
+      if (problem !== null) throw fail(`worktree.${key}[${index}]: ${problem}`);
+    }
+  }
+  return { file, worktree: { dir, dir_path: resolve(main, dir), setup, teardown } };
+}
+
+function defaults(main: string): RepoConfig {
+  return {
+    file: null,
+    worktree: {
+      dir: DEFAULT_WORKTREE_DIR,
+      dir_path: join(main, DEFAULT_WORKTREE_DIR),
+      setup: [],
+      teardown: [],
+    },
+  };
+}
+
+/** One problem, unknown keys first: a typo usually explains the other complaints. */
+function describe(error: z.core.$ZodError): string {
+  const unknown = error.issues.find((issue) => issue.code === 'unrecognized_keys');
+  if (unknown?.code === 'unrecognized_keys') {
+    const names = unknown.keys.map((key) => `"${[...unknown.path, key].join('.')}"`);
+    return `unknown key${names.length > 1 ? 's' : ''} ${names.join(', ')}`;
+  }
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  const key = issue.path
+    .filter((part): part is string => typeof part === 'string')
+    .slice(0, 2)
+    .join('.');
+  return `${key} ${RULES[key] ?? oneLine(issue.message)}`;
+}
