@@ -1,0 +1,18 @@
+// Agent transcripts: which file belongs to a pane (discover) and what it says (read). The service
+// calls both every tick with one shared cache; everything else here is pure and unit-tested.
+
+export { type ListDir, type SessionIndex, type TranscriptCache, transcriptCache } from './cache.js';
+export {
+  type DiscoverQuery,
+  type Discovery,
+  discoverTranscript,
+  type NoTranscriptReason,
+  type SessionRef,
+  type TranscriptDeps,
+} from './discover.js';
+export { type Activity, NO_FACTS, type TranscriptFacts, transcriptFacts } from './facts.js';
+export { formatOf, type TranscriptFormat } from './formats.js';
+export { type FileFacts, nodeTranscriptFs, type TranscriptFs } from './fs.js';
+export { jsonRecords } from './lines.js';
+export { HEAD_BYTES, type ReadDeps, readTranscriptFacts, TAIL_WINDOWS } from './read.js';
+export { ACTIVITY_TEXT_MAX, displayLine } from './summary.js';
