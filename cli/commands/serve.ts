@@ -2,6 +2,8 @@
 // publication loop. SIGTERM and SIGINT stop it cleanly (lock released, exit 0).
 
 import { hostname } from 'node:os';
+import { stallThreshold } from '../../service/core/stall.js';
+import { realAgentLane } from '../../service/daemon/agent-lane.js';
 import { serve } from '../../service/daemon/serve.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
 import { type ProbeDeps, probeHost, rootedReader } from '../../service/probe/index.js';
@@ -9,6 +11,9 @@ import { VERSION } from '../../service/version.js';
 import type { CliContext } from '../context.js';
 import { commandIO, parseSeconds } from '../io.js';
 import { untilStopped } from '../stop-signal.js';
+
+/** How long a tick waits for Herdr and the pane reads before publishing the last known panes. */
+const AGENT_READ_BUDGET_MS = 5_000;
 
 export interface ServeFlags {
   interval: string;
@@ -27,6 +32,16 @@ function probeDeps(ctx: CliContext): Partial<ProbeDeps> {
 export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<number> {
   const intervalMs = parseSeconds('--interval', flags.interval);
   const io = await commandIO(ctx);
+  const stall = stallThreshold(ctx.env.DOGSLED_TEST_STALL_MS);
+  if (stall.warning) ctx.warn(`dogsled: warning: ${stall.warning}`);
+  const agents = await realAgentLane({
+    env: ctx.env,
+    home: ctx.home,
+    now: io.now,
+    warn: ctx.warn,
+    stallAfterMs: stall.ms,
+    budgetMs: Math.min(AGENT_READ_BUDGET_MS, intervalMs),
+  });
   await untilStopped((signal) =>
     serve(
       {
@@ -35,6 +50,7 @@ export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<
         identity: { ...LOCAL_HOST, hostname: hostname() },
         pid: process.pid,
         version: VERSION,
+        agents,
       },
       {
         intervalMs,

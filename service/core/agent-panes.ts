@@ -17,7 +17,7 @@ export type ObservedAgentPane = {
   completion_seq: number;
   cwd: string | null;
   model: string | null;
-  activity: AgentPane['activity'];
+  activity: { at_ms: number | null; kind: string; text: string } | null;
   branch: string | null;
   ahead: number | null;
   dirty: boolean | null;

@@ -3,6 +3,7 @@
 // the read at most `budgetMs`; a slower read keeps running for the next tick while this one
 // publishes the last known panes with an error, so a hung Herdr never delays publication.
 
+import { availableParallelism } from 'node:os';
 import { type ComposedPanes, composeAgentPanes, memoryOf } from '../core/agent-panes.js';
 import type { StallMemory } from '../core/stall.js';
 import { messageOf } from '../errors.js';
@@ -110,4 +111,61 @@ const TIMED_OUT = Symbol('timed out');
 
 function budget(ms: number): Promise<typeof TIMED_OUT> {
   return new Promise((resolve) => setTimeout(() => resolve(TIMED_OUT), ms).unref());
+}
+
+export interface RealLaneOptions {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  now: () => number;
+  warn: (line: string) => void;
+  stallAfterMs: number;
+  budgetMs: number;
+}
+
+/** The lane with its real readers: Herdr through the terminal port, transcripts, git checkouts. */
+export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane> {
+  const [{ openTerminal }, { exists, socketCandidate }, transcripts, git] = await Promise.all([
+    import('../terminal/open.js'),
+    import('../terminal/locate.js'),
+    import('../probe/transcripts/index.js'),
+    import('../git/checkout-facts.js'),
+  ]);
+  const { env, home } = options;
+  const cache = transcripts.transcriptCache();
+  const warned = new Set<string>();
+  const warnOnce = (line: string) => {
+    if (warned.has(line)) return;
+    warned.add(line);
+    options.warn(line);
+  };
+  return new AgentLane({
+    openTerminal: () => openTerminal({ env, home, commandName: 'serve', warn: warnOnce }),
+    herdrExpected: async () =>
+      Boolean(env.HERDR_SOCKET_PATH) || (await exists(socketCandidate(env, home).path)),
+    readers: {
+      width: availableParallelism(),
+      transcript: async (pane) => {
+        const found = await transcripts.discoverTranscript(
+          { agent: pane.agent, session: pane.session, home },
+          { cache, now: options.now },
+        );
+        return found.path === null ? null : found;
+      },
+      transcriptFacts: (path, agent) => transcripts.readTranscriptFacts(path, agent, { cache }),
+      checkoutRoot: (cwd) => git.checkoutRootOf(cwd),
+      checkout: async (root) => {
+        const facts = await git.readCheckoutFacts(root);
+        const onDefault = facts.branch === facts.defaultBranch;
+        return {
+          branch: facts.branch,
+          ahead: facts.ahead,
+          dirty: facts.dirty,
+          landed: facts.branch === null || onDefault || facts.ahead === null ? null : facts.ahead === 0,
+        };
+      },
+    },
+    stallAfterMs: options.stallAfterMs,
+    now: options.now,
+    budgetMs: options.budgetMs,
+  });
 }

@@ -5,8 +5,8 @@
 
 import type { ObservedAgentPane } from '../core/agent-panes.js';
 import { messageOf } from '../errors.js';
-import type { Activity } from '../state/schemas.js';
 import { mapLimited } from './limit.js';
+import type { TranscriptFacts } from './transcripts/index.js';
 
 /** An agent pane as the terminal reports it, before any file or git is read. */
 export interface LiveAgentPane {
@@ -27,15 +27,12 @@ export interface CheckoutFacts {
   landed: boolean | null;
 }
 
-export interface TranscriptFacts {
-  model: string | null;
-  activity: Activity | null;
-}
+export type { TranscriptFacts };
 
 export interface AgentPaneReaders {
   /** The pane's transcript, or null when it is absent, ambiguous or unreadable. */
   transcript: (pane: LiveAgentPane) => Promise<{ path: string; modified_ms: number } | null>;
-  transcriptFacts: (path: string, agent: string, modifiedMs: number) => Promise<TranscriptFacts>;
+  transcriptFacts: (path: string, agent: string) => Promise<TranscriptFacts>;
   /** The top level of the checkout that contains `cwd`, or null outside a repository. */
   checkoutRoot: (cwd: string) => Promise<string | null>;
   checkout: (root: string) => Promise<CheckoutFacts>;
@@ -75,7 +72,7 @@ export async function observeAgentPanes(
     const found = await guard(`transcript of ${pane.pane}`, null, () => readers.transcript(pane));
     const facts = found
       ? await guard(`transcript ${found.path}`, NO_FACTS, () =>
-          readers.transcriptFacts(found.path, pane.agent, found.modified_ms),
+          readers.transcriptFacts(found.path, pane.agent),
         )
       : NO_FACTS;
     const root = pane.cwd ? rootOf.get(pane.cwd) : null;
@@ -96,27 +93,4 @@ export async function observeAgentPanes(
     };
   });
   return { panes, errors: [...errors] };
-}
-
-/**
- * Remembers transcript facts by path and modification time: an unchanged transcript is not read
- * again, which keeps a tick over fifty quiet agents cheap. `retain` forgets vanished transcripts.
- */
-export class TranscriptFactsCache {
-  private entries = new Map<string, { modified: number; facts: TranscriptFacts }>();
-
-  constructor(private readonly read: (path: string, agent: string) => Promise<TranscriptFacts>) {}
-
-  readonly get: AgentPaneReaders['transcriptFacts'] = async (path, agent, modifiedMs) => {
-    const hit = this.entries.get(path);
-    if (hit && hit.modified === modifiedMs) return hit.facts;
-    const facts = await this.read(path, agent);
-    this.entries.set(path, { modified: modifiedMs, facts });
-    return facts;
-  };
-
-  retain(paths: Iterable<string>): void {
-    const keep = new Set(paths);
-    for (const path of this.entries.keys()) if (!keep.has(path)) this.entries.delete(path);
-  }
 }

@@ -4,7 +4,6 @@ import {
   type AgentPaneReaders,
   type LiveAgentPane,
   observeAgentPanes,
-  TranscriptFactsCache,
 } from '../../service/probe/agent-panes.js';
 import { mapLimited } from '../../service/probe/limit.js';
 
@@ -93,21 +92,5 @@ describe('observing agent panes', () => {
       running -= 1;
     });
     expect(peak).toBe(3);
-  });
-
-  it('reads an unchanged transcript only once', async () => {
-    let reads = 0;
-    const cache = new TranscriptFactsCache(async () => {
-      reads += 1;
-      return { model: null, activity: null };
-    });
-    await cache.get('/a', 'pi', 1);
-    await cache.get('/a', 'pi', 1);
-    expect(reads).toBe(1);
-    await cache.get('/a', 'pi', 2);
-    expect(reads).toBe(2);
-    cache.retain([]);
-    await cache.get('/a', 'pi', 2);
-    expect(reads).toBe(3);
   });
 });
