@@ -30,6 +30,8 @@ export interface StatePaths {
   repositories: string;
   /** Worktrees that dogsled made (worktrees.json). */
   worktrees: string;
+  /** The service's per-terminal observations that the pane rule needs (pane-watch.json). */
+  paneWatch: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -55,6 +57,7 @@ export function statePaths(dir: string): StatePaths {
     queue: join(dir, 'queue.json'),
     repositories: join(dir, 'repositories.json'),
     worktrees: join(dir, 'worktrees.json'),
+    paneWatch: join(dir, 'pane-watch.json'),
   };
 }
 

@@ -36,6 +36,7 @@ describe('statePaths', () => {
       queue: '/s/queue.json',
       repositories: '/s/repositories.json',
       worktrees: '/s/worktrees.json',
+      paneWatch: '/s/pane-watch.json',
     });
   });
 });
