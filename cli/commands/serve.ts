@@ -35,6 +35,8 @@ export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<
   const stall = stallThreshold(ctx.env.DOGSLED_TEST_STALL_MS);
   if (stall.warning) ctx.warn(`dogsled: warning: ${stall.warning}`);
   const agents = await realAgentLane({
+    paths: io.paths,
+    intervalMs,
     env: ctx.env,
     home: ctx.home,
     now: io.now,

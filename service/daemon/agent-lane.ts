@@ -5,12 +5,16 @@
 
 import { availableParallelism } from 'node:os';
 import { type ComposedPanes, composeAgentPanes, memoryOf } from '../core/agent-panes.js';
+import { WATCH_MAX_GAP_MS, type WatchMap } from '../core/pane-watch.js';
 import type { StallMemory } from '../core/stall.js';
 import { messageOf } from '../errors.js';
 import { type AgentPaneReaders, type LiveAgentPane, observeAgentPanes } from '../probe/agent-panes.js';
+import { observeShellPanes } from '../probe/shell-panes.js';
+import { readPaneWatch, watchEntries, writePaneWatch } from '../state/pane-watch.js';
+import type { StatePaths } from '../state/paths.js';
 import type { AgentPane } from '../state/schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Agent } from '../terminal/records.js';
+import type { Agent, Snapshot } from '../terminal/records.js';
 
 export interface AgentLaneDeps {
   /** Opens the terminal afresh each tick, so a Herdr that starts later is found. */
@@ -22,6 +26,15 @@ export interface AgentLaneDeps {
   now: () => number;
   /** Longest a tick waits for the read before publishing without it. */
   budgetMs: number;
+  /**
+   * Where each tick's empty-prompt clocks of shell panes go (pane-watch.json), for the pane rule
+   * of prune and the sweep. Without it, shell panes are not observed.
+   */
+  shellWatch?: {
+    load: () => Promise<WatchMap>;
+    save: (watch: WatchMap) => Promise<void>;
+    maxGapMs: number;
+  };
 }
 
 export interface AgentLaneResult {
@@ -35,6 +48,7 @@ export class AgentLane {
   private memory: Map<string, StallMemory> = new Map();
   private last: AgentPane[] = [];
   private inFlight: Promise<Observation | { error: string }> | undefined;
+  private shellWatch: WatchMap | undefined;
 
   constructor(private readonly deps: AgentLaneDeps) {}
 
@@ -82,10 +96,30 @@ export class AgentLane {
     }
     try {
       const snapshot = await port.snapshot();
-      return await observeAgentPanes(snapshot.agents.flatMap(liveAgentPane), this.deps.readers);
+      const [observed, shellErrors] = await Promise.all([
+        observeAgentPanes(snapshot.agents.flatMap(liveAgentPane), this.deps.readers),
+        this.watchShells(port, snapshot),
+      ]);
+      return { panes: observed.panes, errors: [...observed.errors, ...shellErrors] };
     } catch (error) {
       return { error: `herdr: ${messageOf(error)}` };
     }
+  }
+
+  private async watchShells(port: TerminalPort, snapshot: Snapshot): Promise<string[]> {
+    const watch = this.deps.shellWatch;
+    if (!watch) return [];
+    this.shellWatch ??= await watch.load();
+    const observed = await observeShellPanes({
+      port,
+      snapshot,
+      previous: this.shellWatch,
+      now: this.deps.now(),
+      maxGapMs: watch.maxGapMs,
+    });
+    this.shellWatch = observed.watch;
+    await watch.save(observed.watch);
+    return observed.errors;
   }
 }
 
@@ -114,6 +148,8 @@ function budget(ms: number): Promise<typeof TIMED_OUT> {
 }
 
 export interface RealLaneOptions {
+  paths: StatePaths;
+  intervalMs: number;
   env: NodeJS.ProcessEnv;
   home: string;
   now: () => number;
@@ -131,6 +167,8 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
     import('../git/checkout-facts.js'),
   ]);
   const { env, home } = options;
+  // A watch older than a few missed ticks no longer proves a shell sat idle all that time.
+  const maxGapMs = Math.max(WATCH_MAX_GAP_MS, 3 * options.intervalMs);
   const cache = transcripts.transcriptCache();
   const warned = new Set<string>();
   const warnOnce = (line: string) => {
@@ -167,5 +205,10 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
     stallAfterMs: options.stallAfterMs,
     now: options.now,
     budgetMs: options.budgetMs,
+    shellWatch: {
+      maxGapMs,
+      load: async () => watchEntries(await readPaneWatch(options.paths, options)),
+      save: (watch) => writePaneWatch(options.paths, watch, maxGapMs),
+    },
   });
 }

@@ -93,6 +93,7 @@ describe('agent panes in the snapshot', () => {
     const claudePane = await startAgent('writer', 'claude', worktree, [{ reply: 'Feature done.' }]);
     await startAgent('tester', 'codex', repo, [{ hang: true }]);
     await startAgent('reader', 'pi', box.home, [{ ask: 'Which file?' }]);
+    const shell = (await ok('workspace.create', { cwd: box.home })).root_pane;
     await until(async () => {
       const { agent } = await ok('agent.get', { target: 'writer' });
       return agent.agent_status === 'idle' || agent.agent_status === 'done' ? agent : undefined;
@@ -134,6 +135,10 @@ describe('agent panes in the snapshot', () => {
     expect(snapshot.probe.agents).toEqual({ live: 3, active: 2 });
     expect(snapshot.headroom).toMatchObject({ live_agents: 3, active_agents: 2 });
     expect(snapshot.errors).toEqual([]);
+    // The plain shell is not an agent pane; its empty-prompt clock goes to pane-watch.json.
+    const watch = JSON.parse(await readFile(join(box.state, 'pane-watch.json'), 'utf8'));
+    expect(watch.panes[shell.terminal_id]).toMatchObject({ pane: shell.pane_id });
+    expect(watch.panes[shell.terminal_id].empty_since_ms).toBeGreaterThan(0);
 
     const status = await runCli(['status'], env);
     expect(status.stdout).toContain('3 live · 2 active');
