@@ -8,3 +8,8 @@ const enabled = process.env.DOGSLED_TIMING === '1';
 export function mark(stage: string): void {
   if (enabled) process.stderr.write(`timing ${performance.now().toFixed(1)}ms ${stage}\n`);
 }
+
+/** One line per measured span (a service tick), for benchmarks: `timing span <name> <ms>ms`. */
+export function span(name: string, ms: number): void {
+  if (enabled) process.stderr.write(`timing span ${name} ${ms.toFixed(1)}ms\n`);
+}

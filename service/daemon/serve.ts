@@ -2,6 +2,7 @@
 // measurement stops the service with an error and leaves the last complete snapshot in place;
 // losing the lock stops it too, since another process now speaks for this host.
 
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CpuTicks } from '../core/cpu-busy.js';
 import type { Policy } from '../core/headroom.js';
@@ -13,6 +14,7 @@ import { ensureStateDir, type StatePaths } from '../state/paths.js';
 import { type HostSnapshot, HostSnapshotSchema, PlacementsSchema } from '../state/schemas.js';
 import { acquireServiceLock } from '../state/service-lock.js';
 import { readState, updateState, writeState } from '../state/store.js';
+import { span } from '../timing.js';
 import type { AgentLane } from './agent-lane.js';
 import { appendSample } from './samples-log.js';
 import { composeSnapshot, sampleOf } from './snapshot.js';
@@ -74,7 +76,9 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
       let ticks = 0;
       while (await pause(delay, stop)) {
         const began = Date.now();
+        const tickStart = performance.now();
         await publisher.publish();
+        span('tick', performance.now() - tickStart);
         ticks += 1;
         const wanted = ticks === 1 ? Math.min(FIRST_SAMPLE_MS, options.intervalMs) : options.intervalMs;
         delay = Math.max(0, wanted - (Date.now() - began));

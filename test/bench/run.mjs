@@ -1,18 +1,11 @@
 // `npm run bench`: start-up of the hot commands against `node -e 0`, and the service's CPU and
 // memory against an idle node process, all measured in the same run on this machine. Prints a
 // markdown table for the README. BENCH_RUNS and BENCH_SECONDS shorten it.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = join(root, 'dist', 'dogsled.mjs');
-const RUNS = Number(process.env.BENCH_RUNS ?? 30);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
-// /proc/<pid>/stat counts CPU time in clock ticks of USER_HZ, which is 100 on Linux.
-const TICK = 100;
+import { join } from 'node:path';
+import { CLI, median, RUNS, residentCost, SECONDS, stop, timeOnce } from './lib.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-'));
 const home = join(work, 'home');
@@ -24,19 +17,6 @@ writeFileSync(
 );
 const baseEnv = { ...process.env, HOME: home, DOGSLED_STATE: join(work, 'state') };
 for (const key of Object.keys(baseEnv)) if (/^(HERDR_|DOGSLED_TEST)/.test(key)) delete baseEnv[key];
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
-
-function timeOnce(argv, env) {
-  const start = process.hrtime.bigint();
-  const r = spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
-}
 
 /** Interleaves the floor with each command so drift hits both alike; ratio of medians. */
 function startup(commands) {
@@ -51,30 +31,11 @@ function startup(commands) {
   return [...times].map(([name, xs]) => ({ name, ms: median(xs), ratio: median(xs) / floorMs }));
 }
 
-function procStat(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  const cpuTicks = Number(fields[11]) + Number(fields[12]);
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { cpuTicks, rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
-}
-
-async function residentCost(name, argv, env) {
+async function measured(name, argv, env) {
   const child = spawn(argv[0], argv.slice(1), { env, stdio: 'ignore' });
-  await new Promise((r) => setTimeout(r, 3000)); // start-up and the first ticks are not steady state
-  const a = procStat(child.pid);
-  const t0 = Date.now();
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
-  const b = procStat(child.pid);
-  const wall = (Date.now() - t0) / 1000;
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-  return {
-    name,
-    cpuPercent: (100 * (b.cpuTicks - a.cpuTicks)) / TICK / wall,
-    rssMiB: b.rssKiB / 1024,
-    peakMiB: b.hwmKiB / 1024,
-  };
+  const cost = await residentCost(child, SECONDS);
+  await stop(child);
+  return { name, ...cost };
 }
 
 try {
@@ -92,9 +53,9 @@ try {
 
   const envFor = (name) => ({ ...baseEnv, DOGSLED_STATE: join(work, `state-${name}`) });
   const resident = await Promise.all([
-    residentCost('idle node (floor)', ['node', '-e', 'setInterval(() => {}, 1000)'], baseEnv),
-    residentCost('serve --interval 1', ['node', CLI, 'serve', '--interval', '1'], envFor('1')),
-    residentCost('serve --interval 10', ['node', CLI, 'serve', '--interval', '10'], envFor('10')),
+    measured('idle node (floor)', ['node', '-e', 'setInterval(() => {}, 1000)'], baseEnv),
+    measured('serve --interval 1', ['node', CLI, 'serve', '--interval', '1'], envFor('1')),
+    measured('serve --interval 10', ['node', CLI, 'serve', '--interval', '10'], envFor('10')),
   ]);
   const floor = resident[0];
 

@@ -1,0 +1,108 @@
+// `agent.start` over the socket returns while the launch is still pending, so the adapter repeats
+// the herdr CLI's client-side readiness loop (CONTRACT §4.4): poll `agent.get` every 100 ms until
+// Herdr marks the agent interactive-ready, failing when the name, terminal or kind stops matching,
+// when the launch stops pending without becoming ready, or at the deadline.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expectType } from './envelope.js';
+import { isTerminalError, TerminalError } from './errors.js';
+import type { AgentStarted, StartAgentOptions } from './port.js';
+import { type Agent, AgentSchema, parseRecord } from './records.js';
+import type { Transport } from './transport.js';
+
+/** Herdr's own default start deadline, used when the caller gives none. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+const POLL_MS = 100;
+
+/** Kind aliases Herdr accepts on start but reports by their canonical label. */
+const KIND_ALIASES: Record<string, string> = { 'claude-code': 'claude' };
+
+function canonicalKind(kind: string): string {
+  const lower = kind.toLowerCase();
+  return KIND_ALIASES[lower] ?? lower;
+}
+
+export function startParams(options: StartAgentOptions): Record<string, unknown> {
+  return {
+    name: options.name,
+    kind: options.kind,
+    pane_id: options.paneId,
+    ...(options.args ? { args: options.args } : {}),
+    ...(options.timeoutMs === undefined ? {} : { timeout_ms: options.timeoutMs }),
+  };
+}
+
+function parseAgent(value: unknown, method: string): Agent {
+  return parseRecord(AgentSchema, value, method);
+}
+
+export async function startAgentWithReadiness(
+  transport: Transport,
+  options: StartAgentOptions,
+  pollMs = POLL_MS,
+): Promise<AgentStarted> {
+  const method = 'agent.start';
+  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+  const reply = expectType(
+    await transport.call(method, startParams(options), { signal: options.signal }),
+    'agent_started',
+    method,
+  );
+  const pending = parseAgent(reply.agent, method);
+  const argv = Array.isArray(reply.argv) ? (reply.argv as string[]) : undefined;
+  const fail = (code: 'agent_start_failed' | 'agent_kind_mismatch' | 'agent_name_not_found', why: string) =>
+    new TerminalError(code, `herdr agent start ${options.name}: ${why}`, { method });
+
+  while (Date.now() < deadline) {
+    await sleep(pollMs, undefined, options.signal ? { signal: options.signal } : {});
+    const found = await lookUp(transport, options.name, options.paneId, options.signal);
+    if (found?.by === 'name' && found.agent.terminal_id !== pending.terminal_id) {
+      throw fail('agent_name_not_found', `the name ${options.name} no longer owns the launched terminal`);
+    }
+    if (!found || found.agent.terminal_id !== pending.terminal_id) {
+      // Neither the name nor the pane leads to this terminal's agent: the process is gone.
+      throw fail('agent_start_failed', 'the agent exited before it was ready');
+    }
+    const { agent } = found;
+    if (agent.agent !== undefined && canonicalKind(agent.agent) !== canonicalKind(options.kind)) {
+      throw fail('agent_kind_mismatch', `Herdr detected ${agent.agent}, not ${options.kind}`);
+    }
+    if (agent.name !== options.name) {
+      throw fail('agent_name_not_found', `the name ${options.name} no longer owns the launched terminal`);
+    }
+    if (agent.interactive_ready) return argv ? { agent, argv } : { agent };
+    if (!agent.launch_pending)
+      throw fail('agent_start_failed', 'the launch ended before the agent was ready');
+  }
+  // One more read so Herdr reconciles the expired launch and releases the name for reuse.
+  await lookUp(transport, options.name, options.paneId, options.signal).catch(() => undefined);
+  throw new TerminalError(
+    'timeout',
+    `herdr agent start ${options.name}: timed out waiting for agent startup`,
+    { method },
+  );
+}
+
+/** The agent by name, else by pane (a name Herdr cleared), else undefined when neither exists. */
+async function lookUp(
+  transport: Transport,
+  name: string,
+  paneId: string,
+  signal: AbortSignal | undefined,
+): Promise<{ agent: Agent; by: 'name' | 'pane' } | undefined> {
+  const options = signal ? { signal } : {};
+  const targets = [
+    [name, 'name'],
+    [paneId, 'pane'],
+  ] as const;
+  for (const [target, by] of targets) {
+    try {
+      const reply = await transport.call('agent.get', { target }, options);
+      return { agent: parseAgent(expectType(reply, 'agent_info', 'agent.get').agent, 'agent.get'), by };
+    } catch (error) {
+      if (!isTerminalError(error, 'agent_not_found') && !isTerminalError(error, 'pane_not_found'))
+        throw error;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,106 @@
+// Picks the terminal backend for this process: Herdr over its socket when the socket answers `ping`,
+// else Herdr through the CLI when a herdr binary's server answers, else headless, recording why.
+// A missing socket costs one stat; a stale one, one failed connect. The CLI check spawns only when
+// a binary exists. The ping is also the once-per-start protocol check, which warns and never fails.
+
+import { CliTransport } from './cli.js';
+import { isTerminalError } from './errors.js';
+import { HeadlessTerminal } from './headless.js';
+import { HerdrTerminal } from './herdr.js';
+import { exists, findHerdrBinary, socketCandidate } from './locate.js';
+import type { TerminalPort } from './port.js';
+import { parseRecord, type ServerInfo, ServerInfoSchema } from './records.js';
+import { connectFailure } from './socket.js';
+import { ROUTINE_TIMEOUT_MS, SocketTransport } from './transport.js';
+
+/** The socket protocol this adapter was written against (Herdr 0.8.0). */
+export const HERDR_PROTOCOL = 20;
+/** A server that accepts but does not answer `ping` this fast is treated as unusable. */
+const PING_TIMEOUT_MS = 5_000;
+
+export interface OpenTerminalOptions {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** The dogsled command, for refusals: `<commandName> needs Herdr (...)`. */
+  commandName?: string;
+  /** Routine per-call deadline (default 30 s); waits and agent starts take their own. */
+  timeoutMs?: number;
+  /** Receives whole warning lines; default: stderr. */
+  warn?: (line: string) => void;
+}
+
+type Probe = { ok: true; server: ServerInfo | undefined } | { ok: false; why: string };
+
+export async function openTerminal(options: OpenTerminalOptions): Promise<TerminalPort> {
+  const { env } = options;
+  const routineMs = options.timeoutMs ?? ROUTINE_TIMEOUT_MS;
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const candidate = socketCandidate(env, options.home);
+
+  const probe = await pingSocket(candidate.path, candidate.from, Math.min(routineMs, PING_TIMEOUT_MS));
+  if (probe.ok) {
+    const server = probe.server;
+    if (server && server.protocol !== HERDR_PROTOCOL) {
+      warn(
+        `dogsled: warning: herdr ${server.version} speaks socket protocol ${server.protocol}; dogsled expects ${HERDR_PROTOCOL} and continues`,
+      );
+    }
+    const binary = await findHerdrBinary(env);
+    return new HerdrTerminal({
+      transport: new SocketTransport(candidate.path, routineMs),
+      why: `socket ${candidate.path} answered${server ? ` (herdr ${server.version}, protocol ${server.protocol})` : ''}`,
+      insideHerdr: env.HERDR_ENV === '1' && candidate.from === 'HERDR_SOCKET_PATH',
+      ...(server ? { server } : {}),
+      ...(binary ? { binary } : {}),
+      env,
+      routineMs,
+    });
+  }
+
+  const binary = await findHerdrBinary(env);
+  const headless = (why: string) =>
+    new HeadlessTerminal({
+      why,
+      env,
+      routineMs,
+      ...(options.commandName ? { commandName: options.commandName } : {}),
+      ...(binary ? { binary } : {}),
+    });
+  if (!binary) return headless(`${probe.why} and no herdr binary is on PATH`);
+
+  const transport = new CliTransport(binary, env, [], routineMs);
+  try {
+    await transport.call('workspace.list', {});
+  } catch (error) {
+    if (!isTerminalError(error)) throw error;
+    return headless(`${probe.why}; ${binary} did not reach a server (${error.herdrCode ?? error.code})`);
+  }
+  return new HerdrTerminal({ transport, why: `${probe.why}; using ${binary}`, binary, env, routineMs });
+}
+
+async function pingSocket(path: string, from: string, timeoutMs: number): Promise<Probe> {
+  if (!(await exists(path))) {
+    return {
+      ok: false,
+      why: from === 'default' ? 'HERDR_SOCKET_PATH is not set' : connectFailure(path, 'ENOENT'),
+    };
+  }
+  const transport = new SocketTransport(path, timeoutMs);
+  try {
+    const pong = await transport.call('ping', {});
+    return { ok: true, server: parseRecord(ServerInfoSchema, pong, 'ping') };
+  } catch (error) {
+    if (!isTerminalError(error)) throw error;
+    if (error.code === 'unreachable') {
+      return {
+        ok: false,
+        why: connectFailure(path, (error.cause as NodeJS.ErrnoException | undefined)?.code),
+      };
+    }
+    if (error.code === 'timeout')
+      return { ok: false, why: `socket ${path} did not answer ping in ${timeoutMs} ms` };
+    if (error.code === 'protocol') return { ok: false, why: `socket ${path} did not speak Herdr's protocol` };
+    // An error envelope still proves a Herdr server answered; only its ping is missing.
+    return { ok: true, server: undefined };
+  }
+}

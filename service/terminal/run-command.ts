@@ -1,0 +1,22 @@
+// Launching a job's command in Herdr: open a new tab (or workspace) at the job's directory, then type
+// the POSIX-quoted argv plus Enter into its shell. The headless backend spawns instead (headless.ts).
+// The shell buffers the typed line until it is ready, so no wait for a prompt is needed.
+
+import type { LaunchedCommand, RunCommandOptions, TerminalPort } from './port.js';
+import { shellQuote } from './shell-quote.js';
+
+export async function runInHerdr(port: TerminalPort, options: RunCommandOptions): Promise<LaunchedCommand> {
+  // Quote first: an argument that cannot be typed must fail before a tab is opened.
+  const line = shellQuote(options.argv);
+  const common = { cwd: options.cwd, label: options.label, env: options.env, focus: false };
+  const pane = options.newWorkspace
+    ? (await port.createWorkspace(common)).root_pane
+    : (await port.createTab({ ...common, workspaceId: options.workspaceId })).root_pane;
+  await port.runLine(pane.pane_id, line);
+  return {
+    paneId: pane.pane_id,
+    workspaceId: pane.workspace_id,
+    tabId: pane.tab_id,
+    terminalId: pane.terminal_id,
+  };
+}

@@ -1,0 +1,55 @@
+// Shared measuring helpers for the benchmark scripts: medians, per-process CPU and memory from
+// /proc, and a timer for whole commands. Every script reports against a floor measured in its run.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLI = join(ROOT, 'dist', 'dogsled.mjs');
+export const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+// /proc/<pid>/stat counts CPU time in clock ticks of USER_HZ, which is 100 on Linux.
+const TICK = 100;
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+export function timeOnce(argv, env) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+export function procStat(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const cpuTicks = Number(fields[11]) + Number(fields[12]);
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { cpuTicks, rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
+}
+
+/** CPU (% of one core) and memory of a running child over `seconds`, after `warmupMs`. */
+export async function residentCost(child, seconds, warmupMs = 3000) {
+  await new Promise((r) => setTimeout(r, warmupMs));
+  const a = procStat(child.pid);
+  const t0 = Date.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const b = procStat(child.pid);
+  const wall = (Date.now() - t0) / 1000;
+  return {
+    cpuPercent: (100 * (b.cpuTicks - a.cpuTicks)) / TICK / wall,
+    rssMiB: b.rssKiB / 1024,
+    peakMiB: b.hwmKiB / 1024,
+  };
+}
+
+export async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
