@@ -9,6 +9,7 @@ import { WATCH_MAX_GAP_MS, type WatchMap } from '../core/pane-watch.js';
 import type { StallMemory } from '../core/stall.js';
 import { messageOf } from '../errors.js';
 import { type AgentPaneReaders, type LiveAgentPane, observeAgentPanes } from '../probe/agent-panes.js';
+import { CheckoutCache } from '../probe/checkout-cache.js';
 import { observeShellPanes } from '../probe/shell-panes.js';
 import { readPaneWatch, watchEntries, writePaneWatch } from '../state/pane-watch.js';
 import type { StatePaths } from '../state/paths.js';
@@ -49,6 +50,7 @@ export class AgentLane {
   private last: AgentPane[] = [];
   private inFlight: Promise<Observation | { error: string }> | undefined;
   private shellWatch: WatchMap | undefined;
+  private port: TerminalPort | undefined;
 
   constructor(private readonly deps: AgentLaneDeps) {}
 
@@ -85,23 +87,27 @@ export class AgentLane {
   private async read(): Promise<Observation | { error: string }> {
     let port: TerminalPort;
     try {
-      port = await this.deps.openTerminal();
+      // A Herdr port is kept while it answers; a failure or no Herdr means looking again next tick.
+      port = this.port ?? (await this.deps.openTerminal());
     } catch (error) {
       return { error: `herdr: ${messageOf(error)}` };
     }
     if (port.kind === 'headless') {
+      this.port = undefined;
       // No Herdr at all is a normal host without agents; a Herdr that was asked for and failed is not.
       if (await this.deps.herdrExpected()) return { error: `herdr: ${port.why}` };
       return { panes: [], errors: [] };
     }
     try {
       const snapshot = await port.snapshot();
+      this.port = port;
       const [observed, shellErrors] = await Promise.all([
         observeAgentPanes(snapshot.agents.flatMap(liveAgentPane), this.deps.readers),
         this.watchShells(port, snapshot),
       ]);
       return { panes: observed.panes, errors: [...observed.errors, ...shellErrors] };
     } catch (error) {
+      this.port = undefined;
       return { error: `herdr: ${messageOf(error)}` };
     }
   }
@@ -147,6 +153,11 @@ function budget(ms: number): Promise<typeof TIMED_OUT> {
   return new Promise((resolve) => setTimeout(() => resolve(TIMED_OUT), ms).unref());
 }
 
+/** Working-file edits change nothing git records, so dirtiness is re-read at least this often. */
+const CHECKOUT_MAX_AGE_MS = 30_000;
+/** pane-watch.json is rewritten at least this often, well inside the watch's freshness gap. */
+const WATCH_REFRESH_MS = 60_000;
+
 export interface RealLaneOptions {
   paths: StatePaths;
   intervalMs: number;
@@ -169,7 +180,24 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
   const { env, home } = options;
   // A watch older than a few missed ticks no longer proves a shell sat idle all that time.
   const maxGapMs = Math.max(WATCH_MAX_GAP_MS, 3 * options.intervalMs);
+  let savedShape = '';
+  let savedMs = 0;
   const cache = transcripts.transcriptCache();
+  const checkouts = new CheckoutCache({
+    fingerprint: git.checkoutFingerprint,
+    read: async (root) => {
+      const facts = await git.readCheckoutFacts(root);
+      const onDefault = facts.branch === facts.defaultBranch;
+      return {
+        branch: facts.branch,
+        ahead: facts.ahead,
+        dirty: facts.dirty,
+        landed: facts.branch === null || onDefault || facts.ahead === null ? null : facts.ahead === 0,
+      };
+    },
+    now: options.now,
+    maxAgeMs: CHECKOUT_MAX_AGE_MS,
+  });
   const warned = new Set<string>();
   const warnOnce = (line: string) => {
     if (warned.has(line)) return;
@@ -190,17 +218,8 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
         return found.path === null ? null : found;
       },
       transcriptFacts: (path, agent) => transcripts.readTranscriptFacts(path, agent, { cache }),
-      checkoutRoot: (cwd) => git.checkoutRootOf(cwd),
-      checkout: async (root) => {
-        const facts = await git.readCheckoutFacts(root);
-        const onDefault = facts.branch === facts.defaultBranch;
-        return {
-          branch: facts.branch,
-          ahead: facts.ahead,
-          dirty: facts.dirty,
-          landed: facts.branch === null || onDefault || facts.ahead === null ? null : facts.ahead === 0,
-        };
-      },
+      checkoutRoot: (cwd) => git.findCheckoutRoot(cwd),
+      checkout: (root) => checkouts.get(root),
     },
     stallAfterMs: options.stallAfterMs,
     now: options.now,
@@ -208,7 +227,16 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
     shellWatch: {
       maxGapMs,
       load: async () => watchEntries(await readPaneWatch(options.paths, options)),
-      save: (watch) => writePaneWatch(options.paths, watch, maxGapMs),
+      save: async (watch) => {
+        // Only clock changes are news; the observation time alone is refreshed once a minute.
+        const shape = JSON.stringify(
+          Object.entries(watch).map(([id, e]) => [id, e.pane, e.empty_since_ms, e.idle_since_ms]),
+        );
+        if (shape === savedShape && options.now() - savedMs < WATCH_REFRESH_MS) return;
+        await writePaneWatch(options.paths, watch, maxGapMs);
+        savedShape = shape;
+        savedMs = options.now();
+      },
     },
   });
 }

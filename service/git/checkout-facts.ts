@@ -2,8 +2,10 @@
 // whether the checkout is dirty. Kept to three cheap git calls (top level, status without ignored
 // files, one rev-list) because the service reads every pane's checkout on every tick.
 
+import { lstat, readFile, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { defaultBranchOf, readRefs } from './refs.js';
-import { failureOf, gitText, runGit, succeeded } from './run.js';
+import { gitText } from './run.js';
 
 export interface CheckoutFacts {
   branch: string | null;
@@ -15,17 +17,6 @@ export interface CheckoutFacts {
   base: string | null;
   /** The default branch's local name. */
   defaultBranch: string;
-}
-
-/** The top level of the checkout containing `cwd`, or null when `cwd` is not in a work tree. */
-export async function checkoutRootOf(cwd: string, signal?: AbortSignal): Promise<string | null> {
-  const result = await runGit(['rev-parse', '--show-toplevel'], { cwd, signal });
-  if (!succeeded(result)) {
-    if (/not a git repository|outside repository|must be run in a work tree/i.test(result.stderr))
-      return null;
-    throw new Error(failureOf(result));
-  }
-  return result.stdout.toString('utf8').replace(/\n$/, '') || null;
 }
 
 export async function readCheckoutFacts(root: string, signal?: AbortSignal): Promise<CheckoutFacts> {
@@ -57,4 +48,40 @@ export async function readCheckoutFacts(root: string, signal?: AbortSignal): Pro
     ahead = Number.parseInt(count.trim(), 10);
   }
   return { branch, head, ahead, dirty, base: base.target, defaultBranch: base.name };
+}
+
+/**
+ * The checkout containing `cwd`, found by walking up to the nearest `.git` (a directory, or the
+ * file a linked worktree has) with stats only: the service resolves every pane's cwd each tick.
+ */
+export async function findCheckoutRoot(cwd: string): Promise<string | null> {
+  let dir = resolve(cwd);
+  for (;;) {
+    const found = await lstat(join(dir, '.git')).catch(() => undefined);
+    if (found && (found.isDirectory() || found.isFile())) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/**
+ * What changes when a checkout's HEAD, branch or index changes: the mtimes and sizes of its HEAD
+ * and index files. Edits to working files do not change it, so callers still re-read on a timer.
+ */
+export async function checkoutFingerprint(root: string): Promise<string> {
+  const dotGit = join(root, '.git');
+  let gitDir = dotGit;
+  const entry = await lstat(dotGit);
+  if (entry.isFile()) {
+    const pointer = (await readFile(dotGit, 'utf8')).match(/^gitdir: (.+)$/m)?.[1]?.trim();
+    if (pointer) gitDir = resolve(root, pointer);
+  }
+  const parts = await Promise.all(
+    ['HEAD', 'index'].map(async (name) => {
+      const info = await stat(join(gitDir, name)).catch(() => undefined);
+      return info ? `${info.mtimeMs}:${info.size}` : '-';
+    }),
+  );
+  return `${gitDir}|${parts.join('|')}`;
 }

@@ -1,0 +1,80 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  checkoutFingerprint,
+  findCheckoutRoot,
+  readCheckoutFacts,
+} from '../../service/git/checkout-facts.js';
+import { CheckoutCache } from '../../service/probe/checkout-cache.js';
+import { tempDir } from '../helpers/tree.js';
+
+let dir: string;
+let repo: string;
+let worktree: string;
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd });
+}
+
+beforeEach(async () => {
+  dir = await tempDir('dogsled-checkouts-');
+  repo = join(dir, 'repo');
+  worktree = join(dir, 'wt');
+  await mkdir(join(repo, 'src', 'deep'), { recursive: true });
+  git(repo, '-c', 'init.defaultBranch=main', 'init', '-q');
+  await writeFile(join(repo, 'src', 'a.txt'), 'a\n');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'a');
+  git(repo, 'worktree', 'add', '-q', '-b', 'feat/y', worktree);
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('checkout facts for agent panes', () => {
+  it('finds the checkout of a directory by its nearest .git, a linked worktree included', async () => {
+    expect(await findCheckoutRoot(join(repo, 'src', 'deep'))).toBe(repo);
+    expect(await findCheckoutRoot(worktree)).toBe(worktree);
+    expect(await findCheckoutRoot(dir)).toBeNull();
+  });
+
+  it('reads branch, commits ahead of the default branch and dirtiness', async () => {
+    await writeFile(join(worktree, 'b.txt'), 'b\n');
+    git(worktree, 'add', '.');
+    git(worktree, 'commit', '-qm', 'b');
+    expect(await readCheckoutFacts(worktree)).toMatchObject({ branch: 'feat/y', ahead: 1, dirty: false });
+    await writeFile(join(worktree, 'c.txt'), 'untracked\n');
+    expect((await readCheckoutFacts(worktree)).dirty).toBe(true);
+    expect(await readCheckoutFacts(repo)).toMatchObject({ branch: 'main', ahead: 0, defaultBranch: 'main' });
+  });
+
+  it('changes its fingerprint on a commit but not on a working-file edit', async () => {
+    const before = await checkoutFingerprint(worktree);
+    await writeFile(join(worktree, 'edit.txt'), 'x\n');
+    expect(await checkoutFingerprint(worktree)).toBe(before);
+    git(worktree, 'add', '.');
+    git(worktree, 'commit', '-qm', 'edit');
+    expect(await checkoutFingerprint(worktree)).not.toBe(before);
+  });
+
+  it('re-reads a checkout when its fingerprint changes or its facts grow old', async () => {
+    let now = 0;
+    let reads = 0;
+    let print = 'one';
+    const cache = new CheckoutCache({
+      fingerprint: async () => print,
+      read: async () => ++reads,
+      now: () => now,
+      maxAgeMs: 1000,
+    });
+    expect(await cache.get('/r')).toBe(1);
+    expect(await cache.get('/r')).toBe(1);
+    print = 'two';
+    expect(await cache.get('/r')).toBe(2);
+    now = 1500;
+    expect(await cache.get('/r')).toBe(3);
+  });
+});
