@@ -66,14 +66,15 @@ describe('probePrompt', () => {
   it('names the program of a foreground command, never its arguments', async () => {
     const { pane } = await idlePane();
     await port.runLine(pane, 'sleep 30');
-    const probe = await until(pane, (p) => p.state.kind === 'running');
+    // Between fork and exec the child still carries the shell's name; wait for the exec.
+    const probe = await until(pane, (p) => p.state.kind === 'running' && p.state.program === 'sleep');
     expect(probe.state).toEqual({ kind: 'running', program: 'sleep', reason: 'runs sleep' });
   });
 
   it('keeps a shell whose background job still runs', async () => {
     const { pane } = await idlePane();
     await port.runLine(pane, 'sleep 30 &');
-    const probe = await until(pane, (p) => p.state.kind === 'running');
+    const probe = await until(pane, (p) => p.state.kind === 'running' && p.state.program === 'sleep');
     expect(probe.state).toEqual({
       kind: 'running',
       program: 'sleep',
