@@ -9,7 +9,6 @@ export interface LaterCommand {
 
 const JOBS = 'jobs and the FIFO queue are still being built';
 const AGENTS = 'agents, the inbox and Herdr support are still being built';
-const CLEANUP = 'the loss rule and cleanup are still being built';
 
 export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'run', summary: 'run a command as a job on the host with room', waitsFor: JOBS },
@@ -40,6 +39,4 @@ export const LATER_COMMANDS: LaterCommand[] = [
   },
   { name: 'host', summary: 'host-side verbs run by peers', waitsFor: 'peers over SSH are still being built' },
   { name: 'quota', summary: 'quota snapshots', waitsFor: 'quota snapshots are still being built' },
-  { name: 'doctor', summary: 'report worktrees, branches, panes, jobs and disk', waitsFor: CLEANUP },
-  { name: 'prune', summary: 'remove what loses no work', waitsFor: CLEANUP },
 ];

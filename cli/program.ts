@@ -56,6 +56,27 @@ function buildProgram(): Command {
     .addOption(new Option('--repo <path>', 'repository for --branch'))
     .action(run(async () => (await import('./commands/place.js')).placeCommand));
 
+  program
+    .command('doctor')
+    .description('report worktrees, branches, repositories, jobs, targets, disk and processes')
+    .option('--json', 'one JSON document')
+    .option('--host <id>', 'the host to report (only the local host in this build)')
+    .action(run(async () => (await import('./commands/doctor.js')).doctorCommand));
+
+  program
+    .command('prune')
+    .description('remove what loses no work: worktrees, branches, jobs, targets, repositories')
+    .argument('[categories...]', 'worktrees, branches, jobs, targets, repositories, panes (default: all)')
+    .option('--yes', 'do not ask before removing (every safety check still runs)')
+    .option('--json', 'print {results,skipped,failures} as one JSON document')
+    .option('--host <id>', 'the host to prune (only the local host in this build)')
+    .action(async (categories: string[], options: object, command: Command) => {
+      const ctx = contextFromProcess(command.optsWithGlobals() as GlobalOptions);
+      const { pruneCommand } = await import('./commands/prune.js');
+      const code = await pruneCommand(categories, options, ctx);
+      if (code !== undefined) process.exitCode = code;
+    });
+
   for (const later of LATER_COMMANDS) {
     program
       .command(later.name)

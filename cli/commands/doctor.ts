@@ -1,0 +1,54 @@
+// `dogsled doctor [--json] [--host H]`: the cleanup survey as a report. Changes nothing: every
+// repository is fetched (remote-tracking refs are what make pushed work count), nothing is removed.
+// Peers are not reachable in this build, so --host accepts only the local host.
+
+import { type CleanupIO, surveyCleanup } from '../../service/cleanup/doctor.js';
+import { DogsledError } from '../../service/errors.js';
+import { LOCAL_HOST } from '../../service/hosts/local.js';
+import type { CliContext } from '../context.js';
+import { commandIO } from '../io.js';
+import { paint } from '../render/color.js';
+import { renderDoctor } from '../render/doctor-human.js';
+
+export interface DoctorFlags {
+  json?: boolean;
+  host?: string;
+}
+
+/** Refuses any host but this one, naming the flag. */
+export function checkLocalHost(command: string, host: string | undefined): void {
+  if (host === undefined || host === LOCAL_HOST.id || host === LOCAL_HOST.label) return;
+  throw new DogsledError(
+    `${command} --host ${host}: peers are not available in this build (only ${LOCAL_HOST.id})`,
+  );
+}
+
+/** What the cleanup layer needs from the command line's context. */
+export async function cleanupIO(ctx: CliContext): Promise<CleanupIO> {
+  const io = await commandIO(ctx);
+  return {
+    paths: io.paths,
+    now: io.now,
+    warn: io.warn,
+    config: io.config,
+    home: ctx.home,
+    callerCwd: process.cwd(),
+    // One line rewritten in place, and only on a terminal: piped stderr stays clean.
+    progress: process.stderr.isTTY
+      ? (text) => process.stderr.write(`\r\x1b[K${text === '' ? '' : `dogsled: ${text}…`}`)
+      : undefined,
+  };
+}
+
+export async function doctorCommand(flags: DoctorFlags, ctx: CliContext): Promise<number> {
+  checkLocalHost('doctor', flags.host);
+  const io = await cleanupIO(ctx);
+  const { report } = await surveyCleanup(io, { processes: true, host: LOCAL_HOST.id });
+  if (flags.json) {
+    for (const warning of report.warnings) ctx.warn(`dogsled: warning: ${warning}`);
+    ctx.out(`${JSON.stringify(report)}\n`);
+  } else {
+    ctx.out(`${renderDoctor(report, paint(ctx.color)).join('\n')}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,55 @@
+// `dogsled prune` for people: the plan before the question, then one line per removal, skip and
+// failure as they happen. Paths come from the filesystem and Git: escapes are stripped (fit).
+
+import type { PruneFailure, PruneResult, PruneSkip } from '../../service/cleanup/report.js';
+import type { PlanEntry } from '../../service/core/prune-plan.js';
+import { formatBytes } from '../../service/core/units.js';
+import type { Paint } from './color.js';
+import { clean, shortPath, verdictRow } from './doctor-human.js';
+
+function planName(entry: PlanEntry): string {
+  switch (entry.kind) {
+    case 'worktree':
+      return `worktree ${shortPath(entry.path, entry.repository)} (${entry.branch ?? `detached ${entry.head.slice(0, 10)}`})`;
+    case 'worktree-record':
+      return `worktree record ${entry.path}`;
+    case 'branch':
+      return `branch ${entry.branch} in ${entry.repository}`;
+    case 'repository-record':
+      return `repository record ${entry.path}`;
+    case 'job':
+      return `job ${entry.id}`;
+    case 'target':
+      return `build output ${entry.path} (${formatBytes(entry.bytes)})`;
+  }
+}
+
+export function renderPlan(plan: readonly PlanEntry[], paint: Paint): string[] {
+  if (plan.length === 0) return ['nothing to prune'];
+  const lines = [paint.bold(`prune plan: ${plan.length} entr${plan.length === 1 ? 'y' : 'ies'}`)];
+  for (const entry of plan) lines.push(...verdictRow('remove', planName(entry), entry.reason, paint));
+  return lines;
+}
+
+const subject = (entry: { kind: string; path: string; branch: string | null }): string =>
+  entry.kind === 'branch' ? `branch ${entry.branch} in ${entry.path}` : `${entry.kind} ${entry.path}`;
+
+export function renderResult(result: PruneResult, paint: Paint): string {
+  const extra = [
+    result.already_removed ? 'already removed' : '',
+    result.kind === 'worktree' && result.branch_deleted ? `branch ${result.branch} deleted` : '',
+    result.panes.length > 0 ? `closed ${result.panes.join(', ')}` : '',
+    result.kind === 'worktree' ? result.detail : '',
+  ].filter((part) => part !== '');
+  return paint.green(clean(`removed ${subject(result)}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}`));
+}
+
+export function renderSkip(skip: PruneSkip, paint: Paint): string {
+  return paint.yellow(clean(`skipped: ${subject(skip)}: ${skip.reason}`));
+}
+
+/** A failure in full, never cut: a teardown's last lines of output follow the first line. */
+export function renderFailure(failure: PruneFailure, paint: Paint): string {
+  const [first, ...rest] = failure.error.split('\n');
+  return [paint.red(clean(`failed: ${subject(failure)}: ${first ?? ''}`)), ...rest.map(clean)].join('\n');
+}

@@ -1,0 +1,292 @@
+// One repository's cleanup survey: its worktrees (linked, on a branch or detached, plus dogsled's
+// registrations that Git no longer lists) and its local branches, each with the facts the loss rule
+// needs and the rule's verdict. Reads only; the fetch (when asked for) is the one network step.
+// The same survey, narrowed to one entry, is prune's recheck right before a removal.
+
+import { lstat, realpath } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import {
+  type BranchFacts,
+  type BranchVerdict,
+  branchVerdict,
+  checkoutContent,
+  type WorktreeFacts,
+  type WorktreeVerdict,
+  worktreeVerdict,
+} from '../core/loss-rule.js';
+import type { CommitsVerdict, Hold } from '../core/loss-types.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { branchName } from '../git/mutate.js';
+import { type DefaultBranch, defaultBranchOf, type FetchOutcome, fetchAll, readRefs } from '../git/refs.js';
+import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
+import { checkoutIdentity, operationInProgress, readStatus } from '../git/status.js';
+import type { GitWorktree } from '../git/worktrees.js';
+import type { WorktreeRecord } from '../state/registry-schemas.js';
+import { gatherCommitFacts } from './commit-facts.js';
+
+/** Holds that other layers know about (panes, processes, launches, items), by checkout path. */
+export type HoldSource = (paths: readonly string[]) => Promise<ReadonlyMap<string, readonly Hold[]>>;
+
+export interface SurveyOptions {
+  /** `run`: fetch first (a cleanup pass). An outcome: an earlier fetch of this pass. `skip`: none. */
+  fetch: 'run' | 'skip' | FetchOutcome;
+  /** The caller's working directory: it holds the checkout it is in. */
+  callerCwd: string | null;
+  /** dogsled's worktree registrations (all of them; this repository's are picked out). */
+  registered: readonly WorktreeRecord[];
+  holds?: HoldSource;
+  /** Narrow the survey to one worktree path or one branch (prune's recheck). */
+  only?: { worktree?: string; branch?: string };
+  /** The repository as just identified (doctor's discovery), so it is not read twice. */
+  identity?: RepositoryIdentity;
+  signal?: AbortSignal;
+}
+
+export interface WorktreeSurvey {
+  facts: WorktreeFacts;
+  verdict: WorktreeVerdict;
+}
+
+export interface BranchSurvey {
+  facts: BranchFacts;
+  verdict: BranchVerdict;
+}
+
+export interface RepoSurvey {
+  /** The main checkout. */
+  repository: string;
+  commonDir: string;
+  defaultBranch: DefaultBranch;
+  /** The fetch this survey ran or was given; null when remote refs were not refreshed. */
+  fetch: FetchOutcome | null;
+  warnings: string[];
+  /** Every worktree Git lists now (main included), whatever the survey was narrowed to. */
+  listed: Array<{ path: string; branch: string | null }>;
+  worktrees: WorktreeSurvey[];
+  branches: BranchSurvey[];
+}
+
+/** Status reads in parallel: enough to overlap git's I/O on a 2-core box. */
+const STATUS_CONCURRENCY = 4;
+
+export async function surveyRepository(path: string, options: SurveyOptions): Promise<RepoSurvey> {
+  const { signal } = options;
+  const repo = options.identity ?? (await repositoryAt(path, signal));
+  if (repo.main === null) throw new DogsledError(`${path}: a bare repository has no checkouts to survey`);
+  const main = repo.main;
+  const warnings: string[] = [];
+  let fetch: FetchOutcome | null = null;
+  if (options.fetch === 'run') fetch = await fetchAll(main, signal);
+  else if (options.fetch !== 'skip') fetch = options.fetch;
+  if (fetch && !fetch.ok) warnings.push(`fetch failed: ${fetch.error}; only the default branch counts`);
+
+  const refs = await readRefs(main, signal);
+  const defaultBranch = defaultBranchOf(refs);
+  if (defaultBranch.target === null) {
+    warnings.push(`no default branch (${defaultBranch.name} does not exist): nothing counts as integrated`);
+  }
+
+  const only = options.only;
+  const linked = repo.worktrees.filter((worktree) => !worktree.main);
+  const mainReal = await realOrSame(main);
+  const records = await recordsOf(options.registered, mainReal, linked);
+  const wanted = (candidate: string): boolean =>
+    only?.worktree === undefined || samePath(candidate, only.worktree);
+  const worktreePaths = new Set<string>();
+  const rows: Array<{ path: string; git: GitWorktree | null; registered: boolean }> = [];
+  if (only?.branch === undefined) {
+    for (const git of linked) {
+      if (!wanted(git.path)) continue;
+      worktreePaths.add(resolve(git.path));
+      rows.push({ path: git.path, git, registered: records.has(resolve(git.path)) });
+    }
+    for (const record of records.keys()) {
+      if (worktreePaths.has(record) || !wanted(record)) continue;
+      rows.push({ path: record, git: null, registered: true });
+    }
+  }
+
+  const reads = await mapLimit(rows, STATUS_CONCURRENCY, (row) => readWorktree(row, signal));
+  const holdMap = options.holds ? await options.holds(rows.map((row) => row.path)) : new Map();
+  const callerReal = options.callerCwd ? await realOrSame(options.callerCwd) : null;
+
+  const branchRefs = refs.filter((ref) => ref.name.startsWith('refs/heads/') && ref.symref === null);
+  const branchRows = branchRefs.filter((ref) => only === undefined || only.branch === branchName(ref.name));
+  const tips = [
+    ...reads.flatMap((read) => (read.head ? [read.head] : [])),
+    ...branchRows.filter((ref) => branchName(ref.name) !== defaultBranch.name).map((ref) => ref.sha),
+  ];
+  let verdicts = new Map<string, CommitsVerdict>();
+  try {
+    const commitFacts = await gatherCommitFacts({
+      cwd: main,
+      objectDir: repo.objectDir,
+      refs,
+      defaultBranch,
+      fetchOk: fetch?.ok === true,
+      tips,
+      signal,
+    });
+    verdicts = commitFacts.verdicts;
+    warnings.push(...commitFacts.warnings);
+  } catch (error) {
+    warnings.push(`cannot read the commit graph: ${messageOf(error)}`);
+  }
+
+  const worktrees = rows.map((row, index): WorktreeSurvey => {
+    const read = reads[index] as WorktreeRead;
+    const holds = [...(holdMap.get(row.path) ?? [])];
+    if (callerReal !== null && read.real !== null && isInside(callerReal, read.real)) {
+      holds.push({ kind: 'caller', reason: 'the caller works in this checkout' });
+    }
+    const facts: WorktreeFacts = {
+      repository: main,
+      path: row.path,
+      branch: row.git?.branch ? branchName(row.git.branch) : null,
+      head: read.head,
+      listed: row.git !== null,
+      prunable: row.git?.prunable ?? null,
+      locked: row.git?.locked ?? null,
+      exists: read.exists,
+      gitFile: read.gitFile,
+      registered: row.registered,
+      defaultBranch: defaultBranch.name,
+      content: read.content,
+      operation: read.operation,
+      commits: read.head ? (verdicts.get(read.head) ?? null) : null,
+      holds,
+    };
+    return { facts, verdict: worktreeVerdict(facts) };
+  });
+
+  const branches = branchRows.map((ref): BranchSurvey => {
+    const name = branchName(ref.name);
+    const commits: CommitsVerdict = verdicts.get(ref.sha) ?? {
+      landed: false,
+      unique: 0,
+      reason: 'its commits could not be checked',
+    };
+    const facts: BranchFacts = {
+      repository: main,
+      name,
+      sha: ref.sha,
+      worktree: ref.worktree,
+      inMain: ref.worktree !== null && samePath(ref.worktree, main),
+      isDefault: name === defaultBranch.name,
+      commits,
+    };
+    return { facts, verdict: branchVerdict(facts) };
+  });
+
+  const listed = repo.worktrees.map((worktree) => ({
+    path: worktree.path,
+    branch: worktree.branch ? branchName(worktree.branch) : null,
+  }));
+  return {
+    repository: main,
+    commonDir: repo.commonDir,
+    defaultBranch,
+    fetch,
+    warnings,
+    listed,
+    worktrees,
+    branches,
+  };
+}
+
+interface WorktreeRead {
+  exists: boolean;
+  gitFile: boolean;
+  real: string | null;
+  head: string | null;
+  content: WorktreeFacts['content'];
+  operation: string | null;
+}
+
+async function readWorktree(
+  row: { path: string; git: GitWorktree | null },
+  signal: AbortSignal | undefined,
+): Promise<WorktreeRead> {
+  const exists = await present(row.path);
+  const gitFile = exists && (await present(join(row.path, '.git')));
+  const listedHead = row.git?.head ?? null;
+  if (!exists || !gitFile || row.git === null || row.git.prunable !== null) {
+    return {
+      exists,
+      gitFile,
+      real: exists ? await realOrSame(row.path) : null,
+      head: listedHead,
+      content: null,
+      operation: null,
+    };
+  }
+  const identity = await checkoutIdentity(row.path, signal);
+  const status = identity.ok
+    ? await readStatus(row.path, signal)
+    : { ok: false as const, reason: 'not read' };
+  const head = status.ok ? (status.status.head ?? listedHead) : listedHead;
+  return {
+    exists,
+    gitFile,
+    real: await realOrSame(row.path),
+    head,
+    content: checkoutContent(identity, status),
+    operation: identity.ok ? await operationInProgress(row.path) : null,
+  };
+}
+
+/** This repository's registrations, keyed by resolved path: by their repository or by Git's list. */
+async function recordsOf(
+  registered: readonly WorktreeRecord[],
+  mainReal: string,
+  linked: readonly GitWorktree[],
+): Promise<Map<string, WorktreeRecord>> {
+  const listed = new Set(linked.map((worktree) => resolve(worktree.path)));
+  const mine = new Map<string, WorktreeRecord>();
+  for (const record of registered) {
+    const path = resolve(record.path);
+    if (listed.has(path) || (await realOrSame(record.repository)) === mainReal) mine.set(path, record);
+  }
+  return mine;
+}
+
+/** Something is at `path`; a path that cannot be checked counts as present (it is never removed). */
+async function present(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return !(code === 'ENOENT' || code === 'ENOTDIR');
+  }
+}
+
+async function realOrSame(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function samePath(a: string, b: string): boolean {
+  return resolve(a) === resolve(b);
+}
+
+/** `path` is `dir` or below it. */
+export function isInside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}

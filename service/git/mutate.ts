@@ -1,0 +1,56 @@
+// The only git commands that change a repository, each a single step of a removal that prune has
+// already rechecked: unlock (and re-lock after a failed removal), restore deleted tracked paths from
+// HEAD, `git worktree remove` without force, and `git branch -D`. None of them forces anything.
+
+import { DogsledError } from '../errors.js';
+import { failureOf, runGit, succeeded } from './run.js';
+
+async function mustRun(args: string[], cwd: string, what: string, env?: NodeJS.ProcessEnv): Promise<void> {
+  const result = await runGit(args, { cwd, env });
+  if (!succeeded(result)) throw new DogsledError(`${what}: ${failureOf(result)}`);
+}
+
+export async function unlockWorktree(repo: string, path: string): Promise<void> {
+  await mustRun(['worktree', 'unlock', path], repo, `cannot unlock ${path}`);
+}
+
+export async function lockWorktree(repo: string, path: string, reason: string): Promise<void> {
+  await mustRun(['worktree', 'lock', '--reason', reason, path], repo, `cannot lock ${path}`);
+}
+
+/**
+ * Puts back tracked paths that were deleted (staged or not) from HEAD, in the index and the
+ * checkout, and nothing else. Pathspecs are literal: a name with `*` is that name.
+ */
+export async function restoreDeleted(path: string, paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  const result = await runGit(
+    ['restore', '--source=HEAD', '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'],
+    { cwd: path, input: `${paths.join('\0')}\0`, env: { GIT_LITERAL_PATHSPECS: '1' } },
+  );
+  if (!succeeded(result))
+    throw new DogsledError(`cannot restore deleted files in ${path}: ${failureOf(result)}`);
+}
+
+/** `git worktree remove` without --force: Git itself refuses a dirty or locked worktree. */
+export async function removeWorktree(repo: string, path: string): Promise<void> {
+  await mustRun(['worktree', 'remove', path], repo, `git refused to remove ${path}`);
+}
+
+/** `git branch -D`; the caller has just rechecked that the branch is at its planned commit. */
+export async function deleteBranch(repo: string, branch: string): Promise<void> {
+  await mustRun(['branch', '-D', branch], repo, `cannot delete branch ${branch}`);
+}
+
+/** The commit a full ref name points at, or null when the ref does not exist. */
+export async function resolveRef(repo: string, ref: string): Promise<string | null> {
+  const result = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: repo });
+  if (result.exitCode === 1 && result.signal === null && !result.timedOut) return null;
+  if (!succeeded(result)) throw new DogsledError(`cannot read ${ref} in ${repo}: ${failureOf(result)}`);
+  return result.stdout.toString('utf8').trim();
+}
+
+/** The short name of a branch ref: `refs/heads/a/b` → `a/b`. */
+export function branchName(ref: string): string {
+  return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref;
+}

@@ -1,0 +1,83 @@
+// A repository's refs in one `git for-each-ref` (tips, symbolic targets, upstreams and the worktree
+// that has each branch checked out), the default branch Git names for the remote, and the fetch that
+// each cleanup pass runs before remote-tracking refs count.
+
+import { FETCH_TIMEOUT_MS, failureOf, gitText, runGit, succeeded } from './run.js';
+
+export interface GitRef {
+  /** Full name: `refs/heads/x`, `refs/remotes/origin/x`. */
+  name: string;
+  sha: string;
+  /** The target of a symbolic ref (`refs/remotes/origin/HEAD`), else null. */
+  symref: string | null;
+  upstream: string | null;
+  /** The checkout that has this branch checked out, else null. */
+  worktree: string | null;
+}
+
+const FORMAT = ['%(objectname)', '%(refname)', '%(symref)', '%(upstream)', '%(worktreepath)'].join('%00');
+
+/** Parses for-each-ref output whose records are NUL-separated fields ending in NUL and a newline. */
+export function parseRefs(text: string): GitRef[] {
+  const fields = text.split('\0');
+  const refs: GitRef[] = [];
+  for (let i = 0; i + 5 <= fields.length; i += 5) {
+    const [sha, name, symref, upstream, worktree] = fields.slice(i, i + 5).map((f) => f ?? '');
+    const cleanSha = (sha ?? '').replace(/^\n/, '');
+    if (!name || !cleanSha) continue;
+    refs.push({
+      name,
+      sha: cleanSha,
+      symref: symref || null,
+      upstream: upstream || null,
+      worktree: worktree || null,
+    });
+  }
+  return refs;
+}
+
+/** Local branches and remote-tracking refs, in one process. */
+export async function readRefs(cwd: string, signal?: AbortSignal): Promise<GitRef[]> {
+  const text = await gitText(['for-each-ref', `--format=${FORMAT}%00`, 'refs/heads', 'refs/remotes'], {
+    cwd,
+    signal,
+  });
+  return parseRefs(text);
+}
+
+export interface DefaultBranch {
+  /** The local name: what `refs/remotes/origin/HEAD` points at, else `main`. */
+  name: string;
+  /** The ref integration is judged against: the remote default branch, else the local one; null if neither exists. */
+  target: string | null;
+  /** Every existing ref that is the default branch (remote and local): both hold commits. */
+  refs: string[];
+}
+
+export function defaultBranchOf(refs: readonly GitRef[]): DefaultBranch {
+  const head = refs.find((ref) => ref.name === 'refs/remotes/origin/HEAD');
+  const pointed = head?.symref?.match(/^refs\/remotes\/origin\/(.+)$/)?.[1];
+  const name = pointed ?? 'main';
+  const names = new Set(refs.map((ref) => ref.name));
+  const remote = `refs/remotes/origin/${name}`;
+  const local = `refs/heads/${name}`;
+  const present = [remote, local].filter((ref) => names.has(ref));
+  return { name, target: present[0] ?? null, refs: present };
+}
+
+export type FetchOutcome = { ok: true } | { ok: false; error: string };
+
+/**
+ * `git fetch --all --prune`. Run in its own session, so an SSH remote cannot prompt on the terminal:
+ * a remote that needs a password fails like an unreachable one, and the failure is a warning.
+ */
+export async function fetchAll(cwd: string, signal?: AbortSignal): Promise<FetchOutcome> {
+  const result = await runGit(['fetch', '--all', '--prune', '--quiet', '--recurse-submodules=no'], {
+    cwd,
+    signal,
+    timeoutMs: FETCH_TIMEOUT_MS,
+    detached: true,
+  });
+  if (succeeded(result)) return { ok: true };
+  return { ok: false, error: failureOf(result, FETCH_TIMEOUT_MS) };
+}

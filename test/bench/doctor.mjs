@@ -1,0 +1,171 @@
+// `node test/bench/doctor.mjs`: `dogsled doctor --json` on a repository with 200 branches and 20
+// worktrees (squash-landed, merged and local-only), against `git for-each-ref` in the same repository
+// as the floor. Reports median wall time and the number of git processes each spawns, counted by a
+// `git` wrapper first on PATH that logs and execs the real git. BENCH_RUNS shortens it;
+// BENCH_GIT_TRACE=1 prints each git command of the first doctor run with its duration.
+// Needs the built CLI (npm run build).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = join(root, 'dist', 'dogsled.mjs');
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
+const BRANCHES = 200;
+const WORKTREES = 20;
+
+const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-doctor-'));
+const home = join(work, 'home');
+mkdirSync(join(home, '.config', 'dogsled'), { recursive: true });
+const main = join(work, 'main');
+const remote = join(work, 'remote.git');
+const gitEnv = {
+  ...process.env,
+  HOME: home,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
+const git = (args, options = {}) => execFileSync('git', args, { cwd: main, env: gitEnv, ...options });
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const lines = (tag, change = {}) =>
+  `${Array.from({ length: 10 }, (_, i) => change[i + 1] ?? `${tag} line ${i + 1}`).join('\n')}\n`;
+
+/**
+ * One fast-import stream: an initial commit with a file per branch, each branch changing its own
+ * file, then main landing branches 0-99 as squashes and 100-149 as merges; 150-199 stay local.
+ */
+function buildRepository() {
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', remote], { env: gitEnv });
+  mkdirSync(main);
+  git(['init', '-q', '-b', 'main']);
+  writeFileSync(join(main, '.git', 'info', 'exclude'), '.worktrees/\n');
+  const out = [];
+  let mark = 0;
+  let time = 1_700_000_000;
+  const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+  const commit = (ref, message, files, from, merge) => {
+    mark += 1;
+    time += 60;
+    out.push(
+      `commit ${ref}\nmark :${mark}\ncommitter Bench <bench@example.com> ${time} +0000\n${data(message)}`,
+    );
+    if (from) out.push(`from ${from}\n`);
+    if (merge) out.push(`merge ${merge}\n`);
+    for (const [path, text] of Object.entries(files)) out.push(`M 100644 inline ${path}\n${data(text)}`);
+    out.push('\n');
+    return `:${mark}`;
+  };
+  const initial = {};
+  for (let i = 0; i < BRANCHES; i++) initial[`f${i}.txt`] = lines(`f${i}`);
+  let head = commit('refs/heads/main', 'initial', initial);
+  const tips = [];
+  for (let i = 0; i < BRANCHES; i++) {
+    tips.push(
+      commit(
+        `refs/heads/b${i}`,
+        `branch ${i}`,
+        { [`f${i}.txt`]: lines(`f${i}`, { 1: `b${i} change` }) },
+        head,
+      ),
+    );
+  }
+  for (let i = 0; i < 150; i++) {
+    const files = { [`f${i}.txt`]: lines(`f${i}`, { 1: `b${i} change` }) };
+    head =
+      i < 100
+        ? commit('refs/heads/main', `squash b${i}`, files, head)
+        : commit('refs/heads/main', `merge b${i}`, files, head, tips[i]);
+  }
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: main, env: gitEnv, input: out.join('') });
+  git(['reset', '-q', '--hard', 'main']);
+  git(['remote', 'add', 'origin', remote]);
+  git(['push', '-q', 'origin', 'main', ...Array.from({ length: 20 }, (_, i) => `b${150 + i}`)]);
+  git(['remote', 'set-head', 'origin', 'main']);
+  for (let i = 0; i < WORKTREES; i++) {
+    const branch = i < WORKTREES / 2 ? `b${i}` : `b${180 + i}`;
+    git(['worktree', 'add', '-q', join(main, '.worktrees', branch), branch]);
+  }
+}
+
+/** A `git` first on PATH that appends one line per process to the log, then runs the real git. */
+function gitWrapper() {
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const bin = join(work, 'bin');
+  mkdirSync(bin);
+  const log = join(work, 'git.log');
+  const body = process.env.BENCH_GIT_TRACE
+    ? `s=$(date +%s%N); ${JSON.stringify(real)} "$@"; rc=$?; echo "$(( ($(date +%s%N)-s)/1000000 ))ms $*" | cut -c1-160 >> ${JSON.stringify(log)}; exit $rc`
+    : `echo x >> ${JSON.stringify(log)}\nexec ${JSON.stringify(real)} "$@"`;
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\n${body}\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  return { bin, log };
+}
+
+function measure(argv, env, log, expected = 0) {
+  writeFileSync(log, '');
+  const start = process.hrtime.bigint();
+  const result = spawnSync(argv[0], argv.slice(1), { cwd: main, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (result.status !== expected)
+    throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
+  const spawned = readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
+  return { ms, spawned, stdout: result.stdout.toString('utf8') };
+}
+
+try {
+  console.error(`building a repository with ${BRANCHES} branches and ${WORKTREES} worktrees`);
+  buildRepository();
+  const { bin, log } = gitWrapper();
+  const env = { ...gitEnv, PATH: `${bin}:${process.env.PATH}`, DOGSLED_STATE: join(work, 'state') };
+  for (const key of Object.keys(env)) if (/^(HERDR_|DOGSLED_TEST)/.test(key)) delete env[key];
+  const doctor = ['node', CLI, 'doctor', '--json'];
+  const floor = ['git', 'for-each-ref'];
+  const first = JSON.parse(measure(doctor, env, log).stdout);
+  if (process.env.BENCH_GIT_TRACE) console.error(readFileSync(log, 'utf8'));
+  const removable =
+    first.worktrees.filter((w) => w.removable).length + first.branches.filter((b) => b.removable).length;
+  // prune without --yes off a terminal surveys, prints the plan and exits 2: the survey alone.
+  const plan = ['node', CLI, 'prune', '--json'];
+  const times = { doctor: [], floor: [], plan: [] };
+  const spawns = { doctor: [], floor: [], plan: [] };
+  for (let i = 0; i < RUNS; i++) {
+    for (const [name, argv, expected] of [
+      ['floor', floor, 0],
+      ['doctor', doctor, 0],
+      ['plan', plan, 2],
+    ]) {
+      const { ms, spawned } = measure(argv, env, log, expected);
+      times[name].push(ms);
+      spawns[name].push(spawned);
+    }
+  }
+  const doctorMs = median(times.doctor);
+  const floorMs = median(times.floor);
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${RUNS} runs.\n`,
+  );
+  console.log(
+    `Repository: ${BRANCHES} branches, ${WORKTREES} worktrees; doctor finds ${removable} removable.\n`,
+  );
+  console.log('| command | median wall | git processes | vs `git for-each-ref` |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| git for-each-ref (floor) | ${floorMs.toFixed(1)} ms | ${median(spawns.floor)} | 1.0× |`);
+  console.log(
+    `| doctor --json | ${doctorMs.toFixed(1)} ms | ${median(spawns.doctor)} | ${(doctorMs / floorMs).toFixed(1)}× |`,
+  );
+  const planMs = median(times.plan);
+  console.log(
+    `| prune plan (no CPU sample) | ${planMs.toFixed(1)} ms | ${median(spawns.plan)} | ${(planMs / floorMs).toFixed(1)}× |`,
+  );
+  console.log(
+    '\ndoctor --json includes the report-only processes section, whose CPU sample takes about a second while the git survey runs; the prune plan row is the same survey without it.',
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

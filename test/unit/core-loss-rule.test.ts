@@ -1,0 +1,250 @@
+import { describe, expect, it } from 'vitest';
+import {
+  branchVerdict,
+  checkoutContent,
+  commitsVerdict,
+  describeProof,
+  type WorktreeFacts,
+  worktreeVerdict,
+} from '../../service/core/loss-rule.js';
+import type { CheckoutStatus, StatusEntry } from '../../service/core/loss-types.js';
+
+const tracked = (path: string, xy: string, inHead = true): StatusEntry => ({
+  path,
+  xy,
+  untracked: false,
+  inHead,
+  submodule: false,
+});
+const untracked = (path: string): StatusEntry => ({
+  path,
+  xy: '??',
+  untracked: true,
+  inHead: false,
+  submodule: false,
+});
+const status = (entries: StatusEntry[], ignored: string[] = []): { ok: true; status: CheckoutStatus } => ({
+  ok: true,
+  status: { head: 'h', branch: 'b', entries, ignored },
+});
+const OK = { ok: true } as const;
+
+describe('checkout content', () => {
+  it('is clean when only ignored paths exist', () => {
+    expect(checkoutContent(OK, status([], ['node_modules/', 'x.log']))).toEqual({
+      kind: 'clean',
+      ignored: 2,
+    });
+  });
+
+  it('deleted tracked files alone, staged or not, are restored', () => {
+    const content = checkoutContent(OK, status([tracked('b', '.D'), tracked('a', 'D.'), tracked('c', 'DD')]));
+    expect(content).toEqual({ kind: 'deleted-only', restore: ['a', 'b', 'c'], ignored: 0 });
+  });
+
+  it('any other change, an untracked file, a conflict or a submodule is dirt, and every path counts', () => {
+    expect(checkoutContent(OK, status([tracked('a', '.D'), tracked('m', '.M')]))).toEqual({
+      kind: 'dirty',
+      count: 2,
+      paths: ['a', 'm'],
+    });
+    expect(checkoutContent(OK, status([untracked('n')]))).toMatchObject({ kind: 'dirty', count: 1 });
+    expect(checkoutContent(OK, status([tracked('u', 'uUU', false)]))).toMatchObject({ kind: 'dirty' });
+    expect(checkoutContent(OK, status([{ ...tracked('s', '.D'), submodule: true }]))).toMatchObject({
+      kind: 'dirty',
+    });
+    // Staged as new and then deleted: never in HEAD, so not restorable.
+    expect(checkoutContent(OK, status([tracked('new', 'AD', false)]))).toMatchObject({ kind: 'dirty' });
+  });
+
+  it('names at most ten dirty paths but counts them all', () => {
+    const many = Array.from({ length: 12 }, (_, i) => untracked(`f${String(i).padStart(2, '0')}`));
+    const content = checkoutContent(OK, status(many));
+    expect(content).toMatchObject({ kind: 'dirty', count: 12 });
+    expect(content.kind === 'dirty' && content.paths).toHaveLength(10);
+  });
+
+  it('refuses the check when identity or status cannot be confirmed: never clean', () => {
+    expect(checkoutContent({ ok: false, reason: '.git is missing' }, status([]))).toEqual({
+      kind: 'refused',
+      reason: 'cannot check the checkout: .git is missing',
+    });
+    expect(checkoutContent(OK, { ok: false, reason: 'git status exited 128' })).toMatchObject({
+      kind: 'refused',
+    });
+  });
+});
+
+describe('commits verdict', () => {
+  const base = { defaultRefs: ['refs/remotes/origin/main', 'refs/heads/main'], unique: 0, integration: null };
+  it('a default-branch holder is an ancestor proof, any other holder a held proof', () => {
+    expect(commitsVerdict({ ...base, heldBy: 'refs/heads/main', fetchFailed: false })).toEqual({
+      landed: true,
+      proof: { kind: 'ancestor', ref: 'refs/heads/main' },
+    });
+    expect(commitsVerdict({ ...base, heldBy: 'refs/remotes/origin/x', fetchFailed: false })).toEqual({
+      landed: true,
+      proof: { kind: 'held', ref: 'refs/remotes/origin/x' },
+    });
+  });
+
+  it('says why unheld commits are not landed, naming a failed fetch', () => {
+    expect(commitsVerdict({ ...base, heldBy: null, unique: 3, fetchFailed: true })).toEqual({
+      landed: false,
+      unique: 3,
+      reason: '3 commits not in the default branch (fetch failed, so remote branches do not count)',
+    });
+  });
+});
+
+describe('proof in words', () => {
+  it('names the applying commits and the containing ref', () => {
+    const run = { base: 'b', first: 'f', last: 'l', commits: 1, by: '0123456789abcdef' };
+    const applied = {
+      kind: 'applied' as const,
+      ref: 'refs/remotes/origin/main',
+      runs: [run, { ...run, by: 'fedcba9876543210' }],
+    };
+    expect(describeProof(applied)).toBe('applied as 2 runs by 0123456789, fedcba9876 on origin/main');
+    expect(describeProof({ kind: 'contained', ref: 'refs/heads/top', by: { ...applied, runs: [run] } })).toBe(
+      'contained in top, applied by 0123456789 on origin/main',
+    );
+  });
+});
+
+const facts = (over: Partial<WorktreeFacts> = {}): WorktreeFacts => ({
+  repository: '/r',
+  path: '/r/.worktrees/x',
+  branch: 'x',
+  head: 'h',
+  listed: true,
+  prunable: null,
+  locked: null,
+  exists: true,
+  gitFile: true,
+  registered: true,
+  defaultBranch: 'main',
+  content: { kind: 'clean', ignored: 0 },
+  operation: null,
+  commits: { landed: true, proof: { kind: 'ancestor', ref: 'refs/remotes/origin/main' } },
+  holds: [],
+  ...over,
+});
+
+describe('worktree verdict', () => {
+  it('a clean landed worktree is removable with its proof; an agent lock is lifted first', () => {
+    expect(worktreeVerdict(facts({ locked: 'agent:worktree' }))).toEqual({
+      kind: 'removable',
+      reason: 'clean; merged into origin/main',
+      proof: {
+        checkout: 'clean',
+        restore: [],
+        ignored: 0,
+        commits: { kind: 'ancestor', ref: 'refs/remotes/origin/main' },
+        unlock: true,
+        deleteBranch: true,
+      },
+    });
+  });
+
+  it('an absent path is a stale registration: only the record goes', () => {
+    expect(worktreeVerdict(facts({ exists: false }))).toMatchObject({ kind: 'stale', removable: true });
+    expect(worktreeVerdict(facts({ exists: false, registered: false }))).toMatchObject({
+      kind: 'stale',
+      removable: false,
+    });
+  });
+
+  it('a directory Git no longer manages is an unlinked hold naming the reason and the path', () => {
+    expect(worktreeVerdict(facts({ listed: false }))).toMatchObject({
+      kind: 'unlinked',
+      hold: { kind: 'unlinked', reason: 'worktree unregistered by git; directory remains: /r/.worktrees/x' },
+    });
+    expect(worktreeVerdict(facts({ prunable: 'gitdir file points to non-existent location' })).reason).toBe(
+      'git calls it prunable (gitdir file points to non-existent location); directory remains: /r/.worktrees/x',
+    );
+    expect(worktreeVerdict(facts({ gitFile: false })).reason).toBe(
+      'its .git file is gone; directory remains: /r/.worktrees/x',
+    );
+  });
+
+  it('holds keep it, including a lock that is not dogsled', () => {
+    expect(worktreeVerdict(facts({ locked: '' }))).toMatchObject({
+      kind: 'kept',
+      reason: 'held: worktree locked by git (no reason given)',
+    });
+    const pane = { kind: 'pane' as const, reason: 'pane w1:p2 is working here' };
+    expect(worktreeVerdict(facts({ holds: [pane] }))).toMatchObject({ kind: 'kept', holds: [pane] });
+  });
+
+  it('a held dirty checkout is kept, not a landed_dirty finding', () => {
+    const content = { kind: 'dirty' as const, count: 1, paths: ['a'] };
+    expect(worktreeVerdict(facts({ content, holds: [{ kind: 'caller', reason: 'c' }] })).kind).toBe('kept');
+    expect(worktreeVerdict(facts({ content }))).toMatchObject({
+      kind: 'landed_dirty',
+      finding: { repository: '/r', checkout: '/r/.worktrees/x', ref: 'x', dirty: 1, paths: ['a'] },
+    });
+  });
+
+  it('a dirty checkout whose commits are only on a remote branch is plainly kept', () => {
+    const content = { kind: 'dirty' as const, count: 1, paths: ['a'] };
+    const commits = { landed: true as const, proof: { kind: 'held' as const, ref: 'refs/remotes/origin/x' } };
+    expect(worktreeVerdict(facts({ content, commits })).kind).toBe('kept');
+  });
+
+  it('refuses on the default branch, on unlanded commits and on refused identity', () => {
+    expect(worktreeVerdict(facts({ branch: 'main' })).reason).toBe(
+      'on the default branch, which is never removed',
+    );
+    expect(worktreeVerdict(facts({ commits: { landed: false, unique: 2, reason: 'r' } })).reason).toBe(
+      'local work: r',
+    );
+    expect(worktreeVerdict(facts({ content: { kind: 'refused', reason: 'cannot check' } })).reason).toBe(
+      'cannot check',
+    );
+  });
+
+  it('a rebase, merge or bisect in progress keeps the checkout', () => {
+    expect(worktreeVerdict(facts({ operation: 'a bisect' }))).toMatchObject({
+      kind: 'kept',
+      reason: 'a bisect is in progress',
+    });
+  });
+
+  it('a detached HEAD deletes no branch', () => {
+    const verdict = worktreeVerdict(facts({ branch: null }));
+    expect(verdict.kind === 'removable' && verdict.proof.deleteBranch).toBe(false);
+  });
+});
+
+describe('branch verdict', () => {
+  const landed = { landed: true as const, proof: { kind: 'held' as const, ref: 'refs/remotes/origin/b' } };
+  const branch = {
+    repository: '/r',
+    name: 'b',
+    sha: 's',
+    worktree: null,
+    inMain: false,
+    isDefault: false,
+    commits: landed,
+  };
+  it('a branch with no worktree is removable when its commits are held or integrated', () => {
+    expect(branchVerdict(branch)).toEqual({
+      removable: true,
+      reason: 'every commit is on origin/b',
+      proof: landed.proof,
+    });
+  });
+
+  it('the default branch, a checked-out branch and local work are report-only', () => {
+    expect(branchVerdict({ ...branch, isDefault: true }).removable).toBe(false);
+    expect(branchVerdict({ ...branch, worktree: '/r', inMain: true }).reason).toBe(
+      'checked out in the main checkout',
+    );
+    expect(branchVerdict({ ...branch, worktree: '/w' }).reason).toBe('checked out in /w');
+    expect(branchVerdict({ ...branch, commits: { landed: false, unique: 1, reason: 'x' } })).toEqual({
+      removable: false,
+      reason: 'local work: x',
+    });
+  });
+});
