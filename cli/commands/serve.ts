@@ -3,7 +3,7 @@
 
 import { hostname } from 'node:os';
 import { stallThreshold } from '../../service/core/stall.js';
-import { realAgentLane } from '../../service/daemon/agent-lane.js';
+import { realAgentLane } from '../../service/daemon/agent-lane-real.js';
 import { serve } from '../../service/daemon/serve.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
 import { type ProbeDeps, probeHost, rootedReader } from '../../service/probe/index.js';

@@ -3,16 +3,12 @@
 // the read at most `budgetMs`; a slower read keeps running for the next tick while this one
 // publishes the last known panes with an error, so a hung Herdr never delays publication.
 
-import { availableParallelism } from 'node:os';
 import { type ComposedPanes, composeAgentPanes, memoryOf } from '../core/agent-panes.js';
-import { WATCH_MAX_GAP_MS, type WatchMap } from '../core/pane-watch.js';
+import type { WatchMap } from '../core/pane-watch.js';
 import type { StallMemory } from '../core/stall.js';
 import { messageOf } from '../errors.js';
 import { type AgentPaneReaders, type LiveAgentPane, observeAgentPanes } from '../probe/agent-panes.js';
-import { CheckoutCache } from '../probe/checkout-cache.js';
 import { observeShellPanes } from '../probe/shell-panes.js';
-import { readPaneWatch, watchEntries, writePaneWatch } from '../state/pane-watch.js';
-import type { StatePaths } from '../state/paths.js';
 import type { AgentPane } from '../state/schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent, Snapshot } from '../terminal/records.js';
@@ -151,92 +147,4 @@ const TIMED_OUT = Symbol('timed out');
 
 function budget(ms: number): Promise<typeof TIMED_OUT> {
   return new Promise((resolve) => setTimeout(() => resolve(TIMED_OUT), ms).unref());
-}
-
-/** Working-file edits change nothing git records, so dirtiness is re-read at least this often. */
-const CHECKOUT_MAX_AGE_MS = 30_000;
-/** pane-watch.json is rewritten at least this often, well inside the watch's freshness gap. */
-const WATCH_REFRESH_MS = 60_000;
-
-export interface RealLaneOptions {
-  paths: StatePaths;
-  intervalMs: number;
-  env: NodeJS.ProcessEnv;
-  home: string;
-  now: () => number;
-  warn: (line: string) => void;
-  stallAfterMs: number;
-  budgetMs: number;
-}
-
-/** The lane with its real readers: Herdr through the terminal port, transcripts, git checkouts. */
-export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane> {
-  const [{ openTerminal }, { exists, socketCandidate }, transcripts, git] = await Promise.all([
-    import('../terminal/open.js'),
-    import('../terminal/locate.js'),
-    import('../probe/transcripts/index.js'),
-    import('../git/checkout-facts.js'),
-  ]);
-  const { env, home } = options;
-  // A watch older than a few missed ticks no longer proves a shell sat idle all that time.
-  const maxGapMs = Math.max(WATCH_MAX_GAP_MS, 3 * options.intervalMs);
-  let savedShape = '';
-  let savedMs = 0;
-  const cache = transcripts.transcriptCache();
-  const checkouts = new CheckoutCache({
-    fingerprint: git.checkoutFingerprint,
-    read: async (root) => {
-      const facts = await git.readCheckoutFacts(root);
-      const onDefault = facts.branch === facts.defaultBranch;
-      return {
-        branch: facts.branch,
-        ahead: facts.ahead,
-        dirty: facts.dirty,
-        landed: facts.branch === null || onDefault || facts.ahead === null ? null : facts.ahead === 0,
-      };
-    },
-    now: options.now,
-    maxAgeMs: CHECKOUT_MAX_AGE_MS,
-  });
-  const warned = new Set<string>();
-  const warnOnce = (line: string) => {
-    if (warned.has(line)) return;
-    warned.add(line);
-    options.warn(line);
-  };
-  return new AgentLane({
-    openTerminal: () => openTerminal({ env, home, commandName: 'serve', warn: warnOnce }),
-    herdrExpected: async () =>
-      Boolean(env.HERDR_SOCKET_PATH) || (await exists(socketCandidate(env, home).path)),
-    readers: {
-      width: availableParallelism(),
-      transcript: async (pane) => {
-        const found = await transcripts.discoverTranscript(
-          { agent: pane.agent, session: pane.session, home },
-          { cache, now: options.now },
-        );
-        return found.path === null ? null : found;
-      },
-      transcriptFacts: (path, agent) => transcripts.readTranscriptFacts(path, agent, { cache }),
-      checkoutRoot: (cwd) => git.findCheckoutRoot(cwd),
-      checkout: (root) => checkouts.get(root),
-    },
-    stallAfterMs: options.stallAfterMs,
-    now: options.now,
-    budgetMs: options.budgetMs,
-    shellWatch: {
-      maxGapMs,
-      load: async () => watchEntries(await readPaneWatch(options.paths, options)),
-      save: async (watch) => {
-        // Only clock changes are news; the observation time alone is refreshed once a minute.
-        const shape = JSON.stringify(
-          Object.entries(watch).map(([id, e]) => [id, e.pane, e.empty_since_ms, e.idle_since_ms]),
-        );
-        if (shape === savedShape && options.now() - savedMs < WATCH_REFRESH_MS) return;
-        await writePaneWatch(options.paths, watch, maxGapMs);
-        savedShape = shape;
-        savedMs = options.now();
-      },
-    },
-  });
 }

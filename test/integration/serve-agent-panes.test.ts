@@ -140,10 +140,18 @@ describe('agent panes in the snapshot', () => {
     expect(watch.panes[shell.terminal_id]).toMatchObject({ pane: shell.pane_id });
     expect(watch.panes[shell.terminal_id].empty_since_ms).toBeGreaterThan(0);
 
+    // Squash-merged into main, the branch has landed by the loss rule although it is still ahead.
+    git(repo, 'merge', '--squash', '-q', 'feat/x');
+    git(repo, 'commit', '-qm', 'feature (squash)');
+    expect((await runCli(['serve', '--once'], env, { timeoutMs: 30_000 })).code).toBe(0);
+    const after = (await hostSnapshot()).probe.agent_panes?.find((pane) => pane.name === 'writer');
+    expect(after).toMatchObject({ branch: 'feat/x', ahead: 1, landed: true });
+
     const status = await runCli(['status'], env);
     expect(status.stdout).toContain('3 live · 2 active');
-    expect(status.stdout).toMatch(/claude writer\s+(idle|done) \S+\s+feat\/x \+1 dirty/);
-    expect(status.stdout).toMatch(/codex tester\s+working/);
+    expect(status.stdout).toMatch(/claude writer\s+(idle|done) \S+\s+feat\/x \+1 dirty landed/);
+    // The second run restored the first run's clocks, so the hung tester may already show as stalled.
+    expect(status.stdout).toMatch(/codex tester\s+(working|stalled)/);
   });
 
   it('marks an agent whose transcript stops changing as stalled, and clears it when it changes', async () => {
