@@ -85,7 +85,13 @@ export async function gatherCommitFacts(input: CommitFactsInput): Promise<Commit
   };
 
   const integration = new Map<string, CommitsProof>();
-  const open = tips.filter((tip) => !holding.get(tip)?.held);
+  // Work held only by a remote branch is still checked for integration: "landed by squash" is the
+  // proof a user acts on, and whether a branch landed must not depend on whether it was pushed.
+  const inDefault = (tip: string): boolean => {
+    const ref = heldBy(tip);
+    return ref !== null && defaultBranch.refs.includes(ref);
+  };
+  const open = tips.filter((tip) => !inDefault(tip));
   if (target && open.length > 0) {
     try {
       await integrate(input, target.name, edges, open, containers, integration);

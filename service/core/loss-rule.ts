@@ -55,13 +55,11 @@ export function commitsVerdict(input: {
   fetchFailed: boolean;
 }): CommitsVerdict {
   const { heldBy, defaultRefs } = input;
-  if (heldBy !== null) {
-    return {
-      landed: true,
-      proof: defaultRefs.includes(heldBy) ? { kind: 'ancestor', ref: heldBy } : { kind: 'held', ref: heldBy },
-    };
-  }
+  // The strongest proof first: in the default branch, then applied to it, then merely pushed.
+  if (heldBy !== null && defaultRefs.includes(heldBy))
+    return { landed: true, proof: { kind: 'ancestor', ref: heldBy } };
   if (input.integration !== null) return { landed: true, proof: input.integration };
+  if (heldBy !== null) return { landed: true, proof: { kind: 'held', ref: heldBy } };
   const count = `${input.unique} commit${input.unique === 1 ? '' : 's'}`;
   const where = input.fetchFailed
     ? 'not in the default branch (fetch failed, so remote branches do not count)'
