@@ -11,6 +11,7 @@
 //   1. service-acquire   only while `serve` starts and takes the service lock (service-lock.ts)
 //   2. service           held by `serve` for its lifetime; never waited on by anything else
 //   3. queue.json  4. items.json  5. placements.json
+//   5r. locks/repository-<hash>   prune's per-repository lock, held across one entry's removal
 //   5a. repositories.json  5b. worktrees.json   registries (registries.ts); their sections only
 //       stat paths, and nothing takes a lock inside them
 //   6. any file's own lock taken by readState to quarantine it (brief, takes nothing inside)
