@@ -47,6 +47,7 @@ export class AgentLane {
   private inFlight: Promise<Observation | { error: string }> | undefined;
   private shellWatch: WatchMap | undefined;
   private port: TerminalPort | undefined;
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: AgentLaneDeps) {}
 
@@ -54,6 +55,11 @@ export class AgentLane {
   restore(panes: readonly AgentPane[]): void {
     this.memory = memoryOf(panes);
     this.last = [...panes];
+  }
+
+  /** Abandons a read still waiting on Herdr, so a stopping service exits at once. */
+  close(): void {
+    this.stopping.abort();
   }
 
   async tick(): Promise<AgentLaneResult> {
@@ -95,7 +101,7 @@ export class AgentLane {
       return { panes: [], errors: [] };
     }
     try {
-      const snapshot = await port.snapshot();
+      const snapshot = await port.snapshot({ signal: this.stopping.signal });
       this.port = port;
       const [observed, shellErrors] = await Promise.all([
         observeAgentPanes(snapshot.agents.flatMap(liveAgentPane), this.deps.readers),

@@ -85,6 +85,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
       }
     }
   } finally {
+    deps.agents?.close();
     await lock.release();
   }
   if (lost) throw lost;

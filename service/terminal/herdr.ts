@@ -309,8 +309,8 @@ export class HerdrTerminal implements TerminalPort {
     return runInHerdr(this, options);
   }
 
-  async snapshot(): Promise<Snapshot> {
-    const reply = await this.call('session.snapshot', {}, 'session_snapshot');
+  async snapshot(options: { signal?: AbortSignal } = {}): Promise<Snapshot> {
+    const reply = await this.call('session.snapshot', {}, 'session_snapshot', options);
     return parseRecord(SnapshotSchema, reply.snapshot, 'session.snapshot');
   }
 

@@ -232,8 +232,8 @@ export interface TerminalPort {
    */
   runCommand(options: RunCommandOptions): Promise<LaunchedCommand>;
 
-  /** Workspaces, tabs, panes and agents in ONE request (`session.snapshot`). */
-  snapshot(): Promise<Snapshot>;
+  /** Workspaces, tabs, panes and agents in ONE request (`session.snapshot`); the signal abandons it. */
+  snapshot(options?: { signal?: AbortSignal }): Promise<Snapshot>;
   /** Herdr 0.9 saved machines, or null when this Herdr has no machine verbs. */
   machines(): Promise<Machine[] | null>;
   /** A port whose every call is forwarded to a saved machine (`herdr --machine <id>`). */

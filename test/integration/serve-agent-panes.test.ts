@@ -199,4 +199,19 @@ describe('agent panes in the snapshot', () => {
     expect(snapshot.errors[0]).toMatch(/^herdr: /);
     expect(snapshot.errors[0]).toContain(herdr.socketPath);
   });
+
+  it('publishes on time with the Herdr error when Herdr answers garbage or too slowly', async () => {
+    await startAgent('writer', 'claude', worktree, [{ reply: 'done' }]);
+    await ok('_fake.fail_next', { method: 'session.snapshot', malformed: 'garbage' });
+    expect((await runCli(['serve', '--once'], env, { timeoutMs: 30_000 })).code).toBe(0);
+    let snapshot = await hostSnapshot();
+    expect(snapshot.errors).toHaveLength(1);
+    expect(snapshot.errors[0]).toMatch(/^herdr: .*session\.snapshot/);
+    expect(snapshot.probe.agent_panes).toEqual([]);
+
+    await ok('_fake.fail_next', { method: 'session.snapshot', delay_ms: 8_000 });
+    expect((await runCli(['serve', '--once', '--interval', '2'], env, { timeoutMs: 30_000 })).code).toBe(0);
+    snapshot = await hostSnapshot();
+    expect(snapshot.errors).toEqual(['herdr: no answer within 2s; agent panes are from the last tick']);
+  });
 });
