@@ -2,12 +2,12 @@
 // unknown key (a typo, or a `[hooks]` table this product does not have) is an error naming the key
 // and the file. Every failure is one DogsledError line. Loading never writes anything.
 
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import * as z from 'zod/mini';
 import { parseDuration } from '../core/duration.js';
-import { DogsledError, messageOf } from '../errors.js';
+import { DogsledError } from '../errors.js';
 import { oneLine } from './quarantine.js';
+import { readTomlFile, unknownKeys } from './toml-file.js';
 import './zod-messages.js';
 
 export interface Config {
@@ -40,8 +40,6 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   cleanup: { repositories: [], repository_paths: [] },
   quota: { management_url: null },
 });
-
-let toml: typeof import('smol-toml') | undefined;
 
 /** What each key must be; every issue on a key reports this, whatever zod's own wording. */
 const RULES: Record<string, string> = {
@@ -106,24 +104,10 @@ const FileSchema = z.strictObject({
  */
 export async function loadConfig(path: string, explicit: boolean, home = homedir()): Promise<Config> {
   const fail = (problem: string): DogsledError => new DogsledError(`config ${path}: ${problem}`);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !explicit) return structuredClone(DEFAULT_CONFIG) as Config;
-    if (code === 'ENOENT') throw fail('file not found');
-    throw fail(`cannot read (${code ?? messageOf(error)})`);
-  }
-  let data: unknown;
-  try {
-    // Loaded only when a file exists: most hosts run on the defaults, and start-up time matters.
-    toml ??= await import('smol-toml');
-    data = toml.parse(text);
-  } catch (error) {
-    if (!(toml && error instanceof toml.TomlError)) throw error;
-    const what = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
-    throw fail(`malformed TOML at line ${error.line}: ${oneLine(what)}`);
+  const data = await readTomlFile(path, fail);
+  if (data === undefined) {
+    if (explicit) throw fail('file not found');
+    return structuredClone(DEFAULT_CONFIG) as Config;
   }
   const parsed = FileSchema.safeParse(data);
   if (!parsed.success) throw fail(describe(parsed.error));
@@ -140,13 +124,9 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
 
 /** One problem, unknown keys first: a typo usually explains the other complaints. */
 function describe(error: z.core.$ZodError): string {
-  const issues = error.issues;
-  const unknown = issues.find((issue) => issue.code === 'unrecognized_keys');
-  if (unknown?.code === 'unrecognized_keys') {
-    const names = unknown.keys.map((key) => `"${[...unknown.path, key].join('.')}"`);
-    return `unknown key${names.length > 1 ? 's' : ''} ${names.join(', ')}`;
-  }
-  const issue = issues[0];
+  const unknown = unknownKeys(error);
+  if (unknown) return unknown;
+  const issue = error.issues[0];
   if (!issue) return 'invalid';
   // Issues inside an array or a union branch carry deeper paths; the rule belongs to the key.
   const keys = issue.path.filter((part): part is string => typeof part === 'string');

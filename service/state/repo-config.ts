@@ -3,12 +3,12 @@
 // file, and every setup/teardown command's placeholders are checked here, so a bad `{x}` is
 // reported before any worktree is made or removed. Loading never writes anything.
 
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { templateProblem } from '../core/command-template.js';
-import { DogsledError, messageOf } from '../errors.js';
+import { DogsledError } from '../errors.js';
 import { oneLine } from './quarantine.js';
+import { readTomlFile, unknownKeys } from './toml-file.js';
 import './zod-messages.js';
 
 export const REPO_CONFIG_FILE = 'dogsled.toml';
@@ -29,8 +29,6 @@ export interface RepoConfig {
 }
 
 export const DEFAULT_WORKTREE_DIR = '.worktrees';
-
-let toml: typeof import('smol-toml') | undefined;
 
 const RULES: Record<string, string> = {
   worktree: 'must be a table',
@@ -63,24 +61,8 @@ export async function loadRepoConfig(mainCheckout: string): Promise<RepoConfig> 
   const main = resolve(mainCheckout);
   const file = join(main, REPO_CONFIG_FILE);
   const fail = (problem: string): DogsledError => new DogsledError(`repository config ${file}: ${problem}`);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return defaults(main);
-    throw fail(`cannot read (${code ?? messageOf(error)})`);
-  }
-  let data: unknown;
-  try {
-    // Loaded only when a file exists: most repositories have none.
-    toml ??= await import('smol-toml');
-    data = toml.parse(text);
-  } catch (error) {
-    if (!(toml && error instanceof toml.TomlError)) throw error;
-    const what = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
-    throw fail(`malformed TOML at line ${error.line}: ${oneLine(what)}`);
-  }
+  const data = await readTomlFile(file, fail);
+  if (data === undefined) return defaults(main);
   const parsed = FileSchema.safeParse(data);
   if (!parsed.success) throw fail(describe(parsed.error));
   const { dir, setup, teardown } = parsed.data.worktree;
@@ -110,11 +92,8 @@ function defaults(main: string): RepoConfig {
 
 /** One problem, unknown keys first: a typo usually explains the other complaints. */
 function describe(error: z.core.$ZodError): string {
-  const unknown = error.issues.find((issue) => issue.code === 'unrecognized_keys');
-  if (unknown?.code === 'unrecognized_keys') {
-    const names = unknown.keys.map((key) => `"${[...unknown.path, key].join('.')}"`);
-    return `unknown key${names.length > 1 ? 's' : ''} ${names.join(', ')}`;
-  }
+  const unknown = unknownKeys(error);
+  if (unknown) return unknown;
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   const key = issue.path
