@@ -66,8 +66,9 @@ describe('probePrompt', () => {
   it('names the program of a foreground command, never its arguments', async () => {
     const { pane } = await idlePane();
     await port.runLine(pane, 'sleep 30');
-    // Between fork and exec the child still carries the shell's name; wait for the exec.
-    const probe = await until(pane, (p) => p.state.kind === 'running' && p.state.program === 'sleep');
+    // Until the shell hands the terminal to the job (and the child execs), the pane briefly looks
+    // like a shell with a background child; wait for the settled foreground job.
+    const probe = await until(pane, (p) => p.state.kind === 'running' && p.state.reason === 'runs sleep');
     expect(probe.state).toEqual({ kind: 'running', program: 'sleep', reason: 'runs sleep' });
   });
 

@@ -6,7 +6,7 @@
 // detected and idle/blocked (then interactive_ready), and its name is released on failure.
 import { EventEmitter } from 'node:events';
 import { jobKind } from './detect.mjs';
-import { readArgv, readStat } from './procfs.mjs';
+import { readStat } from './procfs.mjs';
 
 const OUTPUT_DEBOUNCE_MS = 20;
 
@@ -180,10 +180,11 @@ export class AgentTracker extends EventEmitter {
     const job = this.jobOf(pane);
     let detected;
     if (job !== undefined) {
-      const key = `${job}:${(readArgv(job) ?? []).join('\0')}`;
-      // A positive result is cached per job; a negative one is retried (wrappers exec later).
-      detected = key === a.detectedKey && a.detected ? a.detected : jobKind(job);
-      a.detectedKey = key;
+      // A positive result is kept for the job's lifetime: a /proc read that fails or sees a process
+      // mid-exec is temporary uncertainty, which never clears an agent (Herdr §1.2). A negative
+      // result is retried, since wrappers exec the agent later.
+      detected = job === a.detectedKey && a.detected ? a.detected : jobKind(job);
+      a.detectedKey = job;
     }
     this.change(pane, () => {
       const before = this.kind(pane);
