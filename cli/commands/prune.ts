@@ -1,18 +1,21 @@
 // `dogsled prune [--yes] [--json] [--host H] [category ...]`: the doctor survey's removable entries
 // as a plan, shown and confirmed on a terminal (--yes skips the question, never a check), then
 // applied entry by entry with a recheck before each removal. Any failure makes the status 2.
+// The panes category needs Herdr; without it a plain prune simply has no pane entries.
 
 import { createInterface } from 'node:readline/promises';
 import { surveyCleanup } from '../../service/cleanup/doctor.js';
-import { applyPlan } from '../../service/cleanup/prune.js';
+import { applyPlan, type PruneIO } from '../../service/cleanup/prune.js';
 import type { PruneReport } from '../../service/cleanup/report.js';
+import { paneContext } from '../../service/cleanup/terminal-facts.js';
+import { worktreePanes } from '../../service/cleanup/worktree-panes.js';
 import { PRUNE_CATEGORIES, type PruneCategory, selectPlan } from '../../service/core/prune-plan.js';
 import { DogsledError } from '../../service/errors.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
 import type { CliContext } from '../context.js';
 import { paint } from '../render/color.js';
 import { renderFailure, renderPlan, renderResult, renderSkip } from '../render/prune-human.js';
-import { checkLocalHost, cleanupIO } from './doctor.js';
+import { checkLocalHost, cleanupIO, readTerminal } from './doctor.js';
 
 export interface PruneFlags {
   yes?: boolean;
@@ -28,9 +31,6 @@ export function parseCategories(words: readonly string[]): PruneCategory[] {
         `prune: unknown category "${word}" (choose from ${PRUNE_CATEGORIES.join(', ')})`,
       );
     }
-  }
-  if (words.includes('panes')) {
-    throw new DogsledError('prune panes: needs Herdr (panes are not available in this build yet)');
   }
   return [...new Set(words)] as PruneCategory[];
 }
@@ -48,9 +48,15 @@ async function confirm(question: string): Promise<boolean> {
 export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliContext): Promise<number> {
   checkLocalHost('prune', flags.host);
   const categories = parseCategories(words);
-  const io = await cleanupIO(ctx);
+  const terminal = await readTerminal(ctx);
+  const herdr = terminal.herdr;
+  if (categories.includes('panes') && herdr === null) {
+    throw new DogsledError(`prune panes: needs Herdr (${terminal.why})`);
+  }
+  const io = await cleanupIO(ctx, terminal);
   const colours = paint(ctx.color);
-  const survey = await surveyCleanup(io, { processes: false, host: LOCAL_HOST.id });
+  const removesWorktrees = categories.length === 0 || categories.includes('worktrees');
+  const survey = await surveyCleanup(io, { processes: false, host: LOCAL_HOST.id, removesWorktrees });
   for (const warning of survey.report.warnings) ctx.warn(`dogsled: warning: ${warning}`);
   const plan = selectPlan(survey.plan, categories);
   const empty: PruneReport = { results: [], skipped: [], failures: [] };
@@ -74,7 +80,19 @@ export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliC
       return 0;
     }
   }
-  const report = await applyPlan(io, survey, plan, (outcome) => {
+  // Each removal's recheck reads Herdr again, and closes only what is still idle.
+  const pruneIO: PruneIO = herdr
+    ? {
+        ...io,
+        holds: herdr.liveHolds,
+        closures: {
+          port: herdr.live,
+          paneContext: () => paneContext(io, herdr.callerPaneId),
+          worktreePanes: (path) => worktreePanes(herdr.live, path, herdr.callerPaneId),
+        },
+      }
+    : io;
+  const report = await applyPlan(pruneIO, survey, plan, (outcome) => {
     if (flags.json) return;
     if (outcome.kind === 'result') {
       ctx.out(`${renderResult(outcome.result, colours)}\n`);

@@ -2,6 +2,7 @@
 // hold…) and a name, with the reason on an indented line; within 80 columns. Paths and names come
 // from the filesystem and Git, so terminal escapes are stripped before anything is shown.
 
+import type { PaneEntry } from '../../service/cleanup/panes.js';
 import type { DoctorReport, WorktreeEntry } from '../../service/cleanup/report.js';
 import { stripEscapes } from '../../service/core/strip-escapes.js';
 import { formatBytes } from '../../service/core/units.js';
@@ -55,6 +56,15 @@ function worktreeMark(entry: WorktreeEntry): string {
   return 'keep';
 }
 
+/** Panes that leave with their workspace or a worktree removal are marked `with`. */
+function paneMark(entry: PaneEntry): string {
+  if (entry.state === 'removable') return 'remove';
+  if (entry.state === 'kept') return 'keep';
+  return 'with';
+}
+
+const inDir = (cwd: string | null): string => (cwd === null ? '' : ` in ${cwd}`);
+
 export function renderDoctor(report: DoctorReport, paint: Paint): string[] {
   const lines: string[] = [];
   const section = (title: string, rows: string[]): void => {
@@ -86,6 +96,25 @@ export function renderDoctor(report: DoctorReport, paint: Paint): string[] {
     'branches',
     report.branches.flatMap((entry) =>
       verdictRow(entry.removable ? 'remove' : 'keep', entry.branch, entry.reason, paint),
+    ),
+  );
+  section(
+    'workspaces',
+    (report.workspaces ?? []).flatMap((entry) => {
+      const count = `${entry.panes.length} pane${entry.panes.length === 1 ? '' : 's'}`;
+      const name = `${entry.workspace} ${entry.label} (${count}${inDir(entry.cwd)})`;
+      return verdictRow(entry.removable ? 'remove' : 'keep', name, entry.reason, paint);
+    }),
+  );
+  section(
+    'panes',
+    (report.panes ?? []).flatMap((entry) =>
+      verdictRow(
+        paneMark(entry),
+        `${entry.pane} ${entry.program ?? 'unknown program'}${inDir(entry.cwd)}`,
+        entry.reason,
+        paint,
+      ),
     ),
   );
   section(
@@ -137,7 +166,9 @@ export function renderDoctor(report: DoctorReport, paint: Paint): string[] {
     report.branches.filter((e) => e.removable).length +
     report.repositories.filter((e) => e.removable).length +
     report.jobs.filter((e) => e.removable).length +
-    report.targets.filter((e) => e.removable).length;
+    report.targets.filter((e) => e.removable).length +
+    (report.workspaces ?? []).filter((e) => e.removable).length +
+    (report.panes ?? []).filter((e) => e.removable).length;
   if (lines.length > 0) lines.push('');
   lines.push(removable === 0 ? 'nothing to prune' : `${removable} removable: dogsled prune shows the plan`);
   return lines;

@@ -21,6 +21,12 @@ function planName(entry: PlanEntry): string {
       return `job ${entry.id}`;
     case 'target':
       return `build output ${entry.path} (${formatBytes(entry.bytes)})`;
+    case 'pane':
+      return `pane ${entry.pane} (${entry.program ?? 'unknown program'}${entry.cwd ? ` in ${entry.cwd}` : ''})`;
+    case 'workspace': {
+      const count = `${entry.panes.length} pane${entry.panes.length === 1 ? '' : 's'}`;
+      return `workspace ${entry.workspace} ${entry.label} (${count}${entry.cwd ? ` in ${entry.cwd}` : ''})`;
+    }
   }
 }
 
@@ -35,6 +41,12 @@ const subject = (entry: { kind: string; path: string; branch: string | null }): 
   entry.kind === 'branch' ? `branch ${entry.branch} in ${entry.path}` : `${entry.kind} ${entry.path}`;
 
 export function renderResult(result: PruneResult, paint: Paint): string {
+  if (result.kind === 'pane' || result.kind === 'workspace') {
+    const what = `${result.kind} ${result.path}`;
+    if (result.already_removed) return paint.green(clean(`closed ${what} (already closed)`));
+    const panes = result.kind === 'workspace' ? ` (panes ${result.panes.join(', ')})` : '';
+    return paint.green(clean(`closed ${what}${panes}`));
+  }
   const extra = [
     result.already_removed ? 'already removed' : '',
     result.kind === 'worktree' && result.branch_deleted ? `branch ${result.branch} deleted` : '',

@@ -1,7 +1,8 @@
 // The cleanup survey behind `dogsled doctor` and `dogsled prune`: every discovered repository's
-// worktrees and branches under the loss rule, stale registrations, ended jobs, build-output targets,
-// disk and hot processes, as one report plus the plan of entries whose removal loses nothing.
-// Changes nothing (the per-repository fetch only refreshes remote-tracking refs).
+// worktrees and branches under the loss rule, stale registrations, Herdr workspaces and panes under
+// the pane rule, ended jobs, build-output targets, disk and hot processes, as one report plus the
+// plan of entries whose removal loses nothing. Changes nothing (the per-repository fetch only
+// refreshes remote-tracking refs).
 
 import { basename, resolve } from 'node:path';
 import { isExpiredJob } from '../core/job-expiry.js';
@@ -11,11 +12,12 @@ import { messageOf } from '../errors.js';
 import type { FetchOutcome } from '../git/refs.js';
 import { statfsSpace } from '../probe/disk.js';
 import type { Config } from '../state/config.js';
-import { listJobRecords } from '../state/job-records.js';
+import { type JobRecord, listJobRecords } from '../state/job-records.js';
 import type { StatePaths } from '../state/paths.js';
 import { pathIsAbsent, type RegistryIO, readRegistries } from '../state/registries.js';
 import { loadRepoConfig } from '../state/repo-config.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk.js';
+import { addPanes, type DoctorHerdr } from './doctor-panes.js';
 import { hotProcesses, type ProcessTable, readProcessTable } from './processes.js';
 import type { DoctorReport, JobEntry, TargetEntry, WorktreeEntry } from './report.js';
 import { callerRepository, discoverRepositories, type RepositoryCandidate } from './repositories.js';
@@ -36,6 +38,10 @@ export interface CleanupIO extends RegistryIO {
   discoveredPaths?: readonly string[];
   /** Checkouts a Herdr workspace shows: their build output is kept. */
   workspaceCheckouts?: readonly string[];
+  /** Herdr, for the workspaces and panes sections (both null without it). */
+  herdr?: DoctorHerdr;
+  /** Warnings from reading the terminal side (Herdr could not be read…), joined to the report's. */
+  terminalWarnings?: readonly string[];
   /** Told what the survey is doing, for a progress line on a terminal ('' when done). */
   progress?: (text: string) => void;
   signal?: AbortSignal;
@@ -55,11 +61,16 @@ export interface CleanupOptions {
   /** Sample CPU for the report-only processes section (about a second; prune does not need it). */
   processes: boolean;
   host: string;
+  /**
+   * False when the pass removes no worktrees (prune without its worktrees category): then no
+   * workspace closes with a worktree, and the pane rule judges it on its own. Default true.
+   */
+  removesWorktrees?: boolean;
 }
 
 export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Promise<CleanupSurvey> {
   const now = io.now();
-  const warnings: string[] = [];
+  const warnings: string[] = [...(io.terminalWarnings ?? [])];
   const registries = await readRegistries(io);
   const tablePromise = readProcessTable();
   const hotPromise = options.processes
@@ -82,6 +93,8 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     repositories: discovered.map((found) => found.entry),
     worktrees: [],
     branches: [],
+    workspaces: null,
+    panes: null,
     landed_dirty: [],
     unlinked: [],
     jobs: [],
@@ -123,7 +136,15 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
   io.progress?.('');
   await addOrphanRecords(registries.worktrees, report, plan);
 
-  await addJobs(io, now, report, plan);
+  const jobs = await addJobs(io, now, report, plan);
+  if (io.herdr)
+    await addPanes(
+      io,
+      io.herdr,
+      { jobs, now, removesWorktrees: options.removesWorktrees ?? true },
+      report,
+      plan,
+    );
   const table = await tablePromise;
   const targets = await addTargets(surveys, table, io.workspaceCheckouts ?? [], report, plan);
   report.disk = await disk(io, surveys, targets).catch((error) => {
@@ -256,7 +277,12 @@ async function addOrphanRecords(
   }
 }
 
-async function addJobs(io: CleanupIO, now: number, report: DoctorReport, plan: PlanEntry[]): Promise<void> {
+async function addJobs(
+  io: CleanupIO,
+  now: number,
+  report: DoctorReport,
+  plan: PlanEntry[],
+): Promise<JobRecord[]> {
   const listing = await listJobRecords(io.paths);
   for (const problem of listing.problems)
     report.warnings.push(`job record ${problem.path}: ${problem.reason}`);
@@ -276,6 +302,7 @@ async function addJobs(io: CleanupIO, now: number, report: DoctorReport, plan: P
     report.jobs.push(entry);
     if (expired) plan.push({ kind: 'job', id: record.id, path: record.id, reason: entry.reason });
   }
+  return listing.records;
 }
 
 async function addTargets(

@@ -1,8 +1,10 @@
 // Applies an approved prune plan entry by entry. Each removal runs under its repository's lock and
 // first surveys the entry again (recheck in core/prune-plan.ts): identity changes fail, live work
-// skips. A worktree removal is close's sequence: teardown, panes, unlock, restore deleted tracked
-// paths, `git worktree remove` without force, the branch only at its planned commit, the
-// registration, and a check that the worktree is gone. Entries are independent.
+// skips. A worktree removal is close's sequence: teardown, panes and workspace (checked before the
+// teardown, so a busy pane keeps everything), unlock, restore deleted tracked paths, `git worktree
+// remove` without force, the branch only at its planned commit, the registration, and a check that
+// the worktree is gone. Panes and workspaces close after a recheck by terminal id. Entries are
+// independent.
 
 import { lstat } from 'node:fs/promises';
 import { isExpiredJob } from '../core/job-expiry.js';
@@ -30,20 +32,31 @@ import {
   readRegistries,
 } from '../state/registries.js';
 import { loadRepoConfig } from '../state/repo-config.js';
+import type { TerminalPort } from '../terminal/port.js';
 import { runRepoCommands } from './commands.js';
 import type { CleanupIO, CleanupSurvey } from './doctor.js';
 import { repositoryLockPath } from './locks.js';
+import { type Closure, type PaneContext, prunePane, pruneWorkspace } from './panes.js';
 import { readProcessTable } from './processes.js';
 import type { PruneFailure, PruneReport, PruneResult, PruneSkip } from './report.js';
 import { surveyRepository } from './survey.js';
 import { removeTarget } from './targets.js';
+import type { WorktreePanes } from './worktree-panes.js';
 
 /** All of a worktree's teardown commands together get this long. */
 export const TEARDOWN_DEADLINE_MS = 5 * 60_000;
 
 export interface PruneIO extends CleanupIO {
-  /** Closes the Herdr panes (and the workspace) that use a worktree; returns the closed pane ids. */
-  closePanes?: (path: string) => Promise<string[]>;
+  /** Herdr's side of the removals; absent without Herdr (then no pane is closed). */
+  closures?: PaneClosures;
+}
+
+export interface PaneClosures {
+  port: TerminalPort;
+  /** The pane rule's context as it is now: read again before each pane or workspace closure. */
+  paneContext: () => Promise<PaneContext>;
+  /** The panes and workspace that show a worktree, checked right before its teardown. */
+  worktreePanes: (path: string) => Promise<WorktreePanes>;
 }
 
 export type Outcome =
@@ -82,7 +95,23 @@ const fail = (entry: PlanEntry, error: string): Outcome => ({
 });
 
 function pathOf(entry: PlanEntry): string {
-  return entry.kind === 'branch' ? entry.repository : entry.path;
+  if (entry.kind === 'branch') return entry.repository;
+  if (entry.kind === 'pane') return entry.pane;
+  if (entry.kind === 'workspace') return entry.workspace;
+  return entry.path;
+}
+
+function closureOutcome(entry: PlanEntry, closure: Closure): Outcome {
+  switch (closure.kind) {
+    case 'closed':
+      return result(entry, { panes: closure.panes });
+    case 'gone':
+      return result(entry, { already_removed: true });
+    case 'skipped':
+      return skip(entry, closure.reason);
+    case 'failed':
+      return fail(entry, closure.reason);
+  }
 }
 
 /** Applies `entries` in order; a failed or refused entry never stops the others. */
@@ -161,6 +190,20 @@ async function applyEntry(
       if (removal.kind === 'skipped') return skip(entry, removal.reason);
       return fail(entry, removal.reason);
     }
+    case 'pane': {
+      if (!io.closures) return fail(entry, 'needs Herdr');
+      const planned = { pane: entry.pane, terminal_id: entry.terminal_id };
+      return closureOutcome(
+        entry,
+        await prunePane(io.closures.port, planned, await io.closures.paneContext()),
+      );
+    }
+    case 'workspace': {
+      if (!io.closures) return fail(entry, 'needs Herdr');
+      const planned = { workspace: entry.workspace, panes: entry.panes };
+      const context = await io.closures.paneContext();
+      return closureOutcome(entry, await pruneWorkspace(io.closures.port, planned, context));
+    }
   }
 }
 
@@ -208,6 +251,16 @@ async function pruneWorktree(
   if (verdict?.kind !== 'removable') return fail(entry, 'recheck lost its verdict');
   const proof = verdict.proof;
 
+  // Before anything runs: a pane that works in it, or in the workspace that shows it, keeps it.
+  let closing: WorktreePanes | null = null;
+  if (io.closures) {
+    try {
+      closing = await io.closures.worktreePanes(entry.path);
+    } catch (error) {
+      return fail(entry, messageOf(error));
+    }
+    if (closing.kind === 'busy') return skip(entry, closing.reason);
+  }
   try {
     const config = await loadRepoConfig(entry.repository);
     await runRepoCommands(config.worktree.teardown, {
@@ -220,7 +273,12 @@ async function pruneWorktree(
   } catch (error) {
     return fail(entry, messageOf(error));
   }
-  const panes = io.closePanes ? await io.closePanes(entry.path) : [];
+  let panes: string[] = [];
+  try {
+    if (closing?.kind === 'ready') panes = await closing.close();
+  } catch (error) {
+    return fail(entry, messageOf(error));
+  }
   try {
     if (proof.unlock) await unlockWorktree(entry.repository, entry.path);
     try {

@@ -1,8 +1,9 @@
 // The documents `dogsled doctor --json` and `dogsled prune --json` print, with their zod schemas
 // (validated in tests). Field names are snake_case like every other dogsled document. Doctor's
-// workspaces and panes sections join when the Herdr layer supplies them.
+// workspaces and panes sections are null without Herdr, so "no Herdr" differs from "no panes".
 
 import * as z from 'zod/mini';
+import { PaneEntrySchema, WorkspaceEntrySchema } from './panes.js';
 
 const HoldSchema = z.object({
   kind: z.enum(['pane', 'process', 'caller', 'process-table', 'launch', 'item', 'agent', 'lock', 'unlinked']),
@@ -108,6 +109,9 @@ export const DoctorReportSchema = z.object({
   repositories: z.array(RepositoryEntrySchema),
   worktrees: z.array(WorktreeEntrySchema),
   branches: z.array(BranchEntrySchema),
+  /** Herdr workspaces and panes under the pane rule; null when this host has no Herdr or it cannot be read. */
+  workspaces: z.nullable(z.array(WorkspaceEntrySchema)),
+  panes: z.nullable(z.array(PaneEntrySchema)),
   landed_dirty: z.array(LandedDirtySchema),
   unlinked: z.array(z.object({ repository: z.string(), path: z.string(), reason: z.string() })),
   jobs: z.array(JobEntrySchema),
@@ -125,17 +129,26 @@ export const DoctorReportSchema = z.object({
   warnings: z.array(z.string()),
 });
 
-const EntryKind = z.enum(['worktree', 'worktree-record', 'branch', 'repository-record', 'job', 'target']);
+const EntryKind = z.enum([
+  'worktree',
+  'worktree-record',
+  'branch',
+  'repository-record',
+  'job',
+  'target',
+  'workspace',
+  'pane',
+]);
 
 export const PruneReportSchema = z.object({
   results: z.array(
     z.object({
       kind: EntryKind,
-      /** The removed path (for a branch, its repository). */
+      /** The removed path (for a branch, its repository; for a pane or workspace, its id). */
       path: z.string(),
       branch: z.nullable(z.string()),
       branch_deleted: z.boolean(),
-      /** Herdr panes closed with the worktree. */
+      /** Herdr panes closed: with the worktree, or the pane or workspace entry's own. */
       panes: z.array(z.string()),
       /** Something else had already removed it; only its registration went. */
       already_removed: z.boolean(),

@@ -30,7 +30,27 @@ export type PlanEntry =
   | { kind: 'branch'; repository: string; common_dir: string; branch: string; head: string; reason: string }
   | { kind: 'repository-record'; path: string; reason: string }
   | { kind: 'job'; id: string; path: string; reason: string }
-  | { kind: 'target'; path: string; checkout: string; bytes: number; reason: string };
+  | { kind: 'target'; path: string; checkout: string; bytes: number; reason: string }
+  /** A Herdr pane the pane rule closes on its own (recheck by terminal id before the close). */
+  | {
+      kind: 'pane';
+      pane: string;
+      terminal_id: string;
+      workspace: string;
+      cwd: string | null;
+      /** The program only, never its arguments. */
+      program: string | null;
+      reason: string;
+    }
+  /** A Herdr workspace whose every pane the pane rule closes: it closes whole. */
+  | {
+      kind: 'workspace';
+      workspace: string;
+      label: string;
+      cwd: string | null;
+      panes: Array<{ pane: string; terminal_id: string }>;
+      reason: string;
+    };
 
 export const CATEGORY_OF: Record<PlanEntry['kind'], PruneCategory> = {
   worktree: 'worktrees',
@@ -39,12 +59,19 @@ export const CATEGORY_OF: Record<PlanEntry['kind'], PruneCategory> = {
   'repository-record': 'repositories',
   job: 'jobs',
   target: 'targets',
+  pane: 'panes',
+  workspace: 'panes',
 };
 
-/** Removal order: checkouts first (they take their branches and build output), then the rest. */
+/**
+ * Removal order: checkouts first (they take their branches, build output, panes and workspace), then
+ * whole workspaces before single panes, then the rest.
+ */
 const ORDER: PlanEntry['kind'][] = [
   'worktree',
   'worktree-record',
+  'workspace',
+  'pane',
   'branch',
   'repository-record',
   'job',

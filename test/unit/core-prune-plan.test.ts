@@ -46,6 +46,31 @@ describe('selecting the plan', () => {
     ]);
   });
 
+  it('closes whole workspaces, then single panes, right after the worktrees', () => {
+    const panes: PlanEntry[] = [
+      ...entries,
+      {
+        kind: 'pane',
+        pane: 'w1:p2',
+        terminal_id: 't2',
+        workspace: 'w1',
+        cwd: null,
+        program: 'sh',
+        reason: 'r',
+      },
+      { kind: 'workspace', workspace: 'w2', label: 'x', cwd: null, panes: [], reason: 'r' },
+    ];
+    expect(selectPlan(panes, []).map((entry) => entry.kind)).toEqual([
+      'worktree',
+      'workspace',
+      'pane',
+      'branch',
+      'repository-record',
+      'job',
+    ]);
+    expect(selectPlan(panes, ['panes']).map((entry) => entry.kind)).toEqual(['workspace', 'pane']);
+  });
+
   it('takes only the named categories', () => {
     expect(selectPlan(entries, ['jobs', 'repositories']).map((entry) => entry.kind)).toEqual([
       'repository-record',
