@@ -69,3 +69,18 @@ export function stallThreshold(raw: string | undefined): { ms: number; warning: 
     warning: `DOGSLED_TEST_STALL_MS must be a positive number of milliseconds, not ${JSON.stringify(raw)}; using 10m`,
   };
 }
+
+/** The `$dogsled` pane token the sidebar shows for a stalled agent; cleared on recovery. */
+export const STALL_TOKEN = { source: 'dogsled:stall', key: 'dogsled', value: 'stalled' } as const;
+
+/**
+ * Which panes need their stall token set (every tick while stalled, so a token that expired or a
+ * restarted Herdr gets it back) and which need it cleared (recovered since the last tick).
+ */
+export function stallTokenChanges<
+  P extends { pane: string; terminal_id: string; stalled_since_ms: number | null },
+>(panes: readonly P[], marked: ReadonlySet<string>): { set: P[]; clear: P[]; marked: Set<string> } {
+  const set = panes.filter((pane) => pane.stalled_since_ms !== null);
+  const clear = panes.filter((pane) => pane.stalled_since_ms === null && marked.has(pane.terminal_id));
+  return { set, clear, marked: new Set(set.map((pane) => pane.terminal_id)) };
+}

@@ -5,7 +5,7 @@
 
 import { type ComposedPanes, composeAgentPanes, memoryOf } from '../core/agent-panes.js';
 import type { WatchMap } from '../core/pane-watch.js';
-import type { StallMemory } from '../core/stall.js';
+import { STALL_TOKEN, type StallMemory, stallTokenChanges } from '../core/stall.js';
 import { messageOf } from '../errors.js';
 import { type AgentPaneReaders, type LiveAgentPane, observeAgentPanes } from '../probe/agent-panes.js';
 import { observeShellPanes } from '../probe/shell-panes.js';
@@ -41,6 +41,9 @@ export interface AgentLaneResult {
 
 type Observation = Awaited<ReturnType<typeof observeAgentPanes>>;
 
+/** A stall token outlives a few missed ticks, then expires if the service is gone. */
+const STALL_TOKEN_TTL_MS = 60_000;
+
 export class AgentLane {
   private memory: Map<string, StallMemory> = new Map();
   private last: AgentPane[] = [];
@@ -48,6 +51,7 @@ export class AgentLane {
   private shellWatch: WatchMap | undefined;
   private port: TerminalPort | undefined;
   private readonly stopping = new AbortController();
+  private stallMarked: ReadonlySet<string> = new Set();
 
   constructor(private readonly deps: AgentLaneDeps) {}
 
@@ -83,7 +87,8 @@ export class AgentLane {
     );
     this.memory = composed.memory;
     this.last = composed.panes;
-    return { panes: composed.panes, errors: outcome.errors };
+    const tokenErrors = await this.reportStalls(composed.panes);
+    return { panes: composed.panes, errors: [...outcome.errors, ...tokenErrors] };
   }
 
   private async read(): Promise<Observation | { error: string }> {
@@ -112,6 +117,28 @@ export class AgentLane {
       this.port = undefined;
       return { error: `herdr: ${messageOf(error)}` };
     }
+  }
+
+  /** Sets the `$dogsled` token on stalled panes and clears it on recovered ones. */
+  private async reportStalls(panes: readonly AgentPane[]): Promise<string[]> {
+    const port = this.port;
+    if (!port) return [];
+    const changes = stallTokenChanges(panes, this.stallMarked);
+    const ttlMs = Math.max(STALL_TOKEN_TTL_MS, 3 * this.deps.budgetMs);
+    const report = (pane: AgentPane, value: string | null) =>
+      port.reportPaneMetadata(pane.pane, {
+        source: STALL_TOKEN.source,
+        tokens: { [STALL_TOKEN.key]: value },
+        ...(value === null ? {} : { ttlMs }),
+      });
+    const results = await Promise.allSettled([
+      ...changes.set.map((pane) => report(pane, STALL_TOKEN.value)),
+      ...changes.clear.map((pane) => report(pane, null)),
+    ]);
+    this.stallMarked = changes.marked;
+    return results.flatMap((result) =>
+      result.status === 'rejected' ? [`herdr: stall token: ${messageOf(result.reason)}`] : [],
+    );
   }
 
   private async watchShells(port: TerminalPort, snapshot: Snapshot): Promise<string[]> {

@@ -167,6 +167,13 @@ describe('agent panes in the snapshot', () => {
         'the hung agent to stall',
       );
       expect(stalled.state).toBe('working');
+      // The sidebar's $dogsled token says so while the stall lasts.
+      const tokens = async () => (await ok('pane.get', { pane_id: stalled.pane })).pane.tokens ?? {};
+      await eventually(
+        async () => ((await tokens()).dogsled === 'stalled' ? true : undefined),
+        10_000,
+        'the token',
+      );
       const status = await runCli(['status'], env);
       expect(status.stdout).toMatch(/codex tester\s+stalled/);
       expect(status.stdout).toContain('1 stalled');
@@ -182,6 +189,11 @@ describe('agent panes in the snapshot', () => {
         },
         15_000,
         'the stall to clear',
+      );
+      await eventually(
+        async () => ((await tokens()).dogsled === undefined ? true : undefined),
+        10_000,
+        'no token',
       );
     } finally {
       service.kill('SIGTERM');

@@ -5,7 +5,12 @@ import {
   memoryOf,
   type ObservedAgentPane,
 } from '../../service/core/agent-panes.js';
-import { nextStallClock, STALL_AFTER_MS, stallThreshold } from '../../service/core/stall.js';
+import {
+  nextStallClock,
+  STALL_AFTER_MS,
+  stallThreshold,
+  stallTokenChanges,
+} from '../../service/core/stall.js';
 
 const MIN = 60_000;
 
@@ -185,5 +190,23 @@ describe('agent panes', () => {
   it('counts every agent as live and the ones not resting as active', () => {
     const states = ['working', 'blocked', 'unknown', 'idle', 'done'].map((state) => ({ state }));
     expect(agentCounts(states)).toEqual({ live: 5, active: 3 });
+  });
+});
+
+describe('the $dogsled stall token', () => {
+  const pane = (terminal_id: string, stalled_since_ms: number | null) => ({
+    pane: 'w1:p1',
+    terminal_id,
+    stalled_since_ms,
+  });
+
+  it('is set on every stalled pane each tick and cleared once on recovery', () => {
+    const first = stallTokenChanges([pane('a', 5), pane('b', null)], new Set());
+    expect(first.set.map((p) => p.terminal_id)).toEqual(['a']);
+    expect(first.clear).toEqual([]);
+    const second = stallTokenChanges([pane('a', null), pane('b', null)], first.marked);
+    expect(second.set).toEqual([]);
+    expect(second.clear.map((p) => p.terminal_id)).toEqual(['a']);
+    expect(stallTokenChanges([pane('a', null)], second.marked).clear).toEqual([]);
   });
 });
