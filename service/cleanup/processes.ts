@@ -1,4 +1,4 @@
-// The host's process table (Linux /proc) and doctor's report-only hot processes: above 100% CPU and
+// The host's process table (Linux /proc; macOS in processes-darwin.ts) and doctor's report-only hot processes: above 100% CPU and
 // outside every Herdr pane's ancestry. A process is named by its program (comm), never by its
 // arguments, which may hold secrets. An unreadable table is an answer of its own: the loss rule
 // treats it as a hold, and doctor reports it.
@@ -52,7 +52,14 @@ export interface HotOptions {
 }
 
 /** Every process in `procRoot` (default /proc). Exited processes are skipped; any other failure is `ok: false`. */
-export async function readProcessTable(procRoot = '/proc'): Promise<ProcessTable> {
+export async function readProcessTable(procRoot?: string): Promise<ProcessTable> {
+  if (procRoot === undefined && process.platform === 'darwin') {
+    return (await import('./processes-darwin.js')).readDarwinProcessTable();
+  }
+  return readProcTable(procRoot ?? '/proc');
+}
+
+async function readProcTable(procRoot: string): Promise<ProcessTable> {
   let names: string[];
   try {
     names = await readdir(procRoot);
