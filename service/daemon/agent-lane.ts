@@ -41,6 +41,8 @@ export interface AgentLaneResult {
 
 type Observation = Awaited<ReturnType<typeof observeAgentPanes>>;
 
+/** How long a host found without Herdr waits before looking for it again. */
+const NO_HERDR_RECHECK_MS = 30_000;
 /** A stall token outlives a few missed ticks, then expires if the service is gone. */
 const STALL_TOKEN_TTL_MS = 60_000;
 
@@ -52,6 +54,7 @@ export class AgentLane {
   private port: TerminalPort | undefined;
   private readonly stopping = new AbortController();
   private stallMarked: ReadonlySet<string> = new Set();
+  private noHerdrUntil = 0;
 
   constructor(private readonly deps: AgentLaneDeps) {}
 
@@ -92,9 +95,11 @@ export class AgentLane {
   }
 
   private async read(): Promise<Observation | { error: string }> {
+    // A host without Herdr looks again only now and then: detection costs a stat per PATH entry.
+    if (this.deps.now() < this.noHerdrUntil) return { panes: [], errors: [] };
     let port: TerminalPort;
     try {
-      // A Herdr port is kept while it answers; a failure or no Herdr means looking again next tick.
+      // A Herdr port is kept while it answers; a failure means looking again next tick.
       port = this.port ?? (await this.deps.openTerminal());
     } catch (error) {
       return { error: `herdr: ${messageOf(error)}` };
@@ -103,6 +108,7 @@ export class AgentLane {
       this.port = undefined;
       // No Herdr at all is a normal host without agents; a Herdr that was asked for and failed is not.
       if (await this.deps.herdrExpected()) return { error: `herdr: ${port.why}` };
+      this.noHerdrUntil = this.deps.now() + NO_HERDR_RECHECK_MS;
       return { panes: [], errors: [] };
     }
     try {
