@@ -12,7 +12,9 @@ import type { StatePaths } from '../state/paths.js';
 import { AgentLane } from './agent-lane.js';
 
 /** Working-file edits change nothing git records, so dirtiness is re-read at least this often. */
-const CHECKOUT_MAX_AGE_MS = 30_000;
+const CHECKOUT_REFRESH_MS = 30_000;
+/** Everything about a checkout is read again at least this often, whatever its fingerprint says. */
+const CHECKOUT_REREAD_MS = 5 * 60_000;
 /** pane-watch.json is rewritten at least this often, well inside the watch's freshness gap. */
 const WATCH_REFRESH_MS = 60_000;
 
@@ -53,8 +55,10 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
         landed: await landedOf(root, facts, survey.surveyRepository),
       };
     },
+    refresh: async (root, previous) => ({ ...previous, dirty: await git.readDirty(root) }),
     now: options.now,
-    maxAgeMs: CHECKOUT_MAX_AGE_MS,
+    refreshAfterMs: CHECKOUT_REFRESH_MS,
+    rereadAfterMs: CHECKOUT_REREAD_MS,
   });
   const warned = new Set<string>();
   const warnOnce = (line: string) => {

@@ -66,8 +66,10 @@ export async function findCheckoutRoot(cwd: string): Promise<string | null> {
 }
 
 /**
- * What changes when a checkout's HEAD, branch or index changes: the mtimes and sizes of its HEAD
- * and index files. Edits to working files do not change it, so callers still re-read on a timer.
+ * What changes when a checkout's HEAD, branch, index or the refs its facts are counted against
+ * change: the mtimes and sizes of its HEAD and index, and of the common directory's packed refs
+ * and ref directories (a ref update renames a file into its directory). Edits to working files do
+ * not change it, so callers re-read dirtiness on a timer.
  */
 export async function checkoutFingerprint(root: string): Promise<string> {
   const dotGit = join(root, '.git');
@@ -77,11 +79,34 @@ export async function checkoutFingerprint(root: string): Promise<string> {
     const pointer = (await readFile(dotGit, 'utf8')).match(/^gitdir: (.+)$/m)?.[1]?.trim();
     if (pointer) gitDir = resolve(root, pointer);
   }
+  const common = await readFile(join(gitDir, 'commondir'), 'utf8').then(
+    (text) => resolve(gitDir, text.trim()),
+    () => gitDir,
+  );
+  const files = [
+    join(gitDir, 'HEAD'),
+    join(gitDir, 'index'),
+    join(common, 'packed-refs'),
+    join(common, 'refs', 'heads'),
+    join(common, 'refs', 'remotes', 'origin'),
+  ];
   const parts = await Promise.all(
-    ['HEAD', 'index'].map(async (name) => {
-      const info = await stat(join(gitDir, name)).catch(() => undefined);
+    files.map(async (file) => {
+      const info = await stat(file).catch(() => undefined);
       return info ? `${info.mtimeMs}:${info.size}` : '-';
     }),
   );
   return `${gitDir}|${parts.join('|')}`;
+}
+
+/** Whether the checkout has changes, untracked files included and ignored ones not: one git call. */
+export async function readDirty(root: string, signal?: AbortSignal): Promise<boolean> {
+  const status = await gitText(
+    ['status', '--porcelain=v2', '-z', '--untracked-files=normal', '--no-renames'],
+    {
+      cwd: root,
+      signal,
+    },
+  );
+  return status !== '';
 }

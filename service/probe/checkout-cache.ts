@@ -1,27 +1,46 @@
-// Keeps each checkout's facts between ticks. A checkout is read again when its HEAD or index
-// changed (a commit, a checkout, an add) or its facts are older than `maxAgeMs` (edits to working
-// files change nothing git records, so dirtiness is refreshed on this timer). Fifty panes in ten
-// checkouts then cost a few stats per tick instead of forty git processes.
+// Keeps each checkout's facts between ticks, in two tiers. A checkout is read in full when its
+// fingerprint (HEAD, index, refs) changed or its facts are older than `rereadAfterMs`; otherwise,
+// once they are older than `refreshAfterMs`, only the cheap part that the fingerprint cannot see
+// (dirtiness from edits to working files) is refreshed. Fifty panes in ten checkouts then cost a few
+// stats per tick and one git process per checkout per refresh, instead of forty git processes.
 
 export interface CheckoutCacheDeps<T> {
   fingerprint: (root: string) => Promise<string>;
   read: (root: string) => Promise<T>;
+  /** Refreshes what the fingerprint cannot see; without it, a stale entry is read in full. */
+  refresh?: (root: string, previous: T) => Promise<T>;
   now: () => number;
-  maxAgeMs: number;
+  refreshAfterMs: number;
+  rereadAfterMs: number;
+}
+
+interface Entry<T> {
+  fingerprint: string;
+  readMs: number;
+  refreshedMs: number;
+  facts: T;
 }
 
 export class CheckoutCache<T> {
-  private entries = new Map<string, { fingerprint: string; readMs: number; facts: T }>();
+  private entries = new Map<string, Entry<T>>();
 
   constructor(private readonly deps: CheckoutCacheDeps<T>) {}
 
   async get(root: string): Promise<T> {
-    const fingerprint = await this.deps.fingerprint(root);
-    const now = this.deps.now();
+    const { deps } = this;
+    const fingerprint = await deps.fingerprint(root);
+    const now = deps.now();
     const held = this.entries.get(root);
-    if (held && held.fingerprint === fingerprint && now - held.readMs < this.deps.maxAgeMs) return held.facts;
-    const facts = await this.deps.read(root);
-    this.entries.set(root, { fingerprint, readMs: now, facts });
+    if (held && held.fingerprint === fingerprint && now - held.readMs < deps.rereadAfterMs) {
+      if (now - held.refreshedMs < deps.refreshAfterMs) return held.facts;
+      if (deps.refresh) {
+        held.facts = await deps.refresh(root, held.facts);
+        held.refreshedMs = now;
+        return held.facts;
+      }
+    }
+    const facts = await deps.read(root);
+    this.entries.set(root, { fingerprint, readMs: now, refreshedMs: now, facts });
     if (this.entries.size > EVICT_ABOVE) this.evict(now);
     return facts;
   }
@@ -29,7 +48,7 @@ export class CheckoutCache<T> {
   /** Forgets checkouts no pane has asked about for a while (removed worktrees, closed panes). */
   private evict(now: number): void {
     for (const [root, entry] of this.entries) {
-      if (now - entry.readMs > 4 * this.deps.maxAgeMs) this.entries.delete(root);
+      if (now - entry.refreshedMs > 4 * this.deps.refreshAfterMs) this.entries.delete(root);
     }
   }
 }

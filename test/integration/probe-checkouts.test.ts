@@ -6,6 +6,7 @@ import {
   checkoutFingerprint,
   findCheckoutRoot,
   readCheckoutFacts,
+  readDirty,
 } from '../../service/git/checkout-facts.js';
 import { CheckoutCache } from '../../service/probe/checkout-cache.js';
 import { tempDir } from '../helpers/tree.js';
@@ -60,21 +61,37 @@ describe('checkout facts for agent panes', () => {
     expect(await checkoutFingerprint(worktree)).not.toBe(before);
   });
 
-  it('re-reads a checkout when its fingerprint changes or its facts grow old', async () => {
+  it('re-reads a checkout when its fingerprint changes, refreshes only dirtiness on a timer', async () => {
     let now = 0;
     let reads = 0;
+    let refreshes = 0;
     let print = 'one';
     const cache = new CheckoutCache({
       fingerprint: async () => print,
-      read: async () => ++reads,
+      read: async () => ({ read: ++reads, refreshed: 0 }),
+      refresh: async (_root, previous) => ({ ...previous, refreshed: ++refreshes }),
       now: () => now,
-      maxAgeMs: 1000,
+      refreshAfterMs: 1000,
+      rereadAfterMs: 10_000,
     });
-    expect(await cache.get('/r')).toBe(1);
-    expect(await cache.get('/r')).toBe(1);
-    print = 'two';
-    expect(await cache.get('/r')).toBe(2);
+    expect(await cache.get('/r')).toEqual({ read: 1, refreshed: 0 });
+    expect(await cache.get('/r')).toEqual({ read: 1, refreshed: 0 });
     now = 1500;
-    expect(await cache.get('/r')).toBe(3);
+    expect(await cache.get('/r')).toEqual({ read: 1, refreshed: 1 });
+    print = 'two';
+    expect(await cache.get('/r')).toEqual({ read: 2, refreshed: 0 });
+    now = 20_000;
+    expect(await cache.get('/r')).toEqual({ read: 3, refreshed: 0 });
+  });
+
+  it('changes the fingerprint when the default branch moves, and reads dirtiness alone', async () => {
+    const before = await checkoutFingerprint(worktree);
+    await writeFile(join(repo, 'src', 'main.txt'), 'm\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-qm', 'main moves');
+    expect(await checkoutFingerprint(worktree)).not.toBe(before);
+    expect(await readDirty(worktree)).toBe(false);
+    await writeFile(join(worktree, 'new.txt'), 'n\n');
+    expect(await readDirty(worktree)).toBe(true);
   });
 });
