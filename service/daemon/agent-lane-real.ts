@@ -81,7 +81,7 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
       },
       transcriptFacts: (path, agent) => transcripts.readTranscriptFacts(path, agent, { cache }),
       checkoutRoot: (cwd) => git.findCheckoutRoot(cwd),
-      checkout: (root) => checkouts.get(root),
+      checkout: (root, activityMs) => checkouts.get(root, activityMs),
     },
     stallAfterMs: options.stallAfterMs,
     now: options.now,

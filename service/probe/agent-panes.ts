@@ -35,7 +35,11 @@ export interface AgentPaneReaders {
   transcriptFacts: (path: string, agent: string) => Promise<TranscriptFacts>;
   /** The top level of the checkout that contains `cwd`, or null outside a repository. */
   checkoutRoot: (cwd: string) => Promise<string | null>;
-  checkout: (root: string) => Promise<CheckoutFacts>;
+  /**
+   * The checkout's facts; `activityMs` is the latest transcript change of the agents working in it
+   * (null when any of them has no transcript), so a quiet checkout need not be read again.
+   */
+  checkout: (root: string, activityMs: number | null) => Promise<CheckoutFacts>;
   /** Parallel reads allowed: one per available CPU. */
   width: number;
 }
@@ -57,24 +61,38 @@ export async function observeAgentPanes(
     }
   };
 
-  const cwds = [...new Set(live.flatMap((pane) => (pane.cwd ? [pane.cwd] : [])))];
-  const roots = await mapLimited(cwds, readers.width, (cwd) =>
-    guard(`checkout ${cwd}`, null, () => readers.checkoutRoot(cwd)),
-  );
-  const rootOf = new Map(cwds.map((cwd, i) => [cwd, roots[i] ?? null]));
-  const uniqueRoots = [...new Set(roots.filter((root): root is string => root !== null))];
-  const checkouts = await mapLimited(uniqueRoots, readers.width, (root) =>
-    guard(`checkout ${root}`, NO_CHECKOUT, () => readers.checkout(root)),
-  );
-  const checkoutOf = new Map(uniqueRoots.map((root, i) => [root, checkouts[i] ?? NO_CHECKOUT]));
-
-  const panes = await mapLimited(live, readers.width, async (pane): Promise<ObservedAgentPane> => {
+  const transcripts = await mapLimited(live, readers.width, async (pane) => {
     const found = await guard(`transcript of ${pane.pane}`, null, () => readers.transcript(pane));
     const facts = found
       ? await guard(`transcript ${found.path}`, NO_FACTS, () =>
           readers.transcriptFacts(found.path, pane.agent),
         )
       : NO_FACTS;
+    return { found, facts };
+  });
+
+  const cwds = [...new Set(live.flatMap((pane) => (pane.cwd ? [pane.cwd] : [])))];
+  const roots = await mapLimited(cwds, readers.width, (cwd) =>
+    guard(`checkout ${cwd}`, null, () => readers.checkoutRoot(cwd)),
+  );
+  const rootOf = new Map(cwds.map((cwd, i) => [cwd, roots[i] ?? null]));
+  // The latest transcript change of the agents in each checkout: no change, no new edits to look for.
+  const activity = new Map<string, number | null>();
+  live.forEach((pane, i) => {
+    const root = pane.cwd ? rootOf.get(pane.cwd) : null;
+    if (!root) return;
+    const modified = transcripts[i]?.found?.modified_ms ?? null;
+    const known = activity.get(root);
+    activity.set(root, known === null || modified === null ? null : Math.max(known ?? 0, modified));
+  });
+  const uniqueRoots = [...activity.keys()];
+  const checkouts = await mapLimited(uniqueRoots, readers.width, (root) =>
+    guard(`checkout ${root}`, NO_CHECKOUT, () => readers.checkout(root, activity.get(root) ?? null)),
+  );
+  const checkoutOf = new Map(uniqueRoots.map((root, i) => [root, checkouts[i] ?? NO_CHECKOUT]));
+
+  const panes = live.map((pane, i): ObservedAgentPane => {
+    const { found, facts } = transcripts[i] ?? { found: null, facts: NO_FACTS };
     const root = pane.cwd ? rootOf.get(pane.cwd) : null;
     const checkout = root ? (checkoutOf.get(root) ?? NO_CHECKOUT) : NO_CHECKOUT;
     return {

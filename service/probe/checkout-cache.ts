@@ -1,8 +1,9 @@
 // Keeps each checkout's facts between ticks, in two tiers. A checkout is read in full when its
 // fingerprint (HEAD, index, refs) changed or its facts are older than `rereadAfterMs`; otherwise,
-// once they are older than `refreshAfterMs`, only the cheap part that the fingerprint cannot see
-// (dirtiness from edits to working files) is refreshed. Fifty panes in ten checkouts then cost a few
-// stats per tick and one git process per checkout per refresh, instead of forty git processes.
+// once they are older than `refreshAfterMs` and its agents have written to their transcripts since
+// (an agent's edits come with transcript writes), only the part the fingerprint cannot see
+// (dirtiness) is refreshed. Quiet checkouts then cost a few stats per tick and no git process:
+// spawning git from the service is its largest cost.
 
 export interface CheckoutCacheDeps<T> {
   fingerprint: (root: string) => Promise<string>;
@@ -26,13 +27,15 @@ export class CheckoutCache<T> {
 
   constructor(private readonly deps: CheckoutCacheDeps<T>) {}
 
-  async get(root: string): Promise<T> {
+  /** `activityMs`: the latest known change by whoever works there; null when it is not known. */
+  async get(root: string, activityMs: number | null = null): Promise<T> {
     const { deps } = this;
     const fingerprint = await deps.fingerprint(root);
     const now = deps.now();
     const held = this.entries.get(root);
     if (held && held.fingerprint === fingerprint && now - held.readMs < deps.rereadAfterMs) {
       if (now - held.refreshedMs < deps.refreshAfterMs) return held.facts;
+      if (activityMs !== null && activityMs < held.refreshedMs) return held.facts;
       if (deps.refresh) {
         held.facts = await deps.refresh(root, held.facts);
         held.refreshedMs = now;
