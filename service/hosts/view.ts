@@ -1,36 +1,16 @@
 // A host as the CLI and sidebar see it: its latest snapshot, whether its service runs, its live
-// reservations and the headroom recomputed now. `status --json` prints a list of these; the schema
-// is the contract for scripts and the Pi widget.
+// reservations and the headroom recomputed now. The zod schemas of these documents live in
+// view-schemas.ts: they are the contract for scripts (validated in tests), and building them costs
+// start-up time that `status --line` does not spend.
 
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import type { HostMeasure } from '../core/headroom.js';
-import { HeadroomSchema, type HostSnapshot, ProbeSchema, ReservationSchema } from '../state/schemas.js';
-
-export const HostViewSchema = z.object({
-  id: z.string(),
-  label: z.string(),
-  hostname: z.nullable(z.string()),
-  local: z.boolean(),
-  service: z.enum(['up', 'down', 'unknown']),
-  reachable: z.boolean(),
-  sample_ms: z.nullable(z.int()),
-  age_ms: z.nullable(z.int()),
-  interval_ms: z.nullable(z.int()),
-  probe: z.nullable(ProbeSchema),
-  headroom: HeadroomSchema,
-  reservations: z.array(ReservationSchema),
-  errors: z.array(z.string()),
-  retry_ms: z.nullable(z.int()),
-});
-
-export const StatusReportSchema = z.object({
-  version: z.literal(1),
-  now_ms: z.int(),
-  hosts: z.array(HostViewSchema),
-});
+import type { HostSnapshot } from '../state/schemas.js';
+import type { HostViewSchema, PlaceResultSchema, StatusReportSchema } from './view-schemas.js';
 
 export type HostView = z.infer<typeof HostViewSchema>;
 export type StatusReport = z.infer<typeof StatusReportSchema>;
+export type PlaceResult = z.infer<typeof PlaceResultSchema>;
 
 /** The numbers of a snapshot that the placement rules read. */
 export function measureOf(snapshot: HostSnapshot): HostMeasure {
@@ -49,20 +29,3 @@ export function measureOf(snapshot: HostSnapshot): HostMeasure {
     active_agents: probe.agents.active,
   };
 }
-
-/** `place --json`: the reservation made, or every host's refusal. */
-export const PlaceResultSchema = z.union([
-  z.object({
-    placed: z.literal(true),
-    host: z.string(),
-    label: z.string(),
-    reservation: z.string(),
-    expires_ms: z.int(),
-  }),
-  z.object({
-    placed: z.literal(false),
-    refusals: z.array(z.object({ id: z.string(), label: z.string(), reason: z.array(z.string()) })),
-  }),
-]);
-
-export type PlaceResult = z.infer<typeof PlaceResultSchema>;

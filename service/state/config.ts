@@ -56,47 +56,53 @@ const RULES: Record<string, string> = {
     'must be an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials)',
 };
 
-const durationText = z.pipe(
-  z.string(),
-  z.transform((text: string, ctx) => {
-    const parsed = parseDuration(text);
-    if (!parsed.ok) {
-      ctx.issues.push({ code: 'custom', message: parsed.error, input: text, params: { verbatim: true } });
-      return z.NEVER;
-    }
-    if (parsed.ms <= 0) {
-      ctx.issues.push({ code: 'custom', message: RULES.reservation_ttl_ms ?? '', input: text });
-      return z.NEVER;
-    }
-    return parsed.ms;
-  }),
-);
+// Built on first use: most hosts have no config file, and building zod schemas costs start-up time
+// that `status --line` does not spend.
+let fileSchema: ReturnType<typeof buildFileSchema> | undefined;
 
-const ttl = z.union([z.int().check(z.positive()), durationText]);
+function buildFileSchema() {
+  const durationText = z.pipe(
+    z.string(),
+    z.transform((text: string, ctx) => {
+      const parsed = parseDuration(text);
+      if (!parsed.ok) {
+        ctx.issues.push({ code: 'custom', message: parsed.error, input: text, params: { verbatim: true } });
+        return z.NEVER;
+      }
+      if (parsed.ms <= 0) {
+        ctx.issues.push({ code: 'custom', message: RULES.reservation_ttl_ms ?? '', input: text });
+        return z.NEVER;
+      }
+      return parsed.ms;
+    }),
+  );
 
-const FileSchema = z.strictObject({
-  free_core_fraction_min: z._default(
-    z.number().check(z.minimum(0), z.maximum(1)),
-    DEFAULT_CONFIG.free_core_fraction_min,
-  ),
-  memory_reserve_bytes: z._default(z.int().check(z.nonnegative()), DEFAULT_CONFIG.memory_reserve_bytes),
-  disk_free_min_percent: z._default(
-    z.number().check(z.minimum(0), z.maximum(100)),
-    DEFAULT_CONFIG.disk_free_min_percent,
-  ),
-  reservation_load: z._default(z.number().check(z.nonnegative()), DEFAULT_CONFIG.reservation_load),
-  reservation_ttl_ms: z._default(ttl, DEFAULT_CONFIG.reservation_ttl_ms),
-  remote_command: z._default(z.array(z.string().check(z.minLength(1))).check(z.minLength(1)), () => [
-    ...DEFAULT_CONFIG.remote_command,
-  ]),
-  cleanup: z._default(z.strictObject({ repositories: z._default(z.array(z.string()), () => []) }), () => ({
-    repositories: [],
-  })),
-  quota: z._default(
-    z.strictObject({ management_url: z.optional(z.pipe(z.string(), z.transform(httpsOrigin))) }),
-    () => ({}),
-  ),
-});
+  const ttl = z.union([z.int().check(z.positive()), durationText]);
+
+  return z.strictObject({
+    free_core_fraction_min: z._default(
+      z.number().check(z.minimum(0), z.maximum(1)),
+      DEFAULT_CONFIG.free_core_fraction_min,
+    ),
+    memory_reserve_bytes: z._default(z.int().check(z.nonnegative()), DEFAULT_CONFIG.memory_reserve_bytes),
+    disk_free_min_percent: z._default(
+      z.number().check(z.minimum(0), z.maximum(100)),
+      DEFAULT_CONFIG.disk_free_min_percent,
+    ),
+    reservation_load: z._default(z.number().check(z.nonnegative()), DEFAULT_CONFIG.reservation_load),
+    reservation_ttl_ms: z._default(ttl, DEFAULT_CONFIG.reservation_ttl_ms),
+    remote_command: z._default(z.array(z.string().check(z.minLength(1))).check(z.minLength(1)), () => [
+      ...DEFAULT_CONFIG.remote_command,
+    ]),
+    cleanup: z._default(z.strictObject({ repositories: z._default(z.array(z.string()), () => []) }), () => ({
+      repositories: [],
+    })),
+    quota: z._default(
+      z.strictObject({ management_url: z.optional(z.pipe(z.string(), z.transform(httpsOrigin))) }),
+      () => ({}),
+    ),
+  });
+}
 
 /**
  * Reads the policy at `path`. A missing file means the defaults, unless the user named it (`--config`
@@ -109,7 +115,8 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
     if (explicit) throw fail('file not found');
     return structuredClone(DEFAULT_CONFIG) as Config;
   }
-  const parsed = FileSchema.safeParse(data);
+  fileSchema ??= buildFileSchema();
+  const parsed = fileSchema.safeParse(data);
   if (!parsed.success) throw fail(describe(parsed.error));
   const file = parsed.data;
   return {

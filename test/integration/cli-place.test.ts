@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PlaceResultSchema, StatusReportSchema } from '../../service/hosts/view.js';
+import { PlaceResultSchema, StatusReportSchema } from '../../service/hosts/view-schemas.js';
 import { PlacementsSchema } from '../../service/state/schemas.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
 import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';

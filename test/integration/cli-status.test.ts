@@ -1,7 +1,7 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StatusReportSchema } from '../../service/hosts/view.js';
+import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
 import { exited, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
 import { holdServiceLock } from '../helpers/service-holder.js';

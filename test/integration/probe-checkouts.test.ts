@@ -82,6 +82,10 @@ describe('checkout facts for agent panes', () => {
     expect(await cache.get('/r')).toEqual({ read: 2, refreshed: 0 });
     now = 20_000;
     expect(await cache.get('/r')).toEqual({ read: 3, refreshed: 0 });
+    // Agents whose transcripts have not changed since the last look made no new edits there.
+    now = 22_000;
+    expect(await cache.get('/r', 19_000)).toEqual({ read: 3, refreshed: 0 });
+    expect(await cache.get('/r', 21_000)).toEqual({ read: 3, refreshed: 2 });
   });
 
   it('changes the fingerprint when the default branch moves, and reads dirtiness alone', async () => {

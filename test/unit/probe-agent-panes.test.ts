@@ -79,7 +79,7 @@ describe('observing agent panes', () => {
     const { panes, errors } = await observeAgentPanes([live('w1:p1', '/repo'), live('w1:p2', '/repo')], r);
     expect(panes[0]).toMatchObject({ transcript: '/t/ok.jsonl', branch: null, landed: null });
     expect(panes[1]).toMatchObject({ transcript: null, transcript_modified: null, model: null });
-    expect(errors).toEqual(['checkout /repo: git timed out', 'transcript of w1:p2: EACCES']);
+    expect(errors).toEqual(['transcript of w1:p2: EACCES', 'checkout /repo: git timed out']);
   });
 
   it('never runs more reads at once than its width', async () => {

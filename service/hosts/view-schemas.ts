@@ -1,0 +1,43 @@
+// The zod schemas of `status --json` and `place --json`: the contract for scripts and the Pi
+// widget, validated in tests. Only tests and tools import this module at run time.
+
+import * as z from 'zod/mini';
+import { HeadroomSchema, ProbeSchema, ReservationSchema } from '../state/schemas.js';
+
+export const HostViewSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  hostname: z.nullable(z.string()),
+  local: z.boolean(),
+  service: z.enum(['up', 'down', 'unknown']),
+  reachable: z.boolean(),
+  sample_ms: z.nullable(z.int()),
+  age_ms: z.nullable(z.int()),
+  interval_ms: z.nullable(z.int()),
+  probe: z.nullable(ProbeSchema),
+  headroom: HeadroomSchema,
+  reservations: z.array(ReservationSchema),
+  errors: z.array(z.string()),
+  retry_ms: z.nullable(z.int()),
+});
+
+export const StatusReportSchema = z.object({
+  version: z.literal(1),
+  now_ms: z.int(),
+  hosts: z.array(HostViewSchema),
+});
+
+/** `place --json`: the reservation made, or every host's refusal. */
+export const PlaceResultSchema = z.union([
+  z.object({
+    placed: z.literal(true),
+    host: z.string(),
+    label: z.string(),
+    reservation: z.string(),
+    expires_ms: z.int(),
+  }),
+  z.object({
+    placed: z.literal(false),
+    refusals: z.array(z.object({ id: z.string(), label: z.string(), reason: z.array(z.string()) })),
+  }),
+]);
