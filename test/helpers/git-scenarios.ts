@@ -3,7 +3,7 @@
 // fixed identities and a date that advances per commit so histories are reproducible. Also a
 // byte-for-byte snapshot of a checkout tree and a CLI runner that sets the caller's cwd.
 
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -14,7 +14,7 @@ import type { PruneReport } from '../../service/cleanup/report.js';
 import { type PruneCategory, selectPlan } from '../../service/core/prune-plan.js';
 import { DEFAULT_CONFIG } from '../../service/state/config.js';
 import { statePaths } from '../../service/state/paths.js';
-import { CLI, type CliResult } from './cli.js';
+import { type CliResult, runCli } from './cli.js';
 import { tempDir } from './tree.js';
 
 const run = promisify(execFile);
@@ -236,24 +236,7 @@ export function runCliIn(
   env: NodeJS.ProcessEnv,
   options: { input?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
-  });
+  return runCli(args, env, { timeoutMs: 30_000, ...options, cwd });
 }
 
 /**
