@@ -51,6 +51,7 @@ export async function addPanes(
     watch: await readPaneWatch(io.paths, io),
     now: options.now,
     closedWithWorktree,
+    removedWorktrees: [...removed.keys()],
   });
   report.workspaces = section.workspaces;
   report.panes = section.panes;

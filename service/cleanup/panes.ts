@@ -19,6 +19,7 @@ import {
   workspaceVerdicts,
 } from '../core/pane-rule.js';
 import { stripEscapes } from '../core/strip-escapes.js';
+import { contains } from '../core/target-rule.js';
 import { messageOf } from '../errors.js';
 import { mapLimited } from '../probe/limit.js';
 import { type ChildReader, probePrompt, readChildren } from '../probe/shell-panes.js';
@@ -72,6 +73,8 @@ export interface PaneContext {
   children?: ChildReader;
   /** Parallel process checks; default one per available CPU. */
   width?: number;
+  /** Worktrees the same plan removes: their idle shells close with them. */
+  removedWorktrees?: readonly string[];
 }
 
 export interface PanesSectionOptions extends PaneContext {
@@ -287,57 +290,65 @@ async function judgeAll(
   const watch = watchEntries(ctx.watch);
   const maxGap = watchMaxGap(ctx.watch);
   const children = ctx.children ?? readChildren;
-  const judged = await mapLimited(panes, ctx.width ?? availableParallelism(), async (pane) => {
-    const terminal = pane.terminal_id;
-    const agent = agents.get(terminal);
-    let agentFacts: AgentFacts | null = null;
-    let prompt: PromptState = { kind: 'unknown', reason: 'not checked' };
-    let cwd = pane.foreground_cwd ?? pane.cwd ?? null;
-    let directoryGone: boolean | null = null;
-    if (pane.agent !== undefined || agent !== undefined) {
-      const marks = ctx.agentMarks?.get(terminal);
-      agentFacts = {
-        kind: pane.agent ?? agent?.agent ?? null,
-        status: agent?.agent_status ?? pane.agent_status,
-        doneMark: marks?.done ?? false,
-        openChildren: marks?.openChildren ?? 0,
-      };
-    } else {
-      try {
-        const probe = await probePrompt(port, pane.pane_id, children);
-        prompt = probe.state;
-        cwd = probe.cwd ?? pane.cwd ?? null;
-      } catch (error) {
-        if (isTerminalError(error, 'pane_not_found')) return null;
-        if (!(error instanceof TerminalError)) throw error;
-        prompt = { kind: 'unknown', reason: `its processes cannot be read (${messageOf(error)})` };
+  const judged = await mapLimited(
+    panes,
+    ctx.width ?? availableParallelism(),
+    async (pane): Promise<Judged | null> => {
+      const terminal = pane.terminal_id;
+      const agent = agents.get(terminal);
+      let agentFacts: AgentFacts | null = null;
+      let prompt: PromptState = { kind: 'unknown', reason: 'not checked' };
+      let cwd = pane.foreground_cwd ?? pane.cwd ?? null;
+      let directoryGone: boolean | null = null;
+      if (pane.agent !== undefined || agent !== undefined) {
+        const marks = ctx.agentMarks?.get(terminal);
+        agentFacts = {
+          kind: pane.agent ?? agent?.agent ?? null,
+          status: agent?.agent_status ?? pane.agent_status,
+          doneMark: marks?.done ?? false,
+          openChildren: marks?.openChildren ?? 0,
+        };
+      } else {
+        try {
+          const probe = await probePrompt(port, pane.pane_id, children);
+          prompt = probe.state;
+          cwd = probe.cwd ?? pane.cwd ?? null;
+        } catch (error) {
+          if (isTerminalError(error, 'pane_not_found')) return null;
+          if (!(error instanceof TerminalError)) throw error;
+          prompt = { kind: 'unknown', reason: `its processes cannot be read (${messageOf(error)})` };
+        }
+        if (prompt.kind === 'empty') directoryGone = await isDirectoryGone(cwd);
       }
-      if (prompt.kind === 'empty') directoryGone = await isDirectoryGone(cwd);
-    }
-    cwd = displayPath(cwd);
-    const facts: PaneFacts = {
-      pane: pane.pane_id,
-      terminalId: terminal,
-      caller: terminal === callerTerminalId || pane.pane_id === ctx.callerPaneId,
-      focused: pane.focused,
-      agent: agentFacts,
-      prompt,
-      directoryGone,
-      cwd,
-      records: [...jobRecordsOf(pane, ctx.jobs), ...(ctx.records?.get(terminal) ?? [])],
-      watch: watch[terminal],
-    };
-    const verdict: PaneVerdict = paneVerdict(facts, ctx.now, maxGap);
-    return {
-      pane: pane.pane_id,
-      workspace: pane.workspace_id,
-      caller: facts.caller,
-      verdict,
-      terminalId: terminal,
-      info: pane,
-      facts,
-    } satisfies Judged;
-  });
+      cwd = displayPath(cwd);
+      const facts: PaneFacts = {
+        pane: pane.pane_id,
+        terminalId: terminal,
+        caller: terminal === callerTerminalId || pane.pane_id === ctx.callerPaneId,
+        focused: pane.focused,
+        agent: agentFacts,
+        prompt,
+        directoryGone,
+        cwd,
+        records: [...jobRecordsOf(pane, ctx.jobs), ...(ctx.records?.get(terminal) ?? [])],
+        watch: watch[terminal],
+      };
+      const verdict: PaneVerdict = paneVerdict(facts, ctx.now, maxGap);
+      const removedWorktree =
+        cwd === null ? null : (ctx.removedWorktrees?.find((path) => contains(path, cwd)) ?? null);
+      return {
+        pane: pane.pane_id,
+        workspace: pane.workspace_id,
+        caller: facts.caller,
+        verdict,
+        idleShell: agentFacts === null && prompt.kind === 'empty',
+        removedWorktree,
+        terminalId: terminal,
+        info: pane,
+        facts,
+      } satisfies Judged;
+    },
+  );
   return judged.filter((pane): pane is Judged => pane !== null);
 }
 

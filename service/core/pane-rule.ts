@@ -260,6 +260,10 @@ export interface JudgedPane {
   workspace: string;
   caller: boolean;
   verdict: PaneVerdict;
+  /** A shell alone at its prompt: a worktree removal closes it with its workspace or checkout. */
+  idleShell?: boolean;
+  /** The worktree this pane works in that the same plan removes, else null. */
+  removedWorktree?: string | null;
 }
 
 /**
@@ -297,13 +301,19 @@ export function workspaceVerdicts(
     const verdict = wholeVerdict(workspace, own);
     plans.push({ workspace: workspace.workspace, panes: own.map((pane) => pane.pane), verdict });
     for (const pane of own) {
-      if (pane.verdict.kind !== 'close') continue;
-      if (workspace.closedWithWorktree !== null) {
+      // A worktree removal closes the idle shells of the workspace that shows it and those working
+      // in the checkout (it rechecks them first); anything busier keeps the worktree instead.
+      const worktree = workspace.closedWithWorktree ?? pane.removedWorktree ?? null;
+      if (worktree !== null && !pane.caller && (pane.verdict.kind === 'close' || pane.idleShell)) {
         dispositions.set(pane.pane, {
           disposition: 'with_worktree',
-          reason: `closes with worktree ${workspace.closedWithWorktree}`,
+          reason: `closes with worktree ${worktree}`,
         });
-      } else if (verdict.kind === 'close') {
+        continue;
+      }
+      if (pane.verdict.kind !== 'close') continue;
+      if (workspace.closedWithWorktree !== null) continue;
+      if (verdict.kind === 'close') {
         dispositions.set(pane.pane, {
           disposition: 'with_workspace',
           reason: `closes with workspace ${workspace.workspace}: ${pane.verdict.reason}`,

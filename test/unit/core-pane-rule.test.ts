@@ -419,4 +419,23 @@ describe('workspaceVerdicts', () => {
     ]);
     expect(plan.panes[0]?.disposition).toBe('close');
   });
+
+  it('shows idle shells leaving with a removed worktree: in the workspace that shows it or working in it', () => {
+    const idle = (pane: string, workspace: string, removedWorktree: string | null = null): JudgedPane => ({
+      ...keeps(pane, workspace),
+      verdict: { kind: 'keep', reason: 'at an empty prompt for 3m (closes after 15m)' },
+      idleShell: true,
+      removedWorktree,
+    });
+    const plan = workspaceVerdicts(
+      [ws('w3', 2, '/wt/feature'), ws('w1', 2)],
+      [idle('w3:p1', 'w3'), keeps('w3:p2', 'w3'), idle('w1:p4', 'w1', '/wt/feature'), idle('w1:p5', 'w1')],
+    );
+    expect(plan.panes.map((pane) => [pane.pane, pane.disposition, pane.reason])).toEqual([
+      ['w3:p1', 'with_worktree', 'closes with worktree /wt/feature'],
+      ['w3:p2', 'keep', 'runs sleep'],
+      ['w1:p4', 'with_worktree', 'closes with worktree /wt/feature'],
+      ['w1:p5', 'keep', 'at an empty prompt for 3m (closes after 15m)'],
+    ]);
+  });
 });
