@@ -170,7 +170,7 @@ export function worktreeVerdict(facts: WorktreeFacts): WorktreeVerdict {
     return { kind: 'kept', reason: content?.reason ?? 'the checkout was not read', holds };
   }
   if (holds.length > 0) return { kind: 'kept', reason: `held: ${holds[0]?.reason}`, holds };
-  // Its state (todo list, bisect refs) lives in the worktree's git dir and goes with it.
+  // Its state (the rebase's remaining steps, bisect refs) lives in the worktree's git dir and goes with it.
   if (facts.operation !== null) return { kind: 'kept', reason: `${facts.operation} is in progress`, holds };
   if (facts.branch !== null && facts.branch === facts.defaultBranch) {
     return { kind: 'kept', reason: 'on the default branch, which is never removed', holds };

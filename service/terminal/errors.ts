@@ -5,9 +5,8 @@
 
 import { DogsledError } from '../errors.js';
 
-/** Herdr error codes the product reacts to (server- and CLI-made), as Herdr spells them. */
-export const HERDR_CODES = [
-  // agent.start refusals before anything is typed (CONTRACT §4.3)
+/** agent.start refusals that happen before anything is typed into the pane (CONTRACT §4.3). */
+const FINAL_REFUSAL_CODES = [
   'invalid_agent_name',
   'unsupported_agent_kind',
   'invalid_agent_argument',
@@ -17,6 +16,11 @@ export const HERDR_CODES = [
   'agent_pane_unavailable',
   'invalid_agent_timeout',
   'agent_start_input_failed',
+] as const;
+
+/** Herdr error codes the product reacts to (server- and CLI-made), as Herdr spells them. */
+export const HERDR_CODES = [
+  ...FINAL_REFUSAL_CODES,
   // the readiness loop (CONTRACT §4.4; made by the client)
   'agent_start_failed',
   'agent_kind_mismatch',
@@ -78,18 +82,7 @@ export type TerminalErrorCode = HerdrCode | (typeof ADAPTER_CODES)[number];
 
 const KNOWN = new Set<string>(HERDR_CODES);
 
-/** agent.start refusals that happen before anything is typed into the pane (CONTRACT §4.3). */
-const FINAL_REFUSALS = new Set<TerminalErrorCode>([
-  'invalid_agent_name',
-  'unsupported_agent_kind',
-  'invalid_agent_argument',
-  'agent_name_taken',
-  'agent_pane_not_found',
-  'agent_pane_busy',
-  'agent_pane_unavailable',
-  'invalid_agent_timeout',
-  'agent_start_input_failed',
-]);
+const FINAL_REFUSALS = new Set<TerminalErrorCode>(FINAL_REFUSAL_CODES);
 
 export interface TerminalErrorOptions {
   /** The Herdr method (or CLI verb) that failed, e.g. `agent.start`. */
