@@ -1,14 +1,16 @@
-// Job records: the atomic jobs/ID.json that `exec` writes for each job (spec, "Jobs, agents, and
-// owners") and its output log jobs/ID.log. Listing is tolerant and read-only: a record that does not
-// parse is reported, never quarantined or fatal, because doctor changes nothing. Retention is
-// core/job-expiry.ts.
+// Job records: the atomic jobs/ID.json that `run` creates and `exec` completes for each job (spec,
+// "Jobs, agents, and owners"), its output log jobs/ID.log and the stop request jobs/ID.stop. A record
+// moves created -> started -> ended and is replaced whole each time. Listing is tolerant and
+// read-only: a record that does not parse is reported, never quarantined or fatal, because doctor
+// changes nothing. Retention is core/job-expiry.ts.
 
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { DogsledError, messageOf } from '../errors.js';
 import type { StatePaths } from './paths.js';
 import { oneLine } from './quarantine.js';
+import { type StoreContext, updateState, writeState } from './store.js';
 import './zod-messages.js';
 
 const ms = z.int();
@@ -34,6 +36,22 @@ export const JobRecordSchema = z.looseObject({
   signal: z.nullable(z.string()),
   /** Why dogsled ended it (timeout, idle-timeout, stop...), null for a natural end. */
   reason: z.nullable(z.string()),
+  /** Herdr's terminal id of `pane`: a pane id can be reused by a later server, a terminal id not. */
+  terminal_id: z.optional(z.nullable(z.string())),
+  workspace: z.optional(z.nullable(z.string())),
+  tab: z.optional(z.nullable(z.string())),
+  /** The exec wrapper's pid and its /proc start time (clock ticks), so a reused pid is not it. */
+  wrapper_pid: z.optional(z.nullable(z.int())),
+  wrapper_start: z.optional(z.nullable(z.number())),
+  /** The command's process group (its leader's pid): what stop, timeouts and cleanup kill. */
+  pgid: z.optional(z.nullable(z.int())),
+  pgid_start: z.optional(z.nullable(z.number())),
+  /** Both default to unlimited (null). */
+  timeout_ms: z.optional(z.nullable(ms)),
+  idle_timeout_ms: z.optional(z.nullable(ms)),
+  /** The queue ticket it was admitted from, and the owner's item that tracks it. */
+  ticket: z.optional(z.nullable(z.string())),
+  item: z.optional(z.nullable(z.string())),
 });
 
 export type JobRecord = z.infer<typeof JobRecordSchema>;
@@ -55,6 +73,43 @@ export function jobRecordPath(paths: StatePaths, id: string): string {
 
 export function jobLogPath(paths: StatePaths, id: string): string {
   return join(paths.jobs, `${checkedId(id)}.log`);
+}
+
+/** Created by `stop` before it kills the group, so exec records the end as stopped, not as a crash. */
+export function jobStopPath(paths: StatePaths, id: string): string {
+  return join(paths.jobs, `${checkedId(id)}.stop`);
+}
+
+/** Replaces the record atomically (jobs/ is created 0700 when missing). */
+export async function writeJobRecord(paths: StatePaths, record: JobRecord): Promise<void> {
+  await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
+  await writeState(jobRecordPath(paths, record.id), JobRecordSchema, record);
+}
+
+/**
+ * Read-modify-write of one record under its lock: `run`, `exec`, `stop` and the service all change
+ * records, and a whole-file replace without the lock would drop another writer's fields. `fn` gets
+ * the current record (undefined when missing) and returns the new one, or undefined to leave it.
+ */
+export async function updateJobRecord<R>(
+  io: StoreContext & { paths: StatePaths },
+  id: string,
+  fn: (current: JobRecord | undefined) => { result: R; next?: JobRecord },
+): Promise<R> {
+  await mkdir(io.paths.jobs, { recursive: true, mode: 0o700 });
+  return updateState(jobRecordPath(io.paths, id), JobRecordSchema, io, fn);
+}
+
+/**
+ * The record of job `id`. An unknown or malformed id, and a record that does not parse, are one-line
+ * DogsledErrors (exit 2): every command that names a job reads it through here.
+ */
+export async function readJobRecord(paths: StatePaths, id: string): Promise<JobRecord> {
+  if (!JOB_ID.test(id)) throw new DogsledError(`unknown job "${oneLine(id)}"`);
+  const read = await readRecord(jobRecordPath(paths, id), id);
+  if ('record' in read) return read.record;
+  if (read.reason === null) throw new DogsledError(`unknown job "${id}"`);
+  throw new DogsledError(`job ${id}: record ${jobRecordPath(paths, id)}: ${read.reason}`);
 }
 
 /** Every record in jobs/, sorted by creation time. A missing jobs/ dir is an empty list. */
@@ -85,7 +140,7 @@ export async function listJobRecords(paths: StatePaths): Promise<JobListing> {
  */
 export async function removeJob(paths: StatePaths, id: string): Promise<JobRemoval> {
   const removed: string[] = [];
-  for (const path of [jobLogPath(paths, id), jobRecordPath(paths, id)]) {
+  for (const path of [jobStopPath(paths, id), jobLogPath(paths, id), jobRecordPath(paths, id)]) {
     try {
       await rm(path);
       removed.push(path);

@@ -1,0 +1,73 @@
+// FIFO admission of queued tickets (spec, "Items and closing"). The order holds per host: a ticket
+// may use a host only when no earlier waiting ticket could take that host, so it waits only behind
+// earlier tickets that share one of its hosts, and a full host never holds back a ticket pinned
+// elsewhere. Each admission counts as one more reservation on its host before the next ticket is
+// judged, exactly as the host's own recheck will see it.
+//
+// Cost: one pass is O(tickets x hosts) at worst, and it stops as soon as every host is held by a
+// waiting ticket, so a long queue behind a full fleet costs one ticket's look per pass.
+
+import { type HostFacts, headroomOf, type Policy } from './headroom.js';
+import { compareCandidates, findHost, type PlacementCandidate } from './placement.js';
+
+export interface AdmissionHost {
+  id: string;
+  label: string;
+  facts: HostFacts;
+}
+
+export interface QueuedTicket {
+  id: string;
+  /** A host id or label; null lets any host take it. */
+  pin: string | null;
+}
+
+export type AdmissionStep<T extends QueuedTicket> =
+  | { kind: 'admit'; ticket: T; host: PlacementCandidate }
+  | { kind: 'fail'; ticket: T; reason: string };
+
+/**
+ * The admissions to make now, in order. `tickets` are the pending ones in FIFO order (oldest first).
+ * A ticket pinned to a host nobody knows fails: no host will ever take it.
+ */
+export function planAdmissions<T extends QueuedTicket>(
+  tickets: readonly T[],
+  hosts: readonly AdmissionHost[],
+  policy: Policy,
+  now: number,
+): AdmissionStep<T>[] {
+  const steps: AdmissionStep<T>[] = [];
+  const booked = new Map<string, number>();
+  const held = new Set<string>();
+  const candidate = (host: AdmissionHost): PlacementCandidate => {
+    const extra = booked.get(host.id) ?? 0;
+    const facts = { ...host.facts, reservations: host.facts.reservations + extra };
+    return { id: host.id, label: host.label, headroom: headroomOf(facts, policy, now) };
+  };
+  for (const ticket of tickets) {
+    if (held.size === hosts.length && hosts.length > 0) break;
+    let pool: readonly AdmissionHost[] = hosts;
+    if (ticket.pin !== null) {
+      const pinned = findHost(hosts, ticket.pin);
+      if (pinned === undefined) {
+        steps.push({ kind: 'fail', ticket, reason: `unknown host "${ticket.pin}"` });
+        continue;
+      }
+      pool = [pinned];
+    }
+    const open = pool
+      .filter((host) => !held.has(host.id))
+      .map(candidate)
+      .filter((c) => c.headroom.eligible)
+      .sort(compareCandidates);
+    const best = open[0];
+    if (best === undefined) {
+      // It waits, and from here on it holds every host it could take.
+      for (const host of pool) held.add(host.id);
+      continue;
+    }
+    steps.push({ kind: 'admit', ticket, host: best });
+    booked.set(best.id, (booked.get(best.id) ?? 0) + 1);
+  }
+  return steps;
+}

@@ -1,0 +1,67 @@
+// What a job's final record means to its callers: the exit status `exec`, `wait` and `run --wait`
+// return, the state `ps` shows, and the sidebar's lifecycle state and token for its pane (working,
+// then idle on success or blocked on failure, with an exit or timeout token).
+
+export interface JobOutcome {
+  started_ms: number | null;
+  ended_ms: number | null;
+  exit_code: number | null;
+  signal: string | null;
+  reason: string | null;
+}
+
+export type JobState = 'created' | 'running' | 'ended';
+
+/** Signal numbers of Linux (and the ones macOS shares), for the shell's 128+N convention. */
+const SIGNALS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGILL: 4,
+  SIGTRAP: 5,
+  SIGABRT: 6,
+  SIGBUS: 7,
+  SIGFPE: 8,
+  SIGKILL: 9,
+  SIGUSR1: 10,
+  SIGSEGV: 11,
+  SIGUSR2: 12,
+  SIGPIPE: 13,
+  SIGALRM: 14,
+  SIGTERM: 15,
+};
+
+/** How the sidebar and Herdr know a job pane (an integration source, not a harness). */
+export const JOB_AGENT = { source: 'dogsled:job', agent: 'dogsled-job', token: 'dogsled' } as const;
+
+export function jobState(job: JobOutcome): JobState {
+  if (job.ended_ms !== null) return 'ended';
+  return job.started_ms === null ? 'created' : 'running';
+}
+
+/** The status a waiter exits with: the child's exit code, else 128 + its signal, else 1 (no status). */
+export function exitStatusOf(job: JobOutcome): number {
+  if (job.exit_code !== null) return job.exit_code;
+  if (job.signal !== null) return 128 + (SIGNALS[job.signal] ?? 0);
+  return 1;
+}
+
+export function succeeded(job: JobOutcome): boolean {
+  return job.ended_ms !== null && job.exit_code === 0 && job.reason === null;
+}
+
+/** The pane's token once the job ended: `exit 3`, `timeout`, `idle timeout`, `stopped`, `SIGKILL`. */
+export function endToken(job: JobOutcome): string {
+  if (job.reason === 'timeout') return 'timeout';
+  if (job.reason === 'idle-timeout') return 'idle timeout';
+  if (job.reason === 'stopped') return 'stopped';
+  if (job.exit_code !== null) return `exit ${job.exit_code}`;
+  if (job.signal !== null) return job.signal;
+  return job.reason ?? 'ended';
+}
+
+/** Herdr's semantic state for the job pane: working while it runs, then idle or blocked. */
+export function sidebarState(job: JobOutcome): 'working' | 'idle' | 'blocked' {
+  if (job.ended_ms === null) return 'working';
+  return succeeded(job) ? 'idle' : 'blocked';
+}

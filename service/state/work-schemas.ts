@@ -1,0 +1,91 @@
+// zod schemas of the owner's work ledgers: queue.json (FIFO tickets for work that found no room) and
+// items.json (one item per job or agent an owner started). Both live on the owner's host and change
+// only under their locks (queue.json before items.json, lock.ts). Objects are loose, so fields
+// written by a newer dogsled survive a read-modify-write by this one.
+
+import * as z from 'zod/mini';
+import './zod-messages.js';
+
+const ms = z.int();
+const id = z.string().check(z.minLength(1));
+
+/** What a job needs to start later, exactly as the caller asked. Never the environment: it may hold secrets. */
+export const JobRequestSchema = z.looseObject({
+  /** The argv `exec` runs (never a shell string). */
+  command: z.array(z.string()).check(z.minLength(1)),
+  cwd: z.string().check(z.minLength(1)),
+  timeout_ms: z.nullable(ms),
+  idle_timeout_ms: z.nullable(ms),
+  /** The caller's Herdr workspace when it asked, for the tab placement rules. */
+  caller_workspace: z.nullable(z.string()),
+});
+
+export const TICKET_STATES = ['pending', 'admitting', 'admitted', 'failed', 'cancelled'] as const;
+export type TicketState = (typeof TICKET_STATES)[number];
+
+/** Who was admitting a ticket: a service that is gone with the ticket still `admitting` was interrupted. */
+export const AdmitterSchema = z.looseObject({ pid: z.int(), started_ms: ms });
+
+export const TicketSchema = z.looseObject({
+  id,
+  kind: z.literal('job'),
+  created_ms: ms,
+  /** The caller's pane (HERDR_PANE_ID), null outside Herdr. */
+  owner: z.nullable(z.string()),
+  /** A host id or label the caller pinned; null lets placement choose. */
+  pin: z.nullable(z.string()),
+  request: JobRequestSchema,
+  /** The caller waits for it (`--wait`); otherwise the owner hears of the outcome through its inbox. */
+  waiting: z.boolean(),
+  state: z.enum(TICKET_STATES),
+  state_ms: ms,
+  admitter: z.nullable(AdmitterSchema),
+  host: z.nullable(z.string()),
+  reservation: z.nullable(z.string()),
+  job: z.nullable(z.string()),
+  item: z.nullable(z.string()),
+  /** Why it failed or was cancelled. */
+  error: z.nullable(z.string()),
+  /**
+   * The owner's notice of admission or failure: `pending` until the inbox delivers it (a non-waiting
+   * caller), `delivered`, or null when nobody needs one (a waiting caller sees it itself).
+   */
+  notice: z.nullable(z.enum(['pending', 'delivered'])),
+});
+
+export const QueueSchema = z.looseObject({
+  version: z.literal(1),
+  tickets: z.array(TicketSchema),
+});
+
+export const ItemSchema = z.looseObject({
+  id,
+  kind: z.enum(['job', 'agent']),
+  host: z.string(),
+  pane: z.nullable(z.string()),
+  terminal_id: z.nullable(z.string()),
+  /** The owner's pane. */
+  owner: z.nullable(z.string()),
+  created_ms: ms,
+  closed_ms: z.nullable(ms),
+  /** Why it closed: `job ended`, `pane gone`, ... */
+  close_reason: z.nullable(z.string()),
+  job: z.nullable(z.string()),
+  ticket: z.nullable(z.string()),
+  /** A job item's command, for display. */
+  command: z.optional(z.array(z.string())),
+});
+
+export const ItemsSchema = z.looseObject({
+  version: z.literal(1),
+  items: z.array(ItemSchema),
+});
+
+export type JobRequest = z.infer<typeof JobRequestSchema>;
+export type Ticket = z.infer<typeof TicketSchema>;
+export type Queue = z.infer<typeof QueueSchema>;
+export type Item = z.infer<typeof ItemSchema>;
+export type Items = z.infer<typeof ItemsSchema>;
+
+export const EMPTY_QUEUE: Queue = { version: 1, tickets: [] };
+export const EMPTY_ITEMS: Items = { version: 1, items: [] };
