@@ -7,18 +7,9 @@ export interface LaterCommand {
   waitsFor: string;
 }
 
-const JOBS = 'jobs and the FIFO queue are still being built';
 const AGENTS = 'agents, the inbox and Herdr support are still being built';
 
 export const LATER_COMMANDS: LaterCommand[] = [
-  { name: 'run', summary: 'run a command as a job on the host with room', waitsFor: JOBS },
-  { name: 'exec', summary: 'job wrapper run inside a pane', waitsFor: JOBS },
-  { name: 'ps', summary: 'list jobs', waitsFor: JOBS },
-  { name: 'logs', summary: "show a job's output", waitsFor: JOBS },
-  { name: 'stop', summary: 'stop a job', waitsFor: JOBS },
-  { name: 'wait', summary: 'wait for a job to end', waitsFor: JOBS },
-  { name: 'cancel', summary: 'cancel a queued ticket', waitsFor: JOBS },
-  { name: 'items', summary: "an owner's items and queued tickets", waitsFor: JOBS },
   { name: 'agent', summary: 'start a child agent', waitsFor: AGENTS },
   { name: 'board', summary: "an owner's children, jobs and tickets", waitsFor: AGENTS },
   { name: 'read', summary: "a child's or job's newest output", waitsFor: AGENTS },

@@ -77,6 +77,94 @@ function buildProgram(): Command {
       if (code !== undefined) process.exitCode = code;
     });
 
+  program
+    .command('run')
+    .description('run a command as a job on the host with room, in its own tab')
+    .argument('<command...>', 'the command and its arguments (after --)')
+    .option('--wait', 'wait for admission and the job; exit with its status')
+    .option('--host <id>', 'pin by host id or label')
+    .option('--cwd <dir>', 'directory to run in (default: the current one)')
+    .option('--timeout <duration>', 'kill the job after this long (default unlimited)')
+    .option('--idle-timeout <duration>', 'kill the job after this long without output (default unlimited)')
+    .option('--max <duration>', 'one deadline for the whole command (default 30m)')
+    .option('--json', 'print the started job or the ticket as JSON')
+    .addOption(new Option('--branch <name>', 'run in the branch worktree'))
+    .addOption(new Option('--base <ref>', 'start a new branch from this ref'))
+    .action(async (command: string[], options: object, cmd: Command) => {
+      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
+      const { runJobCommand } = await import('./commands/run.js');
+      process.exitCode = await runJobCommand(command, options, ctx);
+    });
+
+  program
+    .command('exec')
+    .description('the job wrapper a job pane runs (started by run; not for direct use)')
+    .argument('<id>', 'job id')
+    .argument('<command...>', 'the job command (after --)')
+    .action(async (id: string, command: string[], _options: object, cmd: Command) => {
+      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
+      const { execCommand } = await import('./commands/exec.js');
+      process.exitCode = await execCommand(id, command, ctx);
+    });
+
+  program
+    .command('ps')
+    .description('list jobs that have not ended (--all: also ended ones)')
+    .option('--all', 'include ended jobs')
+    .option('--json', 'one JSON document')
+    .action(run(async () => (await import('./commands/ps.js')).psCommand));
+
+  program
+    .command('logs')
+    .description("print a job's output (it is kept after the tab closes)")
+    .argument('<job>', 'job id')
+    .option('--follow', 'keep printing until the job ends')
+    .action(async (job: string, options: object, cmd: Command) => {
+      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
+      const { logsCommand } = await import('./commands/logs.js');
+      process.exitCode = await logsCommand(job, options, ctx);
+    });
+
+  program
+    .command('stop')
+    .description('stop a job: kill its process group')
+    .argument('<job>', 'job id')
+    .option('--json', 'print the final record as JSON')
+    .action(async (job: string, options: object, cmd: Command) => {
+      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
+      const { stopCommand } = await import('./commands/stop.js');
+      process.exitCode = await stopCommand(job, options, ctx);
+    });
+
+  program
+    .command('wait')
+    .description('wait for a job to end and exit with its status (124: still running at --max)')
+    .argument('<job>', 'job id')
+    .option('--max <duration>', 'give up after this long (default 30m); the job keeps running')
+    .action(async (job: string, options: object, cmd: Command) => {
+      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
+      const { waitCommand } = await import('./commands/wait.js');
+      process.exitCode = await waitCommand(job, options, ctx);
+    });
+
+  program
+    .command('cancel')
+    .description('cancel a pending ticket')
+    .argument('<ticket>', 'ticket id')
+    .option('--json', 'print the cancelled ticket as JSON')
+    .action(async (ticket: string, options: object, cmd: Command) => {
+      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
+      const { cancelCommand } = await import('./commands/cancel.js');
+      process.exitCode = await cancelCommand(ticket, options, ctx);
+    });
+
+  program
+    .command('items')
+    .description("an owner's items and queued tickets")
+    .option('--owner <pane>', 'only this owner pane')
+    .option('--json', 'print {items,queue}')
+    .action(run(async () => (await import('./commands/items.js')).itemsCommand));
+
   for (const later of LATER_COMMANDS) {
     program
       .command(later.name)
