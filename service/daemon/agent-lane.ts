@@ -4,6 +4,7 @@
 // publishes the last known panes with an error, so a hung Herdr never delays publication.
 
 import { type ComposedPanes, composeAgentPanes, memoryOf } from '../core/agent-panes.js';
+import { JOB_AGENT } from '../core/job-status.js';
 import type { WatchMap } from '../core/pane-watch.js';
 import { STALL_TOKEN, type StallMemory, stallTokenChanges } from '../core/stall.js';
 import { messageOf } from '../errors.js';
@@ -164,9 +165,13 @@ export class AgentLane {
   }
 }
 
-/** Agents whose kind Herdr has not detected yet (a launch still pending) are not listed. */
+/**
+ * Agents whose kind Herdr has not detected yet (a launch still pending) are not listed, and neither
+ * are job panes: exec reports them to Herdr for the sidebar, but a job is not a coding agent and must
+ * not count as one in headroom.
+ */
 function liveAgentPane(agent: Agent): LiveAgentPane[] {
-  if (!agent.agent) return [];
+  if (!agent.agent || agent.agent === JOB_AGENT.agent) return [];
   const session = agent.agent_session;
   return [
     {

@@ -32,7 +32,20 @@ describe('the command line', () => {
   it('--help lists every command of the spec', async () => {
     const result = await runCli(['--help'], box.env);
     expect(result.code).toBe(0);
-    for (const name of ['serve', 'status', 'place', ...LATER_COMMANDS.map((c) => c.name)]) {
+    const built = [
+      'serve',
+      'status',
+      'place',
+      'doctor',
+      'prune',
+      'run',
+      'exec',
+      'ps',
+      'logs',
+      'stop',
+      'wait',
+    ];
+    for (const name of [...built, 'cancel', 'items', ...LATER_COMMANDS.map((c) => c.name)]) {
       expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
   });
