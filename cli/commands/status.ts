@@ -1,10 +1,13 @@
 // `dogsled status [--json|--line|--brief] [--watch]`: reads the local snapshot, the service lock
-// and placements, never probes. Peers join this report when the SSH transport lands.
+// and placements, never probes. Every form but --line also reads items.json and queue.json for the
+// open items and pending tickets; --line skips them (and their schemas) to start fast. Peers join
+// this report when the SSH transport lands.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isSettled } from '../../service/core/tickets.js';
 import { DogsledError } from '../../service/errors.js';
 import { readLocalHost } from '../../service/hosts/local.js';
-import type { StatusReport } from '../../service/hosts/view.js';
+import type { HostView, StatusReport } from '../../service/hosts/view.js';
 import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
 import { type CommandIO, commandIO, parseSeconds } from '../io.js';
@@ -12,6 +15,7 @@ import { paint } from '../render/color.js';
 import { renderBrief } from '../render/status-brief.js';
 import { renderStatus } from '../render/status-human.js';
 import { renderStatusLine } from '../render/status-line.js';
+import { renderWork } from '../render/status-work.js';
 import { untilStopped } from '../stop-signal.js';
 
 export interface StatusFlags {
@@ -23,8 +27,22 @@ export interface StatusFlags {
 }
 
 export async function readStatus(io: CommandIO): Promise<StatusReport> {
-  const local = await readLocalHost(io);
-  return { version: 1, now_ms: io.now(), hosts: [local] };
+  const [hosts, work] = await Promise.all([readHosts(io), readOpenWork(io)]);
+  return { version: 1, now_ms: io.now(), hosts, ...work };
+}
+
+async function readHosts(io: CommandIO): Promise<HostView[]> {
+  return [await readLocalHost(io)];
+}
+
+/** Open items and unsettled tickets (FIFO); loaded on demand so `--line` never parses their schemas. */
+async function readOpenWork(io: CommandIO): Promise<Pick<StatusReport, 'items' | 'queue'>> {
+  const { readItems, readQueue } = await import('../../service/state/work.js');
+  const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
+  return {
+    items: items.items.filter((item) => item.closed_ms === null),
+    queue: queue.tickets.filter((ticket) => !isSettled(ticket)).sort((a, b) => a.created_ms - b.created_ms),
+  };
 }
 
 export async function statusCommand(flags: StatusFlags, ctx: CliContext): Promise<number> {
@@ -34,12 +52,12 @@ export async function statusCommand(flags: StatusFlags, ctx: CliContext): Promis
   const io = await commandIO(ctx);
   mark('config');
   if (!flags.watch) {
-    ctx.out(render(await readStatus(io), flags, ctx));
+    ctx.out(await snapshotText(io, flags, ctx));
     return 0;
   }
   await untilStopped(async (signal) => {
     while (!signal.aborted) {
-      const text = render(await readStatus(io), flags, ctx);
+      const text = await snapshotText(io, flags, ctx);
       // On a terminal each refresh replaces the last; piped, refreshes follow each other, and
       // multi-line forms are separated by a blank line.
       const separated = flags.json || flags.line ? text : `${text}\n`;
@@ -50,9 +68,18 @@ export async function statusCommand(flags: StatusFlags, ctx: CliContext): Promis
   return 0;
 }
 
-function render(report: StatusReport, flags: StatusFlags, ctx: CliContext): string {
+async function snapshotText(io: CommandIO, flags: StatusFlags, ctx: CliContext): Promise<string> {
+  if (flags.line) return `${renderStatusLine(await readHosts(io))}\n`;
+  const report = await readStatus(io);
   if (flags.json) return `${JSON.stringify(report)}\n`;
-  if (flags.line) return `${renderStatusLine(report.hosts)}\n`;
-  if (flags.brief) return `${renderBrief(report.hosts).join('\n')}\n`;
-  return `${renderStatus(report, paint(ctx.color)).join('\n')}\n`;
+  if (flags.brief) {
+    const counts = { openItems: report.items.length, pendingTickets: report.queue.length };
+    return `${renderBrief(report.hosts, counts).join('\n')}\n`;
+  }
+  const lines = [
+    ...renderStatus(report, paint(ctx.color)),
+    '',
+    ...renderWork(report.items, report.queue, report.now_ms),
+  ];
+  return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,6 @@
 // `status --brief`: at most six lines for prompt hooks. One line per host while they fit; larger
-// fleets share lines so every host stays visible, and the last line points to `dogsled status`.
+// fleets share lines so every host stays visible, and the last line counts stalled panes, open
+// items and pending tickets (each only when there are some) and points to `dogsled status`.
 
 import { stalledPanes } from '../../service/core/agent-panes.js';
 import { glance } from '../../service/core/host-marks.js';
@@ -28,9 +29,19 @@ function agentsText(host: HostView): string {
   return stalled > 0 ? `${text}, ${stalled} stalled` : text;
 }
 
-export function renderBrief(hosts: readonly HostView[]): string[] {
+export interface WorkCounts {
+  openItems: number;
+  pendingTickets: number;
+}
+
+export function renderBrief(hosts: readonly HostView[], work?: WorkCounts): string[] {
   const stalled = hosts.reduce((sum, host) => sum + stalledPanes(host.probe?.agent_panes ?? []).length, 0);
-  const hint = stalled > 0 ? `${stalled} stalled · details: dogsled status` : 'details: dogsled status';
+  const counts = [
+    stalled > 0 ? `${stalled} stalled` : '',
+    work && work.openItems > 0 ? plural(work.openItems, 'open item') : '',
+    work && work.pendingTickets > 0 ? plural(work.pendingTickets, 'pending ticket') : '',
+  ].filter(Boolean);
+  const hint = [...counts, 'details: dogsled status'].join(' · ');
   const rows = hosts.map(briefHost);
   const room = BRIEF_MAX_LINES - 1;
   if (rows.length <= room) return [...rows, hint];
@@ -45,4 +56,8 @@ export function renderBrief(hosts: readonly HostView[]): string[] {
     );
   }
   return [...lines, hint];
+}
+
+function plural(n: number, one: string): string {
+  return `${n} ${one}${n === 1 ? '' : 's'}`;
 }

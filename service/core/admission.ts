@@ -4,8 +4,9 @@
 // elsewhere. Each admission counts as one more reservation on its host before the next ticket is
 // judged, exactly as the host's own recheck will see it.
 //
-// Cost: one pass is O(tickets x hosts) at worst, and it stops as soon as every host is held by a
-// waiting ticket, so a long queue behind a full fleet costs one ticket's look per pass.
+// Cost: one pass is O(tickets x hosts) at worst. Once every host is held by a waiting ticket, the
+// rest of the queue is only checked for pins that name no host (one set lookup each), so a long
+// queue behind a full fleet costs one ticket's look per pass plus that scan.
 
 import { type HostFacts, headroomOf, type Policy } from './headroom.js';
 import { compareCandidates, findHost, type PlacementCandidate } from './placement.js';
@@ -44,17 +45,16 @@ export function planAdmissions<T extends QueuedTicket>(
     const facts = { ...host.facts, reservations: host.facts.reservations + extra };
     return { id: host.id, label: host.label, headroom: headroomOf(facts, policy, now) };
   };
+  const known = new Set(hosts.flatMap((host) => [host.id, host.label]));
   for (const ticket of tickets) {
-    if (held.size === hosts.length && hosts.length > 0) break;
-    let pool: readonly AdmissionHost[] = hosts;
-    if (ticket.pin !== null) {
-      const pinned = findHost(hosts, ticket.pin);
-      if (pinned === undefined) {
-        steps.push({ kind: 'fail', ticket, reason: `unknown host "${ticket.pin}"` });
-        continue;
-      }
-      pool = [pinned];
+    if (ticket.pin !== null && !known.has(ticket.pin)) {
+      // No host will ever take it, so nothing may hold it back: it fails even behind a full fleet.
+      steps.push({ kind: 'fail', ticket, reason: `unknown host "${ticket.pin}"` });
+      continue;
     }
+    if (held.size === hosts.length) continue;
+    const pinned = ticket.pin === null ? undefined : findHost(hosts, ticket.pin);
+    const pool: readonly AdmissionHost[] = pinned === undefined ? hosts : [pinned];
     const open = pool
       .filter((host) => !held.has(host.id))
       .map(candidate)

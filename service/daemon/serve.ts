@@ -15,6 +15,7 @@ import { type HostSnapshot, HostSnapshotSchema, PlacementsSchema } from '../stat
 import { acquireServiceLock } from '../state/service-lock.js';
 import { readState, updateState, writeState } from '../state/store.js';
 import { span } from '../timing.js';
+import { startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
 import { appendSample } from './samples-log.js';
 import { composeSnapshot, sampleOf } from './snapshot.js';
@@ -60,6 +61,9 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
     },
   );
   options.onStarted?.();
+  // Admission and completion run beside publication, each at its own pace: a slow launch never
+  // delays host.json. They stop before the lock is released, so no late write outlives the service.
+  const work = options.once ? undefined : startWorkWorkers({ ...deps, started_ms }, stop);
   const publisher = new Publisher(deps, {
     pid: deps.pid,
     started_ms,
@@ -86,6 +90,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
     }
   } finally {
     deps.agents?.close();
+    await work?.stop();
     await lock.release();
   }
   if (lost) throw lost;

@@ -3,6 +3,7 @@
 
 import * as z from 'zod/mini';
 import { HeadroomSchema, ProbeSchema, ReservationSchema } from '../state/schemas.js';
+import { ItemSchema, TicketSchema } from '../state/work-schemas.js';
 
 export const HostViewSchema = z.object({
   id: z.string(),
@@ -25,6 +26,10 @@ export const StatusReportSchema = z.object({
   version: z.literal(1),
   now_ms: z.int(),
   hosts: z.array(HostViewSchema),
+  /** Open items of every owner on this host (items.json), oldest first. */
+  items: z.array(ItemSchema),
+  /** Tickets not yet settled (pending or admitting; queue.json), in FIFO order. */
+  queue: z.array(TicketSchema),
 });
 
 /** `place --json`: the reservation made, or every host's refusal. */

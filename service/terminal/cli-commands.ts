@@ -142,6 +142,24 @@ const COMMANDS: Record<string, (p: Params, m: string) => CliCommand> = {
     args: ['pane', 'report-metadata', need(p, 'pane_id', m), ...metadataFlags(p)],
     output: 'none',
   }),
+  'pane.report_agent': (p, m) => ({
+    args: [
+      'pane',
+      'report-agent',
+      need(p, 'pane_id', m),
+      '--source',
+      need(p, 'source', m),
+      '--agent',
+      need(p, 'agent', m),
+      '--state',
+      need(p, 'state', m),
+      ...flags(p, [
+        ['--message', 'message'],
+        ['--seq', 'seq'],
+      ]),
+    ],
+    output: 'none',
+  }),
   'agent.list': () => envelope('agent', 'list'),
   'agent.get': (p, m) => envelope('agent', 'get', need(p, 'target', m)),
   'agent.start': (p, m) => {

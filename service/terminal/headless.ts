@@ -2,8 +2,8 @@
 // whose output is appended to a log the caller names; close kills the group, read tails the log,
 // process info comes from /proc. Agents, workspaces, tabs, worktrees and plugins are refused with
 // `<command> needs Herdr (<why>)`. Calls the product makes routinely are harmless no-ops instead:
-// pane/workspace metadata (applied: false), notify (shown: false, reason "no_herdr"), and
-// snapshot (an empty session).
+// pane/workspace metadata and agent reports (applied: false), notify (shown: false, reason
+// "no_herdr"), and snapshot (an empty session).
 
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -111,6 +111,10 @@ export class HeadlessTerminal implements TerminalPort {
   }
 
   async reportWorkspaceMetadata(): Promise<MetadataResult> {
+    return { applied: false };
+  }
+
+  async reportAgent(): Promise<MetadataResult> {
     return { applied: false };
   }
 

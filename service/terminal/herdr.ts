@@ -9,6 +9,7 @@ import { expectType, type Reply } from './envelope.js';
 import { needsHerdr, TerminalError } from './errors.js';
 import { listMachines } from './machines.js';
 import type {
+  AgentReport,
   AgentStarted,
   Created,
   CreateTabOptions,
@@ -284,6 +285,11 @@ export class HerdrTerminal implements TerminalPort {
 
   async reportWorkspaceMetadata(workspaceId: string, report: MetadataReport): Promise<MetadataResult> {
     await this.ok('workspace.report_metadata', { workspace_id: workspaceId, ...metadataParams(report) });
+    return { applied: true };
+  }
+
+  async reportAgent(paneId: string, report: AgentReport): Promise<MetadataResult> {
+    await this.ok('pane.report_agent', { pane_id: paneId, ...report });
     return { applied: true };
   }
 

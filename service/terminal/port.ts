@@ -170,6 +170,18 @@ export interface LaunchedCommand {
   pid?: number;
 }
 
+/**
+ * A lifecycle report of a custom integration (`pane.report_agent`, CONTRACT §6.2): Herdr shows the
+ * pane as `agent` in `state` until the pane's foreground job ends or the report is released.
+ */
+export interface AgentReport {
+  source: string;
+  agent: string;
+  state: 'idle' | 'working' | 'blocked' | 'unknown';
+  message?: string;
+  seq?: number;
+}
+
 /** Whether a metadata report reached Herdr; headless reports go nowhere. */
 export interface MetadataResult {
   applied: boolean;
@@ -219,6 +231,8 @@ export interface TerminalPort {
 
   reportPaneMetadata(paneId: string, report: MetadataReport): Promise<MetadataResult>;
   reportWorkspaceMetadata(workspaceId: string, report: MetadataReport): Promise<MetadataResult>;
+  /** Only for panes dogsled runs itself (job panes): Herdr or the official hooks own agents' states. */
+  reportAgent(paneId: string, report: AgentReport): Promise<MetadataResult>;
   /** Herdr's default delivery is off: `shown: false` is normal and never an error. */
   notify(options: NotifyOptions): Promise<Notification>;
 

@@ -1,0 +1,111 @@
+// Human text for the job commands: the `ps` table and the one-line results of `stop`. The TIME
+// column is how long the job has waited (created), run (running) or took (ended). Commands, hosts
+// and reasons come from record files that any process could have written, so they are stripped of
+// terminal escapes and cut to the width before they reach the terminal.
+
+import { formatAge } from '../../service/core/duration.js';
+import { endToken, succeeded } from '../../service/core/job-status.js';
+import { shellLine } from '../../service/core/shell-quote.js';
+import { stripEscapes } from '../../service/core/strip-escapes.js';
+import type { JobView } from '../../service/jobs/list.js';
+import type { StopOutcome } from '../../service/jobs/stop.js';
+import type { Paint } from './color.js';
+
+const HOST_WIDTH = 12;
+const END_WIDTH = 16;
+/** A command is never cut shorter than this, even on a narrow terminal. */
+const MIN_COMMAND = 20;
+const GAP = '  ';
+
+interface Column {
+  header: string;
+  text: (job: JobView, now: number) => string;
+  colour: (job: JobView, paint: Paint) => (text: string) => string;
+}
+
+const plain = () => (text: string) => text;
+
+/** Every column but the command, which takes the rest of the width. */
+const COLUMNS: Column[] = [
+  { header: 'ID', text: (job) => safe(job.id), colour: plain },
+  { header: 'STATE', text: (job) => job.state, colour: stateColour },
+  { header: 'HOST', text: (job) => clip(safe(job.host), HOST_WIDTH), colour: plain },
+  {
+    header: 'END',
+    text: (job) => (job.ended_ms === null ? '-' : clip(safe(endToken(job)), END_WIDTH)),
+    colour: endColour,
+  },
+  { header: 'TIME', text: (job, now) => formatAge(timeOf(job, now)), colour: plain },
+];
+
+export function renderJobTable(jobs: readonly JobView[], now: number, width: number, paint: Paint): string[] {
+  const cells = jobs.map((job) => COLUMNS.map((column) => column.text(job, now)));
+  const widths = COLUMNS.map((column, i) =>
+    Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)),
+  );
+  const commandWidth = Math.max(MIN_COMMAND, width - widths.reduce((sum, w) => sum + w + GAP.length, 0));
+  const header = [...COLUMNS.map((column, i) => column.header.padEnd(widths[i] ?? 0)), 'COMMAND'];
+  const lines = [paint.dim(header.join(GAP))];
+  jobs.forEach((job, row) => {
+    const shown = COLUMNS.map((column, i) =>
+      column.colour(job, paint)((cells[row]?.[i] ?? '').padEnd(widths[i] ?? 0)),
+    );
+    lines.push([...shown, clip(commandText(job.command), commandWidth)].join(GAP));
+  });
+  return lines;
+}
+
+export function emptyJobsLine(all: boolean): string {
+  return all ? 'no jobs' : 'no jobs running (dogsled ps --all also lists ended jobs)';
+}
+
+export function renderStopOutcome(outcome: StopOutcome): string {
+  const { record } = outcome;
+  switch (outcome.kind) {
+    case 'ended':
+      return `${record.id} already ended (${safe(endToken(record))})`;
+    case 'requested':
+      return `${record.id} has not started: stop requested; it ends as stopped when it starts`;
+    case 'stopped': {
+      const how = outcome.sent === null ? 'its process group was already gone' : `sent ${outcome.sent}`;
+      // The job may have ended on its own while stop ran: then its real end is named.
+      return record.reason === 'stopped'
+        ? `${record.id} stopped (${how})`
+        : `${record.id} ended (${safe(endToken(record))}; ${how})`;
+    }
+    case 'signalled': {
+      const what = outcome.sent === null ? 'stop requested' : `sent ${outcome.sent}`;
+      return `${record.id}: ${what}; its wrapper has not recorded the end yet (dogsled wait ${record.id})`;
+    }
+  }
+}
+
+/** The argv as a shell would read it, on one line: program and arguments, escapes removed. */
+export function commandText(argv: readonly string[]): string {
+  return shellLine(argv.map((arg) => safe(arg)));
+}
+
+function timeOf(job: JobView, now: number): number {
+  if (job.ended_ms !== null) return job.ended_ms - (job.started_ms ?? job.created_ms);
+  return now - (job.started_ms ?? job.created_ms);
+}
+
+/** Untrusted text on one line: escapes and controls removed, newlines and tabs as spaces. */
+function safe(text: string): string {
+  return stripEscapes(text).replace(/[\n\t]/g, ' ');
+}
+
+function clip(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
+}
+
+function stateColour(job: JobView, paint: Paint): (text: string) => string {
+  if (job.state === 'running') return paint.green;
+  if (job.state === 'lost') return paint.red;
+  return plain();
+}
+
+function endColour(job: JobView, paint: Paint): (text: string) => string {
+  if (job.ended_ms === null || succeeded(job)) return plain();
+  return paint.yellow;
+}

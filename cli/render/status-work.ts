@@ -1,0 +1,113 @@
+// Items and tickets for people: the work block of `status` (open items per owner, pending tickets),
+// the short lists of `items`, and the one-line ticket summary `cancel` prints. Commands and errors
+// come from files other programs write, so each is shown as one escape-free line.
+
+import { formatAge } from '../../service/core/duration.js';
+import { shellLine } from '../../service/core/shell-quote.js';
+import { stripEscapes } from '../../service/core/strip-escapes.js';
+import type { Item, Ticket } from '../../service/state/work-schemas.js';
+
+const COMMAND_WIDTH = 36;
+/** What fits a status row in 80 columns beside ids, ages and the owner. */
+const STATUS_COMMAND_WIDTH = 28;
+const STATUS_TICKET_WIDTH = 20;
+const NO_OWNER = '(no pane)';
+
+/** A command as one bounded line: `sh -c 'echo hi'`. */
+export function commandText(command: readonly string[] | undefined, width = COMMAND_WIDTH): string {
+  if (!command || command.length === 0) return '-';
+  const flat = stripEscapes(shellLine(command))
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .trim();
+  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+}
+
+function plain(text: string): string {
+  return stripEscapes(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+}
+
+export function ownerText(owner: string | null): string {
+  return owner === null ? NO_OWNER : plain(owner);
+}
+
+export function countText(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function age(ms: number): string {
+  return formatAge(Math.max(0, ms));
+}
+
+/** `job j_abc  make test  open 3m`: one open or closed item without its owner. */
+export function itemLine(item: Item, now: number, width = COMMAND_WIDTH): string {
+  const what = item.job ? `${item.kind} ${item.job}` : `${item.kind} ${item.id}`;
+  const when =
+    item.closed_ms === null
+      ? `open ${age(now - item.created_ms)}`
+      : `closed ${age(now - item.closed_ms)} ago: ${plain(item.close_reason ?? 'closed')}`;
+  return `${what}  ${commandText(item.command, width)}  ${when}`;
+}
+
+/** `t_abc pending  make test  queued 30s`: one ticket without its owner. */
+export function ticketLine(ticket: Ticket, now: number, width = COMMAND_WIDTH): string {
+  const head = `${ticket.id} ${ticket.state}  ${commandText(ticket.request.command, width)}`;
+  return `${head}  ${ticketWhen(ticket, now)}`.trimEnd();
+}
+
+function ticketWhen(ticket: Ticket, now: number): string {
+  if (ticket.state === 'pending') return `queued ${age(now - ticket.created_ms)}`;
+  if (ticket.state === 'admitting') return `admitting for ${age(now - ticket.state_ms)}`;
+  if (ticket.state === 'admitted') return `job ${ticket.job ?? '?'} on ${plain(ticket.host ?? '?')}`;
+  return ticket.error ? plain(ticket.error) : '';
+}
+
+function row(name: string, text: string): string {
+  return `  ${name.padEnd(9)} ${text}`;
+}
+
+/** Groups by owner, keeping the first appearance order of owners and the order within each. */
+function byOwner<T extends { owner: string | null }>(entries: readonly T[]): Array<[string | null, T[]]> {
+  const groups = new Map<string | null, T[]>();
+  for (const entry of entries) {
+    const list = groups.get(entry.owner);
+    if (list) list.push(entry);
+    else groups.set(entry.owner, [entry]);
+  }
+  return [...groups.entries()];
+}
+
+/** The `status` block: open items per owner, then pending tickets in FIFO order, within 80 columns. */
+export function renderWork(openItems: readonly Item[], pending: readonly Ticket[], now: number): string[] {
+  const owners = byOwner(openItems);
+  const items =
+    openItems.length === 0
+      ? 'no open items'
+      : `${countText(openItems.length, 'open item')} of ${countText(owners.length, 'owner')}`;
+  const lines = [`work  ·  ${items} · ${countText(pending.length, 'pending ticket')}`];
+  for (const [owner, list] of owners) {
+    lines.push(row('owner', ownerText(owner)));
+    for (const item of list) lines.push(row('', `  ${itemLine(item, now, STATUS_COMMAND_WIDTH)}`));
+  }
+  for (const ticket of pending) {
+    const command = commandText(ticket.request.command, STATUS_TICKET_WIDTH);
+    const state = ticket.state === 'pending' ? '' : ` ${ticket.state}`;
+    lines.push(
+      row(
+        'pending',
+        `${ticket.id}${state}  ${command}  ${ticketWhen(ticket, now)}  ${ownerText(ticket.owner)}`,
+      ),
+    );
+  }
+  return lines;
+}
+
+/** `items` for people: every item and every ticket still kept, one line each. */
+export function renderItems(items: readonly Item[], queue: readonly Ticket[], now: number): string[] {
+  const open = items.filter((item) => item.closed_ms === null).length;
+  const lines = [`items: ${open} open, ${items.length - open} closed`];
+  for (const item of items) lines.push(`  ${item.id}  ${ownerText(item.owner)}  ${itemLine(item, now)}`);
+  const pending = queue.filter((t) => t.state === 'pending').length;
+  lines.push(`queue: ${pending} pending, ${queue.length - pending} other`);
+  for (const ticket of queue) lines.push(`  ${ticketLine(ticket, now)}  ${ownerText(ticket.owner)}`);
+  return lines;
+}

@@ -1,0 +1,144 @@
+// The service's completion worker: closes a job item once its job has ended, and any item whose pane
+// is gone from a Herdr snapshot that answered (never when Herdr cannot be read, and never by panes on
+// headless, where a job item has no pane). It also finalizes started jobs whose exec wrapper died
+// (reconcileJob), so their items close too, and drops items closed more than a day ago.
+
+import { readdir } from 'node:fs/promises';
+import { messageOf } from '../errors.js';
+import { reconcileJob } from '../jobs/reconcile.js';
+import { type JobRecord, readJobRecord } from '../state/job-records.js';
+import { readItems, updateItems } from '../state/work.js';
+import type { Item } from '../state/work-schemas.js';
+import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
+import {
+  applyClosures,
+  type Closure,
+  isExpiredItem,
+  isOpen,
+  JOB_RECORD_GONE,
+  jobEndedReason,
+  PANE_GONE,
+  paneGone,
+  type SeenPanes,
+} from './work-items.js';
+
+/** How long one Herdr snapshot may take before this pass judges no panes. */
+const SNAPSHOT_TIMEOUT_MS = 10_000;
+
+interface JobScan {
+  records: Map<string, JobRecord>;
+  /** Every job id with a record file, readable or not: an item's job absent from it is gone. */
+  present: Set<string>;
+}
+
+export class CompletionWorker {
+  /** Ended records never change again, so they are read once per service run. */
+  private readonly ended = new Map<string, JobRecord>();
+  private readonly warned = new Set<string>();
+
+  private readonly deps: ResolvedWorkerDeps;
+
+  constructor(deps: WorkerDeps) {
+    this.deps = withDefaults(deps);
+  }
+
+  /** One pass; returns the items it closed. */
+  async pass(): Promise<Item[]> {
+    const { deps } = this;
+    // Items first, then records and panes: whatever an item names already existed when it was read.
+    const items = await readItems(deps);
+    const open = items.items.filter(isOpen);
+    const jobs = await this.scanJobs();
+    const closures: Closure[] = [];
+    for (const item of open) {
+      if (item.job === null || jobs === undefined) continue;
+      const record = jobs.records.get(item.job);
+      if (record?.ended_ms != null) closures.push({ id: item.id, reason: jobEndedReason(record) });
+      else if (record === undefined && !jobs.present.has(item.job))
+        closures.push({ id: item.id, reason: JOB_RECORD_GONE });
+    }
+    const closing = new Set(closures.map((c) => c.id));
+    const watched = open.filter((i) => !closing.has(i.id) && (i.pane !== null || i.terminal_id !== null));
+    const seen = watched.length > 0 ? await this.seenPanes() : undefined;
+    if (seen) {
+      for (const item of watched) {
+        if (paneGone(item, seen)) closures.push({ id: item.id, reason: await this.goneReason(item) });
+      }
+    }
+    const now = deps.now();
+    if (closures.length === 0 && !items.items.some((item) => isExpiredItem(item, now))) return [];
+    return updateItems(deps, (current) => {
+      const { next, closed, changed } = applyClosures(current, closures, deps.now());
+      return changed ? { result: closed, next } : { result: closed };
+    });
+  }
+
+  /** Reads the records that may still change, finalizing those whose wrapper died. */
+  private async scanJobs(): Promise<JobScan | undefined> {
+    let names: string[];
+    try {
+      names = await readdir(this.deps.paths.jobs);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') names = [];
+      else return undefined;
+    }
+    const present = new Set(names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -'.json'.length)));
+    for (const id of this.ended.keys()) if (!present.has(id)) this.ended.delete(id);
+    const records = new Map(this.ended);
+    for (const id of present) {
+      if (this.ended.has(id)) continue;
+      let record: JobRecord;
+      try {
+        record = await readJobRecord(this.deps.paths, id);
+        if (record.started_ms !== null && record.ended_ms === null)
+          record = await reconcileJob(this.deps, record);
+      } catch (error) {
+        this.warnOnce(`job ${id}: ${messageOf(error)}`);
+        continue;
+      }
+      records.set(id, record);
+      if (record.ended_ms !== null) this.ended.set(id, record);
+    }
+    return { records, present };
+  }
+
+  /** The panes of a Herdr snapshot, or undefined when Herdr is absent or did not answer in time. */
+  private async seenPanes(): Promise<SeenPanes | undefined> {
+    const { deps } = this;
+    try {
+      const { openTerminal } = await import('../terminal/open.js');
+      const port = await openTerminal({
+        env: deps.env,
+        home: deps.home,
+        commandName: 'serve',
+        timeoutMs: SNAPSHOT_TIMEOUT_MS,
+        warn: (line) => this.warnOnce(line),
+      });
+      if (port.kind === 'headless') return undefined;
+      const snapshot = await port.snapshot({ signal: AbortSignal.timeout(SNAPSHOT_TIMEOUT_MS) });
+      return {
+        panes: new Set(snapshot.panes.map((p) => p.pane_id)),
+        terminals: new Set(snapshot.panes.map((p) => p.terminal_id)),
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A job pane usually goes because its job ended and exec closed it: then that is the reason. */
+  private async goneReason(item: Item): Promise<string> {
+    if (item.job === null) return PANE_GONE;
+    try {
+      const record = await readJobRecord(this.deps.paths, item.job);
+      return record.ended_ms === null ? PANE_GONE : jobEndedReason(record);
+    } catch {
+      return PANE_GONE;
+    }
+  }
+
+  private warnOnce(line: string): void {
+    if (this.warned.has(line)) return;
+    this.warned.add(line);
+    this.deps.warn(line.startsWith('dogsled') ? line : `dogsled serve: completion: ${line}`);
+  }
+}

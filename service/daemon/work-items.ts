@@ -1,0 +1,74 @@
+// When the service closes an item (spec, "Items and closing"): a job item when its job has ended, any
+// item when its pane is gone from a Herdr snapshot that answered. Closed items are kept 24 hours.
+// Pure: the completion worker gathers the records and the snapshot, and applies what these decide.
+
+import { endToken, type JobOutcome } from '../core/job-status.js';
+import type { Item, Items } from '../state/work-schemas.js';
+
+export const ITEM_RETENTION_MS = 24 * 3_600_000;
+export const PANE_GONE = 'pane gone';
+export const JOB_RECORD_GONE = 'job record gone';
+
+/** The panes and terminals of one Herdr snapshot that answered. */
+export interface SeenPanes {
+  panes: ReadonlySet<string>;
+  terminals: ReadonlySet<string>;
+}
+
+export interface Closure {
+  id: string;
+  reason: string;
+}
+
+export function isOpen(item: Pick<Item, 'closed_ms'>): boolean {
+  return item.closed_ms === null;
+}
+
+export function jobEndedReason(job: JobOutcome): string {
+  return `job ended (${endToken(job)})`;
+}
+
+/**
+ * True when Herdr shows neither the item's terminal nor its pane. An item without either (a headless
+ * job, or one whose pane is not recorded yet) is never judged by panes: only its job's end closes it.
+ */
+export function paneGone(item: Pick<Item, 'pane' | 'terminal_id'>, seen: SeenPanes): boolean {
+  if (item.pane === null && item.terminal_id === null) return false;
+  if (item.terminal_id !== null && seen.terminals.has(item.terminal_id)) return false;
+  if (item.pane !== null && seen.panes.has(item.pane)) return false;
+  return true;
+}
+
+export function isExpiredItem(item: Pick<Item, 'closed_ms'>, now: number): boolean {
+  return item.closed_ms !== null && now - item.closed_ms > ITEM_RETENTION_MS;
+}
+
+/**
+ * items.json after closing `closures` (only items still open: a close never rewrites an earlier one)
+ * and dropping items closed more than a day ago; `changed` is false when there is nothing to write.
+ */
+export function applyClosures(
+  items: Items,
+  closures: readonly Closure[],
+  now: number,
+): { next: Items; closed: Item[]; changed: boolean } {
+  const reasons = new Map(closures.map((c) => [c.id, c.reason]));
+  const closed: Item[] = [];
+  const kept: Item[] = [];
+  let dropped = 0;
+  for (const item of items.items) {
+    if (isExpiredItem(item, now)) {
+      dropped += 1;
+      continue;
+    }
+    const reason = reasons.get(item.id);
+    if (reason === undefined || !isOpen(item)) {
+      kept.push(item);
+      continue;
+    }
+    const shut = { ...item, closed_ms: now, close_reason: reason };
+    closed.push(shut);
+    kept.push(shut);
+  }
+  return { next: { ...items, items: kept }, closed, changed: closed.length > 0 || dropped > 0 };
+}

@@ -1,0 +1,104 @@
+// `dogsled exec ID -- CMD`, the wrapper a job pane runs. The pane's process refuses what must not
+// run (an unknown job, one that started or ended, another command), then starts the supervisor
+// (exec-supervise.ts) in a session of its own, since Herdr kills the pane's whole session when the
+// pane closes, and shows the job's log in the pane until the supervisor is done. Its exit status is
+// the job's (exitStatusOf the final record). SIGTERM and SIGINT (Ctrl-C in the pane) are passed to
+// the supervisor, which ends the job; SIGHUP (the pane closing) is ignored.
+
+import { spawn } from 'node:child_process';
+import { exitStatusOf } from '../core/job-status.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { type JobRecord, jobLogPath, readJobRecord, updateJobRecord } from '../state/job-records.js';
+import { followLog, type PaneStream } from './exec-follow.js';
+import { refusalOf } from './exec-record.js';
+import { type ExecIO, SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
+
+export { KILL_GRACE_MS } from './exec-child.js';
+export { EXEC_HERDR_TIMEOUT_MS } from './exec-report.js';
+export { type ExecIO, SUPERVISOR_ENV } from './exec-supervise.js';
+
+export interface ExecPane {
+  /** The argv prefix that runs this dogsled (`[node, ...execArgv, dist/dogsled.mjs]`). */
+  self: readonly string[];
+  /** Where the job's output is shown: the pane (this process's stdout). */
+  out: PaneStream;
+}
+
+export async function execJob(
+  io: ExecIO,
+  id: string,
+  command: readonly string[],
+  pane: ExecPane,
+): Promise<number> {
+  if (io.env[SUPERVISOR_ENV] === '1') return superviseJob(io, id, command);
+  const record = await readJobRecord(io.paths, id);
+  const refusal = refusalOf(record, command);
+  if (refusal !== undefined) throw new DogsledError(refusal);
+  return showJob(io, id, command, pane);
+}
+
+interface SupervisorExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+async function showJob(io: ExecIO, id: string, command: readonly string[], pane: ExecPane): Promise<number> {
+  const [node, ...prefix] = pane.self;
+  if (node === undefined) throw new Error('execJob: empty self invocation');
+  // The supervisor's stderr is the pane's: its one-line messages show there while the pane lives.
+  const supervisor = spawn(node, [...prefix, 'exec', id, '--', ...command], {
+    env: { ...io.env, [SUPERVISOR_ENV]: '1' },
+    detached: true,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<SupervisorExit>((resolve, reject) => {
+    supervisor.once('error', reject);
+    supervisor.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const forward = () => {
+    if (supervisor.exitCode === null && supervisor.signalCode === null) supervisor.kill('SIGTERM');
+  };
+  const ignore = () => {};
+  process.on('SIGTERM', forward);
+  process.on('SIGINT', forward);
+  process.on('SIGHUP', ignore);
+  let exit: SupervisorExit;
+  try {
+    // Showing the log is best effort: it never changes how the job ends or what exec returns.
+    const shown = followLog(jobLogPath(io.paths, id), pane.out, exited).catch((error: unknown) => {
+      io.warn(`dogsled: exec: job ${id}: cannot show its log: ${messageOf(error)}`);
+    });
+    exit = await exited.catch((error: unknown) => {
+      throw new DogsledError(`exec: cannot start the job's supervisor: ${messageOf(error)}`, {
+        cause: error,
+      });
+    });
+    await shown;
+  } finally {
+    process.off('SIGTERM', forward);
+    process.off('SIGINT', forward);
+    process.off('SIGHUP', ignore);
+  }
+  if (exit.code !== null) return exit.code;
+  const final = await unclaimedEnd(io, id);
+  if (final !== undefined && final.ended_ms !== null) return exitStatusOf(final);
+  // Started and not ended: the reconciler ends it `wrapper lost` once it sees the supervisor gone.
+  throw new DogsledError(`job ${id}: its exec supervisor was killed by ${exit.signal} before the job ended`, {
+    exitCode: 1,
+  });
+}
+
+/**
+ * The record after the supervisor died of a signal. One killed before it claimed the job (a SIGTERM
+ * passed on while it was still starting) left it created: nothing runs, so it ends here as
+ * `wrapper terminated` rather than waiting forever for a start.
+ */
+async function unclaimedEnd(io: ExecIO, id: string): Promise<JobRecord | undefined> {
+  const now = io.now();
+  return updateJobRecord(io, id, (current) => {
+    if (current === undefined || current.started_ms !== null || current.ended_ms !== null)
+      return { result: current };
+    const next: JobRecord = { ...current, ended_ms: now, reason: 'wrapper terminated' };
+    return { result: next, next };
+  });
+}

@@ -1,0 +1,179 @@
+// Launching one placed job, for `run` and for the service's admission worker alike: write the created
+// record and the owner's item first, then open the pane that runs `dogsled exec ID -- CMD` (a new
+// Herdr tab placed by the tab rules, or a detached process group headless), then record where it
+// runs. A pane that cannot be opened ends the record `launch failed: <why>` and closes the item, so
+// nothing is left looking alive.
+
+import { basename, resolve } from 'node:path';
+import type { TabPlacement } from '../core/tab-placement.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { type JobRecord, updateJobRecord, writeJobRecord } from '../state/job-records.js';
+import { oneLine } from '../state/quarantine.js';
+import { appendItem, updateItems, type WorkIO } from '../state/work.js';
+import type { Item, JobRequest } from '../state/work-schemas.js';
+import { openTerminal } from '../terminal/open.js';
+import type { LaunchedCommand, RunCommandOptions, TerminalPort } from '../terminal/port.js';
+import type { Deadline } from './deadline.js';
+import { execArgv, selfInvocation } from './self.js';
+import { placeJobTab } from './tab-placement.js';
+
+export interface LaunchContext extends WorkIO {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** Opens the terminal port; default `openTerminal({env, home, warn})`. Called once per launch. */
+  terminal?: () => Promise<TerminalPort>;
+  /** The argv prefix that runs dogsled (`[node, dist/dogsled.mjs]`); default: this process's own. */
+  self?: readonly string[];
+}
+
+export interface LaunchSpec {
+  jobId: string;
+  itemId: string;
+  request: JobRequest;
+  owner: string | null;
+  host: string;
+  ticket: string | null;
+}
+
+export interface Launched {
+  job: JobRecord;
+  item: Item;
+  /** Where Herdr put the tab (undefined headless). */
+  placement?: TabPlacement;
+}
+
+/** The operation name a `--max` overrun reports. */
+export const OPEN_PANE_OPERATION = 'opening the job pane';
+
+export async function launchJob(ctx: LaunchContext, spec: LaunchSpec, deadline: Deadline): Promise<Launched> {
+  const { request } = spec;
+  const created = ctx.now();
+  const job: JobRecord = {
+    version: 1,
+    id: spec.jobId,
+    command: request.command,
+    cwd: request.cwd,
+    host: spec.host,
+    owner: spec.owner,
+    pane: null,
+    created_ms: created,
+    started_ms: null,
+    ended_ms: null,
+    exit_code: null,
+    signal: null,
+    reason: null,
+    terminal_id: null,
+    workspace: null,
+    tab: null,
+    timeout_ms: request.timeout_ms,
+    idle_timeout_ms: request.idle_timeout_ms,
+    ticket: spec.ticket,
+    item: spec.itemId,
+  };
+  const item: Item = {
+    id: spec.itemId,
+    kind: 'job',
+    host: spec.host,
+    pane: null,
+    terminal_id: null,
+    owner: spec.owner,
+    created_ms: created,
+    closed_ms: null,
+    close_reason: null,
+    job: spec.jobId,
+    ticket: spec.ticket,
+    command: request.command,
+  };
+  await writeJobRecord(ctx.paths, job);
+  let opened: Opened;
+  try {
+    await appendItem(ctx, item);
+    opened = await deadline.step(OPEN_PANE_OPERATION, 'routine', (signal) => openPane(ctx, spec, signal));
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    return failed(ctx, spec, error);
+  }
+  const { launched, placement } = opened;
+  // Headless: the process group is the job itself and exec records it; there is no pane.
+  if (placement === undefined) return { job, item };
+  const where = {
+    pane: launched.paneId,
+    terminal_id: launched.terminalId ?? null,
+    workspace: launched.workspaceId ?? null,
+    tab: launched.tabId ?? null,
+  };
+  const recorded = await updateJobRecord(ctx, spec.jobId, (record) => {
+    if (record === undefined) return { result: { ...job, ...where } };
+    const next = { ...record, ...where };
+    return { result: next, next };
+  });
+  const shown = await updateItems(ctx, (items) => {
+    const index = items.items.findIndex((entry) => entry.id === spec.itemId);
+    const entry = items.items[index];
+    if (entry === undefined) return { result: { ...item, pane: where.pane, terminal_id: where.terminal_id } };
+    const next = { ...entry, pane: where.pane, terminal_id: where.terminal_id };
+    const list = items.items.slice();
+    list[index] = next;
+    return { result: next, next: { ...items, items: list } };
+  });
+  return { job: recorded, item: shown, placement };
+}
+
+/** What runCommand gave; `placement` is where Herdr put the tab, undefined headless. */
+interface Opened {
+  launched: LaunchedCommand;
+  placement?: TabPlacement;
+}
+
+async function openPane(ctx: LaunchContext, spec: LaunchSpec, signal: AbortSignal): Promise<Opened> {
+  const port = await (
+    ctx.terminal ?? (() => openTerminal({ env: ctx.env, home: ctx.home, warn: ctx.warn }))
+  )();
+  const { request } = spec;
+  const options: RunCommandOptions = {
+    cwd: request.cwd,
+    argv: execArgv(ctx.self ?? selfInvocation(), spec.jobId, request.command),
+    // exec finds the record through it even when the pane's shell has another environment.
+    env: { DOGSLED_STATE: resolve(ctx.paths.dir) },
+    label: basename(request.command[0] ?? 'job'),
+  };
+  if (port.kind === 'headless') return { launched: await port.runCommand(options) };
+  const placement = await placeJobTab(port, request.cwd, request.caller_workspace, signal);
+  signal.throwIfAborted();
+  if (placement.kind === 'workspace') {
+    options.newWorkspace = true;
+    options.label = placement.label;
+  } else if (placement.kind === 'tab') {
+    options.workspaceId = placement.workspace;
+  }
+  return { launched: await port.runCommand(options), placement };
+}
+
+/** Ends the record and closes the item, then reports the failure in one line naming the host. */
+async function failed(ctx: LaunchContext, spec: LaunchSpec, error: Error): Promise<never> {
+  const why = oneLine(messageOf(error));
+  const now = ctx.now();
+  const ended = await updateJobRecord(ctx, spec.jobId, (record) => {
+    // exec already started (a reply lost after the line was typed): the job runs; exec ends it.
+    if (record === undefined || record.started_ms !== null || record.ended_ms !== null) {
+      return { result: false };
+    }
+    return { result: true, next: { ...record, ended_ms: now, reason: `launch failed: ${why}` } };
+  });
+  if (ended) {
+    await updateItems(ctx, (items) => ({
+      result: undefined,
+      next: {
+        ...items,
+        items: items.items.map((entry) =>
+          entry.id === spec.itemId && entry.closed_ms === null
+            ? { ...entry, closed_ms: now, close_reason: 'launch failed' }
+            : entry,
+        ),
+      },
+    }));
+  }
+  // A user-facing failure (Herdr, a lock, the deadline, a system call) is one line; a bug keeps its stack.
+  if (!(error instanceof DogsledError) && (error as NodeJS.ErrnoException).code === undefined) throw error;
+  throw new DogsledError(`cannot launch job ${spec.jobId} on ${spec.host}: ${why}`, { cause: error });
+}

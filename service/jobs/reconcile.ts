@@ -1,0 +1,48 @@
+// The reconciler for jobs whose exec wrapper died without writing the end (SIGKILL, OOM, a reboot):
+// such a record would say "running" forever and hang every waiter. ps, wait, logs --follow and the
+// service call reconcileJob; it ends the record as `wrapper lost` and kills what is left of the job's
+// process group. Both checks are identity checks (pid + start time, proc-identity.ts).
+
+import { type JobRecord, updateJobRecord } from '../state/job-records.js';
+import type { StatePaths } from '../state/paths.js';
+import type { StoreContext } from '../state/store.js';
+import { processAlive, signalGroup } from './proc-identity.js';
+
+/** What every job operation needs: the state paths, the clock for timestamps, and warnings. */
+export type JobsIO = StoreContext & { paths: StatePaths };
+
+export const WRAPPER_LOST = 'wrapper lost';
+
+/** True when the record started, has not ended, and its wrapper is no longer the process it named. */
+export function wrapperLost(record: JobRecord): boolean {
+  if (record.ended_ms !== null || record.started_ms === null) return false;
+  // A started record without a wrapper pid gives nothing to judge by: it is left to its writer.
+  if (record.wrapper_pid === null || record.wrapper_pid === undefined) return false;
+  return !processAlive(record.wrapper_pid, record.wrapper_start);
+}
+
+/**
+ * The record, finalized when its wrapper is gone: ended_ms = now, reason `wrapper lost`, no exit code
+ * or signal (nobody saw how the command ended). The verdict is taken again under the record's lock,
+ * so a wrapper that wrote its own end meanwhile keeps it. What remains of the group gets SIGKILL:
+ * nothing is left to capture its output or record its end, and exec would have killed it too.
+ */
+export async function reconcileJob(io: JobsIO, record: JobRecord): Promise<JobRecord> {
+  // The cheap check first, so healthy jobs never take their record's lock.
+  if (!wrapperLost(record)) return record;
+  const settled = await updateJobRecord(io, record.id, (current) => {
+    if (current === undefined || !wrapperLost(current)) return { result: current };
+    const next: JobRecord = {
+      ...current,
+      ended_ms: Math.max(io.now(), current.started_ms ?? current.created_ms),
+      exit_code: null,
+      signal: null,
+      reason: WRAPPER_LOST,
+    };
+    return { result: next, next };
+  });
+  if (settled === undefined) return record;
+  if (settled.reason === WRAPPER_LOST && settled.pgid !== null && settled.pgid !== undefined)
+    await signalGroup(settled.pgid, settled.pgid_start, 'SIGKILL');
+  return settled;
+}

@@ -1,0 +1,25 @@
+// How a job pane calls dogsled back: the running node binary and the real path of the CLI entry
+// (dist/dogsled.mjs) that this process was started from, so `run` and the service launch the exec
+// wrapper of their own build whatever PATH the pane's shell has.
+
+import { realpathSync } from 'node:fs';
+import { DogsledError } from '../errors.js';
+
+/** `[node, /real/path/dist/dogsled.mjs]`: the argv prefix that runs this dogsled. */
+export function selfInvocation(entry: string | undefined = process.argv[1]): string[] {
+  if (entry === undefined || entry === '') {
+    throw new DogsledError('cannot tell which dogsled to run in the job pane: no script path in argv');
+  }
+  let real: string;
+  try {
+    real = realpathSync(entry);
+  } catch (error) {
+    throw new DogsledError(`cannot resolve the dogsled entry ${entry}: ${(error as Error).message}`);
+  }
+  return [process.execPath, real];
+}
+
+/** The pane's argv: `<node> <dogsled.mjs> exec ID -- CMD...`. Nothing secret goes here. */
+export function execArgv(self: readonly string[], jobId: string, command: readonly string[]): string[] {
+  return [...self, 'exec', jobId, '--', ...command];
+}

@@ -1,0 +1,88 @@
+// Submitting a job: under the queue lock, a request waits behind any pending ticket that could take
+// one of its hosts (FIFO: new work never overtakes waiting work), else it is placed with the same
+// policy as `place` (which writes the reservation under the placements lock, taken inside the
+// queue lock as lock.ts orders them), else it becomes a pending ticket that the service admits.
+
+import { findHost, type Refusal } from '../core/placement.js';
+import { pendingInOrder } from '../core/tickets.js';
+import { DogsledError } from '../errors.js';
+import { type HostsIO, readLocalHost } from '../hosts/local.js';
+import { placeWork } from '../hosts/place.js';
+import { newId } from '../state/ids.js';
+import type { Reservation } from '../state/schemas.js';
+import { updateQueue } from '../state/work.js';
+import type { JobRequest, Ticket } from '../state/work-schemas.js';
+
+export interface JobSubmission {
+  request: JobRequest;
+  /** A host id or label the caller pinned (`--host`), else null. */
+  pin: string | null;
+  /** The caller's pane (HERDR_PANE_ID), else null. */
+  owner: string | null;
+  /** The caller waits for the ticket (`--wait`). */
+  waiting: boolean;
+}
+
+export type SubmitOutcome =
+  | { kind: 'placed'; host: string; label: string; reservation: Reservation }
+  | { kind: 'queued'; ticket: Ticket; behind: number; refusals: Refusal[] };
+
+/** `command` names the caller in one-line errors (`run: unknown host "x" (known: local)`). */
+export async function submitJob(io: HostsIO, job: JobSubmission, command = 'run'): Promise<SubmitOutcome> {
+  return updateQueue<SubmitOutcome>(io, async (queue) => {
+    // Only the local host exists until peers land; the rule below already reads a list of hosts.
+    const hosts = [await readLocalHost(io)];
+    const pool = job.pin === null ? hosts : [findHost(hosts, job.pin)].filter((h) => h !== undefined);
+    if (pool.length === 0) {
+      const known = hosts.map((host) => host.id).join(', ');
+      throw new DogsledError(`${command}: unknown host "${job.pin}" (known: ${known})`);
+    }
+    const behind = waitingFor(queue.tickets, hosts, new Set(pool.map((host) => host.id)));
+    let refusals: Refusal[] = [];
+    if (behind === 0) {
+      const outcome = await placeWork(io, { pin: job.pin ?? undefined, owner: job.owner });
+      if (outcome.kind === 'placed') return { result: outcome };
+      refusals = outcome.refusals;
+    }
+    const now = io.now();
+    const ticket: Ticket = {
+      id: newId('t'),
+      kind: 'job',
+      created_ms: now,
+      owner: job.owner,
+      pin: job.pin,
+      request: job.request,
+      waiting: job.waiting,
+      state: 'pending',
+      state_ms: now,
+      admitter: null,
+      host: null,
+      reservation: null,
+      job: null,
+      item: null,
+      error: null,
+      notice: null,
+    };
+    return {
+      result: { kind: 'queued', ticket, behind, refusals } satisfies SubmitOutcome,
+      next: { ...queue, tickets: [...queue.tickets, ticket] },
+    };
+  });
+}
+
+/**
+ * How many pending tickets could take one of `pool`'s hosts. Any such ticket is ahead of a new
+ * request; a ticket pinned to a host nobody knows holds nothing (admission fails it).
+ */
+function waitingFor(
+  tickets: readonly Ticket[],
+  hosts: ReadonlyArray<{ id: string; label: string }>,
+  pool: ReadonlySet<string>,
+): number {
+  let count = 0;
+  for (const ticket of pendingInOrder(tickets)) {
+    const candidates = ticket.pin === null ? hosts : [findHost(hosts, ticket.pin)];
+    if (candidates.some((host) => host !== undefined && pool.has(host.id))) count++;
+  }
+  return count;
+}

@@ -1,0 +1,119 @@
+// `dogsled run --wait -- true` against `sh -c true`: what submitting, placing, launching the exec
+// wrapper and following the job costs end to end, headless (a detached process group) and in the
+// fake Herdr (a new tab whose shell is typed the exec line; exec closes it). Interleaved with the
+// floor so drift hits both alike. Prints a markdown table; BENCH_RUNS shortens it.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, median, ROOT, RUNS, stop, timeOnce } from './lib.mjs';
+
+const FAKE = join(ROOT, 'test', 'fakes', 'herdr');
+const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-jobs-run-'));
+const home = join(work, 'home');
+const scratch = join(work, 'scratch');
+mkdirSync(join(home, '.config', 'dogsled'), { recursive: true });
+mkdirSync(scratch);
+// A policy under which the host always has room, so every run is placed at once.
+writeFileSync(
+  join(home, '.config', 'dogsled', 'config.toml'),
+  'free_core_fraction_min = 0.0\nmemory_reserve_bytes = 0\ndisk_free_min_percent = 0\nreservation_load = 0.0\nreservation_ttl_ms = 1000\n',
+);
+const baseEnv = { ...process.env, HOME: home, DOGSLED_STATE: join(work, 'state') };
+for (const key of Object.keys(baseEnv)) if (/^(HERDR_|DOGSLED_TEST|XDG_)/.test(key)) delete baseEnv[key];
+
+function call(socketPath, method, params = {}) {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath);
+    let buffer = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify({ id: 'bench', method, params })}\n`));
+    socket.on('data', (d) => {
+      buffer += d;
+    });
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const reply = JSON.parse(buffer.split('\n')[0]);
+      if (reply.error) reject(new Error(`${method}: ${reply.error.message}`));
+      else resolve(reply.result);
+    });
+  });
+}
+
+async function startHerdr() {
+  const socketPath = join(work, 'h.sock');
+  const env = { ...baseEnv, XDG_CONFIG_HOME: join(work, 'config'), XDG_STATE_HOME: join(work, 'xdg-state') };
+  const server = spawn(process.execPath, [join(FAKE, 'server.mjs'), '--socket', socketPath], {
+    env,
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  for (let i = 0; ; i++) {
+    if (await call(socketPath, 'ping').catch(() => false)) break;
+    if (i > 300) throw new Error('fake herdr did not start');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const created = await call(socketPath, 'workspace.create', { cwd: scratch });
+  return {
+    server,
+    env: {
+      ...baseEnv,
+      PATH: `${join(FAKE, 'bin')}:${baseEnv.PATH}`,
+      HERDR_SOCKET_PATH: socketPath,
+      HERDR_ENV: '1',
+      HERDR_PANE_ID: created.root_pane.pane_id,
+    },
+  };
+}
+
+/** Waits until the service's snapshot makes the host eligible (a CPU sample needs a second tick). */
+async function untilEligible() {
+  for (let i = 0; i < 100; i++) {
+    const status = spawnSync(process.execPath, [CLI, 'status', '--json'], { env: baseEnv, encoding: 'utf8' });
+    if (status.status === 0 && JSON.parse(status.stdout).hosts?.[0]?.headroom?.eligible) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the host never became eligible');
+}
+
+let service;
+let herdr;
+try {
+  console.error(`measuring: ${RUNS} runs per case`);
+  service = spawn(process.execPath, [CLI, 'serve', '--interval', '1'], { env: baseEnv, stdio: 'ignore' });
+  await untilEligible();
+  herdr = await startHerdr();
+
+  const floor = ['sh', '-c', 'true'];
+  const run = [process.execPath, CLI, 'run', '--wait', '--cwd', scratch, '--', 'true'];
+  const cases = [
+    ['sh -c true', floor, baseEnv],
+    ['run --wait -- true (headless)', run, baseEnv],
+    ['run --wait -- true (fake Herdr)', run, herdr.env],
+  ];
+  const times = new Map(cases.map(([name]) => [name, []]));
+  for (let i = 0; i < 3; i++) for (const [, argv, env] of cases) timeOnce(argv, env);
+  for (let i = 0; i < RUNS; i++) {
+    for (const [name, argv, env] of cases) times.get(name).push(timeOnce(argv, env));
+  }
+  const floorMs = median(times.get('sh -c true'));
+
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${RUNS} runs each.\n`,
+  );
+  console.log('| command | median wall | overhead | vs `sh -c true` |');
+  console.log('|---|---:|---:|---:|');
+  for (const [name] of cases) {
+    const ms = median(times.get(name));
+    console.log(
+      `| \`${name}\` | ${ms.toFixed(1)} ms | ${(ms - floorMs).toFixed(1)} ms | ${(ms / floorMs).toFixed(1)}× |`,
+    );
+  }
+} finally {
+  if (service) await stop(service);
+  if (herdr) {
+    herdr.server.stdin?.end();
+    await stop(herdr.server);
+  }
+  rmSync(work, { recursive: true, force: true });
+}

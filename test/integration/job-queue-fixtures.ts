@@ -1,0 +1,175 @@
+// Fixtures of the queue tests: tickets, items and job records written through the real state
+// modules, and a real `serve` measuring a fake /proc whose room the test decides (cores, busy 0,
+// and a config whose reservation_load leaves room for exactly N reservations).
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type JobRecord, writeJobRecord } from '../../service/state/job-records.js';
+import { ensureStateDir, statePaths } from '../../service/state/paths.js';
+import { readItems, readQueue, updateItems, updateQueue, type WorkIO } from '../../service/state/work.js';
+import type { Item, Ticket } from '../../service/state/work-schemas.js';
+import { eventually, exited, type Sandbox, startCli } from '../helpers/cli.js';
+import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
+
+export function workIO(box: Sandbox): WorkIO {
+  return { paths: statePaths(box.state), now: Date.now, warn: () => undefined };
+}
+
+export function ticketFixture(fields: Partial<Ticket> & Pick<Ticket, 'id'>): Ticket {
+  const now = Date.now();
+  return {
+    kind: 'job',
+    created_ms: now,
+    owner: 'w1:p1',
+    pin: null,
+    request: {
+      command: ['true'],
+      cwd: '/tmp',
+      timeout_ms: null,
+      idle_timeout_ms: null,
+      caller_workspace: null,
+    },
+    waiting: false,
+    state: 'pending',
+    state_ms: now,
+    admitter: null,
+    host: null,
+    reservation: null,
+    job: null,
+    item: null,
+    error: null,
+    notice: null,
+    ...fields,
+  };
+}
+
+export function itemFixture(fields: Partial<Item> & Pick<Item, 'id'>): Item {
+  return {
+    kind: 'job',
+    host: 'local',
+    pane: null,
+    terminal_id: null,
+    owner: 'w1:p1',
+    created_ms: Date.now(),
+    closed_ms: null,
+    close_reason: null,
+    job: null,
+    ticket: null,
+    command: ['true'],
+    ...fields,
+  };
+}
+
+export function jobFixture(fields: Partial<JobRecord> & Pick<JobRecord, 'id'>): JobRecord {
+  return {
+    version: 1,
+    command: ['true'],
+    cwd: '/tmp',
+    host: 'local',
+    owner: 'w1:p1',
+    pane: null,
+    created_ms: Date.now(),
+    started_ms: null,
+    ended_ms: null,
+    exit_code: null,
+    signal: null,
+    reason: null,
+    ...fields,
+  };
+}
+
+export async function appendTickets(box: Sandbox, tickets: readonly Ticket[]): Promise<void> {
+  await ensureStateDir(box.state);
+  await updateQueue(workIO(box), (queue) => ({
+    result: undefined,
+    next: { ...queue, tickets: [...queue.tickets, ...tickets] },
+  }));
+}
+
+export async function appendItems(box: Sandbox, items: readonly Item[]): Promise<void> {
+  await ensureStateDir(box.state);
+  await updateItems(workIO(box), (current) => ({
+    result: undefined,
+    next: { ...current, items: [...current.items, ...items] },
+  }));
+}
+
+export async function writeJobs(box: Sandbox, records: readonly JobRecord[]): Promise<void> {
+  await ensureStateDir(box.state);
+  for (const record of records) await writeJobRecord(statePaths(box.state), record);
+}
+
+export async function tickets(box: Sandbox): Promise<Ticket[]> {
+  return (await readQueue(workIO(box))).tickets;
+}
+
+export async function items(box: Sandbox): Promise<Item[]> {
+  return (await readItems(workIO(box))).items;
+}
+
+export interface Serving {
+  child: ReturnType<typeof startCli>;
+  env: NodeJS.ProcessEnv;
+  stop: () => Promise<void>;
+}
+
+/**
+ * A fake /proc of 8 idle cores and a config where each reservation takes 1.5 cores and 2 must stay
+ * free: room for exactly 5 reservations, each gone after `ttlMs`. Memory and disk never refuse.
+ */
+export async function roomFor5(
+  box: Sandbox,
+  ttlMs: number,
+): Promise<{ env: NodeJS.ProcessEnv; stop: () => void }> {
+  await writeFile(
+    box.configPath,
+    `reservation_load = 1.5\nreservation_ttl_ms = ${ttlMs}\nmemory_reserve_bytes = 0\ndisk_free_min_percent = 0\n`,
+  );
+  const proc = join(box.root, 'fakeroot');
+  let total = 10_000;
+  await writeProc(proc, { cores: 8, total, idle: total });
+  // An idle kernel: the counters move, all of it idle, so the service has a CPU sample of 0% busy.
+  // One write at a time (they share a temp name), until stopped.
+  let stopped = false;
+  const tick = async () => {
+    while (!stopped) {
+      total += 100;
+      await advanceStat(proc, { cores: 8, total, idle: total }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  void tick();
+  return {
+    env: { ...box.env, DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: proc },
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
+
+export function startServe(env: NodeJS.ProcessEnv, running: Array<ReturnType<typeof startCli>>) {
+  const child = startCli(['serve', '--interval', '0.3'], env);
+  running.push(child);
+  return child;
+}
+
+export async function killAll(running: Array<ReturnType<typeof startCli>>): Promise<void> {
+  for (const child of running.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+  }
+}
+
+/** Waits until `serve` published a snapshot in which the host is eligible. */
+export async function untilEligible(box: Sandbox): Promise<void> {
+  await eventually(
+    async () => {
+      const snapshot = JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'));
+      return snapshot.headroom.eligible === true || undefined;
+    },
+    15_000,
+    'an eligible host',
+  );
+}

@@ -1,0 +1,251 @@
+// `dogsled run` before anything starts: bad input is one line and exit 2 with nothing created, a full
+// host queues the job as a pending ticket (exit 1 without --wait), and a new run never overtakes a
+// ticket that is already waiting for the same host.
+
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Deadline } from '../../service/jobs/deadline.js';
+import { launchJob } from '../../service/jobs/launch.js';
+import { newId } from '../../service/state/ids.js';
+import { statePaths } from '../../service/state/paths.js';
+import type { ServiceLock } from '../../service/state/service-lock.js';
+import { changeTicket } from '../../service/state/work.js';
+import { QueueSchema, type Ticket } from '../../service/state/work-schemas.js';
+import { CLI, eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { holdServiceLock } from '../helpers/service-holder.js';
+import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+
+let box: Sandbox;
+let lock: ServiceLock | undefined;
+
+beforeEach(async () => {
+  box = await sandbox();
+  lock = await holdServiceLock(box.state);
+});
+
+afterEach(async () => {
+  await lock?.release();
+  await box.cleanup();
+});
+
+/** A fresh snapshot: 8 idle cores has room; 90% busy has none. */
+async function host(room: boolean): Promise<void> {
+  await writeSnapshot(
+    box.state,
+    snapshotFixture({ sample_ms: Date.now() - 500, cores: 8, busy: room ? 0 : 0.9 }),
+  );
+}
+
+async function queue(): Promise<Ticket[]> {
+  return QueueSchema.parse(JSON.parse(await readFile(join(box.state, 'queue.json'), 'utf8'))).tickets;
+}
+
+async function stateFiles(): Promise<string[]> {
+  return (await readdir(box.state)).filter((name) => !name.startsWith('service') && name !== 'host.json');
+}
+
+function pendingTicket(id: string, created: number): Ticket {
+  return {
+    id,
+    kind: 'job',
+    created_ms: created,
+    owner: null,
+    pin: null,
+    request: { command: ['true'], cwd: '/', timeout_ms: null, idle_timeout_ms: null, caller_workspace: null },
+    waiting: false,
+    state: 'pending',
+    state_ms: created,
+    admitter: null,
+    host: null,
+    reservation: null,
+    job: null,
+    item: null,
+    error: null,
+    notice: null,
+  };
+}
+
+describe('run refuses bad input before creating anything', () => {
+  it.each([
+    [
+      ['--timeout', 'x'],
+      'run: --timeout: bad duration "x": use an integer with ms, s, m or h (90s, 10m, 1h)',
+    ],
+    [['--idle-timeout', '1.5h'], 'run: --idle-timeout: bad duration "1.5h"'],
+    [['--max', '10d'], 'run: --max: bad duration "10d"'],
+    [['--cwd', '/nonexistent/dir'], 'run: --cwd: no such directory: /nonexistent/dir'],
+    [['--cwd', '/etc/hostname'], 'run: --cwd: not a directory: /etc/hostname'],
+    [['--branch', 'feat/x'], 'run: --branch and --base are not available in this build yet (worktrees)'],
+    [['--base', 'main'], 'run: --branch and --base are not available in this build yet (worktrees)'],
+  ])('%j: one line, exit 2', async (flags, message) => {
+    await host(true);
+    const result = await runCli(['run', ...flags, '--', 'true'], box.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(result.stderr).toContain(`dogsled: ${message}`);
+    expect(result.stdout).toBe('');
+    expect(await stateFiles()).toEqual([]);
+  });
+
+  it('refuses a command that is not on PATH, or a path that is not an executable file', async () => {
+    await host(true);
+    const dir = join(box.root, 'work');
+    await mkdir(dir);
+    await writeFile(join(dir, 'notes.txt'), 'not a program\n');
+    for (const command of ['no-such-command-xyz', './notes.txt', '/nonexistent/tool']) {
+      const result = await runCli(['run', '--cwd', dir, '--', command, 'arg'], box.env);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`dogsled: run: command not found: ${command}\n`);
+    }
+    expect(await stateFiles()).toEqual([]);
+  });
+
+  it('refuses an unknown --host naming the known ones', async () => {
+    await host(true);
+    const result = await runCli(['run', '--host', 'netcup', '--', 'true'], box.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('dogsled: run: unknown host "netcup" (known: local)\n');
+    expect((await stateFiles()).filter((name) => name !== 'queue.json.lock')).toEqual([]);
+  });
+});
+
+describe('run on a full host', () => {
+  it('prints the queued ticket, exits 1 and leaves a pending ticket with the request', async () => {
+    await host(false);
+    const cwd = join(box.root, 'work');
+    await mkdir(cwd);
+    const env = { ...box.env, HERDR_PANE_ID: 'w1:p2' };
+    const result = await runCli(
+      ['run', '--cwd', cwd, '--timeout', '1h', '--idle-timeout', '10m', '--', 'sh', '-c', 'echo hi'],
+      env,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^\{"queued":true,"ticket":"t_[a-z2-7]{12}"\}\n$/);
+    expect(result.stderr).toContain('no host has room (local: ');
+    const ticket = JSON.parse(result.stdout).ticket;
+    expect(await queue()).toEqual([
+      expect.objectContaining({
+        id: ticket,
+        kind: 'job',
+        state: 'pending',
+        waiting: false,
+        owner: 'w1:p2',
+        pin: null,
+        notice: null,
+        request: {
+          command: ['sh', '-c', 'echo hi'],
+          cwd,
+          timeout_ms: 3_600_000,
+          idle_timeout_ms: 600_000,
+          caller_workspace: null,
+        },
+      }),
+    ]);
+    await expect(readdir(join(box.state, 'jobs'))).rejects.toThrow();
+  });
+
+  it('waits with --wait until --max, then prints still running and exits 124, leaving the ticket pending', async () => {
+    await host(false);
+    const result = await runCli(['run', '--wait', '--max', '1500ms', '--json', '--', 'true'], box.env);
+    expect(result.code).toBe(124);
+    const [queued, still] = result.stdout.split('\n');
+    expect(JSON.parse(queued ?? '')).toEqual({ queued: true, ticket: expect.stringMatching(/^t_/) });
+    expect(still).toBe('still running');
+    expect(await queue()).toEqual([expect.objectContaining({ state: 'pending', waiting: true })]);
+  });
+});
+
+describe('FIFO', () => {
+  it('queues a new run behind a waiting ticket even when the host has room', async () => {
+    await host(true);
+    await writeFile(
+      join(box.state, 'queue.json'),
+      JSON.stringify({ version: 1, tickets: [pendingTicket('t_aaaaaaaaaaaa', Date.now() - 5_000)] }),
+    );
+    const result = await runCli(['run', '--', 'true'], box.env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('1 earlier ticket waits for the same host');
+    const ticket = JSON.parse(result.stdout).ticket;
+    expect((await queue()).map((t) => [t.id, t.state])).toEqual([
+      ['t_aaaaaaaaaaaa', 'pending'],
+      [ticket, 'pending'],
+    ]);
+    // Nothing was reserved or started for it.
+    await expect(readFile(join(box.state, 'placements.json'))).rejects.toThrow();
+    await expect(readdir(join(box.state, 'jobs'))).rejects.toThrow();
+  });
+
+  it('does not wait behind settled tickets or a ticket pinned to a host nobody knows', async () => {
+    await host(true);
+    const settled = { ...pendingTicket('t_bbbbbbbbbbbb', Date.now() - 5_000), state: 'cancelled' as const };
+    const stray = { ...pendingTicket('t_cccccccccccc', Date.now() - 4_000), pin: 'gone-host' };
+    await writeFile(join(box.state, 'queue.json'), JSON.stringify({ version: 1, tickets: [settled, stray] }));
+    const result = await runCli(['run', '--json', '--', 'true'], box.env);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ queued: false, host: 'local' });
+  });
+});
+
+describe('run --wait on a queued ticket', () => {
+  /** Plays the service: waits for the run's pending ticket and returns it. */
+  async function pending(): Promise<Ticket> {
+    return eventually(
+      async () => {
+        const tickets = await queue().catch(() => []);
+        return tickets.find((t) => t.state === 'pending');
+      },
+      10_000,
+      'the pending ticket',
+    );
+  }
+
+  const io = () => ({ paths: statePaths(box.state), now: Date.now, warn: () => {} });
+
+  it("follows the job the service admitted from it and exits with the job's status", async () => {
+    await host(false);
+    const waiting = runCli(['run', '--wait', '--', 'sh', '-c', 'echo admitted; exit 5'], box.env);
+    const ticket = await pending();
+    expect(ticket.waiting).toBe(true);
+    // The admission worker's steps: pre-assign the ids, launch, then mark the ticket admitted.
+    const ids = { job: newId('j'), item: newId('i') };
+    await changeTicket(io(), ticket.id, (t) => ({ ...t, state: 'admitting', ...ids }));
+    const launched = await launchJob(
+      { ...io(), env: box.env, home: box.home, self: [process.execPath, CLI] },
+      {
+        jobId: ids.job,
+        itemId: ids.item,
+        request: ticket.request,
+        owner: null,
+        host: 'local',
+        ticket: ticket.id,
+      },
+      new Deadline(10_000),
+    );
+    expect(launched.job).toMatchObject({ id: ids.job, ticket: ticket.id, item: ids.item, pane: null });
+    await changeTicket(io(), ticket.id, (t) => ({ ...t, state: 'admitted', host: 'local' }));
+    const result = await waiting;
+    expect(result.stdout).toBe(`{"queued":true,"ticket":"${ticket.id}"}\nadmitted\n`);
+    expect(result.code).toBe(5);
+  });
+
+  it.each([
+    [
+      'failed',
+      'clone failed: no route to host',
+      /^dogsled: run: ticket t_\w+ failed: clone failed: no route to host$/,
+    ],
+    ['cancelled', 'cancelled by the owner', /^dogsled: run: ticket t_\w+ was cancelled$/],
+  ] as const)('exits 2 when the ticket is %s', async (state, error, message) => {
+    await host(false);
+    const waiting = runCli(['run', '--wait', '--', 'true'], box.env);
+    const ticket = await pending();
+    await changeTicket(io(), ticket.id, (t) => ({ ...t, state, error }));
+    const result = await waiting;
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').filter((line) => !line.includes('queued as'))).toEqual([
+      expect.stringMatching(message),
+      '',
+    ]);
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { type AdmissionHost, planAdmissions, type QueuedTicket } from '../../service/core/admission.js';
+import type { HostMeasure, Policy } from '../../service/core/headroom.js';
+
+const NOW = 1_900_000_000_000;
+const GIB = 1024 ** 3;
+
+/** 8 idle cores and plenty of memory and disk: each reservation takes one core, 2 must stay free. */
+const POLICY: Policy = {
+  free_core_fraction_min: 0.25,
+  memory_reserve_bytes: GIB,
+  disk_free_min_percent: 15,
+  reservation_load: 1,
+  reservation_ttl_ms: 90_000,
+};
+
+function measure(cores: number): HostMeasure {
+  return {
+    sample_ms: NOW - 1_000,
+    os: 'linux',
+    cores,
+    busy: 0,
+    memory_total_bytes: 256 * GIB,
+    memory_free_bytes: 200 * GIB,
+    disk_total_bytes: 1000 * GIB,
+    disk_free_bytes: 500 * GIB,
+    pressure_level: null,
+    live_agents: 0,
+    active_agents: 0,
+  };
+}
+
+/** A host with room for exactly `room` more reservations (8 cores, 2 kept free). */
+function host(id: string, room: number, label = id): AdmissionHost {
+  return { id, label, facts: { id, service: 'up', measure: measure(8), reservations: 7 - room } };
+}
+
+function ticket(id: string, pin: string | null = null): QueuedTicket {
+  return { id, pin };
+}
+
+function outcome(steps: ReturnType<typeof planAdmissions>): string[] {
+  return steps.map((s) => (s.kind === 'admit' ? `${s.ticket.id}->${s.host.id}` : `${s.ticket.id}!`));
+}
+
+describe('FIFO admission on one host', () => {
+  it('admits the oldest tickets while room lasts, counting each admission as a reservation', () => {
+    const steps = planAdmissions(
+      ['t1', 't2', 't3', 't4'].map((id) => ticket(id)),
+      [host('a', 3)],
+      POLICY,
+      NOW,
+    );
+    expect(outcome(steps)).toEqual(['t1->a', 't2->a', 't3->a']);
+  });
+
+  it('admits nothing when the host is full, and nothing jumps the head of the queue', () => {
+    expect(planAdmissions([ticket('t1'), ticket('t2')], [host('a', 0)], POLICY, NOW)).toEqual([]);
+  });
+
+  it('counts reservations already booked on the host', () => {
+    const booked = host('a', 5);
+    booked.facts = { ...booked.facts, reservations: booked.facts.reservations + 4 };
+    expect(outcome(planAdmissions([ticket('t1'), ticket('t2')], [booked], POLICY, NOW))).toEqual(['t1->a']);
+  });
+
+  it('does not admit to a host whose service is down or whose snapshot is missing', () => {
+    const down = host('a', 5);
+    down.facts = { ...down.facts, service: 'down' };
+    const blind: AdmissionHost = {
+      id: 'b',
+      label: 'b',
+      facts: { id: 'b', service: 'up', measure: null, reservations: 0 },
+    };
+    expect(planAdmissions([ticket('t1')], [down, blind], POLICY, NOW)).toEqual([]);
+  });
+});
+
+describe('FIFO admission across hosts', () => {
+  it('spreads tickets to the host with the most free cores, recomputed after each admission', () => {
+    const steps = planAdmissions(
+      ['t1', 't2', 't3', 't4'].map((id) => ticket(id)),
+      [host('a', 2), host('b', 1)],
+      POLICY,
+      NOW,
+    );
+    // a has 3 free cores, b 2: a, then a tie (2 each) broken by id, then b.
+    expect(outcome(steps)).toEqual(['t1->a', 't2->a', 't3->b']);
+  });
+
+  it('never holds back a ticket pinned to a host with room behind one waiting for a full host', () => {
+    const steps = planAdmissions(
+      [ticket('t1', 'full'), ticket('t2', 'roomy'), ticket('t3', 'full')],
+      [host('full', 0), host('roomy', 2)],
+      POLICY,
+      NOW,
+    );
+    expect(outcome(steps)).toEqual(['t2->roomy']);
+  });
+
+  it('lets an unpinned ticket take a free host while an earlier pinned ticket waits for its own', () => {
+    const steps = planAdmissions(
+      [ticket('t1', 'full'), ticket('t2')],
+      [host('full', 0), host('roomy', 1)],
+      POLICY,
+      NOW,
+    );
+    expect(outcome(steps)).toEqual(['t2->roomy']);
+  });
+
+  it('lets a waiting unpinned ticket hold every host: later tickets, pinned or not, wait behind it', () => {
+    const steps = planAdmissions(
+      [ticket('t1'), ticket('t2'), ticket('t3'), ticket('t4', 'b'), ticket('t5')],
+      [host('a', 1), host('b', 0)],
+      POLICY,
+      NOW,
+    );
+    // t1 takes a's last room; t2 finds both full and waits holding a and b; nobody passes it.
+    expect(outcome(steps)).toEqual(['t1->a']);
+  });
+
+  it('keeps FIFO per host: a pinned ticket waits behind an earlier one pinned to the same full host', () => {
+    const steps = planAdmissions(
+      [ticket('t1', 'a'), ticket('t2', 'a'), ticket('t3', 'b')],
+      [host('a', 1), host('b', 1)],
+      POLICY,
+      NOW,
+    );
+    expect(outcome(steps)).toEqual(['t1->a', 't3->b']);
+  });
+
+  it('pins by label as well as by id', () => {
+    const steps = planAdmissions(
+      [ticket('t1', 'netcup')],
+      [host('h1', 1, 'netcup'), host('h2', 5)],
+      POLICY,
+      NOW,
+    );
+    expect(outcome(steps)).toEqual(['t1->h1']);
+  });
+});
+
+describe('tickets no host can take', () => {
+  it('fails a ticket pinned to an unknown host with a reason naming it', () => {
+    const steps = planAdmissions([ticket('t1', 'nowhere'), ticket('t2')], [host('a', 1)], POLICY, NOW);
+    expect(steps).toEqual([
+      { kind: 'fail', ticket: ticket('t1', 'nowhere'), reason: 'unknown host "nowhere"' },
+      expect.objectContaining({ kind: 'admit', ticket: ticket('t2') }),
+    ]);
+  });
+
+  it('fails an unknown pin even when a full fleet holds every host', () => {
+    const steps = planAdmissions([ticket('t1'), ticket('t2', 'gone')], [host('a', 0)], POLICY, NOW);
+    expect(outcome(steps)).toEqual(['t2!']);
+  });
+
+  it('lets unpinned tickets wait when no host is known at all, failing only pinned ones', () => {
+    expect(outcome(planAdmissions([ticket('t1'), ticket('t2', 'a')], [], POLICY, NOW))).toEqual(['t2!']);
+  });
+});
