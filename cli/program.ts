@@ -51,6 +51,8 @@ function buildProgram(): Command {
     .description('reserve room on the host with the most headroom')
     .option('--json', 'print the placement as JSON')
     .option('--host <id>', 'pin by host id or label')
+    .option('--wait', 'when every host is full, wait for admission instead of exiting 1')
+    .option('--max <duration>', 'one deadline for the whole command (default 30m)')
     .addOption(new Option('--branch <name>', 'create or reuse the branch worktree on that host'))
     .addOption(new Option('--base <ref>', 'start a new branch from this ref'))
     .addOption(new Option('--repo <path>', 'repository for --branch'))

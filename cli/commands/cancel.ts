@@ -8,7 +8,7 @@ import { statePaths } from '../../service/state/paths.js';
 import { findTicket, updateQueue, type WorkIO } from '../../service/state/work.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
 import type { CliContext } from '../context.js';
-import { commandText, ownerText } from '../render/status-work.js';
+import { ownerText, ticketWhat } from '../render/status-work.js';
 
 export interface CancelFlags {
   json?: boolean;
@@ -27,7 +27,7 @@ export async function cancelCommand(id: string, flags: CancelFlags, ctx: CliCont
   });
   if (flags.json) ctx.out(`${JSON.stringify(cancelled)}\n`);
   else {
-    const what = commandText(cancelled.request.command);
+    const what = ticketWhat(cancelled);
     ctx.out(`cancelled ${cancelled.id}: ${what} (owner ${ownerText(cancelled.owner)})\n`);
   }
   return 0;

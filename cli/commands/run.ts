@@ -14,7 +14,7 @@ import { checkCommand } from '../../service/jobs/command-check.js';
 import { Deadline } from '../../service/jobs/deadline.js';
 import { type LaunchContext, launchJob } from '../../service/jobs/launch.js';
 import { followJobLog } from '../../service/jobs/logs.js';
-import { type SubmitOutcome, submitJob } from '../../service/jobs/submit.js';
+import { type SubmitOutcome, submitWork } from '../../service/jobs/submit.js';
 import { callerWorkspaceOf } from '../../service/jobs/tab-placement.js';
 import { waitForTicket } from '../../service/jobs/ticket-wait.js';
 import { newId } from '../../service/state/ids.js';
@@ -73,7 +73,7 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     caller_workspace: callerWorkspace,
   };
   const submission = { request, pin: flags.host ?? null, owner, waiting: Boolean(flags.wait) };
-  const outcome = await deadline.step('placement', 'routine', () => submitJob(io, submission));
+  const outcome = await deadline.step('placement', 'routine', () => submitWork(io, submission));
   mark(`run: ${outcome.kind}`);
   if (outcome.kind === 'queued') return queued(outcome, io, flags, ctx, deadline);
 

@@ -22,6 +22,11 @@ export function commandText(command: readonly string[] | undefined, width = COMM
   return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
 }
 
+/** What a ticket asks for: its job's command, or `placement` for a `place` ticket. */
+export function ticketWhat(ticket: Ticket, width = COMMAND_WIDTH): string {
+  return ticket.request === null ? 'placement' : commandText(ticket.request.command, width);
+}
+
 function plain(text: string): string {
   return stripEscapes(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }
@@ -50,7 +55,7 @@ export function itemLine(item: Item, now: number, width = COMMAND_WIDTH): string
 
 /** `t_abc pending  make test  queued 30s`: one ticket without its owner. */
 export function ticketLine(ticket: Ticket, now: number, width = COMMAND_WIDTH): string {
-  const head = `${ticket.id} ${ticket.state}  ${commandText(ticket.request.command, width)}`;
+  const head = `${ticket.id} ${ticket.state}  ${ticketWhat(ticket, width)}`;
   return `${head}  ${ticketWhen(ticket, now)}`.trimEnd();
 }
 
@@ -89,7 +94,7 @@ export function renderWork(openItems: readonly Item[], pending: readonly Ticket[
     for (const item of list) lines.push(row('', `  ${itemLine(item, now, STATUS_COMMAND_WIDTH)}`));
   }
   for (const ticket of pending) {
-    const command = commandText(ticket.request.command, STATUS_TICKET_WIDTH);
+    const command = ticketWhat(ticket, STATUS_TICKET_WIDTH);
     const state = ticket.state === 'pending' ? '' : ` ${ticket.state}`;
     lines.push(
       row(

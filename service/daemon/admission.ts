@@ -109,21 +109,21 @@ export class AdmissionWorker {
     if (claim.kind !== 'claimed') return claim;
     const { ticket, host, jobId, itemId } = claim;
     const { deps } = this;
-    try {
-      // Every launch gets the setup cap; an admission that runs out of it fails its ticket.
-      const deadline = new Deadline(SETUP_CAP_MS);
-      await deadline.step(`admission of ticket ${ticket.id}`, 'setup', () =>
-        launchJob(
-          deps,
-          { jobId, itemId, request: ticket.request, owner: ticket.owner, host, ticket: ticket.id },
-          deadline,
-        ),
-      );
-    } catch (error) {
-      // Recorded on the ticket whatever it was: a ticket never stays `admitting` in a live run.
-      if (!(error instanceof DogsledError))
-        deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
-      return this.fail(ticket.id, 'admitting', messageOf(error));
+    // A `place` ticket is admitted by its reservation alone; a job ticket launches its job.
+    if (ticket.request !== null && jobId !== null && itemId !== null) {
+      const request = ticket.request;
+      try {
+        // Every launch gets the setup cap; an admission that runs out of it fails its ticket.
+        const deadline = new Deadline(SETUP_CAP_MS);
+        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', () =>
+          launchJob(deps, { jobId, itemId, request, owner: ticket.owner, host, ticket: ticket.id }, deadline),
+        );
+      } catch (error) {
+        // Recorded on the ticket whatever it was: a ticket never stays `admitting` in a live run.
+        if (!(error instanceof DogsledError))
+          deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
+        return this.fail(ticket.id, 'admitting', messageOf(error));
+      }
     }
     await this.testPause();
     const admitted = await this.settle(ticket.id, 'admitting', (current) => ({
@@ -147,8 +147,8 @@ export class AdmissionWorker {
       if (ticket === undefined || ticket.state !== 'pending') return { result: { kind: 'gone' } };
       const placed = await reserveLocally(this.deps, ticket.owner);
       if (placed.kind === 'full') return { result: { kind: 'full' } };
-      const jobId = newId('j');
-      const itemId = newId('i');
+      const jobId = ticket.request === null ? null : newId('j');
+      const itemId = ticket.request === null ? null : newId('i');
       const claimed: Ticket = {
         ...ticket,
         state: 'admitting',
@@ -254,7 +254,7 @@ export class AdmissionWorker {
 }
 
 type Claim =
-  | { kind: 'claimed'; ticket: Ticket; host: string; jobId: string; itemId: string }
+  | { kind: 'claimed'; ticket: Ticket; host: string; jobId: string | null; itemId: string | null }
   | { kind: 'gone' | 'full' };
 
 function replaced(queue: Queue, index: number, ticket: Ticket): Queue {

@@ -33,16 +33,11 @@ export const StatusReportSchema = z.object({
 });
 
 /** `place --json`: the reservation made, or every host's refusal. */
-export const PlaceResultSchema = z.union([
-  z.object({
-    placed: z.literal(true),
-    host: z.string(),
-    label: z.string(),
-    reservation: z.string(),
-    expires_ms: z.int(),
-  }),
-  z.object({
-    placed: z.literal(false),
-    refusals: z.array(z.object({ id: z.string(), label: z.string(), reason: z.array(z.string()) })),
-  }),
-]);
+/** A placement; a request that found no room prints `{"queued":true,"ticket":…}` instead. */
+export const PlaceResultSchema = z.object({
+  placed: z.literal(true),
+  host: z.string(),
+  label: z.string(),
+  reservation: z.string(),
+  expires_ms: z.int(),
+});

@@ -1,4 +1,4 @@
-// Submitting a job: under the queue lock, a request waits behind any pending ticket that could take
+// Submitting work (a job, or a bare placement for `place`): under the queue lock, a request waits behind any pending ticket that could take
 // one of its hosts (FIFO: new work never overtakes waiting work), else it is placed with the same
 // policy as `place` (which writes the reservation under the placements lock, taken inside the
 // queue lock as lock.ts orders them), else it becomes a pending ticket that the service admits.
@@ -13,8 +13,9 @@ import type { Reservation } from '../state/schemas.js';
 import { updateQueue } from '../state/work.js';
 import type { JobRequest, Ticket } from '../state/work-schemas.js';
 
-export interface JobSubmission {
-  request: JobRequest;
+export interface WorkSubmission {
+  /** The job to start; null asks for a reservation only (`dogsled place`). */
+  request: JobRequest | null;
   /** A host id or label the caller pinned (`--host`), else null. */
   pin: string | null;
   /** The caller's pane (HERDR_PANE_ID), else null. */
@@ -28,7 +29,7 @@ export type SubmitOutcome =
   | { kind: 'queued'; ticket: Ticket; behind: number; refusals: Refusal[] };
 
 /** `command` names the caller in one-line errors (`run: unknown host "x" (known: local)`). */
-export async function submitJob(io: HostsIO, job: JobSubmission, command = 'run'): Promise<SubmitOutcome> {
+export async function submitWork(io: HostsIO, job: WorkSubmission, command = 'run'): Promise<SubmitOutcome> {
   return updateQueue<SubmitOutcome>(io, async (queue) => {
     // Only the local host exists until peers land; the rule below already reads a list of hosts.
     const hosts = [await readLocalHost(io)];
@@ -47,7 +48,7 @@ export async function submitJob(io: HostsIO, job: JobSubmission, command = 'run'
     const now = io.now();
     const ticket: Ticket = {
       id: newId('t'),
-      kind: 'job',
+      kind: job.request === null ? 'place' : 'job',
       created_ms: now,
       owner: job.owner,
       pin: job.pin,

@@ -28,13 +28,15 @@ export const AdmitterSchema = z.looseObject({ pid: z.int(), started_ms: ms });
 
 export const TicketSchema = z.looseObject({
   id,
-  kind: z.literal('job'),
+  /** `job` launches `request` when admitted; `place` only takes a reservation (`dogsled place`). */
+  kind: z.enum(['job', 'place']),
   created_ms: ms,
   /** The caller's pane (HERDR_PANE_ID), null outside Herdr. */
   owner: z.nullable(z.string()),
   /** A host id or label the caller pinned; null lets placement choose. */
   pin: z.nullable(z.string()),
-  request: JobRequestSchema,
+  /** The job to start; null for a `place` ticket. */
+  request: z.nullable(JobRequestSchema),
   /** The caller waits for it (`--wait`); otherwise the owner hears of the outcome through its inbox. */
   waiting: z.boolean(),
   state: z.enum(TICKET_STATES),

@@ -1,9 +1,13 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlaceResultSchema, StatusReportSchema } from '../../service/hosts/view-schemas.js';
+import { statePaths } from '../../service/state/paths.js';
 import { PlacementsSchema } from '../../service/state/schemas.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
+import { changeTicket, readQueue, type WorkIO } from '../../service/state/work.js';
+import { QueueSchema } from '../../service/state/work-schemas.js';
 import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
@@ -32,6 +36,15 @@ afterEach(async () => {
 
 async function placements() {
   return PlacementsSchema.parse(JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8')));
+}
+
+async function eventuallyPending(io: WorkIO): Promise<string> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const pending = (await readQueue(io)).tickets.find((t) => t.state === 'pending');
+    if (pending) return pending.id;
+    await sleep(50);
+  }
+  throw new Error('no pending ticket appeared');
 }
 
 async function statusAt(ms: number) {
@@ -91,35 +104,73 @@ describe('place', () => {
     expect(unknown.stderr).toBe('dogsled: place: unknown host "netcup" (known: local)\n');
   });
 
-  it('refuses with every reason when the host has no room, in both forms', async () => {
+  it('queues a ticket when the host has no room, saying why, and queues later callers behind it', async () => {
     await writeSnapshot(
       box.state,
       snapshotFixture({ sample_ms: NOW - 1_000, cores: 8, busy: 0.9, diskFreePercent: 5 }),
     );
-    const human = await runCli(['place'], at(NOW));
-    expect(human.code).toBe(2);
+    const human = await runCli(['place'], { ...at(NOW), HERDR_PANE_ID: 'w1:p2' });
+    expect(human.code).toBe(1);
+    const first = JSON.parse(human.stdout);
+    expect(first).toEqual({ queued: true, ticket: expect.stringMatching(/^t_[a-z2-7]{12}$/) });
     expect(human.stderr).toBe(
-      'dogsled: place: no host has room: local: disk: 5.0% free, needs 15%; cpu: 0.8 free cores, needs 2.0\n',
+      `dogsled: place: queued as ${first.ticket}: no host has room: local: disk: 5.0% free, needs 15%; cpu: 0.8 free cores, needs 2.0\n`,
     );
+    // Room comes back, but the first ticket still waits: a later caller queues behind it (FIFO).
+    await writeSnapshot(box.state, snapshotFixture({ sample_ms: NOW - 1_000, cores: 8, busy: 0 }));
     const json = await runCli(['place', '--json'], at(NOW));
-    expect(json.code).toBe(2);
-    expect(PlaceResultSchema.parse(JSON.parse(json.stdout))).toEqual({
-      placed: false,
-      refusals: [
-        {
-          id: 'local',
-          label: 'local',
-          reason: ['disk: 5.0% free, needs 15%', 'cpu: 0.8 free cores, needs 2.0'],
-        },
-      ],
-    });
+    expect(json.code).toBe(1);
+    const second = JSON.parse(json.stdout);
+    expect(json.stderr).toContain(`queued as ${second.ticket}: 1 earlier ticket(s) wait for the same host`);
+    const queue = QueueSchema.parse(JSON.parse(await readFile(join(box.state, 'queue.json'), 'utf8')));
+    expect(queue.tickets.map((t) => [t.id, t.kind, t.state, t.owner, t.request])).toEqual([
+      [first.ticket, 'place', 'pending', 'w1:p2', null],
+      [second.ticket, 'place', 'pending', null, null],
+    ]);
+    await expect(readFile(join(box.state, 'placements.json'))).rejects.toThrow();
   });
 
-  it('refuses when the service is down, however fresh the snapshot', async () => {
+  it('--wait prints the placement once the service admits the ticket, and --max ends a wait with 124', async () => {
+    await writeSnapshot(box.state, snapshotFixture({ sample_ms: NOW - 1_000, cores: 8, busy: 0.9 }));
+    const short = await runCli(['place', '--wait', '--max', '300ms'], at(NOW));
+    expect(short.code).toBe(124);
+    expect(short.stdout).toMatch(/^\{"queued":true,"ticket":"t_[a-z2-7]{12}"\}\nstill running\n$/);
+    const stale = JSON.parse(short.stdout.split('\n')[0]!).ticket as string;
+    const io = { paths: statePaths(box.state), now: () => NOW, warn: () => {} };
+    await changeTicket(io, stale, (t) => ({ ...t, state: 'cancelled', state_ms: NOW }));
+
+    const waiting = runCli(['place', '--wait', '--json'], at(NOW));
+    const ticket = await eventuallyPending(io);
+    // The test plays the service: the reservation, then the admitted ticket that names it.
+    const reservation = { id: 'r_admittedbyus', created_ms: NOW, expires_ms: NOW + 90_000, owner: null };
+    await writeFile(
+      join(box.state, 'placements.json'),
+      JSON.stringify({ version: 1, reservations: [reservation] }),
+    );
+    await changeTicket(io, ticket, (t) => ({
+      ...t,
+      state: 'admitted',
+      state_ms: NOW,
+      host: 'local',
+      reservation: reservation.id,
+    }));
+    const done = await waiting;
+    expect(done.code).toBe(0);
+    const lines = done.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      { queued: true, ticket },
+      { placed: true, host: 'local', label: 'local', reservation: reservation.id, expires_ms: NOW + 90_000 },
+    ]);
+  });
+
+  it('queues when the service is down, however fresh the snapshot', async () => {
     await lock?.release();
     lock = undefined;
     const result = await runCli(['place'], at(NOW));
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain('service down');
   });
 
@@ -141,15 +192,18 @@ describe('place', () => {
 });
 
 describe('concurrent placement', () => {
-  it('32 place processes against room for 7 make exactly 7 reservations; the rest say why', async () => {
+  it('32 place processes against room for 7 make exactly 7 reservations; the rest queue', async () => {
     const results = await Promise.all(
       Array.from({ length: 32 }, () => runCli(['place', '--json'], at(NOW), { timeoutMs: 60_000 })),
     );
     const placed = results.filter((r) => r.code === 0);
-    const refused = results.filter((r) => r.code === 2);
+    const queued = results.filter((r) => r.code === 1);
     expect(placed).toHaveLength(7);
-    expect(refused).toHaveLength(25);
-    for (const r of refused) expect(r.stderr).toContain('cpu: 1.0 free cores, needs 2.0');
+    expect(queued).toHaveLength(25);
+    // The first caller to find no room says why; every later one waits behind an earlier ticket.
+    for (const r of queued) expect(r.stderr).toMatch(/cpu: 1\.0 free cores, needs 2\.0|earlier ticket/);
+    const tickets = queued.map((r) => JSON.parse(r.stdout).ticket);
+    expect(new Set(tickets).size).toBe(25);
     const ids = placed.map((r) => JSON.parse(r.stdout).reservation);
     expect(new Set(ids).size).toBe(7);
     expect((await placements()).reservations.map((r) => r.id).sort()).toEqual([...ids].sort());

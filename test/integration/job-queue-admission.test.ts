@@ -169,7 +169,7 @@ describe('admission of a queue by a running service', () => {
     const missing = join(box.root, 'no-such-dir');
     await appendTickets(box, [
       { ...pinned!, pin: 'netcup', waiting: true },
-      { ...broken!, request: { ...broken!.request, cwd: missing } },
+      { ...broken!, request: { ...broken!.request!, cwd: missing } },
       fine!,
       // Settled more than a day ago: the service drops it.
       ticketFixture({ id: 't_yesterday', state: 'admitted', state_ms: Date.now() - 25 * 3_600_000 }),

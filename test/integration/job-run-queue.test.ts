@@ -215,7 +215,7 @@ describe('run --wait on a queued ticket', () => {
       {
         jobId: ids.job,
         itemId: ids.item,
-        request: ticket.request,
+        request: ticket.request!,
         owner: null,
         host: 'local',
         ticket: ticket.id,
