@@ -160,24 +160,26 @@ describe('admission of a queue by a running service', () => {
     );
   }, 90_000);
 
-  it('records an unknown pin or a launch failure on the ticket, admits the rest and drops day-old tickets', async () => {
+  it('records an unknown pin or a launch failure on the ticket, admits the rest (a place ticket by its reservation) and drops day-old tickets', async () => {
     const host = await roomFor5(box, 60_000);
     stopTicker = host.stop;
     startServe(host.env, running);
     await untilEligible(box);
-    const [pinned, broken, fine] = queueOf(3);
+    const [pinned, broken, fine, place] = queueOf(4);
     const missing = join(box.root, 'no-such-dir');
     await appendTickets(box, [
       { ...pinned!, pin: 'netcup', waiting: true },
       { ...broken!, request: { ...broken!.request!, cwd: missing } },
       fine!,
+      // A `place` ticket: admitted by its reservation alone, no job.
+      { ...place!, kind: 'place', request: null },
       // Settled more than a day ago: the service drops it.
       ticketFixture({ id: 't_yesterday', state: 'admitted', state_ms: Date.now() - 25 * 3_600_000 }),
     ]);
     const final = await eventually(
       async () => {
         const now = await tickets(box);
-        return now.length === 3 && now.every(settled) ? now : undefined;
+        return now.length === 4 && now.every(settled) ? now : undefined;
       },
       20_000,
       'all settled',
@@ -191,6 +193,15 @@ describe('admission of a queue by a running service', () => {
     expect(final[1]).toMatchObject({ state: 'failed', notice: 'pending', host: 'local' });
     expect(final[1]?.error).toMatch(/^cannot launch job j_[a-z2-7]{12} on local: .*no-such-dir/);
     expect(final[2]).toMatchObject({ state: 'admitted' });
+    expect(final[3]).toMatchObject({
+      state: 'admitted',
+      kind: 'place',
+      host: 'local',
+      job: null,
+      item: null,
+    });
+    const placements = JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8'));
+    expect(placements.reservations.map((r: { id: string }) => r.id)).toContain(final[3]!.reservation);
     // The failed launch ended its record and closed its item: nothing is left looking alive.
     const record = await readJobRecord(statePaths(box.state), final[1]!.job!);
     expect(record.reason).toMatch(/^launch failed: /);
