@@ -34,6 +34,17 @@ const SIGNALS: Record<string, number> = {
 /** How the sidebar and Herdr know a job pane (an integration source, not a harness). */
 export const JOB_AGENT = { source: 'dogsled:job', agent: 'dogsled-job', token: 'dogsled' } as const;
 
+/**
+ * A job that exec has not started this long after its record was written never will: its launcher
+ * died, or the line typed into its pane was lost. It is as long as setup may take (budget.ts).
+ */
+export const NEVER_STARTED_MS = 10 * 60_000;
+export const NEVER_STARTED = 'never started';
+
+export function neverStarted(job: JobOutcome & { created_ms: number }, now: number): boolean {
+  return job.started_ms === null && job.ended_ms === null && now - job.created_ms > NEVER_STARTED_MS;
+}
+
 export function jobState(job: JobOutcome): JobState {
   if (job.ended_ms !== null) return 'ended';
   return job.started_ms === null ? 'created' : 'running';

@@ -1,12 +1,14 @@
 // The service's completion worker: closes a job item once its job has ended, and any item whose pane
 // is gone from a Herdr snapshot that answered (never when Herdr cannot be read, and never by panes on
 // headless, where a job item has no pane). It also finalizes started jobs whose exec wrapper died
-// (reconcileJob), so their items close too, and drops items closed more than a day ago.
+// (reconcileJob), ends jobs exec never started within NEVER_STARTED_MS, so their items close too,
+// and drops items closed more than a day ago.
 
 import { readdir } from 'node:fs/promises';
+import { NEVER_STARTED, neverStarted } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
 import { reconcileJob } from '../jobs/reconcile.js';
-import { type JobRecord, readJobRecord } from '../state/job-records.js';
+import { type JobRecord, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { readItems, updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
@@ -92,6 +94,7 @@ export class CompletionWorker {
         record = await readJobRecord(this.deps.paths, id);
         if (record.started_ms !== null && record.ended_ms === null)
           record = await reconcileJob(this.deps, record);
+        else if (neverStarted(record, this.deps.now())) record = await this.endNeverStarted(id, record);
       } catch (error) {
         this.warnOnce(`job ${id}: ${messageOf(error)}`);
         continue;
@@ -100,6 +103,16 @@ export class CompletionWorker {
       if (record.ended_ms !== null) this.ended.set(id, record);
     }
     return { records, present };
+  }
+
+  /** Ends a record exec never started (rechecked under its lock: exec may have just claimed it). */
+  private async endNeverStarted(id: string, seen: JobRecord): Promise<JobRecord> {
+    return updateJobRecord(this.deps, id, (current) => {
+      if (current === undefined || !neverStarted(current, this.deps.now()))
+        return { result: current ?? seen };
+      const next: JobRecord = { ...current, ended_ms: this.deps.now(), reason: NEVER_STARTED };
+      return { result: next, next };
+    });
   }
 
   /** The panes of a Herdr snapshot, or undefined when Herdr is absent or did not answer in time. */

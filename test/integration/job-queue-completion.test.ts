@@ -46,7 +46,7 @@ async function item(id: string) {
 }
 
 describe('closing items without Herdr', () => {
-  it('closes job items by their job end, finalizes a lost wrapper, keeps running ones and drops old ones', async () => {
+  it('closes job items by their job end, finalizes a lost wrapper and a job never started, keeps running ones and drops old ones', async () => {
     const now = Date.now();
     await writeJobs(box, [
       jobFixture({ id: 'j_exit3', started_ms: now - 5_000, ended_ms: now - 1_000, exit_code: 3 }),
@@ -59,6 +59,8 @@ describe('closing items without Herdr', () => {
       }),
       jobFixture({ id: 'j_lost', started_ms: now - 5_000, wrapper_pid: await deadPid(), wrapper_start: 1 }),
       jobFixture({ id: 'j_created' }),
+      // Written 11 minutes ago and never started by exec: its launcher died.
+      jobFixture({ id: 'j_orphan', created_ms: now - 11 * 60_000 }),
       jobFixture({ id: 'j_running', started_ms: now - 5_000, wrapper_pid: process.pid }),
     ]);
     await appendItems(box, [
@@ -68,6 +70,7 @@ describe('closing items without Herdr', () => {
       // Headless items have no pane: only their job's end closes them, however long it runs.
       itemFixture({ id: 'i_created', job: 'j_created' }),
       itemFixture({ id: 'i_running', job: 'j_running' }),
+      itemFixture({ id: 'i_orphan', job: 'j_orphan' }),
       // With a pane but no Herdr to ask: never judged gone.
       itemFixture({ id: 'i_pane', job: 'j_running', pane: 'w1:p3', terminal_id: 'term-3' }),
       itemFixture({ id: 'i_norecord', job: 'j_pruned' }),
@@ -85,6 +88,11 @@ describe('closing items without Herdr', () => {
     expect(byId.get('i_timeout')?.close_reason).toBe('job ended (timeout)');
     expect(byId.get('i_lost')?.close_reason).toBe('job ended (wrapper lost)');
     expect(byId.get('i_norecord')?.close_reason).toBe('job record gone');
+    expect(byId.get('i_orphan')?.close_reason).toBe('job ended (never started)');
+    expect(await readJobRecord(statePaths(box.state), 'j_orphan')).toMatchObject({
+      reason: 'never started',
+      started_ms: null,
+    });
     for (const open of ['i_created', 'i_running', 'i_pane']) expect(byId.get(open)?.closed_ms).toBeNull();
     expect(byId.has('i_old')).toBe(false);
     expect(byId.get('i_recent')?.close_reason).toBe('pane gone');
