@@ -1,6 +1,8 @@
 // Commands that hooks and tab rows call many times a minute start without commander: their flags
-// are parsed with node:util's parseArgs, strictly. Anything unusual (help, an unknown or malformed
-// flag) falls through to the full command line, which reports it the usual way.
+// are parsed with node:util's parseArgs, strictly. `exec`, which every job starts twice (the pane's
+// wrapper and its supervisor), takes the fast path in its one documented form `exec ID -- CMD...`.
+// Anything unusual (help, an unknown or malformed flag) falls through to the full command line,
+// which reports it the usual way.
 
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { mark } from '../service/timing.js';
@@ -13,6 +15,8 @@ export const STATUS_INTERVAL_DEFAULT = '5';
 interface FastCommand {
   options: NonNullable<ParseArgsConfig['options']>;
   load: () => Promise<Action>;
+  /** Parses argv itself (positionals); undefined sends it to the full command line. */
+  parse?: (rest: string[]) => Record<string, unknown> | undefined;
 }
 
 const GLOBAL_OPTIONS = { config: { type: 'string' } } as const;
@@ -29,6 +33,20 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
     },
     load: async () => (await import('./commands/status.js')).statusCommand as Action,
   },
+  exec: {
+    options: {},
+    parse: (rest) => {
+      const [id, separator, ...command] = rest;
+      if (id === undefined || id.startsWith('-') || separator !== '--' || command.length === 0)
+        return undefined;
+      return { id, command };
+    },
+    load: async () => {
+      const { execCommand } = await import('./commands/exec.js');
+      return ((flags: { id: string; command: string[] }, ctx: CliContext) =>
+        execCommand(flags.id, flags.command, ctx)) as Action;
+    },
+  },
 };
 
 /** The flags of a fast command, or undefined when the full command line must handle argv. */
@@ -36,6 +54,10 @@ export function parseFast(args: string[]): { name: string; flags: Record<string,
   const [name, ...rest] = args;
   const command = name === undefined ? undefined : FAST_COMMANDS[name];
   if (!command || name === undefined) return undefined;
+  if (command.parse) {
+    const flags = command.parse(rest);
+    return flags === undefined ? undefined : { name, flags };
+  }
   try {
     const { values } = parseArgs({
       args: rest,
