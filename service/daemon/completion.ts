@@ -2,13 +2,15 @@
 // is gone from a Herdr snapshot that answered (never when Herdr cannot be read, and never by panes on
 // headless, where a job item has no pane). It also finalizes started jobs whose exec wrapper died
 // (reconcileJob), ends jobs exec never started within NEVER_STARTED_MS, so their items close too,
-// and drops items closed more than a day ago.
+// removes ended jobs and their logs 24 hours after they ended, and drops items closed more than a
+// day ago.
 
 import { readdir } from 'node:fs/promises';
+import { expiredJobs } from '../core/job-expiry.js';
 import { NEVER_STARTED, neverStarted } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
 import { reconcileJob } from '../jobs/reconcile.js';
-import { type JobRecord, readJobRecord, updateJobRecord } from '../state/job-records.js';
+import { type JobRecord, readJobRecord, removeJob, updateJobRecord } from '../state/job-records.js';
 import { readItems, updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
@@ -102,7 +104,22 @@ export class CompletionWorker {
       records.set(id, record);
       if (record.ended_ms !== null) this.ended.set(id, record);
     }
+    await this.expire(records);
     return { records, present };
+  }
+
+  /** Ended jobs expire with their logs 24 hours after they ended (prune removes them too). */
+  private async expire(records: Map<string, JobRecord>): Promise<void> {
+    const now = this.deps.now();
+    for (const record of expiredJobs([...records.values()], now)) {
+      try {
+        await removeJob(this.deps.paths, record.id);
+      } catch (error) {
+        this.warnOnce(messageOf(error));
+        continue;
+      }
+      this.ended.delete(record.id);
+    }
   }
 
   /** Ends a record exec never started (rechecked under its lock: exec may have just claimed it). */

@@ -17,6 +17,7 @@ import { readState, updateState, writeState } from '../state/store.js';
 import { span } from '../timing.js';
 import { startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
+import { JobSummaries } from './job-summaries.js';
 import { appendSample } from './samples-log.js';
 import { composeSnapshot, sampleOf } from './snapshot.js';
 
@@ -110,11 +111,14 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
 
 class Publisher {
   private previousTicks: CpuTicks | null = null;
+  private readonly jobs: JobSummaries;
 
   constructor(
     private readonly deps: ServiceDeps,
     private readonly liveness: HostSnapshot['liveness'],
-  ) {}
+  ) {
+    this.jobs = new JobSummaries(deps.paths);
+  }
 
   /** Takes a first reading without publishing, so the next publication has a CPU sample. */
   async prime(): Promise<void> {
@@ -134,6 +138,7 @@ class Publisher {
     const reading = await this.measure();
     const reservations = await this.liveReservationCount();
     const agents = deps.agents ? await deps.agents.tick() : { panes: [], errors: [] };
+    const jobs = await this.jobs.read();
     const snapshot = composeSnapshot({
       reading,
       previousTicks: this.previousTicks,
@@ -141,6 +146,7 @@ class Publisher {
       liveness: this.liveness,
       reservations,
       agentPanes: agents.panes,
+      jobs,
       errors: agents.errors,
       policy: deps.policy,
       now: deps.now(),

@@ -6,7 +6,7 @@ import { busyBetween, type CpuTicks } from '../core/cpu-busy.js';
 import { headroomOf, type Policy } from '../core/headroom.js';
 import { measureOf } from '../hosts/view.js';
 import type { HostProbe } from '../probe/index.js';
-import type { AgentPane, HostSnapshot, Sample } from '../state/schemas.js';
+import type { AgentPane, HostSnapshot, JobSummary, Sample } from '../state/schemas.js';
 
 export interface SnapshotInput {
   reading: HostProbe;
@@ -15,6 +15,7 @@ export interface SnapshotInput {
   liveness: HostSnapshot['liveness'];
   reservations: number;
   agentPanes: AgentPane[];
+  jobs: JobSummary[];
   errors: string[];
   policy: Policy;
   now: number;
@@ -51,6 +52,7 @@ export function composeSnapshot(input: SnapshotInput): HostSnapshot {
       active_agents: 0,
     },
     errors: input.errors,
+    jobs: input.jobs,
   };
   const headroom = headroomOf(
     { id: input.identity.id, service: 'up', measure: measureOf(base), reservations: input.reservations },

@@ -101,6 +101,22 @@ export const LivenessSchema = z.looseObject({
   version: z.string(),
 });
 
+/** A job as host.json publishes it, so `ps --all` can read a host's jobs from its snapshot. */
+export const JobSummarySchema = z.looseObject({
+  id: z.string(),
+  command: z.array(z.string()),
+  cwd: z.string(),
+  host: z.string(),
+  owner: z.nullable(z.string()),
+  pane: z.nullable(z.string()),
+  created_ms: ms,
+  started_ms: z.nullable(ms),
+  ended_ms: z.nullable(ms),
+  exit_code: z.nullable(z.int()),
+  signal: z.nullable(z.string()),
+  reason: z.nullable(z.string()),
+});
+
 export const HostSnapshotSchema = z.looseObject({
   version: z.literal(1),
   host: HostIdentitySchema,
@@ -109,6 +125,8 @@ export const HostSnapshotSchema = z.looseObject({
   probe: ProbeSchema,
   headroom: HeadroomSchema,
   errors: z.array(z.string()),
+  /** This host's job records (ended ones for 24 hours); absent in snapshots before jobs. */
+  jobs: z.optional(z.array(JobSummarySchema)),
 });
 
 /** A reservation on this host; each host keeps only its own in placements.json. */
@@ -159,6 +177,7 @@ export type HostSnapshot = z.infer<typeof HostSnapshotSchema>;
 export type Reservation = z.infer<typeof ReservationSchema>;
 export type Placements = z.infer<typeof PlacementsSchema>;
 export type Sample = z.infer<typeof SampleSchema>;
+export type JobSummary = z.infer<typeof JobSummarySchema>;
 export type ServiceHolder = z.infer<typeof ServiceHolderSchema>;
 
 export const EMPTY_PLACEMENTS: Placements = { version: 1, reservations: [] };

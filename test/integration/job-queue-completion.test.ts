@@ -3,6 +3,8 @@
 // panes it cannot see, and drops items closed more than a day ago.
 
 import { spawn } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readJobRecord } from '../../service/state/job-records.js';
 import { statePaths } from '../../service/state/paths.js';
@@ -46,7 +48,7 @@ async function item(id: string) {
 }
 
 describe('closing items without Herdr', () => {
-  it('closes job items by their job end, finalizes a lost wrapper and a job never started, keeps running ones and drops old ones', async () => {
+  it('closes job items by their job end, finalizes a lost wrapper and a job never started, expires day-old jobs, publishes the rest in host.json', async () => {
     const now = Date.now();
     await writeJobs(box, [
       jobFixture({ id: 'j_exit3', started_ms: now - 5_000, ended_ms: now - 1_000, exit_code: 3 }),
@@ -62,7 +64,16 @@ describe('closing items without Herdr', () => {
       // Written 11 minutes ago and never started by exec: its launcher died.
       jobFixture({ id: 'j_orphan', created_ms: now - 11 * 60_000 }),
       jobFixture({ id: 'j_running', started_ms: now - 5_000, wrapper_pid: process.pid }),
+      // Ended more than a day ago: it expires with its log.
+      jobFixture({
+        id: 'j_expired',
+        created_ms: now - DAY - 9_000,
+        started_ms: now - DAY - 8_000,
+        ended_ms: now - DAY - 5_000,
+        exit_code: 0,
+      }),
     ]);
+    await writeFile(join(box.state, 'jobs', 'j_expired.log'), 'old output\n');
     await appendItems(box, [
       itemFixture({ id: 'i_exit3', job: 'j_exit3' }),
       itemFixture({ id: 'i_timeout', job: 'j_timeout' }),
@@ -101,6 +112,22 @@ describe('closing items without Herdr', () => {
       exit_code: null,
     });
     expect((await readJobRecord(statePaths(box.state), 'j_running')).ended_ms).toBeNull();
+    const left = await readdir(join(box.state, 'jobs'));
+    expect(left.filter((name) => name.startsWith('j_expired'))).toEqual([]);
+    // host.json publishes the records (ended ones too), for `ps --all` on other hosts.
+    const published = await eventually(
+      async () => {
+        const snapshot = JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'));
+        const ids = (snapshot.jobs ?? []).map((job: { id: string }) => job.id);
+        return ids.includes('j_orphan') && !ids.includes('j_expired') ? snapshot.jobs : undefined;
+      },
+      10_000,
+      'jobs in host.json',
+    );
+    expect(published.find((job: { id: string }) => job.id === 'j_exit3')).toMatchObject({
+      exit_code: 3,
+      host: 'local',
+    });
 
     // A job that ends later closes its item on a later pass.
     await writeJobs(box, [
