@@ -9,6 +9,26 @@ export const TICKET_RETENTION_MS = 24 * 3_600_000;
 
 export type Admitter = NonNullable<Ticket['admitter']>;
 
+/** A new ticket as the caller asks for it: pending, settled by nobody yet. */
+export function pendingTicket(
+  ask: Pick<Ticket, 'id' | 'kind' | 'owner' | 'pin' | 'request' | 'waiting'>,
+  now: number,
+): Ticket {
+  return {
+    ...ask,
+    created_ms: now,
+    state: 'pending',
+    state_ms: now,
+    admitter: null,
+    host: null,
+    reservation: null,
+    job: null,
+    item: null,
+    error: null,
+    notice: null,
+  };
+}
+
 export function isSettled(ticket: Pick<Ticket, 'state'>): boolean {
   return ticket.state === 'admitted' || ticket.state === 'failed' || ticket.state === 'cancelled';
 }

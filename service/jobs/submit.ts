@@ -4,7 +4,7 @@
 // queue lock as lock.ts orders them), else it becomes a pending ticket that the service admits.
 
 import { findHost, type Refusal } from '../core/placement.js';
-import { pendingInOrder } from '../core/tickets.js';
+import { pendingInOrder, pendingTicket } from '../core/tickets.js';
 import { DogsledError } from '../errors.js';
 import { type HostsIO, readLocalHost } from '../hosts/local.js';
 import { placeWork } from '../hosts/place.js';
@@ -45,25 +45,17 @@ export async function submitWork(io: HostsIO, job: WorkSubmission, command = 'ru
       if (outcome.kind === 'placed') return { result: outcome };
       refusals = outcome.refusals;
     }
-    const now = io.now();
-    const ticket: Ticket = {
-      id: newId('t'),
-      kind: job.request === null ? 'place' : 'job',
-      created_ms: now,
-      owner: job.owner,
-      pin: job.pin,
-      request: job.request,
-      waiting: job.waiting,
-      state: 'pending',
-      state_ms: now,
-      admitter: null,
-      host: null,
-      reservation: null,
-      job: null,
-      item: null,
-      error: null,
-      notice: null,
-    };
+    const ticket = pendingTicket(
+      {
+        id: newId('t'),
+        kind: job.request === null ? 'place' : 'job',
+        owner: job.owner,
+        pin: job.pin,
+        request: job.request,
+        waiting: job.waiting,
+      },
+      io.now(),
+    );
     return {
       result: { kind: 'queued', ticket, behind, refusals } satisfies SubmitOutcome,
       next: { ...queue, tickets: [...queue.tickets, ticket] },

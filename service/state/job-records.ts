@@ -6,54 +6,14 @@
 
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { DogsledError, messageOf } from '../errors.js';
 import type { StatePaths } from './paths.js';
 import { oneLine } from './quarantine.js';
+import { JobRecordSchema } from './schemas.js';
 import { type StoreContext, updateState, writeState } from './store.js';
-import './zod-messages.js';
 
-const ms = z.int();
-
-export const JobRecordSchema = z.looseObject({
-  version: z.literal(1),
-  id: z.string().check(z.minLength(1)),
-  /** The argv that `exec` ran (never a shell string). */
-  command: z.array(z.string()).check(z.minLength(1)),
-  cwd: z.string(),
-  /** The host id the job ran on. */
-  host: z.string(),
-  /** The pane that asked for the job, when the caller ran inside Herdr. */
-  owner: z.nullable(z.string()),
-  /** The pane the job runs in; null for a headless job. */
-  pane: z.nullable(z.string()),
-  created_ms: ms,
-  started_ms: z.nullable(ms),
-  /** Set once, when the final record is saved; a job without it has not ended. */
-  ended_ms: z.nullable(ms),
-  exit_code: z.nullable(z.int()),
-  /** The signal that ended the child (SIGTERM...), null when it exited. */
-  signal: z.nullable(z.string()),
-  /** Why dogsled ended it (timeout, idle-timeout, stop...), null for a natural end. */
-  reason: z.nullable(z.string()),
-  /** Herdr's terminal id of `pane`: a pane id can be reused by a later server, a terminal id not. */
-  terminal_id: z.optional(z.nullable(z.string())),
-  workspace: z.optional(z.nullable(z.string())),
-  tab: z.optional(z.nullable(z.string())),
-  /** The exec wrapper's pid and its /proc start time (clock ticks), so a reused pid is not it. */
-  wrapper_pid: z.optional(z.nullable(z.int())),
-  wrapper_start: z.optional(z.nullable(z.number())),
-  /** The command's process group (its leader's pid): what stop, timeouts and cleanup kill. */
-  pgid: z.optional(z.nullable(z.int())),
-  pgid_start: z.optional(z.nullable(z.number())),
-  /** Both default to unlimited (null). */
-  timeout_ms: z.optional(z.nullable(ms)),
-  idle_timeout_ms: z.optional(z.nullable(ms)),
-  /** The queue ticket it was admitted from, and the owner's item that tracks it. */
-  ticket: z.optional(z.nullable(z.string())),
-  item: z.optional(z.nullable(z.string())),
-});
-
+export { JobRecordSchema };
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 
 export interface JobListing {

@@ -101,20 +101,60 @@ export const LivenessSchema = z.looseObject({
   version: z.string(),
 });
 
-/** A job as host.json publishes it, so `ps --all` can read a host's jobs from its snapshot. */
-export const JobSummarySchema = z.looseObject({
-  id: z.string(),
-  command: z.array(z.string()),
+/** A job record: jobs/ID.json, which `run` creates and `exec` completes (job-records.ts). */
+export const JobRecordSchema = z.looseObject({
+  version: z.literal(1),
+  id: z.string().check(z.minLength(1)),
+  /** The argv that `exec` ran (never a shell string). */
+  command: z.array(z.string()).check(z.minLength(1)),
   cwd: z.string(),
+  /** The host id the job ran on. */
   host: z.string(),
+  /** The pane that asked for the job, when the caller ran inside Herdr. */
   owner: z.nullable(z.string()),
+  /** The pane the job runs in; null for a headless job. */
   pane: z.nullable(z.string()),
   created_ms: ms,
   started_ms: z.nullable(ms),
+  /** Set once, when the final record is saved; a job without it has not ended. */
   ended_ms: z.nullable(ms),
   exit_code: z.nullable(z.int()),
+  /** The signal that ended the child (SIGTERM...), null when it exited. */
   signal: z.nullable(z.string()),
+  /** Why dogsled ended it (timeout, idle-timeout, stop...), null for a natural end. */
   reason: z.nullable(z.string()),
+  /** Herdr's terminal id of `pane`: a pane id can be reused by a later server, a terminal id not. */
+  terminal_id: z.optional(z.nullable(z.string())),
+  workspace: z.optional(z.nullable(z.string())),
+  tab: z.optional(z.nullable(z.string())),
+  /** The exec wrapper's pid and its /proc start time (clock ticks), so a reused pid is not it. */
+  wrapper_pid: z.optional(z.nullable(z.int())),
+  wrapper_start: z.optional(z.nullable(z.number())),
+  /** The command's process group (its leader's pid): what stop, timeouts and cleanup kill. */
+  pgid: z.optional(z.nullable(z.int())),
+  pgid_start: z.optional(z.nullable(z.number())),
+  /** Both default to unlimited (null). */
+  timeout_ms: z.optional(z.nullable(ms)),
+  idle_timeout_ms: z.optional(z.nullable(ms)),
+  /** The queue ticket it was admitted from, and the owner's item that tracks it. */
+  ticket: z.optional(z.nullable(z.string())),
+  item: z.optional(z.nullable(z.string())),
+});
+
+/** A job as host.json publishes it, so `ps --all` can read a host's jobs from its snapshot. */
+export const JobSummarySchema = z.pick(JobRecordSchema, {
+  id: true,
+  command: true,
+  cwd: true,
+  host: true,
+  owner: true,
+  pane: true,
+  created_ms: true,
+  started_ms: true,
+  ended_ms: true,
+  exit_code: true,
+  signal: true,
+  reason: true,
 });
 
 export const HostSnapshotSchema = z.looseObject({

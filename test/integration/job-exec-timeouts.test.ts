@@ -14,6 +14,7 @@ import {
 import { type StatePaths, statePaths } from '../../service/state/paths.js';
 import { parseProcStat } from '../../service/terminal/proc.js';
 import { eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { jobFixture } from '../helpers/job-fixtures.js';
 
 let box: Sandbox;
 let paths: StatePaths;
@@ -29,22 +30,7 @@ afterAll(async () => {
 });
 
 async function newJob(command: string[], limits: Pick<JobRecord, 'timeout_ms' | 'idle_timeout_ms'>) {
-  const record: JobRecord = {
-    version: 1,
-    id: `j_limit${++serial}`,
-    command,
-    cwd: box.root,
-    host: 'local',
-    owner: null,
-    pane: null,
-    created_ms: Date.now(),
-    started_ms: null,
-    ended_ms: null,
-    exit_code: null,
-    signal: null,
-    reason: null,
-    ...limits,
-  };
+  const record = jobFixture({ id: `j_limit${++serial}`, command, cwd: box.root, owner: null, ...limits });
   await writeJobRecord(paths, record);
   return record;
 }

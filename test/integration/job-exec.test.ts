@@ -16,6 +16,7 @@ import {
 } from '../../service/state/job-records.js';
 import { type StatePaths, statePaths } from '../../service/state/paths.js';
 import { CLI, type CliResult, eventually, exited, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { jobFixture } from '../helpers/job-fixtures.js';
 
 let box: Sandbox;
 let paths: StatePaths;
@@ -33,24 +34,7 @@ afterAll(async () => {
 
 /** Writes a created, not started record for `command`, as `run` would. */
 async function newJob(command: string[], extra: Partial<JobRecord> = {}): Promise<JobRecord> {
-  const record: JobRecord = {
-    version: 1,
-    id: `j_exec${++serial}`,
-    command,
-    cwd: box.root,
-    host: 'local',
-    owner: null,
-    pane: null,
-    created_ms: Date.now(),
-    started_ms: null,
-    ended_ms: null,
-    exit_code: null,
-    signal: null,
-    reason: null,
-    timeout_ms: null,
-    idle_timeout_ms: null,
-    ...extra,
-  };
+  const record = jobFixture({ id: `j_exec${++serial}`, command, cwd: box.root, owner: null, ...extra });
   await writeJobRecord(paths, record);
   return record;
 }

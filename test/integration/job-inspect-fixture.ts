@@ -19,6 +19,7 @@ import {
 import { statePaths } from '../../service/state/paths.js';
 import { procStat } from '../../service/terminal/proc.js';
 import { type Sandbox, sandbox } from '../helpers/cli.js';
+import { jobFixture } from '../helpers/job-fixtures.js';
 
 export interface JobSandbox extends Sandbox {
   io: JobsIO;
@@ -32,24 +33,7 @@ export async function jobSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<JobS
 }
 
 export function createdRecord(id: string, fields: Partial<JobRecord> = {}): JobRecord {
-  return {
-    version: 1,
-    id,
-    command: ['sh', '-c', 'true'],
-    cwd: '/tmp',
-    host: 'local',
-    owner: null,
-    pane: null,
-    created_ms: Date.now(),
-    started_ms: null,
-    ended_ms: null,
-    exit_code: null,
-    signal: null,
-    reason: null,
-    timeout_ms: null,
-    idle_timeout_ms: null,
-    ...fields,
-  };
+  return jobFixture({ id, command: ['sh', '-c', 'true'], owner: null, ...fields });
 }
 
 /** A record in the created state: what `run` writes before the pane exists. */

@@ -11,71 +11,10 @@ import type { Item, Ticket } from '../../service/state/work-schemas.js';
 import { eventually, exited, type Sandbox, startCli } from '../helpers/cli.js';
 import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
 
+export { itemFixture, jobFixture, ticketFixture } from '../helpers/job-fixtures.js';
+
 export function workIO(box: Sandbox): WorkIO {
   return { paths: statePaths(box.state), now: Date.now, warn: () => undefined };
-}
-
-export function ticketFixture(fields: Partial<Ticket> & Pick<Ticket, 'id'>): Ticket {
-  const now = Date.now();
-  return {
-    kind: 'job',
-    created_ms: now,
-    owner: 'w1:p1',
-    pin: null,
-    request: {
-      command: ['true'],
-      cwd: '/tmp',
-      timeout_ms: null,
-      idle_timeout_ms: null,
-      caller_workspace: null,
-    },
-    waiting: false,
-    state: 'pending',
-    state_ms: now,
-    admitter: null,
-    host: null,
-    reservation: null,
-    job: null,
-    item: null,
-    error: null,
-    notice: null,
-    ...fields,
-  };
-}
-
-export function itemFixture(fields: Partial<Item> & Pick<Item, 'id'>): Item {
-  return {
-    kind: 'job',
-    host: 'local',
-    pane: null,
-    terminal_id: null,
-    owner: 'w1:p1',
-    created_ms: Date.now(),
-    closed_ms: null,
-    close_reason: null,
-    job: null,
-    ticket: null,
-    command: ['true'],
-    ...fields,
-  };
-}
-
-export function jobFixture(fields: Partial<JobRecord> & Pick<JobRecord, 'id'>): JobRecord {
-  return {
-    version: 1,
-    command: ['true'],
-    cwd: '/tmp',
-    host: 'local',
-    owner: 'w1:p1',
-    pane: null,
-    created_ms: Date.now(),
-    started_ms: null,
-    ended_ms: null,
-    exit_code: null,
-    signal: null,
-    reason: null,
-    ...fields,
-  };
 }
 
 export async function appendTickets(box: Sandbox, tickets: readonly Ticket[]): Promise<void> {

@@ -13,6 +13,7 @@ import type { ServiceLock } from '../../service/state/service-lock.js';
 import { changeTicket } from '../../service/state/work.js';
 import { QueueSchema, type Ticket } from '../../service/state/work-schemas.js';
 import { CLI, eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { ticketFixture } from '../helpers/job-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 
@@ -46,24 +47,14 @@ async function stateFiles(): Promise<string[]> {
 }
 
 function pendingTicket(id: string, created: number): Ticket {
-  return {
-    id,
-    kind: 'job',
-    created_ms: created,
-    owner: null,
-    pin: null,
-    request: { command: ['true'], cwd: '/', timeout_ms: null, idle_timeout_ms: null, caller_workspace: null },
-    waiting: false,
-    state: 'pending',
-    state_ms: created,
-    admitter: null,
-    host: null,
-    reservation: null,
-    job: null,
-    item: null,
-    error: null,
-    notice: null,
+  const request = {
+    command: ['true'],
+    cwd: '/',
+    timeout_ms: null,
+    idle_timeout_ms: null,
+    caller_workspace: null,
   };
+  return ticketFixture({ id, created_ms: created, state_ms: created, owner: null, request });
 }
 
 describe('run refuses bad input before creating anything', () => {

@@ -8,23 +8,12 @@ import {
   type SeenPanes,
 } from '../../service/daemon/work-items.js';
 import type { Item } from '../../service/state/work-schemas.js';
+import { itemFixture } from '../helpers/job-fixtures.js';
 
 const NOW = 1_900_000_000_000;
 
 function item(fields: Partial<Item> & Pick<Item, 'id'>): Item {
-  return {
-    kind: 'job',
-    host: 'local',
-    pane: null,
-    terminal_id: null,
-    owner: 'w1:p1',
-    created_ms: NOW - 60_000,
-    closed_ms: null,
-    close_reason: null,
-    job: null,
-    ticket: null,
-    ...fields,
-  };
+  return itemFixture({ created_ms: NOW - 60_000, ...fields });
 }
 
 const seen: SeenPanes = { panes: new Set(['w1:p2', 'w1:p3']), terminals: new Set(['term-2', 'term-3']) };

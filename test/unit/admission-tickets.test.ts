@@ -9,36 +9,14 @@ import {
   TICKET_RETENTION_MS,
 } from '../../service/core/tickets.js';
 import { TICKET_STATES, type Ticket, TicketSchema } from '../../service/state/work-schemas.js';
+import { ticketFixture } from '../helpers/job-fixtures.js';
 
 const NOW = 1_900_000_000_000;
 const SERVICE = { pid: 4242, started_ms: NOW - 60_000 };
 
 function ticket(fields: Partial<Ticket> = {}): Ticket {
-  return TicketSchema.parse({
-    id: 't_aaaaaaaaaaaa',
-    kind: 'job',
-    created_ms: NOW - 5_000,
-    owner: 'w1:p2',
-    pin: null,
-    request: {
-      command: ['true'],
-      cwd: '/tmp',
-      timeout_ms: null,
-      idle_timeout_ms: null,
-      caller_workspace: null,
-    },
-    waiting: false,
-    state: 'pending',
-    state_ms: NOW - 5_000,
-    admitter: null,
-    host: null,
-    reservation: null,
-    job: null,
-    item: null,
-    error: null,
-    notice: null,
-    ...fields,
-  });
+  const base = { id: 't_aaaaaaaaaaaa', owner: 'w1:p2', created_ms: NOW - 5_000, state_ms: NOW - 5_000 };
+  return TicketSchema.parse(ticketFixture({ ...base, ...fields }));
 }
 
 describe('the FIFO order', () => {
