@@ -36,7 +36,8 @@ export async function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Sandbox
     state,
     configPath: join(home, '.config', 'dogsled', 'config.toml'),
     env,
-    cleanup: () => rm(root, { recursive: true, force: true }),
+    // Retries: a job's supervisor outlives its pane and may still write its final record and log.
+    cleanup: () => rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }),
   };
 }
 
