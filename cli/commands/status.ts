@@ -4,7 +4,6 @@
 // this report when the SSH transport lands.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isSettled } from '../../service/core/tickets.js';
 import { DogsledError } from '../../service/errors.js';
 import { readLocalHost } from '../../service/hosts/local.js';
 import type { HostView, StatusReport } from '../../service/hosts/view.js';
@@ -15,7 +14,6 @@ import { paint } from '../render/color.js';
 import { renderBrief } from '../render/status-brief.js';
 import { renderStatus } from '../render/status-human.js';
 import { renderStatusLine } from '../render/status-line.js';
-import { renderWork } from '../render/status-work.js';
 import { untilStopped } from '../stop-signal.js';
 
 export interface StatusFlags {
@@ -37,7 +35,10 @@ async function readHosts(io: CommandIO): Promise<HostView[]> {
 
 /** Open items and unsettled tickets (FIFO); loaded on demand so `--line` never parses their schemas. */
 async function readOpenWork(io: CommandIO): Promise<Pick<StatusReport, 'items' | 'queue'>> {
-  const { readItems, readQueue } = await import('../../service/state/work.js');
+  const [{ readItems, readQueue }, { isSettled }] = await Promise.all([
+    import('../../service/state/work.js'),
+    import('../../service/core/tickets.js'),
+  ]);
   const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
   return {
     items: items.items.filter((item) => item.closed_ms === null),
@@ -76,6 +77,7 @@ async function snapshotText(io: CommandIO, flags: StatusFlags, ctx: CliContext):
     const counts = { openItems: report.items.length, pendingTickets: report.queue.length };
     return `${renderBrief(report.hosts, counts).join('\n')}\n`;
   }
+  const { renderWork } = await import('../render/status-work.js');
   const lines = [
     ...renderStatus(report, paint(ctx.color)),
     '',
