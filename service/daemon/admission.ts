@@ -31,7 +31,10 @@ import { runLoop } from './work-loop.js';
 
 export type { WorkerDeps } from './work-deps.js';
 
-/** Both workers look every second, and admission at once when queue.json changes. */
+/**
+ * Both workers look at least this often (or at the service's interval when it is longer), and
+ * admission at once when queue.json or host.json changes: a new ticket, or a new snapshot with room.
+ */
 export const WORK_PACE_MS = 1_000;
 const MIN_GAP_MS = 50;
 
@@ -278,7 +281,8 @@ export function startWorkWorkers(deps: WorkerDeps, signal: AbortSignal): WorkWor
   const stopped = AbortSignal.any([signal, stopper.signal]);
   const admission = new AdmissionWorker(full);
   const completion = new CompletionWorker(full);
-  const common = { paceMs: WORK_PACE_MS, minGapMs: MIN_GAP_MS, signal: stopped, warn: full.warn };
+  const paceMs = Math.max(WORK_PACE_MS, deps.paceMs ?? WORK_PACE_MS);
+  const common = { paceMs, minGapMs: MIN_GAP_MS, signal: stopped, warn: full.warn };
   const done = Promise.all([
     runLoop({
       ...common,
@@ -286,7 +290,7 @@ export function startWorkWorkers(deps: WorkerDeps, signal: AbortSignal): WorkWor
       pass: async () => {
         await admission.pass();
       },
-      watch: { dir: full.paths.dir, files: ['queue.json'] },
+      watch: { dir: full.paths.dir, files: ['queue.json', 'host.json'] },
     }),
     runLoop({
       ...common,

@@ -64,7 +64,9 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
   options.onStarted?.();
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
-  const work = options.once ? undefined : startWorkWorkers({ ...deps, started_ms }, stop);
+  const work = options.once
+    ? undefined
+    : startWorkWorkers({ ...deps, started_ms, paceMs: options.intervalMs }, stop);
   const publisher = new Publisher(deps, {
     pid: deps.pid,
     started_ms,

@@ -13,6 +13,11 @@ export interface WorkerDeps {
   /** This service run: the admitter written on the tickets it claims. */
   pid: number;
   started_ms: number;
+  /**
+   * How often each worker looks without being poked: the service's interval, since room appears
+   * with a new snapshot (which pokes admission) or an expired reservation. Never under a second.
+   */
+  paceMs?: number;
   /** For Herdr and the job panes; default this process's environment and home. */
   env?: NodeJS.ProcessEnv;
   home?: string;
