@@ -13,9 +13,9 @@ import { procStat } from '../terminal/proc.js';
 import { startChild } from './exec-child.js';
 import { claimJob, endJob, type JobEnd, type RecordIO, recordGroup, stopRequested } from './exec-record.js';
 import { jobPaneOf, PaneReporter } from './exec-report.js';
+import { SUPERVISOR_ENV } from './self.js';
 
-/** Set (to `1`) in the supervisor's environment by the pane's exec; never passed on to the job. */
-export const SUPERVISOR_ENV = 'DOGSLED_EXEC_SUPERVISOR';
+export { SUPERVISOR_ENV };
 
 export interface ExecIO extends RecordIO {
   env: NodeJS.ProcessEnv;

@@ -14,7 +14,7 @@ import type { Item, JobRequest } from '../state/work-schemas.js';
 import { openTerminal } from '../terminal/open.js';
 import type { LaunchedCommand, RunCommandOptions, TerminalPort } from '../terminal/port.js';
 import type { Deadline } from './deadline.js';
-import { execArgv, selfInvocation } from './self.js';
+import { execArgv, SUPERVISOR_ENV, selfInvocation } from './self.js';
 import { placeJobTab } from './tab-placement.js';
 
 export interface LaunchContext extends WorkIO {
@@ -137,7 +137,13 @@ async function openPane(ctx: LaunchContext, spec: LaunchSpec, signal: AbortSigna
     env: { DOGSLED_STATE: resolve(ctx.paths.dir) },
     label: basename(request.command[0] ?? 'job'),
   };
-  if (port.kind === 'headless') return { launched: await port.runCommand(options) };
+  if (port.kind === 'headless') {
+    // No pane to show the log in: start exec's supervisor directly (one node process, not two).
+    // The job runs in no Herdr pane, so it must not inherit the caller's: exec would report on, and
+    // close, the caller's tab.
+    options.env = { ...options.env, [SUPERVISOR_ENV]: '1', HERDR_ENV: '', HERDR_PANE_ID: '' };
+    return { launched: await port.runCommand(options) };
+  }
   const placement = await placeJobTab(port, request.cwd, request.caller_workspace, signal);
   signal.throwIfAborted();
   if (placement.kind === 'workspace') {

@@ -23,3 +23,9 @@ export function selfInvocation(entry: string | undefined = process.argv[1]): str
 export function execArgv(self: readonly string[], jobId: string, command: readonly string[]): string[] {
   return [...self, 'exec', jobId, '--', ...command];
 }
+
+/**
+ * Set (to `1`) in the environment of `exec`'s supervisor: by the pane's exec, or by a headless
+ * launch that has no pane. Never passed on to the job.
+ */
+export const SUPERVISOR_ENV = 'DOGSLED_EXEC_SUPERVISOR';

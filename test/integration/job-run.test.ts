@@ -65,6 +65,21 @@ describe('run --wait without Herdr', () => {
     if (code === 7) expect(result.stdout).toContain('out\n');
   });
 
+  it("runs outside the caller's Herdr pane: the job does not inherit HERDR_PANE_ID", async () => {
+    // Herdr is named but does not answer, so the job runs headless; exec must never take the
+    // caller's pane for its own (it would report on it and close the caller's tab).
+    const env = {
+      ...box.env,
+      HERDR_ENV: '1',
+      HERDR_PANE_ID: 'w9:p9',
+      HERDR_SOCKET_PATH: join(box.root, 'no-herdr.sock'),
+    };
+    const script = 'echo "pane=[$HERDR_PANE_ID] supervisor=[$DOGSLED_EXEC_SUPERVISOR]"';
+    const result = await runCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', script], env);
+    expect(result.stdout).toBe('pane=[] supervisor=[]\n');
+    expect(result.code).toBe(0);
+  });
+
   it('passes the arguments through unchanged and runs in --cwd', async () => {
     const args = ['a b', "it's", '$HOME', '--', '*'];
     const result = await runCli(
