@@ -31,7 +31,13 @@ export type TabPlacement =
   | { kind: 'tab'; workspace: string; why: TabReason }
   /** A tab in Herdr's active workspace, when none can be named (Herdr resolves it). */
   | { kind: 'active-tab'; why: 'active workspace' }
-  | { kind: 'workspace'; label: string; why: 'new workspace for the repository' | 'no workspace exists' };
+  | {
+      kind: 'workspace';
+      label: string;
+      /** The checkout the new workspace shows (the main checkout when known); null outside a repository. */
+      shows: string | null;
+      why: 'new workspace for the repository' | 'no workspace exists';
+    };
 
 export type TabReason =
   | "the checkout's workspace"
@@ -47,8 +53,9 @@ export function chooseTabPlacement(facts: TabPlacementFacts): TabPlacement {
       const main = shownBy(facts.shows, facts.mainCheckout);
       if (main !== undefined) return { kind: 'tab', workspace: main, why: "the main checkout's workspace" };
     }
-    const label = facts.repositoryName ?? baseName(facts.mainCheckout ?? facts.checkout);
-    return { kind: 'workspace', label, why: 'new workspace for the repository' };
+    const shows = facts.mainCheckout ?? facts.checkout;
+    const label = facts.repositoryName ?? baseName(shows);
+    return { kind: 'workspace', label, shows, why: 'new workspace for the repository' };
   }
   const exists = (id: string | null): id is string => id !== null && facts.workspaces.includes(id);
   if (exists(facts.callerWorkspace)) {
@@ -58,7 +65,7 @@ export function chooseTabPlacement(facts: TabPlacementFacts): TabPlacement {
     return { kind: 'tab', workspace: facts.activeWorkspace, why: 'active workspace' };
   }
   if (facts.workspaces.length > 0) return { kind: 'active-tab', why: 'active workspace' };
-  return { kind: 'workspace', label: baseName(facts.cwd), why: 'no workspace exists' };
+  return { kind: 'workspace', label: baseName(facts.cwd), shows: null, why: 'no workspace exists' };
 }
 
 /** The first workspace showing `checkout`; Herdr lists workspaces in sidebar order. */

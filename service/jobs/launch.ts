@@ -11,6 +11,7 @@ import { type JobRecord, updateJobRecord, writeJobRecord } from '../state/job-re
 import { oneLine } from '../state/quarantine.js';
 import { appendItem, updateItems, type WorkIO } from '../state/work.js';
 import type { Item, JobRequest } from '../state/work-schemas.js';
+import { TerminalError } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { LaunchedCommand, RunCommandOptions, TerminalPort } from '../terminal/port.js';
 import type { Deadline } from './deadline.js';
@@ -147,12 +148,41 @@ async function openPane(ctx: LaunchContext, spec: LaunchSpec, signal: AbortSigna
   const placement = await placeJobTab(port, request.cwd, request.caller_workspace, signal);
   signal.throwIfAborted();
   if (placement.kind === 'workspace') {
-    options.newWorkspace = true;
-    options.label = placement.label;
+    const shown = placement.shows === null ? undefined : await openRepositoryWorkspace(port, placement);
+    signal.throwIfAborted();
+    if (shown === undefined) {
+      options.newWorkspace = true;
+      options.label = placement.label;
+    } else options.workspaceId = shown;
   } else if (placement.kind === 'tab') {
     options.workspaceId = placement.workspace;
   }
   return { launched: await port.runCommand(options), placement };
+}
+
+/**
+ * Opens the repository's workspace through Herdr's worktree verbs, so that Herdr links it to the
+ * repository and later jobs there find it (a plain new workspace carries no worktree, and every job
+ * would open another). The job then gets a tab in it. Undefined when this Herdr cannot (no worktree
+ * verbs, or it does not see a repository there): the caller opens a plain workspace instead.
+ */
+async function openRepositoryWorkspace(
+  port: TerminalPort,
+  placement: Extract<TabPlacement, { kind: 'workspace' }>,
+): Promise<string | undefined> {
+  if (placement.shows === null) return undefined;
+  try {
+    const opened = await port.openWorktree({
+      cwd: placement.shows,
+      path: placement.shows,
+      label: placement.label,
+      focus: false,
+    });
+    return opened.workspace.workspace_id;
+  } catch (error) {
+    if (error instanceof TerminalError) return undefined;
+    throw error;
+  }
 }
 
 /** Ends the record and closes the item, then reports the failure in one line naming the host. */

@@ -160,17 +160,24 @@ describe('where the job tab opens', () => {
     expect((await started(main)).workspace).toBe(mainWorkspace);
   });
 
-  it('in a repository no workspace shows: a new workspace named for the repository', async () => {
+  it('in a repository no workspace shows: a new workspace for the repository, which later jobs reuse', async () => {
     const main = await repository('lonely');
     const before = (await ok('workspace.list')).workspaces.length;
     const job = await started(main);
     const workspaces = (await ok('workspace.list')).workspaces as Array<{
       workspace_id: string;
       label: string;
+      worktree?: { checkout_path: string };
     }>;
     expect(workspaces).toHaveLength(before + 1);
-    expect(workspaces.find((w) => w.workspace_id === job.workspace)?.label).toBe('lonely');
+    const opened = workspaces.find((w) => w.workspace_id === job.workspace);
+    expect(opened?.label).toBe('lonely');
+    // Herdr links it to the repository, so it shows the main checkout from now on.
+    expect(opened?.worktree?.checkout_path).toBe(main);
     expect([caller.workspace, active]).not.toContain(job.workspace);
+    const again = await started(main);
+    expect(again.workspace).toBe(job.workspace);
+    expect((await ok('workspace.list')).workspaces).toHaveLength(before + 1);
   });
 });
 

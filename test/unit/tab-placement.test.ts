@@ -48,13 +48,18 @@ describe('tab placement in a repository', () => {
     expect(chooseTabPlacement(facts)).toEqual({
       kind: 'workspace',
       label: 'app',
+      shows: base.mainCheckout,
       why: 'new workspace for the repository',
     });
   });
 
   it('names a new workspace after the checkout when the main checkout is unknown', () => {
     const facts = { ...base, checkout: '/srv/bare-wt', mainCheckout: null, repositoryName: null };
-    expect(chooseTabPlacement(facts)).toMatchObject({ kind: 'workspace', label: 'bare-wt' });
+    expect(chooseTabPlacement(facts)).toMatchObject({
+      kind: 'workspace',
+      label: 'bare-wt',
+      shows: '/srv/bare-wt',
+    });
   });
 });
 
@@ -86,6 +91,7 @@ describe('tab placement outside any repository', () => {
     expect(chooseTabPlacement(none)).toEqual({
       kind: 'workspace',
       label: 'scratch',
+      shows: null,
       why: 'no workspace exists',
     });
   });
