@@ -71,3 +71,21 @@ export function planAdmissions<T extends QueuedTicket>(
   }
   return steps;
 }
+
+/**
+ * How many of the pending tickets (FIFO order) a new request for `pool`'s hosts must wait behind:
+ * those that could take one of those hosts. New work never overtakes them; a ticket pinned to a
+ * host nobody knows holds nothing (admission fails it).
+ */
+export function ticketsAhead(
+  pending: readonly QueuedTicket[],
+  hosts: ReadonlyArray<{ id: string; label: string }>,
+  pool: ReadonlySet<string>,
+): number {
+  let count = 0;
+  for (const ticket of pending) {
+    const candidates = ticket.pin === null ? hosts : [findHost(hosts, ticket.pin)];
+    if (candidates.some((host) => host !== undefined && pool.has(host.id))) count++;
+  }
+  return count;
+}

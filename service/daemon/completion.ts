@@ -6,14 +6,6 @@
 // day ago.
 
 import { readdir } from 'node:fs/promises';
-import { expiredJobs } from '../core/job-expiry.js';
-import { NEVER_STARTED, neverStarted } from '../core/job-status.js';
-import { messageOf } from '../errors.js';
-import { reconcileJob } from '../jobs/reconcile.js';
-import { type JobRecord, readJobRecord, removeJob, updateJobRecord } from '../state/job-records.js';
-import { readItems, updateItems } from '../state/work.js';
-import type { Item } from '../state/work-schemas.js';
-import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
 import {
   applyClosures,
   type Closure,
@@ -24,7 +16,15 @@ import {
   PANE_GONE,
   paneGone,
   type SeenPanes,
-} from './work-items.js';
+} from '../core/item-closing.js';
+import { expiredJobs } from '../core/job-expiry.js';
+import { NEVER_STARTED, neverStarted } from '../core/job-status.js';
+import { messageOf } from '../errors.js';
+import { reconcileJob } from '../jobs/reconcile.js';
+import { type JobRecord, readJobRecord, removeJob, updateJobRecord } from '../state/job-records.js';
+import { readItems, updateItems } from '../state/work.js';
+import type { Item } from '../state/work-schemas.js';
+import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
 
 /** How long one Herdr snapshot may take before this pass judges no panes. */
 const SNAPSHOT_TIMEOUT_MS = 10_000;

@@ -3,6 +3,7 @@
 // policy as `place` (which writes the reservation under the placements lock, taken inside the
 // queue lock as lock.ts orders them), else it becomes a pending ticket that the service admits.
 
+import { ticketsAhead } from '../core/admission.js';
 import { findHost, type Refusal } from '../core/placement.js';
 import { pendingInOrder, pendingTicket } from '../core/tickets.js';
 import { DogsledError } from '../errors.js';
@@ -38,7 +39,7 @@ export async function submitWork(io: HostsIO, job: WorkSubmission, command = 'ru
       const known = hosts.map((host) => host.id).join(', ');
       throw new DogsledError(`${command}: unknown host "${job.pin}" (known: ${known})`);
     }
-    const behind = waitingFor(queue.tickets, hosts, new Set(pool.map((host) => host.id)));
+    const behind = ticketsAhead(pendingInOrder(queue.tickets), hosts, new Set(pool.map((host) => host.id)));
     let refusals: Refusal[] = [];
     if (behind === 0) {
       const outcome = await placeWork(io, { pin: job.pin ?? undefined, owner: job.owner });
@@ -61,21 +62,4 @@ export async function submitWork(io: HostsIO, job: WorkSubmission, command = 'ru
       next: { ...queue, tickets: [...queue.tickets, ticket] },
     };
   });
-}
-
-/**
- * How many pending tickets could take one of `pool`'s hosts. Any such ticket is ahead of a new
- * request; a ticket pinned to a host nobody knows holds nothing (admission fails it).
- */
-function waitingFor(
-  tickets: readonly Ticket[],
-  hosts: ReadonlyArray<{ id: string; label: string }>,
-  pool: ReadonlySet<string>,
-): number {
-  let count = 0;
-  for (const ticket of pendingInOrder(tickets)) {
-    const candidates = ticket.pin === null ? hosts : [findHost(hosts, ticket.pin)];
-    if (candidates.some((host) => host !== undefined && pool.has(host.id))) count++;
-  }
-  return count;
 }

@@ -6,7 +6,7 @@ import {
   jobEndedReason,
   paneGone,
   type SeenPanes,
-} from '../../service/daemon/work-items.js';
+} from '../../service/core/item-closing.js';
 import type { Item } from '../../service/state/work-schemas.js';
 import { itemFixture } from '../helpers/job-fixtures.js';
 

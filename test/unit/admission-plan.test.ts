@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type AdmissionHost, planAdmissions, type QueuedTicket } from '../../service/core/admission.js';
+import {
+  type AdmissionHost,
+  planAdmissions,
+  type QueuedTicket,
+  ticketsAhead,
+} from '../../service/core/admission.js';
 import type { HostMeasure, Policy } from '../../service/core/headroom.js';
 
 const NOW = 1_900_000_000_000;
@@ -156,5 +161,24 @@ describe('tickets no host can take', () => {
 
   it('lets unpinned tickets wait when no host is known at all, failing only pinned ones', () => {
     expect(outcome(planAdmissions([ticket('t1'), ticket('t2', 'a')], [], POLICY, NOW))).toEqual(['t2!']);
+  });
+});
+
+describe('new work behind waiting tickets', () => {
+  const hosts = [
+    { id: 'alpha', label: 'a' },
+    { id: 'beta', label: 'b' },
+  ];
+
+  it('counts the pending tickets that could take one of its hosts, by id or label', () => {
+    const pending = [ticket('t1'), ticket('t2', 'beta'), ticket('t3', 'a'), ticket('t4', 'nowhere')];
+    expect(ticketsAhead(pending, hosts, new Set(['alpha', 'beta']))).toBe(3);
+    // Pinned to beta: the ticket pinned to alpha (by its label) does not hold it back.
+    expect(ticketsAhead(pending, hosts, new Set(['beta']))).toBe(2);
+    expect(ticketsAhead([], hosts, new Set(['alpha']))).toBe(0);
+  });
+
+  it('never counts a ticket pinned to a host nobody knows', () => {
+    expect(ticketsAhead([ticket('t1', 'nowhere')], hosts, new Set(['alpha', 'beta']))).toBe(0);
   });
 });

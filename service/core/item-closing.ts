@@ -2,8 +2,8 @@
 // item when its pane is gone from a Herdr snapshot that answered. Closed items are kept 24 hours.
 // Pure: the completion worker gathers the records and the snapshot, and applies what these decide.
 
-import { endToken, type JobOutcome } from '../core/job-status.js';
 import type { Item, Items } from '../state/work-schemas.js';
+import { endToken, type JobOutcome } from './job-status.js';
 
 export const ITEM_RETENTION_MS = 24 * 3_600_000;
 export const PANE_GONE = 'pane gone';
