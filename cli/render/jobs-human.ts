@@ -5,11 +5,10 @@
 
 import { formatAge } from '../../service/core/duration.js';
 import { endToken, succeeded } from '../../service/core/job-status.js';
-import { shellLine } from '../../service/core/shell-quote.js';
-import { stripEscapes } from '../../service/core/strip-escapes.js';
 import type { JobView } from '../../service/jobs/list.js';
 import type { StopOutcome } from '../../service/jobs/stop.js';
 import type { Paint } from './color.js';
+import { clip, commandLine, plainLine } from './text.js';
 
 const HOST_WIDTH = 12;
 const END_WIDTH = 16;
@@ -27,12 +26,12 @@ const plain = () => (text: string) => text;
 
 /** Every column but the command, which takes the rest of the width. */
 const COLUMNS: Column[] = [
-  { header: 'ID', text: (job) => safe(job.id), colour: plain },
+  { header: 'ID', text: (job) => plainLine(job.id), colour: plain },
   { header: 'STATE', text: (job) => job.state, colour: stateColour },
-  { header: 'HOST', text: (job) => clip(safe(job.host), HOST_WIDTH), colour: plain },
+  { header: 'HOST', text: (job) => clip(plainLine(job.host), HOST_WIDTH), colour: plain },
   {
     header: 'END',
-    text: (job) => (job.ended_ms === null ? '-' : clip(safe(endToken(job)), END_WIDTH)),
+    text: (job) => (job.ended_ms === null ? '-' : clip(plainLine(endToken(job)), END_WIDTH)),
     colour: endColour,
   },
   { header: 'TIME', text: (job, now) => formatAge(timeOf(job, now)), colour: plain },
@@ -50,7 +49,7 @@ export function renderJobTable(jobs: readonly JobView[], now: number, width: num
     const shown = COLUMNS.map((column, i) =>
       column.colour(job, paint)((cells[row]?.[i] ?? '').padEnd(widths[i] ?? 0)),
     );
-    lines.push([...shown, clip(commandText(job.command), commandWidth)].join(GAP));
+    lines.push([...shown, clip(commandLine(job.command), commandWidth)].join(GAP));
   });
   return lines;
 }
@@ -63,7 +62,7 @@ export function renderStopOutcome(outcome: StopOutcome): string {
   const { record } = outcome;
   switch (outcome.kind) {
     case 'ended':
-      return `${record.id} already ended (${safe(endToken(record))})`;
+      return `${record.id} already ended (${plainLine(endToken(record))})`;
     case 'requested':
       return `${record.id} has not started: stop requested; it ends as stopped when it starts`;
     case 'stopped': {
@@ -71,7 +70,7 @@ export function renderStopOutcome(outcome: StopOutcome): string {
       // The job may have ended on its own while stop ran: then its real end is named.
       return record.reason === 'stopped'
         ? `${record.id} stopped (${how})`
-        : `${record.id} ended (${safe(endToken(record))}; ${how})`;
+        : `${record.id} ended (${plainLine(endToken(record))}; ${how})`;
     }
     case 'signalled': {
       const what = outcome.sent === null ? 'stop requested' : `sent ${outcome.sent}`;
@@ -80,23 +79,9 @@ export function renderStopOutcome(outcome: StopOutcome): string {
   }
 }
 
-/** The argv as a shell would read it, on one line: program and arguments, escapes removed. */
-export function commandText(argv: readonly string[]): string {
-  return shellLine(argv.map((arg) => safe(arg)));
-}
-
 function timeOf(job: JobView, now: number): number {
   if (job.ended_ms !== null) return job.ended_ms - (job.started_ms ?? job.created_ms);
   return now - (job.started_ms ?? job.created_ms);
-}
-
-/** Untrusted text on one line: escapes and controls removed, newlines and tabs as spaces. */
-function safe(text: string): string {
-  return stripEscapes(text).replace(/[\n\t]/g, ' ');
-}
-
-function clip(text: string, width: number): string {
-  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
 }
 
 function stateColour(job: JobView, paint: Paint): (text: string) => string {

@@ -3,9 +3,8 @@
 // come from files other programs write, so each is shown as one escape-free line.
 
 import { formatAge } from '../../service/core/duration.js';
-import { shellLine } from '../../service/core/shell-quote.js';
-import { stripEscapes } from '../../service/core/strip-escapes.js';
 import type { Item, Ticket } from '../../service/state/work-schemas.js';
+import { clip, commandLine, plainLine } from './text.js';
 
 const COMMAND_WIDTH = 36;
 /** What fits a status row in 80 columns beside ids, ages and the owner. */
@@ -16,10 +15,7 @@ const NO_OWNER = '(no pane)';
 /** A command as one bounded line: `sh -c 'echo hi'`. */
 export function commandText(command: readonly string[] | undefined, width = COMMAND_WIDTH): string {
   if (!command || command.length === 0) return '-';
-  const flat = stripEscapes(shellLine(command))
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
-    .trim();
-  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+  return clip(commandLine(command), width);
 }
 
 /** What a ticket asks for: its job's command, or `placement` for a `place` ticket. */
@@ -27,12 +23,8 @@ export function ticketWhat(ticket: Ticket, width = COMMAND_WIDTH): string {
   return ticket.request === null ? 'placement' : commandText(ticket.request.command, width);
 }
 
-function plain(text: string): string {
-  return stripEscapes(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
-}
-
 export function ownerText(owner: string | null): string {
-  return owner === null ? NO_OWNER : plain(owner);
+  return owner === null ? NO_OWNER : plainLine(owner);
 }
 
 export function countText(n: number, one: string, many = `${one}s`): string {
@@ -49,7 +41,7 @@ export function itemLine(item: Item, now: number, width = COMMAND_WIDTH): string
   const when =
     item.closed_ms === null
       ? `open ${age(now - item.created_ms)}`
-      : `closed ${age(now - item.closed_ms)} ago: ${plain(item.close_reason ?? 'closed')}`;
+      : `closed ${age(now - item.closed_ms)} ago: ${plainLine(item.close_reason ?? 'closed')}`;
   return `${what}  ${commandText(item.command, width)}  ${when}`;
 }
 
@@ -62,8 +54,8 @@ export function ticketLine(ticket: Ticket, now: number, width = COMMAND_WIDTH): 
 function ticketWhen(ticket: Ticket, now: number): string {
   if (ticket.state === 'pending') return `queued ${age(now - ticket.created_ms)}`;
   if (ticket.state === 'admitting') return `admitting for ${age(now - ticket.state_ms)}`;
-  if (ticket.state === 'admitted') return `job ${ticket.job ?? '?'} on ${plain(ticket.host ?? '?')}`;
-  return ticket.error ? plain(ticket.error) : '';
+  if (ticket.state === 'admitted') return `job ${ticket.job ?? '?'} on ${plainLine(ticket.host ?? '?')}`;
+  return ticket.error ? plainLine(ticket.error) : '';
 }
 
 function row(name: string, text: string): string {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { paint } from '../../cli/render/color.js';
-import { commandText, renderJobTable, renderStopOutcome } from '../../cli/render/jobs-human.js';
+import { renderJobTable, renderStopOutcome } from '../../cli/render/jobs-human.js';
+import { commandLine } from '../../cli/render/text.js';
 import type { JobView } from '../../service/jobs/list.js';
 import { createdRecord } from '../integration/job-inspect-fixture.js';
 
@@ -44,7 +45,7 @@ describe('the ps table', () => {
   });
 
   test('a command from a record never carries terminal escapes or line breaks', () => {
-    expect(commandText(['echo', '\x1b]52;c;aGk=\x07hi\r\n\tthere', '\x9b2J'])).toBe("echo 'hi  there' ''");
+    expect(commandLine(['echo', '\x1b]52;c;aGk=\x07hi\r\n\tthere', '\x9b2J'])).toBe("echo 'hi there' ''");
   });
 });
 
