@@ -12,7 +12,15 @@ export async function runInHerdr(port: TerminalPort, options: RunCommandOptions)
   const pane = options.newWorkspace
     ? (await port.createWorkspace(common)).root_pane
     : (await port.createTab({ ...common, workspaceId: options.workspaceId })).root_pane;
-  await port.runLine(pane.pane_id, line);
+  try {
+    await port.runLine(pane.pane_id, line);
+  } catch (error) {
+    // The line may not have reached the shell: close what was opened for it, so no empty shell is
+    // left behind (a job whose exec did start runs on in its supervisor's own session).
+    const close = options.newWorkspace ? port.closeWorkspace(pane.workspace_id) : port.closeTab(pane.tab_id);
+    await close.catch(() => undefined);
+    throw error;
+  }
   return {
     paneId: pane.pane_id,
     workspaceId: pane.workspace_id,

@@ -202,4 +202,16 @@ describe('a launch Herdr refuses', () => {
       expect.objectContaining({ job: id, close_reason: 'launch failed', closed_ms: job.ended_ms }),
     ]);
   });
+
+  it('closes the tab it opened when Herdr refuses to type the line, leaving no empty shell', async () => {
+    const dir = join(box.root, 'scratch2');
+    await mkdir(dir);
+    const tabs = async () => ((await ok('tab.list')).tabs as unknown[]).length;
+    const before = await tabs();
+    await ok('_fake.fail_next', { method: 'pane.send_input', code: 'internal_error', message: 'no typing' });
+    const result = await runCli(['run', '--cwd', dir, '--', 'sleep', '1'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^dogsled: cannot launch job j_[a-z2-7]{12} on local: .*no typing/);
+    expect(await tabs()).toBe(before);
+  });
 });
