@@ -6,16 +6,20 @@
 // the supervisor, which ends the job; SIGHUP (the pane closing) is ignored.
 
 import { spawn } from 'node:child_process';
+import { fstatSync, statSync } from 'node:fs';
 import { exitStatusOf } from '../core/job-status.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { type JobRecord, jobLogPath, readJobRecord, updateJobRecord } from '../state/job-records.js';
-import { followLog, type PaneStream } from './exec-follow.js';
 import { refusalOf } from './exec-record.js';
 import { type ExecIO, SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
+import { followJobLog, type LogWrite } from './logs.js';
 
 export { KILL_GRACE_MS } from './exec-child.js';
 export { EXEC_HERDR_TIMEOUT_MS } from './exec-report.js';
 export { type ExecIO, SUPERVISOR_ENV } from './exec-supervise.js';
+
+/** The pane's output: this process's stdout (its fd tells whether anything shows it). */
+export type PaneStream = NodeJS.WritableStream & { fd?: number };
 
 export interface ExecPane {
   /** The argv prefix that runs this dogsled (`[node, ...execArgv, dist/dogsled.mjs]`). */
@@ -63,16 +67,25 @@ async function showJob(io: ExecIO, id: string, command: readonly string[], pane:
   process.on('SIGINT', forward);
   process.on('SIGHUP', ignore);
   let exit: SupervisorExit;
+  let final: JobRecord | undefined;
   try {
-    // Showing the log is best effort: it never changes how the job ends or what exec returns.
-    const shown = followLog(jobLogPath(io.paths, id), pane.out, exited).catch((error: unknown) => {
-      io.warn(`dogsled: exec: job ${id}: cannot show its log: ${messageOf(error)}`);
-    });
+    // Showing the log is best effort: it never changes how the job ends or what exec returns. The
+    // follow ends with the record, which the supervisor ends, or (it died) unclaimedEnd or the
+    // reconciler inside the follow.
+    const shown = (await nowhereToShow(io, id, pane.out))
+      ? Promise.resolve()
+      : followJobLog(io, id, { write: paneWriter(pane.out) }).then(
+          () => undefined,
+          (error: unknown) => io.warn(`dogsled: exec: job ${id}: cannot show its log: ${messageOf(error)}`),
+        );
     exit = await exited.catch((error: unknown) => {
       throw new DogsledError(`exec: cannot start the job's supervisor: ${messageOf(error)}`, {
         cause: error,
       });
     });
+    // A supervisor gone before it claimed the job (killed, or crashed) left it created: end it, so
+    // neither this follow nor any waiter waits forever for a start.
+    final = await unclaimedEnd(io, id);
     await shown;
   } finally {
     process.off('SIGTERM', forward);
@@ -80,7 +93,6 @@ async function showJob(io: ExecIO, id: string, command: readonly string[], pane:
     process.off('SIGHUP', ignore);
   }
   if (exit.code !== null) return exit.code;
-  const final = await unclaimedEnd(io, id);
   if (final !== undefined && final.ended_ms !== null) return exitStatusOf(final);
   // Started and not ended: the reconciler ends it `wrapper lost` once it sees the supervisor gone.
   throw new DogsledError(`job ${id}: its exec supervisor was killed by ${exit.signal} before the job ended`, {
@@ -89,8 +101,46 @@ async function showJob(io: ExecIO, id: string, command: readonly string[], pane:
 }
 
 /**
- * The record after the supervisor died of a signal. One killed before it claimed the job (a SIGTERM
- * passed on while it was still starting) left it created: nothing runs, so it ends here as
+ * Copies to the pane until it goes away (EPIPE, EIO: the pane closed); after that chunks are
+ * dropped, since the job's output is already in the log and a view must never slow or stop it.
+ */
+function paneWriter(out: PaneStream): LogWrite {
+  let open = true;
+  return (chunk) =>
+    new Promise<void>((resolve) => {
+      if (!open) return resolve();
+      try {
+        out.write(chunk, (error) => {
+          if (error) open = false;
+          resolve();
+        });
+      } catch {
+        open = false;
+        resolve();
+      }
+    });
+}
+
+/**
+ * Nothing to show when the pane's output is /dev/null, or is the job's log itself (a launcher that
+ * logs the pane there must not get the log appended to itself).
+ */
+async function nowhereToShow(io: ExecIO, id: string, out: PaneStream): Promise<boolean> {
+  if (typeof out.fd !== 'number') return false;
+  try {
+    const shown = fstatSync(out.fd);
+    if (shown.isCharacterDevice()) return shown.rdev === statSync('/dev/null').rdev;
+    if (!shown.isFile()) return false;
+    const log = statSync(jobLogPath(io.paths, id), { throwIfNoEntry: false });
+    return log !== undefined && shown.dev === log.dev && shown.ino === log.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The record once the supervisor is gone. One that went before it claimed the job (a SIGTERM passed
+ * on while it was still starting, or a crash) left it created: nothing runs, so it ends here as
  * `wrapper terminated` rather than waiting forever for a start.
  */
 async function unclaimedEnd(io: ExecIO, id: string): Promise<JobRecord | undefined> {

@@ -9,7 +9,10 @@ import { type JobRecord, jobLogPath, readJobRecord } from '../state/job-records.
 import { JobChanges } from './changes.js';
 import { type JobsIO, reconcileJob } from './reconcile.js';
 
-/** Receives the log's bytes in order; a returned promise is awaited (backpressure). */
+/**
+ * Receives the log's bytes in order; a returned promise is awaited (backpressure). The chunk is lent:
+ * it is reused once the write returns, or once its promise resolves, so a writer that keeps it copies it.
+ */
 export type LogWrite = (chunk: Uint8Array) => void | Promise<void>;
 
 export interface FollowOptions {
@@ -18,7 +21,7 @@ export interface FollowOptions {
   signal?: AbortSignal;
 }
 
-const CHUNK_BYTES = 64 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
 
 /** Copies the whole log of job `id` once; a job with no log yet has printed nothing. */
 export async function copyJobLog(io: JobsIO, id: string, write: LogWrite): Promise<JobRecord> {
@@ -75,8 +78,7 @@ class LogReader {
       const { bytesRead } = await handle.read(this.buffer, 0, CHUNK_BYTES, this.offset);
       if (bytesRead === 0) return;
       this.offset += bytesRead;
-      // A copy: the buffer is reused for the next read while the writer may still hold the chunk.
-      await write(Uint8Array.prototype.slice.call(this.buffer, 0, bytesRead));
+      await write(this.buffer.subarray(0, bytesRead));
     }
   }
 
