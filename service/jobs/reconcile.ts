@@ -4,12 +4,12 @@
 // process group. Both checks are identity checks (pid + start time, proc-identity.ts).
 
 import { type JobRecord, updateJobRecord } from '../state/job-records.js';
-import type { StatePaths } from '../state/paths.js';
-import type { StoreContext } from '../state/store.js';
+import type { WorkIO } from '../state/work.js';
 import { processAlive, signalGroup } from './proc-identity.js';
 
 /** What every job operation needs: the state paths, the clock for timestamps, and warnings. */
-export type JobsIO = StoreContext & { paths: StatePaths };
+/** The state paths and the store's clock and warnings: what every job file operation needs. */
+export type JobsIO = WorkIO;
 
 export const WRAPPER_LOST = 'wrapper lost';
 

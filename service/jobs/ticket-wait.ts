@@ -3,6 +3,7 @@
 // Giving up (the signal) leaves the ticket pending: a wait never cancels.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isSettled } from '../core/tickets.js';
 import { DogsledError } from '../errors.js';
 import { readQueue, type WorkIO } from '../state/work.js';
 import type { Ticket } from '../state/work-schemas.js';
@@ -23,9 +24,7 @@ export async function waitForTicket(
     signal?.throwIfAborted();
     const ticket = (await readQueue(io)).tickets.find((entry) => entry.id === id);
     if (ticket === undefined) throw new DogsledError(`ticket ${id} is no longer in the queue`);
-    if (ticket.state === 'admitted' || ticket.state === 'failed' || ticket.state === 'cancelled') {
-      return ticket as SettledTicket;
-    }
+    if (isSettled(ticket)) return ticket as SettledTicket;
     await sleep(options.pollMs ?? TICKET_POLL_MS, undefined, signal ? { signal } : {}).catch(() => {});
   }
 }
