@@ -8,7 +8,6 @@ import type { WorkIO } from '../state/work.js';
 import { processAlive, signalGroup } from './proc-identity.js';
 
 /** What every job operation needs: the state paths, the clock for timestamps, and warnings. */
-/** The state paths and the store's clock and warnings: what every job file operation needs. */
 export type JobsIO = WorkIO;
 
 export const WRAPPER_LOST = 'wrapper lost';
