@@ -22,6 +22,7 @@ import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
 import { checkoutIdentity, operationInProgress, readStatus } from '../git/status.js';
 import type { GitWorktree } from '../git/worktrees.js';
 import type { WorktreeRecord } from '../state/registry-schemas.js';
+import { loadRepoConfig } from '../state/repo-config.js';
 import { gatherCommitFacts } from './commit-facts.js';
 
 /** Holds that other layers know about (panes, processes, launches, items), by checkout path. */
@@ -79,6 +80,13 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   if (options.fetch === 'run') fetch = await fetchAll(main, signal);
   else if (options.fetch !== 'skip') fetch = options.fetch;
   if (fetch && !fetch.ok) warnings.push(`fetch failed: ${fetch.error}; only the default branch counts`);
+
+  // Every worktree removal runs the repository's teardown: a dogsled.toml that does not load stops them all.
+  const configProblem = await loadRepoConfig(main).then(
+    () => null,
+    (error: unknown) => messageOf(error),
+  );
+  if (configProblem !== null) warnings.push(`${configProblem}; no worktree is removed until it is fixed`);
 
   const refs = await readRefs(main, signal);
   const defaultBranch = defaultBranchOf(refs);
@@ -155,6 +163,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
       operation: read.operation,
       commits: read.head ? (verdicts.get(read.head) ?? null) : null,
       holds,
+      configProblem,
     };
     return { facts, verdict: worktreeVerdict(facts) };
   });

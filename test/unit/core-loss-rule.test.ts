@@ -23,15 +23,19 @@ const untracked = (path: string): StatusEntry => ({
   inHead: false,
   submodule: false,
 });
-const status = (entries: StatusEntry[], ignored: string[] = []): { ok: true; status: CheckoutStatus } => ({
+const status = (
+  entries: StatusEntry[],
+  ignored = 0,
+  more: Partial<CheckoutStatus> = {},
+): { ok: true; status: CheckoutStatus } => ({
   ok: true,
-  status: { head: 'h', branch: 'b', entries, ignored },
+  status: { head: 'h', branch: 'b', entries, ignored, hidden: [], inner: [], ...more },
 });
 const OK = { ok: true } as const;
 
 describe('checkout content', () => {
   it('is clean when only ignored paths exist', () => {
-    expect(checkoutContent(OK, status([], ['node_modules/', 'x.log']))).toEqual({
+    expect(checkoutContent(OK, status([], 2))).toEqual({
       kind: 'clean',
       ignored: 2,
     });
@@ -47,6 +51,7 @@ describe('checkout content', () => {
       kind: 'dirty',
       count: 2,
       paths: ['a', 'm'],
+      hidden: [],
     });
     expect(checkoutContent(OK, status([untracked('n')]))).toMatchObject({ kind: 'dirty', count: 1 });
     expect(checkoutContent(OK, status([tracked('u', 'uUU', false)]))).toMatchObject({ kind: 'dirty' });
@@ -128,6 +133,7 @@ const facts = (over: Partial<WorktreeFacts> = {}): WorktreeFacts => ({
   operation: null,
   commits: { landed: true, proof: { kind: 'ancestor', ref: 'refs/remotes/origin/main' } },
   holds: [],
+  configProblem: null,
   ...over,
 });
 
@@ -178,7 +184,7 @@ describe('worktree verdict', () => {
   });
 
   it('a held dirty checkout is kept, not a landed_dirty finding', () => {
-    const content = { kind: 'dirty' as const, count: 1, paths: ['a'] };
+    const content = { kind: 'dirty' as const, count: 1, paths: ['a'], hidden: [] };
     expect(worktreeVerdict(facts({ content, holds: [{ kind: 'caller', reason: 'c' }] })).kind).toBe('kept');
     expect(worktreeVerdict(facts({ content }))).toMatchObject({
       kind: 'landed_dirty',
@@ -187,7 +193,7 @@ describe('worktree verdict', () => {
   });
 
   it('a dirty checkout whose commits are only on a remote branch is plainly kept', () => {
-    const content = { kind: 'dirty' as const, count: 1, paths: ['a'] };
+    const content = { kind: 'dirty' as const, count: 1, paths: ['a'], hidden: [] };
     const commits = { landed: true as const, proof: { kind: 'held' as const, ref: 'refs/remotes/origin/x' } };
     expect(worktreeVerdict(facts({ content, commits })).kind).toBe('kept');
   });
