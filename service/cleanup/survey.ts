@@ -101,16 +101,22 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   const wanted = (candidate: string): boolean =>
     only?.worktree === undefined || samePath(candidate, only.worktree);
   const worktreePaths = new Set<string>();
-  const rows: Array<{ path: string; git: GitWorktree | null; registered: boolean }> = [];
+  const rows: Array<{
+    path: string;
+    git: GitWorktree | null;
+    registered: boolean;
+    /** The branch dogsled recorded, for a registration Git no longer lists. */
+    recordedBranch?: string;
+  }> = [];
   if (only?.branch === undefined) {
     for (const git of linked) {
       if (!wanted(git.path)) continue;
       worktreePaths.add(resolve(git.path));
       rows.push({ path: git.path, git, registered: records.has(resolve(git.path)) });
     }
-    for (const record of records.keys()) {
+    for (const [record, { branch }] of records) {
       if (worktreePaths.has(record) || !wanted(record)) continue;
-      rows.push({ path: record, git: null, registered: true });
+      rows.push({ path: record, git: null, registered: true, recordedBranch: branch });
     }
   }
 
@@ -150,7 +156,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     const facts: WorktreeFacts = {
       repository: main,
       path: row.path,
-      branch: row.git?.branch ? branchName(row.git.branch) : null,
+      branch: row.git ? (row.git.branch ? branchName(row.git.branch) : null) : row.recordedBranch || null,
       head: read.head,
       listed: row.git !== null,
       prunable: row.git?.prunable ?? null,

@@ -221,7 +221,8 @@ describe('kept checkouts come through untouched', () => {
   });
 
   it('a registration whose path is gone loses only its record', () => {
-    expect(entry('gone')).toMatchObject({ state: 'stale', removable: true });
+    // The branch dogsled recorded, since Git no longer knows the worktree.
+    expect(entry('gone')).toMatchObject({ state: 'stale', removable: true, branch: 'gone', head: null });
     expect(pruned.results).toContainEqual(
       expect.objectContaining({ kind: 'worktree-record', path: paths.gone }),
     );
