@@ -6,6 +6,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hiddenEdits } from '../../service/git/hidden-content.js';
 import {
   type IndexNote,
   parseIndexNotes,
@@ -97,5 +98,37 @@ describe('index notes', () => {
     expect(await readIndexNotes(join(dir, '.git'))).toEqual([]);
     await run('mkfifo', [file]);
     expect(await readIndexNotes(join(dir, '.git'))).toBeNull();
+  });
+});
+
+describe('hidden edits on odd working files', () => {
+  it('a FIFO, a directory or a file in place of a symlink is an edit, and nothing blocks', async () => {
+    const dir = await tempDir('dogsled-hidden-');
+    dirs.push(dir);
+    await git(dir, 'init', '-q', '-b', 'main');
+    await writeFile(join(dir, 'pipe'), 'p');
+    await writeFile(join(dir, 'folder'), 'f');
+    await writeFile(join(dir, 'same'), 's');
+    await run('ln', ['-s', 'same', join(dir, 'link')]);
+    await writeFile(join(dir, 'new\nline'), 'n');
+    await git(dir, 'add', '.');
+    await git(dir, 'commit', '-qm', 'files');
+    await git(dir, 'update-index', '--assume-unchanged', 'pipe', 'folder', 'same', 'link', 'new\nline');
+    await rm(join(dir, 'pipe'));
+    await run('mkfifo', [join(dir, 'pipe')]);
+    await rm(join(dir, 'folder'));
+    await run('mkdir', [join(dir, 'folder')]);
+    await rm(join(dir, 'link'));
+    await writeFile(join(dir, 'link'), 'same');
+    // A name git hash-object cannot be asked about (one path per line) counts as changed.
+    await writeFile(join(dir, 'new\nline'), 'N');
+    const notes = await readIndexNotes(join(dir, '.git'));
+    if (notes === null) throw new Error('index not read');
+    expect(await hiddenEdits(dir, notes)).toEqual([
+      { path: 'folder', why: 'assume-unchanged' },
+      { path: 'link', why: 'assume-unchanged' },
+      { path: 'new\nline', why: 'assume-unchanged' },
+      { path: 'pipe', why: 'assume-unchanged' },
+    ]);
   });
 });

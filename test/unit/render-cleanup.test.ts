@@ -71,6 +71,26 @@ describe('doctor names each worktree once and plainly', () => {
   });
 });
 
+describe('names from the filesystem', () => {
+  it('lose their terminal escapes in doctor and prune, paths in reasons included', () => {
+    const name = '/r/.worktrees/\x1b]0;owned\x07x';
+    const lines = doctor([
+      worktree({
+        path: name,
+        branch: 'b\x1b[2J',
+        state: 'kept',
+        removable: false,
+        reason: 'another repository is inside it (ignored/\x1b[31mred); removal would delete it',
+      }),
+    ]);
+    expect(lines.join('\n')).not.toContain('\x1b');
+    expect(lines).toContain(
+      '          another repository is inside it (ignored/red); removal would delete it',
+    );
+    expect(renderResult(result({ path: name }), plain)).toBe('removed worktree /r/.worktrees/x');
+  });
+});
+
 describe('prune says each fact once', () => {
   it('a worktree something else removed: already removed, then what was dropped', () => {
     expect(renderResult(result({ already_removed: true, detail: 'registration dropped' }), plain)).toBe(
