@@ -40,6 +40,11 @@ export interface SurveyOptions {
   only?: { worktree?: string; branch?: string };
   /** The repository as just identified (doctor's discovery), so it is not read twice. */
   identity?: RepositoryIdentity;
+  /**
+   * False when only the commits matter (an agent pane's landed mark): checkouts are not read, so no
+   * worktree can be removable. Default true.
+   */
+  content?: boolean;
   signal?: AbortSignal;
 }
 
@@ -120,7 +125,9 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     }
   }
 
-  const reads = await mapLimit(rows, STATUS_CONCURRENCY, (row) => readWorktree(row, signal));
+  const reads = await mapLimit(rows, STATUS_CONCURRENCY, (row) =>
+    readWorktree(row, options.content ?? true, signal),
+  );
   const holdMap = options.holds ? await options.holds(rows.map((row) => row.path)) : new Map();
   const callerReal = options.callerCwd ? await realOrSame(options.callerCwd) : null;
 
@@ -220,12 +227,13 @@ interface WorktreeRead {
 
 async function readWorktree(
   row: { path: string; git: GitWorktree | null },
+  content: boolean,
   signal: AbortSignal | undefined,
 ): Promise<WorktreeRead> {
   const exists = await present(row.path);
   const gitFile = exists && (await present(join(row.path, '.git')));
   const listedHead = row.git?.head ?? null;
-  if (!exists || !gitFile || row.git === null || row.git.prunable !== null) {
+  if (!content || !exists || !gitFile || row.git === null || row.git.prunable !== null) {
     return {
       exists,
       gitFile,
