@@ -79,7 +79,7 @@ export function describeInner(inner: readonly InnerCheckout[]): string {
   const named = (paths: string[]) => `${paths[0]}${paths.length > 1 ? ` and ${paths.length - 1} more` : ''}`;
   const submodules = of('submodule');
   if (submodules.length > 0)
-    parts.push(`a submodule is checked out in it (${named(submodules)}); git worktree remove refuses that`);
+    parts.push(`it has submodules (${named(submodules)}); git worktree remove refuses that`);
   const repositories = of('repository');
   if (repositories.length > 0)
     parts.push(`another repository is inside it (${named(repositories)}); removal would delete it`);

@@ -134,7 +134,10 @@ async function differAfterFilters(
   return changed;
 }
 
-/** Submodules checked out in the checkout (Git refuses to remove a worktree that has any). */
+/**
+ * Submodules checked out in the checkout, or (after a deinit) their repositories still in its git
+ * dir: Git refuses to remove a worktree that has either.
+ */
 export async function checkedOutSubmodules(
   root: string,
   gitDir: string,

@@ -161,6 +161,14 @@ function readVarint(data: Buffer, at: number, end: number): { value: number; nex
   return { value, next };
 }
 
+/**
+ * Notes by index file, kept while the file is the same one: Git replaces an index by renaming a new
+ * file over it, so its inode, size and times tell a rewrite. Saves the service re-reading (and
+ * re-hashing) a large index every time it refreshes a pane's dirty mark.
+ */
+const remembered = new Map<string, { key: string; notes: IndexNote[] | null }>();
+const REMEMBER_AT_MOST = 64;
+
 /** Reads `<gitDir>/index`; an absent index has no entries, an unreadable one is doubt (null). */
 export async function readIndexNotes(gitDir: string): Promise<IndexNote[] | null> {
   const file = join(gitDir, 'index');
@@ -171,9 +179,15 @@ export async function readIndexNotes(gitDir: string): Promise<IndexNote[] | null
     try {
       const info = await handle.stat({ bigint: true });
       if (!info.isFile()) return null;
+      const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+      const known = remembered.get(file);
+      if (known?.key === key) return known.notes;
       const data = await handle.readFile();
       const mtime = { s: Number(info.mtimeNs / 1_000_000_000n), ns: Number(info.mtimeNs % 1_000_000_000n) };
-      return parseIndexNotes(data, mtime);
+      const notes = parseIndexNotes(data, mtime);
+      if (remembered.size >= REMEMBER_AT_MOST) remembered.clear();
+      remembered.set(file, { key, notes });
+      return notes;
     } finally {
       await handle.close();
     }

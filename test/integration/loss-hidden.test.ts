@@ -43,6 +43,7 @@ const KEPT = [
   'unmerged',
   'submodule',
   'subdirty',
+  'subdeinit',
   'nested',
   'outer',
   'worktreeref',
@@ -157,13 +158,14 @@ beforeAll(async () => {
     },
     'main',
   );
-  for (const name of ['submodule', 'subdirty']) {
+  for (const name of ['submodule', 'subdirty', 'subdeinit']) {
     const path = await add(name, { base: 'submodule', detach: name === 'subdirty' });
     await git(path, '-c', 'protocol.file.allow=always', 'submodule', 'update', '-q', '--init');
   }
   await git(paths.subdirty as string, 'config', '--worktree', 'diff.ignoreSubmodules', 'all');
   await git(paths.subdirty as string, 'config', '--worktree', 'submodule.lib.ignore', 'all');
   await writeFiles(paths.subdirty as string, { 'lib/scratch.txt': 'inside the submodule\n' });
+  await git(paths.subdeinit as string, 'submodule', 'deinit', '-q', 'lib');
 
   // A repository in an ignored directory, with a commit of its own.
   const nested = await add('nested');
@@ -294,7 +296,14 @@ describe('settings that would hide a change from status', () => {
 describe("other checkouts' content inside a checkout", () => {
   it('a checked-out submodule keeps it: git worktree remove would refuse it', async () => {
     expect((await expectKept('submodule')).reason).toBe(
-      'a submodule is checked out in it (lib); git worktree remove refuses that',
+      'it has submodules (lib); git worktree remove refuses that',
+    );
+  });
+
+  it("a submodule deinit'ed but still in the worktree's git dir keeps it too", async () => {
+    const gitDir = (await repo.git(['rev-parse', '--absolute-git-dir'], paths.subdeinit)).trim();
+    expect((await expectKept('subdeinit')).reason).toBe(
+      `it has submodules (${gitDir}/modules); git worktree remove refuses that`,
     );
   });
 

@@ -262,7 +262,7 @@ describe('worktree verdict', () => {
     expect(worktreeVerdict(facts({ content: inner }))).toEqual({
       kind: 'kept',
       reason:
-        'a submodule is checked out in it (lib); git worktree remove refuses that; ' +
+        'it has submodules (lib); git worktree remove refuses that; ' +
         'another repository is inside it (x/.git-like and 1 more); removal would delete it; ' +
         'it has refs of its own (refs/worktree/k); removal would delete them',
       holds: [],
