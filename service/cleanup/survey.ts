@@ -3,7 +3,7 @@
 // needs and the rule's verdict. Reads only; the fetch (when asked for) is the one network step.
 // The same survey, narrowed to one entry, is prune's recheck right before a removal.
 
-import { lstat, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   type BranchFacts,
@@ -16,11 +16,13 @@ import {
 } from '../core/loss-rule.js';
 import type { CommitsVerdict, Hold } from '../core/loss-types.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { pathPresent } from '../git/git-dir.js';
 import { branchName } from '../git/mutate.js';
 import { type DefaultBranch, defaultBranchOf, type FetchOutcome, fetchAll, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
 import { checkoutIdentity, operationInProgress, readStatus } from '../git/status.js';
 import type { GitWorktree } from '../git/worktrees.js';
+import { mapLimited } from '../probe/limit.js';
 import type { WorktreeRecord } from '../state/registry-schemas.js';
 import { loadRepoConfig } from '../state/repo-config.js';
 import { gatherCommitFacts } from './commit-facts.js';
@@ -125,7 +127,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     }
   }
 
-  const reads = await mapLimit(rows, STATUS_CONCURRENCY, (row) =>
+  const reads = await mapLimited(rows, STATUS_CONCURRENCY, (row) =>
     readWorktree(row, options.content ?? true, signal),
   );
   const holdMap = options.holds ? await options.holds(rows.map((row) => row.path)) : new Map();
@@ -230,8 +232,8 @@ async function readWorktree(
   content: boolean,
   signal: AbortSignal | undefined,
 ): Promise<WorktreeRead> {
-  const exists = await present(row.path);
-  const gitFile = exists && (await present(join(row.path, '.git')));
+  const exists = await pathPresent(row.path);
+  const gitFile = exists && (await pathPresent(join(row.path, '.git')));
   const listedHead = row.git?.head ?? null;
   if (!content || !exists || !gitFile || row.git === null || row.git.prunable !== null) {
     return {
@@ -273,17 +275,6 @@ async function recordsOf(
   return mine;
 }
 
-/** Something is at `path`; a path that cannot be checked counts as present (it is never removed). */
-async function present(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return !(code === 'ENOENT' || code === 'ENOTDIR');
-  }
-}
-
 async function realOrSame(path: string): Promise<string> {
   try {
     return await realpath(path);
@@ -299,17 +290,4 @@ function samePath(a: string, b: string): boolean {
 /** `path` is `dir` or below it. */
 export function isInside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  });
-  await Promise.all(workers);
-  return results;
 }

@@ -29,3 +29,14 @@ export async function gitDirsOf(root: string): Promise<GitDirs> {
   );
   return { gitDir, commonDir, linked: commonDir !== gitDir };
 }
+
+/** Something is at `path`; a path that cannot be checked counts as present (it is never removed). */
+export async function pathPresent(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return !(code === 'ENOENT' || code === 'ENOTDIR');
+  }
+}

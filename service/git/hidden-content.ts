@@ -10,6 +10,8 @@ import { createReadStream, type Dirent } from 'node:fs';
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HiddenEdit, InnerCheckout } from '../core/loss-types.js';
+import { mapLimited } from '../probe/limit.js';
+import { pathPresent } from './git-dir.js';
 import type { IndexNote } from './index-file.js';
 import { runGit, succeeded } from './run.js';
 
@@ -25,7 +27,7 @@ export async function hiddenEdits(
   const flagged = notes.filter(
     (note) => (note.assumeUnchanged || note.skipWorktree) && note.mode !== '160000',
   );
-  const verdicts = await mapLimit(flagged, (note) => compare(root, note));
+  const verdicts = await mapLimited(flagged, CONCURRENCY, (note) => compare(root, note));
   const edits: HiddenEdit[] = [];
   const unsure: IndexNote[] = [];
   flagged.forEach((note, index) => {
@@ -146,10 +148,10 @@ export async function checkedOutSubmodules(
   const inner: InnerCheckout[] = [];
   for (const note of notes) {
     if (note.mode !== '160000') continue;
-    if (await present(join(root, note.path, '.git'))) inner.push({ path: note.path, kind: 'submodule' });
+    if (await pathPresent(join(root, note.path, '.git'))) inner.push({ path: note.path, kind: 'submodule' });
   }
   // Submodule repositories Git keeps for a linked worktree: `git worktree remove` refuses while they exist.
-  if (inner.length === 0 && (await present(join(gitDir, 'modules')))) {
+  if (inner.length === 0 && (await pathPresent(join(gitDir, 'modules')))) {
     inner.push({ path: join(gitDir, 'modules'), kind: 'submodule' });
   }
   return inner;
@@ -178,27 +180,4 @@ export async function privateRefs(gitDir: string): Promise<InnerCheckout[]> {
   };
   await walk(join(gitDir, 'refs'), 'refs');
   return found;
-}
-
-async function present(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return !(code === 'ENOENT' || code === 'ENOTDIR');
-  }
-}
-
-async function mapLimit<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  });
-  await Promise.all(workers);
-  return results;
 }
