@@ -95,7 +95,7 @@ export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliC
   const report = await applyPlan(pruneIO, survey, plan, (outcome) => {
     if (flags.json) return;
     if (outcome.kind === 'result') {
-      ctx.out(`${renderResult(outcome.result, colours)}\n`);
+      ctx.out(`${renderResult(outcome.result, colours, outcome.skip)}\n`);
       if (outcome.skip) ctx.out(`${renderSkip(outcome.skip, colours)}\n`);
     } else if (outcome.kind === 'skip') ctx.out(`${renderSkip(outcome.skip, colours)}\n`);
     else {

@@ -41,6 +41,12 @@ export function shortPath(path: string, base: string): string {
   return path.startsWith(`${base}/`) ? path.slice(base.length + 1) : path;
 }
 
+/** ` (branch)`, ` (detached <sha>)`, or nothing when neither is known (a record whose path is gone). */
+export function checkedOut(branch: string | null, head: string | null): string {
+  if (branch) return ` (${branch})`;
+  return head ? ` (detached ${head.slice(0, 10)})` : '';
+}
+
 export function verdictRow(mark: string, name: string, reason: string, paint: Paint): string[] {
   const colour = mark === 'remove' ? paint.green : mark === 'keep' ? (t: string) => t : paint.yellow;
   const [first = '', ...rest] = wrap(name, ' '.repeat(2 + MARK));
@@ -88,7 +94,7 @@ export function renderDoctor(report: DoctorReport, paint: Paint): string[] {
   section(
     'worktrees',
     report.worktrees.flatMap((entry) => {
-      const name = `${shortPath(entry.path, entry.repository)} (${entry.branch ?? `detached ${entry.head?.slice(0, 10) ?? ''}`})`;
+      const name = `${shortPath(entry.path, entry.repository)}${checkedOut(entry.branch, entry.head)}`;
       return verdictRow(worktreeMark(entry), name, entry.reason, paint);
     }),
   );

@@ -5,12 +5,12 @@ import type { PruneFailure, PruneResult, PruneSkip } from '../../service/cleanup
 import type { PlanEntry } from '../../service/core/prune-plan.js';
 import { formatBytes } from '../../service/core/units.js';
 import type { Paint } from './color.js';
-import { clean, shortPath, verdictRow } from './doctor-human.js';
+import { checkedOut, clean, shortPath, verdictRow } from './doctor-human.js';
 
 function planName(entry: PlanEntry): string {
   switch (entry.kind) {
     case 'worktree':
-      return `worktree ${shortPath(entry.path, entry.repository)} (${entry.branch ?? `detached ${entry.head.slice(0, 10)}`})`;
+      return `worktree ${shortPath(entry.path, entry.repository)}${checkedOut(entry.branch, entry.head)}`;
     case 'worktree-record':
       return `worktree record ${entry.path}`;
     case 'branch':
@@ -37,21 +37,39 @@ export function renderPlan(plan: readonly PlanEntry[], paint: Paint): string[] {
   return lines;
 }
 
-const subject = (entry: { kind: string; path: string; branch: string | null }): string =>
-  entry.kind === 'branch' ? `branch ${entry.branch} in ${entry.path}` : `${entry.kind} ${entry.path}`;
+/** What a result, skip or failure is about, in words: `worktree record /p`, `branch b in /repo`. */
+function subject(entry: { kind: string; path: string; branch: string | null }): string {
+  switch (entry.kind) {
+    case 'branch':
+      return `branch ${entry.branch} in ${entry.path}`;
+    case 'worktree-record':
+      return `worktree record ${entry.path}`;
+    case 'repository-record':
+      return `repository record ${entry.path}`;
+    case 'target':
+      return `build output ${entry.path}`;
+    default:
+      return `${entry.kind} ${entry.path}`;
+  }
+}
 
-export function renderResult(result: PruneResult, paint: Paint): string {
+/**
+ * One line for a result. `skip`: the skip reported with it (a branch a new commit kept), whose line
+ * says why, so the result does not say it again.
+ */
+export function renderResult(result: PruneResult, paint: Paint, skip?: PruneSkip): string {
   if (result.kind === 'pane' || result.kind === 'workspace') {
     const what = `${result.kind} ${result.path}`;
     if (result.already_removed) return paint.green(clean(`closed ${what} (already closed)`));
     const panes = result.kind === 'workspace' ? ` (panes ${result.panes.join(', ')})` : '';
     return paint.green(clean(`closed ${what}${panes}`));
   }
+  const detail = result.kind === 'worktree' && skip === undefined ? result.detail : '';
   const extra = [
     result.already_removed ? 'already removed' : '',
     result.kind === 'worktree' && result.branch_deleted ? `branch ${result.branch} deleted` : '',
     result.panes.length > 0 ? `closed ${result.panes.join(', ')}` : '',
-    result.kind === 'worktree' ? result.detail : '',
+    detail,
   ].filter((part) => part !== '');
   return paint.green(clean(`removed ${subject(result)}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}`));
 }

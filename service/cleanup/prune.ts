@@ -245,7 +245,7 @@ async function pruneWorktree(
   if (decision.action === 'skip') return skip(entry, decision.reason);
   if (decision.action === 'gone') {
     await dropWorktreeRegistration(io, entry.path);
-    return result(entry, { already_removed: true, detail: 'already removed; registration dropped' });
+    return result(entry, { already_removed: true, detail: 'registration dropped' });
   }
   const verdict = found?.verdict;
   if (verdict?.kind !== 'removable') return fail(entry, 'recheck lost its verdict');

@@ -3,7 +3,7 @@
 // needs and the rule's verdict. Reads only; the fetch (when asked for) is the one network step.
 // The same survey, narrowed to one entry, is prune's recheck right before a removal.
 
-import { lstat, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   type BranchFacts,
@@ -16,12 +16,15 @@ import {
 } from '../core/loss-rule.js';
 import type { CommitsVerdict, Hold } from '../core/loss-types.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { pathPresent } from '../git/git-dir.js';
 import { branchName } from '../git/mutate.js';
 import { type DefaultBranch, defaultBranchOf, type FetchOutcome, fetchAll, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
 import { checkoutIdentity, operationInProgress, readStatus } from '../git/status.js';
 import type { GitWorktree } from '../git/worktrees.js';
+import { mapLimited } from '../probe/limit.js';
 import type { WorktreeRecord } from '../state/registry-schemas.js';
+import { loadRepoConfig } from '../state/repo-config.js';
 import { gatherCommitFacts } from './commit-facts.js';
 
 /** Holds that other layers know about (panes, processes, launches, items), by checkout path. */
@@ -39,6 +42,11 @@ export interface SurveyOptions {
   only?: { worktree?: string; branch?: string };
   /** The repository as just identified (doctor's discovery), so it is not read twice. */
   identity?: RepositoryIdentity;
+  /**
+   * False when only the commits matter (an agent pane's landed mark): checkouts are not read, so no
+   * worktree can be removable. Default true.
+   */
+  content?: boolean;
   signal?: AbortSignal;
 }
 
@@ -80,6 +88,13 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   else if (options.fetch !== 'skip') fetch = options.fetch;
   if (fetch && !fetch.ok) warnings.push(`fetch failed: ${fetch.error}; only the default branch counts`);
 
+  // Every worktree removal runs the repository's teardown: a dogsled.toml that does not load stops them all.
+  const configProblem = await loadRepoConfig(main).then(
+    () => null,
+    (error: unknown) => messageOf(error),
+  );
+  if (configProblem !== null) warnings.push(`${configProblem}; no worktree is removed until it is fixed`);
+
   const refs = await readRefs(main, signal);
   const defaultBranch = defaultBranchOf(refs);
   if (defaultBranch.target === null) {
@@ -93,20 +108,28 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   const wanted = (candidate: string): boolean =>
     only?.worktree === undefined || samePath(candidate, only.worktree);
   const worktreePaths = new Set<string>();
-  const rows: Array<{ path: string; git: GitWorktree | null; registered: boolean }> = [];
+  const rows: Array<{
+    path: string;
+    git: GitWorktree | null;
+    registered: boolean;
+    /** The branch dogsled recorded, for a registration Git no longer lists. */
+    recordedBranch?: string;
+  }> = [];
   if (only?.branch === undefined) {
     for (const git of linked) {
       if (!wanted(git.path)) continue;
       worktreePaths.add(resolve(git.path));
       rows.push({ path: git.path, git, registered: records.has(resolve(git.path)) });
     }
-    for (const record of records.keys()) {
+    for (const [record, { branch }] of records) {
       if (worktreePaths.has(record) || !wanted(record)) continue;
-      rows.push({ path: record, git: null, registered: true });
+      rows.push({ path: record, git: null, registered: true, recordedBranch: branch });
     }
   }
 
-  const reads = await mapLimit(rows, STATUS_CONCURRENCY, (row) => readWorktree(row, signal));
+  const reads = await mapLimited(rows, STATUS_CONCURRENCY, (row) =>
+    readWorktree(row, options.content ?? true, signal),
+  );
   const holdMap = options.holds ? await options.holds(rows.map((row) => row.path)) : new Map();
   const callerReal = options.callerCwd ? await realOrSame(options.callerCwd) : null;
 
@@ -142,7 +165,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     const facts: WorktreeFacts = {
       repository: main,
       path: row.path,
-      branch: row.git?.branch ? branchName(row.git.branch) : null,
+      branch: row.git ? (row.git.branch ? branchName(row.git.branch) : null) : row.recordedBranch || null,
       head: read.head,
       listed: row.git !== null,
       prunable: row.git?.prunable ?? null,
@@ -155,6 +178,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
       operation: read.operation,
       commits: read.head ? (verdicts.get(read.head) ?? null) : null,
       holds,
+      configProblem,
     };
     return { facts, verdict: worktreeVerdict(facts) };
   });
@@ -205,12 +229,13 @@ interface WorktreeRead {
 
 async function readWorktree(
   row: { path: string; git: GitWorktree | null },
+  content: boolean,
   signal: AbortSignal | undefined,
 ): Promise<WorktreeRead> {
-  const exists = await present(row.path);
-  const gitFile = exists && (await present(join(row.path, '.git')));
+  const exists = await pathPresent(row.path);
+  const gitFile = exists && (await pathPresent(join(row.path, '.git')));
   const listedHead = row.git?.head ?? null;
-  if (!exists || !gitFile || row.git === null || row.git.prunable !== null) {
+  if (!content || !exists || !gitFile || row.git === null || row.git.prunable !== null) {
     return {
       exists,
       gitFile,
@@ -250,17 +275,6 @@ async function recordsOf(
   return mine;
 }
 
-/** Something is at `path`; a path that cannot be checked counts as present (it is never removed). */
-async function present(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return !(code === 'ENOENT' || code === 'ENOTDIR');
-  }
-}
-
 async function realOrSame(path: string): Promise<string> {
   try {
     return await realpath(path);
@@ -276,17 +290,4 @@ function samePath(a: string, b: string): boolean {
 /** `path` is `dir` or below it. */
 export function isInside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  });
-  await Promise.all(workers);
-  return results;
 }

@@ -11,7 +11,9 @@ import type {
   CommitsProof,
   CommitsVerdict,
   Hold,
+  InnerCheckout,
   LandedDirty,
+  StatusEntry,
 } from './loss-types.js';
 import { inDefaultBranch } from './loss-types.js';
 
@@ -27,22 +29,63 @@ export function checkoutContent(
   identity: CheckoutIdentity,
   status: { ok: true; status: CheckoutStatus } | { ok: false; reason: string },
 ): CheckoutContent {
-  if (!identity.ok) return { kind: 'refused', reason: `cannot check the checkout: ${identity.reason}` };
-  if (!status.ok) return { kind: 'refused', reason: `cannot read the checkout: ${status.reason}` };
-  const { entries, ignored } = status.status;
+  if (!identity.ok) return { kind: 'refused', reason: `${UNREADABLE_CHECK}: ${identity.reason}` };
+  if (!status.ok) return { kind: 'refused', reason: `${UNREADABLE_READ}: ${status.reason}` };
+  const { entries, ignored, hidden, inner } = status.status;
   const restore: string[] = [];
-  const dirty: string[] = [];
+  const dirty = new Set<string>();
   for (const entry of entries) {
     const deletion = !entry.untracked && entry.inHead && !entry.submodule && DELETION.test(entry.xy);
     if (deletion && entry.xy !== '..') restore.push(entry.path);
-    else dirty.push(entry.path);
+    else dirty.add(entry.path);
   }
-  if (dirty.length > 0) {
-    const all = [...dirty, ...restore].sort();
-    return { kind: 'dirty', count: all.length, paths: all.slice(0, FINDING_PATHS) };
+  // A flagged path that status names too (a sparse file Git un-skipped) is one changed path.
+  for (const edit of hidden) dirty.add(edit.path);
+  if (dirty.size > 0) {
+    const all = [...new Set([...dirty, ...restore])].sort();
+    const paths = all.slice(0, FINDING_PATHS);
+    const shown = new Set(paths);
+    const hiddenShown = hidden.filter((edit) => shown.has(edit.path) && !statusNames(entries, edit.path));
+    return { kind: 'dirty', count: all.length, paths, hidden: hiddenShown };
   }
-  if (restore.length > 0) return { kind: 'deleted-only', restore: restore.sort(), ignored: ignored.length };
-  return { kind: 'clean', ignored: ignored.length };
+  if (inner.length > 0) return { kind: 'inner', inner };
+  if (restore.length > 0) return { kind: 'deleted-only', restore: restore.sort(), ignored };
+  return { kind: 'clean', ignored };
+}
+
+const statusNames = (entries: readonly StatusEntry[], path: string): boolean =>
+  entries.some((entry) => entry.path === path);
+
+/** Reasons that mean the checkout could not be read: unreadable evidence, never live work. */
+export const UNREADABLE_CHECK = 'cannot check the checkout';
+export const UNREADABLE_READ = 'cannot read the checkout';
+/** The reason prefix when the repository's dogsled.toml keeps teardown from running. */
+export const TEARDOWN_BLOCKED = 'its teardown cannot run';
+
+/** Up to three changed paths, each hidden one marked with the index flag that hid it. */
+function changedPaths(content: Extract<CheckoutContent, { kind: 'dirty' }>): string {
+  const flags = new Map(content.hidden.map((edit) => [edit.path, edit.why]));
+  return content.paths
+    .slice(0, 3)
+    .map((path) => (flags.has(path) ? `${path} [${flags.get(path)}, hidden from git status]` : path))
+    .join(', ');
+}
+
+/** Why inner checkouts keep this one, by kind, each naming its first path. */
+export function describeInner(inner: readonly InnerCheckout[]): string {
+  const parts: string[] = [];
+  const of = (kind: InnerCheckout['kind']) =>
+    inner.filter((item) => item.kind === kind).map((item) => item.path);
+  const named = (paths: string[]) => `${paths[0]}${paths.length > 1 ? ` and ${paths.length - 1} more` : ''}`;
+  const submodules = of('submodule');
+  if (submodules.length > 0)
+    parts.push(`it has submodules (${named(submodules)}); git worktree remove refuses that`);
+  const repositories = of('repository');
+  if (repositories.length > 0)
+    parts.push(`another repository is inside it (${named(repositories)}); removal would delete it`);
+  const refs = of('ref');
+  if (refs.length > 0) parts.push(`it has refs of its own (${named(refs)}); removal would delete them`);
+  return parts.join('; ');
 }
 
 /** Commits verdict from holding and integration facts, in the order a proof is most direct. */
@@ -114,6 +157,8 @@ export interface WorktreeFacts {
   commits: CommitsVerdict | null;
   /** Holds supplied by other layers (panes, processes, the caller, launches, items). */
   holds: Hold[];
+  /** Why the repository's dogsled.toml cannot be used (teardown cannot run), else null. */
+  configProblem: string | null;
 }
 
 export interface WorktreeProof {
@@ -178,11 +223,11 @@ export function worktreeVerdict(facts: WorktreeFacts): WorktreeVerdict {
   const commits = facts.commits;
   if (commits === null) return { kind: 'kept', reason: 'its commits were not checked', holds };
   if (content.kind === 'dirty') {
-    const dirty = `${content.count} changed path${content.count === 1 ? '' : 's'}`;
+    const dirty = `${content.count} changed path${content.count === 1 ? '' : 's'} (${changedPaths(content)})`;
     if (commits.landed && inDefaultBranch(commits.proof)) {
       return {
         kind: 'landed_dirty',
-        reason: `landed but dirty: ${dirty} (${content.paths.slice(0, 3).join(', ')})`,
+        reason: `landed but dirty: ${dirty}`,
         finding: {
           repository: facts.repository,
           checkout: path,
@@ -192,10 +237,15 @@ export function worktreeVerdict(facts: WorktreeFacts): WorktreeVerdict {
         },
       };
     }
-    return { kind: 'kept', reason: `dirty: ${dirty} (${content.paths.slice(0, 3).join(', ')})`, holds };
+    return { kind: 'kept', reason: `dirty: ${dirty}`, holds };
   }
+  if (content.kind === 'inner') return { kind: 'kept', reason: describeInner(content.inner), holds };
   if (!commits.landed) return { kind: 'kept', reason: `local work: ${commits.reason}`, holds };
   if (facts.head === null) return { kind: 'kept', reason: 'HEAD is unborn', holds };
+  // Removal runs the repository's teardown first: a dogsled.toml that does not load stops it.
+  if (facts.configProblem !== null) {
+    return { kind: 'kept', reason: `${TEARDOWN_BLOCKED}: ${facts.configProblem}`, holds };
+  }
   const restore = content.kind === 'deleted-only' ? content.restore : [];
   const proof: WorktreeProof = {
     checkout: content.kind,

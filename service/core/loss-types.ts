@@ -34,13 +34,34 @@ export interface StatusEntry {
   submodule: boolean;
 }
 
+/** A tracked file whose working copy differs from the index while `git status` is told not to look. */
+export interface HiddenEdit {
+  path: string;
+  why: 'assume-unchanged' | 'skip-worktree';
+}
+
+/**
+ * Another checkout's content inside this one, which removal would destroy or Git refuses to remove:
+ * a checked-out submodule, a repository or worktree nested in an ignored directory (an untracked one
+ * is an untracked path), or a ref kept in a linked worktree's own git dir.
+ */
+export interface InnerCheckout {
+  path: string;
+  kind: 'submodule' | 'repository' | 'ref';
+}
+
 export interface CheckoutStatus {
   head: string | null;
   /** Short branch name, or null when detached. */
   branch: string | null;
   /** Tracked changes and untracked paths; ignored paths are apart. */
   entries: StatusEntry[];
-  ignored: string[];
+  /** Ignored files, which do not count. */
+  ignored: number;
+  /** Edits `git status` does not print (assume-unchanged, skip-worktree). */
+  hidden: HiddenEdit[];
+  /** Other checkouts' content inside this one; empty when not looked for. */
+  inner: InnerCheckout[];
 }
 
 /** What removing the checkout would do to its files. */
@@ -48,7 +69,16 @@ export type CheckoutContent =
   | { kind: 'clean'; ignored: number }
   /** Only tracked files deleted: restored from the held HEAD before removal. */
   | { kind: 'deleted-only'; restore: string[]; ignored: number }
-  | { kind: 'dirty'; count: number; paths: string[] }
+  | {
+      kind: 'dirty';
+      count: number;
+      /** Up to ten paths, sorted. */
+      paths: string[];
+      /** Those of `paths` that only the index flags hid, with the flag. */
+      hidden: HiddenEdit[];
+    }
+  /** Clean itself, but holding other checkouts' content (never removed). */
+  | { kind: 'inner'; inner: InnerCheckout[] }
   /** Identity refused or status unreadable: never clean, never a parent's state. */
   | { kind: 'refused'; reason: string };
 

@@ -3,7 +3,15 @@
 // changed repository, path or branch is an identity change and a failure; a HEAD that moved, or a
 // checkout that became dirty, held or not landed, is live work and a skip with its reason.
 
-import type { BranchVerdict, WorktreeVerdict } from './loss-rule.js';
+import {
+  type BranchVerdict,
+  TEARDOWN_BLOCKED,
+  UNREADABLE_CHECK,
+  UNREADABLE_READ,
+  type WorktreeVerdict,
+} from './loss-rule.js';
+
+const FAILURE_REASONS = [UNREADABLE_CHECK, UNREADABLE_READ, TEARDOWN_BLOCKED];
 
 export const PRUNE_CATEGORIES = [
   'worktrees',
@@ -141,8 +149,9 @@ export function recheckWorktree(
   const verdict = found.verdict;
   if (verdict.kind === 'removable') return { action: 'proceed' };
   if (verdict.kind === 'stale') return { action: 'gone' };
-  // A checkout whose identity or status cannot be read is unreadable evidence, not live work.
-  if (verdict.kind === 'kept' && /^cannot (check|read) the checkout/.test(verdict.reason)) {
+  // A checkout whose identity or status cannot be read is unreadable evidence, not live work; a
+  // dogsled.toml that stopped loading is an error to fix. Neither is a skip.
+  if (verdict.kind === 'kept' && FAILURE_REASONS.some((prefix) => verdict.reason.startsWith(prefix))) {
     return { action: 'fail', reason: verdict.reason };
   }
   return { action: 'skip', reason: verdict.reason };

@@ -121,6 +121,7 @@ async function landedOf(
     callerCwd: null,
     registered: [],
     only: { worktree: root },
+    content: false,
   });
   const commits = survey.worktrees[0]?.facts.commits;
   if (!commits) return null;

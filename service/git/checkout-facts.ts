@@ -1,11 +1,15 @@
 // The per-tick checkout facts an agent pane shows: branch, commits ahead of the default branch, and
-// whether the checkout is dirty. Kept to three cheap git calls (top level, status without ignored
-// files, one rev-list) because the service reads every pane's checkout on every tick.
+// whether the checkout is dirty. Dirty is the loss rule's own reading of the checkout's changes
+// (status.ts: edits hidden behind index flags included), without the ignored listing. Kept to three
+// git calls (status, refs, one rev-list) because the service reads every pane's checkout each tick.
 
-import { lstat, readFile, stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { DogsledError } from '../errors.js';
+import { gitDirsOf } from './git-dir.js';
 import { defaultBranchOf, readRefs } from './refs.js';
 import { gitText } from './run.js';
+import { readChanges } from './status.js';
 
 export interface CheckoutFacts {
   branch: string | null;
@@ -20,34 +24,26 @@ export interface CheckoutFacts {
 }
 
 export async function readCheckoutFacts(root: string, signal?: AbortSignal): Promise<CheckoutFacts> {
-  const [status, refs] = await Promise.all([
-    gitText(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=normal', '--no-renames'], {
-      cwd: root,
-      signal,
-    }),
-    readRefs(root, signal),
-  ]);
-  let branch: string | null = null;
-  let head: string | null = null;
-  let dirty = false;
-  for (const field of status.split('\0')) {
-    if (field.startsWith('# branch.head ')) {
-      const name = field.slice('# branch.head '.length);
-      branch = name === '(detached)' ? null : name;
-    } else if (field.startsWith('# branch.oid ')) {
-      const oid = field.slice('# branch.oid '.length);
-      head = oid === '(initial)' ? null : oid;
-    } else if (field !== '' && !field.startsWith('#')) {
-      dirty = true;
-    }
-  }
+  const [changes, refs] = await Promise.all([ownChanges(root, signal), readRefs(root, signal)]);
+  const { branch, head } = changes;
   const base = defaultBranchOf(refs);
   let ahead: number | null = null;
   if (head && base.target) {
     const count = await gitText(['rev-list', '--count', `${base.target}..${head}`], { cwd: root, signal });
     ahead = Number.parseInt(count.trim(), 10);
   }
-  return { branch, head, ahead, dirty, base: base.target, defaultBranch: base.name };
+  return { branch, head, ahead, dirty: changes.dirty, base: base.target, defaultBranch: base.name };
+}
+
+async function ownChanges(root: string, signal?: AbortSignal) {
+  const read = await readChanges(root, { inner: false, signal });
+  if (!read.ok) throw new DogsledError(`${root}: ${read.reason}`);
+  const { status } = read;
+  return {
+    branch: status.branch,
+    head: status.head,
+    dirty: status.entries.length > 0 || status.hidden.length > 0,
+  };
 }
 
 /**
@@ -72,17 +68,7 @@ export async function findCheckoutRoot(cwd: string): Promise<string | null> {
  * not change it, so callers re-read dirtiness on a timer.
  */
 export async function checkoutFingerprint(root: string): Promise<string> {
-  const dotGit = join(root, '.git');
-  let gitDir = dotGit;
-  const entry = await lstat(dotGit);
-  if (entry.isFile()) {
-    const pointer = (await readFile(dotGit, 'utf8')).match(/^gitdir: (.+)$/m)?.[1]?.trim();
-    if (pointer) gitDir = resolve(root, pointer);
-  }
-  const common = await readFile(join(gitDir, 'commondir'), 'utf8').then(
-    (text) => resolve(gitDir, text.trim()),
-    () => gitDir,
-  );
+  const { gitDir, commonDir: common } = await gitDirsOf(root);
   const files = [
     join(gitDir, 'HEAD'),
     join(gitDir, 'index'),
@@ -99,14 +85,7 @@ export async function checkoutFingerprint(root: string): Promise<string> {
   return `${gitDir}|${parts.join('|')}`;
 }
 
-/** Whether the checkout has changes, untracked files included and ignored ones not: one git call. */
+/** Whether the checkout has changes of its own, untracked and hidden ones included, ignored ones not. */
 export async function readDirty(root: string, signal?: AbortSignal): Promise<boolean> {
-  const status = await gitText(
-    ['status', '--porcelain=v2', '-z', '--untracked-files=normal', '--no-renames'],
-    {
-      cwd: root,
-      signal,
-    },
-  );
-  return status !== '';
+  return (await ownChanges(root, signal)).dirty;
 }

@@ -1,12 +1,16 @@
 // A checkout's identity and its changes, read for the loss rule. Identity first: the checkout must
 // have its own `.git` and Git's top level must be the checkout itself, so a directory whose `.git`
 // is gone never reports its parent repository's state as its own. Changes come from one
-// `git status --porcelain=v2 -z` that also names ignored paths, so they can be told apart.
+// `git status --porcelain=v2 -z` (with every setting that would hide a change forced off), plus what
+// status never prints (hidden-content.ts): edits behind index flags and other checkouts' content.
 
-import { lstat, readFile, realpath } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { lstat, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { CheckoutIdentity, CheckoutStatus, StatusEntry } from '../core/loss-types.js';
 import { messageOf } from '../errors.js';
+import { type GitDirs, gitDirsOf } from './git-dir.js';
+import { checkedOutSubmodules, hiddenEdits, privateRefs } from './hidden-content.js';
+import { parseLsFiles, readIndexNotes } from './index-file.js';
 import { failureOf, runGit, splitNul, succeeded } from './run.js';
 
 /** Whether `path` is a checkout of its own, checked before anything is read from it. */
@@ -36,9 +40,13 @@ export async function checkoutIdentity(path: string, signal?: AbortSignal): Prom
   return { ok: true };
 }
 
-/** Parses `git status --porcelain=v2 -z --branch --ignored=matching`. */
+/**
+ * Parses `git status --porcelain=v2 -z --branch [--ignored=traditional --untracked-files=all]`. With
+ * that listing Git names every ignored file and stops only at a nested repository (or worktree),
+ * which it prints as a directory: those are inner checkouts, the rest ignored files.
+ */
 export function parseStatus(text: string): CheckoutStatus {
-  const status: CheckoutStatus = { head: null, branch: null, entries: [], ignored: [] };
+  const status: CheckoutStatus = { head: null, branch: null, entries: [], ignored: 0, hidden: [], inner: [] };
   const fields = splitNul(text);
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i] ?? '';
@@ -57,7 +65,9 @@ export function parseStatus(text: string): CheckoutStatus {
         submodule: false,
       });
     } else if (field.startsWith('! ')) {
-      status.ignored.push(field.slice(2));
+      const path = field.slice(2);
+      if (path.endsWith('/')) status.inner.push({ path: path.slice(0, -1), kind: 'repository' });
+      else status.ignored++;
     } else if (field.startsWith('1 ') || field.startsWith('2 ') || field.startsWith('u ')) {
       status.entries.push(trackedEntry(field));
       // A rename or copy record carries its original path in the next field.
@@ -75,7 +85,7 @@ function trackedEntry(field: string): StatusEntry {
   const path = parts.slice(fixed).join(' ');
   const xy = parts[1] ?? '';
   const sub = parts[2] ?? 'N...';
-  const headMode = kind === 'u' ? (parts[3] ?? '000000') : (parts[3] ?? '000000');
+  const headMode = parts[3] ?? '000000';
   return {
     path,
     xy: kind === 'u' ? `u${xy}` : xy,
@@ -85,25 +95,87 @@ function trackedEntry(field: string): StatusEntry {
   };
 }
 
+/**
+ * Settings that would let status skip or trust what it should look at: stat shortcuts that ignore
+ * ctime, a cached untracked listing, an ignored executable bit, submodules configured away.
+ * (core.fsmonitor is off for every git call, in run.ts.)
+ */
+const STATUS_CONFIG = [
+  '-c',
+  'core.untrackedCache=false',
+  '-c',
+  'core.checkStat=default',
+  '-c',
+  'core.trustctime=true',
+  '-c',
+  'core.fileMode=true',
+  '-c',
+  'core.ignoreStat=false',
+  '-c',
+  'status.showUntrackedFiles=all',
+  '-c',
+  'diff.ignoreSubmodules=none',
+];
+
 export type StatusRead = { ok: true; status: CheckoutStatus } | { ok: false; reason: string };
 
-/** The checkout's HEAD, branch and changes; ignored paths are listed apart and never count. */
-export async function readStatus(path: string, signal?: AbortSignal): Promise<StatusRead> {
+export interface ChangesOptions {
+  /**
+   * Also list ignored files and look for other checkouts' content inside this one (the loss rule);
+   * without it only the checkout's own changes are read (an agent pane's `dirty`).
+   */
+  inner: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * The checkout's HEAD, branch and changes, those `git status` is told not to print included. With
+ * `inner`, ignored files are counted apart (they never count) and inner checkouts are listed.
+ */
+export async function readChanges(path: string, options: ChangesOptions): Promise<StatusRead> {
+  const { signal } = options;
+  const listing = options.inner
+    ? ['--ignored=traditional', '--untracked-files=all']
+    : ['--untracked-files=normal'];
   const result = await runGit(
     [
+      ...STATUS_CONFIG,
       'status',
       '--porcelain=v2',
       '-z',
       '--branch',
-      '--ignored=matching',
-      '--untracked-files=all',
+      ...listing,
       '--no-renames',
       '--ignore-submodules=none',
     ],
     { cwd: path, signal },
   );
   if (!succeeded(result)) return { ok: false, reason: failureOf(result) };
-  return { ok: true, status: parseStatus(result.stdout.toString('utf8')) };
+  const status = parseStatus(result.stdout.toString('utf8'));
+  if (!options.inner) status.inner = [];
+  let dirs: GitDirs;
+  try {
+    dirs = await gitDirsOf(path);
+  } catch (error) {
+    return { ok: false, reason: `cannot find its git dir (${messageOf(error)})` };
+  }
+  let notes = await readIndexNotes(dirs.gitDir);
+  if (notes === null) {
+    const listed = await runGit(['ls-files', '-v', '-s', '-z'], { cwd: path, signal });
+    if (!succeeded(listed)) return { ok: false, reason: failureOf(listed) };
+    notes = parseLsFiles(listed.stdout.toString('utf8'));
+  }
+  status.hidden = await hiddenEdits(path, notes, signal);
+  if (options.inner) {
+    status.inner.push(...(await checkedOutSubmodules(path, dirs.gitDir, notes)));
+    if (dirs.linked) status.inner.push(...(await privateRefs(dirs.gitDir)));
+  }
+  return { ok: true, status };
+}
+
+/** The checkout's state for the loss rule: ignored files apart, inner checkouts listed. */
+export function readStatus(path: string, signal?: AbortSignal): Promise<StatusRead> {
+  return readChanges(path, { inner: true, signal });
 }
 
 /** Markers Git leaves in a checkout's git dir while an operation waits for the user. */
@@ -118,19 +190,15 @@ const OPERATIONS: ReadonlyArray<[string, string]> = [
 ];
 
 /**
- * The operation in progress in a linked worktree (its `.git` file names its git dir), or null.
+ * The operation in progress in a checkout (its git dir holds the markers), or null.
  * Unreadable evidence counts as an operation: the caller keeps the checkout.
  */
 export async function operationInProgress(path: string): Promise<string | null> {
   let gitDir: string;
   try {
-    const pointer = (await readFile(join(path, '.git'), 'utf8')).match(/^gitdir: (.+)$/m)?.[1]?.trim();
-    if (!pointer) return 'an unreadable .git file';
-    gitDir = resolve(path, pointer);
+    gitDir = (await gitDirsOf(path)).gitDir;
   } catch (error) {
-    // The main checkout's .git is a directory; linked worktrees are all this module surveys.
-    if ((error as NodeJS.ErrnoException).code === 'EISDIR') gitDir = join(path, '.git');
-    else return `an unreadable .git file (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    return `an unreadable .git (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
   }
   for (const [marker, what] of OPERATIONS) {
     try {

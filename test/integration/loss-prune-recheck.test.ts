@@ -126,7 +126,12 @@ describe('identity changes and missing entries are failures', () => {
 describe('removals', () => {
   it('a worktree something else removed is reported as already removed, and its record goes', async () => {
     expect(report.results).toContainEqual(
-      expect.objectContaining({ kind: 'worktree', path: paths.vanished, already_removed: true }),
+      expect.objectContaining({
+        kind: 'worktree',
+        path: paths.vanished,
+        already_removed: true,
+        detail: 'registration dropped',
+      }),
     );
     const { worktrees } = await readRegistries(cleanupIO(repo));
     expect(worktrees.map((record) => record.path)).not.toContain(paths.vanished);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CleanupSurvey } from '../../service/cleanup/doctor.js';
 import type { PruneReport } from '../../service/cleanup/report.js';
+import { surveyRepository } from '../../service/cleanup/survey.js';
 import { rememberWorktree } from '../../service/state/registries.js';
 import {
   cleanupIO,
@@ -221,7 +222,8 @@ describe('kept checkouts come through untouched', () => {
   });
 
   it('a registration whose path is gone loses only its record', () => {
-    expect(entry('gone')).toMatchObject({ state: 'stale', removable: true });
+    // The branch dogsled recorded, since Git no longer knows the worktree.
+    expect(entry('gone')).toMatchObject({ state: 'stale', removable: true, branch: 'gone', head: null });
     expect(pruned.results).toContainEqual(
       expect.objectContaining({ kind: 'worktree-record', path: paths.gone }),
     );
@@ -246,6 +248,23 @@ describe('the main checkout', () => {
     expect(report.results).toEqual([]);
     expect(await refSha(other, 'refs/heads/feat')).toBe(tip);
     expect((await other.git(['status', '--porcelain'])).trim()).toBe('?? scratch.txt');
+  });
+});
+
+describe('a survey of commits only', () => {
+  it("reads no checkout (an agent pane's landed mark), so nothing it returns is removable", async () => {
+    const other = await freshRepo();
+    const path = await other.worktree('feat');
+    await writeFiles(path, { 'scratch.txt': 'x\n' });
+    const found = await surveyRepository(other.main, {
+      fetch: 'skip',
+      callerCwd: null,
+      registered: [],
+      only: { worktree: path },
+      content: false,
+    });
+    expect(found.worktrees[0]?.facts).toMatchObject({ content: null, commits: { landed: true } });
+    expect(found.worktrees[0]?.verdict).toMatchObject({ kind: 'kept', reason: 'the checkout was not read' });
   });
 });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -97,5 +97,53 @@ describe('checkout facts for agent panes', () => {
     expect(await readDirty(worktree)).toBe(false);
     await writeFile(join(worktree, 'new.txt'), 'n\n');
     expect(await readDirty(worktree)).toBe(true);
+  });
+
+  it('is dirty when only a stale untracked cache would say clean', async () => {
+    git(worktree, 'config', 'core.untrackedCache', 'true');
+    git(worktree, 'config', 'core.checkStat', 'minimal');
+    git(worktree, 'config', 'core.trustctime', 'false');
+    // An hour old, so the cache trusts the directory's stat (a recent one would be racy).
+    const src = join(worktree, 'src');
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(src, past, past);
+    // Git writes the cache into the index on a status that may take the index lock.
+    git(worktree, 'status', '--porcelain');
+    git(worktree, 'status', '--porcelain');
+    await writeFile(join(src, 'new.txt'), 'n\n');
+    // The directory looks untouched to the cache: same mtime, and its ctime is not trusted.
+    await utimes(src, past, past);
+    const plain = execFileSync('git', ['status', '--porcelain', '--untracked-files=normal'], {
+      cwd: worktree,
+    });
+    expect(plain.toString()).toBe('');
+    expect(await readDirty(worktree)).toBe(true);
+    expect((await readCheckoutFacts(worktree)).dirty).toBe(true);
+  });
+
+  it('is dirty when a submodule has new content, whatever its ignore settings say', async () => {
+    const library = join(dir, 'library');
+    await mkdir(library);
+    git(library, '-c', 'init.defaultBranch=main', 'init', '-q');
+    await writeFile(join(library, 'lib.txt'), 'l\n');
+    git(library, 'add', '.');
+    git(library, 'commit', '-qm', 'l');
+    git(worktree, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library, 'lib');
+    git(worktree, 'commit', '-qm', 'submodule');
+    git(worktree, 'config', 'diff.ignoreSubmodules', 'all');
+    git(worktree, 'config', 'submodule.lib.ignore', 'all');
+    expect(await readDirty(worktree)).toBe(false);
+    await writeFile(join(worktree, 'lib', 'scratch.txt'), 's\n');
+    const plain = execFileSync('git', ['status', '--porcelain'], { cwd: worktree });
+    expect(plain.toString()).toBe('');
+    expect(await readDirty(worktree)).toBe(true);
+  });
+
+  it('is dirty for an edit behind the assume-unchanged bit', async () => {
+    git(worktree, 'update-index', '--assume-unchanged', 'src/a.txt');
+    expect(await readDirty(worktree)).toBe(false);
+    await writeFile(join(worktree, 'src', 'a.txt'), 'edited\n');
+    expect(await readDirty(worktree)).toBe(true);
+    expect((await readCheckoutFacts(worktree)).dirty).toBe(true);
   });
 });

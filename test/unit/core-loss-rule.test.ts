@@ -23,15 +23,19 @@ const untracked = (path: string): StatusEntry => ({
   inHead: false,
   submodule: false,
 });
-const status = (entries: StatusEntry[], ignored: string[] = []): { ok: true; status: CheckoutStatus } => ({
+const status = (
+  entries: StatusEntry[],
+  ignored = 0,
+  more: Partial<CheckoutStatus> = {},
+): { ok: true; status: CheckoutStatus } => ({
   ok: true,
-  status: { head: 'h', branch: 'b', entries, ignored },
+  status: { head: 'h', branch: 'b', entries, ignored, hidden: [], inner: [], ...more },
 });
 const OK = { ok: true } as const;
 
 describe('checkout content', () => {
   it('is clean when only ignored paths exist', () => {
-    expect(checkoutContent(OK, status([], ['node_modules/', 'x.log']))).toEqual({
+    expect(checkoutContent(OK, status([], 2))).toEqual({
       kind: 'clean',
       ignored: 2,
     });
@@ -47,6 +51,7 @@ describe('checkout content', () => {
       kind: 'dirty',
       count: 2,
       paths: ['a', 'm'],
+      hidden: [],
     });
     expect(checkoutContent(OK, status([untracked('n')]))).toMatchObject({ kind: 'dirty', count: 1 });
     expect(checkoutContent(OK, status([tracked('u', 'uUU', false)]))).toMatchObject({ kind: 'dirty' });
@@ -62,6 +67,29 @@ describe('checkout content', () => {
     const content = checkoutContent(OK, status(many));
     expect(content).toMatchObject({ kind: 'dirty', count: 12 });
     expect(content.kind === 'dirty' && content.paths).toHaveLength(10);
+  });
+
+  it('a hidden edit is dirt even when status prints nothing, and is marked as hidden', () => {
+    const hidden = [{ path: 'h', why: 'skip-worktree' as const }];
+    expect(checkoutContent(OK, status([tracked('d', '.D')], 0, { hidden }))).toEqual({
+      kind: 'dirty',
+      count: 2,
+      paths: ['d', 'h'],
+      hidden,
+    });
+    // A flagged path that status also names (Git un-skipped it) counts once and is not "hidden".
+    expect(checkoutContent(OK, status([tracked('h', '.M')], 0, { hidden }))).toEqual({
+      kind: 'dirty',
+      count: 1,
+      paths: ['h'],
+      hidden: [],
+    });
+  });
+
+  it("another checkout's content inside keeps a clean checkout; its own dirt is told first", () => {
+    const inner = [{ path: 'ignored/lib', kind: 'repository' as const }];
+    expect(checkoutContent(OK, status([tracked('a', '.D')], 3, { inner }))).toEqual({ kind: 'inner', inner });
+    expect(checkoutContent(OK, status([untracked('n')], 0, { inner }))).toMatchObject({ kind: 'dirty' });
   });
 
   it('refuses the check when identity or status cannot be confirmed: never clean', () => {
@@ -128,6 +156,7 @@ const facts = (over: Partial<WorktreeFacts> = {}): WorktreeFacts => ({
   operation: null,
   commits: { landed: true, proof: { kind: 'ancestor', ref: 'refs/remotes/origin/main' } },
   holds: [],
+  configProblem: null,
   ...over,
 });
 
@@ -178,7 +207,7 @@ describe('worktree verdict', () => {
   });
 
   it('a held dirty checkout is kept, not a landed_dirty finding', () => {
-    const content = { kind: 'dirty' as const, count: 1, paths: ['a'] };
+    const content = { kind: 'dirty' as const, count: 1, paths: ['a'], hidden: [] };
     expect(worktreeVerdict(facts({ content, holds: [{ kind: 'caller', reason: 'c' }] })).kind).toBe('kept');
     expect(worktreeVerdict(facts({ content }))).toMatchObject({
       kind: 'landed_dirty',
@@ -187,7 +216,7 @@ describe('worktree verdict', () => {
   });
 
   it('a dirty checkout whose commits are only on a remote branch is plainly kept', () => {
-    const content = { kind: 'dirty' as const, count: 1, paths: ['a'] };
+    const content = { kind: 'dirty' as const, count: 1, paths: ['a'], hidden: [] };
     const commits = { landed: true as const, proof: { kind: 'held' as const, ref: 'refs/remotes/origin/x' } };
     expect(worktreeVerdict(facts({ content, commits })).kind).toBe('kept');
   });
@@ -209,6 +238,50 @@ describe('worktree verdict', () => {
       kind: 'kept',
       reason: 'a bisect is in progress',
     });
+  });
+
+  it('names hidden edits and inner checkouts in its reasons', () => {
+    const content = {
+      kind: 'dirty' as const,
+      count: 1,
+      paths: ['a.txt'],
+      hidden: [{ path: 'a.txt', why: 'assume-unchanged' as const }],
+    };
+    expect(worktreeVerdict(facts({ content })).reason).toBe(
+      'landed but dirty: 1 changed path (a.txt [assume-unchanged, hidden from git status])',
+    );
+    const inner = {
+      kind: 'inner' as const,
+      inner: [
+        { path: 'lib', kind: 'submodule' as const },
+        { path: 'x/.git-like', kind: 'repository' as const },
+        { path: 'y', kind: 'repository' as const },
+        { path: 'refs/worktree/k', kind: 'ref' as const },
+      ],
+    };
+    expect(worktreeVerdict(facts({ content: inner }))).toEqual({
+      kind: 'kept',
+      reason:
+        'it has submodules (lib); git worktree remove refuses that; ' +
+        'another repository is inside it (x/.git-like and 1 more); removal would delete it; ' +
+        'it has refs of its own (refs/worktree/k); removal would delete them',
+      holds: [],
+    });
+  });
+
+  it("a dogsled.toml that does not load keeps an otherwise removable worktree: teardown can't run", () => {
+    expect(
+      worktreeVerdict(facts({ configProblem: 'repository config /r/dogsled.toml: unknown key "x"' })),
+    ).toEqual({
+      kind: 'kept',
+      reason: 'its teardown cannot run: repository config /r/dogsled.toml: unknown key "x"',
+      holds: [],
+    });
+    // A worktree kept for its own reason says that reason first.
+    expect(
+      worktreeVerdict(facts({ configProblem: 'p', commits: { landed: false, unique: 1, reason: 'r' } }))
+        .reason,
+    ).toBe('local work: r');
   });
 
   it('a detached HEAD deletes no branch', () => {

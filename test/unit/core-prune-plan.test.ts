@@ -132,6 +132,17 @@ describe('rechecking a worktree', () => {
     ).toBe('fail');
   });
 
+  it("fails when the repository's dogsled.toml stopped loading: an error to fix, not live work", () => {
+    const blocked: WorktreeVerdict = {
+      kind: 'kept',
+      reason: 'its teardown cannot run: repository config /r/dogsled.toml: unknown key "worktree.x"',
+      holds: [],
+    };
+    expect(
+      recheckWorktree(worktree, { common_dir: '/r/.git', listed, found: { ...found, verdict: blocked } }),
+    ).toEqual({ action: 'fail', reason: blocked.reason });
+  });
+
   it('something else removed it: gone when the path is absent, refused while its directory remains', () => {
     const without = [{ path: '/r', branch: 'main' }];
     expect(recheckWorktree(worktree, { common_dir: '/r/.git', listed: without })).toEqual({ action: 'gone' });

@@ -1,0 +1,42 @@
+// Where a checkout's own git dir and its repository's common dir are, read from the files alone
+// (no git process): a main checkout's `.git` is the git dir; a linked worktree's `.git` file names it,
+// and that dir's `commondir` names the repository's.
+
+import { lstat, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+export interface GitDirs {
+  gitDir: string;
+  commonDir: string;
+  /** A linked worktree: its git dir is its own, apart from the common dir. */
+  linked: boolean;
+}
+
+/** Throws (a Node error) when `.git` cannot be read or names nothing. */
+export async function gitDirsOf(root: string): Promise<GitDirs> {
+  const dotGit = join(root, '.git');
+  const entry = await lstat(dotGit);
+  let gitDir = dotGit;
+  if (!entry.isDirectory()) {
+    if (!entry.isFile()) throw new Error(`${dotGit} is neither a directory nor a file`);
+    const pointer = (await readFile(dotGit, 'utf8')).match(/^gitdir: (.+)$/m)?.[1]?.trim();
+    if (!pointer) throw new Error(`${dotGit} names no git dir`);
+    gitDir = resolve(root, pointer);
+  }
+  const commonDir = await readFile(join(gitDir, 'commondir'), 'utf8').then(
+    (text) => resolve(gitDir, text.trim()),
+    () => gitDir,
+  );
+  return { gitDir, commonDir, linked: commonDir !== gitDir };
+}
+
+/** Something is at `path`; a path that cannot be checked counts as present (it is never removed). */
+export async function pathPresent(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return !(code === 'ENOENT' || code === 'ENOTDIR');
+  }
+}
