@@ -102,7 +102,7 @@ function buildProgram(): Command {
     .command('exec')
     .description('the job wrapper a job pane runs (started by run; not for direct use)')
     .argument('<id>', 'job id')
-    .argument('<command...>', 'the job command (after --)')
+    .argument('[command...]', "the job's command (after --), checked against its record")
     .action(async (id: string, command: string[], _options: object, cmd: Command) => {
       const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
       const { execCommand } = await import('./commands/exec.js');

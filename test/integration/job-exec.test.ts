@@ -206,7 +206,7 @@ describe.concurrent('stop and termination', () => {
     const job = await newJob(['touch', marker]);
     await writeFile(jobStopPath(paths, job.id), '');
     const result = await exec(job);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(125);
     expect(await readJobRecord(paths, job.id)).toMatchObject({
       started_ms: null,
       ended_ms: expect.any(Number),

@@ -210,6 +210,8 @@ describe('run --wait on a queued ticket', () => {
         owner: null,
         host: 'local',
         ticket: ticket.id,
+        reservation: null,
+        env: null,
       },
       new Deadline(10_000),
     );
