@@ -4,7 +4,7 @@
 // from its job record (admitted when the job started, failed with the reason when not), never twice.
 
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listJobRecords, readJobRecord } from '../../service/state/job-records.js';
@@ -212,6 +212,56 @@ describe('admission of a queue by a running service', () => {
     expect(record.reason).toMatch(/^launch failed: /);
     expect((await items(box)).find((i) => i.id === final[1]!.item)?.close_reason).toBe('launch failed');
   }, 40_000);
+});
+
+describe("a queued job's environment", () => {
+  it('is kept 0600 beside the queue, never in it, and reaches the job the service admits', async () => {
+    const host = await roomFor5(box, 600_000);
+    stopTicker = host.stop;
+    startServe(host.env, running);
+    await untilEligible(box);
+    // Five placements fill the host, so the run queues.
+    for (let i = 0; i < 5; i++) expect((await runCli(['place', '--json'], host.env)).code).toBe(0);
+    const out = join(box.root, 'out');
+    const secret = 'queued-secret-4be1d';
+    const queued = await runCli(
+      ['run', '--json', '--cwd', box.root, '--', 'sh', '-c', `printf %s "$QUEUED_TOKEN" > ${out}`],
+      { ...host.env, QUEUED_TOKEN: secret },
+    );
+    expect(queued.code).toBe(1);
+    const { ticket } = JSON.parse(queued.stdout) as { ticket: string };
+    const envFile = join(box.state, 'tickets', `${ticket}.env`);
+    expect((await stat(envFile)).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(box.state, 'queue.json'), 'utf8')).not.toContain(secret);
+    expect((await runCli(['status', '--json'], host.env)).stdout).not.toContain(secret);
+
+    // Room again: the service admits the ticket, and the job sees the caller's variable.
+    await writeFile(join(box.state, 'placements.json'), '{"version":1,"reservations":[]}\n');
+    await eventually(
+      async () => ((await readFile(out, 'utf8').catch(() => '')) === secret ? true : undefined),
+      20_000,
+      'the admitted job wrote the variable',
+    );
+    const admitted = (await tickets(box)).find((t) => t.id === ticket);
+    expect(admitted).toMatchObject({ state: 'admitted' });
+    // Both copies are gone once the job started.
+    await eventually(
+      async () => {
+        const left = [envFile, join(box.state, 'jobs', `${admitted?.job}.env`)];
+        const present = await Promise.all(
+          left.map((file) =>
+            stat(file).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        );
+        return present.every((p) => !p) ? true : undefined;
+      },
+      10_000,
+      'the environment files removed',
+    );
+  }, 60_000);
 });
 
 describe('a service killed in the middle of an admission', () => {
