@@ -27,8 +27,12 @@ export function ticketEnvPath(paths: StatePaths, id: string): string {
 
 /** Writes `env` atomically to `file` (0600), creating its 0700 directory when missing. */
 export async function writeEnvFile(file: string, env: Environment): Promise<void> {
-  await mkdir(join(file, '..'), { recursive: true, mode: STATE_DIR_MODE });
-  await writeState(file, EnvFileSchema, { version: 1, env });
+  try {
+    await mkdir(join(file, '..'), { recursive: true, mode: STATE_DIR_MODE });
+    await writeState(file, EnvFileSchema, { version: 1, env });
+  } catch (error) {
+    throw new DogsledError(`cannot write ${file}: ${oneLine(messageOf(error))}`, { cause: error });
+  }
 }
 
 /**

@@ -3,8 +3,9 @@
 // a service killed (SIGKILL) at each point of an admission: the restarted service settles the ticket
 // from its job record (admitted when the job started, failed with the reason when not), never twice.
 
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listJobRecords, readJobRecord } from '../../service/state/job-records.js';
@@ -262,6 +263,35 @@ describe("a queued job's environment", () => {
       'the environment files removed',
     );
   }, 60_000);
+});
+
+describe('a ticket environment file that is not a regular file', () => {
+  it('fails that ticket in one line without hanging the service, which admits the next', async () => {
+    const host = await roomFor5(box, 60_000);
+    stopTicker = host.stop;
+    const [fifo, fine] = queueOf(2, (i) => recordStart(`t${i}`));
+    await mkdir(join(box.state, 'tickets'), { recursive: true });
+    execFileSync('mkfifo', [join(box.state, 'tickets', `${fifo!.id}.env`)]);
+    await appendTickets(box, [fifo!, fine!]);
+    startServe(host.env, running);
+    const final = await eventually(
+      async () => {
+        const now = await tickets(box);
+        return now.every(settled) ? now : undefined;
+      },
+      20_000,
+      'both settled',
+    );
+    expect(final[0]).toMatchObject({ state: 'failed' });
+    expect(final[0]?.error).toMatch(/tickets\/t_0+\.env is not a regular file$/);
+    expect(final[1]).toMatchObject({ state: 'admitted' });
+    await eventually(
+      async () => ((await starts()).length > 0 ? true : undefined),
+      15_000,
+      'the next job ran',
+    );
+    expect(await starts()).toEqual(['t1']);
+  }, 40_000);
 });
 
 describe('a service killed in the middle of an admission', () => {

@@ -2,7 +2,7 @@
 // host queues the job as a pending ticket (exit 1 without --wait), and a new run never overtakes a
 // ticket that is already waiting for the same host.
 
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Deadline } from '../../service/jobs/deadline.js';
@@ -134,6 +134,25 @@ describe('run on a full host', () => {
       }),
     ]);
     await expect(readdir(join(box.state, 'jobs'))).rejects.toThrow();
+  });
+
+  it("keeps the caller's environment beside the queue, and a state dir that cannot hold it queues nothing", async () => {
+    await host(false);
+    const env = { ...box.env, RUN_TOKEN: 'kept-for-admission' };
+    const queued = await runCli(['run', '--json', '--', 'true'], env);
+    expect(queued.code).toBe(1);
+    const { ticket } = JSON.parse(queued.stdout);
+    const saved = JSON.parse(await readFile(join(box.state, 'tickets', `${ticket}.env`), 'utf8'));
+    expect(saved.env.RUN_TOKEN).toBe('kept-for-admission');
+    expect(await readFile(join(box.state, 'queue.json'), 'utf8')).not.toContain('kept-for-admission');
+
+    // tickets/ is a file: one line, exit 2, and the queue is as it was.
+    await rm(join(box.state, 'tickets'), { recursive: true });
+    await writeFile(join(box.state, 'tickets'), 'not a directory\n');
+    const refused = await runCli(['run', '--json', '--', 'true'], env);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toMatch(/^dogsled: cannot write .*\/tickets\/t_[a-z2-7]{12}\.env: [^\n]+\n$/);
+    expect((await queue()).map((t) => t.id)).toEqual([ticket]);
   });
 
   it('waits with --wait until --max, then prints still running and exits 124, leaving the ticket pending', async () => {
