@@ -6,17 +6,13 @@
 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Deadline } from '../../service/jobs/deadline.js';
-import { launchJob } from '../../service/jobs/launch.js';
-import { newId } from '../../service/state/ids.js';
 import { statePaths } from '../../service/state/paths.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
-import { changeTicket } from '../../service/state/work.js';
-import { CLI, eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
+import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
 import { ticketFixture } from '../helpers/job-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
-import { appendTickets } from './job-queue-fixtures.js';
+import { admitByHand, appendTickets } from './job-queue-fixtures.js';
 
 let box: Sandbox;
 let lock: ServiceLock;
@@ -33,7 +29,7 @@ afterEach(async () => {
   await box.cleanup();
 });
 
-const io = () => ({ paths: statePaths(box.state), now: Date.now, warn: () => {} });
+const _io = () => ({ paths: statePaths(box.state), now: Date.now, warn: () => {} });
 
 async function queuedRun(script: string): Promise<string> {
   const result = await runCli(['run', '--json', '--cwd', box.root, '--', 'sh', '-c', script], box.env);
@@ -41,26 +37,8 @@ async function queuedRun(script: string): Promise<string> {
   return (JSON.parse(result.stdout) as { ticket: string }).ticket;
 }
 
-/** Plays the admission worker: claim the ids, launch the job, mark the ticket admitted. */
 async function admit(ticketId: string): Promise<string> {
-  const ids = { job: newId('j'), item: newId('i') };
-  const ticket = await changeTicket(io(), ticketId, (t) => ({ ...t, state: 'admitting', ...ids }));
-  await launchJob(
-    { ...io(), env: box.env, home: box.home, self: [process.execPath, CLI] },
-    {
-      jobId: ids.job,
-      itemId: ids.item,
-      request: ticket.request!,
-      owner: null,
-      host: 'local',
-      ticket: ticketId,
-      reservation: null,
-      env: null,
-    },
-    new Deadline(10_000),
-  );
-  await changeTicket(io(), ticketId, (t) => ({ ...t, state: 'admitted', host: 'local' }));
-  return ids.job;
+  return (await admitByHand(box, ticketId)).job.id;
 }
 
 describe('a pending ticket', () => {

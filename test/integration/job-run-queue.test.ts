@@ -5,17 +5,15 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Deadline } from '../../service/jobs/deadline.js';
-import { launchJob } from '../../service/jobs/launch.js';
-import { newId } from '../../service/state/ids.js';
 import { statePaths } from '../../service/state/paths.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
 import { changeTicket } from '../../service/state/work.js';
 import { QueueSchema, type Ticket } from '../../service/state/work-schemas.js';
-import { CLI, eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { ticketFixture } from '../helpers/job-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+import { admitByHand } from './job-queue-fixtures.js';
 
 let box: Sandbox;
 let lock: ServiceLock | undefined;
@@ -217,25 +215,8 @@ describe('run --wait on a queued ticket', () => {
     const waiting = runCli(['run', '--wait', '--', 'sh', '-c', 'echo admitted; exit 5'], box.env);
     const ticket = await pending();
     expect(ticket.waiting).toBe(true);
-    // The admission worker's steps: pre-assign the ids, launch, then mark the ticket admitted.
-    const ids = { job: newId('j'), item: newId('i') };
-    await changeTicket(io(), ticket.id, (t) => ({ ...t, state: 'admitting', ...ids }));
-    const launched = await launchJob(
-      { ...io(), env: box.env, home: box.home, self: [process.execPath, CLI] },
-      {
-        jobId: ids.job,
-        itemId: ids.item,
-        request: ticket.request!,
-        owner: null,
-        host: 'local',
-        ticket: ticket.id,
-        reservation: null,
-        env: null,
-      },
-      new Deadline(10_000),
-    );
-    expect(launched.job).toMatchObject({ id: ids.job, ticket: ticket.id, item: ids.item, pane: null });
-    await changeTicket(io(), ticket.id, (t) => ({ ...t, state: 'admitted', host: 'local' }));
+    const launched = await admitByHand(box, ticket.id);
+    expect(launched.job).toMatchObject({ ticket: ticket.id, item: launched.item.id, pane: null });
     const result = await waiting;
     expect(result.stdout).toBe(`{"queued":true,"ticket":"${ticket.id}"}\nadmitted\n`);
     expect(result.code).toBe(5);
