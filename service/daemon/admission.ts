@@ -54,6 +54,7 @@ export class AdmissionWorker {
   readonly admitter: Admitter;
   private readonly deps: ResolvedWorkerDeps;
   private recovered = false;
+  private sweepError = '';
   private readonly unsettled = new Map<
     string,
     { from: 'pending' | 'admitting'; change: (t: Ticket) => Ticket }
@@ -95,7 +96,7 @@ export class AdmissionWorker {
       const changed = tickets.length !== queue.tickets.length || interrupted.length > 0;
       return changed ? { result: interrupted, next: { ...queue, tickets } } : { result: interrupted };
     });
-    await sweepTicketEnvs(deps, await readQueue(deps));
+    await this.sweep(await readQueue(deps));
     this.recovered = true;
     return settled;
   }
@@ -106,7 +107,7 @@ export class AdmissionWorker {
     await this.retryUnsettled();
     const queue = await readQueue(this.deps);
     await this.dropExpired(queue);
-    await sweepTicketEnvs(this.deps, queue);
+    await this.sweep(queue);
     const pending = pendingInOrder(queue.tickets);
     if (pending.length === 0) return [];
     const host = await this.localHost();
@@ -219,6 +220,19 @@ export class AdmissionWorker {
     }
     await this.release(ticket, evidence);
     return this.fail(ticket.id, 'admitting', error);
+  }
+
+  /** Removes the environments of tickets that no longer wait; trouble never holds admission up. */
+  private async sweep(queue: Queue): Promise<void> {
+    try {
+      await sweepTicketEnvs(this.deps, queue);
+      this.sweepError = '';
+    } catch (error) {
+      // Once per distinct trouble, not once a second.
+      const line = `dogsled serve: admission: ${oneLine(messageOf(error))}`;
+      if (line !== this.sweepError) this.deps.warn(line);
+      this.sweepError = line;
+    }
   }
 
   /** Gives back what a ticket whose job never ran held; trouble is a warning, the TTL still ends it. */

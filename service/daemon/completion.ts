@@ -119,8 +119,14 @@ export class CompletionWorker {
   private async release(records: readonly JobRecord[]): Promise<void> {
     const fresh = records.filter((r) => r.ended_ms !== null && !this.released.has(r.id));
     if (fresh.length === 0) return;
+    // An environment file that cannot go (a directory in its place) is reported, never a reason
+    // to keep the room booked.
+    for (const record of fresh) {
+      await removeEnvFile(jobEnvPath(this.deps.paths, record.id)).catch((error: unknown) =>
+        this.warnOnce(messageOf(error)),
+      );
+    }
     try {
-      for (const record of fresh) await removeEnvFile(jobEnvPath(this.deps.paths, record.id));
       const reservations = fresh.flatMap((r) => (r.reservation ? [r.reservation] : []));
       await endReservations(this.deps, reservations);
     } catch (error) {

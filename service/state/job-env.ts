@@ -46,7 +46,7 @@ export async function readEnvFile(file: string): Promise<Environment | undefined
     // Non-blocking, so a FIFO put in its place cannot hang the reader; only a regular file is read.
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (absent(error)) return undefined;
     throw new DogsledError(`cannot read ${file}: ${oneLine(messageOf(error))}`, { cause: error });
   }
   let text: string;
@@ -75,8 +75,15 @@ export async function removeEnvFile(file: string): Promise<void> {
   try {
     await rm(file, { force: true });
   } catch (error) {
+    if (absent(error)) return;
     throw new DogsledError(`cannot remove ${file}: ${oneLine(messageOf(error))}`, { cause: error });
   }
+}
+
+/** No such file: missing, or a parent that is not a directory (then nothing can be under it). */
+function absent(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 /** The ticket ids that have an environment file (tickets/ID.env). */

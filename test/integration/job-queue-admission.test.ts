@@ -9,7 +9,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listJobRecords, readJobRecord } from '../../service/state/job-records.js';
-import { statePaths } from '../../service/state/paths.js';
+import { ensureStateDir, statePaths } from '../../service/state/paths.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
 import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../helpers/cli.js';
 import {
@@ -291,6 +291,22 @@ describe('a ticket environment file that is not a regular file', () => {
       'the next job ran',
     );
     expect(await starts()).toEqual(['t1']);
+  }, 40_000);
+
+  it('a tickets path that is a file never holds admission up', async () => {
+    const host = await roomFor5(box, 60_000);
+    stopTicker = host.stop;
+    await ensureStateDir(box.state);
+    await writeFile(join(box.state, 'tickets'), 'not a directory\n');
+    const [ticket] = queueOf(1, () => recordStart('despite'));
+    await appendTickets(box, [ticket!]);
+    startServe(host.env, running);
+    await eventually(
+      async () => ((await tickets(box))[0]?.state === 'admitted' ? true : undefined),
+      20_000,
+      'the ticket admitted',
+    );
+    await eventually(async () => ((await starts()).length > 0 ? true : undefined), 15_000, 'the job ran');
   }, 40_000);
 });
 
