@@ -1,6 +1,7 @@
 // Commands that hooks and tab rows call many times a minute start without commander: their flags
 // are parsed with node:util's parseArgs, strictly. `exec`, which every job starts twice (the pane's
-// wrapper and its supervisor), takes the fast path in its one documented form `exec ID -- CMD...`.
+// wrapper and its supervisor), takes the fast path in its two forms, `exec ID` (what a launch runs)
+// and `exec ID -- CMD...`.
 // Anything unusual (help, an unknown or malformed flag) falls through to the full command line,
 // which reports it the usual way.
 
@@ -37,13 +38,14 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
     options: {},
     parse: (rest) => {
       const [id, separator, ...command] = rest;
-      if (id === undefined || id.startsWith('-') || separator !== '--' || command.length === 0)
-        return undefined;
+      if (id === undefined || id.startsWith('-')) return undefined;
+      if (separator === undefined) return { id };
+      if (separator !== '--' || command.length === 0) return undefined;
       return { id, command };
     },
     load: async () => {
       const { execCommand } = await import('./commands/exec.js');
-      return ((flags: { id: string; command: string[] }, ctx: CliContext) =>
+      return ((flags: { id: string; command?: string[] }, ctx: CliContext) =>
         execCommand(flags.id, flags.command, ctx)) as Action;
     },
   },

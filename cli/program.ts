@@ -102,7 +102,7 @@ function buildProgram(): Command {
     .command('exec')
     .description('the job wrapper a job pane runs (started by run; not for direct use)')
     .argument('<id>', 'job id')
-    .argument('<command...>', 'the job command (after --)')
+    .argument('[command...]', "the job's command (after --), checked against its record")
     .action(async (id: string, command: string[], _options: object, cmd: Command) => {
       const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
       const { execCommand } = await import('./commands/exec.js');
@@ -119,7 +119,7 @@ function buildProgram(): Command {
   program
     .command('logs')
     .description("print a job's output (it is kept after the tab closes)")
-    .argument('<job>', 'job id')
+    .argument('<job>', 'job id, or the ticket a queued run printed')
     .option('--follow', 'keep printing until the job ends')
     .action(async (job: string, options: object, cmd: Command) => {
       const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
@@ -130,7 +130,7 @@ function buildProgram(): Command {
   program
     .command('stop')
     .description('stop a job: kill its process group')
-    .argument('<job>', 'job id')
+    .argument('<job>', 'job id, or the ticket a queued run printed')
     .option('--json', 'print the final record as JSON')
     .action(async (job: string, options: object, cmd: Command) => {
       const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
@@ -141,7 +141,7 @@ function buildProgram(): Command {
   program
     .command('wait')
     .description('wait for a job to end and exit with its status (124: still running at --max)')
-    .argument('<job>', 'job id')
+    .argument('<job>', 'job id, or the ticket a queued run printed')
     .option('--max <duration>', 'give up after this long (default 30m); the job keeps running')
     .action(async (job: string, options: object, cmd: Command) => {
       const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);

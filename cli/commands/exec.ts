@@ -1,18 +1,23 @@
-// `dogsled exec ID -- CMD`: the job wrapper a job pane runs (service/jobs/exec.ts). A closed pane
+// `dogsled exec ID [-- CMD]`: the job wrapper a job pane runs (service/jobs/exec.ts). A closed pane
 // must never kill it, so writes to a stdout or stderr that went away are ignored here.
 
 import { execJob } from '../../service/jobs/exec.js';
 import { statePaths } from '../../service/state/paths.js';
 import type { CliContext } from '../context.js';
 
-export async function execCommand(id: string, command: string[], ctx: CliContext): Promise<number> {
+/** `command` is undefined (or empty) for `exec ID`, which runs the record's own command. */
+export async function execCommand(
+  id: string,
+  command: string[] | undefined,
+  ctx: CliContext,
+): Promise<number> {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   const entry = process.argv[1];
   if (entry === undefined) throw new Error('exec: no script path in argv');
   return execJob(
     { paths: statePaths(ctx.stateDir), env: ctx.env, home: ctx.home, now: ctx.now, warn: ctx.warn },
     id,
-    command,
+    command === undefined || command.length === 0 ? undefined : command,
     { self: [process.execPath, ...process.execArgv, entry], out: process.stdout },
   );
 }

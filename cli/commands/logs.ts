@@ -1,9 +1,12 @@
-// `dogsled logs JOB [--follow]`: the job's output, jobs/ID.log, as the bytes exec captured. Only
-// files are read, so it works after the tab closed and without Herdr. The bytes are not stripped of
+// `dogsled logs JOB|TICKET [--follow]`: the job's output, jobs/ID.log, as the bytes exec captured.
+// Only files are read, so it works after the tab closed and without Herdr. A ticket is followed to
+// its job; one still queued has no output yet: `logs` says so and exits 1 (queued, as `run` does),
+// and `logs --follow` waits for its admission, then follows the job. The bytes are not stripped of
 // terminal escapes, on a terminal either: this is the user's own command output, which exec already
 // sent raw to the job's pane, and `logs` is that same stream replayed (colours, progress bars), like
 // `cat` of the file. Views that show output inside dogsled's own text (status, read) strip it.
 
+import { type JobRef, noJob, resolveJobRef, settledRef } from '../../service/jobs/job-ref.js';
 import { copyJobLog, followJobLog } from '../../service/jobs/logs.js';
 import { statePaths } from '../../service/state/paths.js';
 import type { CliContext } from '../context.js';
@@ -13,19 +16,34 @@ export interface LogsFlags {
   follow?: boolean;
 }
 
-export async function logsCommand(job: string, flags: LogsFlags, ctx: CliContext): Promise<number> {
+/** The status of `logs` on a ticket still waiting for admission: queued, as for `run`. */
+export const QUEUED_STATUS = 1;
+
+export async function logsCommand(ref: string, flags: LogsFlags, ctx: CliContext): Promise<number> {
   const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
+  let target: JobRef = await resolveJobRef(io, ref);
+  if (target.kind === 'waiting' && !flags.follow) {
+    const { ticket } = target;
+    const state = ticket.state === 'pending' ? 'queued' : 'being admitted';
+    ctx.warn(
+      `dogsled: logs: ticket ${ticket.id} is ${state}: its job has not started (dogsled logs ${ticket.id} --follow waits for it)`,
+    );
+    return QUEUED_STATUS;
+  }
+  if (target.kind === 'settled' || target.kind === 'placement') throw noJob('logs', target);
   // A reader that went away (`logs JOB | head`) ends the copy quietly, as SIGPIPE would end `cat`.
   const ignore = () => {};
   process.stdout.on('error', ignore);
   try {
-    if (!flags.follow) {
-      await copyJobLog(io, job, writeStdout);
+    if (!flags.follow && target.kind === 'job') {
+      await copyJobLog(io, target.id, writeStdout);
       return 0;
     }
     return await untilStopped(async (signal) => {
       try {
-        await followJobLog(io, job, { write: writeStdout, signal });
+        if (target.kind === 'waiting') target = await settledRef(io, target.ticket, signal);
+        if (target.kind !== 'job') throw noJob('logs', target);
+        await followJobLog(io, target.id, { write: writeStdout, signal });
         return 0;
       } catch (error) {
         // Interrupted by the user: the job is untouched; 130 as for any command ended by Ctrl-C.

@@ -8,9 +8,10 @@ import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { MAX_DEFAULT_MS } from '../../service/core/budget.js';
 import { parseDuration } from '../../service/core/duration.js';
+import { callerEnvironment } from '../../service/core/job-env.js';
 import { exitStatusOf } from '../../service/core/job-status.js';
 import { DogsledError, messageOf } from '../../service/errors.js';
-import { checkCommand } from '../../service/jobs/command-check.js';
+import { checkArgumentsText, checkCommand } from '../../service/jobs/command-check.js';
 import { Deadline } from '../../service/jobs/deadline.js';
 import { type LaunchContext, launchJob } from '../../service/jobs/launch.js';
 import { followJobLog } from '../../service/jobs/logs.js';
@@ -51,8 +52,11 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
   );
   const timeout = durationFlag('--timeout', flags.timeout);
   const idleTimeout = durationFlag('--idle-timeout', flags.idleTimeout);
+  await checkArgumentsText(process.argv.slice(2));
   const cwd = await directoryFlag(flags.cwd);
   await checkCommand(command, cwd, ctx.env);
+  // The job runs with the caller's environment, under Herdr as headless (core/job-env.ts).
+  const env = callerEnvironment(ctx.env);
 
   const io = await commandIO(ctx);
   const owner = ctx.env.HERDR_PANE_ID || null;
@@ -72,7 +76,7 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     idle_timeout_ms: idleTimeout ?? null,
     caller_workspace: callerWorkspace,
   };
-  const submission = { request, pin: flags.host ?? null, owner, waiting: Boolean(flags.wait) };
+  const submission = { request, pin: flags.host ?? null, owner, waiting: Boolean(flags.wait), env };
   const outcome = await deadline.step('placement', 'routine', () => submitWork(io, submission));
   mark(`run: ${outcome.kind}`);
   if (outcome.kind === 'queued') return queued(outcome, io, flags, ctx, deadline);
@@ -86,6 +90,8 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
       owner,
       host: outcome.host,
       ticket: null,
+      reservation: outcome.reservation.id,
+      env,
     },
     deadline,
   );

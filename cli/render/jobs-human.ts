@@ -1,5 +1,6 @@
 // Human text for the job commands: the `ps` table and the one-line results of `stop`. The TIME
-// column is how long the job has waited (created), run (running) or took (ended). Commands, hosts
+// column is how long the job has waited (created), run (running) or took (ended); CPU and MEM, shown
+// when a listed job has them, are what an ended job used (CPU time, peak memory). Commands, hosts
 // and reasons come from record files that any process could have written, so they are stripped of
 // terminal escapes and cut to the width before they reach the terminal.
 
@@ -24,7 +25,7 @@ interface Column {
 
 const plain = () => (text: string) => text;
 
-/** Every column but the command, which takes the rest of the width. */
+/** Every column but the command, which takes the rest of the width; CPU and MEM only when measured. */
 const COLUMNS: Column[] = [
   { header: 'ID', text: (job) => plainLine(job.id), colour: plain },
   { header: 'STATE', text: (job) => job.state, colour: stateColour },
@@ -37,16 +38,44 @@ const COLUMNS: Column[] = [
   { header: 'TIME', text: (job, now) => formatAge(timeOf(job, now)), colour: plain },
 ];
 
+const USAGE: Column[] = [
+  {
+    header: 'CPU',
+    text: (job) => (typeof job.cpu_ms === 'number' ? formatAge(job.cpu_ms) : '-'),
+    colour: plain,
+  },
+  { header: 'MEM', text: (job) => shortBytes(job.peak_rss_bytes), colour: plain },
+];
+
+function measured(job: JobView): boolean {
+  return typeof job.cpu_ms === 'number' || typeof job.peak_rss_bytes === 'number';
+}
+
+/** Peak memory in a few characters: 812K, 45M, 1.5G; `-` when unknown. */
+export function shortBytes(bytes: number | null | undefined): string {
+  if (typeof bytes !== 'number') return '-';
+  const units = ['K', 'M', 'G', 'T'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = value < 10 && unit > 0 ? value.toFixed(1) : String(Math.round(value));
+  return `${shown}${units[unit]}`;
+}
+
 export function renderJobTable(jobs: readonly JobView[], now: number, width: number, paint: Paint): string[] {
-  const cells = jobs.map((job) => COLUMNS.map((column) => column.text(job, now)));
-  const widths = COLUMNS.map((column, i) =>
+  const columns = jobs.some(measured) ? [...COLUMNS, ...USAGE] : COLUMNS;
+  const cells = jobs.map((job) => columns.map((column) => column.text(job, now)));
+  const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)),
   );
   const commandWidth = Math.max(MIN_COMMAND, width - widths.reduce((sum, w) => sum + w + GAP.length, 0));
-  const header = [...COLUMNS.map((column, i) => column.header.padEnd(widths[i] ?? 0)), 'COMMAND'];
+  const header = [...columns.map((column, i) => column.header.padEnd(widths[i] ?? 0)), 'COMMAND'];
   const lines = [paint.dim(header.join(GAP))];
   jobs.forEach((job, row) => {
-    const shown = COLUMNS.map((column, i) =>
+    const shown = columns.map((column, i) =>
       column.colour(job, paint)((cells[row]?.[i] ?? '').padEnd(widths[i] ?? 0)),
     );
     lines.push([...shown, clip(commandLine(job.command), commandWidth)].join(GAP));

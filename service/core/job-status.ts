@@ -50,11 +50,19 @@ export function jobState(job: JobOutcome): JobState {
   return job.started_ms === null ? 'created' : 'running';
 }
 
-/** The status a waiter exits with: the child's exit code, else 128 + its signal, else 1 (no status). */
+/**
+ * The status of a job that ended without one: its wrapper was lost, it never started, its launch
+ * failed, or it was stopped before it ran. Not 1, which means "queued without waiting", nor 2
+ * (an error of dogsled itself) or 124 (a wait's deadline): 125 is what wrappers such as timeout(1),
+ * env(1) and nohup(1) exit with when they, not the command, failed.
+ */
+export const NO_STATUS = 125;
+
+/** The status a waiter exits with: the child's exit code, else 128 + its signal, else NO_STATUS. */
 export function exitStatusOf(job: JobOutcome): number {
   if (job.exit_code !== null) return job.exit_code;
   if (job.signal !== null) return 128 + (SIGNALS[job.signal] ?? 0);
-  return 1;
+  return NO_STATUS;
 }
 
 export function succeeded(job: JobOutcome): boolean {

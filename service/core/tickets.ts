@@ -1,7 +1,8 @@
 // Ticket lifecycle rules: pending -> admitting -> admitted | failed, and pending -> cancelled.
 // `admitting` names the service that is launching it; a ticket found `admitting` under any other
-// service was interrupted, and becomes an explicit failed ticket instead of a second launch.
-// Settled tickets are kept 24 hours for inspection, like ended jobs.
+// service was interrupted. It is never launched again: the restarted service settles it from what
+// its job record shows (settleInterrupted), admitted when the job started and failed, with the
+// reason, when it did not. Settled tickets are kept 24 hours for inspection, like ended jobs.
 
 import type { Ticket } from '../state/work-schemas.js';
 
@@ -46,16 +47,46 @@ export function isInterrupted(ticket: Pick<Ticket, 'state' | 'admitter'>, curren
   return admitter === null || admitter.pid !== current.pid || admitter.started_ms !== current.started_ms;
 }
 
-export function interruptedFailure(ticket: Ticket, now: number): Ticket {
-  const who = ticket.admitter ? ` (service pid ${ticket.admitter.pid})` : '';
-  const job = ticket.job ? `; job ${ticket.job} may have started: inspect it, nothing is relaunched` : '';
-  return {
-    ...ticket,
-    state: 'failed',
-    state_ms: now,
-    error: `admission interrupted: the service stopped while admitting it${who}${job}`,
-    notice: ticket.waiting ? null : 'pending',
-  };
+/** What an interrupted admission left behind, as the restarted service reads it from the job record. */
+export type LaunchEvidence =
+  /** A `place` ticket: its reservation, written together with the claim, is its whole admission. */
+  | { kind: 'placement' }
+  /** No job record: the service stopped before it created the job, so nothing ran. */
+  | { kind: 'no-record' }
+  /** exec claimed the record: the job started, once. */
+  | { kind: 'started' }
+  /** The record ended without a start: its launch failed, or it was ended as never started. */
+  | { kind: 'not-started'; reason: string | null }
+  /** The record could not be read: whether the job started is unknown. */
+  | { kind: 'unknown'; why: string };
+
+/**
+ * The reason written on a job record that an interrupted admission created but exec had not claimed:
+ * it ends at once (under the record's lock, so exec then refuses it and nothing runs twice).
+ */
+export function interruptedNeverStarted(ticket: Pick<Ticket, 'admitter'>): string {
+  return `never started: the service${serviceOf(ticket)} stopped while launching it`;
+}
+
+/** The ticket an interrupted admission settles as, from its evidence. */
+export function settleInterrupted(ticket: Ticket, evidence: LaunchEvidence, now: number): Ticket {
+  const notice = ticket.waiting ? null : 'pending';
+  if (evidence.kind === 'started' || evidence.kind === 'placement') {
+    return { ...ticket, state: 'admitted', state_ms: now, notice };
+  }
+  const job = ticket.job ?? 'its job';
+  const stopped = `admission interrupted: the service${serviceOf(ticket)} stopped`;
+  const error =
+    evidence.kind === 'no-record'
+      ? `${stopped} before ${job} was created; nothing ran`
+      : evidence.kind === 'not-started'
+        ? `${job}: ${evidence.reason ?? 'ended before it started'}`
+        : `${stopped} while admitting it; ${job} may have started (${evidence.why}): inspect it, nothing is relaunched`;
+  return { ...ticket, state: 'failed', state_ms: now, error, notice };
+}
+
+function serviceOf(ticket: Pick<Ticket, 'admitter'>): string {
+  return ticket.admitter ? ` (pid ${ticket.admitter.pid})` : '';
 }
 
 /** Settled more than a day ago: dropped from queue.json. */

@@ -1,8 +1,9 @@
 // The service's admission worker (spec, "Items and closing"): admits pending tickets in FIFO order
 // with planAdmissions, each one claimed under the queue lock together with its reservation (so a
-// concurrent `run` cannot take the room first), then launched, then marked admitted. A ticket is
-// launched at most once: one found `admitting` under another service run becomes a failed ticket,
-// and a launch or admission error is recorded on the ticket, never retried elsewhere.
+// concurrent `run` cannot take the room first), then launched with the caller's environment its
+// ticket kept, then marked admitted. A ticket is launched at most once: one found `admitting` under
+// another service run is settled from its job record (admission-recovery.ts), and a launch or
+// admission error is recorded on the ticket, never retried elsewhere.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission.js';
@@ -10,10 +11,11 @@ import { SETUP_CAP_MS } from '../core/budget.js';
 import { liveReservations } from '../core/reservations.js';
 import {
   type Admitter,
-  interruptedFailure,
   isExpiredTicket,
   isInterrupted,
+  type LaunchEvidence,
   pendingInOrder,
+  settleInterrupted,
 } from '../core/tickets.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { LOCAL_HOST, readReservations, readSnapshot } from '../hosts/local.js';
@@ -22,9 +24,12 @@ import { measureOf } from '../hosts/view.js';
 import { Deadline } from '../jobs/deadline.js';
 import { launchJob } from '../jobs/launch.js';
 import { newId } from '../state/ids.js';
+import { readEnvFile, removeEnvFile, ticketEnvPath } from '../state/job-env.js';
+import { oneLine } from '../state/quarantine.js';
 import { readServiceState } from '../state/service-lock.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { Queue, Ticket } from '../state/work-schemas.js';
+import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
 import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
 import { runLoop } from './work-loop.js';
@@ -49,6 +54,7 @@ export class AdmissionWorker {
   readonly admitter: Admitter;
   private readonly deps: ResolvedWorkerDeps;
   private recovered = false;
+  private sweepError = '';
   private readonly unsettled = new Map<
     string,
     { from: 'pending' | 'admitting'; change: (t: Ticket) => Ticket }
@@ -60,25 +66,39 @@ export class AdmissionWorker {
   }
 
   /**
-   * Fails every ticket another service run left `admitting` (it may have launched its job, so it is
-   * never launched again) and drops settled tickets older than a day. Returns the failed tickets.
+   * Settles every ticket another service run left `admitting` from its job record (never launching
+   * it again), drops settled tickets older than a day and removes the environments of tickets that
+   * no longer wait. Returns the tickets it settled.
    */
   async recover(): Promise<Ticket[]> {
-    const failed = await updateQueue(this.deps, (queue) => {
-      const now = this.deps.now();
+    const { deps } = this;
+    const before = await readQueue(deps);
+    // Records first, each under its own lock alone; the queue lock comes after, never around them.
+    const evidence = new Map<string, LaunchEvidence>();
+    for (const ticket of before.tickets) {
+      if (!isInterrupted(ticket, this.admitter)) continue;
+      const found = await launchEvidence(deps, ticket, true);
+      evidence.set(ticket.id, found);
+      // Before the ticket settles: whoever sees it failed finds its room free again.
+      await this.release(ticket, found);
+    }
+    const settled = await updateQueue(deps, (queue) => {
+      const now = deps.now();
       const interrupted: Ticket[] = [];
       const tickets = queue.tickets.flatMap((ticket) => {
         if (isExpiredTicket(ticket, now)) return [];
-        if (!isInterrupted(ticket, this.admitter)) return [ticket];
-        const settled = interruptedFailure(ticket, now);
-        interrupted.push(settled);
-        return [settled];
+        const found = evidence.get(ticket.id);
+        if (found === undefined || !isInterrupted(ticket, this.admitter)) return [ticket];
+        const next = settleInterrupted(ticket, found, now);
+        interrupted.push(next);
+        return [next];
       });
       const changed = tickets.length !== queue.tickets.length || interrupted.length > 0;
       return changed ? { result: interrupted, next: { ...queue, tickets } } : { result: interrupted };
     });
+    await this.sweep(await readQueue(deps));
     this.recovered = true;
-    return failed;
+    return settled;
   }
 
   /** One pass over the pending tickets; returns what happened to each ticket it acted on. */
@@ -87,6 +107,7 @@ export class AdmissionWorker {
     await this.retryUnsettled();
     const queue = await readQueue(this.deps);
     await this.dropExpired(queue);
+    await this.sweep(queue);
     const pending = pendingInOrder(queue.tickets);
     if (pending.length === 0) return [];
     const host = await this.localHost();
@@ -112,23 +133,39 @@ export class AdmissionWorker {
     if (claim.kind !== 'claimed') return claim;
     const { ticket, host, jobId, itemId } = claim;
     const { deps } = this;
+    await this.testPause('before-launch');
     // A `place` ticket is admitted by its reservation alone; a job ticket launches its job.
     if (ticket.request !== null && jobId !== null && itemId !== null) {
       const request = ticket.request;
       try {
+        const env = await readEnvFile(ticketEnvPath(deps.paths, ticket.id));
+        const spec = {
+          jobId,
+          itemId,
+          request,
+          owner: ticket.owner,
+          host,
+          ticket: ticket.id,
+          reservation: ticket.reservation,
+          env: env ?? null,
+        };
+        const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
         // Every launch gets the setup cap; an admission that runs out of it fails its ticket.
         const deadline = new Deadline(SETUP_CAP_MS);
         await deadline.step(`admission of ticket ${ticket.id}`, 'setup', () =>
-          launchJob(deps, { jobId, itemId, request, owner: ticket.owner, host, ticket: ticket.id }, deadline),
+          launchJob(ctx, spec, deadline),
         );
       } catch (error) {
         // Recorded on the ticket whatever it was: a ticket never stays `admitting` in a live run.
         if (!(error instanceof DogsledError))
           deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
-        return this.fail(ticket.id, 'admitting', messageOf(error));
+        return this.launchFailed(ticket, messageOf(error));
       }
+      await removeEnvFile(ticketEnvPath(deps.paths, ticket.id)).catch((error: unknown) =>
+        deps.warn(`dogsled serve: admission of ${ticket.id}: ${oneLine(messageOf(error))}`),
+      );
     }
-    await this.testPause();
+    await this.testPause('after-launch');
     const admitted = await this.settle(ticket.id, 'admitting', (current) => ({
       ...current,
       state: 'admitted',
@@ -167,6 +204,42 @@ export class AdmissionWorker {
         next: replaced(queue, index, claimed),
       };
     });
+  }
+
+  /**
+   * A launch that threw may still have started its job (Herdr's reply was lost after the line was
+   * typed, or the deadline fired late): the record decides, as after an interrupted admission.
+   */
+  private async launchFailed(ticket: Ticket, error: string): Promise<AdmissionResult> {
+    const evidence = await launchEvidence(this.deps, ticket, false);
+    if (evidence.kind === 'started') {
+      const admitted = await this.settle(ticket.id, 'admitting', (current) =>
+        settleInterrupted(current, evidence, this.deps.now()),
+      );
+      return admitted ? { kind: 'admitted', ticket: admitted } : { kind: 'gone' };
+    }
+    await this.release(ticket, evidence);
+    return this.fail(ticket.id, 'admitting', error);
+  }
+
+  /** Removes the environments of tickets that no longer wait; trouble never holds admission up. */
+  private async sweep(queue: Queue): Promise<void> {
+    try {
+      await sweepTicketEnvs(this.deps, queue);
+      this.sweepError = '';
+    } catch (error) {
+      // Once per distinct trouble, not once a second.
+      const line = `dogsled serve: admission: ${oneLine(messageOf(error))}`;
+      if (line !== this.sweepError) this.deps.warn(line);
+      this.sweepError = line;
+    }
+  }
+
+  /** Gives back what a ticket whose job never ran held; trouble is a warning, the TTL still ends it. */
+  private async release(ticket: Ticket, evidence: LaunchEvidence): Promise<void> {
+    await releaseUnlaunched(this.deps, ticket, evidence).catch((error: unknown) =>
+      this.deps.warn(`dogsled serve: admission of ${ticket.id}: ${oneLine(messageOf(error))}`),
+    );
   }
 
   private async fail(id: string, from: 'pending' | 'admitting', error: string): Promise<AdmissionResult> {
@@ -247,10 +320,16 @@ export class AdmissionWorker {
     };
   }
 
-  /** DOGSLED_TEST_ADMISSION_PAUSE_MS: a window after the launch, before `admitted`, for SIGKILL tests. */
-  private async testPause(): Promise<void> {
+  /**
+   * DOGSLED_TEST_ADMISSION_PAUSE_MS (with DOGSLED_TEST=1): a window for SIGKILL tests at the point
+   * DOGSLED_TEST_ADMISSION_PAUSE_AT names: `before-launch` (claimed, no record yet), `after-record`
+   * (record, item and environment written, no pane yet) or `after-launch` (the default: the pane or
+   * process runs exec, the ticket is not yet `admitted`).
+   */
+  private async testPause(point: 'before-launch' | 'after-record' | 'after-launch'): Promise<void> {
     const { env } = this.deps;
     if (env.DOGSLED_TEST !== '1') return;
+    if ((env.DOGSLED_TEST_ADMISSION_PAUSE_AT || 'after-launch') !== point) return;
     const ms = Number(env.DOGSLED_TEST_ADMISSION_PAUSE_MS ?? '');
     if (Number.isFinite(ms) && ms > 0) await sleep(ms);
   }

@@ -2,8 +2,10 @@
 // is gone from a Herdr snapshot that answered (never when Herdr cannot be read, and never by panes on
 // headless, where a job item has no pane). It also finalizes started jobs whose exec wrapper died
 // (reconcileJob), ends jobs exec never started within NEVER_STARTED_MS, so their items close too,
-// removes ended jobs and their logs 24 hours after they ended, and drops items closed more than a
-// day ago.
+// ends the reservation and removes the saved environment of every ended job (exec does both itself;
+// this covers a job that ended without it: wrapper lost, never started, stopped after its wrapper
+// died), removes ended jobs and their logs 24 hours after they ended, and drops items closed more
+// than a day ago.
 
 import { readdir } from 'node:fs/promises';
 import {
@@ -20,7 +22,9 @@ import {
 import { expiredJobs } from '../core/job-expiry.js';
 import { NEVER_STARTED, neverStarted } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
+import { endReservations } from '../hosts/place.js';
 import { reconcileJob } from '../jobs/reconcile.js';
+import { jobEnvPath, removeEnvFile } from '../state/job-env.js';
 import { type JobRecord, readJobRecord, removeJob, updateJobRecord } from '../state/job-records.js';
 import { readItems, updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
@@ -38,6 +42,8 @@ interface JobScan {
 export class CompletionWorker {
   /** Ended records never change again, so they are read once per service run. */
   private readonly ended = new Map<string, JobRecord>();
+  /** Ended jobs whose reservation and environment are known to be gone. */
+  private readonly released = new Set<string>();
   private readonly warned = new Set<string>();
 
   private readonly deps: ResolvedWorkerDeps;
@@ -104,8 +110,31 @@ export class CompletionWorker {
       records.set(id, record);
       if (record.ended_ms !== null) this.ended.set(id, record);
     }
+    await this.release([...records.values()]);
     await this.expire(records);
     return { records, present };
+  }
+
+  /** Ends the reservations and removes the environments of jobs that ended, once per service run. */
+  private async release(records: readonly JobRecord[]): Promise<void> {
+    const fresh = records.filter((r) => r.ended_ms !== null && !this.released.has(r.id));
+    if (fresh.length === 0) return;
+    // An environment file that cannot go (a directory in its place) is reported, never a reason
+    // to keep the room booked.
+    for (const record of fresh) {
+      await removeEnvFile(jobEnvPath(this.deps.paths, record.id)).catch((error: unknown) =>
+        this.warnOnce(messageOf(error)),
+      );
+    }
+    try {
+      const reservations = fresh.flatMap((r) => (r.reservation ? [r.reservation] : []));
+      await endReservations(this.deps, reservations);
+    } catch (error) {
+      // Tried again next pass; a reservation ends at its TTL anyway.
+      this.warnOnce(messageOf(error));
+      return;
+    }
+    for (const record of fresh) this.released.add(record.id);
   }
 
   /** Ended jobs expire with their logs 24 hours after they ended (prune removes them too). */
@@ -119,6 +148,7 @@ export class CompletionWorker {
         continue;
       }
       this.ended.delete(record.id);
+      this.released.delete(record.id);
     }
   }
 

@@ -53,5 +53,7 @@ function summaryOf(record: JobRecord): JobSummary {
     exit_code: record.exit_code,
     signal: record.signal,
     reason: record.reason,
+    peak_rss_bytes: record.peak_rss_bytes ?? null,
+    cpu_ms: record.cpu_ms ?? null,
   };
 }

@@ -3,12 +3,13 @@
 // there is: each sees the reservations of every caller that locked before it.
 
 import { planPlacement, type Refusal } from '../core/placement.js';
-import { liveReservations } from '../core/reservations.js';
+import { liveReservations, withoutReservations } from '../core/reservations.js';
 import { DogsledError } from '../errors.js';
 import { newId } from '../state/ids.js';
+import type { StatePaths } from '../state/paths.js';
 import { EMPTY_PLACEMENTS, PlacementsSchema, type Reservation } from '../state/schemas.js';
 import { readServiceState } from '../state/service-lock.js';
-import { updateState } from '../state/store.js';
+import { type StoreContext, updateState } from '../state/store.js';
 import { type HostsIO, LOCAL_HOST, localView, readLocalHost, readSnapshot } from './local.js';
 
 export type PlaceOutcome =
@@ -60,5 +61,25 @@ export async function reserveLocally(io: HostsIO, owner: string | null): Promise
       } satisfies PlaceOutcome,
       next: { ...placements, reservations: [...kept, reservation] },
     };
+  });
+}
+
+/**
+ * Ends the reservations `ids` now (their jobs ended), under the placements lock. Returns how many
+ * were still live; the file is left untouched when none was.
+ */
+export async function endReservations(
+  io: StoreContext & { paths: StatePaths },
+  ids: readonly string[],
+): Promise<number> {
+  if (ids.length === 0) return 0;
+  const ended = new Set(ids);
+  return updateState(io.paths.placements, PlacementsSchema, io, (current) => {
+    if (current === undefined) return { result: 0 };
+    const now = io.now();
+    const live = liveReservations(current.reservations, now);
+    const kept = withoutReservations(current.reservations, ended, now);
+    const removed = live.length - kept.length;
+    return removed === 0 ? { result: 0 } : { result: removed, next: { ...current, reservations: kept } };
   });
 }

@@ -1,9 +1,11 @@
 // Refuses a job whose command cannot run before anything is created: a name must be an executable
 // file on PATH, and a path (anything with a slash, relative to the job's directory) an executable
-// file. This checks the local host only; a remote host's exec reports its own `not found`.
+// file. This checks the local host only; a remote host's exec reports its own `not found`. Also
+// refuses arguments that are not UTF-8 text (see undecodableArgument).
 
+import { isUtf8 } from 'node:buffer';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { DogsledError } from '../errors.js';
 import { oneLine } from '../state/quarantine.js';
@@ -45,4 +47,67 @@ async function isExecutableFile(file: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * The first of `args` (this process's arguments after the script, as Node decoded them) whose bytes
+ * are not UTF-8, shown with \xNN escapes; undefined when all are text.
+ *
+ * Such an argument is refused rather than run. Node decodes argv as UTF-8 and replaces a bad byte
+ * with U+FFFD, so `run -- rm $'f\xff'` would act on another name. Running the exact bytes would
+ * need an encoding for byte strings in every record, ticket, snapshot and peer message (all JSON
+ * text), and a shell trampoline at spawn time, since Node passes a child's arguments only as UTF-8;
+ * a refusal before anything is created can never touch the wrong file, and `sh -c` with printf
+ * escapes still reaches any name. Only an argument holding U+FFFD can hide a bad byte, so the raw
+ * argv (/proc/self/cmdline) is read only then; without it such an argument is refused too.
+ */
+export async function undecodableArgument(
+  args: readonly string[],
+  cmdline = '/proc/self/cmdline',
+): Promise<string | undefined> {
+  const suspect = args.findIndex((arg) => arg.includes('\uFFFD'));
+  if (suspect < 0) return undefined;
+  const raw = await readFile(cmdline).catch(() => undefined);
+  const words = raw === undefined ? [] : splitCmdline(raw);
+  // Node's own options sit before the script in cmdline, so the arguments are its last entries.
+  const tail = words.length >= args.length ? words.slice(words.length - args.length) : undefined;
+  if (tail === undefined || tail.some((word, i) => word.toString('utf8') !== args[i])) {
+    return shownBytes(Buffer.from(args[suspect] ?? '', 'utf8'));
+  }
+  const bad = tail.find((word) => !isUtf8(word));
+  return bad === undefined ? undefined : shownBytes(bad);
+}
+
+/** Throws `<command>: argument "f\xff" is not valid UTF-8: ...` when undecodableArgument finds one. */
+export async function checkArgumentsText(args: readonly string[], command = 'run'): Promise<void> {
+  const bad = await undecodableArgument(args);
+  if (bad === undefined) return;
+  throw new DogsledError(
+    `${command}: argument "${bad}" is not valid UTF-8: job arguments must be text ` +
+      `(a shell can build such bytes: printf '\\377' inside sh -c)`,
+  );
+}
+
+function splitCmdline(raw: Buffer): Buffer[] {
+  const words: Buffer[] = [];
+  let start = 0;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i] !== 0) continue;
+    words.push(raw.subarray(start, i));
+    start = i + 1;
+  }
+  if (start < raw.length) words.push(raw.subarray(start));
+  return words;
+}
+
+/** Printable ASCII as is; every other byte as \xNN, so the message is one safe line. */
+function shownBytes(bytes: Buffer): string {
+  let text = '';
+  for (const byte of bytes) {
+    text +=
+      byte >= 0x20 && byte < 0x7f && byte !== 0x5c && byte !== 0x22
+        ? String.fromCharCode(byte)
+        : `\\x${byte.toString(16).padStart(2, '0')}`;
+  }
+  return text;
 }

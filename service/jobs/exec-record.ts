@@ -14,11 +14,13 @@ import type { StoreContext } from '../state/store.js';
 
 export type RecordIO = StoreContext & { paths: StatePaths };
 
-/** How the command ended, as the final record spells it. */
+/** How the command ended, as the final record spells it, and what it used when that was measured. */
 export interface JobEnd {
   exit_code: number | null;
   signal: string | null;
   reason: string | null;
+  peak_rss_bytes?: number | null;
+  cpu_ms?: number | null;
 }
 
 export type Claim =
@@ -32,13 +34,17 @@ export function shown(text: string): string {
   return oneLine(stripEscapes(text));
 }
 
-/** Why `exec` must not run `command` for this record, or undefined when it may. */
-export function refusalOf(record: JobRecord, command: readonly string[]): string | undefined {
+/**
+ * Why `exec` must not run this record, or undefined when it may. `command` is the one the caller
+ * named (`exec ID -- CMD`), undefined for `exec ID`, which runs the record's own.
+ */
+export function refusalOf(record: JobRecord, command?: readonly string[]): string | undefined {
   if (record.ended_ms !== null) return `job ${record.id} already ended: a job runs once`;
   if (record.started_ms !== null) {
     const pid = record.wrapper_pid ? ` (wrapper pid ${record.wrapper_pid})` : '';
     return `job ${record.id} already started${pid}: a job runs once`;
   }
+  if (command === undefined) return undefined;
   const same = record.command.length === command.length && record.command.every((a, i) => a === command[i]);
   if (!same) {
     return `job ${record.id} runs ${shown(shellLine(record.command))}, not ${shown(shellLine(command))}`;
@@ -53,7 +59,7 @@ export function refusalOf(record: JobRecord, command: readonly string[]): string
 export async function claimJob(
   io: RecordIO,
   id: string,
-  command: readonly string[],
+  command: readonly string[] | undefined,
   wrapper: { pid: number; start: number | null },
 ): Promise<Claim> {
   const now = io.now();

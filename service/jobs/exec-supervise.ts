@@ -1,18 +1,24 @@
 // The exec supervisor: the process that owns a job from start to final record. The pane's `exec`
 // starts it in a session of its own, so closing the pane (Herdr kills the pane's whole session)
-// leaves it running: it claims the record, runs the command with its timeouts, saves the final
-// record, reports the end to Herdr and closes the job's tab. SIGTERM or SIGINT kill the job's group
-// and end the record `wrapper terminated`; SIGHUP is ignored.
+// leaves it running: it claims the record, takes the caller's environment from jobs/ID.env (and
+// removes that file), runs the command with its timeouts, measures what it used, ends its
+// reservation, saves the final record, reports the end to Herdr and closes the job's tab. SIGTERM or
+// SIGINT kill the job's group and end the record `wrapper terminated`; SIGHUP is ignored.
 
 import { closeSync, fchmodSync, openSync } from 'node:fs';
+import { jobEnvironment } from '../core/job-env.js';
 import { exitStatusOf } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
+import { endReservations } from '../hosts/place.js';
+import { jobEnvPath, readEnvFile, removeEnvFile } from '../state/job-env.js';
 import { type JobRecord, jobLogPath } from '../state/job-records.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
+import { oneLine } from '../state/quarantine.js';
 import { procStat } from '../terminal/proc.js';
 import { startChild } from './exec-child.js';
 import { claimJob, endJob, type JobEnd, type RecordIO, recordGroup, stopRequested } from './exec-record.js';
 import { jobPaneOf, PaneReporter } from './exec-report.js';
+import { UsageMeter } from './exec-usage.js';
 import { SUPERVISOR_ENV } from './self.js';
 
 export { SUPERVISOR_ENV };
@@ -22,8 +28,15 @@ export interface ExecIO extends RecordIO {
   home: string;
 }
 
-/** Runs job `id` to its final record and returns exitStatusOf(final record). */
-export async function superviseJob(io: ExecIO, id: string, command: readonly string[]): Promise<number> {
+/**
+ * Runs job `id` to its final record and returns exitStatusOf(final record). `command` is the one
+ * `exec ID -- CMD` named (checked against the record), undefined for `exec ID`.
+ */
+export async function superviseJob(
+  io: ExecIO,
+  id: string,
+  command: readonly string[] | undefined,
+): Promise<number> {
   const signals = new WrapperSignals();
   try {
     const start = (await procStat(process.pid))?.start ?? null;
@@ -31,12 +44,16 @@ export async function superviseJob(io: ExecIO, id: string, command: readonly str
     const pane = jobPaneOf(io.env, claim.record);
     const reporter = pane === undefined ? undefined : new PaneReporter(io, pane, id);
     if (claim.kind === 'stopped') {
+      await forgetEnvironment(io, id);
+      await endReservation(io, claim.record);
       await reporter?.finish(claim.record);
       return exitStatusOf(claim.record);
     }
     // Herdr hears about the start while the command already runs: the job never waits for it.
     const working = reporter?.working();
     const end = await runCommand(io, claim.record, signals);
+    // Before the final record: whoever sees the job ended also finds its room free again.
+    await endReservation(io, claim.record);
     const final = await endJob(io, claim.record, end);
     await working;
     await reporter?.finish(final);
@@ -47,14 +64,17 @@ export async function superviseJob(io: ExecIO, id: string, command: readonly str
 }
 
 async function runCommand(io: ExecIO, record: JobRecord, signals: WrapperSignals): Promise<JobEnd> {
+  const env = await takeEnvironment(io, record);
+  if (typeof env === 'string') return { exit_code: null, signal: null, reason: `launch failed: ${env}` };
   if (signals.terminated) return { exit_code: null, signal: null, reason: 'wrapper terminated' };
   const logFd = openSync(jobLogPath(io.paths, record.id), 'a', STATE_FILE_MODE);
   try {
     fchmodSync(logFd, STATE_FILE_MODE);
+    const meter = await UsageMeter.before();
     const child = await startChild({
       command: record.command,
       cwd: record.cwd,
-      env: jobEnv(io.env),
+      env,
       logFd,
       timeoutMs: record.timeout_ms ?? null,
       idleTimeoutMs: record.idle_timeout_ms ?? null,
@@ -63,6 +83,7 @@ async function runCommand(io: ExecIO, record: JobRecord, signals: WrapperSignals
       io.warn(`dogsled: exec: ${child.message}`);
       return child.end;
     }
+    const usage = meter.start(child.pgid);
     signals.onTerminate(() => child.kill('wrapper terminated'));
     try {
       await recordGroup(io, record.id, { pgid: child.pgid, start: child.start });
@@ -72,17 +93,43 @@ async function runCommand(io: ExecIO, record: JobRecord, signals: WrapperSignals
     }
     // A stop that read the record before the group was in it could not signal it: do it here.
     if (stopRequested(io.paths, record.id)) child.kill('stopped');
-    return await child.wait(() => stopRequested(io.paths, record.id));
+    const end = await child.wait(() => stopRequested(io.paths, record.id));
+    return { ...end, ...(await usage.finish()) };
   } finally {
     closeSync(logFd);
   }
 }
 
-/** The job's environment: the pane's, without the supervisor marker. */
-function jobEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy = { ...env };
-  delete copy[SUPERVISOR_ENV];
-  return copy;
+/**
+ * The job's environment (core/job-env.ts): the caller's, read from jobs/ID.env, which is removed
+ * once read so the caller's variables are on disk only while the job waits to start. A file that
+ * cannot be read is the job's failure (a string: why), never a silent run with another environment.
+ */
+async function takeEnvironment(io: ExecIO, record: JobRecord): Promise<Record<string, string> | string> {
+  let caller: Record<string, string> | undefined;
+  try {
+    caller = await readEnvFile(jobEnvPath(io.paths, record.id));
+  } catch (error) {
+    io.warn(`dogsled: exec: job ${record.id}: ${oneLine(messageOf(error))}`);
+    return `its environment: ${oneLine(messageOf(error))}`;
+  }
+  await forgetEnvironment(io, record.id);
+  return jobEnvironment(caller, io.env, record.cwd);
+}
+
+async function forgetEnvironment(io: ExecIO, id: string): Promise<void> {
+  await removeEnvFile(jobEnvPath(io.paths, id)).catch((error: unknown) =>
+    io.warn(`dogsled: exec: job ${id}: ${oneLine(messageOf(error))}`),
+  );
+}
+
+/** The job's room is free once it ends; trouble is one warning (the TTL still ends it). */
+async function endReservation(io: ExecIO, record: JobRecord): Promise<void> {
+  const id = record.reservation;
+  if (id === null || id === undefined) return;
+  await endReservations(io, [id]).catch((error: unknown) =>
+    io.warn(`dogsled: exec: job ${record.id}: cannot end reservation ${id}: ${oneLine(messageOf(error))}`),
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
-// `dogsled exec ID -- CMD`, the wrapper a job pane runs. The pane's process refuses what must not
+// `dogsled exec ID`, the wrapper a job pane runs (`exec ID -- CMD` also works, and checks that the
+// record runs CMD). The pane's process refuses what must not
 // run (an unknown job, one that started or ended, another command), then starts the supervisor
 // (exec-supervise.ts) in a session of its own, since Herdr kills the pane's whole session when the
 // pane closes, and shows the job's log in the pane until the supervisor is done. Its exit status is
@@ -7,7 +8,7 @@
 
 import { spawn } from 'node:child_process';
 import { fstatSync, statSync } from 'node:fs';
-import { exitStatusOf } from '../core/job-status.js';
+import { exitStatusOf, NO_STATUS } from '../core/job-status.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { type JobRecord, jobLogPath, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { refusalOf } from './exec-record.js';
@@ -28,10 +29,11 @@ export interface ExecPane {
   out: PaneStream;
 }
 
+/** `command` is what `exec ID -- CMD` named, undefined for `exec ID` (the record's own command). */
 export async function execJob(
   io: ExecIO,
   id: string,
-  command: readonly string[],
+  command: readonly string[] | undefined,
   pane: ExecPane,
 ): Promise<number> {
   if (io.env[SUPERVISOR_ENV] === '1') return superviseJob(io, id, command);
@@ -46,11 +48,17 @@ interface SupervisorExit {
   signal: NodeJS.Signals | null;
 }
 
-async function showJob(io: ExecIO, id: string, command: readonly string[], pane: ExecPane): Promise<number> {
+async function showJob(
+  io: ExecIO,
+  id: string,
+  command: readonly string[] | undefined,
+  pane: ExecPane,
+): Promise<number> {
   const [node, ...prefix] = pane.self;
   if (node === undefined) throw new Error('execJob: empty self invocation');
+  const named = command === undefined ? [] : ['--', ...command];
   // The supervisor's stderr is the pane's: its one-line messages show there while the pane lives.
-  const supervisor = spawn(node, [...prefix, 'exec', id, '--', ...command], {
+  const supervisor = spawn(node, [...prefix, 'exec', id, ...named], {
     env: { ...io.env, [SUPERVISOR_ENV]: '1' },
     detached: true,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -96,7 +104,7 @@ async function showJob(io: ExecIO, id: string, command: readonly string[], pane:
   if (final !== undefined && final.ended_ms !== null) return exitStatusOf(final);
   // Started and not ended: the reconciler ends it `wrapper lost` once it sees the supervisor gone.
   throw new DogsledError(`job ${id}: its exec supervisor was killed by ${exit.signal} before the job ended`, {
-    exitCode: 1,
+    exitCode: NO_STATUS,
   });
 }
 

@@ -1,12 +1,16 @@
 // Launching one placed job, for `run` and for the service's admission worker alike: write the created
-// record and the owner's item first, then open the pane that runs `dogsled exec ID -- CMD` (a new
-// Herdr tab placed by the tab rules, or a detached process group headless), then record where it
-// runs. A pane that cannot be opened ends the record `launch failed: <why>` and closes the item, so
-// nothing is left looking alive.
+// record, the owner's item and the caller's environment (jobs/ID.env) first, then open the pane that
+// runs `dogsled exec ID` (a new Herdr tab placed by the tab rules, or a detached process group
+// headless), then record where it runs. A pane that cannot be opened ends the record `launch failed:
+// <why>`, closes the item, removes the environment and ends the reservation, so nothing is left
+// looking alive or holding room.
 
+import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { TabPlacement } from '../core/tab-placement.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { endReservations } from '../hosts/place.js';
+import { type Environment, jobEnvPath, removeEnvFile, writeEnvFile } from '../state/job-env.js';
 import { type JobRecord, updateJobRecord, writeJobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
 import { appendItem, updateItems, type WorkIO } from '../state/work.js';
@@ -25,6 +29,8 @@ export interface LaunchContext extends WorkIO {
   terminal?: () => Promise<TerminalPort>;
   /** The argv prefix that runs dogsled (`[node, dist/dogsled.mjs]`); default: this process's own. */
   self?: readonly string[];
+  /** Called once the record, item and environment are written, before the pane opens (tests pause here). */
+  afterRecord?: () => Promise<void>;
 }
 
 export interface LaunchSpec {
@@ -34,6 +40,10 @@ export interface LaunchSpec {
   owner: string | null;
   host: string;
   ticket: string | null;
+  /** The reservation the placement took; it ends with the job. */
+  reservation: string | null;
+  /** The caller's environment for the job (core/job-env.ts); null runs it with the wrapper's. */
+  env: Environment | null;
 }
 
 export interface Launched {
@@ -70,6 +80,7 @@ export async function launchJob(ctx: LaunchContext, spec: LaunchSpec, deadline: 
     idle_timeout_ms: request.idle_timeout_ms,
     ticket: spec.ticket,
     item: spec.itemId,
+    reservation: spec.reservation,
   };
   const item: Item = {
     id: spec.itemId,
@@ -89,6 +100,11 @@ export async function launchJob(ctx: LaunchContext, spec: LaunchSpec, deadline: 
   let opened: Opened;
   try {
     await appendItem(ctx, item);
+    // Checked here, not left to the spawn: a missing directory would be reported as the node
+    // binary's ENOENT headless, and under Herdr as an empty tab in some other directory.
+    await checkDirectory(request.cwd);
+    if (spec.env !== null) await writeEnvFile(jobEnvPath(ctx.paths, spec.jobId), spec.env);
+    await ctx.afterRecord?.();
     opened = await deadline.step(OPEN_PANE_OPERATION, 'routine', (signal) => openPane(ctx, spec, signal));
   } catch (error) {
     if (!(error instanceof Error)) throw error;
@@ -133,7 +149,7 @@ async function openPane(ctx: LaunchContext, spec: LaunchSpec, signal: AbortSigna
   const { request } = spec;
   const options: RunCommandOptions = {
     cwd: request.cwd,
-    argv: execArgv(ctx.self ?? selfInvocation(), spec.jobId, request.command),
+    argv: execArgv(ctx.self ?? selfInvocation(), spec.jobId),
     // exec finds the record through it even when the pane's shell has another environment.
     env: { DOGSLED_STATE: resolve(ctx.paths.dir) },
     label: basename(request.command[0] ?? 'job'),
@@ -185,9 +201,29 @@ async function openRepositoryWorkspace(
   }
 }
 
-/** Ends the record and closes the item, then reports the failure in one line naming the host. */
+/** A launch error for a directory that is not there, named as such. */
+class MissingDirectory extends DogsledError {}
+
+async function checkDirectory(cwd: string): Promise<void> {
+  const found = await stat(cwd).catch(() => undefined);
+  if (found === undefined) throw new MissingDirectory(`directory ${oneLine(cwd)} does not exist`);
+  if (!found.isDirectory()) throw new MissingDirectory(`${oneLine(cwd)} is not a directory`);
+}
+
+/**
+ * Ends the record, closes the item, removes the environment and ends the reservation, then reports
+ * the failure in one line naming the host. A failure after the directory check is judged again:
+ * when the directory went away meanwhile, that is the cause, whatever the spawn or Herdr said.
+ */
 async function failed(ctx: LaunchContext, spec: LaunchSpec, error: Error): Promise<never> {
-  const why = oneLine(messageOf(error));
+  let cause: Error = error;
+  if (!(error instanceof MissingDirectory)) {
+    cause = await checkDirectory(spec.request.cwd).then(
+      () => error,
+      (missing: Error) => missing,
+    );
+  }
+  const why = oneLine(messageOf(cause));
   const now = ctx.now();
   const ended = await updateJobRecord(ctx, spec.jobId, (record) => {
     // exec already started (a reply lost after the line was typed): the job runs; exec ends it.
@@ -197,6 +233,8 @@ async function failed(ctx: LaunchContext, spec: LaunchSpec, error: Error): Promi
     return { result: true, next: { ...record, ended_ms: now, reason: `launch failed: ${why}` } };
   });
   if (ended) {
+    await removeEnvFile(jobEnvPath(ctx.paths, spec.jobId)).catch(() => undefined);
+    if (spec.reservation !== null) await endReservations(ctx, [spec.reservation]).catch(() => undefined);
     await updateItems(ctx, (items) => ({
       result: undefined,
       next: {
@@ -210,6 +248,6 @@ async function failed(ctx: LaunchContext, spec: LaunchSpec, error: Error): Promi
     }));
   }
   // A user-facing failure (Herdr, a lock, the deadline, a system call) is one line; a bug keeps its stack.
-  if (!(error instanceof DogsledError) && (error as NodeJS.ErrnoException).code === undefined) throw error;
-  throw new DogsledError(`cannot launch job ${spec.jobId} on ${spec.host}: ${why}`, { cause: error });
+  if (!(cause instanceof DogsledError) && (cause as NodeJS.ErrnoException).code === undefined) throw cause;
+  throw new DogsledError(`cannot launch job ${spec.jobId} on ${spec.host}: ${why}`, { cause });
 }

@@ -19,13 +19,17 @@ export function selfInvocation(entry: string | undefined = process.argv[1]): str
   return [process.execPath, real];
 }
 
-/** The pane's argv: `<node> <dogsled.mjs> exec ID -- CMD...`. Nothing secret goes here. */
-export function execArgv(self: readonly string[], jobId: string, command: readonly string[]): string[] {
-  return [...self, 'exec', jobId, '--', ...command];
+/**
+ * The pane's argv: `<node> <dogsled.mjs> exec ID`. Only the job id: the command, its directory and
+ * the caller's environment travel in the job's files, so no argument has to survive being typed
+ * into a shell (a newline would submit the line early) and no secret reaches a command line.
+ */
+export function execArgv(self: readonly string[], jobId: string): string[] {
+  return [...self, 'exec', jobId];
 }
 
 /**
  * Set (to `1`) in the environment of `exec`'s supervisor: by the pane's exec, or by a headless
  * launch that has no pane. Never passed on to the job.
  */
-export const SUPERVISOR_ENV = 'DOGSLED_EXEC_SUPERVISOR';
+export { SUPERVISOR_ENV } from '../core/job-env.js';

@@ -1,7 +1,9 @@
 // Submitting work (a job, or a bare placement for `place`): under the queue lock, a request waits behind any pending ticket that could take
 // one of its hosts (FIFO: new work never overtakes waiting work), else it is placed with the same
 // policy as `place` (which writes the reservation under the placements lock, taken inside the
-// queue lock as lock.ts orders them), else it becomes a pending ticket that the service admits.
+// queue lock as lock.ts orders them), else it becomes a pending ticket that the service admits. A
+// job ticket's caller environment goes to tickets/ID.env (never queue.json, which status shows)
+// before the ticket is in the queue, so the service never admits a ticket without it.
 
 import { ticketsAhead } from '../core/admission.js';
 import { findHost, type Refusal } from '../core/placement.js';
@@ -10,6 +12,7 @@ import { DogsledError } from '../errors.js';
 import { type HostsIO, readLocalHost } from '../hosts/local.js';
 import { placeWork } from '../hosts/place.js';
 import { newId } from '../state/ids.js';
+import { type Environment, removeEnvFile, ticketEnvPath, writeEnvFile } from '../state/job-env.js';
 import type { Reservation } from '../state/schemas.js';
 import { updateQueue } from '../state/work.js';
 import type { JobRequest, Ticket } from '../state/work-schemas.js';
@@ -23,6 +26,8 @@ export interface WorkSubmission {
   owner: string | null;
   /** The caller waits for the ticket (`--wait`). */
   waiting: boolean;
+  /** The caller's environment for a job (core/job-env.ts), kept until its admission if it queues. */
+  env?: Environment;
 }
 
 export type SubmitOutcome =
@@ -31,6 +36,7 @@ export type SubmitOutcome =
 
 /** `command` names the caller in one-line errors (`run: unknown host "x" (known: local)`). */
 export async function submitWork(io: HostsIO, job: WorkSubmission, command = 'run'): Promise<SubmitOutcome> {
+  let envFile: string | undefined;
   return updateQueue<SubmitOutcome>(io, async (queue) => {
     // Only the local host exists until peers land; the rule below already reads a list of hosts.
     const hosts = [await readLocalHost(io)];
@@ -57,9 +63,17 @@ export async function submitWork(io: HostsIO, job: WorkSubmission, command = 'ru
       },
       io.now(),
     );
+    if (job.request !== null && job.env !== undefined) {
+      envFile = ticketEnvPath(io.paths, ticket.id);
+      await writeEnvFile(envFile, job.env);
+    }
     return {
       result: { kind: 'queued', ticket, behind, refusals } satisfies SubmitOutcome,
       next: { ...queue, tickets: [...queue.tickets, ticket] },
     };
+  }).catch(async (error: unknown) => {
+    // A ticket that never reached the queue must not leave its environment behind.
+    if (envFile !== undefined) await removeEnvFile(envFile).catch(() => undefined);
+    throw error;
   });
 }

@@ -35,6 +35,11 @@ export function jobLogPath(paths: StatePaths, id: string): string {
   return join(paths.jobs, `${checkedId(id)}.log`);
 }
 
+/** The caller's environment until exec claims the job (state/job-env.ts); never in the record itself. */
+export function jobEnvPath(paths: StatePaths, id: string): string {
+  return join(paths.jobs, `${checkedId(id)}.env`);
+}
+
 /** Created by `stop` before it kills the group, so exec records the end as stopped, not as a crash. */
 export function jobStopPath(paths: StatePaths, id: string): string {
   return join(paths.jobs, `${checkedId(id)}.stop`);
@@ -100,7 +105,13 @@ export async function listJobRecords(paths: StatePaths): Promise<JobListing> {
  */
 export async function removeJob(paths: StatePaths, id: string): Promise<JobRemoval> {
   const removed: string[] = [];
-  for (const path of [jobStopPath(paths, id), jobLogPath(paths, id), jobRecordPath(paths, id)]) {
+  const files = [
+    jobEnvPath(paths, id),
+    jobStopPath(paths, id),
+    jobLogPath(paths, id),
+    jobRecordPath(paths, id),
+  ];
+  for (const path of files) {
     try {
       await rm(path);
       removed.push(path);

@@ -24,6 +24,8 @@ export interface StatePaths {
   serviceAcquire: string;
   /** Per-job records and logs (jobs/ID.json, jobs/ID.log). */
   jobs: string;
+  /** The caller's environment of each queued job ticket until its admission (tickets/ID.env). */
+  tickets: string;
   items: string;
   queue: string;
   /** Repositories that placement has seen (repositories.json); they outlive their worktrees. */
@@ -53,6 +55,7 @@ export function statePaths(dir: string): StatePaths {
     serviceHolder: join(dir, 'service.json'),
     serviceAcquire: join(dir, 'service-acquire'),
     jobs: join(dir, 'jobs'),
+    tickets: join(dir, 'tickets'),
     items: join(dir, 'items.json'),
     queue: join(dir, 'queue.json'),
     repositories: join(dir, 'repositories.json'),

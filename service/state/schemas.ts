@@ -139,6 +139,15 @@ export const JobRecordSchema = z.looseObject({
   /** The queue ticket it was admitted from, and the owner's item that tracks it. */
   ticket: z.optional(z.nullable(z.string())),
   item: z.optional(z.nullable(z.string())),
+  /** The placement reservation the job holds; it ends when the job ends, not at its TTL. */
+  reservation: z.optional(z.nullable(z.string())),
+  /**
+   * What the job used, in its final record (null when it could not be measured): the largest
+   * resident memory of its process group seen by the wrapper's samples, and the CPU time (user +
+   * system) of its command and every descendant the command waited for.
+   */
+  peak_rss_bytes: z.optional(z.nullable(z.number().check(z.nonnegative()))),
+  cpu_ms: z.optional(z.nullable(z.number().check(z.nonnegative()))),
 });
 
 /** A job as host.json publishes it, so `ps --all` can read a host's jobs from its snapshot. */
@@ -155,6 +164,8 @@ export const JobSummarySchema = z.pick(JobRecordSchema, {
   exit_code: true,
   signal: true,
   reason: true,
+  peak_rss_bytes: true,
+  cpu_ms: true,
 });
 
 export const HostSnapshotSchema = z.looseObject({

@@ -83,7 +83,18 @@ export const ItemsSchema = z.looseObject({
   items: z.array(ItemSchema),
 });
 
+/**
+ * The caller's environment for one job (jobs/ID.env) or one queued ticket (tickets/ID.env): kept out
+ * of the job record, queue.json and host.json because it can hold secrets. 0600 in the 0700 state
+ * dir; the exec supervisor consumes and removes it when it claims the job (state/job-env.ts).
+ */
+export const EnvFileSchema = z.looseObject({
+  version: z.literal(1),
+  env: z.record(z.string(), z.string()),
+});
+
 export type JobRequest = z.infer<typeof JobRequestSchema>;
+export type EnvFile = z.infer<typeof EnvFileSchema>;
 export type Ticket = z.infer<typeof TicketSchema>;
 export type Queue = z.infer<typeof QueueSchema>;
 export type Item = z.infer<typeof ItemSchema>;

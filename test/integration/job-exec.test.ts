@@ -3,10 +3,12 @@
 // started, another command), a missing command, the stop file at start and during the run, SIGTERM to
 // exec, and a pane (exec's stdout) that goes away while the job runs on.
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobEnvPath, writeEnvFile } from '../../service/state/job-env.js';
 import {
   type JobRecord,
   jobLogPath,
@@ -206,7 +208,7 @@ describe.concurrent('stop and termination', () => {
     const job = await newJob(['touch', marker]);
     await writeFile(jobStopPath(paths, job.id), '');
     const result = await exec(job);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(125);
     expect(await readJobRecord(paths, job.id)).toMatchObject({
       started_ms: null,
       ended_ms: expect.any(Number),
@@ -262,4 +264,35 @@ describe.concurrent('stop and termination', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await expect(stat(marker)).rejects.toThrow();
   });
+});
+
+describe.concurrent("the caller's environment (jobs/ID.env)", () => {
+  it('`exec ID` runs the record with the saved environment, PWD set to its directory, and removes the file', async () => {
+    const job = await newJob(['sh', '-c', 'printf "%s|%s|[%s]" "$SAVED" "$PWD" "$ONLY_IN_EXEC"']);
+    await writeEnvFile(jobEnvPath(paths, job.id), { SAVED: 'from the caller', PATH: process.env.PATH ?? '' });
+    const result = await runCli(['exec', job.id], { ...box.env, ONLY_IN_EXEC: 'wrapper' });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(result.stdout).toBe(`from the caller|${box.root}|[]`);
+    await expect(stat(jobEnvPath(paths, job.id))).rejects.toThrow();
+  });
+
+  it.each([
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path])],
+    ['a directory', (path: string) => mkdirSync(path)],
+    ['not JSON', (path: string) => writeFileSync(path, '{"version":1,')],
+  ])(
+    'that is %s ends the job launch failed (exit 125) without hanging or running it',
+    async (_what, make) => {
+      const marker = join(box.root, `ran-${serial + 1}`);
+      const job = await newJob(['touch', marker]);
+      make(jobEnvPath(paths, job.id));
+      const result = await exec(job);
+      expect(result.code).toBe(125);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      const record = await readJobRecord(paths, job.id);
+      expect(record.reason).toMatch(/^launch failed: its environment: .*\.env/);
+      expect(record).toMatchObject({ exit_code: null, signal: null });
+      await expect(stat(marker)).rejects.toThrow();
+    },
+  );
 });

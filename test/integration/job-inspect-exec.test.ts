@@ -70,7 +70,7 @@ describe('inspection of jobs that exec runs', () => {
     const { id, started } = await execJob('sleep 30');
     const waiter = runCli(['wait', id, '--max', '20s'], box.env);
     process.kill(started.wrapper_pid as number, 'SIGKILL');
-    expect(await waiter).toMatchObject({ code: 1, stdout: '', stderr: '' });
+    expect(await waiter).toMatchObject({ code: 125, stdout: '', stderr: '' });
     expect(await record(box.io, id)).toMatchObject({ reason: 'wrapper lost' });
     await eventually(async () => ((await alive(started.pgid as number)) ? undefined : true));
   });

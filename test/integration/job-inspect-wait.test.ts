@@ -59,11 +59,11 @@ describe('dogsled wait', () => {
     expect(result).toMatchObject({ code: 124, stdout: 'still running\n' });
   });
 
-  test('a job whose wrapper died is reconciled: the wait ends with status 1 and its group is killed', async () => {
+  test('a job whose wrapper died is reconciled: the wait ends with status 125 (no status: never the queued 1) and its group is killed', async () => {
     const job = await runningJob(box.io, 'sleep 30', { wrapper: 'dead' });
     groups.push(job.pgid);
     const result = await runCli(['wait', job.id, '--max', '10s'], box.env);
-    expect(result).toMatchObject({ code: 1, stdout: '', stderr: '' });
+    expect(result).toMatchObject({ code: 125, stdout: '', stderr: '' });
     expect(await record(box.io, job.id)).toMatchObject({
       reason: 'wrapper lost',
       exit_code: null,

@@ -1,12 +1,15 @@
 // The service's admission worker end to end: a real `serve` on a fake /proc with room for 5, tickets
 // queued at once, admissions in FIFO order with exactly one launch each, a cancel in the middle, and
-// a service killed (SIGKILL) in the middle of an admission that leaves an explicit failed ticket.
+// a service killed (SIGKILL) at each point of an admission: the restarted service settles the ticket
+// from its job record (admitted when the job started, failed with the reason when not), never twice.
 
-import { readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listJobRecords, readJobRecord } from '../../service/state/job-records.js';
-import { statePaths } from '../../service/state/paths.js';
+import { ensureStateDir, statePaths } from '../../service/state/paths.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
 import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../helpers/cli.js';
 import {
@@ -191,7 +194,10 @@ describe('admission of a queue by a running service', () => {
       job: null,
     });
     expect(final[1]).toMatchObject({ state: 'failed', notice: 'pending', host: 'local' });
-    expect(final[1]?.error).toMatch(/^cannot launch job j_[a-z2-7]{12} on local: .*no-such-dir/);
+    // The cause is the missing directory, not the spawn error it would surface as (item 15).
+    expect(final[1]?.error).toBe(
+      `cannot launch job ${final[1]?.job} on local: directory ${missing} does not exist`,
+    );
     expect(final[2]).toMatchObject({ state: 'admitted' });
     expect(final[3]).toMatchObject({
       state: 'admitted',
@@ -209,25 +215,131 @@ describe('admission of a queue by a running service', () => {
   }, 40_000);
 });
 
-describe('a service killed in the middle of an admission', () => {
-  it('leaves an explicit failed ticket after restart, and the job is never launched again', async () => {
+describe("a queued job's environment", () => {
+  it('is kept 0600 beside the queue, never in it, and reaches the job the service admits', async () => {
+    const host = await roomFor5(box, 600_000);
+    stopTicker = host.stop;
+    startServe(host.env, running);
+    await untilEligible(box);
+    // Five placements fill the host, so the run queues.
+    for (let i = 0; i < 5; i++) expect((await runCli(['place', '--json'], host.env)).code).toBe(0);
+    const out = join(box.root, 'out');
+    const secret = 'queued-secret-4be1d';
+    const queued = await runCli(
+      ['run', '--json', '--cwd', box.root, '--', 'sh', '-c', `printf %s "$QUEUED_TOKEN" > ${out}`],
+      { ...host.env, QUEUED_TOKEN: secret },
+    );
+    expect(queued.code).toBe(1);
+    const { ticket } = JSON.parse(queued.stdout) as { ticket: string };
+    const envFile = join(box.state, 'tickets', `${ticket}.env`);
+    expect((await stat(envFile)).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(box.state, 'queue.json'), 'utf8')).not.toContain(secret);
+    expect((await runCli(['status', '--json'], host.env)).stdout).not.toContain(secret);
+
+    // Room again: the service admits the ticket, and the job sees the caller's variable.
+    await writeFile(join(box.state, 'placements.json'), '{"version":1,"reservations":[]}\n');
+    await eventually(
+      async () => ((await readFile(out, 'utf8').catch(() => '')) === secret ? true : undefined),
+      20_000,
+      'the admitted job wrote the variable',
+    );
+    const admitted = (await tickets(box)).find((t) => t.id === ticket);
+    expect(admitted).toMatchObject({ state: 'admitted' });
+    // Both copies are gone once the job started.
+    await eventually(
+      async () => {
+        const left = [envFile, join(box.state, 'jobs', `${admitted?.job}.env`)];
+        const present = await Promise.all(
+          left.map((file) =>
+            stat(file).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        );
+        return present.every((p) => !p) ? true : undefined;
+      },
+      10_000,
+      'the environment files removed',
+    );
+  }, 60_000);
+});
+
+describe('a ticket environment file that is not a regular file', () => {
+  it('fails that ticket in one line without hanging the service, which admits the next', async () => {
     const host = await roomFor5(box, 60_000);
     stopTicker = host.stop;
-    const first = startServe({ ...host.env, DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000' }, running);
+    const [fifo, fine] = queueOf(2, (i) => recordStart(`t${i}`));
+    await mkdir(join(box.state, 'tickets'), { recursive: true });
+    execFileSync('mkfifo', [join(box.state, 'tickets', `${fifo!.id}.env`)]);
+    await appendTickets(box, [fifo!, fine!]);
+    startServe(host.env, running);
+    const final = await eventually(
+      async () => {
+        const now = await tickets(box);
+        return now.every(settled) ? now : undefined;
+      },
+      20_000,
+      'both settled',
+    );
+    expect(final[0]).toMatchObject({ state: 'failed' });
+    expect(final[0]?.error).toMatch(/tickets\/t_0+\.env is not a regular file$/);
+    expect(final[1]).toMatchObject({ state: 'admitted' });
+    await eventually(
+      async () => ((await starts()).length > 0 ? true : undefined),
+      15_000,
+      'the next job ran',
+    );
+    expect(await starts()).toEqual(['t1']);
+  }, 40_000);
+
+  it('a tickets path that is a file never holds admission up', async () => {
+    const host = await roomFor5(box, 60_000);
+    stopTicker = host.stop;
+    await ensureStateDir(box.state);
+    await writeFile(join(box.state, 'tickets'), 'not a directory\n');
+    const [ticket] = queueOf(1, () => recordStart('despite'));
+    await appendTickets(box, [ticket!]);
+    startServe(host.env, running);
+    await eventually(
+      async () => ((await tickets(box))[0]?.state === 'admitted' ? true : undefined),
+      20_000,
+      'the ticket admitted',
+    );
+    await eventually(async () => ((await starts()).length > 0 ? true : undefined), 15_000, 'the job ran');
+  }, 40_000);
+});
+
+describe('a service killed in the middle of an admission', () => {
+  /** A ticket's reservation, if placements.json still holds it. */
+  async function reserved(id: string | null): Promise<boolean> {
+    const placements = JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8'));
+    return placements.reservations.some((r: { id: string }) => r.id === id);
+  }
+
+  /**
+   * Starts a service that pauses its admission at `point`, queues one job ticket, waits for
+   * `reached`, SIGKILLs the service there and starts another. Returns the ticket as it was then.
+   */
+  async function killedAt(
+    point: 'before-launch' | 'after-record' | 'after-launch',
+    reached: (ticket: Ticket) => Promise<boolean>,
+  ): Promise<{ admitting: Ticket; pid: number; ticket: Ticket }> {
+    const host = await roomFor5(box, 60_000);
+    stopTicker = host.stop;
+    const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
+    const first = startServe({ ...host.env, ...pause }, running);
     await untilEligible(box);
     const [ticket] = queueOf(1, () => recordStart('interrupted'));
     await appendTickets(box, [ticket!]);
-
-    // Launched (its exec wrapper claimed the record) but not yet marked admitted: kill the service there.
     const admitting = await eventually(
       async () => {
         const [now] = await tickets(box);
         if (now?.state !== 'admitting' || now.job === null) return undefined;
-        const record = await readJobRecord(statePaths(box.state), now.job).catch(() => undefined);
-        return record?.started_ms != null ? now : undefined;
+        return (await reached(now)) ? now : undefined;
       },
       20_000,
-      'an admission in progress',
+      `an admission paused at ${point}`,
     );
     expect(admitting.admitter).toMatchObject({ pid: first.pid });
     // The admission is stuck in its pause; the service still publishes its snapshot meanwhile.
@@ -239,28 +351,20 @@ describe('a service killed in the middle of an admission', () => {
     );
     first.kill('SIGKILL');
     await eventually(async () => first.exitCode !== null || first.signalCode !== null || undefined);
-
     startServe(host.env, running);
-    const failed = await eventually(
-      async () => {
-        const [now] = await tickets(box);
-        return now?.state === 'failed' ? now : undefined;
-      },
-      20_000,
-      'the interrupted ticket failed',
-    );
-    expect(failed).toMatchObject({
-      id: ticket!.id,
-      job: admitting.job,
-      item: admitting.item,
-      notice: 'pending',
-    });
-    expect(failed.error).toBe(
-      `admission interrupted: the service stopped while admitting it (service pid ${first.pid}); ` +
-        `job ${admitting.job} may have started: inspect it, nothing is relaunched`,
-    );
+    return { admitting, pid: first.pid!, ticket: ticket! };
+  }
 
-    // The new service admits new work, and the interrupted ticket still has its one job.
+  async function settledTicket(id: string): Promise<Ticket> {
+    return eventually(
+      async () => (await tickets(box)).find((t) => t.id === id && t.state !== 'admitting'),
+      20_000,
+      'the interrupted ticket settled',
+    );
+  }
+
+  /** A later ticket is admitted, and the interrupted one still has exactly its one job (or none). */
+  async function noRelaunch(ticket: Ticket, job: string | null): Promise<void> {
     const [next] = queueOf(1);
     await appendTickets(box, [{ ...next!, id: 't_after_restart' }]);
     await eventually(
@@ -268,11 +372,80 @@ describe('a service killed in the middle of an admission', () => {
       20_000,
       'a later ticket admitted',
     );
-    const jobs = await jobsByTicket();
-    expect(jobs.get(ticket!.id)).toEqual([admitting.job]);
-    expect((await tickets(box)).find((t) => t.id === ticket!.id)?.state).toBe('failed');
-    // Its job ran once (it was launched before the kill) and was never launched again.
+    expect((await jobsByTicket()).get(ticket.id)).toEqual(job === null ? undefined : [job]);
+  }
+
+  it('killed after the start: the ticket is admitted, its job runs once and ends its reservation', async () => {
+    const paths = statePaths(box.state);
+    const { admitting, ticket } = await killedAt('after-launch', async (now) => {
+      const record = await readJobRecord(paths, now.job!).catch(() => undefined);
+      return record?.started_ms != null;
+    });
+    const admitted = await settledTicket(ticket.id);
+    expect(admitted).toMatchObject({
+      state: 'admitted',
+      job: admitting.job,
+      item: admitting.item,
+      error: null,
+      notice: 'pending',
+    });
+    await noRelaunch(ticket, admitting.job);
     await eventually(async () => ((await starts()).length > 0 ? true : undefined), 15_000, 'the job ran');
     expect(await starts()).toEqual(['interrupted']);
+    const record = await eventually(
+      async () => {
+        const now = await readJobRecord(paths, admitting.job!);
+        return now.ended_ms === null ? undefined : now;
+      },
+      15_000,
+      'the job ended',
+    );
+    expect(record).toMatchObject({ exit_code: 0, reason: null, reservation: admitting.reservation });
+    expect(await reserved(admitting.reservation)).toBe(false);
+  }, 60_000);
+
+  it('killed after the record, before exec: the record ends at once with its reason and nothing runs', async () => {
+    const paths = statePaths(box.state);
+    const { admitting, pid, ticket } = await killedAt('after-record', async (now) => {
+      // The record is there and the claim's reservation holds the room.
+      const record = await readJobRecord(paths, now.job!).catch(() => undefined);
+      return record !== undefined && (await reserved(now.reservation));
+    });
+    const reason = `never started: the service (pid ${pid}) stopped while launching it`;
+    const failed = await settledTicket(ticket.id);
+    expect(failed).toMatchObject({
+      state: 'failed',
+      job: admitting.job,
+      error: `${admitting.job}: ${reason}`,
+    });
+    expect(await readJobRecord(paths, admitting.job!)).toMatchObject({
+      started_ms: null,
+      ended_ms: expect.any(Number),
+      reason,
+    });
+    expect(await reserved(admitting.reservation)).toBe(false);
+    // The caller's environment, written beside the record, is gone with the launch.
+    expect(existsSync(join(box.state, 'jobs', `${admitting.job}.env`))).toBe(false);
+    await eventually(
+      async () =>
+        (await items(box)).find((i) => i.id === admitting.item)?.closed_ms != null ? true : undefined,
+      15_000,
+      'its item closed',
+    );
+    await noRelaunch(ticket, admitting.job);
+    expect(await starts()).toEqual([]);
+  }, 60_000);
+
+  it('killed before the launch: the ticket fails saying nothing ran, and its room is given back', async () => {
+    const { admitting, pid, ticket } = await killedAt('before-launch', (now) => reserved(now.reservation));
+    const failed = await settledTicket(ticket.id);
+    expect(failed).toMatchObject({
+      state: 'failed',
+      job: admitting.job,
+      error: `admission interrupted: the service (pid ${pid}) stopped before ${admitting.job} was created; nothing ran`,
+    });
+    expect(await reserved(admitting.reservation)).toBe(false);
+    await noRelaunch(ticket, null);
+    expect(await starts()).toEqual([]);
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readJobRecord } from '../../service/state/job-records.js';
-import { statePaths } from '../../service/state/paths.js';
+import { ensureStateDir, statePaths } from '../../service/state/paths.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { eventually, type Sandbox, sandbox, type startCli } from '../helpers/cli.js';
 import {
@@ -46,6 +46,50 @@ async function deadPid(): Promise<number> {
 async function item(id: string) {
   return (await items(box)).find((i) => i.id === id);
 }
+
+describe('jobs that ended without their wrapper', () => {
+  it("end their reservations and remove their saved environments; a running job's are kept", async () => {
+    const now = Date.now();
+    const reservation = (id: string) => ({ id, created_ms: now, expires_ms: now + 600_000, owner: null });
+    await ensureStateDir(box.state);
+    await writeFile(
+      join(box.state, 'placements.json'),
+      `${JSON.stringify({ version: 1, reservations: ['r_lost', 'r_orphan', 'r_running', 'r_place'].map(reservation) })}\n`,
+    );
+    await writeJobs(box, [
+      jobFixture({
+        id: 'j_lost',
+        started_ms: now - 5_000,
+        wrapper_pid: await deadPid(),
+        wrapper_start: 1,
+        reservation: 'r_lost',
+      }),
+      jobFixture({ id: 'j_orphan', created_ms: now - 11 * 60_000, reservation: 'r_orphan' }),
+      jobFixture({
+        id: 'j_running',
+        started_ms: now - 5_000,
+        wrapper_pid: process.pid,
+        reservation: 'r_running',
+      }),
+    ]);
+    for (const id of ['j_orphan', 'j_running']) await writeFile(join(box.state, 'jobs', `${id}.env`), '{}');
+    startServe(box.env, running);
+    const left = await eventually(
+      async () => {
+        const ids = JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8')).reservations.map(
+          (r: { id: string }) => r.id,
+        );
+        return ids.length === 2 ? ids : undefined;
+      },
+      15_000,
+      'two reservations ended',
+    );
+    expect(left).toEqual(['r_running', 'r_place']);
+    const files = await readdir(join(box.state, 'jobs'));
+    expect(files).not.toContain('j_orphan.env');
+    expect(files).toContain('j_running.env');
+  });
+});
 
 describe('closing items without Herdr', () => {
   it('closes job items by their job end, finalizes a lost wrapper and a job never started, expires day-old jobs, publishes the rest in host.json', async () => {

@@ -4,11 +4,21 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Deadline } from '../../service/jobs/deadline.js';
+import { type Launched, launchJob } from '../../service/jobs/launch.js';
+import { newId } from '../../service/state/ids.js';
 import { type JobRecord, writeJobRecord } from '../../service/state/job-records.js';
 import { ensureStateDir, statePaths } from '../../service/state/paths.js';
-import { readItems, readQueue, updateItems, updateQueue, type WorkIO } from '../../service/state/work.js';
+import {
+  changeTicket,
+  readItems,
+  readQueue,
+  updateItems,
+  updateQueue,
+  type WorkIO,
+} from '../../service/state/work.js';
 import type { Item, Ticket } from '../../service/state/work-schemas.js';
-import { eventually, exited, type Sandbox, startCli } from '../helpers/cli.js';
+import { CLI, eventually, exited, type Sandbox, startCli } from '../helpers/cli.js';
 import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
 
 export { itemFixture, jobFixture, ticketFixture } from '../helpers/job-fixtures.js';
@@ -31,6 +41,32 @@ export async function appendItems(box: Sandbox, items: readonly Item[]): Promise
     result: undefined,
     next: { ...current, items: [...current.items, ...items] },
   }));
+}
+
+/**
+ * Plays the admission worker for one pending job ticket, headless: pre-assign the ids
+ * (`admitting`), launch the job, then mark the ticket admitted.
+ */
+export async function admitByHand(box: Sandbox, ticketId: string): Promise<Launched> {
+  const io = workIO(box);
+  const ids = { job: newId('j'), item: newId('i') };
+  const ticket = await changeTicket(io, ticketId, (t) => ({ ...t, state: 'admitting', ...ids }));
+  const launched = await launchJob(
+    { ...io, env: box.env, home: box.home, self: [process.execPath, CLI] },
+    {
+      jobId: ids.job,
+      itemId: ids.item,
+      request: ticket.request!,
+      owner: null,
+      host: 'local',
+      ticket: ticketId,
+      reservation: null,
+      env: null,
+    },
+    new Deadline(10_000),
+  );
+  await changeTicket(io, ticketId, (t) => ({ ...t, state: 'admitted', host: 'local' }));
+  return launched;
 }
 
 export async function writeJobs(box: Sandbox, records: readonly JobRecord[]): Promise<void> {

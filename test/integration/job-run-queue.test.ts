@@ -2,20 +2,18 @@
 // host queues the job as a pending ticket (exit 1 without --wait), and a new run never overtakes a
 // ticket that is already waiting for the same host.
 
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Deadline } from '../../service/jobs/deadline.js';
-import { launchJob } from '../../service/jobs/launch.js';
-import { newId } from '../../service/state/ids.js';
 import { statePaths } from '../../service/state/paths.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
 import { changeTicket } from '../../service/state/work.js';
 import { QueueSchema, type Ticket } from '../../service/state/work-schemas.js';
-import { CLI, eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { ticketFixture } from '../helpers/job-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+import { admitByHand } from './job-queue-fixtures.js';
 
 let box: Sandbox;
 let lock: ServiceLock | undefined;
@@ -136,6 +134,25 @@ describe('run on a full host', () => {
     await expect(readdir(join(box.state, 'jobs'))).rejects.toThrow();
   });
 
+  it("keeps the caller's environment beside the queue, and a state dir that cannot hold it queues nothing", async () => {
+    await host(false);
+    const env = { ...box.env, RUN_TOKEN: 'kept-for-admission' };
+    const queued = await runCli(['run', '--json', '--', 'true'], env);
+    expect(queued.code).toBe(1);
+    const { ticket } = JSON.parse(queued.stdout);
+    const saved = JSON.parse(await readFile(join(box.state, 'tickets', `${ticket}.env`), 'utf8'));
+    expect(saved.env.RUN_TOKEN).toBe('kept-for-admission');
+    expect(await readFile(join(box.state, 'queue.json'), 'utf8')).not.toContain('kept-for-admission');
+
+    // tickets/ is a file: one line, exit 2, and the queue is as it was.
+    await rm(join(box.state, 'tickets'), { recursive: true });
+    await writeFile(join(box.state, 'tickets'), 'not a directory\n');
+    const refused = await runCli(['run', '--json', '--', 'true'], env);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toMatch(/^dogsled: cannot write .*\/tickets\/t_[a-z2-7]{12}\.env: [^\n]+\n$/);
+    expect((await queue()).map((t) => t.id)).toEqual([ticket]);
+  });
+
   it('waits with --wait until --max, then prints still running and exits 124, leaving the ticket pending', async () => {
     await host(false);
     const result = await runCli(['run', '--wait', '--max', '1500ms', '--json', '--', 'true'], box.env);
@@ -198,23 +215,8 @@ describe('run --wait on a queued ticket', () => {
     const waiting = runCli(['run', '--wait', '--', 'sh', '-c', 'echo admitted; exit 5'], box.env);
     const ticket = await pending();
     expect(ticket.waiting).toBe(true);
-    // The admission worker's steps: pre-assign the ids, launch, then mark the ticket admitted.
-    const ids = { job: newId('j'), item: newId('i') };
-    await changeTicket(io(), ticket.id, (t) => ({ ...t, state: 'admitting', ...ids }));
-    const launched = await launchJob(
-      { ...io(), env: box.env, home: box.home, self: [process.execPath, CLI] },
-      {
-        jobId: ids.job,
-        itemId: ids.item,
-        request: ticket.request!,
-        owner: null,
-        host: 'local',
-        ticket: ticket.id,
-      },
-      new Deadline(10_000),
-    );
-    expect(launched.job).toMatchObject({ id: ids.job, ticket: ticket.id, item: ids.item, pane: null });
-    await changeTicket(io(), ticket.id, (t) => ({ ...t, state: 'admitted', host: 'local' }));
+    const launched = await admitByHand(box, ticket.id);
+    expect(launched.job).toMatchObject({ ticket: ticket.id, item: launched.item.id, pane: null });
     const result = await waiting;
     expect(result.stdout).toBe(`{"queued":true,"ticket":"${ticket.id}"}\nadmitted\n`);
     expect(result.code).toBe(5);

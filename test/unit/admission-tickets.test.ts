@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   cancelRefusal,
-  interruptedFailure,
+  interruptedNeverStarted,
   isExpiredTicket,
   isInterrupted,
   isSettled,
   pendingInOrder,
+  settleInterrupted,
   TICKET_RETENTION_MS,
 } from '../../service/core/tickets.js';
 import { TICKET_STATES, type Ticket, TicketSchema } from '../../service/state/work-schemas.js';
@@ -53,27 +54,53 @@ describe('interrupted admissions', () => {
     }
   });
 
-  it('turns it into an explicit failed ticket naming the service and the job that may have started', () => {
-    const admitting = ticket({ state: 'admitting', admitter: SERVICE, job: 'j_abc', item: 'i_abc' });
-    const failed = interruptedFailure(admitting, NOW);
-    expect(failed).toMatchObject({
-      state: 'failed',
+  const admitting = () => ticket({ state: 'admitting', admitter: SERVICE, job: 'j_abc', item: 'i_abc' });
+
+  it('admits it when its job started: the job ran once and is never launched again', () => {
+    const admitted = settleInterrupted(admitting(), { kind: 'started' }, NOW);
+    expect(admitted).toMatchObject({
+      state: 'admitted',
       state_ms: NOW,
       job: 'j_abc',
       item: 'i_abc',
+      error: null,
       notice: 'pending',
     });
-    expect(failed.error).toBe(
-      'admission interrupted: the service stopped while admitting it (service pid 4242); ' +
-        'job j_abc may have started: inspect it, nothing is relaunched',
-    );
-    expect(TicketSchema.parse(failed)).toEqual(failed);
+    expect(TicketSchema.parse(admitted)).toEqual(admitted);
   });
 
-  it('leaves no notice for a waiting caller, who sees the failure itself', () => {
-    const failed = interruptedFailure(ticket({ state: 'admitting', waiting: true }), NOW);
-    expect(failed.notice).toBeNull();
-    expect(failed.error).toBe('admission interrupted: the service stopped while admitting it');
+  it('admits a place ticket, whose reservation was written with its claim', () => {
+    const place = ticket({ state: 'admitting', admitter: SERVICE, kind: 'place', request: null });
+    expect(settleInterrupted(place, { kind: 'placement' }, NOW)).toMatchObject({ state: 'admitted' });
+  });
+
+  it('fails it with the reason when nothing started, naming the service', () => {
+    expect(settleInterrupted(admitting(), { kind: 'no-record' }, NOW)).toMatchObject({
+      state: 'failed',
+      error: 'admission interrupted: the service (pid 4242) stopped before j_abc was created; nothing ran',
+      notice: 'pending',
+    });
+    const reason = interruptedNeverStarted(admitting());
+    expect(reason).toBe('never started: the service (pid 4242) stopped while launching it');
+    expect(settleInterrupted(admitting(), { kind: 'not-started', reason }, NOW).error).toBe(
+      `j_abc: ${reason}`,
+    );
+    expect(
+      settleInterrupted(admitting(), { kind: 'not-started', reason: 'launch failed: no tabs' }, NOW).error,
+    ).toBe('j_abc: launch failed: no tabs');
+  });
+
+  it('says the job may have started when its record cannot be read', () => {
+    const failed = settleInterrupted(admitting(), { kind: 'unknown', why: 'not JSON' }, NOW);
+    expect(failed.error).toBe(
+      'admission interrupted: the service (pid 4242) stopped while admitting it; j_abc may have started (not JSON): inspect it, nothing is relaunched',
+    );
+  });
+
+  it('leaves no notice for a waiting caller, who sees the outcome itself', () => {
+    const waiting = ticket({ state: 'admitting', waiting: true, job: 'j_1' });
+    expect(settleInterrupted(waiting, { kind: 'no-record' }, NOW).notice).toBeNull();
+    expect(settleInterrupted(waiting, { kind: 'started' }, NOW).notice).toBeNull();
   });
 });
 

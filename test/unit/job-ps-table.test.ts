@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { paint } from '../../cli/render/color.js';
-import { renderJobTable, renderStopOutcome } from '../../cli/render/jobs-human.js';
+import { renderJobTable, renderStopOutcome, shortBytes } from '../../cli/render/jobs-human.js';
 import { commandLine } from '../../cli/render/text.js';
 import type { JobView } from '../../service/jobs/list.js';
 import { createdRecord } from '../integration/job-inspect-fixture.js';
@@ -41,6 +41,36 @@ describe('the ps table', () => {
       ['j_w', 'created', 'local', '-', '4s'],
       ['j_r', 'running', 'local', '-', '90s'],
       ['j_e', 'ended', 'local', 'SIGKILL', '3s'],
+    ]);
+  });
+
+  test('adds CPU and MEM columns only when a listed job was measured', () => {
+    const plain = renderJobTable([view('j_p', {})], NOW, 120, paint(false));
+    expect(plain[0]).toMatch(/^ID\s+STATE\s+HOST\s+END\s+TIME\s+COMMAND$/);
+    const ended = view('j_m', {
+      state: 'ended',
+      started_ms: NOW - 3_000,
+      ended_ms: NOW,
+      exit_code: 0,
+      cpu_ms: 1_250,
+      peak_rss_bytes: 47 * 1024 * 1024,
+    });
+    const rows = renderJobTable([ended, view('j_c', {})], NOW, 120, paint(false));
+    expect(rows[0]).toMatch(/^ID\s+STATE\s+HOST\s+END\s+TIME\s+CPU\s+MEM\s+COMMAND$/);
+    expect(rows[1]?.split(/ {2,}/).slice(0, 7)).toEqual([
+      'j_m',
+      'ended',
+      'local',
+      'exit 0',
+      '3s',
+      '1s',
+      '47M',
+    ]);
+    expect(rows[2]?.split(/ {2,}/).slice(0, 7)).toEqual(['j_c', 'created', 'local', '-', '1s', '-', '-']);
+    expect([shortBytes(812 * 1024), shortBytes(1.5 * 1024 ** 3), shortBytes(null)]).toEqual([
+      '812K',
+      '1.5G',
+      '-',
     ]);
   });
 

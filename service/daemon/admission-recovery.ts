@@ -1,0 +1,86 @@
+// Settling admissions from their job records: tickets a killed service left `admitting`, and a
+// launch that threw. The record decides (core/tickets.ts settleInterrupted): a job exec claimed has
+// started, so its ticket is admitted and never launched again; a record still waiting for exec is
+// ended at once under its own lock (exec, which claims under the same lock, then refuses it), so
+// its ticket fails with that reason and its room is given back. Also removes the caller
+// environments (tickets/ID.env) of tickets that will never launch.
+
+import { interruptedNeverStarted, type LaunchEvidence } from '../core/tickets.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { endReservations } from '../hosts/place.js';
+import { jobEnvPath, removeEnvFile, ticketEnvIds, ticketEnvPath } from '../state/job-env.js';
+import { type JobRecord, readJobRecord, updateJobRecord } from '../state/job-records.js';
+import { oneLine } from '../state/quarantine.js';
+import { updateQueue, type WorkIO } from '../state/work.js';
+import type { Queue, Ticket } from '../state/work-schemas.js';
+
+/**
+ * What the ticket's launch left. `endUnstarted` ends a record exec has not claimed (the launcher is
+ * gone, so it would otherwise wait ten minutes for a start that the service no longer drives).
+ */
+export async function launchEvidence(
+  io: WorkIO,
+  ticket: Ticket,
+  endUnstarted: boolean,
+): Promise<LaunchEvidence> {
+  if (ticket.request === null) return { kind: 'placement' };
+  if (ticket.job === null) return { kind: 'no-record' };
+  let record: JobRecord;
+  try {
+    record = await readJobRecord(io.paths, ticket.job);
+  } catch (error) {
+    if (error instanceof DogsledError && error.message.startsWith('unknown job'))
+      return { kind: 'no-record' };
+    return { kind: 'unknown', why: oneLine(messageOf(error)) };
+  }
+  const judged = judge(record);
+  if (judged !== undefined || !endUnstarted) return judged ?? { kind: 'unknown', why: 'not started yet' };
+  const reason = interruptedNeverStarted(ticket);
+  const now = io.now();
+  return updateJobRecord(io, ticket.job, (current) => {
+    if (current === undefined) return { result: { kind: 'no-record' } satisfies LaunchEvidence };
+    const known = judge(current);
+    if (known !== undefined) return { result: known };
+    const next: JobRecord = { ...current, ended_ms: now, reason };
+    return { result: { kind: 'not-started', reason } satisfies LaunchEvidence, next };
+  });
+}
+
+function judge(record: JobRecord): LaunchEvidence | undefined {
+  if (record.started_ms !== null) return { kind: 'started' };
+  if (record.ended_ms !== null) return { kind: 'not-started', reason: record.reason };
+  return undefined;
+}
+
+/**
+ * The room and files of a ticket whose job never ran: its reservation ends, and its caller
+ * environment (ticket's and job's) is removed. A started job keeps its reservation until it ends.
+ */
+export async function releaseUnlaunched(io: WorkIO, ticket: Ticket, evidence: LaunchEvidence): Promise<void> {
+  await removeEnvFile(ticketEnvPath(io.paths, ticket.id));
+  if (evidence.kind === 'started' || evidence.kind === 'placement' || evidence.kind === 'unknown') return;
+  if (ticket.job !== null) await removeEnvFile(jobEnvPath(io.paths, ticket.job));
+  if (ticket.reservation !== null) await endReservations(io, [ticket.reservation]);
+}
+
+/**
+ * Removes tickets/ID.env of every ticket that is not waiting for a launch (cancelled, settled,
+ * dropped). Judged again under the queue lock: `run` writes a ticket's file inside that lock just
+ * before the ticket enters the queue, so a file seen without its ticket may be one being queued.
+ */
+export async function sweepTicketEnvs(io: WorkIO, queue: Queue): Promise<void> {
+  const ids = await ticketEnvIds(io.paths);
+  if (ids.length === 0) return;
+  if (ids.every((id) => waiting(queue).has(id))) return;
+  await updateQueue(io, async (current) => {
+    const live = waiting(current);
+    for (const id of ids) if (!live.has(id)) await removeEnvFile(ticketEnvPath(io.paths, id));
+    return { result: undefined };
+  });
+}
+
+function waiting(queue: Queue): Set<string> {
+  return new Set(
+    queue.tickets.filter((t) => t.state === 'pending' || t.state === 'admitting').map((t) => t.id),
+  );
+}
