@@ -4,6 +4,7 @@
 // sent raw to the job's pane, and `logs` is that same stream replayed (colours, progress bars), like
 // `cat` of the file. Views that show output inside dogsled's own text (status, read) strip it.
 
+import { EXIT } from '../../service/core/exit-codes.js';
 import { copyJobLog, followJobLog } from '../../service/jobs/logs.js';
 import { statePaths } from '../../service/state/paths.js';
 import type { CliContext } from '../context.js';
@@ -29,7 +30,7 @@ export async function logsCommand(job: string, flags: LogsFlags, ctx: CliContext
         return 0;
       } catch (error) {
         // Interrupted by the user: the job is untouched; 130 as for any command ended by Ctrl-C.
-        if (signal.aborted) return 130;
+        if (signal.aborted) return EXIT.interrupted;
         throw error;
       }
     });
