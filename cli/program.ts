@@ -30,7 +30,8 @@ function action(done: Done, load: () => Promise<Entry>) {
   };
 }
 
-function buildProgram(done: Done): Command {
+/** Every command and flag; exported so tests can cover each one. */
+export function buildProgram(done: Done): Command {
   const program = new Command('dogsled')
     .description('Host status and placement for coding agents across Herdr hosts')
     .version(VERSION, '-V, --version', 'print the version')
