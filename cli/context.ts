@@ -3,9 +3,9 @@
 // HOME and DOGSLED_STATE; nothing here is mocked.
 
 import { homedir } from 'node:os';
+import { plainLine } from '../service/core/strip-escapes.js';
 import { clockFromEnv } from '../service/state/clock.js';
 import { configPathFrom, stateDirFrom } from '../service/state/paths.js';
-import { plainLine } from './render/text.js';
 
 export interface CliContext {
   env: NodeJS.ProcessEnv;

@@ -4,8 +4,8 @@
 // id, an unknown option) and a typed escape sequence must not drive the terminal.
 
 import { EXIT } from '../service/core/exit-codes.js';
+import { plainLine } from '../service/core/strip-escapes.js';
 import { DogsledError } from '../service/errors.js';
-import { plainLine } from './render/text.js';
 
 /** Prints `dogsled: <message>` (and its hint) on stderr; returns the exit status. */
 export function reportError(error: unknown, write: (text: string) => void): number {

@@ -4,7 +4,8 @@
 // exit with its status. One --max deadline covers all of it; a wait that reaches it prints
 // `still running` and exits 124, leaving the job or ticket as it is.
 
-import { EXIT, jobExitStatus } from '../../service/core/exit-codes.js';
+import { EXIT } from '../../service/core/exit-codes.js';
+import { exitStatusOf } from '../../service/core/job-status.js';
 import { DogsledError, messageOf } from '../../service/errors.js';
 import { checkCommand } from '../../service/jobs/command-check.js';
 import type { Deadline } from '../../service/jobs/deadline.js';
@@ -159,14 +160,14 @@ async function follow(
     if (flags.json) {
       const doc: RunEnded = {
         ...jobDoc(record),
-        status: jobExitStatus(record),
+        status: exitStatusOf(record),
         exit_code: record.exit_code,
         signal: record.signal,
         reason: record.reason,
       };
       ctx.out(`${JSON.stringify(doc)}\n`);
     }
-    return jobExitStatus(record);
+    return exitStatusOf(record);
   } catch (error) {
     if (!signal.aborted) throw error;
     const still: RunStillRunning = { ...jobDoc(await readJobRecord(io.paths, jobId)), still_running: true };

@@ -2,7 +2,8 @@
 // code, else 128 + signal, else 1). At the deadline (default 30m from the command's start) it prints
 // `still running` and exits 124; a wait never cancels or signals its job.
 
-import { EXIT, jobExitStatus } from '../../service/core/exit-codes.js';
+import { EXIT } from '../../service/core/exit-codes.js';
+import { exitStatusOf } from '../../service/core/job-status.js';
 import { waitForJob } from '../../service/jobs/wait.js';
 import { readJobRecord } from '../../service/state/job-records.js';
 import { statePaths } from '../../service/state/paths.js';
@@ -21,13 +22,13 @@ export async function waitCommand(job: string, flags: WaitFlags, ctx: CliContext
   await readJobRecord(io.paths, job);
   return untilStopped(async (stopped) => {
     try {
-      return jobExitStatus(await waitForJob(io, job, { signal: AbortSignal.any([deadline, stopped]) }));
+      return exitStatusOf(await waitForJob(io, job, { signal: AbortSignal.any([deadline, stopped]) }));
     } catch (error) {
       if (stopped.aborted) return EXIT.interrupted;
       if (!deadline.aborted) throw error;
       // A job that ended just as the deadline fired has a status to return.
       const last = await readJobRecord(io.paths, job);
-      if (last.ended_ms !== null) return jobExitStatus(last);
+      if (last.ended_ms !== null) return exitStatusOf(last);
       ctx.out('still running\n');
       return EXIT.stillRunning;
     }

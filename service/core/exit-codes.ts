@@ -1,8 +1,6 @@
 // The exit statuses of every dogsled command, in one place (spec, "Commands"). A job wait (`wait`,
 // `run --wait`) exits with the job's own status instead: its exit code, else 128 + the signal
-// number, as a shell reports it (exitStatusOf in job-status.ts).
-
-export { exitStatusOf as jobExitStatus } from './job-status.js';
+// number, as a shell reports it (exitStatusOf in job-status.ts, the job statuses' one home).
 
 export const EXIT = {
   ok: 0,
