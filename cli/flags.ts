@@ -8,8 +8,6 @@ import { resolve } from 'node:path';
 import { MAX_DEFAULT_MS } from '../service/core/budget.js';
 import { parseDuration, parseSeconds } from '../service/core/duration.js';
 import { DogsledError } from '../service/errors.js';
-import { LOCAL_HOST } from '../service/hosts/local.js';
-import { Deadline } from '../service/jobs/deadline.js';
 
 /**
  * A duration flag: an integer with ms, s, m or h, longer than 0 and at most 365 days. Zero is
@@ -29,11 +27,11 @@ export function optionalDurationFlag(flag: string, text: string | undefined): nu
 }
 
 /**
- * `--max D` (default 30 minutes): one deadline from the process's start, for every command, so
- * start-up, discovery and placement count against it as the spec says.
+ * `--max D` (default 30 minutes) in milliseconds. Every command starts its deadline at the
+ * process's start (`Deadline.fromProcessStart`), so start-up, discovery and placement count too.
  */
-export function maxFlag(text: string | undefined): Deadline {
-  return Deadline.fromProcessStart(text === undefined ? MAX_DEFAULT_MS : durationFlag('--max', text));
+export function maxFlag(text: string | undefined): number {
+  return text === undefined ? MAX_DEFAULT_MS : durationFlag('--max', text);
 }
 
 /** `--interval N`: seconds (decimals allowed), more than a millisecond and at most a day. */
@@ -63,8 +61,8 @@ export function hostFlag(text: string | undefined): string | null {
   return text;
 }
 
-/** `--host ID` for commands that only act on this host until peers land (doctor, prune). */
-export function localHostFlag(text: string | undefined): void {
-  if (text === undefined || text === LOCAL_HOST.id || text === LOCAL_HOST.label) return;
-  throw new DogsledError(`--host ${text}: peers are not available in this build (only ${LOCAL_HOST.id})`);
+/** `--host ID` for commands that only act on `local`, this host, until peers land (doctor, prune). */
+export function localHostFlag(text: string | undefined, local: { id: string; label: string }): void {
+  if (text === undefined || text === local.id || text === local.label) return;
+  throw new DogsledError(`--host ${text}: peers are not available in this build (only ${local.id})`);
 }

@@ -49,7 +49,7 @@ export async function cleanupIO(ctx: CliContext, terminal: TerminalFacts): Promi
 }
 
 export async function doctorCommand(flags: DoctorFlags, ctx: CliContext): Promise<number> {
-  localHostFlag(flags.host);
+  localHostFlag(flags.host, LOCAL_HOST);
   const io = await cleanupIO(ctx, await readTerminal(ctx));
   const { report } = await surveyCleanup(io, { processes: true, host: LOCAL_HOST.id });
   if (flags.json) {

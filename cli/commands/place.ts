@@ -9,6 +9,7 @@ import { EXIT } from '../../service/core/exit-codes.js';
 import { findHost } from '../../service/core/placement.js';
 import { DogsledError } from '../../service/errors.js';
 import { LOCAL_HOST, readReservations } from '../../service/hosts/local.js';
+import { Deadline } from '../../service/jobs/deadline.js';
 import { submitWork } from '../../service/jobs/submit.js';
 import type { Reservation } from '../../service/state/schemas.js';
 import type { CliContext } from '../context.js';
@@ -36,7 +37,7 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
   if (flags.branch !== undefined || flags.base !== undefined || flags.repo !== undefined) {
     throw new DogsledError('--branch, --base and --repo are not available in this build yet (worktrees)');
   }
-  const deadline = maxFlag(flags.max);
+  const deadline = Deadline.fromProcessStart(maxFlag(flags.max));
   const pin = hostFlag(flags.host);
   const io = await commandIO(ctx);
   const owner = ctx.env.HERDR_PANE_ID || null;

@@ -47,7 +47,7 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliContext): Promise<number> {
-  localHostFlag(flags.host);
+  localHostFlag(flags.host, LOCAL_HOST);
   const categories = parseCategories(words);
   const terminal = await readTerminal(ctx);
   const herdr = terminal.herdr;

@@ -8,7 +8,7 @@ import { EXIT } from '../../service/core/exit-codes.js';
 import { exitStatusOf } from '../../service/core/job-status.js';
 import { DogsledError, messageOf } from '../../service/errors.js';
 import { checkCommand } from '../../service/jobs/command-check.js';
-import type { Deadline } from '../../service/jobs/deadline.js';
+import { Deadline } from '../../service/jobs/deadline.js';
 import { type LaunchContext, launchJob } from '../../service/jobs/launch.js';
 import { followJobLog, type LogWrite } from '../../service/jobs/logs.js';
 import { type SubmitOutcome, submitWork } from '../../service/jobs/submit.js';
@@ -41,7 +41,7 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
   if (flags.branch !== undefined || flags.base !== undefined) {
     throw new DogsledError('--branch and --base are not available in this build yet (worktrees)');
   }
-  const deadline = maxFlag(flags.max);
+  const deadline = Deadline.fromProcessStart(maxFlag(flags.max));
   const timeout = optionalDurationFlag('--timeout', flags.timeout);
   const idleTimeout = optionalDurationFlag('--idle-timeout', flags.idleTimeout);
   const pin = hostFlag(flags.host);

@@ -4,6 +4,7 @@
 
 import { EXIT } from '../../service/core/exit-codes.js';
 import { exitStatusOf } from '../../service/core/job-status.js';
+import { Deadline } from '../../service/jobs/deadline.js';
 import { waitForJob } from '../../service/jobs/wait.js';
 import { readJobRecord } from '../../service/state/job-records.js';
 import { statePaths } from '../../service/state/paths.js';
@@ -16,7 +17,7 @@ export interface WaitFlags {
 }
 
 export async function waitCommand(job: string, flags: WaitFlags, ctx: CliContext): Promise<number> {
-  const deadline = maxFlag(flags.max).signal();
+  const deadline = Deadline.fromProcessStart(maxFlag(flags.max)).signal();
   const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
   // An unknown job is an error before any waiting starts.
   await readJobRecord(io.paths, job);
