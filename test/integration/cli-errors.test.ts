@@ -1,9 +1,14 @@
 // Errors a user meets name the command they came from, and a config error names the file, the key,
-// the type it expects and what the file holds instead: one line, exit 2.
+// the type it expects and what the file holds instead: one line, exit 2. A config path that is a
+// FIFO or a directory is refused in one line, never waited on.
 
-import { writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+
+const execFileAsync = promisify(execFile);
 
 let box: Sandbox;
 
@@ -27,6 +32,25 @@ describe('config errors', () => {
       code: 2,
       stdout: '',
       stderr: `dogsled: ${name}: config ${box.configPath}: free_core_fraction_min: expected a number between 0 and 1, found the string "abc"\n`,
+    });
+  });
+});
+
+describe('a config path that is not a regular file', () => {
+  it.each([
+    [
+      'a FIFO',
+      (path: string) => execFileAsync('mkfifo', [path]),
+      'not a regular file (a FIFO, socket or device)',
+    ],
+    ['a directory', (path: string) => mkdir(path), 'cannot read (EISDIR)'],
+  ])('%s is one line, exit 2, and never blocks', async (_name, make, why) => {
+    await make(box.configPath);
+    const result = await runCli(['status', '--line'], box.env, { timeoutMs: 10_000 });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `dogsled: status: config ${box.configPath}: ${why}\n`,
     });
   });
 });
