@@ -25,8 +25,8 @@ import type { ServiceLock } from '../../service/state/service-lock.js';
 import { changeTicket, readQueue } from '../../service/state/work.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
 import { CLI, eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { freshHost, gatedScript } from '../helpers/run-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
-import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 
 let box: Sandbox;
 let lock: ServiceLock;
@@ -44,13 +44,7 @@ afterEach(async () => {
   await box.cleanup();
 });
 
-/** A fresh snapshot: 8 idle cores has room; 90% busy has none. */
-async function host(room: boolean): Promise<void> {
-  await writeSnapshot(
-    box.state,
-    snapshotFixture({ sample_ms: Date.now() - 500, cores: 8, busy: room ? 0 : 0.9 }),
-  );
-}
+const host = (room: boolean) => freshHost(box.state, room);
 
 const io = () => ({ paths: statePaths(box.state), now: Date.now, warn: () => {} });
 
@@ -73,13 +67,7 @@ function pending(): Promise<Ticket> {
 }
 
 /** A script that runs until the test creates the gate file. */
-function gated(): { script: string; open: () => Promise<void> } {
-  const gate = join(box.root, 'gate');
-  return {
-    script: `while [ ! -e ${gate} ]; do sleep 0.05; done; echo done`,
-    open: () => writeFile(gate, ''),
-  };
-}
+const gated = () => gatedScript(box.root);
 
 describe('place --json', () => {
   it('prints the placement, or the ticket when every host is full', async () => {

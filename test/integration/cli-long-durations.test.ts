@@ -3,7 +3,7 @@
 // intervals over a day, zero) are one-line refusals, worded the same by every command, with nothing
 // written. A deadline that has not fired is checked by state after a short real wait, never by time.
 
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,8 +12,8 @@ import { statePaths } from '../../service/state/paths.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
 import { changeTicket, readQueue } from '../../service/state/work.js';
 import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
+import { freshHost, gatedScript } from '../helpers/run-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
-import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 
 let box: Sandbox;
 let lock: ServiceLock;
@@ -33,12 +33,7 @@ const LONG = '600h';
 /** How long a deadline that would fire at once gets to show it. */
 const SETTLE_MS = 1_500;
 
-async function host(room: boolean): Promise<void> {
-  await writeSnapshot(
-    box.state,
-    snapshotFixture({ sample_ms: Date.now() - 500, cores: 8, busy: room ? 0 : 0.9 }),
-  );
-}
+const host = (room: boolean) => freshHost(box.state, room);
 
 const io = () => ({ paths: statePaths(box.state), now: Date.now, warn: () => {} });
 
@@ -60,13 +55,7 @@ async function startedJob(): Promise<JobRecord> {
   );
 }
 
-function gated(): { script: string; open: () => Promise<void> } {
-  const gate = join(box.root, 'gate');
-  return {
-    script: `while [ ! -e ${gate} ]; do sleep 0.05; done; echo done`,
-    open: () => writeFile(gate, ''),
-  };
-}
+const gated = () => gatedScript(box.root);
 
 describe('a --max longer than a timer can hold', () => {
   it('place --wait keeps waiting for admission', async () => {
