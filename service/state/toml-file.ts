@@ -15,12 +15,10 @@ export async function readTomlFile(path: string, fail: (problem: string) => Dogs
   let text: string;
   let file: FileHandle | undefined;
   try {
-    // Non-blocking, then checked: a FIFO in the config's place must be refused, never waited on.
+    // Opened without blocking, then checked: a FIFO in a config's place is refused, never waited
+    // on, and a directory or device is no config either.
     file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const info = await file.stat();
-    if (info.isFIFO() || info.isSocket() || info.isCharacterDevice() || info.isBlockDevice()) {
-      throw fail('not a regular file (a FIFO, socket or device)');
-    }
+    if (!(await file.stat()).isFile()) throw fail('not a regular file');
     text = await file.readFile('utf8');
   } catch (error) {
     if (error instanceof DogsledError) throw error;

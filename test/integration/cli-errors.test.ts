@@ -38,12 +38,8 @@ describe('config errors', () => {
 
 describe('a config path that is not a regular file', () => {
   it.each([
-    [
-      'a FIFO',
-      (path: string) => execFileAsync('mkfifo', [path]),
-      'not a regular file (a FIFO, socket or device)',
-    ],
-    ['a directory', (path: string) => mkdir(path), 'cannot read (EISDIR)'],
+    ['a FIFO', (path: string) => execFileAsync('mkfifo', [path]), 'not a regular file'],
+    ['a directory', (path: string) => mkdir(path), 'not a regular file'],
   ])('%s is one line, exit 2, and never blocks', async (_name, make, why) => {
     await make(box.configPath);
     const result = await runCli(['status', '--line'], box.env, { timeoutMs: 10_000 });

@@ -99,6 +99,6 @@ describe('loadRepoConfig', () => {
   test('a dogsled.toml that is not a readable file is an error, not the defaults', async () => {
     const main = await repoWith(undefined);
     await mkdir(join(main, 'dogsled.toml'));
-    await expect(loadRepoConfig(main)).rejects.toThrow(/dogsled\.toml: cannot read \(EISDIR\)/);
+    await expect(loadRepoConfig(main)).rejects.toThrow(/dogsled\.toml: not a regular file$/);
   });
 });
