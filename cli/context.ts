@@ -3,6 +3,7 @@
 // HOME and DOGSLED_STATE; nothing here is mocked.
 
 import { homedir } from 'node:os';
+import { plainLine } from '../service/core/strip-escapes.js';
 import { clockFromEnv } from '../service/state/clock.js';
 import { configPathFrom, stateDirFrom } from '../service/state/paths.js';
 
@@ -33,7 +34,8 @@ export function contextFromProcess(globals: GlobalOptions): CliContext {
     stateDir: stateDirFrom(env, home),
     config: configPathFrom(globals.config, env, home),
     out: (text) => process.stdout.write(text),
-    warn: (line) => process.stderr.write(`${line}\n`),
+    // Warnings quote files and flags other programs and people wrote: one plain line each.
+    warn: (line) => process.stderr.write(`${plainLine(line)}\n`),
     stdoutIsTTY,
     color: stdoutIsTTY && !('NO_COLOR' in env) && env.TERM !== 'dumb',
   };

@@ -51,6 +51,13 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
   },
 };
 
+/** The flags each fast command accepts, by name, so a test can hold them to cli/program.ts. */
+export function fastFlags(): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(FAST_COMMANDS).map(([name, command]) => [name, Object.keys(command.options)]),
+  );
+}
+
 /** The flags of a fast command, or undefined when the full command line must handle argv. */
 export function parseFast(args: string[]): { name: string; flags: Record<string, unknown> } | undefined {
   const [name, ...rest] = args;

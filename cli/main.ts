@@ -1,42 +1,25 @@
 #!/usr/bin/env node
-// The dogsled entry point and the one place that turns errors into exit codes. Hot commands take
-// the fast path; everything else loads the full command line.
+// The dogsled entry point and the one place that turns a command's outcome into the process's exit
+// status. Hot commands take the fast path; everything else loads the full command line. Either way
+// the command runs through runCommand (command.ts), and every error is printed by report.ts.
 
-import { DogsledError } from '../service/errors.js';
 import { mark } from '../service/timing.js';
+import { runCommand } from './command.js';
 import { contextFromProcess } from './context.js';
 import { parseFast, runFast } from './fast-path.js';
+import { reportError } from './report.js';
 
-function report(error: unknown): number {
-  if (error instanceof DogsledError) {
-    process.stderr.write(`dogsled: ${error.message}\n`);
-    if (error.hint) process.stderr.write(`  ${error.hint}\n`);
-    return error.exitCode;
-  }
-  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`dogsled: internal error: ${text}\n`);
-  return 70;
-}
-
-async function main(argv: string[]): Promise<number | undefined> {
+async function main(args: string[]): Promise<number> {
   mark('main');
-  const fast = parseFast(argv.slice(2));
-  if (fast) return runFast(fast, contextFromProcess);
-  const program = await import('./program.js');
-  try {
-    await program.runProgram(argv);
-    return undefined;
-  } catch (error) {
-    const code = program.commanderExit(error);
-    if (code === undefined) throw error;
-    return code;
-  }
+  const fast = parseFast(args);
+  if (fast) return runCommand(fast.name, () => runFast(fast, contextFromProcess));
+  const { runProgram } = await import('./program.js');
+  return runProgram(args);
 }
 
 try {
-  const code = await main(process.argv);
-  if (code !== undefined) process.exitCode = code;
+  process.exitCode = await main(process.argv.slice(2));
   mark('done');
 } catch (error) {
-  process.exitCode = report(error);
+  process.exitCode = reportError(error, (text) => process.stderr.write(text));
 }

@@ -2,25 +2,36 @@
 // module is loaded only when it runs. Hot commands may skip this file entirely (see fast-path.ts).
 
 import { Command, CommanderError, Option } from 'commander';
+import { EXIT } from '../service/core/exit-codes.js';
 import { DogsledError } from '../service/errors.js';
 import { VERSION } from '../service/version.js';
+import { namedError, runCommand } from './command.js';
 import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
 import { STATUS_INTERVAL_DEFAULT } from './fast-path.js';
 import { LATER_COMMANDS } from './later.js';
 
-type Action<O> = (options: O, ctx: CliContext) => Promise<number | undefined>;
+/** A command's entry point: its positional arguments, then its flags and the context. */
+// biome-ignore lint/suspicious/noExplicitAny: each command declares its own arguments and flags.
+type Entry = (...args: any[]) => Promise<number | undefined>;
 
-/** Wraps a lazily imported command so it gets a context and its exit status is kept. */
-function run<O>(load: () => Promise<Action<O>>) {
-  return async (options: O, command: Command) => {
+/** Where the wrapped actions hand their exit status back to runProgram. */
+type Done = (code: number) => void;
+
+/**
+ * The one action wrapper: loads the command's module when it runs, gives it a context, and passes
+ * its exit status (through runCommand, which also names it in errors) back to runProgram.
+ */
+function action(done: Done, load: () => Promise<Entry>) {
+  return async (...args: unknown[]) => {
+    // commander passes the positional arguments, then the options, then the command itself.
+    const command = args.at(-1) as Command;
     const ctx = contextFromProcess(command.optsWithGlobals() as GlobalOptions);
-    const action = await load();
-    const code = await action(options, ctx);
-    if (code !== undefined) process.exitCode = code;
+    done(await runCommand(command.name(), async () => (await load())(...args.slice(0, -1), ctx)));
   };
 }
 
-function buildProgram(): Command {
+/** Every command and flag; exported so tests can cover each one. */
+export function buildProgram(done: Done): Command {
   const program = new Command('dogsled')
     .description('Host status and placement for coding agents across Herdr hosts')
     .version(VERSION, '-V, --version', 'print the version')
@@ -34,7 +45,7 @@ function buildProgram(): Command {
     .description('measure this host and publish its snapshot every interval')
     .option('--interval <seconds>', 'seconds between measurements', '10')
     .option('--once', 'publish one snapshot (with a CPU sample) and exit')
-    .action(run(async () => (await import('./commands/serve.js')).serveCommand));
+    .action(action(done, async () => (await import('./commands/serve.js')).serveCommand));
 
   program
     .command('status')
@@ -44,7 +55,7 @@ function buildProgram(): Command {
     .option('--brief', 'at most six lines for prompt hooks')
     .option('--watch', 'refresh until interrupted')
     .option('--interval <seconds>', 'refresh interval for --watch', STATUS_INTERVAL_DEFAULT)
-    .action(run(async () => (await import('./commands/status.js')).statusCommand));
+    .action(action(done, async () => (await import('./commands/status.js')).statusCommand));
 
   program
     .command('place')
@@ -56,14 +67,14 @@ function buildProgram(): Command {
     .addOption(new Option('--branch <name>', 'create or reuse the branch worktree on that host'))
     .addOption(new Option('--base <ref>', 'start a new branch from this ref'))
     .addOption(new Option('--repo <path>', 'repository for --branch'))
-    .action(run(async () => (await import('./commands/place.js')).placeCommand));
+    .action(action(done, async () => (await import('./commands/place.js')).placeCommand));
 
   program
     .command('doctor')
     .description('report worktrees, branches, repositories, jobs, targets, disk and processes')
     .option('--json', 'one JSON document')
     .option('--host <id>', 'the host to report (only the local host in this build)')
-    .action(run(async () => (await import('./commands/doctor.js')).doctorCommand));
+    .action(action(done, async () => (await import('./commands/doctor.js')).doctorCommand));
 
   program
     .command('prune')
@@ -72,12 +83,7 @@ function buildProgram(): Command {
     .option('--yes', 'do not ask before removing (every safety check still runs)')
     .option('--json', 'print {results,skipped,failures} as one JSON document')
     .option('--host <id>', 'the host to prune (only the local host in this build)')
-    .action(async (categories: string[], options: object, command: Command) => {
-      const ctx = contextFromProcess(command.optsWithGlobals() as GlobalOptions);
-      const { pruneCommand } = await import('./commands/prune.js');
-      const code = await pruneCommand(categories, options, ctx);
-      if (code !== undefined) process.exitCode = code;
-    });
+    .action(action(done, async () => (await import('./commands/prune.js')).pruneCommand));
 
   program
     .command('run')
@@ -92,80 +98,62 @@ function buildProgram(): Command {
     .option('--json', 'print the started job or the ticket as JSON')
     .addOption(new Option('--branch <name>', 'run in the branch worktree'))
     .addOption(new Option('--base <ref>', 'start a new branch from this ref'))
-    .action(async (command: string[], options: object, cmd: Command) => {
-      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
-      const { runJobCommand } = await import('./commands/run.js');
-      process.exitCode = await runJobCommand(command, options, ctx);
-    });
+    .action(action(done, async () => (await import('./commands/run.js')).runJobCommand));
 
   program
     .command('exec')
     .description('the job wrapper a job pane runs (started by run; not for direct use)')
     .argument('<id>', 'job id')
     .argument('[command...]', "the job's command (after --), checked against its record")
-    .action(async (id: string, command: string[], _options: object, cmd: Command) => {
-      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
-      const { execCommand } = await import('./commands/exec.js');
-      process.exitCode = await execCommand(id, command, ctx);
-    });
+    .action(
+      action(done, async () => {
+        const { execCommand } = await import('./commands/exec.js');
+        return (id: string, command: string[], _flags: object, ctx: CliContext) =>
+          execCommand(id, command, ctx);
+      }),
+    );
 
   program
     .command('ps')
     .description('list jobs that have not ended (--all: also ended ones)')
     .option('--all', 'include ended jobs')
     .option('--json', 'one JSON document')
-    .action(run(async () => (await import('./commands/ps.js')).psCommand));
+    .action(action(done, async () => (await import('./commands/ps.js')).psCommand));
 
   program
     .command('logs')
     .description("print a job's output (it is kept after the tab closes)")
     .argument('<job>', 'job id, or the ticket a queued run printed')
     .option('--follow', 'keep printing until the job ends')
-    .action(async (job: string, options: object, cmd: Command) => {
-      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
-      const { logsCommand } = await import('./commands/logs.js');
-      process.exitCode = await logsCommand(job, options, ctx);
-    });
+    .action(action(done, async () => (await import('./commands/logs.js')).logsCommand));
 
   program
     .command('stop')
     .description('stop a job: kill its process group')
     .argument('<job>', 'job id, or the ticket a queued run printed')
     .option('--json', 'print the final record as JSON')
-    .action(async (job: string, options: object, cmd: Command) => {
-      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
-      const { stopCommand } = await import('./commands/stop.js');
-      process.exitCode = await stopCommand(job, options, ctx);
-    });
+    .action(action(done, async () => (await import('./commands/stop.js')).stopCommand));
 
   program
     .command('wait')
     .description('wait for a job to end and exit with its status (124: still running at --max)')
     .argument('<job>', 'job id, or the ticket a queued run printed')
     .option('--max <duration>', 'give up after this long (default 30m); the job keeps running')
-    .action(async (job: string, options: object, cmd: Command) => {
-      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
-      const { waitCommand } = await import('./commands/wait.js');
-      process.exitCode = await waitCommand(job, options, ctx);
-    });
+    .action(action(done, async () => (await import('./commands/wait.js')).waitCommand));
 
   program
     .command('cancel')
     .description('cancel a pending ticket')
     .argument('<ticket>', 'ticket id')
     .option('--json', 'print the cancelled ticket as JSON')
-    .action(async (ticket: string, options: object, cmd: Command) => {
-      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
-      const { cancelCommand } = await import('./commands/cancel.js');
-      process.exitCode = await cancelCommand(ticket, options, ctx);
-    });
+    .action(action(done, async () => (await import('./commands/cancel.js')).cancelCommand));
 
   program
     .command('items')
     .description("an owner's items and queued tickets")
     .option('--owner <pane>', 'only this owner pane')
     .option('--json', 'print {items,queue}')
-    .action(run(async () => (await import('./commands/items.js')).itemsCommand));
+    .action(action(done, async () => (await import('./commands/items.js')).itemsCommand));
 
   for (const later of LATER_COMMANDS) {
     program
@@ -174,21 +162,38 @@ function buildProgram(): Command {
       .description(`${later.summary} (not available in this build yet: ${later.waitsFor})`)
       .allowUnknownOption(true)
       .allowExcessArguments(true)
-      .action(() => {
-        throw new DogsledError(`${later.name}: not available in this build yet (${later.waitsFor})`);
-      });
+      .action(
+        action(done, async () => async () => {
+          throw new DogsledError(`not available in this build yet (${later.waitsFor})`);
+        }),
+      );
   }
   return program;
 }
 
-export async function runProgram(argv: string[]): Promise<void> {
-  await buildProgram().parseAsync(argv);
-}
-
-/** Commander's own errors (unknown option, missing argument) become one line and exit 2. */
-export function commanderExit(error: unknown): number | undefined {
-  if (!(error instanceof CommanderError)) return undefined;
-  if (error.exitCode === 0) return 0;
-  process.stderr.write(`dogsled: ${error.message.replace(/^error: /, '')}\n`);
-  return 2;
+/**
+ * Parses argv (after `node dogsled`) and runs the command; returns its exit status. Commander's own
+ * errors (unknown option or command, missing argument) become DogsledErrors naming the command, so
+ * main.ts prints them like every other error.
+ */
+export async function runProgram(args: string[]): Promise<number> {
+  let code: number = EXIT.ok;
+  let current: string | undefined;
+  const program = buildProgram((status) => {
+    code = status;
+  });
+  program.hook('preSubcommand', (_program, subcommand) => {
+    current = subcommand.name();
+  });
+  try {
+    await program.parseAsync(args, { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    // --help and --version; without a command, the help on stderr is the explanation (exit 2).
+    if (error.exitCode === 0) return EXIT.ok;
+    if (error.code === 'commander.help') return EXIT.error;
+    const failure = new DogsledError(error.message.replace(/^error: /, ''));
+    throw current === undefined ? failure : namedError(current, failure);
+  }
+  return code;
 }

@@ -1,6 +1,8 @@
 // The one error vocabulary for failures a user can hit. Only cli/main.ts turns these into exit codes;
 // library code throws and never exits. Plain Error means a bug and is shown with its stack.
 
+import { EXIT } from './core/exit-codes.js';
+
 export interface DogsledErrorOptions {
   /** Process exit status when this error ends a command (2 unless the spec says otherwise). */
   exitCode?: number;
@@ -16,7 +18,7 @@ export class DogsledError extends Error {
   constructor(message: string, options: DogsledErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DogsledError';
-    this.exitCode = options.exitCode ?? 2;
+    this.exitCode = options.exitCode ?? EXIT.error;
     this.hint = options.hint;
   }
 }

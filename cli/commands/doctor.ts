@@ -5,9 +5,9 @@
 
 import { type CleanupIO, surveyCleanup } from '../../service/cleanup/doctor.js';
 import { gatherTerminalFacts, type TerminalFacts } from '../../service/cleanup/terminal-facts.js';
-import { DogsledError } from '../../service/errors.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
 import type { CliContext } from '../context.js';
+import { localHostFlag } from '../flags.js';
 import { commandIO } from '../io.js';
 import { paint } from '../render/color.js';
 import { renderDoctor } from '../render/doctor-human.js';
@@ -15,14 +15,6 @@ import { renderDoctor } from '../render/doctor-human.js';
 export interface DoctorFlags {
   json?: boolean;
   host?: string;
-}
-
-/** Refuses any host but this one, naming the flag. */
-export function checkLocalHost(command: string, host: string | undefined): void {
-  if (host === undefined || host === LOCAL_HOST.id || host === LOCAL_HOST.label) return;
-  throw new DogsledError(
-    `${command} --host ${host}: peers are not available in this build (only ${LOCAL_HOST.id})`,
-  );
 }
 
 /** Herdr's panes and workspaces and the holds they make, read once for this run. */
@@ -57,7 +49,7 @@ export async function cleanupIO(ctx: CliContext, terminal: TerminalFacts): Promi
 }
 
 export async function doctorCommand(flags: DoctorFlags, ctx: CliContext): Promise<number> {
-  checkLocalHost('doctor', flags.host);
+  localHostFlag(flags.host, LOCAL_HOST);
   const io = await cleanupIO(ctx, await readTerminal(ctx));
   const { report } = await surveyCleanup(io, { processes: true, host: LOCAL_HOST.id });
   if (flags.json) {

@@ -6,6 +6,7 @@
 // sent raw to the job's pane, and `logs` is that same stream replayed (colours, progress bars), like
 // `cat` of the file. Views that show output inside dogsled's own text (status, read) strip it.
 
+import { EXIT } from '../../service/core/exit-codes.js';
 import { type JobRef, noJob, resolveJobRef, settledRef } from '../../service/jobs/job-ref.js';
 import { copyJobLog, followJobLog } from '../../service/jobs/logs.js';
 import { statePaths } from '../../service/state/paths.js';
@@ -17,7 +18,7 @@ export interface LogsFlags {
 }
 
 /** The status of `logs` on a ticket still waiting for admission: queued, as for `run`. */
-export const QUEUED_STATUS = 1;
+export const QUEUED_STATUS = EXIT.queued;
 
 export async function logsCommand(ref: string, flags: LogsFlags, ctx: CliContext): Promise<number> {
   const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
@@ -47,7 +48,7 @@ export async function logsCommand(ref: string, flags: LogsFlags, ctx: CliContext
         return 0;
       } catch (error) {
         // Interrupted by the user: the job is untouched; 130 as for any command ended by Ctrl-C.
-        if (signal.aborted) return 130;
+        if (signal.aborted) return EXIT.interrupted;
         throw error;
       }
     });

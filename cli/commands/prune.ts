@@ -13,9 +13,10 @@ import { PRUNE_CATEGORIES, type PruneCategory, selectPlan } from '../../service/
 import { DogsledError } from '../../service/errors.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
 import type { CliContext } from '../context.js';
+import { localHostFlag } from '../flags.js';
 import { paint } from '../render/color.js';
 import { renderFailure, renderPlan, renderResult, renderSkip } from '../render/prune-human.js';
-import { checkLocalHost, cleanupIO, readTerminal } from './doctor.js';
+import { cleanupIO, readTerminal } from './doctor.js';
 
 export interface PruneFlags {
   yes?: boolean;
@@ -46,7 +47,7 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliContext): Promise<number> {
-  checkLocalHost('prune', flags.host);
+  localHostFlag(flags.host, LOCAL_HOST);
   const categories = parseCategories(words);
   const terminal = await readTerminal(ctx);
   const herdr = terminal.herdr;

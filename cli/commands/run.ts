@@ -4,27 +4,27 @@
 // exit with its status. One --max deadline covers all of it; a wait that reaches it prints
 // `still running` and exits 124, leaving the job or ticket as it is.
 
-import { realpath, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { MAX_DEFAULT_MS } from '../../service/core/budget.js';
-import { parseDuration } from '../../service/core/duration.js';
+import { EXIT } from '../../service/core/exit-codes.js';
 import { callerEnvironment } from '../../service/core/job-env.js';
 import { exitStatusOf } from '../../service/core/job-status.js';
 import { DogsledError, messageOf } from '../../service/errors.js';
 import { checkArgumentsText, checkCommand } from '../../service/jobs/command-check.js';
 import { Deadline } from '../../service/jobs/deadline.js';
 import { type LaunchContext, launchJob } from '../../service/jobs/launch.js';
-import { followJobLog } from '../../service/jobs/logs.js';
+import { followJobLog, type LogWrite } from '../../service/jobs/logs.js';
 import { type SubmitOutcome, submitWork } from '../../service/jobs/submit.js';
 import { callerWorkspaceOf } from '../../service/jobs/tab-placement.js';
-import { waitForTicket } from '../../service/jobs/ticket-wait.js';
 import { newId } from '../../service/state/ids.js';
-import type { JobRequest, Ticket } from '../../service/state/work-schemas.js';
+import { type JobRecord, readJobRecord } from '../../service/state/job-records.js';
+import type { JobRequest } from '../../service/state/work-schemas.js';
 import { openTerminal } from '../../service/terminal/open.js';
 import type { TerminalPort } from '../../service/terminal/port.js';
 import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
+import { cwdFlag, hostFlag, maxFlag, optionalDurationFlag } from '../flags.js';
 import { type CommandIO, commandIO } from '../io.js';
+import type { Queued, RunEnded, RunStarted, RunStillRunning, StillQueued } from '../output-schemas.js';
+import { awaitTicket } from '../ticket-wait.js';
 
 export interface RunFlags {
   wait?: boolean;
@@ -38,22 +38,16 @@ export interface RunFlags {
   base?: string;
 }
 
-/** The exit status of a wait that reached its --max deadline. */
-export const STILL_RUNNING = 124;
-
 export async function runJobCommand(command: string[], flags: RunFlags, ctx: CliContext): Promise<number> {
   if (flags.branch !== undefined || flags.base !== undefined) {
-    throw new DogsledError('run: --branch and --base are not available in this build yet (worktrees)');
+    throw new DogsledError('--branch and --base are not available in this build yet (worktrees)');
   }
-  // --max counts from the process's start, so discovery and start-up are inside it.
-  const deadline = new Deadline(
-    durationFlag('--max', flags.max) ?? MAX_DEFAULT_MS,
-    Math.round(performance.timeOrigin),
-  );
-  const timeout = durationFlag('--timeout', flags.timeout);
-  const idleTimeout = durationFlag('--idle-timeout', flags.idleTimeout);
+  const deadline = Deadline.fromProcessStart(maxFlag(flags.max));
+  const timeout = optionalDurationFlag('--timeout', flags.timeout);
+  const idleTimeout = optionalDurationFlag('--idle-timeout', flags.idleTimeout);
+  const pin = hostFlag(flags.host);
   await checkArgumentsText(process.argv.slice(2));
-  const cwd = await directoryFlag(flags.cwd);
+  const cwd = await cwdFlag(flags.cwd);
   await checkCommand(command, cwd, ctx.env);
   // The job runs with the caller's environment, under Herdr as headless (core/job-env.ts).
   const env = callerEnvironment(ctx.env);
@@ -76,7 +70,7 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     idle_timeout_ms: idleTimeout ?? null,
     caller_workspace: callerWorkspace,
   };
-  const submission = { request, pin: flags.host ?? null, owner, waiting: Boolean(flags.wait), env };
+  const submission = { request, pin, owner, waiting: Boolean(flags.wait), env };
   const outcome = await deadline.step('placement', 'routine', () => submitWork(io, submission));
   mark(`run: ${outcome.kind}`);
   if (outcome.kind === 'queued') return queued(outcome, io, flags, ctx, deadline);
@@ -97,18 +91,17 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
   );
   const { job, item } = launched;
   mark('run: launched');
-  if (flags.wait) return follow(io, job.id, deadline, ctx);
+  if (flags.wait) return follow(io, job.id, deadline, flags, ctx);
   if (flags.json) {
-    ctx.out(
-      `${JSON.stringify({ queued: false, job: job.id, item: item.id, host: job.host, pane: job.pane })}\n`,
-    );
+    const doc: RunStarted = { queued: false, job: job.id, item: item.id, host: job.host, pane: job.pane };
+    ctx.out(`${JSON.stringify(doc)}\n`);
   } else {
     const where = job.pane === null ? 'headless' : `pane ${job.pane}`;
     ctx.out(
       `started ${job.id} on ${outcome.label} (${where}); follow it with: dogsled logs ${job.id} --follow\n`,
     );
   }
-  return 0;
+  return EXIT.ok;
 }
 
 function launchContext(io: CommandIO, ctx: CliContext, port: TerminalPort): LaunchContext {
@@ -122,7 +115,10 @@ function launchContext(io: CommandIO, ctx: CliContext, port: TerminalPort): Laun
   };
 }
 
-/** Prints the ticket; without --wait that is all (exit 1), with it the caller waits for admission. */
+/**
+ * Prints the ticket; without --wait that is all (exit 1), with it the caller waits for admission,
+ * then follows the job. A --json wait prints only its final document.
+ */
 async function queued(
   outcome: Extract<SubmitOutcome, { kind: 'queued' }>,
   io: CommandIO,
@@ -130,24 +126,17 @@ async function queued(
   ctx: CliContext,
   deadline: Deadline,
 ): Promise<number> {
-  const { ticket } = outcome;
-  ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
-  ctx.warn(`dogsled: run: queued as ${ticket.id}: ${whyQueued(outcome)}`);
-  if (!flags.wait) return 1;
-  const signal = AbortSignal.timeout(deadline.remaining());
-  let settled: Ticket;
-  try {
-    settled = await waitForTicket(io, ticket.id, { signal });
-  } catch (error) {
-    if (signal.aborted) return stillRunning(ctx, `ticket ${ticket.id} is still pending`);
-    throw error;
+  const ticket: Queued = { queued: true, ticket: outcome.ticket.id };
+  if (!(flags.wait && flags.json)) ctx.out(`${JSON.stringify(ticket)}\n`);
+  ctx.warn(`dogsled: run: queued as ${ticket.ticket}: ${whyQueued(outcome)}`);
+  if (!flags.wait) return EXIT.queued;
+  const admitted = await awaitTicket(io, ticket.ticket, deadline);
+  if (admitted === undefined) {
+    const still: StillQueued = { ...ticket, still_running: true };
+    return stillRunning(ctx, flags, still, `ticket ${ticket.ticket} is still pending`);
   }
-  if (settled.state === 'failed') {
-    throw new DogsledError(`run: ticket ${ticket.id} failed: ${settled.error ?? 'no reason given'}`);
-  }
-  if (settled.state === 'cancelled') throw new DogsledError(`run: ticket ${ticket.id} was cancelled`);
-  if (settled.job === null) throw new DogsledError(`run: ticket ${ticket.id} was admitted without a job`);
-  return follow(io, settled.job, deadline, ctx);
+  if (admitted.job === null) throw new DogsledError(`ticket ${ticket.ticket} was admitted without a job`);
+  return follow(io, admitted.job, deadline, flags, ctx);
 }
 
 function whyQueued(outcome: Extract<SubmitOutcome, { kind: 'queued' }>): string {
@@ -158,50 +147,67 @@ function whyQueued(outcome: Extract<SubmitOutcome, { kind: 'queued' }>): string 
   return `no host has room (${why})`;
 }
 
-/** Streams the job's output as it is written and returns its exit status, or 124 at the deadline. */
-async function follow(io: CommandIO, jobId: string, deadline: Deadline, ctx: CliContext): Promise<number> {
-  const signal = AbortSignal.timeout(deadline.remaining());
+/**
+ * Streams the job's output as it is written and returns its exit status, or 124 at the deadline.
+ * With --json the output goes to stderr, so stdout holds only the final document.
+ */
+async function follow(
+  io: CommandIO,
+  jobId: string,
+  deadline: Deadline,
+  flags: RunFlags,
+  ctx: CliContext,
+): Promise<number> {
+  const signal = deadline.signal();
+  const write = flags.json ? writeTo(process.stderr) : writeTo(process.stdout);
   try {
-    const record = await followJobLog(io, jobId, { write: writeStdout, signal });
+    const record = await followJobLog(io, jobId, { write, signal });
     mark('run: job ended');
+    if (flags.json) {
+      const doc: RunEnded = {
+        ...jobDoc(record),
+        status: exitStatusOf(record),
+        exit_code: record.exit_code,
+        signal: record.signal,
+        reason: record.reason,
+      };
+      ctx.out(`${JSON.stringify(doc)}\n`);
+    }
     return exitStatusOf(record);
   } catch (error) {
-    if (signal.aborted)
-      return stillRunning(ctx, `job ${jobId} keeps running: dogsled logs ${jobId} --follow`);
-    throw error;
+    if (!signal.aborted) throw error;
+    const still: RunStillRunning = { ...jobDoc(await readJobRecord(io.paths, jobId)), still_running: true };
+    return stillRunning(ctx, flags, still, `job ${jobId} keeps running: dogsled logs ${jobId} --follow`);
   }
 }
 
-function stillRunning(ctx: CliContext, detail: string): number {
-  ctx.out('still running\n');
+function jobDoc(record: JobRecord): Omit<RunStillRunning, 'still_running'> {
+  return {
+    queued: false,
+    ticket: record.ticket ?? null,
+    job: record.id,
+    item: record.item ?? null,
+    host: record.host,
+    pane: record.pane,
+  };
+}
+
+/** `still running` (or its document with --json), exit 124; the job or ticket is left as it is. */
+function stillRunning(
+  ctx: CliContext,
+  flags: RunFlags,
+  doc: StillQueued | RunStillRunning,
+  detail: string,
+): number {
+  ctx.out(flags.json ? `${JSON.stringify(doc)}\n` : 'still running\n');
   ctx.warn(`dogsled: run: --max reached; ${detail}`);
-  return STILL_RUNNING;
+  return EXIT.stillRunning;
 }
 
 /** The job's bytes, unchanged, with backpressure: a slow reader slows the copy, never memory. */
-function writeStdout(chunk: Uint8Array): Promise<void> {
-  return new Promise((done, fail) => {
-    process.stdout.write(chunk, (error) => (error ? fail(error) : done()));
-  });
-}
-
-function durationFlag(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const parsed = parseDuration(text);
-  if (!parsed.ok) throw new DogsledError(`run: ${flag}: ${parsed.error}`);
-  if (parsed.ms === 0) throw new DogsledError(`run: ${flag}: must be longer than 0`);
-  return parsed.ms;
-}
-
-/** --cwd as an absolute real path; it must be an existing directory. */
-async function directoryFlag(text: string | undefined): Promise<string> {
-  const path = resolve(text ?? '.');
-  let real: string;
-  try {
-    real = await realpath(path);
-  } catch {
-    throw new DogsledError(`run: --cwd: no such directory: ${path}`);
-  }
-  if (!(await stat(real)).isDirectory()) throw new DogsledError(`run: --cwd: not a directory: ${path}`);
-  return real;
+function writeTo(stream: NodeJS.WriteStream): LogWrite {
+  return (chunk) =>
+    new Promise<void>((done, fail) => {
+      stream.write(chunk, (error) => (error ? fail(error) : done()));
+    });
 }

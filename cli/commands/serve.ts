@@ -9,7 +9,8 @@ import { LOCAL_HOST } from '../../service/hosts/local.js';
 import { type ProbeDeps, probeHost, rootedReader } from '../../service/probe/index.js';
 import { VERSION } from '../../service/version.js';
 import type { CliContext } from '../context.js';
-import { commandIO, parseSeconds } from '../io.js';
+import { intervalFlag } from '../flags.js';
+import { commandIO } from '../io.js';
 import { untilStopped } from '../stop-signal.js';
 
 /** How long a tick waits for Herdr and the pane reads before publishing the last known panes. */
@@ -30,7 +31,7 @@ function probeDeps(ctx: CliContext): Partial<ProbeDeps> {
 }
 
 export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<number> {
-  const intervalMs = parseSeconds('--interval', flags.interval);
+  const intervalMs = intervalFlag(flags.interval);
   const io = await commandIO(ctx);
   const stall = stallThreshold(ctx.env.DOGSLED_TEST_STALL_MS);
   if (stall.warning) ctx.warn(`dogsled: warning: ${stall.warning}`);

@@ -9,7 +9,8 @@ import { readLocalHost } from '../../service/hosts/local.js';
 import type { HostView, StatusReport } from '../../service/hosts/view.js';
 import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
-import { type CommandIO, commandIO, parseSeconds } from '../io.js';
+import { intervalFlag } from '../flags.js';
+import { type CommandIO, commandIO } from '../io.js';
 import { paint } from '../render/color.js';
 import { renderBrief } from '../render/status-brief.js';
 import { renderStatus } from '../render/status-human.js';
@@ -49,7 +50,7 @@ async function readOpenWork(io: CommandIO): Promise<Pick<StatusReport, 'items' |
 export async function statusCommand(flags: StatusFlags, ctx: CliContext): Promise<number> {
   const forms = [flags.json, flags.line, flags.brief].filter(Boolean).length;
   if (forms > 1) throw new DogsledError('status: choose one of --json, --line and --brief');
-  const intervalMs = parseSeconds('--interval', flags.interval);
+  const intervalMs = intervalFlag(flags.interval);
   const io = await commandIO(ctx);
   mark('config');
   if (!flags.watch) {

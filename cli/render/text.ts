@@ -2,12 +2,9 @@
 // so each is shown as one line with terminal escapes and control characters removed.
 
 import { shellLine } from '../../service/core/shell-quote.js';
-import { stripEscapes } from '../../service/core/strip-escapes.js';
+import { plainLine } from '../../service/core/strip-escapes.js';
 
-/** One escape-free line: escapes removed, control characters (newlines, tabs) as one space. */
-export function plainLine(text: string): string {
-  return stripEscapes(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
-}
+export { plainLine };
 
 /**
  * The argv as a shell would read it, on one escape-free line: `sh -c 'echo hi'`. Each argument is

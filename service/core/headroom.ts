@@ -2,7 +2,7 @@
 // the host measures and what dogsled has promised; every refused condition is reported with the
 // numbers behind it so `status --json` explains why a host takes no work.
 
-import { formatBytes, formatCores, formatPercent } from './units.js';
+import { coresWith, distinctBytes, distinctPair } from './units.js';
 
 /** Admission needs a snapshot at most this old, whatever the service's interval. */
 export const SNAPSHOT_FRESH_MS = 30_000;
@@ -107,28 +107,29 @@ function refusals(
 
   const diskPercent = m.disk_total_bytes > 0 ? (100 * m.disk_free_bytes) / m.disk_total_bytes : 0;
   if (diskPercent < policy.disk_free_min_percent) {
-    reasons.push(`disk: ${formatPercent(diskPercent)} free, needs ${policy.disk_free_min_percent}%`);
+    // The threshold as the policy writes it; the measured share with enough decimals to differ.
+    const needed = policy.disk_free_min_percent;
+    const [free] = distinctPair(diskPercent, needed, (value, decimals) => value.toFixed(decimals));
+    reasons.push(`disk: ${free}% free, needs ${needed}%`);
   }
   if (m.os === 'darwin' && m.pressure_level !== null && m.pressure_level >= PRESSURE_CRITICAL) {
     reasons.push('memory pressure: critical');
   }
   const freeNeeded = policy.memory_reserve_bytes * (reservations + 1);
   if (m.memory_free_bytes < freeNeeded) {
-    reasons.push(
-      `memory: ${formatBytes(m.memory_free_bytes)} free, needs ${formatBytes(freeNeeded)}` +
-        ` (reserve for ${reservations + 1})`,
-    );
+    const [free, needed] = distinctBytes(m.memory_free_bytes, freeNeeded);
+    reasons.push(`memory: ${free} free, needs ${needed} (reserve for ${reservations + 1})`);
   }
   const slots = m.active_agents + reservations + 1;
   const totalNeeded = policy.memory_reserve_bytes * slots;
   if (m.memory_total_bytes < totalNeeded) {
-    reasons.push(
-      `memory: ${formatBytes(m.memory_total_bytes)} total, needs ${formatBytes(totalNeeded)} (reserve for ${slots})`,
-    );
+    const [total, needed] = distinctBytes(m.memory_total_bytes, totalNeeded);
+    reasons.push(`memory: ${total} total, needs ${needed} (reserve for ${slots})`);
   }
   const coresNeeded = policy.free_core_fraction_min * m.cores;
   if (freeCores < coresNeeded) {
-    reasons.push(`cpu: ${formatCores(freeCores)} free cores, needs ${formatCores(coresNeeded)}`);
+    const [free, needed] = distinctPair(freeCores, coresNeeded, coresWith);
+    reasons.push(`cpu: ${free} free cores, needs ${needed}`);
   }
   return reasons;
 }

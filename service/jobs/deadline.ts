@@ -1,24 +1,33 @@
 // One `--max` deadline per command (core/budget.ts holds the rule). Every operation runs through
 // `step`, which gives it the remaining budget capped by its kind as an AbortSignal and turns a
-// timeout into one line naming the operation that ran out.
+// timeout into one line naming the operation that ran out; a wait takes `signal()`. Time is the
+// monotonic clock (performance.now, 0 at process start) and timers are long-safe (timers.ts).
 
+import { performance } from 'node:perf_hooks';
 import { exceededMessage, MAX_DEFAULT_MS, type OperationKind, operationMs } from '../core/budget.js';
 import { DogsledError } from '../errors.js';
+import { longTimeout, timeoutSignal } from '../timers.js';
 
 export class Deadline {
-  readonly deadlineMs: number;
+  /** When the budget ends, on the monotonic clock. */
+  private readonly endsAt: number;
 
-  /** `startMs` is the command's start on the real clock (performance.timeOrigin + now). */
+  /** `startedAt` is on the monotonic clock: now by default, 0 for the process's start. */
   constructor(
     readonly maxMs: number = MAX_DEFAULT_MS,
-    startMs: number = Date.now(),
+    startedAt: number = performance.now(),
   ) {
-    this.deadlineMs = startMs + maxMs;
+    this.endsAt = startedAt + maxMs;
+  }
+
+  /** The spec's `--max`: one deadline from the command's start, so start-up counts too. */
+  static fromProcessStart(maxMs: number): Deadline {
+    return new Deadline(maxMs, 0);
   }
 
   /** What remains of the whole budget. */
   remaining(): number {
-    return Math.max(0, this.deadlineMs - Date.now());
+    return Math.max(0, this.endsAt - performance.now());
   }
 
   expired(): boolean {
@@ -27,7 +36,12 @@ export class Deadline {
 
   /** What an operation of `kind` may take now. */
   allowance(kind: OperationKind): number {
-    return operationMs(kind, this.deadlineMs, Date.now());
+    return operationMs(kind, this.endsAt, performance.now());
+  }
+
+  /** Aborts (TimeoutError) when the whole budget ends; for waits, which are not capped. */
+  signal(): AbortSignal {
+    return timeoutSignal(this.remaining());
   }
 
   /** The error for `operation` when it ran out of its allowance. */
@@ -44,18 +58,18 @@ export class Deadline {
     const allowed = this.allowance(kind);
     if (allowed <= 0) throw this.exceeded(operation, allowed);
     const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
+    let timer: { clear(): void } | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      timer = longTimeout(allowed, () => {
         const error = this.exceeded(operation, allowed);
         controller.abort(error);
         reject(error);
-      }, allowed);
+      });
     });
     try {
       return await Promise.race([fn(controller.signal), timeout]);
     } finally {
-      clearTimeout(timer);
+      timer?.clear();
     }
   }
 }

@@ -7,14 +7,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fstatSync, readFileSync, statSync } from 'node:fs';
 import { groupMembers, hasProc, parseProcStat } from '../terminal/proc.js';
+import { type LongTimer, longTimeout } from '../timers.js';
 import { type JobEnd, shown } from './exec-record.js';
 
 /** What a group gets between SIGTERM and SIGKILL when exec ends it. */
 export const KILL_GRACE_MS = 3_000;
 /** How often a killed group is checked for members that outlive its leader. */
 const GROUP_POLL_MS = 50;
-/** setTimeout's longest delay; longer timeouts are scheduled in steps. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface ChildPlan {
   command: readonly string[];
@@ -99,6 +98,7 @@ export class JobChild {
   private leaderGone = false;
   private killTimer: NodeJS.Timeout | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
+  private timeout: LongTimer | undefined;
   private readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(
@@ -117,7 +117,8 @@ export class JobChild {
       if (child.exitCode !== null || child.signalCode !== null) exit(child.exitCode, child.signalCode);
       else child.once('exit', exit);
     });
-    if (plan.timeoutMs !== null) this.after(plan.timeoutMs, () => this.kill('timeout'));
+    // --timeout may be months long: a long-safe timer (timers.ts), never a bare setTimeout.
+    if (plan.timeoutMs !== null) this.timeout = longTimeout(plan.timeoutMs, () => this.kill('timeout'));
     if (plan.idleTimeoutMs !== null) this.watchIdle(plan.logFd, plan.idleTimeoutMs);
   }
 
@@ -137,6 +138,7 @@ export class JobChild {
   async wait(stopped: () => boolean): Promise<JobEnd> {
     const { code, signal } = await this.exited;
     for (const timer of this.timers) clearTimeout(timer);
+    this.timeout?.clear();
     if (this.killedFor !== undefined) await this.reapGroup();
     clearTimeout(this.killTimer);
     const reason = this.killedFor ?? (stopped() ? 'stopped' : null);
@@ -170,13 +172,6 @@ export class JobChild {
       // ESRCH: the whole group is gone already.
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
     }
-  }
-
-  /** Runs `fn` after `ms`, in steps when `ms` is beyond setTimeout's range. */
-  private after(ms: number, fn: () => void): void {
-    const step = Math.min(ms, MAX_TIMER_MS);
-    const timer = setTimeout(() => (ms > step ? this.after(ms - step, fn) : fn()), step);
-    this.timers.push(timer);
   }
 
   /** Kills the group when the log has not grown for `idleMs`. */

@@ -4,7 +4,7 @@
 
 import { homedir } from 'node:os';
 import * as z from 'zod/mini';
-import { parseDuration } from '../core/duration.js';
+import { MAX_DURATION_MS, parseDuration } from '../core/duration.js';
 import { DogsledError } from '../errors.js';
 import { oneLine } from './quarantine.js';
 import { readTomlFile, unknownKeys } from './toml-file.js';
@@ -41,19 +41,23 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   quota: { management_url: null },
 });
 
-/** What each key must be; every issue on a key reports this, whatever zod's own wording. */
-const RULES: Record<string, string> = {
-  free_core_fraction_min: 'must be between 0 and 1',
-  memory_reserve_bytes: 'must be a non-negative integer (bytes)',
-  disk_free_min_percent: 'must be between 0 and 100',
-  reservation_load: 'must be a number >= 0',
-  reservation_ttl_ms: 'must be a positive integer of milliseconds or a duration such as "90s"',
-  remote_command: 'must be a non-empty array of non-empty strings',
-  cleanup: 'must be a table',
-  'cleanup.repositories': 'must be an array of strings',
-  quota: 'must be a table',
+/**
+ * What each key expects, type first; every issue on a key reports this and what the file holds
+ * instead (`free_core_fraction_min: expected a number between 0 and 1, found the string "abc"`),
+ * whatever zod's own wording.
+ */
+const EXPECTED: Record<string, string> = {
+  free_core_fraction_min: 'a number between 0 and 1',
+  memory_reserve_bytes: 'a non-negative integer (bytes)',
+  disk_free_min_percent: 'a number between 0 and 100',
+  reservation_load: 'a number >= 0',
+  reservation_ttl_ms: 'a positive integer of milliseconds or a duration such as "90s", at most 365 days',
+  remote_command: 'a non-empty array of non-empty strings',
+  cleanup: 'a table',
+  'cleanup.repositories': 'an array of strings',
+  quota: 'a table',
   'quota.management_url':
-    'must be an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials)',
+    'an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials)',
 };
 
 // Built on first use: most hosts have no config file, and building zod schemas costs start-up time
@@ -70,14 +74,14 @@ function buildFileSchema() {
         return z.NEVER;
       }
       if (parsed.ms <= 0) {
-        ctx.issues.push({ code: 'custom', message: RULES.reservation_ttl_ms ?? '', input: text });
+        ctx.issues.push({ code: 'custom', message: 'not positive', input: text });
         return z.NEVER;
       }
       return parsed.ms;
     }),
   );
 
-  const ttl = z.union([z.int().check(z.positive()), durationText]);
+  const ttl = z.union([z.int().check(z.positive(), z.maximum(MAX_DURATION_MS)), durationText]);
 
   return z.strictObject({
     free_core_fraction_min: z._default(
@@ -117,7 +121,7 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
   }
   fileSchema ??= buildFileSchema();
   const parsed = fileSchema.safeParse(data);
-  if (!parsed.success) throw fail(describe(parsed.error));
+  if (!parsed.success) throw fail(describe(parsed.error, data));
   const file = parsed.data;
   return {
     ...file,
@@ -130,22 +134,55 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
 }
 
 /** One problem, unknown keys first: a typo usually explains the other complaints. */
-function describe(error: z.core.$ZodError): string {
+function describe(error: z.core.$ZodError, data: unknown): string {
   const unknown = unknownKeys(error);
   if (unknown) return unknown;
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   // Issues inside an array or a union branch carry deeper paths; the rule belongs to the key.
   const keys = issue.path.filter((part): part is string => typeof part === 'string');
-  const key =
-    keys.length > 1 && RULES[keys.slice(0, 2).join('.')] ? keys.slice(0, 2).join('.') : (keys[0] ?? '');
+  const depth = keys.length > 1 && EXPECTED[keys.slice(0, 2).join('.')] ? 2 : 1;
+  const key = keys.slice(0, depth).join('.');
   if (issue.code === 'custom' && issue.params?.verbatim) return `${key}: ${issue.message}`;
   if (issue.code === 'invalid_union') {
     // The string branch of reservation_ttl_ms reports a bad duration itself; prefer its words.
     const inner = issue.errors.flat().find((sub) => sub.code === 'custom' && sub.params?.verbatim);
     if (inner) return `${key}: ${inner.message}`;
   }
-  return `${key} ${RULES[key] ?? oneLine(issue.message)}`;
+  const expected = EXPECTED[key];
+  if (expected === undefined) return `${key}: ${oneLine(issue.message)}`;
+  // The value the issue is about: the key's own, or the element of an array that is wrong.
+  const found = describeValue(valueAt(data, issue.path));
+  const where = issue.path.length > depth ? ` at ${pathText(issue.path)}` : '';
+  return `${key}: expected ${expected}, found ${found}${where}`;
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let value = data;
+  for (const part of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[part];
+  }
+  return value;
+}
+
+/** `remote_command[1]`, `cleanup.repositories[0]`. */
+function pathText(path: readonly PropertyKey[]): string {
+  return path
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i > 0 ? '.' : ''}${String(part)}`))
+    .join('');
+}
+
+/** What a TOML value is, named by its type: `the string "abc"`, `the number 1.5`, `a table`. */
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 60 ? `${value.slice(0, 59)}…` : value)}`;
+  if (typeof value === 'number' || typeof value === 'bigint') return `the number ${String(value)}`;
+  if (typeof value === 'boolean') return `the boolean ${value}`;
+  if (value instanceof Date) return 'a date';
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : `an array of ${value.length}`;
+  return 'a table';
 }
 
 function httpsOrigin(text: string, ctx: z.core.ParsePayload): string {

@@ -4,6 +4,7 @@
 
 import { link, lstat, rename, stat, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { stripEscapes } from '../core/strip-escapes.js';
 
 /** Which version of the file was judged corrupt: a rename by a writer changes dev/ino. */
 export interface FileIdentity {
@@ -80,9 +81,12 @@ export function quarantineWarning(file: string, reason: string, movedTo: string)
   return `dogsled: warning: ${basename(file)} was corrupt (${oneLine(reason)}); moved to ${basename(movedTo)}`;
 }
 
-/** Parser messages quote file content, which is untrusted: no control characters, bounded length. */
+/**
+ * Parser messages quote file content, which is untrusted: no escape sequences (removed whole, so no
+ * `[2J` is left behind), no control characters, bounded length.
+ */
 export function oneLine(text: string, max = 160): string {
-  const flat = text
+  const flat = stripEscapes(text)
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();

@@ -2,10 +2,10 @@
 // is the caller's to judge, every other problem is one line through the caller's `fail`. smol-toml
 // loads only when a file exists, since most hosts and repositories have none.
 
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import type * as z from 'zod/mini';
-import type { DogsledError } from '../errors.js';
-import { messageOf } from '../errors.js';
+import { DogsledError, messageOf } from '../errors.js';
 import { oneLine } from './quarantine.js';
 
 let toml: typeof import('smol-toml') | undefined;
@@ -13,12 +13,20 @@ let toml: typeof import('smol-toml') | undefined;
 /** The parsed document, or undefined when the file does not exist. */
 export async function readTomlFile(path: string, fail: (problem: string) => DogsledError): Promise<unknown> {
   let text: string;
+  let file: FileHandle | undefined;
   try {
-    text = await readFile(path, 'utf8');
+    // Opened without blocking, then checked: a FIFO in a config's place is refused, never waited
+    // on, and a directory or device is no config either.
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!(await file.stat()).isFile()) throw fail('not a regular file');
+    text = await file.readFile('utf8');
   } catch (error) {
+    if (error instanceof DogsledError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     throw fail(`cannot read (${code ?? messageOf(error)})`);
+  } finally {
+    await file?.close();
   }
   try {
     toml ??= await import('smol-toml');

@@ -30,8 +30,8 @@ describe('parseProcStat', () => {
     });
   });
 
-  test('strips control characters from the program name', () => {
-    expect(parseProcStat(statLine(5, 'evil\u001b[31m\nname', 1))?.comm).toBe('evil [31m name');
+  test('strips escape sequences and control characters from the program name', () => {
+    expect(parseProcStat(statLine(5, 'evil\u001b[31m\nname', 1))?.comm).toBe('evil name');
   });
 
   test('refuses a line that is not a stat line', () => {

@@ -124,7 +124,7 @@ describe('doctor --host', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      'dogsled: doctor --host netcup: peers are not available in this build (only local)\n',
+      'dogsled: doctor: --host netcup: peers are not available in this build (only local)\n',
     );
   });
 });

@@ -169,7 +169,7 @@ describe('arguments', () => {
     const host = await runCliIn(repo.main, ['prune', '--yes', '--host', 'netcup'], box.env);
     expect(host.code).toBe(2);
     expect(host.stderr).toBe(
-      'dogsled: prune --host netcup: peers are not available in this build (only local)\n',
+      'dogsled: prune: --host netcup: peers are not available in this build (only local)\n',
     );
     expect(await refSha(repo, 'refs/heads/landed')).not.toBeNull();
   });

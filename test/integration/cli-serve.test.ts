@@ -108,10 +108,13 @@ describe('serve as a service', () => {
     expect(first.headroom.eligible).toBe(false);
     expect(first.headroom.reason.some((r) => r.startsWith('no cpu sample'))).toBe(true);
     // A kernel that is 75% busy: every 100 ticks, 25 idle.
+    // One write at a time: two overlapping writes of stat.tmp would race on its rename.
+    let writing = Promise.resolve();
     const ticker = setInterval(() => {
       total += 100;
       idle += 25;
-      void advanceStat(proc, { cores: 4, total, idle });
+      const shape = { cores: 4, total, idle };
+      writing = writing.then(() => advanceStat(proc, shape));
     }, 20);
     try {
       const busy = await eventually(
@@ -125,6 +128,7 @@ describe('serve as a service', () => {
       expect(snapshot.headroom.measured).toBeCloseTo(1, 5);
     } finally {
       clearInterval(ticker);
+      await writing;
     }
     child.kill('SIGTERM');
     await exited(child);

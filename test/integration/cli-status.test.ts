@@ -119,7 +119,7 @@ describe('status flags', () => {
   it('reports an unknown flag through the full command line', async () => {
     const result = await status(['--lines']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^dogsled: unknown option '--lines'/);
+    expect(result.stderr).toMatch(/^dogsled: status: unknown option '--lines'/);
   });
 
   it('--watch refreshes at its interval until interrupted, then exits 0', async () => {

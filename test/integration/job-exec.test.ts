@@ -175,7 +175,7 @@ describe.concurrent('refusals', () => {
     const result = await exec(job);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      `dogsled: job ${job.id} already started (wrapper pid 4242): a job runs once\n`,
+      `dogsled: exec: job ${job.id} already started (wrapper pid 4242): a job runs once\n`,
     );
     expect(await readJobRecord(paths, job.id)).toEqual(job);
   });
@@ -184,21 +184,21 @@ describe.concurrent('refusals', () => {
     const job = await newJob(['true'], { started_ms: 1, ended_ms: 2, exit_code: 0 });
     const result = await exec(job);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`dogsled: job ${job.id} already ended: a job runs once\n`);
+    expect(result.stderr).toBe(`dogsled: exec: job ${job.id} already ended: a job runs once\n`);
   });
 
   it('refuses a command that differs from the record, showing job text without escapes', async () => {
     const job = await newJob(['echo', 'a']);
     const result = await exec(job, ['echo', '\u001b[2Jb']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`dogsled: job ${job.id} runs echo a, not echo 'b'\n`);
+    expect(result.stderr).toBe(`dogsled: exec: job ${job.id} runs echo a, not echo 'b'\n`);
     expect(await readJobRecord(paths, job.id)).toEqual(job);
   });
 
   it('refuses an unknown job id', async () => {
     const result = await runCli(['exec', 'j_nope', '--', 'true'], box.env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('dogsled: unknown job "j_nope"\n');
+    expect(result.stderr).toBe('dogsled: exec: unknown job "j_nope"\n');
   });
 });
 

@@ -116,7 +116,7 @@ describe('dogsled logs', () => {
       expect(await runCli(args, box.env)).toMatchObject({
         code: 2,
         stdout: '',
-        stderr: 'dogsled: unknown job "j_nope"\n',
+        stderr: 'dogsled: logs: unknown job "j_nope"\n',
       });
     }
   });

@@ -140,7 +140,7 @@ describe('dogsled stop', () => {
     expect(await runCli(['stop', 'j_nope'], box.env)).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: 'dogsled: unknown job "j_nope"\n',
+      stderr: 'dogsled: stop: unknown job "j_nope"\n',
     });
   });
 });

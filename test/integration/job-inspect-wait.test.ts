@@ -41,7 +41,8 @@ describe('dogsled wait', () => {
   test('a job that already ended returns its status at once', async () => {
     const job = await runningJob(box.io, 'exit 7');
     await job.ended;
-    expect(await runCli(['wait', job.id, '--max', '0'], box.env)).toMatchObject({ code: 7, stdout: '' });
+    // --max counts from the process's start, so 1ms has passed before the wait reads the record.
+    expect(await runCli(['wait', job.id, '--max', '1ms'], box.env)).toMatchObject({ code: 7, stdout: '' });
   });
 
   test('at the deadline it prints still running, exits 124, and leaves the job running', async () => {
@@ -78,11 +79,11 @@ describe('dogsled wait', () => {
     expect(await runCli(['wait', 'j_nope'], box.env)).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: 'dogsled: unknown job "j_nope"\n',
+      stderr: 'dogsled: wait: unknown job "j_nope"\n',
     });
     expect(await runCli(['wait', '../etc/passwd'], box.env)).toMatchObject({
       code: 2,
-      stderr: 'dogsled: unknown job "../etc/passwd"\n',
+      stderr: 'dogsled: wait: unknown job "../etc/passwd"\n',
     });
     const job = await createJob(box.io);
     const bad = await runCli(['wait', job.id, '--max', '1.5h'], box.env);

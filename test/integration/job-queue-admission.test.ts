@@ -114,7 +114,7 @@ describe('admission of a queue by a running service', () => {
       // The service was quicker: the ticket had left pending, and cancel said so in one line.
       expect(cancelled.code).toBe(2);
       expect(cancelled.stderr).toMatch(
-        /^dogsled: ticket t_\d+ is (admitting|admitted): cancel only cancels pending tickets\n$/,
+        /^dogsled: cancel: ticket t_\d+ is (admitting|admitted): cancel only cancels pending tickets\n$/,
       );
     }
     const fifo = order.filter((id) => cancelled.code !== 0 || id !== order[17]);

@@ -61,16 +61,16 @@ describe('cancel', () => {
     await appendTickets(box, [ticketFixture({ id: 't_other000001', state, state_ms: NOW - 1_000 })]);
     const before = await readFile(join(box.state, 'queue.json'), 'utf8');
     const result = await runCli(['cancel', 't_other000001', '--json'], env);
-    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `dogsled: ${message}\n` });
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `dogsled: cancel: ${message}\n` });
     expect(await readFile(join(box.state, 'queue.json'), 'utf8')).toBe(before);
   });
 
   it('names an unknown ticket in one line, exit 2, with or without a queue', async () => {
     const none = await runCli(['cancel', 'x'], env);
-    expect(none).toMatchObject({ code: 2, stdout: '', stderr: 'dogsled: unknown ticket "x"\n' });
+    expect(none).toMatchObject({ code: 2, stdout: '', stderr: 'dogsled: cancel: unknown ticket "x"\n' });
     await appendTickets(box, [ticketFixture({ id: 't_known0000001' })]);
     const other = await runCli(['cancel', 't_nope'], env);
-    expect(other).toMatchObject({ code: 2, stderr: 'dogsled: unknown ticket "t_nope"\n' });
+    expect(other).toMatchObject({ code: 2, stderr: 'dogsled: cancel: unknown ticket "t_nope"\n' });
     expect((await tickets(box))[0]?.state).toBe('pending');
   });
 });

@@ -190,7 +190,9 @@ describe('a launch Herdr refuses', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/^dogsled: cannot launch job j_[a-z2-7]{12} on local: .*no tabs today/);
+    expect(result.stderr).toMatch(
+      /^dogsled: run: cannot launch job j_[a-z2-7]{12} on local: .*no tabs today/,
+    );
     const id = /job (j_[a-z2-7]{12})/.exec(result.stderr)?.[1] ?? '';
     const job = await record(id);
     expect(job.reason).toMatch(/^launch failed: .*no tabs today/);
@@ -211,7 +213,7 @@ describe('a launch Herdr refuses', () => {
     await ok('_fake.fail_next', { method: 'pane.send_input', code: 'internal_error', message: 'no typing' });
     const result = await runCli(['run', '--cwd', dir, '--', 'sleep', '1'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^dogsled: cannot launch job j_[a-z2-7]{12} on local: .*no typing/);
+    expect(result.stderr).toMatch(/^dogsled: run: cannot launch job j_[a-z2-7]{12} on local: .*no typing/);
     expect(await tabs()).toBe(before);
   });
 });

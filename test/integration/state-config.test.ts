@@ -25,6 +25,8 @@ async function errorOf(toml: string): Promise<string> {
   return message.replace(path, 'P');
 }
 
+const TTL_RULE = 'a positive integer of milliseconds or a duration such as "90s", at most 365 days';
+
 describe('loadConfig', () => {
   test('a missing file that nobody named yields the defaults and creates nothing', async () => {
     const dir = await tempDir();
@@ -103,32 +105,42 @@ management_url = "https://Admin.example.net:8443/"
     [
       'a fraction above 1',
       'free_core_fraction_min = 1.5',
-      'config P: free_core_fraction_min must be between 0 and 1',
+      'config P: free_core_fraction_min: expected a number between 0 and 1, found the number 1.5',
     ],
     [
       'a fraction given as text',
       'free_core_fraction_min = "0.5"',
-      'config P: free_core_fraction_min must be between 0 and 1',
+      'config P: free_core_fraction_min: expected a number between 0 and 1, found the string "0.5"',
+    ],
+    [
+      'a fraction given as a word',
+      'free_core_fraction_min = "abc"',
+      'config P: free_core_fraction_min: expected a number between 0 and 1, found the string "abc"',
+    ],
+    [
+      'a fraction given as a table',
+      '[free_core_fraction_min]\nx = 1',
+      'config P: free_core_fraction_min: expected a number between 0 and 1, found a table',
     ],
     [
       'negative memory',
       'memory_reserve_bytes = -1',
-      'config P: memory_reserve_bytes must be a non-negative integer (bytes)',
+      'config P: memory_reserve_bytes: expected a non-negative integer (bytes), found the number -1',
     ],
     [
       'fractional memory',
       'memory_reserve_bytes = 1.5',
-      'config P: memory_reserve_bytes must be a non-negative integer (bytes)',
+      'config P: memory_reserve_bytes: expected a non-negative integer (bytes), found the number 1.5',
     ],
     [
       'a disk percent over 100',
       'disk_free_min_percent = 101',
-      'config P: disk_free_min_percent must be between 0 and 100',
+      'config P: disk_free_min_percent: expected a number between 0 and 100, found the number 101',
     ],
     [
       'a negative reservation load',
       'reservation_load = -0.5',
-      'config P: reservation_load must be a number >= 0',
+      'config P: reservation_load: expected a number >= 0, found the number -0.5',
     ],
     [
       'a bad duration string',
@@ -138,40 +150,58 @@ management_url = "https://Admin.example.net:8443/"
     [
       'a zero duration',
       'reservation_ttl_ms = "0s"',
-      'config P: reservation_ttl_ms must be a positive integer of milliseconds or a duration such as "90s"',
+      `config P: reservation_ttl_ms: expected ${TTL_RULE}, found the string "0s"`,
     ],
     [
       'a negative ttl',
       'reservation_ttl_ms = -5',
-      'config P: reservation_ttl_ms must be a positive integer of milliseconds or a duration such as "90s"',
+      `config P: reservation_ttl_ms: expected ${TTL_RULE}, found the number -5`,
+    ],
+    [
+      'a ttl over a year',
+      'reservation_ttl_ms = 31536000001',
+      `config P: reservation_ttl_ms: expected ${TTL_RULE}, found the number 31536000001`,
+    ],
+    [
+      'a ttl duration over a year',
+      'reservation_ttl_ms = "9000h"',
+      'config P: reservation_ttl_ms: duration "9000h" is longer than the limit of 365 days (8760h)',
+    ],
+    [
+      'a ttl given as a boolean',
+      'reservation_ttl_ms = true',
+      `config P: reservation_ttl_ms: expected ${TTL_RULE}, found the boolean true`,
     ],
     [
       'an empty remote command',
       'remote_command = []',
-      'config P: remote_command must be a non-empty array of non-empty strings',
+      'config P: remote_command: expected a non-empty array of non-empty strings, found an empty array',
     ],
     [
       'an empty remote command word',
       'remote_command = ["dogsled", ""]',
-      'config P: remote_command must be a non-empty array of non-empty strings',
+      'config P: remote_command: expected a non-empty array of non-empty strings, found the string "" at remote_command[1]',
     ],
     [
       'a remote command string',
       'remote_command = "dogsled"',
-      'config P: remote_command must be a non-empty array of non-empty strings',
+      'config P: remote_command: expected a non-empty array of non-empty strings, found the string "dogsled"',
     ],
     [
       'a non-string repository',
       '[cleanup]\nrepositories = [1]',
-      'config P: cleanup.repositories must be an array of strings',
+      'config P: cleanup.repositories: expected an array of strings, found the number 1 at cleanup.repositories[0]',
     ],
-    ['cleanup as a value', 'cleanup = 1', 'config P: cleanup must be a table'],
-  ])('%s is a one-line error naming the file and the key', async (_name, toml, expected) => {
-    expect(await errorOf(toml)).toBe(expected);
-  });
+    ['cleanup as a value', 'cleanup = 1', 'config P: cleanup: expected a table, found the number 1'],
+  ])(
+    '%s is a one-line error naming the file, the key, what it expects and what it found',
+    async (_name, toml, expected) => {
+      expect(await errorOf(toml)).toBe(expected);
+    },
+  );
 
   const URL_RULE =
-    'config P: quota.management_url must be an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials)';
+    'config P: quota.management_url: expected an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials), found the string';
 
   test.each([
     ['with a path', 'https://admin.example.net/api'],
@@ -184,6 +214,6 @@ management_url = "https://Admin.example.net:8443/"
     ['without a host', 'https://'],
     ['with a bad port', 'https://admin.example.net:99999'],
   ])('a quota URL %s is refused', async (_name, url) => {
-    expect(await errorOf(`[quota]\nmanagement_url = "${url}"`)).toBe(URL_RULE);
+    expect(await errorOf(`[quota]\nmanagement_url = "${url}"`)).toBe(`${URL_RULE} "${url}"`);
   });
 });

@@ -118,7 +118,8 @@ describe('eligibility, one condition at a time', () => {
       true,
     );
     const h = headroomOf(facts({ memory_free_bytes: 9 * GIB - 1 }, { reservations: 2 }), policy, NOW);
-    expect(h.reason).toEqual(['memory: 9.0 GiB free, needs 9.0 GiB (reserve for 3)']);
+    // One byte short: GiB with one decimal would print the same number twice.
+    expect(h.reason).toEqual(['memory: 9663676415 bytes free, needs 9663676416 bytes (reserve for 3)']);
   });
 
   it('needs total memory of the reserve times active agents, reservations and one', () => {
@@ -143,5 +144,34 @@ describe('eligibility, one condition at a time', () => {
       NOW,
     );
     expect(h.reason.map((r) => r.split(':')[0])).toEqual(['service down', 'no cpu sample', 'disk', 'memory']);
+  });
+});
+
+describe('refusal reasons show why', () => {
+  // Rounding to one decimal must never print a refused value as the threshold it failed.
+  const two = (busy: number) => headroomOf(facts({ cores: 2, busy }), policy, NOW).reason;
+
+  it('gives free cores the decimals it takes to differ from what is needed', () => {
+    expect(two(0.76)).toEqual(['cpu: 0.48 free cores, needs 0.50']);
+    expect(two(0.7501)).toEqual(['cpu: 0.4998 free cores, needs 0.5000']);
+    expect(two(0.8)).toEqual(['cpu: 0.4 free cores, needs 0.5']);
+  });
+
+  it('falls back to the exact numbers when four decimals still agree', () => {
+    expect(two(0.75000005)).toEqual([expect.stringMatching(/^cpu: 0\.49999\d+ free cores, needs 0\.5$/)]);
+  });
+
+  it('gives the disk share the decimals it takes to read below the policy', () => {
+    const h = headroomOf(facts({ disk_total_bytes: 1000 * GIB, disk_free_bytes: 149.6 * GIB }), policy, NOW);
+    expect(h.reason).toEqual(['disk: 14.96% free, needs 15%']);
+  });
+
+  it('names total memory in bytes when GiB would read the same', () => {
+    const h = headroomOf(
+      facts({ memory_total_bytes: 6 * GIB - 1, memory_free_bytes: 6 * GIB }, { reservations: 1 }),
+      policy,
+      NOW,
+    );
+    expect(h.reason).toEqual(['memory: 6442450943 bytes total, needs 6442450944 bytes (reserve for 2)']);
   });
 });

@@ -1,0 +1,33 @@
+// The fast path (cli/fast-path.ts) parses the hot commands without commander, so its flags must be
+// exactly the ones cli/program.ts declares for the same commands, with the same defaults: otherwise
+// a flag would mean one thing on the fast path and another in the full command line.
+
+import { describe, expect, it } from 'vitest';
+import { fastFlags, parseFast } from '../../cli/fast-path.js';
+import { buildProgram } from '../../cli/program.js';
+
+describe('the fast path', () => {
+  const program = buildProgram(() => {});
+
+  it.each(Object.entries(fastFlags()))(
+    '%s accepts exactly the flags of the full command line',
+    (name, flags) => {
+      const command = program.commands.find((entry) => entry.name() === name);
+      const declared = (command?.options ?? []).map((option) => (option.long ?? '').replace(/^--/, ''));
+      const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      expect([...flags].sort()).toEqual(declared.map(camel).sort());
+    },
+  );
+
+  it('gives status --interval the same default as the full command line', () => {
+    const status = program.commands.find((entry) => entry.name() === 'status');
+    const interval = status?.options.find((option) => option.long === '--interval');
+    expect(parseFast(['status'])?.flags.interval).toBe(interval?.defaultValue);
+  });
+
+  it('leaves help and unknown flags to the full command line', () => {
+    expect(parseFast(['status', '--help'])).toBeUndefined();
+    expect(parseFast(['status', '--lines'])).toBeUndefined();
+    expect(parseFast(['exec', 'j_x'])).toBeUndefined();
+  });
+});
