@@ -125,12 +125,13 @@ describe('a ticket without a job', () => {
     for (const command of ['wait', 'logs', 'stop']) {
       const result = await runCli([command, 't_nope\u001b]0;owned\u0007'], box.env);
       expect(result).toMatchObject({ code: 2, stdout: '' });
-      expect(result.stderr).toMatch(/^dogsled: unknown (ticket|job) "t_nope ?\]0;owned ?"\n$/);
+      // The OSC sequence is removed whole, its payload included.
+      expect(result.stderr).toMatch(new RegExp(`^dogsled: ${command}: unknown (ticket|job) "t_nope"\\n$`));
       expect(result.stderr).not.toContain('\u001b');
     }
     expect(await runCli(['wait', 't_nope'], box.env)).toMatchObject({
       code: 2,
-      stderr: 'dogsled: unknown ticket "t_nope"\n',
+      stderr: 'dogsled: wait: unknown ticket "t_nope"\n',
     });
   });
 });

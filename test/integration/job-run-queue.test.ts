@@ -149,7 +149,7 @@ describe('run on a full host', () => {
     await writeFile(join(box.state, 'tickets'), 'not a directory\n');
     const refused = await runCli(['run', '--json', '--', 'true'], env);
     expect(refused).toMatchObject({ code: 2, stdout: '' });
-    expect(refused.stderr).toMatch(/^dogsled: cannot write .*\/tickets\/t_[a-z2-7]{12}\.env: [^\n]+\n$/);
+    expect(refused.stderr).toMatch(/^dogsled: run: cannot write .*\/tickets\/t_[a-z2-7]{12}\.env: [^\n]+\n$/);
     expect((await queue()).map((t) => t.id)).toEqual([ticket]);
   });
 

@@ -28,6 +28,16 @@ describe('the fast path', () => {
   it('leaves help and unknown flags to the full command line', () => {
     expect(parseFast(['status', '--help'])).toBeUndefined();
     expect(parseFast(['status', '--lines'])).toBeUndefined();
-    expect(parseFast(['exec', 'j_x'])).toBeUndefined();
+    expect(parseFast(['exec', '--help'])).toBeUndefined();
+    expect(parseFast(['exec', 'j_x', 'true'])).toBeUndefined();
+    expect(parseFast(['exec', 'j_x', '--'])).toBeUndefined();
+  });
+
+  it('takes both forms of exec: the id alone (what a launch types) and the id with its command', () => {
+    expect(parseFast(['exec', 'j_x'])).toEqual({ name: 'exec', flags: { id: 'j_x' } });
+    expect(parseFast(['exec', 'j_x', '--', 'sh', '-c', 'true'])).toEqual({
+      name: 'exec',
+      flags: { id: 'j_x', command: ['sh', '-c', 'true'] },
+    });
   });
 });
