@@ -3,6 +3,8 @@
 // the fast path; everything else loads the full command line.
 
 import { DogsledError } from '../service/errors.js';
+import { isSystemError, systemErrorText } from '../service/state/fs-errors.js';
+import { oneLine } from '../service/state/quarantine.js';
 import { mark } from '../service/timing.js';
 import { contextFromProcess } from './context.js';
 import { parseFast, runFast } from './fast-path.js';
@@ -12,6 +14,13 @@ function report(error: unknown): number {
     process.stderr.write(`dogsled: ${error.message}\n`);
     if (error.hint) process.stderr.write(`  ${error.hint}\n`);
     return error.exitCode;
+  }
+  // The system refused a file (a full disk, a read-only filesystem, permissions): the user's
+  // environment, not a bug, so one line and exit 2 rather than an internal error.
+  if (isSystemError(error)) {
+    const path = typeof error.path === 'string' ? ` ${oneLine(error.path, 400)}` : '';
+    process.stderr.write(`dogsled: ${error.syscall}${path}: ${systemErrorText(error)}\n`);
+    return 2;
   }
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`dogsled: internal error: ${text}\n`);

@@ -21,15 +21,18 @@ async function placementsFile(): Promise<string> {
 const reservation = { id: 'r_aaaaaaaaaaaa', created_ms: NOW, expires_ms: NOW + 90_000, owner: null };
 
 describe('writeState', () => {
-  test('replaces the file with mode 0600 and leaves no temp files behind', async () => {
+  test('replaces the file with mode 0600 and leaves no temp files behind, only its backup', async () => {
     const file = await placementsFile();
     for (let i = 0; i < 5; i++) {
       await writeState(file, PlacementsSchema, { version: 1, reservations: i % 2 ? [reservation] : [] });
     }
     const dir = join(file, '..');
-    expect(await readdir(dir)).toEqual(['placements.json']);
+    expect((await readdir(dir)).sort()).toEqual(['placements.json', 'placements.json.prev']);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(`${file}.prev`)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 1, reservations: [] });
+    // The backup holds the same generation, so recovering from it loses nothing acknowledged.
+    expect(await readFile(`${file}.prev`, 'utf8')).toBe(await readFile(file, 'utf8'));
   });
 
   test('refuses a value that fails its schema and leaves the file as it was', async () => {
@@ -143,6 +146,7 @@ describe('updateState', () => {
     expect((await readdir(join(file, '..'))).sort()).toEqual([
       'placements.json',
       `placements.json.bad-${NOW}`,
+      'placements.json.prev',
     ]);
   });
 
