@@ -95,7 +95,6 @@ export async function withLock<T>(
   };
   let result: T;
   try {
-    await testHold(name);
     result = await fn(held);
   } finally {
     await releaseQuietly(acquired.release);
@@ -370,11 +369,12 @@ export function lockStaleMs(): number {
 }
 
 /**
- * DOGSLED_TEST_LOCK_HOLD_MS with DOGSLED_TEST_LOCK_HOLD_FILE=<name>: a pause right after taking the
- * lock on that file, so a test can freeze a real process (SIGSTOP) while it holds the lock.
+ * DOGSLED_TEST_LOCK_HOLD_MS with DOGSLED_TEST_LOCK_HOLD_FILE=<name>: a pause while holding the lock
+ * on that file, between reading it and writing it (store.ts), so a test can freeze a real process
+ * (SIGSTOP) at the worst moment.
  */
-async function testHold(name: string): Promise<void> {
-  if (process.env.DOGSLED_TEST_LOCK_HOLD_FILE !== name) return;
+export async function testHoldInLock(file: string): Promise<void> {
+  if (process.env.DOGSLED_TEST_LOCK_HOLD_FILE !== basename(file)) return;
   const ms = testKnob('DOGSLED_TEST_LOCK_HOLD_MS');
   if (ms !== undefined) await sleep(ms);
 }

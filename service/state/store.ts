@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import type * as z from 'zod/mini';
 import { writeAtomic } from './atomic-write.js';
 import { fsFailure } from './fs-errors.js';
-import { type HeldLock, withLock } from './lock.js';
+import { type HeldLock, testHoldInLock, withLock } from './lock.js';
 import { backupOf, STATE_FILE_MODE } from './paths.js';
 import { oneLine, quarantineFile, quarantineWarning } from './quarantine.js';
 import { openRegular, readRegular } from './regular-file.js';
@@ -85,6 +85,7 @@ export async function updateState<S extends z.ZodMiniType, U extends Update<z.in
     const current = await readLocked(file, schema, ctx, held);
     const { result, next } = await fn(current);
     if (next !== undefined) {
+      await testHoldInLock(file);
       // Writing after the lock was lost could overwrite the new holder's write: checked before each
       // rename, on the lock's owner record itself.
       held.assertHeld();
