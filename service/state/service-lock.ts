@@ -4,10 +4,10 @@
 // then goes stale: ▲); a holder that died (SIGKILL) is taken over at once. Check, takeover, lock and
 // record happen under the short service-acquire lock, so two starting `serve`s never both win.
 
-import { rm } from 'node:fs/promises';
+import { rm, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { DogsledError, messageOf } from '../errors.js';
-import { systemErrorText } from './fs-errors.js';
+import { fsFailure, systemErrorText } from './fs-errors.js';
 import { identityAlive } from './liveness.js';
 import {
   inspectLock,
@@ -86,7 +86,9 @@ async function acquireSerialized(
   // any other starter out meanwhile.
   if (seen.lock !== undefined) await rm(lockDirOf(paths), { recursive: true, force: true });
   // A reader between our lock and our record must not pair the fresh lock with the old holder's pid.
-  await rm(paths.serviceHolder, { force: true });
+  await unlink(paths.serviceHolder).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw fsFailure('remove', paths.serviceHolder, error);
+  });
 
   let lost = false;
   const onCompromised = (error: Error): void => {
