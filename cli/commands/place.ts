@@ -38,8 +38,13 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
   const deadline = new Deadline(maxFlag(flags.max));
   const io = await commandIO(ctx);
   const owner = ctx.env.HERDR_PANE_ID || null;
-  const outcome = await deadline.step('placement', 'routine', () =>
-    submitWork(io, { request: null, pin: flags.host ?? null, owner, waiting: Boolean(flags.wait) }, 'place'),
+  // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
+  const outcome = await deadline.step('placement', 'routine', (signal) =>
+    submitWork(
+      { ...io, signal },
+      { request: null, pin: flags.host ?? null, owner, waiting: Boolean(flags.wait) },
+      'place',
+    ),
   );
   if (outcome.kind === 'placed') {
     printPlaced(ctx, flags, outcome.host, outcome.label, outcome.reservation);

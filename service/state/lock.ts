@@ -36,6 +36,11 @@ const loadLockfile = async () => (await import('proper-lockfile')).default;
 
 /** Routine lock waits are bounded at 30 s (DESIGN §4). */
 export const LOCK_TIMEOUT_MS = 30_000;
+/**
+ * A wait ends a second inside that bound: commands run it within a routine allowance of the same
+ * 30 s (core/budget.ts), and the error that names the holder must be the one the user reads.
+ */
+const LOCK_WAIT_MS = LOCK_TIMEOUT_MS - 1_000;
 /** A lock whose owner cannot be judged and whose mtime is this old was left by a crash. */
 export const LOCK_STALE_MS = 10_000;
 
@@ -48,6 +53,8 @@ const OWNER_FILE = 'owner';
 
 export interface LockOptions {
   timeoutMs?: number;
+  /** Aborting it ends the wait with its reason. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The record inside a lock dir; the token tells two acquisitions by one process apart. */
@@ -81,7 +88,13 @@ export async function withLock<T>(
   const onCompromised = (error: Error): void => {
     controller.abort(lostError(name, messageOf(error), error));
   };
-  const acquired = await acquire(file, name, options.timeoutMs ?? LOCK_TIMEOUT_MS, onCompromised);
+  const acquired = await acquire(
+    file,
+    name,
+    options.timeoutMs ?? LOCK_WAIT_MS,
+    onCompromised,
+    options.signal,
+  );
   const held: HeldLock = {
     signal: controller.signal,
     assertHeld: () => controller.signal.throwIfAborted(),
@@ -218,12 +231,14 @@ async function acquire(
   name: string,
   timeoutMs: number,
   onCompromised: (error: Error) => void,
+  signal: AbortSignal | undefined,
 ): Promise<AcquiredLock> {
   const deadline = performance.now() + timeoutMs;
   let delay = BACKOFF_FIRST_MS;
   let createdDir = false;
   let holder: LockOwner | null = null;
   for (;;) {
+    signal?.throwIfAborted();
     try {
       return await lockOnce(file, onCompromised);
     } catch (error) {
@@ -244,7 +259,7 @@ async function acquire(
     const remaining = deadline - performance.now();
     if (remaining <= 0) throw timedOut(name, timeoutMs, holder);
     // Jitter keeps many waiters from retrying in lockstep; the cap keeps hand-over latency low.
-    await sleep(Math.min(remaining, delay * (0.5 + Math.random())));
+    await sleep(Math.min(remaining, delay * (0.5 + Math.random())), undefined, { signal }).catch(() => {});
     delay = Math.min(BACKOFF_MAX_MS, delay * 1.6);
   }
 }

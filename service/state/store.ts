@@ -20,6 +20,11 @@ export interface StoreContext {
   now: () => number;
   /** Receives whole warning lines (`dogsled: warning: ...`). */
   warn: (line: string) => void;
+  /**
+   * The caller's deadline (Deadline.step): once aborted, lock waits end and nothing more is written,
+   * so a command that already reported a timeout never leaves a change behind that nobody was told of.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Update<T, R> {
@@ -40,7 +45,7 @@ export async function readState<S extends z.ZodMiniType>(
   if (first.kind === 'ok') return first.value;
   if (first.kind === 'missing') return undefined;
   // Judge again under the lock, so a locked writer cannot replace the file between verdict and move.
-  return withLock(file, (held) => readLocked(file, schema, ctx, held));
+  return withLock(file, (held) => readLocked(file, schema, ctx, held), { signal: ctx.signal });
 }
 
 export interface WriteOptions {
@@ -81,18 +86,27 @@ export async function updateState<S extends z.ZodMiniType, U extends Update<z.in
   ctx: StoreContext,
   fn: (current: z.output<S> | undefined) => Promise<U> | U,
 ): Promise<U['result']> {
-  return withLock(file, async (held: HeldLock) => {
-    const current = await readLocked(file, schema, ctx, held);
-    const { result, next } = await fn(current);
-    if (next !== undefined) {
-      await testHoldInLock(file);
-      // Writing after the lock was lost could overwrite the new holder's write: checked before each
-      // rename, on the lock's owner record itself.
-      held.assertHeld();
-      await writeState(file, schema, next, { guard: held.assertOwned });
-    }
-    return result;
-  });
+  return withLock(
+    file,
+    async (held: HeldLock) => {
+      const current = await readLocked(file, schema, ctx, held);
+      const { result, next } = await fn(current);
+      if (next !== undefined) {
+        await testHoldInLock(file);
+        // Writing after the lock was lost could overwrite the new holder's write, and writing after
+        // the caller gave up would be a change nobody was told of: both are checked before each
+        // rename, the lock on its owner record itself.
+        const guard = async (): Promise<void> => {
+          ctx.signal?.throwIfAborted();
+          await held.assertOwned();
+        };
+        held.assertHeld();
+        await writeState(file, schema, next, { guard });
+      }
+      return result;
+    },
+    { signal: ctx.signal },
+  );
 }
 
 /** Caller holds the file's lock. Bounded retries: each miss means an unlocked writer just replaced it. */

@@ -116,6 +116,33 @@ describe('a place stopped inside its lock for longer than the stale window', () 
   }, 60_000);
 });
 
+describe('a place frozen past its own deadline', () => {
+  it('reports the deadline and writes nothing afterwards: no ticket that nobody was told of', async () => {
+    // No service: the place would queue a ticket; it is stopped after reading queue.json.
+    const first = start(
+      ['place', '--json', '--max', '5s'],
+      testEnv({ DOGSLED_TEST_LOCK_HOLD_FILE: 'queue.json', DOGSLED_TEST_LOCK_HOLD_MS: '3000' }),
+    );
+    await eventually(
+      async () =>
+        (await inspectLock(join(box.state, 'queue.json')))?.owner?.pid === first.child.pid ? true : undefined,
+      15_000,
+      'the place to hold queue.json',
+    );
+    first.child.kill('SIGSTOP');
+    // Past both its pause inside the lock and its --max: on resume both are due.
+    await sleep(6_000);
+    first.child.kill('SIGCONT');
+    const a = await first.done;
+    expect(a.code).toBe(2);
+    expect(a.stdout).toBe('');
+    expect(a.stderr.trim().split('\n')).toEqual([expect.stringContaining('placement exceeded its deadline')]);
+    const queue = await readFile(join(box.state, 'queue.json'), 'utf8').catch(() => undefined);
+    expect(queue === undefined ? [] : QueueSchema.parse(JSON.parse(queue)).tickets).toEqual([]);
+    expect(await inspectLock(join(box.state, 'queue.json'))).toBeUndefined();
+  }, 60_000);
+});
+
 describe('a serve stopped for longer than the stale window', () => {
   it('is still up with a stale snapshot (▲, not ?), and a second serve does not take its lock', async () => {
     const env = testEnv();

@@ -77,6 +77,33 @@ describe('a lock whose holder lives', () => {
   });
 });
 
+describe("a caller's deadline", () => {
+  test('ends a wait behind a live holder with its own reason', async () => {
+    const file = join(await tempDir(), 'placements.json');
+    await holder(file);
+    const reason = new DogsledError('placement exceeded its deadline of 300ms');
+    const controller = new AbortController();
+    const second = withLock(file, () => 'never', { signal: controller.signal, timeoutMs: 20_000 });
+    controller.abort(reason);
+    await expect(second).rejects.toBe(reason);
+  });
+
+  test('once aborted inside the section, the write is dropped', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'counter.json');
+    await writeFile(file, JSON.stringify({ count: 1 }));
+    const controller = new AbortController();
+    const reason = new DogsledError('placement exceeded its deadline of 1s');
+    const update = updateState(file, CounterSchema, { ...ctx, signal: controller.signal }, (current) => {
+      controller.abort(reason);
+      return { result: null, next: { count: (current?.count ?? 0) + 1 } };
+    });
+    await expect(update).rejects.toBe(reason);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ count: 1 });
+    expect(await readdir(dir)).toEqual(['counter.json']);
+  });
+});
+
 describe('a writer that lost its lock', () => {
   test('writes nothing when its lock was removed, found right before the rename', async () => {
     const dir = await tempDir();
