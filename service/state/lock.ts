@@ -391,7 +391,8 @@ export function lockStaleMs(): number {
 export async function testHoldInLock(file: string): Promise<void> {
   if (process.env.DOGSLED_TEST_LOCK_HOLD_FILE !== basename(file)) return;
   const ms = testKnob('DOGSLED_TEST_LOCK_HOLD_MS');
-  if (ms !== undefined) await sleep(ms);
+  // Node timers overflow at 2^31 ms and would fire at once: a larger pause is the longest one.
+  if (ms !== undefined) await sleep(Math.min(ms, 2 ** 31 - 1));
 }
 
 /** Test variables count only with DOGSLED_TEST=1, like DOGSLED_TEST_NOW_MS (clock.ts). */

@@ -97,6 +97,18 @@ describe('a state file that is not a regular file', () => {
   });
 });
 
+describe('escape sequences in the state path', () => {
+  it('never reach the terminal through the error line', async () => {
+    const state = join(box.root, 'st\u001b]0;pwned\u0007ate');
+    await ensureStateDir(state);
+    await mkdir(join(state, 'placements.json'));
+    const result = await runCli(['place', '--json'], { ...box.env, DOGSLED_STATE: state });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('placements.json: it is a directory, not a regular file');
+    expect(result.stderr.trimEnd()).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+});
+
 describe('a state file the caller may not read', () => {
   it('placements.json: `place` names it with the reason, exit 2', async () => {
     const file = join(box.state, 'placements.json');
