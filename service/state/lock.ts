@@ -20,16 +20,24 @@
 //   6. any file's own lock taken by readState to quarantine it (brief, takes nothing inside)
 // Locks are not re-entrant: locking a file twice in one process waits for itself until the timeout.
 
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import { mkdir, open, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatAge } from '../core/duration.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { systemErrorText } from './fs-errors.js';
-import { identityAlive, type ProcessIdentity, selfIdentity } from './liveness.js';
+import { identityAlive, selfIdentity } from './liveness.js';
+import {
+  type LockOwner,
+  newOwner,
+  OWNER_FILE,
+  ownerRecordingFs,
+  parseIdentity,
+  readOwner,
+} from './lock-owner.js';
 import { readRegular } from './regular-file.js';
+
+export type { LockOwner } from './lock-owner.js';
 
 /** Loaded on first use: reads of state never need it, and start-up time matters for hooks. */
 const loadLockfile = async () => (await import('proper-lockfile')).default;
@@ -49,18 +57,11 @@ const NEVER_STALE_MS = 10 * 365 * 86_400_000;
 
 const BACKOFF_FIRST_MS = 2;
 const BACKOFF_MAX_MS = 50;
-const OWNER_FILE = 'owner';
 
 export interface LockOptions {
   timeoutMs?: number;
   /** Aborting it ends the wait with its reason. */
   signal?: AbortSignal | undefined;
-}
-
-/** The record inside a lock dir; the token tells two acquisitions by one process apart. */
-export interface LockOwner extends ProcessIdentity {
-  token: string;
-  since_ms: number;
 }
 
 /** Handed to the critical section so it can check, before it writes, that the lock is still ours. */
@@ -122,7 +123,7 @@ export async function withLock<T>(
  * process holds it. The lock is `<file>.lock` with its owner record inside, its mtime refreshed.
  */
 export async function lockOnce(file: string, onCompromised: (error: Error) => void): Promise<AcquiredLock> {
-  const owner: LockOwner = { ...selfIdentity(), token: randomBytes(8).toString('hex'), since_ms: Date.now() };
+  const owner = newOwner();
   const release = await (await loadLockfile()).lock(file, {
     realpath: false,
     stale: NEVER_STALE_MS,
@@ -285,96 +286,6 @@ async function releaseQuietly(release: () => Promise<void>): Promise<void> {
   } catch (error) {
     // A compromised lock is already released (ERELEASED); the loss is reported through assertHeld.
     if ((error as NodeJS.ErrnoException).code !== 'ERELEASED') throw error;
-  }
-}
-
-/**
- * The fs proper-lockfile uses for one acquisition: mkdir also writes the owner record (O_EXCL), and
- * removal takes the lock away only while the record is still this acquisition's, so a release after
- * a takeover, or the exit handler, never removes another process's lock.
- */
-function ownerRecordingFs(owner: LockOwner) {
-  const text = `${JSON.stringify(owner)}\n`;
-  const ownedBy = (record: string | undefined) => parseOwner(record)?.token === owner.token;
-  return {
-    stat: fs.stat,
-    utimes: fs.utimes,
-    mkdir: (dir: string, done: (error: NodeJS.ErrnoException | null) => void) => {
-      fs.mkdir(dir, (error) => {
-        if (error) return done(error);
-        const record = join(dir, OWNER_FILE);
-        fs.writeFile(record, text, { flag: 'wx', mode: 0o600 }, (failed) => {
-          if (!failed) return done(null);
-          // EEXIST: someone else's record is in the dir already; it is theirs, leave it.
-          if (failed.code === 'EEXIST') return done(failed);
-          fs.rm(record, { force: true }, () => fs.rmdir(dir, () => done(failed)));
-        });
-      });
-    },
-    rmdir: (dir: string, done: (error: NodeJS.ErrnoException | null) => void) => {
-      const record = join(dir, OWNER_FILE);
-      readRegular(record)
-        .catch(() => undefined)
-        .then(async (found) => {
-          if (!ownedBy(found)) return;
-          await unlink(record);
-          await fs.promises.rmdir(dir);
-        })
-        .then(
-          () => done(null),
-          (error: NodeJS.ErrnoException) => done(error.code === 'ENOENT' ? null : error),
-        );
-    },
-    rmdirSync: (dir: string) => {
-      const record = join(dir, OWNER_FILE);
-      let found: string | undefined;
-      try {
-        const fd = fs.openSync(record, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-        try {
-          found = fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, 'utf8') : undefined;
-        } finally {
-          fs.closeSync(fd);
-        }
-      } catch {
-        return;
-      }
-      if (!ownedBy(found)) return;
-      fs.unlinkSync(record);
-      fs.rmdirSync(dir);
-    },
-  };
-}
-
-async function readOwner(path: string): Promise<LockOwner | null> {
-  try {
-    return parseOwner(await readRegular(path));
-  } catch {
-    return null;
-  }
-}
-
-function parseOwner(text: string | undefined): LockOwner | null {
-  const who = parseIdentity(text) as (ProcessIdentity & Partial<LockOwner>) | null;
-  if (who === null || typeof who.token !== 'string' || typeof who.since_ms !== 'number') return null;
-  return who as LockOwner;
-}
-
-function parseIdentity(text: string | undefined): ProcessIdentity | null {
-  if (text === undefined) return null;
-  try {
-    const value = JSON.parse(text) as Partial<ProcessIdentity> | null;
-    if (
-      typeof value?.pid !== 'number' ||
-      !Number.isSafeInteger(value.pid) ||
-      value.pid <= 0 ||
-      typeof value.hostname !== 'string' ||
-      !(value.start === null || typeof value.start === 'number')
-    ) {
-      return null;
-    }
-    return value as ProcessIdentity;
-  } catch {
-    return null;
   }
 }
 

@@ -3,13 +3,13 @@
 // file the caller may not read. Each is one line naming the file and exit 2: never a stack trace,
 // never exit 70, never a hang.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmod, chown, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readPaneWatch } from '../../service/state/pane-watch.js';
 import { ensureStateDir, statePaths } from '../../service/state/paths.js';
-import { CLI, type CliResult, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { type CliResult, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { jobFixture } from '../helpers/job-fixtures.js';
 import { writeJobs } from './job-queue-fixtures.js';
 
@@ -132,27 +132,5 @@ async function asUnprivileged(args: string[], file: string): Promise<CliResult> 
   execFileSync('chown', ['-R', `${nobody}:${nobody}`, box.root]);
   await chown(file, 0, 0);
   await chmod(file, 0o600);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: box.env,
-      uid: nobody,
-      gid: nobody,
-      cwd: box.root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return runCli(args, box.env, { uid: nobody, gid: nobody, cwd: box.root });
 }

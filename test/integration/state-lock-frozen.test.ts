@@ -3,7 +3,7 @@
 // was told is lost, and a second caller waits instead of taking the lock. The frozen `place` pauses
 // between reading and writing its file (DOGSLED_TEST_LOCK_HOLD_*), the worst moment to be frozen.
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,7 +12,7 @@ import { inspectLock } from '../../service/state/lock.js';
 import { HostSnapshotSchema, PlacementsSchema } from '../../service/state/schemas.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
 import { QueueSchema } from '../../service/state/work-schemas.js';
-import { CLI, eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
+import { eventually, exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../helpers/cli.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 
@@ -44,20 +44,11 @@ function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...box.env, DOGSLED_TEST: '1', DOGSLED_TEST_LOCK_STALE_MS: String(STALE_MS), ...extra };
 }
 
-/** A command with its own stdout, stderr and exit. */
+/** A command with its own stdout, stderr and exit, stopped by afterEach if still running. */
 function start(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const done = exited(child).then((end) => ({ ...end, stdout, stderr }));
-  return { child, done };
+  const started = spawnCli(args, env, { timeoutMs: 60_000 });
+  children.push(started.child);
+  return started;
 }
 
 /** Starts `place --json` that pauses inside `file`'s lock, and stops it (SIGSTOP) right there. */
