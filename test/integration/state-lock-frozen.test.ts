@@ -67,20 +67,27 @@ async function frozenPlace(file: string) {
   return first;
 }
 
+/**
+ * A place stopped inside `file`'s lock for longer than the stale window, then a second place, which
+ * must still be waiting when the first resumes; returns both results once they have exited.
+ */
+async function secondBehindFrozen(file: string) {
+  const first = await frozenPlace(file);
+  await sleep(FROZEN_MS);
+  const second = start(['place', '--json'], testEnv());
+  await sleep(FROZEN_MS);
+  // The second caller is still waiting for the frozen holder, not writing over it.
+  expect(second.child.exitCode).toBeNull();
+  first.child.kill('SIGCONT');
+  return Promise.all([first.done, second.done]);
+}
+
 describe('a place stopped inside its lock for longer than the stale window', () => {
   it('keeps its lock: a second place waits, and both reservations stand', async () => {
     // 8 idle cores and a running service: room for 7 reservations.
-    const now = Date.now();
-    await writeSnapshot(box.state, snapshotFixture({ sample_ms: now, cores: 8, busy: 0 }));
+    await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now(), cores: 8, busy: 0 }));
     lock = await holdServiceLock(box.state);
-    const first = await frozenPlace('placements.json');
-    await sleep(FROZEN_MS);
-    const second = start(['place', '--json'], testEnv());
-    await sleep(FROZEN_MS);
-    // The second caller is still waiting for the frozen holder, not placed over it.
-    expect(second.child.exitCode).toBeNull();
-    first.child.kill('SIGCONT');
-    const [a, b] = await Promise.all([first.done, second.done]);
+    const [a, b] = await secondBehindFrozen('placements.json');
     expect(a).toMatchObject({ code: 0, stderr: '' });
     expect(b).toMatchObject({ code: 0, stderr: '' });
     const ids = [JSON.parse(a.stdout).reservation, JSON.parse(b.stdout).reservation];
@@ -92,13 +99,7 @@ describe('a place stopped inside its lock for longer than the stale window', () 
 
   it('keeps its lock on queue.json: both queued tickets stand', async () => {
     // No service: every place becomes a ticket.
-    const first = await frozenPlace('queue.json');
-    await sleep(FROZEN_MS);
-    const second = start(['place', '--json'], testEnv());
-    await sleep(FROZEN_MS);
-    expect(second.child.exitCode).toBeNull();
-    first.child.kill('SIGCONT');
-    const [a, b] = await Promise.all([first.done, second.done]);
+    const [a, b] = await secondBehindFrozen('queue.json');
     expect(a.code).toBe(1);
     expect(b.code).toBe(1);
     const ids = [JSON.parse(a.stdout).ticket, JSON.parse(b.stdout).ticket];
