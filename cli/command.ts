@@ -1,17 +1,31 @@
 // The one wrapper every command runs through, on the fast path and in the full command line: it
 // returns the command's exit status to main.ts (a command never sets process.exitCode itself), and
-// makes every error a user sees name the command it came from (`dogsled: wait: unknown job "x"`).
+// makes every error a user sees name the command it came from (`dogsled: wait: unknown job "x"`),
+// a system error (ENOSPC, EROFS, EACCES…) included.
 
 import { EXIT } from '../service/core/exit-codes.js';
 import { DogsledError } from '../service/errors.js';
+import { isSystemError, systemErrorText } from '../service/state/fs-errors.js';
+import { oneLine } from '../service/state/quarantine.js';
 
 /** Runs command `name`; an action that returns nothing succeeded. */
 export async function runCommand(name: string, action: () => Promise<number | undefined>): Promise<number> {
   try {
     return (await action()) ?? EXIT.ok;
   } catch (error) {
-    throw error instanceof DogsledError ? namedError(name, error) : error;
+    if (error instanceof DogsledError) throw namedError(name, error);
+    if (isSystemError(error)) throw namedError(name, systemFailure(error));
+    throw error;
   }
+}
+
+/**
+ * The system refused a file (a full disk, a read-only filesystem, permissions): the user's
+ * environment, not a bug, so one line and exit 2 rather than an internal error with a stack.
+ */
+function systemFailure(error: NodeJS.ErrnoException & { code: string }): DogsledError {
+  const path = typeof error.path === 'string' ? ` ${oneLine(error.path, 400)}` : '';
+  return new DogsledError(`${error.syscall}${path}: ${systemErrorText(error)}`, { cause: error });
 }
 
 /** The error with `name: ` in front, unless its message already starts with the command's name. */

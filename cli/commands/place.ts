@@ -41,8 +41,9 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
   const pin = hostFlag(flags.host);
   const io = await commandIO(ctx);
   const owner = ctx.env.HERDR_PANE_ID || null;
-  const outcome = await deadline.step('placement', 'routine', () =>
-    submitWork(io, { request: null, pin, owner, waiting: Boolean(flags.wait) }, 'place'),
+  // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
+  const outcome = await deadline.step('placement', 'routine', (signal) =>
+    submitWork({ ...io, signal }, { request: null, pin, owner, waiting: Boolean(flags.wait) }, 'place'),
   );
   if (outcome.kind === 'placed') {
     printPlaced(ctx, flags, { id: outcome.host, label: outcome.label }, outcome.reservation);

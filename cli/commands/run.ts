@@ -71,7 +71,10 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     caller_workspace: callerWorkspace,
   };
   const submission = { request, pin, owner, waiting: Boolean(flags.wait), env };
-  const outcome = await deadline.step('placement', 'routine', () => submitWork(io, submission));
+  // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
+  const outcome = await deadline.step('placement', 'routine', (signal) =>
+    submitWork({ ...io, signal }, submission),
+  );
   mark(`run: ${outcome.kind}`);
   if (outcome.kind === 'queued') return queued(outcome, io, flags, ctx, deadline);
 

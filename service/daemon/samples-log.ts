@@ -1,12 +1,18 @@
-// samples.jsonl: one line per tick, appended. Only the service lock's holder writes it, so no file
-// lock is needed. A torn last line from a crash is fenced off with a newline, and unreadable lines
-// are dropped at the next trim instead of failing the service.
+// samples.jsonl: one line per tick, appended. Only the service lock's holder writes it (checked by
+// `guard` before each write), so no file lock is needed. A torn last line from a crash or a full disk
+// is fenced off with a newline, and unreadable lines are dropped at the next trim instead of failing
+// the service. Anything but a regular file in its place is refused, never opened blocking.
 
-import { open, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { needsTrim, trimCutoff } from '../core/samples.js';
+import { writeAtomic } from '../state/atomic-write.js';
+import { fsFailure } from '../state/fs-errors.js';
+import { openRegular, readRegular } from '../state/regular-file.js';
 import type { Sample } from '../state/schemas.js';
 
 const HEAD_BYTES = 4096;
+const MODE = 0o600;
 
 interface Head {
   size: number;
@@ -14,29 +20,43 @@ interface Head {
   endsWithNewline: boolean;
 }
 
-export async function appendSample(file: string, sample: Sample, now: number): Promise<void> {
+export async function appendSample(
+  file: string,
+  sample: Sample,
+  now: number,
+  guard: () => Promise<void> = async () => {},
+): Promise<void> {
   const line = `${JSON.stringify(sample)}\n`;
   const head = await readHead(file);
   if (head && head.size > 0 && needsTrim(head.firstTs, now)) {
-    await rewriteFrom(file, trimCutoff(now), line);
+    await rewriteFrom(file, trimCutoff(now), line, guard);
     return;
   }
-  const handle = await open(file, 'a', 0o600);
+  await guard();
+  await append(file, head && head.size > 0 && !head.endsWithNewline ? `\n${line}` : line);
+}
+
+/** O_NONBLOCK: a FIFO put in the file's place since readHead looked must fail, not block. */
+async function append(file: string, text: string): Promise<void> {
+  let handle: FileHandle | undefined;
   try {
-    await handle.appendFile(head && head.size > 0 && !head.endsWithNewline ? `\n${line}` : line);
+    handle = await open(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+      MODE,
+    );
+    if (!(await handle.stat()).isFile()) throw new Error('not a regular file');
+    await handle.appendFile(text);
+  } catch (error) {
+    throw fsFailure('write', file, error);
   } finally {
-    await handle.close();
+    await handle?.close().catch(() => undefined);
   }
 }
 
 async function readHead(file: string): Promise<Head | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const handle = await openRegular(file);
+  if (handle === undefined) return undefined;
   try {
     const { size } = await handle.stat();
     if (size === 0) return { size, firstTs: null, endsWithNewline: true };
@@ -47,18 +67,25 @@ async function readHead(file: string): Promise<Head | undefined> {
     const newline = buffer.indexOf(10);
     const firstLine = newline === -1 ? null : buffer.subarray(0, newline).toString('utf8');
     return { size, firstTs: firstLine === null ? null : tsOf(firstLine), endsWithNewline: last[0] === 10 };
+  } catch (error) {
+    throw fsFailure('read', file, error);
   } finally {
     await handle.close();
   }
 }
 
-async function rewriteFrom(file: string, cutoff: number, extra: string): Promise<void> {
-  const kept = (await readFile(file, 'utf8')).split('\n').filter((line) => {
+async function rewriteFrom(
+  file: string,
+  cutoff: number,
+  extra: string,
+  guard: () => Promise<void>,
+): Promise<void> {
+  const kept = ((await readRegular(file)) ?? '').split('\n').filter((line) => {
     const ts = tsOf(line);
     return ts !== null && ts >= cutoff;
   });
   const body = kept.length > 0 ? `${kept.join('\n')}\n${extra}` : extra;
-  await (await import('write-file-atomic')).default(file, body, { mode: 0o600, fsync: true });
+  await writeAtomic(file, body, { mode: MODE, guard });
 }
 
 function tsOf(line: string): number | null {

@@ -1,28 +1,28 @@
 // `dogsled serve`: holds the host's service lock and publishes host.json every interval. A failed
-// measurement stops the service with an error and leaves the last complete snapshot in place;
-// losing the lock stops it too, since another process now speaks for this host.
+// measurement stops the service with an error and leaves the last complete snapshot in place; a
+// state file that cannot be read or written does not (publisher.ts). Losing the lock stops it too,
+// since another process now speaks for this host. `--once` publishes, then runs each action lane
+// once while it still holds the lock, so tickets pending before it are admitted by it.
 
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CpuTicks } from '../core/cpu-busy.js';
 import type { Policy } from '../core/headroom.js';
-import { liveReservations } from '../core/reservations.js';
 import { DogsledError, messageOf } from '../errors.js';
-import { readReservations } from '../hosts/local.js';
 import type { HostProbe } from '../probe/index.js';
 import { ensureStateDir, type StatePaths } from '../state/paths.js';
-import { type HostSnapshot, HostSnapshotSchema, PlacementsSchema } from '../state/schemas.js';
 import { acquireServiceLock } from '../state/service-lock.js';
-import { readState, updateState, writeState } from '../state/store.js';
+import { sweepOrphanTemps } from '../state/temp-sweep.js';
 import { span } from '../timing.js';
-import { startWorkWorkers } from './admission.js';
+import { AdmissionWorker, startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
-import { JobSummaries } from './job-summaries.js';
-import { appendSample } from './samples-log.js';
-import { composeSnapshot, sampleOf } from './snapshot.js';
+import { CompletionWorker } from './completion.js';
+import { Publisher } from './publisher.js';
+import type { WorkerDeps } from './work-deps.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
 export const FIRST_SAMPLE_MS = 1_000;
+/** Orphaned temp files are looked for at start and then this often. */
+const SWEEP_EVERY_MS = 60_000;
 
 export interface ServiceDeps {
   paths: StatePaths;
@@ -51,33 +51,44 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
   let lost: DogsledError | undefined;
   const stopper = new AbortController();
   const stop = AbortSignal.any([options.signal, stopper.signal]);
+  const onLost = (error: DogsledError): void => {
+    lost ??= error;
+    stopper.abort();
+  };
   const lock = await acquireServiceLock(
     deps.paths,
     { pid: deps.pid, hostname: deps.identity.hostname, started_ms, version: deps.version },
-    {
-      onLost: (error) => {
-        lost = error;
-        stopper.abort();
-      },
-    },
+    { onLost },
   );
+  const guard = async (): Promise<void> => {
+    try {
+      await lock.assertHeld();
+    } catch (error) {
+      onLost(error instanceof DogsledError ? error : new DogsledError(messageOf(error)));
+      throw error;
+    }
+  };
   options.onStarted?.();
+  const workerDeps: WorkerDeps = { ...deps, started_ms, paceMs: options.intervalMs };
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
-  const work = options.once
-    ? undefined
-    : startWorkWorkers({ ...deps, started_ms, paceMs: options.intervalMs }, stop);
-  const publisher = new Publisher(deps, {
-    pid: deps.pid,
-    started_ms,
-    interval_ms: options.intervalMs,
-    version: deps.version,
-  });
+  const work = options.once ? undefined : startWorkWorkers(workerDeps, stop);
+  const publisher = new Publisher(
+    deps,
+    { pid: deps.pid, started_ms, interval_ms: options.intervalMs, version: deps.version },
+    guard,
+  );
+  const sweeper = new TempSweeper(deps);
   try {
     await publisher.restore();
+    await sweeper.maybe();
     if (options.once) {
       await publisher.prime();
-      if (await pause(FIRST_SAMPLE_MS, stop)) await publisher.publish();
+      if (await pause(FIRST_SAMPLE_MS, stop)) {
+        const { writeError } = await publisher.publish();
+        if (writeError && !lost) throw writeError;
+        if (!lost) await runLanesOnce(workerDeps);
+      }
     } else {
       let delay = 0;
       let ticks = 0;
@@ -85,6 +96,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
         const began = Date.now();
         const tickStart = performance.now();
         await publisher.publish();
+        await sweeper.maybe();
         span('tick', performance.now() - tickStart);
         ticks += 1;
         const wanted = ticks === 1 ? Math.min(FIRST_SAMPLE_MS, options.intervalMs) : options.intervalMs;
@@ -99,6 +111,27 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
   if (lost) throw lost;
 }
 
+/**
+ * `serve --once`: each action lane once, in the order a tick would poke them, while this run still
+ * holds the service lock (its fresh snapshot is then a running service's). A lane that fails does
+ * not stop the next; the failures end the command as one line.
+ */
+async function runLanesOnce(deps: WorkerDeps): Promise<void> {
+  const lanes: Array<[string, () => Promise<unknown>]> = [
+    ['admission', () => new AdmissionWorker(deps).pass()],
+    ['completion', () => new CompletionWorker(deps).pass()],
+  ];
+  const failures: string[] = [];
+  for (const [name, pass] of lanes) {
+    try {
+      await pass();
+    } catch (error) {
+      failures.push(`${name}: ${messageOf(error)}`);
+    }
+  }
+  if (failures.length > 0) throw new DogsledError(`serve --once: ${failures.join('; ')}`);
+}
+
 /** Resolves true after `ms`, false as soon as the service is asked to stop. */
 async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
@@ -111,73 +144,23 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
-class Publisher {
-  private previousTicks: CpuTicks | null = null;
-  private readonly jobs: JobSummaries;
+/** Runs the orphaned-temp sweep at most once a minute; a failed sweep is reported once. */
+class TempSweeper {
+  private last = -Infinity;
+  private warned = '';
 
-  constructor(
-    private readonly deps: ServiceDeps,
-    private readonly liveness: HostSnapshot['liveness'],
-  ) {
-    this.jobs = new JobSummaries(deps.paths);
-  }
+  constructor(private readonly deps: Pick<ServiceDeps, 'paths' | 'warn'>) {}
 
-  /** Takes a first reading without publishing, so the next publication has a CPU sample. */
-  async prime(): Promise<void> {
-    this.previousTicks = (await this.measure()).cpu_ticks;
-  }
-
-  /** Carries agent clocks over from the snapshot a previous service run left behind. */
-  async restore(): Promise<void> {
-    const { agents, paths } = this.deps;
-    if (!agents) return;
-    const previous = await readState(paths.host, HostSnapshotSchema, this.deps);
-    if (previous?.probe.agent_panes) agents.restore(previous.probe.agent_panes);
-  }
-
-  async publish(): Promise<HostSnapshot> {
-    const { deps } = this;
-    const reading = await this.measure();
-    const reservations = await this.liveReservationCount();
-    const agents = deps.agents ? await deps.agents.tick() : { panes: [], errors: [] };
-    const jobs = await this.jobs.read();
-    const snapshot = composeSnapshot({
-      reading,
-      previousTicks: this.previousTicks,
-      identity: deps.identity,
-      liveness: this.liveness,
-      reservations,
-      agentPanes: agents.panes,
-      jobs,
-      errors: agents.errors,
-      policy: deps.policy,
-      now: deps.now(),
-    });
-    this.previousTicks = reading.cpu_ticks;
-    await writeState(deps.paths.host, HostSnapshotSchema, snapshot);
-    await appendSample(deps.paths.samples, sampleOf(snapshot), snapshot.sample_ms);
-    return snapshot;
-  }
-
-  private async measure(): Promise<HostProbe> {
+  async maybe(): Promise<void> {
+    const now = performance.now();
+    if (now - this.last < SWEEP_EVERY_MS) return;
+    this.last = now;
     try {
-      return await this.deps.probe();
+      await sweepOrphanTemps(this.deps.paths);
     } catch (error) {
-      throw new DogsledError(`serve: measurement failed: ${messageOf(error)}`, { cause: error });
+      const message = messageOf(error);
+      if (message !== this.warned) this.deps.warn(`dogsled serve: temp sweep: ${message}`);
+      this.warned = message;
     }
-  }
-
-  /** Counts live reservations and drops expired ones from placements.json while at it. */
-  private async liveReservationCount(): Promise<number> {
-    const { deps } = this;
-    const now = deps.now();
-    const all = await readReservations(deps);
-    const live = liveReservations(all, now);
-    if (live.length === all.length) return live.length;
-    return updateState(deps.paths.placements, PlacementsSchema, deps, (current) => {
-      if (!current) return { result: 0 };
-      const kept = liveReservations(current.reservations, deps.now());
-      return { result: kept.length, next: { ...current, reservations: kept } };
-    });
   }
 }

@@ -24,6 +24,8 @@ export interface HostsIO {
   policy: Policy;
   now: () => number;
   warn: (line: string) => void;
+  /** The caller's deadline: once aborted, nothing more is written (store.ts). */
+  signal?: AbortSignal | undefined;
 }
 
 export async function readSnapshot(io: HostsIO): Promise<HostSnapshot | undefined> {

@@ -3,9 +3,9 @@
 // has ended and the log is drained: exec writes the final record only after the child's output is in
 // the log, so bytes read after seeing an ended record are the last ones.
 
-import { type FileHandle, open } from 'node:fs/promises';
-import { DogsledError, messageOf } from '../errors.js';
+import type { FileHandle } from 'node:fs/promises';
 import { type JobRecord, jobLogPath, readJobRecord } from '../state/job-records.js';
+import { openRegular } from '../state/regular-file.js';
 import { JobChanges } from './changes.js';
 import { type JobsIO, reconcileJob } from './reconcile.js';
 
@@ -89,12 +89,8 @@ class LogReader {
 
   private async open(): Promise<FileHandle | undefined> {
     if (this.handle) return this.handle;
-    try {
-      this.handle = await open(this.path, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new DogsledError(`cannot read ${this.path}: ${messageOf(error)}`, { cause: error });
-    }
+    // Only a regular file: a FIFO or device in the log's place is refused, never read forever.
+    this.handle = await openRegular(this.path);
     return this.handle;
   }
 }

@@ -4,12 +4,13 @@
 // read-only: a record that does not parse is reported, never quarantined or fatal, because doctor
 // changes nothing. Retention is core/job-expiry.ts.
 
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type * as z from 'zod/mini';
 import { DogsledError, messageOf } from '../errors.js';
 import type { StatePaths } from './paths.js';
 import { oneLine } from './quarantine.js';
+import { NotRegularFile, readRegular } from './regular-file.js';
 import { JobRecordSchema } from './schemas.js';
 import { type StoreContext, updateState, writeState } from './store.js';
 
@@ -88,7 +89,7 @@ export async function listJobRecords(paths: StatePaths): Promise<JobListing> {
   }
   const listing: JobListing = { records: [], problems: [] };
   for (const name of names.sort()) {
-    // Quarantined copies end in .bad-<ms> and write-file-atomic's temp files in a hash: not records.
+    // Quarantined copies end in .bad-<ms> and temp files in .tmp-<writer>: not records.
     if (!name.endsWith('.json')) continue;
     const path = join(paths.jobs, name);
     const read = await readRecord(path, name.slice(0, -'.json'.length));
@@ -126,14 +127,15 @@ export async function removeJob(paths: StatePaths, id: string): Promise<JobRemov
 type RecordRead = { record: JobRecord } | { reason: string | null };
 
 async function readRecord(path: string, id: string): Promise<RecordRead> {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await readFile(path, 'utf8');
+    // Only a regular file: a FIFO or device in a record's place must never block the reader.
+    text = await readRegular(path);
   } catch (error) {
-    // Removed by a concurrent prune between readdir and read: not a problem.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { reason: null };
-    return { reason: `cannot read (${codeOf(error)})` };
+    return { reason: `cannot read (${notRegularOrCode(error)})` };
   }
+  // Removed by a concurrent prune between readdir and read: not a problem.
+  if (text === undefined) return { reason: null };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -156,6 +158,12 @@ async function readRecord(path: string, id: string): Promise<RecordRead> {
 function checkedId(id: string): string {
   if (!JOB_ID.test(id)) throw new DogsledError(`job id "${oneLine(id)}" is not valid`);
   return id;
+}
+
+/** `a FIFO, not a regular file`, or the errno code (`EACCES`) of a read that failed. */
+function notRegularOrCode(error: unknown): string {
+  if (error instanceof NotRegularFile) return `${error.kind}, not a regular file`;
+  return codeOf((error as { cause?: unknown }).cause ?? error);
 }
 
 function codeOf(error: unknown): string {

@@ -3,7 +3,7 @@
 // the process; only ensureStateDir does I/O. The dir is 0700 and every file in it 0600.
 
 import { chmod, mkdir } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 
 export const STATE_DIR_MODE = 0o700;
 export const STATE_FILE_MODE = 0o600;
@@ -62,6 +62,20 @@ export function statePaths(dir: string): StatePaths {
     worktrees: join(dir, 'worktrees.json'),
     paneWatch: join(dir, 'pane-watch.json'),
   };
+}
+
+/**
+ * Files whose records were acknowledged to a caller and exist nowhere else: a ticket or item a
+ * command printed, a reservation it reported placed. Each write puts the same text in `<name>.prev`
+ * first, so a damaged file is recovered whole (store.ts). host.json and pane-watch.json are rebuilt
+ * every tick, job records are per job and reported rather than recovered, and losing a registry costs
+ * a cleanup that is not offered, never work, so they go without.
+ */
+const BACKED_UP = new Set(['queue.json', 'items.json', 'placements.json']);
+
+/** `<file>.prev` for a file that keeps a backup, else undefined. */
+export function backupOf(file: string): string | undefined {
+  return BACKED_UP.has(basename(file)) ? `${file}.prev` : undefined;
 }
 
 /** mkdir -p with mode 0700, and tighten a dir that already exists (it may hold pane ids and logs). */

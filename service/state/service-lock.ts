@@ -1,13 +1,25 @@
-// The host's service lock: `serve` holds it for its lifetime (proper-lockfile keeps its mtime fresh)
-// and records itself in service.json. A holder killed with SIGKILL never blocks the next `serve`:
-// a dead holder pid on this host is taken over at once. Check, takeover, lock and record happen under
-// the short service-acquire lock, so two starting `serve`s can never both win or remove each other.
+// The host's service lock: `serve` holds it for its lifetime (lock.ts: an owner record naming its
+// pid and start time, the mtime kept fresh) and records itself in service.json so a second `serve`
+// can name it. The service is up while its lock's owner lives, even stopped or hung (its snapshot
+// then goes stale: ▲); a holder that died (SIGKILL) is taken over at once. Check, takeover, lock and
+// record happen under the short service-acquire lock, so two starting `serve`s never both win.
 
-import { readFile, rm, stat } from 'node:fs/promises';
+import { rm, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { DogsledError, messageOf } from '../errors.js';
-import { LOCK_STALE_MS, tryLock, withLock } from './lock.js';
+import { fsFailure, systemErrorText } from './fs-errors.js';
+import { identityAlive } from './liveness.js';
+import {
+  inspectLock,
+  type LockOwner,
+  type LockState,
+  lockAbandoned,
+  lockOnce,
+  lossOf,
+  withLock,
+} from './lock.js';
 import type { StatePaths } from './paths.js';
+import { readRegular } from './regular-file.js';
 import { type ServiceHolder, ServiceHolderSchema } from './schemas.js';
 import { writeState } from './store.js';
 
@@ -15,7 +27,7 @@ import { writeState } from './store.js';
 const ACQUIRE_TIMEOUT_MS = 15_000;
 
 export interface ServiceLockOptions {
-  /** Called (once) when the lock is stolen or its refresh fails; the caller decides how to stop. */
+  /** Called (once) when the lock is found lost; the caller decides how to stop. */
   onLost: (error: DogsledError) => void;
   timeoutMs?: number;
 }
@@ -23,21 +35,21 @@ export interface ServiceLockOptions {
 export interface ServiceLock {
   /** Idempotent: later calls return the first call's promise. */
   release(): Promise<void>;
+  /** Throws unless the lock is still this service's: checked before each publication. */
+  assertHeld(): Promise<void>;
 }
 
 export interface ServiceStatus {
   state: 'up' | 'down';
-  /** The live holder's record; null when down, or when a fresh lock has no readable record yet. */
+  /** The live holder's record; null when down, or when a live lock has no readable record yet. */
   holder: ServiceHolder | null;
 }
 
 interface Observed {
-  exists: boolean;
-  /** The lock dir exists and was refreshed within the stale time. */
-  fresh: boolean;
+  lock: LockState | undefined;
   holder: ServiceHolder | null;
-  /** false only when the holder is on this host and its pid is gone; unknown counts as alive. */
-  alive: boolean;
+  /** Nobody can still be using the lock: free, or its holder is dead (or silent past the stale time). */
+  abandoned: boolean;
 }
 
 export async function acquireServiceLock(
@@ -68,43 +80,50 @@ async function acquireSerialized(
   holder: ServiceHolder,
   options: ServiceLockOptions,
 ): Promise<ServiceLock> {
-  const lockDir = lockDirOf(paths);
   const seen = await observe(paths);
-  if (seen.fresh && seen.alive) throw alreadyRunning(seen.holder);
-  if (seen.exists) {
-    // The holder died without releasing (SIGKILL, power loss: take over now, not after the stale
-    // time), or stopped refreshing (stale). The acquire lock keeps any other starter out meanwhile.
-    await rm(lockDir, { recursive: true, force: true });
-  }
+  if (seen.lock !== undefined && !seen.abandoned) throw alreadyRunning(seen.holder, seen.lock.owner);
+  // The holder died without releasing (SIGKILL, power loss): take over now. The acquire lock keeps
+  // any other starter out meanwhile.
+  if (seen.lock !== undefined) await rm(lockDirOf(paths), { recursive: true, force: true });
   // A reader between our lock and our record must not pair the fresh lock with the old holder's pid.
-  await rm(paths.serviceHolder, { force: true });
+  await unlink(paths.serviceHolder).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw fsFailure('remove', paths.serviceHolder, error);
+  });
 
   let lost = false;
   const onCompromised = (error: Error): void => {
     lost = true;
     options.onLost(new DogsledError(`serve: lost the service lock (${messageOf(error)})`, { cause: error }));
   };
-  let unlock: () => Promise<void>;
+  let acquired: Awaited<ReturnType<typeof lockOnce>>;
   try {
-    unlock = await tryLock(paths.serviceLock, onCompromised);
+    acquired = await lockOnce(paths.serviceLock, onCompromised);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOCKED') throw alreadyRunning((await observe(paths)).holder);
-    throw new DogsledError(`serve: cannot take the service lock ${lockDir}: ${messageOf(error)}`, {
-      cause: error,
-    });
+    if (code === 'ELOCKED') {
+      const now = await observe(paths);
+      throw alreadyRunning(now.holder, now.lock?.owner ?? null);
+    }
+    throw new DogsledError(
+      `serve: cannot take the service lock ${lockDirOf(paths)}: ${systemErrorText(error)}`,
+      { cause: error },
+    );
   }
+  const assertHeld = async (): Promise<void> => {
+    const loss = lost ? 'its refresh failed' : await lossOf(paths.serviceLock, acquired.owner);
+    if (loss !== undefined) throw new DogsledError(`serve: lost the service lock (${loss})`);
+  };
   try {
-    await writeState(paths.serviceHolder, ServiceHolderSchema, holder);
+    await writeState(paths.serviceHolder, ServiceHolderSchema, holder, { guard: assertHeld });
   } catch (error) {
-    await unlock().catch(() => {});
+    await acquired.release().catch(() => {});
     throw error;
   }
 
   let releasing: Promise<void> | undefined;
   const release = async (): Promise<void> => {
     if (lost) return;
-    await unlock().catch((error: NodeJS.ErrnoException) => {
+    await acquired.release().catch((error: NodeJS.ErrnoException) => {
       // Already released because it was compromised meanwhile; onLost has told the caller.
       if (error.code !== 'ERELEASED' && error.code !== 'ENOTACQUIRED') throw error;
     });
@@ -114,51 +133,41 @@ async function acquireSerialized(
       releasing ??= release();
       return releasing;
     },
+    assertHeld,
   };
 }
 
-/** Up when the lock is fresh and its holder is not known to be dead. Reads only; takes no lock. */
+/** Up while a process that is not known to be dead holds the lock. Reads only; takes no lock. */
 export async function readServiceState(paths: StatePaths): Promise<ServiceStatus> {
   const seen = await observe(paths);
-  if (!seen.fresh || !seen.alive) return { state: 'down', holder: null };
+  if (seen.lock === undefined || seen.abandoned) return { state: 'down', holder: null };
   return { state: 'up', holder: seen.holder };
 }
 
 async function observe(paths: StatePaths): Promise<Observed> {
-  let mtimeMs: number;
-  try {
-    mtimeMs = (await stat(lockDirOf(paths))).mtimeMs;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return { exists: false, fresh: false, holder: null, alive: false };
-    throw error;
-  }
-  // Staleness is judged on the real clock, as proper-lockfile does: an injected test clock must not
-  // make a live holder look dead.
-  const fresh = mtimeMs >= Date.now() - LOCK_STALE_MS;
+  const lock = await inspectLock(paths.serviceLock);
+  if (lock === undefined) return { lock, holder: null, abandoned: true };
   const holder = await readHolder(paths);
-  // No readable record: assume alive until the lock goes stale (the record may be mid-write).
-  const alive = holder === null || holder.hostname !== hostname() || pidAlive(holder.pid);
-  return { exists: true, fresh, holder, alive };
+  return { lock, holder, abandoned: abandoned(lock, holder) };
+}
+
+function abandoned(lock: LockState, holder: ServiceHolder | null): boolean {
+  if (lock.owner !== null) return lockAbandoned(lock);
+  // No owner record: a lock taken by an older dogsled. Its service.json names the holder's pid.
+  if (holder !== null && identityAlive({ pid: holder.pid, start: null, hostname: holder.hostname }) === false)
+    return true;
+  return lockAbandoned(lock);
 }
 
 /** The record is advisory and rewritten by every holder, so a bad one is ignored, not quarantined. */
 async function readHolder(paths: StatePaths): Promise<ServiceHolder | null> {
   try {
-    const parsed = ServiceHolderSchema.safeParse(JSON.parse(await readFile(paths.serviceHolder, 'utf8')));
+    const text = await readRegular(paths.serviceHolder);
+    if (text === undefined) return null;
+    const parsed = ServiceHolderSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
-  }
-}
-
-/** Signal 0 checks existence only. EPERM means the pid exists under another user: alive. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
@@ -166,10 +175,11 @@ function lockDirOf(paths: StatePaths): string {
   return `${paths.serviceLock}.lock`;
 }
 
-function alreadyRunning(holder: ServiceHolder | null): DogsledError {
+function alreadyRunning(holder: ServiceHolder | null, owner: LockOwner | null): DogsledError {
   if (!holder) {
+    const pid = owner ? `pid ${owner.pid}; ` : '';
     return new DogsledError(
-      'serve: already running on this host (its record service.json is missing or unreadable)',
+      `serve: already running on this host (${pid}its record service.json is missing or unreadable)`,
     );
   }
   const where = holder.hostname === hostname() ? 'this host' : holder.hostname;

@@ -1,20 +1,30 @@
 // The state-file store: whole-file JSON records validated by their zod schema on every read and
 // write. Writes go to a temp file in the same dir, fsync, rename (0600), so a reader sees one whole
-// version or the previous one; read-modify-write happens only under the file's lock. A file that
-// does not parse is quarantined with one warning and reads as missing, never as `{}`.
+// version or the previous one; read-modify-write happens only under the file's lock, and its write
+// is dropped if the lock turns out lost. Only regular files are read (regular-file.ts). A file that
+// does not parse is quarantined with one warning; files with a backup (paths.ts) are then recovered
+// from `<name>.prev`, the others read as missing, never as `{}`.
 
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type * as z from 'zod/mini';
-import { type HeldLock, withLock } from './lock.js';
-import { STATE_FILE_MODE } from './paths.js';
+import { writeAtomic } from './atomic-write.js';
+import { fsFailure } from './fs-errors.js';
+import { type HeldLock, testHoldInLock, withLock } from './lock.js';
+import { backupOf, STATE_FILE_MODE } from './paths.js';
 import { oneLine, quarantineFile, quarantineWarning } from './quarantine.js';
+import { openRegular, readRegular } from './regular-file.js';
 
 export interface StoreContext {
   /** Unix ms; names quarantined files. */
   now: () => number;
   /** Receives whole warning lines (`dogsled: warning: ...`). */
   warn: (line: string) => void;
+  /**
+   * The caller's deadline (Deadline.step): once aborted, lock waits end and nothing more is written,
+   * so a command that already reported a timeout never leaves a change behind that nobody was told of.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Update<T, R> {
@@ -35,23 +45,34 @@ export async function readState<S extends z.ZodMiniType>(
   if (first.kind === 'ok') return first.value;
   if (first.kind === 'missing') return undefined;
   // Judge again under the lock, so a locked writer cannot replace the file between verdict and move.
-  return withLock(file, () => readLocked(file, schema, ctx));
+  return withLock(file, (held) => readLocked(file, schema, ctx, held), { signal: ctx.signal });
 }
 
-/** Validates, then replaces `file` atomically. A value that fails its schema is a bug, not user error. */
+export interface WriteOptions {
+  /** Runs right before each rename; throws to write nothing (a lock found lost). */
+  guard?: () => Promise<void>;
+}
+
+/**
+ * Validates, then replaces `file` atomically. A file with a backup gets the same text in
+ * `<name>.prev` first, so the backup always holds every acknowledged change. A value that fails its
+ * schema is a bug, not user error.
+ */
 export async function writeState<S extends z.ZodMiniType>(
   file: string,
   schema: S,
   value: z.input<S>,
+  options: WriteOptions = {},
 ): Promise<void> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     throw new Error(`writeState ${basename(file)}: value fails its schema: ${describeIssue(parsed.error)}`);
   }
-  await (await import('write-file-atomic')).default(file, `${JSON.stringify(parsed.data, null, 2)}\n`, {
-    mode: STATE_FILE_MODE,
-    fsync: true,
-  });
+  const text = `${JSON.stringify(parsed.data, null, 2)}\n`;
+  const write = { mode: STATE_FILE_MODE, ...(options.guard ? { guard: options.guard } : {}) };
+  const backup = backupOf(file);
+  if (backup !== undefined) await writeAtomic(backup, text, write);
+  await writeAtomic(file, text, write);
 }
 
 /**
@@ -65,16 +86,27 @@ export async function updateState<S extends z.ZodMiniType, U extends Update<z.in
   ctx: StoreContext,
   fn: (current: z.output<S> | undefined) => Promise<U> | U,
 ): Promise<U['result']> {
-  return withLock(file, async (held: HeldLock) => {
-    const current = await readLocked(file, schema, ctx);
-    const { result, next } = await fn(current);
-    if (next !== undefined) {
-      // Writing after the lock was taken over as stale could overwrite the new holder's write.
-      held.assertHeld();
-      await writeState(file, schema, next);
-    }
-    return result;
-  });
+  return withLock(
+    file,
+    async (held: HeldLock) => {
+      const current = await readLocked(file, schema, ctx, held);
+      const { result, next } = await fn(current);
+      if (next !== undefined) {
+        await testHoldInLock(file);
+        // Writing after the lock was lost could overwrite the new holder's write, and writing after
+        // the caller gave up would be a change nobody was told of: both are checked before each
+        // rename, the lock on its owner record itself.
+        const guard = async (): Promise<void> => {
+          ctx.signal?.throwIfAborted();
+          await held.assertOwned();
+        };
+        held.assertHeld();
+        await writeState(file, schema, next, { guard });
+      }
+      return result;
+    },
+    { signal: ctx.signal },
+  );
 }
 
 /** Caller holds the file's lock. Bounded retries: each miss means an unlocked writer just replaced it. */
@@ -82,9 +114,10 @@ async function readLocked<S extends z.ZodMiniType>(
   file: string,
   schema: S,
   ctx: StoreContext,
+  held: HeldLock,
 ): Promise<z.output<S> | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const read = await readOnce(file, schema, ctx);
+    const read = await readOnce(file, schema, { ...ctx, held });
     if (read.kind === 'ok') return read.value;
     if (read.kind === 'missing') return undefined;
   }
@@ -92,34 +125,57 @@ async function readLocked<S extends z.ZodMiniType>(
 }
 
 /**
- * One read. With `ctx`, a corrupt file is quarantined while our descriptor still pins its inode,
- * so the identity check in quarantineFile cannot be fooled by inode reuse.
+ * One read. With `ctx` (the caller holds the lock), a corrupt file is quarantined while our
+ * descriptor still pins its inode, so the identity check in quarantineFile cannot be fooled by inode
+ * reuse; with a valid backup, the backup's text replaces it and is the value read.
  */
 async function readOnce<S extends z.ZodMiniType>(
   file: string,
   schema: S,
-  ctx: StoreContext | undefined,
+  ctx: (StoreContext & { held: HeldLock }) | undefined,
 ): Promise<Read<z.output<S>>> {
-  let handle: FileHandle;
+  const handle = await openRegular(file);
+  if (handle === undefined) return { kind: 'missing' };
   try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
-    throw error;
-  }
-  try {
-    const text = await handle.readFile('utf8');
+    const text = await readAll(handle, file);
     const verdict = judge(text, schema);
     if (verdict.kind !== 'corrupt' || !ctx) return verdict;
     const identity = await handle.stat();
-    const movedTo = await quarantineFile(file, identity, ctx.now());
+    const backupFile = backupOf(file);
+    const backup = backupFile === undefined ? undefined : await readBackup(backupFile, schema);
+    // With a backup the corrupt file is copied aside and then replaced; without, moved aside.
+    const movedTo = await quarantineFile(file, identity, ctx.now(), { keep: backup !== undefined });
     // Not moved: the file was replaced or removed after we read it; the caller reads it again.
     if (movedTo === undefined) return verdict;
-    ctx.warn(quarantineWarning(file, verdict.reason, movedTo));
-    return { kind: 'missing' };
+    if (backupFile === undefined || backup === undefined) {
+      ctx.warn(quarantineWarning(file, verdict.reason, movedTo));
+      return { kind: 'missing' };
+    }
+    await writeAtomic(file, backup.text, { mode: STATE_FILE_MODE, guard: ctx.held.assertOwned });
+    ctx.warn(quarantineWarning(file, verdict.reason, movedTo, backupFile));
+    return { kind: 'ok', value: backup.value };
   } finally {
     await handle.close();
   }
+}
+
+async function readAll(handle: FileHandle, file: string): Promise<string> {
+  try {
+    return await handle.readFile('utf8');
+  } catch (error) {
+    throw fsFailure('read', file, error);
+  }
+}
+
+/** The backup's text and value when it is a valid record; anything else means no backup. */
+async function readBackup<S extends z.ZodMiniType>(
+  backup: string,
+  schema: S,
+): Promise<{ text: string; value: z.output<S> } | undefined> {
+  const text = await readRegular(backup).catch(() => undefined);
+  if (text === undefined) return undefined;
+  const verdict = judge(text, schema);
+  return verdict.kind === 'ok' ? { text, value: verdict.value } : undefined;
 }
 
 function judge<S extends z.ZodMiniType>(text: string, schema: S): Read<z.output<S>> {

@@ -48,23 +48,44 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface SpawnOptions {
+  input?: string;
+  /** The command is killed (SIGKILL) after this long; default 15 s. */
+  timeoutMs?: number;
+  cwd?: string;
+  /** Run as another user (tests that need a caller who may not read a file; needs root). */
+  uid?: number;
+  gid?: number;
+}
+
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
-  options: { input?: string; timeoutMs?: number; cwd?: string } = {},
+  options: SpawnOptions = {},
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      ...(options.cwd ? { cwd: options.cwd } : {}),
-    });
+  return spawnCli(args, env, options).done;
+}
+
+/** Starts the CLI with its own stdout and stderr; `done` settles once it has exited. */
+export function spawnCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: SpawnOptions = {},
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.uid !== undefined ? { uid: options.uid } : {}),
+    ...(options.gid !== undefined ? { gid: options.gid } : {}),
+  });
+  const done = new Promise<CliResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
     });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
@@ -73,8 +94,9 @@ export function runCli(
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
-    child.stdin.end(options.input ?? '');
   });
+  child.stdin?.end(options.input ?? '');
+  return { child, done };
 }
 
 /** Starts a long-running command (serve, status --watch); the caller stops it. */

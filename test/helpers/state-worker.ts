@@ -2,9 +2,11 @@
 // `node` can run the real store and service-lock modules. Commands:
 //   increment FILE TIMES   TIMES read-modify-write increments of { count } under updateState
 //   serve DIR              take the service lock, print "acquired" or "refused <message>", hold until killed
+//   hold FILE              take FILE's lock (withLock), print "acquired", hold until killed
 
 import { hostname } from 'node:os';
 import * as z from 'zod/mini';
+import { withLock } from '../../service/state/lock.js';
 import { statePaths } from '../../service/state/paths.js';
 import { acquireServiceLock } from '../../service/state/service-lock.js';
 import { updateState } from '../../service/state/store.js';
@@ -40,7 +42,16 @@ async function serve(dir: string): Promise<void> {
   setInterval(() => {}, 60_000);
 }
 
+async function hold(file: string): Promise<void> {
+  await withLock(file, async () => {
+    process.stdout.write('acquired\n');
+    // proper-lockfile's refresh timer is unref'd: a timer of our own keeps the process holding it.
+    await new Promise(() => setInterval(() => {}, 60_000));
+  });
+}
+
 const [command, target, count] = process.argv.slice(2);
 if (command === 'increment' && target) await increment(target, Number(count));
 else if (command === 'serve' && target) await serve(target);
+else if (command === 'hold' && target) await hold(target);
 else throw new Error(`state-worker: unknown command ${process.argv.slice(2).join(' ')}`);

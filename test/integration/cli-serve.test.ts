@@ -1,11 +1,14 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HostSnapshotSchema, SampleSchema } from '../../service/state/schemas.js';
+import { HostSnapshotSchema, PlacementsSchema, SampleSchema } from '../../service/state/schemas.js';
+import { QueueSchema } from '../../service/state/work-schemas.js';
 import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
 import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
+import { roomFor5 } from './job-queue-fixtures.js';
 
 let box: Sandbox;
+let stopRoom: () => void = () => undefined;
 const running: Array<ReturnType<typeof startCli>> = [];
 
 beforeEach(async () => {
@@ -13,6 +16,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  stopRoom();
   for (const child of running.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await box.cleanup();
@@ -53,6 +57,41 @@ describe('serve --once', () => {
     expect((await stat(join(box.state, 'host.json'))).mode & 0o777).toBe(0o600);
     const status = await runCli(['status', '--json'], box.env);
     expect(JSON.parse(status.stdout).hosts[0].service).toBe('down');
+  });
+});
+
+describe('serve --once runs each action lane once', () => {
+  it('admits the tickets pending before it, judged on its own fresh snapshot while it holds the lock', async () => {
+    const room = await roomFor5(box, 90_000);
+    stopRoom = room.stop;
+    // No service yet: both requests are queued.
+    const placed = await runCli(['place', '--json'], room.env);
+    expect(placed.code).toBe(1);
+    const marker = join(box.root, 'ran');
+    const run = await runCli(
+      ['run', '--json', '--cwd', box.root, '--', 'sh', '-c', `echo ran > ${marker}`],
+      room.env,
+    );
+    expect(run.code).toBe(1);
+    const ids = [JSON.parse(placed.stdout).ticket, JSON.parse(run.stdout).ticket];
+
+    const once = await runCli(['serve', '--once'], room.env);
+    expect(once).toMatchObject({ code: 0, stderr: '' });
+    const queue = QueueSchema.parse(JSON.parse(await readFile(join(box.state, 'queue.json'), 'utf8')));
+    expect(queue.tickets.map((t) => [t.id, t.state])).toEqual(ids.map((id) => [id, 'admitted']));
+    const placements = PlacementsSchema.parse(
+      JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8')),
+    );
+    expect(placements.reservations.map((r) => r.id).sort()).toEqual(
+      queue.tickets.map((t) => t.reservation).sort(),
+    );
+    // The admitted job was launched, once.
+    await eventually(
+      async () => ((await readFile(marker, 'utf8')) === 'ran\n' ? true : undefined),
+      10_000,
+      'the job',
+    );
+    expect((await readdir(join(box.state, 'jobs'))).filter((n) => n.endsWith('.json'))).toHaveLength(1);
   });
 });
 

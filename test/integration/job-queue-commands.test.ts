@@ -226,10 +226,17 @@ describe('status with items and tickets', () => {
     const line = await runCli(['status', '--line'], env);
     expect(line).toMatchObject({ code: 0, stderr: '' });
     expect(await readFile(join(box.state, 'items.json'), 'utf8')).toBe('{oops');
-    // Every other form reads it: the corrupt file is moved aside with one warning.
+    // Every other form reads it: the corrupt file is moved aside with one warning, and its open
+    // items come back from the last good generation (items.json.prev).
     const json = await runCli(['status', '--json'], env);
-    expect(json.stderr).toMatch(/^dogsled: warning: items\.json was corrupt .*\n$/);
-    expect(StatusReportSchema.parse(JSON.parse(json.stdout)).items).toEqual([]);
+    expect(json.stderr).toMatch(
+      /^dogsled: warning: items\.json was corrupt .*; recovered from items\.json\.prev\n$/,
+    );
+    expect(StatusReportSchema.parse(JSON.parse(json.stdout)).items.map((i) => i.id)).toEqual([
+      'i_a',
+      'i_b',
+      'i_c',
+    ]);
   });
 
   it('says so when there is no work, and --brief adds no counts', async () => {

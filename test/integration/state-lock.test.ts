@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it, test } from 'vitest';
 import * as z from 'zod/mini';
 import { DogsledError } from '../../service/errors.js';
-import { breakIfStale, LOCK_STALE_MS, withLock } from '../../service/state/lock.js';
+import { breakIfAbandoned, LOCK_STALE_MS, withLock } from '../../service/state/lock.js';
 import { updateState } from '../../service/state/store.js';
 import { tempDir } from '../helpers/tree.js';
 
@@ -28,7 +28,9 @@ describe('withLock', () => {
     await inside;
     const waiter = withLock(file, () => 'never', { timeoutMs: 300 });
     await expect(waiter).rejects.toThrow(
-      new DogsledError('lock on placements.json: timed out after 300ms: another dogsled process holds it'),
+      new DogsledError(
+        `lock on placements.json: timed out after 300ms: pid ${process.pid} holds it and is still running (stopped or stuck?)`,
+      ),
     );
     await expect(waiter).rejects.toBeInstanceOf(DogsledError);
     letGo();
@@ -85,11 +87,11 @@ describe('breaking stale locks', () => {
     const dir = await tempDir();
     const file = join(dir, 'f.json');
     await mkdir(`${file}.lock`);
-    expect(await breakIfStale(file)).toBe(false);
+    expect((await breakIfAbandoned(file)).retry).toBe(false);
     expect((await readdir(dir)).sort()).toEqual(['f.json.lock']);
     const old = new Date(Date.now() - LOCK_STALE_MS - 1_000);
     await utimes(`${file}.lock`, old, old);
-    expect(await breakIfStale(file)).toBe(true);
+    expect((await breakIfAbandoned(file)).retry).toBe(true);
     expect(await readdir(dir)).toEqual([]);
     await rm(dir, { recursive: true, force: true });
   });
@@ -101,11 +103,11 @@ describe('breaking stale locks', () => {
     await mkdir(`${file}.lock`);
     await utimes(`${file}.lock`, old, old);
     await writeFile(`${file}.lock-break`, '');
-    expect(await breakIfStale(file)).toBe(false);
+    expect((await breakIfAbandoned(file)).retry).toBe(false);
     expect((await readdir(dir)).sort()).toEqual(['f.json.lock', 'f.json.lock-break']);
     await utimes(`${file}.lock-break`, old, old);
-    expect(await breakIfStale(file)).toBe(false);
-    expect(await breakIfStale(file)).toBe(true);
+    expect((await breakIfAbandoned(file)).retry).toBe(false);
+    expect((await breakIfAbandoned(file)).retry).toBe(true);
     expect(await readdir(dir)).toEqual([]);
     await rm(dir, { recursive: true, force: true });
   });

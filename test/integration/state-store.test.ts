@@ -1,4 +1,5 @@
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
@@ -21,15 +22,18 @@ async function placementsFile(): Promise<string> {
 const reservation = { id: 'r_aaaaaaaaaaaa', created_ms: NOW, expires_ms: NOW + 90_000, owner: null };
 
 describe('writeState', () => {
-  test('replaces the file with mode 0600 and leaves no temp files behind', async () => {
+  test('replaces the file with mode 0600 and leaves no temp files behind, only its backup', async () => {
     const file = await placementsFile();
     for (let i = 0; i < 5; i++) {
       await writeState(file, PlacementsSchema, { version: 1, reservations: i % 2 ? [reservation] : [] });
     }
     const dir = join(file, '..');
-    expect(await readdir(dir)).toEqual(['placements.json']);
+    expect((await readdir(dir)).sort()).toEqual(['placements.json', 'placements.json.prev']);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(`${file}.prev`)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 1, reservations: [] });
+    // The backup holds the same generation, so recovering from it loses nothing acknowledged.
+    expect(await readFile(`${file}.prev`, 'utf8')).toBe(await readFile(file, 'utf8'));
   });
 
   test('refuses a value that fails its schema and leaves the file as it was', async () => {
@@ -143,6 +147,7 @@ describe('updateState', () => {
     expect((await readdir(join(file, '..'))).sort()).toEqual([
       'placements.json',
       `placements.json.bad-${NOW}`,
+      'placements.json.prev',
     ]);
   });
 
@@ -151,6 +156,83 @@ describe('updateState', () => {
     const schema = z.looseObject({ count: z.number() });
     await updateState(file, schema, recorder().ctx, () => ({ result: null, next: { count: 1 } }));
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ count: 1 });
+  });
+});
+
+describe('the last good generation (<name>.prev)', () => {
+  const second = { ...reservation, id: 'r_bbbbbbbbbbbb' };
+
+  async function twoGenerations(): Promise<string> {
+    const file = await placementsFile();
+    const { ctx } = recorder();
+    for (const r of [reservation, second]) {
+      await updateState(file, PlacementsSchema, ctx, (current) => ({
+        result: null,
+        next: { version: 1 as const, reservations: [...(current?.reservations ?? []), r] },
+      }));
+    }
+    return file;
+  }
+
+  test('a damaged file is recovered whole, with one warning naming both files', async () => {
+    const file = await twoGenerations();
+    await writeFile(file, '{"version": 1, "reserv');
+    const { ctx, warnings } = recorder();
+    // Every acknowledged change is back, the last one included.
+    expect(await readState(file, PlacementsSchema, ctx)).toEqual({
+      version: 1,
+      reservations: [reservation, second],
+    });
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^dogsled: warning: placements\.json was corrupt \(not JSON: [^\n]+\); moved to placements\.json\.bad-1700000000000; recovered from placements\.json\.prev$/,
+      ),
+    ]);
+    // The file itself was repaired, so the next reader warns no more; the damage is kept aside.
+    expect(JSON.parse(await readFile(file, 'utf8')).reservations).toHaveLength(2);
+    expect(await readFile(`${file}.bad-${NOW}`, 'utf8')).toBe('{"version": 1, "reserv');
+    const again = recorder();
+    expect((await readState(file, PlacementsSchema, again.ctx))?.reservations).toHaveLength(2);
+    expect(again.warnings).toEqual([]);
+  });
+
+  test('updateState hands fn the recovered record, not nothing', async () => {
+    const file = await twoGenerations();
+    await writeFile(file, JSON.stringify({ version: 1, reservations: [{ id: 5 }] }));
+    const { ctx, warnings } = recorder();
+    const seen = await updateState(file, PlacementsSchema, ctx, (current) => ({
+      result: current?.reservations.map((r) => r.id),
+    }));
+    expect(seen).toEqual([reservation.id, second.id]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/schema: reservations\.0\.id: .*; recovered from placements\.json\.prev$/);
+  });
+
+  test('with a damaged backup as well, the file reads as missing with the plain warning', async () => {
+    const file = await twoGenerations();
+    await writeFile(file, 'garbage');
+    await writeFile(`${file}.prev`, 'garbage too');
+    const { ctx, warnings } = recorder();
+    expect(await readState(file, PlacementsSchema, ctx)).toBeUndefined();
+    expect(warnings).toEqual([expect.stringMatching(/moved to placements\.json\.bad-1700000000000$/)]);
+  });
+
+  test('a backup that is a FIFO is no backup, and never blocks the reader', async () => {
+    const file = await twoGenerations();
+    await writeFile(file, 'garbage');
+    await rm(`${file}.prev`);
+    execFileSync('mkfifo', [`${file}.prev`]);
+    const { ctx, warnings } = recorder();
+    expect(await readState(file, PlacementsSchema, ctx)).toBeUndefined();
+    expect(warnings).toHaveLength(1);
+  });
+
+  test('a removed file is not resurrected from its backup', async () => {
+    const file = await twoGenerations();
+    await rm(file);
+    const { ctx, warnings } = recorder();
+    expect(await readState(file, PlacementsSchema, ctx)).toBeUndefined();
+    expect(warnings).toEqual([]);
   });
 });
 

@@ -1,0 +1,72 @@
+// State files are read only when they are regular files. A directory, FIFO, socket or device in a
+// state file's place is refused with one line naming it: checked before opening, opened with
+// O_NONBLOCK so a FIFO swapped in meanwhile can never block, and checked again on the open handle.
+
+import { constants, type Stats } from 'node:fs';
+import { type FileHandle, open, stat } from 'node:fs/promises';
+import { DogsledError } from '../errors.js';
+import { fsFailure } from './fs-errors.js';
+import { oneLine } from './quarantine.js';
+
+/** The open file, or undefined when it does not exist. */
+export async function openRegular(path: string): Promise<FileHandle | undefined> {
+  try {
+    const before = await stat(path);
+    if (!before.isFile()) throw notRegular(path, before);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fsFailure('read', path, error);
+  }
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fsFailure('read', path, error);
+  }
+  try {
+    const after = await handle.stat();
+    if (!after.isFile()) throw notRegular(path, after);
+    return handle;
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw fsFailure('read', path, error);
+  }
+}
+
+/** The whole text of a regular file, or undefined when it does not exist. */
+export async function readRegular(path: string): Promise<string | undefined> {
+  const handle = await openRegular(path);
+  if (handle === undefined) return undefined;
+  try {
+    return await handle.readFile('utf8');
+  } catch (error) {
+    throw fsFailure('read', path, error);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** A directory, FIFO, socket or device where a state file belongs. */
+export class NotRegularFile extends DogsledError {
+  /** `a directory`, `a FIFO`, ... */
+  readonly kind: string;
+
+  constructor(path: string, kind: string) {
+    super(`cannot read ${oneLine(path, 400)}: it is ${kind}, not a regular file`);
+    this.kind = kind;
+  }
+}
+
+function notRegular(path: string, stats: Stats): NotRegularFile {
+  return new NotRegularFile(path, kindOf(stats));
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'not a file';
+}
