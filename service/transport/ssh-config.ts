@@ -76,10 +76,14 @@ export function parseSshG(text: string, alias: string, local: LocalFacts): Resol
   const port = Number(one('port') ?? '22');
   const user = one('user') ?? local.localUser;
   const tokens = { ...local, alias, hostname, port, user };
+  // One identity file per line (its name may hold spaces); known_hosts lists share a line, split on
+  // spaces as ssh -G prints them (a known_hosts path with a space cannot be told apart there).
+  const usable = (file: string): boolean => file !== '' && file !== 'none';
+  const lines = (key: string): string[] => (values.get(key) ?? []).filter(usable);
   const files = (key: string): string[] =>
-    (values.get(key) ?? [])
+    lines(key)
       .flatMap((value) => value.split(/\s+/))
-      .filter((file) => file !== '' && file !== 'none');
+      .filter(usable);
   const proxyJump = one('proxyjump');
   const proxyCommand = one('proxycommand');
   return {
@@ -87,7 +91,7 @@ export function parseSshG(text: string, alias: string, local: LocalFacts): Resol
     hostname,
     port: Number.isInteger(port) && port > 0 && port < 65536 ? port : 22,
     user,
-    identityFiles: files('identityfile').map((file) => expandTokens(file, tokens)),
+    identityFiles: lines('identityfile').map((file) => expandTokens(file, tokens)),
     identitiesOnly: one('identitiesonly') === 'yes',
     userKnownHostsFiles: files('userknownhostsfile').map((file) => expandTokens(file, tokens)),
     globalKnownHostsFiles: files('globalknownhostsfile').map((file) => expandTokens(file, tokens)),
