@@ -1,7 +1,8 @@
 // `dogsled host rpc`: serves the verb table over frames on stdin/stdout for as long as the caller
 // keeps the channel open (the pool keeps one per peer). Says hello first, runs requests side by side
-// and answers each by its id. A stream that stops being frames gets one fatal frame and the server
-// ends: there is no way to find the next frame boundary in garbage.
+// and answers each by its id, with a heartbeat each second while any request runs, so the caller
+// can tell a slow verb from a hung host. A stream that stops being frames gets one fatal frame and
+// the server ends: there is no way to find the next frame boundary in garbage.
 
 import type { Readable, Writable } from 'node:stream';
 import { DogsledError, messageOf } from '../errors.js';
@@ -18,8 +19,10 @@ export interface RpcServerOptions {
   io: () => Promise<HostsIO>;
 }
 
-/** Exit status of the EXIT_INTERNAL kind: a bug, not a refusal. */
+/** What a one-shot verb exits with on a bug (cli/main.ts), not a refusal. */
 const EXIT_INTERNAL = 70;
+/** Beats while requests run; the caller calls a channel hung only after silence longer than this. */
+export const HEARTBEAT_MS = 1_000;
 
 /** Resolves with the exit status once the input ends (0) or stops being frames (2). */
 export async function serveRpc(options: RpcServerOptions): Promise<number> {
@@ -35,6 +38,18 @@ export async function serveRpc(options: RpcServerOptions): Promise<number> {
   send({ t: 'hello', wire: WIRE_VERSION, version: VERSION, verbs: Object.keys(HOST_VERBS) });
 
   const inFlight = new Set<Promise<void>>();
+  let beat: NodeJS.Timeout | undefined;
+  const track = (done: Promise<void>): void => {
+    inFlight.add(done);
+    beat ??= setInterval(() => send({ t: 'beat' }), HEARTBEAT_MS);
+    done.finally(() => {
+      inFlight.delete(done);
+      if (inFlight.size === 0 && beat) {
+        clearInterval(beat);
+        beat = undefined;
+      }
+    });
+  };
   const decoder = new FrameDecoder();
   let status = 0;
   try {
@@ -42,8 +57,7 @@ export async function serveRpc(options: RpcServerOptions): Promise<number> {
       for (const frame of decoder.push(chunk as Buffer)) {
         const request = RequestSchema.safeParse(frame);
         if (!request.success) throw new DogsledError('host rpc: a frame is not a request');
-        const done = answer(request.data, options, send).finally(() => inFlight.delete(done));
-        inFlight.add(done);
+        track(answer(request.data, options, send));
       }
     }
   } catch (error) {

@@ -47,6 +47,8 @@ interface Peer {
 }
 
 const KEEPALIVE_MS = 15_000;
+/** The rpc server's heartbeat while a request runs (service/host-verbs/rpc-server.ts). */
+const HEARTBEAT_MS = 1_000;
 
 export class SshPool implements Transport {
   readonly kind = 'pool';
@@ -85,10 +87,12 @@ export class SshPool implements Transport {
         ...(options.input === undefined ? {} : { input: options.input }),
       });
     } catch (error) {
-      // Silence for the whole wait on a live channel: the peer hangs (a frozen host, a dead route).
+      // Silence for the whole wait, heartbeats included: the peer hangs (a frozen host, a dead
+      // route). A wait shorter than two beats proves nothing, and a slow verb keeps beating.
       if (
         error instanceof UnreachableError &&
         error.category === 'timeout' &&
+        remaining > 2 * HEARTBEAT_MS &&
         connection.channel.lastHeardAt < sentAt
       ) {
         this.drop(peer, connection);

@@ -167,6 +167,7 @@ export class RpcChannel {
       waiter.resolve();
       return;
     }
+    if ((frame as { t?: unknown } | null)?.t === 'beat') return; // lastHeardAt is all it is for.
     const reply = ReplySchema.safeParse(frame);
     if (reply.success) {
       const pending = this.pending.get(reply.data.id);

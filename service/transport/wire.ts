@@ -1,7 +1,8 @@
 // The messages of the `dogsled host rpc` channel (frames.ts carries them). The server speaks first
 // with a hello; then each request carries an id, a verb, its arguments and optional input bytes, and
 // each reply the same id with the verb's value or its refusal and the exit status a one-shot
-// `dogsled host <verb>` would have had. Requests may overlap; replies come in any order.
+// `dogsled host <verb>` would have had. Requests may overlap; replies come in any order. While any
+// request runs the server also sends `{ t: 'beat' }` each second, which carries nothing but life.
 
 import * as z from 'zod/mini';
 
