@@ -61,7 +61,7 @@ export async function connectPeer(settings: ConnectSettings): Promise<Ssh2Connec
     throw fail('auth', `no usable identity for ${resolved.user}@${name} (encrypted keys need an agent)`);
   }
 
-  const { Client } = await import('ssh2');
+  const { Client } = await loadSsh2();
   const socket = await openSocket(resolved, remaining(), fail);
   const client = new Client();
   let verdict: HostKeyVerdict | undefined;
@@ -124,12 +124,23 @@ export async function connectPeer(settings: ConnectSettings): Promise<Ssh2Connec
   }
 }
 
+type Ssh2 = typeof import('ssh2');
+
+/**
+ * ssh2 is CommonJS and loaded only here, on the first connection. Bundled (esbuild, code splitting)
+ * its chunk exports only `default`; run from source, Node also names its exports. Take either.
+ */
+async function loadSsh2(): Promise<Ssh2> {
+  const module = (await import('ssh2')) as Ssh2 & { default?: Ssh2 };
+  return module.default ?? module;
+}
+
 /** Agent first unless IdentitiesOnly, then each identity file that parses without a passphrase. */
 async function authMethods(
   resolved: ResolvedHost,
   env: NodeJS.ProcessEnv,
 ): Promise<ConnectConfig['authHandler'] & object[]> {
-  const { utils } = await import('ssh2');
+  const { utils } = await loadSsh2();
   const methods: Array<{ type: AuthenticationType; username: string; key?: ParsedKey; agent?: string }> = [];
   const agent = env.SSH_AUTH_SOCK;
   if (agent && !resolved.identitiesOnly) methods.push({ type: 'agent', username: resolved.user, agent });

@@ -52,8 +52,11 @@ export interface Peers {
 const TOOLS = ['/usr/sbin/sshd', '/usr/bin/ssh', '/usr/bin/ssh-keygen'];
 const COMMANDS = ['ip', 'unshare', 'nsenter', 'setpriv', 'useradd', 'userdel'];
 
+/** The built CLI the peers run: this worktree's dist/ (the benchmark passes its own path). */
+const DIST = dirname(CLI);
+
 /** Why real peers cannot run here, or undefined when they can. */
-export function peerSupport(): string | undefined {
+export function peerSupport(dist = DIST): string | undefined {
   if (process.platform !== 'linux') return 'real SSH peers need Linux';
   if (process.getuid?.() !== 0) return 'real SSH peers need root (useradd, sshd, network namespaces)';
   for (const tool of TOOLS)
@@ -62,7 +65,7 @@ export function peerSupport(): string | undefined {
   for (const command of COMMANDS) {
     if (!path.some((dir) => existsSync(join(dir, command)))) return `${command} is not on PATH`;
   }
-  if (!existsSync(CLI)) return `${CLI} is not built`;
+  if (!existsSync(join(dist, 'dogsled.mjs'))) return `${join(dist, 'dogsled.mjs')} is not built`;
   // Peer users run this node binary: every directory above it must let them through.
   for (let dir = process.execPath; dir !== '/'; dir = dirname(dir)) {
     if ((statSync(dir).mode & 0o001) === 0) return `${dir} is not executable by other users`;
@@ -70,7 +73,7 @@ export function peerSupport(): string | undefined {
   return undefined;
 }
 
-export async function startPeers(specs: readonly PeerSpec[]): Promise<Peers> {
+export async function startPeers(specs: readonly PeerSpec[], dist = DIST): Promise<Peers> {
   await removeStaleUsers();
   const root = await mkdtemp(join(tmpdir(), 'dogsled-peers-'));
   await chmod(root, 0o755);
@@ -81,7 +84,7 @@ export async function startPeers(specs: readonly PeerSpec[]): Promise<Peers> {
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
   };
   try {
-    const bundle = await copyBundle(root);
+    const bundle = await copyBundle(root, dist);
     const remoteCommand = [process.execPath, join(bundle, 'dogsled.mjs')];
     const client = await createClient(await dir(root, 'client', 0o700));
     for (const spec of specs)
@@ -190,9 +193,9 @@ async function startPeer(
 }
 
 /** The built bundle, copied under a name a shell would split and expand if it were ever spliced. */
-async function copyBundle(root: string): Promise<string> {
+async function copyBundle(root: string, dist: string): Promise<string> {
   const target = join(root, "it's dist $HOME");
-  await cp(dirname(CLI), target, { recursive: true });
+  await cp(dist, target, { recursive: true });
   await worldReadable(target);
   return target;
 }
