@@ -8,6 +8,8 @@ import { DogsledError } from '../errors.js';
 
 /** A child that ignores SIGTERM this long after its deadline or abort is killed. */
 const KILL_GRACE_MS = 2_000;
+/** Node's timers fire at once past this; a longer deadline is held at it (about 24 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Output kept per stream by default: far above any verb's answer, small enough to never hurt. */
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
@@ -80,10 +82,13 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
     const timer =
       options.timeoutMs === undefined
         ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            stop();
-          }, options.timeoutMs);
+        : setTimeout(
+            () => {
+              timedOut = true;
+              stop();
+            },
+            Math.min(options.timeoutMs, MAX_TIMER_MS),
+          );
     const onAbort = (): void => {
       aborted = true;
       stop();

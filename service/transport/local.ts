@@ -7,9 +7,9 @@ import { runProcess } from '../process/run.js';
 import { oneShotDetail, oneShotReply } from './one-shot.js';
 import {
   abortReason,
+  deadlineOf,
   type ExecOptions,
   type PeerTarget,
-  ROUTINE_TIMEOUT_MS,
   type Transport,
   UnreachableError,
   type VerbReply,
@@ -31,7 +31,7 @@ export class LocalTransport implements Transport {
     if (node === undefined) throw new Error('LocalTransport: empty self invocation');
     const result = await runProcess(node, [...prefix, 'host', ...argv], {
       env: this.options.env ?? process.env,
-      timeoutMs: options.timeoutMs ?? ROUTINE_TIMEOUT_MS,
+      timeoutMs: deadlineOf(options),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.input === undefined ? {} : { input: options.input }),
     });

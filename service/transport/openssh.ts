@@ -10,9 +10,9 @@ import { oneShotDetail, oneShotReply } from './one-shot.js';
 import {
   abortReason,
   checkHost,
+  deadlineOf,
   type ExecOptions,
   type PeerTarget,
-  ROUTINE_TIMEOUT_MS,
   type Transport,
   UnreachableError,
   type VerbReply,
@@ -48,6 +48,9 @@ export function sshArgv(
     ...extra,
     '-o',
     'BatchMode=yes',
+    // Errors only, whatever the user's LogLevel: QUIET would hide the text a category comes from.
+    '-o',
+    'LogLevel=ERROR',
     '-o',
     `ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}`,
     // No terminal and no escape character: the answer is data, and so is the input.
@@ -66,7 +69,7 @@ export class OpenSshTransport implements Transport {
   constructor(private readonly options: OpenSshOptions = {}) {}
 
   async exec(target: PeerTarget, argv: readonly string[], options: ExecOptions = {}): Promise<VerbReply> {
-    const timeoutMs = options.timeoutMs ?? ROUTINE_TIMEOUT_MS;
+    const timeoutMs = deadlineOf(options);
     const bin = this.options.bin ?? 'ssh';
     const args = sshArgv(target, argv, timeoutMs, this.options.extraArgs);
     // A missing ssh binary is this host's problem, not the peer's: its SpawnError says so as is.

@@ -10,9 +10,9 @@ import { type ResolvedHost, resolveHost } from './ssh-config.js';
 import type { Ssh2Connection } from './ssh2-connect.js';
 import {
   abortReason,
+  deadlineOf,
   type ExecOptions,
   type PeerTarget,
-  ROUTINE_TIMEOUT_MS,
   type Transport,
   UnreachableError,
   type VerbReply,
@@ -73,7 +73,7 @@ export class SshPool implements Transport {
     const [verb, ...args] = argv;
     if (verb === undefined) throw new DogsledError('transport: no verb to run');
     if (this.closing) throw new DogsledError('transport: the pool is closed');
-    const timeoutMs = options.timeoutMs ?? ROUTINE_TIMEOUT_MS;
+    const timeoutMs = deadlineOf(options);
     const started = performance.now();
     const peer = this.peer(target);
     const connection = await abortable(this.connection(target, peer, timeoutMs), options.signal);

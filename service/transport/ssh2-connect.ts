@@ -85,6 +85,9 @@ export async function connectPeer(settings: ConnectSettings): Promise<Ssh2Connec
         client.once('error', (error: Error & { level?: string }) => {
           if (verdict !== undefined && verdict !== 'known') {
             reject(fail('host key', `${name} offered a key that is ${verdict} in ${files.join(', ')}`));
+          } else if (/host key/i.test(error.message)) {
+            // The server offers no key of a type on file ("no matching host key format"): unknown.
+            reject(fail('host key', `${name}: ${error.message}`));
           } else if (error.level === 'client-authentication') {
             reject(fail('auth', `${resolved.user}@${name}: ${error.message}`));
           } else {

@@ -37,6 +37,15 @@ export interface Transport {
 
 /** Routine calls have 30-second limits (spec, "Host service and status"). */
 export const ROUTINE_TIMEOUT_MS = 30_000;
+/** Node's timers fire at once past 2^31-1 ms: a longer deadline means "about 24 days", not "now". */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The call's deadline: the routine one when absent or not a number, at least 1 ms, at most a timer's reach. */
+export function deadlineOf(options: { timeoutMs?: number | undefined }): number {
+  const ms = options.timeoutMs;
+  if (ms === undefined || Number.isNaN(ms)) return ROUTINE_TIMEOUT_MS;
+  return Math.min(Math.max(1, Math.round(ms)), MAX_TIMER_MS);
+}
 
 /** Raw diagnostic text kept for a debug log: escapes stripped, bounded. */
 const DETAIL_CHARS = 2_000;

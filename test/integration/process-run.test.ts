@@ -84,3 +84,11 @@ describe('runProcess', () => {
     expect(stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')).toBe(true);
   });
 });
+
+describe('a deadline longer than a timer can hold', () => {
+  it('is held at the longest timer, never fired at once', async () => {
+    const result = await sh('sleep 0.3; echo done', { timeoutMs: 30 * 24 * 3600_000 });
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(result.stdout.toString()).toBe('done\n');
+  });
+});
