@@ -169,6 +169,7 @@ export class SshPool implements Transport {
     const resolved: ResolvedHost = await resolveHost(target.host, {
       ...this.options.ssh,
       ...(this.options.env ? { env: this.options.env } : {}),
+      timeoutMs,
     });
     if (resolved.proxy !== undefined) {
       peer.proxied = true;

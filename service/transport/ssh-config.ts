@@ -38,7 +38,7 @@ export async function resolveHost(alias: string, options: ResolveOptions = {}): 
   checkHost(alias);
   const result = await runProcess(options.bin ?? 'ssh', [...(options.extraArgs ?? []), '-G', '--', alias], {
     env: options.env ?? process.env,
-    timeoutMs: options.timeoutMs ?? RESOLVE_TIMEOUT_MS,
+    timeoutMs: Math.min(options.timeoutMs ?? RESOLVE_TIMEOUT_MS, RESOLVE_TIMEOUT_MS),
   });
   if (result.exitCode !== 0 || result.timedOut) {
     const why = stripEscapes(result.stderr.toString('utf8')).trim().split('\n').at(-1) || 'no reason given';
