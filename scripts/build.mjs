@@ -58,6 +58,27 @@ export async function buildCli(outdir = join(root, 'dist')) {
   return entry;
 }
 
+/**
+ * Bundles other entry points exactly as the CLI's lazy chunks are bundled (CommonJS interop,
+ * externals, code splitting), for benchmarks and tests that run service modules from a bundle.
+ */
+export function bundleModules(entryPoints, outdir) {
+  return build({
+    absWorkingDir: root,
+    entryPoints,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    banner: { js: BUNDLE_BANNER },
+    external: BUNDLE_EXTERNALS,
+    logLevel: 'error',
+  });
+}
+
 const CHUNK_GRACE_MS = 60 * 60_000;
 
 async function dropOldChunks(dir, current) {

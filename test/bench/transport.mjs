@@ -8,30 +8,19 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BUNDLE_BANNER, BUNDLE_EXTERNALS } from '../../scripts/build.mjs';
+import { bundleModules } from '../../scripts/build.mjs';
 import { median, ROOT, RUNS } from './lib.mjs';
 
 const outdir = join(ROOT, 'node_modules', '.cache', 'dogsled-bench-transport');
 mkdirSync(outdir, { recursive: true });
-await build({
-  absWorkingDir: ROOT,
-  entryPoints: {
+await bundleModules(
+  {
     peers: 'test/e2e/peers/index.ts',
     pool: 'service/transport/pool.ts',
     openssh: 'service/transport/openssh.ts',
   },
   outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  banner: { js: BUNDLE_BANNER },
-  external: BUNDLE_EXTERNALS,
-  logLevel: 'error',
-});
+);
 const load = (name) => import(pathToFileURL(join(outdir, `${name}.mjs`)).href);
 const [{ peerSupport, startPeers }, { SshPool }, { OpenSshTransport }] = await Promise.all([
   load('peers'),

@@ -1,15 +1,14 @@
 // The pool as the bundled CLI will run it: built by esbuild with the CLI's banner and externals,
 // loaded by plain node in a child process, reading a real peer. ssh2 and msgpackr are CommonJS
 // loaded on demand, and a bundled chunk of CommonJS exports only `default`: from source this never shows.
-import { spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the build script is plain ESM without types.
-import { BUNDLE_BANNER, BUNDLE_EXTERNALS } from '../../scripts/build.mjs';
+import { bundleModules } from '../../scripts/build.mjs';
 import { ROOT } from '../helpers/cli.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
+import { run } from './peers/procs.js';
 
 const unsupported = peerSupport();
 if (unsupported) console.warn(`transport-bundle: skipped: ${unsupported}`);
@@ -33,20 +32,7 @@ describe.skipIf(unsupported)('the pool from a bundle', { timeout: 120_000 }, () 
   beforeAll(async () => {
     peers = await startPeers([{ tag: 'bundle' }]);
     await mkdir(outdir, { recursive: true });
-    await build({
-      absWorkingDir: ROOT,
-      entryPoints: { pool: 'service/transport/pool.ts' },
-      outdir,
-      outExtension: { '.js': '.mjs' },
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      banner: { js: BUNDLE_BANNER },
-      external: BUNDLE_EXTERNALS,
-      logLevel: 'error',
-    });
+    await bundleModules({ pool: 'service/transport/pool.ts' }, outdir);
     await writeFile(join(outdir, 'probe.mjs'), PROBE);
   }, 120_000);
 
@@ -56,21 +42,14 @@ describe.skipIf(unsupported)('the pool from a bundle', { timeout: 120_000 }, () 
   });
 
   it('connects, verifies, authenticates and answers over its RPC channel', async () => {
-    const child = spawn(
+    // run() rejects with the child's stderr on a non-zero exit.
+    const stdout = await run([
       process.execPath,
-      [join(outdir, 'probe.mjs'), peers.client.ssh, 'bundle', ...peers.remoteCommand],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const code = await new Promise((resolve) => child.once('close', resolve));
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      join(outdir, 'probe.mjs'),
+      peers.client.ssh,
+      'bundle',
+      ...peers.remoteCommand,
+    ]);
     expect(JSON.parse(stdout)).toMatchObject({
       reply: { ok: true, value: { args: ['bundled'] } },
       state: { connected: true, failures: 0 },
