@@ -1,7 +1,8 @@
 // Commands that hooks and tab rows call many times a minute start without commander: their flags
 // are parsed with node:util's parseArgs, strictly. `exec`, which every job starts twice (the pane's
 // wrapper and its supervisor), takes the fast path in its two forms, `exec ID` (what a launch runs)
-// and `exec ID -- CMD...`.
+// and `exec ID -- CMD...`. `host VERB ARGS...`, which peers run through SSH, always does: every word
+// after `host` is data.
 // Anything unusual (help, an unknown or malformed flag) falls through to the full command line,
 // which reports it the usual way.
 
@@ -24,6 +25,14 @@ const GLOBAL_OPTIONS = { config: { type: 'string' } } as const;
 
 /** Must accept exactly the flags that cli/program.ts declares for the same command. */
 const FAST_COMMANDS: Record<string, FastCommand> = {
+  host: {
+    options: {},
+    parse: (rest) => ({ words: rest }),
+    load: async () => {
+      const { hostCommand } = await import('./commands/host.js');
+      return ((flags: { words: string[] }, ctx: CliContext) => hostCommand(flags.words, ctx)) as Action;
+    },
+  },
   status: {
     options: {
       json: { type: 'boolean' },

@@ -28,6 +28,5 @@ export const LATER_COMMANDS: LaterCommand[] = [
     summary: 'read an unreachable host again now',
     waitsFor: 'peers over SSH are still being built',
   },
-  { name: 'host', summary: 'host-side verbs run by peers', waitsFor: 'peers over SSH are still being built' },
   { name: 'quota', summary: 'quota snapshots', waitsFor: 'quota snapshots are still being built' },
 ];

@@ -155,6 +155,17 @@ export function buildProgram(done: Done): Command {
     .option('--json', 'print {items,queue}')
     .action(action(done, async () => (await import('./commands/items.js')).itemsCommand));
 
+  // Hidden: peers run it as `host VERB ARGS...`, which the fast path takes with every word as data.
+  program
+    .command('host', { hidden: true })
+    .argument('[words...]')
+    .allowUnknownOption(true)
+    .helpOption(false)
+    .action(async (words: string[], _options: object, cmd: Command) => {
+      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
+      process.exitCode = await (await import('./commands/host.js')).hostCommand(words, ctx);
+    });
+
   for (const later of LATER_COMMANDS) {
     program
       .command(later.name)

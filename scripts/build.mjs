@@ -20,6 +20,10 @@ export const BUNDLE_BANNER = [
   'const __dirname = __dogsledDirname(__filename);',
 ].join('\n');
 
+// blessed loads its widgets with dynamic requires and cannot be bundled; ssh2's optional native
+// helpers (cpu-features, sshcrypto.node) are left out: ssh2 falls back to plain JS without them.
+export const BUNDLE_EXTERNALS = ['blessed', 'blessed-contrib', 'cpu-features', '*.node'];
+
 export async function buildCli(outdir = join(root, 'dist')) {
   const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
   const result = await build({
@@ -36,8 +40,7 @@ export async function buildCli(outdir = join(root, 'dist')) {
     target: 'node20',
     banner: { js: BUNDLE_BANNER },
     define: { __DOGSLED_VERSION__: JSON.stringify(pkg.version) },
-    // blessed loads its widgets with dynamic requires and cannot be bundled.
-    external: ['blessed', 'blessed-contrib', 'cpu-features', '*.node'],
+    external: BUNDLE_EXTERNALS,
     legalComments: 'none',
     minifyWhitespace: true,
     minifySyntax: true,
@@ -53,6 +56,27 @@ export async function buildCli(outdir = join(root, 'dist')) {
   }
   await dropOldChunks(join(outdir, 'chunks'), new Set(files.map((file) => file.path)));
   return entry;
+}
+
+/**
+ * Bundles other entry points exactly as the CLI's lazy chunks are bundled (CommonJS interop,
+ * externals, code splitting), for benchmarks and tests that run service modules from a bundle.
+ */
+export function bundleModules(entryPoints, outdir) {
+  return build({
+    absWorkingDir: root,
+    entryPoints,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    banner: { js: BUNDLE_BANNER },
+    external: BUNDLE_EXTERNALS,
+    logLevel: 'error',
+  });
 }
 
 const CHUNK_GRACE_MS = 60 * 60_000;

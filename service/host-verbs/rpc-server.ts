@@ -1,0 +1,89 @@
+// `dogsled host rpc`: serves the verb table over frames on stdin/stdout for as long as the caller
+// keeps the channel open (the pool keeps one per peer). Says hello first, runs requests side by side
+// and answers each by its id, with a heartbeat each second while any request runs, so the caller
+// can tell a slow verb from a hung host. A stream that stops being frames gets one fatal frame and
+// the server ends: there is no way to find the next frame boundary in garbage.
+
+import type { Readable, Writable } from 'node:stream';
+import { DogsledError, messageOf } from '../errors.js';
+import type { HostsIO } from '../hosts/local.js';
+import { encodeFrame, FrameDecoder } from '../transport/frames.js';
+import { RequestSchema, WIRE_VERSION } from '../transport/wire.js';
+import { VERSION } from '../version.js';
+import { HOST_VERBS, runVerb } from './table.js';
+
+export interface RpcServerOptions {
+  input: Readable;
+  output: Writable;
+  /** This host's IO, read anew for each request: the policy may change while the channel lives. */
+  io: () => Promise<HostsIO>;
+}
+
+/** What a one-shot verb exits with on a bug (cli/main.ts), not a refusal. */
+const EXIT_INTERNAL = 70;
+/** Beats while requests run; the caller calls a channel hung only after silence longer than this. */
+export const HEARTBEAT_MS = 1_000;
+
+/** Resolves with the exit status once the input ends (0) or stops being frames (2). */
+export async function serveRpc(options: RpcServerOptions): Promise<number> {
+  const { input, output } = options;
+  let open = true;
+  const send = (value: unknown): void => {
+    if (open) output.write(encodeFrame(value));
+  };
+  // The caller went away: nobody is left to answer.
+  output.on('error', () => {
+    open = false;
+  });
+  send({ t: 'hello', wire: WIRE_VERSION, version: VERSION, verbs: Object.keys(HOST_VERBS) });
+
+  const inFlight = new Set<Promise<void>>();
+  let beat: NodeJS.Timeout | undefined;
+  const track = (done: Promise<void>): void => {
+    inFlight.add(done);
+    beat ??= setInterval(() => send({ t: 'beat' }), HEARTBEAT_MS);
+    done.finally(() => {
+      inFlight.delete(done);
+      if (inFlight.size === 0 && beat) {
+        clearInterval(beat);
+        beat = undefined;
+      }
+    });
+  };
+  const decoder = new FrameDecoder();
+  let status = 0;
+  try {
+    for await (const chunk of input) {
+      for (const frame of decoder.push(chunk as Buffer)) {
+        const request = RequestSchema.safeParse(frame);
+        if (!request.success) throw new DogsledError('host rpc: a frame is not a request');
+        track(answer(request.data, options, send));
+      }
+    }
+  } catch (error) {
+    send({ t: 'fatal', error: messageOf(error) });
+    status = 2;
+  }
+  await Promise.all(inFlight);
+  await new Promise<void>((resolve) => (open ? output.end(resolve) : resolve()));
+  return status;
+}
+
+async function answer(
+  request: { id: number; verb: string; args: string[]; input?: Uint8Array | undefined },
+  options: RpcServerOptions,
+  send: (value: unknown) => void,
+): Promise<void> {
+  const { id } = request;
+  try {
+    const input = request.input ? Buffer.from(request.input) : Buffer.alloc(0);
+    const result = await runVerb(request.verb, request.args, { io: await options.io(), input });
+    send({ t: 'res', id, ok: true, value: result.value ?? null, code: result.exitCode ?? 0 });
+  } catch (error) {
+    if (error instanceof DogsledError) {
+      send({ t: 'res', id, ok: false, error: error.message, code: error.exitCode });
+    } else {
+      send({ t: 'res', id, ok: false, error: `internal error: ${messageOf(error)}`, code: EXIT_INTERNAL });
+    }
+  }
+}

@@ -1,0 +1,62 @@
+// The host-side verbs: what `dogsled host <verb> args…` runs on this host, for a peer that asked
+// through the transport, and what each `dogsled host rpc` request dispatches to. One entry per verb;
+// each takes its arguments as data (strings, never parsed by a shell) and returns a value that the
+// one-shot form prints as JSON and the RPC channel sends as msgpack.
+
+import { DogsledError } from '../errors.js';
+import type { HostsIO } from '../hosts/local.js';
+
+export interface VerbContext {
+  /** This host's paths, policy and clock, read fresh for each call. */
+  io: HostsIO;
+  /** The caller's input bytes (stdin of the one-shot form); empty when none was sent. */
+  input: Buffer;
+}
+
+export interface VerbResult {
+  value: unknown;
+  /** What the one-shot form exits with (0 unless the verb says otherwise, as `wait` will). */
+  exitCode?: number;
+}
+
+export interface HostVerb {
+  summary: string;
+  /** Reads stdin in the one-shot form; other verbs never touch it. */
+  takesInput: boolean;
+  load: () => Promise<(args: readonly string[], ctx: VerbContext) => Promise<VerbResult>>;
+}
+
+export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
+  snapshot: {
+    summary: "this host's snapshot, service liveness and reservations",
+    takesInput: false,
+    load: async () => (await import('./snapshot.js')).snapshotVerb,
+  },
+  echo: {
+    summary: 'its arguments and input back, with the host name and version: a transport check',
+    takesInput: true,
+    load: async () => (await import('./echo.js')).echoVerb,
+  },
+};
+
+/** The verb named `name`, or a one-line refusal naming the known ones. */
+export function hostVerb(name: string): HostVerb {
+  const verb = Object.hasOwn(HOST_VERBS, name) ? HOST_VERBS[name] : undefined;
+  if (!verb) {
+    const known = [...Object.keys(HOST_VERBS), 'rpc'].join(', ');
+    throw new DogsledError(`host: unknown verb ${JSON.stringify(name)} (known: ${known})`);
+  }
+  return verb;
+}
+
+export async function runVerb(name: string, args: readonly string[], ctx: VerbContext): Promise<VerbResult> {
+  const run = await hostVerb(name).load();
+  return run(args, ctx);
+}
+
+/** A verb that takes no arguments refuses any, naming the first. */
+export function noArguments(verb: string, args: readonly string[]): void {
+  if (args.length > 0) {
+    throw new DogsledError(`host ${verb}: takes no arguments, got ${JSON.stringify(args[0])}`);
+  }
+}

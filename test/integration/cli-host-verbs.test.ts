@@ -1,0 +1,218 @@
+// `dogsled host <verb>` as a peer runs it: the built CLI in a private sandbox, one-shot and as the
+// `host rpc` server on a child's stdio, read back through the same transport code the pool uses.
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
+import type { ServiceLock } from '../../service/state/service-lock.js';
+import { encodeFrame, FrameDecoder } from '../../service/transport/frames.js';
+import { LocalTransport } from '../../service/transport/local.js';
+import { RpcChannel } from '../../service/transport/rpc-channel.js';
+import { UnreachableError } from '../../service/transport/types.js';
+import { CLI, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { holdServiceLock } from '../helpers/service-holder.js';
+import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+
+const NOW = 1_900_000_000_000;
+/** Words a shell would split, expand, glob or read as options, had they been spliced into a line. */
+const HOSTILE = [
+  '-n',
+  '--help',
+  '--config',
+  '/etc/passwd',
+  "it's",
+  'a b',
+  '$(id)',
+  '`id`',
+  '*',
+  'x\ny',
+  '\u001b[31mred',
+  '',
+];
+let box: Sandbox;
+let env: NodeJS.ProcessEnv;
+let lock: ServiceLock | undefined;
+
+beforeEach(async () => {
+  box = await sandbox();
+  env = { ...box.env, DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: String(NOW) };
+});
+
+afterEach(async () => {
+  await lock?.release();
+  lock = undefined;
+  await box.cleanup();
+});
+
+function rpcServer(): {
+  channel: Promise<RpcChannel>;
+  exited: Promise<number | null>;
+  stdin: NodeJS.WritableStream;
+} {
+  const child = spawn(process.execPath, [CLI, 'host', 'rpc'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const channel = RpcChannel.open(
+    'local',
+    { readable: child.stdout, writable: child.stdin, stderr: child.stderr, destroy: () => child.stdin.end() },
+    15_000,
+  );
+  return { channel, exited, stdin: child.stdin };
+}
+
+describe('host snapshot', () => {
+  it("prints this host exactly as status --json shows it, with the host's clock", async () => {
+    await writeSnapshot(box.state, snapshotFixture({ sample_ms: NOW - 2_000, cores: 8, busy: 0.25 }));
+    lock = await holdServiceLock(box.state);
+    const snapshot = await runCli(['host', 'snapshot'], env);
+    expect(snapshot).toMatchObject({ code: 0, stderr: '' });
+    const status = StatusReportSchema.parse(JSON.parse((await runCli(['status', '--json'], env)).stdout));
+    const reply = JSON.parse(snapshot.stdout);
+    expect(reply).toEqual({ version: 1, now_ms: NOW, host: status.hosts[0] });
+    expect(reply.host).toMatchObject({ service: 'up', sample_ms: NOW - 2_000, interval_ms: 10_000 });
+  });
+
+  it('says service down and no snapshot on a host whose service never ran', async () => {
+    const reply = JSON.parse((await runCli(['host', 'snapshot'], env)).stdout);
+    expect(reply.host).toMatchObject({ service: 'down', probe: null, sample_ms: null });
+  });
+
+  it('refuses arguments in one line, exit 2', async () => {
+    const result = await runCli(['host', 'snapshot', '--json'], env);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe('dogsled: host snapshot: takes no arguments, got "--json"\n');
+  });
+});
+
+describe('host verbs by name', () => {
+  it('hands every word after the verb over as data, options and shell syntax included', async () => {
+    const result = await runCli(['host', 'echo', ...HOSTILE], env, { input: 'in\u0000put' });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ args: HOSTILE, input: 'in\u0000put' });
+  });
+
+  it('refuses an unknown verb in one line, its escapes shown, never sent raw', async () => {
+    const result = await runCli(['host', '\u001b]0;pwned\u0007x'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'dogsled: host: unknown verb "\\u001b]0;pwned\\u0007x" (known: snapshot, echo, rpc)\n',
+    );
+    expect((await runCli(['host'], env)).stderr).toBe(
+      'dogsled: host: which verb? (known: snapshot, echo, rpc)\n',
+    );
+  });
+
+  it('is hidden from the help', async () => {
+    expect((await runCli(['--help'], env)).stdout).not.toMatch(/^\s+host\b/m);
+  });
+});
+
+describe('host rpc', () => {
+  it('says hello, then answers overlapping requests by id, refusals included', async () => {
+    const server = rpcServer();
+    const channel = await server.channel;
+    expect(channel.version).toMatch(/\d/);
+    const timeout = { timeoutMs: 15_000 };
+    const replies = await Promise.all([
+      channel.request('snapshot', [], timeout),
+      ...HOSTILE.map((word, i) => channel.request('echo', [word, String(i)], { ...timeout, input: `#${i}` })),
+      channel.request('snapshot', ['extra'], timeout),
+      channel.request('rpc', [], timeout),
+    ]);
+    expect(replies[0]).toMatchObject({ ok: true, exitCode: 0, value: { version: 1, now_ms: NOW } });
+    HOSTILE.forEach((word, i) => {
+      expect(replies[i + 1]).toMatchObject({ ok: true, value: { args: [word, String(i)], input: `#${i}` } });
+    });
+    expect(replies.at(-2)).toMatchObject({
+      ok: false,
+      exitCode: 2,
+      error: 'host snapshot: takes no arguments, got "extra"',
+    });
+    expect(replies.at(-1)).toMatchObject({
+      ok: false,
+      exitCode: 2,
+      error: expect.stringMatching(/unknown verb "rpc"/),
+    });
+    server.stdin.end();
+    expect(await server.exited).toBe(0);
+  });
+
+  it('ends with one fatal frame on input that is not frames, and the caller calls it a failed remote command', async () => {
+    const child = spawn(process.execPath, [CLI, 'host', 'rpc'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const frames: unknown[] = [];
+    const decoder = new FrameDecoder();
+    child.stdout.on('data', (chunk: Buffer) => frames.push(...decoder.push(chunk)));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.end('GET / HTTP/1.1\r\n\r\n');
+    expect(await exited).toBe(2);
+    expect(frames[0]).toMatchObject({ t: 'hello' });
+    expect(frames[1]).toMatchObject({ t: 'fatal', error: expect.stringMatching(/not dogsled frames/) });
+
+    const server = rpcServer();
+    const channel = await server.channel;
+    const pending = channel.request('echo', ['x'], { timeoutMs: 15_000 });
+    server.stdin.write(encodeFrame({ t: 'req', id: 'not a number' }));
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect(error).toMatchObject({ category: 'remote command failed' });
+    expect((error as UnreachableError).detail).toMatch(/not a request/);
+  });
+
+  it('beats each second while a slow request runs, and only then', async () => {
+    const child = spawn(process.execPath, [CLI, 'host', 'rpc'], {
+      env: { ...env, DOGSLED_TEST_ECHO_DELAY_MS: '2500' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const frames: Array<{ t: string }> = [];
+    const decoder = new FrameDecoder();
+    const replied = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        for (const frame of decoder.push(chunk) as Array<{ t: string }>) {
+          frames.push(frame);
+          if (frame.t === 'res') resolve();
+        }
+      });
+    });
+    child.stdin.write(encodeFrame({ t: 'req', id: 1, verb: 'echo', args: ['slow'] }));
+    await replied;
+    child.stdin.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+    // Two beats fit in 2.5 s; a stalled machine may merge them, never drop both or beat after the reply.
+    expect(frames.map((frame) => frame.t).join(' ')).toMatch(/^hello( beat){1,2} res$/);
+  });
+
+  it('calls a channel whose server exits before its hello a failed remote command, escapes stripped', async () => {
+    const child = spawn(
+      process.execPath,
+      ['-e', 'process.stderr.write("\\u001b[2Jmise: no such tool\\n"); process.exit(127)'],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const error = await RpcChannel.open(
+      'peer',
+      { readable: child.stdout, writable: child.stdin, stderr: child.stderr, destroy: () => child.kill() },
+      15_000,
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      category: 'remote command failed',
+      message: 'peer: unreachable: remote command failed',
+    });
+    expect((error as UnreachableError).detail).not.toContain('\u001b');
+  });
+});
+
+describe('LocalTransport', () => {
+  it('runs a verb of this build as a child and reads its reply like a peer', async () => {
+    const local = new LocalTransport({ self: [process.execPath, CLI], env });
+    const target = { host: 'local', remoteCommand: ['unused'] };
+    expect(await local.exec(target, ['echo', ...HOSTILE], { input: 'x' })).toMatchObject({
+      ok: true,
+      exitCode: 0,
+      value: { args: HOSTILE, input: 'x' },
+    });
+    expect(await local.exec(target, ['nope'])).toMatchObject({
+      ok: false,
+      exitCode: 2,
+      error: expect.stringMatching(/^host: unknown verb "nope"/),
+    });
+  });
+});
