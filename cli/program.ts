@@ -167,6 +167,12 @@ function buildProgram(): Command {
     .option('--json', 'print {items,queue}')
     .action(run(async () => (await import('./commands/items.js')).itemsCommand));
 
+  program
+    .command('profiles')
+    .description('list the Pi profiles of this host (~/.config/dogsled/profiles)')
+    .option('--json', 'print {dir,profiles} as one JSON document')
+    .action(run(async () => (await import('./commands/profiles.js')).profilesCommand));
+
   for (const later of LATER_COMMANDS) {
     program
       .command(later.name)

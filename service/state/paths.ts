@@ -24,6 +24,8 @@ export interface StatePaths {
   serviceAcquire: string;
   /** Per-job records and logs (jobs/ID.json, jobs/ID.log). */
   jobs: string;
+  /** Per-launch task, contract and record (launches/ID.task.md, ID.contract.md, ID.json). */
+  launches: string;
   items: string;
   queue: string;
   /** Repositories that placement has seen (repositories.json); they outlive their worktrees. */
@@ -53,6 +55,7 @@ export function statePaths(dir: string): StatePaths {
     serviceHolder: join(dir, 'service.json'),
     serviceAcquire: join(dir, 'service-acquire'),
     jobs: join(dir, 'jobs'),
+    launches: join(dir, 'launches'),
     items: join(dir, 'items.json'),
     queue: join(dir, 'queue.json'),
     repositories: join(dir, 'repositories.json'),

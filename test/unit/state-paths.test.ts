@@ -32,6 +32,7 @@ describe('statePaths', () => {
       serviceHolder: '/s/service.json',
       serviceAcquire: '/s/service-acquire',
       jobs: '/s/jobs',
+      launches: '/s/launches',
       items: '/s/items.json',
       queue: '/s/queue.json',
       repositories: '/s/repositories.json',
