@@ -68,7 +68,7 @@ type Source = 'fixed' | 'profile';
 interface Word {
   text: string;
   source: Source;
-  /** Names the word in a control-character refusal. */
+  /** Names the word in a control-character refusal; never holds the (untrusted) value itself. */
   what: string;
 }
 
@@ -86,6 +86,12 @@ export function launchLine(input: LaunchLineInput): LaunchLineResult {
   const profile = input.profile ?? null;
   if (profile !== null && kind !== 'pi') {
     return { ok: false, error: `--profile is for Pi children only, not ${kind}` };
+  }
+  if (CONTROL.test(input.stateDir)) {
+    return {
+      ok: false,
+      error: `the state path ${visible(input.stateDir)} contains a control character, which Herdr cannot type; set DOGSLED_STATE to a directory without one`,
+    };
   }
   const words = agentWords(kind, input, profile);
   const bad = words.find((word) => CONTROL.test(word.text));
@@ -121,13 +127,13 @@ function agentWords(kind: AgentKind, input: LaunchLineInput, profile: LaunchProf
       fixed('--append-system-prompt', 'the contract flag'),
       fixed(
         `You are a dogsled child agent. Your contract is in ${input.contractFile}: read it first and follow it.`,
-        `the contract path ${input.contractFile}`,
+        'the contract path',
       ),
-      fixed(pointer, `the task path ${input.taskFile}`),
+      fixed(pointer, 'the task path'),
     ];
   }
   if (kind === 'codex') {
-    return [fixed(`${CODEX_CONTRACT} ${pointer}`, `the task path ${input.taskFile}`)];
+    return [fixed(`${CODEX_CONTRACT} ${pointer}`, 'the task path')];
   }
   const words: Word[] = [];
   if (profile !== null) {
@@ -141,21 +147,21 @@ function agentWords(kind: AgentKind, input: LaunchLineInput, profile: LaunchProf
       words.push(from('--thinking', 'thinking'), from(profile.thinking, 'thinking'));
     words.push(
       fixed('--append-system-prompt', 'the contract flag'),
-      fixed(input.contractFile, `the contract path ${input.contractFile}`),
+      fixed(input.contractFile, 'the contract path'),
     );
-    for (const prompt of profile.prompts) {
-      words.push(from('--append-system-prompt', 'prompt'), from(prompt, `prompt ${prompt}`));
-    }
+    profile.prompts.forEach((prompt, index) => {
+      words.push(from('--append-system-prompt', 'prompt'), from(prompt, `prompt ${index + 1}`));
+    });
     profile.piArgs.forEach((arg, index) => {
       words.push(from(arg, `pi_args[${index}]`));
     });
   } else {
     words.push(
       fixed('--append-system-prompt', 'the contract flag'),
-      fixed(input.contractFile, `the contract path ${input.contractFile}`),
+      fixed(input.contractFile, 'the contract path'),
     );
   }
-  words.push(fixed(`@${input.taskFile}`, `the task path ${input.taskFile}`));
+  words.push(fixed(`@${input.taskFile}`, 'the task path'));
   return words;
 }
 
