@@ -4,6 +4,7 @@
 // or with a control character in any word, before a pane exists. Pure: paths come in, data goes out.
 
 import { shellWord } from './shell-quote.js';
+import { visible } from './visible.js';
 
 export const AGENT_KINDS = ['pi', 'claude', 'codex'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
@@ -206,13 +207,4 @@ const encoder = new TextEncoder();
 
 export function byteLength(text: string): number {
   return encoder.encode(text).length;
-}
-
-/** A value for a one-line message: quoted, control characters shown as \xNN, bounded. */
-export function visible(text: string, max = 80): string {
-  const shown = text.replace(
-    /[\u0000-\u001f\u007f-\u009f]/g,
-    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  );
-  return JSON.stringify(shown.length <= max ? shown : `${shown.slice(0, max - 1)}…`).replaceAll('\\\\', '\\');
 }

@@ -12,6 +12,8 @@ import { repositoryLockPath } from '../cleanup/locks.js';
 import { branchWorktreePlan, worktreePathFor } from '../core/branch-worktree.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
+import { stripEscapes } from '../core/strip-escapes.js';
+import { visible } from '../core/visible.js';
 import { DogsledError, isDogsledError, messageOf } from '../errors.js';
 import { deleteBranch } from '../git/mutate.js';
 import { defaultBranchOf, type GitRef, readRefs } from '../git/refs.js';
@@ -37,6 +39,8 @@ import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort, WorktreeList } from '../terminal/port.js';
 import { writeAnchor } from './anchor.js';
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export interface BranchWorktreeRequest {
   /** Any path inside the repository: the caller's directory, `--cwd` or `--repo`. */
@@ -78,8 +82,14 @@ export async function ensureBranchWorktree(
   const { branch } = request;
   const repository = await identify(request.repo);
   const main = repository.main;
-  const nameProblem = await branchNameProblem(main, branch);
-  if (nameProblem !== null) throw new DogsledError(`--branch ${JSON.stringify(branch)}: ${nameProblem}`);
+  // Git takes C1 controls (U+0080-U+009F) in names, and a terminal would act on them in any message.
+  const nameProblem = CONTROL.test(branch)
+    ? 'it contains a control character'
+    : await branchNameProblem(main, branch);
+  if (nameProblem !== null) throw new DogsledError(`--branch ${visible(branch)}: ${nameProblem}`);
+  if (request.base !== undefined && CONTROL.test(request.base)) {
+    throw new DogsledError(`--base ${visible(request.base)}: it contains a control character`);
+  }
   const terminal =
     deps.terminal ?? (await openTerminal({ env: deps.env, home: deps.home, commandName: request.command }));
   if (terminal.kind === 'headless') throw needsHerdr(request.command, terminal.why);
@@ -209,8 +219,10 @@ async function setUp(
     });
   } catch (error) {
     const undone = await undo(deps, made);
-    const [first = messageOf(error), ...rest] = messageOf(error).split('\n');
-    throw new DogsledError([`--branch ${made.branch}: ${first}; ${undone}`, ...rest].join('\n'), {
+    // The command comes from the repository's dogsled.toml: shown without its escapes.
+    const [first = '', ...rest] = messageOf(error).split('\n');
+    const line = stripEscapes(first).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+    throw new DogsledError([`--branch ${made.branch}: ${line}; ${undone}`, ...rest].join('\n'), {
       cause: error,
     });
   }
