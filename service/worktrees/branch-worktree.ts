@@ -26,7 +26,7 @@ import {
 } from '../git/worktree-add.js';
 import { type GitWorktree, listWorktrees } from '../git/worktrees.js';
 import type { Deadline } from '../jobs/deadline.js';
-import { withLock } from '../state/lock.js';
+import { LOCK_TIMEOUT_MS, withLock } from '../state/lock.js';
 import {
   dropWorktreeRegistration,
   type RegistryIO,
@@ -56,8 +56,10 @@ export interface BranchWorktreeDeps extends RegistryIO {
   home: string;
   /** An already opened terminal; otherwise one is opened with openTerminal. */
   terminal?: TerminalPort;
-  /** The command's `--max`: setup gets what remains, capped at 10 minutes. */
+  /** The command's `--max`: setup gets what remains, capped at 10 minutes; the lock wait at 30 s. */
   deadline?: Deadline;
+  /** The longest wait for the repository's lock (default 30 s). */
+  lockTimeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -96,7 +98,13 @@ export async function ensureBranchWorktree(
   const config = await loadRepoConfig(main);
   const lockFile = repositoryLockPath(deps.paths, repository.commonDir);
   try {
-    return await withLock(lockFile, () => underLock(request, deps, repository, main, config, terminal));
+    const timeoutMs = Math.min(
+      deps.lockTimeoutMs ?? LOCK_TIMEOUT_MS,
+      deps.deadline?.allowance('routine') ?? LOCK_TIMEOUT_MS,
+    );
+    return await withLock(lockFile, () => underLock(request, deps, repository, main, config, terminal), {
+      timeoutMs,
+    });
   } catch (error) {
     if (isDogsledError(error) && error.message.startsWith(`lock on ${basename(lockFile)}:`)) {
       throw new DogsledError(`repository ${main} is busy: ${error.message}`, { cause: error });
@@ -151,27 +159,33 @@ async function underLock(
   });
   if (plan.kind === 'refuse') throw new DogsledError(plan.reason);
 
-  await rememberRepository(deps, main);
+  await registry('repositories.json', () => rememberRepository(deps, main));
   if (plan.kind === 'reuse') {
     const opened = await openInHerdr(terminal, main, plan.path, shown, repository.commonDir);
     const record = (await readRegistries(deps)).worktrees.find((entry) => entry.path === plan.path);
-    if (record && opened.anchor !== null)
-      await rememberWorktree(deps, { ...record, anchor_workspace: opened.anchor });
+    const anchor = opened.anchor;
+    if (record && anchor !== null) {
+      await registry('worktrees.json', () => rememberWorktree(deps, { ...record, anchor_workspace: anchor }));
+    }
     return { path: plan.path, branch, repository: main, created: false, ...opened };
   }
 
-  await addLockedWorktree(main, {
-    path: plan.path,
-    branch,
-    create: plan.start === null ? null : { start: plan.start },
-    lockReason: AGENT_LOCK_REASON,
-  });
-  const record = await rememberWorktree(deps, {
-    path: plan.path,
-    repository: main,
-    branch,
-    created_ms: deps.now(),
-  });
+  // Registered before git makes it: a registry that cannot be written stops here with nothing made,
+  // and a crash right after leaves a record whose path is absent, which prune drops.
+  const record = await registry('worktrees.json', () =>
+    rememberWorktree(deps, { path: plan.path, repository: main, branch, created_ms: deps.now() }),
+  );
+  try {
+    await addLockedWorktree(main, {
+      path: plan.path,
+      branch,
+      create: plan.start === null ? null : { start: plan.start },
+      lockReason: AGENT_LOCK_REASON,
+    });
+  } catch (error) {
+    await dropWorktreeRegistration(deps, plan.path).catch(() => false);
+    throw error;
+  }
   await setUp(deps, config, { main, path: plan.path, branch, madeBranch: plan.start !== null });
   let opened: Opened;
   try {
@@ -182,7 +196,10 @@ async function underLock(
       { cause: error },
     );
   }
-  if (opened.anchor !== null) await rememberWorktree(deps, { ...record, anchor_workspace: opened.anchor });
+  const anchor = opened.anchor;
+  if (anchor !== null) {
+    await registry('worktrees.json', () => rememberWorktree(deps, { ...record, anchor_workspace: anchor }));
+  }
   return { path: plan.path, branch, repository: main, created: true, ...opened };
 }
 
@@ -318,6 +335,16 @@ async function pathTaken(path: string, worktrees: readonly GitWorktree[]): Promi
     if (code === 'ENOENT') return null;
     if (code === 'ENOTDIR') return 'a file is in the way of its directory';
     return `cannot check it (${code ?? messageOf(error)})`;
+  }
+}
+
+/** A registry that cannot be read or written (a directory in its place...) is one line, naming it. */
+async function registry<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (isDogsledError(error)) throw error;
+    throw new DogsledError(`cannot record the worktree in ${file}: ${messageOf(error)}`, { cause: error });
   }
 }
 
