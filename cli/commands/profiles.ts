@@ -18,7 +18,8 @@ export async function profilesCommand(flags: ProfilesFlags, ctx: CliContext): Pr
     ctx.out(`${JSON.stringify(report, null, 2)}\n`);
     return 0;
   }
-  const width = ctx.stdoutIsTTY ? (process.stdout.columns ?? 80) : PIPE_WIDTH;
+  // A terminal that reports no size (0 columns) gets 80.
+  const width = ctx.stdoutIsTTY ? process.stdout.columns || 80 : PIPE_WIDTH;
   ctx.out(`${renderProfiles(report, width).join('\n')}\n`);
   return 0;
 }
