@@ -2,13 +2,14 @@
 // agent:worktree, registered, set up by the repository's dogsled.toml (a failure removes what was
 // made), opened in the fake Herdr without focus, with the anchor workspace recorded.
 
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readAnchor } from '../../service/worktrees/anchor.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
-import { freshRepo, type Repo, refSha, removeScenarios } from '../helpers/git-scenarios.js';
+import { freshRepo, Repo, refSha, removeScenarios } from '../helpers/git-scenarios.js';
 import { tempDir } from '../helpers/tree.js';
 import { ensure, type Json, registries, workspaces, worktreeList } from './worktree-fixtures.js';
 
@@ -186,5 +187,37 @@ describe('two callers at once', () => {
       /^--branch feat\/race: its worktree .* is already open in Herdr workspace w/,
     );
     expect((await worktreeList(repo)).filter((w) => w.branch === 'feat/race')).toHaveLength(1);
+  });
+});
+
+describe('hostile paths', () => {
+  it('a repository under a directory with quotes, spaces, $() and ; works, and setup sees it as one word', async () => {
+    const hostileRoot = join(dir, `it's "a" $(touch pwned); dir`);
+    await rename(repo.root, hostileRoot);
+    const config = join(hostileRoot, 'main', '.git', 'config');
+    await writeFile(config, (await readFile(config, 'utf8')).replaceAll(repo.root, hostileRoot));
+    repo = new Repo(hostileRoot);
+    await setupConfig(['printf "%s\\n" {main} {path} > setup-out']);
+    const result = await ensure(repo, herdr, 'feat/odd');
+    const path = join(repo.main, '.worktrees', 'feat-odd');
+    expect(result).toMatchObject({ path, created: true });
+    expect(await readFile(join(path, 'setup-out'), 'utf8')).toBe(`${repo.main}\n${path}\n`);
+    const pane = (await herdr.call('pane.get', { pane_id: result.pane })).result.pane;
+    expect(pane.cwd).toBe(path);
+    expect(existsSync(join(path, 'pwned'))).toBe(false);
+    expect(existsSync(join(dir, 'pwned'))).toBe(false);
+  });
+});
+
+describe('the anchor file', () => {
+  it('that is a FIFO or holds something else reads as none, never blocks, and is replaced on the next anchor', async () => {
+    const file = join(commonDir(), 'agent-worktree-anchor');
+    execFileSync('mkfifo', [file]);
+    expect(await readAnchor(commonDir())).toBeNull();
+    const result = await ensure(repo, herdr, 'feat/anchor');
+    expect(result.anchor).not.toBeNull();
+    expect(await readAnchor(commonDir())).toBe(result.anchor);
+    await writeFile(file, '\u001b]0;x\u0007 $(id)\n');
+    expect(await readAnchor(commonDir())).toBeNull();
   });
 });
