@@ -3,7 +3,7 @@
 // durable record launches/<id>.json. Files are written whole and atomically, 0600 in a 0700 dir; the
 // record changes only through updateState, so the owner, the service and close never lose a field.
 
-import { lstat, mkdir, readdir, readFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { launchPaneRecord } from '../core/launch-state.js';
 import type { PaneRecord } from '../core/pane-rule.js';
@@ -13,6 +13,7 @@ import { newId } from '../state/ids.js';
 import { type LaunchRecord, LaunchRecordSchema } from '../state/launch-schemas.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE, type StatePaths } from '../state/paths.js';
 import { oneLine } from '../state/quarantine.js';
+import { readRecordFile } from '../state/record-file.js';
 import { type StoreContext, updateState } from '../state/store.js';
 import { type ContractFacts, childContract } from './contract.js';
 
@@ -171,7 +172,7 @@ export async function listLaunchRecords(paths: StatePaths): Promise<LaunchListin
   for (const name of names.sort()) {
     if (!name.endsWith('.json')) continue;
     const path = join(paths.launches, name);
-    const read = await readRecordFile(path, name.slice(0, -'.json'.length));
+    const read = await readRecordFile(path, name.slice(0, -'.json'.length), LaunchRecordSchema);
     if ('record' in read) listing.records.push(read.record);
     else if (read.reason !== null) listing.problems.push({ path, reason: read.reason });
   }
@@ -182,7 +183,7 @@ export async function listLaunchRecords(paths: StatePaths): Promise<LaunchListin
 /** One record by id; undefined when there is none. A broken record is an error naming its file. */
 export async function readLaunchRecord(paths: StatePaths, id: string): Promise<LaunchRecord | undefined> {
   const file = launchFiles(paths, id).record;
-  const read = await readRecordFile(file, id);
+  const read = await readRecordFile(file, id, LaunchRecordSchema);
   if ('record' in read) return read.record;
   if (read.reason === null) return undefined;
   throw new DogsledError(`launch ${id}: record ${file}: ${read.reason}`);
@@ -203,44 +204,6 @@ export function launchPaneRecords(records: readonly LaunchRecord[]): Map<string,
     }
   }
   return new Map([...newest].map(([terminal, { record }]) => [terminal, [record]]));
-}
-
-type RecordRead = { record: LaunchRecord } | { reason: string | null };
-
-async function readRecordFile(path: string, id: string): Promise<RecordRead> {
-  try {
-    const stats = await lstat(path);
-    if (!stats.isFile()) return { reason: 'not a regular file' };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { reason: null };
-    return { reason: `cannot read (${code ?? messageOf(error)})` };
-  }
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { reason: null };
-    return { reason: `cannot read (${code ?? messageOf(error)})` };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return { reason: `not JSON: ${oneLine(messageOf(error))}` };
-  }
-  const parsed = LaunchRecordSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.map(String).join('.') ?? '';
-    return {
-      reason: `schema: ${oneLine(where ? `${where}: ${issue?.message}` : (issue?.message ?? 'invalid'))}`,
-    };
-  }
-  if (parsed.data.id !== id)
-    return { reason: `record id "${oneLine(parsed.data.id)}" does not match its file name` };
-  return { record: parsed.data };
 }
 
 async function ensureLaunchesDir(paths: StatePaths): Promise<void> {

@@ -6,33 +6,31 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { repositoryLockPath } from '../../service/cleanup/locks.js';
 import { Deadline } from '../../service/jobs/deadline.js';
 import { statePaths } from '../../service/state/paths.js';
 import { ensureBranchWorktree } from '../../service/worktrees/branch-worktree.js';
-import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
+import type { FakeHerdr } from '../fakes/herdr/harness.js';
 import { ROOT } from '../helpers/cli.js';
-import { freshRepo, type Repo, refSha, removeScenarios } from '../helpers/git-scenarios.js';
-import { tempDir } from '../helpers/tree.js';
-import { depsFor, ensure, registries, repoSnapshot, workspaces, worktreeList } from './worktree-fixtures.js';
+import { type Repo, refSha } from '../helpers/git-scenarios.js';
+import {
+  depsFor,
+  ensure,
+  registries,
+  repoSnapshot,
+  workspaces,
+  worktreeList,
+  worktreeSuite,
+} from './worktree-fixtures.js';
 
-let dir: string;
+const suite = worktreeSuite('dogsled-branch-failures-');
 let herdr: FakeHerdr;
 let repo: Repo;
 const holders: ChildProcess[] = [];
 
-beforeAll(async () => {
-  dir = await tempDir('dogsled-branch-failures-');
-  herdr = await startFakeHerdr({ dir, env: { HOME: dir } });
-});
-afterAll(async () => {
-  await herdr.stop();
-  await removeScenarios();
-  await rm(dir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  repo = await freshRepo();
+beforeEach(() => {
+  ({ herdr, repo } = suite);
 });
 afterEach(() => {
   for (const holder of holders.splice(0)) {

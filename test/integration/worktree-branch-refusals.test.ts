@@ -4,28 +4,20 @@
 
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DogsledError } from '../../service/errors.js';
-import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
-import { freshRepo, type Repo, removeScenarios } from '../helpers/git-scenarios.js';
+import type { FakeHerdr } from '../fakes/herdr/harness.js';
+import type { Repo } from '../helpers/git-scenarios.js';
 import { tempDir } from '../helpers/tree.js';
-import { ensure, registries, repoSnapshot, workspaces } from './worktree-fixtures.js';
+import { ensure, registries, repoSnapshot, workspaces, worktreeSuite } from './worktree-fixtures.js';
 
+const suite = worktreeSuite('dogsled-branch-refusals-');
 let dir: string;
 let herdr: FakeHerdr;
 let repo: Repo;
 
-beforeAll(async () => {
-  dir = await tempDir('dogsled-branch-refusals-');
-  herdr = await startFakeHerdr({ dir, env: { HOME: dir } });
-});
-afterAll(async () => {
-  await herdr.stop();
-  await removeScenarios();
-  await rm(dir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  repo = await freshRepo();
+beforeEach(() => {
+  ({ dir, herdr, repo } = suite);
 });
 
 /** Runs the request, expects a one-line DogsledError, and checks that nothing changed. */

@@ -4,30 +4,28 @@
 
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { readAnchor } from '../../service/worktrees/anchor.js';
-import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
-import { freshRepo, Repo, refSha, removeScenarios } from '../helpers/git-scenarios.js';
-import { tempDir } from '../helpers/tree.js';
-import { ensure, type Json, registries, workspaces, worktreeList } from './worktree-fixtures.js';
+import type { FakeHerdr } from '../fakes/herdr/harness.js';
+import { Repo, refSha } from '../helpers/git-scenarios.js';
+import {
+  ensure,
+  type Json,
+  registries,
+  workspaces,
+  worktreeList,
+  worktreeSuite,
+} from './worktree-fixtures.js';
 
+const suite = worktreeSuite('dogsled-branch-wt-');
 let dir: string;
 let herdr: FakeHerdr;
 let repo: Repo;
 
-beforeAll(async () => {
-  dir = await tempDir('dogsled-branch-wt-');
-  herdr = await startFakeHerdr({ dir, env: { HOME: dir } });
-});
-afterAll(async () => {
-  await herdr.stop();
-  await removeScenarios();
-  await rm(dir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  repo = await freshRepo();
+beforeEach(() => {
+  ({ dir, herdr, repo } = suite);
 });
 
 const commonDir = () => join(repo.main, '.git');

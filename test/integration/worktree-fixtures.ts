@@ -3,18 +3,44 @@
 // (git's worktree list with lock reasons, the registries, Herdr's workspaces).
 
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { statePaths } from '../../service/state/paths.js';
 import { type BranchWorktreeDeps, ensureBranchWorktree } from '../../service/worktrees/branch-worktree.js';
-import type { FakeHerdr } from '../fakes/herdr/harness.js';
-import { gitTestEnv, type Repo, snapshotTree } from '../helpers/git-scenarios.js';
+import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
+import { freshRepo, gitTestEnv, type Repo, removeScenarios, snapshotTree } from '../helpers/git-scenarios.js';
+import { tempDir } from '../helpers/tree.js';
 
 const run = promisify(execFile);
 
 // biome-ignore lint/suspicious/noExplicitAny: records from the fake are plain JSON, checked by the assertions
 export type Json = any;
+
+export interface WorktreeSuite {
+  dir: string;
+  herdr: FakeHerdr;
+  repo: Repo;
+}
+
+/** Registers the file's hooks: one fake Herdr for the file, a fresh repository for each test. */
+export function worktreeSuite(prefix: string): WorktreeSuite {
+  const suite = {} as WorktreeSuite;
+  beforeAll(async () => {
+    suite.dir = await tempDir(prefix);
+    suite.herdr = await startFakeHerdr({ dir: suite.dir, env: { HOME: suite.dir } });
+  });
+  afterAll(async () => {
+    await suite.herdr?.stop();
+    await removeScenarios();
+    await rm(suite.dir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    suite.repo = await freshRepo();
+  });
+  return suite;
+}
 
 export function depsFor(repo: Repo, herdr: FakeHerdr, extra: Partial<BranchWorktreeDeps> = {}) {
   const warnings: string[] = [];
