@@ -161,10 +161,18 @@ export function buildProgram(done: Done): Command {
     .argument('[words...]')
     .allowUnknownOption(true)
     .helpOption(false)
-    .action(async (words: string[], _options: object, cmd: Command) => {
-      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
-      process.exitCode = await (await import('./commands/host.js')).hostCommand(words, ctx);
-    });
+    .action(
+      action(done, async () => {
+        const { hostCommand } = await import('./commands/host.js');
+        return (words: string[], _flags: object, ctx: CliContext) => hostCommand(words, ctx);
+      }),
+    );
+
+  program
+    .command('profiles')
+    .description('list the Pi profiles of this host (~/.config/dogsled/profiles)')
+    .option('--json', 'print {dir,profiles} as one JSON document')
+    .action(action(done, async () => (await import('./commands/profiles.js')).profilesCommand));
 
   for (const later of LATER_COMMANDS) {
     program

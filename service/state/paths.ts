@@ -26,6 +26,8 @@ export interface StatePaths {
   jobs: string;
   /** The caller's environment of each queued job ticket until its admission (tickets/ID.env). */
   tickets: string;
+  /** Per-launch task, contract and record (launches/ID.task.md, ID.contract.md, ID.json). */
+  launches: string;
   items: string;
   queue: string;
   /** Repositories that placement has seen (repositories.json); they outlive their worktrees. */
@@ -56,6 +58,7 @@ export function statePaths(dir: string): StatePaths {
     serviceAcquire: join(dir, 'service-acquire'),
     jobs: join(dir, 'jobs'),
     tickets: join(dir, 'tickets'),
+    launches: join(dir, 'launches'),
     items: join(dir, 'items.json'),
     queue: join(dir, 'queue.json'),
     repositories: join(dir, 'repositories.json'),

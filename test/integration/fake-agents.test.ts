@@ -113,6 +113,24 @@ describe('fake claude', () => {
     const run = (await readEvents(launch!)).find((e) => e.event === 'run');
     expect(run).toMatchObject({ code: 0, output: 'typed-run\n' });
   });
+
+  it('takes --append-system-prompt as text, even when it names a file; only -file reads one', async () => {
+    const contract = await writeTaskFile(join(work, 'launches', 'c9.contract.md'), { text: 'Contract.' });
+    const agent = start('claude', [
+      '--append-system-prompt',
+      contract,
+      '--append-system-prompt-file',
+      contract,
+      '-p',
+      'hi',
+    ]);
+    await agent.exited;
+    const [launch] = await readLaunches(logDir);
+    expect(launch?.system_prompts).toEqual([
+      { arg: contract, text: contract, file: false },
+      { arg: contract, text: expect.stringContaining('Contract.'), file: true },
+    ]);
+  });
 });
 
 describe('fake codex', () => {

@@ -33,6 +33,7 @@ describe('statePaths', () => {
       serviceAcquire: '/s/service-acquire',
       jobs: '/s/jobs',
       tickets: '/s/tickets',
+      launches: '/s/launches',
       items: '/s/items.json',
       queue: '/s/queue.json',
       repositories: '/s/repositories.json',

@@ -91,9 +91,14 @@ export function parseLaunch(kind, argv) {
   let print = false;
   let resumeId = null;
   const valued = kind === 'claude' ? CLAUDE_VALUE : kind === 'codex' ? CODEX_VALUE : PI_VALUE;
+  /** @type {{flag: string, value: string}[]} */
+  const systemPromptArgs = [];
   const add = (flag, value) => {
     values[flag] ??= [];
     values[flag].push(value);
+    if (flag === '--append-system-prompt' || flag === '--append-system-prompt-file') {
+      systemPromptArgs.push({ flag, value });
+    }
   };
 
   for (let i = 0; i < argv.length; i++) {
@@ -178,7 +183,9 @@ export function parseLaunch(kind, argv) {
     cd: null,
     settings: all('--settings'),
     pluginDirs: all('--plugin-dir'),
-    appendSystemPrompts: all('--append-system-prompt', '--append-system-prompt-file'),
+    appendSystemPrompts: systemPromptArgs.map((entry) => entry.value),
+    /** In command-line order, with the flag each came from (Claude: text vs file). */
+    systemPromptArgs,
     configOverrides: all('-c', '--config'),
   };
 

@@ -16,11 +16,25 @@ import { openTranscript } from './transcripts.mjs';
 
 const DEFAULT_MODEL = { claude: 'claude-sonnet-4-5-20250929', codex: 'gpt-5-codex', pi: 'claude-sonnet-4-5' };
 
-/** Pi's --append-system-prompt takes text or a file; the record keeps what the agent would read. */
-function systemPrompts(launch) {
-  return launch.appendSystemPrompts.map((value) => {
-    const isFile = !value.includes('\n') && existsSync(value);
-    return { arg: value, text: isFile ? readFileSync(value, 'utf8') : value, file: isFile };
+/**
+ * What the agent would read for each system-prompt argument, as the real CLIs take them: Pi's
+ * --append-system-prompt is a file when one exists at that path, else text; Claude's is always text,
+ * and only --append-system-prompt-file names a file.
+ */
+function systemPrompts(kind, launch) {
+  return launch.systemPromptArgs.map(({ flag, value }) => {
+    const isFile =
+      flag === '--append-system-prompt-file' || (kind === 'pi' && !value.includes('\n') && existsSync(value));
+    let text = value;
+    if (isFile) {
+      try {
+        text = readFileSync(value, 'utf8');
+      } catch (error) {
+        text = '';
+        process.stderr.write(`fake ${kind}: cannot read ${value}: ${error.message}\n`);
+      }
+    }
+    return { arg: value, text, file: isFile };
   });
 }
 
@@ -78,7 +92,7 @@ export async function main(kind) {
     transcript: session.path,
     model: kind === 'pi' ? `${provider}/${model}` : model,
     task_files: launchFiles.map((file) => file.path),
-    system_prompts: systemPrompts(launch),
+    system_prompts: systemPrompts(kind, launch),
     herdr_pane_id: env.HERDR_PANE_ID ?? null,
     launch,
   });
