@@ -15,8 +15,7 @@ export async function hostCommand(words: readonly string[], ctx: CliContext): Pr
     throw new DogsledError(`host: which verb? (known: ${known})`);
   }
   if (name === 'rpc') {
-    if (args.length > 0)
-      throw new DogsledError(`host rpc: takes no arguments, got ${JSON.stringify(args[0])}`);
+    if (args.length > 0) throw new DogsledError(`host rpc: takes no arguments, got "${args[0]}"`);
     const { serveRpc } = await import('../../service/host-verbs/rpc-server.js');
     return serveRpc({ input: process.stdin, output: process.stdout, io: () => commandIO(ctx) });
   }

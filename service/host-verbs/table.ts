@@ -44,7 +44,8 @@ export function hostVerb(name: string): HostVerb {
   const verb = Object.hasOwn(HOST_VERBS, name) ? HOST_VERBS[name] : undefined;
   if (!verb) {
     const known = [...Object.keys(HOST_VERBS), 'rpc'].join(', ');
-    throw new DogsledError(`host: unknown verb ${JSON.stringify(name)} (known: ${known})`);
+    // Quoted as typed: the one error reporter strips escape sequences from the whole line.
+    throw new DogsledError(`host: unknown verb "${name}" (known: ${known})`);
   }
   return verb;
 }
@@ -57,6 +58,6 @@ export async function runVerb(name: string, args: readonly string[], ctx: VerbCo
 /** A verb that takes no arguments refuses any, naming the first. */
 export function noArguments(verb: string, args: readonly string[]): void {
   if (args.length > 0) {
-    throw new DogsledError(`host ${verb}: takes no arguments, got ${JSON.stringify(args[0])}`);
+    throw new DogsledError(`host ${verb}: takes no arguments, got "${args[0]}"`);
   }
 }

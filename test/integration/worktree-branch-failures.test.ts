@@ -92,7 +92,9 @@ describe('a registry that cannot be written', () => {
     await mkdir(join(repo.root, 'state', 'worktrees.json'), { recursive: true });
     const before = await repoSnapshot(repo);
     const error = await ensure(repo, herdr, 'feat/reg').catch((e: Error) => e);
-    expect((error as Error).message).toMatch(/^cannot record the worktree in worktrees\.json: /);
+    expect((error as Error).message).toMatch(
+      /^cannot (record the worktree in worktrees\.json|read \S*\/worktrees\.json): /,
+    );
     expect((error as Error).message).not.toContain('\n');
     expect(await repoSnapshot(repo)).toEqual(before);
     expect(await refSha(repo, 'refs/heads/feat/reg')).toBeNull();
