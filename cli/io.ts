@@ -1,16 +1,17 @@
-// Shared plumbing of the commands: the host policy and state paths every command reads. Flags are
-// parsed in flags.ts.
+// The one place the command line makes the service's dependency vocabulary (service/state/io.ts)
+// from its context: StateIO for commands that only read and write state (jobs, tickets), HostIO,
+// which also loads config.toml, for those that judge hosts or run things here.
 
-import type { HostsIO } from '../service/hosts/local.js';
-import { type Config, loadConfig } from '../service/state/config.js';
+import { loadConfig } from '../service/state/config.js';
+import type { HostIO, StateIO } from '../service/state/io.js';
 import { statePaths } from '../service/state/paths.js';
 import type { CliContext } from './context.js';
 
-export interface CommandIO extends HostsIO {
-  config: Config;
+export function stateIO(ctx: CliContext): StateIO {
+  return { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
 }
 
-export async function commandIO(ctx: CliContext): Promise<CommandIO> {
+export async function hostIO(ctx: CliContext): Promise<HostIO> {
   const config = await loadConfig(ctx.config.path, ctx.config.explicit, ctx.home);
-  return { config, policy: config, paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
+  return { ...stateIO(ctx), config, env: ctx.env, home: ctx.home };
 }

@@ -9,8 +9,8 @@
 import { EXIT } from '../../service/core/exit-codes.js';
 import { type JobRef, noJob, resolveJobRef, settledRef } from '../../service/jobs/job-ref.js';
 import { copyJobLog, followJobLog } from '../../service/jobs/logs.js';
-import { statePaths } from '../../service/state/paths.js';
 import type { CliContext } from '../context.js';
+import { stateIO } from '../io.js';
 import { untilStopped } from '../stop-signal.js';
 
 export interface LogsFlags {
@@ -21,7 +21,7 @@ export interface LogsFlags {
 export const QUEUED_STATUS = EXIT.queued;
 
 export async function logsCommand(ref: string, flags: LogsFlags, ctx: CliContext): Promise<number> {
-  const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
+  const io = stateIO(ctx);
   let target: JobRef = await resolveJobRef(io, ref);
   if (target.kind === 'waiting' && !flags.follow) {
     const { ticket } = target;

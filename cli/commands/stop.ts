@@ -8,8 +8,8 @@
 import { DogsledError } from '../../service/errors.js';
 import { noJob, resolveJobRef, untilRecorded } from '../../service/jobs/job-ref.js';
 import { STOP_GRACE_MS, stopJob } from '../../service/jobs/stop.js';
-import { statePaths } from '../../service/state/paths.js';
 import type { CliContext } from '../context.js';
+import { stateIO } from '../io.js';
 import { renderStopOutcome } from '../render/jobs-human.js';
 
 export interface StopFlags {
@@ -17,7 +17,7 @@ export interface StopFlags {
 }
 
 export async function stopCommand(ref: string, flags: StopFlags, ctx: CliContext): Promise<number> {
-  const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
+  const io = stateIO(ctx);
   const graceMs = graceFromEnv(ctx.env);
   let target = await resolveJobRef(io, ref);
   if (target.kind === 'waiting' && target.ticket.state === 'pending') {

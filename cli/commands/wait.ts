@@ -6,13 +6,13 @@
 
 import { EXIT } from '../../service/core/exit-codes.js';
 import { exitStatusOf } from '../../service/core/job-status.js';
-import { Deadline } from '../../service/jobs/deadline.js';
 import { type JobRef, noJob, resolveJobRef, settledRef } from '../../service/jobs/job-ref.js';
 import { waitForJob } from '../../service/jobs/wait.js';
 import { readJobRecord } from '../../service/state/job-records.js';
-import { statePaths } from '../../service/state/paths.js';
+import { Deadline } from '../../service/work/deadline.js';
 import type { CliContext } from '../context.js';
 import { maxFlag } from '../flags.js';
+import { stateIO } from '../io.js';
 import { untilStopped } from '../stop-signal.js';
 
 export interface WaitFlags {
@@ -21,7 +21,7 @@ export interface WaitFlags {
 
 export async function waitCommand(ref: string, flags: WaitFlags, ctx: CliContext): Promise<number> {
   const deadline = Deadline.fromProcessStart(maxFlag(flags.max)).signal();
-  const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
+  const io = stateIO(ctx);
   // An unknown job or ticket is an error before any waiting starts.
   let target: JobRef = await resolveJobRef(io, ref);
   return untilStopped(async (stopped) => {

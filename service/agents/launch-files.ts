@@ -10,18 +10,15 @@ import type { PaneRecord } from '../core/pane-rule.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { newId } from '../state/ids.js';
+import type { StateIO } from '../state/io.js';
 import { type LaunchRecord, LaunchRecordSchema } from '../state/launch-schemas.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE, type StatePaths } from '../state/paths.js';
 import { oneLine } from '../state/quarantine.js';
 import { readRecordFile } from '../state/record-file.js';
-import { type StoreContext, updateState } from '../state/store.js';
+import { updateState } from '../state/store.js';
 import { type ContractFacts, childContract } from './contract.js';
 
 export type { LaunchRecord };
-
-export interface LaunchIO extends StoreContext {
-  paths: StatePaths;
-}
 
 export interface LaunchFiles {
   record: string;
@@ -99,7 +96,7 @@ export type NewLaunch = Pick<
 >;
 
 /** Creates the record in state `preparing`. An id that already has a record is a bug. */
-export async function createLaunchRecord(io: LaunchIO, launch: NewLaunch): Promise<LaunchRecord> {
+export async function createLaunchRecord(io: StateIO, launch: NewLaunch): Promise<LaunchRecord> {
   const now = io.now();
   const files = launchFiles(io.paths, launch.id);
   const record: LaunchRecord = {
@@ -129,7 +126,7 @@ export async function createLaunchRecord(io: LaunchIO, launch: NewLaunch): Promi
  * an error naming the launch.
  */
 export async function updateLaunchRecord(
-  io: LaunchIO,
+  io: StateIO,
   id: string,
   fn: (current: LaunchRecord) => LaunchRecord | undefined,
 ): Promise<LaunchRecord> {

@@ -6,10 +6,10 @@
 
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Policy } from '../core/headroom.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { HostProbe } from '../probe/index.js';
-import { ensureStateDir, type StatePaths } from '../state/paths.js';
+import type { HostIO } from '../state/io.js';
+import { ensureStateDir } from '../state/paths.js';
 import { acquireServiceLock } from '../state/service-lock.js';
 import { sweepOrphanTemps } from '../state/temp-sweep.js';
 import { span } from '../timing.js';
@@ -17,22 +17,18 @@ import { AdmissionWorker, startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
 import { Publisher } from './publisher.js';
-import type { WorkerDeps } from './work-deps.js';
+import type { WorkerIO } from './worker-io.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
 export const FIRST_SAMPLE_MS = 1_000;
 /** Orphaned temp files are looked for at start and then this often. */
 const SWEEP_EVERY_MS = 60_000;
 
-export interface ServiceDeps {
-  paths: StatePaths;
-  policy: Policy;
-  now: () => number;
+export interface ServiceIO extends HostIO {
   probe: () => Promise<HostProbe>;
   identity: { id: string; label: string; hostname: string };
   pid: number;
   version: string;
-  warn: (line: string) => void;
   /** Herdr's agent panes; without it (tests of the measurement alone) the host reports none. */
   agents?: AgentLane;
 }
@@ -45,9 +41,9 @@ export interface ServeOptions {
   onStarted?: () => void;
 }
 
-export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<void> {
-  await ensureStateDir(deps.paths.dir);
-  const started_ms = deps.now();
+export async function serve(io: ServiceIO, options: ServeOptions): Promise<void> {
+  await ensureStateDir(io.paths.dir);
+  const started_ms = io.now();
   let lost: DogsledError | undefined;
   const stopper = new AbortController();
   const stop = AbortSignal.any([options.signal, stopper.signal]);
@@ -56,8 +52,8 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
     stopper.abort();
   };
   const lock = await acquireServiceLock(
-    deps.paths,
-    { pid: deps.pid, hostname: deps.identity.hostname, started_ms, version: deps.version },
+    io.paths,
+    { pid: io.pid, hostname: io.identity.hostname, started_ms, version: io.version },
     { onLost },
   );
   const guard = async (): Promise<void> => {
@@ -69,16 +65,16 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
     }
   };
   options.onStarted?.();
-  const workerDeps: WorkerDeps = { ...deps, started_ms, paceMs: options.intervalMs };
+  const workerIO: WorkerIO = { ...io, started_ms, paceMs: options.intervalMs };
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
-  const work = options.once ? undefined : startWorkWorkers(workerDeps, stop);
+  const work = options.once ? undefined : startWorkWorkers(workerIO, stop);
   const publisher = new Publisher(
-    deps,
-    { pid: deps.pid, started_ms, interval_ms: options.intervalMs, version: deps.version },
+    io,
+    { pid: io.pid, started_ms, interval_ms: options.intervalMs, version: io.version },
     guard,
   );
-  const sweeper = new TempSweeper(deps);
+  const sweeper = new TempSweeper(io);
   try {
     await publisher.restore();
     await sweeper.maybe();
@@ -87,7 +83,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
       if (await pause(FIRST_SAMPLE_MS, stop)) {
         const { writeError } = await publisher.publish();
         if (writeError && !lost) throw writeError;
-        if (!lost) await runLanesOnce(workerDeps);
+        if (!lost) await runLanesOnce(workerIO);
       }
     } else {
       let delay = 0;
@@ -104,7 +100,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
       }
     }
   } finally {
-    deps.agents?.close();
+    io.agents?.close();
     await work?.stop();
     await lock.release();
   }
@@ -116,10 +112,10 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
  * holds the service lock (its fresh snapshot is then a running service's). A lane that fails does
  * not stop the next; the failures end the command as one line.
  */
-async function runLanesOnce(deps: WorkerDeps): Promise<void> {
+async function runLanesOnce(io: WorkerIO): Promise<void> {
   const lanes: Array<[string, () => Promise<unknown>]> = [
-    ['admission', () => new AdmissionWorker(deps).pass()],
-    ['completion', () => new CompletionWorker(deps).pass()],
+    ['admission', () => new AdmissionWorker(io).pass()],
+    ['completion', () => new CompletionWorker(io).pass()],
   ];
   const failures: string[] = [];
   for (const [name, pass] of lanes) {
@@ -149,17 +145,17 @@ class TempSweeper {
   private last = -Infinity;
   private warned = '';
 
-  constructor(private readonly deps: Pick<ServiceDeps, 'paths' | 'warn'>) {}
+  constructor(private readonly io: Pick<ServiceIO, 'paths' | 'warn'>) {}
 
   async maybe(): Promise<void> {
     const now = performance.now();
     if (now - this.last < SWEEP_EVERY_MS) return;
     this.last = now;
     try {
-      await sweepOrphanTemps(this.deps.paths);
+      await sweepOrphanTemps(this.io.paths);
     } catch (error) {
       const message = messageOf(error);
-      if (message !== this.warned) this.deps.warn(`dogsled serve: temp sweep: ${message}`);
+      if (message !== this.warned) this.io.warn(`dogsled serve: temp sweep: ${message}`);
       this.warned = message;
     }
   }

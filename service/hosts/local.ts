@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { headroomOf, type Policy } from '../core/headroom.js';
 import { liveReservations } from '../core/reservations.js';
-import type { StatePaths } from '../state/paths.js';
+import type { HostIO, StateIO } from '../state/io.js';
 import {
   type HostSnapshot,
   HostSnapshotSchema,
@@ -19,31 +19,22 @@ import { type HostView, measureOf } from './view.js';
 /** The local host's id and label; peers are known by their Herdr machine ids. */
 export const LOCAL_HOST = { id: 'local', label: 'local' } as const;
 
-export interface HostsIO {
-  paths: StatePaths;
-  policy: Policy;
-  now: () => number;
-  warn: (line: string) => void;
-  /** The caller's deadline: once aborted, nothing more is written (store.ts). */
-  signal?: AbortSignal | undefined;
-}
-
-export async function readSnapshot(io: HostsIO): Promise<HostSnapshot | undefined> {
+export async function readSnapshot(io: StateIO): Promise<HostSnapshot | undefined> {
   return readState(io.paths.host, HostSnapshotSchema, io);
 }
 
-export async function readReservations(io: HostsIO): Promise<Reservation[]> {
+export async function readReservations(io: StateIO): Promise<Reservation[]> {
   const placements = await readState(io.paths.placements, PlacementsSchema, io);
   return placements?.reservations ?? [];
 }
 
-export async function readLocalHost(io: HostsIO): Promise<HostView> {
+export async function readLocalHost(io: HostIO): Promise<HostView> {
   const [snapshot, service, reservations] = await Promise.all([
     readSnapshot(io),
     readServiceState(io.paths),
     readReservations(io),
   ]);
-  return localView(snapshot ?? null, service.state, reservations, io.policy, io.now());
+  return localView(snapshot ?? null, service.state, reservations, io.config, io.now());
 }
 
 /** Pure assembly, shared with `place`, which recomputes the same view under the placements lock. */

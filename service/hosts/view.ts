@@ -6,11 +6,10 @@
 import type * as z from 'zod/mini';
 import type { HostMeasure } from '../core/headroom.js';
 import type { HostSnapshot } from '../state/schemas.js';
-import type { HostViewSchema, PlaceResultSchema, StatusReportSchema } from './view-schemas.js';
+import type { HostViewSchema, StatusReportSchema } from './view-schemas.js';
 
 export type HostView = z.infer<typeof HostViewSchema>;
 export type StatusReport = z.infer<typeof StatusReportSchema>;
-export type PlaceResult = z.infer<typeof PlaceResultSchema>;
 
 /** The numbers of a snapshot that the placement rules read. */
 export function measureOf(snapshot: HostSnapshot): HostMeasure {

@@ -25,11 +25,10 @@ import {
   resolveCommit,
 } from '../git/worktree-add.js';
 import { type GitWorktree, listWorktrees } from '../git/worktrees.js';
-import type { Deadline } from '../jobs/deadline.js';
+import type { ProcessIO } from '../state/io.js';
 import { LOCK_TIMEOUT_MS, withLock } from '../state/lock.js';
 import {
   dropWorktreeRegistration,
-  type RegistryIO,
   readRegistries,
   rememberRepository,
   rememberWorktree,
@@ -38,6 +37,7 @@ import { loadRepoConfig } from '../state/repo-config.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort, WorktreeList } from '../terminal/port.js';
+import type { Deadline } from '../work/deadline.js';
 import { writeAnchor } from './anchor.js';
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -51,9 +51,7 @@ export interface BranchWorktreeRequest {
   command: string;
 }
 
-export interface BranchWorktreeDeps extends RegistryIO {
-  env: NodeJS.ProcessEnv;
-  home: string;
+export interface BranchWorktreeIO extends ProcessIO {
   /** An already opened terminal; otherwise one is opened with openTerminal. */
   terminal?: TerminalPort;
   /** The command's `--max`: setup gets what remains, capped at 10 minutes; the lock wait at 30 s. */
@@ -79,7 +77,7 @@ export interface BranchWorktree {
 
 export async function ensureBranchWorktree(
   request: BranchWorktreeRequest,
-  deps: BranchWorktreeDeps,
+  deps: BranchWorktreeIO,
 ): Promise<BranchWorktree> {
   const { branch } = request;
   const repository = await identify(request.repo);
@@ -118,7 +116,7 @@ type Repository = RepositoryIdentity & { main: string };
 
 async function underLock(
   request: BranchWorktreeRequest,
-  deps: BranchWorktreeDeps,
+  deps: BranchWorktreeIO,
   repository: Repository,
   main: string,
   config: RepoConfig,
@@ -220,7 +218,7 @@ async function identify(path: string): Promise<Repository> {
 
 /** The repository's setup commands in the new worktree; a failure removes what this call made. */
 async function setUp(
-  deps: BranchWorktreeDeps,
+  deps: BranchWorktreeIO,
   config: RepoConfig,
   made: { main: string; path: string; branch: string; madeBranch: boolean },
 ): Promise<void> {
@@ -247,7 +245,7 @@ async function setUp(
 
 /** Removes the new worktree, the branch if this call made it, and the registration. Says what it did. */
 async function undo(
-  deps: BranchWorktreeDeps,
+  deps: BranchWorktreeIO,
   made: { main: string; path: string; branch: string; madeBranch: boolean },
 ): Promise<string> {
   const left: string[] = [];
