@@ -8,7 +8,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
-import { liveReservations } from '../core/reservations.js';
 import {
   type Admitter,
   admitTicket,
@@ -22,14 +21,12 @@ import {
   withTicket,
 } from '../core/tickets.js';
 import { DogsledError, messageOf } from '../errors.js';
-import { LOCAL_HOST, readReservations, readSnapshot } from '../hosts/local.js';
+import { hostFacts, LOCAL_HOST, readLocalFacts } from '../hosts/local.js';
 import { reserveLocally } from '../hosts/place.js';
-import { measureOf } from '../hosts/view.js';
 import { launchJob } from '../jobs/launch.js';
 import { newId } from '../state/ids.js';
 import { readEnvFile, removeEnvFile, ticketEnvPath } from '../state/job-env.js';
 import { oneLine } from '../state/quarantine.js';
-import { readServiceState } from '../state/service-lock.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { Queue, Ticket } from '../state/work-schemas.js';
 import { Deadline } from '../work/deadline.js';
@@ -292,21 +289,7 @@ export class AdmissionWorker {
 
   /** The local host's facts as placement judges them: its snapshot, its service and live reservations. */
   private async localHost(): Promise<AdmissionHost> {
-    const { deps } = this;
-    const [snapshot, service, reservations] = await Promise.all([
-      readSnapshot(deps),
-      readServiceState(deps.paths),
-      readReservations(deps),
-    ]);
-    return {
-      ...LOCAL_HOST,
-      facts: {
-        id: LOCAL_HOST.id,
-        service: service.state,
-        measure: snapshot ? measureOf(snapshot) : null,
-        reservations: liveReservations(reservations, deps.now()).length,
-      },
-    };
+    return { ...LOCAL_HOST, facts: hostFacts(await readLocalFacts(this.deps), this.deps.now()) };
   }
 
   /**

@@ -8,9 +8,8 @@ import { DogsledError } from '../errors.js';
 import { newId } from '../state/ids.js';
 import type { HostIO, StateIO } from '../state/io.js';
 import { EMPTY_PLACEMENTS, PlacementsSchema, type Reservation } from '../state/schemas.js';
-import { readServiceState } from '../state/service-lock.js';
 import { updateState } from '../state/store.js';
-import { LOCAL_HOST, localView, readLocalHost, readSnapshot } from './local.js';
+import { LOCAL_HOST, localView, readLocalFacts, readLocalHost } from './local.js';
 
 /** A reservation made on a host: `place` reports it, a submitted job starts under it. */
 export interface Placed {
@@ -44,9 +43,9 @@ export async function placeWork(io: HostIO, request: PlaceRequest): Promise<Plac
 export async function reserveLocally(io: HostIO, owner: string | null): Promise<PlaceOutcome> {
   return updateState(io.paths.placements, PlacementsSchema, io, async (current) => {
     const placements = current ?? EMPTY_PLACEMENTS;
-    const [snapshot, service] = await Promise.all([readSnapshot(io), readServiceState(io.paths)]);
+    const local = await readLocalFacts(io, placements.reservations);
     const now = io.now();
-    const view = localView(snapshot ?? null, service.state, placements.reservations, io.config, now);
+    const view = localView(local, io.config, now);
     if (!view.headroom.eligible) {
       const refusal = { id: view.id, label: view.label, reason: view.headroom.reason };
       return { result: { kind: 'full', refusals: [refusal] } satisfies PlaceOutcome };

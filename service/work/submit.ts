@@ -9,7 +9,7 @@ import { ticketsAhead } from '../core/admission.js';
 import { findHost, type Refusal } from '../core/placement.js';
 import { pendingInOrder, pendingTicket } from '../core/tickets.js';
 import { DogsledError } from '../errors.js';
-import { readLocalHost } from '../hosts/local.js';
+import { LOCAL_HOST } from '../hosts/local.js';
 import { type Placed, placeWork } from '../hosts/place.js';
 import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
@@ -42,12 +42,15 @@ export interface Queued {
 
 export type SubmitOutcome = Placed | Queued;
 
+/** The hosts work may be pinned to, by id or label; placeWork reads their facts. */
+const KNOWN_HOSTS = [LOCAL_HOST];
+
 /** `command` names the caller in one-line errors (`run: unknown host "x" (known: local)`). */
 export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run'): Promise<SubmitOutcome> {
   let envFile: string | undefined;
   return updateQueue<SubmitOutcome>(io, async (queue) => {
     // Only the local host exists until peers land; the rule below already reads a list of hosts.
-    const hosts = [await readLocalHost(io)];
+    const hosts = KNOWN_HOSTS;
     const pool = job.pin === null ? hosts : [findHost(hosts, job.pin)].filter((h) => h !== undefined);
     if (pool.length === 0) {
       const known = hosts.map((host) => host.id).join(', ');
