@@ -3,7 +3,6 @@
 
 import { cancelPending } from '../../service/work/cancel.js';
 import type { CliContext } from '../context.js';
-import { stateIO } from '../io.js';
 import { ownerText, ticketWhat } from '../render/status-work.js';
 
 export interface CancelFlags {
@@ -11,7 +10,7 @@ export interface CancelFlags {
 }
 
 export async function cancelCommand(id: string, flags: CancelFlags, ctx: CliContext): Promise<number> {
-  const cancelled = await cancelPending(stateIO(ctx), id);
+  const cancelled = await cancelPending(ctx, id);
   if (flags.json) ctx.out(`${JSON.stringify(cancelled)}\n`);
   else {
     const what = ticketWhat(cancelled);

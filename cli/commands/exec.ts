@@ -3,7 +3,6 @@
 
 import { execJob } from '../../service/jobs/exec.js';
 import type { CliContext } from '../context.js';
-import { stateIO } from '../io.js';
 
 /** `command` is undefined (or empty) for `exec ID`, which runs the record's own command. */
 export async function execCommand(
@@ -14,10 +13,8 @@ export async function execCommand(
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   const entry = process.argv[1];
   if (entry === undefined) throw new Error('exec: no script path in argv');
-  return execJob(
-    { ...stateIO(ctx), env: ctx.env, home: ctx.home },
-    id,
-    command === undefined || command.length === 0 ? undefined : command,
-    { self: [process.execPath, ...process.execArgv, entry], out: process.stdout },
-  );
+  return execJob(ctx, id, command === undefined || command.length === 0 ? undefined : command, {
+    self: [process.execPath, ...process.execArgv, entry],
+    out: process.stdout,
+  });
 }

@@ -3,7 +3,6 @@
 
 import { readOwnedWork } from '../../service/work/items.js';
 import type { CliContext } from '../context.js';
-import { stateIO } from '../io.js';
 import { renderItems } from '../render/status-work.js';
 
 export interface ItemsFlags {
@@ -12,7 +11,7 @@ export interface ItemsFlags {
 }
 
 export async function itemsCommand(flags: ItemsFlags, ctx: CliContext): Promise<number> {
-  const report = await readOwnedWork(stateIO(ctx), flags.owner);
+  const report = await readOwnedWork(ctx, flags.owner);
   if (flags.json) ctx.out(`${JSON.stringify(report)}\n`);
   else ctx.out(`${renderItems(report.items, report.queue, ctx.now()).join('\n')}\n`);
   return 0;

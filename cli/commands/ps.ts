@@ -4,7 +4,6 @@
 
 import { listJobs } from '../../service/jobs/list.js';
 import type { CliContext } from '../context.js';
-import { stateIO } from '../io.js';
 import { paint } from '../render/color.js';
 import { emptyJobsLine, renderJobTable } from '../render/jobs-human.js';
 
@@ -18,8 +17,7 @@ const PIPE_WIDTH = 160;
 
 export async function psCommand(flags: PsFlags, ctx: CliContext): Promise<number> {
   // Jobs need no host policy: a broken config.toml must not hide them.
-  const io = stateIO(ctx);
-  const list = await listJobs(io, { all: flags.all === true });
+  const list = await listJobs(ctx, { all: flags.all === true });
   for (const warning of list.warnings) ctx.warn(`dogsled: warning: ${warning}`);
   if (flags.json) {
     ctx.out(`${JSON.stringify({ jobs: list.jobs }, null, 2)}\n`);
