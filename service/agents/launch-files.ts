@@ -9,6 +9,7 @@ import { launchPaneRecord } from '../core/launch-state.js';
 import type { PaneRecord } from '../core/pane-rule.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { writeAtomic } from '../state/atomic-write.js';
 import { newId } from '../state/ids.js';
 import type { StateIO } from '../state/io.js';
 import { type LaunchRecord, LaunchRecordSchema } from '../state/launch-schemas.js';
@@ -217,9 +218,11 @@ async function ensureLaunchesDir(paths: StatePaths): Promise<void> {
 async function writeWhole(paths: StatePaths, file: string, text: string): Promise<void> {
   await ensureLaunchesDir(paths);
   try {
-    await (await import('write-file-atomic')).default(file, text, { mode: STATE_FILE_MODE, fsync: true });
+    await writeAtomic(file, text, { mode: STATE_FILE_MODE });
   } catch (error) {
-    throw new DogsledError(`cannot write ${file}: ${describe(error)}`, { cause: error });
+    // writeAtomic names the file already; the system's own error says what was in the way.
+    const cause = error instanceof DogsledError && error.cause !== undefined ? error.cause : error;
+    throw new DogsledError(`cannot write ${file}: ${describe(cause)}`, { cause });
   }
 }
 

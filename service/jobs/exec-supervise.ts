@@ -130,7 +130,7 @@ async function endReservation(io: ProcessIO, record: JobRecord): Promise<void> {
 
 /**
  * SIGTERM and SIGINT end the job (`wrapper terminated`); SIGHUP is ignored. Listeners use
- * process.on and are removed at the end (see cli/stop-signal.ts on write-file-atomic's signal-exit).
+ * process.on and are removed at the end (see cli/stop-signal.ts on proper-lockfile's signal-exit).
  */
 class WrapperSignals {
   terminated = false;
