@@ -151,10 +151,12 @@ export class AdmissionWorker {
           env: env ?? null,
         };
         const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
-        // Every launch gets the setup cap; an admission that runs out of it fails its ticket.
-        const deadline = new Deadline(SETUP_CAP_MS);
-        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', () =>
-          launchJob(ctx, spec, deadline),
+        // Every launch gets the setup cap; an admission that runs out of it fails its ticket. The
+        // step's signal reaches the launch's writes, so a launch still running then (behind a lock)
+        // writes nothing more but its own undoing: no item or pane for a ticket already failed.
+        const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
+        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
+          launchJob({ ...ctx, signal }, spec, deadline),
         );
       } catch (error) {
         // Recorded on the ticket whatever it was: a ticket never stays `admitting` in a live run.

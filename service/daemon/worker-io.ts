@@ -13,4 +13,6 @@ export interface WorkerIO extends HostIO {
    * with a new snapshot (which pokes admission) or an expired reservation. Never under a second.
    */
   paceMs?: number;
+  /** The longest one admission's launch may take; default the setup cap (10 minutes). */
+  launchCapMs?: number;
 }

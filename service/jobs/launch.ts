@@ -214,7 +214,9 @@ async function checkDirectory(cwd: string): Promise<void> {
  * the failure in one line naming the host. A failure after the directory check is judged again:
  * when the directory went away meanwhile, that is the cause, whatever the spawn or Herdr said.
  */
-async function failed(ctx: JobLaunchIO, spec: LaunchSpec, error: Error): Promise<never> {
+async function failed(launch: JobLaunchIO, spec: LaunchSpec, error: Error): Promise<never> {
+  // The undoing is written even past the caller's deadline: it is what keeps the job from running.
+  const ctx: JobLaunchIO = { ...launch, signal: undefined };
   let cause: Error = error;
   if (!(error instanceof MissingDirectory)) {
     cause = await checkDirectory(spec.request.cwd).then(
