@@ -1,6 +1,7 @@
 // Commands that hooks and tab rows call many times a minute start without commander: their flags
 // are parsed with node:util's parseArgs, strictly. `exec`, which every job starts twice (the pane's
-// wrapper and its supervisor), takes the fast path in its one documented form `exec ID -- CMD...`.
+// wrapper and its supervisor), takes the fast path in its one documented form `exec ID -- CMD...`,
+// and `hook inbox|context|gate`, which harnesses run on every prompt and stop, with its subcommand.
 // Anything unusual (help, an unknown or malformed flag) falls through to the full command line,
 // which reports it the usual way.
 
@@ -20,6 +21,25 @@ interface FastCommand {
 }
 
 const GLOBAL_OPTIONS = { config: { type: 'string' } } as const;
+
+/** Must match the `hook` subcommands and their flags in cli/program.ts. */
+const HOOK_OPTIONS: Record<string, NonNullable<ParseArgsConfig['options']>> = {
+  inbox: { harness: { type: 'string' }, event: { type: 'string' } },
+  context: { harness: { type: 'string' }, event: { type: 'string' } },
+  gate: {},
+};
+
+function parseHook(rest: string[]): Record<string, unknown> | undefined {
+  const [sub, ...args] = rest;
+  const options = sub === undefined ? undefined : HOOK_OPTIONS[sub];
+  if (sub === undefined || options === undefined) return undefined;
+  try {
+    const { values } = parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, strict: true });
+    return { ...values, sub };
+  } catch {
+    return undefined;
+  }
+}
 
 /** Must accept exactly the flags that cli/program.ts declares for the same command. */
 const FAST_COMMANDS: Record<string, FastCommand> = {
@@ -46,6 +66,11 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
       return ((flags: { id: string; command: string[] }, ctx: CliContext) =>
         execCommand(flags.id, flags.command, ctx)) as Action;
     },
+  },
+  hook: {
+    options: {},
+    parse: parseHook,
+    load: async () => (await import('./commands/hook.js')).hookCommand as Action,
   },
 };
 

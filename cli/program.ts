@@ -167,6 +167,64 @@ function buildProgram(): Command {
     .option('--json', 'print {items,queue}')
     .action(run(async () => (await import('./commands/items.js')).itemsCommand));
 
+  program
+    .command('send')
+    .description("send a message to an agent's inbox on this host")
+    .argument('<target>', 'an agent name or a pane id')
+    .option('--host <id>', 'the host of the target (only this host in this build)')
+    .option('--kind <kind>', 'message, task, reply, blocked, … (default message)')
+    .option('--message <text>', 'the message text')
+    .option('--message-file <path>', 'read the message from a file (- for stdin)')
+    .action(async (target: string, options: object, cmd: Command) => {
+      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
+      const { sendCommand } = await import('./commands/send.js');
+      process.exitCode = await sendCommand(target, options, ctx);
+    });
+
+  const inbox = program.command('inbox').description("this agent's inbox (its Herdr terminal)");
+  inbox
+    .command('list')
+    .description('what this terminal received and sent')
+    .option('--json', 'print {pane,terminal,received,sent,lines}')
+    .action(run(async () => (await import('./commands/inbox.js')).inboxListCommand));
+  inbox
+    .command('claim')
+    .description('register as the reader and lease the next batch (JSON)')
+    .option('--harness <name>', 'the reader registering (default pi)')
+    .action(run(async () => (await import('./commands/inbox.js')).inboxClaimCommand));
+  inbox
+    .command('ack')
+    .description('mark claimed records delivered')
+    .argument('<ids...>', 'record ids')
+    .action(async (ids: string[], _options: object, cmd: Command) => {
+      const ctx = contextFromProcess(cmd.optsWithGlobals() as GlobalOptions);
+      const { inboxAckCommand } = await import('./commands/inbox.js');
+      process.exitCode = await inboxAckCommand(ids, ctx);
+    });
+
+  const hook = program.command('hook').description('harness hooks: inbox, context, gate (JSON on stdin)');
+  const hookAction = (sub: 'inbox' | 'context' | 'gate') =>
+    run(async () => {
+      const { hookCommand } = await import('./commands/hook.js');
+      return (options: object, ctx: CliContext) => hookCommand({ ...options, sub }, ctx);
+    });
+  hook
+    .command('inbox')
+    .description('deliver pending inbox records to Claude Code or Codex')
+    .option('--harness <name>', 'claude or codex')
+    .option('--event <name>', 'Stop or UserPromptSubmit')
+    .action(hookAction('inbox'));
+  hook
+    .command('context')
+    .description("the caller's own work, then the fleet, as prompt context")
+    .option('--harness <name>', 'claude, codex or pi')
+    .option('--event <name>', 'SessionStart or UserPromptSubmit (default)')
+    .action(hookAction('context'));
+  hook
+    .command('gate')
+    .description("the stop gate's reminder about finished children (Pi)")
+    .action(hookAction('gate'));
+
   for (const later of LATER_COMMANDS) {
     program
       .command(later.name)

@@ -32,6 +32,9 @@ export interface StatePaths {
   worktrees: string;
   /** The service's per-terminal observations that the pane rule needs (pane-watch.json). */
   paneWatch: string;
+  /** One inbox per Herdr terminal (inbox/<terminal>.json) and the stop gate's history (gate.json). */
+  inbox: string;
+  gate: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -58,6 +61,8 @@ export function statePaths(dir: string): StatePaths {
     repositories: join(dir, 'repositories.json'),
     worktrees: join(dir, 'worktrees.json'),
     paneWatch: join(dir, 'pane-watch.json'),
+    inbox: join(dir, 'inbox'),
+    gate: join(dir, 'gate.json'),
   };
 }
 

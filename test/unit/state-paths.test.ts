@@ -37,6 +37,8 @@ describe('statePaths', () => {
       repositories: '/s/repositories.json',
       worktrees: '/s/worktrees.json',
       paneWatch: '/s/pane-watch.json',
+      inbox: '/s/inbox',
+      gate: '/s/gate.json',
     });
   });
 });

@@ -1,0 +1,26 @@
+// The caller's own inbox, as `inbox list|claim|ack` (and later the MCP tool and the Pi extension)
+// reach it: the caller's pane is resolved through Herdr to its terminal, then the reader functions
+// act on that terminal's file. Outside a Herdr pane there is no inbox to read.
+
+import type { InboxIO } from './io.js';
+import { ackDelivery, claimDelivery, type Delivery, type InboxListing, listInbox } from './reader.js';
+import { openHerdr, requireCaller, type Whereabouts } from './whereabouts.js';
+
+async function mine(io: InboxIO, command: string): Promise<Whereabouts> {
+  const port = await openHerdr({ env: io.env, home: io.home, commandName: command });
+  return requireCaller(port, io.env, command);
+}
+
+export async function listMyInbox(io: InboxIO): Promise<InboxListing> {
+  return listInbox(io, await mine(io, 'inbox list'));
+}
+
+/** Registers the caller as `harness`'s reader and leases the next batch. */
+export async function claimMyInbox(io: InboxIO, harness: string): Promise<Delivery> {
+  return claimDelivery(io, await mine(io, 'inbox claim'), harness);
+}
+
+/** Marks the caller's records `ids` delivered; an unknown or failed id refuses them all. */
+export async function ackMyInbox(io: InboxIO, ids: readonly string[]): Promise<number> {
+  return (await ackDelivery(io, await mine(io, 'inbox ack'), ids, true)).acked.length;
+}
