@@ -62,8 +62,8 @@ export class InboxWorker {
     const result: InboxPass = { reoffered: 0, failed: [], notices: [] };
     const inboxes = await this.readAll();
     const notices = await this.pendingNotices();
-    const watching = notices.length > 0 || inboxes.some(({ inbox }) => inbox.records.length > 0);
-    const seen = watching ? await this.snapshot() : undefined;
+    // Herdr is asked only when there is something to judge: an inbox (its terminal may be gone) or a notice.
+    const seen = notices.length > 0 || inboxes.length > 0 ? await this.snapshot() : undefined;
     for (const { terminal, inbox } of inboxes) {
       try {
         result.reoffered += await this.tidy(terminal, inbox);
