@@ -91,13 +91,13 @@ export async function contextHook(
 ): Promise<HookContext | undefined> {
   const owner = callerPaneId(io.env);
   if (!inHerdrPane(io.env) || owner === null || !(await hasStateDir(io))) return undefined;
-  const host = await readLocalHost(io);
-  if (host.sample_ms === null) return undefined;
   if (event === 'SessionStart' && harness !== 'pi') {
     await caller(io, 'hook context')
       .then((at) => registerReader(io, at, harness))
       .catch(() => undefined);
   }
+  const host = await readLocalHost(io);
+  if (host.sample_ms === null) return undefined;
   const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
   const panes: OwnerPaneFacts[] = host.probe?.agent_panes ?? [];
   return {
