@@ -6,24 +6,14 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError } from '../../service/errors.js';
-import {
-  contextHook,
-  gateHook,
-  HOOK_HARNESSES,
-  INBOX_HOOK_EVENTS,
-  type InboxHookEvent,
-  inboxHook,
-} from '../../service/inbox/hooks.js';
+import { CONTEXT_HOOK_EVENTS, HOOK_HARNESSES, INBOX_HOOK_EVENTS } from '../../service/inbox/hook-common.js';
 import type { InboxIO } from '../../service/inbox/io.js';
-import { ackDelivery } from '../../service/inbox/reader.js';
 import { statePaths } from '../../service/state/paths.js';
+import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
-import { commandIO } from '../io.js';
-import { additionalContext, renderHookContext, stopBlock } from '../render/hook-output.js';
 
 export const HOOK_SUBCOMMANDS = ['inbox', 'context', 'gate'] as const;
 export type HookSubcommand = (typeof HOOK_SUBCOMMANDS)[number];
-const CONTEXT_EVENTS = ['SessionStart', 'UserPromptSubmit'] as const;
 
 /** The harnesses kill a hook after five seconds; this one gives up silently a little before. */
 const HOOK_BUDGET_MS = 4_500;
@@ -60,7 +50,7 @@ function checked(flags: HookFlags) {
     return {
       sub: 'context' as const,
       harness: oneOf('--harness', flags.harness, HOOK_HARNESSES, 'hook context'),
-      event: oneOf('--event', flags.event ?? 'UserPromptSubmit', CONTEXT_EVENTS, 'hook context'),
+      event: oneOf('--event', flags.event ?? 'UserPromptSubmit', CONTEXT_HOOK_EVENTS, 'hook context'),
     };
   }
   return { sub: 'gate' as const };
@@ -94,26 +84,38 @@ async function testPause(env: NodeJS.ProcessEnv): Promise<void> {
   if (ms > 0) await sleep(ms);
 }
 
+/** Each path loads only its own code: hooks run on every prompt and stop. */
 async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promise<void> {
   const io = inboxIO(ctx);
   await drainStdin();
+  mark('stdin');
   if (hook.sub === 'gate') {
+    const { gateHook } = await import('../../service/inbox/hook-inbox.js');
     const reminder = await gateHook(io);
     if (reminder !== undefined) await print(`${reminder}\n`);
     return;
   }
+  const { additionalContext, stopBlock } = await import('../render/hook-output.js');
   if (hook.sub === 'context') {
-    const context = await contextHook(
-      { ...io, ...(await commandIO(ctx)), warn: () => {} },
-      hook.harness,
-      hook.event,
-    );
+    const [{ contextHook }, { renderHookContext }, { commandIO }] = await Promise.all([
+      import('../../service/inbox/hook-context.js'),
+      import('../render/hook-context.js'),
+      import('../io.js'),
+    ]);
+    const hosts = await commandIO({ ...ctx, warn: () => {} });
+    const context = await contextHook({ ...io, ...hosts, warn: () => {} }, hook.harness, hook.event);
     if (context === undefined) return;
     const text = renderHookContext(context, ctx.now());
     await print(hook.harness === 'pi' ? `${text}\n` : additionalContext(hook.event, text));
     return;
   }
-  const { text, delivery } = await inboxHook(io, hook.harness, hook.event as InboxHookEvent);
+  const [{ inboxHook }, { ackDelivery }] = await Promise.all([
+    import('../../service/inbox/hook-inbox.js'),
+    import('../../service/inbox/reader.js'),
+  ]);
+  mark('inbox loaded');
+  const { text, delivery } = await inboxHook(io, hook.harness, hook.event);
+  mark('inbox read');
   if (text === undefined) return;
   await print(hook.event === 'Stop' ? stopBlock(text) : additionalContext(hook.event, text));
   if (delivery === undefined || delivery.records.length === 0) return;

@@ -6,7 +6,6 @@
 import { gateReminder, gateStep, type LandFacts, toLandRows } from '../core/gate.js';
 import { flatText } from '../core/inbox-text.js';
 import { type Gate, GateSchema } from '../state/inbox-schemas.js';
-import { HostSnapshotSchema } from '../state/schemas.js';
 import { readState, updateState } from '../state/store.js';
 import { readItems, type WorkIO } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
@@ -16,7 +15,9 @@ function ownerOpenItems(items: readonly Item[], owner: string): Item[] {
   return items.filter((item) => item.owner === owner && item.closed_ms === null);
 }
 
+/** The snapshot's schema is large and only needed when the owner has agent children. */
 async function agentPanes(io: WorkIO): Promise<LandFacts[]> {
+  const { HostSnapshotSchema } = await import('../state/schemas.js');
   const snapshot = await readState(io.paths.host, HostSnapshotSchema, io);
   return snapshot?.probe.agent_panes ?? [];
 }

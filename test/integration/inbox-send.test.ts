@@ -5,7 +5,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { FAKE_AGENTS_BIN } from '../fakes/agents/harness.js';
+import { eventually, runCli } from '../helpers/cli.js';
 import {
   type InboxBox,
   inboxBox,
@@ -154,5 +155,46 @@ describe('send', () => {
       /is a FIFO, not a regular file\n$/,
     );
     expect(await inboxFiles(t.box.state)).toEqual([`${child.terminal}.json`]);
+  });
+});
+
+describe('send by agent name', () => {
+  let named: InboxBox;
+
+  beforeEach(async () => {
+    named = await inboxBox({ env: { PATH: `${FAKE_AGENTS_BIN}:${process.env.PATH ?? ''}` } });
+  });
+
+  afterEach(async () => {
+    await named.close();
+  });
+
+  it("resolves a live agent's Herdr name to its terminal and names a named sender", async () => {
+    const [a, b] = [await named.newPane(), await named.newPane()];
+    for (const [pane, name] of [
+      [a, 'lead-agent'],
+      [b, 'api-dups'],
+    ] as const) {
+      const started = await named.herdr.call('agent.start', {
+        name,
+        kind: 'pi',
+        pane_id: pane.pane,
+        args: ['fake-agent: {"steps":[]}'],
+      });
+      expect(started.error).toBeUndefined();
+    }
+    await eventually(async () => {
+      const { agents } = (await named.herdr.call('agent.list', {})).result;
+      return agents.filter((agent: { name?: string }) => agent.name).length === 2 ? true : undefined;
+    });
+    await registerClaude(named, b);
+    const result = await named.cli(a, ['send', 'api-dups', '--message', 'Also cover the empty case.']);
+    expect(result.stdout).toMatch(new RegExp(`^sent m_\\w+ to api-dups \\(${b.pane}\\)\\n$`));
+    expect((await named.inbox(b)).records[0].sender).toEqual({
+      pane: a.pane,
+      terminal: a.terminal,
+      host: 'local',
+      name: 'lead-agent',
+    });
   });
 });
