@@ -40,7 +40,9 @@ try {
   const state = join(work, 'state');
   mkdirSync(home, { recursive: true });
   const socketPath = join(work, 'h.sock');
-  const base = { PATH: process.env.PATH, HOME: home, DOGSLED_STATE: state };
+  // The caller's environment, as run.mjs measures `status --line` (the floor pays what every node pays).
+  const base = { ...process.env, HOME: home, DOGSLED_STATE: state };
+  for (const key of Object.keys(base)) if (/^(HERDR_|DOGSLED_TEST|XDG_)/.test(key)) delete base[key];
   server = spawn(process.execPath, [join(FAKE, 'server.mjs'), '--socket', socketPath], {
     env: { ...base, XDG_CONFIG_HOME: join(work, 'config'), XDG_STATE_HOME: join(work, 'xdg') },
     stdio: ['pipe', 'ignore', 'inherit'],
