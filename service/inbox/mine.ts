@@ -2,6 +2,8 @@
 // reach it: the caller's pane is resolved through Herdr to its terminal, then the reader functions
 // act on that terminal's file. Outside a Herdr pane there is no inbox to read.
 
+import { DogsledError } from '../errors.js';
+import { HOOK_HARNESSES } from './hook-common.js';
 import type { InboxIO } from './io.js';
 import { ackDelivery, claimDelivery, type Delivery, type InboxListing, listInbox } from './reader.js';
 import { openHerdr, requireCaller, type Whereabouts } from './whereabouts.js';
@@ -17,6 +19,11 @@ export async function listMyInbox(io: InboxIO): Promise<InboxListing> {
 
 /** Registers the caller as `harness`'s reader and leases the next batch. */
 export async function claimMyInbox(io: InboxIO, harness: string): Promise<Delivery> {
+  if (!(HOOK_HARNESSES as readonly string[]).includes(harness)) {
+    throw new DogsledError(
+      `inbox claim: --harness must be ${HOOK_HARNESSES.join(', ')}, got ${JSON.stringify(harness)}`,
+    );
+  }
   return claimDelivery(io, await mine(io, 'inbox claim'), harness);
 }
 

@@ -11,7 +11,7 @@ import {
   pickBatch,
   withReader,
 } from '../core/inbox.js';
-import { BATCH_CHARS, deliverySizeBound } from '../core/inbox-text.js';
+import { BATCH_CHARS, clipText, deliverySizeBound, flatText } from '../core/inbox-text.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { InboxRecord } from '../state/inbox-schemas.js';
 import { inboxTerminals, readInbox, updateInbox } from './files.js';
@@ -76,14 +76,15 @@ export async function ackDelivery(
 ): Promise<AckOutcome> {
   return updateInbox(io, at.terminal, at.pane, (inbox) => {
     const outcome = ackRecords(inbox, ids, io.now());
+    const named = (list: string[]) => list.map((id) => clipText(flatText(id), 40)).join(', ');
     if (strict && outcome.unknown.length > 0) {
       throw new DogsledError(
-        `inbox ack: no record ${outcome.unknown.join(', ')} in this inbox; nothing was acknowledged`,
+        `inbox ack: no record ${named(outcome.unknown)} in this inbox; nothing was acknowledged`,
       );
     }
     if (strict && outcome.failed.length > 0) {
       throw new DogsledError(
-        `inbox ack: ${outcome.failed.join(', ')} failed and cannot be delivered; nothing was acknowledged`,
+        `inbox ack: ${named(outcome.failed)} failed and cannot be delivered; nothing was acknowledged`,
       );
     }
     return outcome.acked.length > 0 ? { result: outcome, next: outcome.next } : { result: outcome };

@@ -138,4 +138,16 @@ describe('inbox claim and ack', () => {
     expect(ack).toMatchObject({ code: 0, stdout: 'acknowledged 2 records\n' });
     expect((await t.cli(child, ['inbox', 'ack', ...ids])).stdout).toBe('acknowledged 0 records\n');
   });
+
+  it('names bad ids and harnesses in one escape-free line', async () => {
+    const ack = await t.cli(child, ['inbox', 'ack', 'm_\x1b]0;pwned\x07x']);
+    expect(ack).toMatchObject({ code: 2, stdout: '' });
+    expect(ack.stderr).toBe('dogsled: inbox ack: no record m_x in this inbox; nothing was acknowledged\n');
+    const claim = await t.cli(child, ['inbox', 'claim', '--harness', 'vim\x1b[2J']);
+    expect(claim).toMatchObject({ code: 2, stdout: '' });
+    expect(claim.stderr).toBe(
+      'dogsled: inbox claim: --harness must be claude, codex, pi, got "vim\\u001b[2J"\n',
+    );
+    expect((await t.inbox(child)).reader.harness).toBe('claude');
+  });
 });
