@@ -84,6 +84,16 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
   };
 }
 
+/** A sandbox with two panes: the usual sender (`lead`) and receiver (`child`). */
+export async function inboxPair(options: { env?: NodeJS.ProcessEnv } = {}): Promise<{
+  t: InboxBox;
+  lead: PaneRef;
+  child: PaneRef;
+}> {
+  const t = await inboxBox(options);
+  return { t, lead: await t.newPane(), child: await t.newPane() };
+}
+
 /** Registers `pane` as a Claude Code reader the way its first hook run does (prints nothing). */
 export async function registerClaude(t: InboxBox, pane: PaneRef): Promise<void> {
   const result = await t.hook(pane, ['inbox', '--harness', 'claude', '--event', 'UserPromptSubmit'], {

@@ -7,16 +7,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { runCli } from '../helpers/cli.js';
-import { type InboxBox, inboxBox, type PaneRef, registerClaude } from '../helpers/inbox-fixture.js';
+import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../helpers/inbox-fixture.js';
 
 let t: InboxBox;
 let lead: PaneRef;
 let child: PaneRef;
 
 beforeEach(async () => {
-  t = await inboxBox();
-  lead = await t.newPane();
-  child = await t.newPane();
+  ({ t, lead, child } = await inboxPair());
   await registerClaude(t, child);
 });
 

@@ -17,7 +17,7 @@ import {
   until,
 } from '../fakes/agents/harness.js';
 import { CLI, ROOT } from '../helpers/cli.js';
-import { type InboxBox, inboxBox, type PaneRef } from '../helpers/inbox-fixture.js';
+import { type InboxBox, inboxPair, type PaneRef } from '../helpers/inbox-fixture.js';
 
 const PLUGIN = join(ROOT, 'plugins', 'dogsled');
 let t: InboxBox;
@@ -28,9 +28,7 @@ let bin: string;
 const running: RunningFakeAgent[] = [];
 
 beforeEach(async () => {
-  t = await inboxBox();
-  lead = await t.newPane();
-  child = await t.newPane();
+  ({ t, lead, child } = await inboxPair());
   logDir = join(t.box.root, 'agent-log');
   // `dogsled` on PATH is this build, as the plugins expect the installed binary.
   bin = join(t.box.root, 'bin');

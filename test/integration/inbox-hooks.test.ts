@@ -8,7 +8,13 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, ROOT, runCli } from '../helpers/cli.js';
-import { hookJson, type InboxBox, inboxBox, type PaneRef, registerClaude } from '../helpers/inbox-fixture.js';
+import {
+  hookJson,
+  type InboxBox,
+  inboxPair,
+  type PaneRef,
+  registerClaude,
+} from '../helpers/inbox-fixture.js';
 
 let t: InboxBox;
 let lead: PaneRef;
@@ -19,9 +25,7 @@ const PROMPT = ['inbox', '--harness', 'claude', '--event', 'UserPromptSubmit'];
 const stopInput = (active: boolean) => ({ hook_event_name: 'Stop', stop_hook_active: active });
 
 beforeEach(async () => {
-  t = await inboxBox();
-  lead = await t.newPane();
-  child = await t.newPane();
+  ({ t, lead, child } = await inboxPair());
 });
 
 afterEach(async () => {

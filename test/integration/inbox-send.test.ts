@@ -11,6 +11,7 @@ import {
   type InboxBox,
   inboxBox,
   inboxFiles,
+  inboxPair,
   type PaneRef,
   registerClaude,
 } from '../helpers/inbox-fixture.js';
@@ -20,9 +21,7 @@ let lead: PaneRef;
 let child: PaneRef;
 
 beforeEach(async () => {
-  t = await inboxBox();
-  lead = await t.newPane();
-  child = await t.newPane();
+  ({ t, lead, child } = await inboxPair());
 });
 
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { InboxWorker, TERMINAL_GONE } from '../../service/daemon/inbox-worker.js
 import { DEFAULT_CONFIG } from '../../service/state/config.js';
 import { statePaths } from '../../service/state/paths.js';
 import { eventually, exited, startCli } from '../helpers/cli.js';
-import { type InboxBox, inboxBox, type PaneRef, registerClaude } from '../helpers/inbox-fixture.js';
+import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../helpers/inbox-fixture.js';
 import { appendTickets, ticketFixture, tickets } from './job-queue-fixtures.js';
 
 let t: InboxBox;
@@ -15,9 +15,7 @@ let lead: PaneRef;
 let child: PaneRef;
 
 beforeEach(async () => {
-  t = await inboxBox();
-  lead = await t.newPane();
-  child = await t.newPane();
+  ({ t, lead, child } = await inboxPair());
 });
 
 afterEach(async () => {
