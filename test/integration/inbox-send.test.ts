@@ -144,7 +144,8 @@ describe('send', () => {
     await mkdir(file);
     oneLineError(
       await t.cli(lead, ['send', child.pane, '--message', 'x']),
-      new RegExp(`^dogsled: inbox/${child.terminal}\\.json is a directory, not a regular file\\n$`),
+      // `send: ` comes from the command wrapper that names every error's command.
+      new RegExp(`^dogsled: (send: )?inbox/${child.terminal}\\.json is a directory, not a regular file\\n$`),
     );
     await rm(file, { recursive: true });
     const { execFileSync } = await import('node:child_process');
