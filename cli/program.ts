@@ -7,6 +7,7 @@ import { VERSION } from '../service/version.js';
 import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
 import { STATUS_INTERVAL_DEFAULT } from './fast-path.js';
 import { LATER_COMMANDS } from './later.js';
+import { clip, plainLine } from './render/text.js';
 
 type Action<O> = (options: O, ctx: CliContext) => Promise<number | undefined>;
 
@@ -169,7 +170,7 @@ function buildProgram(): Command {
 
   program
     .command('send')
-    .description("send a message to an agent's inbox on this host")
+    .description("send a message to an agent's inbox (an agent on this host)")
     .argument('<target>', 'an agent name or a pane id')
     .option('--host <id>', 'the host of the target (only this host in this build)')
     .option('--kind <kind>', 'message, task, reply, blocked, … (default message)')
@@ -181,7 +182,16 @@ function buildProgram(): Command {
       process.exitCode = await sendCommand(target, options, ctx);
     });
 
-  const inbox = program.command('inbox').description("this agent's inbox (its Herdr terminal)");
+  // A group alone is one line naming what it takes, never a page of help on stderr.
+  const group = (name: string, subcommands: string) => (what: string | undefined) => {
+    const got = what === undefined ? '' : `no subcommand "${clip(plainLine(what), 40)}"; `;
+    throw new DogsledError(`${name}: ${got}which one? ${subcommands}`);
+  };
+  const inbox = program
+    .command('inbox')
+    .description("this agent's inbox (its Herdr terminal)")
+    .argument('[subcommand]')
+    .action(group('inbox', 'list, claim or ack'));
   inbox
     .command('list')
     .description('what this terminal received and sent')
@@ -202,7 +212,11 @@ function buildProgram(): Command {
       process.exitCode = await inboxAckCommand(ids, ctx);
     });
 
-  const hook = program.command('hook').description('harness hooks: inbox, context, gate (JSON on stdin)');
+  const hook = program
+    .command('hook')
+    .description('harness hooks: inbox, context, gate (JSON on stdin)')
+    .argument('[subcommand]')
+    .action(group('hook', 'inbox, context or gate'));
   const hookAction = (sub: 'inbox' | 'context' | 'gate') =>
     run(async () => {
       const { hookCommand } = await import('./commands/hook.js');

@@ -5,6 +5,7 @@
 // five-second budget spent) exits 0 with no output at all. Flag mistakes are still usage errors.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { clipText, flatText } from '../../service/core/inbox-text.js';
 import { DogsledError } from '../../service/errors.js';
 import { CONTEXT_HOOK_EVENTS, HOOK_HARNESSES, INBOX_HOOK_EVENTS } from '../../service/inbox/hook-common.js';
 import type { InboxIO } from '../../service/inbox/io.js';
@@ -33,7 +34,7 @@ function oneOf<T extends string>(
   command: string,
 ): T {
   if (value !== undefined && (allowed as readonly string[]).includes(value)) return value as T;
-  const got = value === undefined ? 'nothing' : JSON.stringify(value);
+  const got = value === undefined ? 'nothing' : `"${clipText(flatText(value), 40)}"`;
   throw new DogsledError(`${command}: ${flag} must be ${allowed.join(' or ')}, got ${got}`);
 }
 

@@ -116,6 +116,8 @@ export class InboxWorker {
    */
   private async gone(terminal: string, seen: Inbox): Promise<InboxRecord[]> {
     const undelivered = seen.records.filter(isUndelivered);
+    // A gone terminal keeps its failed records a day for its senders' `inbox list`: nothing to do till then.
+    if (undelivered.length === 0 && !isDisposable(seen, this.deps.now())) return [];
     const target = seen.pane ?? terminal;
     for (const record of undelivered) {
       const back = record.sender.terminal;

@@ -7,6 +7,7 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { emptyInbox } from '../core/inbox.js';
+import { clipText, flatText } from '../core/inbox-text.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { type Inbox, InboxSchema } from '../state/inbox-schemas.js';
 import { withLock } from '../state/lock.js';
@@ -20,7 +21,7 @@ const SUFFIX = '.json';
 export function inboxFile(io: Pick<WorkIO, 'paths'>, terminal: string): string {
   if (!TERMINAL_ID.test(terminal) || terminal.includes('..')) {
     throw new DogsledError(
-      `inbox: terminal id ${JSON.stringify(terminal.slice(0, 80))} is not a safe file name`,
+      `inbox: terminal id "${clipText(flatText(terminal), 80)}" is not a safe file name`,
     );
   }
   return join(io.paths.inbox, `${terminal}${SUFFIX}`);

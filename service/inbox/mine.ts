@@ -2,6 +2,7 @@
 // reach it: the caller's pane is resolved through Herdr to its terminal, then the reader functions
 // act on that terminal's file. Outside a Herdr pane there is no inbox to read.
 
+import { clipText, flatText } from '../core/inbox-text.js';
 import { DogsledError } from '../errors.js';
 import { HOOK_HARNESSES } from './hook-common.js';
 import type { InboxIO } from './io.js';
@@ -21,7 +22,7 @@ export async function listMyInbox(io: InboxIO): Promise<InboxListing> {
 export async function claimMyInbox(io: InboxIO, harness: string): Promise<Delivery> {
   if (!(HOOK_HARNESSES as readonly string[]).includes(harness)) {
     throw new DogsledError(
-      `inbox claim: --harness must be ${HOOK_HARNESSES.join(', ')}, got ${JSON.stringify(harness)}`,
+      `inbox claim: --harness must be ${HOOK_HARNESSES.join(', ')}, got "${clipText(flatText(harness), 40)}"`,
     );
   }
   return claimDelivery(io, await mine(io, 'inbox claim'), harness);

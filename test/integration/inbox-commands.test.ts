@@ -143,9 +143,17 @@ describe('inbox claim and ack', () => {
     expect(ack.stderr).toBe('dogsled: inbox ack: no record m_x in this inbox; nothing was acknowledged\n');
     const claim = await t.cli(child, ['inbox', 'claim', '--harness', 'vim\x1b[2J']);
     expect(claim).toMatchObject({ code: 2, stdout: '' });
-    expect(claim.stderr).toBe(
-      'dogsled: inbox claim: --harness must be claude, codex, pi, got "vim\\u001b[2J"\n',
-    );
+    expect(claim.stderr).toBe('dogsled: inbox claim: --harness must be claude, codex, pi, got "vim"\n');
     expect((await t.inbox(child)).reader.harness).toBe('claude');
+  });
+
+  it('refuses the group alone or an unknown subcommand in one line naming it', async () => {
+    for (const [args, line] of [
+      [['inbox'], 'dogsled: inbox: which one? list, claim or ack\n'],
+      [['inbox', 'x\x1b[2Jy'], 'dogsled: inbox: no subcommand "xy"; which one? list, claim or ack\n'],
+      [['hook'], 'dogsled: hook: which one? inbox, context or gate\n'],
+    ] as const) {
+      expect(await t.cli(child, [...args])).toMatchObject({ code: 2, stdout: '', stderr: line });
+    }
   });
 });
