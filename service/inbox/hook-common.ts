@@ -1,8 +1,10 @@
 // What every harness hook shares: the harnesses and events it accepts, whether this host has a state
-// directory at all, and the caller's inbox location through Herdr with a short per-call deadline.
+// directory at all, and the caller's inbox location (remembered, else through Herdr with a short
+// per-call deadline).
 // Kept apart so each hook loads only the code of its own path (hooks run on every prompt and stop).
 
 import { stat } from 'node:fs/promises';
+import { callerPaneId } from '../terminal/caller.js';
 import type { InboxIO } from './io.js';
 import type { Whereabouts } from './whereabouts.js';
 
@@ -24,8 +26,18 @@ export async function hasStateDir(io: InboxIO): Promise<boolean> {
   }
 }
 
+/**
+ * The caller's inbox location: remembered from an earlier hook under the same Herdr server, else
+ * asked of Herdr (and remembered). Remembering is best effort; asking decides.
+ */
 export async function hookCaller(io: InboxIO, command: string): Promise<Whereabouts> {
+  const pane = callerPaneId(io.env);
+  const { rememberedTerminal, rememberTerminal } = await import('./pane-terminals.js');
+  const known = pane === null ? undefined : await rememberedTerminal(io, pane);
+  if (known !== undefined) return known;
   const { openHerdr, requireCaller } = await import('./whereabouts.js');
   const port = await openHerdr({ env: io.env, home: io.home, commandName: command, timeoutMs: HOOK_CALL_MS });
-  return requireCaller(port, io.env, command);
+  const at = await requireCaller(port, io.env, command);
+  if (pane !== null) await rememberTerminal(io, pane, at).catch(() => undefined);
+  return at;
 }

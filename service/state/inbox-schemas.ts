@@ -70,8 +70,18 @@ export const GateSchema = z.looseObject({
   owners: z.record(z.string(), GateOwnerSchema),
 });
 
+/** A pane's terminal as Herdr answered for one server instance; see service/inbox/pane-terminals.ts. */
+export const PaneTerminalsSchema = z.looseObject({
+  version: z.literal(1),
+  /** The Herdr server these answers came from (terminal/server-identity.ts). */
+  server: z.string(),
+  /** Keyed by the pane id a hook ran with (HERDR_PANE_ID). */
+  panes: z.record(z.string(), z.looseObject({ terminal: id, pane: id, seen_ms: ms })),
+});
+
 export type InboxSender = z.infer<typeof InboxSenderSchema>;
 export type InboxRecord = z.infer<typeof InboxRecordSchema>;
 export type InboxReader = z.infer<typeof InboxReaderSchema>;
 export type Inbox = z.infer<typeof InboxSchema>;
 export type Gate = z.infer<typeof GateSchema>;
+export type PaneTerminals = z.infer<typeof PaneTerminalsSchema>;

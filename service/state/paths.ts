@@ -35,6 +35,8 @@ export interface StatePaths {
   /** One inbox per Herdr terminal (inbox/<terminal>.json) and the stop gate's history (gate.json). */
   inbox: string;
   gate: string;
+  /** The terminal of each pane a hook ran in, per Herdr server instance (terminals.json). */
+  paneTerminals: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -63,6 +65,7 @@ export function statePaths(dir: string): StatePaths {
     paneWatch: join(dir, 'pane-watch.json'),
     inbox: join(dir, 'inbox'),
     gate: join(dir, 'gate.json'),
+    paneTerminals: join(dir, 'terminals.json'),
   };
 }
 

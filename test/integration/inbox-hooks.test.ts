@@ -4,7 +4,7 @@
 // every failure is a silent exit 0.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, ROOT, runCli } from '../helpers/cli.js';
@@ -242,5 +242,47 @@ describe('claims are leases', () => {
       first.kill('SIGKILL');
     }
     expect((await t.inbox(child)).records.find((r: { id: string }) => r.id === held).state).toBe('claimed');
+  });
+});
+
+describe("the hook's own terminal", () => {
+  const herdrCalls = async () =>
+    ((await t.herdr.call('_fake.calls.list', {})).result.calls as { method: string }[]).map((c) => c.method);
+
+  it('is asked of Herdr once per pane and server, then remembered', async () => {
+    await registerClaude(t, child);
+    expect(await herdrCalls()).toContain('pane.get');
+    await t.herdr.call('_fake.calls.clear', {});
+    await send('no Herdr round trip for this one');
+    await t.herdr.call('_fake.calls.clear', {});
+    const stop = hookJson(await t.hook(child, STOP, stopInput(false)));
+    expect(stop.reason).toContain('no Herdr round trip for this one');
+    expect(await herdrCalls()).toEqual([]);
+    const memo = JSON.parse(await readFile(join(t.box.state, 'terminals.json'), 'utf8'));
+    expect(memo.panes[child.pane]).toMatchObject({ terminal: child.terminal, pane: child.pane });
+  });
+
+  it('asks Herdr again under another server, and past a broken memo', async () => {
+    await registerClaude(t, child);
+    const file = join(t.box.state, 'terminals.json');
+    const memo = JSON.parse(await readFile(file, 'utf8'));
+    // A memo from an earlier server instance, claiming the pane was another terminal.
+    await writeFile(
+      file,
+      JSON.stringify({
+        ...memo,
+        server: '1:2:3',
+        panes: { [child.pane]: { ...memo.panes[child.pane], terminal: 'term_stale' } },
+      }),
+    );
+    await send('after a server restart');
+    await t.herdr.call('_fake.calls.clear', {});
+    expect(hookJson(await t.hook(child, STOP, stopInput(false))).reason).toContain('after a server restart');
+    expect(await herdrCalls()).toContain('pane.get');
+    expect(JSON.parse(await readFile(file, 'utf8')).panes[child.pane].terminal).toBe(child.terminal);
+    await rm(file);
+    await mkdir(file);
+    await send('past a directory');
+    expect(hookJson(await t.hook(child, STOP, stopInput(false))).reason).toContain('past a directory');
   });
 });

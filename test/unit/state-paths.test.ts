@@ -39,6 +39,7 @@ describe('statePaths', () => {
       paneWatch: '/s/pane-watch.json',
       inbox: '/s/inbox',
       gate: '/s/gate.json',
+      paneTerminals: '/s/terminals.json',
     });
   });
 });
