@@ -9,6 +9,7 @@ import { namedError, runCommand } from './command.js';
 import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
 import { STATUS_INTERVAL_DEFAULT } from './fast-path.js';
 import { LATER_COMMANDS } from './later.js';
+import { clip, plainLine } from './render/text.js';
 
 /** A command's entry point: its positional arguments, then its flags and the context. */
 // biome-ignore lint/suspicious/noExplicitAny: each command declares its own arguments and flags.
@@ -26,7 +27,11 @@ function action(done: Done, load: () => Promise<Entry>) {
     // commander passes the positional arguments, then the options, then the command itself.
     const command = args.at(-1) as Command;
     const ctx = contextFromProcess(command.optsWithGlobals() as GlobalOptions);
-    done(await runCommand(command.name(), async () => (await load())(...args.slice(0, -1), ctx)));
+    // A subcommand is named with its group (`inbox list`), as its errors are.
+    const parent = command.parent?.parent ? `${command.parent.name()} ` : '';
+    done(
+      await runCommand(`${parent}${command.name()}`, async () => (await load())(...args.slice(0, -1), ctx)),
+    );
   };
 }
 
@@ -173,6 +178,74 @@ export function buildProgram(done: Done): Command {
     .description('list the Pi profiles of this host (~/.config/dogsled/profiles)')
     .option('--json', 'print {dir,profiles} as one JSON document')
     .action(action(done, async () => (await import('./commands/profiles.js')).profilesCommand));
+
+  program
+    .command('send')
+    .description("send a message to an agent's inbox (an agent on this host)")
+    .argument('<target>', 'an agent name or a pane id')
+    .option('--host <id>', 'the host of the target (only this host in this build)')
+    .option('--kind <kind>', 'message, task, reply, blocked, … (default message)')
+    .option('--message <text>', 'the message text')
+    .option('--message-file <path>', 'read the message from a file (- for stdin)')
+    .action(action(done, async () => (await import('./commands/send.js')).sendCommand));
+
+  // A group alone is one line naming what it takes, never a page of help on stderr.
+  const group = (name: string, subcommands: string) => (what: string | undefined) => {
+    const got = what === undefined ? '' : `no subcommand "${clip(plainLine(what), 40)}"; `;
+    throw new DogsledError(`${name}: ${got}which one? ${subcommands}`);
+  };
+  const inbox = program
+    .command('inbox')
+    .description("this agent's inbox (its Herdr terminal)")
+    .argument('[subcommand]')
+    .action(group('inbox', 'list, claim or ack'));
+  inbox
+    .command('list')
+    .description('what this terminal received and sent')
+    .option('--json', 'print {pane,terminal,received,sent,lines}')
+    .action(action(done, async () => (await import('./commands/inbox.js')).inboxListCommand));
+  inbox
+    .command('claim')
+    .description('register as the reader and lease the next batch (JSON)')
+    .option('--harness <name>', 'the reader registering (default pi)')
+    .action(action(done, async () => (await import('./commands/inbox.js')).inboxClaimCommand));
+  inbox
+    .command('ack')
+    .description('mark claimed records delivered')
+    .argument('<ids...>', 'record ids')
+    .action(
+      action(done, async () => {
+        const { inboxAckCommand } = await import('./commands/inbox.js');
+        return (ids: string[], _flags: object, ctx: CliContext) => inboxAckCommand(ids, ctx);
+      }),
+    );
+
+  const hook = program
+    .command('hook')
+    .description('harness hooks: inbox, context, gate (JSON on stdin)')
+    .argument('[subcommand]')
+    .action(group('hook', 'inbox, context or gate'));
+  const hookAction = (sub: 'inbox' | 'context' | 'gate') =>
+    action(done, async () => {
+      const { hookCommand } = await import('./commands/hook.js');
+      return (options: object, ctx: CliContext) => hookCommand({ ...options, sub }, ctx);
+    });
+  hook
+    .command('inbox')
+    .description('deliver pending inbox records to Claude Code or Codex')
+    .option('--harness <name>', 'claude or codex')
+    .option('--event <name>', 'Stop or UserPromptSubmit')
+    .action(hookAction('inbox'));
+  hook
+    .command('context')
+    .description("the caller's own work, then the fleet, as prompt context")
+    .option('--harness <name>', 'claude, codex or pi')
+    .option('--event <name>', 'SessionStart or UserPromptSubmit (default)')
+    .action(hookAction('context'));
+  hook
+    .command('gate')
+    .description("the stop gate's reminder about finished children (Pi)")
+    .action(hookAction('gate'));
 
   for (const later of LATER_COMMANDS) {
     program

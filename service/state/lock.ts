@@ -18,6 +18,7 @@
 //   5a. repositories.json  5b. worktrees.json   registries (registries.ts); their sections only
 //       stat paths, and nothing takes a lock inside them
 //   6. any file's own lock taken by readState to quarantine it (brief, takes nothing inside)
+//   7. inbox/<terminal>.json, gate.json   the message layer's files, each taken alone (service/inbox)
 // Locks are not re-entrant: locking a file twice in one process waits for itself until the timeout.
 
 import { mkdir, open, rm, stat, unlink } from 'node:fs/promises';

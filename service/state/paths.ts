@@ -36,6 +36,11 @@ export interface StatePaths {
   worktrees: string;
   /** The service's per-terminal observations that the pane rule needs (pane-watch.json). */
   paneWatch: string;
+  /** One inbox per Herdr terminal (inbox/<terminal>.json) and the stop gate's history (gate.json). */
+  inbox: string;
+  gate: string;
+  /** The terminal of each pane a hook ran in, per Herdr server instance (terminals.json). */
+  paneTerminals: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -64,6 +69,9 @@ export function statePaths(dir: string): StatePaths {
     repositories: join(dir, 'repositories.json'),
     worktrees: join(dir, 'worktrees.json'),
     paneWatch: join(dir, 'pane-watch.json'),
+    inbox: join(dir, 'inbox'),
+    gate: join(dir, 'gate.json'),
+    paneTerminals: join(dir, 'terminals.json'),
   };
 }
 

@@ -45,7 +45,8 @@ describe('the command line', () => {
       'stop',
       'wait',
     ];
-    for (const name of [...built, 'cancel', 'items', ...LATER_COMMANDS.map((c) => c.name)]) {
+    const messages = ['send', 'inbox', 'hook'];
+    for (const name of [...built, 'cancel', 'items', ...messages, ...LATER_COMMANDS.map((c) => c.name)]) {
       expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
   });

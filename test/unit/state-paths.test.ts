@@ -39,6 +39,9 @@ describe('statePaths', () => {
       repositories: '/s/repositories.json',
       worktrees: '/s/worktrees.json',
       paneWatch: '/s/pane-watch.json',
+      inbox: '/s/inbox',
+      gate: '/s/gate.json',
+      paneTerminals: '/s/terminals.json',
     });
   });
 });
