@@ -11,7 +11,6 @@ const AGENTS = 'agents, the inbox and Herdr support are still being built';
 
 export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'agent', summary: 'start a child agent', waitsFor: AGENTS },
-  { name: 'board', summary: "an owner's children, jobs and tickets", waitsFor: AGENTS },
   { name: 'read', summary: "a child's or job's newest output", waitsFor: AGENTS },
   { name: 'send', summary: 'send a message to an agent', waitsFor: AGENTS },
   { name: 'track', summary: 'track an existing pane as a child', waitsFor: AGENTS },
@@ -20,7 +19,6 @@ export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'inbox', summary: "this agent's inbox", waitsFor: AGENTS },
   { name: 'hook', summary: 'harness hooks (context, inbox, gate)', waitsFor: AGENTS },
   { name: 'mcp', summary: 'dogsled tools over MCP stdio', waitsFor: AGENTS },
-  { name: 'sidebar', summary: 'the docked work board', waitsFor: AGENTS },
   { name: 'machine', summary: "Herdr's saved machines", waitsFor: 'peers over SSH are still being built' },
   {
     name: 'retry',

@@ -36,6 +36,12 @@ export interface StatePaths {
   worktrees: string;
   /** The service's per-terminal observations that the pane rule needs (pane-watch.json). */
   paneWatch: string;
+  /** The docked board of each Herdr tab (boards/<tab-hash>.json). */
+  boards: string;
+  /** What Pi publishes of each pane's todos (todo-lines/<pane-hash>.json, protocol v3). */
+  todoLines: string;
+  /** The service's copy of the todos of live agent panes (todo-sections.json). */
+  todoSections: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -64,6 +70,9 @@ export function statePaths(dir: string): StatePaths {
     repositories: join(dir, 'repositories.json'),
     worktrees: join(dir, 'worktrees.json'),
     paneWatch: join(dir, 'pane-watch.json'),
+    boards: join(dir, 'boards'),
+    todoLines: join(dir, 'todo-lines'),
+    todoSections: join(dir, 'todo-sections.json'),
   };
 }
 

@@ -44,6 +44,8 @@ describe('the command line', () => {
       'logs',
       'stop',
       'wait',
+      'board',
+      'sidebar',
     ];
     for (const name of [...built, 'cancel', 'items', ...LATER_COMMANDS.map((c) => c.name)]) {
       expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
