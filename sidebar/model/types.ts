@@ -129,7 +129,7 @@ export function initialView(): ViewState {
   return {
     focus: 'work',
     hostsFolded: false,
-    foldedGroups: ['done'],
+    foldedGroups: ['group:done'],
     todosDoneOpen: false,
     selected: null,
     scroll: { hosts: 0, work: 0, todos: 0 },
