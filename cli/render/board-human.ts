@@ -5,7 +5,7 @@
 import { type Board, type BoardRow, GROUP_TITLES } from '../../service/core/board.js';
 import { formatAge } from '../../service/core/duration.js';
 import type { Paint } from './color.js';
-import { clip } from './text.js';
+import { clip, plainLine } from './text.js';
 
 const ID_WIDTH = 16;
 const STATE_WIDTH = 12;
@@ -16,7 +16,9 @@ export function renderBoard(board: Board, paint: Paint): string[] {
   const counts = board.groups
     .filter((group) => group.rows.length > 0)
     .map((group) => `${group.rows.length} ${GROUP_TITLES[group.id].toLowerCase()}`);
-  const lines = [`board of ${board.owner}${counts.length > 0 ? ` · ${counts.join(' · ')}` : ' · nothing'}`];
+  const lines = [
+    `board of ${clip(plainLine(board.owner), 40)}${counts.length > 0 ? ` · ${counts.join(' · ')}` : ' · nothing'}`,
+  ];
   for (const group of board.groups) {
     if (group.rows.length === 0) continue;
     if (group.id === 'done') {
