@@ -177,14 +177,8 @@ class SidebarApp {
       box.height = panel.height;
       const focused = this.view.focus === panel.id;
       box.style.border = { fg: this.colour(focused ? 'accent' : 'surface1') ?? 'default' };
-      const more =
-        panel.total > panel.lines.length
-          ? ` ${panel.scroll + 1}-${panel.scroll + panel.lines.length}/${panel.total}`
-          : '';
       box.setLabel({
-        text: this.tagged([
-          { text: ` ${panel.title}${more} `, fg: focused ? 'accent' : 'subtext0', bold: focused },
-        ]),
+        text: this.tagged([{ text: ` ${panel.title} `, fg: focused ? 'accent' : 'subtext0', bold: focused }]),
         side: 'left',
       });
       box.setContent(panel.lines.map((line) => this.lineTags(line)).join('\n'));

@@ -5,7 +5,7 @@
 // kept in view. Pure: the app calls it on every refresh and on every key.
 
 import { type BoardRow, boardRows } from '../../service/core/board.js';
-import { displayText, fitCells } from './cells.js';
+import { clipCells, displayText, fitCells } from './cells.js';
 import { hostLines } from './hosts.js';
 import { todoLines } from './todos.js';
 import {
@@ -70,10 +70,22 @@ export function buildSidebar(
     extra: Partial<PanelView> = {},
   ) => {
     const keep = id === 'work' && selectedKey ? lineOf(body, selectedKey) : undefined;
-    const scroll = scrolled(view.scroll[id], body.length, innerRows, keep);
+    // The last card pulls in what follows it (a folded group's header), so nothing hides below it.
+    const last = keep !== undefined && !body.slice(keep + 3).some((line) => line.row !== undefined);
+    const scroll = scrolled(last ? body.length : view.scroll[id], body.length, innerRows, keep);
+    const range =
+      body.length > innerRows
+        ? ` ${scroll + 1}-${Math.min(body.length, scroll + innerRows)}/${body.length}`
+        : '';
+    // The focused panel is marked in text too, so it shows without colours (NO_COLOR). The label
+    // sits in the top border between two corners and a dash on each side.
+    const label = clipCells(
+      displayText(`${view.focus === id ? '● ' : ''}${title}${range}`),
+      Math.max(1, width - 6),
+    );
     panels.push({
       id,
-      title,
+      title: label,
       top,
       height: innerRows + FRAME_ROWS,
       lines: body.slice(scroll, scroll + innerRows),

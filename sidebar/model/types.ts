@@ -103,6 +103,7 @@ export interface ViewState {
 
 export interface PanelView {
   id: PanelId;
+  /** The label in the top border: focus mark, title and the visible range when scrolled, clipped. */
   title: string;
   /** Rows of the screen this panel takes, borders included. */
   top: number;
