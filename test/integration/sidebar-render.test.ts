@@ -2,7 +2,8 @@
 // with capture-pane. Hosts come from fixture snapshots (peers arrive later: DOGSLED_TEST_SIDEBAR_HOSTS
 // stands in for what the status reader will return), work from real items, tickets and job records.
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import blessed from 'blessed';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -200,6 +201,40 @@ describe('the sidebar in a 38-column terminal', () => {
     await screen.waitFor(has('local 6/8'), 'the new snapshot');
     await writeWork(1, 0);
     await screen.waitFor(has('▸ DONE 1'), 'a new job');
+  });
+});
+
+describe('sidebar todos', () => {
+  const lines = (pane: string) => ({
+    protocol: 3,
+    session: 's1',
+    branch: null,
+    revision: 1,
+    current: null,
+    pane,
+    sections: [
+      { kind: 'progress', done: 1, total: 3 },
+      { kind: 'now', title: 'NOW', lines: ['wire the \u001b[31mparser'] },
+      { kind: 'next', title: 'NEXT', lines: ['tests'] },
+      { kind: 'done', title: 'done', lines: ['plan'] },
+    ],
+  });
+
+  it("shows the owner's publication as soon as Pi writes it, and says why a bad one is unavailable", async () => {
+    const dir = join(box.state, 'todo-lines');
+    await mkdir(dir, { recursive: true });
+    const screen = await openSidebar();
+    await screen.waitFor(has('no presentation for this pane'), 'todos unavailable');
+    const file = join(dir, `${idHash(OWNER)}.json`);
+    await writeFile(file, JSON.stringify(lines(OWNER)));
+    const rows = await screen.waitFor(has('wire the parser'), 'the todos');
+    expect(rows.some((r) => /^│▰▰▰▱▱▱▱▱▱▱ 1\/3 +│$/.test(r))).toBe(true);
+    expect(rows.some((r) => /^│▸ done 1 +│$/.test(r))).toBe(true);
+    await writeFile(file, JSON.stringify(lines('w9:p9')));
+    await screen.waitFor(has('published for pane w9:p9'), 'a publication for another pane');
+    await rm(file);
+    execFileSync('mkfifo', [file]);
+    await screen.waitFor(has('it is a FIFO'), 'a FIFO refused without blocking');
   });
 });
 
