@@ -4,10 +4,12 @@
 // (watch.ts); colours come from Herdr's theme (model/theme.ts). blessed is external to the bundle and
 // loaded only by `dogsled sidebar`.
 
+import { performance } from 'node:perf_hooks';
 import blessed from 'blessed';
 import type { BoardRow } from '../service/core/board.js';
 import type { HostsIO } from '../service/hosts/local.js';
 import { idHash } from '../service/state/sidebar-files.js';
+import { mark, span } from '../service/timing.js';
 import { Actions } from './actions.js';
 import { buildSidebar } from './model/build.js';
 import type { Theme } from './model/theme.js';
@@ -83,6 +85,7 @@ class SidebarApp {
   private lastClick = { at: 0, y: -1 };
   private messageTimer: NodeJS.Timeout | undefined;
   private closeWatch: (() => void) | undefined;
+  private drawn = false;
 
   constructor(
     private readonly options: SidebarOptions,
@@ -156,7 +159,9 @@ class SidebarApp {
       do {
         this.again = false;
         const { io, owner, fixtureHosts } = this.options;
+        const began = performance.now();
         this.state = await readSidebarState(io, { owner, fixtureHosts });
+        span('sidebar read', performance.now() - began);
         this.view = ensureSelection(this.state, this.view);
         this.render();
       } while (this.again);
@@ -168,6 +173,7 @@ class SidebarApp {
 
   private render(): void {
     if (!this.state) return;
+    const began = performance.now();
     const width = Number(this.screen.width);
     const height = Number(this.screen.height);
     this.frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height);
@@ -188,6 +194,9 @@ class SidebarApp {
       this.messageBox.show();
     } else this.messageBox.hide();
     this.screen.render();
+    span('sidebar render', performance.now() - began);
+    if (!this.drawn) mark('sidebar first frame');
+    this.drawn = true;
   }
 
   private colour(role: Segment['fg']): string | undefined {
