@@ -8,11 +8,10 @@ import { performance } from 'node:perf_hooks';
 import blessed from 'blessed';
 import type { BoardRow } from '../service/core/board.js';
 import type { HostsIO } from '../service/hosts/local.js';
-import { idHash } from '../service/state/sidebar-files.js';
 import { mark, span } from '../service/timing.js';
 import { Actions } from './actions.js';
 import { buildSidebar } from './model/build.js';
-import type { Theme } from './model/theme.js';
+import { blessedColour, type Theme } from './model/theme.js';
 import {
   type Frame,
   initialView,
@@ -35,7 +34,7 @@ import {
 } from './model/view.js';
 import { readSidebarState } from './state.js';
 import { loadTheme } from './theme-file.js';
-import { watchState } from './watch.js';
+import { sidebarTargets, watchState } from './watch.js';
 
 /** Two clicks on one line this close together are a double click. */
 const DOUBLE_CLICK_MS = 400;
@@ -126,20 +125,9 @@ class SidebarApp {
     this.screen.on('mouse', (data) => this.onMouse(data));
     this.screen.on('resize', () => this.render());
     await this.reload();
-    const { paths } = this.options.io;
-    const todoName = `${idHash(this.options.owner)}.json`;
-    const config = this.options.herdrConfig;
+    const { io, owner, herdrConfig: config, fixtureHosts } = this.options;
     const watching = watchState(
-      [
-        {
-          dir: paths.dir,
-          matches: (n) => ['host.json', 'items.json', 'queue.json', 'samples.jsonl'].includes(n),
-        },
-        { dir: paths.jobs, matches: (n) => n.endsWith('.json') },
-        { dir: paths.todoLines, matches: (n) => n === todoName },
-        { dir: dirOf(config), matches: (n) => n === baseOf(config) },
-        ...(this.options.fixtureHosts ? [{ dir: dirOf(this.options.fixtureHosts) }] : []),
-      ],
+      sidebarTargets(io.paths, owner, config, fixtureHosts),
       () => {
         this.theme = loadTheme(config, this.options.noColor);
         void this.reload();
@@ -418,20 +406,4 @@ class SidebarApp {
     this.screen.destroy();
     this.done();
   }
-}
-
-/** Herdr's ANSI names (ratatui's) as blessed spells them; hex colours pass through. */
-export function blessedColour(colour: string | null): string | undefined {
-  if (colour === null) return undefined;
-  const names: Record<string, string> = { gray: 'white', darkgray: 'gray', white: 'lightwhite' };
-  return names[colour] ?? colour;
-}
-
-function dirOf(path: string): string {
-  const index = path.lastIndexOf('/');
-  return index <= 0 ? '/' : path.slice(0, index);
-}
-
-function baseOf(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
 }

@@ -5,6 +5,9 @@
 // adds start-up time and wraps the same fs.watch on Linux and macOS.
 
 import { type FSWatcher, watch } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import type { StatePaths } from '../service/state/paths.js';
+import { idHash } from '../service/state/sidebar-files.js';
 
 export interface WatchTarget {
   dir: string;
@@ -73,4 +76,24 @@ export function watchState(
     },
     watched: () => watchers.size,
   };
+}
+
+/** What the sidebar reads: the state files, job records, its owner's todos, Herdr's config, a fixture. */
+export function sidebarTargets(
+  paths: StatePaths,
+  owner: string,
+  herdrConfig: string,
+  fixtureHosts: string | undefined,
+): WatchTarget[] {
+  const todos = `${idHash(owner)}.json`;
+  const files = ['host.json', 'items.json', 'queue.json', 'samples.jsonl'];
+  return [
+    { dir: paths.dir, matches: (name) => files.includes(name) },
+    { dir: paths.jobs, matches: (name) => name.endsWith('.json') },
+    { dir: paths.todoLines, matches: (name) => name === todos },
+    { dir: dirname(herdrConfig), matches: (name) => name === basename(herdrConfig) },
+    ...(fixtureHosts
+      ? [{ dir: dirname(fixtureHosts), matches: (name: string) => name === basename(fixtureHosts) }]
+      : []),
+  ];
 }

@@ -146,3 +146,10 @@ export function themeOf(config: unknown, noColor: boolean): Theme {
   }
   return { name, mono: false, palette: colours };
 }
+
+/** Herdr's ANSI names (ratatui's) as blessed spells them; hex colours pass through. */
+export function blessedColour(colour: Colour): string | undefined {
+  if (colour === null) return undefined;
+  const names: Record<string, string> = { gray: 'white', darkgray: 'gray', white: 'lightwhite' };
+  return names[colour] ?? colour;
+}

@@ -3,13 +3,15 @@
 // boards/<tab-hash>.json registry, a pane closed by hand, toggling, and the refusals.
 
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DockResultSchema } from '../../service/board/schema.js';
+import { inspectLock } from '../../service/state/lock.js';
 import { statePaths } from '../../service/state/paths.js';
 import { boardFile } from '../../service/state/sidebar-files.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
-import { ROOT, runCli, sandbox } from '../helpers/cli.js';
+import { eventually, ROOT, runCli, sandbox, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tree.js';
 
 let dir: string;
@@ -142,6 +144,43 @@ describe('board --open and --toggle', () => {
     expect(a.pane).toBe(b.pane);
     expect((await calls()).filter((c) => c.method === 'plugin.pane.open')).toHaveLength(1);
   });
+
+  it('keeps one board when the first open is frozen (SIGSTOP) inside the registry lock', async () => {
+    await dock('--toggle'); // closed
+    await ok('_fake.calls.clear');
+    const file = boardFile(statePaths(state), tab);
+    const frozen = spawnCli(
+      ['board', '--open', '--json'],
+      {
+        ...env,
+        DOGSLED_TEST: '1',
+        DOGSLED_TEST_LOCK_STALE_MS: '1000',
+        DOGSLED_TEST_LOCK_HOLD_FILE: basename(file),
+        DOGSLED_TEST_LOCK_HOLD_MS: '2000',
+      },
+      { timeoutMs: 60_000 },
+    );
+    await eventually(
+      async () => ((await inspectLock(file))?.owner?.pid === frozen.child.pid ? true : undefined),
+      15_000,
+      'the first open to hold the registry lock',
+    );
+    frozen.child.kill('SIGSTOP');
+    await sleep(3000);
+    const second = spawnCli(
+      ['board', '--open', '--json'],
+      { ...env, DOGSLED_TEST: '1', DOGSLED_TEST_LOCK_STALE_MS: '1000' },
+      { timeoutMs: 60_000 },
+    );
+    await sleep(3000);
+    // Past the stale window and still waiting: a live holder's lock is never taken.
+    expect(second.child.exitCode).toBeNull();
+    frozen.child.kill('SIGCONT');
+    const [a, b] = await Promise.all([frozen.done, second.done]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    expect([JSON.parse(a.stdout).action, JSON.parse(b.stdout).action]).toEqual(['opened', 'reused']);
+    expect((await calls()).filter((c) => c.method === 'plugin.pane.open')).toHaveLength(1);
+  }, 60_000);
 
   it('refuses a registry entry that is not a file, in one line, before any split', async () => {
     await dock('--toggle'); // closed

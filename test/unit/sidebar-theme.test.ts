@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blessedColour } from '../../sidebar/app.js';
-import { normaliseName, parseColour, themeOf } from '../../sidebar/model/theme.js';
+import { blessedColour, normaliseName, parseColour, themeOf } from '../../sidebar/model/theme.js';
 
 describe("the sidebar's colours from Herdr's [theme]", () => {
   it("uses catppuccin without a config, Herdr's default", () => {
