@@ -7,7 +7,8 @@ import { formatAge } from '../../service/core/duration.js';
 import type { Paint } from './color.js';
 import { clip, plainLine } from './text.js';
 
-const ID_WIDTH = 16;
+/** "ticket " and a 14-character id: ids are shown whole, for copying into stop or cancel. */
+const ID_WIDTH = 22;
 const STATE_WIDTH = 12;
 const WHERE_WIDTH = 14;
 const WIDTH = 80;

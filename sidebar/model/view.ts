@@ -4,7 +4,6 @@
 // selects or folds the line under it, the wheel scrolls. The menu's entries for a row are here too.
 
 import { type BoardRow, boardRows } from '../../service/core/board.js';
-import { buildSidebar } from './build.js';
 import { TODOS_FOLD } from './todos.js';
 import { type Frame, PANELS, type PanelId, rowKey, type SidebarState, type ViewState } from './types.js';
 import { groupFold } from './work.js';
@@ -135,15 +134,4 @@ export function menuFor(row: BoardRow): MenuEntry[] {
       true,
     ),
   ];
-}
-
-/** Rebuilds the frame after a transition; a convenience for the app and tests. */
-export function frameOf(
-  state: SidebarState,
-  view: ViewState,
-  now: number,
-  width: number,
-  height: number,
-): Frame {
-  return buildSidebar(state, view, now, width, height);
 }

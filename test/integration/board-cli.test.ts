@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { BoardSchema } from '../../service/board/schema.js';
-import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { itemFixture, jobFixture, ticketFixture } from '../helpers/job-fixtures.js';
 import { freshHost } from '../helpers/run-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
@@ -43,7 +43,15 @@ describe('dogsled board', () => {
     expect(queued.code).toBe(1);
     const ticket = JSON.parse(queued.stdout).ticket as string;
 
-    const result = await board();
+    // exec marks the job started a moment after run returns: wait for that settled state.
+    const result = await eventually(
+      async () => {
+        const read = await board();
+        return read.stdout.includes('"state":"running"') ? read : undefined;
+      },
+      15_000,
+      'the job running',
+    );
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const rows = rowsOf(result.stdout);
@@ -57,7 +65,7 @@ describe('dogsled board', () => {
     const human = await board([]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^board of w1:p1 · 1 attention · 1 waiting · 1 done\n/);
-    expect(human.stdout).toMatch(/^ATTENTION\n {2}job \S+ +exit 3 .*sh -c 'exit 3'\n {19}exited 3$/m);
+    expect(human.stdout).toMatch(/^ATTENTION\n {2}job \S+ +exit 3 .*sh -c 'exit 3'\n {25}exited 3$/m);
     expect(human.stdout).toMatch(/^WAITING\n {2}ticket \S+ +queued #1 .*make lint$/m);
     expect(human.stdout).toMatch(/^DONE {2}1 ended well/m);
     for (const line of human.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);

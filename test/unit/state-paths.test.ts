@@ -39,6 +39,9 @@ describe('statePaths', () => {
       repositories: '/s/repositories.json',
       worktrees: '/s/worktrees.json',
       paneWatch: '/s/pane-watch.json',
+      boards: '/s/boards',
+      todoLines: '/s/todo-lines',
+      todoSections: '/s/todo-sections.json',
     });
   });
 });
