@@ -11,13 +11,11 @@ const AGENTS = 'agents, the inbox and Herdr support are still being built';
 
 export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'agent', summary: 'start a child agent', waitsFor: AGENTS },
-  { name: 'board', summary: "an owner's children, jobs and tickets", waitsFor: AGENTS },
   { name: 'read', summary: "a child's or job's newest output", waitsFor: AGENTS },
   { name: 'track', summary: 'track an existing pane as a child', waitsFor: AGENTS },
   { name: 'close', summary: 'close a child now', waitsFor: AGENTS },
   { name: 'done', summary: 'hand the task back to the owner', waitsFor: AGENTS },
   { name: 'mcp', summary: 'dogsled tools over MCP stdio', waitsFor: AGENTS },
-  { name: 'sidebar', summary: 'the docked work board', waitsFor: AGENTS },
   { name: 'machine', summary: "Herdr's saved machines", waitsFor: 'peers over SSH are still being built' },
   {
     name: 'retry',

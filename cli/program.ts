@@ -160,6 +160,21 @@ export function buildProgram(done: Done): Command {
     .option('--json', 'print {items,queue}')
     .action(action(done, async () => (await import('./commands/items.js')).itemsCommand));
 
+  program
+    .command('board')
+    .description("an owner's children, jobs and tickets: TO LAND, ATTENTION, RUNNING, WAITING")
+    .option('--json', 'one JSON document (what the Pi widget and the sidebar draw)')
+    .option('--owner <pane>', 'the owner pane (default: $HERDR_PANE_ID)')
+    .option('--open', "open or reuse the caller's board, docked at the left of its Herdr tab")
+    .option('--toggle', "close the caller's docked board when it is open, else open it")
+    .action(action(done, async () => (await import('./commands/board.js')).boardCommand));
+
+  program
+    .command('sidebar')
+    .description('the work board app (hosts, agents and jobs, todos) in this terminal')
+    .option('--owner <pane>', 'whose work to show (default: $DOGSLED_OWNER, set by board --open)')
+    .action(action(done, async () => (await import('./commands/sidebar.js')).sidebarCommand));
+
   // Hidden: peers run it as `host VERB ARGS...`, which the fast path takes with every word as data.
   program
     .command('host', { hidden: true })

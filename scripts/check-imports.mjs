@@ -74,8 +74,25 @@ for (const file of await sourceFiles(join(root, 'service'))) {
   }
 }
 
+// The sidebar's row model is pure too (DESIGN §2, STYLE 9): it may import service/core and itself.
+const MODEL = join(root, 'sidebar', 'model');
+for (const file of await sourceFiles(MODEL)) {
+  const text = await readFile(file, 'utf8');
+  const name = relative(root, file);
+  for (const { spec, typeOnly } of imports(file, text)) {
+    const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
+    if (!typeOnly && !target?.startsWith(`${CORE}/`) && !target?.startsWith(`${MODEL}/`)) {
+      problems.push(`${name}: sidebar/model must stay pure but imports ${spec}`);
+    }
+  }
+  const code = text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  for (const [what, pattern] of Object.entries(IMPURE)) {
+    if (pattern.test(code)) problems.push(`${name}: sidebar/model uses ${what}`);
+  }
+}
+
 if (problems.length > 0) {
   for (const line of problems) console.error(line);
   process.exit(1);
 }
-console.log('imports: service/core is pure; service does not import cli or sidebar');
+console.log('imports: service/core and sidebar/model are pure; service does not import cli or sidebar');

@@ -17,6 +17,7 @@ import { AdmissionWorker, startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
 import { Publisher } from './publisher.js';
+import { startTodosWorker, TodosWorker } from './todos-worker.js';
 import type { WorkerDeps } from './work-deps.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
@@ -73,6 +74,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
   const work = options.once ? undefined : startWorkWorkers(workerDeps, stop);
+  const todos = options.once ? undefined : startTodosWorker(workerDeps, stop);
   const publisher = new Publisher(
     deps,
     { pid: deps.pid, started_ms, interval_ms: options.intervalMs, version: deps.version },
@@ -106,6 +108,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
   } finally {
     deps.agents?.close();
     await work?.stop();
+    await todos?.stop();
     await lock.release();
   }
   if (lost) throw lost;
@@ -120,6 +123,7 @@ async function runLanesOnce(deps: WorkerDeps): Promise<void> {
   const lanes: Array<[string, () => Promise<unknown>]> = [
     ['admission', () => new AdmissionWorker(deps).pass()],
     ['completion', () => new CompletionWorker(deps).pass()],
+    ['todos', () => new TodosWorker(deps).pass()],
   ];
   const failures: string[] = [];
   for (const [name, pass] of lanes) {

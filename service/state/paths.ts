@@ -41,6 +41,12 @@ export interface StatePaths {
   gate: string;
   /** The terminal of each pane a hook ran in, per Herdr server instance (terminals.json). */
   paneTerminals: string;
+  /** The docked board of each Herdr tab (boards/<tab-hash>.json). */
+  boards: string;
+  /** What Pi publishes of each pane's todos (todo-lines/<pane-hash>.json, protocol v3). */
+  todoLines: string;
+  /** The service's copy of the todos of live agent panes (todo-sections.json). */
+  todoSections: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -72,6 +78,9 @@ export function statePaths(dir: string): StatePaths {
     inbox: join(dir, 'inbox'),
     gate: join(dir, 'gate.json'),
     paneTerminals: join(dir, 'terminals.json'),
+    boards: join(dir, 'boards'),
+    todoLines: join(dir, 'todo-lines'),
+    todoSections: join(dir, 'todo-sections.json'),
   };
 }
 

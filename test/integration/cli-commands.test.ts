@@ -44,6 +44,8 @@ describe('the command line', () => {
       'logs',
       'stop',
       'wait',
+      'board',
+      'sidebar',
     ];
     const messages = ['send', 'inbox', 'hook'];
     for (const name of [...built, 'cancel', 'items', ...messages, ...LATER_COMMANDS.map((c) => c.name)]) {

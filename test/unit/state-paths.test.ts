@@ -42,6 +42,9 @@ describe('statePaths', () => {
       inbox: '/s/inbox',
       gate: '/s/gate.json',
       paneTerminals: '/s/terminals.json',
+      boards: '/s/boards',
+      todoLines: '/s/todo-lines',
+      todoSections: '/s/todo-sections.json',
     });
   });
 });
