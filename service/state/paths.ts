@@ -36,6 +36,12 @@ export interface StatePaths {
   worktrees: string;
   /** The service's per-terminal observations that the pane rule needs (pane-watch.json). */
   paneWatch: string;
+  /** The latest quota snapshot, collected here or pushed by a collector (quota.json). */
+  quota: string;
+  /** This host's quota collection backoff (quota-collect.json). */
+  quotaCollect: string;
+  /** Lock target that serialises quota collection; the lock is the `quota-collect.lock` dir. */
+  quotaCollectLock: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -64,6 +70,9 @@ export function statePaths(dir: string): StatePaths {
     repositories: join(dir, 'repositories.json'),
     worktrees: join(dir, 'worktrees.json'),
     paneWatch: join(dir, 'pane-watch.json'),
+    quota: join(dir, 'quota.json'),
+    quotaCollect: join(dir, 'quota-collect.json'),
+    quotaCollectLock: join(dir, 'quota-collect'),
   };
 }
 

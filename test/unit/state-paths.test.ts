@@ -39,6 +39,9 @@ describe('statePaths', () => {
       repositories: '/s/repositories.json',
       worktrees: '/s/worktrees.json',
       paneWatch: '/s/pane-watch.json',
+      quota: '/s/quota.json',
+      quotaCollect: '/s/quota-collect.json',
+      quotaCollectLock: '/s/quota-collect',
     });
   });
 });
