@@ -68,7 +68,7 @@ async function readInput(limit: number): Promise<Buffer> {
   for await (const chunk of process.stdin) {
     const bytes = chunk as Buffer;
     size += bytes.length;
-    if (size > limit) throw new DogsledError(`quota snapshot on stdin: larger than ${limit} bytes`);
+    if (size > limit) throw new DogsledError(`snapshot on stdin: larger than ${limit} bytes`);
     chunks.push(bytes);
   }
   return Buffer.concat(chunks);

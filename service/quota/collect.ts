@@ -63,12 +63,19 @@ export async function collectQuota(
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, credentials.length) }, worker));
+  // Grouped by pool, then account (each account's windows in the provider's order): the file and
+  // every view read the same way whatever order CLIProxy listed the credentials in.
+  const pools = rows.flat().sort((a, b) => compare(a.pool, b.pool) || compare(a.account, b.account));
   return {
     version: 1,
     fetched_ms: options.now(),
     source: safeText(options.hostname, TEXT_LIMITS.source),
-    pools: rows.flat(),
+    pools,
   };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The enabled credentials whose quota can be read, labelled, each account distinct within its pool. */
@@ -151,11 +158,11 @@ async function usage(
   } | null;
   const status = typeof answer?.status_code === 'number' ? answer.status_code : 0;
   // Upstream bodies are never quoted: they are the provider's, and may echo anything.
-  if (status < 200 || status > 299) throw new Error(`usage request answered HTTP ${status || '?'}`);
-  if (typeof answer?.body !== 'string') throw new Error('usage answer has no body');
+  if (status < 200 || status > 299) throw new Error(`usage: HTTP ${status || '?'}`);
+  if (typeof answer?.body !== 'string') throw new Error('usage: no body');
   try {
     return JSON.parse(answer.body);
   } catch {
-    throw new Error('usage answer is not JSON');
+    throw new Error('usage: not JSON');
   }
 }

@@ -48,7 +48,9 @@ export const COLLECT_DEADLINE_MS = 25_000;
 /** How long the key read may take: Keychain may ask to be unlocked. */
 const KEY_DEADLINE_MS = 20_000;
 
-export async function refreshQuota(io: QuotaIO, mode: QuotaMode): Promise<QuotaOutcome> {
+export async function refreshQuota(caller: QuotaIO, mode: QuotaMode): Promise<QuotaOutcome> {
+  // A damaged backoff file is read twice and written once per call: one warning is enough.
+  const io: QuotaIO = { ...caller, warn: once(caller.warn) };
   const current = await readQuota(io);
   const cached = (note: string | null, retry_at_ms: number | null = null): QuotaOutcome => ({
     snapshot: current,
@@ -151,4 +153,13 @@ async function writeCollect(io: QuotaIO, state: QuotaCollect): Promise<void> {
   } catch (error) {
     io.warn(`dogsled: warning: quota: ${messageOf(error)}`);
   }
+}
+
+function once(warn: (line: string) => void): (line: string) => void {
+  const seen = new Set<string>();
+  return (line) => {
+    if (seen.has(line)) return;
+    seen.add(line);
+    warn(line);
+  };
 }

@@ -46,7 +46,7 @@ export async function storeSnapshot(io: QuotaStoreIO, snapshot: QuotaSnapshot): 
           next: snapshot as StoredSnapshot,
         };
       }
-      if ('refused' in verdict) throw new DogsledError(`quota snapshot refused: ${verdict.refused}`);
+      if ('refused' in verdict) throw new DogsledError(`snapshot refused: ${verdict.refused}`);
       return { result: { stored: false, fetched_ms: verdict.kept_fetched_ms } };
     },
   );
@@ -59,22 +59,22 @@ export async function storeSnapshot(io: QuotaStoreIO, snapshot: QuotaSnapshot): 
 export function parseSnapshot(input: Buffer | string): QuotaSnapshot {
   const size = typeof input === 'string' ? Buffer.byteLength(input) : input.length;
   if (size > MAX_SNAPSHOT_BYTES) {
-    throw new DogsledError(`quota snapshot on stdin: larger than ${MAX_SNAPSHOT_BYTES} bytes`);
+    throw new DogsledError(`snapshot on stdin: larger than ${MAX_SNAPSHOT_BYTES} bytes`);
   }
   const text = input.toString();
-  if (text.trim() === '') throw new DogsledError('quota snapshot on stdin: nothing was sent');
+  if (text.trim() === '') throw new DogsledError('snapshot on stdin: nothing was sent');
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new DogsledError(`quota snapshot on stdin: not JSON: ${oneLine((error as Error).message)}`);
+    throw new DogsledError(`snapshot on stdin: not JSON: ${oneLine((error as Error).message)}`);
   }
   const parsed = QuotaSnapshotSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.map(String).join('.') ?? '';
     const why = oneLine(issue?.message ?? 'invalid');
-    throw new DogsledError(`quota snapshot on stdin: ${where ? `${where}: ` : ''}${why}`);
+    throw new DogsledError(`snapshot on stdin: ${where ? `${where}: ` : ''}${why}`);
   }
   // Text a peer sent is shown on this host's terminals: made safe before it is ever stored.
   return cleanSnapshot(parsed.data as QuotaSnapshot);

@@ -66,6 +66,14 @@ describe('collection against CLIProxy', () => {
     expect(snapshot).toMatchObject({ version: 1, fetched_ms: NOW, source: 'mac-mini' });
 
     expect(rowsOf(snapshot.pools, 'claude')).toEqual([
+      ...['five_hour', 'seven_day', 'seven_day_opus', 'seven_day_sonnet'].map((window) => ({
+        pool: 'claude',
+        account: 'expired@example.com',
+        window,
+        used_pct: 0,
+        resets_ms: null,
+        error: 'usage: HTTP 401',
+      })),
       {
         pool: 'claude',
         account: 'me@example.com',
@@ -98,14 +106,6 @@ describe('collection against CLIProxy', () => {
         resets_ms: RESET_MS,
         error: null,
       },
-      ...['five_hour', 'seven_day', 'seven_day_opus', 'seven_day_sonnet'].map((window) => ({
-        pool: 'claude',
-        account: 'expired@example.com',
-        window,
-        used_pct: 0,
-        resets_ms: null,
-        error: 'usage request answered HTTP 401',
-      })),
     ]);
     expect(rowsOf(snapshot.pools, 'codex')).toEqual([
       {
@@ -344,13 +344,14 @@ describe('collection against CLIProxy', () => {
       },
     ];
     const { snapshot } = await refreshQuota(io(), 'refresh');
-    expect(snapshot.pools[0]).toMatchObject({
+    const rows = (pool: string) => snapshot.pools.filter((row) => row.pool === pool);
+    expect(rows('evilplug')[0]).toMatchObject({
       pool: 'evilplug',
       account: 'me@x.com FAKE ROW',
       window: 'daily',
     });
-    expect(snapshot.pools[1]).toMatchObject({ pool: 'claude', window: 'five_hour', resets_ms: null });
-    const error = snapshot.pools[2]?.error ?? '';
+    expect(rows('claude')[0]).toMatchObject({ pool: 'claude', window: 'five_hour', resets_ms: null });
+    const error = rows('zz')[0]?.error ?? '';
     expect(error.startsWith('quota/fetch: HTTP 500: boomlink x')).toBe(true);
     expect(error.length).toBeLessThanOrEqual(300);
     expect(JSON.stringify(snapshot)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
