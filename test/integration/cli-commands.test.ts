@@ -44,6 +44,7 @@ describe('the command line', () => {
       'logs',
       'stop',
       'wait',
+      'quota',
     ];
     for (const name of [...built, 'cancel', 'items', ...LATER_COMMANDS.map((c) => c.name)]) {
       expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
