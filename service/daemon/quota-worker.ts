@@ -24,12 +24,27 @@ export interface QuotaWorkerDeps extends Omit<QuotaIO, 'signal'> {
 export interface QuotaWorker {
   /** One pass: collect when due, push when due. Returns how long to wait before the next. */
   pass(): Promise<number>;
-  stop(): Promise<void>;
+  /** Closes the transport it opened. */
+  close(): Promise<void>;
 }
 
-export function startQuotaWorker(deps: QuotaWorkerDeps, signal: AbortSignal): QuotaWorker {
+/** The service's worker: a pass, then a pause until the next is due, until the signal aborts. */
+export function startQuotaWorker(deps: QuotaWorkerDeps, signal: AbortSignal): { stop(): Promise<void> } {
   const stopper = new AbortController();
   const stopped = AbortSignal.any([signal, stopper.signal]);
+  const worker = quotaWorker(deps, stopped);
+  const done = deps.managementUrl === null ? Promise.resolve() : loop(worker.pass, stopped);
+  return {
+    stop: async () => {
+      stopper.abort();
+      await done;
+      await worker.close();
+    },
+  };
+}
+
+/** The passes themselves, without a schedule (the service loops them; tests call them). */
+export function quotaWorker(deps: QuotaWorkerDeps, stopped: AbortSignal): QuotaWorker {
   let transport: Transport | undefined;
   let pusher: QuotaPusher | undefined;
   const warned = new Map<string, string>();
@@ -84,15 +99,7 @@ export function startQuotaWorker(deps: QuotaWorkerDeps, signal: AbortSignal): Qu
     return Math.max(MIN_PAUSE_MS, wait);
   };
 
-  const done = deps.managementUrl === null ? Promise.resolve() : loop(pass, stopped);
-  return {
-    pass,
-    stop: async () => {
-      stopper.abort();
-      await done;
-      await transport?.close();
-    },
-  };
+  return { pass, close: async () => transport?.close() };
 }
 
 async function loop(pass: () => Promise<number>, signal: AbortSignal): Promise<void> {
