@@ -52,12 +52,8 @@ export async function refreshQuota(caller: QuotaIO, mode: QuotaMode): Promise<Qu
   // A damaged backoff file is read twice and written once per call: one warning is enough.
   const io: QuotaIO = { ...caller, warn: once(caller.warn) };
   const current = await readQuota(io);
-  const cached = (note: string | null, retry_at_ms: number | null = null): QuotaOutcome => ({
-    snapshot: current,
-    collected: false,
-    note,
-    retry_at_ms,
-  });
+  const cached = (note: string | null, retry_at_ms: number | null = null) =>
+    notCollected(current, note, retry_at_ms);
   if (mode === 'cached') return cached(null);
   if (io.managementUrl === null) return cached('no [quota] management_url is configured on this host');
   const source = keySource(io.platform, io.env);
@@ -77,7 +73,7 @@ export async function refreshQuota(caller: QuotaIO, mode: QuotaMode): Promise<Qu
   } catch (error) {
     // A collector frozen inside the lock (SIGSTOP, a hung Keychain prompt) must not take the cache away.
     if (error instanceof DogsledError && /^lock on quota-collect: timed out/.test(error.message)) {
-      return { snapshot: await readQuota(io), collected: false, note: error.message, retry_at_ms: null };
+      return notCollected(await readQuota(io), error.message, null);
     }
     throw error;
   }
@@ -85,12 +81,8 @@ export async function refreshQuota(caller: QuotaIO, mode: QuotaMode): Promise<Qu
 
 async function collectLocked(io: QuotaIO, mode: QuotaMode, asked: number): Promise<QuotaOutcome> {
   const latest = await readQuota(io);
-  const kept = (note: string | null, retry_at_ms: number | null = null): QuotaOutcome => ({
-    snapshot: latest,
-    collected: false,
-    note,
-    retry_at_ms,
-  });
+  const kept = (note: string | null, retry_at_ms: number | null = null) =>
+    notCollected(latest, note, retry_at_ms);
   // Another process collected while this one waited for the lock: its snapshot answers this call too.
   if (latest.fetched_ms > asked) return kept(null);
   if (mode === 'auto' && !refreshDue(latest, io.now())) return kept(null);
@@ -128,6 +120,14 @@ async function collectLocked(io: QuotaIO, mode: QuotaMode, asked: number): Promi
   });
   if (stored.stored) return { snapshot, collected: true, note: null, retry_at_ms: null };
   return kept(null);
+}
+
+function notCollected(
+  snapshot: QuotaSnapshot,
+  note: string | null,
+  retry_at_ms: number | null,
+): QuotaOutcome {
+  return { snapshot, collected: false, note, retry_at_ms };
 }
 
 function backingOff(state: QuotaCollect, now: number): string {

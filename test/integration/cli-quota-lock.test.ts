@@ -2,50 +2,39 @@
 // its own while one runs, and a collector frozen inside the lock (SIGSTOP) costs the others their
 // wait, never their cache or a pushed snapshot.
 
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { type FakeCliproxy, startFakeCliproxy } from '../fakes/cliproxy/index.js';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { runCli, type Sandbox, sandbox, spawnCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/tree.js';
-import { everyShape, KEY, keyCommand } from './quota-fixtures.js';
+import { keyCommand, useFakeCliproxy } from './quota-fixtures.js';
 
-let dir: string;
-let fake: FakeCliproxy;
 let box: Sandbox;
 
-beforeAll(async () => {
-  dir = await tempDir('dogsled-quota-lock-');
-  fake = await startFakeCliproxy({ dir, key: KEY, accounts: everyShape() });
-});
-afterAll(async () => {
-  await fake?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const bench = useFakeCliproxy('dogsled-quota-lock-');
 beforeEach(async () => {
   box = await sandbox({
     DOGSLED_TEST: '1',
-    DOGSLED_TEST_QUOTA_KEY_COMMAND: await keyCommand(dir),
-    NODE_EXTRA_CA_CERTS: fake.caPath,
+    DOGSLED_TEST_QUOTA_KEY_COMMAND: await keyCommand(bench.dir),
+    NODE_EXTRA_CA_CERTS: bench.fake.caPath,
   });
-  await writeFile(box.configPath, `[quota]\nmanagement_url = "${fake.origin}"\n`);
-  fake.requests.length = 0;
-  fake.hold = null;
+  await writeFile(box.configPath, `[quota]\nmanagement_url = "${bench.fake.origin}"\n`);
+  bench.fake.requests.length = 0;
+  bench.fake.hold = null;
 });
 afterEach(async () => {
-  fake.hold = null;
+  bench.fake.hold = null;
   await box.cleanup();
 });
 
-const listings = () => fake.requests.filter((r) => r.path.endsWith('/auth-files')).length;
+const listings = () => bench.fake.requests.filter((r) => r.path.endsWith('/auth-files')).length;
 
 function holdListings(): () => void {
   let release = (): void => {};
-  fake.hold = new Promise<void>((resolve) => {
+  bench.fake.hold = new Promise<void>((resolve) => {
     release = resolve;
   });
   return () => {
-    fake.hold = null;
+    bench.fake.hold = null;
     release();
   };
 }
@@ -54,7 +43,7 @@ describe('one collector at a time', () => {
   test('a quota started while another collects waits for it and shows its snapshot', async () => {
     const release = holdListings();
     const first = spawnCli(['quota', '--json', '--refresh'], box.env);
-    await fake.listed(1);
+    await bench.fake.listed(1);
     const second = spawnCli(['quota', '--json'], box.env);
     // However long the second takes to start, it never lists the credentials while the first does.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -74,7 +63,7 @@ describe('one collector at a time', () => {
     expect((await runCli(['quota', '--store'], box.env, { input: stored })).code).toBe(0);
     const release = holdListings();
     const frozen = spawnCli(['quota', '--refresh'], box.env, { timeoutMs: 80_000 });
-    await fake.listed(1);
+    await bench.fake.listed(1);
     const pid = frozen.child.pid as number;
     process.kill(pid, 'SIGSTOP');
     try {

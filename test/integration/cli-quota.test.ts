@@ -2,50 +2,37 @@
 // NODE_EXTRA_CA_CERTS, never by turning verification off): collection, the cache, the human form,
 // the hidden `quota --store`, and bad configuration.
 
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { QuotaSnapshotSchema } from '../../service/state/quota-schemas.js';
-import { type FakeCliproxy, startFakeCliproxy } from '../fakes/cliproxy/index.js';
 import { runCli, type Sandbox, sandbox, spawnCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/tree.js';
-import { everyShape, KEY, keyCommand, NOW, RESET_MS } from './quota-fixtures.js';
+import { everyShape, KEY, NOW, RESET_MS, useFakeCliproxy } from './quota-fixtures.js';
 
-let dir: string;
-let fake: FakeCliproxy;
-let keyCmd: string;
 let box: Sandbox;
 
-beforeAll(async () => {
-  dir = await tempDir('dogsled-cli-quota-');
-  fake = await startFakeCliproxy({ dir, key: KEY, accounts: everyShape() });
-  keyCmd = await keyCommand(dir);
-});
-afterAll(async () => {
-  await fake?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const bench = useFakeCliproxy('dogsled-cli-quota-');
 
 beforeEach(async () => {
   box = await sandbox({
     DOGSLED_TEST: '1',
-    DOGSLED_TEST_QUOTA_KEY_COMMAND: keyCmd,
+    DOGSLED_TEST_QUOTA_KEY_COMMAND: bench.keyCmd,
     DOGSLED_TEST_NOW_MS: String(NOW),
-    NODE_EXTRA_CA_CERTS: fake.caPath,
+    NODE_EXTRA_CA_CERTS: bench.fake.caPath,
   });
-  await writeFile(box.configPath, `[quota]\nmanagement_url = "${fake.origin}"\n`);
-  fake.requests.length = 0;
-  fake.keySightings.length = 0;
-  fake.accounts = everyShape();
-  fake.authFiles = null;
-  fake.hold = null;
+  await writeFile(box.configPath, `[quota]\nmanagement_url = "${bench.fake.origin}"\n`);
+  bench.fake.requests.length = 0;
+  bench.fake.keySightings.length = 0;
+  bench.fake.accounts = everyShape();
+  bench.fake.authFiles = null;
+  bench.fake.hold = null;
 });
 afterEach(async () => {
   await box.cleanup();
 });
 
 const at = (ms: number) => ({ ...box.env, DOGSLED_TEST_NOW_MS: String(ms) });
-const listings = () => fake.requests.filter((r) => r.path.endsWith('/auth-files')).length;
+const listings = () => bench.fake.requests.filter((r) => r.path.endsWith('/auth-files')).length;
 
 describe('dogsled quota', () => {
   test('--json collects, prints the version-1 snapshot and writes quota.json 0600', async () => {
@@ -69,9 +56,9 @@ describe('dogsled quota', () => {
   test('the key never appears in any argv or environment during the calls, nor in output or state', async () => {
     const result = await runCli(['quota', '--refresh'], box.env);
     expect(result.code).toBe(0);
-    expect(fake.requests.length).toBeGreaterThan(3);
+    expect(bench.fake.requests.length).toBeGreaterThan(3);
     // Scanned at every request, while the CLI waited on it: /proc/*/cmdline and /proc/*/environ.
-    expect(fake.keySightings).toEqual([]);
+    expect(bench.fake.keySightings).toEqual([]);
     expect(result.stdout + result.stderr).not.toContain(KEY);
     const { readdir } = await import('node:fs/promises');
     for (const name of await readdir(box.state)) {
@@ -107,8 +94,8 @@ describe('dogsled quota', () => {
   });
 
   test('human output: each window with its use and reset, the age, unknown rows and exhausted pools', async () => {
-    fake.accounts = [
-      everyShape()[0] as (typeof fake.accounts)[number],
+    bench.fake.accounts = [
+      everyShape()[0] as (typeof bench.fake.accounts)[number],
       ...everyShape().filter((a) => a.auth_index === 'f1' || a.auth_index === 'c2'),
     ];
     await runCli(['quota'], box.env);
@@ -133,7 +120,7 @@ describe('dogsled quota', () => {
   });
 
   test('a pool whose every account is full says until when', async () => {
-    fake.accounts = [everyShape()[0] as (typeof fake.accounts)[number]];
+    bench.fake.accounts = [everyShape()[0] as (typeof bench.fake.accounts)[number]];
     const result = await runCli(['quota', '--refresh'], box.env);
     expect(result.stdout).toContain('claude is exhausted: every account is at 100% for 2h\n');
   });
@@ -146,7 +133,7 @@ describe('dogsled quota', () => {
 
   test('a failed collection shows the last good snapshot with a warning and exits 0', async () => {
     await runCli(['quota'], box.env);
-    fake.authFiles = { status: 503, body: { error: 'maintenance' } };
+    bench.fake.authFiles = { status: 503, body: { error: 'maintenance' } };
     const result = await runCli(['quota', '--json'], at(NOW + 6 * 60_000));
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).fetched_ms).toBe(NOW);
@@ -173,7 +160,7 @@ describe('dogsled quota', () => {
       /^dogsled: quota: config .*: quota\.management_url: expected an https origin .*\n$/,
     );
     expect(result.stderr.split('\n')).toHaveLength(2);
-    expect(fake.requests).toEqual([]);
+    expect(bench.fake.requests).toEqual([]);
     await expect(stat(box.state)).rejects.toThrow();
   });
 });

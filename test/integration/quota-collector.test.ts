@@ -2,40 +2,28 @@
 // failures kept per account, the key only in the management requests' header, certificates always
 // verified, backoff after a failed collection.
 
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import type { QuotaRow } from '../../service/core/quota-rows.js';
 import { type QuotaIO, refreshQuota } from '../../service/quota/refresh.js';
 import { readQuota } from '../../service/quota/store.js';
 import { statePaths } from '../../service/state/paths.js';
 import { QuotaSnapshotSchema } from '../../service/state/quota-schemas.js';
-import { type FakeCliproxy, startFakeCliproxy } from '../fakes/cliproxy/index.js';
 import { tempDir } from '../helpers/tree.js';
-import { everyShape, KEY, keyCommand, NOW, RESET_MS } from './quota-fixtures.js';
+import { everyShape, KEY, keyCommand, NOW, RESET_MS, useFakeCliproxy } from './quota-fixtures.js';
 
-let dir: string;
-let fake: FakeCliproxy;
-let keyCmd: string;
 const warnings: string[] = [];
 let clock = NOW;
 
-beforeAll(async () => {
-  dir = await tempDir('dogsled-quota-');
-  fake = await startFakeCliproxy({ dir, key: KEY, accounts: everyShape() });
-  keyCmd = await keyCommand(dir);
-});
-afterAll(async () => {
-  await fake?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const bench = useFakeCliproxy('dogsled-quota-');
 
 let state: string;
 beforeEach(async () => {
   state = await tempDir('dogsled-quota-state-');
-  fake.requests.length = 0;
-  fake.accounts = everyShape();
-  fake.authFiles = null;
+  bench.fake.requests.length = 0;
+  bench.fake.accounts = everyShape();
+  bench.fake.authFiles = null;
   warnings.length = 0;
   clock = NOW;
 });
@@ -45,11 +33,11 @@ function io(overrides: Partial<QuotaIO> = {}): QuotaIO {
     paths: statePaths(state),
     now: () => clock,
     warn: (line) => warnings.push(line),
-    managementUrl: fake.origin,
-    env: { DOGSLED_TEST: '1', DOGSLED_TEST_QUOTA_KEY_COMMAND: keyCmd, HOME: dir },
+    managementUrl: bench.fake.origin,
+    env: { DOGSLED_TEST: '1', DOGSLED_TEST_QUOTA_KEY_COMMAND: bench.keyCmd, HOME: bench.dir },
     platform: 'linux',
     hostname: 'mac-mini',
-    ca: fake.ca,
+    ca: bench.fake.ca,
     random: () => 0.5,
     ...overrides,
   };
@@ -167,11 +155,11 @@ describe('collection against CLIProxy', () => {
 
   test('CLIProxy is asked the way its management API documents, the key only in the Authorization header', async () => {
     await refreshQuota(io(), 'refresh');
-    expect(fake.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
-    const calls = fake.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.body ?? null)}`);
+    expect(bench.fake.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
+    const calls = bench.fake.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.body ?? null)}`);
     expect(calls).toContain('GET /v0/management/auth-files null');
     expect(calls).toContain('POST /v0/management/quota/fetch {"auth_index":"g1"}');
-    const claude = fake.requests.find((r) => (r.body as { auth_index?: string })?.auth_index === 'c1');
+    const claude = bench.fake.requests.find((r) => (r.body as { auth_index?: string })?.auth_index === 'c1');
     expect(claude).toMatchObject({
       path: '/v0/management/api-call',
       body: {
@@ -181,14 +169,14 @@ describe('collection against CLIProxy', () => {
         header: { Authorization: 'Bearer $TOKEN$', 'anthropic-beta': 'oauth-2025-04-20' },
       },
     });
-    const codex = fake.requests.find((r) => (r.body as { auth_index?: string })?.auth_index === 'x1');
+    const codex = bench.fake.requests.find((r) => (r.body as { auth_index?: string })?.auth_index === 'x1');
     expect(codex?.body).toMatchObject({
       url: 'https://chatgpt.com/backend-api/wham/usage',
       header: { Authorization: 'Bearer $TOKEN$', 'ChatGPT-Account-Id': 'acct-1' },
     });
     // Only the management requests carry the key; the bodies never do.
-    expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain(KEY);
-    expect(fake.keySightings).toEqual([]);
+    expect(JSON.stringify(bench.fake.requests.map((r) => r.body))).not.toContain(KEY);
+    expect(bench.fake.keySightings).toEqual([]);
   });
 
   test('a certificate from a CA nobody trusts is refused: verification is never switched off', async () => {
@@ -197,12 +185,12 @@ describe('collection against CLIProxy', () => {
     expect(outcome.note).toMatch(
       /^collection failed, showing the last good snapshot: auth-files: .*certificate/i,
     );
-    expect(fake.requests).toEqual([]);
+    expect(bench.fake.requests).toEqual([]);
   });
 
   test('a failed collection keeps the last good snapshot and backs off; --refresh still forces', async () => {
     const good = (await refreshQuota(io(), 'refresh')).snapshot;
-    fake.authFiles = { status: 500, body: { error: `internal: key ${KEY} rejected` } };
+    bench.fake.authFiles = { status: 500, body: { error: `internal: key ${KEY} rejected` } };
     clock = NOW + 6 * 60_000;
     const failed = await refreshQuota(io(), 'auto');
     expect(failed).toMatchObject({ collected: false, snapshot: good, retry_at_ms: clock + 10_000 });
@@ -212,14 +200,14 @@ describe('collection against CLIProxy', () => {
     );
     const backoff = JSON.parse(await readFile(join(state, 'quota-collect.json'), 'utf8'));
     expect(backoff).toMatchObject({ version: 1, failures: 1, retry_at_ms: clock + 10_000 });
-    const listed = fake.requests.length;
+    const listed = bench.fake.requests.length;
 
     clock += 5_000;
     const waiting = await refreshQuota(io(), 'auto');
     expect(waiting.note).toMatch(
       /^the last collection failed 5s ago \(auth-files: HTTP 500: .*\); next try in 5s$/,
     );
-    expect(fake.requests.length).toBe(listed);
+    expect(bench.fake.requests.length).toBe(listed);
 
     const forced = await refreshQuota(io(), 'refresh');
     expect(forced.collected).toBe(false);
@@ -227,7 +215,7 @@ describe('collection against CLIProxy', () => {
     // The second failure in a row waits twice as long.
     expect(again).toMatchObject({ failures: 2, retry_at_ms: clock + 20_000 });
 
-    fake.authFiles = null;
+    bench.fake.authFiles = null;
     clock = again.retry_at_ms;
     const recovered = await refreshQuota(io(), 'auto');
     expect(recovered.collected).toBe(true);
@@ -243,50 +231,50 @@ describe('collection against CLIProxy', () => {
 
   test('without --refresh a snapshot younger than five minutes is not collected again', async () => {
     await refreshQuota(io(), 'auto');
-    const listed = fake.requests.length;
+    const listed = bench.fake.requests.length;
     clock = NOW + 4 * 60_000;
     expect((await refreshQuota(io(), 'auto')).collected).toBe(false);
-    expect(fake.requests.length).toBe(listed);
+    expect(bench.fake.requests.length).toBe(listed);
     clock = NOW + 5 * 60_000;
     expect((await refreshQuota(io(), 'auto')).collected).toBe(true);
   });
 
   test('--cached reads quota.json only, however old, and never runs the key command', async () => {
     await refreshQuota(io(), 'auto');
-    const runs = (await readFile(join(dir, 'key-runs'), 'utf8')).split('\n').length;
+    const runs = (await readFile(join(bench.dir, 'key-runs'), 'utf8')).split('\n').length;
     clock = NOW + 24 * 3_600_000;
     const cached = await refreshQuota(io(), 'cached');
     expect(cached).toMatchObject({ collected: false, note: null, snapshot: { fetched_ms: NOW } });
-    expect((await readFile(join(dir, 'key-runs'), 'utf8')).split('\n').length).toBe(runs);
+    expect((await readFile(join(bench.dir, 'key-runs'), 'utf8')).split('\n').length).toBe(runs);
   });
 
   test('Linux never reads the key: without the test key command the cache answers', async () => {
-    const before = await readFile(join(dir, 'key-runs'), 'utf8').catch(() => '');
+    const before = await readFile(join(bench.dir, 'key-runs'), 'utf8').catch(() => '');
     const outcome = await refreshQuota(
-      io({ env: { HOME: dir, DOGSLED_TEST_QUOTA_KEY_COMMAND: keyCmd } }),
+      io({ env: { HOME: bench.dir, DOGSLED_TEST_QUOTA_KEY_COMMAND: bench.keyCmd } }),
       'refresh',
     );
     expect(outcome).toMatchObject({ collected: false, snapshot: { fetched_ms: 0, pools: [] } });
     expect(outcome.note).toBe('only macOS collects quota; this host reads its cached snapshot');
-    expect(await readFile(join(dir, 'key-runs'), 'utf8').catch(() => '')).toBe(before);
-    expect(fake.requests).toEqual([]);
+    expect(await readFile(join(bench.dir, 'key-runs'), 'utf8').catch(() => '')).toBe(before);
+    expect(bench.fake.requests).toEqual([]);
   });
 
   test('no management URL means the cache, whatever the platform', async () => {
     const outcome = await refreshQuota(io({ managementUrl: null, platform: 'darwin' }), 'refresh');
     expect(outcome.note).toBe('no [quota] management_url is configured on this host');
-    expect(fake.requests).toEqual([]);
+    expect(bench.fake.requests).toEqual([]);
   });
 
   test('an unreadable key means the cache, with why, and no request at all', async () => {
-    const broken = join(dir, 'no-such-key-command');
+    const broken = join(bench.dir, 'no-such-key-command');
     const outcome = await refreshQuota(
       io({ env: { DOGSLED_TEST: '1', DOGSLED_TEST_QUOTA_KEY_COMMAND: broken } }),
       'refresh',
     );
     expect(outcome).toMatchObject({ collected: false });
     expect(outcome.note).toMatch(/^the test key command is unreadable: cannot run it \(ENOENT\)$/);
-    expect(fake.requests).toEqual([]);
+    expect(bench.fake.requests).toEqual([]);
   });
 
   test('a key with a line break inside is not a key: nothing is sent', async () => {
@@ -296,7 +284,7 @@ describe('collection against CLIProxy', () => {
       'refresh',
     );
     expect(outcome.note).toBe('the test key command is unreadable: it holds characters a key cannot have');
-    expect(fake.requests).toEqual([]);
+    expect(bench.fake.requests).toEqual([]);
   });
 
   test('a wrong key fails the collection without quoting it', async () => {
@@ -311,7 +299,7 @@ describe('collection against CLIProxy', () => {
   });
 
   test('hostile labels, providers and errors are stripped to one plain line each', async () => {
-    fake.accounts = [
+    bench.fake.accounts = [
       {
         auth_index: 'h1',
         provider: 'Evil\u001b]0;title\u0007Plug',

@@ -1,9 +1,11 @@
 // Shared pieces of the quota tests: a management key and the test key command that prints it (as
 // `security … -w` does), and CLIProxy accounts covering every row shape of the spec.
 
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FakeAccount } from '../fakes/cliproxy/index.js';
+import { afterAll, beforeAll } from 'vitest';
+import { type FakeAccount, type FakeCliproxy, startFakeCliproxy } from '../fakes/cliproxy/index.js';
+import { tempDir } from '../helpers/tree.js';
 
 /** Unmistakable in any argv, environment, log or file it should never reach. */
 export const KEY = 'mgmt-KEY-7f3a9c1e5b2d8e4f6a0c';
@@ -101,4 +103,26 @@ export function everyShape(): FakeAccount[] {
     { auth_index: 'd1', provider: 'claude', email: 'off@example.com', disabled: true },
     { auth_index: 'n1', provider: 'qwen', email: 'q@example.com' },
   ];
+}
+
+export interface QuotaBench {
+  /** Holds the fake's certificates and the key command. */
+  dir: string;
+  fake: FakeCliproxy;
+  keyCmd: string;
+}
+
+/** A fake CLIProxy with every row shape and the key command, for one test file; stopped after it. */
+export function useFakeCliproxy(prefix: string): QuotaBench {
+  const bench = {} as QuotaBench;
+  beforeAll(async () => {
+    bench.dir = await tempDir(prefix);
+    bench.fake = await startFakeCliproxy({ dir: bench.dir, key: KEY, accounts: everyShape() });
+    bench.keyCmd = await keyCommand(bench.dir);
+  });
+  afterAll(async () => {
+    await bench.fake?.close();
+    await rm(bench.dir, { recursive: true, force: true });
+  });
+  return bench;
 }

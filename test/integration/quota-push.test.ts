@@ -1,35 +1,22 @@
 // Pushing snapshots to peers and the service's quota worker, with the real `dogsled host
-// quota-store` of the built CLI as the peer (LocalTransport with the peer's own state dir), and the
+// quota-store` of the built CLI as the peer (LocalTransport with the peer's own state bench.dir), and the
 // real `serve` collecting from a fake CLIProxy.
 
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import type { QuotaSnapshot } from '../../service/core/quota-rows.js';
 import { quotaWorker } from '../../service/daemon/quota-worker.js';
 import { QuotaPusher } from '../../service/quota/push.js';
 import { statePaths } from '../../service/state/paths.js';
 import { LocalTransport } from '../../service/transport/local.js';
-import { type FakeCliproxy, startFakeCliproxy } from '../fakes/cliproxy/index.js';
 import { CLI, exited, sandbox, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tree.js';
-import { everyShape, KEY, keyCommand, NOW } from './quota-fixtures.js';
+import { everyShape, KEY, NOW, useFakeCliproxy } from './quota-fixtures.js';
 
-let dir: string;
-let fake: FakeCliproxy;
-let keyCmd: string;
+const bench = useFakeCliproxy('dogsled-quota-push-');
 
-beforeAll(async () => {
-  dir = await tempDir('dogsled-quota-push-');
-  fake = await startFakeCliproxy({ dir, key: KEY, accounts: everyShape() });
-  keyCmd = await keyCommand(dir);
-});
-afterAll(async () => {
-  await fake?.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-/** A peer: this build's `host` verbs running with their own state dir. */
+/** A peer: this build's `host` verbs running with their own state bench.dir. */
 async function peer(): Promise<{
   state: string;
   transport: LocalTransport;
@@ -115,19 +102,19 @@ describe('the quota worker', () => {
   beforeEach(async () => {
     state = await tempDir('dogsled-quota-worker-');
     warnings.length = 0;
-    fake.accounts = everyShape();
-    fake.authFiles = null;
+    bench.fake.accounts = everyShape();
+    bench.fake.authFiles = null;
   });
 
   const deps = (clock: () => number, transport: LocalTransport, hostname = 'mac-mini') => ({
     paths: statePaths(state),
     now: clock,
     warn: (line: string) => warnings.push(line),
-    managementUrl: fake.origin,
-    env: { DOGSLED_TEST: '1', DOGSLED_TEST_QUOTA_KEY_COMMAND: keyCmd, HOME: dir },
+    managementUrl: bench.fake.origin,
+    env: { DOGSLED_TEST: '1', DOGSLED_TEST_QUOTA_KEY_COMMAND: bench.keyCmd, HOME: bench.dir },
     platform: 'linux' as const,
     hostname,
-    ca: fake.ca,
+    ca: bench.fake.ca,
     random: () => 0.5,
     peers: () => [{ host: 'p1', remoteCommand: [] }],
     transport: () => transport,
@@ -146,7 +133,7 @@ describe('the quota worker', () => {
     expect(await remote.stored()).toEqual(local);
     clock = NOW + 60_000;
     expect(await worker.pass()).toBe(4 * 60_000);
-    expect(fake.requests.filter((r) => r.path.endsWith('/auth-files')).length).toBeGreaterThan(0);
+    expect(bench.fake.requests.filter((r) => r.path.endsWith('/auth-files')).length).toBeGreaterThan(0);
     expect(warnings).toEqual([]);
     await worker.close();
   });
@@ -154,7 +141,7 @@ describe('the quota worker', () => {
   test('a snapshot another collector pushed here is never pushed on', async () => {
     const remote = await peer();
     const worker = quotaWorker(
-      { ...deps(() => NOW, remote.transport), managementUrl: fake.origin, env: { HOME: dir } },
+      { ...deps(() => NOW, remote.transport), managementUrl: bench.fake.origin, env: { HOME: bench.dir } },
       new AbortController().signal,
     );
     await writeFile(join(state, 'quota.json'), JSON.stringify({ ...snapshot(NOW), source: 'other-mac' }));
@@ -164,7 +151,7 @@ describe('the quota worker', () => {
 
   test('a failed collection backs off: the worker wakes at the retry time and warns once', async () => {
     const remote = await peer();
-    fake.authFiles = { status: 500, body: { error: 'down' } };
+    bench.fake.authFiles = { status: 500, body: { error: 'down' } };
     let clock = NOW;
     const worker = quotaWorker(
       deps(() => clock, remote.transport),
@@ -183,14 +170,14 @@ describe('the quota worker', () => {
 
 describe('dogsled serve', () => {
   test('collects quota on start when a management URL is configured', { timeout: 30_000 }, async () => {
-    fake.accounts = everyShape();
-    fake.authFiles = null;
+    bench.fake.accounts = everyShape();
+    bench.fake.authFiles = null;
     const box = await sandbox({
       DOGSLED_TEST: '1',
-      DOGSLED_TEST_QUOTA_KEY_COMMAND: keyCmd,
-      NODE_EXTRA_CA_CERTS: fake.caPath,
+      DOGSLED_TEST_QUOTA_KEY_COMMAND: bench.keyCmd,
+      NODE_EXTRA_CA_CERTS: bench.fake.caPath,
     });
-    await writeFile(box.configPath, `[quota]\nmanagement_url = "${fake.origin}"\n`);
+    await writeFile(box.configPath, `[quota]\nmanagement_url = "${bench.fake.origin}"\n`);
     const serve = startCli(['serve', '--interval', '5'], box.env);
     try {
       const file = join(box.state, 'quota.json');
