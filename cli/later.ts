@@ -22,5 +22,4 @@ export const LATER_COMMANDS: LaterCommand[] = [
     summary: 'read an unreachable host again now',
     waitsFor: 'peers over SSH are still being built',
   },
-  { name: 'quota', summary: 'quota snapshots', waitsFor: 'quota snapshots are still being built' },
 ];

@@ -262,6 +262,16 @@ export function buildProgram(done: Done): Command {
     .description("the stop gate's reminder about finished children (Pi)")
     .action(hookAction('gate'));
 
+  program
+    .command('quota')
+    .description('cached quota of the CLIProxy accounts, collected when older than five minutes')
+    .option('--json', 'print the version-1 snapshot')
+    .option('--cached', 'read only quota.json, however old')
+    .option('--refresh', 'collect now')
+    // Hidden: a collector pushes its snapshot with it (and through `host quota-store`).
+    .addOption(new Option('--store', 'store one snapshot from stdin (newer wins)').hideHelp())
+    .action(action(done, async () => (await import('./commands/quota.js')).quotaCommand));
+
   for (const later of LATER_COMMANDS) {
     program
       .command(later.name)

@@ -17,6 +17,7 @@ import { AdmissionWorker, startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
 import { Publisher } from './publisher.js';
+import { type QuotaWorkerDeps, startQuotaWorker } from './quota-worker.js';
 import { startTodosWorker, TodosWorker } from './todos-worker.js';
 import type { WorkerDeps } from './work-deps.js';
 
@@ -36,6 +37,8 @@ export interface ServiceDeps {
   warn: (line: string) => void;
   /** Herdr's agent panes; without it (tests of the measurement alone) the host reports none. */
   agents?: AgentLane;
+  /** Quota collection and pushes (quota-worker.ts); without it the service does neither. */
+  quota?: Omit<QuotaWorkerDeps, 'paths' | 'now' | 'warn' | 'hostname'>;
 }
 
 export interface ServeOptions {
@@ -75,6 +78,10 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
   const work = options.once ? undefined : startWorkWorkers(workerDeps, stop);
   const todos = options.once ? undefined : startTodosWorker(workerDeps, stop);
+  const quota =
+    options.once || !deps.quota
+      ? undefined
+      : startQuotaWorker({ ...pick(deps), ...deps.quota, hostname: deps.identity.hostname }, stop);
   const publisher = new Publisher(
     deps,
     { pid: deps.pid, started_ms, interval_ms: options.intervalMs, version: deps.version },
@@ -109,6 +116,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
     deps.agents?.close();
     await work?.stop();
     await todos?.stop();
+    await quota?.stop();
     await lock.release();
   }
   if (lost) throw lost;
@@ -134,6 +142,11 @@ async function runLanesOnce(deps: WorkerDeps): Promise<void> {
     }
   }
   if (failures.length > 0) throw new DogsledError(`serve --once: ${failures.join('; ')}`);
+}
+
+/** What every worker shares with the service: its state paths, clock and warnings. */
+function pick(deps: ServiceDeps): Pick<ServiceDeps, 'paths' | 'now' | 'warn'> {
+  return { paths: deps.paths, now: deps.now, warn: deps.warn };
 }
 
 /** Resolves true after `ms`, false as soon as the service is asked to stop. */

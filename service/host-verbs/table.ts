@@ -42,6 +42,11 @@ export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
     takesInput: true,
     load: async () => (await import('./echo.js')).echoVerb,
   },
+  'quota-store': {
+    summary: "store a collector's quota snapshot from stdin (newer wins)",
+    takesInput: true,
+    load: async () => (await import('./quota-store.js')).quotaStoreVerb,
+  },
 };
 
 /** The verb named `name`, or a one-line refusal naming the known ones. */

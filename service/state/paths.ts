@@ -47,6 +47,12 @@ export interface StatePaths {
   todoLines: string;
   /** The service's copy of the todos of live agent panes (todo-sections.json). */
   todoSections: string;
+  /** The latest quota snapshot, collected here or pushed by a collector (quota.json). */
+  quota: string;
+  /** This host's quota collection backoff (quota-collect.json). */
+  quotaCollect: string;
+  /** Lock target that serialises quota collection; the lock is the `quota-collect.lock` dir. */
+  quotaCollectLock: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -81,6 +87,9 @@ export function statePaths(dir: string): StatePaths {
     boards: join(dir, 'boards'),
     todoLines: join(dir, 'todo-lines'),
     todoSections: join(dir, 'todo-sections.json'),
+    quota: join(dir, 'quota.json'),
+    quotaCollect: join(dir, 'quota-collect.json'),
+    quotaCollectLock: join(dir, 'quota-collect'),
   };
 }
 

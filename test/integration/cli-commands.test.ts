@@ -46,6 +46,7 @@ describe('the command line', () => {
       'wait',
       'board',
       'sidebar',
+      'quota',
     ];
     const messages = ['send', 'inbox', 'hook'];
     for (const name of [...built, 'cancel', 'items', ...messages, ...LATER_COMMANDS.map((c) => c.name)]) {

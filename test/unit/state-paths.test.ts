@@ -45,6 +45,9 @@ describe('statePaths', () => {
       boards: '/s/boards',
       todoLines: '/s/todo-lines',
       todoSections: '/s/todo-sections.json',
+      quota: '/s/quota.json',
+      quotaCollect: '/s/quota-collect.json',
+      quotaCollectLock: '/s/quota-collect',
     });
   });
 });
