@@ -1,6 +1,8 @@
-// Enforces the layering of DESIGN.md §2: service/core is pure (it imports only other core modules,
-// or types from anywhere, and reads no clock, environment or randomness), and service/ never
-// imports the CLI or the sidebar. Exits 1 with one line per violation.
+// Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they import only
+// core modules, or types from anywhere, and read no clock, environment or randomness), service/
+// never imports the CLI or the sidebar, and a command module (cli/commands) takes nothing but types
+// from service/state: it calls one service function, so it never writes a state file, takes a lock
+// or builds a record itself. Exits 1 with one line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +10,8 @@ import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CORE = join(root, 'service', 'core');
+const STATE = join(root, 'service', 'state');
+const COMMANDS = join(root, 'cli', 'commands');
 const IMPURE = {
   'process.': /\bprocess\./,
   'Date.now()': /\bDate\.now\(/,
@@ -74,6 +78,16 @@ for (const file of await sourceFiles(join(root, 'service'))) {
   }
 }
 
+for (const file of await sourceFiles(COMMANDS)) {
+  const name = relative(root, file);
+  for (const { spec, typeOnly } of imports(file, await readFile(file, 'utf8'))) {
+    const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
+    if (!typeOnly && target?.startsWith(`${STATE}/`)) {
+      problems.push(`${name}: a command imports ${spec}: state is read and written by service functions`);
+    }
+  }
+}
+
 // The sidebar's row model is pure too (DESIGN §2, STYLE 9): it may import service/core and itself.
 const MODEL = join(root, 'sidebar', 'model');
 for (const file of await sourceFiles(MODEL)) {
@@ -95,4 +109,6 @@ if (problems.length > 0) {
   for (const line of problems) console.error(line);
   process.exit(1);
 }
-console.log('imports: service/core and sidebar/model are pure; service does not import cli or sidebar');
+console.log(
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/',
+);

@@ -11,10 +11,9 @@ import { type Target, targetVerdict } from '../core/target-rule.js';
 import { messageOf } from '../errors.js';
 import type { FetchOutcome } from '../git/refs.js';
 import { statfsSpace } from '../probe/disk.js';
-import type { Config } from '../state/config.js';
+import type { HostIO } from '../state/io.js';
 import { type JobRecord, listJobRecords } from '../state/job-records.js';
-import type { StatePaths } from '../state/paths.js';
-import { pathIsAbsent, type RegistryIO, readRegistries } from '../state/registries.js';
+import { pathIsAbsent, readRegistries } from '../state/registries.js';
 import { loadRepoConfig } from '../state/repo-config.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk.js';
 import { addPanes, type DoctorHerdr } from './doctor-panes.js';
@@ -24,10 +23,7 @@ import { callerRepository, discoverRepositories, type RepositoryCandidate } from
 import { type HoldSource, type RepoSurvey, surveyRepository, type WorktreeSurvey } from './survey.js';
 import { findTargets } from './targets.js';
 
-export interface CleanupIO extends RegistryIO {
-  paths: StatePaths;
-  config: Config;
-  home: string;
+export interface CleanupIO extends HostIO {
   /** The caller's working directory: its repository is surveyed, and it holds its checkout. */
   callerCwd: string;
   /** Holds from the terminal layer (panes, processes, launches, items); none without it. */
@@ -44,7 +40,6 @@ export interface CleanupIO extends RegistryIO {
   terminalWarnings?: readonly string[];
   /** Told what the survey is doing, for a progress line on a terminal ('' when done). */
   progress?: (text: string) => void;
-  signal?: AbortSignal;
 }
 
 export interface CleanupSurvey {
@@ -85,7 +80,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     ...registries.worktrees.map((record) => ({ path: record.repository, source: 'worktree' as const })),
     ...(io.discoveredPaths ?? []).map((path) => ({ path, source: 'discovered' as const })),
   ];
-  const discovered = await discoverRepositories(candidates, await callerRepository(io.callerCwd));
+  const discovered = await discoverRepositories(candidates, await callerRepository(io.callerCwd, io), io);
   const report: DoctorReport = {
     version: 1,
     host: options.host,
@@ -119,6 +114,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
         registered: registries.worktrees,
         holds: io.holds,
         identity,
+        env: io.env,
         signal: io.signal,
       });
     } catch (error) {

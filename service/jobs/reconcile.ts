@@ -3,12 +3,9 @@
 // service call reconcileJob; it ends the record as `wrapper lost` and kills what is left of the job's
 // process group. Both checks are identity checks (pid + start time, proc-identity.ts).
 
+import type { StateIO } from '../state/io.js';
 import { type JobRecord, updateJobRecord } from '../state/job-records.js';
-import type { WorkIO } from '../state/work.js';
 import { processAlive, signalGroup } from './proc-identity.js';
-
-/** What every job operation needs: the state paths, the clock for timestamps, and warnings. */
-export type JobsIO = WorkIO;
 
 export const WRAPPER_LOST = 'wrapper lost';
 
@@ -26,7 +23,7 @@ export function wrapperLost(record: JobRecord): boolean {
  * so a wrapper that wrote its own end meanwhile keeps it. What remains of the group gets SIGKILL:
  * nothing is left to capture its output or record its end, and exec would have killed it too.
  */
-export async function reconcileJob(io: JobsIO, record: JobRecord): Promise<JobRecord> {
+export async function reconcileJob(io: StateIO, record: JobRecord): Promise<JobRecord> {
   // The cheap check first, so healthy jobs never take their record's lock.
   if (!wrapperLost(record)) return record;
   const settled = await updateJobRecord(io, record.id, (current) => {
