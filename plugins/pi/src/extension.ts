@@ -110,7 +110,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
 
     pi.on('session_start', async (_event, next) => {
       ctx = next;
-      void checkVersion();
+      await checkVersion();
       // The bus does not replay: ask a pi-todo that loaded first to say what it shows.
       pi.events.emit(TODO_REQUEST_EVENT, { protocol: 3 });
       if (pane === undefined) {
