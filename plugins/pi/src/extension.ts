@@ -49,7 +49,8 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
     let inHerdr = false;
     let expanded = false;
     let panelOpen = false;
-    let versionChecked = false;
+    /** Undefined until the first session start asked `dogsled --version`; false: no usable binary. */
+    let usable: boolean | undefined;
     let facts: { hosts: unknown; board: unknown; unavailable: string | undefined } = {
       hosts: undefined,
       board: undefined,
@@ -83,13 +84,13 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
       drawWidget();
     };
 
-    const checkVersion = async () => {
-      if (versionChecked) return;
-      versionChecked = true;
+    const checkVersion = async (): Promise<boolean> => {
+      if (usable !== undefined) return usable;
       const result = await callDogsled(deps, ['--version'], HOOK_MS);
+      usable = result.ok;
       if (!result.ok) {
         setStatus(`dogsled unavailable: ${result.why}`);
-        return;
+        return false;
       }
       const theirs = oneLine(result.stdout);
       if (theirs !== deps.version) {
@@ -98,6 +99,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
           'warning',
         );
       }
+      return true;
     };
 
     pi.registerMessageRenderer(MESSAGE_TYPE, inboxRenderer(deps.now));
@@ -110,10 +112,10 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
 
     pi.on('session_start', async (_event, next) => {
       ctx = next;
-      await checkVersion();
+      const ok = await checkVersion();
       // The bus does not replay: ask a pi-todo that loaded first to say what it shows.
       pi.events.emit(TODO_REQUEST_EVENT, { protocol: 3 });
-      if (pane === undefined) {
+      if (pane === undefined || !ok) {
         drawWidget();
         return;
       }
