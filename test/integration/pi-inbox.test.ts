@@ -137,6 +137,12 @@ describe('the Pi inbox reader', () => {
     expect(folded.every((line) => line.length <= 40 && !RAW.test(line))).toBe(true);
     const open = render?.(message, { expanded: true }, PLAIN_THEME)?.render(40) ?? [];
     expect(open).toContain('  line 29');
+    const huge = { role: 'custom' as const, timestamp: 0, ...run.fake.sent[0]!.message };
+    for (const expanded of [false, true]) {
+      const lines = render?.(huge, { expanded }, PLAIN_THEME)?.render(24) ?? [];
+      expect(lines.length).toBeLessThan(20);
+      expect(lines.every((line) => line.length <= 24 && !RAW.test(line))).toBe(true);
+    }
   });
 
   it('starts no process, watch or timer without HERDR_PANE_ID, and says dogsled is unavailable', async () => {
