@@ -3,7 +3,8 @@
 // wrote it to the session, offered again when Pi never wrote it, and never carries escapes or a
 // megabyte; without HERDR_PANE_ID nothing runs.
 
-import { writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MESSAGE_TYPE } from '../../plugins/pi/src/message.js';
@@ -143,6 +144,33 @@ describe('the Pi inbox reader', () => {
       expect(lines.length).toBeLessThan(20);
       expect(lines.every((line) => line.length <= 24 && !RAW.test(line))).toBe(true);
     }
+  });
+
+  it('reports an inbox that became a FIFO or a directory on the status line, without hanging', async () => {
+    const run = await pi(child);
+    await until(
+      async () => ((await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined),
+      'registration',
+    );
+    const path = t.inboxPath(child);
+    await rm(path);
+    execFileSync('mkfifo', [path]);
+    const fifo = await until(() => run.fake.statuses.get('dogsled'), 'a FIFO status');
+    expect(fifo).toMatch(/^inbox: .*FIFO/);
+    await rm(path);
+    await mkdir(path);
+    await until(
+      () => (/directory/.test(run.fake.statuses.get('dogsled') ?? '') ? true : undefined),
+      'a directory status',
+    );
+    await rm(path, { recursive: true });
+    // Removing it is a change too: the reader registers again, and messages flow.
+    await until(
+      async () => ((await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined),
+      're-registration',
+    );
+    expect(await t.cli(lead, ['send', child.pane, '--message', 'back again'])).toMatchObject({ code: 0 });
+    await until(() => (run.fake.sent.length > 0 ? true : undefined), 'the message');
   });
 
   it('starts no process, watch or timer without HERDR_PANE_ID, and says dogsled is unavailable', async () => {
