@@ -5,28 +5,14 @@
 // extension (`npm run bench` builds them). BENCH_RUNS shortens it.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { CLI, median, ROOT } from './lib.mjs';
+import { CLI, call, median, ROOT } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const FAKE = join(ROOT, 'test', 'fakes', 'herdr');
 const EXTENSION = join(ROOT, 'plugins', 'pi', 'dist', 'index.js');
-
-function call(socketPath, method, params = {}) {
-  return new Promise((resolve, reject) => {
-    const socket = connect(socketPath);
-    let buffer = '';
-    socket.on('connect', () => socket.write(`${JSON.stringify({ id: 'bench', method, params })}\n`));
-    socket.on('data', (d) => {
-      buffer += d;
-    });
-    socket.on('end', () => resolve(JSON.parse(buffer.split('\n')[0])));
-    socket.on('error', reject);
-  });
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
