@@ -15,6 +15,8 @@ export interface SnapshotInput {
   liveness: HostSnapshot['liveness'];
   reservations: number;
   agentPanes: AgentPane[];
+  /** The backend the agent lane read through, when it has opened one. */
+  terminal?: { kind: string; why: string } | undefined;
   jobs: JobSummary[];
   errors: string[];
   policy: Policy;
@@ -40,6 +42,7 @@ export function composeSnapshot(input: SnapshotInput): HostSnapshot {
       disk: reading.disk,
       agents: agentCounts(input.agentPanes),
       agent_panes: input.agentPanes,
+      ...(input.terminal ? { terminal: input.terminal } : {}),
     },
     headroom: {
       free_cores: null,

@@ -161,6 +161,13 @@ async function openPane(ctx: LaunchContext, spec: LaunchSpec, signal: AbortSigna
     options.env = { ...options.env, [SUPERVISOR_ENV]: '1', HERDR_ENV: '', HERDR_PANE_ID: '' };
     return { launched: await port.runCommand(options) };
   }
+  if (port.kind === 'tmux') {
+    // tmux shows no repositories in its sessions: the job's window opens in the caller's session
+    // (else the active one), as its own program, and closes when the job ends.
+    if (request.caller_workspace !== null) options.workspaceId = request.caller_workspace;
+    const launched = await port.runCommand(options);
+    return { launched, placement: { kind: 'active-tab', why: 'active workspace' } };
+  }
   const placement = await placeJobTab(port, request.cwd, request.caller_workspace, signal);
   signal.throwIfAborted();
   if (placement.kind === 'workspace') {
