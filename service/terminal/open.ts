@@ -72,7 +72,7 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
           socket: tmux.socket,
           env,
           routineMs,
-          ...(options.hookReports ? { reports: options.hookReports } : {}),
+          reports: options.hookReports ?? (() => hookReportsOf(env, options.home)),
         })
       : new HeadlessTerminal({
           why,
@@ -118,4 +118,13 @@ async function pingSocket(path: string, from: string, timeoutMs: number): Promis
     // An error envelope still proves a Herdr server answered; only its ping is missing.
     return { ok: true, server: undefined };
   }
+}
+
+/** The hook reports in this process's state dir (agent-reports/), read on each snapshot. */
+async function hookReportsOf(env: NodeJS.ProcessEnv, home: string): Promise<ReadonlyMap<string, HookReport>> {
+  const [{ readAgentReports }, { stateDirFrom }] = await Promise.all([
+    import('../state/agent-reports.js'),
+    import('../state/paths.js'),
+  ]);
+  return readAgentReports(stateDirFrom(env, home));
 }
