@@ -21,7 +21,6 @@ export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'hook', summary: 'harness hooks (context, inbox, gate)', waitsFor: AGENTS },
   { name: 'mcp', summary: 'dogsled tools over MCP stdio', waitsFor: AGENTS },
   { name: 'sidebar', summary: 'the docked work board', waitsFor: AGENTS },
-  { name: 'machine', summary: "Herdr's saved machines", waitsFor: 'peers over SSH are still being built' },
   {
     name: 'retry',
     summary: 'read an unreachable host again now',

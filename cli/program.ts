@@ -169,6 +169,21 @@ export function buildProgram(done: Done): Command {
     );
 
   program
+    .command('machine')
+    .description("the fleet's hosts: Herdr's saved machines, else [[hosts]] in the config")
+    .argument('[verb]', 'list (default), rename ID LABEL, disable ID, enable ID, reconnect ID, add TARGET')
+    .argument('[args...]', "the verb's arguments")
+    .option('--label <name>', 'add: the label (and id) of the new host')
+    .option('--json', 'one JSON document')
+    .action(
+      action(done, async () => {
+        const { machineCommand } = await import('./commands/machine.js');
+        return (verb: string | undefined, args: string[], flags: object, ctx: CliContext) =>
+          machineCommand(verb, args, flags, ctx);
+      }),
+    );
+
+  program
     .command('profiles')
     .description('list the Pi profiles of this host (~/.config/dogsled/profiles)')
     .option('--json', 'print {dir,profiles} as one JSON document')

@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       remote_command: ['mise', 'x', '--', 'dogsled'],
       cleanup: { repositories: [], repository_paths: [] },
       quota: { management_url: null },
+      hosts: [],
     });
   });
 
@@ -68,6 +69,15 @@ repositories = ["~/.config/mise", "/srv/repo", "~"]
 
 [quota]
 management_url = "https://Admin.example.net:8443/"
+
+[[hosts]]
+id = "netcup"
+
+[[hosts]]
+id = "m-2"
+label = "momokaya-2"
+target = "me@10.0.0.2"
+enabled = false
 `);
     const before = await readdir(join(path, '..'));
     expect(await loadConfig(path, true, HOME)).toEqual({
@@ -82,6 +92,10 @@ management_url = "https://Admin.example.net:8443/"
         repository_paths: ['/home/ada/.config/mise', '/srv/repo', '/home/ada'],
       },
       quota: { management_url: 'https://admin.example.net:8443' },
+      hosts: [
+        { id: 'netcup', label: 'netcup', target: 'netcup', enabled: true },
+        { id: 'm-2', label: 'momokaya-2', target: 'me@10.0.0.2', enabled: false },
+      ],
     });
     expect(await readdir(join(path, '..'))).toEqual(before);
   });
