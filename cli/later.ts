@@ -21,10 +21,5 @@ export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'hook', summary: 'harness hooks (context, inbox, gate)', waitsFor: AGENTS },
   { name: 'mcp', summary: 'dogsled tools over MCP stdio', waitsFor: AGENTS },
   { name: 'sidebar', summary: 'the docked work board', waitsFor: AGENTS },
-  {
-    name: 'retry',
-    summary: 'read an unreachable host again now',
-    waitsFor: 'peers over SSH are still being built',
-  },
   { name: 'quota', summary: 'quota snapshots', waitsFor: 'quota snapshots are still being built' },
 ];

@@ -184,6 +184,13 @@ export function buildProgram(done: Done): Command {
     );
 
   program
+    .command('retry')
+    .description('read a peer again now, whatever its backoff')
+    .argument('<host>', 'host id or label')
+    .option('--json', 'print the host as status --json shows it')
+    .action(action(done, async () => (await import('./commands/retry.js')).retryCommand));
+
+  program
     .command('profiles')
     .description('list the Pi profiles of this host (~/.config/dogsled/profiles)')
     .option('--json', 'print {dir,profiles} as one JSON document')

@@ -36,6 +36,8 @@ export interface StatePaths {
   worktrees: string;
   /** The service's per-terminal observations that the pane rule needs (pane-watch.json). */
   paneWatch: string;
+  /** The peer cache: one entry per peer (peers/ID.json), each under its own lock. */
+  peers: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -64,6 +66,7 @@ export function statePaths(dir: string): StatePaths {
     repositories: join(dir, 'repositories.json'),
     worktrees: join(dir, 'worktrees.json'),
     paneWatch: join(dir, 'pane-watch.json'),
+    peers: join(dir, 'peers'),
   };
 }
 

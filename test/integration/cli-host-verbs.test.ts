@@ -66,7 +66,7 @@ describe('host snapshot', () => {
     expect(snapshot).toMatchObject({ code: 0, stderr: '' });
     const status = StatusReportSchema.parse(JSON.parse((await runCli(['status', '--json'], env)).stdout));
     const reply = JSON.parse(snapshot.stdout);
-    expect(reply).toEqual({ version: 1, now_ms: NOW, host: status.hosts[0] });
+    expect(reply).toEqual({ version: 1, now_ms: NOW, host: status.hosts[0], jobs: [] });
     expect(reply.host).toMatchObject({ service: 'up', sample_ms: NOW - 2_000, interval_ms: 10_000 });
   });
 
