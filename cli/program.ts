@@ -73,7 +73,7 @@ export function buildProgram(done: Done): Command {
     .command('doctor')
     .description('report worktrees, branches, repositories, jobs, targets, disk and processes')
     .option('--json', 'one JSON document')
-    .option('--host <id>', 'the host to report (only the local host in this build)')
+    .option('--host <id>', 'the host to report: local (default) or a peer, by id or label')
     .action(action(done, async () => (await import('./commands/doctor.js')).doctorCommand));
 
   program
@@ -82,7 +82,7 @@ export function buildProgram(done: Done): Command {
     .argument('[categories...]', 'worktrees, branches, jobs, targets, repositories, panes (default: all)')
     .option('--yes', 'do not ask before removing (every safety check still runs)')
     .option('--json', 'print {results,skipped,failures} as one JSON document')
-    .option('--host <id>', 'the host to prune (only the local host in this build)')
+    .option('--host <id>', 'the host to prune: local (default) or a peer, by id or label')
     .action(action(done, async () => (await import('./commands/prune.js')).pruneCommand));
 
   program

@@ -114,4 +114,28 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
     const logs = await runCli(['logs', id], fleet.env);
     expect(logs.stdout).toBe('started\n');
   });
+
+  it('runs doctor and prune on a peer with --host: its own plan, asked here, applied there', async () => {
+    const peer = fleet.peers.peer('big');
+    // A remembered repository that is gone: removable, and nothing but prune removes it.
+    const gone = `${peer.user.home}/src/it's gone $HOME`;
+    const registry = { version: 1, repositories: [{ path: gone, added_ms: 1, last_seen_ms: 1 }] };
+    await peer.writeHomeFile('.local/state/dogsled/repositories.json', JSON.stringify(registry));
+    const doctor = await runCli(['doctor', '--host', 'big', '--json'], fleet.env, { timeoutMs: 60_000 });
+    expect(doctor.code, doctor.stderr).toBe(0);
+    expect(JSON.parse(doctor.stdout).repositories).toEqual([
+      expect.objectContaining({ path: gone, removable: true }),
+    ]);
+    const asked = await runCli(['prune', '--host', 'big', 'repositories'], fleet.env, { timeoutMs: 60_000 });
+    expect(asked.code).toBe(2);
+    expect(asked.stdout).toContain(gone);
+    expect(asked.stderr).toContain('not a terminal, so nothing was removed');
+    const pruned = await runCli(['prune', '--host', 'big', '--yes', '--json', 'repositories'], fleet.env, {
+      timeoutMs: 60_000,
+    });
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(JSON.parse(pruned.stdout).results).toEqual([expect.objectContaining({ path: gone })]);
+    const again = await runCli(['prune', '--host', 'big', 'repositories'], fleet.env, { timeoutMs: 60_000 });
+    expect(again.stdout).toBe('nothing to prune\n');
+  });
 });
