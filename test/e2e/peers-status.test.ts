@@ -8,7 +8,8 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
-import { eventually, runCli } from '../helpers/cli.js';
+import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
+import { appendItems, itemFixture } from '../integration/job-queue-fixtures.js';
 import { keyOf } from './peers/client.js';
 import { acceptedConnections, type Fleet, startFleet } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
@@ -168,5 +169,33 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
     }
     await coldCache();
     expect((await status()).hosts.every((h) => h.reachable)).toBe(true);
+  });
+
+  it('keeps the cache fresh from the service while it owns work, over one pooled connection per peer', async () => {
+    await appendItems(fleet.box, [itemFixture({ id: 'i_open0001', host: 'local', job: null })]);
+    await coldCache();
+    const before = await Promise.all(
+      ['small', 'big', 'mid'].map((tag) => acceptedConnections(fleet.peers, tag)),
+    );
+    const serve = startCli(['serve', '--interval', '1'], fleet.env);
+    try {
+      const reads = async () => {
+        const text = await readFile(join(fleet.box.state, 'peers', 'big.json'), 'utf8').catch(() => '');
+        return text === '' ? null : (JSON.parse(text).read_ms as number | null);
+      };
+      const first = await eventually(async () => (await reads()) ?? undefined, 30_000, 'a first pooled read');
+      await eventually(
+        async () => ((await reads()) ?? 0) > first || undefined,
+        30_000,
+        'a second pooled read',
+      );
+    } finally {
+      serve.kill('SIGTERM');
+      await exited(serve);
+    }
+    const after = await Promise.all(
+      ['small', 'big', 'mid'].map((tag) => acceptedConnections(fleet.peers, tag)),
+    );
+    expect(after.map((n, i) => n - (before[i] ?? 0))).toEqual([1, 1, 1]);
   });
 });
