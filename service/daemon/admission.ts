@@ -33,6 +33,7 @@ import type { Queue, Ticket } from '../state/work-schemas.js';
 import { Deadline } from '../work/deadline.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
+import { runInboxWorker } from './inbox-worker.js';
 import { PeersLane } from './peers-lane.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
@@ -358,6 +359,7 @@ export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorke
         await completion.pass();
       },
     }),
+    runInboxWorker(full, common),
   ]);
   return {
     stop: async () => {

@@ -6,7 +6,7 @@ import type { HostIO } from '../state/io.js';
 import { OpenSshTransport } from '../transport/openssh.js';
 import type { Transport } from '../transport/types.js';
 import { enabledPeers, type PeerHost } from './fleet.js';
-import { refreshPeers } from './peer-cache.js';
+import { readPeerEntry, refreshPeers } from './peer-cache.js';
 import { peerView } from './peer-view.js';
 import type { HostView } from './view.js';
 
@@ -42,4 +42,13 @@ export async function readPeerHosts(io: HostIO, options: PeerHostsOptions = {}):
   });
   const now = io.now();
   return { peers, views: peers.map((peer) => peerView(peer, entries.get(peer.id), now)) };
+}
+
+/** Every enabled peer from its cache entry alone, never read over SSH (the sidebar and the board). */
+export async function cachedPeerHosts(io: HostIO): Promise<HostView[]> {
+  const peers = await enabledPeers(io);
+  const now = io.now();
+  return Promise.all(
+    peers.map(async (peer) => peerView(peer, await readPeerEntry(io, peer.id).catch(() => undefined), now)),
+  );
 }

@@ -27,6 +27,8 @@ export interface Config {
   quota: {
     /** Normalized origin without a trailing slash, e.g. `https://admin.example.net:8443`. */
     management_url: string | null;
+    /** Keep a Claude or Codex child queued while its quota pool is exhausted (core/quota-hold.ts). */
+    hold_when_exhausted: boolean;
   };
   /** dogsled's own peer list (`[[hosts]]`), used when Herdr has no saved machines. */
   hosts: ConfigHost[];
@@ -52,7 +54,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   reservation_ttl_ms: 90_000,
   remote_command: ['mise', 'x', '--', 'dogsled'],
   cleanup: { repositories: [], repository_paths: [] },
-  quota: { management_url: null },
+  quota: { management_url: null, hold_when_exhausted: true },
   hosts: [],
 });
 
@@ -78,6 +80,7 @@ const EXPECTED: Record<string, string> = {
   'hosts.label': 'a non-empty string without control characters',
   'hosts.target': 'an ssh destination: no spaces or control characters, not starting with "-"',
   'hosts.enabled': 'a boolean',
+  'quota.hold_when_exhausted': 'true or false',
 };
 
 // Built on first use: most hosts have no config file, and building zod schemas costs start-up time
@@ -122,7 +125,10 @@ function buildFileSchema() {
       repositories: [],
     })),
     quota: z._default(
-      z.strictObject({ management_url: z.optional(z.pipe(z.string(), z.transform(httpsOrigin))) }),
+      z.strictObject({
+        management_url: z.optional(z.pipe(z.string(), z.transform(httpsOrigin))),
+        hold_when_exhausted: z.optional(z.boolean()),
+      }),
       () => ({}),
     ),
     hosts: z._default(
@@ -165,7 +171,10 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
       repositories: file.cleanup.repositories,
       repository_paths: file.cleanup.repositories.map((entry) => expandHome(entry, home)),
     },
-    quota: { management_url: file.quota.management_url ?? null },
+    quota: {
+      management_url: file.quota.management_url ?? null,
+      hold_when_exhausted: file.quota.hold_when_exhausted ?? DEFAULT_CONFIG.quota.hold_when_exhausted,
+    },
     hosts: configHosts(file.hosts, fail),
   };
 }
