@@ -7,7 +7,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, runCli, spawnCli } from '../helpers/cli.js';
-import { type Fleet, startFleet } from './peers/fleet.js';
+import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
 
 const unsupported = peerSupport();
@@ -31,20 +31,7 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
       { tag: 'big', cores: 16 },
       { tag: 'mid', cores: 8 },
     ]);
-    await eventually(
-      async () => {
-        await coldCache();
-        const report = JSON.parse(
-          (await runCli(['status', '--json'], fleet.env, { timeoutMs: 30_000 })).stdout,
-        );
-        return (
-          report.hosts.slice(1).every((h: { headroom: { eligible: boolean } }) => h.headroom.eligible) ||
-          undefined
-        );
-      },
-      30_000,
-      'every peer eligible',
-    );
+    await untilPeersEligible(fleet);
   }, 180_000);
 
   afterAll(async () => {

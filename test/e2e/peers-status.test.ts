@@ -11,7 +11,7 @@ import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
 import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
 import { appendItems, itemFixture } from '../integration/job-queue-fixtures.js';
 import { keyOf } from './peers/client.js';
-import { acceptedConnections, type Fleet, startFleet } from './peers/fleet.js';
+import { acceptedConnections, type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
 
 const unsupported = peerSupport();
@@ -40,15 +40,7 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
       { tag: 'mid', cores: 8 },
     ]);
     // Each peer's second tick brings its CPU sample.
-    await eventually(
-      async () => {
-        await coldCache();
-        const report = await status();
-        return report.hosts.slice(1).every((h) => h.headroom.eligible) || undefined;
-      },
-      30_000,
-      'every peer eligible',
-    );
+    await untilPeersEligible(fleet);
   }, 180_000);
 
   afterAll(async () => {

@@ -3,9 +3,9 @@
 // choice and never the machine's CPU headroom; and a caller sandbox whose config lists the peers as
 // [[hosts]] with the peers' remote_command, and whose PATH holds the test client's `ssh`.
 
-import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Sandbox, sandbox } from '../../helpers/cli.js';
+import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
 import { type PeerSpec, type Peers, startPeers } from './index.js';
 
@@ -107,6 +107,20 @@ async function readableTree(dir: string): Promise<void> {
     if ((await stat(path)).isDirectory()) await readableTree(path);
     else await chmod(path, 0o644);
   }
+}
+
+/** Waits until every peer is eligible (its second tick brings a CPU sample), reading it fresh each time. */
+export async function untilPeersEligible(fleet: Fleet): Promise<void> {
+  await eventually(
+    async () => {
+      await rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
+      const result = await runCli(['status', '--json'], fleet.env, { timeoutMs: 30_000 });
+      const report = JSON.parse(result.stdout) as { hosts: Array<{ headroom: { eligible: boolean } }> };
+      return report.hosts.slice(1).every((h) => h.headroom.eligible) || undefined;
+    },
+    30_000,
+    'every peer eligible',
+  );
 }
 
 /** How many connections a peer's sshd accepted so far (one per OpenSSH read). */
