@@ -177,6 +177,19 @@ describe('the process runner', () => {
     expect(succeeded(aborted)).toBe(false);
   });
 
+  it('answers once git exits, even when a helper it started (an ssh master) keeps its pipes open', async () => {
+    const alias = 'alias.linger=!sleep 60 & echo $!';
+    const result = await runGit(['-c', alias, 'linger'], { cwd: repo.main });
+    const helper = Number(result.stdout.toString('utf8').trim());
+    try {
+      expect(helper).toBeGreaterThan(1);
+      expect(succeeded(result)).toBe(true);
+      expect(failureOf({ ...result, aborted: true })).toBe('git -c was interrupted');
+    } finally {
+      if (helper > 1) process.kill(helper, 'SIGKILL');
+    }
+  });
+
   it('is not fooled by a GIT_DIR in its environment', async () => {
     process.env.GIT_DIR = join(repo.root, 'remote.git');
     try {
