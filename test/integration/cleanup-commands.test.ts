@@ -121,6 +121,26 @@ describe('runRepoCommands', () => {
     process.kill(Number(await readFile(join(path, 'bg'), 'utf8')));
   });
 
+  test('runs with the environment it is given, and keeps only the tail of a flood of output', async () => {
+    const { path, values } = await worktree();
+    process.env.DOGSLED_SETUP_LEAK = 'leaked';
+    try {
+      const error = await failure(
+        runRepoCommands(['seq 1 200000; echo "[$DOGSLED_SETUP_LEAK][$GIVEN]"; exit 4'], {
+          cwd: path,
+          values,
+          deadlineMs: BUDGET_MS,
+          what: 'setup',
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIVEN: 'given' },
+        }),
+      );
+      expect(error.output.at(-1)).toBe('[][given]');
+      expect(error.output.at(-2)).toBe('200000');
+    } finally {
+      delete process.env.DOGSLED_SETUP_LEAK;
+    }
+  });
+
   test('a bad placeholder fails before any command runs', async () => {
     const { path, values } = await worktree();
     const error = await runRepoCommands(['touch first', 'echo {base}'], {
