@@ -5,11 +5,12 @@
 // pane/workspace metadata and agent reports (applied: false), notify (shown: false, reason
 // "no_herdr"), and snapshot (an empty session).
 
-import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { open, readlink } from 'node:fs/promises';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { launchDetached } from '../process/launch.js';
+import { SpawnError } from '../process/run.js';
 import { needsHerdr, TerminalError } from './errors.js';
 import { forwardedPort } from './herdr.js';
 import { listMachines } from './machines.js';
@@ -136,32 +137,24 @@ export class HeadlessTerminal implements TerminalPort {
 
   /** Spawns argv as the leader of a new session; resolves once it runs, rejects if it cannot start. */
   async runCommand(options: RunCommandOptions): Promise<LaunchedCommand> {
-    const [command, ...args] = options.argv;
+    const [command] = options.argv;
     if (command === undefined) throw new Error('runCommand: argv is empty');
-    const fd = options.logPath === undefined ? 'ignore' : openSync(options.logPath, 'a', 0o600);
+    const fd = options.logPath === undefined ? undefined : openSync(options.logPath, 'a', 0o600);
     try {
-      const child = spawn(command, args, {
+      const pid = await launchDetached(options.argv, {
         cwd: options.cwd,
         env: { ...this.env, ...options.env },
-        detached: true,
-        stdio: ['ignore', fd, fd],
-      });
-      await new Promise<void>((resolve, reject) => {
-        child.once('spawn', resolve);
-        child.once('error', reject);
+        ...(fd === undefined ? {} : { outputFd: fd }),
       }).catch((error: unknown) => {
-        throw new DogsledError(`cannot start ${command} in ${options.cwd}: ${messageOf(error)}`, {
-          cause: error,
-        });
+        const why = error instanceof SpawnError ? messageOf(error.cause) : messageOf(error);
+        throw new DogsledError(`cannot start ${command} in ${options.cwd}: ${why}`, { cause: error });
       });
-      child.unref();
-      const pid = child.pid!;
       const start = (await procStat(pid))?.start;
       const paneId = paneIdOf(pid, start);
       if (options.logPath !== undefined) this.logs.set(paneId, options.logPath);
       return { paneId, pid };
     } finally {
-      if (typeof fd === 'number') closeSync(fd);
+      if (fd !== undefined) closeSync(fd);
     }
   }
 
