@@ -11,6 +11,7 @@ import { type Target, targetVerdict } from '../core/target-rule.js';
 import { messageOf } from '../errors.js';
 import type { FetchOutcome } from '../git/refs.js';
 import { statfsSpace } from '../probe/disk.js';
+import { type ProcessTable, readProcessTable } from '../process/table.js';
 import type { Config } from '../state/config.js';
 import { type JobRecord, listJobRecords } from '../state/job-records.js';
 import type { StatePaths } from '../state/paths.js';
@@ -18,7 +19,7 @@ import { pathIsAbsent, type RegistryIO, readRegistries } from '../state/registri
 import { loadRepoConfig } from '../state/repo-config.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk.js';
 import { addPanes, type DoctorHerdr } from './doctor-panes.js';
-import { hotProcesses, type ProcessTable, readProcessTable } from './processes.js';
+import { hotProcesses } from './processes.js';
 import type { DoctorReport, JobEntry, TargetEntry, WorktreeEntry } from './report.js';
 import { callerRepository, discoverRepositories, type RepositoryCandidate } from './repositories.js';
 import { type HoldSource, type RepoSurvey, surveyRepository, type WorktreeSurvey } from './survey.js';

@@ -22,6 +22,7 @@ import {
 } from '../git/mutate.js';
 import type { FetchOutcome } from '../git/refs.js';
 import { listWorktrees } from '../git/worktrees.js';
+import { readProcessTable } from '../process/table.js';
 import { listJobRecords, removeJob } from '../state/job-records.js';
 import { withLock } from '../state/lock.js';
 import {
@@ -37,7 +38,6 @@ import { runRepoCommands } from './commands.js';
 import type { CleanupIO, CleanupSurvey } from './doctor.js';
 import { repositoryLockPath } from './locks.js';
 import { type Closure, type PaneContext, prunePane, pruneWorkspace } from './panes.js';
-import { readProcessTable } from './processes.js';
 import type { PruneFailure, PruneReport, PruneResult, PruneSkip } from './report.js';
 import { surveyRepository } from './survey.js';
 import { removeTarget } from './targets.js';

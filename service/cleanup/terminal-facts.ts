@@ -11,6 +11,7 @@ import { classifyForeground, promptState } from '../core/pane-rule.js';
 import { messageOf } from '../errors.js';
 import { mapLimited } from '../probe/limit.js';
 import { type ChildReader, readChildren } from '../probe/shell-panes.js';
+import { readProcessTable } from '../process/table.js';
 import { listJobRecords } from '../state/job-records.js';
 import { readPaneWatch } from '../state/pane-watch.js';
 import type { RegistryIO } from '../state/registries.js';
@@ -20,7 +21,6 @@ import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane, ProcessInfo, Snapshot } from '../terminal/records.js';
 import type { PaneContext } from './panes.js';
-import { readProcessTable } from './processes.js';
 import type { HoldSource } from './survey.js';
 
 /** One pane as read for this run: Herdr's record, its process facts, and what the holds see. */

@@ -1,16 +1,26 @@
 // The terminal port without Herdr. A "pane" is a detached process group (own session, unref'd)
 // whose output is appended to a log the caller names; close kills the group, read tails the log,
-// process info comes from /proc. Agents, workspaces, tabs, worktrees and plugins are refused with
+// process info comes from the process table. Agents, workspaces, tabs, worktrees and plugins are refused with
 // `<command> needs Herdr (<why>)`. Calls the product makes routinely are harmless no-ops instead:
 // pane/workspace metadata and agent reports (applied: false), notify (shown: false, reason
 // "no_herdr"), and snapshot (an empty session).
 
 import { closeSync, openSync } from 'node:fs';
-import { open, readlink } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { launchDetached } from '../process/launch.js';
 import { SpawnError } from '../process/run.js';
+import {
+  commandLine,
+  groupMembers,
+  hasProc,
+  outputTarget,
+  type ProcStat,
+  pidAlive,
+  readStat,
+  workingDirectory,
+} from '../process/table.js';
 import { needsHerdr, TerminalError } from './errors.js';
 import { forwardedPort } from './herdr.js';
 import { listMachines } from './machines.js';
@@ -21,8 +31,7 @@ import type {
   RunCommandOptions,
   TerminalPort,
 } from './port.js';
-import { groupMembers, hasProc, pidAlive, processRecord, procStat } from './proc.js';
-import type { Machine, Notification, PaneRead, ProcessInfo, Snapshot } from './records.js';
+import type { ForegroundProcess, Machine, Notification, PaneRead, ProcessInfo, Snapshot } from './records.js';
 import { ROUTINE_TIMEOUT_MS } from './transport.js';
 
 export interface HeadlessOptions {
@@ -149,7 +158,7 @@ export class HeadlessTerminal implements TerminalPort {
         const why = error instanceof SpawnError ? messageOf(error.cause) : messageOf(error);
         throw new DogsledError(`cannot start ${command} in ${options.cwd}: ${why}`, { cause: error });
       });
-      const start = (await procStat(pid))?.start;
+      const start = (await readStat(pid))?.start;
       const paneId = paneIdOf(pid, start);
       if (options.logPath !== undefined) this.logs.set(paneId, options.logPath);
       return { paneId, pid };
@@ -186,7 +195,7 @@ export class HeadlessTerminal implements TerminalPort {
   async processInfo(paneId: string): Promise<ProcessInfo> {
     const method = 'pane.process_info';
     const group = groupOf(paneId, method);
-    if (!(await hasProc())) {
+    if (!hasProc()) {
       if (!pidAlive(group.pgid))
         throw new TerminalError('pane_not_found', `pane ${paneId} has exited`, { method });
       return {
@@ -203,22 +212,35 @@ export class HeadlessTerminal implements TerminalPort {
       pane_id: paneId,
       shell_pid: group.pgid,
       foreground_process_group_id: group.pgid,
-      foreground_processes: await Promise.all(members.map(processRecord)),
+      foreground_processes: await Promise.all(members.map(foregroundProcess)),
     };
   }
 
   private async alive(group: Group): Promise<boolean> {
-    if (!(await hasProc())) return pidAlive(group.pgid);
+    if (!hasProc()) return pidAlive(group.pgid);
     return (await groupMembers(group.pgid, group.start)).length > 0;
   }
 
   /** A group launched by another process: its leader's stdout, when that is a regular file. */
   private async logOf(group: Group): Promise<string | undefined> {
-    const leader = await procStat(group.pgid);
+    const leader = await readStat(group.pgid);
     if (!leader || (group.start !== undefined && leader.start !== group.start)) return undefined;
-    const target = await readlink(`/proc/${group.pgid}/fd/1`).catch(() => undefined);
+    const target = await outputTarget(group.pgid);
     return target?.startsWith('/') && !target.startsWith('/dev/') ? target : undefined;
   }
+}
+
+/** A group member in the shape of Herdr's foreground process entries. */
+async function foregroundProcess(stat: ProcStat): Promise<ForegroundProcess> {
+  const record: ForegroundProcess = { pid: stat.pid, name: stat.comm };
+  const argv = await commandLine(stat.pid);
+  if (argv !== undefined) {
+    record.argv = argv;
+    record.cmdline = argv.join(' ');
+  }
+  const cwd = await workingDirectory(stat.pid);
+  if (cwd !== undefined) record.cwd = cwd;
+  return record;
 }
 
 /** The last `lines` lines of a file, reading at most TAIL_BYTES from its end. */
