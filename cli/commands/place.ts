@@ -12,6 +12,7 @@ import { LOCAL_HOST, readReservations } from '../../service/hosts/local.js';
 import { Deadline } from '../../service/jobs/deadline.js';
 import { submitWork } from '../../service/jobs/submit.js';
 import type { Reservation } from '../../service/state/schemas.js';
+import { callerPane } from '../../service/terminal/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { hostFlag, maxFlag } from '../flags.js';
 import { commandIO } from '../io.js';
@@ -40,7 +41,7 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
   const deadline = Deadline.fromProcessStart(maxFlag(flags.max));
   const pin = hostFlag(flags.host);
   const io = await commandIO(ctx);
-  const owner = ctx.env.HERDR_PANE_ID || null;
+  const owner = callerPane(ctx.env);
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
   const outcome = await deadline.step('placement', 'routine', (signal) =>
     submitWork({ ...io, signal }, { request: null, pin, owner, waiting: Boolean(flags.wait) }, 'place'),

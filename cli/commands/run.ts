@@ -17,6 +17,7 @@ import { callerWorkspaceOf } from '../../service/jobs/tab-placement.js';
 import { newId } from '../../service/state/ids.js';
 import { type JobRecord, readJobRecord } from '../../service/state/job-records.js';
 import type { JobRequest } from '../../service/state/work-schemas.js';
+import { callerPane } from '../../service/terminal/herdr-env.js';
 import { openTerminal } from '../../service/terminal/open.js';
 import type { TerminalPort } from '../../service/terminal/port.js';
 import { mark } from '../../service/timing.js';
@@ -53,7 +54,7 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
   const env = callerEnvironment(ctx.env);
 
   const io = await commandIO(ctx);
-  const owner = ctx.env.HERDR_PANE_ID || null;
+  const owner = callerPane(ctx.env);
   const port = await deadline.step('finding Herdr', 'routine', () =>
     openTerminal({ env: ctx.env, home: ctx.home, commandName: 'run', warn: ctx.warn }),
   );

@@ -9,6 +9,7 @@ import { endToken, JOB_AGENT, sidebarState } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
 import type { JobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
+import { ownPane } from '../terminal/herdr-env.js';
 import type { TerminalPort } from '../terminal/port.js';
 
 /** Each Herdr call of the wrapper gets this long: the job has ended, nothing should wait for long. */
@@ -21,14 +22,13 @@ export interface ReportIO {
 }
 
 /**
- * The Herdr pane to report on: HERDR_PANE_ID when this process runs inside Herdr and the record's
+ * The Herdr pane to report on: this process's own pane when Herdr started it and the record's
  * pane is that pane or not set yet (`run` records the pane after Herdr opened it). Else undefined:
  * headless, or a wrapper started by hand in some other pane.
  */
 export function jobPaneOf(env: NodeJS.ProcessEnv, record: Pick<JobRecord, 'pane'>): string | undefined {
-  if (env.HERDR_ENV !== '1') return undefined;
-  const pane = env.HERDR_PANE_ID;
-  if (pane === undefined || pane === '') return undefined;
+  const pane = ownPane(env);
+  if (pane === null) return undefined;
   if (record.pane !== null && record.pane !== pane) return undefined;
   return pane;
 }

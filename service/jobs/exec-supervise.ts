@@ -15,6 +15,7 @@ import { jobEnvPath, readEnvFile, removeEnvFile } from '../state/job-env.js';
 import { type JobRecord, jobLogPath } from '../state/job-records.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
 import { oneLine } from '../state/quarantine.js';
+import { paneVariables } from '../terminal/herdr-env.js';
 import { startChild } from './exec-child.js';
 import { claimJob, endJob, type JobEnd, type RecordIO, recordGroup, stopRequested } from './exec-record.js';
 import { jobPaneOf, PaneReporter } from './exec-report.js';
@@ -114,7 +115,7 @@ async function takeEnvironment(io: ExecIO, record: JobRecord): Promise<Record<st
     return `its environment: ${oneLine(messageOf(error))}`;
   }
   await forgetEnvironment(io, record.id);
-  return jobEnvironment(caller, io.env, record.cwd);
+  return jobEnvironment(caller, io.env, record.cwd, paneVariables(io.env));
 }
 
 async function forgetEnvironment(io: ExecIO, id: string): Promise<void> {

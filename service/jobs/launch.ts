@@ -16,6 +16,7 @@ import { oneLine } from '../state/quarantine.js';
 import { appendItem, updateItems, type WorkIO } from '../state/work.js';
 import type { Item, JobRequest } from '../state/work-schemas.js';
 import { TerminalError } from '../terminal/errors.js';
+import { outsideAnyPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { LaunchedCommand, RunCommandOptions, TerminalPort } from '../terminal/port.js';
 import type { Deadline } from './deadline.js';
@@ -158,7 +159,7 @@ async function openPane(ctx: LaunchContext, spec: LaunchSpec, signal: AbortSigna
     // No pane to show the log in: start exec's supervisor directly (one node process, not two).
     // The job runs in no Herdr pane, so it must not inherit the caller's: exec would report on, and
     // close, the caller's tab.
-    options.env = { ...options.env, [SUPERVISOR_ENV]: '1', HERDR_ENV: '', HERDR_PANE_ID: '' };
+    options.env = { ...options.env, [SUPERVISOR_ENV]: '1', ...outsideAnyPane() };
     return { launched: await port.runCommand(options) };
   }
   const placement = await placeJobTab(port, request.cwd, request.caller_workspace, signal);

@@ -1,0 +1,56 @@
+// `npm run check`'s layering script on a fixture tree: child processes, Herdr's variables and /proc
+// paths are refused outside their owners, in code only (comments and longer names are fine).
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureTree } from '../helpers/tree.js';
+
+const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'check-imports.mjs');
+
+function check(root: string): { code: number | null; lines: string[] } {
+  const result = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
+  return { code: result.status, lines: result.stderr.split('\n').filter((line) => line !== '') };
+}
+
+describe('the owners check', () => {
+  it('refuses a child process, a Herdr variable or a /proc path outside its owner', async () => {
+    const root = await fixtureTree({
+      'service/cleanup/spawns.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+      'service/cleanup/requires.ts': "export const c = require('child_process');\n",
+      'cli/commands/pane.ts': 'export const pane = (env: NodeJS.ProcessEnv) => env.HERDR_PANE_ID;\n',
+      'service/jobs/clears.ts': "export const cleared = { HERDR_ENV: '' };\n",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture is source code with a template.
+      'service/jobs/reads.ts': 'export const stat = (pid: number) => `/proc/${pid}/stat`;\n',
+      'service/state/root.ts': "export const root = '/proc';\n",
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      "cli/commands/pane.ts: reads Herdr's HERDR_PANE_ID outside service/terminal; ask the terminal layer",
+      'service/cleanup/requires.ts: starts processes itself (child_process); use service/process/run.ts',
+      'service/cleanup/spawns.ts: starts processes itself (node:child_process); use service/process/run.ts',
+      "service/jobs/clears.ts: reads Herdr's HERDR_ENV outside service/terminal; ask the terminal layer",
+      'service/jobs/reads.ts: reads /proc ("/proc/"); use service/process/table.ts',
+      'service/state/root.ts: reads /proc ("/proc"); use service/process/table.ts',
+    ]);
+  });
+
+  it('lets the owners do it, and anyone name them in comments or in longer names', async () => {
+    const root = await fixtureTree({
+      'service/process/run.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+      'service/process/table.ts': "export const root = '/proc';\n",
+      'service/probe/cpu.ts': "export const stat = '/proc/stat';\n",
+      'service/jobs/exec-child.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+      'service/terminal/env.ts': 'export const pane = (env: NodeJS.ProcessEnv) => env.HERDR_PANE_ID;\n',
+      'service/jobs/report.ts': [
+        "// The pane is HERDR_PANE_ID, read by the terminal layer; /proc/PID/stat is the table's.",
+        "import type { ChildProcess } from 'node:child_process';",
+        'export const EXEC_HERDR_TIMEOUT_MS = 10_000;',
+        "export const where = '/procedures/proc';",
+        'export type Child = ChildProcess;',
+        '',
+      ].join('\n'),
+    });
+    expect(check(root)).toEqual({ code: 0, lines: [] });
+  });
+});
