@@ -5,8 +5,6 @@
 // pane/workspace metadata and agent reports (applied: false), notify (shown: false, reason
 // "no_herdr"), and snapshot (an empty session).
 
-import { closeSync, openSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { launchDetached } from '../process/launch.js';
@@ -21,6 +19,8 @@ import {
   readStat,
   workingDirectory,
 } from '../process/table.js';
+import { fsFailure } from '../state/fs-errors.js';
+import { openAppendRegular, openRegular } from '../state/regular-file.js';
 import { needsHerdr, TerminalError } from './errors.js';
 import { forwardedPort } from './herdr.js';
 import { listMachines } from './machines.js';
@@ -148,12 +148,12 @@ export class HeadlessTerminal implements TerminalPort {
   async runCommand(options: RunCommandOptions): Promise<LaunchedCommand> {
     const [command] = options.argv;
     if (command === undefined) throw new Error('runCommand: argv is empty');
-    const fd = options.logPath === undefined ? undefined : openSync(options.logPath, 'a', 0o600);
+    const log = options.logPath === undefined ? undefined : await openAppendRegular(options.logPath, 0o600);
     try {
       const pid = await launchDetached(options.argv, {
         cwd: options.cwd,
         env: { ...this.env, ...options.env },
-        ...(fd === undefined ? {} : { outputFd: fd }),
+        ...(log === undefined ? {} : { outputFd: log.fd }),
       }).catch((error: unknown) => {
         const why = error instanceof SpawnError ? messageOf(error.cause) : messageOf(error);
         throw new DogsledError(`cannot start ${command} in ${options.cwd}: ${why}`, { cause: error });
@@ -163,7 +163,7 @@ export class HeadlessTerminal implements TerminalPort {
       if (options.logPath !== undefined) this.logs.set(paneId, options.logPath);
       return { paneId, pid };
     } finally {
-      if (fd !== undefined) closeSync(fd);
+      await log?.close();
     }
   }
 
@@ -188,7 +188,13 @@ export class HeadlessTerminal implements TerminalPort {
       });
     }
     const lines = Math.min(options.lines ?? DEFAULT_LINES, MAX_LINES);
-    const { text, truncated } = await tail(log, lines);
+    const read = await tail(log, lines);
+    if (read === undefined) {
+      throw new TerminalError('pane_not_found', `pane ${paneId}'s output log is gone`, {
+        method: 'pane.read',
+      });
+    }
+    const { text, truncated } = read;
     return { pane_id: paneId, source: options.source ?? 'recent', text: stripEscapes(text), truncated };
   }
 
@@ -243,9 +249,13 @@ async function foregroundProcess(stat: ProcStat): Promise<ForegroundProcess> {
   return record;
 }
 
-/** The last `lines` lines of a file, reading at most TAIL_BYTES from its end. */
-async function tail(path: string, lines: number): Promise<{ text: string; truncated: boolean }> {
-  const handle = await open(path, 'r');
+/**
+ * The last `lines` lines of a file, reading at most TAIL_BYTES from its end; undefined when it is
+ * gone. Only a regular file is read: a FIFO in the log's place is refused, never waited on.
+ */
+async function tail(path: string, lines: number): Promise<{ text: string; truncated: boolean } | undefined> {
+  const handle = await openRegular(path);
+  if (handle === undefined) return undefined;
   try {
     const { size } = await handle.stat();
     const length = Math.min(size, TAIL_BYTES);
@@ -257,7 +267,9 @@ async function tail(path: string, lines: number): Promise<{ text: string; trunca
     const kept = all.slice(-lines);
     const text = kept.join('\n') + (trailing === '' && kept.length > 0 ? '\n' : '');
     return { text, truncated: length < size || all.length > lines };
+  } catch (error) {
+    throw fsFailure('read', path, error);
   } finally {
-    await handle.close();
+    await handle.close().catch(() => undefined);
   }
 }
