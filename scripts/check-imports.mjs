@@ -1,9 +1,10 @@
-// Enforces the layering of DESIGN.md §2: service/core is pure (it imports only other core modules,
-// or types from anywhere, and reads no clock, environment or randomness), and service/ never
-// imports the CLI or the sidebar. In all product code (cli, service, sidebar, plugins): child
-// processes start only in the runner and the job supervisor, Herdr's variables are named only in
-// service/terminal, and /proc paths only in service/process and service/probe. Comments may name
-// anything: only code (identifiers, strings, templates) counts. Exits 1 with one line per violation.
+// Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they import only
+// core modules, their own, or types from anywhere, and read no clock, environment or randomness),
+// and service/ never imports the CLI or the sidebar. In all product code (cli, service, sidebar,
+// plugins): child processes start only in the runner and the job supervisor, Herdr's variables are
+// read or set only in service/terminal (a message may name one), and /proc paths appear only in
+// service/process and service/probe. Comments may say anything: only code counts. Exits 1 with one
+// line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,8 +30,8 @@ const HERDR_OWNER = /^service\/terminal\//;
 const PROC_OWNERS = /^service\/(process|probe)\//;
 const PRODUCT_DIRS = ['cli', 'service', 'sidebar', 'plugins'];
 const SOURCE = /\.(ts|mts|js|mjs)$/;
-/** A Herdr variable's name, not a longer name that merely contains it (EXEC_HERDR_TIMEOUT_MS). */
-const HERDR_NAME = /(^|[^A-Za-z0-9_])HERDR_[A-Z0-9_]*/;
+/** A Herdr variable's name, whole: not a longer name that contains it (EXEC_HERDR_TIMEOUT_MS). */
+const HERDR_NAME = /^HERDR_[A-Z0-9_]+$/;
 const PROC_PATH = /(^|[^A-Za-z0-9_.-])\/proc(\/|$)/;
 
 async function sourceFiles(dir, pattern = /\.ts$/) {
@@ -50,14 +51,30 @@ function codeWords(file, text) {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const words = [];
   const visit = (node) => {
-    if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) words.push({ kind: 'name', text: node.text });
-    else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken?.(node) || isTemplatePart(node)) {
+    if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) {
+      words.push({ kind: isKey(node) ? 'key' : 'name', text: node.text });
+    } else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken?.(node) || isTemplatePart(node)) {
       words.push({ kind: 'string', text: node.text });
     }
     ts.forEachChild(node, visit);
   };
   visit(source);
   return words;
+}
+
+/**
+ * An identifier that names an object's property (env.X, { X: v }, { X }, const { X } = env, a
+ * property signature): how an environment variable is read or set, unlike a constant's own name.
+ */
+function isKey(node) {
+  const parent = node.parent;
+  if (!parent) return false;
+  if (ts.isPropertyAccessExpression(parent)) return parent.name === node;
+  if (ts.isPropertyAssignment(parent) || ts.isPropertySignature(parent)) return parent.name === node;
+  if (ts.isShorthandPropertyAssignment(parent)) return true;
+  if (ts.isBindingElement(parent))
+    return parent.propertyName === node || ts.isObjectBindingPattern(parent.parent);
+  return false;
 }
 
 function isTemplatePart(node) {
@@ -118,6 +135,23 @@ for (const file of await sourceFiles(join(root, 'service'))) {
   }
 }
 
+// The sidebar's row model is pure too (DESIGN §2, STYLE 9): it may import service/core and itself.
+const MODEL = join(root, 'sidebar', 'model');
+for (const file of await sourceFiles(MODEL)) {
+  const text = await readFile(file, 'utf8');
+  const name = relative(root, file);
+  for (const { spec, typeOnly } of imports(file, text)) {
+    const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
+    if (!typeOnly && !target?.startsWith(`${CORE}/`) && !target?.startsWith(`${MODEL}/`)) {
+      problems.push(`${name}: sidebar/model must stay pure but imports ${spec}`);
+    }
+  }
+  const code = text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  for (const [what, pattern] of Object.entries(IMPURE)) {
+    if (pattern.test(code)) problems.push(`${name}: sidebar/model uses ${what}`);
+  }
+}
+
 for (const dir of PRODUCT_DIRS) {
   for (const file of await sourceFiles(join(root, dir), SOURCE)) {
     const text = await readFile(file, 'utf8');
@@ -131,10 +165,13 @@ for (const dir of PRODUCT_DIRS) {
     }
     const words = codeWords(file, text);
     if (!HERDR_OWNER.test(name)) {
-      const herdr = words.find((word) => HERDR_NAME.test(word.text));
+      // A key or a string that is exactly the name reads or sets the variable; a message that
+      // names it (`run it in a Herdr pane (HERDR_PANE_ID)`) and a constant of that name do not.
+      const herdr = words.find((word) => word.kind !== 'name' && HERDR_NAME.test(word.text));
       if (herdr) {
-        const variable = HERDR_NAME.exec(herdr.text)?.[0].replace(/^[^H]/, '');
-        problems.push(`${name}: reads Herdr's ${variable} outside service/terminal; ask the terminal layer`);
+        problems.push(
+          `${name}: reads Herdr's ${herdr.text} outside service/terminal; ask the terminal layer`,
+        );
       }
     }
     if (!PROC_OWNERS.test(name)) {
@@ -151,5 +188,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'imports: service/core is pure; service does not import cli or sidebar; processes, Herdr variables and /proc stay with their owners',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; processes, Herdr variables and /proc stay with their owners',
 );

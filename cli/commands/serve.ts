@@ -54,6 +54,7 @@ export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<
         pid: process.pid,
         version: VERSION,
         agents,
+        quota: { managementUrl: io.config.quota.management_url, env: ctx.env, platform: process.platform },
       },
       {
         intervalMs,

@@ -31,6 +31,7 @@ import { readQueue, updateQueue } from '../state/work.js';
 import type { Queue, Ticket } from '../state/work-schemas.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
+import { runInboxWorker } from './inbox-worker.js';
 import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
 import { runLoop } from './work-loop.js';
 
@@ -378,6 +379,7 @@ export function startWorkWorkers(deps: WorkerDeps, signal: AbortSignal): WorkWor
         await completion.pass();
       },
     }),
+    runInboxWorker(full, common),
   ]);
   return {
     stop: async () => {

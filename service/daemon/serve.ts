@@ -17,6 +17,8 @@ import { AdmissionWorker, startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
 import { Publisher } from './publisher.js';
+import { type QuotaWorkerDeps, startQuotaWorker } from './quota-worker.js';
+import { startTodosWorker, TodosWorker } from './todos-worker.js';
 import type { WorkerDeps } from './work-deps.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
@@ -35,6 +37,8 @@ export interface ServiceDeps {
   warn: (line: string) => void;
   /** Herdr's agent panes; without it (tests of the measurement alone) the host reports none. */
   agents?: AgentLane;
+  /** Quota collection and pushes (quota-worker.ts); without it the service does neither. */
+  quota?: Omit<QuotaWorkerDeps, 'paths' | 'now' | 'warn' | 'hostname'>;
 }
 
 export interface ServeOptions {
@@ -73,6 +77,11 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
   const work = options.once ? undefined : startWorkWorkers(workerDeps, stop);
+  const todos = options.once ? undefined : startTodosWorker(workerDeps, stop);
+  const quota =
+    options.once || !deps.quota
+      ? undefined
+      : startQuotaWorker({ ...pick(deps), ...deps.quota, hostname: deps.identity.hostname }, stop);
   const publisher = new Publisher(
     deps,
     { pid: deps.pid, started_ms, interval_ms: options.intervalMs, version: deps.version },
@@ -106,6 +115,8 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
   } finally {
     deps.agents?.close();
     await work?.stop();
+    await todos?.stop();
+    await quota?.stop();
     await lock.release();
   }
   if (lost) throw lost;
@@ -120,6 +131,7 @@ async function runLanesOnce(deps: WorkerDeps): Promise<void> {
   const lanes: Array<[string, () => Promise<unknown>]> = [
     ['admission', () => new AdmissionWorker(deps).pass()],
     ['completion', () => new CompletionWorker(deps).pass()],
+    ['todos', () => new TodosWorker(deps).pass()],
   ];
   const failures: string[] = [];
   for (const [name, pass] of lanes) {
@@ -130,6 +142,11 @@ async function runLanesOnce(deps: WorkerDeps): Promise<void> {
     }
   }
   if (failures.length > 0) throw new DogsledError(`serve --once: ${failures.join('; ')}`);
+}
+
+/** What every worker shares with the service: its state paths, clock and warnings. */
+function pick(deps: ServiceDeps): Pick<ServiceDeps, 'paths' | 'now' | 'warn'> {
+  return { paths: deps.paths, now: deps.now, warn: deps.warn };
 }
 
 /** Resolves true after `ms`, false as soon as the service is asked to stop. */

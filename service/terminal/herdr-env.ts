@@ -1,9 +1,10 @@
-// Herdr's environment variables, read here and nowhere else: which pane the caller says it runs in,
-// which pane this process itself runs in, whether Herdr is expected on this host, and the pane
-// variables a process started outside any pane must not inherit. Everyone else asks these
-// functions or the TerminalPort (scripts/check-imports.mjs keeps it so).
+// Herdr's environment variables, read here and nowhere else: the pane the caller says it runs in,
+// the pane this process itself runs in, whether Herdr is expected on this host, a plugin pane's
+// context, Herdr's config file, and the pane variables a process started outside any pane must not
+// inherit. Everyone else asks these functions or the TerminalPort (scripts/check-imports.mjs).
 
-import { exists, socketCandidate } from './locate.js';
+import { join } from 'node:path';
+import { exists, herdrConfigDir, socketCandidate } from './locate.js';
 
 type Env = NodeJS.ProcessEnv;
 
@@ -11,14 +12,18 @@ type Env = NodeJS.ProcessEnv;
 export const PANE_VARIABLES = ['HERDR_ENV', 'HERDR_PANE_ID', 'HERDR_TAB_ID', 'HERDR_WORKSPACE_ID'] as const;
 
 /**
- * The pane the caller runs in (HERDR_PANE_ID), else null: the owner of what it reserves or starts,
- * and the pane cleanup keeps. It may be a launch-time alias that Herdr still resolves.
+ * The pane the caller runs in (HERDR_PANE_ID; empty counts as unset), else null: the owner of what
+ * it reserves or starts, and the pane cleanup keeps. It may be a launch-time alias (it stays one
+ * after the pane moves) that Herdr still resolves.
  */
 export function callerPane(env: Env): string | null {
   return env.HERDR_PANE_ID || null;
 }
 
-/** The pane this very process runs in: only when Herdr started it (HERDR_ENV=1), else null. */
+/**
+ * The pane this very process runs in: only when Herdr started it (HERDR_ENV=1), else null. A
+ * harness hook outside any pane has nothing to read or add.
+ */
 export function ownPane(env: Env): string | null {
   return env.HERDR_ENV === '1' ? callerPane(env) : null;
 }
@@ -40,4 +45,26 @@ export function outsideAnyPane(): Record<string, string> {
 export async function herdrExpected(env: Env, home: string): Promise<boolean> {
   if (env.HERDR_SOCKET_PATH || env.HERDR_PANE_ID || env.HERDR_ENV === '1') return true;
   return exists(socketCandidate(env, home).path);
+}
+
+/** Herdr's config.toml: `$HERDR_CONFIG_PATH`, else `<herdr config dir>/config.toml` (CONTRACT §7). */
+export function herdrConfigPath(env: Env, home: string): string {
+  return env.HERDR_CONFIG_PATH || join(herdrConfigDir(env, home), 'config.toml');
+}
+
+/**
+ * The pane a plugin pane was opened beside (HERDR_PLUGIN_CONTEXT_JSON's focused_pane_id; a split gets
+ * its target's context), or undefined when Herdr gave none or it does not parse.
+ */
+export function pluginContextPane(env: Env): string | undefined {
+  const text = env.HERDR_PLUGIN_CONTEXT_JSON;
+  if (!text) return undefined;
+  try {
+    const context = JSON.parse(text) as { focused_pane_id?: unknown };
+    return typeof context.focused_pane_id === 'string' && context.focused_pane_id !== ''
+      ? context.focused_pane_id
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -19,6 +19,11 @@ describe('the owners check', () => {
       'service/cleanup/requires.ts': "export const c = require('child_process');\n",
       'cli/commands/pane.ts': 'export const pane = (env: NodeJS.ProcessEnv) => env.HERDR_PANE_ID;\n',
       'service/jobs/clears.ts': "export const cleared = { HERDR_ENV: '' };\n",
+      'service/jobs/indexes.ts':
+        "export const socket = (env: NodeJS.ProcessEnv) => env['HERDR_SOCKET_PATH'];\n",
+      'service/inbox/destructures.ts':
+        'export const tab = ({ HERDR_TAB_ID: tab }: NodeJS.ProcessEnv) => tab;\n',
+      'sidebar/shape.ts': 'export interface Env {\n  HERDR_CONFIG_PATH?: string;\n}\n',
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture is source code with a template.
       'service/jobs/reads.ts': 'export const stat = (pid: number) => `/proc/${pid}/stat`;\n',
       'service/state/root.ts': "export const root = '/proc';\n",
@@ -29,13 +34,16 @@ describe('the owners check', () => {
       "cli/commands/pane.ts: reads Herdr's HERDR_PANE_ID outside service/terminal; ask the terminal layer",
       'service/cleanup/requires.ts: starts processes itself (child_process); use service/process/run.ts',
       'service/cleanup/spawns.ts: starts processes itself (node:child_process); use service/process/run.ts',
+      "service/inbox/destructures.ts: reads Herdr's HERDR_TAB_ID outside service/terminal; ask the terminal layer",
       "service/jobs/clears.ts: reads Herdr's HERDR_ENV outside service/terminal; ask the terminal layer",
+      "service/jobs/indexes.ts: reads Herdr's HERDR_SOCKET_PATH outside service/terminal; ask the terminal layer",
       'service/jobs/reads.ts: reads /proc ("/proc/"); use service/process/table.ts',
       'service/state/root.ts: reads /proc ("/proc"); use service/process/table.ts',
+      "sidebar/shape.ts: reads Herdr's HERDR_CONFIG_PATH outside service/terminal; ask the terminal layer",
     ]);
   });
 
-  it('lets the owners do it, and anyone name them in comments or in longer names', async () => {
+  it('lets the owners do it, and anyone name them in comments, messages, longer names or constants', async () => {
     const root = await fixtureTree({
       'service/process/run.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
       'service/process/table.ts': "export const root = '/proc';\n",
@@ -48,6 +56,13 @@ describe('the owners check', () => {
         'export const EXEC_HERDR_TIMEOUT_MS = 10_000;',
         "export const where = '/procedures/proc';",
         'export type Child = ChildProcess;',
+        '',
+      ].join('\n'),
+      'cli/commands/board.ts': [
+        "export const why = 'no owner: run it in a Herdr pane (HERDR_PANE_ID) or give --owner PANE';",
+        'export const hint = `dogsled items --owner "$HERDR_PANE_ID"`;',
+        'const HERDR_TIMEOUT_MS = 10_000;',
+        'export const timeout = { ms: HERDR_TIMEOUT_MS };',
         '',
       ].join('\n'),
     });

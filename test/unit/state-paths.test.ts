@@ -39,6 +39,15 @@ describe('statePaths', () => {
       repositories: '/s/repositories.json',
       worktrees: '/s/worktrees.json',
       paneWatch: '/s/pane-watch.json',
+      inbox: '/s/inbox',
+      gate: '/s/gate.json',
+      paneTerminals: '/s/terminals.json',
+      boards: '/s/boards',
+      todoLines: '/s/todo-lines',
+      todoSections: '/s/todo-sections.json',
+      quota: '/s/quota.json',
+      quotaCollect: '/s/quota-collect.json',
+      quotaCollectLock: '/s/quota-collect',
     });
   });
 });
