@@ -6,7 +6,7 @@
 
 import { formatAge } from '../core/duration.js';
 import { DogsledError, messageOf } from '../errors.js';
-import { runProcess, SpawnError } from '../process/run.js';
+import { succeeded as ranToCompletion, runProcess, SpawnError } from '../process/run.js';
 
 /** A routine git read; a repository this slow is reported, not waited on for ever. */
 export const GIT_TIMEOUT_MS = 30_000;
@@ -117,13 +117,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
 
 /** True when git ran to completion with status 0. A signal, a timeout or a cut output is never success. */
 export function succeeded(result: GitResult): boolean {
-  return (
-    result.exitCode === 0 &&
-    result.signal === null &&
-    !result.timedOut &&
-    !result.aborted &&
-    !result.truncated
-  );
+  return ranToCompletion(result);
 }
 
 /** Why a git call failed, in one line: its last stderr line, the signal or the deadline. */

@@ -195,8 +195,11 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
   });
 }
 
+/** How a run ended: enough to tell success, shared by results built on the runner's (git's). */
+export type RunEnding = Pick<RunResult, 'exitCode' | 'signal' | 'timedOut' | 'aborted' | 'truncated'>;
+
 /** True when the child ran to completion with status 0 and its whole output was kept. */
-export function succeeded(result: RunResult): boolean {
+export function succeeded(result: RunEnding): boolean {
   return (
     result.exitCode === 0 &&
     result.signal === null &&
