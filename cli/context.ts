@@ -1,20 +1,19 @@
 // What every command receives instead of reaching for process globals: environment, clock,
-// output streams and the resolved paths. Tests run the real CLI in a child process with a private
-// HOME and DOGSLED_STATE; nothing here is mocked.
+// output streams and the resolved paths. It is the service's ProcessIO (and so its StateIO) as it
+// stands: a command hands it to service functions as is, and io.ts adds config.toml for HostIO.
+// Tests run the real CLI in a child process with a private HOME and DOGSLED_STATE; nothing here is
+// mocked.
 
 import { homedir } from 'node:os';
 import { plainLine } from '../service/core/strip-escapes.js';
 import { clockFromEnv } from '../service/state/clock.js';
-import { configPathFrom, stateDirFrom } from '../service/state/paths.js';
+import type { ProcessIO } from '../service/state/io.js';
+import { configPathFrom, stateDirFrom, statePaths } from '../service/state/paths.js';
 
-export interface CliContext {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  now: () => number;
+export interface CliContext extends ProcessIO {
   stateDir: string;
   config: { path: string; explicit: boolean };
   out: (text: string) => void;
-  warn: (line: string) => void;
   stdoutIsTTY: boolean;
   color: boolean;
 }
@@ -27,11 +26,13 @@ export function contextFromProcess(globals: GlobalOptions): CliContext {
   const env = process.env;
   const home = env.HOME || homedir();
   const stdoutIsTTY = Boolean(process.stdout.isTTY);
+  const stateDir = stateDirFrom(env, home);
   return {
     env,
     home,
     now: clockFromEnv(env),
-    stateDir: stateDirFrom(env, home),
+    stateDir,
+    paths: statePaths(stateDir),
     config: configPathFrom(globals.config, env, home),
     out: (text) => process.stdout.write(text),
     // Warnings quote files and flags other programs and people wrote: one plain line each.

@@ -1,16 +1,13 @@
-// Shared plumbing of the commands: the host policy and state paths every command reads. Flags are
-// parsed in flags.ts.
+// HostIO from the command line's context: the context (already the service's ProcessIO) with
+// config.toml loaded, for the commands that judge hosts or run work here. Commands that never read
+// the policy (exec and the job commands) pass the context itself and never load the config module.
 
-import type { HostsIO } from '../service/hosts/local.js';
-import { type Config, loadConfig } from '../service/state/config.js';
-import { statePaths } from '../service/state/paths.js';
+import { loadConfig } from '../service/state/config.js';
+import type { HostIO } from '../service/state/io.js';
 import type { CliContext } from './context.js';
 
-export interface CommandIO extends HostsIO {
-  config: Config;
-}
-
-export async function commandIO(ctx: CliContext): Promise<CommandIO> {
+export async function hostIO(ctx: CliContext): Promise<HostIO> {
   const config = await loadConfig(ctx.config.path, ctx.config.explicit, ctx.home);
-  return { config, policy: config, paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
+  const { env, home, now, warn, paths } = ctx;
+  return { paths, now, warn, env, home, config };
 }

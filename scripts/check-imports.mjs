@@ -1,8 +1,10 @@
 // Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they import only
 // core modules, their own, or types from anywhere, and read no clock, environment or randomness),
-// and service/ never imports the CLI or the sidebar. In all product code (cli, service, sidebar,
-// plugins): child processes start only in the runner and the job supervisor, Herdr's variables are
-// read or set only in service/terminal (a message may name one), and /proc paths appear only in
+// service/ never imports the CLI or the sidebar, and a command module (cli/commands) takes nothing
+// but types from service/state: it calls one service function, so it never writes a state file,
+// takes a lock or builds a record itself. In all product code (cli, service, sidebar, plugins):
+// child processes start only in the runner and the job supervisor, Herdr's variables are read or
+// set only in service/terminal (a message may name one), and /proc paths appear only in
 // service/process and service/probe. Comments may say anything: only code counts. Exits 1 with one
 // line per violation.
 import { readdir, readFile } from 'node:fs/promises';
@@ -13,6 +15,8 @@ import ts from 'typescript';
 // The checkout to check: this one, or another tree (a test's fixture) named as the one argument.
 const root = process.argv[2] ? resolve(process.argv[2]) : join(dirname(fileURLToPath(import.meta.url)), '..');
 const CORE = join(root, 'service', 'core');
+const STATE = join(root, 'service', 'state');
+const COMMANDS = join(root, 'cli', 'commands');
 const IMPURE = {
   'process.': /\bprocess\./,
   'Date.now()': /\bDate\.now\(/,
@@ -135,6 +139,16 @@ for (const file of await sourceFiles(join(root, 'service'))) {
   }
 }
 
+for (const file of await sourceFiles(COMMANDS)) {
+  const name = relative(root, file);
+  for (const { spec, typeOnly } of imports(file, await readFile(file, 'utf8'))) {
+    const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
+    if (!typeOnly && target?.startsWith(`${STATE}/`)) {
+      problems.push(`${name}: a command imports ${spec}: state is read and written by service functions`);
+    }
+  }
+}
+
 // The sidebar's row model is pure too (DESIGN §2, STYLE 9): it may import service/core and itself.
 const MODEL = join(root, 'sidebar', 'model');
 for (const file of await sourceFiles(MODEL)) {
@@ -188,5 +202,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; processes, Herdr variables and /proc stay with their owners',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables and /proc stay with their owners',
 );

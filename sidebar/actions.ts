@@ -6,8 +6,8 @@
 import { stripEscapes } from '../service/core/strip-escapes.js';
 import { messageOf } from '../service/errors.js';
 import { runProcess } from '../service/process/run.js';
+import type { ProcessIO } from '../service/state/io.js';
 import { jobLogPath } from '../service/state/job-records.js';
-import type { StatePaths } from '../service/state/paths.js';
 import { openRegular } from '../service/state/regular-file.js';
 import type { TerminalPort } from '../service/terminal/port.js';
 import { displayText } from './model/cells.js';
@@ -16,10 +16,8 @@ import { displayText } from './model/cells.js';
 const ACTION_TIMEOUT_MS = 30_000;
 const LOG_TAIL_BYTES = 16 * 1024;
 
-export interface ActionDeps {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  paths: StatePaths;
+/** Herdr's environment and home, the state paths (job logs), and the CLI to run. */
+export interface ActionIO extends Pick<ProcessIO, 'env' | 'home' | 'paths'> {
   /** The dogsled entry this process runs (process.argv[1]), for stop and cancel. */
   entry: string;
 }
@@ -27,11 +25,11 @@ export interface ActionDeps {
 export class Actions {
   private port: Promise<TerminalPort> | undefined;
 
-  constructor(private readonly deps: ActionDeps) {}
+  constructor(private readonly io: ActionIO) {}
 
   private terminal(): Promise<TerminalPort> {
     this.port ??= import('../service/terminal/open.js').then(({ openTerminal }) =>
-      openTerminal({ env: this.deps.env, home: this.deps.home, commandName: 'sidebar', warn: () => {} }),
+      openTerminal({ env: this.io.env, home: this.io.home, commandName: 'sidebar', warn: () => {} }),
     );
     return this.port;
   }
@@ -50,8 +48,8 @@ export class Actions {
   /** `dogsled stop JOB` or `dogsled cancel TICKET`: its first output line, or its error. */
   async run(verb: 'stop' | 'cancel', id: string): Promise<string> {
     try {
-      const result = await runProcess(process.execPath, [this.deps.entry, verb, id], {
-        env: this.deps.env,
+      const result = await runProcess(process.execPath, [this.io.entry, verb, id], {
+        env: this.io.env,
         timeoutMs: ACTION_TIMEOUT_MS,
       });
       const text = `${result.stdout.toString('utf8')}\n${result.stderr.toString('utf8')}`.trim();
@@ -65,7 +63,7 @@ export class Actions {
   /** The last lines of a job's output, escape-free, for the read popup. */
   async readJob(id: string, lines: number): Promise<string[]> {
     try {
-      const handle = await openRegular(jobLogPath(this.deps.paths, id));
+      const handle = await openRegular(jobLogPath(this.io.paths, id));
       if (handle === undefined) return ['(no output yet)'];
       try {
         const { size } = await handle.stat();

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import blessed from 'blessed';
 import type { BoardRow } from '../service/core/board.js';
-import type { HostsIO } from '../service/hosts/local.js';
+import type { HostIO } from '../service/state/io.js';
 import { mark, span } from '../service/timing.js';
 import { Actions } from './actions.js';
 import { buildSidebar } from './model/build.js';
@@ -45,10 +45,9 @@ const POLL_MS = 5_000;
 const READ_LINES = 20;
 
 export interface SidebarOptions {
-  io: HostsIO;
+  /** This host's IO: its state, its policy, and the environment and home Herdr is found with. */
+  io: HostIO;
   owner: string;
-  env: NodeJS.ProcessEnv;
-  home: string;
   /** The dogsled entry (process.argv[1]) that stop and cancel run. */
   entry: string;
   fixtureHosts?: string | undefined;
@@ -91,12 +90,7 @@ class SidebarApp {
     private readonly done: () => void,
   ) {
     this.theme = loadTheme(options.herdrConfig, options.noColor);
-    this.actions = new Actions({
-      env: options.env,
-      home: options.home,
-      paths: options.io.paths,
-      entry: options.entry,
-    });
+    this.actions = new Actions({ ...options.io, entry: options.entry });
     this.screen = blessed.screen({ smartCSR: true, fullUnicode: true, warnings: false, title: 'dogsled' });
     const box = () =>
       blessed.box({

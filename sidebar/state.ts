@@ -5,8 +5,9 @@
 
 import { readBoard } from '../service/board/read.js';
 import { messageOf } from '../service/errors.js';
-import { type HostsIO, readLocalHost } from '../service/hosts/local.js';
+import { readLocalHost } from '../service/hosts/local.js';
 import type { HostView } from '../service/hosts/view.js';
+import type { HostIO } from '../service/state/io.js';
 import { openRegular, readRegular } from '../service/state/regular-file.js';
 import { readTodoLines } from '../service/state/sidebar-files.js';
 import type { SidebarHost, SidebarState, TodoView } from './model/types.js';
@@ -21,9 +22,9 @@ export interface SidebarSources {
   fixtureHosts?: string | undefined;
 }
 
-export async function readSidebarState(io: HostsIO, sources: SidebarSources): Promise<SidebarState> {
+export async function readSidebarState(io: HostIO, sources: SidebarSources): Promise<SidebarState> {
   const problems: string[] = [];
-  const quiet: HostsIO = { ...io, warn: (line) => problems.push(line.replace(/^dogsled: (warning: )?/, '')) };
+  const quiet: HostIO = { ...io, warn: (line) => problems.push(line.replace(/^dogsled: (warning: )?/, '')) };
   const [hosts, board, todos] = await Promise.all([
     readHosts(quiet, sources).catch((error: unknown) => {
       problems.push(`hosts: ${messageOf(error)}`);
@@ -41,14 +42,14 @@ export async function readSidebarState(io: HostsIO, sources: SidebarSources): Pr
     board,
     todos,
     thresholds: {
-      memory_reserve_bytes: io.policy.memory_reserve_bytes,
-      disk_free_min_percent: io.policy.disk_free_min_percent,
+      memory_reserve_bytes: io.config.memory_reserve_bytes,
+      disk_free_min_percent: io.config.disk_free_min_percent,
     },
     problems,
   };
 }
 
-async function readHosts(io: HostsIO, sources: SidebarSources): Promise<SidebarHost[]> {
+async function readHosts(io: HostIO, sources: SidebarSources): Promise<SidebarHost[]> {
   if (sources.fixtureHosts) {
     const text = await readRegular(sources.fixtureHosts);
     return text === undefined ? [] : ((JSON.parse(text) as { hosts: SidebarHost[] }).hosts ?? []);
@@ -107,7 +108,7 @@ export async function busyHistory(file: string): Promise<Array<number | null>> {
   return history.slice(-HISTORY);
 }
 
-async function readTodos(io: HostsIO, owner: string): Promise<TodoView> {
+async function readTodos(io: HostIO, owner: string): Promise<TodoView> {
   const read = await readTodoLines(io.paths, owner);
   if (read.kind === 'ok') return { available: true, lines: read.lines };
   if (read.kind === 'missing') return { available: false, reason: 'no presentation for this pane' };

@@ -5,7 +5,6 @@
 import { dockCallerBoard } from '../../service/board/dock.js';
 import { readBoard } from '../../service/board/read.js';
 import { DogsledError } from '../../service/errors.js';
-import { statePaths } from '../../service/state/paths.js';
 import { callerPane } from '../../service/terminal/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { renderBoard } from '../render/board-human.js';
@@ -20,10 +19,9 @@ export interface BoardFlags {
 
 export async function boardCommand(flags: BoardFlags, ctx: CliContext): Promise<number> {
   if (flags.open && flags.toggle) throw new DogsledError('choose one of --open and --toggle');
-  const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
   if (flags.open || flags.toggle) {
     if (flags.owner !== undefined) throw new DogsledError('--owner applies to the board read, not --open');
-    const docked = await dockCallerBoard(io, { env: ctx.env, home: ctx.home, toggle: Boolean(flags.toggle) });
+    const docked = await dockCallerBoard(ctx, Boolean(flags.toggle));
     if (flags.json) ctx.out(`${JSON.stringify(docked)}\n`);
     else ctx.out(`${docked.action} the board of tab ${docked.tab} (pane ${docked.pane})\n`);
     return 0;
@@ -32,7 +30,7 @@ export async function boardCommand(flags: BoardFlags, ctx: CliContext): Promise<
   if (owner === null || owner === '') {
     throw new DogsledError('no owner: run it in a Herdr pane (HERDR_PANE_ID) or give --owner PANE');
   }
-  const board = await readBoard(io, owner);
+  const board = await readBoard(ctx, owner);
   if (flags.json) ctx.out(`${JSON.stringify(board)}\n`);
   else ctx.out(`${renderBoard(board, paint(ctx.color)).join('\n')}\n`);
   return 0;

@@ -1,14 +1,13 @@
-// `dogsled doctor [--json] [--host H]`: the cleanup survey as a report. Changes nothing: every
-// repository is fetched (remote-tracking refs are what make pushed work count), nothing is removed.
-// Herdr is read once per run (terminal-facts.ts). Peers are not reachable in this build, so --host
-// accepts only the local host.
+// `dogsled doctor [--json] [--host H]`: the cleanup survey as a report (service/cleanup/session.ts).
+// Changes nothing: every repository is fetched (remote-tracking refs are what make pushed work
+// count), nothing is removed. Peers are not reachable in this build, so --host accepts only the
+// local host.
 
-import { type CleanupIO, surveyCleanup } from '../../service/cleanup/doctor.js';
-import { gatherTerminalFacts, type TerminalFacts } from '../../service/cleanup/terminal-facts.js';
+import { type CleanupCaller, doctorReport } from '../../service/cleanup/session.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
 import type { CliContext } from '../context.js';
 import { localHostFlag } from '../flags.js';
-import { commandIO } from '../io.js';
+import { hostIO } from '../io.js';
 import { paint } from '../render/color.js';
 import { renderDoctor } from '../render/doctor-human.js';
 
@@ -17,30 +16,10 @@ export interface DoctorFlags {
   host?: string;
 }
 
-/** Herdr's panes and workspaces and the holds they make, read once for this run. */
-export function readTerminal(ctx: CliContext): Promise<TerminalFacts> {
-  return gatherTerminalFacts({ env: ctx.env, home: ctx.home, warn: ctx.warn });
-}
-
-/** What the cleanup layer needs from the command line's context and the terminal side. */
-export async function cleanupIO(ctx: CliContext, terminal: TerminalFacts): Promise<CleanupIO> {
-  const io = await commandIO(ctx);
+/** This process as the cleanup's caller: its directory, and a progress line on a terminal. */
+export function cleanupCaller(): CleanupCaller {
   return {
-    paths: io.paths,
-    now: io.now,
-    warn: io.warn,
-    config: io.config,
-    home: ctx.home,
-    callerCwd: process.cwd(),
-    holds: terminal.holds,
-    paneRootPids: terminal.paneRootPids,
-    discoveredPaths: terminal.discoveredPaths,
-    workspaceCheckouts: terminal.workspaceCheckouts,
-    herdr: terminal.herdr ?? undefined,
-    terminalWarnings:
-      terminal.error === null
-        ? []
-        : [`herdr: ${terminal.error}; live panes cannot be ruled out, so every checkout is held`],
+    cwd: process.cwd(),
     // One line rewritten in place, and only on a terminal: piped stderr stays clean.
     progress: process.stderr.isTTY
       ? (text) => process.stderr.write(`\r\x1b[K${text === '' ? '' : `dogsled: ${text}…`}`)
@@ -50,8 +29,7 @@ export async function cleanupIO(ctx: CliContext, terminal: TerminalFacts): Promi
 
 export async function doctorCommand(flags: DoctorFlags, ctx: CliContext): Promise<number> {
   localHostFlag(flags.host, LOCAL_HOST);
-  const io = await cleanupIO(ctx, await readTerminal(ctx));
-  const { report } = await surveyCleanup(io, { processes: true, host: LOCAL_HOST.id });
+  const report = await doctorReport(await hostIO(ctx), cleanupCaller(), LOCAL_HOST.id);
   if (flags.json) {
     for (const warning of report.warnings) ctx.warn(`dogsled: warning: ${warning}`);
     ctx.out(`${JSON.stringify(report)}\n`);

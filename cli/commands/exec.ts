@@ -2,7 +2,6 @@
 // must never kill it, so writes to a stdout or stderr that went away are ignored here.
 
 import { execJob } from '../../service/jobs/exec.js';
-import { statePaths } from '../../service/state/paths.js';
 import type { CliContext } from '../context.js';
 
 /** `command` is undefined (or empty) for `exec ID`, which runs the record's own command. */
@@ -14,10 +13,8 @@ export async function execCommand(
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   const entry = process.argv[1];
   if (entry === undefined) throw new Error('exec: no script path in argv');
-  return execJob(
-    { paths: statePaths(ctx.stateDir), env: ctx.env, home: ctx.home, now: ctx.now, warn: ctx.warn },
-    id,
-    command === undefined || command.length === 0 ? undefined : command,
-    { self: [process.execPath, ...process.execArgv, entry], out: process.stdout },
-  );
+  return execJob(ctx, id, command === undefined || command.length === 0 ? undefined : command, {
+    self: [process.execPath, ...process.execArgv, entry],
+    out: process.stdout,
+  });
 }

@@ -4,12 +4,9 @@
 // exactly what it printed, and on any failure (no state dir, a corrupt inbox, no Herdr, its
 // five-second budget spent) exits 0 with no output at all. Flag mistakes are still usage errors.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import { clipText, flatText } from '../../service/core/inbox-text.js';
 import { DogsledError } from '../../service/errors.js';
 import { CONTEXT_HOOK_EVENTS, HOOK_HARNESSES, INBOX_HOOK_EVENTS } from '../../service/inbox/hook-common.js';
-import type { InboxIO } from '../../service/inbox/io.js';
-import { statePaths } from '../../service/state/paths.js';
 import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
 
@@ -74,20 +71,14 @@ function print(text: string): Promise<void> {
   });
 }
 
-function inboxIO(ctx: CliContext): InboxIO {
-  // A hook prints nothing but its answer: warnings (a quarantined file) stay off every stream.
-  return { paths: statePaths(ctx.stateDir), now: ctx.now, warn: () => {}, env: ctx.env, home: ctx.home };
-}
-
-/** Test-only pause between printing and acknowledging, where a crash test kills the hook. */
-async function testPause(env: NodeJS.ProcessEnv): Promise<void> {
-  const ms = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_HOOK_PAUSE_MS) : 0;
-  if (ms > 0) await sleep(ms);
+/** A hook prints nothing but its answer: warnings (a quarantined file) stay off every stream. */
+function quiet(ctx: CliContext): CliContext {
+  return { ...ctx, warn: () => {} };
 }
 
 /** Each path loads only its own code: hooks run on every prompt and stop. */
 async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promise<void> {
-  const io = inboxIO(ctx);
+  const io = quiet(ctx);
   await drainStdin();
   mark('stdin');
   if (hook.sub === 'gate') {
@@ -98,35 +89,23 @@ async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promi
   }
   const { additionalContext, stopBlock } = await import('../render/hook-output.js');
   if (hook.sub === 'context') {
-    const [{ contextHook }, { renderHookContext }, { commandIO }] = await Promise.all([
+    const [{ contextHook }, { renderHookContext }, { hostIO }] = await Promise.all([
       import('../../service/inbox/hook-context.js'),
       import('../render/hook-context.js'),
       import('../io.js'),
     ]);
-    const hosts = await commandIO({ ...ctx, warn: () => {} });
-    const context = await contextHook({ ...io, ...hosts, warn: () => {} }, hook.harness, hook.event);
+    const context = await contextHook(await hostIO(io), hook.harness, hook.event);
     if (context === undefined) return;
     const text = renderHookContext(context, ctx.now());
     await print(hook.harness === 'pi' ? `${text}\n` : additionalContext(hook.event, text));
     return;
   }
-  const [{ inboxHook }, { ackDelivery }] = await Promise.all([
-    import('../../service/inbox/hook-inbox.js'),
-    import('../../service/inbox/reader.js'),
-  ]);
+  const { inboxHook } = await import('../../service/inbox/hook-inbox.js');
   mark('inbox loaded');
-  const { text, delivery } = await inboxHook(io, hook.harness, hook.event);
-  mark('inbox read');
-  if (text === undefined) return;
-  await print(hook.event === 'Stop' ? stopBlock(text) : additionalContext(hook.event, text));
-  if (delivery === undefined || delivery.records.length === 0) return;
-  await testPause(ctx.env);
-  await ackDelivery(
-    io,
-    delivery,
-    delivery.records.map((record) => record.id),
-    false,
+  await inboxHook(io, hook.harness, hook.event, (text) =>
+    print(hook.event === 'Stop' ? stopBlock(text) : additionalContext(hook.event, text)),
   );
+  mark('inbox done');
 }
 
 export async function hookCommand(flags: HookFlags, ctx: CliContext): Promise<number> {

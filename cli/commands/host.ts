@@ -6,7 +6,7 @@ import { buffer } from 'node:stream/consumers';
 import { DogsledError } from '../../service/errors.js';
 import { HOST_VERBS, hostVerb, runVerb } from '../../service/host-verbs/table.js';
 import type { CliContext } from '../context.js';
-import { commandIO } from '../io.js';
+import { hostIO } from '../io.js';
 
 export async function hostCommand(words: readonly string[], ctx: CliContext): Promise<number> {
   const [name, ...args] = words;
@@ -17,11 +17,11 @@ export async function hostCommand(words: readonly string[], ctx: CliContext): Pr
   if (name === 'rpc') {
     if (args.length > 0) throw new DogsledError(`host rpc: takes no arguments, got "${args[0]}"`);
     const { serveRpc } = await import('../../service/host-verbs/rpc-server.js');
-    return serveRpc({ input: process.stdin, output: process.stdout, io: () => commandIO(ctx) });
+    return serveRpc({ input: process.stdin, output: process.stdout, io: () => hostIO(ctx) });
   }
   const verb = hostVerb(name);
   const input = verb.takesInput ? await buffer(process.stdin) : Buffer.alloc(0);
-  const result = await runVerb(name, args, { io: await commandIO(ctx), input });
+  const result = await runVerb(name, args, { ...(await hostIO(ctx)), input });
   ctx.out(`${JSON.stringify(result.value ?? null)}\n`);
   return result.exitCode ?? 0;
 }

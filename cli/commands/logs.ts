@@ -1,15 +1,14 @@
-// `dogsled logs JOB|TICKET [--follow]`: the job's output, jobs/ID.log, as the bytes exec captured.
-// Only files are read, so it works after the tab closed and without Herdr. A ticket is followed to
-// its job; one still queued has no output yet: `logs` says so and exits 1 (queued, as `run` does),
-// and `logs --follow` waits for its admission, then follows the job. The bytes are not stripped of
-// terminal escapes, on a terminal either: this is the user's own command output, which exec already
-// sent raw to the job's pane, and `logs` is that same stream replayed (colours, progress bars), like
-// `cat` of the file. Views that show output inside dogsled's own text (status, read) strip it.
+// `dogsled logs JOB|TICKET [--follow]`: the job's output, jobs/ID.log, as the bytes exec captured
+// (service/jobs/by-ref.ts). Only files are read, so it works after the tab closed and without Herdr.
+// A ticket is followed to its job; one still queued has no output yet: `logs` says so and exits 1
+// (queued, as `run` does), and `logs --follow` waits for its admission, then follows the job. The
+// bytes are not stripped of terminal escapes, on a terminal either: this is the user's own command
+// output, which exec already sent raw to the job's pane, and `logs` is that same stream replayed
+// (colours, progress bars), like `cat` of the file. Views that show output inside dogsled's own text
+// (status, read) strip it.
 
 import { EXIT } from '../../service/core/exit-codes.js';
-import { type JobRef, noJob, resolveJobRef, settledRef } from '../../service/jobs/job-ref.js';
-import { copyJobLog, followJobLog } from '../../service/jobs/logs.js';
-import { statePaths } from '../../service/state/paths.js';
+import { type LogsOutcome, logsOfRef } from '../../service/jobs/by-ref.js';
 import type { CliContext } from '../context.js';
 import { untilStopped } from '../stop-signal.js';
 
@@ -21,43 +20,31 @@ export interface LogsFlags {
 export const QUEUED_STATUS = EXIT.queued;
 
 export async function logsCommand(ref: string, flags: LogsFlags, ctx: CliContext): Promise<number> {
-  const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
-  let target: JobRef = await resolveJobRef(io, ref);
-  if (target.kind === 'waiting' && !flags.follow) {
-    const { ticket } = target;
-    const state = ticket.state === 'pending' ? 'queued' : 'being admitted';
-    ctx.warn(
-      `dogsled: logs: ticket ${ticket.id} is ${state}: its job has not started (dogsled logs ${ticket.id} --follow waits for it)`,
-    );
-    return QUEUED_STATUS;
-  }
-  if (target.kind === 'settled' || target.kind === 'placement') throw noJob('logs', target);
+  const follow = Boolean(flags.follow);
   // A reader that went away (`logs JOB | head`) ends the copy quietly, as SIGPIPE would end `cat`.
   const ignore = () => {};
   process.stdout.on('error', ignore);
+  let outcome: LogsOutcome;
   try {
-    if (!flags.follow && target.kind === 'job') {
-      await copyJobLog(io, target.id, writeStdout);
-      return 0;
-    }
-    return await untilStopped(async (signal) => {
-      try {
-        if (target.kind === 'waiting') target = await settledRef(io, target.ticket, signal);
-        if (target.kind !== 'job') throw noJob('logs', target);
-        await followJobLog(io, target.id, { write: writeStdout, signal });
-        return 0;
-      } catch (error) {
-        // Interrupted by the user: the job is untouched; 130 as for any command ended by Ctrl-C.
-        if (signal.aborted) return EXIT.interrupted;
-        throw error;
-      }
-    });
+    const read = (stopped?: AbortSignal) =>
+      logsOfRef(ctx, ref, { follow, write: writeStdout, ...(stopped ? { stopped } : {}) });
+    outcome = follow ? await untilStopped(read) : await read();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') return 0;
     throw error;
   } finally {
     process.stdout.off('error', ignore);
   }
+  if (outcome.kind === 'queued') {
+    const { ticket } = outcome;
+    const state = ticket.state === 'pending' ? 'queued' : 'being admitted';
+    ctx.warn(
+      `dogsled: logs: ticket ${ticket.id} is ${state}: its job has not started (dogsled logs ${ticket.id} --follow waits for it)`,
+    );
+    return QUEUED_STATUS;
+  }
+  // Interrupted by the user: the job is untouched; 130 as for any command ended by Ctrl-C.
+  return outcome.kind === 'interrupted' ? EXIT.interrupted : 0;
 }
 
 /** One chunk to stdout, resolved once it is handed to the OS (backpressure for large logs). */

@@ -3,7 +3,6 @@
 // only `{"jobs":[...]}`, each record with its derived state.
 
 import { listJobs } from '../../service/jobs/list.js';
-import { statePaths } from '../../service/state/paths.js';
 import type { CliContext } from '../context.js';
 import { paint } from '../render/color.js';
 import { emptyJobsLine, renderJobTable } from '../render/jobs-human.js';
@@ -18,8 +17,7 @@ const PIPE_WIDTH = 160;
 
 export async function psCommand(flags: PsFlags, ctx: CliContext): Promise<number> {
   // Jobs need no host policy: a broken config.toml must not hide them.
-  const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
-  const list = await listJobs(io, { all: flags.all === true });
+  const list = await listJobs(ctx, { all: flags.all === true });
   for (const warning of list.warnings) ctx.warn(`dogsled: warning: ${warning}`);
   if (flags.json) {
     ctx.out(`${JSON.stringify({ jobs: list.jobs }, null, 2)}\n`);

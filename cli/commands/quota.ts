@@ -3,14 +3,12 @@
 // quota.json. The hidden `quota --store` takes one snapshot on stdin (what a collector pushes) and
 // stores it with the same newer-wins writer as `host quota-store`.
 
-import { hostname } from 'node:os';
 import { DogsledError } from '../../service/errors.js';
 import type { QuotaMode } from '../../service/quota/refresh.js';
 import { quotaReport } from '../../service/quota/report.js';
 import { MAX_SNAPSHOT_BYTES, storePushedSnapshot } from '../../service/quota/store.js';
-import { statePaths } from '../../service/state/paths.js';
 import type { CliContext } from '../context.js';
-import { commandIO } from '../io.js';
+import { hostIO } from '../io.js';
 import { renderQuota } from '../render/quota-human.js';
 
 export interface QuotaFlags {
@@ -26,15 +24,11 @@ export async function quotaCommand(flags: QuotaFlags, ctx: CliContext): Promise<
     throw new DogsledError('--cached and --refresh contradict each other: choose one');
   }
   const mode: QuotaMode = flags.cached ? 'cached' : flags.refresh ? 'refresh' : 'auto';
-  const io = await commandIO(ctx);
-  const managementUrl = io.config.quota.management_url;
-  const report = await quotaReport(
-    { ...io, managementUrl, env: ctx.env, platform: process.platform, hostname: hostname() },
-    mode,
-  );
+  const io = await hostIO(ctx);
+  const report = await quotaReport(io, mode);
   // Why the cache is shown matters to someone who asked for collection: --refresh, or a host set
   // up to collect. A host that only receives snapshots is not told so on every call.
-  if (report.note !== null && (mode === 'refresh' || managementUrl !== null)) {
+  if (report.note !== null && (mode === 'refresh' || io.config.quota.management_url !== null)) {
     ctx.warn(`dogsled: warning: quota: ${report.note}`);
   }
   if (flags.json) {
@@ -51,8 +45,7 @@ async function storeCommand(flags: QuotaFlags, ctx: CliContext): Promise<number>
     throw new DogsledError('--store reads one snapshot from stdin and takes no other flag');
   }
   const input = await readInput(MAX_SNAPSHOT_BYTES);
-  const io = { paths: statePaths(ctx.stateDir), now: ctx.now, warn: ctx.warn };
-  const result = await storePushedSnapshot(io, input);
+  const result = await storePushedSnapshot(ctx, input);
   if (!result.stored) {
     ctx.warn(
       `dogsled: quota --store: kept the stored snapshot: it is as new or newer (fetched_ms ${result.fetched_ms})`,

@@ -8,7 +8,6 @@ import { flatText } from '../../service/core/inbox-text.js';
 import { DogsledError, messageOf } from '../../service/errors.js';
 import { checkSendOptions, sendMessage } from '../../service/inbox/send.js';
 import type { CliContext } from '../context.js';
-import { inboxIO } from './inbox.js';
 
 export interface SendFlags {
   host?: string;
@@ -63,7 +62,7 @@ async function messageText(flags: SendFlags): Promise<string> {
 export async function sendCommand(target: string, flags: SendFlags, ctx: CliContext): Promise<number> {
   checkSendOptions(flags.host ?? null, flags.kind ?? 'message');
   const text = await messageText(flags);
-  const { record, to } = await sendMessage(inboxIO(ctx), {
+  const { record, to } = await sendMessage(ctx, {
     target,
     host: flags.host ?? null,
     kind: flags.kind ?? 'message',

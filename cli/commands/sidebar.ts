@@ -5,7 +5,7 @@
 import { DogsledError } from '../../service/errors.js';
 import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr-env.js';
 import type { CliContext } from '../context.js';
-import { commandIO } from '../io.js';
+import { hostIO } from '../io.js';
 
 export interface SidebarFlags {
   owner?: string;
@@ -15,14 +15,12 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
   const owner = flags.owner || ctx.env.DOGSLED_OWNER || pluginContextPane(ctx.env);
   if (!owner) throw new DogsledError('no owner: give --owner PANE (board --open sets it)');
   if (!process.stdout.isTTY || !process.stdin.isTTY) throw new DogsledError('needs a terminal');
-  const io = await commandIO(ctx);
+  const io = await hostIO(ctx);
   const testing = ctx.env.DOGSLED_TEST === '1';
   const { runSidebar } = await import('../../sidebar/app.js');
   return runSidebar({
     io,
     owner,
-    env: ctx.env,
-    home: ctx.home,
     entry: process.argv[1] ?? '',
     fixtureHosts: testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined,
     herdrConfig: herdrConfigPath(ctx.env, ctx.home),

@@ -9,19 +9,17 @@ import { launchPaneRecord } from '../core/launch-state.js';
 import type { PaneRecord } from '../core/pane-rule.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { writeAtomic } from '../state/atomic-write.js';
 import { newId } from '../state/ids.js';
+import type { StateIO } from '../state/io.js';
 import { type LaunchRecord, LaunchRecordSchema } from '../state/launch-schemas.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE, type StatePaths } from '../state/paths.js';
 import { oneLine } from '../state/quarantine.js';
 import { readRecordFile } from '../state/record-file.js';
-import { type StoreContext, updateState } from '../state/store.js';
+import { updateState } from '../state/store.js';
 import { type ContractFacts, childContract } from './contract.js';
 
 export type { LaunchRecord };
-
-export interface LaunchIO extends StoreContext {
-  paths: StatePaths;
-}
 
 export interface LaunchFiles {
   record: string;
@@ -99,7 +97,7 @@ export type NewLaunch = Pick<
 >;
 
 /** Creates the record in state `preparing`. An id that already has a record is a bug. */
-export async function createLaunchRecord(io: LaunchIO, launch: NewLaunch): Promise<LaunchRecord> {
+export async function createLaunchRecord(io: StateIO, launch: NewLaunch): Promise<LaunchRecord> {
   const now = io.now();
   const files = launchFiles(io.paths, launch.id);
   const record: LaunchRecord = {
@@ -129,7 +127,7 @@ export async function createLaunchRecord(io: LaunchIO, launch: NewLaunch): Promi
  * an error naming the launch.
  */
 export async function updateLaunchRecord(
-  io: LaunchIO,
+  io: StateIO,
   id: string,
   fn: (current: LaunchRecord) => LaunchRecord | undefined,
 ): Promise<LaunchRecord> {
@@ -220,9 +218,11 @@ async function ensureLaunchesDir(paths: StatePaths): Promise<void> {
 async function writeWhole(paths: StatePaths, file: string, text: string): Promise<void> {
   await ensureLaunchesDir(paths);
   try {
-    await (await import('write-file-atomic')).default(file, text, { mode: STATE_FILE_MODE, fsync: true });
+    await writeAtomic(file, text, { mode: STATE_FILE_MODE });
   } catch (error) {
-    throw new DogsledError(`cannot write ${file}: ${describe(error)}`, { cause: error });
+    // writeAtomic names the file already; the system's own error says what was in the way.
+    const cause = error instanceof DogsledError && error.cause !== undefined ? error.cause : error;
+    throw new DogsledError(`cannot write ${file}: ${describe(cause)}`, { cause });
   }
 }
 

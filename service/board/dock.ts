@@ -6,13 +6,13 @@
 // it runs under that file's lock, so two opens in one tab never make two boards.
 
 import { DogsledError } from '../errors.js';
+import type { ProcessIO, StateIO } from '../state/io.js';
 import { boardFile, updateBoardEntry } from '../state/sidebar-files.js';
 import { type BoardEntry, BoardEntrySchema } from '../state/sidebar-schemas.js';
 import { writeState } from '../state/store.js';
 import { isTerminalError, needsHerdr } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Layout, Pane, Rect } from '../terminal/records.js';
-import type { BoardIO } from './read.js';
 
 /** The board's width in cells beside Herdr's own sidebar (spec, "Pi"). */
 export const BOARD_WIDTH = 38;
@@ -42,7 +42,7 @@ export interface DockOptions {
   command: string;
 }
 
-export async function dockBoard(io: BoardIO, port: TerminalPort, options: DockOptions): Promise<DockResult> {
+export async function dockBoard(io: StateIO, port: TerminalPort, options: DockOptions): Promise<DockResult> {
   if (port.kind === 'headless') throw needsHerdr(options.command, port.why);
   if (options.caller === null) {
     throw needsHerdr(options.command, 'HERDR_PANE_ID is not set: run it in a Herdr pane');
@@ -53,7 +53,7 @@ export async function dockBoard(io: BoardIO, port: TerminalPort, options: DockOp
     throw error;
   });
   const tab = caller.tab_id;
-  return updateBoardEntry(io.paths, tab, io, async (entry) => {
+  return updateBoardEntry(io, tab, async (entry) => {
     const live = entry?.pane ? await livePane(port, entry) : undefined;
     if (live && options.toggle) {
       await port.closePluginPane(live.pane_id);
@@ -95,7 +95,7 @@ function cleared(entry: BoardEntry, now: number): BoardEntry {
 }
 
 /** We already hold the entry's lock, so the clear is a plain atomic write of the same file. */
-async function updateCleared(io: BoardIO, tab: string, entry: BoardEntry): Promise<void> {
+async function updateCleared(io: StateIO, tab: string, entry: BoardEntry): Promise<void> {
   await writeState(boardFile(io.paths, tab), BoardEntrySchema, cleared(entry, io.now()));
 }
 
@@ -155,22 +155,16 @@ export function splitPath(id: string): boolean[] {
   return path === 'root' ? [] : [...path].map((bit) => bit === '1');
 }
 
-export interface DockCallerOptions {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  toggle: boolean;
-}
-
-/** `board --open|--toggle` for the calling process: its Herdr, its pane. */
-export async function dockCallerBoard(io: BoardIO, options: DockCallerOptions): Promise<DockResult> {
-  const command = options.toggle ? 'board --toggle' : 'board --open';
+/** `board --open|--toggle` for the calling process: its Herdr (io.env, io.home), its pane. */
+export async function dockCallerBoard(io: ProcessIO, toggle: boolean): Promise<DockResult> {
+  const command = toggle ? 'board --toggle' : 'board --open';
   const { openTerminal } = await import('../terminal/open.js');
   const { callerPane } = await import('../terminal/herdr-env.js');
   const port = await openTerminal({
-    env: options.env,
-    home: options.home,
+    env: io.env,
+    home: io.home,
     commandName: command,
     warn: io.warn,
   });
-  return dockBoard(io, port, { caller: callerPane(options.env), toggle: options.toggle, command });
+  return dockBoard(io, port, { caller: callerPane(io.env), toggle, command });
 }

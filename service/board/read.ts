@@ -6,19 +6,15 @@
 import { type BoardAgentPane, type BoardJob, type Board as BoardT, boardOf } from '../core/board.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
+import type { StateIO } from '../state/io.js';
 import { readJobRecord } from '../state/job-records.js';
-import type { StatePaths } from '../state/paths.js';
 import { HostSnapshotSchema } from '../state/schemas.js';
-import { readState, type StoreContext } from '../state/store.js';
+import { readState } from '../state/store.js';
 import { readItems, readQueue } from '../state/work.js';
 
 export type Board = BoardT;
 
-export interface BoardIO extends StoreContext {
-  paths: StatePaths;
-}
-
-export async function readBoard(io: BoardIO, owner: string): Promise<Board> {
+export async function readBoard(io: StateIO, owner: string): Promise<Board> {
   const [items, queue, snapshot] = await Promise.all([
     readItems(io),
     readQueue(io),

@@ -25,8 +25,8 @@ export interface RepoCommandOptions {
   deadlineMs: number;
   what: RepoCommandKind;
   signal?: AbortSignal;
-  /** The commands' environment; default: this process's, as a user's own shell would pass it on. */
-  env?: NodeJS.ProcessEnv;
+  /** The commands' environment: the caller's, as a user's own shell would pass it on. */
+  env: NodeJS.ProcessEnv;
 }
 
 /** A failed, timed-out or interrupted command, with its output tail for reports that want it apart. */
@@ -82,7 +82,7 @@ async function runOne(command: string, options: RepoCommandOptions, deadline: nu
     // Its own process group: the deadline or an abort ends everything the command started.
     result = await runProcess('sh', ['-c', command], {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: options.env,
       detached: true,
       timeoutMs: remaining,
       ...(signal === undefined ? {} : { signal }),

@@ -3,9 +3,9 @@
 // worktree, so it is no entry of its own.
 
 import type { PlanEntry } from '../core/prune-plan.js';
+import type { StateIO } from '../state/io.js';
 import type { JobRecord } from '../state/job-records.js';
 import { readPaneWatch } from '../state/pane-watch.js';
-import type { RegistryIO } from '../state/registries.js';
 import type { TerminalPort } from '../terminal/port.js';
 import { panesSection } from './panes.js';
 import type { DoctorReport } from './report.js';
@@ -27,7 +27,7 @@ export interface PanesOptions {
 }
 
 export async function addPanes(
-  io: RegistryIO,
+  io: StateIO,
   herdr: DoctorHerdr,
   options: PanesOptions,
   report: DoctorReport,
@@ -48,7 +48,7 @@ export async function addPanes(
     port: herdr.port,
     callerPaneId: herdr.callerPaneId,
     jobs: options.jobs,
-    watch: await readPaneWatch(io.paths, io),
+    watch: await readPaneWatch(io),
     now: options.now,
     closedWithWorktree,
     removedWorktrees: [...removed.keys()],

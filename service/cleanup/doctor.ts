@@ -12,10 +12,9 @@ import { messageOf } from '../errors.js';
 import type { FetchOutcome } from '../git/refs.js';
 import { statfsSpace } from '../probe/disk.js';
 import { type ProcessTable, readProcessTable } from '../process/table.js';
-import type { Config } from '../state/config.js';
+import type { HostIO } from '../state/io.js';
 import { type JobRecord, listJobRecords } from '../state/job-records.js';
-import type { StatePaths } from '../state/paths.js';
-import { pathIsAbsent, type RegistryIO, readRegistries } from '../state/registries.js';
+import { pathIsAbsent, readRegistries } from '../state/registries.js';
 import { loadRepoConfig } from '../state/repo-config.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk.js';
 import { addPanes, type DoctorHerdr } from './doctor-panes.js';
@@ -25,10 +24,7 @@ import { callerRepository, discoverRepositories, type RepositoryCandidate } from
 import { type HoldSource, type RepoSurvey, surveyRepository, type WorktreeSurvey } from './survey.js';
 import { findTargets } from './targets.js';
 
-export interface CleanupIO extends RegistryIO {
-  paths: StatePaths;
-  config: Config;
-  home: string;
+export interface CleanupIO extends HostIO {
   /** The caller's working directory: its repository is surveyed, and it holds its checkout. */
   callerCwd: string;
   /** Holds from the terminal layer (panes, processes, launches, items); none without it. */
@@ -45,7 +41,6 @@ export interface CleanupIO extends RegistryIO {
   terminalWarnings?: readonly string[];
   /** Told what the survey is doing, for a progress line on a terminal ('' when done). */
   progress?: (text: string) => void;
-  signal?: AbortSignal;
 }
 
 export interface CleanupSurvey {
@@ -86,7 +81,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     ...registries.worktrees.map((record) => ({ path: record.repository, source: 'worktree' as const })),
     ...(io.discoveredPaths ?? []).map((path) => ({ path, source: 'discovered' as const })),
   ];
-  const discovered = await discoverRepositories(candidates, await callerRepository(io.callerCwd));
+  const discovered = await discoverRepositories(candidates, await callerRepository(io.callerCwd, io), io);
   const report: DoctorReport = {
     version: 1,
     host: options.host,
@@ -120,6 +115,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
         registered: registries.worktrees,
         holds: io.holds,
         identity,
+        env: io.env,
         signal: io.signal,
       });
     } catch (error) {

@@ -12,9 +12,9 @@ import { messageOf } from '../errors.js';
 import { mapLimited } from '../probe/limit.js';
 import { type ChildReader, readChildren } from '../probe/shell-panes.js';
 import { readProcessTable } from '../process/table.js';
+import type { ProcessIO, StateIO } from '../state/io.js';
 import { listJobRecords } from '../state/job-records.js';
 import { readPaneWatch } from '../state/pane-watch.js';
-import type { RegistryIO } from '../state/registries.js';
 import { isTerminalError, TerminalError } from '../terminal/errors.js';
 import { callerPane, herdrExpected } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
@@ -59,14 +59,11 @@ export interface TerminalFacts {
   workspaceCheckouts: string[];
 }
 
-export interface GatherOptions {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  warn: (line: string) => void;
+export interface TerminalFactsIO extends Pick<ProcessIO, 'env' | 'home' | 'warn'> {
   children?: ChildReader;
 }
 
-export async function gatherTerminalFacts(options: GatherOptions): Promise<TerminalFacts> {
+export async function gatherTerminalFacts(options: TerminalFactsIO): Promise<TerminalFacts> {
   const { env } = options;
   const caller = callerPane(env);
   const children = options.children ?? readChildren;
@@ -141,8 +138,8 @@ export async function gatherTerminalFacts(options: GatherOptions): Promise<Termi
 }
 
 /** The pane rule's context as it is now: jobs and the service's pane-watch are read again. */
-export async function paneContext(io: RegistryIO, callerPaneId: string | null): Promise<PaneContext> {
-  const [jobs, watch] = await Promise.all([listJobRecords(io.paths), readPaneWatch(io.paths, io)]);
+export async function paneContext(io: StateIO, callerPaneId: string | null): Promise<PaneContext> {
+  const [jobs, watch] = await Promise.all([listJobRecords(io.paths), readPaneWatch(io)]);
   return { callerPaneId, jobs: jobs.records, watch, now: io.now() };
 }
 

@@ -2,6 +2,7 @@
 // the host measures and what dogsled has promised; every refused condition is reported with the
 // numbers behind it so `status --json` explains why a host takes no work.
 
+import type { Probe } from '../state/schemas.js';
 import { coresWith, distinctBytes, distinctPair } from './units.js';
 
 /** Admission needs a snapshot at most this old, whatever the service's interval. */
@@ -33,6 +34,23 @@ export interface HostMeasure {
   pressure_level: number | null;
   live_agents: number;
   active_agents: number;
+}
+
+/** The numbers of a probe reading taken at `sampleMs` that the rules read. */
+export function measureOf(sampleMs: number, probe: Probe): HostMeasure {
+  return {
+    sample_ms: sampleMs,
+    os: probe.os,
+    cores: probe.cores,
+    busy: probe.busy,
+    memory_total_bytes: probe.memory.total_bytes,
+    memory_free_bytes: probe.memory.free_bytes,
+    disk_total_bytes: probe.disk.total_bytes,
+    disk_free_bytes: probe.disk.free_bytes,
+    pressure_level: probe.pressure_level,
+    live_agents: probe.agents.live,
+    active_agents: probe.agents.active,
+  };
 }
 
 export interface HostFacts {

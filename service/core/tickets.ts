@@ -1,10 +1,13 @@
-// Ticket lifecycle rules: pending -> admitting -> admitted | failed, and pending -> cancelled.
-// `admitting` names the service that is launching it; a ticket found `admitting` under any other
-// service was interrupted. It is never launched again: the restarted service settles it from what
-// its job record shows (settleInterrupted), admitted when the job started and failed, with the
-// reason, when it did not. Settled tickets are kept 24 hours for inspection, like ended jobs.
+// The ticket lifecycle, and its one owner: pending -> admitting -> admitted | failed, pending ->
+// failed (a pin no host answers to) and pending -> cancelled. Every state change of a ticket is
+// made by a function here (pendingTicket, claimTicket, admitTicket, failTicket, cancelTicket,
+// settleInterrupted); callers only write the result under the queue lock. `admitting` names the
+// service that is launching it; a ticket found `admitting` under any other service was interrupted.
+// It is never launched again: the restarted service settles it from what its job record shows,
+// admitted when the job started and failed, with the reason, when it did not. Settled tickets are
+// kept 24 hours for inspection, like ended jobs.
 
-import type { Ticket } from '../state/work-schemas.js';
+import type { Queue, Ticket } from '../state/work-schemas.js';
 
 export const TICKET_RETENTION_MS = 24 * 3_600_000;
 
@@ -28,6 +31,48 @@ export function pendingTicket(
     error: null,
     notice: null,
   };
+}
+
+/** What the admitting service chose for a ticket it claims, under the queue and placements locks. */
+export interface TicketClaim {
+  admitter: Admitter;
+  host: string;
+  reservation: string;
+  /** The job and item ids of a job ticket (null for a `place` ticket), so a launch is named once. */
+  job: string | null;
+  item: string | null;
+}
+
+/** pending -> admitting: claimed by this service with its reservation, not yet launched. */
+export function claimTicket(ticket: Ticket, claim: TicketClaim, now: number): Ticket {
+  return { ...ticket, state: 'admitting', state_ms: now, ...claim };
+}
+
+/**
+ * -> admitted. A caller that does not wait is told through its inbox (the notice stays `pending`
+ * until delivered); a waiting caller sees the state itself.
+ */
+export function admitTicket(ticket: Ticket, now: number): Ticket {
+  return { ...ticket, state: 'admitted', state_ms: now, notice: noticeOf(ticket) };
+}
+
+/** -> failed, with the reason; noticed like an admission. */
+export function failTicket(ticket: Ticket, error: string, now: number): Ticket {
+  return { ...ticket, state: 'failed', state_ms: now, error, notice: noticeOf(ticket) };
+}
+
+/** pending -> cancelled, by its owner (`dogsled cancel`); cancelRefusal says when it may. */
+export function cancelTicket(ticket: Ticket, now: number): Ticket {
+  return { ...ticket, state: 'cancelled', state_ms: now, error: 'cancelled', notice: null };
+}
+
+function noticeOf(ticket: Pick<Ticket, 'waiting'>): Ticket['notice'] {
+  return ticket.waiting ? null : 'pending';
+}
+
+/** The queue with `ticket` in place of the ticket of the same id. */
+export function withTicket(queue: Queue, ticket: Ticket): Queue {
+  return { ...queue, tickets: queue.tickets.map((t) => (t.id === ticket.id ? ticket : t)) };
 }
 
 export function isSettled(ticket: Pick<Ticket, 'state'>): boolean {
@@ -70,10 +115,7 @@ export function interruptedNeverStarted(ticket: Pick<Ticket, 'admitter'>): strin
 
 /** The ticket an interrupted admission settles as, from its evidence. */
 export function settleInterrupted(ticket: Ticket, evidence: LaunchEvidence, now: number): Ticket {
-  const notice = ticket.waiting ? null : 'pending';
-  if (evidence.kind === 'started' || evidence.kind === 'placement') {
-    return { ...ticket, state: 'admitted', state_ms: now, notice };
-  }
+  if (evidence.kind === 'started' || evidence.kind === 'placement') return admitTicket(ticket, now);
   const job = ticket.job ?? 'its job';
   const stopped = `admission interrupted: the service${serviceOf(ticket)} stopped`;
   const error =
@@ -82,7 +124,7 @@ export function settleInterrupted(ticket: Ticket, evidence: LaunchEvidence, now:
       : evidence.kind === 'not-started'
         ? `${job}: ${evidence.reason ?? 'ended before it started'}`
         : `${stopped} while admitting it; ${job} may have started (${evidence.why}): inspect it, nothing is relaunched`;
-  return { ...ticket, state: 'failed', state_ms: now, error, notice };
+  return failTicket(ticket, error, now);
 }
 
 function serviceOf(ticket: Pick<Ticket, 'admitter'>): string {

@@ -8,10 +8,11 @@
 import { interruptedNeverStarted, type LaunchEvidence } from '../core/tickets.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { endReservations } from '../hosts/place.js';
+import type { StateIO } from '../state/io.js';
 import { jobEnvPath, removeEnvFile, ticketEnvIds, ticketEnvPath } from '../state/job-env.js';
 import { type JobRecord, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
-import { updateQueue, type WorkIO } from '../state/work.js';
+import { updateQueue } from '../state/work.js';
 import type { Queue, Ticket } from '../state/work-schemas.js';
 
 /**
@@ -19,7 +20,7 @@ import type { Queue, Ticket } from '../state/work-schemas.js';
  * gone, so it would otherwise wait ten minutes for a start that the service no longer drives).
  */
 export async function launchEvidence(
-  io: WorkIO,
+  io: StateIO,
   ticket: Ticket,
   endUnstarted: boolean,
 ): Promise<LaunchEvidence> {
@@ -56,7 +57,11 @@ function judge(record: JobRecord): LaunchEvidence | undefined {
  * The room and files of a ticket whose job never ran: its reservation ends, and its caller
  * environment (ticket's and job's) is removed. A started job keeps its reservation until it ends.
  */
-export async function releaseUnlaunched(io: WorkIO, ticket: Ticket, evidence: LaunchEvidence): Promise<void> {
+export async function releaseUnlaunched(
+  io: StateIO,
+  ticket: Ticket,
+  evidence: LaunchEvidence,
+): Promise<void> {
   await removeEnvFile(ticketEnvPath(io.paths, ticket.id));
   if (evidence.kind === 'started' || evidence.kind === 'placement' || evidence.kind === 'unknown') return;
   if (ticket.job !== null) await removeEnvFile(jobEnvPath(io.paths, ticket.job));
@@ -68,7 +73,7 @@ export async function releaseUnlaunched(io: WorkIO, ticket: Ticket, evidence: La
  * dropped). Judged again under the queue lock: `run` writes a ticket's file inside that lock just
  * before the ticket enters the queue, so a file seen without its ticket may be one being queued.
  */
-export async function sweepTicketEnvs(io: WorkIO, queue: Queue): Promise<void> {
+export async function sweepTicketEnvs(io: StateIO, queue: Queue): Promise<void> {
   const ids = await ticketEnvIds(io.paths);
   if (ids.length === 0) return;
   if (ids.every((id) => waiting(queue).has(id))) return;

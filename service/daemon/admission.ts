@@ -8,34 +8,35 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
-import { liveReservations } from '../core/reservations.js';
 import {
   type Admitter,
+  admitTicket,
+  claimTicket,
+  failTicket,
   isExpiredTicket,
   isInterrupted,
   type LaunchEvidence,
   pendingInOrder,
   settleInterrupted,
+  withTicket,
 } from '../core/tickets.js';
 import { DogsledError, messageOf } from '../errors.js';
-import { LOCAL_HOST, readReservations, readSnapshot } from '../hosts/local.js';
+import { hostFacts, LOCAL_HOST, readLocalFacts } from '../hosts/local.js';
 import { reserveLocally } from '../hosts/place.js';
-import { measureOf } from '../hosts/view.js';
-import { Deadline } from '../jobs/deadline.js';
 import { launchJob } from '../jobs/launch.js';
 import { newId } from '../state/ids.js';
 import { readEnvFile, removeEnvFile, ticketEnvPath } from '../state/job-env.js';
 import { oneLine } from '../state/quarantine.js';
-import { readServiceState } from '../state/service-lock.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { Queue, Ticket } from '../state/work-schemas.js';
+import { Deadline } from '../work/deadline.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
 import { runInboxWorker } from './inbox-worker.js';
-import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
 import { runLoop } from './work-loop.js';
+import type { WorkerIO } from './worker-io.js';
 
-export type { WorkerDeps } from './work-deps.js';
+export type { WorkerIO } from './worker-io.js';
 
 /**
  * Both workers look at least this often (or at the service's interval when it is longer), and
@@ -53,7 +54,7 @@ export type AdmissionResult =
 
 export class AdmissionWorker {
   readonly admitter: Admitter;
-  private readonly deps: ResolvedWorkerDeps;
+  private readonly deps: WorkerIO;
   private recovered = false;
   private sweepError = '';
   private readonly unsettled = new Map<
@@ -61,8 +62,8 @@ export class AdmissionWorker {
     { from: 'pending' | 'admitting'; change: (t: Ticket) => Ticket }
   >();
 
-  constructor(deps: WorkerDeps) {
-    this.deps = withDefaults(deps);
+  constructor(deps: WorkerIO) {
+    this.deps = deps;
     this.admitter = { pid: deps.pid, started_ms: deps.started_ms };
   }
 
@@ -112,7 +113,7 @@ export class AdmissionWorker {
     const pending = pendingInOrder(queue.tickets);
     if (pending.length === 0) return [];
     const host = await this.localHost();
-    const steps = planAdmissions(pending, [host], this.deps.policy, this.deps.now());
+    const steps = planAdmissions(pending, [host], this.deps.config, this.deps.now());
     const results: AdmissionResult[] = [];
     for (const step of steps) {
       const result = await this.take(step);
@@ -151,10 +152,12 @@ export class AdmissionWorker {
           env: env ?? null,
         };
         const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
-        // Every launch gets the setup cap; an admission that runs out of it fails its ticket.
-        const deadline = new Deadline(SETUP_CAP_MS);
-        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', () =>
-          launchJob(ctx, spec, deadline),
+        // Every launch gets the setup cap; an admission that runs out of it fails its ticket. The
+        // step's signal reaches the launch's writes, so a launch still running then (behind a lock)
+        // writes nothing more but its own undoing: no item or pane for a ticket already failed.
+        const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
+        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
+          launchJob({ ...ctx, signal }, spec, deadline),
         );
       } catch (error) {
         // Recorded on the ticket whatever it was: a ticket never stays `admitting` in a live run.
@@ -167,12 +170,7 @@ export class AdmissionWorker {
       );
     }
     await this.testPause('after-launch');
-    const admitted = await this.settle(ticket.id, 'admitting', (current) => ({
-      ...current,
-      state: 'admitted',
-      state_ms: deps.now(),
-      notice: current.waiting ? null : 'pending',
-    }));
+    const admitted = await this.settle(ticket.id, 'admitting', (current) => admitTicket(current, deps.now()));
     return admitted ? { kind: 'admitted', ticket: admitted } : { kind: 'gone' };
   }
 
@@ -183,26 +181,23 @@ export class AdmissionWorker {
    */
   private async claim(id: string): Promise<Claim> {
     return updateQueue<Claim>(this.deps, async (queue) => {
-      const index = queue.tickets.findIndex((t) => t.id === id);
-      const ticket = queue.tickets[index];
+      const ticket = queue.tickets.find((t) => t.id === id);
       if (ticket === undefined || ticket.state !== 'pending') return { result: { kind: 'gone' } };
       const placed = await reserveLocally(this.deps, ticket.owner);
       if (placed.kind === 'full') return { result: { kind: 'full' } };
       const jobId = ticket.request === null ? null : newId('j');
       const itemId = ticket.request === null ? null : newId('i');
-      const claimed: Ticket = {
-        ...ticket,
-        state: 'admitting',
-        state_ms: this.deps.now(),
+      const claim = {
         admitter: this.admitter,
         host: placed.host,
         reservation: placed.reservation.id,
         job: jobId,
         item: itemId,
       };
+      const claimed = claimTicket(ticket, claim, this.deps.now());
       return {
         result: { kind: 'claimed', ticket: claimed, host: placed.host, jobId, itemId },
-        next: replaced(queue, index, claimed),
+        next: withTicket(queue, claimed),
       };
     });
   }
@@ -244,13 +239,7 @@ export class AdmissionWorker {
   }
 
   private async fail(id: string, from: 'pending' | 'admitting', error: string): Promise<AdmissionResult> {
-    const failed = await this.settle(id, from, (current) => ({
-      ...current,
-      state: 'failed',
-      state_ms: this.deps.now(),
-      error,
-      notice: current.waiting ? null : 'pending',
-    }));
+    const failed = await this.settle(id, from, (current) => failTicket(current, error, this.deps.now()));
     return failed ? { kind: 'failed', ticket: failed } : { kind: 'gone' };
   }
 
@@ -284,12 +273,11 @@ export class AdmissionWorker {
     change: (ticket: Ticket) => Ticket,
   ): Promise<Ticket | undefined> {
     return updateQueue(this.deps, (queue) => {
-      const index = queue.tickets.findIndex((t) => t.id === id);
-      const ticket = queue.tickets[index];
+      const ticket = queue.tickets.find((t) => t.id === id);
       if (ticket === undefined || ticket.state !== from) return { result: undefined };
       if (from === 'admitting' && isInterrupted(ticket, this.admitter)) return { result: undefined };
       const next = change(ticket);
-      return { result: next, next: replaced(queue, index, next) };
+      return { result: next, next: withTicket(queue, next) };
     });
   }
 
@@ -304,21 +292,7 @@ export class AdmissionWorker {
 
   /** The local host's facts as placement judges them: its snapshot, its service and live reservations. */
   private async localHost(): Promise<AdmissionHost> {
-    const { deps } = this;
-    const [snapshot, service, reservations] = await Promise.all([
-      readSnapshot(deps),
-      readServiceState(deps.paths),
-      readReservations(deps),
-    ]);
-    return {
-      ...LOCAL_HOST,
-      facts: {
-        id: LOCAL_HOST.id,
-        service: service.state,
-        measure: snapshot ? measureOf(snapshot) : null,
-        reservations: liveReservations(reservations, deps.now()).length,
-      },
-    };
+    return { ...LOCAL_HOST, facts: hostFacts(await readLocalFacts(this.deps), this.deps.now()) };
   }
 
   /**
@@ -340,12 +314,6 @@ type Claim =
   | { kind: 'claimed'; ticket: Ticket; host: string; jobId: string | null; itemId: string | null }
   | { kind: 'gone' | 'full' };
 
-function replaced(queue: Queue, index: number, ticket: Ticket): Queue {
-  const tickets = queue.tickets.slice();
-  tickets[index] = ticket;
-  return { ...queue, tickets };
-}
-
 export interface WorkWorkers {
   /** Stops both workers after their current pass and resolves when they have. */
   stop(): Promise<void>;
@@ -355,8 +323,8 @@ export interface WorkWorkers {
  * Starts the admission and completion workers of a service run, each on its own pace, independent
  * of snapshot publication. They end when `signal` aborts or `stop()` is called.
  */
-export function startWorkWorkers(deps: WorkerDeps, signal: AbortSignal): WorkWorkers {
-  const full = withDefaults(deps);
+export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorkers {
+  const full = deps;
   const stopper = new AbortController();
   const stopped = AbortSignal.any([signal, stopper.signal]);
   const admission = new AdmissionWorker(full);

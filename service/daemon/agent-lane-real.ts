@@ -7,8 +7,8 @@ import { inDefaultBranch } from '../core/loss-types.js';
 import { WATCH_MAX_GAP_MS } from '../core/pane-watch.js';
 import type { CheckoutFacts } from '../git/checkout-facts.js';
 import { CheckoutCache } from '../probe/checkout-cache.js';
+import type { ProcessIO } from '../state/io.js';
 import { readPaneWatch, watchEntries, writePaneWatch } from '../state/pane-watch.js';
-import type { StatePaths } from '../state/paths.js';
 import { AgentLane } from './agent-lane.js';
 
 /** Working-file edits change nothing git records, so dirtiness is re-read at least this often. */
@@ -18,19 +18,14 @@ const CHECKOUT_REREAD_MS = 5 * 60_000;
 /** pane-watch.json is rewritten at least this often, well inside the watch's freshness gap. */
 const WATCH_REFRESH_MS = 60_000;
 
-export interface RealLaneOptions {
-  paths: StatePaths;
+export interface RealLaneIO extends ProcessIO {
   intervalMs: number;
-  env: NodeJS.ProcessEnv;
-  home: string;
-  now: () => number;
-  warn: (line: string) => void;
   stallAfterMs: number;
   budgetMs: number;
 }
 
 /** The lane with its real readers: Herdr through the terminal port, transcripts, git checkouts. */
-export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane> {
+export async function realAgentLane(options: RealLaneIO): Promise<AgentLane> {
   const [{ openTerminal }, { herdrExpected }, transcripts, git, survey] = await Promise.all([
     import('../terminal/open.js'),
     import('../terminal/herdr-env.js'),
@@ -47,15 +42,15 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
   const checkouts = new CheckoutCache({
     fingerprint: git.checkoutFingerprint,
     read: async (root) => {
-      const facts = await git.readCheckoutFacts(root);
+      const facts = await git.readCheckoutFacts(root, { env });
       return {
         branch: facts.branch,
         ahead: facts.ahead,
         dirty: facts.dirty,
-        landed: await landedOf(root, facts, survey.surveyRepository),
+        landed: await landedOf(root, facts, env, survey.surveyRepository),
       };
     },
-    refresh: async (root, previous) => ({ ...previous, dirty: await git.readDirty(root) }),
+    refresh: async (root, previous) => ({ ...previous, dirty: await git.readDirty(root, { env }) }),
     now: options.now,
     refreshAfterMs: CHECKOUT_REFRESH_MS,
     rereadAfterMs: CHECKOUT_REREAD_MS,
@@ -87,7 +82,7 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
     budgetMs: options.budgetMs,
     shellWatch: {
       maxGapMs,
-      load: async () => watchEntries(await readPaneWatch(options.paths, options)),
+      load: async () => watchEntries(await readPaneWatch(options)),
       save: async (watch) => {
         // Only clock changes are news; the observation time alone is refreshed once a minute.
         const shape = JSON.stringify(
@@ -111,6 +106,7 @@ export async function realAgentLane(options: RealLaneOptions): Promise<AgentLane
 async function landedOf(
   root: string,
   facts: CheckoutFacts,
+  env: NodeJS.ProcessEnv,
   surveyRepository: typeof import('../cleanup/survey.js').surveyRepository,
 ): Promise<boolean | null> {
   if (facts.branch === null || facts.branch === facts.defaultBranch || facts.ahead === null) return null;
@@ -121,6 +117,7 @@ async function landedOf(
     registered: [],
     only: { worktree: root },
     content: false,
+    env,
   });
   const commits = survey.worktrees[0]?.facts.commits;
   if (!commits) return null;

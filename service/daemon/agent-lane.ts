@@ -14,7 +14,7 @@ import type { AgentPane } from '../state/schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent, Snapshot } from '../terminal/records.js';
 
-export interface AgentLaneDeps {
+export interface AgentLaneIO {
   /** Opens the terminal afresh each tick, so a Herdr that starts later is found. */
   openTerminal: () => Promise<TerminalPort>;
   /** True when Herdr is expected here (terminal/herdr-env.ts: started in it, pointed at it, or its socket exists). */
@@ -57,7 +57,7 @@ export class AgentLane {
   private stallMarked: ReadonlySet<string> = new Set();
   private noHerdrUntil = 0;
 
-  constructor(private readonly deps: AgentLaneDeps) {}
+  constructor(private readonly deps: AgentLaneIO) {}
 
   /** Seeds the clocks from the last published snapshot, so a restart keeps stall times. */
   restore(panes: readonly AgentPane[]): void {

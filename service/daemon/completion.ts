@@ -28,7 +28,7 @@ import { jobEnvPath, removeEnvFile } from '../state/job-env.js';
 import { type JobRecord, readJobRecord, removeJob, updateJobRecord } from '../state/job-records.js';
 import { readItems, updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
-import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
+import type { WorkerIO } from './worker-io.js';
 
 /** How long one Herdr snapshot may take before this pass judges no panes. */
 const SNAPSHOT_TIMEOUT_MS = 10_000;
@@ -46,10 +46,10 @@ export class CompletionWorker {
   private readonly released = new Set<string>();
   private readonly warned = new Set<string>();
 
-  private readonly deps: ResolvedWorkerDeps;
+  private readonly deps: WorkerIO;
 
-  constructor(deps: WorkerDeps) {
-    this.deps = withDefaults(deps);
+  constructor(deps: WorkerIO) {
+    this.deps = deps;
   }
 
   /** One pass; returns the items it closed. */

@@ -18,15 +18,14 @@ import { ticketNoticeText, undeliveredText } from '../core/inbox-text.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { inboxTerminals, readInbox, removeInbox, updateInbox } from '../inbox/files.js';
-import type { InboxIO } from '../inbox/io.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { newId } from '../state/ids.js';
 import type { Inbox, InboxRecord } from '../state/inbox-schemas.js';
+import type { ProcessIO } from '../state/io.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { Ticket } from '../state/work-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Snapshot } from '../terminal/records.js';
-import { type ResolvedWorkerDeps, type WorkerDeps, withDefaults } from './work-deps.js';
 import { type LoopOptions, runLoop } from './work-loop.js';
 
 /** How long one Herdr snapshot may take before this pass judges no terminal gone. */
@@ -47,16 +46,10 @@ export interface InboxPass {
 }
 
 export class InboxWorker {
-  private readonly deps: ResolvedWorkerDeps;
   private readonly warned = new Set<string>();
 
-  constructor(deps: WorkerDeps) {
-    this.deps = withDefaults(deps);
-  }
-
-  private get io(): InboxIO {
-    return this.deps;
-  }
+  /** The state it tends, and the environment and home Herdr is found with. */
+  constructor(private readonly io: ProcessIO) {}
 
   async pass(): Promise<InboxPass> {
     const result: InboxPass = { reoffered: 0, failed: [], notices: [] };
@@ -100,11 +93,11 @@ export class InboxWorker {
 
   /** Expired leases back to pending, settled records past a day dropped; returns how many were re-offered. */
   private async tidy(terminal: string, seen: Inbox): Promise<number> {
-    const now = this.deps.now();
+    const now = this.io.now();
     if (reofferExpired(seen, now).reoffered.length === 0 && pruneSettled(seen, now).dropped === 0) return 0;
     return updateInbox(this.io, terminal, seen.pane, (inbox) => {
-      const reoffer = reofferExpired(inbox, this.deps.now());
-      const pruned = pruneSettled(reoffer.next, this.deps.now());
+      const reoffer = reofferExpired(inbox, this.io.now());
+      const pruned = pruneSettled(reoffer.next, this.io.now());
       const changed = reoffer.reoffered.length > 0 || pruned.dropped > 0;
       return changed ? { result: reoffer.reoffered.length, next: pruned.next } : { result: 0 };
     });
@@ -117,7 +110,7 @@ export class InboxWorker {
   private async gone(terminal: string, seen: Inbox): Promise<InboxRecord[]> {
     const undelivered = seen.records.filter(isUndelivered);
     // A gone terminal keeps its failed records a day for its senders' `inbox list`: nothing to do till then.
-    if (undelivered.length === 0 && !isDisposable(seen, this.deps.now())) return [];
+    if (undelivered.length === 0 && !isDisposable(seen, this.io.now())) return [];
     const target = seen.pane ?? terminal;
     for (const record of undelivered) {
       const back = record.sender.terminal;
@@ -130,7 +123,7 @@ export class InboxWorker {
           text: undeliveredText(record, target, TERMINAL_GONE),
           ref: `undelivered:${record.id}`,
         },
-        this.deps.now(),
+        this.io.now(),
       );
       await updateInbox(this.io, back, record.sender.pane, (inbox) => {
         const { next, added } = appendRecord(inbox, notice);
@@ -142,16 +135,16 @@ export class InboxWorker {
         ? []
         : await updateInbox(this.io, terminal, seen.pane, (inbox) => {
             const only = new Set(undelivered.map((record) => record.id));
-            const { next, failed } = failUndelivered(inbox, TERMINAL_GONE, this.deps.now(), only);
+            const { next, failed } = failUndelivered(inbox, TERMINAL_GONE, this.io.now(), only);
             return failed.length > 0 ? { result: failed, next } : { result: failed };
           });
-    await removeInbox(this.io, terminal, (inbox) => isDisposable(inbox, this.deps.now()));
+    await removeInbox(this.io, terminal, (inbox) => isDisposable(inbox, this.io.now()));
     return failed;
   }
 
   /** Settled tickets whose owner did not wait and has not heard yet. */
   private async pendingNotices(): Promise<Ticket[]> {
-    const queue = await readQueue(this.deps);
+    const queue = await readQueue(this.io);
     return queue.tickets.filter(
       (t) => t.notice === 'pending' && t.owner !== null && (t.state === 'admitted' || t.state === 'failed'),
     );
@@ -172,13 +165,13 @@ export class InboxWorker {
         text: ticketNoticeText(ticket),
         ref: `ticket:${ticket.id}:${ticket.state}`,
       },
-      this.deps.now(),
+      this.io.now(),
     );
     const posted = await updateInbox(this.io, owner.terminal, owner.pane, (inbox) => {
       const { next, record, added } = appendRecord(inbox, notice);
       return added ? { result: record, next } : { result: record };
     });
-    await updateQueue(this.deps, (queue) => {
+    await updateQueue(this.io, (queue) => {
       const index = queue.tickets.findIndex((t) => t.id === ticket.id);
       const current = queue.tickets[index];
       if (current === undefined || current.notice !== 'pending' || current.state !== ticket.state)
@@ -197,8 +190,8 @@ export class InboxWorker {
     try {
       const { openTerminal } = await import('../terminal/open.js');
       port = await openTerminal({
-        env: this.deps.env,
-        home: this.deps.home,
+        env: this.io.env,
+        home: this.io.home,
         commandName: 'serve',
         timeoutMs: SNAPSHOT_TIMEOUT_MS,
         warn: (line) => this.warnOnce(line),
@@ -214,22 +207,22 @@ export class InboxWorker {
   private warnOnce(line: string): void {
     if (this.warned.has(line)) return;
     this.warned.add(line);
-    this.deps.warn(line.startsWith('dogsled') ? line : `dogsled serve: inbox: ${line}`);
+    this.io.warn(line.startsWith('dogsled') ? line : `dogsled serve: inbox: ${line}`);
   }
 }
 
 /** Runs the inbox worker on the service's pace until the loop's signal aborts; queue.json pokes it. */
 export function runInboxWorker(
-  deps: WorkerDeps,
+  io: ProcessIO,
   loop: Omit<LoopOptions, 'name' | 'pass' | 'watch'>,
 ): Promise<void> {
-  const worker = new InboxWorker(deps);
+  const worker = new InboxWorker(io);
   return runLoop({
     ...loop,
     name: 'inbox',
     pass: async () => {
       await worker.pass();
     },
-    watch: { dir: deps.paths.dir, files: ['queue.json'] },
+    watch: { dir: io.paths.dir, files: ['queue.json'] },
   });
 }

@@ -14,7 +14,7 @@ import { type HostSnapshot, HostSnapshotSchema, PlacementsSchema } from '../stat
 import { readState, updateState, writeState } from '../state/store.js';
 import { JobSummaries } from './job-summaries.js';
 import { appendSample } from './samples-log.js';
-import type { ServiceDeps } from './serve.js';
+import type { ServiceIO } from './serve.js';
 import { composeSnapshot, sampleOf } from './snapshot.js';
 
 export interface Publication {
@@ -33,7 +33,7 @@ export class Publisher {
   private hostError: string | undefined;
 
   constructor(
-    private readonly deps: ServiceDeps,
+    private readonly deps: ServiceIO,
     private readonly liveness: HostSnapshot['liveness'],
     /** Throws unless the service lock is still ours; runs before every write. */
     private readonly guard: () => Promise<void>,
@@ -74,7 +74,7 @@ export class Publisher {
       agentPanes: agents.panes,
       jobs,
       errors: [...agents.errors, ...errors],
-      policy: deps.policy,
+      policy: deps.config,
       now: deps.now(),
     });
     this.previousTicks = reading.cpu_ticks;

@@ -14,7 +14,8 @@ import type { PeerTarget, Transport } from '../transport/types.js';
 /** Never sooner than this between passes, whatever a retry time says. */
 const MIN_PAUSE_MS = 1_000;
 
-export interface QuotaWorkerDeps extends Omit<QuotaIO, 'signal'> {
+/** What collecting needs (its deadline is the worker's), and where to push. */
+export interface QuotaWorkerIO extends Omit<QuotaIO, 'signal'> {
   /** The peers to push to (Herdr machines and config hosts); none until the peer list exists. */
   peers?: () => Promise<readonly PeerTarget[]> | readonly PeerTarget[];
   /** Made on first use, only when there is a peer to push to. */
@@ -29,11 +30,11 @@ export interface QuotaWorker {
 }
 
 /** The service's worker: a pass, then a pause until the next is due, until the signal aborts. */
-export function startQuotaWorker(deps: QuotaWorkerDeps, signal: AbortSignal): { stop(): Promise<void> } {
+export function startQuotaWorker(io: QuotaWorkerIO, signal: AbortSignal): { stop(): Promise<void> } {
   const stopper = new AbortController();
   const stopped = AbortSignal.any([signal, stopper.signal]);
-  const worker = quotaWorker(deps, stopped);
-  const done = deps.managementUrl === null ? Promise.resolve() : loop(worker.pass, stopped);
+  const worker = quotaWorker(io, stopped);
+  const done = io.managementUrl === null ? Promise.resolve() : loop(worker.pass, stopped);
   return {
     stop: async () => {
       stopper.abort();
@@ -44,7 +45,7 @@ export function startQuotaWorker(deps: QuotaWorkerDeps, signal: AbortSignal): { 
 }
 
 /** The passes themselves, without a schedule (the service loops them; tests call them). */
-export function quotaWorker(deps: QuotaWorkerDeps, stopped: AbortSignal): QuotaWorker {
+export function quotaWorker(io: QuotaWorkerIO, stopped: AbortSignal): QuotaWorker {
   let transport: Transport | undefined;
   let pusher: QuotaPusher | undefined;
   const warned = new Map<string, string>();
@@ -55,14 +56,14 @@ export function quotaWorker(deps: QuotaWorkerDeps, stopped: AbortSignal): QuotaW
     }
     if (warned.get(topic) === message) return;
     warned.set(topic, message);
-    deps.warn(`dogsled serve: quota: ${message}`);
+    io.warn(`dogsled serve: quota: ${message}`);
   };
 
   const pass = async (): Promise<number> => {
-    const io: QuotaIO = { ...deps, signal: stopped };
+    const call: QuotaIO = { ...io, signal: stopped };
     let retryAt: number | null = null;
     try {
-      const outcome = await refreshQuota(io, 'auto');
+      const outcome = await refreshQuota(call, 'auto');
       warnOnce('collect', outcome.note);
       retryAt = outcome.retry_at_ms;
     } catch (error) {
@@ -71,21 +72,21 @@ export function quotaWorker(deps: QuotaWorkerDeps, stopped: AbortSignal): QuotaW
     }
     let wait = QUOTA_REFRESH_MS;
     try {
-      const snapshot = await readQuota(io);
-      const now = deps.now();
+      const snapshot = await readQuota(call);
+      const now = io.now();
       const dueIn = snapshot.fetched_ms > 0 ? snapshot.fetched_ms + QUOTA_REFRESH_MS - now : 0;
       // Due and not collected: backing off (then its retry time), or it could not collect at all
       // (no key, a lock held elsewhere), which the next regular pass tries again.
       if (dueIn > 0) wait = Math.min(wait, dueIn);
       else if (retryAt !== null) wait = retryAt - now;
       const peers =
-        snapshot.source === deps.hostname && snapshot.fetched_ms > 0 ? await (deps.peers?.() ?? []) : [];
+        snapshot.source === io.hostname && snapshot.fetched_ms > 0 ? await (io.peers?.() ?? []) : [];
       if (peers.length > 0) {
-        transport ??= deps.transport?.() ?? (await defaultTransport());
+        transport ??= io.transport?.() ?? (await defaultTransport());
         pusher ??= new QuotaPusher({
           transport,
-          now: deps.now,
-          ...(deps.random ? { random: deps.random } : {}),
+          now: io.now,
+          ...(io.random ? { random: io.random } : {}),
         });
         for (const result of await pusher.push(snapshot, peers)) {
           warnOnce(`push ${result.host}`, result.ok ? null : `push to ${result.host}: ${result.error}`);

@@ -6,10 +6,10 @@
 
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Policy } from '../core/headroom.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { HostProbe } from '../probe/index.js';
-import { ensureStateDir, type StatePaths } from '../state/paths.js';
+import type { HostIO } from '../state/io.js';
+import { ensureStateDir } from '../state/paths.js';
 import { acquireServiceLock } from '../state/service-lock.js';
 import { sweepOrphanTemps } from '../state/temp-sweep.js';
 import { span } from '../timing.js';
@@ -17,28 +17,24 @@ import { AdmissionWorker, startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
 import { Publisher } from './publisher.js';
-import { type QuotaWorkerDeps, startQuotaWorker } from './quota-worker.js';
+import { type QuotaWorkerIO, startQuotaWorker } from './quota-worker.js';
 import { startTodosWorker, TodosWorker } from './todos-worker.js';
-import type { WorkerDeps } from './work-deps.js';
+import type { WorkerIO } from './worker-io.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
 export const FIRST_SAMPLE_MS = 1_000;
 /** Orphaned temp files are looked for at start and then this often. */
 const SWEEP_EVERY_MS = 60_000;
 
-export interface ServiceDeps {
-  paths: StatePaths;
-  policy: Policy;
-  now: () => number;
+export interface ServiceIO extends HostIO {
   probe: () => Promise<HostProbe>;
   identity: { id: string; label: string; hostname: string };
   pid: number;
   version: string;
-  warn: (line: string) => void;
   /** Herdr's agent panes; without it (tests of the measurement alone) the host reports none. */
   agents?: AgentLane;
   /** Quota collection and pushes (quota-worker.ts); without it the service does neither. */
-  quota?: Omit<QuotaWorkerDeps, 'paths' | 'now' | 'warn' | 'hostname'>;
+  quota?: Pick<QuotaWorkerIO, 'managementUrl' | 'platform' | 'peers' | 'transport'>;
 }
 
 export interface ServeOptions {
@@ -49,9 +45,9 @@ export interface ServeOptions {
   onStarted?: () => void;
 }
 
-export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<void> {
-  await ensureStateDir(deps.paths.dir);
-  const started_ms = deps.now();
+export async function serve(io: ServiceIO, options: ServeOptions): Promise<void> {
+  await ensureStateDir(io.paths.dir);
+  const started_ms = io.now();
   let lost: DogsledError | undefined;
   const stopper = new AbortController();
   const stop = AbortSignal.any([options.signal, stopper.signal]);
@@ -60,8 +56,8 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
     stopper.abort();
   };
   const lock = await acquireServiceLock(
-    deps.paths,
-    { pid: deps.pid, hostname: deps.identity.hostname, started_ms, version: deps.version },
+    io.paths,
+    { pid: io.pid, hostname: io.identity.hostname, started_ms, version: io.version },
     { onLost },
   );
   const guard = async (): Promise<void> => {
@@ -73,21 +69,31 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
     }
   };
   options.onStarted?.();
-  const workerDeps: WorkerDeps = { ...deps, started_ms, paceMs: options.intervalMs };
+  const workerIO: WorkerIO = { ...io, started_ms, paceMs: options.intervalMs };
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
-  const work = options.once ? undefined : startWorkWorkers(workerDeps, stop);
-  const todos = options.once ? undefined : startTodosWorker(workerDeps, stop);
+  const work = options.once ? undefined : startWorkWorkers(workerIO, stop);
+  const todos = options.once ? undefined : startTodosWorker(workerIO, stop);
   const quota =
-    options.once || !deps.quota
+    options.once || !io.quota
       ? undefined
-      : startQuotaWorker({ ...pick(deps), ...deps.quota, hostname: deps.identity.hostname }, stop);
+      : startQuotaWorker(
+          {
+            paths: io.paths,
+            now: io.now,
+            warn: io.warn,
+            env: io.env,
+            ...io.quota,
+            hostname: io.identity.hostname,
+          },
+          stop,
+        );
   const publisher = new Publisher(
-    deps,
-    { pid: deps.pid, started_ms, interval_ms: options.intervalMs, version: deps.version },
+    io,
+    { pid: io.pid, started_ms, interval_ms: options.intervalMs, version: io.version },
     guard,
   );
-  const sweeper = new TempSweeper(deps);
+  const sweeper = new TempSweeper(io);
   try {
     await publisher.restore();
     await sweeper.maybe();
@@ -96,7 +102,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
       if (await pause(FIRST_SAMPLE_MS, stop)) {
         const { writeError } = await publisher.publish();
         if (writeError && !lost) throw writeError;
-        if (!lost) await runLanesOnce(workerDeps);
+        if (!lost) await runLanesOnce(workerIO);
       }
     } else {
       let delay = 0;
@@ -113,7 +119,7 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
       }
     }
   } finally {
-    deps.agents?.close();
+    io.agents?.close();
     await work?.stop();
     await todos?.stop();
     await quota?.stop();
@@ -127,11 +133,11 @@ export async function serve(deps: ServiceDeps, options: ServeOptions): Promise<v
  * holds the service lock (its fresh snapshot is then a running service's). A lane that fails does
  * not stop the next; the failures end the command as one line.
  */
-async function runLanesOnce(deps: WorkerDeps): Promise<void> {
+async function runLanesOnce(io: WorkerIO): Promise<void> {
   const lanes: Array<[string, () => Promise<unknown>]> = [
-    ['admission', () => new AdmissionWorker(deps).pass()],
-    ['completion', () => new CompletionWorker(deps).pass()],
-    ['todos', () => new TodosWorker(deps).pass()],
+    ['admission', () => new AdmissionWorker(io).pass()],
+    ['completion', () => new CompletionWorker(io).pass()],
+    ['todos', () => new TodosWorker(io).pass()],
   ];
   const failures: string[] = [];
   for (const [name, pass] of lanes) {
@@ -142,11 +148,6 @@ async function runLanesOnce(deps: WorkerDeps): Promise<void> {
     }
   }
   if (failures.length > 0) throw new DogsledError(`serve --once: ${failures.join('; ')}`);
-}
-
-/** What every worker shares with the service: its state paths, clock and warnings. */
-function pick(deps: ServiceDeps): Pick<ServiceDeps, 'paths' | 'now' | 'warn'> {
-  return { paths: deps.paths, now: deps.now, warn: deps.warn };
 }
 
 /** Resolves true after `ms`, false as soon as the service is asked to stop. */
@@ -166,17 +167,17 @@ class TempSweeper {
   private last = -Infinity;
   private warned = '';
 
-  constructor(private readonly deps: Pick<ServiceDeps, 'paths' | 'warn'>) {}
+  constructor(private readonly io: Pick<ServiceIO, 'paths' | 'warn'>) {}
 
   async maybe(): Promise<void> {
     const now = performance.now();
     if (now - this.last < SWEEP_EVERY_MS) return;
     this.last = now;
     try {
-      await sweepOrphanTemps(this.deps.paths);
+      await sweepOrphanTemps(this.io.paths);
     } catch (error) {
       const message = messageOf(error);
-      if (message !== this.warned) this.deps.warn(`dogsled serve: temp sweep: ${message}`);
+      if (message !== this.warned) this.io.warn(`dogsled serve: temp sweep: ${message}`);
       this.warned = message;
     }
   }

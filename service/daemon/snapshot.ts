@@ -3,10 +3,9 @@
 
 import { agentCounts } from '../core/agent-panes.js';
 import { busyBetween, type CpuTicks } from '../core/cpu-busy.js';
-import { headroomOf, type Policy } from '../core/headroom.js';
-import { measureOf } from '../hosts/view.js';
+import { headroomOf, measureOf, type Policy } from '../core/headroom.js';
 import type { HostProbe } from '../probe/index.js';
-import type { AgentPane, HostSnapshot, JobSummary, Sample } from '../state/schemas.js';
+import type { AgentPane, HostSnapshot, JobSummary, Probe, Sample } from '../state/schemas.js';
 
 export interface SnapshotInput {
   reading: HostProbe;
@@ -24,42 +23,29 @@ export interface SnapshotInput {
 export function composeSnapshot(input: SnapshotInput): HostSnapshot {
   const { reading, now } = input;
   const busy = reading.cpu_ticks ? busyBetween(input.previousTicks, reading.cpu_ticks) : reading.busy_direct;
-  const base: HostSnapshot = {
+  const probe: Probe = {
+    os: reading.os,
+    cores: reading.cores,
+    load1: reading.load1,
+    cpu_ticks: reading.cpu_ticks,
+    busy,
+    memory: reading.memory,
+    pressure_level: reading.pressure_level,
+    disk: reading.disk,
+    agents: agentCounts(input.agentPanes),
+    agent_panes: input.agentPanes,
+  };
+  const facts = { id: input.identity.id, service: 'up' as const, reservations: input.reservations };
+  return {
     version: 1,
     host: input.identity,
     sample_ms: now,
     liveness: input.liveness,
-    probe: {
-      os: reading.os,
-      cores: reading.cores,
-      load1: reading.load1,
-      cpu_ticks: reading.cpu_ticks,
-      busy,
-      memory: reading.memory,
-      pressure_level: reading.pressure_level,
-      disk: reading.disk,
-      agents: agentCounts(input.agentPanes),
-      agent_panes: input.agentPanes,
-    },
-    headroom: {
-      free_cores: null,
-      measured: null,
-      declared: null,
-      eligible: false,
-      reason: [],
-      reservations: 0,
-      live_agents: 0,
-      active_agents: 0,
-    },
+    probe,
+    headroom: headroomOf({ ...facts, measure: measureOf(now, probe) }, input.policy, now),
     errors: input.errors,
     jobs: input.jobs,
   };
-  const headroom = headroomOf(
-    { id: input.identity.id, service: 'up', measure: measureOf(base), reservations: input.reservations },
-    input.policy,
-    now,
-  );
-  return { ...base, headroom };
 }
 
 export function sampleOf(snapshot: HostSnapshot): Sample {

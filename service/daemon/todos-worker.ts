@@ -4,44 +4,45 @@
 // writer, so a whole-file atomic replace is enough.
 
 import { messageOf } from '../errors.js';
+import type { StateIO } from '../state/io.js';
 import { HostSnapshotSchema } from '../state/schemas.js';
 import { TodoSectionsSchema } from '../state/sidebar-schemas.js';
 import { readState, writeState } from '../state/store.js';
 import { collectTodos, readTodoSections, sameTodos } from '../todos/sections.js';
 import { WORK_PACE_MS } from './admission.js';
-import type { WorkerDeps } from './work-deps.js';
 import { runLoop } from './work-loop.js';
+import type { WorkerIO } from './worker-io.js';
 
 const MIN_GAP_MS = 50;
 
 export class TodosWorker {
-  constructor(private readonly deps: WorkerDeps) {}
+  constructor(private readonly io: StateIO) {}
 
   /** One pass; returns whether todo-sections.json was written. */
   async pass(): Promise<boolean> {
-    const { deps } = this;
-    const snapshot = await readState(deps.paths.host, HostSnapshotSchema, deps);
+    const { io } = this;
+    const snapshot = await readState(io.paths.host, HostSnapshotSchema, io);
     const panes = (snapshot?.probe.agent_panes ?? []).map((p) => ({
       pane: p.pane,
       terminal_id: p.terminal_id,
     }));
-    const next = await collectTodos(deps.paths, panes, deps.now());
-    const current = await readTodoSections(deps.paths, deps).catch(() => undefined);
+    const next = await collectTodos(io.paths, panes, io.now());
+    const current = await readTodoSections(io).catch(() => undefined);
     if (sameTodos(current, next)) return false;
-    await writeState(deps.paths.todoSections, TodoSectionsSchema, next);
+    await writeState(io.paths.todoSections, TodoSectionsSchema, next);
     return true;
   }
 }
 
-export function startTodosWorker(deps: WorkerDeps, signal: AbortSignal): { stop: () => Promise<void> } {
+export function startTodosWorker(io: WorkerIO, signal: AbortSignal): { stop: () => Promise<void> } {
   const stopper = new AbortController();
-  const worker = new TodosWorker(deps);
+  const worker = new TodosWorker(io);
   const done = runLoop({
     name: 'todos',
-    paceMs: Math.max(WORK_PACE_MS, deps.paceMs ?? WORK_PACE_MS),
+    paceMs: Math.max(WORK_PACE_MS, io.paceMs ?? WORK_PACE_MS),
     minGapMs: MIN_GAP_MS,
     signal: AbortSignal.any([signal, stopper.signal]),
-    warn: deps.warn,
+    warn: io.warn,
     pass: async () => {
       try {
         await worker.pass();
@@ -49,7 +50,7 @@ export function startTodosWorker(deps: WorkerDeps, signal: AbortSignal): { stop:
         throw new Error(`todo-sections.json: ${messageOf(error)}`);
       }
     },
-    watch: { dir: deps.paths.dir, files: ['host.json'] },
+    watch: { dir: io.paths.dir, files: ['host.json'] },
   });
   return {
     stop: async () => {

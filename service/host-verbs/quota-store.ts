@@ -4,12 +4,12 @@
 
 import { DogsledError } from '../errors.js';
 import { storePushedSnapshot } from '../quota/store.js';
-import { noArguments, type VerbContext, type VerbResult } from './table.js';
+import { noArguments, type VerbIO, type VerbResult } from './table.js';
 
-export async function quotaStoreVerb(args: readonly string[], ctx: VerbContext): Promise<VerbResult> {
+export async function quotaStoreVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
   noArguments('quota-store', args);
   try {
-    return { value: await storePushedSnapshot(ctx.io, ctx.input) };
+    return { value: await storePushedSnapshot(io, io.input) };
   } catch (error) {
     // The caller is another host: its error line names the verb it asked for.
     if (error instanceof DogsledError)

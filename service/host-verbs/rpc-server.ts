@@ -6,7 +6,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import { DogsledError, messageOf } from '../errors.js';
-import type { HostsIO } from '../hosts/local.js';
+import type { HostIO } from '../state/io.js';
 import { encodeFrame, FrameDecoder } from '../transport/frames.js';
 import { RequestSchema, WIRE_VERSION } from '../transport/wire.js';
 import { VERSION } from '../version.js';
@@ -16,7 +16,7 @@ export interface RpcServerOptions {
   input: Readable;
   output: Writable;
   /** This host's IO, read anew for each request: the policy may change while the channel lives. */
-  io: () => Promise<HostsIO>;
+  io: () => Promise<HostIO>;
 }
 
 /** What a one-shot verb exits with on a bug (cli/main.ts), not a refusal. */
@@ -77,7 +77,7 @@ async function answer(
   const { id } = request;
   try {
     const input = request.input ? Buffer.from(request.input) : Buffer.alloc(0);
-    const result = await runVerb(request.verb, request.args, { io: await options.io(), input });
+    const result = await runVerb(request.verb, request.args, { ...(await options.io()), input });
     send({ t: 'res', id, ok: true, value: result.value ?? null, code: result.exitCode ?? 0 });
   } catch (error) {
     if (error instanceof DogsledError) {

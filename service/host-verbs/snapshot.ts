@@ -4,7 +4,7 @@
 
 import { readLocalHost } from '../hosts/local.js';
 import type { HostView } from '../hosts/view.js';
-import { noArguments, type VerbContext, type VerbResult } from './table.js';
+import { noArguments, type VerbIO, type VerbResult } from './table.js';
 
 export interface HostSnapshotReply {
   version: 1;
@@ -14,9 +14,9 @@ export interface HostSnapshotReply {
   host: HostView;
 }
 
-export async function snapshotVerb(args: readonly string[], ctx: VerbContext): Promise<VerbResult> {
+export async function snapshotVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
   noArguments('snapshot', args);
-  const host = await readLocalHost(ctx.io);
-  const value: HostSnapshotReply = { version: 1, now_ms: ctx.io.now(), host };
+  const host = await readLocalHost(io);
+  const value: HostSnapshotReply = { version: 1, now_ms: io.now(), host };
   return { value };
 }

@@ -4,11 +4,10 @@
 // one-shot form prints as JSON and the RPC channel sends as msgpack.
 
 import { DogsledError } from '../errors.js';
-import type { HostsIO } from '../hosts/local.js';
+import type { HostIO } from '../state/io.js';
 
-export interface VerbContext {
-  /** This host's paths, policy and clock, read fresh for each call. */
-  io: HostsIO;
+/** This host's IO (its config read fresh for each call), and the caller's input. */
+export interface VerbIO extends HostIO {
   /** The caller's input bytes (stdin of the one-shot form); empty when none was sent. */
   input: Buffer;
 }
@@ -23,7 +22,7 @@ export interface HostVerb {
   summary: string;
   /** Reads stdin in the one-shot form; other verbs never touch it. */
   takesInput: boolean;
-  load: () => Promise<(args: readonly string[], ctx: VerbContext) => Promise<VerbResult>>;
+  load: () => Promise<(args: readonly string[], io: VerbIO) => Promise<VerbResult>>;
 }
 
 export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
@@ -60,9 +59,9 @@ export function hostVerb(name: string): HostVerb {
   return verb;
 }
 
-export async function runVerb(name: string, args: readonly string[], ctx: VerbContext): Promise<VerbResult> {
+export async function runVerb(name: string, args: readonly string[], io: VerbIO): Promise<VerbResult> {
   const run = await hostVerb(name).load();
-  return run(args, ctx);
+  return run(args, io);
 }
 
 /** A verb that takes no arguments refuses any, naming the first. */

@@ -4,10 +4,10 @@
 
 import { DogsledError } from '../errors.js';
 import { readTodoSections } from '../todos/sections.js';
-import type { VerbContext, VerbResult } from './table.js';
+import type { VerbIO, VerbResult } from './table.js';
 
-export async function todosVerb(args: readonly string[], ctx: VerbContext): Promise<VerbResult> {
+export async function todosVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
   const extra = args.find((arg) => arg !== '--json');
   if (extra !== undefined) throw new DogsledError(`host todos: takes only --json, got "${extra}"`);
-  return { value: await readTodoSections(ctx.io.paths, ctx.io) };
+  return { value: await readTodoSections(io) };
 }

@@ -1,11 +1,13 @@
-// Reads this host's view from its files alone: host.json from the service, the service lock, and
-// placements.json. Reads never take a lock; writers replace files atomically, so a reader sees
-// one whole version or the previous one.
+// This host's facts, read from its files alone and by one reader for every caller (status, place,
+// submit, the service's admission): host.json from the service, the service lock, and
+// placements.json. Reads never take a lock; writers replace files atomically, so a reader sees one
+// whole version or the previous one. A caller that holds the placements lock passes the
+// reservations it read under it.
 
 import { hostname } from 'node:os';
-import { headroomOf, type Policy } from '../core/headroom.js';
+import { type HostFacts, headroomOf, measureOf, type Policy } from '../core/headroom.js';
 import { liveReservations } from '../core/reservations.js';
-import type { StatePaths } from '../state/paths.js';
+import type { HostIO, StateIO } from '../state/io.js';
 import {
   type HostSnapshot,
   HostSnapshotSchema,
@@ -14,57 +16,55 @@ import {
 } from '../state/schemas.js';
 import { readServiceState } from '../state/service-lock.js';
 import { readState } from '../state/store.js';
-import { type HostView, measureOf } from './view.js';
+import type { HostView } from './view.js';
 
 /** The local host's id and label; peers are known by their Herdr machine ids. */
 export const LOCAL_HOST = { id: 'local', label: 'local' } as const;
 
-export interface HostsIO {
-  paths: StatePaths;
-  policy: Policy;
-  now: () => number;
-  warn: (line: string) => void;
-  /** The caller's deadline: once aborted, nothing more is written (store.ts). */
-  signal?: AbortSignal | undefined;
+/** What this host's files say: its latest snapshot, whether its service runs, its reservations. */
+export interface LocalFacts {
+  snapshot: HostSnapshot | null;
+  service: 'up' | 'down';
+  /** Every reservation on file, expired ones included (the rules count the live ones). */
+  reservations: readonly Reservation[];
 }
 
-export async function readSnapshot(io: HostsIO): Promise<HostSnapshot | undefined> {
-  return readState(io.paths.host, HostSnapshotSchema, io);
-}
-
-export async function readReservations(io: HostsIO): Promise<Reservation[]> {
+export async function readReservations(io: StateIO): Promise<Reservation[]> {
   const placements = await readState(io.paths.placements, PlacementsSchema, io);
   return placements?.reservations ?? [];
 }
 
-export async function readLocalHost(io: HostsIO): Promise<HostView> {
-  const [snapshot, service, reservations] = await Promise.all([
-    readSnapshot(io),
+/** The one reader of this host's facts; `reservations` when the caller read them under their lock. */
+export async function readLocalFacts(
+  io: StateIO,
+  reservations?: readonly Reservation[],
+): Promise<LocalFacts> {
+  const [snapshot, service, onFile] = await Promise.all([
+    readState(io.paths.host, HostSnapshotSchema, io),
     readServiceState(io.paths),
-    readReservations(io),
+    reservations ?? readReservations(io),
   ]);
-  return localView(snapshot ?? null, service.state, reservations, io.policy, io.now());
+  return { snapshot: snapshot ?? null, service: service.state, reservations: onFile };
 }
 
-/** Pure assembly, shared with `place`, which recomputes the same view under the placements lock. */
-export function localView(
-  snapshot: HostSnapshot | null,
-  service: 'up' | 'down',
-  allReservations: readonly Reservation[],
-  policy: Policy,
-  now: number,
-): HostView {
-  const reservations = liveReservations(allReservations, now);
-  const headroom = headroomOf(
-    {
-      id: LOCAL_HOST.id,
-      service,
-      measure: snapshot ? measureOf(snapshot) : null,
-      reservations: reservations.length,
-    },
-    policy,
-    now,
-  );
+/** The facts as the placement rules judge them at `now`. */
+export function hostFacts(local: LocalFacts, now: number): HostFacts {
+  const { snapshot } = local;
+  return {
+    id: LOCAL_HOST.id,
+    service: local.service,
+    measure: snapshot ? measureOf(snapshot.sample_ms, snapshot.probe) : null,
+    reservations: liveReservations(local.reservations, now).length,
+  };
+}
+
+export async function readLocalHost(io: HostIO): Promise<HostView> {
+  return localView(await readLocalFacts(io), io.config, io.now());
+}
+
+/** The host as status shows it, with its headroom recomputed under `policy` at `now`. */
+export function localView(local: LocalFacts, policy: Policy, now: number): HostView {
+  const { snapshot, service } = local;
   return {
     ...LOCAL_HOST,
     hostname: snapshot?.host.hostname ?? hostname(),
@@ -75,8 +75,8 @@ export function localView(
     age_ms: snapshot ? Math.max(0, now - snapshot.sample_ms) : null,
     interval_ms: snapshot?.liveness.interval_ms ?? null,
     probe: snapshot?.probe ?? null,
-    headroom,
-    reservations,
+    headroom: headroomOf(hostFacts(local, now), policy, now),
+    reservations: liveReservations(local.reservations, now),
     errors: snapshot?.errors ?? [],
     retry_ms: null,
   };

@@ -6,15 +6,20 @@ import { planPlacement, type Refusal } from '../core/placement.js';
 import { liveReservations, withoutReservations } from '../core/reservations.js';
 import { DogsledError } from '../errors.js';
 import { newId } from '../state/ids.js';
-import type { StatePaths } from '../state/paths.js';
+import type { HostIO, StateIO } from '../state/io.js';
 import { EMPTY_PLACEMENTS, PlacementsSchema, type Reservation } from '../state/schemas.js';
-import { readServiceState } from '../state/service-lock.js';
-import { type StoreContext, updateState } from '../state/store.js';
-import { type HostsIO, LOCAL_HOST, localView, readLocalHost, readSnapshot } from './local.js';
+import { updateState } from '../state/store.js';
+import { LOCAL_HOST, localView, readLocalFacts, readLocalHost } from './local.js';
 
-export type PlaceOutcome =
-  | { kind: 'placed'; host: string; label: string; reservation: Reservation }
-  | { kind: 'full'; refusals: Refusal[] };
+/** A reservation made on a host: `place` reports it, a submitted job starts under it. */
+export interface Placed {
+  kind: 'placed';
+  host: string;
+  label: string;
+  reservation: Reservation;
+}
+
+export type PlaceOutcome = Placed | { kind: 'full'; refusals: Refusal[] };
 
 export interface PlaceRequest {
   /** Host id or label to pin to. */
@@ -23,7 +28,7 @@ export interface PlaceRequest {
   owner: string | null;
 }
 
-export async function placeWork(io: HostsIO, request: PlaceRequest): Promise<PlaceOutcome> {
+export async function placeWork(io: HostIO, request: PlaceRequest): Promise<PlaceOutcome> {
   const hosts = [await readLocalHost(io)];
   const plan = planPlacement(hosts, request.pin);
   if (plan.kind === 'unknown-host') {
@@ -35,12 +40,12 @@ export async function placeWork(io: HostsIO, request: PlaceRequest): Promise<Pla
 }
 
 /** Recheck and reserve on this host, both under the placements lock. */
-export async function reserveLocally(io: HostsIO, owner: string | null): Promise<PlaceOutcome> {
+export async function reserveLocally(io: HostIO, owner: string | null): Promise<PlaceOutcome> {
   return updateState(io.paths.placements, PlacementsSchema, io, async (current) => {
     const placements = current ?? EMPTY_PLACEMENTS;
-    const [snapshot, service] = await Promise.all([readSnapshot(io), readServiceState(io.paths)]);
+    const local = await readLocalFacts(io, placements.reservations);
     const now = io.now();
-    const view = localView(snapshot ?? null, service.state, placements.reservations, io.policy, now);
+    const view = localView(local, io.config, now);
     if (!view.headroom.eligible) {
       const refusal = { id: view.id, label: view.label, reason: view.headroom.reason };
       return { result: { kind: 'full', refusals: [refusal] } satisfies PlaceOutcome };
@@ -48,7 +53,7 @@ export async function reserveLocally(io: HostsIO, owner: string | null): Promise
     const reservation: Reservation = {
       id: newId('r'),
       created_ms: now,
-      expires_ms: now + io.policy.reservation_ttl_ms,
+      expires_ms: now + io.config.reservation_ttl_ms,
       owner,
     };
     const kept = liveReservations(placements.reservations, now);
@@ -68,10 +73,7 @@ export async function reserveLocally(io: HostsIO, owner: string | null): Promise
  * Ends the reservations `ids` now (their jobs ended), under the placements lock. Returns how many
  * were still live; the file is left untouched when none was.
  */
-export async function endReservations(
-  io: StoreContext & { paths: StatePaths },
-  ids: readonly string[],
-): Promise<number> {
+export async function endReservations(io: StateIO, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const ended = new Set(ids);
   return updateState(io.paths.placements, PlacementsSchema, io, (current) => {

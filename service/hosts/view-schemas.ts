@@ -1,5 +1,6 @@
-// The zod schemas of `status --json` and `place --json`: the contract for scripts and the Pi
-// widget, validated in tests. Only tests and tools import this module at run time.
+// The zod schemas of `status --json` (and the host in `host snapshot`): the contract for scripts
+// and the Pi widget, validated in tests. Only tests and tools import this module at run time.
+// `place --json` and `run --json` are the CLI's documents (cli/output-schemas.ts).
 
 import * as z from 'zod/mini';
 import { HeadroomSchema, ProbeSchema, ReservationSchema } from '../state/schemas.js';
@@ -30,14 +31,4 @@ export const StatusReportSchema = z.object({
   items: z.array(ItemSchema),
   /** Tickets not yet settled (pending or admitting; queue.json), in FIFO order. */
   queue: z.array(TicketSchema),
-});
-
-/** `place --json`: the reservation made, or every host's refusal. */
-/** A placement; a request that found no room prints `{"queued":true,"ticket":…}` instead. */
-export const PlaceResultSchema = z.object({
-  placed: z.literal(true),
-  host: z.string(),
-  label: z.string(),
-  reservation: z.string(),
-  expires_ms: z.int(),
 });

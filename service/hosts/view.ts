@@ -4,28 +4,7 @@
 // start-up time that `status --line` does not spend.
 
 import type * as z from 'zod/mini';
-import type { HostMeasure } from '../core/headroom.js';
-import type { HostSnapshot } from '../state/schemas.js';
-import type { HostViewSchema, PlaceResultSchema, StatusReportSchema } from './view-schemas.js';
+import type { HostViewSchema, StatusReportSchema } from './view-schemas.js';
 
 export type HostView = z.infer<typeof HostViewSchema>;
 export type StatusReport = z.infer<typeof StatusReportSchema>;
-export type PlaceResult = z.infer<typeof PlaceResultSchema>;
-
-/** The numbers of a snapshot that the placement rules read. */
-export function measureOf(snapshot: HostSnapshot): HostMeasure {
-  const { probe } = snapshot;
-  return {
-    sample_ms: snapshot.sample_ms,
-    os: probe.os,
-    cores: probe.cores,
-    busy: probe.busy,
-    memory_total_bytes: probe.memory.total_bytes,
-    memory_free_bytes: probe.memory.free_bytes,
-    disk_total_bytes: probe.disk.total_bytes,
-    disk_free_bytes: probe.disk.free_bytes,
-    pressure_level: probe.pressure_level,
-    live_agents: probe.agents.live,
-    active_agents: probe.agents.active,
-  };
-}

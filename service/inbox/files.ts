@@ -10,15 +10,15 @@ import { emptyInbox } from '../core/inbox.js';
 import { clipText, flatText } from '../core/inbox-text.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { type Inbox, InboxSchema } from '../state/inbox-schemas.js';
+import type { StateIO } from '../state/io.js';
 import { withLock } from '../state/lock.js';
 import { readState, updateState } from '../state/store.js';
-import type { WorkIO } from '../state/work.js';
 
 /** Herdr's terminal ids are `term_<hex>`; anything that could leave the directory is refused. */
 const TERMINAL_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const SUFFIX = '.json';
 
-export function inboxFile(io: Pick<WorkIO, 'paths'>, terminal: string): string {
+export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string {
   if (!TERMINAL_ID.test(terminal) || terminal.includes('..')) {
     throw new DogsledError(
       `inbox: terminal id "${clipText(flatText(terminal), 80)}" is not a safe file name`,
@@ -27,12 +27,12 @@ export function inboxFile(io: Pick<WorkIO, 'paths'>, terminal: string): string {
   return join(io.paths.inbox, `${terminal}${SUFFIX}`);
 }
 
-function shown(io: Pick<WorkIO, 'paths'>, file: string): string {
+function shown(io: Pick<StateIO, 'paths'>, file: string): string {
   return relative(io.paths.dir, file) || file;
 }
 
 /** Refuses anything but a regular file (or nothing) at `file`, before it is opened. */
-async function assertRegular(io: Pick<WorkIO, 'paths'>, file: string): Promise<void> {
+async function assertRegular(io: Pick<StateIO, 'paths'>, file: string): Promise<void> {
   let kind: string;
   try {
     const stats = await lstat(file);
@@ -59,7 +59,7 @@ async function assertRegular(io: Pick<WorkIO, 'paths'>, file: string): Promise<v
  * first, and file-system failures become one line naming the file (DogsledErrors pass through).
  */
 export async function guarded<T>(
-  io: Pick<WorkIO, 'paths'>,
+  io: Pick<StateIO, 'paths'>,
   file: string,
   action: () => Promise<T>,
 ): Promise<T> {
@@ -74,7 +74,7 @@ export async function guarded<T>(
 }
 
 /** The terminal's inbox, or undefined when nothing was ever written to it (or it was corrupt). */
-export async function readInbox(io: WorkIO, terminal: string): Promise<Inbox | undefined> {
+export async function readInbox(io: StateIO, terminal: string): Promise<Inbox | undefined> {
   const file = inboxFile(io, terminal);
   return guarded(io, file, () => readState(file, InboxSchema, io));
 }
@@ -84,7 +84,7 @@ export async function readInbox(io: WorkIO, terminal: string): Promise<Inbox | u
  * `pane` is where the terminal is now, recorded for display.
  */
 export async function updateInbox<R>(
-  io: WorkIO,
+  io: StateIO,
   terminal: string,
   pane: string | null,
   fn: (inbox: Inbox) => { result: R; next?: Inbox | undefined },
@@ -97,7 +97,7 @@ export async function updateInbox<R>(
 
 /** Removes an inbox when `disposable` still holds under its lock (a gone terminal's settled file). */
 export async function removeInbox(
-  io: WorkIO,
+  io: StateIO,
   terminal: string,
   disposable: (inbox: Inbox) => boolean,
 ): Promise<boolean> {
@@ -115,7 +115,7 @@ export async function removeInbox(
 }
 
 /** The terminals that have an inbox file here (locks, quarantined and temp files left out). */
-export async function inboxTerminals(io: Pick<WorkIO, 'paths'>): Promise<string[]> {
+export async function inboxTerminals(io: Pick<StateIO, 'paths'>): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(io.paths.inbox);

@@ -6,8 +6,9 @@
 import { gateReminder, gateStep, type LandFacts, toLandRows } from '../core/gate.js';
 import { flatText } from '../core/inbox-text.js';
 import { type Gate, GateSchema } from '../state/inbox-schemas.js';
+import type { StateIO } from '../state/io.js';
 import { readState, updateState } from '../state/store.js';
-import { readItems, type WorkIO } from '../state/work.js';
+import { readItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 import { guarded } from './files.js';
 
@@ -16,7 +17,7 @@ function ownerOpenItems(items: readonly Item[], owner: string): Item[] {
 }
 
 /** The snapshot's schema is large and only needed when the owner has agent children. */
-async function agentPanes(io: WorkIO): Promise<LandFacts[]> {
+async function agentPanes(io: StateIO): Promise<LandFacts[]> {
   const { HostSnapshotSchema } = await import('../state/schemas.js');
   const snapshot = await readState(io.paths.host, HostSnapshotSchema, io);
   return snapshot?.probe.agent_panes ?? [];
@@ -33,7 +34,7 @@ function withHistory(gate: Gate | undefined, owner: string, sets: string[] | nul
  * The reminder for `owner`'s finished children with work to land, or undefined when there is none
  * or this set was already reminded of. Clears the owner's history once it has no open items.
  */
-export async function gateCheck(io: WorkIO, owner: string): Promise<string | undefined> {
+export async function gateCheck(io: StateIO, owner: string): Promise<string | undefined> {
   const items = (await readItems(io)).items;
   const open = ownerOpenItems(items, owner);
   const seen = await guarded(io, io.paths.gate, () => readState(io.paths.gate, GateSchema, io));

@@ -4,8 +4,8 @@
 // Kept apart so each hook loads only the code of its own path (hooks run on every prompt and stop).
 
 import { stat } from 'node:fs/promises';
+import type { ProcessIO } from '../state/io.js';
 import { callerPane } from '../terminal/herdr-env.js';
-import type { InboxIO } from './io.js';
 import type { Whereabouts } from './whereabouts.js';
 
 export const HOOK_HARNESSES = ['claude', 'codex', 'pi'] as const;
@@ -18,7 +18,7 @@ export const CONTEXT_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit'] as const
 const HOOK_CALL_MS = 2_000;
 
 /** A host where dogsled never ran has nothing to read, and a hook creates nothing there. */
-export async function hasStateDir(io: InboxIO): Promise<boolean> {
+export async function hasStateDir(io: ProcessIO): Promise<boolean> {
   try {
     return (await stat(io.paths.dir)).isDirectory();
   } catch {
@@ -30,7 +30,7 @@ export async function hasStateDir(io: InboxIO): Promise<boolean> {
  * The caller's inbox location: remembered from an earlier hook under the same Herdr server, else
  * asked of Herdr (and remembered). Remembering is best effort; asking decides.
  */
-export async function hookCaller(io: InboxIO, command: string): Promise<Whereabouts> {
+export async function hookCaller(io: ProcessIO, command: string): Promise<Whereabouts> {
   const pane = callerPane(io.env);
   const { rememberedTerminal, rememberTerminal } = await import('./pane-terminals.js');
   const known = pane === null ? undefined : await rememberedTerminal(io, pane);

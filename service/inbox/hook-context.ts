@@ -3,12 +3,12 @@
 // service snapshot. At SessionStart, Claude Code and Codex hooks also register the session's reader.
 
 import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/owner-work.js';
-import { type HostsIO, readLocalHost } from '../hosts/local.js';
+import { readLocalHost } from '../hosts/local.js';
 import type { HostView } from '../hosts/view.js';
+import type { HostIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/work.js';
 import { ownPane } from '../terminal/herdr-env.js';
 import { type HookHarness, hasStateDir, hookCaller } from './hook-common.js';
-import type { InboxIO } from './io.js';
 
 export interface HookContext {
   owner: string;
@@ -24,7 +24,7 @@ export interface HookContext {
  * that registration is best effort and never costs the context.
  */
 export async function contextHook(
-  io: InboxIO & HostsIO,
+  io: HostIO,
   harness: HookHarness,
   event: string,
 ): Promise<HookContext | undefined> {

@@ -1,33 +1,30 @@
-// `hook inbox` and `hook gate` (spec, "Inbox" readers and the stop gate): register the reader and
-// claim the next batch, with the gate's reminder at Stop; or the reminder alone for Pi's settle
-// hook. Each returns what to print or nothing; the CLI renders it for the harness and acknowledges
-// what it printed. Outside a Herdr pane or without a state directory a hook adds nothing.
+// `hook inbox` and `hook gate` (spec, "Inbox" readers and the stop gate): register the reader,
+// claim the next batch, hand it (with the gate's reminder at Stop) to the caller's printer and
+// acknowledge exactly what was printed; or the reminder alone for Pi's settle hook. Outside a Herdr
+// pane or without a state directory a hook adds nothing.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { batchText } from '../core/inbox-text.js';
+import type { ProcessIO } from '../state/io.js';
 import { ownPane } from '../terminal/herdr-env.js';
 import { mark } from '../timing.js';
 import { gateCheck } from './gate.js';
 import { type HookHarness, hasStateDir, hookCaller, type InboxHookEvent } from './hook-common.js';
-import type { InboxIO } from './io.js';
-import { claimDelivery, type Delivery } from './reader.js';
+import { ackDelivery, claimDelivery } from './reader.js';
 
-export interface InboxHookOutcome {
-  /** What to hand the harness (the batch, then the stop reminder), or undefined: print nothing. */
-  text: string | undefined;
-  /** What to acknowledge once the text is printed. */
-  delivery: Delivery | undefined;
-}
-
-const NOTHING: InboxHookOutcome = { text: undefined, delivery: undefined };
-
-/** `hook inbox`: the next batch for this terminal, and at Stop the gate's reminder if one is due. */
+/**
+ * `hook inbox`: the next batch for this terminal, and at Stop the gate's reminder if one is due,
+ * given to `print` (the batch, then the reminder); what `print` resolved for is then acknowledged,
+ * so a hook that dies before its output is out leaves the batch to be offered again.
+ */
 export async function inboxHook(
-  io: InboxIO,
+  io: ProcessIO,
   harness: HookHarness,
   event: InboxHookEvent,
-): Promise<InboxHookOutcome> {
+  print: (text: string) => Promise<void>,
+): Promise<void> {
   const owner = ownPane(io.env);
-  if (owner === null || !(await hasStateDir(io))) return NOTHING;
+  if (owner === null || !(await hasStateDir(io))) return;
   const at = await hookCaller(io, 'hook inbox');
   mark('caller');
   const delivery = await claimDelivery(io, at, harness);
@@ -35,11 +32,26 @@ export async function inboxHook(
   const parts: string[] = [];
   if (delivery.records.length > 0) parts.push(batchText(delivery.records, io.now(), delivery.left));
   if (reminder !== undefined) parts.push(reminder);
-  return { text: parts.length > 0 ? parts.join('\n\n') : undefined, delivery };
+  if (parts.length === 0) return;
+  await print(parts.join('\n\n'));
+  if (delivery.records.length === 0) return;
+  await testPause(io.env);
+  await ackDelivery(
+    io,
+    delivery,
+    delivery.records.map((record) => record.id),
+    false,
+  );
+}
+
+/** Test-only pause between printing and acknowledging, where a crash test kills the hook. */
+async function testPause(env: NodeJS.ProcessEnv): Promise<void> {
+  const ms = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_HOOK_PAUSE_MS) : 0;
+  if (ms > 0) await sleep(ms);
 }
 
 /** `hook gate`: the reminder alone, for Pi's settle hook. */
-export async function gateHook(io: InboxIO): Promise<string | undefined> {
+export async function gateHook(io: ProcessIO): Promise<string | undefined> {
   const owner = ownPane(io.env);
   if (owner === null || !(await hasStateDir(io))) return undefined;
   return gateCheck(io, owner);

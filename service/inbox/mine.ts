@@ -4,22 +4,22 @@
 
 import { clipText, flatText } from '../core/inbox-text.js';
 import { DogsledError } from '../errors.js';
+import type { ProcessIO } from '../state/io.js';
 import { HOOK_HARNESSES } from './hook-common.js';
-import type { InboxIO } from './io.js';
 import { ackDelivery, claimDelivery, type Delivery, type InboxListing, listInbox } from './reader.js';
 import { openHerdr, requireCaller, type Whereabouts } from './whereabouts.js';
 
-async function mine(io: InboxIO, command: string): Promise<Whereabouts> {
+async function mine(io: ProcessIO, command: string): Promise<Whereabouts> {
   const port = await openHerdr({ env: io.env, home: io.home, commandName: command });
   return requireCaller(port, io.env, command);
 }
 
-export async function listMyInbox(io: InboxIO): Promise<InboxListing> {
+export async function listMyInbox(io: ProcessIO): Promise<InboxListing> {
   return listInbox(io, await mine(io, 'inbox list'));
 }
 
 /** Registers the caller as `harness`'s reader and leases the next batch. */
-export async function claimMyInbox(io: InboxIO, harness: string): Promise<Delivery> {
+export async function claimMyInbox(io: ProcessIO, harness: string): Promise<Delivery> {
   if (!(HOOK_HARNESSES as readonly string[]).includes(harness)) {
     throw new DogsledError(
       `inbox claim: --harness must be ${HOOK_HARNESSES.join(', ')}, got "${clipText(flatText(harness), 40)}"`,
@@ -29,6 +29,6 @@ export async function claimMyInbox(io: InboxIO, harness: string): Promise<Delive
 }
 
 /** Marks the caller's records `ids` delivered; an unknown or failed id refuses them all. */
-export async function ackMyInbox(io: InboxIO, ids: readonly string[]): Promise<number> {
+export async function ackMyInbox(io: ProcessIO, ids: readonly string[]): Promise<number> {
   return (await ackDelivery(io, await mine(io, 'inbox ack'), ids, true)).acked.length;
 }

@@ -5,17 +5,17 @@
 // Anything doubtful (no socket, an unreadable memo, a pane not in it) asks Herdr.
 
 import { type PaneTerminals, PaneTerminalsSchema } from '../state/inbox-schemas.js';
+import type { ProcessIO } from '../state/io.js';
 import { readState, updateState } from '../state/store.js';
 import { herdrServerIdentity } from '../terminal/server-identity.js';
 import { guarded } from './files.js';
-import type { InboxIO } from './io.js';
 import type { Whereabouts } from './whereabouts.js';
 
 /** Panes remembered at most; the least recently seen go first. */
 const MAX_PANES = 200;
 
 /** The remembered terminal of `pane` under the running server, or undefined. */
-export async function rememberedTerminal(io: InboxIO, pane: string): Promise<Whereabouts | undefined> {
+export async function rememberedTerminal(io: ProcessIO, pane: string): Promise<Whereabouts | undefined> {
   const server = await herdrServerIdentity(io.env, io.home);
   if (server === undefined) return undefined;
   const file = io.paths.paneTerminals;
@@ -40,7 +40,7 @@ function remembered(
 }
 
 /** Remembers what Herdr answered for `pane` under the server it came from. */
-export async function rememberTerminal(io: InboxIO, pane: string, at: Whereabouts): Promise<void> {
+export async function rememberTerminal(io: ProcessIO, pane: string, at: Whereabouts): Promise<void> {
   const server = await herdrServerIdentity(io.env, io.home);
   if (server === undefined) return;
   const file = io.paths.paneTerminals;

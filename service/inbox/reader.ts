@@ -14,8 +14,8 @@ import {
 import { BATCH_CHARS, clipText, deliverySizeBound, flatText } from '../core/inbox-text.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { InboxRecord } from '../state/inbox-schemas.js';
+import type { ProcessIO } from '../state/io.js';
 import { inboxTerminals, readInbox, updateInbox } from './files.js';
-import type { InboxIO } from './io.js';
 import type { Whereabouts } from './whereabouts.js';
 
 export interface Delivery {
@@ -36,7 +36,7 @@ type Draw = () => number;
  * case of every prompt and stop stays a plain read.
  */
 export async function claimDelivery(
-  io: InboxIO,
+  io: ProcessIO,
   at: Pick<Whereabouts, 'terminal' | 'pane'>,
   harness: string,
   draw: Draw = Math.random,
@@ -69,7 +69,7 @@ export async function claimDelivery(
  * that failed, writing nothing; a hook acks exactly what it printed and ignores what changed since.
  */
 export async function ackDelivery(
-  io: InboxIO,
+  io: ProcessIO,
   at: Pick<Whereabouts, 'terminal' | 'pane'>,
   ids: readonly string[],
   strict: boolean,
@@ -110,7 +110,7 @@ export interface InboxListing {
  * another terminal that cannot be read is skipped with a warning; this one's must be readable.
  */
 export async function listInbox(
-  io: InboxIO,
+  io: ProcessIO,
   at: Pick<Whereabouts, 'terminal' | 'pane'>,
 ): Promise<InboxListing> {
   const own = await readInbox(io, at.terminal);
@@ -138,7 +138,7 @@ export async function listInbox(
 
 /** Registers `harness` as the reader without claiming anything (a context hook at session start). */
 export async function registerReader(
-  io: InboxIO,
+  io: ProcessIO,
   at: Pick<Whereabouts, 'terminal' | 'pane'>,
   harness: string,
 ): Promise<void> {

@@ -16,8 +16,8 @@ import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { newId } from '../state/ids.js';
 import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
+import type { ProcessIO } from '../state/io.js';
 import { updateInbox } from './files.js';
-import type { InboxIO } from './io.js';
 import { callerWhereabouts, openHerdr, targetWhereabouts, type Whereabouts } from './whereabouts.js';
 
 export interface SendRequest {
@@ -56,7 +56,7 @@ export function checkSendRequest(request: SendRequest): void {
   }
 }
 
-export async function sendMessage(io: InboxIO, request: SendRequest): Promise<SendResult> {
+export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<SendResult> {
   checkSendRequest(request);
   const kind = request.kind as InboxKind;
   const port = await openHerdr({ env: io.env, home: io.home, commandName: 'send' });

@@ -7,12 +7,10 @@ import { existsSync } from 'node:fs';
 import { shellLine } from '../core/shell-quote.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError } from '../errors.js';
+import type { StateIO } from '../state/io.js';
 import { type JobRecord, jobStopPath, updateJobRecord } from '../state/job-records.js';
 import type { StatePaths } from '../state/paths.js';
 import { oneLine } from '../state/quarantine.js';
-import type { StoreContext } from '../state/store.js';
-
-export type RecordIO = StoreContext & { paths: StatePaths };
 
 /** How the command ended, as the final record spells it, and what it used when that was measured. */
 export interface JobEnd {
@@ -57,7 +55,7 @@ export function refusalOf(record: JobRecord, command?: readonly string[]): strin
  * the refusal (exit 2) when the record is missing, started, ended or names another command.
  */
 export async function claimJob(
-  io: RecordIO,
+  io: StateIO,
   id: string,
   command: readonly string[] | undefined,
   wrapper: { pid: number; start: number | null },
@@ -86,7 +84,7 @@ export async function claimJob(
 
 /** Records the command's process group (its leader's pid and start time). */
 export async function recordGroup(
-  io: RecordIO,
+  io: StateIO,
   id: string,
   group: { pgid: number; start: number | null },
 ): Promise<void> {
@@ -101,7 +99,7 @@ export async function recordGroup(
  * have guessed meanwhile. A record removed under it is rebuilt from `started` so the caller still
  * gets an answer (and a warning), but not written back.
  */
-export async function endJob(io: RecordIO, started: JobRecord, end: JobEnd): Promise<JobRecord> {
+export async function endJob(io: StateIO, started: JobRecord, end: JobEnd): Promise<JobRecord> {
   const now = io.now();
   const final = await updateJobRecord(io, started.id, (current) => {
     const base = current ?? started;

@@ -7,6 +7,7 @@
 
 import { endToken, JOB_AGENT, sidebarState } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
+import type { ProcessIO } from '../state/io.js';
 import type { JobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
 import { ownPane } from '../terminal/herdr-env.js';
@@ -14,12 +15,6 @@ import type { TerminalPort } from '../terminal/port.js';
 
 /** Each Herdr call of the wrapper gets this long: the job has ended, nothing should wait for long. */
 export const EXEC_HERDR_TIMEOUT_MS = 10_000;
-
-export interface ReportIO {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  warn: (line: string) => void;
-}
 
 /**
  * The Herdr pane to report on: this process's own pane when Herdr started it and the record's
@@ -39,7 +34,7 @@ export class PaneReporter {
   private readonly failures: string[] = [];
 
   constructor(
-    private readonly io: ReportIO,
+    private readonly io: Pick<ProcessIO, 'env' | 'home' | 'warn'>,
     private readonly paneId: string,
     private readonly jobId: string,
     /** Loaded on use: a headless job never needs the terminal code. */

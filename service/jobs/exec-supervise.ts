@@ -11,30 +11,26 @@ import { exitStatusOf } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
 import { endReservations } from '../hosts/place.js';
 import { selfStart } from '../process/table.js';
+import type { ProcessIO } from '../state/io.js';
 import { jobEnvPath, readEnvFile, removeEnvFile } from '../state/job-env.js';
 import { type JobRecord, jobLogPath } from '../state/job-records.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
 import { oneLine } from '../state/quarantine.js';
 import { paneVariables } from '../terminal/herdr-env.js';
 import { startChild } from './exec-child.js';
-import { claimJob, endJob, type JobEnd, type RecordIO, recordGroup, stopRequested } from './exec-record.js';
+import { claimJob, endJob, type JobEnd, recordGroup, stopRequested } from './exec-record.js';
 import { jobPaneOf, PaneReporter } from './exec-report.js';
 import { UsageMeter } from './exec-usage.js';
 import { SUPERVISOR_ENV } from './self.js';
 
 export { SUPERVISOR_ENV };
 
-export interface ExecIO extends RecordIO {
-  env: NodeJS.ProcessEnv;
-  home: string;
-}
-
 /**
  * Runs job `id` to its final record and returns exitStatusOf(final record). `command` is the one
  * `exec ID -- CMD` named (checked against the record), undefined for `exec ID`.
  */
 export async function superviseJob(
-  io: ExecIO,
+  io: ProcessIO,
   id: string,
   command: readonly string[] | undefined,
 ): Promise<number> {
@@ -64,7 +60,7 @@ export async function superviseJob(
   }
 }
 
-async function runCommand(io: ExecIO, record: JobRecord, signals: WrapperSignals): Promise<JobEnd> {
+async function runCommand(io: ProcessIO, record: JobRecord, signals: WrapperSignals): Promise<JobEnd> {
   const env = await takeEnvironment(io, record);
   if (typeof env === 'string') return { exit_code: null, signal: null, reason: `launch failed: ${env}` };
   if (signals.terminated) return { exit_code: null, signal: null, reason: 'wrapper terminated' };
@@ -106,7 +102,7 @@ async function runCommand(io: ExecIO, record: JobRecord, signals: WrapperSignals
  * once read so the caller's variables are on disk only while the job waits to start. A file that
  * cannot be read is the job's failure (a string: why), never a silent run with another environment.
  */
-async function takeEnvironment(io: ExecIO, record: JobRecord): Promise<Record<string, string> | string> {
+async function takeEnvironment(io: ProcessIO, record: JobRecord): Promise<Record<string, string> | string> {
   let caller: Record<string, string> | undefined;
   try {
     caller = await readEnvFile(jobEnvPath(io.paths, record.id));
@@ -118,14 +114,14 @@ async function takeEnvironment(io: ExecIO, record: JobRecord): Promise<Record<st
   return jobEnvironment(caller, io.env, record.cwd, paneVariables(io.env));
 }
 
-async function forgetEnvironment(io: ExecIO, id: string): Promise<void> {
+async function forgetEnvironment(io: ProcessIO, id: string): Promise<void> {
   await removeEnvFile(jobEnvPath(io.paths, id)).catch((error: unknown) =>
     io.warn(`dogsled: exec: job ${id}: ${oneLine(messageOf(error))}`),
   );
 }
 
 /** The job's room is free once it ends; trouble is one warning (the TTL still ends it). */
-async function endReservation(io: ExecIO, record: JobRecord): Promise<void> {
+async function endReservation(io: ProcessIO, record: JobRecord): Promise<void> {
   const id = record.reservation;
   if (id === null || id === undefined) return;
   await endReservations(io, [id]).catch((error: unknown) =>
@@ -135,7 +131,7 @@ async function endReservation(io: ExecIO, record: JobRecord): Promise<void> {
 
 /**
  * SIGTERM and SIGINT end the job (`wrapper terminated`); SIGHUP is ignored. Listeners use
- * process.on and are removed at the end (see cli/stop-signal.ts on write-file-atomic's signal-exit).
+ * process.on and are removed at the end (see cli/stop-signal.ts on proper-lockfile's signal-exit).
  */
 class WrapperSignals {
   terminated = false;

@@ -10,14 +10,15 @@ import { spawn } from 'node:child_process';
 import { fstatSync, statSync } from 'node:fs';
 import { exitStatusOf, NO_STATUS } from '../core/job-status.js';
 import { DogsledError, messageOf } from '../errors.js';
+import type { ProcessIO } from '../state/io.js';
 import { type JobRecord, jobLogPath, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { refusalOf } from './exec-record.js';
-import { type ExecIO, SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
+import { SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
 import { followJobLog, type LogWrite } from './logs.js';
 
 export { KILL_GRACE_MS } from './exec-child.js';
 export { EXEC_HERDR_TIMEOUT_MS } from './exec-report.js';
-export { type ExecIO, SUPERVISOR_ENV } from './exec-supervise.js';
+export { SUPERVISOR_ENV } from './exec-supervise.js';
 
 /** The pane's output: this process's stdout (its fd tells whether anything shows it). */
 export type PaneStream = NodeJS.WritableStream & { fd?: number };
@@ -31,7 +32,7 @@ export interface ExecPane {
 
 /** `command` is what `exec ID -- CMD` named, undefined for `exec ID` (the record's own command). */
 export async function execJob(
-  io: ExecIO,
+  io: ProcessIO,
   id: string,
   command: readonly string[] | undefined,
   pane: ExecPane,
@@ -49,7 +50,7 @@ interface SupervisorExit {
 }
 
 async function showJob(
-  io: ExecIO,
+  io: ProcessIO,
   id: string,
   command: readonly string[] | undefined,
   pane: ExecPane,
@@ -133,7 +134,7 @@ function paneWriter(out: PaneStream): LogWrite {
  * Nothing to show when the pane's output is /dev/null, or is the job's log itself (a launcher that
  * logs the pane there must not get the log appended to itself).
  */
-async function nowhereToShow(io: ExecIO, id: string, out: PaneStream): Promise<boolean> {
+async function nowhereToShow(io: ProcessIO, id: string, out: PaneStream): Promise<boolean> {
   if (typeof out.fd !== 'number') return false;
   try {
     const shown = fstatSync(out.fd);
@@ -151,7 +152,7 @@ async function nowhereToShow(io: ExecIO, id: string, out: PaneStream): Promise<b
  * on while it was still starting, or a crash) left it created: nothing runs, so it ends here as
  * `wrapper terminated` rather than waiting forever for a start.
  */
-async function unclaimedEnd(io: ExecIO, id: string): Promise<JobRecord | undefined> {
+async function unclaimedEnd(io: ProcessIO, id: string): Promise<JobRecord | undefined> {
   const now = io.now();
   return updateJobRecord(io, id, (current) => {
     if (current === undefined || current.started_ms !== null || current.ended_ms !== null)

@@ -4,11 +4,12 @@
 // then. A failed or cancelled ticket never gets a job.
 
 import { DogsledError } from '../errors.js';
+import type { StateIO } from '../state/io.js';
 import { readJobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
-import { readQueue, type WorkIO } from '../state/work.js';
+import { readQueue } from '../state/work.js';
 import type { Ticket } from '../state/work-schemas.js';
-import { waitForTicket } from './ticket-wait.js';
+import { waitForTicket } from '../work/ticket-wait.js';
 
 export type JobRef =
   | { kind: 'job'; id: string; ticket?: Ticket }
@@ -26,7 +27,7 @@ const TICKET_ID = /^t_[A-Za-z0-9_-]+$/;
  * What `ref` names. A job id is read as ever (an unknown one is `unknown job "x"`); a ticket id is
  * looked up in queue.json, where a settled ticket stays a day.
  */
-export async function resolveJobRef(io: WorkIO, ref: string): Promise<JobRef> {
+export async function resolveJobRef(io: StateIO, ref: string): Promise<JobRef> {
   if (!TICKET_ID.test(ref)) {
     await readJobRecord(io.paths, ref);
     return { kind: 'job', id: ref };
@@ -56,7 +57,7 @@ export function refOf(ticket: Ticket): JobRef {
  * Follows a waiting ticket until it settles (admitted, failed, cancelled), or rejects with
  * `signal.reason`. The ticket stays as it is: a wait never cancels.
  */
-export async function settledRef(io: WorkIO, ticket: Ticket, signal?: AbortSignal): Promise<SettledRef> {
+export async function settledRef(io: StateIO, ticket: Ticket, signal?: AbortSignal): Promise<SettledRef> {
   const settled = await waitForTicket(io, ticket.id, signal ? { signal } : {});
   const ref = refOf(settled);
   // A settled ticket is never waiting; the check keeps the type honest.
@@ -82,7 +83,7 @@ const RECORD_POLL_MS = 100;
  * ticket settled as. Undefined when neither happened within `timeoutMs`.
  */
 export async function untilRecorded(
-  io: WorkIO,
+  io: StateIO,
   ticket: Ticket,
   timeoutMs: number,
 ): Promise<JobRef | undefined> {

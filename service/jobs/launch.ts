@@ -10,22 +10,21 @@ import { basename, resolve } from 'node:path';
 import type { TabPlacement } from '../core/tab-placement.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { endReservations } from '../hosts/place.js';
+import type { ProcessIO } from '../state/io.js';
 import { type Environment, jobEnvPath, removeEnvFile, writeEnvFile } from '../state/job-env.js';
 import { type JobRecord, updateJobRecord, writeJobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
-import { appendItem, updateItems, type WorkIO } from '../state/work.js';
+import { appendItem, updateItems } from '../state/work.js';
 import type { Item, JobRequest } from '../state/work-schemas.js';
 import { TerminalError } from '../terminal/errors.js';
 import { outsideAnyPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { LaunchedCommand, RunCommandOptions, TerminalPort } from '../terminal/port.js';
-import type { Deadline } from './deadline.js';
+import type { Deadline } from '../work/deadline.js';
 import { execArgv, SUPERVISOR_ENV, selfInvocation } from './self.js';
 import { placeJobTab } from './tab-placement.js';
 
-export interface LaunchContext extends WorkIO {
-  env: NodeJS.ProcessEnv;
-  home: string;
+export interface JobLaunchIO extends ProcessIO {
   /** Opens the terminal port; default `openTerminal({env, home, warn})`. Called once per launch. */
   terminal?: () => Promise<TerminalPort>;
   /** The argv prefix that runs dogsled (`[node, dist/dogsled.mjs]`); default: this process's own. */
@@ -57,7 +56,7 @@ export interface Launched {
 /** The operation name a `--max` overrun reports. */
 export const OPEN_PANE_OPERATION = 'opening the job pane';
 
-export async function launchJob(ctx: LaunchContext, spec: LaunchSpec, deadline: Deadline): Promise<Launched> {
+export async function launchJob(ctx: JobLaunchIO, spec: LaunchSpec, deadline: Deadline): Promise<Launched> {
   const { request } = spec;
   const created = ctx.now();
   const job: JobRecord = {
@@ -143,7 +142,7 @@ interface Opened {
   placement?: TabPlacement;
 }
 
-async function openPane(ctx: LaunchContext, spec: LaunchSpec, signal: AbortSignal): Promise<Opened> {
+async function openPane(ctx: JobLaunchIO, spec: LaunchSpec, signal: AbortSignal): Promise<Opened> {
   const port = await (
     ctx.terminal ?? (() => openTerminal({ env: ctx.env, home: ctx.home, warn: ctx.warn }))
   )();
@@ -162,7 +161,7 @@ async function openPane(ctx: LaunchContext, spec: LaunchSpec, signal: AbortSigna
     options.env = { ...options.env, [SUPERVISOR_ENV]: '1', ...outsideAnyPane() };
     return { launched: await port.runCommand(options) };
   }
-  const placement = await placeJobTab(port, request.cwd, request.caller_workspace, signal);
+  const placement = await placeJobTab(port, request.cwd, request.caller_workspace, { env: ctx.env, signal });
   signal.throwIfAborted();
   if (placement.kind === 'workspace') {
     const shown = placement.shows === null ? undefined : await openRepositoryWorkspace(port, placement);
@@ -216,7 +215,9 @@ async function checkDirectory(cwd: string): Promise<void> {
  * the failure in one line naming the host. A failure after the directory check is judged again:
  * when the directory went away meanwhile, that is the cause, whatever the spawn or Herdr said.
  */
-async function failed(ctx: LaunchContext, spec: LaunchSpec, error: Error): Promise<never> {
+async function failed(launch: JobLaunchIO, spec: LaunchSpec, error: Error): Promise<never> {
+  // The undoing is written even past the caller's deadline: it is what keeps the job from running.
+  const ctx: JobLaunchIO = { ...launch, signal: undefined };
   let cause: Error = error;
   if (!(error instanceof MissingDirectory)) {
     cause = await checkDirectory(spec.request.cwd).then(

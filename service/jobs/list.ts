@@ -4,8 +4,9 @@
 
 import { jobState } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
+import type { StateIO } from '../state/io.js';
 import { type JobRecord, listJobRecords } from '../state/job-records.js';
-import { type JobsIO, reconcileJob, WRAPPER_LOST } from './reconcile.js';
+import { reconcileJob, WRAPPER_LOST } from './reconcile.js';
 
 /** `lost`: ended by the reconciler because its wrapper died without recording how the job ended. */
 export type JobViewState = 'created' | 'running' | 'ended' | 'lost';
@@ -24,7 +25,7 @@ export function viewState(record: JobRecord): JobViewState {
 }
 
 /** Jobs that have not ended, or with `all` every job, oldest first. */
-export async function listJobs(io: JobsIO, options: { all?: boolean } = {}): Promise<JobList> {
+export async function listJobs(io: StateIO, options: { all?: boolean } = {}): Promise<JobList> {
   const listing = await listJobRecords(io.paths);
   const warnings = listing.problems.map((problem) => `job record ${problem.path}: ${problem.reason}`);
   const jobs: JobView[] = [];

@@ -4,10 +4,11 @@
 // the log, so bytes read after seeing an ended record are the last ones.
 
 import type { FileHandle } from 'node:fs/promises';
+import type { StateIO } from '../state/io.js';
 import { type JobRecord, jobLogPath, readJobRecord } from '../state/job-records.js';
 import { openRegular } from '../state/regular-file.js';
 import { JobChanges } from './changes.js';
-import { type JobsIO, reconcileJob } from './reconcile.js';
+import { reconcileJob } from './reconcile.js';
 
 /**
  * Receives the log's bytes in order; a returned promise is awaited (backpressure). The chunk is lent:
@@ -24,7 +25,7 @@ export interface FollowOptions {
 const CHUNK_BYTES = 1024 * 1024;
 
 /** Copies the whole log of job `id` once; a job with no log yet has printed nothing. */
-export async function copyJobLog(io: JobsIO, id: string, write: LogWrite): Promise<JobRecord> {
+export async function copyJobLog(io: StateIO, id: string, write: LogWrite): Promise<JobRecord> {
   const record = await readJobRecord(io.paths, id);
   const log = new LogReader(jobLogPath(io.paths, id));
   try {
@@ -41,7 +42,7 @@ export async function copyJobLog(io: JobsIO, id: string, write: LogWrite): Promi
  * exist yet is waited for. A job whose wrapper died is reconciled (ended `wrapper lost`), so the
  * follow ends. Unknown id: DogsledError `unknown job "x"`.
  */
-export async function followJobLog(io: JobsIO, id: string, options: FollowOptions): Promise<JobRecord> {
+export async function followJobLog(io: StateIO, id: string, options: FollowOptions): Promise<JobRecord> {
   const { write, signal } = options;
   const log = new LogReader(jobLogPath(io.paths, id));
   const changes = new JobChanges(io.paths.jobs, id);

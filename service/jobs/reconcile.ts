@@ -4,12 +4,9 @@
 // process group. Both checks are identity checks (pid + start time, service/process/table.ts).
 
 import { processAlive } from '../process/table.js';
+import type { StateIO } from '../state/io.js';
 import { type JobRecord, updateJobRecord } from '../state/job-records.js';
-import type { WorkIO } from '../state/work.js';
 import { signalGroup } from './proc-identity.js';
-
-/** What every job operation needs: the state paths, the clock for timestamps, and warnings. */
-export type JobsIO = WorkIO;
 
 export const WRAPPER_LOST = 'wrapper lost';
 
@@ -27,7 +24,7 @@ export function wrapperLost(record: JobRecord): boolean {
  * so a wrapper that wrote its own end meanwhile keeps it. What remains of the group gets SIGKILL:
  * nothing is left to capture its output or record its end, and exec would have killed it too.
  */
-export async function reconcileJob(io: JobsIO, record: JobRecord): Promise<JobRecord> {
+export async function reconcileJob(io: StateIO, record: JobRecord): Promise<JobRecord> {
   // The cheap check first, so healthy jobs never take their record's lock.
   if (!wrapperLost(record)) return record;
   const settled = await updateJobRecord(io, record.id, (current) => {

@@ -8,11 +8,11 @@ import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError } from '../errors.js';
 import { processAlive } from '../process/table.js';
+import type { StateIO } from '../state/io.js';
 import { type JobRecord, jobStopPath, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
 import { JobChanges } from './changes.js';
 import { groupAlive, signalGroup } from './proc-identity.js';
-import type { JobsIO } from './reconcile.js';
 
 /** How long the group has after SIGTERM before SIGKILL, and the wrapper to record the end after. */
 export const STOP_GRACE_MS = 5_000;
@@ -32,7 +32,7 @@ export interface StopOptions {
   graceMs?: number;
 }
 
-export async function stopJob(io: JobsIO, id: string, options: StopOptions = {}): Promise<StopOutcome> {
+export async function stopJob(io: StateIO, id: string, options: StopOptions = {}): Promise<StopOutcome> {
   const graceMs = options.graceMs ?? STOP_GRACE_MS;
   const first = await readJobRecord(io.paths, id);
   if (first.ended_ms !== null) return { kind: 'ended', record: first };
@@ -56,7 +56,7 @@ export async function stopJob(io: JobsIO, id: string, options: StopOptions = {})
  * the job in the same locked update that checks the stop file, so either exec sees the file or this
  * sees a started record (and signals its group): a stop cannot fall between the two.
  */
-async function requestStop(io: JobsIO, id: string): Promise<JobRecord> {
+async function requestStop(io: StateIO, id: string): Promise<JobRecord> {
   const record = await updateJobRecord(io, id, (current) => {
     if (current !== undefined && current.ended_ms === null)
       writeFileSync(jobStopPath(io.paths, id), '', { mode: STATE_FILE_MODE });
@@ -70,7 +70,7 @@ async function requestStop(io: JobsIO, id: string): Promise<JobRecord> {
  * The record once it names the process group. exec claims the start and records the group in two
  * steps; a stop between them waits (up to the grace) for the group rather than signal nothing.
  */
-async function withGroup(io: JobsIO, record: JobRecord, graceMs: number): Promise<JobRecord> {
+async function withGroup(io: StateIO, record: JobRecord, graceMs: number): Promise<JobRecord> {
   const deadline = Date.now() + graceMs;
   let current = record;
   while (current.ended_ms === null && (current.pgid ?? null) === null && wrapperRuns(current)) {
@@ -95,7 +95,7 @@ async function endGroup(record: JobRecord, graceMs: number): Promise<NodeJS.Sign
 }
 
 /** The record once the live wrapper wrote its end, within the grace; undefined if it did not. */
-async function wrapperEnd(io: JobsIO, record: JobRecord, graceMs: number): Promise<JobRecord | undefined> {
+async function wrapperEnd(io: StateIO, record: JobRecord, graceMs: number): Promise<JobRecord | undefined> {
   const changes = new JobChanges(io.paths.jobs, record.id);
   const deadline = Date.now() + graceMs;
   try {
@@ -116,7 +116,7 @@ function wrapperRuns(record: JobRecord): boolean {
 }
 
 /** Writes the end the dead wrapper could not: `stopped`, by the signal stop sent. */
-async function finalizeStopped(io: JobsIO, id: string, sent: NodeJS.Signals | null): Promise<JobRecord> {
+async function finalizeStopped(io: StateIO, id: string, sent: NodeJS.Signals | null): Promise<JobRecord> {
   const record = await updateJobRecord(io, id, (current) => {
     if (current === undefined || current.ended_ms !== null || wrapperRuns(current))
       return { result: current };

@@ -2,9 +2,10 @@
 // reconciles a job whose wrapper died, so a lost wrapper never hangs it); it never signals or cancels
 // the job, and giving up at a deadline leaves the job running.
 
+import type { StateIO } from '../state/io.js';
 import { type JobRecord, readJobRecord } from '../state/job-records.js';
 import { JobChanges } from './changes.js';
-import { type JobsIO, reconcileJob } from './reconcile.js';
+import { reconcileJob } from './reconcile.js';
 
 export interface WaitOptions {
   /** Aborting it rejects the wait with the signal's reason; the job is untouched. */
@@ -15,7 +16,7 @@ export interface WaitOptions {
  * The record of job `id` once it has ended. An unknown id rejects at once with DogsledError
  * `unknown job "x"`; an aborted `signal` rejects with `signal.reason`.
  */
-export async function waitForJob(io: JobsIO, id: string, options: WaitOptions = {}): Promise<JobRecord> {
+export async function waitForJob(io: StateIO, id: string, options: WaitOptions = {}): Promise<JobRecord> {
   const { signal } = options;
   let record = await readJobRecord(io.paths, id);
   if (record.ended_ms !== null) return record;

@@ -5,7 +5,7 @@
 // (dirtiness) is refreshed. Quiet checkouts then cost a few stats per tick and no git process:
 // spawning git from the service is its largest cost.
 
-export interface CheckoutCacheDeps<T> {
+export interface CheckoutCacheIO<T> {
   fingerprint: (root: string) => Promise<string>;
   read: (root: string) => Promise<T>;
   /** Refreshes what the fingerprint cannot see; without it, a stale entry is read in full. */
@@ -25,7 +25,7 @@ interface Entry<T> {
 export class CheckoutCache<T> {
   private entries = new Map<string, Entry<T>>();
 
-  constructor(private readonly deps: CheckoutCacheDeps<T>) {}
+  constructor(private readonly deps: CheckoutCacheIO<T>) {}
 
   /** `activityMs`: the latest known change by whoever works there; null when it is not known. */
   async get(root: string, activityMs: number | null = null): Promise<T> {

@@ -4,20 +4,23 @@
 // a failed collection keeps the last good snapshot and backs off (core/backoff.ts), recorded in
 // quota-collect.json so every process on the host honours it.
 
+import { hostname } from 'node:os';
 import { backoffRetryAt } from '../core/backoff.js';
 import { formatAge } from '../core/duration.js';
 import { type QuotaSnapshot, safeText } from '../core/quota-rows.js';
 import { refreshDue } from '../core/quota-rules.js';
 import { DogsledError, messageOf } from '../errors.js';
+import type { HostIO, StateIO } from '../state/io.js';
 import { withLock } from '../state/lock.js';
 import { type QuotaCollect, QuotaCollectSchema } from '../state/quota-schemas.js';
 import { readState, writeState } from '../state/store.js';
 import { ManagementError, openManagement } from './cliproxy.js';
 import { collectQuota } from './collect.js';
 import { keySource, readManagementKey } from './key.js';
-import { type QuotaStoreIO, readQuota, storeSnapshot } from './store.js';
+import { readQuota, storeSnapshot } from './store.js';
 
-export interface QuotaIO extends QuotaStoreIO {
+/** State IO, and what collecting needs beyond it. */
+export interface QuotaIO extends StateIO {
   /** `[quota] management_url`: the https origin, or null when not configured. */
   managementUrl: string | null;
   env: NodeJS.ProcessEnv;
@@ -28,6 +31,13 @@ export interface QuotaIO extends QuotaStoreIO {
   ca?: string | Buffer | undefined;
   /** A draw in [0, 1) for backoff jitter; Math.random by default. */
   random?: () => number;
+}
+
+/** This host's QuotaIO: its config's management URL, its platform and its name. */
+export function hostQuotaIO(io: HostIO): QuotaIO {
+  const { paths, now, warn, signal, env } = io;
+  const managementUrl = io.config.quota.management_url;
+  return { paths, now, warn, signal, env, managementUrl, platform: process.platform, hostname: hostname() };
 }
 
 /** `cached`: quota.json only. `auto`: collect when due and not backing off. `refresh`: collect now. */

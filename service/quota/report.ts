@@ -4,7 +4,8 @@
 
 import type { QuotaSnapshot } from '../core/quota-rows.js';
 import { type ExhaustedPool, exhaustedPools, isStale, snapshotAgeMs } from '../core/quota-rules.js';
-import { type QuotaIO, type QuotaMode, refreshQuota } from './refresh.js';
+import type { HostIO } from '../state/io.js';
+import { hostQuotaIO, type QuotaMode, refreshQuota } from './refresh.js';
 
 export interface QuotaReport {
   snapshot: QuotaSnapshot;
@@ -20,8 +21,8 @@ export interface QuotaReport {
   note: string | null;
 }
 
-export async function quotaReport(io: QuotaIO, mode: QuotaMode): Promise<QuotaReport> {
-  const outcome = await refreshQuota(io, mode);
+export async function quotaReport(io: HostIO, mode: QuotaMode): Promise<QuotaReport> {
+  const outcome = await refreshQuota(hostQuotaIO(io), mode);
   const now = io.now();
   return {
     snapshot: outcome.snapshot,

@@ -7,22 +7,18 @@ import type * as z from 'zod/mini';
 import { cleanSnapshot, type QuotaSnapshot } from '../core/quota-rows.js';
 import { emptySnapshot, storeVerdict } from '../core/quota-rules.js';
 import { DogsledError } from '../errors.js';
-import type { StatePaths } from '../state/paths.js';
+import type { StateIO } from '../state/io.js';
 import { oneLine } from '../state/quarantine.js';
 import { QuotaSnapshotSchema } from '../state/quota-schemas.js';
-import { readState, type StoreContext, type Update, updateState } from '../state/store.js';
+import { readState, type Update, updateState } from '../state/store.js';
 
 /** quota.json as its schema reads it: loose, so a newer collector's fields survive. */
 type StoredSnapshot = z.input<typeof QuotaSnapshotSchema>;
 
-export interface QuotaStoreIO extends StoreContext {
-  paths: StatePaths;
-}
-
 /** Bytes a pushed snapshot may take: the row and text bounds of the schema fit in far less. */
 export const MAX_SNAPSHOT_BYTES = 4 * 1024 * 1024;
 
-export async function readQuota(io: QuotaStoreIO): Promise<QuotaSnapshot> {
+export async function readQuota(io: StateIO): Promise<QuotaSnapshot> {
   return (await readState(io.paths.quota, QuotaSnapshotSchema, io)) ?? emptySnapshot();
 }
 
@@ -33,7 +29,7 @@ export interface StoreResult {
 }
 
 /** Writes `snapshot` atomically unless quota.json holds one as new or newer; refuses an impossible one. */
-export async function storeSnapshot(io: QuotaStoreIO, snapshot: QuotaSnapshot): Promise<StoreResult> {
+export async function storeSnapshot(io: StateIO, snapshot: QuotaSnapshot): Promise<StoreResult> {
   return updateState(
     io.paths.quota,
     QuotaSnapshotSchema,
@@ -81,6 +77,6 @@ export function parseSnapshot(input: Buffer | string): QuotaSnapshot {
 }
 
 /** `quota --store` and `host quota-store`: one snapshot as sent, validated, then the newer-wins write. */
-export async function storePushedSnapshot(io: QuotaStoreIO, input: Buffer | string): Promise<StoreResult> {
+export async function storePushedSnapshot(io: StateIO, input: Buffer | string): Promise<StoreResult> {
   return storeSnapshot(io, parseSnapshot(input));
 }

@@ -2,8 +2,8 @@
 // reader sees the previous version or the new one, never part of either. A `guard` runs right before
 // the rename: a writer whose lock was lost (taken over while it was frozen) writes nothing. Temp
 // names carry the writer's pid and start time, so an orphan left by a kill is recognised (tempOwner)
-// and removed by the service's sweep; write-file-atomic, which cannot run a check before its rename,
-// is no longer used.
+// and removed by the service's sweep. It is the project's one atomic writer (state files, launch
+// files, the worktree anchor).
 
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';

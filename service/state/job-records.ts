@@ -8,11 +8,12 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type * as z from 'zod/mini';
 import { DogsledError, messageOf } from '../errors.js';
+import type { StateIO } from './io.js';
 import type { StatePaths } from './paths.js';
 import { oneLine } from './quarantine.js';
 import { NotRegularFile, readRegular } from './regular-file.js';
 import { JobRecordSchema } from './schemas.js';
-import { type StoreContext, updateState, writeState } from './store.js';
+import { updateState, writeState } from './store.js';
 
 export { JobRecordSchema };
 export type JobRecord = z.infer<typeof JobRecordSchema>;
@@ -58,7 +59,7 @@ export async function writeJobRecord(paths: StatePaths, record: JobRecord): Prom
  * the current record (undefined when missing) and returns the new one, or undefined to leave it.
  */
 export async function updateJobRecord<R>(
-  io: StoreContext & { paths: StatePaths },
+  io: StateIO,
   id: string,
   fn: (current: JobRecord | undefined) => { result: R; next?: JobRecord },
 ): Promise<R> {

@@ -5,8 +5,9 @@
 
 import * as z from 'zod/mini';
 import { WATCH_MAX_GAP_MS, type WatchEntry } from '../core/pane-watch.js';
+import type { StateIO } from './io.js';
 import type { StatePaths } from './paths.js';
-import { readState, type StoreContext, writeState } from './store.js';
+import { readState, writeState } from './store.js';
 import './zod-messages.js';
 
 const ms = z.int();
@@ -29,8 +30,8 @@ export const PaneWatchSchema = z.looseObject({
 export type PaneWatch = z.infer<typeof PaneWatchSchema>;
 
 /** The file, or undefined when it is missing (or was corrupt and has been moved aside). */
-export async function readPaneWatch(paths: StatePaths, ctx: StoreContext): Promise<PaneWatch | undefined> {
-  return readState(paths.paneWatch, PaneWatchSchema, ctx);
+export async function readPaneWatch(io: StateIO): Promise<PaneWatch | undefined> {
+  return readState(io.paths.paneWatch, PaneWatchSchema, io);
 }
 
 /** Replaces the file atomically with this tick's observations. */

@@ -7,7 +7,7 @@
 import { lstat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { messageOf } from '../errors.js';
-import type { StatePaths } from './paths.js';
+import type { StateIO } from './io.js';
 import {
   EMPTY_REPOSITORIES,
   EMPTY_WORKTREES,
@@ -16,12 +16,7 @@ import {
   type WorktreeRecord,
   WorktreesSchema,
 } from './registry-schemas.js';
-import { readState, type StoreContext, updateState } from './store.js';
-
-/** The state paths plus the store's clock and warning sink (HostsIO satisfies it). */
-export interface RegistryIO extends StoreContext {
-  paths: StatePaths;
-}
+import { readState, updateState } from './store.js';
 
 export interface Registries {
   repositories: RepositoryRecord[];
@@ -43,7 +38,7 @@ export interface DropReport<T> {
 export type IsAbsent = (path: string) => Promise<boolean>;
 
 /** Both registries as they are now, read without a lock (writers replace the files atomically). */
-export async function readRegistries(io: RegistryIO): Promise<Registries> {
+export async function readRegistries(io: StateIO): Promise<Registries> {
   const [repositories, worktrees] = await Promise.all([
     readState(io.paths.repositories, RepositoriesSchema, io),
     readState(io.paths.worktrees, WorktreesSchema, io),
@@ -59,7 +54,7 @@ export async function readRegistries(io: RegistryIO): Promise<Registries> {
  * last_seen_ms (and origin, when given) keeping every other field. Returns the record written.
  */
 export async function rememberRepository(
-  io: RegistryIO,
+  io: StateIO,
   path: string,
   origin?: string,
 ): Promise<RepositoryRecord> {
@@ -80,7 +75,7 @@ export async function rememberRepository(
  * Adds the worktree's record. A record already at the same path belonged to an earlier worktree
  * there and is replaced whole, so none of its facts (an old anchor) leak into the new one.
  */
-export async function rememberWorktree(io: RegistryIO, record: WorktreeRecord): Promise<WorktreeRecord> {
+export async function rememberWorktree(io: StateIO, record: WorktreeRecord): Promise<WorktreeRecord> {
   const key = resolve(record.path);
   return updateState(io.paths.worktrees, WorktreesSchema, io, (current) => {
     const registry = current ?? EMPTY_WORKTREES;
@@ -91,7 +86,7 @@ export async function rememberWorktree(io: RegistryIO, record: WorktreeRecord): 
 }
 
 /** Forgets the worktree at `path` after its removal. Returns whether a record was there. */
-export async function dropWorktreeRegistration(io: RegistryIO, path: string): Promise<boolean> {
+export async function dropWorktreeRegistration(io: StateIO, path: string): Promise<boolean> {
   const key = resolve(path);
   return updateState(io.paths.worktrees, WorktreesSchema, io, (current) => {
     if (!current?.worktrees.some((entry) => entry.path === key)) return { result: false };
@@ -107,7 +102,7 @@ export async function dropWorktreeRegistration(io: RegistryIO, path: string): Pr
  * under the repositories lock. Everything else stays and is reported in `kept` with its reason.
  */
 export async function dropStaleRepositories(
-  io: RegistryIO,
+  io: StateIO,
   candidates: readonly string[],
   isAbsent: IsAbsent,
 ): Promise<DropReport<RepositoryRecord>> {
@@ -123,7 +118,7 @@ export async function dropStaleRepositories(
 
 /** As dropStaleRepositories, for worktrees.json under its own lock. */
 export async function dropStaleWorktrees(
-  io: RegistryIO,
+  io: StateIO,
   candidates: readonly string[],
   isAbsent: IsAbsent,
 ): Promise<DropReport<WorktreeRecord>> {

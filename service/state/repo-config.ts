@@ -3,7 +3,6 @@
 // file, and every setup/teardown command's placeholders are checked here, so a bad `{x}` is
 // reported before any worktree is made or removed. Loading never writes anything.
 
-import { stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { templateProblem } from '../core/command-template.js';
@@ -62,13 +61,7 @@ export async function loadRepoConfig(mainCheckout: string): Promise<RepoConfig> 
   const main = resolve(mainCheckout);
   const file = join(main, REPO_CONFIG_FILE);
   const fail = (problem: string): DogsledError => new DogsledError(`repository config ${file}: ${problem}`);
-  // Opening a FIFO would wait for a writer for ever; a directory or device is no config either.
-  const kind = await stat(file).then(
-    (info) => (info.isFile() ? 'file' : 'other'),
-    (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 'absent' : 'file'),
-  );
-  if (kind === 'absent') return defaults(main);
-  if (kind === 'other') throw fail('not a regular file');
+  // readTomlFile refuses a FIFO, directory or device ('not a regular file') without blocking.
   const data = await readTomlFile(file, fail);
   if (data === undefined) return defaults(main);
   const parsed = FileSchema.safeParse(data);

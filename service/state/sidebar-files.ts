@@ -7,11 +7,12 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { messageOf } from '../errors.js';
+import type { StateIO } from './io.js';
 import type { StatePaths } from './paths.js';
 import { oneLine } from './quarantine.js';
 import { NotRegularFile, openRegular } from './regular-file.js';
 import { type BoardEntry, BoardEntrySchema, type TodoLines, TodoLinesSchema } from './sidebar-schemas.js';
-import { readState, type StoreContext, updateState } from './store.js';
+import { readState, updateState } from './store.js';
 
 /** A todo publication larger than this is refused unread: pi-todo's sections are a few KiB. */
 export const TODO_LINES_MAX_BYTES = 256 * 1024;
@@ -29,12 +30,8 @@ export function todoLinesFile(paths: StatePaths, paneId: string): string {
   return join(paths.todoLines, `${idHash(paneId)}.json`);
 }
 
-export async function readBoardEntry(
-  paths: StatePaths,
-  tabId: string,
-  ctx: StoreContext,
-): Promise<BoardEntry | undefined> {
-  return readState(boardFile(paths, tabId), BoardEntrySchema, ctx);
+export async function readBoardEntry(io: StateIO, tabId: string): Promise<BoardEntry | undefined> {
+  return readState(boardFile(io.paths, tabId), BoardEntrySchema, io);
 }
 
 /**
@@ -42,13 +39,12 @@ export async function readBoardEntry(
  * so two `board --open` in one tab never split twice. `next` undefined leaves the file as it is.
  */
 export async function updateBoardEntry<R>(
-  paths: StatePaths,
+  io: StateIO,
   tabId: string,
-  ctx: StoreContext,
   fn: (current: BoardEntry | undefined) => Promise<{ result: R; next?: BoardEntry }>,
 ): Promise<R> {
-  await mkdir(paths.boards, { recursive: true, mode: 0o700 });
-  return updateState(boardFile(paths, tabId), BoardEntrySchema, ctx, fn);
+  await mkdir(io.paths.boards, { recursive: true, mode: 0o700 });
+  return updateState(boardFile(io.paths, tabId), BoardEntrySchema, io, fn);
 }
 
 export type TodoRead =

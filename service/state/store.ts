@@ -10,22 +10,14 @@ import { basename } from 'node:path';
 import type * as z from 'zod/mini';
 import { writeAtomic } from './atomic-write.js';
 import { fsFailure } from './fs-errors.js';
+import type { StateIO } from './io.js';
 import { type HeldLock, testHoldInLock, withLock } from './lock.js';
 import { backupOf, STATE_FILE_MODE } from './paths.js';
 import { oneLine, quarantineFile, quarantineWarning } from './quarantine.js';
 import { openRegular, readRegular } from './regular-file.js';
 
-export interface StoreContext {
-  /** Unix ms; names quarantined files. */
-  now: () => number;
-  /** Receives whole warning lines (`dogsled: warning: ...`). */
-  warn: (line: string) => void;
-  /**
-   * The caller's deadline (Deadline.step): once aborted, lock waits end and nothing more is written,
-   * so a command that already reported a timeout never leaves a change behind that nobody was told of.
-   */
-  signal?: AbortSignal | undefined;
-}
+/** The part of StateIO the store uses: it is given each file's path. */
+type StoreIO = Pick<StateIO, 'now' | 'warn' | 'signal'>;
 
 export interface Update<T, R> {
   result: R;
@@ -39,7 +31,7 @@ type Read<T> = { kind: 'ok'; value: T } | { kind: 'missing' } | { kind: 'corrupt
 export async function readState<S extends z.ZodMiniType>(
   file: string,
   schema: S,
-  ctx: StoreContext,
+  ctx: StoreIO,
 ): Promise<z.output<S> | undefined> {
   const first = await readOnce(file, schema, undefined);
   if (first.kind === 'ok') return first.value;
@@ -83,7 +75,7 @@ export async function writeState<S extends z.ZodMiniType>(
 export async function updateState<S extends z.ZodMiniType, U extends Update<z.input<S>, unknown>>(
   file: string,
   schema: S,
-  ctx: StoreContext,
+  ctx: StoreIO,
   fn: (current: z.output<S> | undefined) => Promise<U> | U,
 ): Promise<U['result']> {
   return withLock(
@@ -113,7 +105,7 @@ export async function updateState<S extends z.ZodMiniType, U extends Update<z.in
 async function readLocked<S extends z.ZodMiniType>(
   file: string,
   schema: S,
-  ctx: StoreContext,
+  ctx: StoreIO,
   held: HeldLock,
 ): Promise<z.output<S> | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -132,7 +124,7 @@ async function readLocked<S extends z.ZodMiniType>(
 async function readOnce<S extends z.ZodMiniType>(
   file: string,
   schema: S,
-  ctx: (StoreContext & { held: HeldLock }) | undefined,
+  ctx: (StoreIO & { held: HeldLock }) | undefined,
 ): Promise<Read<z.output<S>>> {
   const handle = await openRegular(file);
   if (handle === undefined) return { kind: 'missing' };

@@ -1,6 +1,6 @@
 // Removes temp files that a killed writer left in the state dir and jobs/: ours name their writer
-// (atomic-write.ts) and go once it is dead, however new; write-file-atomic's `<file>.<digits>`,
-// left by older builds, go once they are a minute old, since no live writer keeps one that long.
+// (atomic-write.ts) and go once it is dead, however new; the `<file>.<digits>` temp files of
+// the atomic-write library older builds used, go once they are a minute old, since no live writer keeps one that long.
 // A writer that is alive, even stopped, keeps its temp file: it will rename it when it resumes.
 
 import { readdir, stat, unlink } from 'node:fs/promises';

@@ -3,9 +3,9 @@
 // before items.json, never the reverse (lock.ts).
 
 import { DogsledError } from '../errors.js';
-import type { StatePaths } from './paths.js';
+import type { StateIO } from './io.js';
 import { oneLine } from './quarantine.js';
-import { readState, type StoreContext, updateState } from './store.js';
+import { readState, updateState } from './store.js';
 import {
   EMPTY_ITEMS,
   EMPTY_QUEUE,
@@ -17,34 +17,30 @@ import {
   type Ticket,
 } from './work-schemas.js';
 
-export interface WorkIO extends StoreContext {
-  paths: StatePaths;
-}
-
-export async function readQueue(io: WorkIO): Promise<Queue> {
+export async function readQueue(io: StateIO): Promise<Queue> {
   return (await readState(io.paths.queue, QueueSchema, io)) ?? EMPTY_QUEUE;
 }
 
-export async function readItems(io: WorkIO): Promise<Items> {
+export async function readItems(io: StateIO): Promise<Items> {
   return (await readState(io.paths.items, ItemsSchema, io)) ?? EMPTY_ITEMS;
 }
 
 /** `fn` returns the result and, when it changed anything, the new queue. */
 export async function updateQueue<R>(
-  io: WorkIO,
+  io: StateIO,
   fn: (queue: Queue) => Promise<{ result: R; next?: Queue }> | { result: R; next?: Queue },
 ): Promise<R> {
   return updateState(io.paths.queue, QueueSchema, io, (current) => fn(current ?? EMPTY_QUEUE));
 }
 
 export async function updateItems<R>(
-  io: WorkIO,
+  io: StateIO,
   fn: (items: Items) => Promise<{ result: R; next?: Items }> | { result: R; next?: Items },
 ): Promise<R> {
   return updateState(io.paths.items, ItemsSchema, io, (current) => fn(current ?? EMPTY_ITEMS));
 }
 
-export async function appendItem(io: WorkIO, item: Item): Promise<void> {
+export async function appendItem(io: StateIO, item: Item): Promise<void> {
   await updateItems(io, (items) => ({
     result: undefined,
     next: { ...items, items: [...items.items, item] },
@@ -53,7 +49,7 @@ export async function appendItem(io: WorkIO, item: Item): Promise<void> {
 
 /** Replaces ticket `id` with `change(ticket)`; the ticket must exist. */
 export async function changeTicket(
-  io: WorkIO,
+  io: StateIO,
   id: string,
   change: (ticket: Ticket) => Ticket,
 ): Promise<Ticket> {

@@ -4,6 +4,7 @@
 // publication is listed as unavailable with the reason, so a reader can say why nothing shows.
 
 import { plainLine } from '../core/strip-escapes.js';
+import type { StateIO } from '../state/io.js';
 import type { StatePaths } from '../state/paths.js';
 import { readTodoLines } from '../state/sidebar-files.js';
 import {
@@ -13,7 +14,7 @@ import {
   type TodoSections,
   TodoSectionsSchema,
 } from '../state/sidebar-schemas.js';
-import { readState, type StoreContext } from '../state/store.js';
+import { readState } from '../state/store.js';
 
 /** Bounds on what one pane's todos may carry into the shared file. */
 const TEXT_MAX = 300;
@@ -90,6 +91,6 @@ export function sameTodos(a: TodoSections | undefined, b: TodoSections): boolean
   return a !== undefined && JSON.stringify(a.panes) === JSON.stringify(b.panes);
 }
 
-export async function readTodoSections(paths: StatePaths, ctx: StoreContext): Promise<TodoSections> {
-  return (await readState(paths.todoSections, TodoSectionsSchema, ctx)) ?? EMPTY_SECTIONS;
+export async function readTodoSections(io: StateIO): Promise<TodoSections> {
+  return (await readState(io.paths.todoSections, TodoSectionsSchema, io)) ?? EMPTY_SECTIONS;
 }

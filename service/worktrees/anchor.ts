@@ -5,8 +5,11 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../errors.js';
+import { writeAtomic } from '../state/atomic-write.js';
 
 export const ANCHOR_FILE = 'agent-worktree-anchor';
+/** As git's own files in the common directory: readable by the repository's other tools. */
+const ANCHOR_MODE = 0o644;
 
 /** Herdr workspace ids are short and printable (`w1`, `wA`); anything else in the file is not ours. */
 const WORKSPACE_ID = /^[A-Za-z0-9_:-]{1,64}$/;
@@ -20,11 +23,10 @@ export async function writeAnchor(commonDir: string, workspace: string): Promise
     throw new Error(`not a Herdr workspace id: ${JSON.stringify(workspace)}`);
   const file = anchorPath(commonDir);
   try {
-    await (await import('write-file-atomic')).default(file, `${workspace}\n`, { fsync: true });
+    await writeAtomic(file, `${workspace}\n`, { mode: ANCHOR_MODE });
   } catch (error) {
-    throw new DogsledError(`cannot record the anchor workspace in ${file}: ${messageOf(error)}`, {
-      cause: error,
-    });
+    const cause = error instanceof DogsledError && error.cause !== undefined ? error.cause : error;
+    throw new DogsledError(`cannot record the anchor workspace in ${file}: ${messageOf(cause)}`, { cause });
   }
 }
 

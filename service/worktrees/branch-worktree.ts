@@ -18,6 +18,7 @@ import { DogsledError, isDogsledError, messageOf } from '../errors.js';
 import { deleteBranch } from '../git/mutate.js';
 import { defaultBranchOf, type GitRef, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
+import type { GitIO } from '../git/run.js';
 import {
   addLockedWorktree,
   branchNameProblem,
@@ -25,11 +26,10 @@ import {
   resolveCommit,
 } from '../git/worktree-add.js';
 import { type GitWorktree, listWorktrees } from '../git/worktrees.js';
-import type { Deadline } from '../jobs/deadline.js';
+import type { ProcessIO } from '../state/io.js';
 import { LOCK_TIMEOUT_MS, withLock } from '../state/lock.js';
 import {
   dropWorktreeRegistration,
-  type RegistryIO,
   readRegistries,
   rememberRepository,
   rememberWorktree,
@@ -38,6 +38,7 @@ import { loadRepoConfig } from '../state/repo-config.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort, WorktreeList } from '../terminal/port.js';
+import type { Deadline } from '../work/deadline.js';
 import { writeAnchor } from './anchor.js';
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -51,9 +52,7 @@ export interface BranchWorktreeRequest {
   command: string;
 }
 
-export interface BranchWorktreeDeps extends RegistryIO {
-  env: NodeJS.ProcessEnv;
-  home: string;
+export interface BranchWorktreeIO extends ProcessIO {
   /** An already opened terminal; otherwise one is opened with openTerminal. */
   terminal?: TerminalPort;
   /** The command's `--max`: setup gets what remains, capped at 10 minutes; the lock wait at 30 s. */
@@ -79,15 +78,16 @@ export interface BranchWorktree {
 
 export async function ensureBranchWorktree(
   request: BranchWorktreeRequest,
-  deps: BranchWorktreeDeps,
+  deps: BranchWorktreeIO,
 ): Promise<BranchWorktree> {
   const { branch } = request;
-  const repository = await identify(request.repo);
+  const git: GitIO = { env: deps.env };
+  const repository = await identify(request.repo, git);
   const main = repository.main;
   // Git takes C1 controls (U+0080-U+009F) in names, and a terminal would act on them in any message.
   const nameProblem = CONTROL.test(branch)
     ? 'it contains a control character'
-    : await branchNameProblem(main, branch);
+    : await branchNameProblem(main, branch, git);
   if (nameProblem !== null) throw new DogsledError(`--branch ${visible(branch)}: ${nameProblem}`);
   if (request.base !== undefined && CONTROL.test(request.base)) {
     throw new DogsledError(`--base ${visible(request.base)}: it contains a control character`);
@@ -118,18 +118,19 @@ type Repository = RepositoryIdentity & { main: string };
 
 async function underLock(
   request: BranchWorktreeRequest,
-  deps: BranchWorktreeDeps,
+  deps: BranchWorktreeIO,
   repository: Repository,
   main: string,
   config: RepoConfig,
   terminal: TerminalPort,
 ): Promise<BranchWorktree> {
   const { branch } = request;
+  const git: GitIO = { env: deps.env };
   const base = request.base ?? null;
   // Read again under the lock: the survey before it may be stale by now.
   const [worktrees, refs, shown] = await Promise.all([
-    listWorktrees(main),
-    readRefs(main),
+    listWorktrees(main, git),
+    readRefs(main, git),
     // Herdr's view too: failing to read it is a refusal, before any change.
     terminal.listWorktrees({ cwd: main }),
   ]);
@@ -139,7 +140,7 @@ async function underLock(
   const plan = branchWorktreePlan({
     branch,
     base,
-    baseCommit: base === null ? null : await resolveCommit(main, base),
+    baseCommit: base === null ? null : await resolveCommit(main, base, git),
     localTip: tipOf(refs, `refs/heads/${branch}`),
     remoteTip: tipOf(refs, `refs/remotes/origin/${branch}`),
     defaultBranch: {
@@ -176,12 +177,16 @@ async function underLock(
     rememberWorktree(deps, { path: plan.path, repository: main, branch, created_ms: deps.now() }),
   );
   try {
-    await addLockedWorktree(main, {
-      path: plan.path,
-      branch,
-      create: plan.start === null ? null : { start: plan.start },
-      lockReason: AGENT_LOCK_REASON,
-    });
+    await addLockedWorktree(
+      main,
+      {
+        path: plan.path,
+        branch,
+        create: plan.start === null ? null : { start: plan.start },
+        lockReason: AGENT_LOCK_REASON,
+      },
+      git,
+    );
   } catch (error) {
     await dropWorktreeRegistration(deps, plan.path).catch(() => false);
     throw error;
@@ -204,10 +209,10 @@ async function underLock(
 }
 
 /** The repository of `path`, which must have a main checkout (a bare repository has none). */
-async function identify(path: string): Promise<Repository> {
+async function identify(path: string, git: GitIO): Promise<Repository> {
   let repository: RepositoryIdentity;
   try {
-    repository = await repositoryAt(path);
+    repository = await repositoryAt(path, git);
   } catch (error) {
     throw new DogsledError(`--branch needs a Git repository: ${path} is not in one (${messageOf(error)})`, {
       cause: error,
@@ -220,7 +225,7 @@ async function identify(path: string): Promise<Repository> {
 
 /** The repository's setup commands in the new worktree; a failure removes what this call made. */
 async function setUp(
-  deps: BranchWorktreeDeps,
+  deps: BranchWorktreeIO,
   config: RepoConfig,
   made: { main: string; path: string; branch: string; madeBranch: boolean },
 ): Promise<void> {
@@ -232,6 +237,7 @@ async function setUp(
       values: { main: made.main, path: made.path, branch: made.branch },
       deadlineMs: deps.deadline?.allowance('setup') ?? SETUP_CAP_MS,
       what: 'setup',
+      env: deps.env,
       ...(deps.signal ? { signal: deps.signal } : {}),
     });
   } catch (error) {
@@ -247,18 +253,18 @@ async function setUp(
 
 /** Removes the new worktree, the branch if this call made it, and the registration. Says what it did. */
 async function undo(
-  deps: BranchWorktreeDeps,
+  deps: BranchWorktreeIO,
   made: { main: string; path: string; branch: string; madeBranch: boolean },
 ): Promise<string> {
   const left: string[] = [];
   try {
-    await discardNewWorktree(made.main, made.path);
+    await discardNewWorktree(made.main, made.path, { env: deps.env });
   } catch (error) {
     left.push(`the worktree stays (${messageOf(error)})`);
   }
   if (made.madeBranch && left.length === 0) {
     try {
-      await deleteBranch(made.main, made.branch);
+      await deleteBranch(made.main, made.branch, { env: deps.env });
     } catch (error) {
       left.push(`branch ${made.branch} stays (${messageOf(error)})`);
     }

@@ -254,6 +254,7 @@ export function cleanupIO(repo: Repo, extra: Partial<CleanupIO> = {}): CleanupIO
       cleanup: { repositories: [repo.main], repository_paths: [repo.main] },
     },
     home: repo.root,
+    env: process.env,
     callerCwd: repo.root,
     ...extra,
   };

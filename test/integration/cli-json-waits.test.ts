@@ -17,13 +17,13 @@ import {
   RunStillRunningSchema,
   StillQueuedSchema,
 } from '../../cli/output-schemas.js';
-import { Deadline } from '../../service/jobs/deadline.js';
 import { launchJob } from '../../service/jobs/launch.js';
 import { newId } from '../../service/state/ids.js';
 import { statePaths } from '../../service/state/paths.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
 import { changeTicket, readQueue } from '../../service/state/work.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
+import { Deadline } from '../../service/work/deadline.js';
 import { CLI, eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { freshHost, gatedScript } from '../helpers/run-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';

@@ -2,11 +2,13 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PlaceResultSchema, StatusReportSchema } from '../../service/hosts/view-schemas.js';
+import { PlacedSchema } from '../../cli/output-schemas.js';
+import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
+import type { StateIO } from '../../service/state/io.js';
 import { statePaths } from '../../service/state/paths.js';
 import { PlacementsSchema } from '../../service/state/schemas.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
-import { changeTicket, readQueue, type WorkIO } from '../../service/state/work.js';
+import { changeTicket, readQueue } from '../../service/state/work.js';
 import { QueueSchema } from '../../service/state/work-schemas.js';
 import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
@@ -38,7 +40,7 @@ async function placements() {
   return PlacementsSchema.parse(JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8')));
 }
 
-async function eventuallyPending(io: WorkIO): Promise<string> {
+async function eventuallyPending(io: StateIO): Promise<string> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const pending = (await readQueue(io)).tickets.find((t) => t.state === 'pending');
     if (pending) return pending.id;
@@ -56,7 +58,7 @@ describe('place', () => {
     const result = await runCli(['place', '--json'], { ...at(NOW), HERDR_PANE_ID: 'w1:p2' });
     expect(result.code).toBe(0);
     const placed = JSON.parse(result.stdout);
-    PlaceResultSchema.parse(placed);
+    PlacedSchema.parse(placed);
     expect(placed).toEqual({
       placed: true,
       host: 'local',

@@ -4,7 +4,6 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InboxWorker, TERMINAL_GONE } from '../../service/daemon/inbox-worker.js';
-import { DEFAULT_CONFIG } from '../../service/state/config.js';
 import { statePaths } from '../../service/state/paths.js';
 import { eventually, exited, startCli } from '../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../helpers/inbox-fixture.js';
@@ -25,13 +24,10 @@ afterEach(async () => {
 function worker(now: () => number, env: NodeJS.ProcessEnv = t.envOf(lead)): InboxWorker {
   return new InboxWorker({
     paths: statePaths(t.box.state),
-    policy: DEFAULT_CONFIG,
     now,
     warn: (line) => {
       throw new Error(`unexpected warning: ${line}`);
     },
-    pid: process.pid,
-    started_ms: Date.now(),
     env,
     home: t.box.home,
   });

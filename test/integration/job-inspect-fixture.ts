@@ -6,9 +6,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { JobsIO } from '../../service/jobs/reconcile.js';
 import { readStat } from '../../service/process/table.js';
 import { newId } from '../../service/state/ids.js';
+import type { StateIO } from '../../service/state/io.js';
 import {
   type JobRecord,
   jobLogPath,
@@ -22,13 +22,13 @@ import { type Sandbox, sandbox } from '../helpers/cli.js';
 import { jobFixture } from '../helpers/job-fixtures.js';
 
 export interface JobSandbox extends Sandbox {
-  io: JobsIO;
+  io: StateIO;
 }
 
 export async function jobSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<JobSandbox> {
   const box = await sandbox(extraEnv);
   const warnings: string[] = [];
-  const io: JobsIO = { paths: statePaths(box.state), now: Date.now, warn: (line) => warnings.push(line) };
+  const io: StateIO = { paths: statePaths(box.state), now: Date.now, warn: (line) => warnings.push(line) };
   return { ...box, io };
 }
 
@@ -37,7 +37,7 @@ export function createdRecord(id: string, fields: Partial<JobRecord> = {}): JobR
 }
 
 /** A record in the created state: what `run` writes before the pane exists. */
-export async function createJob(io: JobsIO, fields: Partial<JobRecord> = {}): Promise<JobRecord> {
+export async function createJob(io: StateIO, fields: Partial<JobRecord> = {}): Promise<JobRecord> {
   const record = createdRecord(newId('j'), fields);
   await writeJobRecord(io.paths, record);
   return record;
@@ -64,7 +64,7 @@ export interface StartOptions {
  * jobs/ID.log, and marks the record started with the pids and /proc start times exec would record.
  */
 export async function startJob(
-  io: JobsIO,
+  io: StateIO,
   id: string,
   script: string,
   options: StartOptions = {},
@@ -118,7 +118,7 @@ export async function startJob(
 
 /** A created job started at once (see startJob). */
 export async function runningJob(
-  io: JobsIO,
+  io: StateIO,
   script: string,
   options: StartOptions = {},
 ): Promise<RunningJob> {
@@ -154,4 +154,4 @@ export function killGroup(pgid: number): void {
   } catch {}
 }
 
-export const record = (io: JobsIO, id: string) => readJobRecord(io.paths, id);
+export const record = (io: StateIO, id: string) => readJobRecord(io.paths, id);

@@ -4,26 +4,20 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Deadline } from '../../service/jobs/deadline.js';
 import { type Launched, launchJob } from '../../service/jobs/launch.js';
 import { newId } from '../../service/state/ids.js';
+import type { StateIO } from '../../service/state/io.js';
 import { type JobRecord, writeJobRecord } from '../../service/state/job-records.js';
 import { ensureStateDir, statePaths } from '../../service/state/paths.js';
-import {
-  changeTicket,
-  readItems,
-  readQueue,
-  updateItems,
-  updateQueue,
-  type WorkIO,
-} from '../../service/state/work.js';
+import { changeTicket, readItems, readQueue, updateItems, updateQueue } from '../../service/state/work.js';
 import type { Item, Ticket } from '../../service/state/work-schemas.js';
+import { Deadline } from '../../service/work/deadline.js';
 import { CLI, eventually, exited, type Sandbox, startCli } from '../helpers/cli.js';
 import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
 
 export { itemFixture, jobFixture, ticketFixture } from '../helpers/job-fixtures.js';
 
-export function workIO(box: Sandbox): WorkIO {
+export function workIO(box: Sandbox): StateIO {
   return { paths: statePaths(box.state), now: Date.now, warn: () => undefined };
 }
 

@@ -76,7 +76,7 @@ describe('a state file that is not a regular file', () => {
   it.each(KINDS)('pane-watch.json as %s is one error naming it, read without blocking', async (kind) => {
     const paths = statePaths(box.state);
     await makeHostile(paths.paneWatch, kind);
-    await expect(readPaneWatch(paths, { now: Date.now, warn: () => undefined })).rejects.toThrow(
+    await expect(readPaneWatch({ paths, now: Date.now, warn: () => undefined })).rejects.toThrow(
       paths.paneWatch,
     );
   });

@@ -1,13 +1,13 @@
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import type { StateIO } from '../../service/state/io.js';
 import { statePaths } from '../../service/state/paths.js';
 import {
   dropStaleRepositories,
   dropStaleWorktrees,
   dropWorktreeRegistration,
   pathIsAbsent,
-  type RegistryIO,
   readRegistries,
   rememberRepository,
   rememberWorktree,
@@ -17,7 +17,7 @@ import { tempDir } from '../helpers/tree.js';
 const NOW = 1_700_000_000_000;
 
 async function setup(): Promise<{
-  io: RegistryIO;
+  io: StateIO;
   root: string;
   warnings: string[];
   clock: { now: number };

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadRepoConfig } from '../../service/state/repo-config.js';
@@ -100,5 +101,19 @@ describe('loadRepoConfig', () => {
     const main = await repoWith(undefined);
     await mkdir(join(main, 'dogsled.toml'));
     await expect(loadRepoConfig(main)).rejects.toThrow(/dogsled\.toml: not a regular file$/);
+  });
+
+  test('a FIFO, a device or a dangling link in its place is refused without blocking or reading', async () => {
+    const main = await repoWith(undefined);
+    const file = join(main, 'dogsled.toml');
+    execFileSync('mkfifo', [file]);
+    await expect(loadRepoConfig(main)).rejects.toThrow(/dogsled\.toml: not a regular file$/);
+    await rm(file);
+    await symlink('/dev/zero', file);
+    await expect(loadRepoConfig(main)).rejects.toThrow(/dogsled\.toml: not a regular file$/);
+    await rm(file);
+    // A link to nothing is no file: the defaults, as when there is none.
+    await symlink(join(main, 'missing.toml'), file);
+    expect((await loadRepoConfig(main)).file).toBeNull();
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { statePaths } from '../../service/state/paths.js';
-import { type BranchWorktreeDeps, ensureBranchWorktree } from '../../service/worktrees/branch-worktree.js';
+import { type BranchWorktreeIO, ensureBranchWorktree } from '../../service/worktrees/branch-worktree.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { freshRepo, gitTestEnv, type Repo, removeScenarios, snapshotTree } from '../helpers/git-scenarios.js';
 import { tempDir } from '../helpers/tree.js';
@@ -42,9 +42,9 @@ export function worktreeSuite(prefix: string): WorktreeSuite {
   return suite;
 }
 
-export function depsFor(repo: Repo, herdr: FakeHerdr, extra: Partial<BranchWorktreeDeps> = {}) {
+export function depsFor(repo: Repo, herdr: FakeHerdr, extra: Partial<BranchWorktreeIO> = {}) {
   const warnings: string[] = [];
-  const deps: BranchWorktreeDeps = {
+  const deps: BranchWorktreeIO = {
     paths: statePaths(join(repo.root, 'state')),
     now: () => Date.now(),
     warn: (line) => warnings.push(line),
@@ -60,7 +60,7 @@ export function ensure(
   herdr: FakeHerdr,
   branch: string,
   base?: string,
-  extra: Partial<BranchWorktreeDeps> = {},
+  extra: Partial<BranchWorktreeIO> = {},
 ) {
   return ensureBranchWorktree(
     { repo: repo.main, branch, base, command: 'agent' },

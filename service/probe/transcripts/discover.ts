@@ -26,7 +26,7 @@ export type NoTranscriptReason = 'absent' | 'ambiguous' | 'unreadable' | 'no_ses
 
 export type Discovery = { path: string; modified_ms: number } | { path: null; reason: NoTranscriptReason };
 
-export interface TranscriptDeps {
+export interface TranscriptIO {
   fs?: TranscriptFs;
   /** Shared across calls (one per service) so a tick with many panes walks each tree once. */
   cache?: TranscriptCache;
@@ -43,10 +43,7 @@ const TWO_DIGITS = /^\d{2}$/;
  * `no_session`: no reference this host can resolve (none given, a relative path, an id with path
  * characters, an unknown kind, or an id for a harness other than Claude and Codex).
  */
-export async function discoverTranscript(
-  query: DiscoverQuery,
-  deps: TranscriptDeps = {},
-): Promise<Discovery> {
+export async function discoverTranscript(query: DiscoverQuery, deps: TranscriptIO = {}): Promise<Discovery> {
   const fs = deps.fs ?? nodeTranscriptFs;
   const session = query.session;
   if (!session || session.value === '') return { path: null, reason: 'no_session' };

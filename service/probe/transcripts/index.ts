@@ -8,11 +8,11 @@ export {
   discoverTranscript,
   type NoTranscriptReason,
   type SessionRef,
-  type TranscriptDeps,
+  type TranscriptIO,
 } from './discover.js';
 export { type Activity, NO_FACTS, type TranscriptFacts, transcriptFacts } from './facts.js';
 export { formatOf, type TranscriptFormat } from './formats.js';
 export { type FileFacts, nodeTranscriptFs, type TranscriptFs } from './fs.js';
 export { jsonRecords } from './lines.js';
-export { HEAD_BYTES, type ReadDeps, readTranscriptFacts, TAIL_WINDOWS } from './read.js';
+export { HEAD_BYTES, readTranscriptFacts, TAIL_WINDOWS, type TranscriptReadIO } from './read.js';
 export { ACTIVITY_TEXT_MAX, displayLine } from './summary.js';

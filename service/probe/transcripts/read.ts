@@ -13,7 +13,7 @@ import { jsonRecords } from './lines.js';
 export const TAIL_WINDOWS = [64 * 1024, 256 * 1024] as const;
 export const HEAD_BYTES = 64 * 1024;
 
-export interface ReadDeps {
+export interface TranscriptReadIO {
   fs?: TranscriptFs;
   cache?: TranscriptCache;
 }
@@ -21,7 +21,7 @@ export interface ReadDeps {
 export async function readTranscriptFacts(
   path: string,
   agent: string,
-  deps: ReadDeps = {},
+  deps: TranscriptReadIO = {},
 ): Promise<TranscriptFacts> {
   const format = formatOf(agent);
   if (!format) return NO_FACTS;

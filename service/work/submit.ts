@@ -9,11 +9,11 @@ import { ticketsAhead } from '../core/admission.js';
 import { findHost, type Refusal } from '../core/placement.js';
 import { pendingInOrder, pendingTicket } from '../core/tickets.js';
 import { DogsledError } from '../errors.js';
-import { type HostsIO, readLocalHost } from '../hosts/local.js';
-import { placeWork } from '../hosts/place.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import { type Placed, placeWork } from '../hosts/place.js';
 import { newId } from '../state/ids.js';
+import type { HostIO } from '../state/io.js';
 import { type Environment, removeEnvFile, ticketEnvPath, writeEnvFile } from '../state/job-env.js';
-import type { Reservation } from '../state/schemas.js';
 import { updateQueue } from '../state/work.js';
 import type { JobRequest, Ticket } from '../state/work-schemas.js';
 
@@ -30,16 +30,27 @@ export interface WorkSubmission {
   env?: Environment;
 }
 
-export type SubmitOutcome =
-  | { kind: 'placed'; host: string; label: string; reservation: Reservation }
-  | { kind: 'queued'; ticket: Ticket; behind: number; refusals: Refusal[] };
+/** A ticket that waits for the service's admission, with why it could not be placed now. */
+export interface Queued {
+  kind: 'queued';
+  ticket: Ticket;
+  /** Earlier pending tickets that could take the same hosts (FIFO: it waits behind them). */
+  behind: number;
+  /** Each host's refusal, when none was ahead and no host had room. */
+  refusals: Refusal[];
+}
+
+export type SubmitOutcome = Placed | Queued;
+
+/** The hosts work may be pinned to, by id or label; placeWork reads their facts. */
+const KNOWN_HOSTS = [LOCAL_HOST];
 
 /** `command` names the caller in one-line errors (`run: unknown host "x" (known: local)`). */
-export async function submitWork(io: HostsIO, job: WorkSubmission, command = 'run'): Promise<SubmitOutcome> {
+export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run'): Promise<SubmitOutcome> {
   let envFile: string | undefined;
   return updateQueue<SubmitOutcome>(io, async (queue) => {
     // Only the local host exists until peers land; the rule below already reads a list of hosts.
-    const hosts = [await readLocalHost(io)];
+    const hosts = KNOWN_HOSTS;
     const pool = job.pin === null ? hosts : [findHost(hosts, job.pin)].filter((h) => h !== undefined);
     if (pool.length === 0) {
       const known = hosts.map((host) => host.id).join(', ');

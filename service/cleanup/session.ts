@@ -1,0 +1,110 @@
+// One doctor or prune run, for every caller (the CLI, and the MCP server later): Herdr read once
+// (terminal-facts.ts) and joined to this host's IO, then the survey as a report (doctor), or its
+// removable entries as a plan that the caller confirms and that is applied entry by entry with a
+// recheck before each removal (prune). Without Herdr there are simply no pane entries.
+
+import { type PlanEntry, type PruneCategory, selectPlan } from '../core/prune-plan.js';
+import { DogsledError } from '../errors.js';
+import type { HostIO } from '../state/io.js';
+import { type CleanupIO, surveyCleanup } from './doctor.js';
+import { applyPlan, type Outcome, type PruneIO } from './prune.js';
+import type { DoctorReport, PruneReport } from './report.js';
+import { gatherTerminalFacts, paneContext, type TerminalFacts } from './terminal-facts.js';
+import { worktreePanes } from './worktree-panes.js';
+
+/** Who runs the cleanup: its directory (its repository is surveyed and its checkout held). */
+export interface CleanupCaller {
+  cwd: string;
+  /** Told what the survey is doing, for a progress line on a terminal ('' when done). */
+  progress?: (text: string) => void;
+}
+
+interface Session {
+  io: CleanupIO;
+  terminal: TerminalFacts;
+}
+
+/** Herdr's panes and workspaces and the holds they make, read once, joined to this host's IO. */
+async function openSession(io: HostIO, caller: CleanupCaller): Promise<Session> {
+  const terminal = await gatherTerminalFacts(io);
+  return { terminal, io: cleanupIO(io, caller, terminal) };
+}
+
+function cleanupIO(io: HostIO, caller: CleanupCaller, terminal: TerminalFacts): CleanupIO {
+  return {
+    ...io,
+    callerCwd: caller.cwd,
+    holds: terminal.holds,
+    paneRootPids: terminal.paneRootPids,
+    discoveredPaths: terminal.discoveredPaths,
+    workspaceCheckouts: terminal.workspaceCheckouts,
+    herdr: terminal.herdr ?? undefined,
+    terminalWarnings:
+      terminal.error === null
+        ? []
+        : [`herdr: ${terminal.error}; live panes cannot be ruled out, so every checkout is held`],
+    progress: caller.progress,
+  };
+}
+
+/** `dogsled doctor`: the survey as a report (with hot processes); changes nothing. */
+export async function doctorReport(io: HostIO, caller: CleanupCaller, host: string): Promise<DoctorReport> {
+  const session = await openSession(io, caller);
+  const { report } = await surveyCleanup(session.io, { processes: true, host });
+  return report;
+}
+
+export interface PruneRequest {
+  host: string;
+  /** The categories to prune; empty for all. */
+  categories: readonly PruneCategory[];
+}
+
+export interface PruneEvents {
+  /** The survey's warnings, before anything is planned. */
+  warnings?: (lines: readonly string[]) => void;
+  /** Whether to apply this plan (never called for an empty one). */
+  confirm: (plan: readonly PlanEntry[]) => Promise<boolean>;
+  /** Each entry's outcome as it is applied. */
+  outcome?: (outcome: Outcome) => void;
+}
+
+export type PruneRun =
+  | { kind: 'nothing' }
+  | { kind: 'declined'; plan: PlanEntry[] }
+  | { kind: 'applied'; plan: PlanEntry[]; report: PruneReport };
+
+/** `dogsled prune`: plan, confirm, then apply with a recheck before each removal. */
+export async function pruneCleanup(
+  io: HostIO,
+  caller: CleanupCaller,
+  request: PruneRequest,
+  events: PruneEvents,
+): Promise<PruneRun> {
+  const { categories } = request;
+  const session = await openSession(io, caller);
+  const herdr = session.terminal.herdr;
+  if (categories.includes('panes') && herdr === null) {
+    throw new DogsledError(`prune panes: needs Herdr (${session.terminal.why})`);
+  }
+  const removesWorktrees = categories.length === 0 || categories.includes('worktrees');
+  const survey = await surveyCleanup(session.io, { processes: false, host: request.host, removesWorktrees });
+  events.warnings?.(survey.report.warnings);
+  const plan = selectPlan(survey.plan, categories);
+  if (plan.length === 0) return { kind: 'nothing' };
+  if (!(await events.confirm(plan))) return { kind: 'declined', plan };
+  // Each removal's recheck reads Herdr again, and closes only what is still idle.
+  const pruneIO: PruneIO = herdr
+    ? {
+        ...session.io,
+        holds: herdr.liveHolds,
+        closures: {
+          port: herdr.live,
+          paneContext: () => paneContext(session.io, herdr.callerPaneId),
+          worktreePanes: (path) => worktreePanes(herdr.live, path, herdr.callerPaneId),
+        },
+      }
+    : session.io;
+  const report = await applyPlan(pruneIO, survey, plan, events.outcome);
+  return { kind: 'applied', plan, report };
+}

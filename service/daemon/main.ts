@@ -1,0 +1,49 @@
+// The service's composition root: `dogsled serve` (and anything else that runs the service) calls
+// runService with this host's IO, and it wires the real probe, the agent lane with its real
+// readers, this process's identity, quota collection and the publication loop (serve.ts) together.
+
+import { hostname } from 'node:os';
+import { stallThreshold } from '../core/stall.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import { type ProbeDeps, probeHost, rootedReader } from '../probe/index.js';
+import type { HostIO } from '../state/io.js';
+import { VERSION } from '../version.js';
+import { realAgentLane } from './agent-lane-real.js';
+import { type ServeOptions, serve } from './serve.js';
+
+/** How long a tick waits for Herdr and the pane reads before publishing the last known panes. */
+const AGENT_READ_BUDGET_MS = 5_000;
+
+/** Runs the service until `options.signal` aborts (or once, with `options.once`). */
+export async function runService(io: HostIO, options: ServeOptions): Promise<void> {
+  const { intervalMs } = options;
+  const stall = stallThreshold(io.env.DOGSLED_TEST_STALL_MS);
+  if (stall.warning) io.warn(`dogsled: warning: ${stall.warning}`);
+  const agents = await realAgentLane({
+    ...io,
+    intervalMs,
+    stallAfterMs: stall.ms,
+    budgetMs: Math.min(AGENT_READ_BUDGET_MS, intervalMs),
+  });
+  await serve(
+    {
+      ...io,
+      probe: () => probeHost(probeDeps(io)),
+      identity: { ...LOCAL_HOST, hostname: hostname() },
+      pid: process.pid,
+      version: VERSION,
+      agents,
+      quota: { managementUrl: io.config.quota.management_url, platform: process.platform },
+    },
+    options,
+  );
+}
+
+/**
+ * The real machine, except in tests: with DOGSLED_TEST=1, DOGSLED_TEST_PROBE_ROOT points the Linux
+ * probe at a fixture tree of /proc and cgroup files so a test controls what the service measures.
+ */
+function probeDeps(io: HostIO): Partial<ProbeDeps> {
+  const root = io.env.DOGSLED_TEST === '1' ? io.env.DOGSLED_TEST_PROBE_ROOT : undefined;
+  return root ? { home: io.home, read: rootedReader(root), platform: 'linux' } : { home: io.home };
+}

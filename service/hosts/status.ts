@@ -1,0 +1,30 @@
+// What `status` shows, read from files alone (never a probe): every host's view, and this host's
+// open items and unsettled tickets. The host views alone (`status --line`) skip items.json and
+// queue.json and their schemas, which load on demand, so the tab row starts fast. Peers join the
+// host list when the SSH transport lands.
+
+import type { HostIO } from '../state/io.js';
+import { readLocalHost } from './local.js';
+import type { HostView, StatusReport } from './view.js';
+
+export async function readStatus(io: HostIO): Promise<StatusReport> {
+  const [hosts, work] = await Promise.all([readHosts(io), readOpenWork(io)]);
+  return { version: 1, now_ms: io.now(), hosts, ...work };
+}
+
+export async function readHosts(io: HostIO): Promise<HostView[]> {
+  return [await readLocalHost(io)];
+}
+
+/** Open items and unsettled tickets (FIFO); loaded on demand so `--line` never parses their schemas. */
+async function readOpenWork(io: HostIO): Promise<Pick<StatusReport, 'items' | 'queue'>> {
+  const [{ readItems, readQueue }, { isSettled }] = await Promise.all([
+    import('../state/work.js'),
+    import('../core/tickets.js'),
+  ]);
+  const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
+  return {
+    items: items.items.filter((item) => item.closed_ms === null),
+    queue: queue.tickets.filter((ticket) => !isSettled(ticket)).sort((a, b) => a.created_ms - b.created_ms),
+  };
+}

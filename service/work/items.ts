@@ -1,0 +1,19 @@
+// `dogsled items`: this host's items.json and queue.json, optionally of one owner pane. Reads take
+// no lock: writers replace the files whole.
+
+import type { StateIO } from '../state/io.js';
+import { readItems, readQueue } from '../state/work.js';
+import type { Item, Ticket } from '../state/work-schemas.js';
+
+export interface OwnedWork {
+  items: Item[];
+  queue: Ticket[];
+}
+
+/** Every item and ticket, or with `owner` only that pane's. */
+export async function readOwnedWork(io: StateIO, owner?: string): Promise<OwnedWork> {
+  const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
+  const owned = <T extends { owner: string | null }>(list: readonly T[]): T[] =>
+    owner === undefined ? [...list] : list.filter((entry) => entry.owner === owner);
+  return { items: owned(items.items), queue: owned(queue.tickets) };
+}

@@ -1,0 +1,56 @@
+// What `dogsled place` does, for every caller: reserve room on the best host for
+// reservation_ttl_ms, or queue a FIFO ticket when every host is full (or earlier tickets wait for
+// the same hosts) and, with `wait`, take the reservation the service admits it with. Nothing is
+// started; the reservation counts against its host's headroom until its TTL.
+
+import { findHost } from '../core/placement.js';
+import { DogsledError } from '../errors.js';
+import { LOCAL_HOST, readReservations } from '../hosts/local.js';
+import type { Placed } from '../hosts/place.js';
+import type { HostIO } from '../state/io.js';
+import type { Ticket } from '../state/work-schemas.js';
+import { callerPane } from '../terminal/herdr-env.js';
+import type { Deadline } from './deadline.js';
+import { type Queued, submitWork } from './submit.js';
+import { awaitTicket } from './ticket-wait.js';
+
+export interface PlaceRequest {
+  /** A host id or label (`--host`), else null. */
+  pin: string | null;
+  /** Wait for the ticket's admission when every host is full (`--wait`). */
+  wait: boolean;
+}
+
+export type PlaceWorkOutcome =
+  /** `ticket`: the ticket it was admitted from, when it came through the queue. */
+  | (Placed & { ticket?: string })
+  /** Queued, and not waited for. */
+  | { kind: 'queued'; ticket: Ticket }
+  /** The deadline came while the ticket waited (it stays pending). */
+  | { kind: 'still-queued'; ticket: Ticket };
+
+export async function placeRequest(
+  io: HostIO,
+  request: PlaceRequest,
+  deadline: Deadline,
+  events: { queued?: (queued: Queued) => void } = {},
+): Promise<PlaceWorkOutcome> {
+  const owner = callerPane(io.env);
+  const submission = { request: null, pin: request.pin, owner, waiting: request.wait };
+  // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
+  const outcome = await deadline.step('placement', 'routine', (signal) =>
+    submitWork({ ...io, signal }, submission, 'place'),
+  );
+  if (outcome.kind === 'placed') return outcome;
+  const { ticket } = outcome;
+  events.queued?.(outcome);
+  if (!request.wait) return { kind: 'queued', ticket };
+  const admitted = await awaitTicket(io, ticket.id, deadline);
+  if (admitted === undefined) return { kind: 'still-queued', ticket };
+  const reservation = (await readReservations(io)).find((r) => r.id === admitted.reservation);
+  if (reservation === undefined || admitted.host === null) {
+    throw new DogsledError(`ticket ${ticket.id} was admitted, but its reservation has already expired`);
+  }
+  const label = findHost([LOCAL_HOST], admitted.host)?.label ?? admitted.host;
+  return { kind: 'placed', host: admitted.host, label, reservation, ticket: ticket.id };
+}

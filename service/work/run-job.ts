@@ -1,0 +1,130 @@
+// What `dogsled run` does, for every caller (the CLI, and the MCP server and Pi extension later):
+// check the command, submit it (placed now, or queued behind waiting work or a full fleet), launch
+// a placed job in its own pane, and with `wait` follow its output until it ends. One deadline covers
+// all of it; a wait that reaches it leaves the job or ticket as it is and says so in the outcome.
+
+import { callerEnvironment } from '../core/job-env.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { checkCommand } from '../jobs/command-check.js';
+import { launchJob } from '../jobs/launch.js';
+import { followJobLog, type LogWrite } from '../jobs/logs.js';
+import { callerWorkspaceOf } from '../jobs/tab-placement.js';
+import { newId } from '../state/ids.js';
+import type { HostIO } from '../state/io.js';
+import { type JobRecord, readJobRecord } from '../state/job-records.js';
+import type { Item, JobRequest, Ticket } from '../state/work-schemas.js';
+import { callerPane } from '../terminal/herdr-env.js';
+import { openTerminal } from '../terminal/open.js';
+import { mark } from '../timing.js';
+import type { Deadline } from './deadline.js';
+import { type Queued, submitWork } from './submit.js';
+import { awaitTicket } from './ticket-wait.js';
+
+export interface RunJobRequest {
+  command: string[];
+  /** An existing directory, as an absolute real path. */
+  cwd: string;
+  timeoutMs: number | null;
+  idleTimeoutMs: number | null;
+  /** A host id or label (`--host`), else null. */
+  pin: string | null;
+  /** Wait for admission and for the job's end (`--wait`). */
+  wait: boolean;
+}
+
+export interface RunJobEvents {
+  /** The request became a ticket; called at once, before any waiting for its admission. */
+  queued?: (queued: Queued) => void;
+  /** While waiting, the job's output as exec captured it, with backpressure. */
+  output: LogWrite;
+}
+
+export type RunJobOutcome =
+  /** Launched, and not waited for. */
+  | { kind: 'started'; job: JobRecord; item: Item; label: string }
+  /** Queued, and not waited for. */
+  | { kind: 'queued'; ticket: Ticket }
+  /** Waited for: the job's final record. */
+  | { kind: 'ended'; record: JobRecord }
+  /** The deadline came while the job ran (it keeps running). */
+  | { kind: 'still-running'; record: JobRecord }
+  /** The deadline came while the ticket waited (it stays pending). */
+  | { kind: 'still-queued'; ticket: Ticket };
+
+export async function runJob(
+  io: HostIO,
+  request: RunJobRequest,
+  deadline: Deadline,
+  events: RunJobEvents,
+): Promise<RunJobOutcome> {
+  const { command, cwd } = request;
+  await checkCommand(command, cwd, io.env);
+  // The job runs with the caller's environment, under Herdr as headless (core/job-env.ts).
+  const env = callerEnvironment(io.env);
+  const owner = callerPane(io.env);
+  const port = await deadline.step('finding Herdr', 'routine', () =>
+    openTerminal({ env: io.env, home: io.home, commandName: 'run', warn: io.warn }),
+  );
+  const callerWorkspace = await deadline.step("finding the caller's workspace", 'routine', () =>
+    callerWorkspaceOf(port, owner).catch((error: unknown) => {
+      io.warn(`dogsled: warning: run: cannot find the caller's Herdr workspace: ${messageOf(error)}`);
+      return null;
+    }),
+  );
+  const job: JobRequest = {
+    command,
+    cwd,
+    timeout_ms: request.timeoutMs,
+    idle_timeout_ms: request.idleTimeoutMs,
+    caller_workspace: callerWorkspace,
+  };
+  const submission = { request: job, pin: request.pin, owner, waiting: request.wait, env };
+  // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
+  const outcome = await deadline.step('placement', 'routine', (signal) =>
+    submitWork({ ...io, signal }, submission),
+  );
+  mark(`run: ${outcome.kind}`);
+  if (outcome.kind === 'queued') {
+    events.queued?.(outcome);
+    if (!request.wait) return { kind: 'queued', ticket: outcome.ticket };
+    const admitted = await awaitTicket(io, outcome.ticket.id, deadline);
+    if (admitted === undefined) return { kind: 'still-queued', ticket: outcome.ticket };
+    if (admitted.job === null) throw new DogsledError(`ticket ${admitted.id} was admitted without a job`);
+    return follow(io, admitted.job, deadline, events.output);
+  }
+  const launched = await launchJob(
+    { ...io, terminal: async () => port },
+    {
+      jobId: newId('j'),
+      itemId: newId('i'),
+      request: job,
+      owner,
+      host: outcome.host,
+      ticket: null,
+      reservation: outcome.reservation.id,
+      env,
+    },
+    deadline,
+  );
+  mark('run: launched');
+  if (request.wait) return follow(io, launched.job.id, deadline, events.output);
+  return { kind: 'started', job: launched.job, item: launched.item, label: outcome.label };
+}
+
+/** Streams the job's output as it is written until it ends, or until the deadline. */
+async function follow(
+  io: HostIO,
+  jobId: string,
+  deadline: Deadline,
+  output: LogWrite,
+): Promise<RunJobOutcome> {
+  const signal = deadline.signal();
+  try {
+    const record = await followJobLog(io, jobId, { write: output, signal });
+    mark('run: job ended');
+    return { kind: 'ended', record };
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    return { kind: 'still-running', record: await readJobRecord(io.paths, jobId) };
+  }
+}
