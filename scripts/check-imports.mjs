@@ -42,7 +42,8 @@ async function sourceFiles(dir, pattern = /\.ts$/) {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const files = [];
   for (const entry of entries) {
-    if (entry.name === 'node_modules') continue;
+    // Installed packages and build output (a plugin's bundle holds the code it was built from).
+    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) files.push(...(await sourceFiles(path, pattern)));
     else if (pattern.test(entry.name) && !entry.name.endsWith('.d.ts')) files.push(path);

@@ -1,7 +1,8 @@
 // Herdr's environment variables, read here and nowhere else: the pane the caller says it runs in,
-// the pane this process itself runs in, whether Herdr is expected on this host, a plugin pane's
-// context, Herdr's config file, and the pane variables a process started outside any pane must not
-// inherit. Everyone else asks these functions or the TerminalPort (scripts/check-imports.mjs).
+// the pane and socket of the Herdr this process runs inside, whether Herdr is expected on this
+// host, a plugin pane's context, Herdr's config file, and the pane variables a process started
+// outside any pane must not inherit. Everyone else asks these functions or the TerminalPort
+// (scripts/check-imports.mjs).
 
 import { join } from 'node:path';
 import { exists, herdrConfigDir, socketCandidate } from './locate.js';
@@ -26,6 +27,11 @@ export function callerPane(env: Env): string | null {
  */
 export function ownPane(env: Env): string | null {
   return env.HERDR_ENV === '1' ? callerPane(env) : null;
+}
+
+/** The socket of the Herdr this process runs inside (HERDR_ENV=1 with HERDR_SOCKET_PATH), else null. */
+export function ownSocket(env: Env): string | null {
+  return env.HERDR_ENV === '1' && env.HERDR_SOCKET_PATH ? env.HERDR_SOCKET_PATH : null;
 }
 
 /** `env`'s pane variables, each key present (undefined when unset), for the job environment rule. */

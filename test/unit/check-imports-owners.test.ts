@@ -43,7 +43,7 @@ describe('the owners check', () => {
     ]);
   });
 
-  it('lets the owners do it, and anyone name them in comments, messages, longer names or constants', async () => {
+  it('lets the owners do it, anyone name them in comments, messages, longer names or constants, and skips build output', async () => {
     const root = await fixtureTree({
       'service/process/run.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
       'service/process/table.ts': "export const root = '/proc';\n",
@@ -58,6 +58,9 @@ describe('the owners check', () => {
         'export type Child = ChildProcess;',
         '',
       ].join('\n'),
+      // A plugin's built bundle holds the code it was built from, owners included.
+      'plugins/pi/dist/index.js':
+        "import { spawn } from 'node:child_process';\nexport const pane = process.env.HERDR_PANE_ID;\n",
       'cli/commands/board.ts': [
         "export const why = 'no owner: run it in a Herdr pane (HERDR_PANE_ID) or give --owner PANE';",
         'export const hint = `dogsled items --owner "$HERDR_PANE_ID"`;',
