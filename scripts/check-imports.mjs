@@ -1,14 +1,19 @@
 // Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they import only
-// core modules, or types from anywhere, and read no clock, environment or randomness), service/
-// never imports the CLI or the sidebar, and a command module (cli/commands) takes nothing but types
-// from service/state: it calls one service function, so it never writes a state file, takes a lock
-// or builds a record itself. Exits 1 with one line per violation.
+// core modules, their own, or types from anywhere, and read no clock, environment or randomness),
+// service/ never imports the CLI or the sidebar, and a command module (cli/commands) takes nothing
+// but types from service/state: it calls one service function, so it never writes a state file,
+// takes a lock or builds a record itself. In all product code (cli, service, sidebar, plugins):
+// child processes start only in the runner and the job supervisor, Herdr's variables are read or
+// set only in service/terminal (a message may name one), and /proc paths appear only in
+// service/process and service/probe. Comments may say anything: only code counts. Exits 1 with one
+// line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// The checkout to check: this one, or another tree (a test's fixture) named as the one argument.
+const root = process.argv[2] ? resolve(process.argv[2]) : join(dirname(fileURLToPath(import.meta.url)), '..');
 const CORE = join(root, 'service', 'core');
 const STATE = join(root, 'service', 'state');
 const COMMANDS = join(root, 'cli', 'commands');
@@ -21,15 +26,68 @@ const IMPURE = {
   'console.': /\bconsole\./,
 };
 
-async function sourceFiles(dir) {
+/** Where a child process may be started: the one runner, detached launches, the job supervisor. */
+const CHILD_PROCESS_OWNERS = [/^service\/process\/(run|launch)\.ts$/, /^service\/jobs\/exec(-[a-z-]+)?\.ts$/];
+/** The only folder that reads Herdr's variables (HERDR_PANE_ID, HERDR_ENV, HERDR_SOCKET_PATH...). */
+const HERDR_OWNER = /^service\/terminal\//;
+/** Where /proc/<pid> (service/process) and host-wide /proc files (service/probe) are read. */
+const PROC_OWNERS = /^service\/(process|probe)\//;
+const PRODUCT_DIRS = ['cli', 'service', 'sidebar', 'plugins'];
+const SOURCE = /\.(ts|mts|js|mjs)$/;
+/** A Herdr variable's name, whole: not a longer name that contains it (EXEC_HERDR_TIMEOUT_MS). */
+const HERDR_NAME = /^HERDR_[A-Z0-9_]+$/;
+const PROC_PATH = /(^|[^A-Za-z0-9_.-])\/proc(\/|$)/;
+
+async function sourceFiles(dir, pattern = /\.ts$/) {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const files = [];
   for (const entry of entries) {
+    // Installed packages and build output (a plugin's bundle holds the code it was built from).
+    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await sourceFiles(path)));
-    else if (entry.name.endsWith('.ts')) files.push(path);
+    if (entry.isDirectory()) files.push(...(await sourceFiles(path, pattern)));
+    else if (pattern.test(entry.name) && !entry.name.endsWith('.d.ts')) files.push(path);
   }
   return files;
+}
+
+/** The code's words: identifiers and the text of string and template literals, never comments. */
+function codeWords(file, text) {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const words = [];
+  const visit = (node) => {
+    if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) {
+      words.push({ kind: isKey(node) ? 'key' : 'name', text: node.text });
+    } else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken?.(node) || isTemplatePart(node)) {
+      words.push({ kind: 'string', text: node.text });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return words;
+}
+
+/**
+ * An identifier that names an object's property (env.X, { X: v }, { X }, const { X } = env, a
+ * property signature): how an environment variable is read or set, unlike a constant's own name.
+ */
+function isKey(node) {
+  const parent = node.parent;
+  if (!parent) return false;
+  if (ts.isPropertyAccessExpression(parent)) return parent.name === node;
+  if (ts.isPropertyAssignment(parent) || ts.isPropertySignature(parent)) return parent.name === node;
+  if (ts.isShorthandPropertyAssignment(parent)) return true;
+  if (ts.isBindingElement(parent))
+    return parent.propertyName === node || ts.isObjectBindingPattern(parent.parent);
+  return false;
+}
+
+function isTemplatePart(node) {
+  return (
+    node.kind === ts.SyntaxKind.TemplateHead ||
+    node.kind === ts.SyntaxKind.TemplateMiddle ||
+    node.kind === ts.SyntaxKind.TemplateTail
+  );
 }
 
 function imports(file, text) {
@@ -44,7 +102,11 @@ function imports(file, text) {
         typeOnly = named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
       }
       found.push({ spec: node.moduleSpecifier.text, typeOnly });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       const arg = node.arguments[0];
       if (arg && ts.isStringLiteral(arg)) found.push({ spec: arg.text, typeOnly: false });
     }
@@ -105,10 +167,41 @@ for (const file of await sourceFiles(MODEL)) {
   }
 }
 
+for (const dir of PRODUCT_DIRS) {
+  for (const file of await sourceFiles(join(root, dir), SOURCE)) {
+    const text = await readFile(file, 'utf8');
+    const name = relative(root, file);
+    if (!CHILD_PROCESS_OWNERS.some((owner) => owner.test(name))) {
+      for (const { spec, typeOnly } of imports(file, text)) {
+        if (!typeOnly && (spec === 'node:child_process' || spec === 'child_process')) {
+          problems.push(`${name}: starts processes itself (${spec}); use service/process/run.ts`);
+        }
+      }
+    }
+    const words = codeWords(file, text);
+    if (!HERDR_OWNER.test(name)) {
+      // A key or a string that is exactly the name reads or sets the variable; a message that
+      // names it (`run it in a Herdr pane (HERDR_PANE_ID)`) and a constant of that name do not.
+      const herdr = words.find((word) => word.kind !== 'name' && HERDR_NAME.test(word.text));
+      if (herdr) {
+        problems.push(
+          `${name}: reads Herdr's ${herdr.text} outside service/terminal; ask the terminal layer`,
+        );
+      }
+    }
+    if (!PROC_OWNERS.test(name)) {
+      const proc = words.find((word) => word.kind === 'string' && PROC_PATH.test(word.text));
+      if (proc) {
+        problems.push(`${name}: reads /proc (${JSON.stringify(proc.text)}); use service/process/table.ts`);
+      }
+    }
+  }
+}
+
 if (problems.length > 0) {
   for (const line of problems) console.error(line);
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables and /proc stay with their owners',
 );

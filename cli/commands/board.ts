@@ -5,7 +5,7 @@
 import { dockCallerBoard } from '../../service/board/dock.js';
 import { readBoard } from '../../service/board/read.js';
 import { DogsledError } from '../../service/errors.js';
-import { callerPane } from '../../service/terminal/caller.js';
+import { callerPane } from '../../service/terminal/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { renderBoard } from '../render/board-human.js';
 import { paint } from '../render/color.js';
@@ -27,7 +27,7 @@ export async function boardCommand(flags: BoardFlags, ctx: CliContext): Promise<
     return 0;
   }
   const owner = flags.owner ?? callerPane(ctx.env);
-  if (owner === undefined || owner === '') {
+  if (owner === null || owner === '') {
     throw new DogsledError('no owner: run it in a Herdr pane (HERDR_PANE_ID) or give --owner PANE');
   }
   const board = await readBoard(ctx, owner);

@@ -3,7 +3,7 @@
 // the pane it docks), else the pane a Herdr plugin pane was opened beside.
 
 import { DogsledError } from '../../service/errors.js';
-import { herdrConfigPath, pluginContextPane } from '../../service/terminal/caller.js';
+import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

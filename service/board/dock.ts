@@ -39,14 +39,14 @@ export interface DockResult {
 
 export interface DockOptions {
   /** The caller's pane (HERDR_PANE_ID): the board's owner and the tab it docks in. */
-  caller: string | undefined;
+  caller: string | null;
   toggle: boolean;
   command: string;
 }
 
 export async function dockBoard(io: StateIO, port: TerminalPort, options: DockOptions): Promise<DockResult> {
   if (port.kind === 'headless') throw needsHerdr(options.command, port.why);
-  if (options.caller === undefined) {
+  if (options.caller === null) {
     throw needsHerdr(options.command, 'HERDR_PANE_ID is not set: run it in a Herdr pane');
   }
   const caller = await port.getPane(options.caller).catch((error: unknown) => {
@@ -182,7 +182,7 @@ export function splitPath(id: string): boolean[] {
 export async function dockCallerBoard(io: ProcessIO, toggle: boolean): Promise<DockResult> {
   const command = toggle ? 'board --toggle' : 'board --open';
   const { openTerminal } = await import('../terminal/open.js');
-  const { callerPane } = await import('../terminal/caller.js');
+  const { callerPane } = await import('../terminal/herdr-env.js');
   const port = await openTerminal({
     env: io.env,
     home: io.home,

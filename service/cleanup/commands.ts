@@ -3,21 +3,17 @@
 // everything it started. The first failure stops the rest and becomes a DogsledError that ends with
 // the command's last lines of output, stripped of terminal escapes (the output is untrusted).
 
-import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { expandCommand, type TemplateValues } from '../core/command-template.js';
 import { formatAge } from '../core/duration.js';
 import { stripEscapes } from '../core/strip-escapes.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { type RunResult, runProcess, SpawnError } from '../process/run.js';
 
 /** Lines of output a failure carries (spec: "its last lines of output"). */
 export const FAILURE_OUTPUT_LINES = 20;
 /** Output kept per command, from the end: enough for the last lines of any sane output. */
 const OUTPUT_TAIL_BYTES = 64 * 1024;
-/** A command that ignores SIGTERM this long after its deadline is killed. */
-const KILL_GRACE_MS = 2_000;
-/** How long a finished shell's pipes may stay open (a background child holding them) before we stop reading. */
-const DRAIN_MS = 200;
 
 export type RepoCommandKind = 'setup' | 'teardown';
 
@@ -29,6 +25,8 @@ export interface RepoCommandOptions {
   deadlineMs: number;
   what: RepoCommandKind;
   signal?: AbortSignal;
+  /** The commands' environment: the caller's, as a user's own shell would pass it on. */
+  env: NodeJS.ProcessEnv;
 }
 
 /** A failed, timed-out or interrupted command, with its output tail for reports that want it apart. */
@@ -71,12 +69,6 @@ export async function runRepoCommands(
   }
 }
 
-type Ending =
-  | { kind: 'exit'; code: number | null; signal: NodeJS.Signals | null }
-  | { kind: 'deadline' }
-  | { kind: 'aborted' }
-  | { kind: 'spawn-error'; error: Error };
-
 async function runOne(command: string, options: RepoCommandOptions, deadline: number): Promise<void> {
   const { what, signal } = options;
   if (signal?.aborted) throw new RepoCommandError(`${what} command interrupted`, command, [], signal.reason);
@@ -85,107 +77,41 @@ async function runOne(command: string, options: RepoCommandOptions, deadline: nu
     throw new RepoCommandError(`${what} command not started: out of time`, command, []);
   }
   const tail = new OutputTail(OUTPUT_TAIL_BYTES);
-  const child = spawn('sh', ['-c', command], {
-    cwd: options.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  child.stdout.on('data', (chunk: Buffer) => tail.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => tail.push(chunk));
-
-  const killGroup = (sig: NodeJS.Signals): void => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, sig);
-    } catch {
-      // ESRCH: the group is already gone.
-    }
-  };
-  let graceTimer: NodeJS.Timeout | undefined;
-  const stop = (): void => {
-    killGroup('SIGTERM');
-    graceTimer ??= setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
-  };
-
-  let ending: Ending | undefined;
-  const exited = new Promise<Ending>((resolve) => {
-    child.once('error', (error) => resolve({ kind: 'spawn-error', error }));
-    child.once('exit', (code, sig) => resolve({ kind: 'exit', code, signal: sig }));
-  });
-  const deadlineTimer = setTimeout(() => {
-    ending ??= { kind: 'deadline' };
-    stop();
-  }, remaining);
-  const onAbort = (): void => {
-    ending ??= { kind: 'aborted' };
-    stop();
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
-  let exit: Ending;
+  let result: RunResult;
   try {
-    exit = await exited;
-    clearTimeout(deadlineTimer);
-    signal?.removeEventListener('abort', onAbort);
-    await drain(child.stdout, child.stderr);
-  } finally {
-    clearTimeout(deadlineTimer);
-    signal?.removeEventListener('abort', onAbort);
-    if (ending !== undefined) {
-      // The shell is gone; anything it left running in its group goes too.
-      if (graceTimer) clearTimeout(graceTimer);
-      killGroup('SIGKILL');
-    }
-    child.stdout.destroy();
-    child.stderr.destroy();
+    // Its own process group: the deadline or an abort ends everything the command started.
+    result = await runProcess('sh', ['-c', command], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      timeoutMs: remaining,
+      ...(signal === undefined ? {} : { signal }),
+      // Both streams interleaved, as a terminal shows them; only their tail is kept.
+      onData: (chunk) => tail.push(chunk),
+      keep: 'tail',
+      maxOutputBytes: 0,
+    });
+  } catch (error) {
+    if (!(error instanceof SpawnError)) throw error;
+    const why = messageOf(error.cause);
+    throw new RepoCommandError(`${what} command could not start (${why})`, command, [], error.cause);
   }
-
+  if (result.exitCode === 0 && !result.timedOut && !result.aborted) return;
   const output = tail.lastLines(FAILURE_OUTPUT_LINES);
-  const final = ending ?? exit;
-  if (final.kind === 'exit' && final.code === 0) return;
   throw new RepoCommandError(
-    summarize(what, final, options.deadlineMs),
+    summarize(what, result, options.deadlineMs),
     command,
     output,
-    causeOf(final, signal),
+    result.aborted ? signal?.reason : undefined,
   );
 }
 
-function summarize(what: RepoCommandKind, ending: Ending, budgetMs: number): string {
-  switch (ending.kind) {
-    case 'exit':
-      return ending.signal
-        ? `${what} command failed (signal ${ending.signal})`
-        : `${what} command failed (exit ${ending.code})`;
-    case 'deadline':
-      return `${what} command timed out (${formatAge(budgetMs)} for all ${what} commands)`;
-    case 'aborted':
-      return `${what} command interrupted`;
-    case 'spawn-error':
-      return `${what} command could not start (${ending.error.message})`;
-  }
-}
-
-function causeOf(ending: Ending, signal: AbortSignal | undefined): unknown {
-  if (ending.kind === 'spawn-error') return ending.error;
-  if (ending.kind === 'aborted') return signal?.reason;
-  return undefined;
-}
-
-/** Waits briefly for both pipes to close; a background child may hold them open for ever. */
-async function drain(...streams: NodeJS.ReadableStream[]): Promise<void> {
-  const closed = streams.map(
-    (stream) =>
-      new Promise<void>((resolve) => {
-        if ((stream as { closed?: boolean }).closed) resolve();
-        else stream.once('close', () => resolve());
-      }),
-  );
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, DRAIN_MS);
-  });
-  await Promise.race([Promise.all(closed), late]);
-  clearTimeout(timer);
+function summarize(what: RepoCommandKind, result: RunResult, budgetMs: number): string {
+  if (result.timedOut) return `${what} command timed out (${formatAge(budgetMs)} for all ${what} commands)`;
+  if (result.aborted) return `${what} command interrupted`;
+  return result.signal
+    ? `${what} command failed (signal ${result.signal})`
+    : `${what} command failed (exit ${result.exitCode})`;
 }
 
 /** The last `limit` bytes of a stream of chunks. */

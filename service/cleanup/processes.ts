@@ -1,33 +1,17 @@
-// The host's process table (Linux /proc; macOS in processes-darwin.ts) and doctor's report-only hot processes: above 100% CPU and
-// outside every Herdr pane's ancestry. A process is named by its program (comm), never by its
-// arguments, which may hold secrets. An unreadable table is an answer of its own: the loss rule
-// treats it as a hold, and doctor reports it.
+// Doctor's report-only hot processes: above 100% CPU and outside every Herdr pane's ancestry, found
+// in the host's process table (service/process/table.ts). A process is named by its program (comm),
+// never by its arguments, which may hold secrets. An unreadable table is an answer of its own: the
+// loss rule treats it as a hold, and doctor reports it.
 
-import { readdir, readFile, readlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { messageOf } from '../errors.js';
+import { type ProcessEntry, type ProcessTable, readProcessTable } from '../process/table.js';
 import { oneLine } from '../state/quarantine.js';
 
 /** Report-only threshold (spec: "Processes above 100% CPU"): more than one core's worth. */
 export const HOT_CPU_PERCENT = 100;
 /** The window between pidusage's two samples of each candidate. */
 export const CPU_SAMPLE_MS = 1_000;
-
-export interface ProcessEntry {
-  pid: number;
-  ppid: number;
-  /** The program name (comm), control characters removed. */
-  comm: string;
-  threads: number;
-  /**
-   * Working directory; absent when it cannot be read (another user's process, or one that just
-   * exited). A deleted directory reads as its old path with " (deleted)" appended, as the kernel says.
-   */
-  cwd?: string;
-}
-
-export type ProcessTable = { ok: true; processes: ProcessEntry[] } | { ok: false; error: string };
 
 export interface HotProcess {
   pid: number;
@@ -49,60 +33,6 @@ export interface HotOptions {
   table?: ProcessTable;
   sampleMs?: number;
   thresholdPercent?: number;
-}
-
-/** Every process in `procRoot` (default /proc). Exited processes are skipped; any other failure is `ok: false`. */
-export async function readProcessTable(procRoot?: string): Promise<ProcessTable> {
-  if (procRoot === undefined && process.platform === 'darwin') {
-    return (await import('./processes-darwin.js')).readDarwinProcessTable();
-  }
-  return readProcTable(procRoot ?? '/proc');
-}
-
-async function readProcTable(procRoot: string): Promise<ProcessTable> {
-  let names: string[];
-  try {
-    names = await readdir(procRoot);
-  } catch (error) {
-    return { ok: false, error: `process table: cannot read ${procRoot} (${codeOf(error)})` };
-  }
-  const pids = names.filter((name) => /^\d+$/.test(name));
-  const processes: ProcessEntry[] = [];
-  for (const name of pids) {
-    let text: string;
-    try {
-      text = await readFile(join(procRoot, name, 'stat'), 'utf8');
-    } catch (error) {
-      if (exited(error)) continue;
-      return { ok: false, error: `process table: cannot read ${procRoot}/${name}/stat (${codeOf(error)})` };
-    }
-    const parsed = parseProcStat(text);
-    if (!parsed) return { ok: false, error: `process table: ${procRoot}/${name}/stat does not parse` };
-    const cwd = await readlink(join(procRoot, name, 'cwd')).catch(() => undefined);
-    processes.push(cwd === undefined ? parsed : { ...parsed, cwd });
-  }
-  return { ok: true, processes };
-}
-
-/**
- * One line of /proc/PID/stat. The program name sits between the first `(` and the last `)` and may
- * itself hold spaces and parentheses; the fields after it are counted from there.
- */
-export function parseProcStat(text: string): Omit<ProcessEntry, 'cwd'> | null {
-  const open = text.indexOf('(');
-  const close = text.lastIndexOf(')');
-  if (open < 0 || close < open) return null;
-  const pid = Number(text.slice(0, open).trim());
-  // After ")": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
-  // cutime cstime priority nice num_threads ...
-  const fields = text
-    .slice(close + 1)
-    .trim()
-    .split(/\s+/);
-  const ppid = Number(fields[1]);
-  const threads = Number(fields[17]);
-  if (![pid, ppid, threads].every(Number.isSafeInteger)) return null;
-  return { pid, ppid, comm: oneLine(text.slice(open + 1, close), 64), threads };
 }
 
 /**
@@ -186,8 +116,4 @@ async function cpuPercents(pids: readonly number[], maxage: number): Promise<Map
 function exited(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ESRCH';
-}
-
-function codeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? oneLine(messageOf(error));
 }

@@ -23,6 +23,7 @@ import {
 import type { FetchOutcome } from '../git/refs.js';
 import { gitIO } from '../git/run.js';
 import { listWorktrees } from '../git/worktrees.js';
+import { readProcessTable } from '../process/table.js';
 import { listJobRecords, removeJob } from '../state/job-records.js';
 import { withLock } from '../state/lock.js';
 import {
@@ -38,7 +39,6 @@ import { runRepoCommands } from './commands.js';
 import type { CleanupIO, CleanupSurvey } from './doctor.js';
 import { repositoryLockPath } from './locks.js';
 import { type Closure, type PaneContext, prunePane, pruneWorkspace } from './panes.js';
-import { readProcessTable } from './processes.js';
 import type { PruneFailure, PruneReport, PruneResult, PruneSkip } from './report.js';
 import { surveyRepository } from './survey.js';
 import { removeTarget } from './targets.js';
@@ -272,6 +272,7 @@ async function pruneWorktree(
       deadlineMs: TEARDOWN_DEADLINE_MS,
       what: 'teardown',
       signal: io.signal,
+      env: io.env,
     });
   } catch (error) {
     return fail(entry, messageOf(error));

@@ -11,16 +11,16 @@ import { classifyForeground, promptState } from '../core/pane-rule.js';
 import { messageOf } from '../errors.js';
 import { mapLimited } from '../probe/limit.js';
 import { type ChildReader, readChildren } from '../probe/shell-panes.js';
+import { readProcessTable } from '../process/table.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
 import { listJobRecords } from '../state/job-records.js';
 import { readPaneWatch } from '../state/pane-watch.js';
 import { isTerminalError, TerminalError } from '../terminal/errors.js';
-import { exists, socketCandidate } from '../terminal/locate.js';
+import { callerPane, herdrExpected } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane, ProcessInfo, Snapshot } from '../terminal/records.js';
 import type { PaneContext } from './panes.js';
-import { readProcessTable } from './processes.js';
 import type { HoldSource } from './survey.js';
 
 /** One pane as read for this run: Herdr's record, its process facts, and what the holds see. */
@@ -65,7 +65,7 @@ export interface TerminalFactsIO extends Pick<ProcessIO, 'env' | 'home' | 'warn'
 
 export async function gatherTerminalFacts(options: TerminalFactsIO): Promise<TerminalFacts> {
   const { env } = options;
-  const callerPane = env.HERDR_PANE_ID || null;
+  const caller = callerPane(env);
   const children = options.children ?? readChildren;
   const port = await openTerminal({ env, home: options.home, warn: options.warn });
   const without = (why: string, error: string | null): TerminalFacts => {
@@ -74,7 +74,7 @@ export async function gatherTerminalFacts(options: TerminalFactsIO): Promise<Ter
       herdr: null,
       why,
       error,
-      holds: holdSource(async () => panes, callerPane),
+      holds: holdSource(async () => panes, caller),
       paneRootPids: [],
       discoveredPaths: [],
       workspaceCheckouts: [],
@@ -118,13 +118,13 @@ export async function gatherTerminalFacts(options: TerminalFactsIO): Promise<Ter
       live: port,
       snapshot,
       panes,
-      callerPaneId: callerPane,
+      callerPaneId: caller,
       shows,
-      liveHolds: holdSource(live, callerPane),
+      liveHolds: holdSource(live, caller),
     },
     why: '',
     error: null,
-    holds: holdSource(async () => current, callerPane),
+    holds: holdSource(async () => current, caller),
     paneRootPids: panes.flatMap((pane) => (pane.hold.shellPid === null ? [] : [pane.hold.shellPid])),
     discoveredPaths: [...discovered],
     // As Herdr names them and resolved, so either spelling of a checkout matches.
@@ -141,15 +141,6 @@ export async function gatherTerminalFacts(options: TerminalFactsIO): Promise<Ter
 export async function paneContext(io: StateIO, callerPaneId: string | null): Promise<PaneContext> {
   const [jobs, watch] = await Promise.all([listJobRecords(io.paths), readPaneWatch(io)]);
   return { callerPaneId, jobs: jobs.records, watch, now: io.now() };
-}
-
-/**
- * Herdr should be there when this process was started inside it or pointed at it, or its socket
- * exists: then a Herdr that cannot be read may have live panes. Otherwise there simply is none.
- */
-async function herdrExpected(env: NodeJS.ProcessEnv, home: string): Promise<boolean> {
-  if (env.HERDR_SOCKET_PATH || env.HERDR_PANE_ID || env.HERDR_ENV === '1') return true;
-  return exists(socketCandidate(env, home).path);
 }
 
 /** Each pane's process facts (at most one read per CPU at a time); a pane closed meanwhile is left out. */

@@ -26,9 +26,9 @@ export interface RealLaneIO extends ProcessIO {
 
 /** The lane with its real readers: Herdr through the terminal port, transcripts, git checkouts. */
 export async function realAgentLane(options: RealLaneIO): Promise<AgentLane> {
-  const [{ openTerminal }, { exists, socketCandidate }, transcripts, git, survey] = await Promise.all([
+  const [{ openTerminal }, { herdrExpected }, transcripts, git, survey] = await Promise.all([
     import('../terminal/open.js'),
-    import('../terminal/locate.js'),
+    import('../terminal/herdr-env.js'),
     import('../probe/transcripts/index.js'),
     import('../git/checkout-facts.js'),
     import('../cleanup/survey.js'),
@@ -63,8 +63,7 @@ export async function realAgentLane(options: RealLaneIO): Promise<AgentLane> {
   };
   return new AgentLane({
     openTerminal: () => openTerminal({ env, home, commandName: 'serve', warn: warnOnce }),
-    herdrExpected: async () =>
-      Boolean(env.HERDR_SOCKET_PATH) || (await exists(socketCandidate(env, home).path)),
+    herdrExpected: () => herdrExpected(env, home),
     readers: {
       width: availableParallelism(),
       transcript: async (pane) => {

@@ -17,7 +17,7 @@ import type { Agent, Snapshot } from '../terminal/records.js';
 export interface AgentLaneIO {
   /** Opens the terminal afresh each tick, so a Herdr that starts later is found. */
   openTerminal: () => Promise<TerminalPort>;
-  /** True when Herdr was asked for (HERDR_SOCKET_PATH set, or its default socket exists). */
+  /** True when Herdr is expected here (terminal/herdr-env.ts: started in it, pointed at it, or its socket exists). */
   herdrExpected: () => Promise<boolean>;
   readers: AgentPaneReaders;
   stallAfterMs: number;

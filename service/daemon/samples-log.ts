@@ -3,12 +3,10 @@
 // is fenced off with a newline, and unreadable lines are dropped at the next trim instead of failing
 // the service. Anything but a regular file in its place is refused, never opened blocking.
 
-import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
 import { needsTrim, trimCutoff } from '../core/samples.js';
 import { writeAtomic } from '../state/atomic-write.js';
 import { fsFailure } from '../state/fs-errors.js';
-import { openRegular, readRegular } from '../state/regular-file.js';
+import { openAppendRegular, openRegular, readRegular } from '../state/regular-file.js';
 import type { Sample } from '../state/schemas.js';
 
 const HEAD_BYTES = 4096;
@@ -36,21 +34,15 @@ export async function appendSample(
   await append(file, head && head.size > 0 && !head.endsWithNewline ? `\n${line}` : line);
 }
 
-/** O_NONBLOCK: a FIFO put in the file's place since readHead looked must fail, not block. */
+/** A FIFO put in the file's place since readHead looked fails, never blocks (openAppendRegular). */
 async function append(file: string, text: string): Promise<void> {
-  let handle: FileHandle | undefined;
+  const handle = await openAppendRegular(file, MODE);
   try {
-    handle = await open(
-      file,
-      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
-      MODE,
-    );
-    if (!(await handle.stat()).isFile()) throw new Error('not a regular file');
     await handle.appendFile(text);
   } catch (error) {
     throw fsFailure('write', file, error);
   } finally {
-    await handle?.close().catch(() => undefined);
+    await handle.close().catch(() => undefined);
   }
 }
 

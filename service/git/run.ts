@@ -1,18 +1,23 @@
-// Every git process dogsled starts goes through runGit: argv only (never a shell), a bounded
-// deadline that escalates SIGTERM to SIGKILL, an optional AbortSignal, and a typed result. The
-// environment is the caller's (GitIO: this process's own is never read here), cleared of what would
-// redirect git and pinned where parsers rely on it (C locale, no optional locks that would touch the
-// index, no prompts); per-call `-c` settings keep a user's config from changing the output format.
+// Every git process dogsled starts goes through runGit, on the one runner (service/process/run.ts):
+// argv only (never a shell), a bounded deadline that escalates SIGTERM to SIGKILL, an optional
+// AbortSignal, capped output and a typed result. The environment is the caller's (GitIO: this
+// process's own is never read here), cleared of what would redirect git and pinned where parsers
+// rely on it (C locale, no optional locks that would touch the index, no prompts); per-call `-c`
+// settings keep a user's config from changing the output format.
 
-import { spawn } from 'node:child_process';
 import { formatAge } from '../core/duration.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { succeeded as ranToCompletion, runProcess, SpawnError } from '../process/run.js';
 
 /** A routine git read; a repository this slow is reported, not waited on for ever. */
 export const GIT_TIMEOUT_MS = 30_000;
 /** `git fetch --all --prune` reaches the network: a dead remote must not stall a cleanup pass. */
 export const FETCH_TIMEOUT_MS = 60_000;
-const KILL_GRACE_MS = 2_000;
+/**
+ * Output kept per stream. Far above anything dogsled parses (the largest is a listing of a huge
+ * repository); a git past it is stopped and its output is never taken as complete.
+ */
+const GIT_MAX_OUTPUT_BYTES = 1024 * 1024 * 1024;
 
 /** Settings that keep a user's git config from changing what dogsled parses. */
 const PINNED_CONFIG = [
@@ -60,6 +65,10 @@ export interface GitResult {
   stderr: string;
   durationMs: number;
   timedOut: boolean;
+  /** The caller's AbortSignal stopped it (or it was aborted before git started). */
+  aborted: boolean;
+  /** Output passed GIT_MAX_OUTPUT_BYTES: git was stopped and what it printed is incomplete. */
+  truncated: boolean;
 }
 
 /** The environment every git child gets: the caller's, minus what would redirect or localise git. */
@@ -88,77 +97,45 @@ export function gitEnv(caller: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {})
 }
 
 /** Runs `git <args>` and resolves with its result whatever the exit status; rejects only on spawn failure. */
-export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
-  const argv = [...PINNED_CONFIG, ...args];
-  const started = performance.now();
-  const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', argv, {
+export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  try {
+    const result = await runProcess('git', [...PINNED_CONFIG, ...args], {
       cwd: options.cwd,
       env: gitEnv(options.env, options.extraEnv),
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: options.detached ?? false,
+      timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS,
+      maxOutputBytes: GIT_MAX_OUTPUT_BYTES,
+      ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      // A detached git leads its own process group: a stop signals the group, so ssh dies with git.
+      ...(options.detached === undefined ? {} : { detached: options.detached }),
     });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let timedOut = false;
-    let grace: NodeJS.Timeout | undefined;
-    // A detached child leads its own process group: signal the group, so ssh dies with git.
-    const kill = (signal: NodeJS.Signals): void => {
-      try {
-        if (options.detached && child.pid !== undefined) process.kill(-child.pid, signal);
-        else child.kill(signal);
-      } catch {
-        // Already gone.
-      }
+    return {
+      args: [...args],
+      exitCode: result.exitCode,
+      signal: result.signal,
+      stdout: result.stdout,
+      stderr: result.stderr.toString('utf8'),
+      durationMs: result.durationMs,
+      timedOut: result.timedOut,
+      aborted: result.aborted,
+      truncated: result.truncated,
     };
-    const stop = (): void => {
-      kill('SIGTERM');
-      grace ??= setTimeout(() => kill('SIGKILL'), KILL_GRACE_MS);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, timeoutMs);
-    const onAbort = (): void => stop();
-    if (options.signal?.aborted) stop();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      if (grace) clearTimeout(grace);
-      options.signal?.removeEventListener('abort', onAbort);
-      reject(new DogsledError(`cannot run git: ${error.message}`, { cause: error }));
-    });
-    child.on('close', (exitCode, signal) => {
-      clearTimeout(timer);
-      if (grace) clearTimeout(grace);
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve({
-        args: [...args],
-        exitCode,
-        signal,
-        stdout: Buffer.concat(out),
-        stderr: Buffer.concat(err).toString('utf8'),
-        durationMs: performance.now() - started,
-        timedOut,
-      });
-    });
-    // A child that exits before reading its input closes the pipe; that is its answer, not ours.
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? '');
-  });
+  } catch (error) {
+    if (!(error instanceof SpawnError)) throw error;
+    throw new DogsledError(`cannot run git: ${messageOf(error.cause)}`, { cause: error.cause });
+  }
 }
 
-/** True when git ran to completion with status 0. A signal or a timeout is never success. */
+/** True when git ran to completion with status 0. A signal, a timeout or a cut output is never success. */
 export function succeeded(result: GitResult): boolean {
-  return result.exitCode === 0 && result.signal === null && !result.timedOut;
+  return ranToCompletion(result);
 }
 
 /** Why a git call failed, in one line: its last stderr line, the signal or the deadline. */
 export function failureOf(result: GitResult, timeoutMs = GIT_TIMEOUT_MS): string {
   if (result.timedOut) return `git ${result.args[0]} timed out after ${formatAge(timeoutMs)}`;
+  if (result.aborted) return `git ${result.args[0]} was interrupted`;
+  if (result.truncated) return `git ${result.args[0]} printed more than ${GIT_MAX_OUTPUT_BYTES >> 20} MiB`;
   if (result.signal) return `git ${result.args[0]} was killed by ${result.signal}`;
   const lines = result.stderr
     .split('\n')

@@ -39,7 +39,7 @@ export async function answerMerges(
       { ...gitIO(io), cwd, extraEnv },
     );
     // 0: clean, 1: conflicts (the tree is still written); anything else is a failure.
-    if (merged.exitCode !== 0 && merged.exitCode !== 1)
+    if (merged.truncated || (merged.exitCode !== 0 && merged.exitCode !== 1))
       throw new DogsledError(`${cwd}: ${failureOf(merged)}`);
     const [treeId, ...conflicted] = splitNul(merged.stdout.toString('utf8'));
     if (!treeId) throw new DogsledError(`${cwd}: git merge-tree printed no tree`);

@@ -4,9 +4,9 @@
 // `[[hosts]]` tables of dogsled's own config (state/config-hosts.ts), and `reconnect` runs one
 // interactive `ssh TARGET true` in this terminal.
 
-import { spawn } from 'node:child_process';
 import { shellLine } from '../core/shell-quote.js';
 import { DogsledError } from '../errors.js';
+import { runInteractive } from '../process/run.js';
 import { HOST_ID } from '../state/config.js';
 import { addConfigHost, type ConfigFile, setConfigHostKey } from '../state/config-hosts.js';
 import type { HostIO } from '../state/io.js';
@@ -112,7 +112,12 @@ export async function reconnectMachine(io: MachineIO, ref: string): Promise<Mach
       ? ['herdr', 'machine', 'reconnect', host.id]
       : ['ssh', '-o', 'BatchMode=no', '--', host.target, 'true'];
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'machine', warn: io.warn });
-  if (port.kind === 'headless') return { kind: 'interactive', argv, code: await interactive(argv, io.env) };
+  if (port.kind === 'headless')
+    return {
+      kind: 'interactive',
+      argv,
+      code: await runInteractive(argv[0] as string, argv.slice(1), io.env),
+    };
   return inNewTab(io, argv, `reconnect ${host.label}`, port);
 }
 
@@ -137,14 +142,4 @@ async function inNewTab(
   const line = shellLine(argv);
   await port.runLine(tab.root_pane.pane_id, line);
   return { kind: 'tab', pane: tab.root_pane.pane_id, line };
-}
-
-/** Runs argv on this terminal (its prompts answered by the user); resolves with its exit status. */
-function interactive(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const [file, ...args] = argv;
-  return new Promise((resolve, reject) => {
-    const child = spawn(file as string, args, { env, stdio: 'inherit' });
-    child.on('error', (error) => reject(new DogsledError(`cannot run ${file}: ${error.message}`)));
-    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-  });
 }

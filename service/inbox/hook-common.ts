@@ -5,7 +5,7 @@
 
 import { stat } from 'node:fs/promises';
 import type { ProcessIO } from '../state/io.js';
-import { callerPaneId } from '../terminal/caller.js';
+import { callerPane } from '../terminal/herdr-env.js';
 import type { Whereabouts } from './whereabouts.js';
 
 export const HOOK_HARNESSES = ['claude', 'codex', 'pi'] as const;
@@ -31,7 +31,7 @@ export async function hasStateDir(io: ProcessIO): Promise<boolean> {
  * asked of Herdr (and remembered). Remembering is best effort; asking decides.
  */
 export async function hookCaller(io: ProcessIO, command: string): Promise<Whereabouts> {
-  const pane = callerPaneId(io.env);
+  const pane = callerPane(io.env);
   const { rememberedTerminal, rememberTerminal } = await import('./pane-terminals.js');
   const known = pane === null ? undefined : await rememberedTerminal(io, pane);
   if (known !== undefined) return known;

@@ -7,7 +7,7 @@ import { readLocalHost } from '../hosts/local.js';
 import type { HostView } from '../hosts/view.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/work.js';
-import { callerPaneId, inHerdrPane } from '../terminal/caller.js';
+import { ownPane } from '../terminal/herdr-env.js';
 import { type HookHarness, hasStateDir, hookCaller } from './hook-common.js';
 
 export interface HookContext {
@@ -28,8 +28,8 @@ export async function contextHook(
   harness: HookHarness,
   event: string,
 ): Promise<HookContext | undefined> {
-  const owner = callerPaneId(io.env);
-  if (!inHerdrPane(io.env) || owner === null || !(await hasStateDir(io))) return undefined;
+  const owner = ownPane(io.env);
+  if (owner === null || !(await hasStateDir(io))) return undefined;
   if (event === 'SessionStart' && harness !== 'pi') {
     // Loaded here only: a prompt's context hook reads no inbox.
     const { registerReader } = await import('./reader.js');

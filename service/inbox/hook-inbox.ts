@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { batchText } from '../core/inbox-text.js';
 import type { ProcessIO } from '../state/io.js';
-import { callerPaneId, inHerdrPane } from '../terminal/caller.js';
+import { ownPane } from '../terminal/herdr-env.js';
 import { mark } from '../timing.js';
 import { gateCheck } from './gate.js';
 import { type HookHarness, hasStateDir, hookCaller, type InboxHookEvent } from './hook-common.js';
@@ -23,12 +23,12 @@ export async function inboxHook(
   event: InboxHookEvent,
   print: (text: string) => Promise<void>,
 ): Promise<void> {
-  if (!inHerdrPane(io.env) || !(await hasStateDir(io))) return;
+  const owner = ownPane(io.env);
+  if (owner === null || !(await hasStateDir(io))) return;
   const at = await hookCaller(io, 'hook inbox');
   mark('caller');
   const delivery = await claimDelivery(io, at, harness);
-  const owner = callerPaneId(io.env);
-  const reminder = event === 'Stop' && owner !== null ? await gateCheck(io, owner) : undefined;
+  const reminder = event === 'Stop' ? await gateCheck(io, owner) : undefined;
   const parts: string[] = [];
   if (delivery.records.length > 0) parts.push(batchText(delivery.records, io.now(), delivery.left));
   if (reminder !== undefined) parts.push(reminder);
@@ -52,7 +52,7 @@ async function testPause(env: NodeJS.ProcessEnv): Promise<void> {
 
 /** `hook gate`: the reminder alone, for Pi's settle hook. */
 export async function gateHook(io: ProcessIO): Promise<string | undefined> {
-  const owner = callerPaneId(io.env);
-  if (!inHerdrPane(io.env) || owner === null || !(await hasStateDir(io))) return undefined;
+  const owner = ownPane(io.env);
+  if (owner === null || !(await hasStateDir(io))) return undefined;
   return gateCheck(io, owner);
 }

@@ -4,7 +4,7 @@
 
 import { stateOfHookEvent } from '../core/hook-agent-state.js';
 import { writeAgentReport } from '../state/agent-reports.js';
-import { inHerdrPane } from '../terminal/caller.js';
+import { ownPane } from '../terminal/herdr-env.js';
 import { ownTmuxTerminal } from '../terminal/tmux-env.js';
 
 export async function reportHookState(
@@ -15,7 +15,7 @@ export async function reportHookState(
   stdin: string,
   now: number,
 ): Promise<void> {
-  if (inHerdrPane(env)) return;
+  if (ownPane(env) !== null) return;
   const terminal = ownTmuxTerminal(env);
   const state = stateOfHookEvent(event);
   if (terminal === null || state === undefined) return;

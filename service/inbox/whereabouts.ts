@@ -3,8 +3,8 @@
 // Records are keyed by terminal, so a record follows the terminal and never a reused pane id.
 
 import { DogsledError } from '../errors.js';
-import { callerPaneId } from '../terminal/caller.js';
 import { isTerminalError, needsHerdr } from '../terminal/errors.js';
+import { callerPane } from '../terminal/herdr-env.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Snapshot } from '../terminal/records.js';
 
@@ -67,7 +67,7 @@ export async function callerWhereabouts(
   env: NodeJS.ProcessEnv,
   snapshot?: Snapshot,
 ): Promise<Whereabouts | undefined> {
-  const pane = callerPaneId(env);
+  const pane = callerPane(env);
   return pane === null ? undefined : paneWhereabouts(port, pane, snapshot);
 }
 
@@ -77,7 +77,7 @@ export async function requireCaller(
   env: NodeJS.ProcessEnv,
   command: string,
 ): Promise<Whereabouts> {
-  const pane = callerPaneId(env);
+  const pane = callerPane(env);
   if (pane === null) throw new DogsledError(`${command}: not run in a Herdr pane (HERDR_PANE_ID is not set)`);
   const found = await paneWhereabouts(port, pane);
   if (!found) throw new DogsledError(`${command}: Herdr does not know this pane (${pane})`);

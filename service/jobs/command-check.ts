@@ -8,6 +8,7 @@ import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { DogsledError } from '../errors.js';
+import { OWN_CMDLINE_PATH } from '../process/table.js';
 import { oneLine } from '../state/quarantine.js';
 
 /** Where `command` resolves to from `cwd`, or undefined when it cannot run. */
@@ -59,11 +60,11 @@ async function isExecutableFile(file: string): Promise<boolean> {
  * text), and a shell trampoline at spawn time, since Node passes a child's arguments only as UTF-8;
  * a refusal before anything is created can never touch the wrong file, and `sh -c` with printf
  * escapes still reaches any name. Only an argument holding U+FFFD can hide a bad byte, so the raw
- * argv (/proc/self/cmdline) is read only then; without it such an argument is refused too.
+ * argv (the kernel's copy of it) is read only then; without it such an argument is refused too.
  */
 export async function undecodableArgument(
   args: readonly string[],
-  cmdline = '/proc/self/cmdline',
+  cmdline = OWN_CMDLINE_PATH,
 ): Promise<string | undefined> {
   const suspect = args.findIndex((arg) => arg.includes('\uFFFD'));
   if (suspect < 0) return undefined;

@@ -5,8 +5,8 @@
 // KILL_GRACE_MS. A command that cannot be spawned becomes an end (127 not found, 126 cannot run).
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fstatSync, readFileSync, statSync } from 'node:fs';
-import { groupMembers, hasProc, parseProcStat } from '../terminal/proc.js';
+import { fstatSync, statSync } from 'node:fs';
+import { groupMembers, hasProc, startOf } from '../process/table.js';
 import { type LongTimer, longTimeout } from '../timers.js';
 import { type JobEnd, shown } from './exec-record.js';
 
@@ -47,8 +47,8 @@ export async function startChild(plan: ChildPlan): Promise<JobChild | SpawnFailu
     stdio: ['ignore', plan.logFd, plan.logFd],
   });
   // Read now: until this turn of the event loop ends, Node cannot have reaped even a command that
-  // exited at once, so its /proc entry is still there.
-  const start = child.pid === undefined ? null : startTicks(child.pid);
+  // exited at once, so its process-table entry is still there.
+  const start = child.pid === undefined ? null : startOf(child.pid);
   const spawned = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     child.once('spawn', () => resolve(undefined));
     child.once('error', (error) => resolve(error));
@@ -75,14 +75,6 @@ function spawnFailure(error: NodeJS.ErrnoException, file: string, cwd: string): 
   return { kind: 'failed', end: { exit_code: 126, signal: null, reason }, message: reason };
 }
 
-function startTicks(pid: number): number | null {
-  try {
-    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.start ?? null;
-  } catch {
-    return null;
-  }
-}
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -105,7 +97,7 @@ export class JobChild {
     child: ChildProcess,
     /** The leader's pid, which is also the group id. */
     readonly pgid: number,
-    /** The leader's /proc start time (null without /proc or when it was already gone). */
+    /** The leader's start time (null without /proc or when it was already gone). */
     readonly start: number | null,
     plan: ChildPlan,
   ) {
@@ -156,7 +148,7 @@ export class JobChild {
   }
 
   private async groupGone(): Promise<boolean> {
-    if (await hasProc()) return (await groupMembers(this.pgid, this.start ?? undefined)).length === 0;
+    if (hasProc()) return (await groupMembers(this.pgid, this.start ?? undefined)).length === 0;
     try {
       process.kill(-this.pgid, 0);
       return false;

@@ -10,6 +10,7 @@ import { messageOf } from '../errors.js';
 import type { ProcessIO } from '../state/io.js';
 import type { JobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
+import { ownPane } from '../terminal/herdr-env.js';
 import type { TerminalPort } from '../terminal/port.js';
 import { tmuxCallerPane } from '../terminal/tmux-env.js';
 
@@ -17,14 +18,14 @@ import { tmuxCallerPane } from '../terminal/tmux-env.js';
 export const EXEC_HERDR_TIMEOUT_MS = 10_000;
 
 /**
- * The Herdr pane to report on: HERDR_PANE_ID when this process runs inside Herdr and the record's
+ * The Herdr pane to report on: this process's own pane when Herdr started it and the record's
  * pane is that pane or not set yet (`run` records the pane after Herdr opened it). Else undefined:
  * headless, or a wrapper started by hand in some other pane.
  */
 export function jobPaneOf(env: NodeJS.ProcessEnv, record: Pick<JobRecord, 'pane'>): string | undefined {
   // A tmux pane reports the same way (the tmux backend keeps the state in pane options).
-  const pane = env.HERDR_ENV === '1' ? env.HERDR_PANE_ID : (tmuxCallerPane(env) ?? undefined);
-  if (pane === undefined || pane === '') return undefined;
+  const pane = ownPane(env) ?? tmuxCallerPane(env);
+  if (pane === null) return undefined;
   if (record.pane !== null && record.pane !== pane) return undefined;
   return pane;
 }

@@ -10,12 +10,13 @@ import { jobEnvironment } from '../core/job-env.js';
 import { exitStatusOf } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
 import { endReservations } from '../hosts/place.js';
+import { selfStart } from '../process/table.js';
 import type { ProcessIO } from '../state/io.js';
 import { jobEnvPath, readEnvFile, removeEnvFile } from '../state/job-env.js';
 import { type JobRecord, jobLogPath } from '../state/job-records.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
 import { oneLine } from '../state/quarantine.js';
-import { procStat } from '../terminal/proc.js';
+import { paneVariables } from '../terminal/herdr-env.js';
 import { startChild } from './exec-child.js';
 import { claimJob, endJob, type JobEnd, recordGroup, stopRequested } from './exec-record.js';
 import { jobPaneOf, PaneReporter } from './exec-report.js';
@@ -35,7 +36,7 @@ export async function superviseJob(
 ): Promise<number> {
   const signals = new WrapperSignals();
   try {
-    const start = (await procStat(process.pid))?.start ?? null;
+    const start = selfStart();
     const claim = await claimJob(io, id, command, { pid: process.pid, start });
     const pane = jobPaneOf(io.env, claim.record);
     const reporter = pane === undefined ? undefined : new PaneReporter(io, pane, id);
@@ -110,7 +111,7 @@ async function takeEnvironment(io: ProcessIO, record: JobRecord): Promise<Record
     return `its environment: ${oneLine(messageOf(error))}`;
   }
   await forgetEnvironment(io, record.id);
-  return jobEnvironment(caller, io.env, record.cwd);
+  return jobEnvironment(caller, io.env, record.cwd, paneVariables(io.env));
 }
 
 async function forgetEnvironment(io: ProcessIO, id: string): Promise<void> {

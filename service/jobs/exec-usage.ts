@@ -1,15 +1,15 @@
 // What a job used, measured by its exec supervisor for the final record (later sizing hints): the
-// peak resident memory of its process group and its CPU time. Linux /proc only; elsewhere both stay
-// null. CPU time is exact: the supervisor's waited-for children's time (cutime + cstime of
-// /proc/self/stat) grows by the command's own time and that of every descendant it waited for,
-// once the command is reaped. Memory is sampled, so a spike between samples can be missed: each
+// peak resident memory of its process group and its CPU time. Linux /proc only (read through
+// service/process/table.ts); elsewhere both stay null. CPU time is exact: the supervisor's
+// waited-for children's time (its own cutime + cstime) grows by the command's own time and that of
+// every descendant it waited for, once the command is reaped. Memory is sampled, so a spike between samples can be missed: each
 // sample sums VmRSS over the command's process tree members still in its group (walking the
 // tree's `children` files costs a few reads, where a scan of /proc would read every process), and
 // each member's own VmHWM (its high-water mark) bounds the peak from below between samples.
 
-import { readFile } from 'node:fs/promises';
+import { childPids, memoryOf, readStat } from '../process/table.js';
 
-/** The kernel reports /proc times in USER_HZ ticks, which Linux fixes at 100 for user space. */
+/** The kernel reports process times in USER_HZ ticks, which Linux fixes at 100 for user space. */
 const MS_PER_TICK = 10;
 /** Samples come quickly at first (most jobs are short), then settle to one a second. */
 const FIRST_SAMPLE_MS = 50;
@@ -84,7 +84,7 @@ export class UsageMeter {
       const pid = queue.shift() as number;
       if ((await groupOf(pid)) !== this.pgid) continue;
       found.push(pid);
-      queue.push(...(await childrenOf(pid)));
+      queue.push(...((await childPids(pid)) ?? []));
     }
     return found;
   }
@@ -92,37 +92,11 @@ export class UsageMeter {
 
 /** cutime + cstime of this process: the CPU ticks of its reaped children. Null without /proc. */
 async function childTicks(): Promise<number | null> {
-  const text = await readFile('/proc/self/stat', 'utf8').catch(() => undefined);
-  if (text === undefined) return null;
-  // Fields after the comm start at field 3 (state): cutime is field 16, cstime 17.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const cutime = Number(fields[13]);
-  const cstime = Number(fields[14]);
-  return Number.isFinite(cutime) && Number.isFinite(cstime) ? cutime + cstime : null;
+  return (await readStat(process.pid))?.childTicks ?? null;
 }
 
+/** The group of a live process; a zombie has exited and its memory is gone. */
 async function groupOf(pid: number): Promise<number | undefined> {
-  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  // A zombie has exited: its memory is gone.
-  if (fields[0] === 'Z') return undefined;
-  return Number(fields[2]);
-}
-
-async function childrenOf(pid: number): Promise<number[]> {
-  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
-  return text
-    .split(' ')
-    .filter((word) => word !== '')
-    .map(Number);
-}
-
-async function memoryOf(pid: number): Promise<{ rss: number; hwm: number } | undefined> {
-  const text = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  const rss = /^VmRSS:\s+(\d+) kB$/m.exec(text)?.[1];
-  if (rss === undefined) return undefined;
-  const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(text)?.[1] ?? rss;
-  return { rss: Number(rss) * 1024, hwm: Number(hwm) * 1024 };
+  const stat = await readStat(pid);
+  return stat === undefined || stat.state === 'Z' ? undefined : stat.pgrp;
 }

@@ -17,6 +17,7 @@ import { oneLine } from '../state/quarantine.js';
 import { appendItem, updateItems } from '../state/work.js';
 import type { Item, JobRequest } from '../state/work-schemas.js';
 import { TerminalError } from '../terminal/errors.js';
+import { outsideAnyPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { LaunchedCommand, RunCommandOptions, TerminalPort } from '../terminal/port.js';
 import type { Deadline } from '../work/deadline.js';
@@ -157,7 +158,7 @@ async function openPane(ctx: JobLaunchIO, spec: LaunchSpec, signal: AbortSignal)
     // No pane to show the log in: start exec's supervisor directly (one node process, not two).
     // The job runs in no Herdr pane, so it must not inherit the caller's: exec would report on, and
     // close, the caller's tab.
-    options.env = { ...options.env, [SUPERVISOR_ENV]: '1', HERDR_ENV: '', HERDR_PANE_ID: '' };
+    options.env = { ...options.env, [SUPERVISOR_ENV]: '1', ...outsideAnyPane() };
     return { launched: await port.runCommand(options) };
   }
   if (port.kind === 'tmux') {

@@ -1,30 +1,12 @@
-// Is this still the job's process? A job record names its wrapper and its process group by pid plus
-// the /proc start time (clock ticks) of that pid, so a pid the kernel reused for an unrelated process
+// Is this still the job's process group? A job record names its wrapper and its process group by
+// pid plus start time (service/process/table.ts), so a pid the kernel reused for an unrelated process
 // is never taken for the job, and never signalled. Without /proc (macOS) the start time cannot be
-// read: liveness falls back to signal 0, and a group is signalled only when the record carries no
-// start time either (exec recorded none there), accepting the pid-reuse risk that platform leaves.
+// read: a group is signalled only when the record carries no start time either (exec recorded none
+// there), accepting the pid-reuse risk that platform leaves.
 
-import { readFileSync } from 'node:fs';
-import { groupMembers, parseProcStat, pidAlive } from '../terminal/proc.js';
+import { groupMembers, hasProc } from '../process/table.js';
 
 export type GroupSignal = 'signalled' | 'gone';
-
-/**
- * Whether the process `pid` that started at `start` still runs. A zombie counts as dead: it has
- * exited and only waits to be reaped. A null start (unknown) trusts the pid alone. Synchronous (one
- * small /proc read) so it can be re-checked inside a record's locked update.
- */
-export function processAlive(pid: number, start: number | null | undefined): boolean {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return procMissing() ? pidAlive(pid) : false;
-  }
-  const stat = parseProcStat(text);
-  if (!stat || stat.state === 'Z') return false;
-  return start === null || start === undefined || stat.start === start;
-}
 
 /**
  * Whether the process group led by `pgid` (leader started at `start`) still has live members. The
@@ -33,7 +15,7 @@ export function processAlive(pid: number, start: number | null | undefined): boo
  * time now holds that pid (then the group we knew is gone).
  */
 export async function groupAlive(pgid: number, start: number | null | undefined): Promise<boolean> {
-  if (procMissing()) return start === null || start === undefined ? groupExists(pgid) : false;
+  if (!hasProc()) return start === null || start === undefined ? groupExists(pgid) : false;
   return (await groupMembers(pgid, start ?? undefined)).length > 0;
 }
 
@@ -56,21 +38,6 @@ export async function signalGroup(
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return 'gone';
     throw error;
   }
-}
-
-let noProc: boolean | undefined;
-
-/** True on a system without /proc (macOS), decided once per process. */
-function procMissing(): boolean {
-  if (noProc === undefined) {
-    try {
-      readFileSync('/proc/self/stat');
-      noProc = false;
-    } catch {
-      noProc = true;
-    }
-  }
-  return noProc;
 }
 
 function groupExists(pgid: number): boolean {

@@ -7,11 +7,12 @@
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError } from '../errors.js';
+import { processAlive } from '../process/table.js';
 import type { StateIO } from '../state/io.js';
 import { type JobRecord, jobStopPath, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
 import { JobChanges } from './changes.js';
-import { groupAlive, processAlive, signalGroup } from './proc-identity.js';
+import { groupAlive, signalGroup } from './proc-identity.js';
 
 /** How long the group has after SIGTERM before SIGKILL, and the wrapper to record the end after. */
 export const STOP_GRACE_MS = 5_000;

@@ -2,7 +2,8 @@
 // The parsers are pure and tested on recorded output; `darwinHost` only runs the commands through
 // an injected runner. iostat measures busy over its own one-second window, so no tick state is kept.
 
-import { type ExecFileException, execFile } from 'node:child_process';
+import { messageOf } from '../errors.js';
+import { endingOf, type RunResult, runProcess, SpawnError, succeeded } from '../process/run.js';
 import type { Memory } from '../state/schemas.js';
 import { measurementFailed } from './read.js';
 
@@ -113,29 +114,33 @@ export async function darwinHost(run: Run): Promise<DarwinHost> {
   };
 }
 
-export const runCommand: Run = (cmd, args, timeoutMs) =>
-  new Promise((resolve, reject) => {
-    // SIGKILL on timeout: these commands hold no state worth a graceful exit.
-    const options = {
-      timeout: timeoutMs,
-      killSignal: 'SIGKILL' as const,
-      maxBuffer: 1 << 20,
-      encoding: 'utf8' as const,
-    };
-    execFile(cmd, args, options, (error, stdout, stderr) => {
-      if (error) reject(measurementFailed([cmd, ...args].join(' '), failureReason(error, stderr, timeoutMs)));
-      else resolve(stdout);
-    });
-  });
+/** Output kept: these commands print a few lines; more means something else answered. */
+const MAX_OUTPUT_BYTES = 1 << 20;
 
-function failureReason(error: ExecFileException, stderr: string, timeoutMs: number): string {
-  if (error.code === 'ENOENT') return 'command not found';
-  if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return 'output too large';
-  // `killed` is set only when Node itself sent the signal, which here means the timeout fired.
-  if (error.killed) return `timed out after ${timeoutMs} ms`;
-  if (error.signal) return `killed by ${error.signal}`;
-  const firstLine = stderr.trim().split('\n')[0];
-  return `exited with code ${error.code}${firstLine ? `: ${firstLine}` : ''}`;
+export const runCommand: Run = async (cmd, args, timeoutMs) => {
+  const what = [cmd, ...args].join(' ');
+  let result: RunResult;
+  try {
+    // SIGKILL on timeout: these commands hold no state worth a graceful exit.
+    result = await runProcess(cmd, args, {
+      env: process.env,
+      timeoutMs,
+      killGraceMs: 0,
+      maxOutputBytes: MAX_OUTPUT_BYTES,
+    });
+  } catch (error) {
+    if (error instanceof SpawnError && error.code === 'ENOENT')
+      throw measurementFailed(what, 'command not found');
+    throw measurementFailed(what, messageOf(error));
+  }
+  if (!succeeded(result)) throw measurementFailed(what, failureReason(result, timeoutMs));
+  return result.stdout.toString('utf8');
+};
+
+function failureReason(result: RunResult, timeoutMs: number): string {
+  const firstLine = result.stderr.toString('utf8').trim().split('\n')[0];
+  const ending = endingOf(result, timeoutMs);
+  return ending.startsWith('exited') && firstLine ? `${ending}: ${firstLine}` : ending;
 }
 
 function parseInteger(text: string, what: string): number {

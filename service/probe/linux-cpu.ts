@@ -15,7 +15,7 @@ export interface LinuxCpu {
 }
 
 /** Aggregate ticks and the number of `cpuN` lines of a /proc/stat text. */
-export function parseProcStat(text: string): { cpu_ticks: CpuTicks; cores: number } {
+export function parseHostCpuStat(text: string): { cpu_ticks: CpuTicks; cores: number } {
   let aggregate: string[] | undefined;
   let cores = 0;
   for (const line of text.split('\n')) {
@@ -59,5 +59,5 @@ export async function linuxCpu(read: ReadText): Promise<LinuxCpu> {
   const [stat, loadavg] = await Promise.all([read(PROC_STAT), read(PROC_LOADAVG)]);
   if (stat === undefined) throw measurementFailed(PROC_STAT, 'missing');
   if (loadavg === undefined) throw measurementFailed(PROC_LOADAVG, 'missing');
-  return { ...parseProcStat(stat), load1: parseLoadavg(loadavg) };
+  return { ...parseHostCpuStat(stat), load1: parseLoadavg(loadavg) };
 }

@@ -3,11 +3,7 @@
 // the snapshot; the clocks are carried on by terminal id (core/pane-watch.ts). Checks run on at most
 // one worker per CPU, and one pane's failed check resets only that pane's clock.
 
-import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { basename } from 'node:path';
-import { promisify } from 'node:util';
 import { classifyForeground, type PromptState, promptState } from '../core/pane-rule.js';
 import {
   carryWatch,
@@ -17,6 +13,7 @@ import {
   type WatchMap,
 } from '../core/pane-watch.js';
 import { messageOf } from '../errors.js';
+import { childNames } from '../process/table.js';
 import { isTerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane, Snapshot } from '../terminal/records.js';
@@ -107,49 +104,5 @@ function shellSample(pane: Pane, empty: boolean): PaneSample {
   return { terminal_id: pane.terminal_id, pane: pane.pane_id, kind: 'shell', empty };
 }
 
-/** Children from /proc on Linux, else from a `ps` listing. */
-export const readChildren: ChildReader = (pid) =>
-  process.platform === 'linux' ? procChildren(pid) : psChildren(pid);
-
-/** /proc/PID/task/PID/children lists the children of the shell's (only) thread. */
-export async function procChildren(pid: number, procRoot = '/proc'): Promise<string[] | null> {
-  let text: string;
-  try {
-    text = await readFile(`${procRoot}/${pid}/task/${pid}/children`, 'utf8');
-  } catch {
-    return null;
-  }
-  const names: string[] = [];
-  for (const child of text.split(/\s+/).filter((field) => field !== '')) {
-    try {
-      names.push((await readFile(`${procRoot}/${child}/comm`, 'utf8')).replace(/\n$/, ''));
-    } catch {
-      // exited since the listing: no longer a job
-    }
-  }
-  return names;
-}
-
-const PS_TIMEOUT_MS = 5_000;
-
-async function psChildren(pid: number): Promise<string[] | null> {
-  try {
-    const { stdout } = await promisify(execFile)('ps', ['-A', '-o', 'ppid=', '-o', 'comm='], {
-      timeout: PS_TIMEOUT_MS,
-      maxBuffer: 8 * 1024 * 1024,
-    });
-    return parsePsChildren(stdout, pid);
-  } catch {
-    return null;
-  }
-}
-
-/** The program names of `pid`'s children in `ps -o ppid= -o comm=` output (comm may be a path). */
-export function parsePsChildren(stdout: string, pid: number): string[] {
-  const names: string[] = [];
-  for (const line of stdout.split('\n')) {
-    const match = /^\s*(\d+)\s+(.+)$/.exec(line);
-    if (match && Number(match[1]) === pid) names.push(basename((match[2] ?? '').trim()));
-  }
-  return names;
-}
+/** Children from the process table (/proc on Linux, a `ps` listing on macOS). */
+export const readChildren: ChildReader = (pid) => childNames(pid);

@@ -62,17 +62,20 @@ export async function readManagementKey(
       error instanceof SpawnError ? `cannot run it (${error.code ?? 'error'})` : 'cannot run it',
     );
   }
+  // Checked first: past the cap the runner stops the command, which is not why it failed.
+  if (result.truncated) return unreadable('its output is too long to be a key');
   if (!succeeded(result)) {
     // security's stderr names the problem ("could not be found in the keychain"); stdout is never shown.
     const stderr = safeText(result.stderr.toString('utf8'), 160);
     const how = result.timedOut
       ? 'no answer in time'
-      : result.signal
-        ? `killed by ${result.signal}`
-        : `exit ${result.exitCode}`;
+      : result.aborted
+        ? 'interrupted'
+        : result.signal
+          ? `killed by ${result.signal}`
+          : `exit ${result.exitCode}`;
     return unreadable(stderr ? `${how}: ${stderr}` : how);
   }
-  if (result.truncated) return unreadable('its output is too long to be a key');
   const key = result.stdout.toString('utf8').replace(/\r?\n$/, '');
   if (key === '') return unreadable('it is empty');
   // A key goes into an HTTP header: anything but visible ASCII would break or bend the request.

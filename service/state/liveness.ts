@@ -1,17 +1,15 @@
 // Who holds a lock or writes a temp file, and whether that process still runs. A process is named
 // by pid plus its start time, which survives SIGSTOP, a suspended laptop and swapping, so a frozen
-// holder is alive and a pid the kernel reused is not. Every /proc read of the state layer goes
-// through here (through service/jobs/proc-identity.ts), so one module can later take them all.
+// holder is alive and a pid the kernel reused is not. The process table (service/process/table.ts)
+// answers both questions.
 
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { processAlive } from '../jobs/proc-identity.js';
-import { parseProcStat } from '../terminal/proc.js';
+import { processAlive, selfStart } from '../process/table.js';
 
 export interface ProcessIdentity {
   pid: number;
   /**
-   * Clock ticks after boot from /proc/PID/stat; null without /proc (macOS), where liveness falls back
+   * Clock ticks after boot (the process table's start time); null without /proc (macOS), where liveness falls back
    * to signal 0 and accepts the pid-reuse risk that platform leaves (pids wrap at 99999 there).
    */
   start: number | null;
@@ -23,13 +21,7 @@ let self: ProcessIdentity | undefined;
 /** This process, read once. */
 export function selfIdentity(): ProcessIdentity {
   if (self === undefined) {
-    let start: number | null = null;
-    try {
-      start = parseProcStat(readFileSync('/proc/self/stat', 'utf8'))?.start ?? null;
-    } catch {
-      start = null;
-    }
-    self = { pid: process.pid, start, hostname: hostname() };
+    self = { pid: process.pid, start: selfStart(), hostname: hostname() };
   }
   return self;
 }

@@ -1,6 +1,6 @@
-// State files are read only when they are regular files. A directory, FIFO, socket or device in a
-// state file's place is refused with one line naming it: checked before opening, opened with
-// O_NONBLOCK so a FIFO swapped in meanwhile can never block, and checked again on the open handle.
+// State files are read, and logs appended to, only when they are regular files. A directory, FIFO,
+// socket or device in their place is refused with one line naming it: opened with O_NONBLOCK so a
+// FIFO can never block, and checked on the open handle (and, for reads, before opening).
 
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
@@ -34,6 +34,27 @@ export async function openRegular(path: string): Promise<FileHandle | undefined>
   }
 }
 
+/**
+ * A regular file opened for appending, created with `mode` when missing. O_NONBLOCK: a FIFO in its
+ * place with no reader fails (ENXIO) instead of blocking, and one with a reader is refused.
+ */
+export async function openAppendRegular(path: string, mode: number): Promise<FileHandle> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+      mode,
+    );
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFile(path, kindOf(stats), 'write');
+    return handle;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    throw fsFailure('write', path, error);
+  }
+}
+
 /** The whole text of a regular file, or undefined when it does not exist. */
 export async function readRegular(path: string): Promise<string | undefined> {
   const handle = await openRegular(path);
@@ -52,8 +73,8 @@ export class NotRegularFile extends DogsledError {
   /** `a directory`, `a FIFO`, ... */
   readonly kind: string;
 
-  constructor(path: string, kind: string) {
-    super(`cannot read ${oneLine(path, 400)}: it is ${kind}, not a regular file`);
+  constructor(path: string, kind: string, action: 'read' | 'write' = 'read') {
+    super(`cannot ${action} ${oneLine(path, 400)}: it is ${kind}, not a regular file`);
     this.kind = kind;
   }
 }

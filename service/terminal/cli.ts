@@ -1,9 +1,9 @@
-// The herdr CLI as a transport: `herdr [--machine ID] <command…>` through execFile (never a shell).
+// The herdr CLI as a transport: `herdr [--machine ID] <command…>` on the one runner (never a shell).
 // Exit 0 prints the envelope on stdout (or raw text, or nothing); exit 1 prints Herdr's error
 // envelope on stderr; exit 2 is a usage error in plain text. Used when no socket is usable, and for
 // everything forwarded to a saved machine, which has no socket method.
 
-import { execFile } from 'node:child_process';
+import { type RunResult, runProcess, SpawnError } from '../process/run.js';
 import { type CliCommand, cliCommand } from './cli-commands.js';
 import { errorOf, type Reply, replyOf } from './envelope.js';
 import { TerminalError } from './errors.js';
@@ -16,6 +16,8 @@ export interface CliRun {
   stdout: string;
   stderr: string;
   timedOut: boolean;
+  /** The output passed the cap and herdr was stopped: what it printed is incomplete. */
+  truncated: boolean;
 }
 
 export interface CliRunOptions {
@@ -24,45 +26,36 @@ export interface CliRunOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** Runs the binary; rejects only when it cannot be started (`unreachable`). */
-export function runHerdr(bin: string, args: string[], options: CliRunOptions): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      bin,
-      args,
-      {
-        env: options.env,
-        encoding: 'utf8',
-        maxBuffer: 64 * 1024 * 1024,
-        // The CLI holds no state worth a graceful exit; a wait it runs is cancelled by the close.
-        killSignal: 'SIGKILL',
-        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-      (error, stdout, stderr) => {
-        const code = (error as NodeJS.ErrnoException | null)?.code;
-        if (code === 'ENOENT' || code === 'EACCES') {
-          reject(
-            new TerminalError('unreachable', `herdr binary ${bin} cannot be run (${code})`, { cause: error }),
-          );
-          return;
-        }
-        if (error?.name === 'AbortError') {
-          reject(options.signal?.reason ?? error);
-          return;
-        }
-        // `killed` means Node sent the signal: the deadline, unless the output outgrew maxBuffer.
-        const killed = (error as { killed?: boolean } | null)?.killed === true;
-        resolve({
-          exitCode: child.exitCode,
-          signal: child.signalCode,
-          stdout,
-          stderr,
-          timedOut: killed && code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER',
-        });
-      },
-    );
-  });
+/** Output kept per stream: far above any reply; a herdr printing more is stopped. */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/** Runs the binary; rejects only when it cannot be started (`unreachable`) or the signal aborted. */
+export async function runHerdr(bin: string, args: string[], options: CliRunOptions): Promise<CliRun> {
+  let result: RunResult;
+  try {
+    result = await runProcess(bin, args, {
+      env: options.env,
+      maxOutputBytes: MAX_OUTPUT_BYTES,
+      // The CLI holds no state worth a graceful exit; a wait it runs is cancelled by the close.
+      killGraceMs: 0,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof SpawnError)) throw error;
+    throw new TerminalError('unreachable', `herdr binary ${bin} cannot be run (${error.code ?? 'error'})`, {
+      cause: error,
+    });
+  }
+  if (result.aborted) throw options.signal?.reason ?? new DOMException('aborted', 'AbortError');
+  return {
+    exitCode: result.exitCode,
+    signal: result.signal,
+    stdout: result.stdout.toString('utf8'),
+    stderr: result.stderr.toString('utf8'),
+    timedOut: result.timedOut,
+    truncated: result.truncated,
+  };
 }
 
 function firstLine(text: string): string {
@@ -89,6 +82,11 @@ function stderrError(stderr: string, method: string): TerminalError | undefined 
 /** Turns a finished CLI run into a result or the TerminalError it means. */
 export function interpretRun(run: CliRun, command: CliCommand, method: string, shown: string): Reply {
   if (run.timedOut) throw new TerminalError('timeout', `${shown}: no answer in time`, { method });
+  if (run.truncated) {
+    throw new TerminalError('protocol', `${shown}: output larger than ${MAX_OUTPUT_BYTES >> 20} MiB`, {
+      method,
+    });
+  }
   if (run.exitCode === null) {
     throw new TerminalError('other', `${shown}: killed by ${run.signal ?? 'a signal'}`, { method });
   }

@@ -1,16 +1,19 @@
 // The terminal port without Herdr. A "pane" is a detached process group (own session, unref'd)
 // whose output is appended to a log the caller names; close kills the group, read tails the log,
-// process info comes from /proc. Agents, workspaces, tabs, worktrees and plugins are refused with
+// process info comes from the process table. Agents, workspaces, tabs, worktrees and plugins are refused with
 // `<command> needs Herdr (<why>)`. Calls the product makes routinely are harmless no-ops instead:
 // pane/workspace metadata and agent reports (applied: false), notify (shown: false, reason
 // "no_herdr"), and snapshot (an empty session).
 
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { open, readlink } from 'node:fs/promises';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { launchDetached } from '../process/launch.js';
+import { SpawnError } from '../process/run.js';
+import { groupMembers, hasProc, outputTarget, pidAlive, readStat } from '../process/table.js';
+import { fsFailure } from '../state/fs-errors.js';
+import { openAppendRegular, openRegular } from '../state/regular-file.js';
 import { needsHerdr, TerminalError } from './errors.js';
+import { foregroundRecord } from './foreground.js';
 import { forwardedPort } from './herdr.js';
 import { listMachines } from './machines.js';
 import type {
@@ -20,7 +23,6 @@ import type {
   RunCommandOptions,
   TerminalPort,
 } from './port.js';
-import { groupMembers, hasProc, pidAlive, processRecord, procStat } from './proc.js';
 import type { Machine, Notification, PaneRead, ProcessInfo, Snapshot } from './records.js';
 import { ROUTINE_TIMEOUT_MS } from './transport.js';
 
@@ -140,32 +142,24 @@ export class HeadlessTerminal implements TerminalPort {
 
   /** Spawns argv as the leader of a new session; resolves once it runs, rejects if it cannot start. */
   async runCommand(options: RunCommandOptions): Promise<LaunchedCommand> {
-    const [command, ...args] = options.argv;
+    const [command] = options.argv;
     if (command === undefined) throw new Error('runCommand: argv is empty');
-    const fd = options.logPath === undefined ? 'ignore' : openSync(options.logPath, 'a', 0o600);
+    const log = options.logPath === undefined ? undefined : await openAppendRegular(options.logPath, 0o600);
     try {
-      const child = spawn(command, args, {
+      const pid = await launchDetached(options.argv, {
         cwd: options.cwd,
         env: { ...this.env, ...options.env },
-        detached: true,
-        stdio: ['ignore', fd, fd],
-      });
-      await new Promise<void>((resolve, reject) => {
-        child.once('spawn', resolve);
-        child.once('error', reject);
+        ...(log === undefined ? {} : { outputFd: log.fd }),
       }).catch((error: unknown) => {
-        throw new DogsledError(`cannot start ${command} in ${options.cwd}: ${messageOf(error)}`, {
-          cause: error,
-        });
+        const why = error instanceof SpawnError ? messageOf(error.cause) : messageOf(error);
+        throw new DogsledError(`cannot start ${command} in ${options.cwd}: ${why}`, { cause: error });
       });
-      child.unref();
-      const pid = child.pid!;
-      const start = (await procStat(pid))?.start;
+      const start = (await readStat(pid))?.start;
       const paneId = paneIdOf(pid, start);
       if (options.logPath !== undefined) this.logs.set(paneId, options.logPath);
       return { paneId, pid };
     } finally {
-      if (typeof fd === 'number') closeSync(fd);
+      await log?.close();
     }
   }
 
@@ -190,14 +184,20 @@ export class HeadlessTerminal implements TerminalPort {
       });
     }
     const lines = Math.min(options.lines ?? DEFAULT_LINES, MAX_LINES);
-    const { text, truncated } = await tail(log, lines);
+    const read = await tail(log, lines);
+    if (read === undefined) {
+      throw new TerminalError('pane_not_found', `pane ${paneId}'s output log is gone`, {
+        method: 'pane.read',
+      });
+    }
+    const { text, truncated } = read;
     return { pane_id: paneId, source: options.source ?? 'recent', text: stripEscapes(text), truncated };
   }
 
   async processInfo(paneId: string): Promise<ProcessInfo> {
     const method = 'pane.process_info';
     const group = groupOf(paneId, method);
-    if (!(await hasProc())) {
+    if (!hasProc()) {
       if (!pidAlive(group.pgid))
         throw new TerminalError('pane_not_found', `pane ${paneId} has exited`, { method });
       return {
@@ -214,27 +214,32 @@ export class HeadlessTerminal implements TerminalPort {
       pane_id: paneId,
       shell_pid: group.pgid,
       foreground_process_group_id: group.pgid,
-      foreground_processes: await Promise.all(members.map(processRecord)),
+      foreground_processes: await Promise.all(members.map(foregroundRecord)),
     };
   }
 
   private async alive(group: Group): Promise<boolean> {
-    if (!(await hasProc())) return pidAlive(group.pgid);
+    if (!hasProc()) return pidAlive(group.pgid);
     return (await groupMembers(group.pgid, group.start)).length > 0;
   }
 
   /** A group launched by another process: its leader's stdout, when that is a regular file. */
   private async logOf(group: Group): Promise<string | undefined> {
-    const leader = await procStat(group.pgid);
+    const leader = await readStat(group.pgid);
     if (!leader || (group.start !== undefined && leader.start !== group.start)) return undefined;
-    const target = await readlink(`/proc/${group.pgid}/fd/1`).catch(() => undefined);
+    const target = await outputTarget(group.pgid);
     return target?.startsWith('/') && !target.startsWith('/dev/') ? target : undefined;
   }
 }
 
-/** The last `lines` lines of a file, reading at most TAIL_BYTES from its end. */
-async function tail(path: string, lines: number): Promise<{ text: string; truncated: boolean }> {
-  const handle = await open(path, 'r');
+/** A group member in the shape of Herdr's foreground process entries. */
+/**
+ * The last `lines` lines of a file, reading at most TAIL_BYTES from its end; undefined when it is
+ * gone. Only a regular file is read: a FIFO in the log's place is refused, never waited on.
+ */
+async function tail(path: string, lines: number): Promise<{ text: string; truncated: boolean } | undefined> {
+  const handle = await openRegular(path);
+  if (handle === undefined) return undefined;
   try {
     const { size } = await handle.stat();
     const length = Math.min(size, TAIL_BYTES);
@@ -246,7 +251,9 @@ async function tail(path: string, lines: number): Promise<{ text: string; trunca
     const kept = all.slice(-lines);
     const text = kept.join('\n') + (trailing === '' && kept.length > 0 ? '\n' : '');
     return { text, truncated: length < size || all.length > lines };
+  } catch (error) {
+    throw fsFailure('read', path, error);
   } finally {
-    await handle.close();
+    await handle.close().catch(() => undefined);
   }
 }

@@ -195,7 +195,8 @@ export type Tab = z.infer<typeof TabSchema>;
 export type Pane = z.infer<typeof PaneSchema>;
 export type Agent = z.infer<typeof AgentSchema>;
 export type PaneRead = z.infer<typeof PaneReadSchema>;
-export type ProcessEntry = z.infer<typeof ProcessSchema>;
+/** One of a pane's foreground processes, as Herdr reports it. */
+export type ForegroundProcess = z.infer<typeof ProcessSchema>;
 export type ProcessInfo = z.infer<typeof ProcessInfoSchema>;
 export type Worktree = z.infer<typeof WorktreeSchema>;
 export type WorktreeSource = z.infer<typeof WorktreeSourceSchema>;

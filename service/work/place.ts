@@ -9,7 +9,7 @@ import { LOCAL_HOST, readReservations } from '../hosts/local.js';
 import type { Placed } from '../hosts/place.js';
 import type { HostIO } from '../state/io.js';
 import type { Ticket } from '../state/work-schemas.js';
-import { callerPaneId } from '../terminal/caller.js';
+import { callerPane } from '../terminal/herdr-env.js';
 import type { Deadline } from './deadline.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
@@ -35,7 +35,7 @@ export async function placeRequest(
   deadline: Deadline,
   events: { queued?: (queued: Queued) => void } = {},
 ): Promise<PlaceWorkOutcome> {
-  const owner = callerPaneId(io.env);
+  const owner = callerPane(io.env);
   const submission = { request: null, pin: request.pin, owner, waiting: request.wait };
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
   const outcome = await deadline.step('placement', 'routine', (signal) =>

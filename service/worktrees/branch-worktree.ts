@@ -237,6 +237,7 @@ async function setUp(
       values: { main: made.main, path: made.path, branch: made.branch },
       deadlineMs: deps.deadline?.allowance('setup') ?? SETUP_CAP_MS,
       what: 'setup',
+      env: deps.env,
       ...(deps.signal ? { signal: deps.signal } : {}),
     });
   } catch (error) {

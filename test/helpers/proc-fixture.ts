@@ -1,7 +1,8 @@
 // A fake /proc for `serve` under DOGSLED_TEST_PROBE_ROOT: the test decides the cores, the CPU
-// ticks and the memory the service measures, and can advance the ticks while it runs.
+// ticks and the memory the service measures, and can advance the ticks while it runs. Also fixture
+// processes (/proc/<pid>: stat, comm, children, cmdline, status, cwd, fd/1) for the process table.
 
-import { rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeTree } from './tree.js';
 
@@ -37,4 +38,70 @@ export async function writeProc(root: string, shape: ProcShape): Promise<void> {
 export async function advanceStat(root: string, shape: ProcShape): Promise<void> {
   await writeFile(join(root, 'proc', 'stat.tmp'), procStat(shape));
   await rename(join(root, 'proc', 'stat.tmp'), join(root, 'proc', 'stat'));
+}
+
+/** One process of a fixture /proc/<pid> tree; what is left out is not written. */
+export interface ProcessShape {
+  pid: number;
+  comm: string;
+  state?: string;
+  ppid?: number;
+  pgrp?: number;
+  session?: number;
+  threads?: number;
+  start?: number;
+  cutime?: number;
+  cstime?: number;
+  /** Written as task/<pid>/children. */
+  children?: number[];
+  cwd?: string;
+  /** stdout's target (fd/1). */
+  stdout?: string;
+  argv?: string[];
+  /** VmRSS and VmHWM in KiB, for the status file. */
+  rssKiB?: number;
+  hwmKiB?: number;
+}
+
+/** A /proc/PID/stat line as the kernel writes it (52 fields), with the shape's values in place. */
+export function statLine(shape: ProcessShape): string {
+  const fields = Array.from({ length: 52 - 2 }, () => '0');
+  const set = (field: number, value: number | string) => {
+    fields[field - 3] = String(value);
+  };
+  set(3, shape.state ?? 'S');
+  set(4, shape.ppid ?? 1);
+  set(5, shape.pgrp ?? shape.pid);
+  set(6, shape.session ?? shape.pid);
+  set(8, -1);
+  set(16, shape.cutime ?? 0);
+  set(17, shape.cstime ?? 0);
+  set(20, shape.threads ?? 1);
+  set(22, shape.start ?? 1000);
+  return `${shape.pid} (${shape.comm}) ${fields.join(' ')}\n`;
+}
+
+/** Writes each process under `root` (a fixture /proc: pass it where the code takes a root). */
+export async function writeProcesses(root: string, processes: readonly ProcessShape[]): Promise<void> {
+  for (const shape of processes) {
+    const dir = join(root, String(shape.pid));
+    const tree: Record<string, string> = {
+      [`${shape.pid}/stat`]: statLine(shape),
+      [`${shape.pid}/comm`]: `${shape.comm}\n`,
+    };
+    if (shape.children !== undefined) {
+      tree[`${shape.pid}/task/${shape.pid}/children`] = shape.children.map((pid) => `${pid} `).join('');
+    }
+    if (shape.argv !== undefined) tree[`${shape.pid}/cmdline`] = `${shape.argv.join('\0')}\0`;
+    if (shape.rssKiB !== undefined) {
+      const hwm = shape.hwmKiB === undefined ? '' : `VmHWM:\t${shape.hwmKiB} kB\n`;
+      tree[`${shape.pid}/status`] = `Name:\t${shape.comm}\n${hwm}VmRSS:\t${shape.rssKiB} kB\n`;
+    }
+    await writeTree(root, tree);
+    if (shape.cwd !== undefined) await symlink(shape.cwd, join(dir, 'cwd'));
+    if (shape.stdout !== undefined) {
+      await mkdir(join(dir, 'fd'), { recursive: true });
+      await symlink(shape.stdout, join(dir, 'fd', '1'));
+    }
+  }
 }

@@ -30,6 +30,7 @@ describe('runRepoCommands', () => {
       values,
       deadlineMs: BUDGET_MS,
       what: 'setup',
+      env: process.env,
     });
     expect(await readFile(join(path, 'order'), 'utf8')).toBe(`${path}\n/tmp/it's a $HOME||done\n`);
   });
@@ -41,6 +42,7 @@ describe('runRepoCommands', () => {
       values,
       deadlineMs: BUDGET_MS,
       what: 'setup',
+      env: process.env,
     });
     expect(await readFile(join(path, 'got'), 'utf8')).toBe('');
   });
@@ -54,7 +56,7 @@ describe('runRepoCommands', () => {
           'for i in $(seq 1 30); do echo "line $i"; done; printf "\\033[31mred\\033[0m\\r\\n" >&2; exit 3',
           'touch ran',
         ],
-        { cwd: path, values, deadlineMs: BUDGET_MS, what: 'teardown' },
+        { cwd: path, values, deadlineMs: BUDGET_MS, what: 'teardown', env: process.env },
       ),
     );
     expect(error.exitCode).toBe(2);
@@ -70,7 +72,13 @@ describe('runRepoCommands', () => {
   test('a command killed by a signal is a failure that names the signal', async () => {
     const { path, values } = await worktree();
     const error = await failure(
-      runRepoCommands(['kill -KILL $$'], { cwd: path, values, deadlineMs: BUDGET_MS, what: 'setup' }),
+      runRepoCommands(['kill -KILL $$'], {
+        cwd: path,
+        values,
+        deadlineMs: BUDGET_MS,
+        what: 'setup',
+        env: process.env,
+      }),
     );
     expect(error.message).toBe('setup command failed (signal SIGKILL): kill -KILL $$');
   });
@@ -83,6 +91,7 @@ describe('runRepoCommands', () => {
         values,
         deadlineMs: 500,
         what: 'teardown',
+        env: process.env,
       }),
     );
     expect(error.message).toMatch(
@@ -101,6 +110,7 @@ describe('runRepoCommands', () => {
       values,
       deadlineMs: BUDGET_MS,
       what: 'setup',
+      env: process.env,
       signal: controller.signal,
     });
     await waitForFile(join(path, 'started'));
@@ -117,8 +127,29 @@ describe('runRepoCommands', () => {
       values,
       deadlineMs: BUDGET_MS,
       what: 'setup',
+      env: process.env,
     });
     process.kill(Number(await readFile(join(path, 'bg'), 'utf8')));
+  });
+
+  test('runs with the environment it is given, and keeps only the tail of a flood of output', async () => {
+    const { path, values } = await worktree();
+    process.env.DOGSLED_SETUP_LEAK = 'leaked';
+    try {
+      const error = await failure(
+        runRepoCommands(['seq 1 200000; echo "[$DOGSLED_SETUP_LEAK][$GIVEN]"; exit 4'], {
+          cwd: path,
+          values,
+          deadlineMs: BUDGET_MS,
+          what: 'setup',
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIVEN: 'given' },
+        }),
+      );
+      expect(error.output.at(-1)).toBe('[][given]');
+      expect(error.output.at(-2)).toBe('200000');
+    } finally {
+      delete process.env.DOGSLED_SETUP_LEAK;
+    }
   });
 
   test('a bad placeholder fails before any command runs', async () => {
@@ -128,6 +159,7 @@ describe('runRepoCommands', () => {
       values,
       deadlineMs: BUDGET_MS,
       what: 'setup',
+      env: process.env,
     }).catch((thrown: unknown) => thrown);
     expect(isDogsledError(error)).toBe(true);
     expect((error as Error).message).toMatch(
@@ -139,7 +171,13 @@ describe('runRepoCommands', () => {
   test('a missing worktree directory is a one-line error', async () => {
     const { path, values } = await worktree();
     await expect(
-      runRepoCommands(['true'], { cwd: join(path, 'nope'), values, deadlineMs: BUDGET_MS, what: 'teardown' }),
+      runRepoCommands(['true'], {
+        cwd: join(path, 'nope'),
+        values,
+        deadlineMs: BUDGET_MS,
+        what: 'teardown',
+        env: process.env,
+      }),
     ).rejects.toThrow(`cannot run teardown commands: ${join(path, 'nope')} is not a directory`);
   });
 });

@@ -2,13 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import {
-  hotProcesses,
-  outsidePaneAncestry,
-  type ProcessEntry,
-  parseProcStat,
-  readProcessTable,
-} from '../../service/cleanup/processes.js';
+import { hotProcesses, outsidePaneAncestry } from '../../service/cleanup/processes.js';
+import { type ProcessEntry, readProcessTable } from '../../service/process/table.js';
 import { tempDir } from '../helpers/tree.js';
 
 function statLine(pid: number, comm: string, ppid: number, threads = 1): string {
@@ -19,26 +14,6 @@ function statLine(pid: number, comm: string, ppid: number, threads = 1): string 
 function entry(pid: number, ppid: number): ProcessEntry {
   return { pid, ppid, comm: `p${pid}`, threads: 1 };
 }
-
-describe('parseProcStat', () => {
-  test('reads pid, ppid, threads and a program name holding spaces and parentheses', () => {
-    expect(parseProcStat(statLine(42, 'my (odd) prog', 7, 9))).toEqual({
-      pid: 42,
-      ppid: 7,
-      comm: 'my (odd) prog',
-      threads: 9,
-    });
-  });
-
-  test('strips escape sequences and control characters from the program name', () => {
-    expect(parseProcStat(statLine(5, 'evil\u001b[31m\nname', 1))?.comm).toBe('evil name');
-  });
-
-  test('refuses a line that is not a stat line', () => {
-    expect(parseProcStat('garbage')).toBeNull();
-    expect(parseProcStat('1 (x) S')).toBeNull();
-  });
-});
 
 describe('outsidePaneAncestry', () => {
   // 1 init; 10 herdr pane root -> 11 shell -> 12 cargo; 20 sshd -> 21 busy; 30 orphan of a vanished parent

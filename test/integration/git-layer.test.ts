@@ -189,6 +189,19 @@ describe('the process runner', () => {
     expect(succeeded(aborted)).toBe(false);
   });
 
+  it('answers once git exits, even when a helper it started (an ssh master) keeps its pipes open', async () => {
+    const alias = 'alias.linger=!sleep 60 & echo $!';
+    const result = await runGit(['-c', alias, 'linger'], { env: process.env, cwd: repo.main });
+    const helper = Number(result.stdout.toString('utf8').trim());
+    try {
+      expect(helper).toBeGreaterThan(1);
+      expect(succeeded(result)).toBe(true);
+      expect(failureOf({ ...result, aborted: true })).toBe('git -c was interrupted');
+    } finally {
+      if (helper > 1) process.kill(helper, 'SIGKILL');
+    }
+  });
+
   it('is not fooled by a GIT_DIR or GIT_WORK_TREE in the environment it is given', async () => {
     // A hook's environment: every git call would act on another repository if it kept them.
     const hooked = {

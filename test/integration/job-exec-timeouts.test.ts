@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseProcStat } from '../../service/process/table.js';
 import {
   type JobRecord,
   jobLogPath,
@@ -12,7 +13,6 @@ import {
   writeJobRecord,
 } from '../../service/state/job-records.js';
 import { type StatePaths, statePaths } from '../../service/state/paths.js';
-import { parseProcStat } from '../../service/terminal/proc.js';
 import { eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { jobFixture } from '../helpers/job-fixtures.js';
 

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { readStat } from '../../service/process/table.js';
 import { newId } from '../../service/state/ids.js';
 import type { StateIO } from '../../service/state/io.js';
 import {
@@ -17,7 +18,6 @@ import {
   writeJobRecord,
 } from '../../service/state/job-records.js';
 import { statePaths } from '../../service/state/paths.js';
-import { procStat } from '../../service/terminal/proc.js';
 import { type Sandbox, sandbox } from '../helpers/cli.js';
 import { jobFixture } from '../helpers/job-fixtures.js';
 
@@ -81,7 +81,7 @@ export async function startJob(
   );
   await log.close();
   const pgid = child.pid as number;
-  const pgidStart = (await procStat(pgid))?.start ?? null;
+  const pgidStart = (await readStat(pgid))?.start ?? null;
   const wrapper = options.wrapper === 'dead' ? await deadProcess() : await self();
   await updateJobRecord(io, id, (current) => {
     if (current === undefined) throw new Error(`no record ${id}`);
@@ -130,7 +130,7 @@ export async function runningJob(
 export async function deadProcess(): Promise<{ pid: number; start: number | null }> {
   const child = spawn('sleep', ['30'], { stdio: 'ignore' });
   const pid = child.pid as number;
-  const start = (await procStat(pid))?.start ?? null;
+  const start = (await readStat(pid))?.start ?? null;
   const gone = new Promise((resolve) => child.on('exit', resolve));
   child.kill('SIGKILL');
   await gone;
@@ -138,12 +138,12 @@ export async function deadProcess(): Promise<{ pid: number; start: number | null
 }
 
 export async function self(): Promise<{ pid: number; start: number | null }> {
-  return { pid: process.pid, start: (await procStat(process.pid))?.start ?? null };
+  return { pid: process.pid, start: (await readStat(process.pid))?.start ?? null };
 }
 
 /** Whether the process `pid` still runs (not a zombie). */
 export async function alive(pid: number): Promise<boolean> {
-  const stat = await procStat(pid);
+  const stat = await readStat(pid);
   return stat !== undefined && stat.state !== 'Z';
 }
 

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { readStat } from '../../service/process/table.js';
 import { writeJobRecord } from '../../service/state/job-records.js';
-import { procStat } from '../../service/terminal/proc.js';
 import { runCli } from '../helpers/cli.js';
 import {
   alive,
@@ -33,7 +33,7 @@ async function jobs() {
   const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
   const strangerPid = stranger.pid as number;
   groups.push(strangerPid);
-  const strangerStart = (await procStat(strangerPid))?.start ?? 0;
+  const strangerStart = (await readStat(strangerPid))?.start ?? 0;
   const wrapper = await self();
   const dead = await deadProcess();
   const records = [

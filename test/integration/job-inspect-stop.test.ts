@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { readStat } from '../../service/process/table.js';
 import { jobStopPath, updateJobRecord } from '../../service/state/job-records.js';
-import { procStat } from '../../service/terminal/proc.js';
 import { eventually, runCli } from '../helpers/cli.js';
 import {
   alive,
@@ -111,7 +111,7 @@ describe('dogsled stop', () => {
     const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
     const pgid = stranger.pid as number;
     groups.push(pgid);
-    const start = (await procStat(pgid))?.start ?? 0;
+    const start = (await readStat(pgid))?.start ?? 0;
     const job = await createJob(box.io);
     const wrapper = await deadProcess();
     await updateJobRecord(box.io, job.id, (current) => {

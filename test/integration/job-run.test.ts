@@ -80,6 +80,22 @@ describe('run --wait without Herdr', () => {
     expect(result.code).toBe(0);
   });
 
+  it("carries none of the caller's pane variables into a headless job: no tab, no workspace", async () => {
+    const env = {
+      ...box.env,
+      HERDR_ENV: '1',
+      HERDR_PANE_ID: 'w9:p9',
+      HERDR_TAB_ID: 'w9:t9',
+      HERDR_WORKSPACE_ID: 'w9',
+      HERDR_SOCKET_PATH: join(box.root, 'no-herdr.sock'),
+    };
+    const script =
+      'echo "[$HERDR_ENV][$HERDR_PANE_ID][$HERDR_TAB_ID][$HERDR_WORKSPACE_ID][$HERDR_SOCKET_PATH]"';
+    const result = await runCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', script], env);
+    expect(result.stdout).toBe(`[][][][][${join(box.root, 'no-herdr.sock')}]\n`);
+    expect(result.code).toBe(0);
+  });
+
   it('passes the arguments through unchanged and runs in --cwd', async () => {
     const args = ['a b', "it's", '$HOME', '--', '*'];
     const result = await runCli(

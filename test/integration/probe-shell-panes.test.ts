@@ -5,13 +5,9 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  observeShellPanes,
-  type PaneProbe,
-  parsePsChildren,
-  probePrompt,
-  procChildren,
-} from '../../service/probe/shell-panes.js';
+import { observeShellPanes, type PaneProbe, probePrompt } from '../../service/probe/shell-panes.js';
+import { childNames } from '../../service/process/table.js';
+import { parsePsChildren } from '../../service/process/table-darwin.js';
 import { openTerminal } from '../../service/terminal/open.js';
 import type { TerminalPort } from '../../service/terminal/port.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
@@ -84,7 +80,7 @@ describe('probePrompt', () => {
   });
 
   it('reads no children for a process that does not exist', async () => {
-    expect(await procChildren(2 ** 22 + 1)).toBeNull();
+    expect(await childNames(2 ** 22 + 1)).toBeNull();
   });
 
   it("picks a process's children out of a ps listing by parent pid, naming programs only", () => {

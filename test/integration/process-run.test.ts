@@ -2,7 +2,7 @@
 // aborts, output caps, stdin, an environment that is only what the caller gives.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { runProcess, SpawnError, succeeded } from '../../service/process/run.js';
+import { endingOf, runProcess, SpawnError, succeeded } from '../../service/process/run.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const sh = (script: string, options: Partial<Parameters<typeof runProcess>[2]> = {}) =>
@@ -84,6 +84,84 @@ describe('runProcess', () => {
     expect(stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')).toBe(true);
   });
 });
+
+describe('runProcess: runaway children and leftovers', () => {
+  it('stops a child whose output passes the cap, and never calls that a success', async () => {
+    const result = await runProcess('yes', [], { env, maxOutputBytes: 1000 });
+    expect(result.stdout.length).toBe(1000);
+    expect(result).toMatchObject({ truncated: true, timedOut: false, aborted: false });
+    expect(succeeded(result)).toBe(false);
+    expect(endingOf(result)).toBe('output too large');
+  });
+
+  it("keeps the end of the output in 'tail' mode and lets the child run to its own exit", async () => {
+    const seen: string[] = [];
+    const result = await sh('seq 1 20000; echo last >&2', {
+      maxOutputBytes: 12,
+      keep: 'tail',
+      onData: (chunk, stream) => seen.push(`${stream}:${chunk.length > 0}`),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.toString()).toBe('19999\n20000\n');
+    expect(result.stderr.toString()).toBe('last\n');
+    expect(result.truncated).toBe(true);
+    expect(seen).toContain('stdout:true');
+    expect(seen).toContain('stderr:true');
+  });
+
+  it('answers once the child exits even when a background grandchild keeps its pipes open', async () => {
+    const result = await sh('sleep 60 & echo $!');
+    const pid = Number(result.stdout.toString().trim());
+    try {
+      expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+      expect(pid).toBeGreaterThan(1);
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('with no grace sends SIGKILL at the deadline, never SIGTERM first', async () => {
+    const result = await sh('trap "echo got-term" TERM; echo ready; while :; do sleep 0.1; done', {
+      timeoutMs: 300,
+      killGraceMs: 0,
+    });
+    expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
+    expect(result.stdout.toString()).toBe('ready\n');
+  });
+
+  it('kills what a stopped detached child left in its group, even members that ignore SIGTERM', async () => {
+    const result = await sh('(trap "" TERM; exec sleep 60) & echo $!; wait', {
+      timeoutMs: 300,
+      detached: true,
+    });
+    expect(result.timedOut).toBe(true);
+    const pid = Number(result.stdout.toString().trim());
+    // SIGKILL reached it as soon as the leader was gone: dead, or a zombie awaiting its reaper.
+    await until(async () => {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      return stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    });
+  });
+
+  it('starts nothing for a signal that has already aborted', async () => {
+    const result = await runProcess('/nonexistent/dogsled-no-such-program', [], {
+      env,
+      signal: AbortSignal.abort(),
+    });
+    expect(result).toMatchObject({ aborted: true, exitCode: null, signal: null });
+    expect(succeeded(result)).toBe(false);
+  });
+
+  it('gives a child without input /dev/null, not a terminal or an inherited descriptor', async () => {
+    const result = await runProcess('readlink', ['/proc/self/fd/0'], { env });
+    expect(result.stdout.toString().trim()).toBe('/dev/null');
+  });
+});
+
+/** Polls `check` until it holds; the test's own timeout bounds the wait. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 describe('a deadline longer than a timer can hold', () => {
   it('is held at the longest timer, never fired at once', async () => {

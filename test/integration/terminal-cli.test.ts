@@ -59,6 +59,7 @@ const ANSWERS: [string, string][] = [
     `echo '${JSON.stringify({ id: 'cli:agent:start', result: { type: 'agent_started', agent, argv: ['codex', '-m', 'x'] } })}'`,
   ],
   ['agent wait', 'sleep 5'],
+  ['workspace report-metadata', 'sleep 60 & echo $! > "$(dirname "$0")/../lingering.pid"'],
   ['machine list', `echo '{"machines":[{"id":"m1","label":"netcup","target":"me@netcup","enabled":true}]}'`],
   [
     '--machine netcup',
@@ -212,6 +213,24 @@ describe('the CLI transport', () => {
     const transport = new CliTransport(join(bin, 'herdr'), { PATH: '/usr/bin:/bin' }, [], 200);
     const error = await failure(transport.call('agent.wait', { target: 'rev' }));
     expect(error.code).toBe('timeout');
+  });
+
+  it('answers once herdr exits, even when something it started keeps its output open', async () => {
+    const transport = new CliTransport(join(bin, 'herdr'), { PATH: '/usr/bin:/bin' }, [], 30_000);
+    try {
+      const call = transport.call('workspace.report_metadata', { workspace_id: 'w1', source: 'dogsled' });
+      await expect(call).resolves.toEqual({ type: 'ok' });
+    } finally {
+      const pid = Number(await readFile(join(dir, 'lingering.pid'), 'utf8').catch(() => '0'));
+      if (pid > 1) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('calls a herdr binary that cannot be started unreachable', async () => {
+    const transport = new CliTransport(join(dir, 'no-such-herdr'), { PATH: '/usr/bin:/bin' });
+    const error = await failure(transport.call('workspace.list', {}));
+    expect(error.code).toBe('unreachable');
+    expect(error.message).toContain('cannot be run (ENOENT)');
   });
 
   it('refuses a method the CLI cannot express instead of guessing', async () => {

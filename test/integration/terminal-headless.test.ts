@@ -147,6 +147,40 @@ describe('the headless backend', () => {
     await port.closePane(job.paneId); // already gone: nothing to do
   });
 
+  it('reads only a regular log: a FIFO or a directory in its place is refused, never waited on', async () => {
+    const log = join(dir, 'job.log');
+    const job = await port.runCommand({
+      cwd: dir,
+      argv: ['sh', '-c', 'echo hi; exec sleep 30'],
+      logPath: log,
+    });
+    launched.push(job.pid!);
+    await expect.poll(async () => (await port.readPane(job.paneId)).text).toBe('hi\n');
+    await rm(log);
+    execFileSync('mkfifo', [log]);
+    await expect(port.readPane(job.paneId)).rejects.toThrow(
+      `cannot read ${log}: it is a FIFO, not a regular file`,
+    );
+    await rm(log);
+    await mkdir(log);
+    await expect(port.readPane(job.paneId)).rejects.toThrow('it is a directory, not a regular file');
+    await rm(log, { recursive: true });
+    expect((await refusal(port.readPane(job.paneId))).code).toBe('pane_not_found');
+  });
+
+  it('launches into a regular log only: a FIFO or a directory in its place is refused, never waited on', async () => {
+    const fifo = join(dir, 'fifo.log');
+    execFileSync('mkfifo', [fifo]);
+    await expect(port.runCommand({ cwd: dir, argv: ['true'], logPath: fifo })).rejects.toThrow(
+      `cannot write ${fifo}: no such device or address (ENXIO)`,
+    );
+    const directory = join(dir, 'dir.log');
+    await mkdir(directory);
+    await expect(port.runCommand({ cwd: dir, argv: ['true'], logPath: directory })).rejects.toThrow(
+      `cannot write ${directory}: illegal operation on a directory (EISDIR)`,
+    );
+  });
+
   it('fails to launch a command that does not exist, before returning a pane', async () => {
     await expect(port.runCommand({ cwd: dir, argv: ['no-such-command-xyz'] })).rejects.toThrow(
       'cannot start no-such-command-xyz',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLsofCwds, parsePsTable } from '../../service/cleanup/processes-darwin.js';
+import { parseLsofCwds, parsePsTable } from '../../service/process/table-darwin.js';
 
 describe('the macOS process table', () => {
   it('reads pid, parent and program name from ps, never arguments', () => {

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { callerEnvironment, jobEnvironment, SUPERVISOR_ENV } from '../../service/core/job-env.js';
 import { withoutReservations } from '../../service/core/reservations.js';
+import { paneVariables } from '../../service/terminal/herdr-env.js';
 
 describe("a job's environment", () => {
   const caller = {
@@ -26,7 +27,7 @@ describe("a job's environment", () => {
       HERDR_TAB_ID: 'w2:t2',
       HERDR_WORKSPACE_ID: 'w2',
     };
-    expect(jobEnvironment(caller, pane, '/job')).toEqual({
+    expect(jobEnvironment(caller, pane, '/job', paneVariables(pane))).toEqual({
       PATH: '/caller/bin',
       TOKEN: 'secret',
       HERDR_ENV: '1',
@@ -39,14 +40,16 @@ describe("a job's environment", () => {
   });
 
   it('headless (pane variables cleared) has none of them, never the caller pane', () => {
-    const env = jobEnvironment(caller, { HERDR_ENV: '', HERDR_PANE_ID: '' }, '/job');
+    const wrapper = { HERDR_ENV: '', HERDR_PANE_ID: '' };
+    const env = jobEnvironment(caller, wrapper, '/job', paneVariables(wrapper));
     for (const key of ['HERDR_ENV', 'HERDR_PANE_ID', 'HERDR_TAB_ID', 'HERDR_WORKSPACE_ID'])
       expect(env).not.toHaveProperty(key);
     expect(env.HERDR_SOCKET_PATH).toBe('/run/h.sock');
   });
 
   it("without a saved environment is the wrapper's, never with the supervisor marker", () => {
-    expect(jobEnvironment(undefined, { PATH: '/w', [SUPERVISOR_ENV]: '1' }, '/job')).toEqual({
+    const wrapper = { PATH: '/w', [SUPERVISOR_ENV]: '1' };
+    expect(jobEnvironment(undefined, wrapper, '/job', paneVariables(wrapper))).toEqual({
       PATH: '/w',
       PWD: '/job',
     });

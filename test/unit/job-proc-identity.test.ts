@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { groupAlive, processAlive, signalGroup } from '../../service/jobs/proc-identity.js';
-import { procStat } from '../../service/terminal/proc.js';
+import { groupAlive, signalGroup } from '../../service/jobs/proc-identity.js';
+import { processAlive, readStat } from '../../service/process/table.js';
 import { eventually } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tree.js';
 import { deadProcess, killGroup } from '../integration/job-inspect-fixture.js';
@@ -20,12 +20,12 @@ async function group(script: string) {
   const pgid = child.pid as number;
   groups.push(pgid);
   const exited = new Promise((resolve) => child.on('exit', resolve));
-  return { pgid, start: (await procStat(pgid))?.start ?? null, exited };
+  return { pgid, start: (await readStat(pgid))?.start ?? null, exited };
 }
 
 describe('processAlive', () => {
   test('is true for a live process with its start time, false for another start time or a dead pid', async () => {
-    const start = (await procStat(process.pid))?.start ?? null;
+    const start = (await readStat(process.pid))?.start ?? null;
     expect(processAlive(process.pid, start)).toBe(true);
     expect(processAlive(process.pid, null)).toBe(true);
     expect(processAlive(process.pid, (start ?? 0) + 1)).toBe(false);
@@ -48,14 +48,14 @@ describe('groupAlive and signalGroup', () => {
     expect(await signalGroup(job.pgid, job.start, 'SIGKILL')).toBe('signalled');
     await eventually(async () => ((await groupAlive(job.pgid, job.start)) ? undefined : true));
     // Dead: gone, or a zombie until whoever inherited the orphan reaps it.
-    expect((await procStat(child))?.state ?? 'Z').toBe('Z');
+    expect((await readStat(child))?.state ?? 'Z').toBe('Z');
   });
 
   test('a leader with another start time is not the job: nothing is signalled', async () => {
     const job = await group('sleep 30');
     expect(await groupAlive(job.pgid, (job.start ?? 0) + 1)).toBe(false);
     expect(await signalGroup(job.pgid, (job.start ?? 0) + 1, 'SIGKILL')).toBe('gone');
-    expect((await procStat(job.pgid))?.state).not.toBe('Z');
+    expect((await readStat(job.pgid))?.state).not.toBe('Z');
   });
 
   test('a group that is gone, and pgids 0 and 1, are never signalled', async () => {

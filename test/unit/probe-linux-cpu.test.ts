@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { busyBetween } from '../../service/core/cpu-busy.js';
-import { linuxCpu, parseLoadavg, parseProcStat } from '../../service/probe/linux-cpu.js';
+import { linuxCpu, parseHostCpuStat, parseLoadavg } from '../../service/probe/linux-cpu.js';
 import { rootedReader } from '../../service/probe/read.js';
 import { fixtureTree } from '../helpers/tree.js';
 
@@ -29,29 +29,31 @@ const SECOND = '10132853 290696 3084769 46828723 16693 0 25195 175628 1200 0';
 
 describe('linux cpu from /proc/stat', () => {
   it('sums user through steal as total and idle plus iowait as idle, leaving guest inside user', () => {
-    expect(parseProcStat(procStat(FIRST))).toEqual({
+    expect(parseHostCpuStat(procStat(FIRST))).toEqual({
       cpu_ticks: { total: 60553557, idle: 46845166 },
       cores: 4,
     });
   });
 
   it('gives a busy share that matches the ticks spent between two readings', () => {
-    const first = parseProcStat(procStat(FIRST)).cpu_ticks;
-    const second = parseProcStat(procStat(SECOND)).cpu_ticks;
+    const first = parseHostCpuStat(procStat(FIRST)).cpu_ticks;
+    const second = parseHostCpuStat(procStat(SECOND)).cpu_ticks;
     expect(second.total - first.total).toBe(1000);
     expect(busyBetween(first, second)).toBeCloseTo(0.75, 10);
     expect(busyBetween(second, first)).toBeNull();
   });
 
   it('fails naming the file when the aggregate cpu line is missing', () => {
-    expect(() => parseProcStat('cpu0 1 2 3 4 5 6 7 8\n')).toThrow(
+    expect(() => parseHostCpuStat('cpu0 1 2 3 4 5 6 7 8\n')).toThrow(
       'measurement failed: /proc/stat: no aggregate cpu line',
     );
   });
 
   it('fails on a short or non-numeric aggregate line rather than guessing', () => {
-    expect(() => parseProcStat('cpu  1 2 3 4\ncpu0 1 2 3 4\n')).toThrow('has 4 columns, expected at least 8');
-    expect(() => parseProcStat(procStat('1 2 3 x 5 6 7 8 0 0'))).toThrow('non-numeric "x"');
+    expect(() => parseHostCpuStat('cpu  1 2 3 4\ncpu0 1 2 3 4\n')).toThrow(
+      'has 4 columns, expected at least 8',
+    );
+    expect(() => parseHostCpuStat(procStat('1 2 3 x 5 6 7 8 0 0'))).toThrow('non-numeric "x"');
   });
 
   it('reads load1 from the first field of /proc/loadavg', () => {

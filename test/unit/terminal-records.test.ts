@@ -3,7 +3,6 @@
 
 import { describe, expect, it } from 'vitest';
 import { TerminalError } from '../../service/terminal/errors.js';
-import { parseProcStat } from '../../service/terminal/proc.js';
 import { AgentSchema, PaneSchema, parseRecord, SnapshotSchema } from '../../service/terminal/records.js';
 
 const pane = {
@@ -51,18 +50,5 @@ describe('records', () => {
     expect(error).toBeInstanceOf(TerminalError);
     expect((error as TerminalError).code).toBe('protocol');
     expect((error as TerminalError).message).toContain('panes.0.focused');
-  });
-});
-
-describe('parseProcStat', () => {
-  it('reads pgrp and start time after a command name holding spaces and parentheses', () => {
-    const line = '4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 200';
-    expect(parseProcStat(line)).toEqual({
-      pid: 4242,
-      comm: 'my (odd) name',
-      state: 'S',
-      pgrp: 4242,
-      start: 987654,
-    });
   });
 });

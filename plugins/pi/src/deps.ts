@@ -4,6 +4,7 @@
 
 import { homedir } from 'node:os';
 import { stateDirFrom } from '../../../service/state/paths.js';
+import { callerPane } from '../../../service/terminal/herdr-env.js';
 
 declare const __DOGSLED_PI_VERSION__: string | undefined;
 
@@ -40,8 +41,7 @@ export function dogsledBin(deps: PiDeps): string {
 
 /** The pane this Pi runs in; without it the extension starts no polling and no dogsled process. */
 export function ownPane(deps: PiDeps): string | undefined {
-  const pane = deps.env.HERDR_PANE_ID;
-  return pane === undefined || pane === '' ? undefined : pane;
+  return callerPane(deps.env) ?? undefined;
 }
 
 export function stateDir(deps: PiDeps): string {

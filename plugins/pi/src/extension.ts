@@ -7,6 +7,7 @@
 
 import { connect } from 'node:net';
 import { stripEscapes } from '../../../service/core/strip-escapes.js';
+import { ownSocket } from '../../../service/terminal/herdr-env.js';
 import { callDogsled, HOOK_MS, jsonOf, oneLine } from './binary.js';
 import { ownPane, type PiDeps } from './deps.js';
 import { InboxReader } from './inbox-reader.js';
@@ -26,8 +27,8 @@ const HERDR_PROBE_MS = 1_000;
 
 /** HERDR_ENV=1 and a socket that accepts a connection: the board lives in Herdr, not in a widget. */
 export function herdrReachable(env: NodeJS.ProcessEnv): Promise<boolean> {
-  const path = env.HERDR_SOCKET_PATH;
-  if (env.HERDR_ENV !== '1' || !path) return Promise.resolve(false);
+  const path = ownSocket(env);
+  if (path === null) return Promise.resolve(false);
   return new Promise((resolve) => {
     const socket = connect(path);
     const done = (ok: boolean) => {

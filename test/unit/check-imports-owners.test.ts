@@ -1,0 +1,74 @@
+// `npm run check`'s layering script on a fixture tree: child processes, Herdr's variables and /proc
+// paths are refused outside their owners, in code only (comments and longer names are fine).
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureTree } from '../helpers/tree.js';
+
+const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'check-imports.mjs');
+
+function check(root: string): { code: number | null; lines: string[] } {
+  const result = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
+  return { code: result.status, lines: result.stderr.split('\n').filter((line) => line !== '') };
+}
+
+describe('the owners check', () => {
+  it('refuses a child process, a Herdr variable or a /proc path outside its owner', async () => {
+    const root = await fixtureTree({
+      'service/cleanup/spawns.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+      'service/cleanup/requires.ts': "export const c = require('child_process');\n",
+      'cli/commands/pane.ts': 'export const pane = (env: NodeJS.ProcessEnv) => env.HERDR_PANE_ID;\n',
+      'service/jobs/clears.ts': "export const cleared = { HERDR_ENV: '' };\n",
+      'service/jobs/indexes.ts':
+        "export const socket = (env: NodeJS.ProcessEnv) => env['HERDR_SOCKET_PATH'];\n",
+      'service/inbox/destructures.ts':
+        'export const tab = ({ HERDR_TAB_ID: tab }: NodeJS.ProcessEnv) => tab;\n',
+      'sidebar/shape.ts': 'export interface Env {\n  HERDR_CONFIG_PATH?: string;\n}\n',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture is source code with a template.
+      'service/jobs/reads.ts': 'export const stat = (pid: number) => `/proc/${pid}/stat`;\n',
+      'service/state/root.ts': "export const root = '/proc';\n",
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      "cli/commands/pane.ts: reads Herdr's HERDR_PANE_ID outside service/terminal; ask the terminal layer",
+      'service/cleanup/requires.ts: starts processes itself (child_process); use service/process/run.ts',
+      'service/cleanup/spawns.ts: starts processes itself (node:child_process); use service/process/run.ts',
+      "service/inbox/destructures.ts: reads Herdr's HERDR_TAB_ID outside service/terminal; ask the terminal layer",
+      "service/jobs/clears.ts: reads Herdr's HERDR_ENV outside service/terminal; ask the terminal layer",
+      "service/jobs/indexes.ts: reads Herdr's HERDR_SOCKET_PATH outside service/terminal; ask the terminal layer",
+      'service/jobs/reads.ts: reads /proc ("/proc/"); use service/process/table.ts',
+      'service/state/root.ts: reads /proc ("/proc"); use service/process/table.ts',
+      "sidebar/shape.ts: reads Herdr's HERDR_CONFIG_PATH outside service/terminal; ask the terminal layer",
+    ]);
+  });
+
+  it('lets the owners do it, anyone name them in comments, messages, longer names or constants, and skips build output', async () => {
+    const root = await fixtureTree({
+      'service/process/run.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+      'service/process/table.ts': "export const root = '/proc';\n",
+      'service/probe/cpu.ts': "export const stat = '/proc/stat';\n",
+      'service/jobs/exec-child.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+      'service/terminal/env.ts': 'export const pane = (env: NodeJS.ProcessEnv) => env.HERDR_PANE_ID;\n',
+      'service/jobs/report.ts': [
+        "// The pane is HERDR_PANE_ID, read by the terminal layer; /proc/PID/stat is the table's.",
+        "import type { ChildProcess } from 'node:child_process';",
+        'export const EXEC_HERDR_TIMEOUT_MS = 10_000;',
+        "export const where = '/procedures/proc';",
+        'export type Child = ChildProcess;',
+        '',
+      ].join('\n'),
+      // A plugin's built bundle holds the code it was built from, owners included.
+      'plugins/pi/dist/index.js':
+        "import { spawn } from 'node:child_process';\nexport const pane = process.env.HERDR_PANE_ID;\n",
+      'cli/commands/board.ts': [
+        "export const why = 'no owner: run it in a Herdr pane (HERDR_PANE_ID) or give --owner PANE';",
+        'export const hint = `dogsled items --owner "$HERDR_PANE_ID"`;',
+        'const HERDR_TIMEOUT_MS = 10_000;',
+        'export const timeout = { ms: HERDR_TIMEOUT_MS };',
+        '',
+      ].join('\n'),
+    });
+    expect(check(root)).toEqual({ code: 0, lines: [] });
+  });
+});
