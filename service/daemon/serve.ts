@@ -19,6 +19,7 @@ import { CompletionWorker } from './completion.js';
 import { Publisher } from './publisher.js';
 import { type QuotaWorkerIO, startQuotaWorker } from './quota-worker.js';
 import { startTodosWorker, TodosWorker } from './todos-worker.js';
+import { startWatchdogWorker, WatchdogWorker } from './watchdog-worker.js';
 import type { WorkerIO } from './worker-io.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
@@ -74,6 +75,13 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
   const work = options.once ? undefined : startWorkWorkers(workerIO, stop);
   const todos = options.once ? undefined : startTodosWorker(workerIO, stop);
+  // A worker's failure is published in host.json's errors until its next pass succeeds.
+  const laneErrors = new Map<string, string>();
+  const laneReport = (name: string) => (error: string | undefined) => {
+    if (error === undefined) laneErrors.delete(name);
+    else laneErrors.set(name, error);
+  };
+  const watchdog = options.once ? undefined : startWatchdogWorker(workerIO, stop, laneReport('watchdog'));
   const quota =
     options.once || !io.quota
       ? undefined
@@ -92,6 +100,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     io,
     { pid: io.pid, started_ms, interval_ms: options.intervalMs, version: io.version },
     guard,
+    () => [...laneErrors.values()],
   );
   const sweeper = new TempSweeper(io);
   try {
@@ -122,6 +131,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     io.agents?.close();
     await work?.stop();
     await todos?.stop();
+    await watchdog?.stop();
     await quota?.stop();
     await lock.release();
   }
@@ -138,6 +148,7 @@ async function runLanesOnce(io: WorkerIO): Promise<void> {
     ['admission', () => new AdmissionWorker(io).pass()],
     ['completion', () => new CompletionWorker(io).pass()],
     ['todos', () => new TodosWorker(io).pass()],
+    ['watchdog', () => new WatchdogWorker(io).pass()],
   ];
   const failures: string[] = [];
   for (const [name, pass] of lanes) {

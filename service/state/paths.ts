@@ -53,6 +53,16 @@ export interface StatePaths {
   quotaCollect: string;
   /** Lock target that serialises quota collection; the lock is the `quota-collect.lock` dir. */
   quotaCollectLock: string;
+  /** The watchdog's check-ins, job events and stall notifications (watchdog.json, locked). */
+  watchdog: string;
+  /** Tracked children on this host and their owners (parents.json, written by the agent work). */
+  parents: string;
+  /** A requested cleanup pass (sweep-request.json), the service's wake-up socket (sweep.sock). */
+  sweepRequest: string;
+  sweepSock: string;
+  /** The latest sweep pass (sweep.json) and seven days of passes (sweeps.jsonl). */
+  sweep: string;
+  sweeps: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -90,6 +100,12 @@ export function statePaths(dir: string): StatePaths {
     quota: join(dir, 'quota.json'),
     quotaCollect: join(dir, 'quota-collect.json'),
     quotaCollectLock: join(dir, 'quota-collect'),
+    watchdog: join(dir, 'watchdog.json'),
+    parents: join(dir, 'parents.json'),
+    sweepRequest: join(dir, 'sweep-request.json'),
+    sweepSock: join(dir, 'sweep.sock'),
+    sweep: join(dir, 'sweep.json'),
+    sweeps: join(dir, 'sweeps.jsonl'),
   };
 }
 

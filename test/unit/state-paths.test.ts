@@ -48,6 +48,12 @@ describe('statePaths', () => {
       quota: '/s/quota.json',
       quotaCollect: '/s/quota-collect.json',
       quotaCollectLock: '/s/quota-collect',
+      watchdog: '/s/watchdog.json',
+      parents: '/s/parents.json',
+      sweepRequest: '/s/sweep-request.json',
+      sweepSock: '/s/sweep.sock',
+      sweep: '/s/sweep.json',
+      sweeps: '/s/sweeps.jsonl',
     });
   });
 });
