@@ -8,6 +8,7 @@
 
 import { checkInText } from '../core/check-in-text.js';
 import { appendRecord, pendingRecord, serviceSender } from '../core/inbox.js';
+import { clipText, flatText } from '../core/inbox-text.js';
 import {
   checkInPlan,
   emptyWatchdog,
@@ -263,7 +264,8 @@ export class WatchdogWorker {
       try {
         await withTimeout(
           (port as TerminalPort).notify({
-            title: `dogsled: ${pane.name ?? pane.pane} stalled`,
+            // A pane's name is the agent's own text: untrusted, so escape-free and short.
+            title: `dogsled: ${clipText(flatText(pane.name ?? pane.pane), 60)} stalled`,
             body: `No transcript change in ${pane.pane} since it stalled; it may need you.`,
             sound: 'request',
           }),
