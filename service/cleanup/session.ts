@@ -123,7 +123,9 @@ export interface SweepRun {
 /**
  * One requested sweep pass (spec, "The sweep in serve"): the doctor plan narrowed by `scope`, then
  * applied like prune's with a recheck before each removal. Nothing is asked: the plan holds only
- * entries whose removal loses nothing, and each recheck refuses what live work changed.
+ * entries whose removal loses nothing, and each recheck refuses what live work changed. Only the
+ * repositories dogsled knows (remembered, registered worktrees, configured, live panes) are
+ * surveyed: the directory the service was started in is held, never swept for being there.
  */
 export async function sweepCleanup(
   io: HostIO,
@@ -132,6 +134,7 @@ export async function sweepCleanup(
   scope: (plan: readonly PlanEntry[]) => PlanEntry[],
 ): Promise<SweepRun> {
   const session = await openSession(io, caller);
+  session.io = { ...session.io, surveyCaller: false };
   const survey = await surveyCleanup(session.io, { processes: false, host, removesWorktrees: true });
   const plan = scope(selectPlan(survey.plan, []));
   const report = await applyPlan(applyIO(session), survey, plan);
