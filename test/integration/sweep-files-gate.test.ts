@@ -16,6 +16,7 @@ import { requestSweep } from '../../service/sweep/request.js';
 import { type Sandbox, sandbox } from '../helpers/cli.js';
 import { itemFixture } from '../helpers/job-fixtures.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+import { agentPane } from './watchdog-fixtures.js';
 
 let box: Sandbox;
 const T0 = 1_800_000_000_000;
@@ -138,25 +139,11 @@ describe('cleanup findings through the gate', () => {
     ];
     await writeFile(join(box.state, 'items.json'), JSON.stringify({ version: 1, items }));
     const snapshot = snapshotFixture({ sample_ms: T0 });
-    const pane = (id: string, terminal: string, cwd: string) => ({
-      pane: id,
-      agent: 'claude',
-      state: 'working',
-      name: null,
-      transcript: null,
-      transcript_modified: null,
-      terminal_id: terminal,
-      completion_seq: 0,
-      cwd,
-      model: null,
-      activity: null,
-      branch: null,
-      ahead: null,
-      dirty: null,
-      landed: null,
-      stalled_since_ms: null,
-      state_since_ms: T0,
-    });
+    const pane = (id: string, terminal: string, cwd: string) =>
+      agentPane(
+        { pane: id, terminal },
+        { state: 'working', transcript: null, transcript_modified: null, cwd },
+      );
     snapshot.probe.agent_panes = [pane('w2:p1', 't2', `${mine}/src`), pane('w6:p1', 't6', '/elsewhere')];
     await writeSnapshot(box.state, snapshot);
   }
