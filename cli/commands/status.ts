@@ -52,12 +52,20 @@ async function snapshotText(io: HostIO, flags: StatusFlags, ctx: CliContext): Pr
   const report = await readStatus(io);
   if (flags.json) return `${JSON.stringify(report)}\n`;
   if (flags.brief) {
-    const counts = { openItems: report.items.length, pendingTickets: report.queue.length };
+    const counts = {
+      openItems: report.items.length,
+      pendingTickets: report.queue.length,
+      sweep: report.sweep,
+    };
     return `${renderBrief(report.hosts, counts).join('\n')}\n`;
   }
-  const { renderWork } = await import('../render/status-work.js');
+  const [{ renderWork }, { renderSweep }] = await Promise.all([
+    import('../render/status-work.js'),
+    import('../render/status-sweep.js'),
+  ]);
   const lines = [
     ...renderStatus(report, paint(ctx.color)),
+    ...renderSweep(report.sweep, report.now_ms),
     '',
     ...renderWork(report.items, report.queue, report.now_ms),
   ];

@@ -4,8 +4,10 @@
 
 import { formatAge } from '../../service/core/duration.js';
 import type { OwnerWork, WorkEntry } from '../../service/core/owner-work.js';
+import { sweepCounts } from '../../service/core/sweep.js';
 import type { HookContext } from '../../service/inbox/hook-context.js';
 import { renderBrief } from './status-brief.js';
+import { sweepLine } from './status-sweep.js';
 import { clip, commandLine, plainLine } from './text.js';
 
 /** A line of the owner summary; entries past this are counted, not named. */
@@ -54,11 +56,24 @@ export function renderOwnerWork(work: OwnerWork, now: number): string[] {
   ].filter((line): line is string => line !== undefined);
 }
 
+/**
+ * One line on the latest cleanup pass, only when it failed or warned, or found something in the
+ * caller's own work (those counts are the caller's alone; the rest belong to `dogsled status`).
+ */
+export function renderSweepLine(context: Pick<HookContext, 'sweep' | 'ownFindings'>, now: number): string[] {
+  const pass = context.sweep;
+  if (pass === null) return [];
+  const counts = sweepCounts(pass);
+  if (counts.failed === 0 && counts.warnings === 0 && context.ownFindings === 0) return [];
+  const own = context.ownFindings > 0 ? `; ${context.ownFindings} in work you created` : '';
+  return [clip(`Cleanup: ${sweepLine(pass, now)}${own} · details: dogsled status`, LINE_WIDTH)];
+}
+
 /** The whole prompt context: the owner's work first, then the fleet. */
 export function renderHookContext(context: HookContext, now: number): string {
   const fleet = renderBrief(context.hosts, {
     openItems: context.openItems,
     pendingTickets: context.pendingTickets,
   });
-  return [...renderOwnerWork(context.work, now), ...fleet].join('\n');
+  return [...renderOwnerWork(context.work, now), ...renderSweepLine(context, now), ...fleet].join('\n');
 }

@@ -4,8 +4,10 @@
 
 import { stalledPanes } from '../../service/core/agent-panes.js';
 import { glance } from '../../service/core/host-marks.js';
+import { sweepCounts } from '../../service/core/sweep.js';
 import { formatBytes } from '../../service/core/units.js';
 import type { HostView } from '../../service/hosts/view.js';
+import type { SweepPass } from '../../service/state/sweep-schemas.js';
 import { glanceOf } from './status-line.js';
 
 export const BRIEF_MAX_LINES = 6;
@@ -32,6 +34,20 @@ function agentsText(host: HostView): string {
 export interface WorkCounts {
   openItems: number;
   pendingTickets: number;
+  /** The latest cleanup pass: counted when it failed, warned or holds something. */
+  sweep?: SweepPass | null;
+}
+
+/** `cleanup 1 failed, 2 warnings`, or '' when the latest pass has nothing to say. */
+export function sweepHint(pass: SweepPass | null | undefined): string {
+  if (!pass) return '';
+  const counts = sweepCounts(pass);
+  const parts = [
+    counts.failed > 0 ? `${counts.failed} failed` : '',
+    counts.warnings > 0 ? plural(counts.warnings, 'warning') : '',
+    counts.held > 0 ? `${counts.held} held` : '',
+  ].filter(Boolean);
+  return parts.length === 0 ? '' : `cleanup ${parts.join(', ')}`;
 }
 
 export function renderBrief(hosts: readonly HostView[], work?: WorkCounts): string[] {
@@ -40,6 +56,7 @@ export function renderBrief(hosts: readonly HostView[], work?: WorkCounts): stri
     stalled > 0 ? `${stalled} stalled` : '',
     work && work.openItems > 0 ? plural(work.openItems, 'open item') : '',
     work && work.pendingTickets > 0 ? plural(work.pendingTickets, 'pending ticket') : '',
+    sweepHint(work?.sweep),
   ].filter(Boolean);
   const hint = [...counts, 'details: dogsled status'].join(' · ');
   const rows = hosts.map(briefHost);

@@ -41,6 +41,11 @@ export interface CleanupIO extends HostIO {
   terminalWarnings?: readonly string[];
   /** Told what the survey is doing, for a progress line on a terminal ('' when done). */
   progress?: (text: string) => void;
+  /**
+   * False for the sweep: the service is no caller, so the repository of its directory is not
+   * surveyed for that alone (its checkout is still held). Default true.
+   */
+  surveyCaller?: boolean;
 }
 
 export interface CleanupSurvey {
@@ -81,7 +86,8 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     ...registries.worktrees.map((record) => ({ path: record.repository, source: 'worktree' as const })),
     ...(io.discoveredPaths ?? []).map((path) => ({ path, source: 'discovered' as const })),
   ];
-  const discovered = await discoverRepositories(candidates, await callerRepository(io.callerCwd, io), io);
+  const caller = io.surveyCaller === false ? null : await callerRepository(io.callerCwd, io);
+  const discovered = await discoverRepositories(candidates, caller, io);
   const report: DoctorReport = {
     version: 1,
     host: options.host,

@@ -74,6 +74,21 @@ export type PruneRun =
   | { kind: 'declined'; plan: PlanEntry[] }
   | { kind: 'applied'; plan: PlanEntry[]; report: PruneReport };
 
+/** Each removal's recheck reads Herdr again, and closes only what is still idle. */
+function applyIO(session: Session): PruneIO {
+  const herdr = session.terminal.herdr;
+  if (!herdr) return session.io;
+  return {
+    ...session.io,
+    holds: herdr.liveHolds,
+    closures: {
+      port: herdr.live,
+      paneContext: () => paneContext(session.io, herdr.callerPaneId),
+      worktreePanes: (path) => worktreePanes(herdr.live, path, herdr.callerPaneId),
+    },
+  };
+}
+
 /** `dogsled prune`: plan, confirm, then apply with a recheck before each removal. */
 export async function pruneCleanup(
   io: HostIO,
@@ -93,18 +108,40 @@ export async function pruneCleanup(
   const plan = selectPlan(survey.plan, categories);
   if (plan.length === 0) return { kind: 'nothing' };
   if (!(await events.confirm(plan))) return { kind: 'declined', plan };
-  // Each removal's recheck reads Herdr again, and closes only what is still idle.
-  const pruneIO: PruneIO = herdr
-    ? {
-        ...session.io,
-        holds: herdr.liveHolds,
-        closures: {
-          port: herdr.live,
-          paneContext: () => paneContext(session.io, herdr.callerPaneId),
-          worktreePanes: (path) => worktreePanes(herdr.live, path, herdr.callerPaneId),
-        },
-      }
-    : session.io;
-  const report = await applyPlan(pruneIO, survey, plan, events.outcome);
+  const report = await applyPlan(applyIO(session), survey, plan, events.outcome);
   return { kind: 'applied', plan, report };
+}
+
+/** What one sweep pass found and did: the applied report, and the survey's findings. */
+export interface SweepRun {
+  report: PruneReport;
+  warnings: string[];
+  landed_dirty: DoctorReport['landed_dirty'];
+  unlinked: DoctorReport['unlinked'];
+}
+
+/**
+ * One requested sweep pass (spec, "The sweep in serve"): the doctor plan narrowed by `scope`, then
+ * applied like prune's with a recheck before each removal. Nothing is asked: the plan holds only
+ * entries whose removal loses nothing, and each recheck refuses what live work changed. Only the
+ * repositories dogsled knows (remembered, registered worktrees, configured, live panes) are
+ * surveyed: the directory the service was started in is held, never swept for being there.
+ */
+export async function sweepCleanup(
+  io: HostIO,
+  caller: CleanupCaller,
+  host: string,
+  scope: (plan: readonly PlanEntry[]) => PlanEntry[],
+): Promise<SweepRun> {
+  const session = await openSession(io, caller);
+  session.io = { ...session.io, surveyCaller: false };
+  const survey = await surveyCleanup(session.io, { processes: false, host, removesWorktrees: true });
+  const plan = scope(selectPlan(survey.plan, []));
+  const report = await applyPlan(applyIO(session), survey, plan);
+  return {
+    report,
+    warnings: survey.report.warnings,
+    landed_dirty: survey.report.landed_dirty,
+    unlinked: survey.report.unlinked,
+  };
 }

@@ -37,6 +37,8 @@ export class Publisher {
     private readonly liveness: HostSnapshot['liveness'],
     /** Throws unless the service lock is still ours; runs before every write. */
     private readonly guard: () => Promise<void>,
+    /** The current failures of the service's workers (a watchdog.json that cannot be read...). */
+    private readonly laneErrors: () => string[] = () => [],
   ) {
     this.jobs = new JobSummaries(deps.paths);
   }
@@ -74,7 +76,7 @@ export class Publisher {
       agentPanes: agents.panes,
       terminal: agents.terminal,
       jobs,
-      errors: [...agents.errors, ...errors],
+      errors: [...agents.errors, ...errors, ...this.laneErrors()],
       policy: deps.config,
       now: deps.now(),
     });

@@ -18,7 +18,9 @@ import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
 import { Publisher } from './publisher.js';
 import { type QuotaWorkerIO, startQuotaWorker } from './quota-worker.js';
+import { type SweepIO, SweepWorker, startSweepWorker } from './sweep-worker.js';
 import { startTodosWorker, TodosWorker } from './todos-worker.js';
+import { startWatchdogWorker, WatchdogWorker } from './watchdog-worker.js';
 import type { WorkerIO } from './worker-io.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
@@ -33,6 +35,8 @@ export interface ServiceIO extends HostIO {
   version: string;
   /** Herdr's agent panes; without it (tests of the measurement alone) the host reports none. */
   agents?: AgentLane;
+  /** The service's own directory (its checkout is never swept); default this process's. */
+  cwd?: string;
   /** Quota collection and pushes (quota-worker.ts); without it the service does neither. */
   quota?: Pick<QuotaWorkerIO, 'managementUrl' | 'platform' | 'peers' | 'transport'>;
 }
@@ -74,6 +78,15 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
   const work = options.once ? undefined : startWorkWorkers(workerIO, stop);
   const todos = options.once ? undefined : startTodosWorker(workerIO, stop);
+  // A worker's failure is published in host.json's errors until its next pass succeeds.
+  const laneErrors = new Map<string, string>();
+  const laneReport = (name: string) => (error: string | undefined) => {
+    if (error === undefined) laneErrors.delete(name);
+    else laneErrors.set(name, error);
+  };
+  const watchdog = options.once ? undefined : startWatchdogWorker(workerIO, stop, laneReport('watchdog'));
+  const sweepIO = { ...workerIO, cwd: io.cwd ?? process.cwd() };
+  const sweep = options.once ? undefined : startSweepWorker(sweepIO, stop, laneReport('sweep'));
   const quota =
     options.once || !io.quota
       ? undefined
@@ -92,6 +105,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     io,
     { pid: io.pid, started_ms, interval_ms: options.intervalMs, version: io.version },
     guard,
+    () => [...laneErrors.values()],
   );
   const sweeper = new TempSweeper(io);
   try {
@@ -102,7 +116,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
       if (await pause(FIRST_SAMPLE_MS, stop)) {
         const { writeError } = await publisher.publish();
         if (writeError && !lost) throw writeError;
-        if (!lost) await runLanesOnce(workerIO);
+        if (!lost) await runLanesOnce(sweepIO);
       }
     } else {
       let delay = 0;
@@ -122,6 +136,8 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     io.agents?.close();
     await work?.stop();
     await todos?.stop();
+    await watchdog?.stop();
+    await sweep?.stop();
     await quota?.stop();
     await lock.release();
   }
@@ -133,11 +149,13 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
  * holds the service lock (its fresh snapshot is then a running service's). A lane that fails does
  * not stop the next; the failures end the command as one line.
  */
-async function runLanesOnce(io: WorkerIO): Promise<void> {
+async function runLanesOnce(io: SweepIO): Promise<void> {
   const lanes: Array<[string, () => Promise<unknown>]> = [
     ['admission', () => new AdmissionWorker(io).pass()],
     ['completion', () => new CompletionWorker(io).pass()],
     ['todos', () => new TodosWorker(io).pass()],
+    ['watchdog', () => new WatchdogWorker(io).pass()],
+    ['sweep', () => new SweepWorker(io).pass()],
   ];
   const failures: string[] = [];
   for (const [name, pass] of lanes) {

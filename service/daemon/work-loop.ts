@@ -18,6 +18,8 @@ export interface LoopOptions {
   pass: () => Promise<void>;
   /** A directory and the file names in it whose changes start a pass early. */
   watch?: { dir: string; files: readonly string[] };
+  /** Receives the loop's poke, for a wake-up that is not a file change (a socket). */
+  onPoke?: (poke: () => void) => void;
 }
 
 export async function runLoop(options: LoopOptions): Promise<void> {
@@ -29,6 +31,7 @@ export async function runLoop(options: LoopOptions): Promise<void> {
     poked?.();
   };
   const watcher = watchFiles(options.watch, poke);
+  options.onPoke?.(poke);
   let lastError = '';
   try {
     while (!signal.aborted) {

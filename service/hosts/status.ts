@@ -9,8 +9,14 @@ import { readPeerHosts } from './peers.js';
 import type { HostView, StatusReport } from './view.js';
 
 export async function readStatus(io: HostIO): Promise<StatusReport> {
-  const [hosts, work] = await Promise.all([readHosts(io), readOpenWork(io)]);
-  return { version: 1, now_ms: io.now(), hosts, ...work };
+  const [hosts, work, sweep] = await Promise.all([readHosts(io), readOpenWork(io), readSweep(io)]);
+  return { version: 1, now_ms: io.now(), hosts, ...work, sweep };
+}
+
+/** The latest sweep pass; a sweep.json that cannot be read shows as no pass (the service reports it). */
+async function readSweep(io: HostIO): Promise<StatusReport['sweep']> {
+  const { readLatestSweep } = await import('../sweep/files.js');
+  return (await readLatestSweep(io).catch(() => undefined)) ?? null;
 }
 
 export async function readHosts(io: HostIO): Promise<HostView[]> {

@@ -4,6 +4,7 @@
 
 import * as z from 'zod/mini';
 import { HeadroomSchema, ProbeSchema, ReservationSchema } from '../state/schemas.js';
+import { SweepPassSchema } from '../state/sweep-schemas.js';
 import { ItemSchema, TicketSchema } from '../state/work-schemas.js';
 
 export const HostViewSchema = z.object({
@@ -33,4 +34,6 @@ export const StatusReportSchema = z.object({
   items: z.array(ItemSchema),
   /** Tickets not yet settled (pending or admitting; queue.json), in FIFO order. */
   queue: z.array(TicketSchema),
+  /** This host's latest cleanup pass (sweep.json), null before the first one. */
+  sweep: z.nullable(SweepPassSchema),
 });

@@ -3,7 +3,14 @@
 // (under its lock, taken alone) before the reminder is printed. A crash after the record loses one
 // reminder; it never repeats one, so an unchanged set cannot make a continuation loop.
 
-import { gateReminder, gateStep, type LandFacts, toLandRows } from '../core/gate.js';
+import {
+  factsFor,
+  GATE_HISTORY_MAX,
+  gateReminder,
+  gateStep,
+  type LandFacts,
+  toLandRows,
+} from '../core/gate.js';
 import { flatText } from '../core/inbox-text.js';
 import { type Gate, GateSchema } from '../state/inbox-schemas.js';
 import type { StateIO } from '../state/io.js';
@@ -30,9 +37,29 @@ function withHistory(gate: Gate | undefined, owner: string, sets: string[] | nul
   return { ...(gate ?? { version: 1 }), version: 1, owners };
 }
 
+/** The latest sweep pass's findings in work `owner` created (its open items' panes and checkouts). */
+export async function ownerFindings(io: StateIO, open: readonly Item[], panes: readonly LandFacts[]) {
+  const [{ readLatestSweep }, sweep] = await Promise.all([
+    import('../sweep/files.js'),
+    import('../core/sweep.js'),
+  ]);
+  const pass = await readLatestSweep(io).catch(() => undefined);
+  if (pass === undefined) return [];
+  const findings = sweep.cleanupFindings(pass);
+  if (findings.length === 0) return [];
+  const childPanes = new Set(open.flatMap((item) => (item.pane === null ? [] : [item.pane])));
+  const paths: string[] = [];
+  for (const item of open) {
+    const facts = factsFor(item, panes) as (LandFacts & { cwd?: string | null }) | undefined;
+    if (facts?.cwd) paths.push(facts.cwd);
+  }
+  return sweep.ownedFindings(findings, { panes: childPanes, paths });
+}
+
 /**
- * The reminder for `owner`'s finished children with work to land, or undefined when there is none
- * or this set was already reminded of. Clears the owner's history once it has no open items.
+ * The reminders for `owner`: its finished children with work to land, and the latest sweep's
+ * findings in work it created, each once per distinct set (separate histories in gate.json), or
+ * undefined when neither has anything new. Clears the owner's history once it has no open items.
  */
 export async function gateCheck(io: StateIO, owner: string): Promise<string | undefined> {
   const items = (await readItems(io)).items;
@@ -40,16 +67,34 @@ export async function gateCheck(io: StateIO, owner: string): Promise<string | un
   const seen = await guarded(io, io.paths.gate, () => readState(io.paths.gate, GateSchema, io));
   const history = seen?.owners[owner]?.sets;
   if (open.length === 0 && history === undefined) return undefined;
-  const rows = open.some((item) => item.kind === 'agent')
-    ? toLandRows(items, await agentPanes(io), owner)
-    : [];
-  if (!gateStep(history, rows, open.length).changed) return undefined;
+  const panes = open.length > 0 ? await agentPanes(io) : [];
+  const rows = open.some((item) => item.kind === 'agent') ? toLandRows(items, panes, owner) : [];
+  const findings = open.length > 0 ? await ownerFindings(io, open, panes) : [];
+  const { cleanupReminder, findingsKey } = await import('../core/sweep.js');
+  const findingSet = findingsKey(findings);
+  const newFindings = (sets: readonly string[] | undefined) =>
+    findingSet !== '' && !sets?.includes(findingSet);
+  if (!gateStep(history, rows, open.length).changed && !newFindings(seen?.owners[owner]?.cleanup_sets)) {
+    return undefined;
+  }
   const remind = await guarded(io, io.paths.gate, () =>
     updateState(io.paths.gate, GateSchema, io, (current) => {
-      const step = gateStep(current?.owners[owner]?.sets, rows, open.length);
-      if (!step.changed) return { result: false };
-      return { result: step.remind, next: withHistory(current, owner, step.next, io.now()) };
+      const mine = current?.owners[owner];
+      const step = gateStep(mine?.sets, rows, open.length);
+      // An owner with open items keeps a history, even one with no TO LAND set yet.
+      const cleanup = open.length > 0 && newFindings(mine?.cleanup_sets);
+      if (!step.changed && !cleanup) return { result: { land: false, cleanup: false } };
+      const landSets = step.next ?? (open.length > 0 ? [] : null);
+      const next = withHistory(current, owner, landSets, io.now());
+      const kept = next.owners[owner];
+      if (cleanup && kept !== undefined) {
+        kept.cleanup_sets = [...(mine?.cleanup_sets ?? []), findingSet].slice(-GATE_HISTORY_MAX);
+      }
+      return { result: { land: step.remind, cleanup }, next };
     }),
   );
-  return remind ? gateReminder(rows, flatText) : undefined;
+  const parts: string[] = [];
+  if (remind.land) parts.push(gateReminder(rows, flatText));
+  if (remind.cleanup) parts.push(cleanupReminder(findings, flatText));
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
 }

@@ -6,6 +6,7 @@ import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/owner-wo
 import { readLocalHost } from '../hosts/local.js';
 import type { HostView } from '../hosts/view.js';
 import type { HostIO } from '../state/io.js';
+import type { SweepPass } from '../state/sweep-schemas.js';
 import { readItems, readQueue } from '../state/work.js';
 import { ownPane } from '../terminal/herdr-env.js';
 import { type HookHarness, hasStateDir, hookCaller } from './hook-common.js';
@@ -16,6 +17,9 @@ export interface HookContext {
   hosts: HostView[];
   openItems: number;
   pendingTickets: number;
+  /** This host's latest cleanup pass, and how many of its findings are in work the caller created. */
+  sweep: SweepPass | null;
+  ownFindings: number;
 }
 
 /**
@@ -41,7 +45,14 @@ export async function contextHook(
   if (host.sample_ms === null) return undefined;
   const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
   const panes: OwnerPaneFacts[] = host.probe?.agent_panes ?? [];
+  const mine = items.items.filter((item) => item.owner === owner && item.closed_ms === null);
+  const { readLatestSweep } = await import('../sweep/files.js');
+  const sweep = (await readLatestSweep(io).catch(() => undefined)) ?? null;
+  const { ownerFindings } = await import('./gate.js');
+  const own = sweep === null || mine.length === 0 ? [] : await ownerFindings(io, mine, panes);
   return {
+    sweep,
+    ownFindings: own.length,
     owner,
     work: ownerWork(owner, items.items, queue.tickets, panes),
     hosts: [host],

@@ -28,6 +28,7 @@ export async function inboxHook(
   const at = await hookCaller(io, 'hook inbox');
   mark('caller');
   const delivery = await claimDelivery(io, at, harness);
+  if (event === 'Stop') await askForSweep(io, owner);
   const reminder = event === 'Stop' ? await gateCheck(io, owner) : undefined;
   const parts: string[] = [];
   if (delivery.records.length > 0) parts.push(batchText(delivery.records, io.now(), delivery.left));
@@ -50,9 +51,23 @@ async function testPause(env: NodeJS.ProcessEnv): Promise<void> {
   if (ms > 0) await sleep(ms);
 }
 
-/** `hook gate`: the reminder alone, for Pi's settle hook. */
+/**
+ * Every completed stop asks the local service for a cleanup pass (spec, "The sweep in serve"). A
+ * failed request is a warning only: the gate's and the inbox's messages still reach the agent.
+ */
+async function askForSweep(io: ProcessIO, owner: string | null): Promise<void> {
+  try {
+    const { requestSweep } = await import('../sweep/request.js');
+    await requestSweep(io, owner);
+  } catch (error) {
+    io.warn(`dogsled: warning: cleanup request: ${(error as Error).message}`);
+  }
+}
+
+/** `hook gate`: Pi's settle hook asks for a cleanup pass and gets the reminder alone. */
 export async function gateHook(io: ProcessIO): Promise<string | undefined> {
   const owner = ownPane(io.env);
   if (owner === null || !(await hasStateDir(io))) return undefined;
+  await askForSweep(io, owner);
   return gateCheck(io, owner);
 }

@@ -61,6 +61,8 @@ export const InboxSchema = z.looseObject({
 export const GateOwnerSchema = z.looseObject({
   /** Keys of the TO LAND sets this owner was reminded of, newest last (core/gate.ts). */
   sets: z.array(z.string()),
+  /** Keys of the cleanup-finding sets this owner was told of (core/sweep.ts), newest last. */
+  cleanup_sets: z.optional(z.array(z.string())),
   updated_ms: ms,
 });
 

@@ -55,6 +55,16 @@ export interface StatePaths {
   quotaCollectLock: string;
   /** The peer cache: one entry per peer (peers/ID.json), each under its own lock. */
   peers: string;
+  /** The watchdog's check-ins, job events and stall notifications (watchdog.json, locked). */
+  watchdog: string;
+  /** Tracked children on this host and their owners (parents.json, written by the agent work). */
+  parents: string;
+  /** A requested cleanup pass (sweep-request.json), the service's wake-up socket (sweep.sock). */
+  sweepRequest: string;
+  sweepSock: string;
+  /** The latest sweep pass (sweep.json) and seven days of passes (sweeps.jsonl). */
+  sweep: string;
+  sweeps: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -93,6 +103,12 @@ export function statePaths(dir: string): StatePaths {
     quotaCollect: join(dir, 'quota-collect.json'),
     quotaCollectLock: join(dir, 'quota-collect'),
     peers: join(dir, 'peers'),
+    watchdog: join(dir, 'watchdog.json'),
+    parents: join(dir, 'parents.json'),
+    sweepRequest: join(dir, 'sweep-request.json'),
+    sweepSock: join(dir, 'sweep.sock'),
+    sweep: join(dir, 'sweep.json'),
+    sweeps: join(dir, 'sweeps.jsonl'),
   };
 }
 

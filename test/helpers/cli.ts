@@ -101,8 +101,16 @@ export function spawnCli(
 }
 
 /** Starts a long-running command (serve, status --watch); the caller stops it. */
-export function startCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
+): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {}),
+  });
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => {
     output += d;

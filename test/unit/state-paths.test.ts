@@ -49,6 +49,12 @@ describe('statePaths', () => {
       quotaCollect: '/s/quota-collect.json',
       quotaCollectLock: '/s/quota-collect',
       peers: '/s/peers',
+      watchdog: '/s/watchdog.json',
+      parents: '/s/parents.json',
+      sweepRequest: '/s/sweep-request.json',
+      sweepSock: '/s/sweep.sock',
+      sweep: '/s/sweep.json',
+      sweeps: '/s/sweeps.jsonl',
     });
   });
 });

@@ -1,0 +1,158 @@
+// The sweep's rules (spec, "The sweep in serve"): a pass runs only when a request is owed; it
+// applies the doctor plan in sweep scope (panes, workspaces, worktrees, branches, stale records;
+// never jobs or build output, never the service's own pane, workspace or checkout); seven days of
+// passes are kept; and its cleanup findings (failures, unlinked holds, landed-dirty checkouts)
+// reach only the agent that created the work, once per distinct set. Pure.
+
+import type { SweepPass, SweepRequest } from '../state/sweep-schemas.js';
+import type { PlanEntry } from './prune-plan.js';
+
+export const SWEEP_KINDS: ReadonlySet<PlanEntry['kind']> = new Set([
+  'worktree',
+  'worktree-record',
+  'branch',
+  'repository-record',
+  'pane',
+  'workspace',
+]);
+/** sweeps.jsonl keeps a week of passes. */
+export const SWEEP_HISTORY_MS = 7 * 24 * 3_600_000;
+
+export function requestOwed(request: SweepRequest | undefined): request is SweepRequest {
+  return request !== undefined && (request.handled_ms === null || request.requested_ms > request.handled_ms);
+}
+
+/** The service itself: the pane it runs in and its workspace (null outside Herdr), and its directory. */
+export interface SweepSelf {
+  pane: string | null;
+  workspace: string | null;
+  cwd: string;
+}
+
+function inside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/** The plan entries a sweep applies, in the plan's order. */
+export function sweepScope(plan: readonly PlanEntry[], self: SweepSelf): PlanEntry[] {
+  return plan.filter((entry) => {
+    if (!SWEEP_KINDS.has(entry.kind)) return false;
+    if (entry.kind === 'pane') return entry.pane !== self.pane && entry.workspace !== self.workspace;
+    if (entry.kind === 'workspace') {
+      return entry.workspace !== self.workspace && !entry.panes.some((p) => p.pane === self.pane);
+    }
+    if (entry.kind === 'worktree') return !inside(self.cwd, entry.path);
+    return true;
+  });
+}
+
+/** The history after appending a pass: entries older than seven days go. */
+export function keptHistory<T extends { ts_ms: number }>(entries: readonly T[], now: number): T[] {
+  return entries.filter((entry) => now - entry.ts_ms <= SWEEP_HISTORY_MS);
+}
+
+export interface SweepCounts {
+  removed: number;
+  skipped: number;
+  failed: number;
+  warnings: number;
+  held: number;
+}
+
+export function sweepCounts(pass: SweepPass): SweepCounts {
+  return {
+    removed: pass.results.length,
+    skipped: pass.skipped.length,
+    failed: pass.failures.length + (pass.error === null ? 0 : 1),
+    warnings: pass.warnings.length,
+    held: pass.unlinked.length + pass.landed_dirty.length,
+  };
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** `2 removed, 1 failed, 1 warning, 1 held, 3 skipped`: the non-zero counts (or `nothing to do`). */
+export function sweepCountsText(counts: SweepCounts): string {
+  const parts = [
+    counts.removed > 0 ? `${counts.removed} removed` : '',
+    counts.failed > 0 ? `${counts.failed} failed` : '',
+    counts.warnings > 0 ? plural(counts.warnings, 'warning') : '',
+    counts.held > 0 ? `${counts.held} held` : '',
+    counts.skipped > 0 ? `${counts.skipped} skipped` : '',
+  ].filter(Boolean);
+  return parts.length === 0 ? 'nothing to do' : parts.join(', ');
+}
+
+/** One finding of a pass that an owner may have to act on. */
+export interface CleanupFinding {
+  /** Stable identity for the once-per-set history. */
+  key: string;
+  kind: 'failure' | 'unlinked' | 'landed_dirty';
+  /** The worktree or checkout path, or a pane id for a pane failure. */
+  path: string;
+  text: string;
+}
+
+export function cleanupFindings(pass: SweepPass): CleanupFinding[] {
+  const findings: CleanupFinding[] = [];
+  for (const failure of pass.failures) {
+    findings.push({
+      key: `failure:${failure.kind}:${failure.path}`,
+      kind: 'failure',
+      path: failure.path,
+      text: `${failure.kind} ${failure.path}: removal failed: ${failure.error}`,
+    });
+  }
+  for (const hold of pass.unlinked) {
+    findings.push({ key: `unlinked:${hold.path}`, kind: 'unlinked', path: hold.path, text: hold.reason });
+  }
+  for (const dirty of pass.landed_dirty) {
+    const shown = dirty.paths.slice(0, 10).join(', ');
+    findings.push({
+      key: `landed_dirty:${dirty.checkout}:${dirty.dirty}`,
+      kind: 'landed_dirty',
+      path: dirty.checkout,
+      text: `${dirty.checkout} (${dirty.ref}) is landed but has ${plural(dirty.dirty, 'uncommitted path')}: ${shown}`,
+    });
+  }
+  return findings;
+}
+
+/** What an owner created on this host: its children's panes and the directories they work in. */
+export interface CreatedWork {
+  panes: ReadonlySet<string>;
+  paths: readonly string[];
+}
+
+/** The findings whose work this owner created; host-level ones (no creator) reach nobody. */
+export function ownedFindings(findings: readonly CleanupFinding[], created: CreatedWork): CleanupFinding[] {
+  return findings.filter(
+    (finding) =>
+      created.panes.has(finding.path) ||
+      created.paths.some((path) => inside(path, finding.path) || inside(finding.path, path)),
+  );
+}
+
+export function findingsKey(findings: readonly CleanupFinding[]): string {
+  return findings
+    .map((finding) => finding.key)
+    .sort()
+    .join('\n');
+}
+
+/** The cleanup reminder: it asks, and forbids the shortcuts that lose work. */
+export function cleanupReminder(
+  findings: readonly CleanupFinding[],
+  clean: (text: string) => string,
+): string {
+  const lines = [`Cleanup found ${plural(findings.length, 'problem')} in work you created:`];
+  for (const finding of findings.slice(0, 10)) lines.push(`- ${clean(finding.text)}`);
+  if (findings.length > 10) lines.push(`- and ${findings.length - 10} more (dogsled status)`);
+  lines.push(
+    'Read the changes there and preserve what is wanted, or get the user’s approval before discarding ' +
+      'abandoned work. Never force a worktree removal, run git clean, or rm -rf the checkout.',
+  );
+  return lines.join('\n');
+}

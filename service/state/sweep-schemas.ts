@@ -1,0 +1,63 @@
+// zod schemas of the sweep's files: sweep-request.json (a durable request for one cleanup pass,
+// written by the stop gate), sweep.json (the latest completed pass) and sweeps.jsonl (one completed
+// pass a line, seven days by ts_ms). Objects are loose, so newer fields survive.
+
+import * as z from 'zod/mini';
+import './zod-messages.js';
+
+const ms = z.int();
+
+export const SweepRequestSchema = z.looseObject({
+  version: z.literal(1),
+  /** The latest request; a pass is owed while it is newer than `handled_ms`. */
+  requested_ms: ms,
+  /** The pane that asked last (the stop gate's owner), or null. */
+  by: z.nullable(z.string()),
+  /** The request the last completed pass answered. */
+  handled_ms: z.nullable(ms),
+});
+
+const EntryKind = z.string();
+
+export const SweepPassSchema = z.looseObject({
+  version: z.literal(1),
+  /** When the pass completed: sweeps.jsonl keeps seven days by it. */
+  ts_ms: ms,
+  started_ms: ms,
+  finished_ms: ms,
+  request_ms: ms,
+  results: z.array(
+    z.looseObject({
+      kind: EntryKind,
+      path: z.string(),
+      branch: z.nullable(z.string()),
+      branch_deleted: z.boolean(),
+      panes: z.array(z.string()),
+      already_removed: z.boolean(),
+      detail: z.string(),
+    }),
+  ),
+  skipped: z.array(
+    z.looseObject({ kind: EntryKind, path: z.string(), branch: z.nullable(z.string()), reason: z.string() }),
+  ),
+  failures: z.array(
+    z.looseObject({ kind: EntryKind, path: z.string(), branch: z.nullable(z.string()), error: z.string() }),
+  ),
+  /** Repository warnings (a failed fetch…) and the survey's own warnings. */
+  warnings: z.array(z.string()),
+  landed_dirty: z.array(
+    z.looseObject({
+      repository: z.string(),
+      checkout: z.string(),
+      ref: z.string(),
+      dirty: z.int(),
+      paths: z.array(z.string()),
+    }),
+  ),
+  unlinked: z.array(z.looseObject({ repository: z.string(), path: z.string(), reason: z.string() })),
+  /** Set when the pass could not survey at all (then the lists are empty). */
+  error: z.nullable(z.string()),
+});
+
+export type SweepRequest = z.infer<typeof SweepRequestSchema>;
+export type SweepPass = z.infer<typeof SweepPassSchema>;

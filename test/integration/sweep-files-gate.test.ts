@@ -1,0 +1,183 @@
+// The sweep's files on a real state dir (hostile sweep-request.json, sweeps.jsonl kept seven days by
+// ts_ms) and its findings through the stop gate: a finding reaches only the owner whose open item
+// works in it, once per distinct set, and a host-level one reaches nobody.
+
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SweepWorker } from '../../service/daemon/sweep-worker.js';
+import { gateCheck } from '../../service/inbox/gate.js';
+import { DEFAULT_CONFIG } from '../../service/state/config.js';
+import { statePaths } from '../../service/state/paths.js';
+import type { SweepPass } from '../../service/state/sweep-schemas.js';
+import { recordSweep } from '../../service/sweep/files.js';
+import { requestSweep } from '../../service/sweep/request.js';
+import { type Sandbox, sandbox } from '../helpers/cli.js';
+import { itemFixture } from '../helpers/job-fixtures.js';
+import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+import { agentPane } from './watchdog-fixtures.js';
+
+let box: Sandbox;
+const T0 = 1_800_000_000_000;
+const DAY = 24 * 3_600_000;
+
+beforeEach(async () => {
+  box = await sandbox();
+  await mkdir(box.state, { recursive: true, mode: 0o700 });
+});
+
+afterEach(async () => {
+  await box.cleanup();
+});
+
+function stateIO(now = () => T0, warnings: string[] = []) {
+  return { paths: statePaths(box.state), now, warn: (line: string) => warnings.push(line) };
+}
+
+function worker(now = () => T0, warnings: string[] = []) {
+  return new SweepWorker({
+    ...stateIO(now, warnings),
+    config: structuredClone(DEFAULT_CONFIG),
+    env: { PATH: process.env.PATH },
+    home: box.home,
+    pid: process.pid,
+    started_ms: T0,
+    cwd: box.root,
+  });
+}
+
+function pass(ts_ms: number, over: Partial<SweepPass> = {}): SweepPass {
+  return {
+    version: 1,
+    ts_ms,
+    started_ms: ts_ms,
+    finished_ms: ts_ms,
+    request_ms: ts_ms,
+    results: [],
+    skipped: [],
+    failures: [],
+    warnings: [],
+    landed_dirty: [],
+    unlinked: [],
+    error: null,
+    ...over,
+  };
+}
+
+describe('the sweep files', () => {
+  it('refuse a sweep-request.json that is a directory or a FIFO in one line, and write no pass', async () => {
+    const file = join(box.state, 'sweep-request.json');
+    await mkdir(file);
+    await expect(worker().pass()).rejects.toThrow(/^sweep-request\.json is a directory, not a regular file$/);
+    await expect(requestSweep(stateIO(), null)).rejects.toThrow(/sweep-request\.json is a directory/);
+    await rm(file, { recursive: true });
+    execFileSync('mkfifo', [file]);
+    await expect(worker().pass()).rejects.toThrow(/^sweep-request\.json is a FIFO, not a regular file$/);
+    expect((await readdir(box.state)).filter((name) => name.startsWith('sweep.json'))).toEqual([]);
+  });
+
+  it('move a corrupt sweep-request.json aside with one warning: no request, no survey', async () => {
+    await writeFile(join(box.state, 'sweep-request.json'), '{"version":1,"requested_ms":');
+    const warnings: string[] = [];
+    expect(await worker(() => T0, warnings).pass()).toBeUndefined();
+    expect(warnings).toHaveLength(1);
+    expect((await readdir(box.state)).some((name) => name.startsWith('sweep-request.json.bad-'))).toBe(true);
+  });
+
+  it('answer a request once; a request made during a pass stays owed', async () => {
+    await requestSweep(
+      stateIO(() => T0),
+      null,
+    );
+    const first = await worker(() => T0 + 1).pass();
+    expect(first?.request_ms).toBe(T0);
+    expect(await worker(() => T0 + 2).pass()).toBeUndefined();
+    await requestSweep(
+      stateIO(() => T0 + 3),
+      'w1:p1',
+    );
+    expect((await worker(() => T0 + 4).pass())?.request_ms).toBe(T0 + 3);
+  });
+
+  it('keep seven days of passes in sweeps.jsonl by ts_ms, dropping torn lines, at any clock', async () => {
+    const io = stateIO();
+    await recordSweep(io, pass(T0 - 8 * DAY));
+    await recordSweep(io, pass(T0 - 6 * DAY));
+    await writeFile(join(box.state, 'sweeps.jsonl'), '{"torn', { flag: 'a' });
+    await recordSweep(io, pass(T0));
+    const lines = (await readFile(join(box.state, 'sweeps.jsonl'), 'utf8')).trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line).ts_ms)).toEqual([T0 - 6 * DAY, T0]);
+    await recordSweep(io, pass(Number.MAX_SAFE_INTEGER));
+    const far = (await readFile(join(box.state, 'sweeps.jsonl'), 'utf8')).trim().split('\n');
+    expect(far.map((line) => JSON.parse(line).ts_ms)).toEqual([Number.MAX_SAFE_INTEGER]);
+  });
+});
+
+describe('cleanup findings through the gate', () => {
+  const mine = '/work/repo/.worktrees/mine';
+  const theirs = '/work/repo/.worktrees/theirs';
+
+  async function world(): Promise<void> {
+    const items = [
+      itemFixture({
+        id: 'i_a',
+        kind: 'agent',
+        owner: 'w1:p1',
+        pane: 'w2:p1',
+        terminal_id: 't2',
+        command: undefined,
+      }),
+      itemFixture({
+        id: 'i_b',
+        kind: 'agent',
+        owner: 'w5:p1',
+        pane: 'w6:p1',
+        terminal_id: 't6',
+        command: undefined,
+      }),
+    ];
+    await writeFile(join(box.state, 'items.json'), JSON.stringify({ version: 1, items }));
+    const snapshot = snapshotFixture({ sample_ms: T0 });
+    const pane = (id: string, terminal: string, cwd: string) =>
+      agentPane(
+        { pane: id, terminal },
+        { state: 'working', transcript: null, transcript_modified: null, cwd },
+      );
+    snapshot.probe.agent_panes = [pane('w2:p1', 't2', `${mine}/src`), pane('w6:p1', 't6', '/elsewhere')];
+    await writeSnapshot(box.state, snapshot);
+  }
+
+  it('reach only the owner whose child works there, once per set; host-level warnings reach nobody', async () => {
+    await world();
+    const io = stateIO();
+    await recordSweep(
+      io,
+      pass(T0, {
+        warnings: ['/work/repo: git fetch failed'],
+        landed_dirty: [
+          { repository: '/work/repo', checkout: mine, ref: 'main', dirty: 2, paths: ['a', 'b\u001b[2J'] },
+        ],
+        failures: [{ kind: 'worktree', path: theirs, branch: 'theirs', error: 'boom' }],
+      }),
+    );
+    const told = await gateCheck(io, 'w1:p1');
+    expect(told).toContain(`${mine} (main) is landed but has 2 uncommitted paths: a, b`);
+    expect(told).not.toContain(theirs);
+    expect(told).not.toContain('fetch');
+    expect(told).not.toMatch(/\u001b/);
+    expect(told).toMatch(/Never force a worktree removal, run git clean, or rm -rf the checkout/);
+    expect(await gateCheck(io, 'w1:p1')).toBeUndefined();
+    expect(await gateCheck(io, 'w5:p1')).toBeUndefined();
+    // A new set (one more dirty path) is told again.
+    await recordSweep(
+      io,
+      pass(T0 + 1, {
+        landed_dirty: [
+          { repository: '/work/repo', checkout: mine, ref: 'main', dirty: 3, paths: ['a', 'b', 'c'] },
+        ],
+      }),
+    );
+    expect(await gateCheck(io, 'w1:p1')).toContain('3 uncommitted paths');
+  });
+});
