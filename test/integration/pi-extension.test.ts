@@ -198,7 +198,11 @@ describe('the widget and /work', () => {
   it('outside Herdr draws host meters and work groups, and /work expands it in place', async () => {
     expect(await runCli(['serve', '--once'], t.envOf(child))).toMatchObject({ code: 0 });
     const run = await pi({ env: { HERDR_ENV: '' } });
-    const widget = await until(() => run.fake.widgets.get('dogsled'), 'the widget');
+    // The widget is drawn at once and again when the first status arrives: wait for the hosts.
+    const widget = await until(() => {
+      const lines = run.fake.widgets.get('dogsled');
+      return lines?.[0]?.startsWith('local') ? lines : undefined;
+    }, 'the widget with its hosts');
     expect(widget[0]).toMatch(/^local {2}[\d.]+\/\d+ busy {2}mem [█░▏▎▍▌▋▊▉]{8} \S+ free {2}disk \S+/);
     expect(widget.at(-1)).toBe('work: nothing open');
     await run.fake.commands.get('work')?.handler('', run.fake.ctx);

@@ -33,6 +33,7 @@ describe('parseProcStat', () => {
       ppid: 1,
       pgrp: 4242,
       session: 4243,
+      tpgid: -1,
       threads: 3,
       start: 987654,
       childTicks: 12,
