@@ -105,8 +105,8 @@ export const TOOLS: ToolDefinition[] = [
       '`dogsled logs JOB --follow`; stop it with the stop tool.',
     [RunInput, RunJson],
     async (args: RunArgs, ctx) => {
-      const timeout = optionalDurationFlag('timeout', args.timeout);
-      const idleTimeout = optionalDurationFlag('idle_timeout', args.idle_timeout);
+      const timeout = optionalDurationFlag('--timeout', args.timeout);
+      const idleTimeout = optionalDurationFlag('--idle-timeout', args.idle_timeout);
       const pin = hostFlag(args.host);
       const cwd = await cwdFlag(args.cwd);
       const io = await hostIO(ctx);
