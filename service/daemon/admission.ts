@@ -33,6 +33,7 @@ import { Deadline } from '../work/deadline.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
 import { runInboxWorker } from './inbox-worker.js';
+import { QuotaHolds } from './quota-holds.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
 
@@ -55,6 +56,7 @@ export type AdmissionResult =
 export class AdmissionWorker {
   readonly admitter: Admitter;
   private readonly deps: WorkerIO;
+  private readonly quota: QuotaHolds;
   private recovered = false;
   private sweepError = '';
   private readonly unsettled = new Map<
@@ -64,6 +66,7 @@ export class AdmissionWorker {
 
   constructor(deps: WorkerIO) {
     this.deps = deps;
+    this.quota = new QuotaHolds(deps);
     this.admitter = { pid: deps.pid, started_ms: deps.started_ms };
   }
 
@@ -110,7 +113,8 @@ export class AdmissionWorker {
     const queue = await readQueue(this.deps);
     await this.dropExpired(queue);
     await this.sweep(queue);
-    const pending = pendingInOrder(queue.tickets);
+    // A ticket whose harness's quota is exhausted waits with its reason, and holds no host.
+    const pending = await this.quota.admissible(pendingInOrder(queue.tickets));
     if (pending.length === 0) return [];
     const host = await this.localHost();
     const steps = planAdmissions(pending, [host], this.deps.config, this.deps.now());
