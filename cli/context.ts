@@ -5,6 +5,7 @@
 // mocked.
 
 import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { plainLine } from '../service/core/strip-escapes.js';
 import { clockFromEnv } from '../service/state/clock.js';
 import type { ProcessIO } from '../service/state/io.js';
@@ -20,10 +21,14 @@ export interface CliContext extends ProcessIO {
 
 export interface GlobalOptions {
   config?: string;
+  terminal?: string;
 }
 
 export function contextFromProcess(globals: GlobalOptions): CliContext {
   const env = process.env;
+  // Exported, so the processes a command starts (job panes, the service) choose the same terminal.
+  if (globals.terminal) env.DOGSLED_TERMINAL = globals.terminal;
+  if (globals.config) env.DOGSLED_CONFIG = resolve(globals.config);
   const home = env.HOME || homedir();
   const stdoutIsTTY = Boolean(process.stdout.isTTY);
   const stateDir = stateDirFrom(env, home);

@@ -41,6 +41,12 @@ export function buildProgram(done: Done): Command {
     .description('Host status and placement for coding agents across Herdr hosts')
     .version(VERSION, '-V, --version', 'print the version')
     .option('--config <path>', 'host policy file (default $DOGSLED_CONFIG or ~/.config/dogsled/config.toml)')
+    .addOption(
+      new Option(
+        '--terminal <backend>',
+        'tmux: use tmux when Herdr does not answer, even outside tmux',
+      ).choices(['auto', 'tmux']),
+    )
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ outputError: () => {} });

@@ -55,13 +55,16 @@ function checked(flags: HookFlags) {
 }
 
 /** Reads the harness's JSON to its end (bounded); a terminal on stdin means nobody sends any. */
-async function drainStdin(): Promise<void> {
-  if (process.stdin.isTTY) return;
+async function drainStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
   let seen = 0;
+  const kept: Buffer[] = [];
   for await (const chunk of process.stdin) {
     seen += (chunk as Buffer).length;
     if (seen > STDIN_MAX_BYTES) break;
+    kept.push(chunk as Buffer);
   }
+  return Buffer.concat(kept).toString('utf8');
 }
 
 /** Resolves once the text is handed to the OS, so an ack never precedes its output. */
@@ -79,8 +82,13 @@ function quiet(ctx: CliContext): CliContext {
 /** Each path loads only its own code: hooks run on every prompt and stop. */
 async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promise<void> {
   const io = quiet(ctx);
-  await drainStdin();
+  const stdin = await drainStdin();
   mark('stdin');
+  if (ctx.env.TMUX && hook.sub !== 'gate') {
+    // In tmux the hooks are the only source of the agent's state (service/inbox/hook-state.ts).
+    const { reportHookState } = await import('../../service/inbox/hook-state.js');
+    await reportHookState(ctx.env, ctx.stateDir, hook.harness, hook.event, stdin, ctx.now()).catch(() => {});
+  }
   if (hook.sub === 'gate') {
     const { gateHook } = await import('../../service/inbox/hook-inbox.js');
     const reminder = await gateHook(io);

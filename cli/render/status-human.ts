@@ -60,6 +60,7 @@ function renderHost(host: HostView, now: number, paint: Paint): string[] {
   const stalled = stalledPanes(panes).length;
   const counts = `${host.headroom.live_agents} live · ${host.headroom.active_agents} active`;
   lines.push(row('agents', stalled > 0 ? `${counts} · ${paint.red(`${stalled} stalled`)}` : counts));
+  if (probe.terminal) lines.push(row('terminal', terminalName(probe.terminal.kind)));
   lines.push(...renderAgentPanes(panes, now, paint));
   const free = host.headroom.free_cores === null ? '?' : formatCores(host.headroom.free_cores);
   const verdict = host.headroom.eligible
@@ -82,4 +83,12 @@ function pressureName(level: number): string {
   if (level >= 4) return 'critical';
   if (level >= 2) return 'warn';
   return 'normal';
+}
+
+/** How status names the backend the service reads agents through. */
+function terminalName(kind: string): string {
+  if (kind === 'herdr-socket') return 'herdr (socket)';
+  if (kind === 'herdr-cli') return 'herdr (cli)';
+  if (kind === 'headless') return 'none (headless)';
+  return kind;
 }

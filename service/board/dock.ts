@@ -3,7 +3,8 @@
 // the right of the tab's leftmost pane, swapped to its left and given the split's ratio. Herdr makes a
 // new pane on every open, so boards/<tab-hash>.json remembers the tab's board (pane and terminal id),
 // checked against the live pane before reuse; a stale entry is cleared before the next split. All of
-// it runs under that file's lock, so two opens in one tab never make two boards.
+// it runs under that file's lock, so two opens in one tab never make two boards. tmux docks at the
+// left natively (dockInTmux); the rest is the same.
 
 import { DogsledError } from '../errors.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
@@ -13,6 +14,7 @@ import { writeState } from '../state/store.js';
 import { isTerminalError, needsHerdr } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Layout, Pane, Rect } from '../terminal/records.js';
+import type { TmuxTerminal } from '../terminal/tmux.js';
 
 /** The board's width in cells beside Herdr's own sidebar (spec, "Pi"). */
 export const BOARD_WIDTH = 38;
@@ -66,7 +68,8 @@ export async function dockBoard(io: StateIO, port: TerminalPort, options: DockOp
       // Cleared on disk first: if the split below fails, no entry names a pane that is gone.
       await updateCleared(io, tab, entry as BoardEntry);
     }
-    const { pane, ratio } = await splitLeft(port, caller);
+    const { pane, ratio } =
+      port.kind === 'tmux' ? await dockInTmux(port, caller, io) : await splitLeft(port, caller);
     const next: BoardEntry = {
       ...(entry ?? {}),
       version: 1,
@@ -133,6 +136,26 @@ async function splitLeft(port: TerminalPort, caller: Pane): Promise<{ pane: Pane
   const ratio = BOARD_WIDTH / split.rect.width;
   await port.setSplitRatio(pane.pane_id, splitPath(split.id), ratio);
   return { pane, ratio };
+}
+
+/**
+ * tmux docks natively: a full-height split at the window's left edge, BOARD_WIDTH cells wide
+ * (`split-window -hbf -l 38`), whose program is `dogsled sidebar` for the caller.
+ */
+async function dockInTmux(
+  port: TerminalPort,
+  caller: Pane,
+  io: StateIO,
+): Promise<{ pane: Pane; ratio: null }> {
+  const { selfInvocation } = await import('../jobs/self.js');
+  const pane = await (port as TmuxTerminal).dockLeft({
+    targetPaneId: caller.pane_id,
+    width: BOARD_WIDTH,
+    argv: [...selfInvocation(), 'sidebar', '--owner', caller.pane_id],
+    env: { [OWNER_ENV]: caller.pane_id, DOGSLED_STATE: io.paths.dir },
+    ...(caller.cwd ? { cwd: caller.cwd } : {}),
+  });
+  return { pane, ratio: null };
 }
 
 /** The pane at the tab's left edge, the topmost of them: the one whose column the board joins. */

@@ -38,6 +38,8 @@ export interface AgentLaneIO {
 export interface AgentLaneResult {
   panes: AgentPane[];
   errors: string[];
+  /** The backend of the last terminal opened (status shows it), undefined before the first. */
+  terminal: { kind: string; why: string } | undefined;
 }
 
 type Observation = Awaited<ReturnType<typeof observeAgentPanes>>;
@@ -56,6 +58,7 @@ export class AgentLane {
   private readonly stopping = new AbortController();
   private stallMarked: ReadonlySet<string> = new Set();
   private noHerdrUntil = 0;
+  private terminal: { kind: string; why: string } | undefined;
 
   constructor(private readonly deps: AgentLaneIO) {}
 
@@ -80,9 +83,10 @@ export class AgentLane {
       return {
         panes: this.last,
         errors: [`herdr: no answer within ${seconds}s; agent panes are from the last tick`],
+        terminal: this.terminal,
       };
     }
-    if ('error' in outcome) return { panes: this.last, errors: [outcome.error] };
+    if ('error' in outcome) return { panes: this.last, errors: [outcome.error], terminal: this.terminal };
     const composed: ComposedPanes = composeAgentPanes(
       outcome.panes,
       this.memory,
@@ -92,7 +96,7 @@ export class AgentLane {
     this.memory = composed.memory;
     this.last = composed.panes;
     const tokenErrors = await this.reportStalls(composed.panes);
-    return { panes: composed.panes, errors: [...outcome.errors, ...tokenErrors] };
+    return { panes: composed.panes, errors: [...outcome.errors, ...tokenErrors], terminal: this.terminal };
   }
 
   private async read(): Promise<Observation | { error: string }> {
@@ -105,6 +109,7 @@ export class AgentLane {
     } catch (error) {
       return { error: `herdr: ${messageOf(error)}` };
     }
+    this.terminal = { kind: port.kind, why: port.why };
     if (port.kind === 'headless') {
       this.port = undefined;
       // No Herdr at all is a normal host without agents; a Herdr that was asked for and failed is not.

@@ -63,7 +63,7 @@ export class Publisher {
     const reading = await this.measure();
     const errors: string[] = [...this.carried];
     const reservations = await this.liveReservationCount(errors);
-    const agents = deps.agents ? await deps.agents.tick() : { panes: [], errors: [] };
+    const agents = deps.agents ? await deps.agents.tick() : { panes: [], errors: [], terminal: undefined };
     const jobs = await this.jobs.read();
     const snapshot = composeSnapshot({
       reading,
@@ -72,6 +72,7 @@ export class Publisher {
       liveness: this.liveness,
       reservations,
       agentPanes: agents.panes,
+      terminal: agents.terminal,
       jobs,
       errors: [...agents.errors, ...errors],
       policy: deps.config,

@@ -14,6 +14,8 @@ export interface SnapshotInput {
   liveness: HostSnapshot['liveness'];
   reservations: number;
   agentPanes: AgentPane[];
+  /** The backend the agent lane read through, when it has opened one. */
+  terminal?: { kind: string; why: string } | undefined;
   jobs: JobSummary[];
   errors: string[];
   policy: Policy;
@@ -34,6 +36,7 @@ export function composeSnapshot(input: SnapshotInput): HostSnapshot {
     disk: reading.disk,
     agents: agentCounts(input.agentPanes),
     agent_panes: input.agentPanes,
+    ...(input.terminal ? { terminal: input.terminal } : {}),
   };
   const facts = { id: input.identity.id, service: 'up' as const, reservations: input.reservations };
   return {

@@ -11,6 +11,7 @@ import type { ProcessIO } from '../state/io.js';
 import type { JobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
 import type { TerminalPort } from '../terminal/port.js';
+import { tmuxCallerPane } from '../terminal/tmux-env.js';
 
 /** Each Herdr call of the wrapper gets this long: the job has ended, nothing should wait for long. */
 export const EXEC_HERDR_TIMEOUT_MS = 10_000;
@@ -21,8 +22,8 @@ export const EXEC_HERDR_TIMEOUT_MS = 10_000;
  * headless, or a wrapper started by hand in some other pane.
  */
 export function jobPaneOf(env: NodeJS.ProcessEnv, record: Pick<JobRecord, 'pane'>): string | undefined {
-  if (env.HERDR_ENV !== '1') return undefined;
-  const pane = env.HERDR_PANE_ID;
+  // A tmux pane reports the same way (the tmux backend keeps the state in pane options).
+  const pane = env.HERDR_ENV === '1' ? env.HERDR_PANE_ID : (tmuxCallerPane(env) ?? undefined);
   if (pane === undefined || pane === '') return undefined;
   if (record.pane !== null && record.pane !== pane) return undefined;
   return pane;

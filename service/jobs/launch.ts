@@ -160,7 +160,14 @@ async function openPane(ctx: JobLaunchIO, spec: LaunchSpec, signal: AbortSignal)
     options.env = { ...options.env, [SUPERVISOR_ENV]: '1', HERDR_ENV: '', HERDR_PANE_ID: '' };
     return { launched: await port.runCommand(options) };
   }
-  const placement = await placeJobTab(port, request.cwd, request.caller_workspace, { env: ctx.env, signal });
+  if (port.kind === 'tmux') {
+    // tmux shows no repositories in its sessions: the job's window opens in the caller's session
+    // (else the active one), as its own program, and closes when the job ends.
+    if (request.caller_workspace !== null) options.workspaceId = request.caller_workspace;
+    const launched = await port.runCommand(options);
+    return { launched, placement: { kind: 'active-tab', why: 'active workspace' } };
+  }
+    const placement = await placeJobTab(port, request.cwd, request.caller_workspace, { env: ctx.env, signal });
   signal.throwIfAborted();
   if (placement.kind === 'workspace') {
     const shown = placement.shows === null ? undefined : await openRepositoryWorkspace(port, placement);

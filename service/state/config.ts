@@ -24,6 +24,8 @@ export interface Config {
     /** The same entries with a leading `~/` (or a lone `~`) replaced by the home directory. */
     repository_paths: string[];
   };
+  /** `tmux`: use tmux when Herdr does not answer, even outside tmux (terminal/choice.ts reads it). */
+  terminal: 'auto' | 'tmux';
   quota: {
     /** Normalized origin without a trailing slash, e.g. `https://admin.example.net:8443`. */
     management_url: string | null;
@@ -40,6 +42,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   reservation_ttl_ms: 90_000,
   remote_command: ['mise', 'x', '--', 'dogsled'],
   cleanup: { repositories: [], repository_paths: [] },
+  terminal: 'auto',
   quota: { management_url: null, hold_when_exhausted: true },
 });
 
@@ -57,6 +60,7 @@ const EXPECTED: Record<string, string> = {
   remote_command: 'a non-empty array of non-empty strings',
   cleanup: 'a table',
   'cleanup.repositories': 'an array of strings',
+  terminal: '"auto" or "tmux"',
   quota: 'a table',
   'quota.management_url':
     'an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials)',
@@ -104,6 +108,7 @@ function buildFileSchema() {
     cleanup: z._default(z.strictObject({ repositories: z._default(z.array(z.string()), () => []) }), () => ({
       repositories: [],
     })),
+    terminal: z._default(z.enum(['auto', 'tmux']), DEFAULT_CONFIG.terminal),
     quota: z._default(
       z.strictObject({
         management_url: z.optional(z.pipe(z.string(), z.transform(httpsOrigin))),

@@ -74,6 +74,8 @@ export const ProbeSchema = z.looseObject({
   agents: z.looseObject({ live: count, active: count }),
   /** Absent in snapshots from versions before the terminal layer; always written now. */
   agent_panes: z.optional(z.array(AgentPaneSchema)),
+  /** The terminal backend the service reads agents through (herdr-socket, herdr-cli, tmux, headless). */
+  terminal: z.optional(z.looseObject({ kind: z.string(), why: z.string() })),
 });
 
 export const HeadroomSchema = z.looseObject({

@@ -5,10 +5,11 @@
 
 import { join } from 'node:path';
 import { herdrConfigDir } from './locate.js';
+import { tmuxCallerPane } from './tmux-env.js';
 
-/** HERDR_PANE_ID, else null. */
+/** HERDR_PANE_ID, else the tmux pane (TMUX_PANE, inside tmux), else null. */
 export function callerPaneId(env: NodeJS.ProcessEnv): string | null {
-  return env.HERDR_PANE_ID || null;
+  return env.HERDR_PANE_ID || tmuxCallerPane(env);
 }
 
 /** The caller's pane, or undefined outside Herdr. */

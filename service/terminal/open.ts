@@ -1,8 +1,10 @@
 // Picks the terminal backend for this process: Herdr over its socket when the socket answers `ping`,
-// else Herdr through the CLI when a herdr binary's server answers, else headless, recording why.
+// else Herdr through the CLI when a herdr binary's server answers, else tmux when this process runs
+// in tmux or `--terminal tmux` / `terminal = "tmux"` asks for it (choice.ts), else headless, with why.
 // A missing socket costs one stat; a stale one, one failed connect. The CLI check spawns only when
 // a binary exists. The ping is also the once-per-start protocol check, which warns and never fails.
 
+import { tmuxChoice } from './choice.js';
 import { CliTransport } from './cli.js';
 import { isTerminalError } from './errors.js';
 import { HeadlessTerminal } from './headless.js';
@@ -11,6 +13,8 @@ import { exists, findHerdrBinary, socketCandidate } from './locate.js';
 import type { TerminalPort } from './port.js';
 import { parseRecord, type ServerInfo, ServerInfoSchema } from './records.js';
 import { connectFailure } from './socket.js';
+import { TmuxTerminal } from './tmux.js';
+import type { HookReport } from './tmux-records.js';
 import { ROUTINE_TIMEOUT_MS, SocketTransport } from './transport.js';
 
 /** The socket protocol this adapter was written against (Herdr 0.8.0). */
@@ -27,6 +31,8 @@ export interface OpenTerminalOptions {
   timeoutMs?: number;
   /** Receives whole warning lines; default: stderr. */
   warn?: (line: string) => void;
+  /** What the harness hooks reported per terminal, for agents in tmux (default: none). */
+  hookReports?: () => Promise<ReadonlyMap<string, HookReport>>;
 }
 
 type Probe = { ok: true; server: ServerInfo | undefined } | { ok: false; why: string };
@@ -58,22 +64,31 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
   }
 
   const binary = await findHerdrBinary(env);
-  const headless = (why: string) =>
-    new HeadlessTerminal({
-      why,
-      env,
-      routineMs,
-      ...(options.commandName ? { commandName: options.commandName } : {}),
-      ...(binary ? { binary } : {}),
-    });
-  if (!binary) return headless(`${probe.why} and no herdr binary is on PATH`);
+  const tmux = await tmuxChoice(env, options.home);
+  const fallback = (why: string): TerminalPort =>
+    tmux
+      ? new TmuxTerminal({
+          why: `${why}; ${tmux.why}`,
+          socket: tmux.socket,
+          env,
+          routineMs,
+          reports: options.hookReports ?? (() => hookReportsOf(env, options.home)),
+        })
+      : new HeadlessTerminal({
+          why,
+          env,
+          routineMs,
+          ...(options.commandName ? { commandName: options.commandName } : {}),
+          ...(binary ? { binary } : {}),
+        });
+  if (!binary) return fallback(`${probe.why} and no herdr binary is on PATH`);
 
   const transport = new CliTransport(binary, env, [], routineMs);
   try {
     await transport.call('workspace.list', {});
   } catch (error) {
     if (!isTerminalError(error)) throw error;
-    return headless(`${probe.why}; ${binary} did not reach a server (${error.herdrCode ?? error.code})`);
+    return fallback(`${probe.why}; ${binary} did not reach a server (${error.herdrCode ?? error.code})`);
   }
   return new HerdrTerminal({ transport, why: `${probe.why}; using ${binary}`, binary, env, routineMs });
 }
@@ -103,4 +118,13 @@ async function pingSocket(path: string, from: string, timeoutMs: number): Promis
     // An error envelope still proves a Herdr server answered; only its ping is missing.
     return { ok: true, server: undefined };
   }
+}
+
+/** The hook reports in this process's state dir (agent-reports/), read on each snapshot. */
+async function hookReportsOf(env: NodeJS.ProcessEnv, home: string): Promise<ReadonlyMap<string, HookReport>> {
+  const [{ readAgentReports }, { stateDirFrom }] = await Promise.all([
+    import('../state/agent-reports.js'),
+    import('../state/paths.js'),
+  ]);
+  return readAgentReports(stateDirFrom(env, home));
 }

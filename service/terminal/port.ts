@@ -21,7 +21,7 @@ import type {
   WorktreeSource,
 } from './records.js';
 
-export type TerminalKind = 'herdr-socket' | 'herdr-cli' | 'headless';
+export type TerminalKind = 'herdr-socket' | 'herdr-cli' | 'tmux' | 'headless';
 export type Env = Record<string, string>;
 export type SplitDirection = 'right' | 'down';
 export type SwapDirection = 'left' | 'right' | 'up' | 'down';

@@ -5,25 +5,11 @@
 // builds it). BENCH_RUNS shortens it.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, median, ROOT, RUNS } from './lib.mjs';
+import { CLI, call, median, ROOT, RUNS } from './lib.mjs';
 
 const FAKE = join(ROOT, 'test', 'fakes', 'herdr');
-
-function call(socketPath, method, params = {}) {
-  return new Promise((resolve, reject) => {
-    const socket = connect(socketPath);
-    let buffer = '';
-    socket.on('connect', () => socket.write(`${JSON.stringify({ id: 'bench', method, params })}\n`));
-    socket.on('data', (d) => {
-      buffer += d;
-    });
-    socket.on('end', () => resolve(JSON.parse(buffer.split('\n')[0])));
-    socket.on('error', reject);
-  });
-}
 
 function timed(argv, env, input) {
   const start = process.hrtime.bigint();

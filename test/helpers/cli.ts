@@ -26,7 +26,8 @@ export async function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Sandbox
   await mkdir(join(home, '.config', 'dogsled'), { recursive: true });
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(DOGSLED_|HERDR_|XDG_)/.test(key) || key === 'CI' || key === 'NO_COLOR') continue;
+    // TMUX too: a suite started inside tmux must not make every command pick the tmux backend.
+    if (/^(DOGSLED_|HERDR_|XDG_|TMUX)/.test(key) || key === 'CI' || key === 'NO_COLOR') continue;
     env[key] = value;
   }
   Object.assign(env, { HOME: home, DOGSLED_STATE: state, TMPDIR: root }, extraEnv);

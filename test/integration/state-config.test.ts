@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       reservation_ttl_ms: 90000,
       remote_command: ['mise', 'x', '--', 'dogsled'],
       cleanup: { repositories: [], repository_paths: [] },
+      terminal: 'auto',
       quota: { management_url: null, hold_when_exhausted: true },
     });
   });
@@ -62,6 +63,7 @@ disk_free_min_percent = 20
 reservation_load = 0.5
 reservation_ttl_ms = "2m"
 remote_command = ["/usr/local/bin/dogsled"]
+terminal = "tmux"
 
 [cleanup]
 repositories = ["~/.config/mise", "/srv/repo", "~"]
@@ -82,6 +84,7 @@ hold_when_exhausted = false
         repositories: ['~/.config/mise', '/srv/repo', '~'],
         repository_paths: ['/home/ada/.config/mise', '/srv/repo', '/home/ada'],
       },
+      terminal: 'tmux',
       quota: { management_url: 'https://admin.example.net:8443', hold_when_exhausted: false },
     });
     expect(await readdir(join(path, '..'))).toEqual(before);
@@ -194,6 +197,11 @@ hold_when_exhausted = false
       'config P: cleanup.repositories: expected an array of strings, found the number 1 at cleanup.repositories[0]',
     ],
     ['cleanup as a value', 'cleanup = 1', 'config P: cleanup: expected a table, found the number 1'],
+    [
+      'an unknown terminal',
+      'terminal = "screen"',
+      'config P: terminal: expected "auto" or "tmux", found the string "screen"',
+    ],
     [
       'a hold_when_exhausted that is not a boolean',
       '[quota]\nhold_when_exhausted = "yes"',

@@ -1,0 +1,54 @@
+// tmux's parsing rules as dogsled works around them (tmux-argv.ts) and the hook-reported agent
+// state rule (core/hook-agent-state.ts): plain literals in, plain literals out.
+
+import { describe, expect, it } from 'vitest';
+import { hookedAgentState, stateOfHookEvent } from '../../service/core/hook-agent-state.js';
+import { commandArgs, formatLiteral, literalArg, rowFormat, SEP } from '../../service/terminal/tmux-argv.js';
+
+describe('tmux arguments', () => {
+  it('escapes only a final semicolon, which tmux would take for a command separator', () => {
+    expect(literalArg('a;')).toBe('a\\;');
+    expect(literalArg(';')).toBe('\\;');
+    expect(literalArg('a\\;')).toBe('a\\\\;');
+    expect(literalArg('a;b')).toBe('a;b');
+    expect(literalArg(SEP)).toBe(';');
+  });
+
+  it('doubles # where tmux expands formats', () => {
+    expect(formatLiteral('#{pane_id} ##')).toBe('##{pane_id} ####');
+  });
+
+  it('runs a lone word through exec "$0", never as a shell line', () => {
+    expect(commandArgs(['a b; c'])).toEqual(['--', 'sh', '-c', 'exec "$0"', 'a b; c']);
+    expect(commandArgs(['x', 'y'])).toEqual(['--', 'x', 'y']);
+  });
+
+  it('splits rows only at its own random marks, whatever the values hold', () => {
+    const format = rowFormat(['a', 'b'] as const);
+    const fieldSep = format.format.slice('#{a}'.length, format.format.indexOf('#{b}'));
+    const rowEnd = format.format.slice(format.format.indexOf('#{b}') + '#{b}'.length);
+    const hostile = 'x\n\u001f\u001e|\t#{y}';
+    const out = `${hostile}${fieldSep}2${rowEnd}\nplain${fieldSep}${rowEnd}\nwarning line\n`;
+    expect(format.parse(out)).toEqual([
+      { a: hostile, b: '2' },
+      { a: 'plain', b: '' },
+    ]);
+    expect(rowFormat(['a'] as const).format).not.toBe(rowFormat(['a'] as const).format);
+  });
+});
+
+describe('hook-reported agent state', () => {
+  it('reads a prompt as working and a stop or a session start as idle', () => {
+    expect(stateOfHookEvent('UserPromptSubmit')).toBe('working');
+    expect(stateOfHookEvent('Stop')).toBe('idle');
+    expect(stateOfHookEvent('SessionStart')).toBe('idle');
+    expect(stateOfHookEvent('Other')).toBeUndefined();
+  });
+
+  it('reads an idle agent whose transcript changed after the report as working', () => {
+    expect(hookedAgentState({ state: 'idle', at_ms: 1_000 }, 10_000)).toBe('working');
+    expect(hookedAgentState({ state: 'idle', at_ms: 1_000 }, 2_000)).toBe('idle');
+    expect(hookedAgentState({ state: 'idle', at_ms: 1_000 }, null)).toBe('idle');
+    expect(hookedAgentState({ state: 'working', at_ms: 1_000 }, 0)).toBe('working');
+  });
+});
