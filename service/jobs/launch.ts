@@ -167,7 +167,7 @@ async function openPane(ctx: JobLaunchIO, spec: LaunchSpec, signal: AbortSignal)
     const launched = await port.runCommand(options);
     return { launched, placement: { kind: 'active-tab', why: 'active workspace' } };
   }
-    const placement = await placeJobTab(port, request.cwd, request.caller_workspace, { env: ctx.env, signal });
+  const placement = await placeJobTab(port, request.cwd, request.caller_workspace, { env: ctx.env, signal });
   signal.throwIfAborted();
   if (placement.kind === 'workspace') {
     const shown = placement.shows === null ? undefined : await openRepositoryWorkspace(port, placement);
