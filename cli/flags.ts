@@ -60,9 +60,3 @@ export function hostFlag(text: string | undefined): string | null {
   if (text.trim() === '') throw new DogsledError('--host: expected a host id or label, got ""');
   return text;
 }
-
-/** `--host ID` for commands that only act on `local`, this host, until peers land (doctor, prune). */
-export function localHostFlag(text: string | undefined, local: { id: string; label: string }): void {
-  if (text === undefined || text === local.id || text === local.label) return;
-  throw new DogsledError(`--host ${text}: peers are not available in this build (only ${local.id})`);
-}

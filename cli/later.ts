@@ -15,10 +15,4 @@ export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'track', summary: 'track an existing pane as a child', waitsFor: AGENTS },
   { name: 'close', summary: 'close a child now', waitsFor: AGENTS },
   { name: 'done', summary: 'hand the task back to the owner', waitsFor: AGENTS },
-  { name: 'machine', summary: "Herdr's saved machines", waitsFor: 'peers over SSH are still being built' },
-  {
-    name: 'retry',
-    summary: 'read an unreachable host again now',
-    waitsFor: 'peers over SSH are still being built',
-  },
 ];

@@ -84,7 +84,7 @@ export function buildProgram(done: Done): Command {
     .command('doctor')
     .description('report worktrees, branches, repositories, jobs, targets, disk and processes')
     .option('--json', 'one JSON document')
-    .option('--host <id>', 'the host to report (only the local host in this build)')
+    .option('--host <id>', 'the host to report: local (default) or a peer, by id or label')
     .action(action(done, async () => (await import('./commands/doctor.js')).doctorCommand));
 
   program
@@ -93,7 +93,7 @@ export function buildProgram(done: Done): Command {
     .argument('[categories...]', 'worktrees, branches, jobs, targets, repositories, panes (default: all)')
     .option('--yes', 'do not ask before removing (every safety check still runs)')
     .option('--json', 'print {results,skipped,failures} as one JSON document')
-    .option('--host <id>', 'the host to prune (only the local host in this build)')
+    .option('--host <id>', 'the host to prune: local (default) or a peer, by id or label')
     .action(action(done, async () => (await import('./commands/prune.js')).pruneCommand));
 
   program
@@ -193,6 +193,28 @@ export function buildProgram(done: Done): Command {
         return (words: string[], _flags: object, ctx: CliContext) => hostCommand(words, ctx);
       }),
     );
+
+  program
+    .command('machine')
+    .description("the fleet's hosts: Herdr's saved machines, else [[hosts]] in the config")
+    .argument('[verb]', 'list (default), rename ID LABEL, disable ID, enable ID, reconnect ID, add TARGET')
+    .argument('[args...]', "the verb's arguments")
+    .option('--label <name>', 'add: the label (and id) of the new host')
+    .option('--json', 'one JSON document')
+    .action(
+      action(done, async () => {
+        const { machineCommand } = await import('./commands/machine.js');
+        return (verb: string | undefined, args: string[], flags: object, ctx: CliContext) =>
+          machineCommand(verb, args, flags, ctx);
+      }),
+    );
+
+  program
+    .command('retry')
+    .description('read a peer again now, whatever its backoff')
+    .argument('<host>', 'host id or label')
+    .option('--json', 'print the host as status --json shows it')
+    .action(action(done, async () => (await import('./commands/retry.js')).retryCommand));
 
   program
     .command('profiles')

@@ -1,11 +1,12 @@
 // What the sidebar reads on each refresh, from cached state only: every host the status reader
-// returns (today the local host; peers when the status reader returns them) with its busy history
-// from samples.jsonl, the owner's board, and the owner's todo publication. It never probes a host
+// knows (this host, then each enabled peer from the peer cache, never read over SSH here) with this
+// host's busy history from samples.jsonl, the owner's board, and the owner's todo publication. It never probes a host
 // and never writes. A file that cannot be read becomes a problem line, never a crash.
 
 import { readBoard } from '../service/board/read.js';
 import { messageOf } from '../service/errors.js';
 import { readLocalHost } from '../service/hosts/local.js';
+import { cachedPeerHosts } from '../service/hosts/peers.js';
 import type { HostView } from '../service/hosts/view.js';
 import type { HostIO } from '../service/state/io.js';
 import { openRegular, readRegular } from '../service/state/regular-file.js';
@@ -54,8 +55,13 @@ async function readHosts(io: HostIO, sources: SidebarSources): Promise<SidebarHo
     const text = await readRegular(sources.fixtureHosts);
     return text === undefined ? [] : ((JSON.parse(text) as { hosts: SidebarHost[] }).hosts ?? []);
   }
-  const [local, history] = await Promise.all([readLocalHost(io), busyHistory(io.paths.samples)]);
-  return [sidebarHost(local, history)];
+  const [local, history, peers] = await Promise.all([
+    readLocalHost(io),
+    busyHistory(io.paths.samples),
+    cachedPeerHosts(io),
+  ]);
+  // A peer's busy history is its host's samples.jsonl, which the cache does not carry.
+  return [sidebarHost(local, history), ...peers.map((peer) => sidebarHost(peer, []))];
 }
 
 export function sidebarHost(view: HostView, history: Array<number | null>): SidebarHost {

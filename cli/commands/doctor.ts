@@ -1,12 +1,11 @@
 // `dogsled doctor [--json] [--host H]`: the cleanup survey as a report (service/cleanup/session.ts).
 // Changes nothing: every repository is fetched (remote-tracking refs are what make pushed work
-// count), nothing is removed. Peers are not reachable in this build, so --host accepts only the
-// local host.
+// count), nothing is removed. `--host` runs the same survey on a peer (host doctor there).
 
 import { type CleanupCaller, doctorReport } from '../../service/cleanup/session.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
+import { hostOfFlag, remoteDoctor } from '../../service/hosts/remote-cleanup.js';
 import type { CliContext } from '../context.js';
-import { localHostFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import { paint } from '../render/color.js';
 import { renderDoctor } from '../render/doctor-human.js';
@@ -28,8 +27,10 @@ export function cleanupCaller(): CleanupCaller {
 }
 
 export async function doctorCommand(flags: DoctorFlags, ctx: CliContext): Promise<number> {
-  localHostFlag(flags.host, LOCAL_HOST);
-  const report = await doctorReport(await hostIO(ctx), cleanupCaller(), LOCAL_HOST.id);
+  const io = await hostIO(ctx);
+  const peer = await hostOfFlag(io, flags.host);
+  const report =
+    peer === null ? await doctorReport(io, cleanupCaller(), LOCAL_HOST.id) : await remoteDoctor(io, peer);
   if (flags.json) {
     for (const warning of report.warnings) ctx.warn(`dogsled: warning: ${warning}`);
     ctx.out(`${JSON.stringify(report)}\n`);

@@ -9,7 +9,9 @@
 
 import { EXIT } from '../../service/core/exit-codes.js';
 import { type LogsOutcome, logsOfRef } from '../../service/jobs/by-ref.js';
+import { logsRemoteRef, remoteJobOf } from '../../service/jobs/remote.js';
 import type { CliContext } from '../context.js';
+import { hostIO } from '../io.js';
 import { untilStopped } from '../stop-signal.js';
 
 export interface LogsFlags {
@@ -26,8 +28,11 @@ export async function logsCommand(ref: string, flags: LogsFlags, ctx: CliContext
   process.stdout.on('error', ignore);
   let outcome: LogsOutcome;
   try {
-    const read = (stopped?: AbortSignal) =>
-      logsOfRef(ctx, ref, { follow, write: writeStdout, ...(stopped ? { stopped } : {}) });
+    const remote = await remoteJobOf(ctx, ref, () => hostIO(ctx));
+    const read = (stopped?: AbortSignal) => {
+      const options = { follow, write: writeStdout, ...(stopped ? { stopped } : {}) };
+      return remote ? logsRemoteRef(remote, ref, options) : logsOfRef(ctx, ref, options);
+    };
     outcome = follow ? await untilStopped(read) : await read();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') return 0;

@@ -7,11 +7,11 @@
 import { createInterface } from 'node:readline/promises';
 import type { PruneReport } from '../../service/cleanup/report.js';
 import { pruneCleanup } from '../../service/cleanup/session.js';
-import { PRUNE_CATEGORIES, type PruneCategory } from '../../service/core/prune-plan.js';
+import { type PlanEntry, PRUNE_CATEGORIES, type PruneCategory } from '../../service/core/prune-plan.js';
 import { DogsledError } from '../../service/errors.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
+import { hostOfFlag, remotePrune } from '../../service/hosts/remote-cleanup.js';
 import type { CliContext } from '../context.js';
-import { localHostFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import { paint } from '../render/color.js';
 import { renderFailure, renderPlan, renderResult, renderSkip } from '../render/prune-human.js';
@@ -46,30 +46,56 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliContext): Promise<number> {
-  localHostFlag(flags.host, LOCAL_HOST);
   const categories = parseCategories(words);
+  const io = await hostIO(ctx);
+  const peer = await hostOfFlag(io, flags.host);
   const colours = paint(ctx.color);
   const empty: PruneReport = { results: [], skipped: [], failures: [] };
   // With --json, stdout holds only the result document: the plan goes to stderr.
   const show = flags.json ? (text: string) => process.stderr.write(text) : ctx.out;
+  const ask = async (plan: readonly PlanEntry[]): Promise<boolean> => {
+    show(`${renderPlan(plan, colours).join('\n')}\n`);
+    if (flags.yes) return true;
+    if (!(process.stdin.isTTY && process.stderr.isTTY)) {
+      throw new DogsledError(
+        'prune: not a terminal, so nothing was removed: pass --yes to remove the plan above',
+      );
+    }
+    return confirm(`Remove ${plan.length} entr${plan.length === 1 ? 'y' : 'ies'}? [y/N] `);
+  };
+  if (peer !== null) {
+    // The peer plans; the user answers here; the peer rechecks each entry as it removes it.
+    let remote = await remotePrune(io, peer, categories, Boolean(flags.yes));
+    for (const warning of remote.warnings) ctx.warn(`dogsled: warning: ${peer.label}: ${warning}`);
+    if (remote.plan.length === 0) {
+      ctx.out(flags.json ? `${JSON.stringify(empty)}\n` : 'nothing to prune\n');
+      return 0;
+    }
+    if (!(await ask(remote.plan))) {
+      show('nothing removed\n');
+      if (flags.json) ctx.out(`${JSON.stringify(empty)}\n`);
+      return 0;
+    }
+    if (!flags.yes) remote = await remotePrune(io, peer, categories, true);
+    const { report } = remote;
+    if (flags.json) ctx.out(`${JSON.stringify(report)}\n`);
+    else {
+      for (const result of report.results) ctx.out(`${renderResult(result, colours)}\n`);
+      for (const skip of report.skipped) ctx.out(`${renderSkip(skip, colours)}\n`);
+      for (const failure of report.failures)
+        process.stderr.write(`${renderFailure(failure, paint(false))}\n`);
+    }
+    return report.failures.length > 0 ? 2 : 0;
+  }
   const run = await pruneCleanup(
-    await hostIO(ctx),
+    io,
     cleanupCaller(),
     { host: LOCAL_HOST.id, categories },
     {
       warnings: (lines) => {
         for (const warning of lines) ctx.warn(`dogsled: warning: ${warning}`);
       },
-      confirm: async (plan) => {
-        show(`${renderPlan(plan, colours).join('\n')}\n`);
-        if (flags.yes) return true;
-        if (!(process.stdin.isTTY && process.stderr.isTTY)) {
-          throw new DogsledError(
-            'prune: not a terminal, so nothing was removed: pass --yes to remove the plan above',
-          );
-        }
-        return confirm(`Remove ${plan.length} entr${plan.length === 1 ? 'y' : 'ies'}? [y/N] `);
-      },
+      confirm: ask,
       outcome: (outcome) => {
         if (flags.json) return;
         if (outcome.kind === 'result') {

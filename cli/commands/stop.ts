@@ -6,7 +6,9 @@
 // that is said, and is no error.
 
 import { stopRef } from '../../service/jobs/by-ref.js';
+import { remoteJobOf, stopRemoteJob } from '../../service/jobs/remote.js';
 import type { CliContext } from '../context.js';
+import { hostIO } from '../io.js';
 import { renderStopOutcome } from '../render/jobs-human.js';
 
 export interface StopFlags {
@@ -14,7 +16,8 @@ export interface StopFlags {
 }
 
 export async function stopCommand(ref: string, flags: StopFlags, ctx: CliContext): Promise<number> {
-  const outcome = await stopRef(ctx, ref);
+  const remote = await remoteJobOf(ctx, ref, () => hostIO(ctx));
+  const outcome = remote ? await stopRemoteJob(remote.io, remote.peer, ref) : await stopRef(ctx, ref);
   if (outcome.kind === 'settled') {
     const { ticket } = outcome;
     ctx.out(

@@ -7,9 +7,11 @@
 import { EXIT } from '../../service/core/exit-codes.js';
 import { exitStatusOf } from '../../service/core/job-status.js';
 import { waitForRef } from '../../service/jobs/by-ref.js';
+import { remoteJobOf, waitRemoteRef } from '../../service/jobs/remote.js';
 import { Deadline } from '../../service/work/deadline.js';
 import type { CliContext } from '../context.js';
 import { maxFlag } from '../flags.js';
+import { hostIO } from '../io.js';
 import { untilStopped } from '../stop-signal.js';
 
 export interface WaitFlags {
@@ -18,7 +20,10 @@ export interface WaitFlags {
 
 export async function waitCommand(ref: string, flags: WaitFlags, ctx: CliContext): Promise<number> {
   const deadline = Deadline.fromProcessStart(maxFlag(flags.max)).signal();
-  const outcome = await untilStopped((stopped) => waitForRef(ctx, ref, { deadline, stopped }));
+  const remote = await remoteJobOf(ctx, ref, () => hostIO(ctx));
+  const outcome = await untilStopped((stopped) =>
+    remote ? waitRemoteRef(remote, ref, { deadline, stopped }) : waitForRef(ctx, ref, { deadline, stopped }),
+  );
   if (outcome.kind === 'interrupted') return EXIT.interrupted;
   if (outcome.kind === 'ended') return exitStatusOf(outcome.record);
   ctx.out('still running\n');

@@ -28,10 +28,15 @@ function renderHost(host: HostView, now: number, paint: Paint): string[] {
   const service = host.service === 'up' ? paint.green('service up') : paint.red(`service ${host.service}`);
   const age = host.age_ms === null ? 'no snapshot' : `sampled ${formatAge(host.age_ms)} ago`;
   const title = `${paint.bold(host.label)}  ${host.hostname ?? ''}`.trimEnd();
-  const lines = [`${title}  ·  ${service} · ${age}`];
+  const lines = [`${title}  ·  ${host.reachable ? service : unreachableText(host, paint)} · ${age}`];
   const probe = host.probe;
   if (!probe) {
-    lines.push(row('', `${UNAVAILABLE} run \`dogsled serve\` on this host to publish a snapshot`));
+    const hint = host.local
+      ? 'run `dogsled serve` on this host to publish a snapshot'
+      : host.reachable
+        ? 'run `dogsled serve` on that host to publish a snapshot'
+        : `no snapshot read from this peer yet (dogsled retry ${host.id})`;
+    lines.push(row('', `${UNAVAILABLE} ${hint}`));
     return lines;
   }
   const cpu =
@@ -77,6 +82,13 @@ function renderHost(host: HostView, now: number, paint: Paint): string[] {
   }
   for (const error of host.errors) lines.push(row('error', paint.red(error)));
   return lines;
+}
+
+/** `unreachable: timeout · retry in 40s` (or `not read yet`). */
+function unreachableText(host: HostView, paint: Paint): string {
+  const what = host.unreachable === null ? 'not read yet' : `unreachable: ${host.unreachable}`;
+  const retry = host.retry_ms === null ? '' : ` · retry in ${formatAge(host.retry_ms)}`;
+  return paint.red(`${UNAVAILABLE} ${what}`) + retry;
 }
 
 function pressureName(level: number): string {

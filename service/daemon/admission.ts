@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
+import { PEER_READ_EVERY_MS } from '../core/peer-reads.js';
 import {
   type Admitter,
   admitTicket,
@@ -33,6 +34,7 @@ import { Deadline } from '../work/deadline.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
 import { runInboxWorker } from './inbox-worker.js';
+import { PeersLane } from './peers-lane.js';
 import { QuotaHolds } from './quota-holds.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
@@ -335,7 +337,17 @@ export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorke
   const completion = new CompletionWorker(full);
   const paceMs = Math.max(WORK_PACE_MS, deps.paceMs ?? WORK_PACE_MS);
   const common = { paceMs, minGapMs: MIN_GAP_MS, signal: stopped, warn: full.warn };
+  const peers = new PeersLane(full);
   const done = Promise.all([
+    runLoop({
+      ...common,
+      name: 'peers',
+      // Reads are due every 10 s at most; a pass that finds them fresh costs two file reads.
+      paceMs: Math.max(paceMs, PEER_READ_EVERY_MS),
+      pass: async () => {
+        await peers.pass();
+      },
+    }).finally(() => peers.close()),
     runLoop({
       ...common,
       name: 'admission',

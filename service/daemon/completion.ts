@@ -22,6 +22,8 @@ import {
 import { expiredJobs } from '../core/job-expiry.js';
 import { NEVER_STARTED, neverStarted } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import { readPeerEntry } from '../hosts/peer-cache.js';
 import { endReservations } from '../hosts/place.js';
 import { reconcileJob } from '../jobs/reconcile.js';
 import { jobEnvPath, removeEnvFile } from '../state/job-env.js';
@@ -60,15 +62,20 @@ export class CompletionWorker {
     const open = items.items.filter(isOpen);
     const jobs = await this.scanJobs();
     const closures: Closure[] = [];
+    // A job on a peer: its record and pane live there; its end is read from the peer cache.
+    const remote = open.filter((item) => item.host !== LOCAL_HOST.id);
+    closures.push(...(await this.remoteClosures(remote)));
     for (const item of open) {
-      if (item.job === null || jobs === undefined) continue;
+      if (item.job === null || jobs === undefined || item.host !== LOCAL_HOST.id) continue;
       const record = jobs.records.get(item.job);
       if (record?.ended_ms != null) closures.push({ id: item.id, reason: jobEndedReason(record) });
       else if (record === undefined && !jobs.present.has(item.job))
         closures.push({ id: item.id, reason: JOB_RECORD_GONE });
     }
     const closing = new Set(closures.map((c) => c.id));
-    const watched = open.filter((i) => !closing.has(i.id) && (i.pane !== null || i.terminal_id !== null));
+    const watched = open.filter(
+      (i) => i.host === LOCAL_HOST.id && !closing.has(i.id) && (i.pane !== null || i.terminal_id !== null),
+    );
     const seen = watched.length > 0 ? await this.seenPanes() : undefined;
     if (seen) {
       for (const item of watched) {
@@ -84,6 +91,18 @@ export class CompletionWorker {
   }
 
   /** Reads the records that may still change, finalizing those whose wrapper died. */
+  /** Items of jobs on peers whose cached snapshot shows the job ended; a peer not cached closes none. */
+  private async remoteClosures(items: readonly Item[]): Promise<Closure[]> {
+    const closures: Closure[] = [];
+    for (const item of items) {
+      if (item.job === null) continue;
+      const entry = await readPeerEntry(this.deps, item.host).catch(() => undefined);
+      const job = entry?.reply?.jobs?.find((summary) => summary.id === item.job);
+      if (job?.ended_ms != null) closures.push({ id: item.id, reason: jobEndedReason(job) });
+    }
+    return closures;
+  }
+
   private async scanJobs(): Promise<JobScan | undefined> {
     let names: string[];
     try {

@@ -46,6 +46,41 @@ export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
     takesInput: true,
     load: async () => (await import('./quota-store.js')).quotaStoreVerb,
   },
+  reserve: {
+    summary: "a reservation here, after this host's own recheck under its placements lock",
+    takesInput: false,
+    load: async () => (await import('./jobs.js')).reserveVerb,
+  },
+  launch: {
+    summary: 'launches a placed job here from the JSON request on stdin',
+    takesInput: true,
+    load: async () => (await import('./jobs.js')).launchVerb,
+  },
+  job: {
+    summary: "a job's record",
+    takesInput: false,
+    load: async () => (await import('./jobs.js')).jobVerb,
+  },
+  logs: {
+    summary: "a job's output from an offset",
+    takesInput: false,
+    load: async () => (await import('./jobs.js')).logsVerb,
+  },
+  stop: {
+    summary: 'stops a job that runs here',
+    takesInput: false,
+    load: async () => (await import('./jobs.js')).stopVerb,
+  },
+  doctor: {
+    summary: "this host's cleanup report",
+    takesInput: false,
+    load: async () => (await import('./cleanup.js')).doctorVerb,
+  },
+  prune: {
+    summary: "this host's prune plan (--plan) or its removals (--yes)",
+    takesInput: false,
+    load: async () => (await import('./cleanup.js')).pruneVerb,
+  },
 };
 
 /** The verb named `name`, or a one-line refusal naming the known ones. */

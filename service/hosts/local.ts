@@ -71,6 +71,7 @@ export function localView(local: LocalFacts, policy: Policy, now: number): HostV
     local: true,
     service,
     reachable: true,
+    unreachable: null,
     sample_ms: snapshot?.sample_ms ?? null,
     age_ms: snapshot ? Math.max(0, now - snapshot.sample_ms) : null,
     interval_ms: snapshot?.liveness.interval_ms ?? null,

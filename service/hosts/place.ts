@@ -1,15 +1,22 @@
-// `place`: rank the hosts, then let the chosen host recheck under its placements lock before it
-// writes the reservation. The recheck is what makes 32 concurrent callers book exactly the room
-// there is: each sees the reservations of every caller that locked before it.
+// `place`: rank every host (this one and each enabled peer, from the shared peer cache), then let
+// the chosen host recheck under its own placements lock before it writes the reservation (a peer
+// through its `host reserve` verb). The recheck is what makes 32 concurrent callers book exactly the
+// room there is: each sees the reservations of every caller that locked before it. A host that
+// refuses on its recheck, or cannot be reached, passes the work to the next ranked host.
 
+import * as z from 'zod/mini';
 import { planPlacement, type Refusal } from '../core/placement.js';
 import { liveReservations, withoutReservations } from '../core/reservations.js';
 import { DogsledError } from '../errors.js';
 import { newId } from '../state/ids.js';
 import type { HostIO, StateIO } from '../state/io.js';
-import { EMPTY_PLACEMENTS, PlacementsSchema, type Reservation } from '../state/schemas.js';
+import { EMPTY_PLACEMENTS, PlacementsSchema, type Reservation, ReservationSchema } from '../state/schemas.js';
 import { updateState } from '../state/store.js';
+import type { Transport } from '../transport/types.js';
+import type { PeerHost } from './fleet.js';
 import { LOCAL_HOST, localView, readLocalFacts, readLocalHost } from './local.js';
+import { readPeerHosts } from './peers.js';
+import { peerCall } from './remote.js';
 
 /** A reservation made on a host: `place` reports it, a submitted job starts under it. */
 export interface Placed {
@@ -26,18 +33,56 @@ export interface PlaceRequest {
   pin?: string | undefined;
   /** The caller's pane, recorded on the reservation. */
   owner: string | null;
+  /** How peers are read and asked (default OpenSSH; the service passes its pool). */
+  transport?: Transport;
 }
 
 export async function placeWork(io: HostIO, request: PlaceRequest): Promise<PlaceOutcome> {
-  const hosts = [await readLocalHost(io)];
-  const plan = planPlacement(hosts, request.pin);
+  const options = request.transport ? { transport: request.transport } : {};
+  const [local, peers] = await Promise.all([readLocalHost(io), readPeerHosts(io, options)]);
+  const plan = planPlacement([local, ...peers.views], request.pin);
   if (plan.kind === 'unknown-host') {
     throw new DogsledError(`place: unknown host "${plan.pin}" (known: ${plan.known.join(', ')})`);
   }
   if (plan.kind === 'full') return plan;
-  // Only the local host exists until peers land; then each ranked host rechecks in turn.
-  return reserveLocally(io, request.owner);
+  const refusals: Refusal[] = [];
+  for (const candidate of plan.order) {
+    const peer = peers.peers.find((p) => p.id === candidate.id);
+    const outcome =
+      peer === undefined ? await reserveLocally(io, request.owner) : await reserveOnPeer(io, peer, request);
+    if (outcome.kind === 'placed') return outcome;
+    refusals.push(...outcome.refusals);
+  }
+  return { kind: 'full', refusals };
 }
+
+/** The peer's own recheck and reservation (`host reserve`); unreachable is a refusal like any. */
+async function reserveOnPeer(io: HostIO, peer: PeerHost, request: PlaceRequest): Promise<PlaceOutcome> {
+  const refused = (reason: string[]): PlaceOutcome => ({
+    kind: 'full',
+    refusals: [{ id: peer.id, label: peer.label, reason }],
+  });
+  let value: unknown;
+  try {
+    value = await peerCall(io, peer, ['reserve', ...(request.owner === null ? [] : [request.owner])], {
+      ...(request.transport ? { transport: request.transport } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof DogsledError)) throw error;
+    return refused([error.message.replace(`${peer.label}: `, '')]);
+  }
+  const reply = ReserveReplySchema.safeParse(value);
+  if (!reply.success) return refused(['host reserve: an answer that is not dogsled']);
+  if (!reply.data.placed || reply.data.reservation === undefined) return refused(reply.data.reason ?? []);
+  return { kind: 'placed', host: peer.id, label: peer.label, reservation: reply.data.reservation };
+}
+
+const ReserveReplySchema = z.looseObject({
+  placed: z.boolean(),
+  reservation: z.optional(ReservationSchema),
+  reason: z.optional(z.array(z.string())),
+});
 
 /** Recheck and reserve on this host, both under the placements lock. */
 export async function reserveLocally(io: HostIO, owner: string | null): Promise<PlaceOutcome> {

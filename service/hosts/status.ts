@@ -1,10 +1,11 @@
 // What `status` shows, read from files alone (never a probe): every host's view, and this host's
 // open items and unsettled tickets. The host views alone (`status --line`) skip items.json and
-// queue.json and their schemas, which load on demand, so the tab row starts fast. Peers join the
-// host list when the SSH transport lands.
+// queue.json and their schemas, which load on demand, so the tab row starts fast. Peers come from
+// the shared peer cache (peers.ts): this host first, then the peers in the fleet's order.
 
 import type { HostIO } from '../state/io.js';
 import { readLocalHost } from './local.js';
+import { readPeerHosts } from './peers.js';
 import type { HostView, StatusReport } from './view.js';
 
 export async function readStatus(io: HostIO): Promise<StatusReport> {
@@ -13,7 +14,8 @@ export async function readStatus(io: HostIO): Promise<StatusReport> {
 }
 
 export async function readHosts(io: HostIO): Promise<HostView[]> {
-  return [await readLocalHost(io)];
+  const [local, peers] = await Promise.all([readLocalHost(io), readPeerHosts(io)]);
+  return [local, ...peers.views];
 }
 
 /** Open items and unsettled tickets (FIFO); loaded on demand so `--line` never parses their schemas. */

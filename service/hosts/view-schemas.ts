@@ -13,6 +13,8 @@ export const HostViewSchema = z.object({
   local: z.boolean(),
   service: z.enum(['up', 'down', 'unknown']),
   reachable: z.boolean(),
+  /** Why the last read of a peer failed (`timeout`, `connection refused`, …); null when it answered. */
+  unreachable: z.nullable(z.string()),
   sample_ms: z.nullable(z.int()),
   age_ms: z.nullable(z.int()),
   interval_ms: z.nullable(z.int()),

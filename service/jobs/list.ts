@@ -1,11 +1,13 @@
-// The jobs `ps` lists: this host's records (remote ones arrive through the snapshot cache with
-// peers), each reconciled first so a job whose wrapper died shows as lost instead of running forever,
-// and each with a derived state. Oldest first, so the newest job is the last line, next to the prompt.
+// The jobs `ps` lists: this host's records, each reconciled first so a job whose wrapper died shows
+// as lost instead of running forever, and each peer's jobs as its cached snapshot lists them (the
+// peer reconciles its own), each with a derived state. Oldest first, so the newest job is the last
+// line, next to the prompt.
 
 import { jobState } from '../core/job-status.js';
 import { messageOf } from '../errors.js';
 import type { StateIO } from '../state/io.js';
 import { type JobRecord, listJobRecords } from '../state/job-records.js';
+import type { JobSummary } from '../state/schemas.js';
 import { reconcileJob, WRAPPER_LOST } from './reconcile.js';
 
 /** `lost`: ended by the reconciler because its wrapper died without recording how the job ended. */
@@ -39,4 +41,24 @@ export async function listJobs(io: StateIO, options: { all?: boolean } = {}): Pr
     if (options.all || record.ended_ms === null) jobs.push({ ...record, state: viewState(record) });
   }
   return { jobs, warnings };
+}
+
+/** The jobs of cached peer snapshots, named by their peer's id; `all` keeps the ended ones. */
+export function peerJobs(
+  entries: ReadonlyArray<{ id: string; jobs: readonly JobSummary[] }>,
+  options: { all?: boolean } = {},
+): JobView[] {
+  const jobs: JobView[] = [];
+  for (const { id, jobs: listed } of entries) {
+    for (const summary of listed) {
+      const record: JobRecord = { version: 1, ...summary, host: id };
+      if (options.all || record.ended_ms === null) jobs.push({ ...record, state: viewState(record) });
+    }
+  }
+  return jobs;
+}
+
+/** Local and peer jobs together, oldest first. */
+export function mergeJobs(local: readonly JobView[], peers: readonly JobView[]): JobView[] {
+  return [...local, ...peers].sort((a, b) => a.created_ms - b.created_ms);
 }

@@ -32,7 +32,21 @@ export interface Config {
     /** Keep a Claude or Codex child queued while its quota pool is exhausted (core/quota-hold.ts). */
     hold_when_exhausted: boolean;
   };
+  /** dogsled's own peer list (`[[hosts]]`), used when Herdr has no saved machines. */
+  hosts: ConfigHost[];
 }
+
+/** One `[[hosts]]` entry: a peer reached by ssh at `target`, known as `id` (and `label`). */
+export interface ConfigHost {
+  id: string;
+  label: string;
+  /** What ssh is given: a Host alias of ~/.ssh/config, a name, or `user@host`. */
+  target: string;
+  enabled: boolean;
+}
+
+/** A host id names its cache file (peers/ID.json): letters, digits, `.`, `_`, `-`; never `local`. */
+export const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   free_core_fraction_min: 0.25,
@@ -44,6 +58,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   cleanup: { repositories: [], repository_paths: [] },
   terminal: 'auto',
   quota: { management_url: null, hold_when_exhausted: true },
+  hosts: [],
 });
 
 /**
@@ -64,6 +79,11 @@ const EXPECTED: Record<string, string> = {
   quota: 'a table',
   'quota.management_url':
     'an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials)',
+  hosts: 'an array of tables ([[hosts]] with id, and optionally label, target and enabled)',
+  'hosts.id': 'a host id: letters, digits, ".", "_" or "-", at most 64, not "local"',
+  'hosts.label': 'a non-empty string without control characters',
+  'hosts.target': 'an ssh destination: no spaces or control characters, not starting with "-"',
+  'hosts.enabled': 'a boolean',
   'quota.hold_when_exhausted': 'true or false',
 };
 
@@ -116,6 +136,22 @@ function buildFileSchema() {
       }),
       () => ({}),
     ),
+    hosts: z._default(
+      z.array(
+        z.strictObject({
+          id: z.string().check(
+            z.regex(HOST_ID),
+            z.refine((id) => id !== 'local'),
+          ),
+          label: z.optional(z.string().check(z.minLength(1), z.regex(/^[^\u0000-\u001f\u007f]+$/))),
+          target: z.optional(
+            z.string().check(z.regex(/^[^-\s\u0000-\u001f\u007f][^\s\u0000-\u001f\u007f]*$/)),
+          ),
+          enabled: z.optional(z.boolean()),
+        }),
+      ),
+      () => [],
+    ),
   });
 }
 
@@ -144,7 +180,34 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
       management_url: file.quota.management_url ?? null,
       hold_when_exhausted: file.quota.hold_when_exhausted ?? DEFAULT_CONFIG.quota.hold_when_exhausted,
     },
+    hosts: configHosts(file.hosts, fail),
   };
+}
+
+/** Defaults filled in (label and target are the id), and each id and label used once. */
+function configHosts(
+  entries: ReadonlyArray<{
+    id: string;
+    label?: string | undefined;
+    target?: string | undefined;
+    enabled?: boolean | undefined;
+  }>,
+  fail: (problem: string) => DogsledError,
+): ConfigHost[] {
+  const hosts = entries.map((entry) => ({
+    id: entry.id,
+    label: entry.label ?? entry.id,
+    target: entry.target ?? entry.id,
+    enabled: entry.enabled ?? true,
+  }));
+  const seen = new Set<string>(['local']);
+  for (const [i, host] of hosts.entries()) {
+    for (const name of new Set([host.id, host.label])) {
+      if (seen.has(name)) throw fail(`hosts[${i}]: "${oneLine(name)}" names another host already`);
+      seen.add(name);
+    }
+  }
+  return hosts;
 }
 
 /** One problem, unknown keys first: a typo usually explains the other complaints. */

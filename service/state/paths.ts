@@ -53,6 +53,8 @@ export interface StatePaths {
   quotaCollect: string;
   /** Lock target that serialises quota collection; the lock is the `quota-collect.lock` dir. */
   quotaCollectLock: string;
+  /** The peer cache: one entry per peer (peers/ID.json), each under its own lock. */
+  peers: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -90,6 +92,7 @@ export function statePaths(dir: string): StatePaths {
     quota: join(dir, 'quota.json'),
     quotaCollect: join(dir, 'quota-collect.json'),
     quotaCollectLock: join(dir, 'quota-collect'),
+    peers: join(dir, 'peers'),
   };
 }
 

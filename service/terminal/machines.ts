@@ -5,6 +5,7 @@
 
 import { interpretRun, runHerdr } from './cli.js';
 import { TerminalError } from './errors.js';
+import { findHerdrBinary } from './locate.js';
 import { type Machine, MachineSchema, parseRecord } from './records.js';
 
 const METHOD = 'machine.list';
@@ -46,4 +47,30 @@ function machinesOf(value: unknown): Machine[] {
     });
   }
   return list.map((entry) => parseRecord(MachineSchema, entry, METHOD));
+}
+
+/** This user's saved machines, or null when no herdr binary is found or it has no machine verbs. */
+export async function savedMachines(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Machine[] | null> {
+  return listMachines(await findHerdrBinary(env), env, timeoutMs);
+}
+
+/**
+ * `herdr machine <verb> args…` for a change (rename, disable, enable, remove) when this Herdr has
+ * machine verbs: the changed machine, or null when it has none (or no binary is found). Herdr's
+ * refusal (an unknown machine, a label taken) is its TerminalError.
+ */
+export async function changeMachine(
+  env: NodeJS.ProcessEnv,
+  args: readonly string[],
+  timeoutMs: number,
+): Promise<Machine | null> {
+  const binary = await findHerdrBinary(env);
+  if (binary === undefined) return null;
+  const run = await runHerdr(binary, ['machine', ...args, '--json'], { env, timeoutMs });
+  if (run.exitCode === 2 && /unknown command/.test(run.stderr)) return null;
+  const method = `machine.${args[0] ?? ''}`;
+  if (run.exitCode !== 0)
+    interpretRun(run, { args: [], output: 'envelope' }, method, `herdr machine ${args[0]}`);
+  const value = parseOutput(run.stdout) as { machine?: unknown; result?: { machine?: unknown } };
+  return parseRecord(MachineSchema, value.machine ?? value.result?.machine, method);
 }

@@ -4,10 +4,14 @@
 // all of it; a wait that reaches it leaves the job or ticket as it is and says so in the outcome.
 
 import { callerEnvironment } from '../core/job-env.js';
+import { findHost } from '../core/placement.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { enabledPeers, type PeerHost } from '../hosts/fleet.js';
+import { LOCAL_HOST } from '../hosts/local.js';
 import { checkCommand } from '../jobs/command-check.js';
 import { launchJob } from '../jobs/launch.js';
 import { followJobLog, type LogWrite } from '../jobs/logs.js';
+import { remoteJob, remoteLogs } from '../jobs/remote.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement.js';
 import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
@@ -17,6 +21,7 @@ import { callerPaneId } from '../terminal/caller.js';
 import { openTerminal } from '../terminal/open.js';
 import { mark } from '../timing.js';
 import type { Deadline } from './deadline.js';
+import { launchRemoteJob } from './remote-job.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
 
@@ -58,7 +63,10 @@ export async function runJob(
   events: RunJobEvents,
 ): Promise<RunJobOutcome> {
   const { command, cwd } = request;
-  await checkCommand(command, cwd, io.env);
+  // A job pinned to a peer is checked there, in its directory and on its PATH.
+  if (request.pin === null || findHost([LOCAL_HOST], request.pin) !== undefined) {
+    await checkCommand(command, cwd, io.env);
+  }
   // The job runs with the caller's environment, under Herdr as headless (core/job-env.ts).
   const env = callerEnvironment(io.env);
   const owner = callerPaneId(io.env);
@@ -92,6 +100,23 @@ export async function runJob(
     if (admitted.job === null) throw new DogsledError(`ticket ${admitted.id} was admitted without a job`);
     return follow(io, admitted.job, deadline, events.output);
   }
+  if (outcome.host !== LOCAL_HOST.id) {
+    const peer = (await enabledPeers(io)).find((p) => p.id === outcome.host);
+    if (peer === undefined) throw new DogsledError(`host ${outcome.host} left the fleet while placing`);
+    const spec = {
+      jobId: newId('j'),
+      itemId: newId('i'),
+      request: job,
+      owner,
+      ticket: null,
+      reservation: outcome.reservation.id,
+    };
+    const launched = await deadline.step(`launching the job on ${peer.label}`, 'routine', (signal) =>
+      launchRemoteJob(io, peer, spec, { signal }),
+    );
+    if (request.wait) return followRemote(io, peer, launched.job.id, deadline, events.output);
+    return { kind: 'started', job: launched.job, item: launched.item, label: outcome.label };
+  }
   const launched = await launchJob(
     { ...io, terminal: async () => port },
     {
@@ -109,6 +134,24 @@ export async function runJob(
   mark('run: launched');
   if (request.wait) return follow(io, launched.job.id, deadline, events.output);
   return { kind: 'started', job: launched.job, item: launched.item, label: outcome.label };
+}
+
+/** As follow, for a job on a peer: its log read there, each read bounded by 30 s. */
+async function followRemote(
+  io: HostIO,
+  peer: PeerHost,
+  jobId: string,
+  deadline: Deadline,
+  output: LogWrite,
+): Promise<RunJobOutcome> {
+  const signal = deadline.signal();
+  try {
+    const record = await remoteLogs(io, peer, jobId, { follow: true, write: output, signal });
+    return { kind: 'ended', record };
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    return { kind: 'still-running', record: await remoteJob(io, peer, jobId) };
+  }
 }
 
 /** Streams the job's output as it is written until it ends, or until the deadline. */

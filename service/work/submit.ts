@@ -10,6 +10,7 @@ import { findHost, type Refusal } from '../core/placement.js';
 import { isHeld } from '../core/quota-hold.js';
 import { pendingInOrder, pendingTicket } from '../core/tickets.js';
 import { DogsledError } from '../errors.js';
+import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { type Placed, placeWork } from '../hosts/place.js';
 import { newId } from '../state/ids.js';
@@ -43,15 +44,17 @@ export interface Queued {
 
 export type SubmitOutcome = Placed | Queued;
 
-/** The hosts work may be pinned to, by id or label; placeWork reads their facts. */
-const KNOWN_HOSTS = [LOCAL_HOST];
+/** The hosts work may be pinned to, by id or label: this one and every enabled peer. */
+async function knownHosts(io: HostIO): Promise<Array<{ id: string; label: string }>> {
+  const peers = await enabledPeers(io);
+  return [LOCAL_HOST, ...peers.map(({ id, label }) => ({ id, label }))];
+}
 
 /** `command` names the caller in one-line errors (`run: unknown host "x" (known: local)`). */
 export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run'): Promise<SubmitOutcome> {
   let envFile: string | undefined;
+  const hosts = await knownHosts(io);
   return updateQueue<SubmitOutcome>(io, async (queue) => {
-    // Only the local host exists until peers land; the rule below already reads a list of hosts.
-    const hosts = KNOWN_HOSTS;
     const pool = job.pin === null ? hosts : [findHost(hosts, job.pin)].filter((h) => h !== undefined);
     if (pool.length === 0) {
       const known = hosts.map((host) => host.id).join(', ');

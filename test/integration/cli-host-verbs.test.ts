@@ -66,7 +66,7 @@ describe('host snapshot', () => {
     expect(snapshot).toMatchObject({ code: 0, stderr: '' });
     const status = StatusReportSchema.parse(JSON.parse((await runCli(['status', '--json'], env)).stdout));
     const reply = JSON.parse(snapshot.stdout);
-    expect(reply).toEqual({ version: 1, now_ms: NOW, host: status.hosts[0] });
+    expect(reply).toEqual({ version: 1, now_ms: NOW, host: status.hosts[0], jobs: [] });
     expect(reply.host).toMatchObject({ service: 'up', sample_ms: NOW - 2_000, interval_ms: 10_000 });
   });
 
@@ -93,10 +93,10 @@ describe('host verbs by name', () => {
     const result = await runCli(['host', '\u001b]0;pwned\u0007x'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'dogsled: host: unknown verb "x" (known: snapshot, todos, echo, quota-store, rpc)\n',
+      'dogsled: host: unknown verb "x" (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, doctor, prune, rpc)\n',
     );
     expect((await runCli(['host'], env)).stderr).toBe(
-      'dogsled: host: which verb? (known: snapshot, todos, echo, quota-store, rpc)\n',
+      'dogsled: host: which verb? (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, doctor, prune, rpc)\n',
     );
   });
 

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       cleanup: { repositories: [], repository_paths: [] },
       terminal: 'auto',
       quota: { management_url: null, hold_when_exhausted: true },
+      hosts: [],
     });
   });
 
@@ -71,6 +72,15 @@ repositories = ["~/.config/mise", "/srv/repo", "~"]
 [quota]
 management_url = "https://Admin.example.net:8443/"
 hold_when_exhausted = false
+
+[[hosts]]
+id = "netcup"
+
+[[hosts]]
+id = "m-2"
+label = "momokaya-2"
+target = "me@10.0.0.2"
+enabled = false
 `);
     const before = await readdir(join(path, '..'));
     expect(await loadConfig(path, true, HOME)).toEqual({
@@ -86,6 +96,10 @@ hold_when_exhausted = false
       },
       terminal: 'tmux',
       quota: { management_url: 'https://admin.example.net:8443', hold_when_exhausted: false },
+      hosts: [
+        { id: 'netcup', label: 'netcup', target: 'netcup', enabled: true },
+        { id: 'm-2', label: 'momokaya-2', target: 'me@10.0.0.2', enabled: false },
+      ],
     });
     expect(await readdir(join(path, '..'))).toEqual(before);
   });

@@ -12,6 +12,7 @@ function host(label: string, busy = 0.5): HostView {
     local: label === 'local',
     service: 'up',
     reachable: true,
+    unreachable: null,
     sample_ms: 0,
     age_ms: 1_000,
     interval_ms: 10_000,

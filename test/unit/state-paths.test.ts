@@ -48,6 +48,7 @@ describe('statePaths', () => {
       quota: '/s/quota.json',
       quotaCollect: '/s/quota-collect.json',
       quotaCollectLock: '/s/quota-collect',
+      peers: '/s/peers',
     });
   });
 });

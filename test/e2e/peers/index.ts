@@ -5,7 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { chmod, cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CLI } from '../../helpers/cli.js';
@@ -32,9 +32,18 @@ export interface Peer {
   netns: Netns | undefined;
   /** Runs argv as the peer's user, in its namespaces, with a clean environment. */
   run: (argv: readonly string[]) => Promise<string>;
-  /** Starts `dogsled serve` as the peer's user and waits for its first snapshot. */
-  startServe: () => Promise<void>;
+  /** Starts `dogsled serve` as the peer's user (with `env` added) and waits for its first snapshot. */
+  startServe: (options?: ServeOptions) => Promise<void>;
+  /** Writes a file under the peer's home (parents made), owned by the peer's user. */
+  writeHomeFile: (relative: string, text: string) => Promise<void>;
   stopServe: () => Promise<void>;
+}
+
+export interface ServeOptions {
+  /** Extra variables for serve (DOGSLED_TEST, DOGSLED_TEST_PROBE_ROOT…). */
+  env?: Record<string, string>;
+  /** Seconds between measurements (default 5). */
+  interval?: string;
 }
 
 export interface Peers {
@@ -150,7 +159,7 @@ async function startPeer(
     ...(netns ? { netns: { name: netns.name, hostname } } : {}),
   });
   cleanups.push(sshd.stop);
-  const asUser = (argv: readonly string[]): string[] => [
+  const asUser = (argv: readonly string[], extra: Record<string, string> = {}): string[] => [
     ...(netns ? ['nsenter', '--target', String(sshd.pid()), '--net', '--uts', '--mount', '--'] : []),
     'setpriv',
     `--reuid=${user.uid}`,
@@ -162,6 +171,7 @@ async function startPeer(
     `HOME=${home}`,
     `USER=${name}`,
     'PATH=/usr/local/bin:/usr/bin:/bin',
+    ...Object.entries(extra).map(([key, value]) => `${key}=${value}`),
     ...argv,
   ];
   let serve: ReturnType<typeof spawn> | undefined;
@@ -177,8 +187,18 @@ async function startPeer(
     sshd,
     netns,
     run: (argv) => run(asUser(argv)),
-    startServe: async () => {
-      const [file, ...args] = asUser([process.execPath, bundle, 'serve', '--interval', '5']);
+    writeHomeFile: async (relative, text) => {
+      const path = join(home, relative);
+      for (let dir = dirname(path); dir.startsWith(home) && dir !== home; dir = dirname(dir)) {
+        await mkdir(dir, { recursive: true });
+        await chown(dir, user.uid, user.gid);
+      }
+      await writeFile(path, text);
+      await chown(path, user.uid, user.gid);
+    },
+    startServe: async (options = {}) => {
+      const serveArgs = [process.execPath, bundle, 'serve', '--interval', options.interval ?? '5'];
+      const [file, ...args] = asUser(serveArgs, options.env);
       serve = spawn(file as string, args, { stdio: 'ignore' });
       const snapshot = join(home, '.local', 'state', 'dogsled', 'host.json');
       const deadline = Date.now() + 20_000;

@@ -1,0 +1,46 @@
+// The service's peer reads: while this host owns open items or unsettled tickets (spec, "Host
+// service and status"), it keeps the peer cache fresh through one pooled ssh2 connection per peer,
+// each read going through the same locked cache as every command, so it adds no read a command
+// would not have made. `dogsled retry` clears a peer's backoff in the cache; the pool follows it.
+
+import { ROUTINE_CAP_MS } from '../core/budget.js';
+import { isSettled } from '../core/tickets.js';
+import { enabledPeers } from '../hosts/fleet.js';
+import { peerTarget, readPeerEntry, refreshPeers } from '../hosts/peer-cache.js';
+import { readItems, readQueue } from '../state/work.js';
+import { SshPool } from '../transport/pool.js';
+import type { WorkerIO } from './worker-io.js';
+
+export class PeersLane {
+  private readonly pool: SshPool;
+
+  constructor(private readonly io: WorkerIO) {
+    this.pool = new SshPool({ env: io.env });
+  }
+
+  /** Whether this host owns work that may need a peer: an open item or a ticket not yet settled. */
+  private async ownsWork(): Promise<boolean> {
+    const [items, queue] = await Promise.all([readItems(this.io), readQueue(this.io)]);
+    return items.items.some((item) => item.closed_ms === null) || queue.tickets.some((t) => !isSettled(t));
+  }
+
+  async pass(): Promise<number> {
+    if (!(await this.ownsWork())) return 0;
+    const peers = await enabledPeers(this.io);
+    const remoteCommand = this.io.config.remote_command;
+    for (const peer of peers) {
+      const entry = await readPeerEntry(this.io, peer.id).catch(() => undefined);
+      const target = peerTarget(peer, remoteCommand);
+      // Someone read it since the pool's last failure: the peer is back, so is the pool.
+      if (entry?.failures === 0 && this.pool.state(target).retryAtMs !== null) this.pool.retry(peer.target);
+    }
+    const entries = await refreshPeers({ ...this.io, transport: this.pool, remoteCommand }, peers, {
+      budgetMs: ROUTINE_CAP_MS,
+    });
+    return [...entries.values()].filter((entry) => entry?.unreachable === null).length;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,57 @@
+// Where the peers come from: Herdr's saved machines (`herdr machine list --json`) when this Herdr
+// has any, else the `[[hosts]]` list of dogsled's own config. The local host is never in the list;
+// a machine whose id could not name a cache file is left out with a warning, never guessed at.
+
+import { HOST_ID } from '../state/config.js';
+import type { HostIO } from '../state/io.js';
+import { oneLine } from '../state/quarantine.js';
+import { savedMachines } from '../terminal/machines.js';
+import type { Machine } from '../terminal/records.js';
+
+export interface PeerHost {
+  /** The Herdr machine id, or the `[[hosts]]` id. */
+  id: string;
+  label: string;
+  /** What ssh is given. */
+  target: string;
+  enabled: boolean;
+}
+
+export interface Fleet {
+  source: 'herdr' | 'config';
+  /** Every peer, disabled ones included, in the source's order. */
+  peers: PeerHost[];
+}
+
+/** `herdr machine list` is a local command; a Herdr slower than this is left for the config list. */
+const MACHINE_LIST_TIMEOUT_MS = 5_000;
+
+/** Herdr may leave a label or target out: the id stands in for the label, the label for the target. */
+export function peerOfMachine(machine: Machine): PeerHost {
+  const label = machine.label ?? machine.id;
+  return { id: machine.id, label, target: machine.target ?? label, enabled: machine.enabled ?? true };
+}
+
+export async function readFleet(io: Pick<HostIO, 'env' | 'config' | 'warn'>): Promise<Fleet> {
+  const machines = await savedMachines(io.env, MACHINE_LIST_TIMEOUT_MS).catch((error: unknown) => {
+    io.warn(`dogsled: warning: herdr machine list: ${oneLine(String((error as Error).message ?? error))}`);
+    return null;
+  });
+  if (machines !== null && machines.length > 0) {
+    const peers: PeerHost[] = [];
+    for (const machine of machines) {
+      if (!HOST_ID.test(machine.id) || machine.id === 'local') {
+        io.warn(`dogsled: warning: herdr machine "${oneLine(machine.id)}": not a usable host id, left out`);
+        continue;
+      }
+      peers.push(peerOfMachine(machine));
+    }
+    return { source: 'herdr', peers };
+  }
+  return { source: 'config', peers: io.config.hosts.map((host) => ({ ...host })) };
+}
+
+/** The enabled peers: the hosts status shows and placement ranks besides this one. */
+export async function enabledPeers(io: Pick<HostIO, 'env' | 'config' | 'warn'>): Promise<PeerHost[]> {
+  return (await readFleet(io)).peers.filter((peer) => peer.enabled);
+}

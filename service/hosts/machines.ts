@@ -1,0 +1,150 @@
+// `dogsled machine …`: the fleet's host list. When Herdr has saved machines (0.9 machine verbs),
+// each change runs the matching `herdr machine` command, and `add`/`reconnect` run it in a new
+// focused Herdr tab so the user can answer SSH's prompts there. Otherwise the changes edit the
+// `[[hosts]]` tables of dogsled's own config (state/config-hosts.ts), and `reconnect` runs one
+// interactive `ssh TARGET true` in this terminal.
+
+import { spawn } from 'node:child_process';
+import { shellLine } from '../core/shell-quote.js';
+import { DogsledError } from '../errors.js';
+import { HOST_ID } from '../state/config.js';
+import { addConfigHost, type ConfigFile, setConfigHostKey } from '../state/config-hosts.js';
+import type { HostIO } from '../state/io.js';
+import { TerminalError } from '../terminal/errors.js';
+import { changeMachine, savedMachines } from '../terminal/machines.js';
+import { openTerminal } from '../terminal/open.js';
+import { type Fleet, type PeerHost, peerOfMachine, readFleet } from './fleet.js';
+
+const HERDR_TIMEOUT_MS = 10_000;
+
+export interface MachineIO extends HostIO {
+  configFile: ConfigFile;
+}
+
+export type MachineOutcome =
+  | { kind: 'changed'; source: Fleet['source']; host: PeerHost }
+  /** Opened in a new focused Herdr tab: the command runs there. */
+  | { kind: 'tab'; pane: string; line: string }
+  /** Ran here, in this terminal (no Herdr): `ssh` exited with `code`. */
+  | { kind: 'interactive'; argv: string[]; code: number };
+
+export async function listMachinesOf(io: MachineIO): Promise<Fleet> {
+  return readFleet(io);
+}
+
+/** Whether Herdr's machine verbs own the list: it has saved machines. */
+async function herdrOwns(io: MachineIO): Promise<boolean> {
+  const machines = await savedMachines(io.env, HERDR_TIMEOUT_MS).catch(() => null);
+  return machines !== null && machines.length > 0;
+}
+
+/** The config host named by id or label (the id wins), or an error naming the known ones. */
+function configHost(io: MachineIO, ref: string): PeerHost {
+  const hosts = io.config.hosts;
+  const host = hosts.find((h) => h.id === ref) ?? hosts.find((h) => h.label === ref);
+  if (host) return host;
+  const known = hosts.map((h) => h.id).join(', ') || 'none';
+  throw new DogsledError(`unknown host "${ref}" (known: ${known})`);
+}
+
+export async function renameMachine(io: MachineIO, ref: string, label: string): Promise<MachineOutcome> {
+  if (label.trim() === '' || /[\u0000-\u001f\u007f]/.test(label)) {
+    throw new DogsledError(`label "${label}": expected a non-empty name without control characters`);
+  }
+  if (await herdrOwns(io)) return herdrChange(io, ['rename', ref, label]);
+  const host = await setConfigHostKey(io.configFile, configHost(io, ref).id, 'label', label);
+  return { kind: 'changed', source: 'config', host };
+}
+
+export async function enableMachine(io: MachineIO, ref: string, enabled: boolean): Promise<MachineOutcome> {
+  if (await herdrOwns(io)) return herdrChange(io, [enabled ? 'enable' : 'disable', ref]);
+  const host = await setConfigHostKey(io.configFile, configHost(io, ref).id, 'enabled', enabled);
+  return { kind: 'changed', source: 'config', host };
+}
+
+async function herdrChange(io: MachineIO, args: string[]): Promise<MachineOutcome> {
+  const machine = await changeMachine(io.env, args, HERDR_TIMEOUT_MS);
+  if (machine === null) throw new DogsledError('herdr has no machine verbs any more');
+  return { kind: 'changed', source: 'herdr', host: peerOfMachine(machine) };
+}
+
+export interface AddRequest {
+  target: string;
+  label: string | undefined;
+}
+
+/** A label from `user@host:port`-like targets when none is given: the host part. */
+function defaultLabel(target: string): string {
+  const host = target
+    .replace(/^ssh:\/\//, '')
+    .replace(/^[^@]*@/, '')
+    .replace(/[:/].*$/, '');
+  return host.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'host';
+}
+
+export async function addMachine(io: MachineIO, request: AddRequest): Promise<MachineOutcome> {
+  const { target } = request;
+  if (target === '' || target.startsWith('-') || /[\s\u0000-\u001f\u007f]/.test(target)) {
+    throw new DogsledError(`"${target}": not an ssh destination (no spaces, not starting with "-")`);
+  }
+  const label = request.label ?? defaultLabel(target);
+  const machines = await savedMachines(io.env, HERDR_TIMEOUT_MS).catch(() => null);
+  if (machines !== null) {
+    return inNewTab(io, ['herdr', 'machine', 'add', target, '--label', label], `add ${label}`);
+  }
+  if (!HOST_ID.test(label) || label === 'local') {
+    throw new DogsledError(`--label "${label}": a host id is letters, digits, ".", "_" or "-" (not "local")`);
+  }
+  const host = await addConfigHost(io.configFile, { id: label, label, target, enabled: true });
+  return { kind: 'changed', source: 'config', host };
+}
+
+/** Reconnects in a new focused Herdr tab (SSH may prompt), or here when there is no Herdr. */
+export async function reconnectMachine(io: MachineIO, ref: string): Promise<MachineOutcome> {
+  const fleet = await readFleet(io);
+  const host = fleet.peers.find((h) => h.id === ref) ?? fleet.peers.find((h) => h.label === ref);
+  if (host === undefined) {
+    const known = fleet.peers.map((h) => h.id).join(', ') || 'none';
+    throw new DogsledError(`unknown host "${ref}" (known: ${known})`);
+  }
+  const argv =
+    fleet.source === 'herdr'
+      ? ['herdr', 'machine', 'reconnect', host.id]
+      : ['ssh', '-o', 'BatchMode=no', '--', host.target, 'true'];
+  const port = await openTerminal({ env: io.env, home: io.home, commandName: 'machine', warn: io.warn });
+  if (port.kind === 'headless') return { kind: 'interactive', argv, code: await interactive(argv, io.env) };
+  return inNewTab(io, argv, `reconnect ${host.label}`, port);
+}
+
+async function inNewTab(
+  io: MachineIO,
+  argv: string[],
+  label: string,
+  opened?: Awaited<ReturnType<typeof openTerminal>>,
+): Promise<MachineOutcome> {
+  const port =
+    opened ?? (await openTerminal({ env: io.env, home: io.home, commandName: 'machine', warn: io.warn }));
+  if (port.kind === 'headless') {
+    throw new DogsledError(
+      `needs Herdr to open a tab for SSH prompts (${port.why}); run: ${shellLine(argv)}`,
+    );
+  }
+  // A new tab in the active workspace; with no workspace open at all, a new workspace.
+  const tab = await port.createTab({ focus: true, label, cwd: io.home }).catch(async (error: unknown) => {
+    if (!(error instanceof TerminalError)) throw error;
+    return port.createWorkspace({ focus: true, label, cwd: io.home });
+  });
+  const line = shellLine(argv);
+  await port.runLine(tab.root_pane.pane_id, line);
+  return { kind: 'tab', pane: tab.root_pane.pane_id, line };
+}
+
+/** Runs argv on this terminal (its prompts answered by the user); resolves with its exit status. */
+function interactive(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const [file, ...args] = argv;
+  return new Promise((resolve, reject) => {
+    const child = spawn(file as string, args, { env, stdio: 'inherit' });
+    child.on('error', (error) => reject(new DogsledError(`cannot run ${file}: ${error.message}`)));
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+}

@@ -1,0 +1,152 @@
+// The shared peer cache: one file per peer (peers/ID.json), each read from its peer under that
+// file's lock, so every caller on this host (status, place, the service) shares one read per peer
+// per 10 s. A caller that finds the lock held waits for the holder's read, within its own budget,
+// and then finds the entry fresh. Peers are read in parallel; a dead or hung peer costs a caller at
+// most its budget, and its failure is cached with a backoff so the next callers do not wait at all.
+
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  afterPeerFailure,
+  afterPeerRead,
+  NEVER_READ,
+  type PeerReadState,
+  peerReadDue,
+} from '../core/peer-reads.js';
+import { messageOf } from '../errors.js';
+import type { StateIO } from '../state/io.js';
+import { STATE_DIR_MODE } from '../state/paths.js';
+import { type PeerEntry, PeerEntrySchema, PeerReplySchema } from '../state/peer-schemas.js';
+import { readState, updateState } from '../state/store.js';
+import { type PeerTarget, type Transport, UnreachableError } from '../transport/types.js';
+import type { PeerHost } from './fleet.js';
+
+export interface PeerReadIO extends StateIO {
+  transport: Transport;
+  remoteCommand: readonly string[];
+  random?: () => number;
+}
+
+export interface RefreshOptions {
+  /** The longest this caller waits, for the lock and for the read together. */
+  budgetMs: number;
+  /** `dogsled retry`: read now, whatever the spacing and the backoff. */
+  force?: boolean;
+}
+
+export function peerEntryPath(io: Pick<StateIO, 'paths'>, id: string): string {
+  return join(io.paths.peers, `${id}.json`);
+}
+
+export function peerTarget(peer: Pick<PeerHost, 'target'>, remoteCommand: readonly string[]): PeerTarget {
+  return { host: peer.target, remoteCommand };
+}
+
+/** The cached entry, read without the lock (entries are replaced atomically). */
+export async function readPeerEntry(io: StateIO, id: string): Promise<PeerEntry | undefined> {
+  return readState(peerEntryPath(io, id), PeerEntrySchema, io);
+}
+
+/**
+ * Reads `peer` into the cache when a read is due, else leaves the entry as it is; resolves with the
+ * entry as it stands afterwards (undefined when none could be had within the budget).
+ */
+export async function refreshPeer(
+  io: PeerReadIO,
+  peer: PeerHost,
+  options: RefreshOptions,
+): Promise<PeerEntry | undefined> {
+  const started = performance.now();
+  const file = peerEntryPath(io, peer.id);
+  if (!options.force) {
+    const cached = await readPeerEntry(io, peer.id).catch(() => undefined);
+    if (cached !== undefined && !peerReadDue(cached, io.now())) return cached;
+  }
+  await mkdir(io.paths.peers, { recursive: true, mode: STATE_DIR_MODE });
+  // The budget bounds the wait for the lock; a read once under way is bounded by its own timeout
+  // (what is left of the budget), and what it found is written even as the budget ends.
+  const waiting = new AbortController();
+  let locked = false;
+  const timer = setTimeout(() => {
+    if (!locked) waiting.abort(new DOMException('peer budget spent waiting', 'TimeoutError'));
+  }, options.budgetMs);
+  const signal = io.signal ? AbortSignal.any([waiting.signal, io.signal]) : waiting.signal;
+  try {
+    return await updateState(file, PeerEntrySchema, { ...io, signal }, async (current) => {
+      locked = true;
+      const now = io.now();
+      const base = current?.target === peer.target ? current : undefined;
+      if (!peerReadDue(base, now, options.force)) return { result: current };
+      // Our wait for the lock ate most of the budget: a read now would be cut short and blamed on
+      // the peer. Whoever held the lock has just read; the next caller reads.
+      const left = options.budgetMs - (performance.now() - started);
+      if (!options.force && base !== undefined && left < options.budgetMs / 2) return { result: current };
+      const next = await readPeer(io, peer, base, Math.max(1, left));
+      return { result: next, next };
+    });
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    // Out of budget (a lock held by a reader of a hung peer): the entry as it stands.
+    return readPeerEntry(io, peer.id).catch(() => undefined);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readPeer(
+  io: PeerReadIO,
+  peer: PeerHost,
+  current: PeerEntry | undefined,
+  timeoutMs: number,
+): Promise<PeerEntry> {
+  const random = io.random ?? Math.random;
+  const state: PeerReadState = current ?? NEVER_READ;
+  const entry = (read: PeerReadState, reply: PeerEntry['reply']): PeerEntry => ({
+    version: 1,
+    id: peer.id,
+    target: peer.target,
+    ...read,
+    reply,
+  });
+  try {
+    const answer = await io.transport.exec(peerTarget(peer, io.remoteCommand), ['snapshot'], { timeoutMs });
+    const reply = answer.ok ? PeerReplySchema.safeParse(answer.value) : undefined;
+    if (!reply?.success) {
+      const why = answer.ok ? 'a snapshot that is not dogsled' : answer.error;
+      io.warn(`dogsled: warning: peer ${peer.id}: host snapshot: ${why}`);
+      return entry(
+        afterPeerFailure(state, 'remote command failed', io.now(), random()),
+        current?.reply ?? null,
+      );
+    }
+    return entry(afterPeerRead(io.now()), reply.data);
+  } catch (error) {
+    if (!(error instanceof UnreachableError)) {
+      // This host's own trouble (no ssh binary, a config ssh cannot resolve): said, and cached as a
+      // failed read so it is not retried by every caller.
+      io.warn(`dogsled: warning: peer ${peer.id}: ${messageOf(error)}`);
+      return entry(
+        afterPeerFailure(state, 'remote command failed', io.now(), random()),
+        current?.reply ?? null,
+      );
+    }
+    return entry(afterPeerFailure(state, error.category, io.now(), random()), current?.reply ?? null);
+  }
+}
+
+/** Every peer refreshed in parallel within one budget; entries by peer id (absent: none yet). */
+export async function refreshPeers(
+  io: PeerReadIO,
+  peers: readonly PeerHost[],
+  options: RefreshOptions,
+): Promise<Map<string, PeerEntry | undefined>> {
+  const entries = await Promise.all(
+    peers.map((peer) =>
+      refreshPeer(io, peer, options).catch((error: unknown) => {
+        io.warn(`dogsled: warning: peer ${peer.id}: ${messageOf(error)}`);
+        return readPeerEntry(io, peer.id).catch(() => undefined);
+      }),
+    ),
+  );
+  return new Map(peers.map((peer, i) => [peer.id, entries[i]]));
+}

@@ -1,0 +1,21 @@
+// The jobs of every enabled peer for `ps`: read through the peer cache (refreshed when due, as
+// status does), never by asking each peer for its records. A config that does not load hides no
+// local job: the caller lists those first and shows this failure as a warning.
+
+import type { HostIO } from '../state/io.js';
+import type { JobSummary } from '../state/schemas.js';
+import { OpenSshTransport } from '../transport/openssh.js';
+import { enabledPeers } from './fleet.js';
+import { refreshPeers } from './peer-cache.js';
+import { peerBudgetMs } from './peers.js';
+
+export async function readPeerJobs(io: HostIO): Promise<Array<{ id: string; jobs: JobSummary[] }>> {
+  const peers = await enabledPeers(io);
+  if (peers.length === 0) return [];
+  const entries = await refreshPeers(
+    { ...io, transport: new OpenSshTransport({ env: io.env }), remoteCommand: io.config.remote_command },
+    peers,
+    { budgetMs: peerBudgetMs(io.env) },
+  );
+  return peers.map((peer) => ({ id: peer.id, jobs: entries.get(peer.id)?.reply?.jobs ?? [] }));
+}

@@ -1,0 +1,54 @@
+// Every enabled peer as status and placement see it: the fleet's list, each peer's cache entry
+// refreshed when due (in parallel, within one budget, through OpenSSH for a command or the
+// service's pool), then viewed. A caller never waits longer than its budget for a peer.
+
+import type { HostIO } from '../state/io.js';
+import { OpenSshTransport } from '../transport/openssh.js';
+import type { Transport } from '../transport/types.js';
+import { enabledPeers, type PeerHost } from './fleet.js';
+import { readPeerEntry, refreshPeers } from './peer-cache.js';
+import { peerView } from './peer-view.js';
+import type { HostView } from './view.js';
+
+/**
+ * What a command waits for its peers at most: a fresh ssh with a dogsled start on the peer takes a
+ * fraction of it; hooks have five seconds for everything.
+ */
+export const PEER_BUDGET_MS = 4_000;
+
+/** The budget, or DOGSLED_TEST_PEER_BUDGET_MS under DOGSLED_TEST=1 (a loaded test machine). */
+export function peerBudgetMs(env: NodeJS.ProcessEnv): number {
+  const test = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_PEER_BUDGET_MS) : Number.NaN;
+  return Number.isFinite(test) && test > 0 ? test : PEER_BUDGET_MS;
+}
+
+export interface PeerHostsOptions {
+  /** Default: one OpenSSH process per read. */
+  transport?: Transport;
+  budgetMs?: number;
+}
+
+export interface PeerHosts {
+  peers: PeerHost[];
+  views: HostView[];
+}
+
+export async function readPeerHosts(io: HostIO, options: PeerHostsOptions = {}): Promise<PeerHosts> {
+  const peers = await enabledPeers(io);
+  if (peers.length === 0) return { peers, views: [] };
+  const transport = options.transport ?? new OpenSshTransport({ env: io.env });
+  const entries = await refreshPeers({ ...io, transport, remoteCommand: io.config.remote_command }, peers, {
+    budgetMs: options.budgetMs ?? peerBudgetMs(io.env),
+  });
+  const now = io.now();
+  return { peers, views: peers.map((peer) => peerView(peer, entries.get(peer.id), now)) };
+}
+
+/** Every enabled peer from its cache entry alone, never read over SSH (the sidebar and the board). */
+export async function cachedPeerHosts(io: HostIO): Promise<HostView[]> {
+  const peers = await enabledPeers(io);
+  const now = io.now();
+  return Promise.all(
+    peers.map(async (peer) => peerView(peer, await readPeerEntry(io, peer.id).catch(() => undefined), now)),
+  );
+}

@@ -1,0 +1,47 @@
+// One host verb on one peer, for commands that act there (reserve, launch, a job's record, logs,
+// stop, doctor, prune): through OpenSSH unless the caller brings a transport (the service's pool, a
+// follow's own pool). The verb's refusal and an unreachable peer are one line naming the peer.
+
+import { ROUTINE_CAP_MS } from '../core/budget.js';
+import { DogsledError } from '../errors.js';
+import type { HostIO } from '../state/io.js';
+import { OpenSshTransport } from '../transport/openssh.js';
+import { type Transport, UnreachableError } from '../transport/types.js';
+import type { PeerHost } from './fleet.js';
+import { peerTarget } from './peer-cache.js';
+
+export interface PeerCallOptions {
+  transport?: Transport;
+  input?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export function defaultTransport(io: Pick<HostIO, 'env'>): Transport {
+  return new OpenSshTransport({ env: io.env });
+}
+
+export async function peerCall(
+  io: Pick<HostIO, 'env' | 'config'>,
+  peer: PeerHost,
+  argv: readonly string[],
+  options: PeerCallOptions = {},
+): Promise<unknown> {
+  const transport = options.transport ?? defaultTransport(io);
+  let reply: Awaited<ReturnType<Transport['exec']>>;
+  try {
+    reply = await transport.exec(peerTarget(peer, io.config.remote_command), argv, {
+      timeoutMs: options.timeoutMs ?? ROUTINE_CAP_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.input === undefined ? {} : { input: options.input }),
+    });
+  } catch (error) {
+    if (error instanceof UnreachableError) {
+      throw new DogsledError(`${peer.label}: unreachable: ${error.category}`, { cause: error });
+    }
+    throw error;
+  }
+  if (!reply.ok)
+    throw new DogsledError(`${peer.label}: ${reply.error}`, { exitCode: reply.exitCode === 1 ? 1 : 2 });
+  return reply.value;
+}

@@ -1,0 +1,43 @@
+// The peer cache's file (peers/ID.json): the last snapshot a peer answered with (`host snapshot`),
+// when it was read on this host's clock, and how its reads fare (the failure category, the backoff).
+// The reply is read loosely: a newer or older peer may add or lack fields; what the rules need is
+// checked, and a reply that lacks it is a peer that did not answer as dogsled.
+
+import * as z from 'zod/mini';
+import { UNREACHABLE_CATEGORIES } from '../core/unreachable.js';
+import { HeadroomSchema, JobSummarySchema, ProbeSchema, ReservationSchema } from './schemas.js';
+import './zod-messages.js';
+
+const ms = z.int();
+
+/** `host snapshot` as a peer answers it; `service` is absent from peers without the liveness field. */
+export const PeerReplySchema = z.looseObject({
+  now_ms: ms,
+  host: z.looseObject({
+    hostname: z.nullable(z.string()),
+    service: z.optional(z.enum(['up', 'down', 'unknown'])),
+    sample_ms: z.nullable(ms),
+    interval_ms: z.optional(z.nullable(z.int())),
+    probe: z.nullable(ProbeSchema),
+    headroom: HeadroomSchema,
+    reservations: z.array(ReservationSchema),
+    errors: z.array(z.string()),
+  }),
+  jobs: z.optional(z.array(JobSummarySchema)),
+});
+
+export const PeerEntrySchema = z.looseObject({
+  version: z.literal(1),
+  id: z.string(),
+  target: z.string(),
+  attempt_ms: z.nullable(ms),
+  read_ms: z.nullable(ms),
+  unreachable: z.nullable(z.enum(UNREACHABLE_CATEGORIES)),
+  failures: z.int().check(z.nonnegative()),
+  retry_at_ms: z.nullable(ms),
+  /** The last reply that answered (kept while the peer is unreachable: its age shows). */
+  reply: z.nullable(PeerReplySchema),
+});
+
+export type PeerReply = z.infer<typeof PeerReplySchema>;
+export type PeerEntry = z.infer<typeof PeerEntrySchema>;

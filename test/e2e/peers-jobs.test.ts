@@ -1,0 +1,128 @@
+// Placement and jobs across a fleet of real sshd peers, each running `dogsled serve` on a fixture
+// /proc of its own size: `place` picks the freest host and the peer's own recheck writes the
+// reservation there; `--host` pins; a remote job runs with every argument unchanged and its exit
+// status; `ps --all`, `logs --follow`, `stop` and `wait` of a job on a peer.
+
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, runCli, spawnCli } from '../helpers/cli.js';
+import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
+import { peerSupport } from './peers/index.js';
+
+const unsupported = peerSupport();
+if (unsupported) console.warn(`peers-jobs: skipped: ${unsupported}`);
+
+/** Words a shell would split, expand, glob or take for options, had they been spliced into a line. */
+const HOSTILE = ['-n', "it's", 'a "b" c', '$(id)', '`id`', '*', '~', 'x\ny', ';rm -rf /', ''];
+
+describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120_000 }, () => {
+  let fleet: Fleet;
+  const coldCache = () => rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
+  const peerPlacements = async (tag: string) => {
+    const home = fleet.peers.peer(tag).user.home;
+    const text = await readFile(join(home, '.local', 'state', 'dogsled', 'placements.json'), 'utf8');
+    return JSON.parse(text).reservations as Array<{ id: string }>;
+  };
+
+  beforeAll(async () => {
+    fleet = await startFleet([
+      { tag: 'small', cores: 4 },
+      { tag: 'big', cores: 16 },
+      { tag: 'mid', cores: 8 },
+    ]);
+    await untilPeersEligible(fleet);
+  }, 180_000);
+
+  afterAll(async () => {
+    await fleet?.stop();
+  });
+
+  it('places on the freest host, whose own recheck writes the reservation there; --host pins', async () => {
+    const placed = await runCli(['place', '--json'], fleet.env, { timeoutMs: 30_000 });
+    expect(placed.code, placed.stderr).toBe(0);
+    const doc = JSON.parse(placed.stdout);
+    expect(doc).toMatchObject({ placed: true, host: 'big', label: 'big' });
+    expect((await peerPlacements('big')).map((r) => r.id)).toContain(doc.reservation);
+    const pinned = JSON.parse((await runCli(['place', '--host', 'mid', '--json'], fleet.env)).stdout);
+    expect(pinned).toMatchObject({ placed: true, host: 'mid' });
+    expect((await peerPlacements('mid')).map((r) => r.id)).toContain(pinned.reservation);
+    const unknown = await runCli(['place', '--host', 'nowhere'], fleet.env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown host "nowhere" (known: local, small, big, mid)');
+  });
+
+  it('runs a job on a pinned peer with every argument unchanged, and exits with its status', async () => {
+    const script = 'for a in "$@"; do printf "[%s]" "$a"; done; hostname >/dev/null; exit 3';
+    const result = await runCli(
+      ['run', '--host', 'mid', '--cwd', '/tmp', '--wait', '--', 'sh', '-c', script, 'sh', ...HOSTILE],
+      fleet.env,
+      { timeoutMs: 60_000 },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe(HOSTILE.map((word) => `[${word}]`).join(''));
+    expect(result.code).toBe(3);
+  });
+
+  it('lists, follows, stops and waits for a job on a peer', async () => {
+    const started = await runCli(
+      ['run', '--host', 'small', '--cwd', '/tmp', '--json', '--', 'sh', '-c', 'echo started; exec sleep 60'],
+      fleet.env,
+      { timeoutMs: 60_000 },
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const doc = JSON.parse(started.stdout);
+    expect(doc).toMatchObject({ queued: false, host: 'small' });
+    const id: string = doc.job;
+    expect(id).toMatch(/^j_/);
+    const follow = spawnCli(['logs', id, '--follow'], fleet.env, { timeoutMs: 60_000 });
+    let followed = '';
+    follow.child.stdout?.on('data', (chunk: Buffer) => {
+      followed += chunk.toString('utf8');
+    });
+    await eventually(
+      async () => (followed.includes('started\n') ? true : undefined),
+      20_000,
+      'the job output',
+    );
+    await coldCache();
+    const ps = JSON.parse((await runCli(['ps', '--all', '--json'], fleet.env, { timeoutMs: 30_000 })).stdout);
+    expect(ps.jobs.find((j: { id: string }) => j.id === id)).toMatchObject({
+      host: 'small',
+      state: 'running',
+    });
+    const stopped = await runCli(['stop', id], fleet.env, { timeoutMs: 30_000 });
+    expect(stopped.code, stopped.stderr).toBe(0);
+    const done = await follow.done;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe('started\n');
+    const waited = await runCli(['wait', id], fleet.env, { timeoutMs: 30_000 });
+    expect(waited.code).toBe(143);
+    const logs = await runCli(['logs', id], fleet.env);
+    expect(logs.stdout).toBe('started\n');
+  });
+
+  it('runs doctor and prune on a peer with --host: its own plan, asked here, applied there', async () => {
+    const peer = fleet.peers.peer('big');
+    // A remembered repository that is gone: removable, and nothing but prune removes it.
+    const gone = `${peer.user.home}/src/it's gone $HOME`;
+    const registry = { version: 1, repositories: [{ path: gone, added_ms: 1, last_seen_ms: 1 }] };
+    await peer.writeHomeFile('.local/state/dogsled/repositories.json', JSON.stringify(registry));
+    const doctor = await runCli(['doctor', '--host', 'big', '--json'], fleet.env, { timeoutMs: 60_000 });
+    expect(doctor.code, doctor.stderr).toBe(0);
+    expect(JSON.parse(doctor.stdout).repositories).toEqual([
+      expect.objectContaining({ path: gone, removable: true }),
+    ]);
+    const asked = await runCli(['prune', '--host', 'big', 'repositories'], fleet.env, { timeoutMs: 60_000 });
+    expect(asked.code).toBe(2);
+    expect(asked.stdout).toContain(gone);
+    expect(asked.stderr).toContain('not a terminal, so nothing was removed');
+    const pruned = await runCli(['prune', '--host', 'big', '--yes', '--json', 'repositories'], fleet.env, {
+      timeoutMs: 60_000,
+    });
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(JSON.parse(pruned.stdout).results).toEqual([expect.objectContaining({ path: gone })]);
+    const again = await runCli(['prune', '--host', 'big', 'repositories'], fleet.env, { timeoutMs: 60_000 });
+    expect(again.stdout).toBe('nothing to prune\n');
+  });
+});

@@ -1,0 +1,193 @@
+// Fleet status over real sshd peers, each running `dogsled serve` on a fixture /proc of its own size:
+// every host in --json, --line and --brief; the shared cache's one read per peer per 10 s across
+// 20 concurrent callers (counted on the peers' sshd); a stopped sshd, a frozen one, a wrong host
+// key and a wrong user as their categories, with the last snapshot's age and the backoff; recovery
+// with `dogsled retry`.
+
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
+import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
+import { appendItems, itemFixture } from '../integration/job-queue-fixtures.js';
+import { keyOf } from './peers/client.js';
+import { acceptedConnections, type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
+import { peerSupport } from './peers/index.js';
+
+const unsupported = peerSupport();
+if (unsupported) console.warn(`peers-status: skipped: ${unsupported}`);
+
+describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () => {
+  let fleet: Fleet;
+
+  async function status(extra: NodeJS.ProcessEnv = {}) {
+    const result = await runCli(['status', '--json'], { ...fleet.env, ...extra }, { timeoutMs: 30_000 });
+    expect(result.code, result.stderr).toBe(0);
+    return StatusReportSchema.parse(JSON.parse(result.stdout));
+  }
+  const host = (report: Awaited<ReturnType<typeof status>>, id: string) => {
+    const found = report.hosts.find((h) => h.id === id);
+    if (!found) throw new Error(`no host ${id} in ${report.hosts.map((h) => h.id).join(', ')}`);
+    return found;
+  };
+  /** Forgets every cached read: the next status reads each peer again. */
+  const coldCache = () => rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
+
+  beforeAll(async () => {
+    fleet = await startFleet([
+      { tag: 'small', cores: 4 },
+      { tag: 'big', cores: 16 },
+      { tag: 'mid', cores: 8 },
+    ]);
+    // Each peer's second tick brings its CPU sample.
+    await untilPeersEligible(fleet);
+  }, 180_000);
+
+  afterAll(async () => {
+    await fleet?.stop();
+  });
+
+  it('shows this host first, then every peer with its own hostname, service and headroom', async () => {
+    const report = await status();
+    expect(report.hosts.map((h) => h.id)).toEqual(['local', 'small', 'big', 'mid']);
+    for (const [id, cores] of [
+      ['small', 4],
+      ['big', 16],
+      ['mid', 8],
+    ] as const) {
+      expect(host(report, id)).toMatchObject({
+        local: false,
+        reachable: true,
+        unreachable: null,
+        service: 'up',
+        retry_ms: null,
+        probe: { cores },
+        headroom: { eligible: true, free_cores: cores },
+      });
+      expect(host(report, id).age_ms).toBeLessThan(30_000);
+    }
+    const line = await runCli(['status', '--line'], fleet.env);
+    expect(line.stdout).toMatch(/^local \? · small 0\/4 · big 0\/16 · mid 0\/8\n$/);
+    const brief = await runCli(['status', '--brief'], fleet.env);
+    expect(brief.stdout.split('\n').filter(Boolean)).toHaveLength(5);
+  });
+
+  it('reads each peer at most once per 10 s for 20 concurrent callers', async () => {
+    await coldCache();
+    const before = await Promise.all(
+      ['small', 'big', 'mid'].map((tag) => acceptedConnections(fleet.peers, tag)),
+    );
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => runCli(['status', '--json'], fleet.env, { timeoutMs: 60_000 })),
+    );
+    for (const result of results) {
+      expect(result.code, result.stderr).toBe(0);
+      const report = StatusReportSchema.parse(JSON.parse(result.stdout));
+      expect(report.hosts.filter((h) => h.reachable)).toHaveLength(4);
+    }
+    const after = await Promise.all(
+      ['small', 'big', 'mid'].map((tag) => acceptedConnections(fleet.peers, tag)),
+    );
+    expect(after.map((n, i) => n - (before[i] ?? 0))).toEqual([1, 1, 1]);
+  });
+
+  it('says connection refused for a stopped sshd, keeps the last snapshot and backs off; retry reads it again', async () => {
+    const peer = fleet.peers.peer('small');
+    await coldCache();
+    await status();
+    await peer.sshd.stop();
+    try {
+      await coldCache();
+      // The last good read stays known only through the cache: read once more with it warm.
+      const report = await status();
+      const small = host(report, 'small');
+      expect(small).toMatchObject({
+        reachable: false,
+        unreachable: 'connection refused',
+        service: 'unknown',
+      });
+      expect(small.headroom.eligible).toBe(false);
+      expect(small.retry_ms).toBeGreaterThan(0);
+      expect(small.retry_ms).toBeLessThanOrEqual(12_000);
+      const line = await runCli(['status', '--line'], fleet.env);
+      expect(line.stdout).toContain('small ?');
+      const human = await runCli(['status'], fleet.env);
+      expect(human.stdout).toMatch(/small .*\? unreachable: connection refused · retry in \d+s/);
+    } finally {
+      await peer.sshd.start();
+    }
+    // Still backing off: nothing reads it until the retry time, or `retry`.
+    expect(host(await status(), 'small').unreachable).toBe('connection refused');
+    const retried = await runCli(['retry', 'small'], fleet.env, { timeoutMs: 30_000 });
+    expect(retried.stdout).toMatch(/^small: reachable · service up · sampled \d+(ms|s) ago\n$/);
+    expect(host(await status(), 'small')).toMatchObject({
+      reachable: true,
+      unreachable: null,
+      retry_ms: null,
+    });
+  });
+
+  it('answers within its budget with a frozen peer as unreachable: timeout, the others unharmed', async () => {
+    const peer = fleet.peers.peer('mid');
+    await coldCache();
+    await peer.sshd.freeze();
+    try {
+      const report = await status({ DOGSLED_TEST_PEER_BUDGET_MS: '3000' });
+      expect(host(report, 'mid')).toMatchObject({ reachable: false, unreachable: 'timeout' });
+      expect(host(report, 'big')).toMatchObject({ reachable: true });
+      expect(host(report, 'local').id).toBe('local');
+    } finally {
+      await peer.sshd.thaw();
+    }
+    const retried = await runCli(['retry', 'mid'], fleet.env, { timeoutMs: 30_000 });
+    expect(retried.code, retried.stderr).toBe(0);
+  });
+
+  it('refuses a host key other than the one on file, and says auth for a wrong user', async () => {
+    const other = keyOf(await readFile(`${fleet.peers.client.identity}.pub`, 'utf8'));
+    await coldCache();
+    try {
+      await fleet.peers.writeKnownHosts({ big: other });
+      await fleet.writeConfig({ small: 'nobody-at-all@small' });
+      const report = await status();
+      expect(host(report, 'big')).toMatchObject({ reachable: false, unreachable: 'host key' });
+      expect(host(report, 'small')).toMatchObject({ reachable: false, unreachable: 'auth' });
+      const retry = await runCli(['retry', 'big'], fleet.env, { timeoutMs: 30_000 });
+      expect(retry.code).toBe(2);
+      expect(retry.stderr).toMatch(/^dogsled: retry: big: unreachable: host key \(next read in \d+s\)\n$/);
+    } finally {
+      await fleet.peers.writeKnownHosts();
+      await fleet.writeConfig();
+    }
+    await coldCache();
+    expect((await status()).hosts.every((h) => h.reachable)).toBe(true);
+  });
+
+  it('keeps the cache fresh from the service while it owns work, over one pooled connection per peer', async () => {
+    await appendItems(fleet.box, [itemFixture({ id: 'i_open0001', host: 'local', job: null })]);
+    await coldCache();
+    const before = await Promise.all(
+      ['small', 'big', 'mid'].map((tag) => acceptedConnections(fleet.peers, tag)),
+    );
+    const serve = startCli(['serve', '--interval', '1'], fleet.env);
+    try {
+      const reads = async () => {
+        const text = await readFile(join(fleet.box.state, 'peers', 'big.json'), 'utf8').catch(() => '');
+        return text === '' ? null : (JSON.parse(text).read_ms as number | null);
+      };
+      const first = await eventually(async () => (await reads()) ?? undefined, 30_000, 'a first pooled read');
+      await eventually(
+        async () => ((await reads()) ?? 0) > first || undefined,
+        30_000,
+        'a second pooled read',
+      );
+    } finally {
+      serve.kill('SIGTERM');
+      await exited(serve);
+    }
+    const after = await Promise.all(
+      ['small', 'big', 'mid'].map((tag) => acceptedConnections(fleet.peers, tag)),
+    );
+    expect(after.map((n, i) => n - (before[i] ?? 0))).toEqual([1, 1, 1]);
+  });
+});

@@ -1,0 +1,129 @@
+// A fleet for end-to-end tests: real sshd peers (index.ts), each running `dogsled serve` on a fixture
+// /proc of its own size (all idle, the counters advancing), so which host is freest is the test's
+// choice and never the machine's CPU headroom; and a caller sandbox whose config lists the peers as
+// [[hosts]] with the peers' remote_command, and whose PATH holds the test client's `ssh`.
+
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
+import { type PeerSpec, type Peers, startPeers } from './index.js';
+
+export interface FleetPeer extends PeerSpec {
+  cores: number;
+}
+
+export interface Fleet {
+  peers: Peers;
+  box: Sandbox;
+  /** The caller's env: its sandbox, PATH with the test ssh, DOGSLED_TEST with a peer budget. */
+  env: NodeJS.ProcessEnv;
+  /** Writes the caller's config: policy lines, then every peer as [[hosts]] (targets overridable). */
+  writeConfig: (targets?: Record<string, string>) => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+/** The caller's peer budget: generous, as a loaded 2-core machine starts ssh and node slowly. */
+export const TEST_PEER_BUDGET_MS = 8_000;
+
+export async function startFleet(specs: readonly FleetPeer[]): Promise<Fleet> {
+  const peers = await startPeers(specs);
+  const box = await sandbox();
+  let ticking = true;
+  const tickers: Promise<void>[] = [];
+  try {
+    for (const spec of specs) {
+      const proc = join(peers.root, `proc-${spec.tag}`);
+      let total = 10_000;
+      await writeProc(proc, { cores: spec.cores, total, idle: total });
+      await readableTree(proc);
+      tickers.push(
+        (async () => {
+          while (ticking) {
+            total += 100;
+            await advanceStat(proc, { cores: spec.cores, total, idle: total }).catch(() => undefined);
+            await chmod(join(proc, 'proc', 'stat'), 0o644).catch(() => undefined);
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        })(),
+      );
+      const peer = peers.peer(spec.tag);
+      // Memory and disk never refuse here: only the cores decide.
+      await peer.writeHomeFile(
+        '.config/dogsled/config.toml',
+        'memory_reserve_bytes = 0\ndisk_free_min_percent = 0\n',
+      );
+      await peer.startServe({
+        env: { DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: proc },
+        interval: '1',
+      });
+    }
+    const bin = join(box.root, 'bin');
+    await mkdir(bin);
+    await symlink(peers.client.ssh, join(bin, 'ssh'));
+    const env: NodeJS.ProcessEnv = {
+      ...box.env,
+      PATH: `${bin}:${box.env.PATH}`,
+      DOGSLED_TEST: '1',
+      DOGSLED_TEST_PEER_BUDGET_MS: String(TEST_PEER_BUDGET_MS),
+    };
+    const writeConfig = async (targets: Record<string, string> = {}) => {
+      const hosts = specs.map((spec) =>
+        [`[[hosts]]`, `id = "${spec.tag}"`, `target = ${JSON.stringify(targets[spec.tag] ?? spec.tag)}`].join(
+          '\n',
+        ),
+      );
+      await writeFile(
+        box.configPath,
+        [`remote_command = ${JSON.stringify(peers.remoteCommand)}`, '', ...hosts, ''].join('\n'),
+      );
+    };
+    await writeConfig();
+    return {
+      peers,
+      box,
+      env,
+      writeConfig,
+      stop: async () => {
+        ticking = false;
+        await Promise.all(tickers);
+        await peers.stop();
+        await box.cleanup();
+      },
+    };
+  } catch (error) {
+    ticking = false;
+    await peers.stop();
+    await box.cleanup();
+    throw error;
+  }
+}
+
+async function readableTree(dir: string): Promise<void> {
+  const { readdir, stat } = await import('node:fs/promises');
+  await chmod(dir, 0o755);
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    if ((await stat(path)).isDirectory()) await readableTree(path);
+    else await chmod(path, 0o644);
+  }
+}
+
+/** Waits until every peer is eligible (its second tick brings a CPU sample), reading it fresh each time. */
+export async function untilPeersEligible(fleet: Fleet): Promise<void> {
+  await eventually(
+    async () => {
+      await rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
+      const result = await runCli(['status', '--json'], fleet.env, { timeoutMs: 30_000 });
+      const report = JSON.parse(result.stdout) as { hosts: Array<{ headroom: { eligible: boolean } }> };
+      return report.hosts.slice(1).every((h) => h.headroom.eligible) || undefined;
+    },
+    30_000,
+    'every peer eligible',
+  );
+}
+
+/** How many connections a peer's sshd accepted so far (one per OpenSSH read). */
+export async function acceptedConnections(peers: Peers, tag: string): Promise<number> {
+  return ((await peers.peer(tag).sshd.log()).match(/Accepted publickey/g) ?? []).length;
+}
