@@ -15,5 +15,4 @@ export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'track', summary: 'track an existing pane as a child', waitsFor: AGENTS },
   { name: 'close', summary: 'close a child now', waitsFor: AGENTS },
   { name: 'done', summary: 'hand the task back to the owner', waitsFor: AGENTS },
-  { name: 'mcp', summary: 'dogsled tools over MCP stdio', waitsFor: AGENTS },
 ];

@@ -300,6 +300,11 @@ export function buildProgram(done: Done): Command {
     .addOption(new Option('--store', 'store one snapshot from stdin (newer wins)').hideHelp())
     .action(action(done, async () => (await import('./commands/quota.js')).quotaCommand));
 
+  program
+    .command('mcp')
+    .description('the dogsled tools over MCP stdio, for Claude Code, Codex and Pi (caller: $HERDR_PANE_ID)')
+    .action(action(done, async () => (await import('./commands/mcp.js')).mcpCommand));
+
   for (const later of LATER_COMMANDS) {
     program
       .command(later.name)

@@ -22,7 +22,16 @@ export const BUNDLE_BANNER = [
 
 // blessed loads its widgets with dynamic requires and cannot be bundled; ssh2's optional native
 // helpers (cpu-features, sshcrypto.node) are left out: ssh2 falls back to plain JS without them.
-export const BUNDLE_EXTERNALS = ['blessed', 'blessed-contrib', 'cpu-features', '*.node'];
+// The MCP SDK (only `dogsled mcp` loads it) uses zod's classic API as namespaces: bundled, it
+// would pull all of zod into the chunks every command shares; loaded from node_modules it brings
+// its own copy, for that command alone.
+export const BUNDLE_EXTERNALS = [
+  'blessed',
+  'blessed-contrib',
+  'cpu-features',
+  '*.node',
+  '@modelcontextprotocol/sdk',
+];
 
 export async function buildCli(outdir = join(root, 'dist')) {
   const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));

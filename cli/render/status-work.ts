@@ -3,6 +3,7 @@
 // come from files other programs write, so each is shown as one escape-free line.
 
 import { formatAge } from '../../service/core/duration.js';
+import { isHeld } from '../../service/core/quota-hold.js';
 import type { Item, Ticket } from '../../service/state/work-schemas.js';
 import { clip, commandLine, plainLine } from './text.js';
 
@@ -52,7 +53,12 @@ export function ticketLine(ticket: Ticket, now: number, width = COMMAND_WIDTH): 
 }
 
 function ticketWhen(ticket: Ticket, now: number): string {
-  if (ticket.state === 'pending') return `queued ${age(now - ticket.created_ms)}`;
+  if (ticket.state === 'pending') {
+    const queued = `queued ${age(now - ticket.created_ms)}`;
+    if (!ticket.hold || !isHeld(ticket, now)) return queued;
+    // The ticket's whole reason is in --json and on the board; a status row has room for the pool.
+    return `${queued} · ${clip(plainLine(ticket.hold.pool), 12)} quota exhausted, ${age(ticket.hold.until_ms - now)} left`;
+  }
   if (ticket.state === 'admitting') return `admitting for ${age(now - ticket.state_ms)}`;
   if (ticket.state === 'admitted') return `job ${ticket.job ?? '?'} on ${plainLine(ticket.host ?? '?')}`;
   return ticket.error ? plainLine(ticket.error) : '';

@@ -6,6 +6,7 @@
 
 import { formatAge } from './duration.js';
 import { endToken, NEVER_STARTED, neverStarted } from './job-status.js';
+import { isHeld } from './quota-hold.js';
 import { shellLine } from './shell-quote.js';
 import { plainLine } from './strip-escapes.js';
 
@@ -41,7 +42,10 @@ export interface BoardRow {
   /** When the current state began, and how long ago that is. */
   since_ms: number | null;
   age_ms: number | null;
-  /** Why the row is where it is, for ATTENTION and TO LAND (escape-free, one line). */
+  /**
+   * Why the row is where it is, for ATTENTION and TO LAND, and why a WAITING ticket waits for quota
+   * (escape-free, one line).
+   */
   reason: string | null;
   /** WAITING tickets: 1-based place among every pending ticket, oldest first. */
   place: number | null;
@@ -109,6 +113,8 @@ export interface BoardTicket {
   host: string | null;
   request: { command: readonly string[] } | null;
   error: string | null;
+  /** Its harness's quota is exhausted (core/quota-hold.ts): it waits for the reset, not for room. */
+  hold?: { reason: string; until_ms: number } | null | undefined;
 }
 
 /**
@@ -355,6 +361,7 @@ function ticketRows(input: BoardInput, now: number): BoardRow[] {
         since_ms: ticket.created_ms,
         age_ms: ageOf(ticket.created_ms, now),
         place,
+        reason: ticket.hold && isHeld(ticket, now) ? safeText(ticket.hold.reason) : null,
       });
     } else if (ticket.state === 'admitting') {
       rows.push({

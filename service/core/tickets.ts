@@ -8,6 +8,7 @@
 // kept 24 hours for inspection, like ended jobs.
 
 import type { Queue, Ticket } from '../state/work-schemas.js';
+import type { QuotaHold } from './quota-hold.js';
 
 export const TICKET_RETENTION_MS = 24 * 3_600_000;
 
@@ -59,6 +60,14 @@ export function admitTicket(ticket: Ticket, now: number): Ticket {
 /** -> failed, with the reason; noticed like an admission. */
 export function failTicket(ticket: Ticket, error: string, now: number): Ticket {
   return { ...ticket, state: 'failed', state_ms: now, error, notice: noticeOf(ticket) };
+}
+
+/**
+ * A pending ticket's quota hold (core/quota-hold.ts), or none: not a state change, since the ticket
+ * stays pending, but the reason it waits, shown on the ticket and the board.
+ */
+export function holdTicket(ticket: Ticket, hold: QuotaHold | null): Ticket {
+  return { ...ticket, hold: hold === null ? null : { ...hold } };
 }
 
 /** pending -> cancelled, by its owner (`dogsled cancel`); cancelRefusal says when it may. */

@@ -35,6 +35,7 @@ import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-
 import { CompletionWorker } from './completion.js';
 import { runInboxWorker } from './inbox-worker.js';
 import { PeersLane } from './peers-lane.js';
+import { QuotaHolds } from './quota-holds.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
 
@@ -57,6 +58,7 @@ export type AdmissionResult =
 export class AdmissionWorker {
   readonly admitter: Admitter;
   private readonly deps: WorkerIO;
+  private readonly quota: QuotaHolds;
   private recovered = false;
   private sweepError = '';
   private readonly unsettled = new Map<
@@ -66,6 +68,7 @@ export class AdmissionWorker {
 
   constructor(deps: WorkerIO) {
     this.deps = deps;
+    this.quota = new QuotaHolds(deps);
     this.admitter = { pid: deps.pid, started_ms: deps.started_ms };
   }
 
@@ -112,7 +115,8 @@ export class AdmissionWorker {
     const queue = await readQueue(this.deps);
     await this.dropExpired(queue);
     await this.sweep(queue);
-    const pending = pendingInOrder(queue.tickets);
+    // A ticket whose harness's quota is exhausted waits with its reason, and holds no host.
+    const pending = await this.quota.admissible(pendingInOrder(queue.tickets));
     if (pending.length === 0) return [];
     const host = await this.localHost();
     const steps = planAdmissions(pending, [host], this.deps.config, this.deps.now());

@@ -53,6 +53,11 @@ export const TicketSchema = z.looseObject({
    * caller), `delivered`, or null when nobody needs one (a waiting caller sees it itself).
    */
   notice: z.nullable(z.enum(['pending', 'delivered'])),
+  /**
+   * Why a pending ticket waits for quota (`[quota] hold_when_exhausted`): its harness's pool is
+   * exhausted until `until_ms`. Absent or null when it waits only for room.
+   */
+  hold: z.optional(z.nullable(z.looseObject({ pool: z.string(), until_ms: ms, reason: z.string() }))),
 });
 
 export const QueueSchema = z.looseObject({

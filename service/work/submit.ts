@@ -7,6 +7,7 @@
 
 import { ticketsAhead } from '../core/admission.js';
 import { findHost, type Refusal } from '../core/placement.js';
+import { isHeld } from '../core/quota-hold.js';
 import { pendingInOrder, pendingTicket } from '../core/tickets.js';
 import { DogsledError } from '../errors.js';
 import { enabledPeers } from '../hosts/fleet.js';
@@ -59,7 +60,9 @@ export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run
       const known = hosts.map((host) => host.id).join(', ');
       throw new DogsledError(`${command}: unknown host "${job.pin}" (known: ${known})`);
     }
-    const behind = ticketsAhead(pendingInOrder(queue.tickets), hosts, new Set(pool.map((host) => host.id)));
+    // A ticket waiting for its harness's quota holds no host: new work does not queue behind it.
+    const waiting = pendingInOrder(queue.tickets).filter((ticket) => !isHeld(ticket, io.now()));
+    const behind = ticketsAhead(waiting, hosts, new Set(pool.map((host) => host.id)));
     let refusals: Refusal[] = [];
     if (behind === 0) {
       const outcome = await placeWork(io, { pin: job.pin ?? undefined, owner: job.owner });

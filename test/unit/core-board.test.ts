@@ -167,6 +167,17 @@ describe('the board rule for tickets', () => {
     expect(rows[0]?.reason).toBe('launch failed: boom');
   });
 
+  it('gives a ticket waiting for its quota the reason, escape-free, until the reset', () => {
+    const hold = { pool: 'codex', until_ms: NOW + MIN, reason: 'codex quota \u001b[31mexhausted' };
+    expect(only({ tickets: [ticket('t1', { hold })] })).toMatchObject({
+      group: 'waiting',
+      state: 'queued',
+      reason: 'codex quota exhausted',
+    });
+    expect(only({ tickets: [ticket('t1', { hold: { ...hold, until_ms: NOW } })] }).reason).toBeNull();
+    expect(only({ tickets: [ticket('t1')] }).reason).toBeNull();
+  });
+
   it('names a place ticket as a placement, and a pinned one by its host', () => {
     const row = only({ tickets: [ticket('t1', { kind: 'place', request: null, pin: 'netcup' })] });
     expect(row).toMatchObject({ title: 'placement', detail: 'pinned to netcup' });

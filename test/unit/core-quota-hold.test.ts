@@ -1,5 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { poolOfHarness, quotaHold } from '../../service/core/quota-hold.js';
+import {
+  harnessOfTicket,
+  isHeld,
+  mayHold,
+  poolOfHarness,
+  quotaHold,
+  sameHold,
+  ticketHolds,
+} from '../../service/core/quota-hold.js';
 import type { QuotaRow, QuotaSnapshot } from '../../service/core/quota-rows.js';
 
 const NOW = 1_800_000_000_000;
@@ -59,5 +67,42 @@ describe('quota-aware admission', () => {
       'codex',
       null,
     ]);
+  });
+});
+
+describe('holds at admission', () => {
+  const exhausted = snap(NOW - 60_000, [full('codex', 'a', NOW + 600_000)]);
+  const agent = (id: string, kind: string) => ({ id, agent: { kind, launch: 'l_x' } });
+  const job = { id: 't_job', request: { command: ['codex'] }, agent: null };
+
+  test('only a ticket naming a harness with a pool is held; a job or a placement never is', () => {
+    expect([agent('a', 'codex'), agent('b', 'claude'), agent('c', 'pi'), job].map(harnessOfTicket)).toEqual([
+      'codex',
+      'claude',
+      'pi',
+      null,
+    ]);
+    expect(harnessOfTicket({ id: 'x', agent: { kind: 7 } })).toBeNull();
+    const holds = ticketHolds([agent('a', 'codex'), agent('b', 'claude'), job], exhausted, ON, NOW);
+    expect([...holds.keys()]).toEqual(['a']);
+    expect(holds.get('a')?.until_ms).toBe(NOW + 600_000);
+  });
+
+  test('the snapshot is worth reading only when a pending ticket could be held', () => {
+    expect(mayHold([job, agent('c', 'pi')], ON)).toBe(false);
+    expect(mayHold([job, agent('a', 'codex')], ON)).toBe(true);
+    expect(mayHold([agent('a', 'codex')], { hold_when_exhausted: false })).toBe(false);
+  });
+
+  test('a recorded hold stands until its reset, and only a change is a change', () => {
+    const hold = quotaHold('codex', exhausted, ON, NOW);
+    expect(isHeld({ hold }, NOW)).toBe(true);
+    expect(isHeld({ hold }, NOW + 600_000)).toBe(false);
+    expect(isHeld({ hold: null }, NOW)).toBe(false);
+    expect(isHeld({}, NOW)).toBe(false);
+    expect(sameHold(hold, hold ? { ...hold } : null)).toBe(true);
+    expect(sameHold(hold, null)).toBe(false);
+    expect(sameHold(undefined, null)).toBe(true);
+    expect(sameHold(hold, hold ? { ...hold, until_ms: NOW + 1 } : null)).toBe(false);
   });
 });

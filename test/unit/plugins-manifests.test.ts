@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { parseFast } from '../../cli/fast-path.js';
+import { buildProgram } from '../../cli/program.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PLUGIN = join(ROOT, 'plugins', 'dogsled');
@@ -59,7 +60,42 @@ function registrations(path: string, harness: string): Array<[string, string[]]>
   return found;
 }
 
+const McpServerEntry = z.strictObject({
+  command: z.literal('dogsled'),
+  args: z.array(z.string()),
+  /** Codex: the variables it forwards from its own environment. */
+  env_vars: z.optional(z.array(z.string().check(z.regex(/^[A-Z][A-Z0-9_]*$/)))),
+});
+
+/** The server entry of an MCP config file: `dogsled mcp`, a command the CLI has. */
+function mcpServer(path: string): z.infer<typeof McpServerEntry> {
+  const file = z.strictObject({ mcpServers: z.strictObject({ dogsled: McpServerEntry }) }).parse(json(path));
+  const server = file.mcpServers.dogsled;
+  expect(server.args).toEqual(['mcp']);
+  expect(buildProgram(() => {}).commands.map((command) => command.name())).toContain('mcp');
+  return server;
+}
+
+/** What the server needs to find its caller, Herdr and its state (service/terminal, state/paths). */
+const FORWARDED = [
+  'HERDR_ENV',
+  'HERDR_PANE_ID',
+  'HERDR_SOCKET_PATH',
+  'HERDR_SESSION',
+  'HERDR_BIN_PATH',
+  'HERDR_CONFIG_PATH',
+  'DOGSLED_STATE',
+  'DOGSLED_CONFIG',
+  'DOGSLED_BIN',
+  'XDG_STATE_HOME',
+  'XDG_CONFIG_HOME',
+];
+
 describe('the Claude Code plugin', () => {
+  it('starts `dogsled mcp` from .mcp.json at the plugin root (Claude Code passes its environment on)', () => {
+    expect(mcpServer('plugins/dogsled/.mcp.json')).toEqual({ command: 'dogsled', args: ['mcp'] });
+  });
+
   it('has a plugin.json with the required name and the package version', () => {
     const manifest = z
       .looseObject({ name: kebab, version: z.string(), description: z.string() })
@@ -104,12 +140,20 @@ describe('the Codex plugin', () => {
         description: z.string(),
         skills: relative,
         hooks: relative,
+        mcpServers: relative,
         interface: z.looseObject({ displayName: z.string(), shortDescription: z.string() }),
       })
       .parse(json('plugins/dogsled/.codex-plugin/plugin.json'));
     expect(manifest).toMatchObject({ name: 'dogsled', version: VERSION });
     expect(statSync(inside(PLUGIN, manifest.skills)).isDirectory()).toBe(true);
     expect(inside(PLUGIN, manifest.hooks)).toBe(join(PLUGIN, 'hooks', 'codex-hooks.json'));
+    expect(inside(PLUGIN, manifest.mcpServers)).toBe(join(PLUGIN, 'codex-mcp.json'));
+  });
+
+  it('starts `dogsled mcp` forwarding the Herdr and DOGSLED_* variables (Codex passes only a few on)', () => {
+    const forwarded = mcpServer('plugins/dogsled/codex-mcp.json').env_vars ?? [];
+    expect(forwarded).toEqual(expect.arrayContaining(FORWARDED));
+    expect(new Set(forwarded).size).toBe(forwarded.length);
   });
 
   it('registers the same hooks for Codex, each naming the codex harness', () => {

@@ -1,0 +1,129 @@
+// `dogsled mcp`: the tools of tools.ts served over stdio with the official MCP SDK, which only this
+// command loads. A call's failure is the tool's error result (`dogsled: <tool>: <why>`, one plain
+// line), never the server's end; arguments the schema refuses are the SDK's error result. Every
+// string an answer carries is escape-stripped: it may quote panes, logs and other agents. stdout
+// belongs to the protocol, so nothing else may write there; the server ends when stdin closes.
+
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/mini';
+import { plainLine, stripEscapes } from '../../service/core/strip-escapes.js';
+import { DogsledError } from '../../service/errors.js';
+import { VERSION } from '../../service/version.js';
+import { namedError, runCommand } from '../command.js';
+import type { CliContext } from '../context.js';
+import { TOOLS, type ToolAnswer, type ToolDefinition } from './tools.js';
+
+/**
+ * Serves until the client closes stdin or `signal` aborts. The SDK's low-level server, not its
+ * McpServer: arguments are checked here, so a refusal is a plain line that quotes nothing raw.
+ */
+export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOOLS): Promise<void> {
+  const server = new Server({ name: 'dogsled', version: VERSION }, { capabilities: { tools: {} } });
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const listing = tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.json,
+  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  // Calls still running when stdin ends are answered before the server closes.
+  const running = new Set<Promise<CallToolResult>>();
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const tool = byName.get(request.params.name);
+    if (tool === undefined) {
+      const known = tools.map((t) => t.name).join(', ');
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `dogsled: no tool "${plainLine(request.params.name)}" (known: ${known})`,
+      );
+    }
+    const call = callTool(tool, request.params.arguments ?? {}, ctx);
+    running.add(call);
+    return call.finally(() => running.delete(call));
+  });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await server.connect(transport);
+  await closed;
+  // A request read just before stdin ended reaches its handler a few microtasks later, and an
+  // answer is written a few after its call settles: closing sooner would drop it unsent.
+  for (;;) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (running.size === 0) break;
+    await Promise.allSettled([...running]);
+  }
+  await server.close();
+}
+
+async function callTool(tool: ToolDefinition, args: unknown, ctx: CliContext): Promise<CallToolResult> {
+  const parsed = z.safeParse(tool.input, args);
+  if (!parsed.success)
+    return errorResult(tool.name, new DogsledError(`arguments: ${argumentProblems(parsed.error)}`), ctx);
+  let answer: ToolAnswer | undefined;
+  try {
+    // runCommand names the error after the tool, system errors (ENOSPC, EACCES…) included.
+    await runCommand(tool.name, async () => {
+      answer = await tool.call(parsed.data, ctx);
+      return 0;
+    });
+  } catch (error) {
+    return errorResult(tool.name, error, ctx);
+  }
+  if (answer === undefined) return errorResult(tool.name, new Error('no answer'), ctx);
+  const text = 'json' in answer ? JSON.stringify(plainStrings(answer.json)) : plainLine(answer.line);
+  return { content: [{ type: 'text', text }] };
+}
+
+function errorResult(name: string, error: unknown, ctx: CliContext): CallToolResult {
+  let message: string;
+  if (error instanceof DogsledError) {
+    const named = namedError(name, error);
+    message = `dogsled: ${plainLine(named.message)}${named.hint ? ` (${plainLine(named.hint)})` : ''}`;
+  } else {
+    // A bug: the caller gets one line, the stack goes to stderr (the harness's MCP log).
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    ctx.warn(`dogsled: mcp: ${name}: internal error: ${text.split('\n').map(plainLine).join(' | ')}`);
+    message = `dogsled: ${name}: internal error: ${plainLine(error instanceof Error ? error.message : String(error))}`;
+  }
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** The document with every string (keys too) escape-free; newlines and tabs in text are kept. */
+export function plainStrings(value: unknown): unknown {
+  if (typeof value === 'string') return stripEscapes(value);
+  if (Array.isArray(value)) return value.map(plainStrings);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [plainLine(key), plainStrings(inner)]),
+    );
+  }
+  return value;
+}
+
+/** Each problem as `path: message`, without the values: they are the caller's, and untrusted. */
+function argumentProblems(error: z.core.$ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = issue.path.map(String).join('.');
+      const keys =
+        issue.code === 'unrecognized_keys'
+          ? `unknown ${issue.keys.map((k) => `"${plainLine(k).slice(0, 40)}"`).join(', ')}`
+          : issue.message;
+      return path === '' ? keys : `${plainLine(path).slice(0, 80)}: ${keys}`;
+    })
+    .join('; ');
+}

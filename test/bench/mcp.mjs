@@ -1,0 +1,84 @@
+// `dogsled mcp` start-up: from spawning the server until its answer to the first request
+// (`initialize`) is read, and until its first tool answer (`status`), against `node -e 0`,
+// interleaved so drift hits all alike. Needs the built CLI (`npm run bench` builds it). BENCH_RUNS
+// shortens it.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, median, RUNS } from './lib.mjs';
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+};
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const STATUS = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'status', arguments: {} } };
+
+/** Milliseconds from spawn to the `initialize` answer and to the `status` answer. */
+function session(env) {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const at = () => Number(process.hrtime.bigint() - start) / 1e6;
+    const child = spawn(process.execPath, [CLI, 'mcp'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const times = {};
+    let buffer = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      buffer += chunk;
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+        const message = JSON.parse(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+        if (message.id === 1) {
+          times.initialize = at();
+          child.stdin.write(`${JSON.stringify(INITIALIZED)}\n${JSON.stringify(STATUS)}\n`);
+        } else if (message.id === 2) {
+          if (message.result?.isError) reject(new Error(message.result.content[0].text));
+          times.status = at();
+          child.stdin.end();
+        }
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 && times.status ? resolve(times) : reject(new Error(`mcp exited ${code}`)),
+    );
+    child.stdin.write(`${JSON.stringify(INIT)}\n`);
+  });
+}
+
+function floor(env) {
+  const start = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0'], { env, stdio: 'ignore' });
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-mcp-'));
+try {
+  const home = join(work, 'home');
+  mkdirSync(home, { recursive: true });
+  const env = { ...process.env, HOME: home, DOGSLED_STATE: join(work, 'state') };
+  for (const key of Object.keys(env)) if (/^(HERDR_|DOGSLED_TEST|XDG_)/.test(key)) delete env[key];
+  await session(env);
+  const nodes = [];
+  const inits = [];
+  const statuses = [];
+  for (let i = 0; i < RUNS; i++) {
+    nodes.push(floor(env));
+    const { initialize, status } = await session(env);
+    inits.push(initialize);
+    statuses.push(status);
+  }
+  const base = median(nodes);
+  const row = (name, ms) =>
+    `| ${name.padEnd(38)} | ${ms.toFixed(1).padStart(8)} ms | ${(ms / base).toFixed(2).padStart(5)}× |`;
+  console.log(`\ndogsled mcp start-up (${RUNS} runs each, interleaved)\n`);
+  console.log('| from spawn until                       | median wall | vs `node -e 0` |');
+  console.log('| -------------------------------------- | ----------: | -------------: |');
+  console.log(row('`node -e 0` exits (floor)', base));
+  console.log(row('the `initialize` answer', median(inits)));
+  console.log(row('the first tool answer (`status`)', median(statuses)));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
