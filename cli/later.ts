@@ -10,7 +10,6 @@ export interface LaterCommand {
 const AGENTS = 'agents, the inbox and Herdr support are still being built';
 
 export const LATER_COMMANDS: LaterCommand[] = [
-  { name: 'agent', summary: 'start a child agent', waitsFor: AGENTS },
   { name: 'board', summary: "an owner's children, jobs and tickets", waitsFor: AGENTS },
   { name: 'read', summary: "a child's or job's newest output", waitsFor: AGENTS },
   { name: 'send', summary: 'send a message to an agent', waitsFor: AGENTS },

@@ -169,6 +169,23 @@ export function buildProgram(done: Done): Command {
     );
 
   program
+    .command('agent')
+    .description('start a child agent on the host with room, told its task by file')
+    .option('--kind <kind>', 'pi, claude or codex')
+    .option('--name <name>', "the child's Herdr agent name")
+    .option('--message <text>', 'the task')
+    .option('--message-file <path>', 'read the task from a file (- for stdin)')
+    .option('--profile <name>', 'a Pi profile of the host that runs the child')
+    .option('--branch <name>', "start the child in the branch's own worktree")
+    .option('--base <ref>', 'start a new branch from this ref')
+    .option('--host <id>', 'pin by host id or label')
+    .option('--cwd <dir>', 'directory (or repository) to work in (default: the current one)')
+    .option('--wait', 'when every host is full, wait for admission instead of exiting 1')
+    .option('--max <duration>', 'one deadline for the whole command (default 30m)')
+    .option('--json', 'print the started child or the ticket as JSON')
+    .action(action(done, async () => (await import('./commands/agent.js')).agentCommand));
+
+  program
     .command('profiles')
     .description('list the Pi profiles of this host (~/.config/dogsled/profiles)')
     .option('--json', 'print {dir,profiles} as one JSON document')

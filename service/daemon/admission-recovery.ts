@@ -5,6 +5,7 @@
 // its ticket fails with that reason and its room is given back. Also removes the caller
 // environments (tickets/ID.env) of tickets that will never launch.
 
+import { type LaunchRecord, readLaunchRecord, updateLaunchRecord } from '../agents/launch-files.js';
 import { interruptedNeverStarted, type LaunchEvidence } from '../core/tickets.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { endReservations } from '../hosts/place.js';
@@ -24,6 +25,8 @@ export async function launchEvidence(
   ticket: Ticket,
   endUnstarted: boolean,
 ): Promise<LaunchEvidence> {
+  if (ticket.agent)
+    return agentEvidence(io, ticket.agent.launch, endUnstarted ? interruptedNeverStarted(ticket) : null);
   if (ticket.request === null) return { kind: 'placement' };
   if (ticket.job === null) return { kind: 'no-record' };
   let record: JobRecord;
@@ -45,6 +48,44 @@ export async function launchEvidence(
     const next: JobRecord = { ...current, ended_ms: now, reason };
     return { result: { kind: 'not-started', reason } satisfies LaunchEvidence, next };
   });
+}
+
+/**
+ * An agent ticket's evidence is its launch record: started is started; refused or failed never ran;
+ * no record means the launch never began. A record that names no try yet (`preparing`, no attempt)
+ * is ended as never started when `neverStarted` says why; any try made may have typed the line, so
+ * whether the child runs is unknown and nothing is launched again.
+ */
+async function agentEvidence(
+  io: StateIO,
+  launch: string,
+  neverStarted: string | null,
+): Promise<LaunchEvidence> {
+  let record: LaunchRecord | undefined;
+  try {
+    record = await readLaunchRecord(io.paths, launch);
+  } catch (error) {
+    return { kind: 'unknown', why: oneLine(messageOf(error)) };
+  }
+  if (record === undefined) return { kind: 'no-record' };
+  const judged = judgeLaunch(record);
+  if (judged !== undefined) return judged;
+  if (neverStarted === null || record.attempts > 0) {
+    return { kind: 'unknown', why: `launch ${launch} is ${record.state} after ${record.attempts} tries` };
+  }
+  const ended = await updateLaunchRecord(io, launch, (current) =>
+    judgeLaunch(current) !== undefined || current.attempts > 0
+      ? undefined
+      : { ...current, state: 'failed', error: neverStarted },
+  );
+  return judgeLaunch(ended) ?? { kind: 'unknown', why: `launch ${launch} is ${ended.state}` };
+}
+
+function judgeLaunch(record: LaunchRecord): LaunchEvidence | undefined {
+  if (record.state === 'started') return { kind: 'started' };
+  if (record.state === 'refused' || record.state === 'failed')
+    return { kind: 'not-started', reason: record.error };
+  return undefined;
 }
 
 function judge(record: JobRecord): LaunchEvidence | undefined {

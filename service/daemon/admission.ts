@@ -1,4 +1,5 @@
-// The service's admission worker (spec, "Items and closing"): admits pending tickets in FIFO order
+// The service's admission worker (spec, "Items and closing"): admits pending job, agent and place
+// tickets in FIFO order
 // with planAdmissions, each one claimed under the queue lock together with its reservation (so a
 // concurrent `run` cannot take the room first), then launched with the caller's environment its
 // ticket kept, then marked admitted. A ticket is launched at most once: one found `admitting` under
@@ -6,6 +7,7 @@
 // admission error is recorded on the ticket, never retried elsewhere.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { launchAgent } from '../agents/launch-agent.js';
 import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
 import {
@@ -135,8 +137,30 @@ export class AdmissionWorker {
     const { ticket, host, jobId, itemId } = claim;
     const { deps } = this;
     await this.testPause('before-launch');
-    // A `place` ticket is admitted by its reservation alone; a job ticket launches its job.
-    if (ticket.request !== null && jobId !== null && itemId !== null) {
+    // A `place` ticket is admitted by its reservation alone; a job ticket launches its job, an
+    // agent ticket its child.
+    if (ticket.agent && itemId !== null) {
+      const request = ticket.agent;
+      try {
+        const spec = {
+          itemId,
+          request,
+          owner: ticket.owner,
+          host,
+          ticket: ticket.id,
+          reservation: ticket.reservation,
+        };
+        const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
+        const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
+        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
+          launchAgent({ ...ctx, signal }, spec, deadline),
+        );
+      } catch (error) {
+        if (!(error instanceof DogsledError))
+          deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
+        return this.launchFailed(ticket, messageOf(error));
+      }
+    } else if (ticket.request !== null && jobId !== null && itemId !== null) {
       const request = ticket.request;
       try {
         const env = await readEnvFile(ticketEnvPath(deps.paths, ticket.id));
@@ -185,7 +209,7 @@ export class AdmissionWorker {
       const placed = await reserveLocally(this.deps, ticket.owner);
       if (placed.kind === 'full') return { result: { kind: 'full' } };
       const jobId = ticket.request === null ? null : newId('j');
-      const itemId = ticket.request === null ? null : newId('i');
+      const itemId = ticket.request === null && !ticket.agent ? null : newId('i');
       const claim = {
         admitter: this.admitter,
         host: placed.host,
