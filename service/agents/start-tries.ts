@@ -98,7 +98,7 @@ async function tryOnce(
   io: StartTriesIO,
   what: StartWhat,
 ): Promise<{ outcome: TryOutcome; agent: Agent | null }> {
-  const allowed = io.deadline.allowance('setup');
+  const allowed = Math.floor(io.deadline.allowance('setup'));
   const timeoutMs = Math.max(START_TIMEOUT_MIN_MS, Math.min(START_TIMEOUT_MAX_MS, START_TIMEOUT_MS, allowed));
   try {
     const started = await io.port.startAgent({

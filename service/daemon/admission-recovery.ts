@@ -13,7 +13,7 @@ import type { StateIO } from '../state/io.js';
 import { jobEnvPath, removeEnvFile, ticketEnvIds, ticketEnvPath } from '../state/job-env.js';
 import { type JobRecord, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
-import { updateQueue } from '../state/work.js';
+import { updateItems, updateQueue } from '../state/work.js';
 import type { Queue, Ticket } from '../state/work-schemas.js';
 
 /**
@@ -107,6 +107,19 @@ export async function releaseUnlaunched(
   if (evidence.kind === 'started' || evidence.kind === 'placement' || evidence.kind === 'unknown') return;
   if (ticket.job !== null) await removeEnvFile(jobEnvPath(io.paths, ticket.job));
   if (ticket.reservation !== null) await endReservations(io, [ticket.reservation]);
+  // An agent's item is written before its pane exists: one whose child never ran closes here.
+  const item = ticket.item;
+  if (ticket.agent && item !== null) {
+    const now = io.now();
+    await updateItems(io, (items) => {
+      const open = items.items.some((entry) => entry.id === item && entry.closed_ms === null);
+      if (!open) return { result: undefined };
+      const list = items.items.map((entry) =>
+        entry.id === item ? { ...entry, closed_ms: now, close_reason: 'launch failed' } : entry,
+      );
+      return { result: undefined, next: { ...items, items: list } };
+    });
+  }
 }
 
 /**

@@ -44,8 +44,11 @@ export function agentSuite(options: { serviceLock?: boolean } = {}): AgentSuite 
   beforeEach(async () => {
     const box = await sandbox({ DOGSLED_TEST: '1', DOGSLED_TEST_LAUNCH_BACKOFF_SCALE: '0.01' });
     suite.box = box;
-    if (options.serviceLock !== false) suite.lock = await holdServiceLock(box.state);
-    await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now() - 500, cores: 8, busy: 0 }));
+    // Without the lock, a real serve publishes the host: no fixture snapshot stands in for it.
+    if (options.serviceLock !== false) {
+      suite.lock = await holdServiceLock(box.state);
+      await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now() - 500, cores: 8, busy: 0 }));
+    }
     suite.logDir = join(box.root, 'agent-log');
     const bin = await dogsledShim(box.root);
     const path = `${bin}:${FAKE_AGENTS_BIN}:${process.env.PATH ?? ''}`;
