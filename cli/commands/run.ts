@@ -31,9 +31,7 @@ export interface RunFlags {
 }
 
 export async function runJobCommand(command: string[], flags: RunFlags, ctx: CliContext): Promise<number> {
-  if (flags.branch !== undefined || flags.base !== undefined) {
-    throw new DogsledError('--branch and --base are not available in this build yet (worktrees)');
-  }
+  if (flags.base !== undefined && flags.branch === undefined) throw new DogsledError('--base needs --branch');
   const deadline = Deadline.fromProcessStart(maxFlag(flags.max));
   const timeout = optionalDurationFlag('--timeout', flags.timeout);
   const idleTimeout = optionalDurationFlag('--idle-timeout', flags.idleTimeout);
@@ -49,6 +47,7 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     idleTimeoutMs: idleTimeout ?? null,
     pin,
     wait: Boolean(flags.wait),
+    branch: flags.branch === undefined ? null : { name: flags.branch, base: flags.base ?? null },
   };
   const outcome = await runJob(io, request, deadline, {
     // The spec prints the ticket; a --json wait keeps stdout for its one final document.

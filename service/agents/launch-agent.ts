@@ -4,6 +4,7 @@
 // write its contract, then `herdr agent start` with up to three tries (start-tries.ts). Nothing is
 // typed into the pane but the launch line Herdr types; the task is launches/<id>.task.md.
 
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { launchLine } from '../core/launch-line.js';
 import { childRole } from '../core/launch-state.js';
@@ -88,16 +89,20 @@ export async function launchAgent(
     )(),
   );
   if (port.kind === 'headless') throw needsHerdr('agent', port.why);
+  const files = launchFiles(io.paths, request.launch);
   const worktree =
     request.branch === null
       ? null
       : await ensureBranchWorktree(
           { repo: request.cwd, branch: request.branch, base: request.base ?? undefined, command: 'agent' },
           { ...io, terminal: port, deadline },
-        );
+        ).catch(async (error: unknown) => {
+          // Refused or undone: the launch never began, so its task file goes too.
+          await rm(files.task, { force: true }).catch(() => undefined);
+          throw error;
+        });
   const cwd = worktree?.path ?? request.cwd;
   const role = childRole(profile?.role ?? null, request.branch !== null);
-  const files = launchFiles(io.paths, request.launch);
   // The record comes first: a crash from here on leaves evidence for cleanup and admission.
   let record = await createLaunchRecord(io, {
     id: request.launch,

@@ -32,6 +32,7 @@ import { oneLine } from '../state/quarantine.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { Queue, Ticket } from '../state/work-schemas.js';
 import { Deadline } from '../work/deadline.js';
+import { jobInWorktree } from '../work/run-job.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
 import { runLoop } from './work-loop.js';
@@ -179,9 +180,10 @@ export class AdmissionWorker {
         // step's signal reaches the launch's writes, so a launch still running then (behind a lock)
         // writes nothing more but its own undoing: no item or pane for a ticket already failed.
         const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
-        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
-          launchJob({ ...ctx, signal }, spec, deadline),
-        );
+        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', async (signal) => {
+          const inWorktree = await jobInWorktree({ ...ctx, signal }, request, deadline);
+          return launchJob({ ...ctx, signal }, { ...spec, request: inWorktree }, deadline);
+        });
       } catch (error) {
         // Recorded on the ticket whatever it was: a ticket never stays `admitting` in a live run.
         if (!(error instanceof DogsledError))

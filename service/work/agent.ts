@@ -17,6 +17,7 @@ import type { AgentRequest, Ticket } from '../state/work-schemas.js';
 import { callerPane } from '../terminal/caller.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
+import { checkBranchRequest } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
@@ -64,6 +65,10 @@ export async function runAgent(
     openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }),
   );
   if (port.kind === 'headless') throw needsHerdr('agent', port.why);
+  if (work.branch !== null) {
+    const ask = { repo: work.cwd, branch: work.branch, base: work.base ?? undefined, command: 'agent' };
+    await checkBranchRequest(ask, { ...io, terminal: port });
+  }
   request.caller_workspace = await deadline.step("finding the caller's workspace", 'routine', () =>
     callerWorkspaceOf(port, owner).catch(() => null),
   );

@@ -75,17 +75,20 @@ export interface BranchWorktree {
   anchor: string | null;
 }
 
-export async function ensureBranchWorktree(
+/**
+ * The refusals that need no lock (not a repository, a bad branch or base name, no Herdr), for a
+ * caller to make before it places anything; ensureBranchWorktree makes them again itself.
+ */
+export async function checkBranchRequest(
   request: BranchWorktreeRequest,
-  deps: BranchWorktreeIO,
-): Promise<BranchWorktree> {
+  deps: Pick<BranchWorktreeIO, 'env' | 'home' | 'terminal'>,
+): Promise<{ repository: Repository; terminal: TerminalPort }> {
   const { branch } = request;
   const repository = await identify(request.repo);
-  const main = repository.main;
   // Git takes C1 controls (U+0080-U+009F) in names, and a terminal would act on them in any message.
   const nameProblem = CONTROL.test(branch)
     ? 'it contains a control character'
-    : await branchNameProblem(main, branch);
+    : await branchNameProblem(repository.main, branch);
   if (nameProblem !== null) throw new DogsledError(`--branch ${visible(branch)}: ${nameProblem}`);
   if (request.base !== undefined && CONTROL.test(request.base)) {
     throw new DogsledError(`--base ${visible(request.base)}: it contains a control character`);
@@ -93,6 +96,15 @@ export async function ensureBranchWorktree(
   const terminal =
     deps.terminal ?? (await openTerminal({ env: deps.env, home: deps.home, commandName: request.command }));
   if (terminal.kind === 'headless') throw needsHerdr(request.command, terminal.why);
+  return { repository, terminal };
+}
+
+export async function ensureBranchWorktree(
+  request: BranchWorktreeRequest,
+  deps: BranchWorktreeIO,
+): Promise<BranchWorktree> {
+  const { repository, terminal } = await checkBranchRequest(request, deps);
+  const main = repository.main;
   const config = await loadRepoConfig(main);
   const lockFile = repositoryLockPath(deps.paths, repository.commonDir);
   try {
