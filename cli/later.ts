@@ -11,11 +11,7 @@ const AGENTS = 'agents, the inbox and Herdr support are still being built';
 
 export const LATER_COMMANDS: LaterCommand[] = [
   { name: 'board', summary: "an owner's children, jobs and tickets", waitsFor: AGENTS },
-  { name: 'read', summary: "a child's or job's newest output", waitsFor: AGENTS },
   { name: 'send', summary: 'send a message to an agent', waitsFor: AGENTS },
-  { name: 'track', summary: 'track an existing pane as a child', waitsFor: AGENTS },
-  { name: 'close', summary: 'close a child now', waitsFor: AGENTS },
-  { name: 'done', summary: 'hand the task back to the owner', waitsFor: AGENTS },
   { name: 'inbox', summary: "this agent's inbox", waitsFor: AGENTS },
   { name: 'hook', summary: 'harness hooks (context, inbox, gate)', waitsFor: AGENTS },
   { name: 'mcp', summary: 'dogsled tools over MCP stdio', waitsFor: AGENTS },

@@ -186,6 +186,37 @@ export function buildProgram(done: Done): Command {
     .action(action(done, async () => (await import('./commands/agent.js')).agentCommand));
 
   program
+    .command('track')
+    .description('make an existing pane one of your children')
+    .argument('<host>', 'host id or label')
+    .argument('<pane>', 'Herdr pane id')
+    .option('--name <name>', 'the name to know the child by')
+    .option('--json', 'print the item as JSON')
+    .action(action(done, async () => (await import('./commands/track.js')).trackCommand));
+
+  program
+    .command('read')
+    .description("a child's or job's newest output and the child's captured final reply")
+    .argument('<target>', "a child's name, or an item, pane, launch or job id")
+    .option('--host <id>', 'the host the target runs on')
+    .option('--json', 'print {target,kind,item,name,host,pane,output,reply}')
+    .action(action(done, async () => (await import('./commands/read.js')).readCommand));
+
+  program
+    .command('done')
+    .description('as a child: my whole task is complete (run it in your final working turn)')
+    .option('--json', 'print the mark as JSON')
+    .action(action(done, async () => (await import('./commands/done.js')).doneCommand));
+
+  program
+    .command('close')
+    .description('close a child now: its pane, and its agent worktree when nothing else uses it')
+    .argument('<pane>', 'the Herdr pane id')
+    .option('--host <id>', "the pane's host (default: its open item's, else this host)")
+    .option('--json', 'print {pane,worktree,pane_closed}')
+    .action(action(done, async () => (await import('./commands/close.js')).closeCommand));
+
+  program
     .command('profiles')
     .description('list the Pi profiles of this host (~/.config/dogsled/profiles)')
     .option('--json', 'print {dir,profiles} as one JSON document')

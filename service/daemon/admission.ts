@@ -35,6 +35,7 @@ import { Deadline } from '../work/deadline.js';
 import { jobInWorktree } from '../work/run-job.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
+import { FinishWorker } from './finish.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
 
@@ -345,7 +346,7 @@ export interface WorkWorkers {
 }
 
 /**
- * Starts the admission and completion workers of a service run, each on its own pace, independent
+ * Starts the admission, completion and finish workers of a service run, each on its own pace, independent
  * of snapshot publication. They end when `signal` aborts or `stop()` is called.
  */
 export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorkers {
@@ -354,6 +355,7 @@ export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorke
   const stopped = AbortSignal.any([signal, stopper.signal]);
   const admission = new AdmissionWorker(full);
   const completion = new CompletionWorker(full);
+  const finish = new FinishWorker(full);
   const paceMs = Math.max(WORK_PACE_MS, deps.paceMs ?? WORK_PACE_MS);
   const common = { paceMs, minGapMs: MIN_GAP_MS, signal: stopped, warn: full.warn };
   const done = Promise.all([
@@ -371,6 +373,14 @@ export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorke
       pass: async () => {
         await completion.pass();
       },
+    }),
+    runLoop({
+      ...common,
+      name: 'finish',
+      pass: async () => {
+        await finish.pass();
+      },
+      watch: { dir: full.paths.dir, files: ['done.json'] },
     }),
   ]);
   return {

@@ -60,6 +60,13 @@ export function agentSuite(options: { serviceLock?: boolean } = {}): AgentSuite 
         FAKE_AGENT_LOG_DIR: suite.logDir,
         DOGSLED_STATE: box.state,
         DOGSLED_TEST: '1',
+        // Children commit their work: a fixed identity, and no user or system git config.
+        GIT_AUTHOR_NAME: 'Child',
+        GIT_AUTHOR_EMAIL: 'child@example.com',
+        GIT_COMMITTER_NAME: 'Child',
+        GIT_COMMITTER_EMAIL: 'child@example.com',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
       },
     });
     suite.scratch = join(box.root, 'scratch');
@@ -138,6 +145,17 @@ export async function paneIds(herdr: FakeHerdr): Promise<string[]> {
 
 export async function agentCalls(herdr: FakeHerdr): Promise<Json[]> {
   return ((await ok(herdr, '_fake.calls.list', { method: 'agent.start' })) as Json).calls;
+}
+
+/**
+ * A task whose child answers once (so Herdr sees it ready), then works in a second turn: commits a
+ * file, runs `dogsled done`, and ends with `reply`.
+ */
+export function doneTask(reply: string, commit = true): string {
+  const steps: unknown[] = [{ reply: 'Starting.' }, { sleep_ms: 400 }, { work_ms: 200 }];
+  if (commit) steps.push({ run: 'echo work > work.txt && git add work.txt && git commit -qm "child work"' });
+  steps.push({ run: 'dogsled done' }, { reply });
+  return `Finish the unit.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps })}\n\`\`\`\n`;
 }
 
 /** A task whose fake agent replies at once (so Herdr sees it idle and ready), then stays alive. */

@@ -39,6 +39,7 @@ describe('statePaths', () => {
       repositories: '/s/repositories.json',
       worktrees: '/s/worktrees.json',
       paneWatch: '/s/pane-watch.json',
+      done: '/s/done.json',
     });
   });
 });
