@@ -87,6 +87,26 @@ describe('a child that calls dogsled done', () => {
   );
 });
 
+describe('a child whose pane goes away', () => {
+  it('has its item closed by the service: pane gone', async () => {
+    const started = await agentCli(
+      suite,
+      ['--kind', 'codex', '--name', 'vanish', '--json', '--message', quickTask()],
+      {
+        cwd: suite.scratch,
+      },
+    );
+    const { pane, item } = JSON.parse(started.stdout);
+    await ok(suite.herdr, 'pane.close', { pane_id: pane });
+    const closed = await eventually(
+      async () => (await items(suite)).find((i) => i.id === item && i.closed_ms !== null),
+      20_000,
+      'the item closed',
+    );
+    expect(closed.close_reason).toBe('pane gone');
+  });
+});
+
 describe('done refuses before it marks anything', () => {
   /** Starts a child that runs `dogsled done` at once and records what it printed. */
   async function childRunsDone(setup: string[]): Promise<Json> {
