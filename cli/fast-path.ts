@@ -2,7 +2,8 @@
 // are parsed with node:util's parseArgs, strictly. `exec`, which every job starts twice (the pane's
 // wrapper and its supervisor), takes the fast path in its two forms, `exec ID` (what a launch runs)
 // and `exec ID -- CMD...`. `host VERB ARGS...`, which peers run through SSH, always does: every word
-// after `host` is data.
+// after `host` is data. `hook inbox|context|gate`, which harnesses run on every prompt and stop, takes
+// it with its subcommand.
 // Anything unusual (help, an unknown or malformed flag) falls through to the full command line,
 // which reports it the usual way.
 
@@ -22,6 +23,25 @@ interface FastCommand {
 }
 
 const GLOBAL_OPTIONS = { config: { type: 'string' } } as const;
+
+/** Must match the `hook` subcommands and their flags in cli/program.ts. */
+const HOOK_OPTIONS: Record<string, NonNullable<ParseArgsConfig['options']>> = {
+  inbox: { harness: { type: 'string' }, event: { type: 'string' } },
+  context: { harness: { type: 'string' }, event: { type: 'string' } },
+  gate: {},
+};
+
+function parseHook(rest: string[]): Record<string, unknown> | undefined {
+  const [sub, ...args] = rest;
+  const options = sub === undefined ? undefined : HOOK_OPTIONS[sub];
+  if (sub === undefined || options === undefined) return undefined;
+  try {
+    const { values } = parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, strict: true });
+    return { ...values, sub };
+  } catch {
+    return undefined;
+  }
+}
 
 /** Must accept exactly the flags that cli/program.ts declares for the same command. */
 const FAST_COMMANDS: Record<string, FastCommand> = {
@@ -57,6 +77,11 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
       return ((flags: { id: string; command?: string[] }, ctx: CliContext) =>
         execCommand(flags.id, flags.command, ctx)) as Action;
     },
+  },
+  hook: {
+    options: {},
+    parse: parseHook,
+    load: async () => (await import('./commands/hook.js')).hookCommand as Action,
   },
 };
 

@@ -9,6 +9,7 @@ import { namedError, runCommand } from './command.js';
 import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
 import { STATUS_INTERVAL_DEFAULT } from './fast-path.js';
 import { LATER_COMMANDS } from './later.js';
+import { clip, plainLine } from './render/text.js';
 
 /** A command's entry point: its positional arguments, then its flags and the context. */
 // biome-ignore lint/suspicious/noExplicitAny: each command declares its own arguments and flags.
@@ -26,7 +27,11 @@ function action(done: Done, load: () => Promise<Entry>) {
     // commander passes the positional arguments, then the options, then the command itself.
     const command = args.at(-1) as Command;
     const ctx = contextFromProcess(command.optsWithGlobals() as GlobalOptions);
-    done(await runCommand(command.name(), async () => (await load())(...args.slice(0, -1), ctx)));
+    // A subcommand is named with its group (`inbox list`), as its errors are.
+    const parent = command.parent?.parent ? `${command.parent.name()} ` : '';
+    done(
+      await runCommand(`${parent}${command.name()}`, async () => (await load())(...args.slice(0, -1), ctx)),
+    );
   };
 }
 
@@ -155,6 +160,21 @@ export function buildProgram(done: Done): Command {
     .option('--json', 'print {items,queue}')
     .action(action(done, async () => (await import('./commands/items.js')).itemsCommand));
 
+  program
+    .command('board')
+    .description("an owner's children, jobs and tickets: TO LAND, ATTENTION, RUNNING, WAITING")
+    .option('--json', 'one JSON document (what the Pi widget and the sidebar draw)')
+    .option('--owner <pane>', 'the owner pane (default: $HERDR_PANE_ID)')
+    .option('--open', "open or reuse the caller's board, docked at the left of its Herdr tab")
+    .option('--toggle', "close the caller's docked board when it is open, else open it")
+    .action(action(done, async () => (await import('./commands/board.js')).boardCommand));
+
+  program
+    .command('sidebar')
+    .description('the work board app (hosts, agents and jobs, todos) in this terminal')
+    .option('--owner <pane>', 'whose work to show (default: $DOGSLED_OWNER, set by board --open)')
+    .action(action(done, async () => (await import('./commands/sidebar.js')).sidebarCommand));
+
   // Hidden: peers run it as `host VERB ARGS...`, which the fast path takes with every word as data.
   program
     .command('host', { hidden: true })
@@ -221,6 +241,84 @@ export function buildProgram(done: Done): Command {
     .description('list the Pi profiles of this host (~/.config/dogsled/profiles)')
     .option('--json', 'print {dir,profiles} as one JSON document')
     .action(action(done, async () => (await import('./commands/profiles.js')).profilesCommand));
+
+  program
+    .command('send')
+    .description("send a message to an agent's inbox (an agent on this host)")
+    .argument('<target>', 'an agent name or a pane id')
+    .option('--host <id>', 'the host of the target (only this host in this build)')
+    .option('--kind <kind>', 'message, task, reply, blocked, … (default message)')
+    .option('--message <text>', 'the message text')
+    .option('--message-file <path>', 'read the message from a file (- for stdin)')
+    .action(action(done, async () => (await import('./commands/send.js')).sendCommand));
+
+  // A group alone is one line naming what it takes, never a page of help on stderr.
+  const group = (name: string, subcommands: string) => (what: string | undefined) => {
+    const got = what === undefined ? '' : `no subcommand "${clip(plainLine(what), 40)}"; `;
+    throw new DogsledError(`${name}: ${got}which one? ${subcommands}`);
+  };
+  const inbox = program
+    .command('inbox')
+    .description("this agent's inbox (its Herdr terminal)")
+    .argument('[subcommand]')
+    .action(group('inbox', 'list, claim or ack'));
+  inbox
+    .command('list')
+    .description('what this terminal received and sent')
+    .option('--json', 'print {pane,terminal,received,sent,lines}')
+    .action(action(done, async () => (await import('./commands/inbox.js')).inboxListCommand));
+  inbox
+    .command('claim')
+    .description('register as the reader and lease the next batch (JSON)')
+    .option('--harness <name>', 'the reader registering (default pi)')
+    .action(action(done, async () => (await import('./commands/inbox.js')).inboxClaimCommand));
+  inbox
+    .command('ack')
+    .description('mark claimed records delivered')
+    .argument('<ids...>', 'record ids')
+    .action(
+      action(done, async () => {
+        const { inboxAckCommand } = await import('./commands/inbox.js');
+        return (ids: string[], _flags: object, ctx: CliContext) => inboxAckCommand(ids, ctx);
+      }),
+    );
+
+  const hook = program
+    .command('hook')
+    .description('harness hooks: inbox, context, gate (JSON on stdin)')
+    .argument('[subcommand]')
+    .action(group('hook', 'inbox, context or gate'));
+  const hookAction = (sub: 'inbox' | 'context' | 'gate') =>
+    action(done, async () => {
+      const { hookCommand } = await import('./commands/hook.js');
+      return (options: object, ctx: CliContext) => hookCommand({ ...options, sub }, ctx);
+    });
+  hook
+    .command('inbox')
+    .description('deliver pending inbox records to Claude Code or Codex')
+    .option('--harness <name>', 'claude or codex')
+    .option('--event <name>', 'Stop or UserPromptSubmit')
+    .action(hookAction('inbox'));
+  hook
+    .command('context')
+    .description("the caller's own work, then the fleet, as prompt context")
+    .option('--harness <name>', 'claude, codex or pi')
+    .option('--event <name>', 'SessionStart or UserPromptSubmit (default)')
+    .action(hookAction('context'));
+  hook
+    .command('gate')
+    .description("the stop gate's reminder about finished children (Pi)")
+    .action(hookAction('gate'));
+
+  program
+    .command('quota')
+    .description('cached quota of the CLIProxy accounts, collected when older than five minutes')
+    .option('--json', 'print the version-1 snapshot')
+    .option('--cached', 'read only quota.json, however old')
+    .option('--refresh', 'collect now')
+    // Hidden: a collector pushes its snapshot with it (and through `host quota-store`).
+    .addOption(new Option('--store', 'store one snapshot from stdin (newer wins)').hideHelp())
+    .action(action(done, async () => (await import('./commands/quota.js')).quotaCommand));
 
   for (const later of LATER_COMMANDS) {
     program

@@ -79,6 +79,41 @@ export function bundleModules(entryPoints, outdir) {
   });
 }
 
+/**
+ * Bundles the Pi extension (plugins/pi) into one plain ESM file with no runtime dependencies, so
+ * `pi install` needs no build of its own and Pi loads it without compiling TypeScript; the shared
+ * skill is copied beside it, because a package carries only its own files.
+ */
+export async function buildPiExtension() {
+  const dir = join(root, 'plugins', 'pi');
+  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+  const result = await build({
+    write: false,
+    absWorkingDir: root,
+    entryPoints: [join(dir, 'src', 'index.ts')],
+    outfile: join(dir, 'dist', 'index.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    define: { __DOGSLED_PI_VERSION__: JSON.stringify(pkg.version) },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const skill = join(root, 'plugins', 'dogsled', 'skills', 'dogsled', 'SKILL.md');
+  const files = [
+    ...result.outputFiles.map((file) => ({ path: file.path, contents: file.contents })),
+    { path: join(dir, 'dist', 'skills', 'dogsled', 'SKILL.md'), contents: await readFile(skill) },
+  ];
+  for (const file of files) {
+    await mkdir(dirname(file.path), { recursive: true });
+    const temp = `${file.path}.${process.pid}.tmp`;
+    await writeFile(temp, file.contents);
+    await rename(temp, file.path);
+  }
+  return join(dir, 'dist', 'index.js');
+}
+
 const CHUNK_GRACE_MS = 60 * 60_000;
 
 async function dropOldChunks(dir, current) {
@@ -92,4 +127,5 @@ async function dropOldChunks(dir, current) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildCli();
+  await buildPiExtension();
 }

@@ -1,8 +1,8 @@
-// Enforces the layering of DESIGN.md §2: service/core is pure (it imports only other core modules,
-// or types from anywhere, and reads no clock, environment or randomness), service/ never imports
-// the CLI or the sidebar, and a command module (cli/commands) takes nothing but types from
-// service/state: it calls one service function, so it never writes a state file, takes a lock or
-// builds a record itself. Exits 1 with one line per violation.
+// Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they import only
+// core modules, or types from anywhere, and read no clock, environment or randomness), service/
+// never imports the CLI or the sidebar, and a command module (cli/commands) takes nothing but types
+// from service/state: it calls one service function, so it never writes a state file, takes a lock
+// or builds a record itself. Exits 1 with one line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,10 +88,27 @@ for (const file of await sourceFiles(COMMANDS)) {
   }
 }
 
+// The sidebar's row model is pure too (DESIGN §2, STYLE 9): it may import service/core and itself.
+const MODEL = join(root, 'sidebar', 'model');
+for (const file of await sourceFiles(MODEL)) {
+  const text = await readFile(file, 'utf8');
+  const name = relative(root, file);
+  for (const { spec, typeOnly } of imports(file, text)) {
+    const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
+    if (!typeOnly && !target?.startsWith(`${CORE}/`) && !target?.startsWith(`${MODEL}/`)) {
+      problems.push(`${name}: sidebar/model must stay pure but imports ${spec}`);
+    }
+  }
+  const code = text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  for (const [what, pattern] of Object.entries(IMPURE)) {
+    if (pattern.test(code)) problems.push(`${name}: sidebar/model uses ${what}`);
+  }
+}
+
 if (problems.length > 0) {
   for (const line of problems) console.error(line);
   process.exit(1);
 }
 console.log(
-  'imports: service/core is pure; service does not import cli or sidebar; commands leave state to service/',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/',
 );

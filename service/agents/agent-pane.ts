@@ -4,6 +4,7 @@
 // repository's workspace, so Herdr links it and later work there finds it.
 
 import type { TabPlacement } from '../core/tab-placement.js';
+import type { GitIO } from '../git/run.js';
 import { placeJobTab } from '../jobs/tab-placement.js';
 import { TerminalError } from '../terminal/errors.js';
 import type { Env, TerminalPort } from '../terminal/port.js';
@@ -18,11 +19,11 @@ export interface AgentPane {
 
 export async function openAgentPane(
   port: TerminalPort,
-  options: { cwd: string; callerWorkspace: string | null; label: string; env: Env; signal?: AbortSignal },
+  options: { cwd: string; callerWorkspace: string | null; label: string; env: Env; git: GitIO },
 ): Promise<AgentPane> {
   const { cwd, label, env } = options;
-  const placement = await placeJobTab(port, cwd, options.callerWorkspace, options.signal);
-  options.signal?.throwIfAborted();
+  const placement = await placeJobTab(port, cwd, options.callerWorkspace, options.git);
+  options.git.signal?.throwIfAborted();
   let pane: Pane;
   if (placement.kind === 'workspace') {
     pane = await newWorkspacePane(port, placement, cwd, label, env);

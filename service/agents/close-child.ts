@@ -26,6 +26,7 @@ import {
   unlockWorktree,
 } from '../git/mutate.js';
 import { repositoryAt } from '../git/repository.js';
+import type { GitIO } from '../git/run.js';
 import type { HostIO } from '../state/io.js';
 import { withLock } from '../state/lock.js';
 import { dropWorktreeRegistration, readRegistries } from '../state/registries.js';
@@ -73,7 +74,8 @@ export async function closeChild(io: CloseIO, request: CloseRequest): Promise<Cl
   }
   const busy = await busyReason(port, snapshot, target);
   if (busy !== null) throw new DogsledError(`pane ${request.pane} is busy: it ${busy}`);
-  const scope = await worktreeOf(target);
+  const git: GitIO = { env: io.env };
+  const scope = await worktreeOf(target, git);
   if (scope === null) return closeAlone(port, request.pane);
   return withLock(
     repositoryLockPath(io.paths, scope.commonDir),
@@ -101,12 +103,12 @@ interface Scope {
 }
 
 /** The agent worktree the pane works in, or null when it closes alone (no repository, main checkout, unlocked). */
-async function worktreeOf(pane: Pane): Promise<Scope | null> {
+async function worktreeOf(pane: Pane, git: GitIO): Promise<Scope | null> {
   const cwd = pane.foreground_cwd ?? pane.cwd;
   if (cwd === undefined) return null;
   const root = await findCheckoutRoot(cwd).catch(() => null);
   if (root === null) return null;
-  const repository = await repositoryAt(root).catch(() => null);
+  const repository = await repositoryAt(root, git).catch(() => null);
   if (repository === null || repository.main === null) return null;
   const real = await realOrSame(root);
   for (const worktree of repository.worktrees) {
@@ -168,7 +170,8 @@ async function closeInWorktree(
   if (users.busy !== null) throw new DogsledError(`worktree ${scope.path} is in use: ${users.busy}`);
   if (users.keep !== null) return closeAlone(port, request.pane);
 
-  if (await readDirty(scope.path)) {
+  const git: GitIO = { env: io.env };
+  if (await readDirty(scope.path, git)) {
     throw new DogsledError(`worktree ${scope.path} has uncommitted changes: commit them first`);
   }
   let deleteTheBranch = false;
@@ -179,6 +182,7 @@ async function closeInWorktree(
       callerCwd: null,
       registered: (await readRegistries(io)).worktrees,
       only: { worktree: scope.path },
+      env: io.env,
     });
     const found = survey.worktrees.find((entry) => samePath(entry.facts.path, scope.path));
     const verdict = found?.verdict;
@@ -190,7 +194,7 @@ async function closeInWorktree(
     deleteTheBranch = verdict.proof.deleteBranch;
     restore = verdict.proof.restore;
   }
-  const head = await resolveRef(scope.main, `refs/heads/${scope.branch}`);
+  const head = await resolveRef(scope.main, `refs/heads/${scope.branch}`, git);
 
   try {
     await runRepoCommands(config.worktree.teardown, {
@@ -208,21 +212,21 @@ async function closeInWorktree(
     );
   }
   const closed = await closePanes(port, [target.pane_id, ...users.idle], workspace);
-  await unlockWorktree(scope.main, scope.path);
+  await unlockWorktree(scope.main, scope.path, git);
   try {
-    await restoreDeleted(scope.path, restore);
-    await removeWorktree(scope.main, scope.path);
+    await restoreDeleted(scope.path, restore, git);
+    await removeWorktree(scope.main, scope.path, git);
   } catch (error) {
-    await lockWorktree(scope.main, scope.path, AGENT_LOCK_REASON).catch(() => undefined);
+    await lockWorktree(scope.main, scope.path, AGENT_LOCK_REASON, git).catch(() => undefined);
     throw new DogsledError(`cannot remove worktree ${scope.path}: ${messageOf(error)}`, { cause: error });
   }
   let branchDeleted = false;
   if (
     deleteTheBranch &&
     head !== null &&
-    (await resolveRef(scope.main, `refs/heads/${scope.branch}`)) === head
+    (await resolveRef(scope.main, `refs/heads/${scope.branch}`, git)) === head
   ) {
-    await deleteBranch(scope.main, scope.branch);
+    await deleteBranch(scope.main, scope.branch, git);
     branchDeleted = true;
   }
   await dropWorktreeRegistration(io, scope.path);

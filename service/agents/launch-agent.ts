@@ -160,7 +160,7 @@ export async function launchAgent(
         label: request.name,
         // The child's own `dogsled done` finds this state directory whatever its shell's profile says.
         env: { DOGSLED_STATE: resolve(io.paths.dir) },
-        signal,
+        git: { env: io.env, signal },
       });
       return { pane: opened.pane, terminal: opened.terminal, workspace: opened.workspace };
     });

@@ -29,9 +29,11 @@ import { messageOf } from '../errors.js';
 import { diffTrees } from '../git/diff.js';
 import { readGraph, readWindow } from '../git/graph.js';
 import type { DefaultBranch, GitRef } from '../git/refs.js';
+import type { GitIO } from '../git/run.js';
 import { answerMerges } from '../git/three-way.js';
 
-export interface CommitFactsInput {
+/** `env` and `signal` (GitIO) are every git call's environment and deadline. */
+export interface CommitFactsInput extends GitIO {
   cwd: string;
   objectDir: string;
   refs: readonly GitRef[];
@@ -40,7 +42,6 @@ export interface CommitFactsInput {
   fetchOk: boolean;
   /** The commits to judge: branch tips and worktree HEADs. */
   tips: readonly string[];
-  signal?: AbortSignal;
 }
 
 export interface CommitFacts {
@@ -50,10 +51,13 @@ export interface CommitFacts {
   warnings: string[];
 }
 
+/** The git calls' environment and deadline, without the rest of the input. */
+const gitOf = (input: CommitFactsInput): GitIO => ({ env: input.env, signal: input.signal });
+
 const isDefault = (ref: GitRef, defaults: DefaultBranch): boolean => defaults.refs.includes(ref.name);
 
 export async function gatherCommitFacts(input: CommitFactsInput): Promise<CommitFacts> {
-  const { refs, defaultBranch, signal } = input;
+  const { refs, defaultBranch } = input;
   const byName = new Map(refs.map((ref) => [ref.name, ref]));
   const target = defaultBranch.target === null ? undefined : byName.get(defaultBranch.target);
   const plain = refs.filter((ref) => ref.symref === null && !isDefault(ref, defaultBranch));
@@ -74,7 +78,7 @@ export async function gatherCommitFacts(input: CommitFactsInput): Promise<Commit
     input.cwd,
     [...tips, ...holders.map((h) => h.sha), ...containers.map((c) => c.sha)],
     target ? [target.sha] : [],
-    signal,
+    gitOf(input),
   );
   const edges: Graph = graph.parents;
   const marks = holderIndex(edges, holders);
@@ -124,7 +128,7 @@ async function integrate(
   containers: readonly RefTip[],
   proofs: Map<string, CommitsProof>,
 ): Promise<void> {
-  const windowGraph = await readWindow(input.cwd, targetName, CANDIDATE_WINDOW, input.signal);
+  const windowGraph = await readWindow(input.cwd, targetName, CANDIDATE_WINDOW, gitOf(input));
   const window: TargetWindow = { order: windowGraph.order, parents: windowGraph.parents };
   const direct = await directRuns(input, graph, window, open);
   for (const [tip, runs] of direct) proofs.set(tip, { kind: 'applied', ref: targetName, runs });
@@ -158,7 +162,7 @@ async function directRuns(
   const plans = tips.map((tip) => planIntegration(graph, window, tip)).filter((plan) => plan.runs.length > 0);
   const result = new Map<string, AppliedRun[]>();
   if (plans.length === 0) return result;
-  const diffs = await diffTrees(input.cwd, plans.flatMap(diffPairsOf), input.signal);
+  const diffs = await diffTrees(input.cwd, plans.flatMap(diffPairsOf), gitOf(input));
   const lookup = diffLookup(plans, diffs);
   const answers = new Map<string, MergeAnswer>();
   let evaluations = plans.map((plan) => evaluateIntegration(plan, lookup, answers));
@@ -166,7 +170,7 @@ async function directRuns(
     evaluation.runs === null ? evaluation.questions : [],
   );
   if (questions.length > 0) {
-    for (const [key, answer] of await answerMerges(input.cwd, input.objectDir, questions, input.signal)) {
+    for (const [key, answer] of await answerMerges(input.cwd, input.objectDir, questions, gitOf(input))) {
       answers.set(key, answer);
     }
     evaluations = plans.map((plan) => evaluateIntegration(plan, lookup, answers));

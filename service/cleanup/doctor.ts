@@ -80,7 +80,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     ...registries.worktrees.map((record) => ({ path: record.repository, source: 'worktree' as const })),
     ...(io.discoveredPaths ?? []).map((path) => ({ path, source: 'discovered' as const })),
   ];
-  const discovered = await discoverRepositories(candidates, await callerRepository(io.callerCwd));
+  const discovered = await discoverRepositories(candidates, await callerRepository(io.callerCwd, io), io);
   const report: DoctorReport = {
     version: 1,
     host: options.host,
@@ -114,6 +114,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
         registered: registries.worktrees,
         holds: io.holds,
         identity,
+        env: io.env,
         signal: io.signal,
       });
     } catch (error) {

@@ -21,6 +21,7 @@ import {
   unlockWorktree,
 } from '../git/mutate.js';
 import type { FetchOutcome } from '../git/refs.js';
+import { gitIO } from '../git/run.js';
 import { listWorktrees } from '../git/worktrees.js';
 import { listJobRecords, removeJob } from '../state/job-records.js';
 import { withLock } from '../state/lock.js';
@@ -216,6 +217,7 @@ async function pruneWorktree(
   entry: Extract<PlanEntry, { kind: 'worktree' }>,
   fetch: FetchOutcome | null,
 ): Promise<Outcome> {
+  const git = gitIO(io);
   const registered = (await readRegistries(io)).worktrees;
   let now: Awaited<ReturnType<typeof surveyRepository>>;
   try {
@@ -225,6 +227,7 @@ async function pruneWorktree(
       registered,
       holds: io.holds,
       only: { worktree: entry.path },
+      env: io.env,
       signal: io.signal,
     });
   } catch (error) {
@@ -280,13 +283,14 @@ async function pruneWorktree(
     return fail(entry, messageOf(error));
   }
   try {
-    if (proof.unlock) await unlockWorktree(entry.repository, entry.path);
+    if (proof.unlock) await unlockWorktree(entry.repository, entry.path, git);
     try {
-      await restoreDeleted(entry.path, proof.restore);
-      await removeWorktree(entry.repository, entry.path);
+      await restoreDeleted(entry.path, proof.restore, git);
+      await removeWorktree(entry.repository, entry.path, git);
     } catch (error) {
       // Put dogsled's lock back, so the kept worktree stays marked as agent-owned.
-      if (proof.unlock) await lockWorktree(entry.repository, entry.path, AGENT_LOCK_REASON).catch(() => {});
+      if (proof.unlock)
+        await lockWorktree(entry.repository, entry.path, AGENT_LOCK_REASON, git).catch(() => {});
       throw error;
     }
   } catch (error) {
@@ -299,9 +303,9 @@ async function pruneWorktree(
   let branchError: string | null = null;
   if (proof.deleteBranch && entry.branch !== null) {
     try {
-      const tip = await resolveRef(entry.repository, `refs/heads/${entry.branch}`);
+      const tip = await resolveRef(entry.repository, `refs/heads/${entry.branch}`, git);
       if (tip === entry.head) {
-        await deleteBranch(entry.repository, entry.branch);
+        await deleteBranch(entry.repository, entry.branch, git);
         branchDeleted = true;
       } else if (tip !== null) {
         // The branch-tip check: a new commit is live work, so the branch stays (a skip).
@@ -319,7 +323,7 @@ async function pruneWorktree(
   }
   await dropWorktreeRegistration(io, entry.path);
   const removed = result(entry, { branch_deleted: branchDeleted, panes, detail });
-  const listed = await listWorktrees(entry.repository).catch(() => null);
+  const listed = await listWorktrees(entry.repository, git).catch(() => null);
   const stillListed = listed === null || listed.some((worktree) => worktree.path === entry.path);
   if ((await exists(entry.path)) || stillListed) {
     return fail(
@@ -344,6 +348,7 @@ async function pruneBranch(
   entry: Extract<PlanEntry, { kind: 'branch' }>,
   fetch: FetchOutcome | null,
 ): Promise<Outcome> {
+  const git = gitIO(io);
   let now: Awaited<ReturnType<typeof surveyRepository>>;
   try {
     now = await surveyRepository(entry.repository, {
@@ -352,6 +357,7 @@ async function pruneBranch(
       registered: [],
       holds: io.holds,
       only: { branch: entry.branch },
+      env: io.env,
       signal: io.signal,
     });
   } catch (error) {
@@ -366,9 +372,9 @@ async function pruneBranch(
   if (decision.action === 'skip') return skip(entry, decision.reason);
   if (decision.action === 'gone') return result(entry, { already_removed: true });
   // The survey read the tip a moment ago; read it once more right before the deletion.
-  const tip = await resolveRef(entry.repository, `refs/heads/${entry.branch}`);
+  const tip = await resolveRef(entry.repository, `refs/heads/${entry.branch}`, git);
   if (tip !== entry.head) return skip(entry, 'a new commit moved it');
-  await deleteBranch(entry.repository, entry.branch);
+  await deleteBranch(entry.repository, entry.branch, git);
   return result(entry, { branch_deleted: true, detail: entry.reason });
 }
 

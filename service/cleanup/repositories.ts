@@ -8,6 +8,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { messageOf } from '../errors.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
+import type { GitIO } from '../git/run.js';
 import type { RepositoryEntry } from './report.js';
 
 export type RepositorySource = RepositoryEntry['sources'][number];
@@ -45,9 +46,9 @@ async function pathState(path: string): Promise<PathState> {
 }
 
 /** The caller's repository, when its directory is inside one. */
-export async function callerRepository(cwd: string): Promise<RepositoryIdentity | null> {
+export async function callerRepository(cwd: string, io: GitIO): Promise<RepositoryIdentity | null> {
   try {
-    return await repositoryAt(cwd);
+    return await repositoryAt(cwd, io);
   } catch {
     return null;
   }
@@ -60,6 +61,7 @@ export async function callerRepository(cwd: string): Promise<RepositoryIdentity 
 export async function discoverRepositories(
   candidates: readonly RepositoryCandidate[],
   caller: RepositoryIdentity | null,
+  io: GitIO,
 ): Promise<DiscoveredRepository[]> {
   const byCommon = new Map<string, DiscoveredRepository>();
   const byPath = new Map<string, DiscoveredRepository>();
@@ -96,7 +98,7 @@ export async function discoverRepositories(
     let found: DiscoveredRepository;
     if (state.state === 'present') {
       try {
-        const identity = await repositoryAt(path);
+        const identity = await repositoryAt(path, io);
         seen.set(path, identity.commonDir);
         add(identity, candidate.source);
         continue;

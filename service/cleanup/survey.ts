@@ -20,6 +20,7 @@ import { pathPresent } from '../git/git-dir.js';
 import { branchName } from '../git/mutate.js';
 import { type DefaultBranch, defaultBranchOf, type FetchOutcome, fetchAll, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
+import type { GitIO } from '../git/run.js';
 import { checkoutIdentity, operationInProgress, readStatus } from '../git/status.js';
 import type { GitWorktree } from '../git/worktrees.js';
 import { mapLimited } from '../probe/limit.js';
@@ -30,7 +31,8 @@ import { gatherCommitFacts } from './commit-facts.js';
 /** Holds that other layers know about (panes, processes, launches, items), by checkout path. */
 export type HoldSource = (paths: readonly string[]) => Promise<ReadonlyMap<string, readonly Hold[]>>;
 
-export interface SurveyOptions {
+/** `env` and `signal` (GitIO) are every git call's environment and deadline. */
+export interface SurveyOptions extends GitIO {
   /** `run`: fetch first (a cleanup pass). An outcome: an earlier fetch of this pass. `skip`: none. */
   fetch: 'run' | 'skip' | FetchOutcome;
   /** The caller's working directory: it holds the checkout it is in. */
@@ -47,7 +49,6 @@ export interface SurveyOptions {
    * worktree can be removable. Default true.
    */
   content?: boolean;
-  signal?: AbortSignal;
 }
 
 export interface WorktreeSurvey {
@@ -78,13 +79,13 @@ export interface RepoSurvey {
 const STATUS_CONCURRENCY = 4;
 
 export async function surveyRepository(path: string, options: SurveyOptions): Promise<RepoSurvey> {
-  const { signal } = options;
-  const repo = options.identity ?? (await repositoryAt(path, signal));
+  const git: GitIO = { env: options.env, signal: options.signal };
+  const repo = options.identity ?? (await repositoryAt(path, git));
   if (repo.main === null) throw new DogsledError(`${path}: a bare repository has no checkouts to survey`);
   const main = repo.main;
   const warnings: string[] = [];
   let fetch: FetchOutcome | null = null;
-  if (options.fetch === 'run') fetch = await fetchAll(main, signal);
+  if (options.fetch === 'run') fetch = await fetchAll(main, git);
   else if (options.fetch !== 'skip') fetch = options.fetch;
   if (fetch && !fetch.ok) warnings.push(`fetch failed: ${fetch.error}; only the default branch counts`);
 
@@ -95,7 +96,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   );
   if (configProblem !== null) warnings.push(`${configProblem}; no worktree is removed until it is fixed`);
 
-  const refs = await readRefs(main, signal);
+  const refs = await readRefs(main, git);
   const defaultBranch = defaultBranchOf(refs);
   if (defaultBranch.target === null) {
     warnings.push(`no default branch (${defaultBranch.name} does not exist): nothing counts as integrated`);
@@ -128,7 +129,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   }
 
   const reads = await mapLimited(rows, STATUS_CONCURRENCY, (row) =>
-    readWorktree(row, options.content ?? true, signal),
+    readWorktree(row, options.content ?? true, git),
   );
   const holdMap = options.holds ? await options.holds(rows.map((row) => row.path)) : new Map();
   const callerReal = options.callerCwd ? await realOrSame(options.callerCwd) : null;
@@ -148,7 +149,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
       defaultBranch,
       fetchOk: fetch?.ok === true,
       tips,
-      signal,
+      ...git,
     });
     verdicts = commitFacts.verdicts;
     warnings.push(...commitFacts.warnings);
@@ -230,7 +231,7 @@ interface WorktreeRead {
 async function readWorktree(
   row: { path: string; git: GitWorktree | null },
   content: boolean,
-  signal: AbortSignal | undefined,
+  git: GitIO,
 ): Promise<WorktreeRead> {
   const exists = await pathPresent(row.path);
   const gitFile = exists && (await pathPresent(join(row.path, '.git')));
@@ -245,10 +246,8 @@ async function readWorktree(
       operation: null,
     };
   }
-  const identity = await checkoutIdentity(row.path, signal);
-  const status = identity.ok
-    ? await readStatus(row.path, signal)
-    : { ok: false as const, reason: 'not read' };
+  const identity = await checkoutIdentity(row.path, git);
+  const status = identity.ok ? await readStatus(row.path, git) : { ok: false as const, reason: 'not read' };
   const head = status.ok ? (status.status.head ?? listedHead) : listedHead;
   return {
     exists,

@@ -36,6 +36,7 @@ import { jobInWorktree } from '../work/run-job.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
 import { FinishWorker } from './finish.js';
+import { runInboxWorker } from './inbox-worker.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
 
@@ -382,6 +383,7 @@ export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorke
       },
       watch: { dir: full.paths.dir, files: ['done.json'] },
     }),
+    runInboxWorker(full, common),
   ]);
   return {
     stop: async () => {

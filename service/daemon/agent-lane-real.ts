@@ -42,15 +42,15 @@ export async function realAgentLane(options: RealLaneIO): Promise<AgentLane> {
   const checkouts = new CheckoutCache({
     fingerprint: git.checkoutFingerprint,
     read: async (root) => {
-      const facts = await git.readCheckoutFacts(root);
+      const facts = await git.readCheckoutFacts(root, { env });
       return {
         branch: facts.branch,
         ahead: facts.ahead,
         dirty: facts.dirty,
-        landed: await landedOf(root, facts, survey.surveyRepository),
+        landed: await landedOf(root, facts, env, survey.surveyRepository),
       };
     },
-    refresh: async (root, previous) => ({ ...previous, dirty: await git.readDirty(root) }),
+    refresh: async (root, previous) => ({ ...previous, dirty: await git.readDirty(root, { env }) }),
     now: options.now,
     refreshAfterMs: CHECKOUT_REFRESH_MS,
     rereadAfterMs: CHECKOUT_REREAD_MS,
@@ -107,6 +107,7 @@ export async function realAgentLane(options: RealLaneIO): Promise<AgentLane> {
 async function landedOf(
   root: string,
   facts: CheckoutFacts,
+  env: NodeJS.ProcessEnv,
   surveyRepository: typeof import('../cleanup/survey.js').surveyRepository,
 ): Promise<boolean | null> {
   if (facts.branch === null || facts.branch === facts.defaultBranch || facts.ahead === null) return null;
@@ -117,6 +118,7 @@ async function landedOf(
     registered: [],
     only: { worktree: root },
     content: false,
+    env,
   });
   const commits = survey.worktrees[0]?.facts.commits;
   if (!commits) return null;

@@ -8,12 +8,18 @@
 import { closeChild } from '../agents/close-child.js';
 import { recentOutput } from '../agents/start-tries.js';
 import { turnEnded } from '../core/done-rule.js';
+import { appendRecord, pendingRecord } from '../core/inbox.js';
+import { finishedText } from '../core/inbox-text.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { messageOf } from '../errors.js';
+import { updateInbox } from '../inbox/files.js';
+import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { discoverTranscript, readFinalReply } from '../probe/transcripts/index.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
+import { newId } from '../state/ids.js';
 import { oneLine } from '../state/quarantine.js';
 import { updateItems } from '../state/work.js';
+import type { Item } from '../state/work-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent, Snapshot } from '../terminal/records.js';
 import { closeItemsOf } from '../work/close.js';
@@ -88,7 +94,11 @@ export class FinishWorker {
     if (mark.state === 'marked')
       await this.change(mark.id, (m) => ({ ...m, state: 'ended', state_ms: this.deps.now() }));
     const reply = await this.reply(port, agent);
-    if (mark.item !== null) await this.keepReply(mark.item, reply);
+    if (mark.item !== null) {
+      const item = await this.keepReply(mark.item, reply);
+      // Posted once (by its ref) before anything closes: a crash after it repeats nothing.
+      if (item?.owner) await this.tellOwner(port, snapshot, item, reply);
+    }
     await closeChild({ ...this.deps, port }, { pane: pane.pane_id, caller: null, mode: 'done' });
     await closeItemsOf(this.deps, pane.pane_id, pane.terminal_id, 'done');
     return this.change(mark.id, (m) => ({ ...m, state: 'closed', state_ms: this.deps.now(), error: null }));
@@ -115,14 +125,44 @@ export class FinishWorker {
     return recent === null ? null : stripEscapes(recent);
   }
 
-  private async keepReply(itemId: string, reply: string | null): Promise<void> {
-    await updateItems(this.deps, (items) => {
+  private async keepReply(itemId: string, reply: string | null): Promise<Item | undefined> {
+    return updateItems(this.deps, (items) => {
       const index = items.items.findIndex((item) => item.id === itemId);
       const item = items.items[index];
-      if (item === undefined || item.reply === reply) return { result: undefined };
+      if (item === undefined || item.reply === reply) return { result: item };
       const list = items.items.slice();
-      list[index] = { ...item, reply };
-      return { result: undefined, next: { ...items, items: list } };
+      const next = { ...item, reply };
+      list[index] = next;
+      return { result: next, next: { ...items, items: list } };
+    });
+  }
+
+  /**
+   * The owner's inbox gets the child's reply as a `reply` record. An owner that Herdr no longer shows
+   * has no inbox to read it: the reply stays on the item (`read`, the board) and nothing waits.
+   */
+  private async tellOwner(
+    port: TerminalPort,
+    snapshot: Snapshot,
+    item: Item,
+    reply: string | null,
+  ): Promise<void> {
+    const owner = await paneWhereabouts(port, item.owner as string, snapshot);
+    if (owner === undefined) return;
+    const record = pendingRecord(
+      {
+        id: newId('m'),
+        kind: 'reply',
+        // From the child itself, so the owner's reader names who answered.
+        sender: { pane: item.pane, terminal: item.terminal_id, host: item.host, name: item.name ?? null },
+        text: finishedText(item.name ?? item.id, reply),
+        ref: `reply:${item.id}`,
+      },
+      this.deps.now(),
+    );
+    await updateInbox(this.deps, owner.terminal, owner.pane, (inbox) => {
+      const { next, record: posted, added } = appendRecord(inbox, record);
+      return added ? { result: posted, next } : { result: posted };
     });
   }
 

@@ -1,6 +1,6 @@
 // The service's composition root: `dogsled serve` (and anything else that runs the service) calls
 // runService with this host's IO, and it wires the real probe, the agent lane with its real
-// readers, this process's identity and the publication loop (serve.ts) together.
+// readers, this process's identity, quota collection and the publication loop (serve.ts) together.
 
 import { hostname } from 'node:os';
 import { stallThreshold } from '../core/stall.js';
@@ -33,6 +33,7 @@ export async function runService(io: HostIO, options: ServeOptions): Promise<voi
       pid: process.pid,
       version: VERSION,
       agents,
+      quota: { managementUrl: io.config.quota.management_url, platform: process.platform },
     },
     options,
   );

@@ -17,6 +17,8 @@ import { AdmissionWorker, startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
 import { Publisher } from './publisher.js';
+import { type QuotaWorkerIO, startQuotaWorker } from './quota-worker.js';
+import { startTodosWorker, TodosWorker } from './todos-worker.js';
 import type { WorkerIO } from './worker-io.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
@@ -31,6 +33,8 @@ export interface ServiceIO extends HostIO {
   version: string;
   /** Herdr's agent panes; without it (tests of the measurement alone) the host reports none. */
   agents?: AgentLane;
+  /** Quota collection and pushes (quota-worker.ts); without it the service does neither. */
+  quota?: Pick<QuotaWorkerIO, 'managementUrl' | 'platform' | 'peers' | 'transport'>;
 }
 
 export interface ServeOptions {
@@ -69,6 +73,21 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
   const work = options.once ? undefined : startWorkWorkers(workerIO, stop);
+  const todos = options.once ? undefined : startTodosWorker(workerIO, stop);
+  const quota =
+    options.once || !io.quota
+      ? undefined
+      : startQuotaWorker(
+          {
+            paths: io.paths,
+            now: io.now,
+            warn: io.warn,
+            env: io.env,
+            ...io.quota,
+            hostname: io.identity.hostname,
+          },
+          stop,
+        );
   const publisher = new Publisher(
     io,
     { pid: io.pid, started_ms, interval_ms: options.intervalMs, version: io.version },
@@ -102,6 +121,8 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
   } finally {
     io.agents?.close();
     await work?.stop();
+    await todos?.stop();
+    await quota?.stop();
     await lock.release();
   }
   if (lost) throw lost;
@@ -116,6 +137,7 @@ async function runLanesOnce(io: WorkerIO): Promise<void> {
   const lanes: Array<[string, () => Promise<unknown>]> = [
     ['admission', () => new AdmissionWorker(io).pass()],
     ['completion', () => new CompletionWorker(io).pass()],
+    ['todos', () => new TodosWorker(io).pass()],
   ];
   const failures: string[] = [];
   for (const [name, pass] of lanes) {

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DogsledError } from '../errors.js';
 import { gitDirsOf } from './git-dir.js';
 import { defaultBranchOf, readRefs } from './refs.js';
-import { gitText } from './run.js';
+import { type GitIO, gitIO, gitText } from './run.js';
 import { readChanges } from './status.js';
 
 export interface CheckoutFacts {
@@ -23,20 +23,23 @@ export interface CheckoutFacts {
   defaultBranch: string;
 }
 
-export async function readCheckoutFacts(root: string, signal?: AbortSignal): Promise<CheckoutFacts> {
-  const [changes, refs] = await Promise.all([ownChanges(root, signal), readRefs(root, signal)]);
+export async function readCheckoutFacts(root: string, io: GitIO): Promise<CheckoutFacts> {
+  const [changes, refs] = await Promise.all([ownChanges(root, io), readRefs(root, io)]);
   const { branch, head } = changes;
   const base = defaultBranchOf(refs);
   let ahead: number | null = null;
   if (head && base.target) {
-    const count = await gitText(['rev-list', '--count', `${base.target}..${head}`], { cwd: root, signal });
+    const count = await gitText(['rev-list', '--count', `${base.target}..${head}`], {
+      ...gitIO(io),
+      cwd: root,
+    });
     ahead = Number.parseInt(count.trim(), 10);
   }
   return { branch, head, ahead, dirty: changes.dirty, base: base.target, defaultBranch: base.name };
 }
 
-async function ownChanges(root: string, signal?: AbortSignal) {
-  const read = await readChanges(root, { inner: false, signal });
+async function ownChanges(root: string, io: GitIO) {
+  const read = await readChanges(root, { ...gitIO(io), inner: false });
   if (!read.ok) throw new DogsledError(`${root}: ${read.reason}`);
   const { status } = read;
   return {
@@ -86,6 +89,6 @@ export async function checkoutFingerprint(root: string): Promise<string> {
 }
 
 /** Whether the checkout has changes of its own, untracked and hidden ones included, ignored ones not. */
-export async function readDirty(root: string, signal?: AbortSignal): Promise<boolean> {
-  return (await ownChanges(root, signal)).dirty;
+export async function readDirty(root: string, io: GitIO): Promise<boolean> {
+  return (await ownChanges(root, io)).dirty;
 }

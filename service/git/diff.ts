@@ -3,7 +3,7 @@
 
 import { type DiffPair, diffKey } from '../core/loss-integration.js';
 import type { PathChange, TreeDiff } from '../core/loss-types.js';
-import { gitText, splitNul } from './run.js';
+import { type GitIO, gitIO, gitText, splitNul } from './run.js';
 
 const NULL_MODE = '000000';
 
@@ -41,7 +41,7 @@ export function parseDiffTree(text: string, expected: number): TreeDiff[] {
 export async function diffTrees(
   cwd: string,
   pairs: readonly DiffPair[],
-  signal?: AbortSignal,
+  io: GitIO,
 ): Promise<Map<string, TreeDiff>> {
   const unique = new Map(pairs.map((pair) => [diffKey(pair), pair]));
   const result = new Map<string, TreeDiff>();
@@ -50,9 +50,9 @@ export async function diffTrees(
   // "<to> <from>": diff-tree compares the first commit of a line with the ones after it as parents.
   const input = `${list.map((pair) => `${pair.to} ${pair.from}`).join('\n')}\n`;
   const text = await gitText(['diff-tree', '-r', '-z', '--no-renames', '--always', '--stdin'], {
+    ...gitIO(io),
     cwd,
     input,
-    signal,
   });
   const diffs = parseDiffTree(text, list.length);
   list.forEach((pair, index) => {

@@ -2,7 +2,7 @@
 // default branch lacks (with their parents, so every "is this held" question is answered in
 // memory), and the newest part of the default branch where applying commits are searched.
 
-import { gitText } from './run.js';
+import { type GitIO, gitIO, gitText } from './run.js';
 
 export interface CommitGraph {
   /** Each commit with its parents, in rev-list order. */
@@ -29,26 +29,21 @@ export async function readGraph(
   cwd: string,
   tips: readonly string[],
   exclude: readonly string[],
-  signal?: AbortSignal,
+  io: GitIO,
 ): Promise<CommitGraph> {
   if (tips.length === 0) return { parents: new Map(), order: [] };
   // `^sha` rather than a `--not` line: Git before 2.42 takes no options on rev-list's stdin.
   const lines = [...new Set(tips), ...[...new Set(exclude)].map((sha) => `^${sha}`)];
   const input = `${lines.join('\n')}\n`;
-  const text = await gitText(['rev-list', '--parents', '--stdin'], { cwd, input, signal });
+  const text = await gitText(['rev-list', '--parents', '--stdin'], { ...gitIO(io), cwd, input });
   return parseParents(text);
 }
 
 /** The newest `limit` commits of `ref` in topological order: every child precedes its parents. */
-export async function readWindow(
-  cwd: string,
-  ref: string,
-  limit: number,
-  signal?: AbortSignal,
-): Promise<CommitGraph> {
+export async function readWindow(cwd: string, ref: string, limit: number, io: GitIO): Promise<CommitGraph> {
   const text = await gitText(['rev-list', '--topo-order', '--parents', `--max-count=${limit}`, ref, '--'], {
+    ...gitIO(io),
     cwd,
-    signal,
   });
   return parseParents(text);
 }

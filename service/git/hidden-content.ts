@@ -13,7 +13,7 @@ import type { HiddenEdit, InnerCheckout } from '../core/loss-types.js';
 import { mapLimited } from '../probe/limit.js';
 import { pathPresent } from './git-dir.js';
 import type { IndexNote } from './index-file.js';
-import { runGit, succeeded } from './run.js';
+import { type GitIO, gitIO, runGit, succeeded } from './run.js';
 
 /** Stats and reads in flight at once. */
 const CONCURRENCY = 16;
@@ -22,7 +22,7 @@ const CONCURRENCY = 16;
 export async function hiddenEdits(
   root: string,
   notes: readonly IndexNote[],
-  signal?: AbortSignal,
+  io: GitIO,
 ): Promise<HiddenEdit[]> {
   const flagged = notes.filter(
     (note) => (note.assumeUnchanged || note.skipWorktree) && note.mode !== '160000',
@@ -36,7 +36,7 @@ export async function hiddenEdits(
     else if (verdict === 'unsure') unsure.push(note);
   });
   // Bytes that differ may still be the same blob once Git's filters (eol, clean) have run.
-  for (const note of await differAfterFilters(root, unsure, signal)) edits.push(edit(note));
+  for (const note of await differAfterFilters(root, unsure, io)) edits.push(edit(note));
   return edits.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
@@ -118,16 +118,16 @@ function fileOid(file: string, size: bigint, like: string): Promise<string> {
 async function differAfterFilters(
   root: string,
   notes: readonly IndexNote[],
-  signal?: AbortSignal,
+  io: GitIO,
 ): Promise<IndexNote[]> {
   // hash-object reads one path per line: a name with a newline cannot be asked about, so it counts.
   const askable = notes.filter((note) => !note.path.includes('\n'));
   const changed = notes.filter((note) => note.path.includes('\n'));
   if (askable.length === 0) return changed;
   const result = await runGit(['hash-object', '--stdin-paths'], {
+    ...gitIO(io),
     cwd: root,
     input: `${askable.map((note) => note.path).join('\n')}\n`,
-    signal,
   });
   const oids = succeeded(result) ? result.stdout.toString('utf8').split('\n') : [];
   askable.forEach((note, index) => {

@@ -2,7 +2,7 @@
 // that has each branch checked out), the default branch Git names for the remote, and the fetch that
 // each cleanup pass runs before remote-tracking refs count.
 
-import { FETCH_TIMEOUT_MS, failureOf, gitText, runGit, succeeded } from './run.js';
+import { FETCH_TIMEOUT_MS, failureOf, type GitIO, gitIO, gitText, runGit, succeeded } from './run.js';
 
 export interface GitRef {
   /** Full name: `refs/heads/x`, `refs/remotes/origin/x`. */
@@ -37,10 +37,10 @@ export function parseRefs(text: string): GitRef[] {
 }
 
 /** Local branches and remote-tracking refs, in one process. */
-export async function readRefs(cwd: string, signal?: AbortSignal): Promise<GitRef[]> {
+export async function readRefs(cwd: string, io: GitIO): Promise<GitRef[]> {
   const text = await gitText(['for-each-ref', `--format=${FORMAT}%00`, 'refs/heads', 'refs/remotes'], {
+    ...gitIO(io),
     cwd,
-    signal,
   });
   return parseRefs(text);
 }
@@ -71,10 +71,10 @@ export type FetchOutcome = { ok: true } | { ok: false; error: string };
  * `git fetch --all --prune`. Run in its own session, so an SSH remote cannot prompt on the terminal:
  * a remote that needs a password fails like an unreachable one, and the failure is a warning.
  */
-export async function fetchAll(cwd: string, signal?: AbortSignal): Promise<FetchOutcome> {
+export async function fetchAll(cwd: string, io: GitIO): Promise<FetchOutcome> {
   const result = await runGit(['fetch', '--all', '--prune', '--quiet', '--recurse-submodules=no'], {
+    ...gitIO(io),
     cwd,
-    signal,
     timeoutMs: FETCH_TIMEOUT_MS,
     detached: true,
   });

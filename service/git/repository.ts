@@ -2,7 +2,7 @@
 // by all its worktrees), its object directory, and its main checkout (the first worktree Git lists).
 
 import { join } from 'node:path';
-import { gitText } from './run.js';
+import { type GitIO, gitIO, gitText } from './run.js';
 import { type GitWorktree, listWorktrees } from './worktrees.js';
 
 export interface RepositoryIdentity {
@@ -15,10 +15,10 @@ export interface RepositoryIdentity {
 }
 
 /** Throws a DogsledError when `path` is not inside a Git repository. */
-export async function repositoryAt(path: string, signal?: AbortSignal): Promise<RepositoryIdentity> {
+export async function repositoryAt(path: string, io: GitIO): Promise<RepositoryIdentity> {
   const [commonText, worktrees] = await Promise.all([
-    gitText(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: path, signal }),
-    listWorktrees(path, signal),
+    gitText(['rev-parse', '--path-format=absolute', '--git-common-dir'], { ...gitIO(io), cwd: path }),
+    listWorktrees(path, io),
   ]);
   const commonDir = commonText.replace(/\n$/, '');
   const first = worktrees[0];

@@ -1,7 +1,8 @@
 // Every git process dogsled starts goes through runGit: argv only (never a shell), a bounded
 // deadline that escalates SIGTERM to SIGKILL, an optional AbortSignal, and a typed result. The
-// environment pins what parsers rely on (C locale, no optional locks that would touch the index, no
-// prompts), and per-call `-c` settings keep a user's config from changing the output format.
+// environment is the caller's (GitIO: this process's own is never read here), cleared of what would
+// redirect git and pinned where parsers rely on it (C locale, no optional locks that would touch the
+// index, no prompts); per-call `-c` settings keep a user's config from changing the output format.
 
 import { spawn } from 'node:child_process';
 import { formatAge } from '../core/duration.js';
@@ -29,14 +30,24 @@ const PINNED_CONFIG = [
   'merge.renames=false',
 ];
 
-export interface GitOptions {
+/** What every git call takes from its caller: the environment git starts from, and its deadline. */
+export interface GitIO {
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+}
+
+/** Just the GitIO of a larger IO object, so nothing else of it reaches a git call's options. */
+export function gitIO(io: GitIO): GitIO {
+  return { env: io.env, signal: io.signal };
+}
+
+export interface GitOptions extends GitIO {
   cwd: string;
   /** Written to the child's stdin, which is closed afterwards (closed at once when absent). */
   input?: string | Buffer;
   timeoutMs?: number;
-  signal?: AbortSignal;
   /** Added to the environment (temporary object directories, literal pathspecs). */
-  env?: NodeJS.ProcessEnv;
+  extraEnv?: NodeJS.ProcessEnv;
   /** Start in a new session, without a controlling terminal (nothing can prompt the user). */
   detached?: boolean;
 }
@@ -52,9 +63,9 @@ export interface GitResult {
 }
 
 /** The environment every git child gets: the caller's, minus what would redirect or localise git. */
-export function gitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+export function gitEnv(caller: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
+  for (const [key, value] of Object.entries(caller)) {
     // A GIT_DIR or GIT_WORK_TREE inherited from a hook would point every command at one repository.
     if (
       /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|PREFIX|NAMESPACE)$/.test(
@@ -84,7 +95,7 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
   return new Promise((resolve, reject) => {
     const child = spawn('git', argv, {
       cwd: options.cwd,
-      env: gitEnv(options.env),
+      env: gitEnv(options.env, options.extraEnv),
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: options.detached ?? false,
     });

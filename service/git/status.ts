@@ -11,10 +11,10 @@ import { messageOf } from '../errors.js';
 import { type GitDirs, gitDirsOf } from './git-dir.js';
 import { checkedOutSubmodules, hiddenEdits, privateRefs } from './hidden-content.js';
 import { parseLsFiles, readIndexNotes } from './index-file.js';
-import { failureOf, runGit, splitNul, succeeded } from './run.js';
+import { failureOf, type GitIO, gitIO, runGit, splitNul, succeeded } from './run.js';
 
 /** Whether `path` is a checkout of its own, checked before anything is read from it. */
-export async function checkoutIdentity(path: string, signal?: AbortSignal): Promise<CheckoutIdentity> {
+export async function checkoutIdentity(path: string, io: GitIO): Promise<CheckoutIdentity> {
   try {
     await lstat(join(path, '.git'));
   } catch (error) {
@@ -27,7 +27,7 @@ export async function checkoutIdentity(path: string, signal?: AbortSignal): Prom
   } catch (error) {
     return { ok: false, reason: `cannot resolve the path (${messageOf(error)})` };
   }
-  const result = await runGit(['rev-parse', '--show-toplevel'], { cwd: path, signal });
+  const result = await runGit(['rev-parse', '--show-toplevel'], { ...gitIO(io), cwd: path });
   if (!succeeded(result)) return { ok: false, reason: failureOf(result) };
   const top = result.stdout.toString('utf8').replace(/\n$/, '');
   let realTop: string;
@@ -119,13 +119,12 @@ const STATUS_CONFIG = [
 
 export type StatusRead = { ok: true; status: CheckoutStatus } | { ok: false; reason: string };
 
-export interface ChangesOptions {
+export interface ChangesOptions extends GitIO {
   /**
    * Also list ignored files and look for other checkouts' content inside this one (the loss rule);
    * without it only the checkout's own changes are read (an agent pane's `dirty`).
    */
   inner: boolean;
-  signal?: AbortSignal;
 }
 
 /**
@@ -133,7 +132,7 @@ export interface ChangesOptions {
  * `inner`, ignored files are counted apart (they never count) and inner checkouts are listed.
  */
 export async function readChanges(path: string, options: ChangesOptions): Promise<StatusRead> {
-  const { signal } = options;
+  const io: GitIO = { env: options.env, signal: options.signal };
   const listing = options.inner
     ? ['--ignored=traditional', '--untracked-files=all']
     : ['--untracked-files=normal'];
@@ -148,7 +147,7 @@ export async function readChanges(path: string, options: ChangesOptions): Promis
       '--no-renames',
       '--ignore-submodules=none',
     ],
-    { cwd: path, signal },
+    { ...gitIO(io), cwd: path },
   );
   if (!succeeded(result)) return { ok: false, reason: failureOf(result) };
   const status = parseStatus(result.stdout.toString('utf8'));
@@ -161,11 +160,11 @@ export async function readChanges(path: string, options: ChangesOptions): Promis
   }
   let notes = await readIndexNotes(dirs.gitDir);
   if (notes === null) {
-    const listed = await runGit(['ls-files', '-v', '-s', '-z'], { cwd: path, signal });
+    const listed = await runGit(['ls-files', '-v', '-s', '-z'], { ...gitIO(io), cwd: path });
     if (!succeeded(listed)) return { ok: false, reason: failureOf(listed) };
     notes = parseLsFiles(listed.stdout.toString('utf8'));
   }
-  status.hidden = await hiddenEdits(path, notes, signal);
+  status.hidden = await hiddenEdits(path, notes, io);
   if (options.inner) {
     status.inner.push(...(await checkedOutSubmodules(path, dirs.gitDir, notes)));
     if (dirs.linked) status.inner.push(...(await privateRefs(dirs.gitDir)));
@@ -174,8 +173,8 @@ export async function readChanges(path: string, options: ChangesOptions): Promis
 }
 
 /** The checkout's state for the loss rule: ignored files apart, inner checkouts listed. */
-export function readStatus(path: string, signal?: AbortSignal): Promise<StatusRead> {
-  return readChanges(path, { inner: true, signal });
+export function readStatus(path: string, io: GitIO): Promise<StatusRead> {
+  return readChanges(path, { ...gitIO(io), inner: true });
 }
 
 /** Markers Git leaves in a checkout's git dir while an operation waits for the user. */

@@ -11,14 +11,14 @@ import { questionKey } from '../core/loss-integration.js';
 import type { MergeAnswer, MergeQuestion } from '../core/loss-types.js';
 import { DogsledError } from '../errors.js';
 import { ScratchObjects } from './objects.js';
-import { failureOf, gitText, runGit, splitNul } from './run.js';
+import { failureOf, type GitIO, gitIO, gitText, runGit, splitNul } from './run.js';
 
 /** Git's answer to each question, keyed by questionKey. */
 export async function answerMerges(
   cwd: string,
   objectDir: string,
   questions: readonly MergeQuestion[],
-  signal?: AbortSignal,
+  io: GitIO,
 ): Promise<Map<string, MergeAnswer>> {
   const unique = [...new Map(questions.map((q) => [questionKey(q), q])).values()];
   const answers = new Map<string, MergeAnswer>();
@@ -33,14 +33,10 @@ export async function answerMerges(
     const base = await objects.commit(await tree('base'), []);
     const ours = await objects.commit(await tree('ours'), [base]);
     const theirs = await objects.commit(await tree('theirs'), [base]);
-    const env = { GIT_OBJECT_DIRECTORY: objects.dir, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectDir };
+    const extraEnv = { GIT_OBJECT_DIRECTORY: objects.dir, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectDir };
     const merged = await runGit(
       ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs],
-      {
-        cwd,
-        env,
-        signal,
-      },
+      { ...gitIO(io), cwd, extraEnv },
     );
     // 0: clean, 1: conflicts (the tree is still written); anything else is a failure.
     if (merged.exitCode !== 0 && merged.exitCode !== 1)
@@ -48,7 +44,7 @@ export async function answerMerges(
     const [treeId, ...conflicted] = splitNul(merged.stdout.toString('utf8'));
     if (!treeId) throw new DogsledError(`${cwd}: git merge-tree printed no tree`);
     const conflicts = new Set(conflicted.filter((path) => path !== ''));
-    const listing = await gitText(['ls-tree', '-z', treeId], { cwd, env, signal });
+    const listing = await gitText(['ls-tree', '-z', treeId], { ...gitIO(io), cwd, extraEnv });
     const result = new Map<string, string>();
     for (const entry of splitNul(listing)) {
       const tab = entry.indexOf('\t');

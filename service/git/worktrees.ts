@@ -2,7 +2,7 @@
 // branch or detached, and the locked and prunable annotations with their reasons. The first entry
 // is the main worktree (or the bare repository).
 
-import { gitText, splitNul } from './run.js';
+import { type GitIO, gitIO, gitText, splitNul } from './run.js';
 
 export interface GitWorktree {
   path: string;
@@ -57,7 +57,7 @@ export function parseWorktreeList(text: string): GitWorktree[] {
 }
 
 /** The worktrees of the repository that `cwd` belongs to (any of its checkouts). */
-export async function listWorktrees(cwd: string, signal?: AbortSignal): Promise<GitWorktree[]> {
-  const text = await gitText(['worktree', 'list', '--porcelain', '-z'], { cwd, signal });
+export async function listWorktrees(cwd: string, io: GitIO): Promise<GitWorktree[]> {
+  const text = await gitText(['worktree', 'list', '--porcelain', '-z'], { ...gitIO(io), cwd });
   return parseWorktreeList(text);
 }

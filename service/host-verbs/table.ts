@@ -31,10 +31,20 @@ export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
     takesInput: false,
     load: async () => (await import('./snapshot.js')).snapshotVerb,
   },
+  todos: {
+    summary: "the todos of this host's live agent panes (todo-sections.json)",
+    takesInput: false,
+    load: async () => (await import('./todos.js')).todosVerb,
+  },
   echo: {
     summary: 'its arguments and input back, with the host name and version: a transport check',
     takesInput: true,
     load: async () => (await import('./echo.js')).echoVerb,
+  },
+  'quota-store': {
+    summary: "store a collector's quota snapshot from stdin (newer wins)",
+    takesInput: true,
+    load: async () => (await import('./quota-store.js')).quotaStoreVerb,
   },
 };
 

@@ -160,7 +160,7 @@ async function openPane(ctx: JobLaunchIO, spec: LaunchSpec, signal: AbortSignal)
     options.env = { ...options.env, [SUPERVISOR_ENV]: '1', HERDR_ENV: '', HERDR_PANE_ID: '' };
     return { launched: await port.runCommand(options) };
   }
-  const placement = await placeJobTab(port, request.cwd, request.caller_workspace, signal);
+  const placement = await placeJobTab(port, request.cwd, request.caller_workspace, { env: ctx.env, signal });
   signal.throwIfAborted();
   if (placement.kind === 'workspace') {
     const shown = placement.shows === null ? undefined : await openRepositoryWorkspace(port, placement);

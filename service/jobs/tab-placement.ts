@@ -8,6 +8,7 @@ import { chooseTabPlacement, type ShownCheckout, type TabPlacement } from '../co
 import { DogsledError } from '../errors.js';
 import { findCheckoutRoot } from '../git/checkout-facts.js';
 import { repositoryAt } from '../git/repository.js';
+import type { GitIO } from '../git/run.js';
 import { TerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 
@@ -16,11 +17,12 @@ export async function placeJobTab(
   port: TerminalPort,
   cwd: string,
   callerWorkspace: string | null,
-  signal?: AbortSignal,
+  git: GitIO,
 ): Promise<TabPlacement> {
+  const { signal } = git;
   const [snapshot, repository] = await Promise.all([
     port.snapshot(signal ? { signal } : {}),
-    repositoryOf(cwd, signal),
+    repositoryOf(cwd, git),
   ]);
   const shows: ShownCheckout[] = [];
   for (const workspace of snapshot.workspaces) {
@@ -67,12 +69,12 @@ interface RepositoryFacts {
 }
 
 /** The checkout of `cwd` and its main checkout; a repository Git cannot read counts as its own main. */
-async function repositoryOf(cwd: string, signal?: AbortSignal): Promise<RepositoryFacts> {
+async function repositoryOf(cwd: string, git: GitIO): Promise<RepositoryFacts> {
   const root = await findCheckoutRoot(cwd);
   if (root === null) return { checkout: null, main: null };
   const checkout = await realOrSame(root);
   try {
-    const identity = await repositoryAt(checkout, signal);
+    const identity = await repositoryAt(checkout, git);
     return { checkout, main: identity.main === null ? null : await realOrSame(identity.main) };
   } catch (error) {
     if (!(error instanceof DogsledError)) throw error;

@@ -27,6 +27,8 @@ export interface Config {
   quota: {
     /** Normalized origin without a trailing slash, e.g. `https://admin.example.net:8443`. */
     management_url: string | null;
+    /** Keep a Claude or Codex child queued while its quota pool is exhausted (core/quota-hold.ts). */
+    hold_when_exhausted: boolean;
   };
 }
 
@@ -38,7 +40,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   reservation_ttl_ms: 90_000,
   remote_command: ['mise', 'x', '--', 'dogsled'],
   cleanup: { repositories: [], repository_paths: [] },
-  quota: { management_url: null },
+  quota: { management_url: null, hold_when_exhausted: true },
 });
 
 /**
@@ -58,6 +60,7 @@ const EXPECTED: Record<string, string> = {
   quota: 'a table',
   'quota.management_url':
     'an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials)',
+  'quota.hold_when_exhausted': 'true or false',
 };
 
 // Built on first use: most hosts have no config file, and building zod schemas costs start-up time
@@ -102,7 +105,10 @@ function buildFileSchema() {
       repositories: [],
     })),
     quota: z._default(
-      z.strictObject({ management_url: z.optional(z.pipe(z.string(), z.transform(httpsOrigin))) }),
+      z.strictObject({
+        management_url: z.optional(z.pipe(z.string(), z.transform(httpsOrigin))),
+        hold_when_exhausted: z.optional(z.boolean()),
+      }),
       () => ({}),
     ),
   });
@@ -129,7 +135,10 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
       repositories: file.cleanup.repositories,
       repository_paths: file.cleanup.repositories.map((entry) => expandHome(entry, home)),
     },
-    quota: { management_url: file.quota.management_url ?? null },
+    quota: {
+      management_url: file.quota.management_url ?? null,
+      hold_when_exhausted: file.quota.hold_when_exhausted ?? DEFAULT_CONFIG.quota.hold_when_exhausted,
+    },
   };
 }
 

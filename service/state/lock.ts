@@ -18,7 +18,10 @@
 //   5r. locks/repository-<hash>   prune's per-repository lock, held across one entry's removal
 //   5a. repositories.json  5b. worktrees.json   registries (registries.ts); their sections only
 //       stat paths, and nothing takes a lock inside them
+//   5q. quota-collect   held across one quota collection (its HTTP calls included); inside it
+//       only quota.json's own lock (a newer-wins write) and quarantine locks
 //   6. any file's own lock taken by readState to quarantine it (brief, takes nothing inside)
+//   7. inbox/<terminal>.json, gate.json   the message layer's files, each taken alone (service/inbox)
 // Locks are not re-entrant: locking a file twice in one process waits for itself until the timeout.
 
 import { mkdir, open, rm, stat, unlink } from 'node:fs/promises';

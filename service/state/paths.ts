@@ -38,6 +38,23 @@ export interface StatePaths {
   paneWatch: string;
   /** Children that called `dogsled done`: their marks until the service closes them (done.json). */
   done: string;
+  /** One inbox per Herdr terminal (inbox/<terminal>.json) and the stop gate's history (gate.json). */
+  inbox: string;
+  gate: string;
+  /** The terminal of each pane a hook ran in, per Herdr server instance (terminals.json). */
+  paneTerminals: string;
+  /** The docked board of each Herdr tab (boards/<tab-hash>.json). */
+  boards: string;
+  /** What Pi publishes of each pane's todos (todo-lines/<pane-hash>.json, protocol v3). */
+  todoLines: string;
+  /** The service's copy of the todos of live agent panes (todo-sections.json). */
+  todoSections: string;
+  /** The latest quota snapshot, collected here or pushed by a collector (quota.json). */
+  quota: string;
+  /** This host's quota collection backoff (quota-collect.json). */
+  quotaCollect: string;
+  /** Lock target that serialises quota collection; the lock is the `quota-collect.lock` dir. */
+  quotaCollectLock: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -67,6 +84,15 @@ export function statePaths(dir: string): StatePaths {
     worktrees: join(dir, 'worktrees.json'),
     paneWatch: join(dir, 'pane-watch.json'),
     done: join(dir, 'done.json'),
+    inbox: join(dir, 'inbox'),
+    gate: join(dir, 'gate.json'),
+    paneTerminals: join(dir, 'terminals.json'),
+    boards: join(dir, 'boards'),
+    todoLines: join(dir, 'todo-lines'),
+    todoSections: join(dir, 'todo-sections.json'),
+    quota: join(dir, 'quota.json'),
+    quotaCollect: join(dir, 'quota-collect.json'),
+    quotaCollectLock: join(dir, 'quota-collect'),
   };
 }
 

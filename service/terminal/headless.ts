@@ -94,6 +94,10 @@ export class HeadlessTerminal implements TerminalPort {
   getPane = () => this.refuse('pane get', 'pane.get');
   currentPane = () => this.refuse('pane current', 'pane.current');
   splitPane = () => this.refuse('pane split', 'pane.split');
+  focusPane = () => this.refuse('pane focus', 'pane.focus');
+  paneLayout = () => this.refuse('pane layout', 'pane.layout');
+  swapPane = () => this.refuse('pane swap', 'pane.swap');
+  setSplitRatio = () => this.refuse('layout ratio', 'layout.set_split_ratio');
   sendInput = () => this.refuse('pane input', 'pane.send_input');
   runLine = () => this.refuse('pane run', 'pane.send_input');
   listAgents = () => this.refuse('agent list', 'agent.list');

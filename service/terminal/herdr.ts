@@ -24,6 +24,7 @@ import type {
   RunCommandOptions,
   SplitPaneOptions,
   StartAgentOptions,
+  SwapDirection,
   TabCreated,
   TerminalKind,
   TerminalPort,
@@ -35,6 +36,8 @@ import type {
 import {
   type Agent,
   AgentSchema,
+  type Layout,
+  LayoutSchema,
   type Machine,
   type Notification,
   NotificationSchema,
@@ -42,6 +45,8 @@ import {
   type PaneRead,
   PaneReadSchema,
   PaneSchema,
+  type PaneSwap,
+  PaneSwapSchema,
   type ProcessInfo,
   ProcessInfoSchema,
   parseRecord,
@@ -188,6 +193,24 @@ export class HerdrTerminal implements TerminalPort {
 
   closePane(paneId: string): Promise<void> {
     return this.ok('pane.close', { pane_id: paneId });
+  }
+
+  focusPane(paneId: string): Promise<void> {
+    return this.ok('pane.focus', { pane_id: paneId });
+  }
+
+  async paneLayout(paneId: string): Promise<Layout> {
+    const reply = await this.call('pane.layout', { pane_id: paneId }, 'pane_layout');
+    return parseRecord(LayoutSchema, reply.layout, 'pane.layout');
+  }
+
+  async swapPane(paneId: string, direction: SwapDirection): Promise<PaneSwap> {
+    const reply = await this.call('pane.swap', { pane_id: paneId, direction }, 'pane_swap');
+    return parseRecord(PaneSwapSchema, reply.swap, 'pane.swap');
+  }
+
+  async setSplitRatio(paneId: string, path: readonly boolean[], ratio: number): Promise<void> {
+    await this.call('layout.set_split_ratio', { pane_id: paneId, path, ratio }, 'layout_split_ratio_set');
   }
 
   async readPane(paneId: string, options: ReadOptions = {}): Promise<PaneRead> {

@@ -6,10 +6,12 @@
 import type {
   Agent,
   AgentStatus,
+  Layout,
   Machine,
   Notification,
   Pane,
   PaneRead,
+  PaneSwap,
   ProcessInfo,
   ServerInfo,
   Snapshot,
@@ -22,6 +24,7 @@ import type {
 export type TerminalKind = 'herdr-socket' | 'herdr-cli' | 'headless';
 export type Env = Record<string, string>;
 export type SplitDirection = 'right' | 'down';
+export type SwapDirection = 'left' | 'right' | 'up' | 'down';
 export type ReadSource = 'visible' | 'recent' | 'recent_unwrapped' | 'detection';
 
 export interface CreateWorkspaceOptions {
@@ -213,6 +216,17 @@ export interface TerminalPort {
   currentPane(callerPaneId?: string): Promise<Pane>;
   splitPane(options: SplitPaneOptions): Promise<Pane>;
   closePane(paneId: string): Promise<void>;
+  /** Focuses a pane (its tab and workspace too) and marks it seen (`pane.focus`). */
+  focusPane(paneId: string): Promise<void>;
+  /** The layout of the pane's tab: panes and splits with their cell rects (`pane.layout`). */
+  paneLayout(paneId: string): Promise<Layout>;
+  /** Swaps a pane with its neighbour on one side (`pane.swap`); `changed: false` says why not. */
+  swapPane(paneId: string, direction: SwapDirection): Promise<PaneSwap>;
+  /**
+   * Sets the share kept by the first child of the split at `path` in the pane's tab (false = first
+   * child, true = second; [] = the root). Herdr clamps the ratio to 0.1-0.9.
+   */
+  setSplitRatio(paneId: string, path: readonly boolean[], ratio: number): Promise<void>;
   readPane(paneId: string, options?: ReadOptions): Promise<PaneRead>;
   processInfo(paneId: string): Promise<ProcessInfo>;
   sendInput(paneId: string, input: { text?: string; keys?: string[] }): Promise<void>;

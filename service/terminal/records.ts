@@ -157,6 +157,30 @@ export const SnapshotSchema = z.looseObject({
   agents: z.array(AgentSchema),
 });
 
+const RectSchema = z.looseObject({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+
+/** PaneLayoutSnapshot: one tab's panes and splits with their cell rects (`pane.layout`). */
+export const LayoutSchema = z.looseObject({
+  workspace_id: z.string(),
+  tab_id: z.string(),
+  zoomed: z.optional(z.boolean()),
+  area: RectSchema,
+  focused_pane_id: text,
+  panes: z.array(z.looseObject({ pane_id: z.string(), focused: flag, rect: RectSchema })),
+  splits: z.array(
+    z.looseObject({ id: z.string(), direction: z.string(), ratio: z.number(), rect: RectSchema }),
+  ),
+});
+
+/** `pane.swap`: whether anything moved, and the layout after it. */
+export const PaneSwapSchema = z.looseObject({
+  changed: z.boolean(),
+  reason: text,
+  source_pane_id: z.string(),
+  target_pane_id: text,
+  layout: LayoutSchema,
+});
+
 /** A Herdr 0.9 saved machine (`herdr machine list --json`); only `id` is relied on. */
 export const MachineSchema = z.looseObject({
   id: z.string(),
@@ -179,6 +203,9 @@ export type Notification = z.infer<typeof NotificationSchema>;
 export type ServerInfo = z.infer<typeof ServerInfoSchema>;
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 export type Machine = z.infer<typeof MachineSchema>;
+export type Rect = z.infer<typeof RectSchema>;
+export type Layout = z.infer<typeof LayoutSchema>;
+export type PaneSwap = z.infer<typeof PaneSwapSchema>;
 
 /** Validates one record of a reply; a record of the wrong shape is a `protocol` failure. */
 export function parseRecord<T>(schema: z.ZodMiniType<T>, value: unknown, method: string): T {

@@ -14,7 +14,7 @@ import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { readItems } from '../state/work.js';
 import type { AgentRequest, Ticket } from '../state/work-schemas.js';
-import { callerPane } from '../terminal/caller.js';
+import { callerPaneId } from '../terminal/caller.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import { checkBranchRequest } from '../worktrees/branch-worktree.js';
@@ -60,7 +60,7 @@ export async function runAgent(
   };
   // The line is checked before anything exists: no task file, ticket or pane for a refused name.
   await checkAgentLine(io, request);
-  const owner = callerPane(io.env);
+  const owner = callerPaneId(io.env);
   const port = await deadline.step('finding Herdr', 'routine', () =>
     openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }),
   );

@@ -10,7 +10,7 @@ import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, updateItems } from '../state/work.js';
-import { callerPane } from '../terminal/caller.js';
+import { callerPaneId } from '../terminal/caller.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 
@@ -28,7 +28,7 @@ export async function closePane(io: HostIO, pane: string, host: string | null): 
     (found) => found.terminal_id,
     () => null,
   );
-  const result = await closeChild({ ...io, port }, { pane, caller: callerPane(io.env), mode: 'close' });
+  const result = await closeChild({ ...io, port }, { pane, caller: callerPaneId(io.env), mode: 'close' });
   await closeItemsOf(io, pane, terminal, 'closed');
   return result;
 }

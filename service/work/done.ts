@@ -10,15 +10,16 @@ import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
 import { DogsledError } from '../errors.js';
 import { findCheckoutRoot, readDirty } from '../git/checkout-facts.js';
 import { repositoryAt } from '../git/repository.js';
+import type { GitIO } from '../git/run.js';
 import { type DoneMark, updateDoneMarks } from '../state/done-marks.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/work.js';
-import { callerPane } from '../terminal/caller.js';
+import { callerPaneId } from '../terminal/caller.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 
 export async function markDone(io: HostIO): Promise<DoneMark> {
-  const pane = callerPane(io.env);
+  const pane = callerPaneId(io.env);
   if (pane === null)
     throw new DogsledError('a child runs it in its Herdr pane, and HERDR_PANE_ID is not set');
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'done', warn: io.warn });
@@ -43,7 +44,8 @@ export async function markDone(io: HostIO): Promise<DoneMark> {
   }
   const cwd = me.foreground_cwd ?? me.cwd;
   const root = cwd === undefined ? null : await findCheckoutRoot(cwd).catch(() => null);
-  if (root !== null && (await isAgentWorktree(root)) && (await readDirty(root))) {
+  const git = { env: io.env };
+  if (root !== null && (await isAgentWorktree(root, git)) && (await readDirty(root, git))) {
     throw new DogsledError(
       `your worktree ${root} has uncommitted changes: commit them, then run dogsled done again`,
     );
@@ -78,8 +80,8 @@ export async function markDone(io: HostIO): Promise<DoneMark> {
   });
 }
 
-async function isAgentWorktree(root: string): Promise<boolean> {
-  const repository = await repositoryAt(root).catch(() => null);
+async function isAgentWorktree(root: string, git: GitIO): Promise<boolean> {
+  const repository = await repositoryAt(root, git).catch(() => null);
   if (repository === null) return false;
   const real = await realpath(root).catch(() => root);
   for (const worktree of repository.worktrees) {

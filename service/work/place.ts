@@ -10,7 +10,7 @@ import { LOCAL_HOST, readReservations } from '../hosts/local.js';
 import type { Placed } from '../hosts/place.js';
 import type { HostIO } from '../state/io.js';
 import type { Ticket } from '../state/work-schemas.js';
-import { callerPane } from '../terminal/caller.js';
+import { callerPaneId } from '../terminal/caller.js';
 import {
   type BranchWorktree,
   checkBranchRequest,
@@ -46,7 +46,7 @@ export async function placeRequest(
   deadline: Deadline,
   events: { queued?: (queued: Queued) => void } = {},
 ): Promise<PlaceWorkOutcome> {
-  const owner = callerPane(io.env);
+  const owner = callerPaneId(io.env);
   const branch = request.branch ?? null;
   const asked =
     branch === null

@@ -13,7 +13,7 @@ import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { type JobRecord, readJobRecord } from '../state/job-records.js';
 import type { Item, JobRequest, Ticket } from '../state/work-schemas.js';
-import { callerPane } from '../terminal/caller.js';
+import { callerPaneId } from '../terminal/caller.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
 import { mark } from '../timing.js';
@@ -65,7 +65,7 @@ export async function runJob(
   await checkCommand(command, cwd, io.env);
   // The job runs with the caller's environment, under Herdr as headless (core/job-env.ts).
   const env = callerEnvironment(io.env);
-  const owner = callerPane(io.env);
+  const owner = callerPaneId(io.env);
   const port = await deadline.step('finding Herdr', 'routine', () =>
     openTerminal({ env: io.env, home: io.home, commandName: 'run', warn: io.warn }),
   );

@@ -10,7 +10,7 @@ import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
-import { callerPane } from '../terminal/caller.js';
+import { callerPaneId } from '../terminal/caller.js';
 import { isTerminalError, needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 
@@ -25,7 +25,7 @@ export async function trackPane(io: HostIO, host: string, paneId: string, name: 
       `--name ${visible(name)}: a lowercase letter, then at most 31 lowercase letters, digits, - or _`,
     );
   }
-  const owner = callerPane(io.env);
+  const owner = callerPaneId(io.env);
   if (owner !== null && owner === paneId) throw new DogsledError(`${paneId} is your own pane`);
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'track', warn: io.warn });
   if (port.kind === 'headless') throw needsHerdr('track', port.why);

@@ -18,6 +18,7 @@ import { DogsledError, isDogsledError, messageOf } from '../errors.js';
 import { deleteBranch } from '../git/mutate.js';
 import { defaultBranchOf, type GitRef, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
+import type { GitIO } from '../git/run.js';
 import {
   addLockedWorktree,
   branchNameProblem,
@@ -84,11 +85,12 @@ export async function checkBranchRequest(
   deps: Pick<BranchWorktreeIO, 'env' | 'home' | 'terminal'>,
 ): Promise<{ repository: Repository; terminal: TerminalPort }> {
   const { branch } = request;
-  const repository = await identify(request.repo);
+  const git: GitIO = { env: deps.env };
+  const repository = await identify(request.repo, git);
   // Git takes C1 controls (U+0080-U+009F) in names, and a terminal would act on them in any message.
   const nameProblem = CONTROL.test(branch)
     ? 'it contains a control character'
-    : await branchNameProblem(repository.main, branch);
+    : await branchNameProblem(repository.main, branch, git);
   if (nameProblem !== null) throw new DogsledError(`--branch ${visible(branch)}: ${nameProblem}`);
   if (request.base !== undefined && CONTROL.test(request.base)) {
     throw new DogsledError(`--base ${visible(request.base)}: it contains a control character`);
@@ -135,11 +137,12 @@ async function underLock(
   terminal: TerminalPort,
 ): Promise<BranchWorktree> {
   const { branch } = request;
+  const git: GitIO = { env: deps.env };
   const base = request.base ?? null;
   // Read again under the lock: the survey before it may be stale by now.
   const [worktrees, refs, shown] = await Promise.all([
-    listWorktrees(main),
-    readRefs(main),
+    listWorktrees(main, git),
+    readRefs(main, git),
     // Herdr's view too: failing to read it is a refusal, before any change.
     terminal.listWorktrees({ cwd: main }),
   ]);
@@ -149,7 +152,7 @@ async function underLock(
   const plan = branchWorktreePlan({
     branch,
     base,
-    baseCommit: base === null ? null : await resolveCommit(main, base),
+    baseCommit: base === null ? null : await resolveCommit(main, base, git),
     localTip: tipOf(refs, `refs/heads/${branch}`),
     remoteTip: tipOf(refs, `refs/remotes/origin/${branch}`),
     defaultBranch: {
@@ -186,12 +189,16 @@ async function underLock(
     rememberWorktree(deps, { path: plan.path, repository: main, branch, created_ms: deps.now() }),
   );
   try {
-    await addLockedWorktree(main, {
-      path: plan.path,
-      branch,
-      create: plan.start === null ? null : { start: plan.start },
-      lockReason: AGENT_LOCK_REASON,
-    });
+    await addLockedWorktree(
+      main,
+      {
+        path: plan.path,
+        branch,
+        create: plan.start === null ? null : { start: plan.start },
+        lockReason: AGENT_LOCK_REASON,
+      },
+      git,
+    );
   } catch (error) {
     await dropWorktreeRegistration(deps, plan.path).catch(() => false);
     throw error;
@@ -214,10 +221,10 @@ async function underLock(
 }
 
 /** The repository of `path`, which must have a main checkout (a bare repository has none). */
-async function identify(path: string): Promise<Repository> {
+async function identify(path: string, git: GitIO): Promise<Repository> {
   let repository: RepositoryIdentity;
   try {
-    repository = await repositoryAt(path);
+    repository = await repositoryAt(path, git);
   } catch (error) {
     throw new DogsledError(`--branch needs a Git repository: ${path} is not in one (${messageOf(error)})`, {
       cause: error,
@@ -262,13 +269,13 @@ async function undo(
 ): Promise<string> {
   const left: string[] = [];
   try {
-    await discardNewWorktree(made.main, made.path);
+    await discardNewWorktree(made.main, made.path, { env: deps.env });
   } catch (error) {
     left.push(`the worktree stays (${messageOf(error)})`);
   }
   if (made.madeBranch && left.length === 0) {
     try {
-      await deleteBranch(made.main, made.branch);
+      await deleteBranch(made.main, made.branch, { env: deps.env });
     } catch (error) {
       left.push(`branch ${made.branch} stays (${messageOf(error)})`);
     }

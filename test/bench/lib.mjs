@@ -2,6 +2,7 @@
 // /proc, and a timer for whole commands. Every script reports against a floor measured in its run.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -52,4 +53,18 @@ export async function stop(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
+}
+
+/** One request to a (fake) Herdr socket, one connection; resolves the response envelope. */
+export function call(socketPath, method, params = {}) {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath);
+    let buffer = '';
+    socket.on('connect', () => socket.write(`${JSON.stringify({ id: 'bench', method, params })}\n`));
+    socket.on('data', (d) => {
+      buffer += d;
+    });
+    socket.on('end', () => resolve(JSON.parse(buffer.split('\n')[0])));
+    socket.on('error', reject);
+  });
 }

@@ -4,11 +4,12 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 // @ts-expect-error: the build script is plain ESM without types.
-import { buildCli } from '../../scripts/build.mjs';
+import { buildCli, buildPiExtension } from '../../scripts/build.mjs';
 
 export default async function setup(): Promise<void> {
   try {
     await buildCli();
+    await buildPiExtension();
   } catch (error) {
     await rm(join(import.meta.dirname, '..', '..', 'dist'), { recursive: true, force: true });
     process.stderr.write(`CLI bundle failed to build; CLI tests will fail:\n${String(error)}\n`);

@@ -80,6 +80,19 @@ describe('a child that calls dogsled done', () => {
         expect.objectContaining({ launch: doc.launch, state: 'closed', pane: doc.pane }),
       ]);
 
+      // The owner's inbox has the reply, from the child.
+      const terminal = (await ok(suite.herdr, 'pane.get', { pane_id: suite.caller.pane })).pane.terminal_id;
+      const inbox = JSON.parse(await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8'));
+      expect(inbox.records).toContainEqual(
+        expect.objectContaining({
+          kind: 'reply',
+          ref: `reply:${doc.item}`,
+          sender: expect.objectContaining({ name, pane: doc.pane }),
+          text: expect.stringContaining(`${name} finished`),
+        }),
+      );
+      expect(inbox.records.find((r: Json) => r.kind === 'reply').text).toContain(reply);
+
       const read = await runCli(['read', name, '--json'], suite.env);
       expect(read.code).toBe(0);
       expect(JSON.parse(read.stdout)).toMatchObject({ kind: 'agent', name, reply, output: null });

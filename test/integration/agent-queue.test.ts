@@ -3,11 +3,13 @@
 // exactly once, also when it is SIGKILLed in the middle of the launch (the restarted service settles
 // the ticket from the launch record and never starts the child again).
 
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Ticket } from '../../service/state/work-schemas.js';
 import { readLaunches } from '../fakes/agents/harness.js';
 import { eventually, runCli, spawnCli, type startCli } from '../helpers/cli.js';
-import { agentSuite, items, launchRecords, quickTask, tickets } from './agent-fixtures.js';
+import { agentSuite, items, launchRecords, ok, quickTask, tickets } from './agent-fixtures.js';
 import { killAll, roomFor5, startServe, untilEligible } from './job-queue-fixtures.js';
 
 const suite = agentSuite({ serviceLock: false });
@@ -99,9 +101,75 @@ describe('agent tickets', () => {
       20_000,
       'the admitted ticket',
     );
-    expect(admitted.notice).toBe('pending');
+    // The owner did not wait: its inbox hears of the admission (the notice is then delivered).
+    const terminal = (await ok(suite.herdr, 'pane.get', { pane_id: suite.caller.pane })).pane.terminal_id;
+    const inbox = await eventually(
+      async () => {
+        const text = await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
+          () => '',
+        );
+        return text.includes(ticket) ? JSON.parse(text) : undefined;
+      },
+      20_000,
+      'the admission in the owner inbox',
+    );
+    expect(inbox.records).toContainEqual(
+      expect.objectContaining({
+        kind: 'admission',
+        text: expect.stringContaining(`(agent later (claude)) was admitted on local`),
+      }),
+    );
+    expect(admitted.notice === 'pending' || admitted.notice === 'delivered').toBe(true);
     const [record] = await launchRecords(suite);
     expect(record).toMatchObject({ ticket, state: 'started', name: 'later' });
+  });
+});
+
+describe('a queued child that cannot be started', () => {
+  it("fails its ticket after three tries and the owner's inbox says so (launch_failed)", async () => {
+    startServe(await serveEnv(12_000), running);
+    await untilEligible(suite.box);
+    await fill(5);
+    for (let i = 0; i < 3; i++) {
+      await ok(suite.herdr, '_fake.fail_next', {
+        method: 'agent.start',
+        code: 'internal_error',
+        message: `boom ${i}`,
+      });
+    }
+    const result = await runCli(
+      ['agent', '--kind', 'pi', '--name', 'doomed', '--message', quickTask()],
+      suite.env,
+      {
+        cwd: suite.scratch,
+        timeoutMs: 30_000,
+      },
+    );
+    expect(result.code).toBe(1);
+    const ticket = JSON.parse(result.stdout).ticket as string;
+    const failed = await eventually(
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'failed'),
+      40_000,
+      'the failed ticket',
+    );
+    expect(failed.error).toMatch(/cannot start agent doomed on local: internal_error: /);
+    const terminal = (await ok(suite.herdr, 'pane.get', { pane_id: suite.caller.pane })).pane.terminal_id;
+    const inbox = await eventually(
+      async () => {
+        const text = await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
+          () => '',
+        );
+        return text.includes('launch_failed') ? JSON.parse(text) : undefined;
+      },
+      20_000,
+      'the failure in the owner inbox',
+    );
+    expect(inbox.records).toContainEqual(
+      expect.objectContaining({
+        kind: 'launch_failed',
+        text: expect.stringContaining(`Ticket ${ticket} (agent doomed (pi)) failed`),
+      }),
+    );
   });
 });
 

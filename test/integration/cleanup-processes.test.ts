@@ -133,17 +133,18 @@ describe('hotProcesses', () => {
     const [outside, inPane] = [busy(), busy()];
     // Until exec, a freshly forked child still carries node's name.
     for (const pid of [outside, inPane]) await waitForComm(pid, 'sh');
-    // A single-threaded loop tops out at one core, so the test lowers the threshold.
+    // A single-threaded loop tops out at one core, so the test lowers the threshold; far enough (1%)
+    // that a loop still passes it on a box shared with dozens of runnable processes.
     const report = await hotProcesses({
       paneRootPids: [inPane],
       ownPid: process.pid,
-      sampleMs: 400,
-      thresholdPercent: 20,
+      sampleMs: 1_000,
+      thresholdPercent: 1,
     });
     expect(report.error).toBeUndefined();
     const found = report.processes.find((hot) => hot.pid === outside);
     expect(found).toEqual({ pid: outside, name: 'sh', cpu_percent: expect.any(Number) });
-    expect(found?.cpu_percent).toBeGreaterThan(20);
+    expect(found?.cpu_percent).toBeGreaterThan(1);
     expect(report.processes.map((hot) => hot.pid)).not.toContain(inPane);
   });
 

@@ -44,8 +44,12 @@ describe('the command line', () => {
       'logs',
       'stop',
       'wait',
+      'board',
+      'sidebar',
+      'quota',
     ];
-    for (const name of [...built, 'cancel', 'items', ...LATER_COMMANDS.map((c) => c.name)]) {
+    const messages = ['send', 'inbox', 'hook'];
+    for (const name of [...built, 'cancel', 'items', ...messages, ...LATER_COMMANDS.map((c) => c.name)]) {
       expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
   });

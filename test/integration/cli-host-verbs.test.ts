@@ -92,9 +92,11 @@ describe('host verbs by name', () => {
   it('refuses an unknown verb in one line, its escape sequences removed whole, never sent raw', async () => {
     const result = await runCli(['host', '\u001b]0;pwned\u0007x'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('dogsled: host: unknown verb "x" (known: snapshot, echo, rpc)\n');
+    expect(result.stderr).toBe(
+      'dogsled: host: unknown verb "x" (known: snapshot, todos, echo, quota-store, rpc)\n',
+    );
     expect((await runCli(['host'], env)).stderr).toBe(
-      'dogsled: host: which verb? (known: snapshot, echo, rpc)\n',
+      'dogsled: host: which verb? (known: snapshot, todos, echo, quota-store, rpc)\n',
     );
   });
 

@@ -122,15 +122,14 @@ describe('serve as a service', () => {
     expect(left.liveness.pid).toBe(first.pid);
     expect(JSON.parse((await runCli(['status', '--json'], box.env)).stdout).hosts[0].service).toBe('down');
 
-    const started = Date.now();
     const next = serve(['--interval', '0.2']);
+    // The budget is below the 10 s stale window on purpose: a takeover that waited for the lock to go
+    // stale cannot pass, only one that saw the holder dead.
     await eventually(
       async () => (await readSnapshot()).liveness.pid === next.pid || undefined,
       8_000,
       'takeover',
     );
-    // proper-lockfile would call the lock stale only after 10 s; a dead holder is taken over at once.
-    expect(Date.now() - started).toBeLessThan(8_000);
     next.kill('SIGTERM');
     expect((await exited(next)).code).toBe(0);
   });

@@ -124,7 +124,7 @@ describe('hidden edits on odd working files', () => {
     await writeFile(join(dir, 'new\nline'), 'N');
     const notes = await readIndexNotes(join(dir, '.git'));
     if (notes === null) throw new Error('index not read');
-    expect(await hiddenEdits(dir, notes)).toEqual([
+    expect(await hiddenEdits(dir, notes, { env: process.env })).toEqual([
       { path: 'folder', why: 'assume-unchanged' },
       { path: 'link', why: 'assume-unchanged' },
       { path: 'new\nline', why: 'assume-unchanged' },

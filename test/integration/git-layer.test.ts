@@ -36,13 +36,16 @@ async function looseObjects(): Promise<number> {
 
 afterAll(removeScenarios);
 
+/** The environment git starts from: this test process's own, never changed by a test. */
+const git = { env: process.env };
+
 describe('worktree list', () => {
   it('reads locked reasons, prunable worktrees and detached HEADs', async () => {
     const locked = await repo.worktree('locked', { lock: 'in use: by ci' });
     const detached = await repo.worktree('detached', { detach: true });
     const gone = await repo.worktree('gone');
     await rm(gone, { recursive: true });
-    const list = await listWorktrees(repo.main);
+    const list = await listWorktrees(repo.main, git);
     expect(list[0]).toMatchObject({ path: repo.main, main: true, branch: 'refs/heads/main' });
     expect(list.find((w) => w.path === locked)).toMatchObject({
       locked: 'in use: by ci',
@@ -54,7 +57,7 @@ describe('worktree list', () => {
       locked: null,
     });
     expect(list.find((w) => w.path === gone)?.prunable).toMatch(/non-existent location/);
-    expect((await repositoryAt(locked)).main).toBe(repo.main);
+    expect((await repositoryAt(locked, git)).main).toBe(repo.main);
   });
 });
 
@@ -69,7 +72,7 @@ describe('status', () => {
       'x.log': 'x',
     });
     await rm(join(path, 'a.txt'));
-    const read = await readStatus(path);
+    const read = await readStatus(path, git);
     if (!read.ok) throw new Error(read.reason);
     expect(read.status.branch).toBe('odd');
     expect(read.status.head).toBe(await repo.sha('HEAD', path));
@@ -86,14 +89,14 @@ describe('status', () => {
   it('refuses the identity of a directory without its own .git', async () => {
     const path = await repo.worktree('noident');
     await rm(join(path, '.git'));
-    expect(await checkoutIdentity(path)).toEqual({ ok: false, reason: '.git is missing' });
-    expect(await checkoutIdentity(repo.main)).toEqual({ ok: true });
+    expect(await checkoutIdentity(path, git)).toEqual({ ok: false, reason: '.git is missing' });
+    expect(await checkoutIdentity(repo.main, git)).toEqual({ ok: true });
   });
 });
 
 describe('refs', () => {
   it("reads tips, the remote default's symbolic ref, upstreams and checked-out worktrees in one call", async () => {
-    const refs = await readRefs(repo.main);
+    const refs = await readRefs(repo.main, git);
     expect(refs.find((ref) => ref.name === 'refs/remotes/origin/HEAD')?.symref).toBe(
       'refs/remotes/origin/main',
     );
@@ -107,7 +110,7 @@ describe('refs', () => {
   it('a fetch from a missing remote is a failure with its reason, not an exception', async () => {
     const other = await freshRepo();
     await other.git(['remote', 'set-url', 'origin', join(other.root, 'missing.git')]);
-    const outcome = await fetchAll(other.main);
+    const outcome = await fetchAll(other.main, git);
     expect(outcome.ok).toBe(false);
     expect(!outcome.ok && outcome.error).toMatch(/^git fetch exited 1/);
   });
@@ -119,12 +122,16 @@ describe('batched diffs', () => {
     const after = await repo.commit({ 'a.txt': null, 'd.txt': 'new\n' }, 'change', repo.main);
     await chmod(join(repo.main, 'b.txt'), 0o755);
     const mode = await repo.commit({}, 'mode');
-    const diffs = await diffTrees(repo.main, [
-      { from: before, to: after },
-      { from: after, to: before },
-      { from: after, to: mode },
-      { from: mode, to: mode },
-    ]);
+    const diffs = await diffTrees(
+      repo.main,
+      [
+        { from: before, to: after },
+        { from: after, to: before },
+        { from: after, to: mode },
+        { from: mode, to: mode },
+      ],
+      git,
+    );
     expect([...(diffs.get(`${before}..${after}`)?.entries() ?? [])]).toEqual([
       ['a.txt', { before: { mode: '100644', oid: expect.any(String) }, after: null }],
       ['d.txt', { before: null, after: { mode: '100644', oid: expect.any(String) } }],
@@ -153,11 +160,12 @@ describe('three-way answers', () => {
     const objects = await looseObjects();
     const clean = { mode: '100644', base, ours, theirs };
     const conflicting = { mode: '100644', base, ours, theirs: clash };
-    const answers = await answerMerges(repo.main, join(repo.main, '.git', 'objects'), [
-      clean,
-      conflicting,
-      clean,
-    ]);
+    const answers = await answerMerges(
+      repo.main,
+      join(repo.main, '.git', 'objects'),
+      [clean, conflicting, clean],
+      git,
+    );
     expect([...answers.values()]).toEqual([{ conflict: false, merged: both }, { conflict: true }]);
     expect(await looseObjects()).toBe(objects);
   });
@@ -165,24 +173,40 @@ describe('three-way answers', () => {
 
 describe('the process runner', () => {
   it('returns typed results, and an aborted call is never a success', async () => {
-    const ok = await runGit(['rev-parse', 'HEAD'], { cwd: repo.main });
+    const ok = await runGit(['rev-parse', 'HEAD'], { ...git, cwd: repo.main });
     expect(succeeded(ok)).toBe(true);
     expect(ok).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
-    const bad = await runGit(['rev-parse', 'no-such-ref'], { cwd: repo.main });
+    const bad = await runGit(['rev-parse', 'no-such-ref'], { ...git, cwd: repo.main });
     expect(succeeded(bad)).toBe(false);
     expect(failureOf(bad)).toMatch(/^git rev-parse exited 128/);
     const controller = new AbortController();
     controller.abort();
-    const aborted = await runGit(['cat-file', '--batch'], { cwd: repo.main, signal: controller.signal });
+    const aborted = await runGit(['cat-file', '--batch'], {
+      ...git,
+      cwd: repo.main,
+      signal: controller.signal,
+    });
     expect(succeeded(aborted)).toBe(false);
   });
 
-  it('is not fooled by a GIT_DIR in its environment', async () => {
-    process.env.GIT_DIR = join(repo.root, 'remote.git');
-    try {
-      expect((await readRefs(repo.main)).some((ref) => ref.worktree === repo.main)).toBe(true);
-    } finally {
-      delete process.env.GIT_DIR;
-    }
+  it('is not fooled by a GIT_DIR or GIT_WORK_TREE in the environment it is given', async () => {
+    // A hook's environment: every git call would act on another repository if it kept them.
+    const hooked = {
+      env: { ...process.env, GIT_DIR: join(repo.root, 'remote.git'), GIT_WORK_TREE: repo.root },
+    };
+    expect((await readRefs(repo.main, hooked)).some((ref) => ref.worktree === repo.main)).toBe(true);
+  });
+
+  it('starts git with the environment it is given, and nothing of its own process', async () => {
+    const given = await runGit(['var', 'GIT_AUTHOR_IDENT'], {
+      env: { ...process.env, GIT_AUTHOR_NAME: 'Given Caller' },
+      cwd: repo.main,
+    });
+    expect(given.stdout.toString('utf8')).toMatch(/^Given Caller </);
+    // A variable this process has but the caller left out does not reach git (its alias runs `env`).
+    const { HOME: _home, ...homeless } = process.env;
+    const seen = await runGit(['-c', 'alias.showenv=!env', 'showenv'], { env: homeless, cwd: repo.main });
+    expect(succeeded(seen)).toBe(true);
+    expect(seen.stdout.toString('utf8')).not.toMatch(/^HOME=/m);
   });
 });

@@ -355,7 +355,7 @@ describe('the agent pane reads the same changes', () => {
       'v4index',
       'filemode',
     ]) {
-      expect(await readDirty(paths[name] as string), name).toBe(true);
+      expect(await readDirty(paths[name] as string, { env: process.env }), name).toBe(true);
     }
   });
 });

@@ -262,6 +262,7 @@ describe('a survey of commits only', () => {
       registered: [],
       only: { worktree: path },
       content: false,
+      env: process.env,
     });
     expect(found.worktrees[0]?.facts).toMatchObject({ content: null, commits: { landed: true } });
     expect(found.worktrees[0]?.verdict).toMatchObject({ kind: 'kept', reason: 'the checkout was not read' });

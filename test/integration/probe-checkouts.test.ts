@@ -11,6 +11,9 @@ import {
 import { CheckoutCache } from '../../service/probe/checkout-cache.js';
 import { tempDir } from '../helpers/tree.js';
 
+/** The environment git starts from: this test process's own. */
+const gitEnv = { env: process.env };
+
 let dir: string;
 let repo: string;
 let worktree: string;
@@ -46,10 +49,18 @@ describe('checkout facts for agent panes', () => {
     await writeFile(join(worktree, 'b.txt'), 'b\n');
     git(worktree, 'add', '.');
     git(worktree, 'commit', '-qm', 'b');
-    expect(await readCheckoutFacts(worktree)).toMatchObject({ branch: 'feat/y', ahead: 1, dirty: false });
+    expect(await readCheckoutFacts(worktree, gitEnv)).toMatchObject({
+      branch: 'feat/y',
+      ahead: 1,
+      dirty: false,
+    });
     await writeFile(join(worktree, 'c.txt'), 'untracked\n');
-    expect((await readCheckoutFacts(worktree)).dirty).toBe(true);
-    expect(await readCheckoutFacts(repo)).toMatchObject({ branch: 'main', ahead: 0, defaultBranch: 'main' });
+    expect((await readCheckoutFacts(worktree, gitEnv)).dirty).toBe(true);
+    expect(await readCheckoutFacts(repo, gitEnv)).toMatchObject({
+      branch: 'main',
+      ahead: 0,
+      defaultBranch: 'main',
+    });
   });
 
   it('changes its fingerprint on a commit but not on a working-file edit', async () => {
@@ -94,9 +105,9 @@ describe('checkout facts for agent panes', () => {
     git(repo, 'add', '.');
     git(repo, 'commit', '-qm', 'main moves');
     expect(await checkoutFingerprint(worktree)).not.toBe(before);
-    expect(await readDirty(worktree)).toBe(false);
+    expect(await readDirty(worktree, gitEnv)).toBe(false);
     await writeFile(join(worktree, 'new.txt'), 'n\n');
-    expect(await readDirty(worktree)).toBe(true);
+    expect(await readDirty(worktree, gitEnv)).toBe(true);
   });
 
   it('is dirty when only a stale untracked cache would say clean', async () => {
@@ -117,8 +128,8 @@ describe('checkout facts for agent panes', () => {
       cwd: worktree,
     });
     expect(plain.toString()).toBe('');
-    expect(await readDirty(worktree)).toBe(true);
-    expect((await readCheckoutFacts(worktree)).dirty).toBe(true);
+    expect(await readDirty(worktree, gitEnv)).toBe(true);
+    expect((await readCheckoutFacts(worktree, gitEnv)).dirty).toBe(true);
   });
 
   it('is dirty when a submodule has new content, whatever its ignore settings say', async () => {
@@ -132,18 +143,18 @@ describe('checkout facts for agent panes', () => {
     git(worktree, 'commit', '-qm', 'submodule');
     git(worktree, 'config', 'diff.ignoreSubmodules', 'all');
     git(worktree, 'config', 'submodule.lib.ignore', 'all');
-    expect(await readDirty(worktree)).toBe(false);
+    expect(await readDirty(worktree, gitEnv)).toBe(false);
     await writeFile(join(worktree, 'lib', 'scratch.txt'), 's\n');
     const plain = execFileSync('git', ['status', '--porcelain'], { cwd: worktree });
     expect(plain.toString()).toBe('');
-    expect(await readDirty(worktree)).toBe(true);
+    expect(await readDirty(worktree, gitEnv)).toBe(true);
   });
 
   it('is dirty for an edit behind the assume-unchanged bit', async () => {
     git(worktree, 'update-index', '--assume-unchanged', 'src/a.txt');
-    expect(await readDirty(worktree)).toBe(false);
+    expect(await readDirty(worktree, gitEnv)).toBe(false);
     await writeFile(join(worktree, 'src', 'a.txt'), 'edited\n');
-    expect(await readDirty(worktree)).toBe(true);
-    expect((await readCheckoutFacts(worktree)).dirty).toBe(true);
+    expect(await readDirty(worktree, gitEnv)).toBe(true);
+    expect((await readCheckoutFacts(worktree, gitEnv)).dirty).toBe(true);
   });
 });

@@ -43,7 +43,7 @@ describe('loadConfig', () => {
       reservation_ttl_ms: 90000,
       remote_command: ['mise', 'x', '--', 'dogsled'],
       cleanup: { repositories: [], repository_paths: [] },
-      quota: { management_url: null },
+      quota: { management_url: null, hold_when_exhausted: true },
     });
   });
 
@@ -68,6 +68,7 @@ repositories = ["~/.config/mise", "/srv/repo", "~"]
 
 [quota]
 management_url = "https://Admin.example.net:8443/"
+hold_when_exhausted = false
 `);
     const before = await readdir(join(path, '..'));
     expect(await loadConfig(path, true, HOME)).toEqual({
@@ -81,7 +82,7 @@ management_url = "https://Admin.example.net:8443/"
         repositories: ['~/.config/mise', '/srv/repo', '~'],
         repository_paths: ['/home/ada/.config/mise', '/srv/repo', '/home/ada'],
       },
-      quota: { management_url: 'https://admin.example.net:8443' },
+      quota: { management_url: 'https://admin.example.net:8443', hold_when_exhausted: false },
     });
     expect(await readdir(join(path, '..'))).toEqual(before);
   });
@@ -193,6 +194,11 @@ management_url = "https://Admin.example.net:8443/"
       'config P: cleanup.repositories: expected an array of strings, found the number 1 at cleanup.repositories[0]',
     ],
     ['cleanup as a value', 'cleanup = 1', 'config P: cleanup: expected a table, found the number 1'],
+    [
+      'a hold_when_exhausted that is not a boolean',
+      '[quota]\nhold_when_exhausted = "yes"',
+      'config P: quota.hold_when_exhausted: expected true or false, found the string "yes"',
+    ],
   ])(
     '%s is a one-line error naming the file, the key, what it expects and what it found',
     async (_name, toml, expected) => {

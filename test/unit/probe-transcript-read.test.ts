@@ -1,9 +1,9 @@
-import { appendFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transcriptCache } from '../../service/probe/transcripts/cache.js';
 import { nodeTranscriptFs, type TranscriptFs } from '../../service/probe/transcripts/fs.js';
-import { HEAD_BYTES, readTranscriptFacts } from '../../service/probe/transcripts/read.js';
+import { HEAD_BYTES, readTranscriptFacts, TAIL_WINDOWS } from '../../service/probe/transcripts/read.js';
 import { tempDir } from '../helpers/tree.js';
 
 const T = '2026-03-01T10:00:00.000Z';
@@ -48,33 +48,29 @@ describe('readTranscriptFacts', () => {
     await writeFile(path, jsonl(claudeText('start')));
     await truncate(path, 20 * 1024 * 1024);
     await appendFile(path, `\n${jsonl(claudeText('end'))}`);
-    let bytes = 0;
-    const counting: TranscriptFs = {
-      ...nodeTranscriptFs,
-      read: async (p, position, length) => {
-        const chunk = await nodeTranscriptFs.read(p, position, length);
-        bytes += chunk.length;
-        return chunk;
-      },
-    };
-    await readTranscriptFacts(path, 'claude', { fs: counting });
-    expect(bytes).toBeLessThanOrEqual(64 * 1024);
+    const counting = countingFs();
+    await readTranscriptFacts(path, 'claude', { fs: counting.fs });
+    expect(counting.bytes).toBeLessThanOrEqual(64 * 1024);
   });
 
   it('falls back to the head for the model when the tail is one long tool output', async () => {
     const path = join(dir, 'long-output.jsonl');
     await writeFile(
       path,
-      jsonl(claudeText('reading', 'claude-haiku-4-5'), claudeToolResult(400 * 1024), {
+      jsonl(claudeText('reading', 'claude-haiku-4-5'), claudeToolResult(1024 * 1024), {
         type: 'assistant',
         timestamp: T,
         message: { role: 'assistant', model: '<synthetic>', content: [{ type: 'text', text: 'after' }] },
       }),
     );
-    const facts = await readTranscriptFacts(path, 'claude');
+    const counting = countingFs();
+    const facts = await readTranscriptFacts(path, 'claude', { fs: counting.fs });
     expect(facts.model).toBe('claude-haiku-4-5');
     expect(facts.activity?.text).toBe('after');
-    expect(HEAD_BYTES).toBeLessThan(400 * 1024);
+    // The model came from the head and the activity from the tail: the tool output between them was
+    // never read whole, only the tail windows and the head.
+    expect(counting.bytes).toBeLessThanOrEqual(TAIL_WINDOWS.at(-1)! + TAIL_WINDOWS[0] + HEAD_BYTES);
+    expect(counting.bytes).toBeLessThan((await stat(path)).size / 2);
   });
 
   it('tolerates a last line truncated mid-write', async () => {
@@ -160,3 +156,19 @@ describe('readTranscriptFacts', () => {
     expect(await readTranscriptFacts(pi, 'pi')).toEqual({ model: 'anthropic/m', activity: null });
   });
 });
+
+/** The node transcript fs, counting the bytes it reads. */
+function countingFs(): { fs: TranscriptFs; bytes: number } {
+  const counter = {
+    bytes: 0,
+    fs: {
+      ...nodeTranscriptFs,
+      read: async (p: string, position: number, length: number) => {
+        const chunk = await nodeTranscriptFs.read(p, position, length);
+        counter.bytes += chunk.length;
+        return chunk;
+      },
+    } as TranscriptFs,
+  };
+  return counter;
+}

@@ -40,6 +40,15 @@ describe('statePaths', () => {
       worktrees: '/s/worktrees.json',
       paneWatch: '/s/pane-watch.json',
       done: '/s/done.json',
+      inbox: '/s/inbox',
+      gate: '/s/gate.json',
+      paneTerminals: '/s/terminals.json',
+      boards: '/s/boards',
+      todoLines: '/s/todo-lines',
+      todoSections: '/s/todo-sections.json',
+      quota: '/s/quota.json',
+      quotaCollect: '/s/quota-collect.json',
+      quotaCollectLock: '/s/quota-collect',
     });
   });
 });

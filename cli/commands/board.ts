@@ -1,0 +1,37 @@
+// `dogsled board [--json] [--owner PANE]`: the caller's children, jobs and tickets grouped by what the
+// owner must do (service/core/board.ts); `--json` is the document the Pi widget and the sidebar draw.
+// `board --open` / `--toggle` open, reuse or close the caller's board docked at the left of its tab.
+
+import { dockCallerBoard } from '../../service/board/dock.js';
+import { readBoard } from '../../service/board/read.js';
+import { DogsledError } from '../../service/errors.js';
+import { callerPane } from '../../service/terminal/caller.js';
+import type { CliContext } from '../context.js';
+import { renderBoard } from '../render/board-human.js';
+import { paint } from '../render/color.js';
+
+export interface BoardFlags {
+  json?: boolean;
+  owner?: string;
+  open?: boolean;
+  toggle?: boolean;
+}
+
+export async function boardCommand(flags: BoardFlags, ctx: CliContext): Promise<number> {
+  if (flags.open && flags.toggle) throw new DogsledError('choose one of --open and --toggle');
+  if (flags.open || flags.toggle) {
+    if (flags.owner !== undefined) throw new DogsledError('--owner applies to the board read, not --open');
+    const docked = await dockCallerBoard(ctx, Boolean(flags.toggle));
+    if (flags.json) ctx.out(`${JSON.stringify(docked)}\n`);
+    else ctx.out(`${docked.action} the board of tab ${docked.tab} (pane ${docked.pane})\n`);
+    return 0;
+  }
+  const owner = flags.owner ?? callerPane(ctx.env);
+  if (owner === undefined || owner === '') {
+    throw new DogsledError('no owner: run it in a Herdr pane (HERDR_PANE_ID) or give --owner PANE');
+  }
+  const board = await readBoard(ctx, owner);
+  if (flags.json) ctx.out(`${JSON.stringify(board)}\n`);
+  else ctx.out(`${renderBoard(board, paint(ctx.color)).join('\n')}\n`);
+  return 0;
+}

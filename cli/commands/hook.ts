@@ -1,0 +1,125 @@
+// `dogsled hook inbox|context|gate`: what Claude Code, Codex and Pi run on their own events. The
+// JSON their harness sends arrives on stdin (the only command that reads stdin unasked). A hook
+// never loops and never breaks its harness: it prints only when it has something new, acknowledges
+// exactly what it printed, and on any failure (no state dir, a corrupt inbox, no Herdr, its
+// five-second budget spent) exits 0 with no output at all. Flag mistakes are still usage errors.
+
+import { clipText, flatText } from '../../service/core/inbox-text.js';
+import { DogsledError } from '../../service/errors.js';
+import { CONTEXT_HOOK_EVENTS, HOOK_HARNESSES, INBOX_HOOK_EVENTS } from '../../service/inbox/hook-common.js';
+import { mark } from '../../service/timing.js';
+import type { CliContext } from '../context.js';
+
+export const HOOK_SUBCOMMANDS = ['inbox', 'context', 'gate'] as const;
+export type HookSubcommand = (typeof HOOK_SUBCOMMANDS)[number];
+
+/** The harnesses kill a hook after five seconds; this one gives up silently a little before. */
+const HOOK_BUDGET_MS = 4_500;
+/** The harness's JSON is small; anything past this is not read (nothing here needs it whole). */
+const STDIN_MAX_BYTES = 1024 * 1024;
+
+export interface HookFlags {
+  sub: HookSubcommand;
+  harness?: string;
+  event?: string;
+}
+
+function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  command: string,
+): T {
+  if (value !== undefined && (allowed as readonly string[]).includes(value)) return value as T;
+  const got = value === undefined ? 'nothing' : `"${clipText(flatText(value), 40)}"`;
+  throw new DogsledError(`${command}: ${flag} must be ${allowed.join(' or ')}, got ${got}`);
+}
+
+/** Validated flags: a plugin that registers a hook wrongly hears it at once (its `|| true` keeps the harness going). */
+function checked(flags: HookFlags) {
+  if (flags.sub === 'inbox') {
+    return {
+      sub: 'inbox' as const,
+      harness: oneOf('--harness', flags.harness, ['claude', 'codex'] as const, 'hook inbox'),
+      event: oneOf('--event', flags.event, INBOX_HOOK_EVENTS, 'hook inbox'),
+    };
+  }
+  if (flags.sub === 'context') {
+    return {
+      sub: 'context' as const,
+      harness: oneOf('--harness', flags.harness, HOOK_HARNESSES, 'hook context'),
+      event: oneOf('--event', flags.event ?? 'UserPromptSubmit', CONTEXT_HOOK_EVENTS, 'hook context'),
+    };
+  }
+  return { sub: 'gate' as const };
+}
+
+/** Reads the harness's JSON to its end (bounded); a terminal on stdin means nobody sends any. */
+async function drainStdin(): Promise<void> {
+  if (process.stdin.isTTY) return;
+  let seen = 0;
+  for await (const chunk of process.stdin) {
+    seen += (chunk as Buffer).length;
+    if (seen > STDIN_MAX_BYTES) break;
+  }
+}
+
+/** Resolves once the text is handed to the OS, so an ack never precedes its output. */
+function print(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+/** A hook prints nothing but its answer: warnings (a quarantined file) stay off every stream. */
+function quiet(ctx: CliContext): CliContext {
+  return { ...ctx, warn: () => {} };
+}
+
+/** Each path loads only its own code: hooks run on every prompt and stop. */
+async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promise<void> {
+  const io = quiet(ctx);
+  await drainStdin();
+  mark('stdin');
+  if (hook.sub === 'gate') {
+    const { gateHook } = await import('../../service/inbox/hook-inbox.js');
+    const reminder = await gateHook(io);
+    if (reminder !== undefined) await print(`${reminder}\n`);
+    return;
+  }
+  const { additionalContext, stopBlock } = await import('../render/hook-output.js');
+  if (hook.sub === 'context') {
+    const [{ contextHook }, { renderHookContext }, { hostIO }] = await Promise.all([
+      import('../../service/inbox/hook-context.js'),
+      import('../render/hook-context.js'),
+      import('../io.js'),
+    ]);
+    const context = await contextHook(await hostIO(io), hook.harness, hook.event);
+    if (context === undefined) return;
+    const text = renderHookContext(context, ctx.now());
+    await print(hook.harness === 'pi' ? `${text}\n` : additionalContext(hook.event, text));
+    return;
+  }
+  const { inboxHook } = await import('../../service/inbox/hook-inbox.js');
+  mark('inbox loaded');
+  await inboxHook(io, hook.harness, hook.event, (text) =>
+    print(hook.event === 'Stop' ? stopBlock(text) : additionalContext(hook.event, text)),
+  );
+  mark('inbox done');
+}
+
+export async function hookCommand(flags: HookFlags, ctx: CliContext): Promise<number> {
+  const hook = checked(flags);
+  // The edge of a hook: whatever hangs (a lock held by a frozen process, a FIFO where a state file
+  // should be, a Herdr that never answers), the harness gets a silent success before it kills us.
+  const budget = setTimeout(() => process.exit(0), HOOK_BUDGET_MS);
+  budget.unref();
+  try {
+    await runHook(hook, ctx);
+  } catch {
+    // Hook failures are silent by design (spec: they exit successfully without output).
+  } finally {
+    clearTimeout(budget);
+  }
+  return 0;
+}

@@ -1,0 +1,64 @@
+// Prompt context for people and models: the owner's own work first (what to land, what needs
+// attention, what runs, what waits), then the fleet lines of `status --brief`. Every name and
+// command came from a file other programs write, so each is one escape-free, bounded line.
+
+import { formatAge } from '../../service/core/duration.js';
+import type { OwnerWork, WorkEntry } from '../../service/core/owner-work.js';
+import type { HookContext } from '../../service/inbox/hook-context.js';
+import { renderBrief } from './status-brief.js';
+import { clip, commandLine, plainLine } from './text.js';
+
+/** A line of the owner summary; entries past this are counted, not named. */
+const ENTRIES_PER_LINE = 4;
+const LINE_WIDTH = 240;
+
+function entryText(entry: WorkEntry, now: number): string {
+  const command = entry.command === null ? '' : ` ${clip(commandLine(entry.command), 40)}`;
+  return `${plainLine(entry.label)}${command} ${entry.state} ${formatAge(Math.max(0, now - entry.since_ms))}`;
+}
+
+function groupLine(title: string, entries: readonly string[]): string | undefined {
+  if (entries.length === 0) return undefined;
+  const shown = entries.slice(0, ENTRIES_PER_LINE);
+  const more = entries.length - shown.length;
+  return clip(`${title}: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`, LINE_WIDTH);
+}
+
+/** The owner summary: a count line, then one line per group that has entries. */
+export function renderOwnerWork(work: OwnerWork, now: number): string[] {
+  const counts = [
+    [work.toLand.length, 'to land'],
+    [work.attention.length, 'need attention'],
+    [work.idle.length, 'idle'],
+    [work.done.length, 'done'],
+    [work.running.length, 'running'],
+    [work.queued.length, 'queued'],
+  ] as const;
+  const summary = counts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  if (summary.length === 0) return [];
+  const land = work.toLand.map((row) => {
+    const facts = [row.branch === null ? 'detached' : plainLine(row.branch)];
+    if (row.ahead > 0) facts.push(`+${row.ahead}`);
+    if (row.dirty) facts.push('dirty');
+    return `${plainLine(row.name)} (${facts.join(' ')})`;
+  });
+  const text = (list: readonly WorkEntry[]) => list.map((entry) => entryText(entry, now));
+  return [
+    `Your work: ${summary.join(' · ')} · details: dogsled items --owner "$HERDR_PANE_ID"`,
+    groupLine('To land', land),
+    groupLine('Attention', text(work.attention)),
+    groupLine('Running', text(work.running)),
+    groupLine('Idle', text(work.idle)),
+    groupLine('Done', text(work.done)),
+    groupLine('Queued', text(work.queued)),
+  ].filter((line): line is string => line !== undefined);
+}
+
+/** The whole prompt context: the owner's work first, then the fleet. */
+export function renderHookContext(context: HookContext, now: number): string {
+  const fleet = renderBrief(context.hosts, {
+    openItems: context.openItems,
+    pendingTickets: context.pendingTickets,
+  });
+  return [...renderOwnerWork(context.work, now), ...fleet].join('\n');
+}

@@ -1,0 +1,49 @@
+// What the extension takes from its process: the environment (HERDR_PANE_ID, DOGSLED_BIN,
+// DOGSLED_STATE…), the home directory, the clock and its own version. Pi's default export builds
+// them from the real process; tests pass their own, so nothing here reads process.env directly.
+
+import { homedir } from 'node:os';
+import { stateDirFrom } from '../../../service/state/paths.js';
+
+declare const __DOGSLED_PI_VERSION__: string | undefined;
+
+export interface PiDeps {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  now: () => number;
+  /** This package's version, compared with `dogsled --version` once per session. */
+  version: string;
+}
+
+export function processDeps(): PiDeps {
+  const env = process.env;
+  return {
+    env,
+    home: homedir(),
+    now: clockOf(env),
+    version: typeof __DOGSLED_PI_VERSION__ === 'string' ? __DOGSLED_PI_VERSION__ : 'dev',
+  };
+}
+
+/** The CLI's rule (service/state/clock.ts): DOGSLED_TEST_NOW_MS counts only with DOGSLED_TEST=1. */
+export function clockOf(env: NodeJS.ProcessEnv): () => number {
+  const text = env.DOGSLED_TEST === '1' ? env.DOGSLED_TEST_NOW_MS : undefined;
+  const value = Number(text);
+  if (text === undefined || !/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) return Date.now;
+  return () => value;
+}
+
+/** `$DOGSLED_BIN`, else `dogsled` on PATH. */
+export function dogsledBin(deps: PiDeps): string {
+  return deps.env.DOGSLED_BIN || 'dogsled';
+}
+
+/** The pane this Pi runs in; without it the extension starts no polling and no dogsled process. */
+export function ownPane(deps: PiDeps): string | undefined {
+  const pane = deps.env.HERDR_PANE_ID;
+  return pane === undefined || pane === '' ? undefined : pane;
+}
+
+export function stateDir(deps: PiDeps): string {
+  return stateDirFrom(deps.env, deps.home);
+}

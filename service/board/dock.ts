@@ -1,0 +1,170 @@
+// `board --open` and `--toggle`: the caller's board docked at the left edge of its Herdr tab, 38
+// cells wide. Herdr has no left placement (CONTRACT §5.5), so the board is a plugin pane split to
+// the right of the tab's leftmost pane, swapped to its left and given the split's ratio. Herdr makes a
+// new pane on every open, so boards/<tab-hash>.json remembers the tab's board (pane and terminal id),
+// checked against the live pane before reuse; a stale entry is cleared before the next split. All of
+// it runs under that file's lock, so two opens in one tab never make two boards.
+
+import { DogsledError } from '../errors.js';
+import type { ProcessIO, StateIO } from '../state/io.js';
+import { boardFile, updateBoardEntry } from '../state/sidebar-files.js';
+import { type BoardEntry, BoardEntrySchema } from '../state/sidebar-schemas.js';
+import { writeState } from '../state/store.js';
+import { isTerminalError, needsHerdr } from '../terminal/errors.js';
+import type { TerminalPort } from '../terminal/port.js';
+import type { Layout, Pane, Rect } from '../terminal/records.js';
+
+/** The board's width in cells beside Herdr's own sidebar (spec, "Pi"). */
+export const BOARD_WIDTH = 38;
+export const PLUGIN_ID = 'dogsled';
+export const SIDEBAR_ENTRYPOINT = 'sidebar';
+/** How the board pane learns whose work it shows (the plugin pane command reads it). */
+export const OWNER_ENV = 'DOGSLED_OWNER';
+
+export type DockAction = 'opened' | 'reused' | 'closed';
+
+export interface DockResult {
+  action: DockAction;
+  tab: string;
+  /** The board pane (the closed one for `closed`). */
+  pane: string;
+  terminal_id: string;
+  /** The ratio asked of Herdr for a new board, else null. */
+  ratio: number | null;
+  /** A registry entry that named a pane no longer live, cleared before this split. */
+  stale: string | null;
+}
+
+export interface DockOptions {
+  /** The caller's pane (HERDR_PANE_ID): the board's owner and the tab it docks in. */
+  caller: string | undefined;
+  toggle: boolean;
+  command: string;
+}
+
+export async function dockBoard(io: StateIO, port: TerminalPort, options: DockOptions): Promise<DockResult> {
+  if (port.kind === 'headless') throw needsHerdr(options.command, port.why);
+  if (options.caller === undefined) {
+    throw needsHerdr(options.command, 'HERDR_PANE_ID is not set: run it in a Herdr pane');
+  }
+  const caller = await port.getPane(options.caller).catch((error: unknown) => {
+    if (isTerminalError(error, 'pane_not_found'))
+      throw new DogsledError(`caller pane ${options.caller} is not in this Herdr session`);
+    throw error;
+  });
+  const tab = caller.tab_id;
+  return updateBoardEntry(io, tab, async (entry) => {
+    const live = entry?.pane ? await livePane(port, entry) : undefined;
+    if (live && options.toggle) {
+      await port.closePluginPane(live.pane_id);
+      const next = cleared(entry as BoardEntry, io.now());
+      return { result: result('closed', tab, live, null, null), next };
+    }
+    if (live) return { result: result('reused', tab, live, null, null) };
+    const stale = entry?.pane ?? null;
+    if (stale !== null) {
+      // Cleared on disk first: if the split below fails, no entry names a pane that is gone.
+      await updateCleared(io, tab, entry as BoardEntry);
+    }
+    const { pane, ratio } = await splitLeft(port, caller);
+    const next: BoardEntry = {
+      ...(entry ?? {}),
+      version: 1,
+      tab,
+      pane: pane.pane_id,
+      terminal_id: pane.terminal_id,
+      owner: caller.pane_id,
+      updated_ms: io.now(),
+    };
+    return { result: result('opened', tab, pane, ratio, stale), next };
+  });
+}
+
+function result(
+  action: DockAction,
+  tab: string,
+  pane: Pane,
+  ratio: number | null,
+  stale: string | null,
+): DockResult {
+  return { action, tab, pane: pane.pane_id, terminal_id: pane.terminal_id, ratio, stale };
+}
+
+function cleared(entry: BoardEntry, now: number): BoardEntry {
+  return { ...entry, pane: null, terminal_id: null, updated_ms: now };
+}
+
+/** We already hold the entry's lock, so the clear is a plain atomic write of the same file. */
+async function updateCleared(io: StateIO, tab: string, entry: BoardEntry): Promise<void> {
+  await writeState(boardFile(io.paths, tab), BoardEntrySchema, cleared(entry, io.now()));
+}
+
+/** The recorded board pane when it still exists with the same terminal (a reused id is not it). */
+async function livePane(port: TerminalPort, entry: BoardEntry): Promise<Pane | undefined> {
+  try {
+    const pane = await port.getPane(entry.pane as string);
+    return pane.terminal_id === entry.terminal_id ? pane : undefined;
+  } catch (error) {
+    if (isTerminalError(error, 'pane_not_found')) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * CONTRACT §5.5: split the leftmost pane of the caller's tab to the right with the board, swap the
+ * board to the left, then give the split BOARD_WIDTH cells of its width.
+ */
+async function splitLeft(port: TerminalPort, caller: Pane): Promise<{ pane: Pane; ratio: number }> {
+  const before = await port.paneLayout(caller.pane_id);
+  const leftmost = leftmostPane(before);
+  const pane = await port.openPluginPane({
+    pluginId: PLUGIN_ID,
+    entrypoint: SIDEBAR_ENTRYPOINT,
+    placement: 'split',
+    direction: 'right',
+    targetPaneId: leftmost.pane_id,
+    focus: false,
+    env: { [OWNER_ENV]: caller.pane_id },
+  });
+  if (!pane) throw new DogsledError('herdr opened the board without a pane (is its placement split?)');
+  const swap = await port.swapPane(pane.pane_id, 'left');
+  const split = swap.layout.splits.find((s) => s.direction === 'right' && sameRect(s.rect, leftmost.rect));
+  if (!split) throw new DogsledError(`cannot find the split herdr made for board pane ${pane.pane_id}`);
+  const ratio = BOARD_WIDTH / split.rect.width;
+  await port.setSplitRatio(pane.pane_id, splitPath(split.id), ratio);
+  return { pane, ratio };
+}
+
+/** The pane at the tab's left edge, the topmost of them: the one whose column the board joins. */
+export function leftmostPane(layout: Layout): Layout['panes'][number] {
+  const sorted = [...layout.panes].sort((a, b) => a.rect.x - b.rect.x || a.rect.y - b.rect.y);
+  const first = sorted[0];
+  if (!first) throw new DogsledError(`tab ${layout.tab_id} has no panes in its layout`);
+  return first;
+}
+
+function sameRect(a: Rect, b: Rect): boolean {
+  return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+}
+
+/** `split_<i>_root` is the root ([]); `split_<i>_0110` names the path from it, 1 = second child. */
+export function splitPath(id: string): boolean[] {
+  const match = /^split_\d+_(root|[01]+)$/.exec(id);
+  if (!match) throw new DogsledError(`herdr named a split "${id}", which is not a split path`);
+  const path = match[1] as string;
+  return path === 'root' ? [] : [...path].map((bit) => bit === '1');
+}
+
+/** `board --open|--toggle` for the calling process: its Herdr (io.env, io.home), its pane. */
+export async function dockCallerBoard(io: ProcessIO, toggle: boolean): Promise<DockResult> {
+  const command = toggle ? 'board --toggle' : 'board --open';
+  const { openTerminal } = await import('../terminal/open.js');
+  const { callerPane } = await import('../terminal/caller.js');
+  const port = await openTerminal({
+    env: io.env,
+    home: io.home,
+    commandName: command,
+    warn: io.warn,
+  });
+  return dockBoard(io, port, { caller: callerPane(io.env), toggle, command });
+}

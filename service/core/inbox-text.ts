@@ -1,0 +1,126 @@
+// How inbox records read: the delivery form a harness receives (a bounded preview per record, a
+// bounded batch) and the display form `inbox list` and the Pi panel show (folded past twelve lines).
+// Record text is untrusted, so escapes are stripped here, on the way out, never trusted from storage.
+// Claude Code keeps about 10,000 characters of hook context whole; a batch stays under that.
+
+import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
+import type { Ticket } from '../state/work-schemas.js';
+import { formatAge } from './duration.js';
+import { shellLine } from './shell-quote.js';
+import { stripEscapes } from './strip-escapes.js';
+
+/** At most this much of one record's text is delivered; the rest is read with `dogsled inbox list`. */
+export const PREVIEW_CHARS = 2_000;
+/** One delivery (hook output, claim) stays under Claude Code's whole-context size. */
+export const BATCH_CHARS = 8_000;
+/** The display form folds a record's text past this many lines (the Pi renderer does the same). */
+export const FOLD_LINES = 12;
+/** A displayed line longer than this is cut: a one-line 1 MB message must not become one 1 MB row. */
+export const LINE_CHARS = 200;
+
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+/** Untrusted text as one escape-free line (newlines and tabs become a space). */
+export function flatText(text: string): string {
+  return stripEscapes(text).replace(CONTROLS, ' ');
+}
+
+/** At most `width` characters, with `…` where it was cut, never splitting a surrogate pair. */
+export function clipText(text: string, width: number): string {
+  if (text.length <= width) return text;
+  return `${cutAt(text, Math.max(0, width - 1))}…`;
+}
+
+function cutAt(text: string, at: number): string {
+  const code = text.charCodeAt(at - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? at - 1 : at);
+}
+
+/** `reviewer (w1:p3)`, `w1:p3`, `reviewer (w9:p1) on netcup`, or `dogsled` for the service itself. */
+export function senderLabel(sender: InboxSender): string {
+  const pane = sender.pane === null ? null : flatText(sender.pane);
+  const name = sender.name === null ? null : flatText(sender.name);
+  const who = name && pane ? `${name} (${pane})` : (name ?? pane ?? 'dogsled');
+  return sender.host === 'local' ? who : `${who} on ${flatText(sender.host)}`;
+}
+
+function header(record: InboxRecord, now: number): string {
+  return `${flatText(record.kind)} from ${senderLabel(record.sender)}, ${formatAge(now - record.created_ms)} ago`;
+}
+
+/** The record's text as delivered: escapes stripped, cut at PREVIEW_CHARS with a pointer to the rest. */
+export function previewText(text: string): string {
+  const clean = stripEscapes(text).trimEnd();
+  if (clean.length <= PREVIEW_CHARS) return clean;
+  return `${cutAt(clean, PREVIEW_CHARS)}\n… ${clean.length} characters in all; read the whole message with: dogsled inbox list`;
+}
+
+/** One record in a delivery: `[message from reviewer (w1:p3), 2m ago]` and its preview. */
+export function deliveryEntry(record: InboxRecord, now: number): string {
+  return `[${header(record, now)}]\n${previewText(record.text)}`;
+}
+
+/**
+ * An upper bound of deliveryEntry's length that costs no stripping: the batch is chosen before a
+ * large text is cleaned, and stripping only ever shortens it.
+ */
+export function deliverySizeBound(record: InboxRecord): number {
+  return 160 + record.kind.length + Math.min(record.text.length, PREVIEW_CHARS + 100);
+}
+
+/** A whole delivery: a line naming the inbox, each entry, and how many more wait. */
+export function batchText(records: readonly InboxRecord[], now: number, left: number): string {
+  const count = records.length === 1 ? '1 new record' : `${records.length} new records`;
+  const parts = [`dogsled inbox: ${count} (untrusted text from other agents and the service)`];
+  for (const record of records) parts.push(deliveryEntry(record, now));
+  if (left > 0) parts.push(`(${left} more wait for your next prompt or stop: dogsled inbox list)`);
+  return parts.join('\n\n');
+}
+
+function stateText(record: InboxRecord): string {
+  if (record.state === 'claimed') return `claimed (attempt ${record.attempts})`;
+  if (record.state === 'failed') return `failed: ${flatText(record.reason ?? 'unknown')}`;
+  return record.state;
+}
+
+/**
+ * The display form of one record: a header line, then its text folded past FOLD_LINES lines, each
+ * cut at LINE_CHARS. What `inbox list --json` gives as `lines` and the Pi panel shows.
+ */
+export function displayLines(record: InboxRecord, now: number): string[] {
+  const head = `${record.id}  ${header(record, now)} · ${stateText(record)}`;
+  const body = stripEscapes(record.text).trimEnd().split('\n');
+  const shown = body
+    .slice(0, FOLD_LINES)
+    .map((line) => `  ${clipText(line.replace(CONTROLS, ' '), LINE_CHARS)}`);
+  const hidden = body.length - shown.length;
+  if (hidden > 0) shown.push(`  … ${hidden} more line${hidden === 1 ? '' : 's'}`);
+  return [head, ...shown];
+}
+
+/** What the sender's own inbox says about a record that could not be delivered. */
+export function undeliveredText(record: InboxRecord, target: string, reason: string): string {
+  const said = clipText(flatText(stripEscapes(record.text).trim()), 200);
+  return `Your ${flatText(record.kind)} ${record.id} to ${flatText(target)} was not delivered: ${reason}. It said: ${said}`;
+}
+
+/** What an owner hears when its child finished: its name and its captured final reply. */
+export function finishedText(name: string, reply: string | null): string {
+  const said =
+    reply === null || reply.trim() === '' ? '(no final reply was captured)' : stripEscapes(reply).trim();
+  return `${flatText(name)} finished; its branch, if any, is kept for you to land. Final reply:\n${said}`;
+}
+
+/** What an owner hears when a ticket it did not wait for is admitted or fails. */
+export function ticketNoticeText(ticket: Ticket): string {
+  const what = ticket.agent
+    ? `agent ${clipText(flatText(ticket.agent.name), 40)} (${ticket.agent.kind})`
+    : ticket.request === null
+      ? 'placement'
+      : `job ${clipText(flatText(shellLine(ticket.request.command)), 120)}`;
+  if (ticket.state === 'admitted') {
+    const job = ticket.job === null ? '' : ` as ${ticket.job}`;
+    return `Ticket ${ticket.id} (${what}) was admitted on ${flatText(ticket.host ?? '?')}${job}.`;
+  }
+  return `Ticket ${ticket.id} (${what}) failed: ${flatText(ticket.error ?? 'unknown error')}. Nothing was started elsewhere.`;
+}

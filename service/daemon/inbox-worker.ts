@@ -1,0 +1,229 @@
+// The service's inbox worker (spec, "Inbox"): offers records whose lease ended again (rewriting them
+// pending, so a reader watching the file sees the change), drops records settled a day ago, fails
+// the undelivered records of a terminal Herdr no longer shows and tells each sender in its own
+// inbox, and posts the ticket notices admission leaves (`notice: "pending"`) to the owner's inbox.
+// Crash-safe by order: a notice is posted (once, by its ref) before the record it is about changes.
+
+import {
+  appendRecord,
+  failUndelivered,
+  isDisposable,
+  isUndelivered,
+  pendingRecord,
+  pruneSettled,
+  reofferExpired,
+  serviceSender,
+} from '../core/inbox.js';
+import { ticketNoticeText, undeliveredText } from '../core/inbox-text.js';
+import { messageOf } from '../errors.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import { inboxTerminals, readInbox, removeInbox, updateInbox } from '../inbox/files.js';
+import { paneWhereabouts } from '../inbox/whereabouts.js';
+import { newId } from '../state/ids.js';
+import type { Inbox, InboxRecord } from '../state/inbox-schemas.js';
+import type { ProcessIO } from '../state/io.js';
+import { readQueue, updateQueue } from '../state/work.js';
+import type { Ticket } from '../state/work-schemas.js';
+import type { TerminalPort } from '../terminal/port.js';
+import type { Snapshot } from '../terminal/records.js';
+import { type LoopOptions, runLoop } from './work-loop.js';
+
+/** How long one Herdr snapshot may take before this pass judges no terminal gone. */
+const SNAPSHOT_TIMEOUT_MS = 10_000;
+export const TERMINAL_GONE = 'its terminal is gone';
+
+/** One Herdr snapshot that answered, and the port that took it (a moved owner pane resolves through it). */
+interface Seen {
+  port: TerminalPort;
+  snapshot: Snapshot;
+  terminals: ReadonlySet<string>;
+}
+
+export interface InboxPass {
+  reoffered: number;
+  failed: InboxRecord[];
+  notices: InboxRecord[];
+}
+
+export class InboxWorker {
+  private readonly warned = new Set<string>();
+
+  /** The state it tends, and the environment and home Herdr is found with. */
+  constructor(private readonly io: ProcessIO) {}
+
+  async pass(): Promise<InboxPass> {
+    const result: InboxPass = { reoffered: 0, failed: [], notices: [] };
+    const inboxes = await this.readAll();
+    const notices = await this.pendingNotices();
+    // Herdr is asked only when there is something to judge: an inbox (its terminal may be gone) or a notice.
+    const seen = notices.length > 0 || inboxes.length > 0 ? await this.snapshot() : undefined;
+    for (const { terminal, inbox } of inboxes) {
+      try {
+        result.reoffered += await this.tidy(terminal, inbox);
+        if (seen && !seen.terminals.has(terminal)) result.failed.push(...(await this.gone(terminal, inbox)));
+      } catch (error) {
+        this.warnOnce(messageOf(error));
+      }
+    }
+    if (seen) {
+      for (const ticket of notices) {
+        try {
+          const posted = await this.notify(ticket, seen);
+          if (posted) result.notices.push(posted);
+        } catch (error) {
+          this.warnOnce(messageOf(error));
+        }
+      }
+    }
+    return result;
+  }
+
+  private async readAll(): Promise<{ terminal: string; inbox: Inbox }[]> {
+    const found: { terminal: string; inbox: Inbox }[] = [];
+    for (const terminal of await inboxTerminals(this.io)) {
+      try {
+        const inbox = await readInbox(this.io, terminal);
+        if (inbox) found.push({ terminal, inbox });
+      } catch (error) {
+        this.warnOnce(messageOf(error));
+      }
+    }
+    return found;
+  }
+
+  /** Expired leases back to pending, settled records past a day dropped; returns how many were re-offered. */
+  private async tidy(terminal: string, seen: Inbox): Promise<number> {
+    const now = this.io.now();
+    if (reofferExpired(seen, now).reoffered.length === 0 && pruneSettled(seen, now).dropped === 0) return 0;
+    return updateInbox(this.io, terminal, seen.pane, (inbox) => {
+      const reoffer = reofferExpired(inbox, this.io.now());
+      const pruned = pruneSettled(reoffer.next, this.io.now());
+      const changed = reoffer.reoffered.length > 0 || pruned.dropped > 0;
+      return changed ? { result: reoffer.reoffered.length, next: pruned.next } : { result: 0 };
+    });
+  }
+
+  /**
+   * A terminal Herdr no longer shows: each undelivered record fails, after its sender's inbox has
+   * a notice about it; a file with nothing left to keep is removed.
+   */
+  private async gone(terminal: string, seen: Inbox): Promise<InboxRecord[]> {
+    const undelivered = seen.records.filter(isUndelivered);
+    // A gone terminal keeps its failed records a day for its senders' `inbox list`: nothing to do till then.
+    if (undelivered.length === 0 && !isDisposable(seen, this.io.now())) return [];
+    const target = seen.pane ?? terminal;
+    for (const record of undelivered) {
+      const back = record.sender.terminal;
+      if (back === null || back === terminal || record.sender.host !== LOCAL_HOST.id) continue;
+      const notice = pendingRecord(
+        {
+          id: newId('m'),
+          kind: 'undelivered',
+          sender: serviceSender(LOCAL_HOST.id),
+          text: undeliveredText(record, target, TERMINAL_GONE),
+          ref: `undelivered:${record.id}`,
+        },
+        this.io.now(),
+      );
+      await updateInbox(this.io, back, record.sender.pane, (inbox) => {
+        const { next, added } = appendRecord(inbox, notice);
+        return added ? { result: undefined, next } : { result: undefined };
+      });
+    }
+    const failed =
+      undelivered.length === 0
+        ? []
+        : await updateInbox(this.io, terminal, seen.pane, (inbox) => {
+            const only = new Set(undelivered.map((record) => record.id));
+            const { next, failed } = failUndelivered(inbox, TERMINAL_GONE, this.io.now(), only);
+            return failed.length > 0 ? { result: failed, next } : { result: failed };
+          });
+    await removeInbox(this.io, terminal, (inbox) => isDisposable(inbox, this.io.now()));
+    return failed;
+  }
+
+  /** Settled tickets whose owner did not wait and has not heard yet. */
+  private async pendingNotices(): Promise<Ticket[]> {
+    const queue = await readQueue(this.io);
+    return queue.tickets.filter(
+      (t) => t.notice === 'pending' && t.owner !== null && (t.state === 'admitted' || t.state === 'failed'),
+    );
+  }
+
+  /**
+   * Posts the ticket's notice to its owner's inbox (once, by ref), then marks the notice delivered.
+   * An owner pane Herdr does not show keeps its notice pending until the ticket expires.
+   */
+  private async notify(ticket: Ticket, seen: Seen): Promise<InboxRecord | undefined> {
+    const owner = await paneWhereabouts(seen.port, ticket.owner as string, seen.snapshot);
+    if (owner === undefined) return undefined;
+    const notice = pendingRecord(
+      {
+        id: newId('m'),
+        // A child that could not be started is a launch failure; anything else an admission.
+        kind: ticket.agent && ticket.state === 'failed' ? 'launch_failed' : 'admission',
+        sender: serviceSender(LOCAL_HOST.id),
+        text: ticketNoticeText(ticket),
+        ref: `ticket:${ticket.id}:${ticket.state}`,
+      },
+      this.io.now(),
+    );
+    const posted = await updateInbox(this.io, owner.terminal, owner.pane, (inbox) => {
+      const { next, record, added } = appendRecord(inbox, notice);
+      return added ? { result: record, next } : { result: record };
+    });
+    await updateQueue(this.io, (queue) => {
+      const index = queue.tickets.findIndex((t) => t.id === ticket.id);
+      const current = queue.tickets[index];
+      if (current === undefined || current.notice !== 'pending' || current.state !== ticket.state)
+        return { result: undefined };
+      const tickets = queue.tickets.slice();
+      tickets[index] = { ...current, notice: 'delivered' };
+      return { result: undefined, next: { ...queue, tickets } };
+    });
+    return posted;
+  }
+
+  /** The terminals Herdr shows, or undefined when Herdr is absent or did not answer in time. */
+  private async snapshot(): Promise<Seen | undefined> {
+    let snapshot: Snapshot;
+    let port: TerminalPort;
+    try {
+      const { openTerminal } = await import('../terminal/open.js');
+      port = await openTerminal({
+        env: this.io.env,
+        home: this.io.home,
+        commandName: 'serve',
+        timeoutMs: SNAPSHOT_TIMEOUT_MS,
+        warn: (line) => this.warnOnce(line),
+      });
+      if (port.kind === 'headless') return undefined;
+      snapshot = await port.snapshot({ signal: AbortSignal.timeout(SNAPSHOT_TIMEOUT_MS) });
+    } catch {
+      return undefined;
+    }
+    return { port, snapshot, terminals: new Set(snapshot.panes.map((pane) => pane.terminal_id)) };
+  }
+
+  private warnOnce(line: string): void {
+    if (this.warned.has(line)) return;
+    this.warned.add(line);
+    this.io.warn(line.startsWith('dogsled') ? line : `dogsled serve: inbox: ${line}`);
+  }
+}
+
+/** Runs the inbox worker on the service's pace until the loop's signal aborts; queue.json pokes it. */
+export function runInboxWorker(
+  io: ProcessIO,
+  loop: Omit<LoopOptions, 'name' | 'pass' | 'watch'>,
+): Promise<void> {
+  const worker = new InboxWorker(io);
+  return runLoop({
+    ...loop,
+    name: 'inbox',
+    pass: async () => {
+      await worker.pass();
+    },
+    watch: { dir: io.paths.dir, files: ['queue.json'] },
+  });
+}

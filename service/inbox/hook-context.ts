@@ -1,0 +1,51 @@
+// `hook context` (spec, "Prompt context and integrations"): the caller's own children, jobs and
+// tickets, then the fleet as `status --brief` shows it. Nothing outside a Herdr pane or without a
+// service snapshot. At SessionStart, Claude Code and Codex hooks also register the session's reader.
+
+import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/owner-work.js';
+import { readLocalHost } from '../hosts/local.js';
+import type { HostView } from '../hosts/view.js';
+import type { HostIO } from '../state/io.js';
+import { readItems, readQueue } from '../state/work.js';
+import { callerPaneId, inHerdrPane } from '../terminal/caller.js';
+import { type HookHarness, hasStateDir, hookCaller } from './hook-common.js';
+
+export interface HookContext {
+  owner: string;
+  work: OwnerWork;
+  hosts: HostView[];
+  openItems: number;
+  pendingTickets: number;
+}
+
+/**
+ * `hook context`: the caller's own work, then the fleet. At SessionStart a Claude Code or Codex hook
+ * also registers the session's reader, so messages reach a new agent from its first prompt on;
+ * that registration is best effort and never costs the context.
+ */
+export async function contextHook(
+  io: HostIO,
+  harness: HookHarness,
+  event: string,
+): Promise<HookContext | undefined> {
+  const owner = callerPaneId(io.env);
+  if (!inHerdrPane(io.env) || owner === null || !(await hasStateDir(io))) return undefined;
+  if (event === 'SessionStart' && harness !== 'pi') {
+    // Loaded here only: a prompt's context hook reads no inbox.
+    const { registerReader } = await import('./reader.js');
+    await hookCaller(io, 'hook context')
+      .then((at) => registerReader(io, at, harness))
+      .catch(() => undefined);
+  }
+  const host = await readLocalHost(io);
+  if (host.sample_ms === null) return undefined;
+  const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
+  const panes: OwnerPaneFacts[] = host.probe?.agent_panes ?? [];
+  return {
+    owner,
+    work: ownerWork(owner, items.items, queue.tickets, panes),
+    hosts: [host],
+    openItems: items.items.filter((item) => item.closed_ms === null).length,
+    pendingTickets: queue.tickets.filter((t) => t.state === 'pending' || t.state === 'admitting').length,
+  };
+}

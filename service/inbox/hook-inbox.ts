@@ -1,0 +1,58 @@
+// `hook inbox` and `hook gate` (spec, "Inbox" readers and the stop gate): register the reader,
+// claim the next batch, hand it (with the gate's reminder at Stop) to the caller's printer and
+// acknowledge exactly what was printed; or the reminder alone for Pi's settle hook. Outside a Herdr
+// pane or without a state directory a hook adds nothing.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { batchText } from '../core/inbox-text.js';
+import type { ProcessIO } from '../state/io.js';
+import { callerPaneId, inHerdrPane } from '../terminal/caller.js';
+import { mark } from '../timing.js';
+import { gateCheck } from './gate.js';
+import { type HookHarness, hasStateDir, hookCaller, type InboxHookEvent } from './hook-common.js';
+import { ackDelivery, claimDelivery } from './reader.js';
+
+/**
+ * `hook inbox`: the next batch for this terminal, and at Stop the gate's reminder if one is due,
+ * given to `print` (the batch, then the reminder); what `print` resolved for is then acknowledged,
+ * so a hook that dies before its output is out leaves the batch to be offered again.
+ */
+export async function inboxHook(
+  io: ProcessIO,
+  harness: HookHarness,
+  event: InboxHookEvent,
+  print: (text: string) => Promise<void>,
+): Promise<void> {
+  if (!inHerdrPane(io.env) || !(await hasStateDir(io))) return;
+  const at = await hookCaller(io, 'hook inbox');
+  mark('caller');
+  const delivery = await claimDelivery(io, at, harness);
+  const owner = callerPaneId(io.env);
+  const reminder = event === 'Stop' && owner !== null ? await gateCheck(io, owner) : undefined;
+  const parts: string[] = [];
+  if (delivery.records.length > 0) parts.push(batchText(delivery.records, io.now(), delivery.left));
+  if (reminder !== undefined) parts.push(reminder);
+  if (parts.length === 0) return;
+  await print(parts.join('\n\n'));
+  if (delivery.records.length === 0) return;
+  await testPause(io.env);
+  await ackDelivery(
+    io,
+    delivery,
+    delivery.records.map((record) => record.id),
+    false,
+  );
+}
+
+/** Test-only pause between printing and acknowledging, where a crash test kills the hook. */
+async function testPause(env: NodeJS.ProcessEnv): Promise<void> {
+  const ms = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_HOOK_PAUSE_MS) : 0;
+  if (ms > 0) await sleep(ms);
+}
+
+/** `hook gate`: the reminder alone, for Pi's settle hook. */
+export async function gateHook(io: ProcessIO): Promise<string | undefined> {
+  const owner = callerPaneId(io.env);
+  if (!inHerdrPane(io.env) || owner === null || !(await hasStateDir(io))) return undefined;
+  return gateCheck(io, owner);
+}

@@ -1,0 +1,90 @@
+// `send`: one record into the inbox of an agent on this host. The target is resolved through Herdr
+// (an agent name, else a pane) to its terminal; a target whose harness has never registered a reader
+// is refused at once, so a record never waits where nothing reads it. The sender is named from its
+// own pane, so a failure can come back to its inbox. Peers come with the SSH transport.
+
+import {
+  INBOX_KINDS,
+  type InboxKind,
+  isInboxKind,
+  MESSAGE_MAX_BYTES,
+  pendingRecord,
+  sendRefusal,
+} from '../core/inbox.js';
+import { flatText } from '../core/inbox-text.js';
+import { DogsledError } from '../errors.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import { newId } from '../state/ids.js';
+import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
+import type { ProcessIO } from '../state/io.js';
+import { updateInbox } from './files.js';
+import { callerWhereabouts, openHerdr, targetWhereabouts, type Whereabouts } from './whereabouts.js';
+
+export interface SendRequest {
+  /** An agent name or a pane id. */
+  target: string;
+  /** `--host`: null or this host. */
+  host: string | null;
+  kind: string;
+  text: string;
+}
+
+export interface SendResult {
+  record: InboxRecord;
+  to: Whereabouts;
+}
+
+/** Checks the flags that need no text and no Herdr: the host and the kind. Throws the refusal. */
+export function checkSendOptions(host: string | null, kind: string): void {
+  if (host !== null && host !== LOCAL_HOST.id && host !== LOCAL_HOST.label) {
+    throw new DogsledError(
+      `send: --host ${flatText(host)}: sending to another host comes with peers over SSH; this build reaches agents on this host only`,
+    );
+  }
+  if (!isInboxKind(kind)) {
+    throw new DogsledError(`send: --kind ${flatText(kind)}: expected one of ${INBOX_KINDS.join(', ')}`);
+  }
+}
+
+/** Checks what needs no Herdr: the host, the kind and the text. Throws the one-line refusal. */
+export function checkSendRequest(request: SendRequest): void {
+  checkSendOptions(request.host, request.kind);
+  if (request.text.trim() === '') throw new DogsledError('send: the message is empty; nothing was sent');
+  const bytes = Buffer.byteLength(request.text, 'utf8');
+  if (bytes > MESSAGE_MAX_BYTES) {
+    throw new DogsledError(`send: the message is ${bytes} bytes; at most ${MESSAGE_MAX_BYTES} are sent`);
+  }
+}
+
+export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<SendResult> {
+  checkSendRequest(request);
+  const kind = request.kind as InboxKind;
+  const port = await openHerdr({ env: io.env, home: io.home, commandName: 'send' });
+  const snapshot = await port.snapshot();
+  const to = await targetWhereabouts(port, snapshot, request.target);
+  if (!to) throw new DogsledError(`send: no agent or pane "${flatText(request.target)}" on this host`);
+  const from = await callerWhereabouts(port, io.env, snapshot);
+  const sender: InboxSender = {
+    pane: from?.pane ?? null,
+    terminal: from?.terminal ?? null,
+    host: LOCAL_HOST.id,
+    name: from?.name ?? null,
+  };
+  const label = to.name ? `${to.name} (${to.pane})` : to.pane;
+  const record = await updateInbox(io, to.terminal, to.pane, (inbox) => {
+    const refusal = sendRefusal(inbox);
+    if (refusal === 'no reader') {
+      throw new DogsledError(
+        `send: ${label} has no inbox reader: no dogsled hook or extension has run in its harness yet; nothing was sent`,
+      );
+    }
+    if (refusal === 'full') {
+      throw new DogsledError(
+        `send: the inbox of ${label} is full: its reader has not taken what waits there`,
+      );
+    }
+    const added = pendingRecord({ id: newId('m'), kind, sender, text: request.text }, io.now());
+    return { result: added, next: { ...inbox, pane: to.pane, records: [...inbox.records, added] } };
+  });
+  return { record, to };
+}

@@ -1,0 +1,99 @@
+// Where an inbox is: a Herdr terminal, found through the terminal port from a pane id (the caller's
+// HERDR_PANE_ID, which stays an alias after a move) or from an agent name or pane a sender typed.
+// Records are keyed by terminal, so a record follows the terminal and never a reused pane id.
+
+import { DogsledError } from '../errors.js';
+import { callerPaneId } from '../terminal/caller.js';
+import { isTerminalError, needsHerdr } from '../terminal/errors.js';
+import type { TerminalPort } from '../terminal/port.js';
+import type { Snapshot } from '../terminal/records.js';
+
+export interface Whereabouts {
+  terminal: string;
+  pane: string;
+  /** The agent name Herdr shows for the terminal, else null. */
+  name: string | null;
+}
+
+export interface TerminalOptions {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** Names the command in `<command> needs Herdr (...)`. */
+  commandName: string;
+  /** Per-call deadline; hooks pass a short one. */
+  timeoutMs?: number;
+}
+
+/** The Herdr port, refusing headless: every inbox is keyed by a Herdr terminal. */
+export async function openHerdr(options: TerminalOptions): Promise<TerminalPort> {
+  const { openTerminal } = await import('../terminal/open.js');
+  const port = await openTerminal({
+    env: options.env,
+    home: options.home,
+    commandName: options.commandName,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    warn: () => {},
+  });
+  if (port.kind === 'headless') throw needsHerdr(options.commandName, port.why);
+  return port;
+}
+
+function nameOf(snapshot: Snapshot | undefined, terminal: string): string | null {
+  return snapshot?.agents.find((agent) => agent.terminal_id === terminal)?.name ?? null;
+}
+
+/** The pane `paneId` names (an alias resolves), or undefined when Herdr has no such pane. */
+export async function paneWhereabouts(
+  port: TerminalPort,
+  paneId: string,
+  snapshot?: Snapshot,
+): Promise<Whereabouts | undefined> {
+  const listed = snapshot?.panes.find((pane) => pane.pane_id === paneId);
+  if (listed)
+    return { terminal: listed.terminal_id, pane: listed.pane_id, name: nameOf(snapshot, listed.terminal_id) };
+  try {
+    const pane = await port.getPane(paneId);
+    return { terminal: pane.terminal_id, pane: pane.pane_id, name: nameOf(snapshot, pane.terminal_id) };
+  } catch (error) {
+    if (isTerminalError(error, 'pane_not_found') || isTerminalError(error, 'invalid_request'))
+      return undefined;
+    throw error;
+  }
+}
+
+/** The caller's own inbox location, or undefined outside a Herdr pane. */
+export async function callerWhereabouts(
+  port: TerminalPort,
+  env: NodeJS.ProcessEnv,
+  snapshot?: Snapshot,
+): Promise<Whereabouts | undefined> {
+  const pane = callerPaneId(env);
+  return pane === null ? undefined : paneWhereabouts(port, pane, snapshot);
+}
+
+/** The caller's inbox, or a one-line refusal naming why there is none. */
+export async function requireCaller(
+  port: TerminalPort,
+  env: NodeJS.ProcessEnv,
+  command: string,
+): Promise<Whereabouts> {
+  const pane = callerPaneId(env);
+  if (pane === null) throw new DogsledError(`${command}: not run in a Herdr pane (HERDR_PANE_ID is not set)`);
+  const found = await paneWhereabouts(port, pane);
+  if (!found) throw new DogsledError(`${command}: Herdr does not know this pane (${pane})`);
+  return found;
+}
+
+/**
+ * A target a sender typed: a live agent's name first (names are unique among live agents), else a
+ * pane id (a moved pane's old id resolves through Herdr).
+ */
+export async function targetWhereabouts(
+  port: TerminalPort,
+  snapshot: Snapshot,
+  target: string,
+): Promise<Whereabouts | undefined> {
+  const agent = snapshot.agents.find((a) => a.name === target);
+  if (agent) return { terminal: agent.terminal_id, pane: agent.pane_id, name: agent.name ?? null };
+  return paneWhereabouts(port, target, snapshot);
+}

@@ -1,0 +1,80 @@
+// Pushing a collected snapshot to peers: `host quota-store` over the transport, the snapshot on the
+// verb's stdin. Per peer, a failure (unreachable, or a peer whose dogsled has no quota storage yet)
+// waits out the shared backoff (core/backoff.ts) before the next try; a peer that keeps a newer
+// snapshot has succeeded. The snapshot holds no management credential: nothing secret leaves.
+
+import { backoffRetryAt } from '../core/backoff.js';
+import type { QuotaSnapshot } from '../core/quota-rows.js';
+import { NO_PUSH, type PushState, pushDue } from '../core/quota-rules.js';
+import { messageOf } from '../errors.js';
+import type { PeerTarget, Transport } from '../transport/types.js';
+
+export interface PushOutcome {
+  host: string;
+  ok: boolean;
+  /** The peer wrote it (false: it already held one as new or newer). */
+  stored: boolean;
+  /** Why the push failed (one line), or null. */
+  error: string | null;
+  /** When this peer is tried again after a failure (Unix ms), or null. */
+  retry_at_ms: number | null;
+}
+
+export interface PusherOptions {
+  transport: Transport;
+  now: () => number;
+  random?: () => number;
+  /** The whole call per peer (default: the transport's routine 30 s). */
+  timeoutMs?: number;
+}
+
+export class QuotaPusher {
+  private readonly states = new Map<string, PushState>();
+
+  constructor(private readonly options: PusherOptions) {}
+
+  /** Sends `snapshot` to each peer it is due for (newer than what the peer took, backoff over). */
+  async push(snapshot: QuotaSnapshot, peers: readonly PeerTarget[]): Promise<PushOutcome[]> {
+    const due = peers.filter((peer) =>
+      pushDue(this.stateOf(peer.host), snapshot.fetched_ms, this.options.now()),
+    );
+    const input = `${JSON.stringify(snapshot)}\n`;
+    return Promise.all(due.map((peer) => this.pushOne(peer, snapshot.fetched_ms, input)));
+  }
+
+  /** The earliest retry among peers that failed, or null when none waits. */
+  nextRetryAt(): number | null {
+    let next: number | null = null;
+    for (const state of this.states.values()) {
+      if (state.failures > 0) next = next === null ? state.retry_at_ms : Math.min(next, state.retry_at_ms);
+    }
+    return next;
+  }
+
+  private stateOf(host: string): PushState {
+    return this.states.get(host) ?? NO_PUSH;
+  }
+
+  private async pushOne(peer: PeerTarget, fetched_ms: number, input: string): Promise<PushOutcome> {
+    let error: string;
+    try {
+      const reply = await this.options.transport.exec(peer, ['quota-store'], {
+        input,
+        ...(this.options.timeoutMs === undefined ? {} : { timeoutMs: this.options.timeoutMs }),
+      });
+      if (reply.ok) {
+        this.states.set(peer.host, { pushed_ms: fetched_ms, failures: 0, retry_at_ms: 0 });
+        const stored = (reply.value as { stored?: unknown } | null)?.stored === true;
+        return { host: peer.host, ok: true, stored, error: null, retry_at_ms: null };
+      }
+      error = reply.error;
+    } catch (thrown) {
+      error = messageOf(thrown);
+    }
+    const before = this.stateOf(peer.host);
+    const now = this.options.now();
+    const retry_at_ms = backoffRetryAt(now, before.failures, (this.options.random ?? Math.random)());
+    this.states.set(peer.host, { ...before, failures: before.failures + 1, retry_at_ms });
+    return { host: peer.host, ok: false, stored: false, error, retry_at_ms };
+  }
+}

@@ -1,0 +1,96 @@
+// todo-sections.json: the todos of this host's live agent panes, as Pi published them in
+// todo-lines/<pane-hash>.json (protocol v3), made escape-free and bounded. The service rebuilds it
+// (daemon/todos-worker.ts); peers read it through `dogsled host todos`. A live pane without a usable
+// publication is listed as unavailable with the reason, so a reader can say why nothing shows.
+
+import { plainLine } from '../core/strip-escapes.js';
+import type { StateIO } from '../state/io.js';
+import type { StatePaths } from '../state/paths.js';
+import { readTodoLines } from '../state/sidebar-files.js';
+import {
+  type PaneTodos,
+  type TodoLines,
+  type TodoSection,
+  type TodoSections,
+  TodoSectionsSchema,
+} from '../state/sidebar-schemas.js';
+import { readState } from '../state/store.js';
+
+/** Bounds on what one pane's todos may carry into the shared file. */
+const TEXT_MAX = 300;
+const LINES_MAX = 200;
+const SECTIONS_MAX = 20;
+
+export const EMPTY_SECTIONS: TodoSections = { version: 1, updated_ms: 0, panes: [] };
+
+export interface LivePane {
+  pane: string;
+  terminal_id: string | null;
+}
+
+function clean(text: string): string {
+  const line = plainLine(text);
+  return line.length > TEXT_MAX ? `${line.slice(0, TEXT_MAX - 1)}…` : line;
+}
+
+function cleanSection(section: TodoSection): TodoSection {
+  const out: TodoSection = { kind: clean(section.kind) };
+  if (section.title !== undefined) out.title = clean(section.title);
+  if (section.lines !== undefined) out.lines = section.lines.slice(0, LINES_MAX).map(clean);
+  if (section.done !== undefined) out.done = section.done;
+  if (section.total !== undefined) out.total = section.total;
+  return out;
+}
+
+function available(live: LivePane, lines: TodoLines): PaneTodos {
+  return {
+    pane: live.pane,
+    terminal_id: live.terminal_id,
+    available: true,
+    reason: null,
+    session: clean(lines.session),
+    branch: lines.branch === null ? null : clean(lines.branch),
+    revision: lines.revision,
+    current: lines.current === null ? null : clean(lines.current),
+    sections: lines.sections.slice(0, SECTIONS_MAX).map(cleanSection),
+  };
+}
+
+function unavailable(live: LivePane, reason: string): PaneTodos {
+  return {
+    pane: live.pane,
+    terminal_id: live.terminal_id,
+    available: false,
+    reason: clean(reason),
+    session: null,
+    branch: null,
+    revision: null,
+    current: null,
+    sections: [],
+  };
+}
+
+/** The todos of `panes`, each read from its publication. */
+export async function collectTodos(
+  paths: StatePaths,
+  panes: readonly LivePane[],
+  now: number,
+): Promise<TodoSections> {
+  const entries = await Promise.all(
+    panes.map(async (live) => {
+      const read = await readTodoLines(paths, live.pane);
+      if (read.kind === 'ok') return available(live, read.lines);
+      return unavailable(live, read.kind === 'missing' ? 'no presentation' : read.reason);
+    }),
+  );
+  return { version: 1, updated_ms: now, panes: entries };
+}
+
+/** Whether two documents say the same, apart from when they were made. */
+export function sameTodos(a: TodoSections | undefined, b: TodoSections): boolean {
+  return a !== undefined && JSON.stringify(a.panes) === JSON.stringify(b.panes);
+}
+
+export async function readTodoSections(io: StateIO): Promise<TodoSections> {
+  return (await readState(io.paths.todoSections, TodoSectionsSchema, io)) ?? EMPTY_SECTIONS;
+}

@@ -1,0 +1,127 @@
+// Text in terminal cells. Names, commands and todo lines come from other programs, so before they
+// are measured they are made displayable: escapes and controls removed, zero-width marks dropped,
+// and every character whose width terminals and blessed disagree on (emoji, anything outside the
+// Basic Multilingual Plane) replaced by U+FFFD. What is left is one cell wide, or two for East Asian
+// wide characters, on which both agree, so a clipped line is exactly as wide as the model says.
+
+import { plainLine } from '../../service/core/strip-escapes.js';
+
+export const REPLACEMENT = '\uFFFD';
+const ELLIPSIS = '…';
+
+/** Wide ranges (East Asian Wide and Fullwidth) both blessed's table and wcwidth agree on. */
+const WIDE: ReadonlyArray<readonly [number, number]> = [
+  [0x1100, 0x115f],
+  [0x2e80, 0x303e],
+  [0x3041, 0x33ff],
+  [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff],
+  [0xa000, 0xa4cf],
+  [0xac00, 0xd7a3],
+  [0xf900, 0xfaff],
+  [0xfe30, 0xfe4f],
+  [0xff01, 0xff60],
+  [0xffe0, 0xffe6],
+];
+
+/** Zero-width: combining marks, joiners, direction marks, variation selectors, BOM. */
+const ZERO: ReadonlyArray<readonly [number, number]> = [
+  [0x0300, 0x036f],
+  [0x0483, 0x0489],
+  [0x0591, 0x05bd],
+  [0x0610, 0x061a],
+  [0x064b, 0x065f],
+  [0x1ab0, 0x1aff],
+  [0x1dc0, 0x1dff],
+  [0x200b, 0x200f],
+  [0x2028, 0x202e],
+  [0x2060, 0x206f],
+  [0x20d0, 0x20ff],
+  [0xfe00, 0xfe0f],
+  [0xfe20, 0xfe2f],
+  [0xfeff, 0xfeff],
+];
+
+/**
+ * Emoji with default emoji presentation inside the BMP: wide to wcwidth, narrow to blessed. Ambiguous
+ * in practice, so replaced (U+231A watch, U+2705 check mark, U+2B50 star, ...).
+ */
+const EMOJI_BMP: ReadonlyArray<readonly [number, number]> = [
+  [0x231a, 0x231b],
+  [0x23e9, 0x23f3],
+  [0x25fd, 0x25fe],
+  [0x2614, 0x2615],
+  [0x2648, 0x2653],
+  [0x267f, 0x267f],
+  [0x2693, 0x2693],
+  [0x26a1, 0x26a1],
+  [0x26aa, 0x26ab],
+  [0x26bd, 0x26be],
+  [0x26c4, 0x26c5],
+  [0x26ce, 0x26ce],
+  [0x26d4, 0x26d4],
+  [0x26ea, 0x26ea],
+  [0x26f2, 0x26fd],
+  [0x2705, 0x2705],
+  [0x270a, 0x270b],
+  [0x2728, 0x2728],
+  [0x274c, 0x274e],
+  [0x2753, 0x2757],
+  [0x2795, 0x2797],
+  [0x27b0, 0x27b0],
+  [0x27bf, 0x27bf],
+  [0x2b1b, 0x2b1c],
+  [0x2b50, 0x2b55],
+];
+
+function inRanges(point: number, ranges: ReadonlyArray<readonly [number, number]>): boolean {
+  for (const [low, high] of ranges) if (point >= low && point <= high) return true;
+  return false;
+}
+
+/** One escape-free line whose every character has a width both blessed and the terminal agree on. */
+export function displayText(text: string): string {
+  const plain = plainLine(text);
+  let out = '';
+  for (const char of plain) {
+    const point = char.codePointAt(0) as number;
+    if (inRanges(point, ZERO)) continue;
+    if (point > 0xffff || (point >= 0xd800 && point <= 0xdfff) || inRanges(point, EMOJI_BMP)) {
+      out += REPLACEMENT;
+    } else out += char;
+  }
+  return out;
+}
+
+/** Width in cells of a character of displayText's output. */
+export function charCells(char: string): number {
+  return inRanges(char.codePointAt(0) as number, WIDE) ? 2 : 1;
+}
+
+/** Width in cells of displayText's output. */
+export function cells(text: string): number {
+  let width = 0;
+  for (const char of text) width += charCells(char);
+  return width;
+}
+
+/** At most `width` cells, with `…` where it was cut (never half of a wide character). */
+export function clipCells(text: string, width: number): string {
+  if (width <= 0) return '';
+  if (cells(text) <= width) return text;
+  let out = '';
+  let used = 0;
+  for (const char of text) {
+    const w = charCells(char);
+    if (used + w > width - 1) break;
+    out += char;
+    used += w;
+  }
+  return out + ELLIPSIS;
+}
+
+/** Exactly `width` cells: clipped, then padded with spaces on the right. */
+export function fitCells(text: string, width: number): string {
+  const clipped = clipCells(text, width);
+  return clipped + ' '.repeat(Math.max(0, width - cells(clipped)));
+}

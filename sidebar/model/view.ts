@@ -1,0 +1,137 @@
+// What keys and the mouse do to the view, as pure transitions: tab cycles the panels, arrows move the
+// selection over the board's visible cards, space folds what the focused panel holds (hosts to one
+// line each, the selected card's group, the todos' done and dropped), a click focuses a panel and
+// selects or folds the line under it, the wheel scrolls. The menu's entries for a row are here too.
+
+import { type BoardRow, boardRows } from '../../service/core/board.js';
+import { TODOS_FOLD } from './todos.js';
+import { type Frame, PANELS, type PanelId, rowKey, type SidebarState, type ViewState } from './types.js';
+import { groupFold } from './work.js';
+
+export function cyclePanel(view: ViewState, step: 1 | -1): ViewState {
+  const index = PANELS.indexOf(view.focus);
+  const next = PANELS[(index + step + PANELS.length) % PANELS.length] as PanelId;
+  return { ...view, focus: next };
+}
+
+/** Rows whose cards are shown (their group is not folded), in board order. */
+export function visibleRows(state: SidebarState, view: ViewState): BoardRow[] {
+  if (!state.board) return [];
+  return boardRows(state.board).filter((row) => !view.foldedGroups.includes(groupFold(row.group)));
+}
+
+/** Keeps the selection on a visible row: the same one when it is still shown, else the first. */
+export function ensureSelection(state: SidebarState, view: ViewState): ViewState {
+  const rows = visibleRows(state, view);
+  if (rows.some((row) => rowKey(row) === view.selected)) return view;
+  const first = rows[0];
+  return { ...view, selected: first ? rowKey(first) : null };
+}
+
+export function moveSelection(state: SidebarState, view: ViewState, step: number): ViewState {
+  const rows = visibleRows(state, view);
+  if (rows.length === 0) return { ...view, selected: null };
+  const index = rows.findIndex((row) => rowKey(row) === view.selected);
+  const next = Math.min(rows.length - 1, Math.max(0, Math.max(index, 0) + step));
+  return { ...view, selected: rowKey(rows[next] as BoardRow) };
+}
+
+export function scrollPanel(view: ViewState, panel: PanelId, step: number): ViewState {
+  return { ...view, scroll: { ...view.scroll, [panel]: Math.max(0, view.scroll[panel] + step) } };
+}
+
+function toggled(list: readonly string[], key: string): string[] {
+  return list.includes(key) ? list.filter((entry) => entry !== key) : [...list, key];
+}
+
+/** Space: fold or unfold what the focused panel holds. */
+export function toggleFold(state: SidebarState, view: ViewState): ViewState {
+  if (view.focus === 'hosts') return { ...view, hostsFolded: !view.hostsFolded };
+  if (view.focus === 'todos') return { ...view, todosDoneOpen: !view.todosDoneOpen };
+  const row = state.board ? boardRows(state.board).find((r) => rowKey(r) === view.selected) : undefined;
+  if (!row) return view;
+  return ensureSelection(state, { ...view, foldedGroups: toggled(view.foldedGroups, groupFold(row.group)) });
+}
+
+export function toggleNamedFold(state: SidebarState, view: ViewState, fold: string): ViewState {
+  if (fold === TODOS_FOLD) return { ...view, todosDoneOpen: !view.todosDoneOpen };
+  return ensureSelection(state, { ...view, foldedGroups: toggled(view.foldedGroups, fold) });
+}
+
+export type Click = { view: ViewState; activate: BoardRow | null };
+
+/**
+ * A click at screen cell (x, y), both from 0: focuses the panel under it; on a card, selects it (and
+ * with `double`, asks to activate it: ⏎); on a fold line, toggles the fold.
+ */
+export function clickAt(
+  state: SidebarState,
+  view: ViewState,
+  frame: Frame,
+  y: number,
+  double: boolean,
+): Click {
+  const panel = frame.panels.find((p) => y >= p.top && y < p.top + p.height);
+  if (!panel) return { view, activate: null };
+  let next: ViewState = { ...view, focus: panel.id };
+  const line = panel.lines[y - panel.top - 1];
+  if (line?.fold !== undefined && !double) next = toggleNamedFold(state, next, line.fold);
+  if (line?.row === undefined) return { view: next, activate: null };
+  next = { ...next, selected: line.row };
+  const row = state.board ? (boardRows(state.board).find((r) => rowKey(r) === line.row) ?? null) : null;
+  return { view: next, activate: double ? row : null };
+}
+
+/** The wheel over a panel scrolls it; over the work panel it moves the selection. */
+export function wheelAt(
+  state: SidebarState,
+  view: ViewState,
+  frame: Frame,
+  y: number,
+  step: number,
+): ViewState {
+  const panel = frame.panels.find((p) => y >= p.top && y < p.top + p.height);
+  if (!panel) return view;
+  if (panel.id === 'work') return moveSelection(state, view, step);
+  return scrollPanel(view, panel.id, step);
+}
+
+export type MenuAction = 'read' | 'send' | 'close' | 'stop' | 'cancel';
+
+export interface MenuEntry {
+  action: MenuAction;
+  label: string;
+  enabled: boolean;
+  /** Why it cannot be chosen, shown beside it. */
+  note: string | null;
+  /** Stop and cancel ask before they act. */
+  confirm: boolean;
+}
+
+const LATER = 'not in this build yet';
+
+/** The menu for a row: every action, with those that do not apply (or do not exist yet) saying why. */
+export function menuFor(row: BoardRow): MenuEntry[] {
+  const running = row.kind === 'job' && (row.state === 'running' || row.state === 'starting');
+  const job = row.kind === 'job';
+  const pending = row.kind === 'ticket' && row.state === 'queued';
+  const entry = (action: MenuAction, enabled: boolean, note: string | null, confirm = false): MenuEntry => ({
+    action,
+    label: action,
+    enabled,
+    note: enabled ? null : note,
+    confirm,
+  });
+  return [
+    entry('read', job, row.kind === 'agent' ? LATER : 'only jobs have output to read here'),
+    entry('send', false, row.kind === 'agent' ? LATER : 'only agents take messages'),
+    entry('close', false, row.kind === 'agent' ? LATER : 'only agents are closed'),
+    entry('stop', running, job ? 'the job is not running' : 'only running jobs stop', true),
+    entry(
+      'cancel',
+      pending,
+      row.kind === 'ticket' ? 'only queued tickets cancel' : 'only tickets cancel',
+      true,
+    ),
+  ];
+}

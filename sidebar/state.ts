@@ -1,0 +1,116 @@
+// What the sidebar reads on each refresh, from cached state only: every host the status reader
+// returns (today the local host; peers when the status reader returns them) with its busy history
+// from samples.jsonl, the owner's board, and the owner's todo publication. It never probes a host
+// and never writes. A file that cannot be read becomes a problem line, never a crash.
+
+import { readBoard } from '../service/board/read.js';
+import { messageOf } from '../service/errors.js';
+import { readLocalHost } from '../service/hosts/local.js';
+import type { HostView } from '../service/hosts/view.js';
+import type { HostIO } from '../service/state/io.js';
+import { openRegular, readRegular } from '../service/state/regular-file.js';
+import { readTodoLines } from '../service/state/sidebar-files.js';
+import type { SidebarHost, SidebarState, TodoView } from './model/types.js';
+
+/** The tail of samples.jsonl read for sparklines: ~50 lines of ~300 bytes. */
+const SAMPLES_TAIL_BYTES = 16 * 1024;
+const HISTORY = 24;
+
+export interface SidebarSources {
+  owner: string;
+  /** DOGSLED_TEST=1 with DOGSLED_TEST_SIDEBAR_HOSTS=<file>: hosts from a fixture (peers do not exist yet). */
+  fixtureHosts?: string | undefined;
+}
+
+export async function readSidebarState(io: HostIO, sources: SidebarSources): Promise<SidebarState> {
+  const problems: string[] = [];
+  const quiet: HostIO = { ...io, warn: (line) => problems.push(line.replace(/^dogsled: (warning: )?/, '')) };
+  const [hosts, board, todos] = await Promise.all([
+    readHosts(quiet, sources).catch((error: unknown) => {
+      problems.push(`hosts: ${messageOf(error)}`);
+      return [];
+    }),
+    readBoard(quiet, sources.owner).catch((error: unknown) => {
+      problems.push(`board: ${messageOf(error)}`);
+      return null;
+    }),
+    readTodos(quiet, sources.owner),
+  ]);
+  return {
+    owner: sources.owner,
+    hosts,
+    board,
+    todos,
+    thresholds: {
+      memory_reserve_bytes: io.config.memory_reserve_bytes,
+      disk_free_min_percent: io.config.disk_free_min_percent,
+    },
+    problems,
+  };
+}
+
+async function readHosts(io: HostIO, sources: SidebarSources): Promise<SidebarHost[]> {
+  if (sources.fixtureHosts) {
+    const text = await readRegular(sources.fixtureHosts);
+    return text === undefined ? [] : ((JSON.parse(text) as { hosts: SidebarHost[] }).hosts ?? []);
+  }
+  const [local, history] = await Promise.all([readLocalHost(io), busyHistory(io.paths.samples)]);
+  return [sidebarHost(local, history)];
+}
+
+export function sidebarHost(view: HostView, history: Array<number | null>): SidebarHost {
+  return {
+    id: view.id,
+    label: view.label,
+    local: view.local,
+    reachable: view.reachable,
+    service: view.service,
+    eligible: view.headroom.eligible,
+    age_ms: view.age_ms,
+    reservations: view.reservations.length,
+    probe: view.probe,
+    busy_history: history,
+  };
+}
+
+/** Busy fractions of the last samples, oldest first; a missing or unreadable file has none. */
+export async function busyHistory(file: string): Promise<Array<number | null>> {
+  let text: string;
+  let cut = false;
+  try {
+    const handle = await openRegular(file);
+    if (handle === undefined) return [];
+    try {
+      const { size } = await handle.stat();
+      const length = Math.min(size, SAMPLES_TAIL_BYTES);
+      const buffer = Buffer.alloc(length);
+      await handle.read(buffer, 0, length, size - length);
+      text = buffer.toString('utf8');
+      cut = size > length;
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  } catch {
+    return [];
+  }
+  const lines = text.split('\n');
+  if (cut) lines.shift(); // read from the middle of a line
+  const history: Array<number | null> = [];
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      const busy = (JSON.parse(line) as { busy?: unknown }).busy;
+      history.push(typeof busy === 'number' && Number.isFinite(busy) ? busy : null);
+    } catch {
+      // A torn line: skipped, as the service itself drops it at the next trim.
+    }
+  }
+  return history.slice(-HISTORY);
+}
+
+async function readTodos(io: HostIO, owner: string): Promise<TodoView> {
+  const read = await readTodoLines(io.paths, owner);
+  if (read.kind === 'ok') return { available: true, lines: read.lines };
+  if (read.kind === 'missing') return { available: false, reason: 'no presentation for this pane' };
+  return { available: false, reason: read.reason };
+}

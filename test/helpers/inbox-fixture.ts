@@ -1,0 +1,115 @@
+// A sandbox with the fake Herdr for the message layer's tests: real panes (each its own terminal),
+// the CLI run "from" a pane (HERDR_PANE_ID, HERDR_ENV=1, the fake's socket), and readers of the
+// inbox files the commands write. Nothing of the module under test is replaced.
+
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
+import { type CliResult, runCli, type Sandbox, sandbox } from './cli.js';
+
+export interface PaneRef {
+  pane: string;
+  terminal: string;
+}
+
+export interface InboxBox {
+  box: Sandbox;
+  herdr: FakeHerdr;
+  /** A new workspace's root pane (a real shell under the fake Herdr). */
+  newPane(): Promise<PaneRef>;
+  /** The CLI's environment as if run inside `pane`. */
+  envOf(pane: PaneRef | string, extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  /** `dogsled hook ...` from `pane`, with the harness's JSON on stdin. */
+  hook(pane: PaneRef, args: string[], input?: object, extra?: NodeJS.ProcessEnv): Promise<CliResult>;
+  /** `dogsled ...` from `pane`. */
+  cli(
+    pane: PaneRef | string,
+    args: string[],
+    options?: { input?: string; extra?: NodeJS.ProcessEnv },
+  ): Promise<CliResult>;
+  /** The inbox file of `pane`'s terminal, parsed, or undefined. */
+  inbox(pane: PaneRef): Promise<InboxFile | undefined>;
+  inboxPath(pane: PaneRef): string;
+  close(): Promise<void>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the file as JSON, asserted field by field
+export type InboxFile = any;
+
+export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promise<InboxBox> {
+  const box = await sandbox();
+  // As a running service leaves it: hooks add nothing on a host whose state dir does not exist.
+  await mkdir(box.state, { recursive: true, mode: 0o700 });
+  const herdr = await startFakeHerdr({
+    dir: join(box.root, 'herdr'),
+    env: { HOME: box.home, ...options.env },
+  });
+  const envOf = (pane: PaneRef | string, extra: NodeJS.ProcessEnv = {}) => ({
+    ...box.env,
+    HERDR_SOCKET_PATH: herdr.socketPath,
+    HERDR_ENV: '1',
+    HERDR_PANE_ID: typeof pane === 'string' ? pane : pane.pane,
+    ...extra,
+  });
+  const inboxPath = (pane: PaneRef) => join(box.state, 'inbox', `${pane.terminal}.json`);
+  return {
+    box,
+    herdr,
+    newPane: async () => {
+      const reply = await herdr.call('workspace.create', { cwd: box.home });
+      if (reply.error) throw new Error(`workspace.create: ${JSON.stringify(reply.error)}`);
+      return { pane: reply.result.root_pane.pane_id, terminal: reply.result.root_pane.terminal_id };
+    },
+    envOf,
+    hook: (pane, args, input = {}, extra = {}) =>
+      runCli(['hook', ...args], envOf(pane, extra), { input: JSON.stringify(input) }),
+    cli: (pane, args, cliOptions = {}) =>
+      runCli(
+        args,
+        envOf(pane, cliOptions.extra),
+        cliOptions.input === undefined ? {} : { input: cliOptions.input },
+      ),
+    inbox: async (pane) => {
+      try {
+        return JSON.parse(await readFile(inboxPath(pane), 'utf8'));
+      } catch {
+        return undefined;
+      }
+    },
+    inboxPath,
+    close: async () => {
+      await herdr.stop();
+      await box.cleanup();
+    },
+  };
+}
+
+/** A sandbox with two panes: the usual sender (`lead`) and receiver (`child`). */
+export async function inboxPair(options: { env?: NodeJS.ProcessEnv } = {}): Promise<{
+  t: InboxBox;
+  lead: PaneRef;
+  child: PaneRef;
+}> {
+  const t = await inboxBox(options);
+  return { t, lead: await t.newPane(), child: await t.newPane() };
+}
+
+/** Registers `pane` as a Claude Code reader the way its first hook run does (prints nothing). */
+export async function registerClaude(t: InboxBox, pane: PaneRef): Promise<void> {
+  const result = await t.hook(pane, ['inbox', '--harness', 'claude', '--event', 'UserPromptSubmit'], {
+    hook_event_name: 'UserPromptSubmit',
+    prompt: 'hello',
+  });
+  if (result.code !== 0 || result.stdout !== '')
+    throw new Error(`registration printed ${JSON.stringify(result)}`);
+}
+
+export async function inboxFiles(stateDir: string): Promise<string[]> {
+  return (await readdir(join(stateDir, 'inbox')).catch(() => [] as string[])).sort();
+}
+
+/** The JSON a hook printed, or undefined for no output. */
+// biome-ignore lint/suspicious/noExplicitAny: the harness-facing JSON, asserted field by field
+export function hookJson(result: CliResult): any {
+  return result.stdout === '' ? undefined : JSON.parse(result.stdout);
+}

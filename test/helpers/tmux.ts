@@ -1,0 +1,104 @@
+// A private tmux server for tests of full-screen programs: its own socket name and TMUX_TMPDIR in
+// the test's temp dir, no config (-f /dev/null), one session of a fixed size running one command.
+// The screen is read back with capture-pane (-e for colours); keys and mouse go in with send-keys.
+
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { shellLine } from '../../service/core/shell-quote.js';
+
+const run = promisify(execFile);
+
+export interface Tmux {
+  /** The screen as text, one string per row (trailing spaces kept out). */
+  capture(): Promise<string[]>;
+  /** The screen with SGR escapes (colours, bold, inverse). */
+  captureAnsi(): Promise<string>;
+  /** tmux key names: `Tab`, `Enter`, `Space`, `Down`, `j`, `Escape`... */
+  keys(...keys: string[]): Promise<void>;
+  /** Bytes typed as they are (mouse reports, escape sequences). */
+  literal(text: string): Promise<void>;
+  /** Waits until `check` holds for the captured screen; fails with the last screen after `timeoutMs`. */
+  waitFor(check: (rows: string[]) => boolean, what: string, timeoutMs?: number): Promise<string[]>;
+  resize(width: number, height: number): Promise<void>;
+  kill(): Promise<void>;
+}
+
+export interface TmuxOptions {
+  /** TMUX_TMPDIR: the server's socket lives here. */
+  dir: string;
+  name: string;
+  width: number;
+  height: number;
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+export async function startTmux(options: TmuxOptions): Promise<Tmux> {
+  const serverEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    TMUX_TMPDIR: options.dir,
+    LC_ALL: 'C.UTF-8',
+    LANG: 'C.UTF-8',
+  };
+  delete serverEnv.TMUX;
+  const tmux = (...args: string[]) => run('tmux', ['-L', options.name, ...args], { env: serverEnv });
+  const assignments = Object.entries(options.env)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}=${value}`);
+  // `env -i`: the program sees exactly the test's environment, not the tmux server's.
+  const command = `exec ${shellLine(['env', '-i', ...assignments, ...options.argv])}`;
+  await tmux(
+    '-f',
+    '/dev/null',
+    'new-session',
+    '-d',
+    '-s',
+    'S',
+    '-x',
+    String(options.width),
+    '-y',
+    String(options.height),
+    command,
+  );
+  await tmux('set-option', '-t', 'S', 'remain-on-exit', 'on');
+  const capture = async () => {
+    const { stdout } = await tmux('capture-pane', '-p', '-t', 'S');
+    return stdout.replace(/\n$/, '').split('\n');
+  };
+  return {
+    capture,
+    captureAnsi: async () => (await tmux('capture-pane', '-p', '-e', '-t', 'S')).stdout,
+    keys: async (...keys) => {
+      await tmux('send-keys', '-t', 'S', ...keys);
+    },
+    literal: async (text) => {
+      await tmux('send-keys', '-t', 'S', '-l', text);
+    },
+    waitFor: async (check, what, timeoutMs = 15_000) => {
+      const deadline = Date.now() + timeoutMs;
+      let rows: string[] = [];
+      for (;;) {
+        rows = await capture();
+        if (check(rows)) return rows;
+        if (Date.now() > deadline) throw new Error(`screen never showed ${what}:\n${rows.join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    resize: async (width, height) => {
+      await tmux('resize-window', '-t', 'S', '-x', String(width), '-y', String(height));
+    },
+    kill: async () => {
+      await tmux('kill-server').catch(() => undefined);
+    },
+  };
+}
+
+/** A left-button click (press and release) at 0-based cell (x, y), as an SGR mouse report. */
+export function click(x: number, y: number): string {
+  return `\u001b[<0;${x + 1};${y + 1}M\u001b[<0;${x + 1};${y + 1}m`;
+}
+
+/** A wheel step at 0-based cell (x, y): up or down. */
+export function wheel(x: number, y: number, direction: 'up' | 'down'): string {
+  return `\u001b[<${direction === 'up' ? 64 : 65};${x + 1};${y + 1}M`;
+}

@@ -1,0 +1,212 @@
+// `board --open` / `--toggle` against the fake Herdr: the CONTRACT §5.5 recipe (split the tab's
+// leftmost pane right, swap the board left, set the split's ratio to 38 cells), reuse through the
+// boards/<tab-hash>.json registry, a pane closed by hand, toggling, and the refusals.
+
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DockResultSchema } from '../../service/board/schema.js';
+import { inspectLock } from '../../service/state/lock.js';
+import { statePaths } from '../../service/state/paths.js';
+import { boardFile } from '../../service/state/sidebar-files.js';
+import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
+import { eventually, ROOT, runCli, sandbox, spawnCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tree.js';
+
+let dir: string;
+let herdr: FakeHerdr;
+let state: string;
+let caller: string;
+let left: string;
+let tab: string;
+let env: NodeJS.ProcessEnv;
+
+// biome-ignore lint/suspicious/noExplicitAny: whole reply envelopes as plain JSON
+async function ok(method: string, params: Record<string, unknown> = {}): Promise<any> {
+  const reply = await herdr.call(method, params);
+  if (reply.error) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
+  return reply.result;
+}
+
+async function calls(): Promise<Array<{ method: string; params: Record<string, unknown> }>> {
+  return (await ok('_fake.calls.list')).calls;
+}
+
+async function dock(...flags: string[]) {
+  const result = await runCli(['board', ...flags, '--json'], env);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return DockResultSchema.parse(JSON.parse(result.stdout));
+}
+
+async function registry() {
+  return JSON.parse(await readFile(boardFile(statePaths(state), tab), 'utf8'));
+}
+
+beforeAll(async () => {
+  dir = await tempDir('dogsled-dock-');
+  const home = join(dir, 'home');
+  state = join(dir, 'state');
+  await mkdir(home, { recursive: true });
+  herdr = await startFakeHerdr({ dir, env: { HOME: home } });
+  // The real manifest, with a stand-in board command: these tests are about where the pane goes.
+  const plugin = join(dir, 'plugin');
+  await mkdir(join(plugin, 'bin'), { recursive: true });
+  await copyFile(join(ROOT, 'plugins', 'herdr', 'herdr-plugin.toml'), join(plugin, 'herdr-plugin.toml'));
+  await writeFile(join(plugin, 'bin', 'dogsled'), '#!/bin/sh\nexec sleep 600\n');
+  await chmod(join(plugin, 'bin', 'dogsled'), 0o755);
+  await ok('plugin.link', { path: plugin });
+  const created = await ok('workspace.create', { cwd: dir });
+  left = created.root_pane.pane_id;
+  tab = created.tab.tab_id;
+  // The caller is the right half of the tab: the board joins the leftmost pane's column, not the caller's.
+  caller = (await ok('pane.split', { target_pane_id: left, direction: 'right' })).pane.pane_id;
+  env = { ...herdr.env, HOME: home, DOGSLED_STATE: state, HERDR_PANE_ID: caller };
+});
+
+afterAll(async () => herdr?.stop());
+
+beforeEach(async () => {
+  await ok('_fake.calls.clear');
+});
+
+describe('board --open and --toggle', () => {
+  let first: string;
+
+  it('splits the leftmost pane, swaps the board to the left and gives it 38 cells of that split', async () => {
+    const opened = await dock('--open');
+    expect(opened).toMatchObject({ action: 'opened', tab, stale: null });
+    first = opened.pane;
+    const asked = (await calls()).filter((c) =>
+      ['pane.layout', 'plugin.pane.open', 'pane.swap', 'layout.set_split_ratio'].includes(c.method),
+    );
+    expect(asked.map((c) => c.method)).toEqual([
+      'pane.layout',
+      'plugin.pane.open',
+      'pane.swap',
+      'layout.set_split_ratio',
+    ]);
+    expect(asked[1]?.params).toMatchObject({
+      plugin_id: 'dogsled',
+      entrypoint: 'sidebar',
+      placement: 'split',
+      direction: 'right',
+      target_pane_id: left,
+      focus: false,
+      env: { DOGSLED_OWNER: caller },
+    });
+    expect(asked[2]?.params).toEqual({ pane_id: first, direction: 'left' });
+    // The tab is 200 cells; the left half (100) was split, so 38 cells are 0.38 of it.
+    expect(asked[3]?.params).toEqual({ pane_id: first, path: [false], ratio: 0.38 });
+    expect(opened.ratio).toBe(0.38);
+    const layout = (await ok('pane.layout', { pane_id: caller })).layout;
+    const sorted = [...layout.panes].sort((a, b) => a.rect.x - b.rect.x);
+    expect(sorted[0]).toMatchObject({ pane_id: first, rect: { x: 0, width: 38 } });
+    expect(await registry()).toMatchObject({
+      tab,
+      pane: first,
+      terminal_id: opened.terminal_id,
+      owner: caller,
+    });
+  });
+
+  it('reuses the board on a second open, without another split', async () => {
+    const again = await dock('--open');
+    expect(again).toMatchObject({ action: 'reused', pane: first });
+    expect((await calls()).some((c) => c.method === 'plugin.pane.open')).toBe(false);
+  });
+
+  it('drops the entry of a board closed by hand and opens a new one', async () => {
+    await ok('pane.close', { pane_id: first });
+    const reopened = await dock('--open');
+    expect(reopened).toMatchObject({ action: 'opened', stale: first });
+    expect(reopened.pane).not.toBe(first);
+    expect(await registry()).toMatchObject({ pane: reopened.pane });
+    first = reopened.pane;
+  });
+
+  it('--toggle closes an open board and opens a closed one', async () => {
+    const closed = await dock('--toggle');
+    expect(closed).toMatchObject({ action: 'closed', pane: first });
+    expect((await herdr.call('pane.get', { pane_id: first })).error?.code).toBe('pane_not_found');
+    expect(await registry()).toMatchObject({ pane: null, terminal_id: null });
+    const opened = await dock('--toggle');
+    expect(opened).toMatchObject({ action: 'opened', stale: null });
+    first = opened.pane;
+  });
+
+  it('makes one board when two opens race in the same tab', async () => {
+    await dock('--toggle'); // closed
+    await ok('_fake.calls.clear');
+    const [a, b] = await Promise.all([dock('--open'), dock('--open')]);
+    expect([a.action, b.action].sort()).toEqual(['opened', 'reused']);
+    expect(a.pane).toBe(b.pane);
+    expect((await calls()).filter((c) => c.method === 'plugin.pane.open')).toHaveLength(1);
+  });
+
+  it('keeps one board when the first open is frozen (SIGSTOP) inside the registry lock', async () => {
+    await dock('--toggle'); // closed
+    await ok('_fake.calls.clear');
+    const file = boardFile(statePaths(state), tab);
+    const frozen = spawnCli(
+      ['board', '--open', '--json'],
+      {
+        ...env,
+        DOGSLED_TEST: '1',
+        DOGSLED_TEST_LOCK_STALE_MS: '1000',
+        DOGSLED_TEST_LOCK_HOLD_FILE: basename(file),
+        DOGSLED_TEST_LOCK_HOLD_MS: '2000',
+      },
+      { timeoutMs: 60_000 },
+    );
+    await eventually(
+      async () => ((await inspectLock(file))?.owner?.pid === frozen.child.pid ? true : undefined),
+      15_000,
+      'the first open to hold the registry lock',
+    );
+    frozen.child.kill('SIGSTOP');
+    await sleep(3000);
+    const second = spawnCli(
+      ['board', '--open', '--json'],
+      { ...env, DOGSLED_TEST: '1', DOGSLED_TEST_LOCK_STALE_MS: '1000' },
+      { timeoutMs: 60_000 },
+    );
+    await sleep(3000);
+    // Past the stale window and still waiting: a live holder's lock is never taken.
+    expect(second.child.exitCode).toBeNull();
+    frozen.child.kill('SIGCONT');
+    const [a, b] = await Promise.all([frozen.done, second.done]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    expect([JSON.parse(a.stdout).action, JSON.parse(b.stdout).action]).toEqual(['opened', 'reused']);
+    expect((await calls()).filter((c) => c.method === 'plugin.pane.open')).toHaveLength(1);
+  }, 60_000);
+
+  it('refuses a registry entry that is not a file, in one line, before any split', async () => {
+    await dock('--toggle'); // closed
+    await rm(boardFile(statePaths(state), tab));
+    await mkdir(boardFile(statePaths(state), tab));
+    await ok('_fake.calls.clear');
+    const result = await runCli(['board', '--open'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^dogsled: board: .*a directory, not a regular file\n$/);
+    expect((await calls()).some((c) => c.method === 'plugin.pane.open')).toBe(false);
+    await rm(boardFile(statePaths(state), tab), { recursive: true });
+  });
+});
+
+describe('board --open without Herdr', () => {
+  it('says it needs Herdr in one line and exits 2', async () => {
+    const box = await sandbox({ HERDR_PANE_ID: 'w1:p1' });
+    try {
+      for (const flag of ['--open', '--toggle']) {
+        const result = await runCli(['board', flag], box.env);
+        expect(result.code).toBe(2);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(new RegExp(`^dogsled: board ${flag} needs Herdr \\(.+\\)\\n$`));
+      }
+    } finally {
+      await box.cleanup();
+    }
+  });
+});

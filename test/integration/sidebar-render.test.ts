@@ -1,0 +1,340 @@
+// `dogsled sidebar` in a real terminal: a private tmux server at 38 columns, the screen read back
+// with capture-pane. Hosts come from fixture snapshots (peers arrive later: DOGSLED_TEST_SIDEBAR_HOSTS
+// stands in for what the status reader will return), work from real items, tickets and job records.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import blessed from 'blessed';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { idHash } from '../../service/state/sidebar-files.js';
+import type { SidebarHost } from '../../sidebar/model/types.js';
+import { CLI, type Sandbox, sandbox } from '../helpers/cli.js';
+import { itemFixture, jobFixture, ticketFixture } from '../helpers/job-fixtures.js';
+import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+import { click, startTmux, type Tmux, wheel } from '../helpers/tmux.js';
+
+const OWNER = 'w1:p1';
+const GIB = 1024 ** 3;
+const WIDTH = 38;
+/** The render tests need tmux (.ci/run installs it); without it they are skipped, saying so. */
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+if (!HAS_TMUX) console.warn('sidebar render tests skipped: tmux is not installed');
+let box: Sandbox;
+let screens: Tmux[];
+let serial = 0;
+
+beforeEach(async () => {
+  box = await sandbox();
+  screens = [];
+});
+afterEach(async () => {
+  for (const screen of screens) await screen.kill();
+  await box.cleanup();
+});
+
+function fixtureHost(i: number, extra: Partial<SidebarHost> = {}): SidebarHost {
+  return {
+    id: `h${i}`,
+    label: i === 0 ? 'local' : `peer-${i}`,
+    local: i === 0,
+    reachable: true,
+    service: 'up',
+    eligible: true,
+    age_ms: 1000,
+    reservations: 0,
+    probe: {
+      cores: 16,
+      busy: (i % 4) / 4,
+      load1: 1,
+      memory: { total_bytes: 64 * GIB, free_bytes: (40 - i) * GIB },
+      disk: { total_bytes: 1000 * GIB, free_bytes: 400 * GIB },
+    },
+    busy_history: [0, 0.25, 0.5, 0.75, 1, 0.5],
+    ...extra,
+  };
+}
+
+async function hostsFile(hosts: SidebarHost[]): Promise<string> {
+  const file = join(box.root, 'hosts.json');
+  await writeFile(file, JSON.stringify({ hosts }));
+  return file;
+}
+
+async function writeWork(jobs: number, tickets: number): Promise<void> {
+  await mkdir(join(box.state, 'jobs'), { recursive: true, mode: 0o700 });
+  const now = Date.now();
+  const items = [];
+  for (let i = 0; i < jobs; i++) {
+    const id = `j_${String(i).padStart(3, '0')}`;
+    const ended = i % 4 === 0;
+    await writeFile(
+      join(box.state, 'jobs', `${id}.json`),
+      JSON.stringify(
+        jobFixture({
+          id,
+          command: ['make', `target-${i}`],
+          pane: `w2:p${i}`,
+          created_ms: now - 60_000,
+          started_ms: now - 50_000 + i,
+          ended_ms: ended ? now - 1000 : null,
+          exit_code: ended ? (i % 8 === 0 ? 0 : 2) : null,
+        }),
+      ),
+    );
+    items.push(
+      itemFixture({ id: `i${i}`, job: id, pane: `w2:p${i}`, owner: OWNER, created_ms: now - 60_000 }),
+    );
+  }
+  const queue = Array.from({ length: tickets }, (_, i) =>
+    ticketFixture({ id: `t_${i}`, owner: OWNER, created_ms: now - 30_000 + i }),
+  );
+  await writeFile(join(box.state, 'items.json'), JSON.stringify({ version: 1, items }));
+  await writeFile(join(box.state, 'queue.json'), JSON.stringify({ version: 1, tickets: queue }));
+}
+
+interface Open {
+  height?: number;
+  hosts?: SidebarHost[];
+  env?: NodeJS.ProcessEnv;
+}
+
+async function openSidebar(options: Open = {}): Promise<Tmux> {
+  const env: NodeJS.ProcessEnv = {
+    HOME: box.home,
+    DOGSLED_STATE: box.state,
+    TERM: 'xterm-256color',
+    NCURSES_NO_UTF8_ACS: '1',
+    LANG: 'C.UTF-8',
+    PATH: process.env.PATH,
+    HERDR_CONFIG_PATH: join(box.root, 'herdr-config.toml'),
+    ...(options.hosts
+      ? { DOGSLED_TEST: '1', DOGSLED_TEST_SIDEBAR_HOSTS: await hostsFile(options.hosts) }
+      : {}),
+    ...options.env,
+  };
+  serial += 1;
+  const screen = await startTmux({
+    dir: box.root,
+    name: `sb${process.pid}-${serial}`,
+    width: WIDTH,
+    height: options.height ?? 45,
+    argv: [process.execPath, CLI, 'sidebar', '--owner', OWNER],
+    env,
+  });
+  screens.push(screen);
+  await screen.waitFor((rows) => rows.some((r) => r.includes('Agents & Jobs')), 'the three panels');
+  return screen;
+}
+
+/** SGR parameters that set a colour (30-38, 40-48, 90-97, 100-107); 39 and 49 reset to the default. */
+function colourCodes(ansi: string): string[] {
+  const found: string[] = [];
+  for (const match of ansi.matchAll(/\u001b\[([0-9;]*)m/g)) {
+    for (const param of (match[1] ?? '').split(';')) {
+      const n = Number(param);
+      if ((n >= 30 && n <= 38) || (n >= 40 && n <= 48) || (n >= 90 && n <= 97) || (n >= 100 && n <= 107)) {
+        found.push(param);
+      }
+    }
+  }
+  return found;
+}
+
+const has = (text: string) => (rows: string[]) => rows.some((row) => row.includes(text));
+
+describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
+  it('draws one host as a two-line card from the local snapshot, in three framed panels', async () => {
+    await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now(), cores: 8, busy: 0.5 }));
+    const screen = await openSidebar();
+    const rows = await screen.waitFor(has('mem '), 'the memory meter');
+    expect(rows[0]).toMatch(/^┌─ Hosts 1 ─+┐$/);
+    expect(rows[1]).toMatch(/^│local 4\/8 \? service down +│$/);
+    expect(rows[2]).toMatch(/^│ {2}mem ██░░░░░░ 48G {2}disk 500G 50% +│$/);
+    expect(rows.some((r) => /^┌─ ● Agents & Jobs 0 · w1:p1 ─+┐$/.test(r))).toBe(true);
+    expect(rows.some((r) => r.startsWith('│todos unavailable'))).toBe(true);
+    expect(rows.at(-1)).toMatch(/^└─+┘$/);
+    for (const row of rows) expect([...row].length).toBeLessThanOrEqual(WIDTH);
+  });
+
+  it('draws 5 hosts as cards and folds 20 to one line each, with an unreachable host dimmed', async () => {
+    const five = await openSidebar({ hosts: Array.from({ length: 5 }, (_, i) => fixtureHost(i)) });
+    const rows = await five.waitFor(has('peer-4'), 'five hosts');
+    expect(rows.filter((r) => r.includes(' mem ')).length).toBe(5);
+    expect(rows.some((r) => /^│peer-1 4\/16 +▁▃▅▇█▅│$/.test(r))).toBe(true);
+    await five.kill();
+
+    const twenty = Array.from({ length: 20 }, (_, i) =>
+      fixtureHost(i, i === 3 ? { reachable: false, service: 'unknown', age_ms: 125_000 } : {}),
+    );
+    const many = await openSidebar({ hosts: twenty });
+    const folded = await many.waitFor(has('peer-3'), 'twenty hosts');
+    expect(folded.some((r) => /^│peer-1 4\/16 mem \d+% disk 40% +│$/.test(r))).toBe(true);
+    expect(folded.some((r) => /^│peer-3 12\/16 \? no reply 2m/.test(r))).toBe(true);
+    expect(folded.some((r) => /Hosts 20 1-\d+\/20/.test(r))).toBe(true);
+  });
+
+  it('shows 50 jobs and tickets grouped as the board groups them, in three-line cards', async () => {
+    await writeWork(40, 10);
+    const screen = await openSidebar();
+    const rows = await screen.waitFor(has('ATTENTION'), 'the board');
+    expect(rows.some((r) => /^│▾ ATTENTION 5 +│$/.test(r))).toBe(true);
+    expect(rows.some((r) => /^│▌ exit 2 {2}make target-4 +│$/.test(r))).toBe(true);
+    expect(rows.some((r) => /^│▌ job j_004 · local w2:p4 +│$/.test(r))).toBe(true);
+    expect(rows.some((r) => /^│▌ 1s · exited 2 +│$/.test(r) || /^│▌ \d+s · exited 2 +│$/.test(r))).toBe(true);
+    // Scroll down to the end: WAITING cards carry their place in line, DONE stays folded.
+    await screen.keys(...Array.from({ length: 50 }, () => 'Down'));
+    const end = await screen.waitFor(has('#10 queued'), 'the last ticket');
+    expect(end.some((r) => /^│▸ DONE 5 +│$/.test(r))).toBe(true);
+  });
+
+  it('folds hosts by itself in a short pane', async () => {
+    const screen = await openSidebar({ height: 16, hosts: [fixtureHost(0), fixtureHost(1)] });
+    const rows = await screen.waitFor(has('peer-1'), 'the hosts');
+    expect(rows.filter((r) => r.includes(' mem ██')).length).toBe(0);
+    expect(rows.some((r) => /^│local 0\/16 mem \d+% disk 40%/.test(r))).toBe(true);
+    expect(rows).toHaveLength(16);
+  });
+
+  it('updates the screen when a snapshot or the work changes', async () => {
+    await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now(), cores: 8, busy: 0 }));
+    const screen = await openSidebar();
+    await screen.waitFor(has('local 0/8'), 'the first snapshot');
+    await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now(), cores: 8, busy: 0.75 }));
+    await screen.waitFor(has('local 6/8'), 'the new snapshot');
+    await writeWork(1, 0);
+    await screen.waitFor(has('▸ DONE 1'), 'a new job');
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('sidebar todos', () => {
+  const lines = (pane: string) => ({
+    protocol: 3,
+    session: 's1',
+    branch: null,
+    revision: 1,
+    current: null,
+    pane,
+    sections: [
+      { kind: 'progress', done: 1, total: 3 },
+      { kind: 'now', title: 'NOW', lines: ['wire the \u001b[31mparser'] },
+      { kind: 'next', title: 'NEXT', lines: ['tests'] },
+      { kind: 'done', title: 'done', lines: ['plan'] },
+    ],
+  });
+
+  it("shows the owner's publication as soon as Pi writes it, and says why a bad one is unavailable", async () => {
+    const dir = join(box.state, 'todo-lines');
+    await mkdir(dir, { recursive: true });
+    const screen = await openSidebar();
+    await screen.waitFor(has('no presentation for this pane'), 'todos unavailable');
+    const file = join(dir, `${idHash(OWNER)}.json`);
+    await writeFile(file, JSON.stringify(lines(OWNER)));
+    const rows = await screen.waitFor(has('wire the parser'), 'the todos');
+    expect(rows.some((r) => /^│▰▰▰▱▱▱▱▱▱▱ 1\/3 +│$/.test(r))).toBe(true);
+    expect(rows.some((r) => /^│▸ done 1 +│$/.test(r))).toBe(true);
+    await writeFile(file, JSON.stringify(lines('w9:p9')));
+    await screen.waitFor(has('published for pane w9:p9'), 'a publication for another pane');
+    await rm(file);
+    execFileSync('mkfifo', [file]);
+    await screen.waitFor(has('it is a FIFO'), 'a FIFO refused without blocking');
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('sidebar colours', () => {
+  const accent = (hex: string) => `38;5;${blessed.colors.match(hex)}`;
+
+  it.each([
+    ['catppuccin', '#89b4fa', '#1e66f5'],
+    ['catppuccin-latte', '#1e66f5', '#89b4fa'],
+  ])('draws the focused panel in the %s accent', async (name, mine, other) => {
+    await writeFile(join(box.root, 'herdr-config.toml'), `[theme]\nname = "${name}"\n`);
+    const screen = await openSidebar();
+    const ansi = await screen.captureAnsi();
+    expect(ansi).toContain(accent(mine));
+    expect(ansi).not.toContain(accent(other));
+  });
+
+  it('applies [theme.custom] overrides', async () => {
+    await writeFile(
+      join(box.root, 'herdr-config.toml'),
+      '[theme]\nname = "catppuccin"\n[theme.custom]\naccent = "#ff0000"\n',
+    );
+    const screen = await openSidebar();
+    expect(await screen.captureAnsi()).toContain(accent('#ff0000'));
+  });
+
+  it('uses no colour with NO_COLOR, and still marks the focused panel', async () => {
+    await writeWork(2, 1);
+    const screen = await openSidebar({ env: { NO_COLOR: '1' } });
+    await screen.waitFor(has('RUNNING'), 'the board');
+    const ansi = await screen.captureAnsi();
+    expect(colourCodes(ansi)).toEqual([]);
+    expect(ansi).toContain('\u001b[1;7m'); // pills are bold and inverse instead
+    expect(ansi).toContain('● Agents & Jobs');
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
+  it('tab cycles panels, space folds the focused one, arrows move the selection', async () => {
+    await writeWork(6, 0);
+    const screen = await openSidebar({ hosts: [fixtureHost(0)] });
+    await screen.keys('Tab');
+    await screen.waitFor(has('● Todos'), 'Todos focused');
+    await screen.keys('Tab');
+    await screen.waitFor(has('● Hosts'), 'Hosts focused');
+    await screen.keys('Space');
+    await screen.waitFor((rows) => !rows.some((r) => r.includes(' mem ██')), 'hosts folded');
+    await screen.keys('Tab');
+    const before = await screen.waitFor(has('● Agents'), 'Agents focused');
+    const selected = before.find((r) => r.startsWith('│▌ job'));
+    await screen.keys('Down');
+    const after = await screen.waitFor(
+      (rows) => rows.find((r) => r.startsWith('│▌ job')) !== selected,
+      'a new selection',
+    );
+    expect(after.filter((r) => r.startsWith('│▌')).length).toBe(3);
+  });
+
+  it('m opens the menu, which says what does not exist yet; stop asks first and stops the job', async () => {
+    await mkdir(join(box.state, 'jobs'), { recursive: true });
+    const { runCli } = await import('../helpers/cli.js');
+    const { holdServiceLock } = await import('../helpers/service-holder.js');
+    const { freshHost } = await import('../helpers/run-fixtures.js');
+    const lock = await holdServiceLock(box.state);
+    try {
+      await freshHost(box.state, true);
+      const started = await runCli(['run', '--json', '--', 'sleep', '60'], {
+        ...box.env,
+        HERDR_PANE_ID: OWNER,
+      });
+      expect(started.code).toBe(0);
+      const screen = await openSidebar();
+      await screen.waitFor(has('running'), 'the running job');
+      await screen.keys('m');
+      const menu = await screen.waitFor(has('send - only agents take messages'), 'the menu');
+      expect(menu.some((r) => r.includes('close - only agents are closed'))).toBe(true);
+      await screen.keys('Down', 'Down', 'Down', 'Enter');
+      await screen.waitFor(has('Stop job'), 'the confirmation');
+      await screen.keys('y');
+      await screen.waitFor(has('▸ DONE 1'), 'the job stopped');
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('⏎ and a double click ask Herdr to focus the pane; a click selects; the wheel moves', async () => {
+    await writeWork(6, 0);
+    const screen = await openSidebar({ hosts: [fixtureHost(0)] });
+    const rows = await screen.waitFor(has('RUNNING'), 'the board');
+    await screen.keys('Enter');
+    await screen.waitFor(has('needs Herdr'), 'the focus refusal without Herdr');
+    const target = rows.findIndex((r) => r.includes('job j_005'));
+    await screen.literal(click(5, target));
+    await screen.waitFor((r) => r[target]?.startsWith('│▌') === true, 'the clicked card selected');
+    await screen.literal(wheel(5, target, 'up'));
+    await screen.waitFor((r) => r[target]?.startsWith('│▌') === false, 'the wheel moved the selection');
+    await screen.literal(click(5, target) + click(5, target));
+    await screen.waitFor(has('needs Herdr'), 'the double click activating the card');
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import {
+  GATE_HISTORY_MAX,
+  gateKey,
+  gateReminder,
+  gateStep,
+  type LandFacts,
+  toLandRows,
+} from '../../service/core/gate.js';
+import { isEmptyWork, type OwnerPaneFacts, ownerWork } from '../../service/core/owner-work.js';
+import type { Item, Ticket } from '../../service/state/work-schemas.js';
+
+const T0 = 1_700_000_000_000;
+const OWNER = 'w1:p1';
+
+function agentItem(id: string, terminal: string, over: Partial<Item> = {}): Item {
+  return {
+    id,
+    kind: 'agent',
+    host: 'local',
+    pane: null,
+    terminal_id: terminal,
+    owner: OWNER,
+    created_ms: T0,
+    closed_ms: null,
+    close_reason: null,
+    job: null,
+    ticket: null,
+    ...over,
+  };
+}
+
+function pane(terminal: string, over: Partial<OwnerPaneFacts> = {}): OwnerPaneFacts {
+  return {
+    pane: `w2:${terminal}`,
+    terminal_id: terminal,
+    name: `child-${terminal}`,
+    state: 'idle',
+    branch: `feat/${terminal}`,
+    ahead: 2,
+    dirty: false,
+    landed: false,
+    stalled_since_ms: null,
+    state_since_ms: T0,
+    ...over,
+  };
+}
+
+describe('TO LAND rows', () => {
+  it('name finished children with commits or changes, never working, clean, landed or foreign ones', () => {
+    const items = [
+      agentItem('i_a', 'ta'),
+      agentItem('i_b', 'tb'),
+      agentItem('i_c', 'tc'),
+      agentItem('i_d', 'td'),
+      agentItem('i_e', 'te'),
+      agentItem('i_f', 'tf', { owner: 'w9:p9' }),
+      agentItem('i_g', 'tg', { closed_ms: T0 }),
+    ];
+    const panes: LandFacts[] = [
+      pane('ta'),
+      pane('tb', { state: 'working' }),
+      pane('tc', { ahead: 0, dirty: false }),
+      pane('td', { landed: true }),
+      pane('te', { state: 'done', ahead: 0, dirty: true }),
+      pane('tf'),
+      pane('tg'),
+    ];
+    expect(toLandRows(items, panes, OWNER)).toEqual([
+      { item: 'i_a', name: 'child-ta', branch: 'feat/ta', ahead: 2, dirty: false },
+      { item: 'i_e', name: 'child-te', branch: 'feat/te', ahead: 0, dirty: true },
+    ]);
+  });
+});
+
+describe('the gate, once per distinct set', () => {
+  const row = (item: string, ahead = 1, dirty = false) => ({ item, name: item, branch: 'b', ahead, dirty });
+
+  it('reminds of a new set once; row order and the same set again stay silent', () => {
+    const first = gateStep(undefined, [row('i_a'), row('i_b')], 2);
+    expect(first).toMatchObject({ remind: true, changed: true });
+    expect(gateStep(first.next ?? [], [row('i_b'), row('i_a')], 2)).toMatchObject({
+      remind: false,
+      changed: false,
+    });
+  });
+
+  it('reminds again when a child gains commits or changes, not when it goes from idle to done', () => {
+    const history = gateStep(undefined, [row('i_a')], 1).next ?? [];
+    expect(gateStep(history, [row('i_a', 2)], 1).remind).toBe(true);
+    expect(gateStep(history, [row('i_a', 1, true)], 1).remind).toBe(true);
+    expect(gateKey([row('i_a')])).toBe(gateKey([{ ...row('i_a'), name: 'renamed' }]));
+  });
+
+  it('stays silent with nothing to land, and clears the history once the owner has no open items', () => {
+    expect(gateStep(['x'], [], 3)).toMatchObject({ remind: false, changed: false, next: ['x'] });
+    expect(gateStep(['x'], [], 0)).toMatchObject({ remind: false, changed: true, next: null });
+    expect(gateStep(undefined, [], 0)).toMatchObject({ changed: false });
+  });
+
+  it('keeps a bounded history', () => {
+    let history: string[] = [];
+    for (let i = 0; i < GATE_HISTORY_MAX + 5; i++) history = gateStep(history, [row(`i_${i}`)], 1).next ?? [];
+    expect(history).toHaveLength(GATE_HISTORY_MAX);
+    expect(history.at(-1)).toBe(gateKey([row(`i_${GATE_HISTORY_MAX + 4}`)]));
+  });
+
+  it('asks for review, commits and integration, and says it changed nothing itself', () => {
+    const text = gateReminder([row('child-a', 2), row('child-b', 0, true)], (t) => t);
+    expect(text).toContain('Before you stop: 2 finished children have work to land.');
+    expect(text).toContain('- child-a: branch b, 2 commits to land');
+    expect(text).toContain('- child-b: branch b, uncommitted changes');
+    expect(text).toContain('dogsled has committed, merged, closed and discarded nothing.');
+    const many = gateReminder(
+      Array.from({ length: 14 }, (_, i) => row(`c${i}`)),
+      (t) => t,
+    );
+    expect(many).toContain('- and 4 more (dogsled board)');
+  });
+});
+
+describe("the owner's work", () => {
+  it('groups the owner items and tickets by what the owner must do', () => {
+    const items: Item[] = [
+      agentItem('i_land', 'ta'),
+      agentItem('i_blocked', 'tb'),
+      agentItem('i_stalled', 'tc'),
+      agentItem('i_idle', 'td'),
+      agentItem('i_gone', 'tz'),
+      { ...agentItem('i_job', 'tj'), kind: 'job', job: 'j_1', command: ['make', 'test'] },
+    ];
+    const panes = [
+      pane('ta'),
+      pane('tb', { state: 'blocked' }),
+      pane('tc', { state: 'working', stalled_since_ms: T0 + 5 }),
+      pane('td', { ahead: 0 }),
+    ];
+    const ticket = {
+      id: 't_1',
+      owner: OWNER,
+      state: 'pending',
+      created_ms: T0,
+      request: null,
+    } as unknown as Ticket;
+    const settled = { ...ticket, id: 't_2', state: 'admitted' } as Ticket;
+    const work = ownerWork(OWNER, items, [ticket, settled], panes);
+    expect(work.toLand.map((r) => r.item)).toEqual(['i_land']);
+    expect(work.attention.map((e) => [e.label, e.state])).toEqual([
+      ['child-tb', 'blocked'],
+      ['child-tc', 'stalled'],
+    ]);
+    expect(work.idle.map((e) => e.label)).toEqual(['child-td']);
+    expect(work.running.map((e) => [e.label, e.state])).toEqual([
+      ['i_gone', 'not seen'],
+      ['job j_1', 'running'],
+    ]);
+    expect(work.queued.map((e) => e.label)).toEqual(['t_1']);
+    expect(isEmptyWork(ownerWork('w5:p5', items, [ticket], panes))).toBe(true);
+  });
+});
