@@ -76,7 +76,15 @@ describe('a child that calls dogsled done', () => {
       const tip = await refSha(repo, `refs/heads/${branch}`);
       expect(tip).not.toBeNull();
       expect((await repo.git(['log', '--format=%s', `main..${branch}`])).trim()).toBe('child work');
-      expect(await doneMarks()).toEqual([
+      const marks = await eventually(
+        async () => {
+          const all = await doneMarks();
+          return all.every((mark) => mark.state === 'closed') ? all : undefined;
+        },
+        10_000,
+        'the mark closed',
+      );
+      expect(marks).toEqual([
         expect.objectContaining({ launch: doc.launch, state: 'closed', pane: doc.pane }),
       ]);
 
