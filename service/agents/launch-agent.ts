@@ -142,6 +142,7 @@ export async function launchAgent(
     launch: request.launch,
     branch: request.branch,
     worktree: worktree?.path ?? null,
+    repository: worktree?.repository ?? null,
     cwd,
     reply: null,
   };

@@ -108,6 +108,8 @@ export interface BoardTicket {
   state_ms: number;
   host: string | null;
   request: { command: readonly string[] } | null;
+  /** An agent ticket: the child it starts. */
+  agent?: { name: string; kind: string } | null | undefined;
   error: string | null;
 }
 
@@ -343,7 +345,11 @@ function ticketRows(input: BoardInput, now: number): BoardRow[] {
     const base = {
       ...blank('ticket', ticket.id, 'waiting'),
       host: ticket.host,
-      title: ticket.request ? commandTitle(ticket.request.command) : 'placement',
+      title: ticket.agent
+        ? safeText(`${ticket.agent.name} (${ticket.agent.kind})`, 80)
+        : ticket.request
+          ? commandTitle(ticket.request.command)
+          : 'placement',
       detail: ticket.pin === null ? null : `pinned to ${safeText(ticket.pin, 60)}`,
       ticket: ticket.id,
     };

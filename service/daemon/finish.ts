@@ -4,6 +4,7 @@
 // pane's last lines) onto its item first, then the pane and agent worktree close and the branch
 // stays (agents/close-child.ts), then the item closes as `done`. A mark whose terminal changed or
 // whose agent session is another one is not this child's any more: it is dropped, nothing closes.
+// Each pass also keeps branches.json current (branch-watch.ts), for the board's TO LAND rows.
 
 import { closeChild } from '../agents/close-child.js';
 import { recentOutput } from '../agents/start-tries.js';
@@ -23,6 +24,7 @@ import type { Item } from '../state/work-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent, Snapshot } from '../terminal/records.js';
 import { closeItemsOf } from '../work/close.js';
+import { BRANCH_WATCH_MS, observeBranches } from './branch-watch.js';
 import type { WorkerIO } from './worker-io.js';
 
 /** Closed marks are kept this long for inspection, like closed items. */
@@ -31,11 +33,24 @@ const SNAPSHOT_TIMEOUT_MS = 10_000;
 
 export class FinishWorker {
   private readonly warned = new Set<string>();
+  private watchedMs = 0;
 
   constructor(private readonly deps: WorkerIO) {}
 
-  /** One pass; returns the marks it closed. */
+  /** One pass; returns the marks it closed. Branch observations follow (TO LAND). */
   async pass(): Promise<DoneMark[]> {
+    const closed = await this.finishAll();
+    const now = this.deps.now();
+    if (closed.length > 0 || now - this.watchedMs >= BRANCH_WATCH_MS) {
+      this.watchedMs = now;
+      await observeBranches(this.deps, (line) => this.warnOnce(line)).catch((error: unknown) =>
+        this.warnOnce(`dogsled serve: branches: ${oneLine(messageOf(error))}`),
+      );
+    }
+    return closed;
+  }
+
+  private async finishAll(): Promise<DoneMark[]> {
     const { deps } = this;
     const marks = (await readDoneMarks(deps)).marks;
     const live = marks.filter((mark) => mark.state !== 'closed');

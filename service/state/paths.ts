@@ -38,6 +38,8 @@ export interface StatePaths {
   paneWatch: string;
   /** Children that called `dogsled done`: their marks until the service closes them (done.json). */
   done: string;
+  /** The service's observations of its children's branches, for TO LAND (branches.json). */
+  branches: string;
   /** One inbox per Herdr terminal (inbox/<terminal>.json) and the stop gate's history (gate.json). */
   inbox: string;
   gate: string;
@@ -84,6 +86,7 @@ export function statePaths(dir: string): StatePaths {
     worktrees: join(dir, 'worktrees.json'),
     paneWatch: join(dir, 'pane-watch.json'),
     done: join(dir, 'done.json'),
+    branches: join(dir, 'branches.json'),
     inbox: join(dir, 'inbox'),
     gate: join(dir, 'gate.json'),
     paneTerminals: join(dir, 'terminals.json'),

@@ -113,6 +113,8 @@ export const ItemSchema = z.looseObject({
   /** Where the child works: its branch and worktree (`--branch`), else null. */
   branch: z.optional(z.nullable(z.string())),
   worktree: z.optional(z.nullable(z.string())),
+  /** The main checkout of the repository the branch is in, to watch the branch after the worktree went. */
+  repository: z.optional(z.nullable(z.string())),
   cwd: z.optional(z.nullable(z.string())),
   /** The child's final reply, captured when it finished (escapes stripped). */
   reply: z.optional(z.nullable(z.string())),

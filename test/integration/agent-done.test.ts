@@ -43,6 +43,12 @@ afterEach(async () => {
 });
 afterAll(removeScenarios);
 
+async function boardRows(group: string): Promise<Json[]> {
+  const result = await runCli(['board', '--json'], suite.env);
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  return JSON.parse(result.stdout).groups.find((g: Json) => g.id === group).rows;
+}
+
 async function doneMarks(): Promise<Json[]> {
   const text = await readFile(join(suite.box.state, 'done.json'), 'utf8').catch(() => null);
   return text === null ? [] : DoneFileSchema.parse(JSON.parse(text)).marks;
@@ -104,6 +110,25 @@ describe('a child that calls dogsled done', () => {
       const read = await runCli(['read', name, '--json'], suite.env);
       expect(read.code).toBe(0);
       expect(JSON.parse(read.stdout)).toMatchObject({ kind: 'agent', name, reply, output: null });
+
+      // The owner's board shows the kept branch TO LAND until it is squash-merged into main.
+      const toLand = await eventually(
+        async () => {
+          const rows = await boardRows('to_land');
+          return rows.length > 0 ? rows : undefined;
+        },
+        20_000,
+        'the TO LAND row',
+      );
+      expect(toLand).toEqual([
+        expect.objectContaining({ item: doc.item, reason: `${name}: branch ${branch} +1 to land` }),
+      ]);
+      await repo.squash(branch);
+      await eventually(
+        async () => ((await boardRows('to_land')).length === 0 ? true : undefined),
+        20_000,
+        'the row gone',
+      );
     },
   );
 });

@@ -3,12 +3,13 @@
 // and every refusal (a long line, a bad name, a busy pane, no Herdr) happens before a pane exists or
 // closes the empty pane it made. An unknown start outcome is reconciled on the next try.
 
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentOutputSchema } from '../../cli/output-schemas.js';
 import { LAUNCH_LINE_MAX_BYTES } from '../../service/core/launch-line.js';
 import { readLaunches, until, waitForLaunch } from '../fakes/agents/harness.js';
+import { runCli } from '../helpers/cli.js';
 import {
   agentCalls,
   agentCli,
@@ -90,6 +91,49 @@ describe('agent starts a child', () => {
     const task = await readFile(record.task_file, 'utf8');
     expect(task).toContain("Task with $(touch /tmp/pwned) ; 'quotes' and red");
     expect(task).not.toContain('\u001b');
+  });
+});
+
+describe('profiles and the board', () => {
+  it("a Pi child with a profile gets its model, thinking and prompts; the owner's board names harness and model", async () => {
+    const dir = join(suite.box.home, '.config', 'dogsled', 'profiles', 'general');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'prompt.md'), 'Be general.\n');
+    await writeFile(
+      join(dir, 'profile.json'),
+      JSON.stringify({
+        model: 'alias/sol',
+        thinking: 'medium',
+        prompt: 'prompt.md',
+        role: 'writer',
+        extra: 1,
+      }),
+    );
+    const result = await agentCli(suite, [
+      '--kind',
+      'pi',
+      '--profile',
+      'general',
+      '--name',
+      'prof',
+      '--json',
+      '--message',
+      quickTask(),
+    ]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      profile: 'general',
+      model: 'alias/sol',
+      role: 'writer',
+    });
+    const launch = await waitForLaunch(suite.logDir);
+    expect(launch.argv.slice(0, 4)).toEqual(['--model', 'alias/sol', '--thinking', 'medium']);
+    expect(launch.argv).toContain(join(dir, 'prompt.md'));
+    const board = await runCli(['board', '--json'], suite.env);
+    const rows = JSON.parse(board.stdout).groups.flatMap((g: Json) => g.rows);
+    expect(rows).toContainEqual(
+      expect.objectContaining({ kind: 'agent', title: 'prof', detail: 'pi · alias/sol' }),
+    );
   });
 });
 

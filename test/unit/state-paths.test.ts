@@ -40,6 +40,7 @@ describe('statePaths', () => {
       worktrees: '/s/worktrees.json',
       paneWatch: '/s/pane-watch.json',
       done: '/s/done.json',
+      branches: '/s/branches.json',
       inbox: '/s/inbox',
       gate: '/s/gate.json',
       paneTerminals: '/s/terminals.json',
