@@ -16,6 +16,7 @@ import type { AgentRequest, Item } from '../state/work-schemas.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
+import { mark } from '../timing.js';
 import type { Deadline } from '../work/deadline.js';
 import { type BranchWorktree, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import { openAgentPane } from './agent-pane.js';
@@ -101,6 +102,7 @@ export async function launchAgent(
           await rm(files.task, { force: true }).catch(() => undefined);
           throw error;
         });
+  if (worktree !== null) mark('agent: worktree ready');
   const cwd = worktree?.path ?? request.cwd;
   const role = childRole(profile?.role ?? null, request.branch !== null);
   // The record comes first: a crash from here on leaves evidence for cleanup and admission.
@@ -189,6 +191,7 @@ export async function launchAgent(
     await endLaunch(io, spec, 'failed', oneLine(messageOf(error)));
     throw failure(request, spec.host, messageOf(error), null, error);
   }
+  mark('agent: pane and files');
   const started = await startWithTries(
     {
       ...io,
@@ -220,6 +223,7 @@ export async function launchAgent(
     await closeItem(io, spec.itemId, `launch ${started.kind}`);
     throw failure(request, spec.host, started.error, started.record.recent_output);
   }
+  mark('agent: ready');
   const shown = await changeItem(io, spec.itemId, (current) => current);
   return { record: started.record, item: shown, worktree };
 }

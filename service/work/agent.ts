@@ -17,6 +17,7 @@ import type { AgentRequest, Ticket } from '../state/work-schemas.js';
 import { callerPaneId } from '../terminal/caller.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
+import { mark } from '../timing.js';
 import { checkBranchRequest } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
 import { type Queued, submitWork } from './submit.js';
@@ -80,6 +81,7 @@ export async function runAgent(
       await rm(launchFiles(io.paths, request.launch).task, { force: true }).catch(() => undefined);
       throw error;
     });
+  mark(`agent: ${outcome.kind}`);
   if (outcome.kind === 'queued') {
     events.queued?.(outcome);
     if (!work.wait) return { kind: 'queued', ticket: outcome.ticket };

@@ -38,6 +38,7 @@ import { loadRepoConfig } from '../state/repo-config.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort, WorktreeList } from '../terminal/port.js';
+import { mark } from '../timing.js';
 import type { Deadline } from '../work/deadline.js';
 import { writeAnchor } from './anchor.js';
 
@@ -203,7 +204,9 @@ async function underLock(
     await dropWorktreeRegistration(deps, plan.path).catch(() => false);
     throw error;
   }
+  mark('worktree: added');
   await setUp(deps, config, { main, path: plan.path, branch, madeBranch: plan.start !== null });
+  mark('worktree: set up');
   let opened: Opened;
   try {
     opened = await openInHerdr(terminal, main, plan.path, shown, repository.commonDir);
