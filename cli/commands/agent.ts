@@ -14,6 +14,7 @@ import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { AgentStarted, StillQueued } from '../output-schemas.js';
+import { whyQueued } from '../render/queued.js';
 
 export interface AgentFlags {
   kind?: string;
@@ -50,12 +51,9 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
     wait: Boolean(flags.wait),
   };
   const outcome = await runAgent(io, work, deadline, {
-    queued: ({ ticket, behind, refusals }) => {
-      const why =
-        behind > 0
-          ? `${behind} earlier ticket(s) wait for the same host`
-          : `no host has room: ${refusals.map((r) => `${r.label}: ${r.reason.join('; ')}`).join(' | ')}`;
-      ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${why}`);
+    queued: (queued) => {
+      const { ticket } = queued;
+      ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}`);
       if (!(flags.wait && flags.json)) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
     },
   });

@@ -12,11 +12,11 @@ import type { LogWrite } from '../../service/jobs/logs.js';
 import type { JobRecord } from '../../service/state/job-records.js';
 import { Deadline } from '../../service/work/deadline.js';
 import { type RunJobOutcome, runJob } from '../../service/work/run-job.js';
-import type { Queued } from '../../service/work/submit.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag, optionalDurationFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { RunEnded, RunStarted, RunStillRunning, StillQueued } from '../output-schemas.js';
+import { whyQueued } from '../render/queued.js';
 
 export interface RunFlags {
   wait?: boolean;
@@ -104,14 +104,6 @@ function render(outcome: RunJobOutcome, flags: RunFlags, ctx: CliContext): numbe
       return stillRunning(ctx, flags, doc, `ticket ${id} is still pending`);
     }
   }
-}
-
-function whyQueued(queued: Queued): string {
-  if (queued.behind > 0) {
-    return `${queued.behind} earlier ticket${queued.behind === 1 ? '' : 's'} wait${queued.behind === 1 ? 's' : ''} for the same host`;
-  }
-  const why = queued.refusals.map((r) => `${r.label}: ${r.reason.join('; ')}`).join(' | ');
-  return `no host has room (${why})`;
 }
 
 function jobDoc(record: JobRecord): Omit<RunStillRunning, 'still_running'> {

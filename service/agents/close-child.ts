@@ -11,6 +11,7 @@ import { repositoryLockPath } from '../cleanup/locks.js';
 import { TEARDOWN_DEADLINE_MS } from '../cleanup/prune.js';
 import { surveyRepository } from '../cleanup/survey.js';
 import { readPanes, realOrSame } from '../cleanup/terminal-facts.js';
+import { closing } from '../cleanup/worktree-panes.js';
 import { paneActivity } from '../core/holds.js';
 import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
 import { contains } from '../core/target-rule.js';
@@ -32,7 +33,6 @@ import { withLock } from '../state/lock.js';
 import { dropWorktreeRegistration, readRegistries } from '../state/registries.js';
 import { loadRepoConfig } from '../state/repo-config.js';
 import { readItems } from '../state/work.js';
-import { isTerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane, Snapshot } from '../terminal/records.js';
 import { closeIdleAnchor } from '../worktrees/anchor-close.js';
@@ -311,28 +311,18 @@ async function closePanes(
   panes: readonly string[],
   workspace: string | null,
 ): Promise<boolean> {
-  const gone = async (run: () => Promise<void>): Promise<boolean> => {
-    try {
-      await run();
-      return true;
-    } catch (error) {
-      if (isTerminalError(error, 'pane_not_found') || isTerminalError(error, 'workspace_not_found'))
-        return false;
-      throw error;
-    }
-  };
   const snapshot = await port.snapshot();
   const inWorkspace = new Set(
     snapshot.panes.filter((p) => p.workspace_id === workspace).map((p) => p.pane_id),
   );
   let first = false;
   if (workspace !== null) {
-    const closed = await gone(() => port.closeWorkspace(workspace));
+    const closed = await closing(() => port.closeWorkspace(workspace));
     if (closed && inWorkspace.has(panes[0] ?? '')) first = true;
   }
   for (const [index, pane] of panes.entries()) {
     if (inWorkspace.has(pane) && workspace !== null) continue;
-    const closed = await gone(() => port.closePane(pane));
+    const closed = await closing(() => port.closePane(pane));
     if (index === 0) first = closed;
   }
   return first;

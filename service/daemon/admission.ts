@@ -142,63 +142,54 @@ export class AdmissionWorker {
     await this.testPause('before-launch');
     // A `place` ticket is admitted by its reservation alone; a job ticket launches its job, an
     // agent ticket its child.
+    const common = { owner: ticket.owner, host, ticket: ticket.id, reservation: ticket.reservation };
+    let failure: string | null = null;
     if (ticket.agent && itemId !== null) {
-      const request = ticket.agent;
-      try {
-        const spec = {
-          itemId,
-          request,
-          owner: ticket.owner,
-          host,
-          ticket: ticket.id,
-          reservation: ticket.reservation,
-        };
-        const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
-        const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
-        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
-          launchAgent({ ...ctx, signal }, spec, deadline),
-        );
-      } catch (error) {
-        if (!(error instanceof DogsledError))
-          deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
-        return this.launchFailed(ticket, messageOf(error));
-      }
+      const spec = { ...common, itemId, request: ticket.agent };
+      failure = await this.launching(ticket, (ctx, deadline) => launchAgent(ctx, spec, deadline));
     } else if (ticket.request !== null && jobId !== null && itemId !== null) {
       const request = ticket.request;
-      try {
+      failure = await this.launching(ticket, async (ctx, deadline) => {
         const env = await readEnvFile(ticketEnvPath(deps.paths, ticket.id));
-        const spec = {
-          jobId,
-          itemId,
-          request,
-          owner: ticket.owner,
-          host,
-          ticket: ticket.id,
-          reservation: ticket.reservation,
-          env: env ?? null,
-        };
-        const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
-        // Every launch gets the setup cap; an admission that runs out of it fails its ticket. The
-        // step's signal reaches the launch's writes, so a launch still running then (behind a lock)
-        // writes nothing more but its own undoing: no item or pane for a ticket already failed.
-        const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
-        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', async (signal) => {
-          const inWorktree = await jobInWorktree({ ...ctx, signal }, request, deadline);
-          return launchJob({ ...ctx, signal }, { ...spec, request: inWorktree }, deadline);
-        });
-      } catch (error) {
-        // Recorded on the ticket whatever it was: a ticket never stays `admitting` in a live run.
-        if (!(error instanceof DogsledError))
-          deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
-        return this.launchFailed(ticket, messageOf(error));
+        const inWorktree = await jobInWorktree(ctx, request, deadline);
+        const spec = { ...common, jobId, itemId, request: inWorktree, env: env ?? null };
+        return launchJob(ctx, spec, deadline);
+      });
+      if (failure === null) {
+        await removeEnvFile(ticketEnvPath(deps.paths, ticket.id)).catch((error: unknown) =>
+          deps.warn(`dogsled serve: admission of ${ticket.id}: ${oneLine(messageOf(error))}`),
+        );
       }
-      await removeEnvFile(ticketEnvPath(deps.paths, ticket.id)).catch((error: unknown) =>
-        deps.warn(`dogsled serve: admission of ${ticket.id}: ${oneLine(messageOf(error))}`),
-      );
     }
+    if (failure !== null) return this.launchFailed(ticket, failure);
     await this.testPause('after-launch');
     const admitted = await this.settle(ticket.id, 'admitting', (current) => admitTicket(current, deps.now()));
     return admitted ? { kind: 'admitted', ticket: admitted } : { kind: 'gone' };
+  }
+
+  /**
+   * Runs one admission's launch under the setup cap; an admission that runs out of it fails its
+   * ticket. The step's signal reaches the launch's writes, so a launch still running then (behind a
+   * lock) writes nothing more but its own undoing: no item or pane for a ticket already failed.
+   * Returns why it failed (recorded on the ticket whatever it was), or null.
+   */
+  private async launching(
+    ticket: Ticket,
+    launch: (ctx: WorkerIO & { afterRecord: () => Promise<void> }, deadline: Deadline) => Promise<unknown>,
+  ): Promise<string | null> {
+    const { deps } = this;
+    const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
+    const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
+    try {
+      await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
+        launch({ ...ctx, signal }, deadline),
+      );
+      return null;
+    } catch (error) {
+      if (!(error instanceof DogsledError))
+        deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
+      return messageOf(error);
+    }
   }
 
   /**

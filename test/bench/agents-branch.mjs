@@ -5,10 +5,9 @@
 // floors so drift hits both alike; prints markdown tables. BENCH_RUNS shortens it.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, median, ROOT, RUNS, stop, timeOnce } from './lib.mjs';
+import { CLI, call as callEnvelope, median, ROOT, RUNS, stop, timeOnce } from './lib.mjs';
 
 const AGENT_RUNS = Math.max(3, Math.min(RUNS, 10));
 const FAKE = join(ROOT, 'test', 'fakes', 'herdr');
@@ -34,22 +33,11 @@ const baseEnv = { ...process.env, ...gitEnv, HOME: home, DOGSLED_STATE: state };
 for (const key of Object.keys(baseEnv)) if (/^(HERDR_|DOGSLED_TEST|XDG_)/.test(key)) delete baseEnv[key];
 const git = (...args) => execFileSync('git', args, { cwd: repo, env: baseEnv, encoding: 'utf8' });
 
-function call(socketPath, method, params = {}) {
-  return new Promise((resolve, reject) => {
-    const socket = connect(socketPath);
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(`${JSON.stringify({ id: 'bench', method, params })}\n`));
-    socket.on('data', (d) => {
-      buffer += d;
-    });
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const reply = JSON.parse(buffer.split('\n')[0]);
-      if (reply.error) reject(new Error(`${method}: ${reply.error.message}`));
-      else resolve(reply.result);
-    });
-  });
+/** One request to the fake Herdr; its result, or an error naming the method. */
+async function call(socketPath, method, params = {}) {
+  const reply = await callEnvelope(socketPath, method, params);
+  if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
+  return reply.result;
 }
 
 async function startHerdr() {

@@ -64,7 +64,7 @@ describe('agent tickets', () => {
 
     const result = await waiting.done;
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^dogsled: agent: queued as t_\w+: no host has room: [^\n]+\n$/);
+    expect(result.stderr).toMatch(/^dogsled: agent: queued as t_\w+: no host has room \([^\n]+\)\n$/);
     const doc = JSON.parse(result.stdout);
     expect(doc).toMatchObject({ queued: false, name: 'queued-child', ticket: agentTicket.id });
     const settled = await eventually(async () => {
