@@ -8,12 +8,12 @@
 
 import { closeChild } from '../agents/close-child.js';
 import { recentOutput } from '../agents/start-tries.js';
-import { turnEnded } from '../core/done-rule.js';
+import { cancellingWork, turnEnded } from '../core/done-rule.js';
 import { appendRecord, pendingRecord } from '../core/inbox.js';
 import { finishedText } from '../core/inbox-text.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { messageOf } from '../errors.js';
-import { updateInbox } from '../inbox/files.js';
+import { readInbox, updateInbox } from '../inbox/files.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { discoverTranscript, readFinalReply } from '../probe/transcripts/index.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
@@ -106,6 +106,17 @@ export class FinishWorker {
       }));
     }
     if (!turnEnded(mark, agent)) return null;
+    const inbox = await readInbox(this.deps, pane.terminal_id).catch(() => undefined);
+    const work = cancellingWork(mark, inbox?.records ?? []);
+    if (work !== null) {
+      // The child took new work in its final turn: it is not finished, so nothing closes.
+      return this.change(mark.id, (m) => ({
+        ...m,
+        state: 'closed',
+        state_ms: this.deps.now(),
+        error: `cancelled: inbox ${work.kind} ${work.id} arrived in the same turn`,
+      }));
+    }
     if (mark.state === 'marked')
       await this.change(mark.id, (m) => ({ ...m, state: 'ended', state_ms: this.deps.now() }));
     const reply = await this.reply(port, agent);

@@ -2,7 +2,7 @@
 // observation after the mark; working, blocked and unknown never authorize closure.
 
 import { describe, expect, it } from 'vitest';
-import { turnEnded } from '../../service/core/done-rule.js';
+import { cancellingWork, turnEnded } from '../../service/core/done-rule.js';
 
 describe('turnEnded', () => {
   it('waits while the child works, is blocked or unknown', () => {
@@ -23,5 +23,24 @@ describe('turnEnded', () => {
   it('after a restore the counter may start over: any other value, or none at the mark, ends it', () => {
     expect(turnEnded({ seq: 40 }, { agent_status: 'idle', state_change_seq: 1 })).toBe(true);
     expect(turnEnded({ seq: null }, { agent_status: 'done', state_change_seq: 0 })).toBe(true);
+  });
+});
+
+describe('cancellingWork', () => {
+  const record = (kind: string, delivered_ms: number | null) => ({ id: `m_${kind}`, kind, delivered_ms });
+
+  it('a message or task delivered at or after the mark cancels it', () => {
+    expect(cancellingWork({ marked_ms: 100 }, [record('message', 100)])?.id).toBe('m_message');
+    expect(cancellingWork({ marked_ms: 100 }, [record('task', 150)])?.id).toBe('m_task');
+  });
+
+  it('work delivered before the mark, undelivered work and notices do not', () => {
+    const records = [
+      record('message', 99),
+      record('task', null),
+      record('reply', 200),
+      record('admission', 200),
+    ];
+    expect(cancellingWork({ marked_ms: 100 }, records)).toBeNull();
   });
 });
