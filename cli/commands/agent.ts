@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { TASK_MAX_BYTES } from '../../service/agents/launch-files.js';
 import { EXIT } from '../../service/core/exit-codes.js';
-import { visible } from '../../service/core/visible.js';
+import { shown } from '../../service/core/visible.js';
 import { DogsledError } from '../../service/errors.js';
 import { type AgentOutcome, runAgent } from '../../service/work/agent.js';
 import { Deadline } from '../../service/work/deadline.js';
@@ -110,10 +110,10 @@ async function taskText(flags: AgentFlags): Promise<string> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     const why = code === 'EISDIR' ? 'it is a directory' : code === 'ENOENT' ? 'no such file' : code;
-    throw new DogsledError(`--message-file ${visible(path)}: ${why}`);
+    throw new DogsledError(`--message-file ${shown(path)}: ${why}`);
   }
   if (bytes.length > TASK_MAX_BYTES) {
-    throw new DogsledError(`--message-file ${visible(path)}: over the ${TASK_MAX_BYTES}-byte limit`);
+    throw new DogsledError(`--message-file ${shown(path)}: over the ${TASK_MAX_BYTES}-byte limit`);
   }
   return bytes.toString('utf8');
 }

@@ -15,7 +15,7 @@ import { closing } from '../cleanup/worktree-panes.js';
 import { paneActivity } from '../core/holds.js';
 import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
 import { contains } from '../core/target-rule.js';
-import { visible } from '../core/visible.js';
+import { shown } from '../core/visible.js';
 import { DogsledError, isDogsledError, messageOf } from '../errors.js';
 import { findCheckoutRoot, readDirty } from '../git/checkout-facts.js';
 import {
@@ -67,7 +67,7 @@ export async function closeChild(io: CloseIO, request: CloseRequest): Promise<Cl
   const { port } = io;
   const snapshot = await port.snapshot();
   const target = snapshot.panes.find((pane) => pane.pane_id === request.pane);
-  if (target === undefined) throw new DogsledError(`no pane ${visible(request.pane)} in Herdr`);
+  if (target === undefined) throw new DogsledError(`no pane ${shown(request.pane)} in Herdr`);
   const callerTerminal = snapshot.panes.find((pane) => pane.pane_id === request.caller)?.terminal_id ?? null;
   if (request.pane === request.caller || target.terminal_id === callerTerminal) {
     throw new DogsledError(`${request.pane} is your own pane`);

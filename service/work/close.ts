@@ -5,7 +5,7 @@
 import { type CloseResult, closeChild } from '../agents/close-child.js';
 import { applyClosures } from '../core/item-closing.js';
 import { findHost } from '../core/placement.js';
-import { visible } from '../core/visible.js';
+import { shown } from '../core/visible.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import type { HostIO } from '../state/io.js';
@@ -19,7 +19,7 @@ export async function closePane(io: HostIO, pane: string, host: string | null): 
   const where = host ?? open[0]?.host ?? LOCAL_HOST.id;
   if (findHost([LOCAL_HOST], where) === undefined) {
     throw new DogsledError(
-      `--host ${visible(where)}: only this host (${LOCAL_HOST.id}) can be closed in this build`,
+      `--host ${shown(where)}: only this host (${LOCAL_HOST.id}) can be closed in this build`,
     );
   }
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'close', warn: io.warn });

@@ -5,7 +5,7 @@
 import { lstat, open } from 'node:fs/promises';
 import { findHost } from '../core/placement.js';
 import { stripEscapes } from '../core/strip-escapes.js';
-import { visible } from '../core/visible.js';
+import { shown } from '../core/visible.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import type { HostIO } from '../state/io.js';
@@ -36,7 +36,7 @@ export interface ReadReport {
 export async function readTarget(io: HostIO, target: string, host: string | null): Promise<ReadReport> {
   if (host !== null && findHost([LOCAL_HOST], host) === undefined) {
     throw new DogsledError(
-      `--host ${visible(host)}: only this host (${LOCAL_HOST.id}) can be read in this build`,
+      `--host ${shown(host)}: only this host (${LOCAL_HOST.id}) can be read in this build`,
     );
   }
   const item = findItem((await readItems(io)).items, target);
@@ -53,7 +53,7 @@ export async function readTarget(io: HostIO, target: string, host: string | null
       reply: null,
     };
   }
-  if (item === undefined) throw new DogsledError(`no child or job ${visible(target)} here`);
+  if (item === undefined) throw new DogsledError(`no child or job ${shown(target)} here`);
   return {
     target,
     kind: 'agent',

@@ -3,7 +3,7 @@
 // completion worker see it. Only this host's panes (peers come with their own transport).
 
 import { findHost } from '../core/placement.js';
-import { visible } from '../core/visible.js';
+import { shown } from '../core/visible.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { newId } from '../state/ids.js';
@@ -19,10 +19,10 @@ const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
 export async function trackPane(io: HostIO, host: string, paneId: string, name: string): Promise<Item> {
   const known = findHost([LOCAL_HOST], host);
-  if (known === undefined) throw new DogsledError(`unknown host ${visible(host)} (known: ${LOCAL_HOST.id})`);
+  if (known === undefined) throw new DogsledError(`unknown host ${shown(host)} (known: ${LOCAL_HOST.id})`);
   if (!NAME.test(name)) {
     throw new DogsledError(
-      `--name ${visible(name)}: a lowercase letter, then at most 31 lowercase letters, digits, - or _`,
+      `--name ${shown(name)}: a lowercase letter, then at most 31 lowercase letters, digits, - or _`,
     );
   }
   const owner = callerPaneId(io.env);
@@ -30,8 +30,7 @@ export async function trackPane(io: HostIO, host: string, paneId: string, name: 
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'track', warn: io.warn });
   if (port.kind === 'headless') throw needsHerdr('track', port.why);
   const pane = await port.getPane(paneId).catch((error: unknown) => {
-    if (isTerminalError(error, 'pane_not_found'))
-      throw new DogsledError(`no pane ${visible(paneId)} in Herdr`);
+    if (isTerminalError(error, 'pane_not_found')) throw new DogsledError(`no pane ${shown(paneId)} in Herdr`);
     throw error;
   });
   const item: Item = {

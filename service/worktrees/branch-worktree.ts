@@ -13,7 +13,7 @@ import { branchWorktreePlan, worktreePathFor } from '../core/branch-worktree.js'
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
 import { stripEscapes } from '../core/strip-escapes.js';
-import { visible } from '../core/visible.js';
+import { shown } from '../core/visible.js';
 import { DogsledError, isDogsledError, messageOf } from '../errors.js';
 import { deleteBranch } from '../git/mutate.js';
 import { defaultBranchOf, type GitRef, readRefs } from '../git/refs.js';
@@ -92,9 +92,9 @@ export async function checkBranchRequest(
   const nameProblem = CONTROL.test(branch)
     ? 'it contains a control character'
     : await branchNameProblem(repository.main, branch, git);
-  if (nameProblem !== null) throw new DogsledError(`--branch ${visible(branch)}: ${nameProblem}`);
+  if (nameProblem !== null) throw new DogsledError(`--branch ${shown(branch)}: ${nameProblem}`);
   if (request.base !== undefined && CONTROL.test(request.base)) {
-    throw new DogsledError(`--base ${visible(request.base)}: it contains a control character`);
+    throw new DogsledError(`--base ${shown(request.base)}: it contains a control character`);
   }
   const terminal =
     deps.terminal ?? (await openTerminal({ env: deps.env, home: deps.home, commandName: request.command }));

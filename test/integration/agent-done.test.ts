@@ -221,7 +221,7 @@ describe('read', () => {
   it('names what it cannot find', async () => {
     const read = await runCli(['read', 'nobody\u001b[2J'], suite.env);
     expect(read.code).toBe(2);
-    expect(read.stderr).toBe('dogsled: read: no child or job "nobody\\x1b[2J" here\n');
+    expect(read.stderr).toBe('dogsled: read: no child or job "nobody" here\n');
   });
 
   it("shows a job's log tail", async () => {
