@@ -10,9 +10,4 @@ export interface LaterCommand {
 const AGENTS = 'agents, the inbox and Herdr support are still being built';
 
 export const LATER_COMMANDS: LaterCommand[] = [
-  { name: 'agent', summary: 'start a child agent', waitsFor: AGENTS },
-  { name: 'read', summary: "a child's or job's newest output", waitsFor: AGENTS },
-  { name: 'track', summary: 'track an existing pane as a child', waitsFor: AGENTS },
-  { name: 'close', summary: 'close a child now', waitsFor: AGENTS },
-  { name: 'done', summary: 'hand the task back to the owner', waitsFor: AGENTS },
 ];

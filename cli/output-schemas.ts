@@ -1,4 +1,4 @@
-// The `--json` documents of `place` and `run`, as zod schemas: each form prints exactly one document
+// The `--json` documents of `place`, `run` and `agent`, as zod schemas: each form prints exactly one document
 // on stdout (DESIGN §5), and its exit status says which kind. Only tests and tools import this
 // module at run time; the commands import its types, so no command pays for building the schemas.
 
@@ -67,7 +67,42 @@ export const RunOutputSchema = z.union([
   StillQueuedSchema,
 ]);
 
+/** `place --branch --json`: the reservation with the branch's worktree and its pane. */
+export const PlacedBranchSchema = z.strictObject({
+  ...PlacedSchema.shape,
+  path: z.string(),
+  pane_id: z.string(),
+  branch: z.string(),
+  workspace: z.string(),
+  created: z.boolean(),
+});
+
+/** `agent --json`: the child started (exit 0); `ticket` when it came through the queue. */
+export const AgentStartedSchema = z.strictObject({
+  queued: z.literal(false),
+  launch: id,
+  item: id,
+  name: id,
+  kind: z.enum(['pi', 'claude', 'codex']),
+  host: z.string(),
+  label: z.string(),
+  pane: z.nullable(z.string()),
+  terminal_id: z.nullable(z.string()),
+  workspace: z.nullable(z.string()),
+  profile: z.nullable(z.string()),
+  model: z.nullable(z.string()),
+  role: z.enum(['reader', 'writer']),
+  cwd: z.string(),
+  branch: z.nullable(z.string()),
+  worktree: z.nullable(z.string()),
+  ticket: z.optional(id),
+});
+
+export const AgentOutputSchema = z.union([AgentStartedSchema, QueuedSchema, StillQueuedSchema]);
+
 export type Queued = z.infer<typeof QueuedSchema>;
+export type AgentStarted = z.infer<typeof AgentStartedSchema>;
+export type PlacedBranch = z.infer<typeof PlacedBranchSchema>;
 export type StillQueued = z.infer<typeof StillQueuedSchema>;
 export type Placed = z.infer<typeof PlacedSchema>;
 export type RunStarted = z.infer<typeof RunStartedSchema>;

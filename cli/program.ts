@@ -217,6 +217,54 @@ export function buildProgram(done: Done): Command {
     .action(action(done, async () => (await import('./commands/retry.js')).retryCommand));
 
   program
+    .command('agent')
+    .description('start a child agent on the host with room, told its task by file')
+    .option('--kind <kind>', 'pi, claude or codex')
+    .option('--name <name>', "the child's Herdr agent name")
+    .option('--message <text>', 'the task')
+    .option('--message-file <path>', 'read the task from a file (- for stdin)')
+    .option('--profile <name>', 'a Pi profile of the host that runs the child')
+    .option('--branch <name>', "start the child in the branch's own worktree")
+    .option('--base <ref>', 'start a new branch from this ref')
+    .option('--host <id>', 'pin by host id or label')
+    .option('--cwd <dir>', 'directory (or repository) to work in (default: the current one)')
+    .option('--wait', 'when every host is full, wait for admission instead of exiting 1')
+    .option('--max <duration>', 'one deadline for the whole command (default 30m)')
+    .option('--json', 'print the started child or the ticket as JSON')
+    .action(action(done, async () => (await import('./commands/agent.js')).agentCommand));
+
+  program
+    .command('track')
+    .description('make an existing pane one of your children')
+    .argument('<host>', 'host id or label')
+    .argument('<pane>', 'Herdr pane id')
+    .option('--name <name>', 'the name to know the child by')
+    .option('--json', 'print the item as JSON')
+    .action(action(done, async () => (await import('./commands/track.js')).trackCommand));
+
+  program
+    .command('read')
+    .description("a child's or job's newest output and the child's captured final reply")
+    .argument('<target>', "a child's name, or an item, pane, launch or job id")
+    .option('--host <id>', 'the host the target runs on')
+    .option('--json', 'print {target,kind,item,name,host,pane,output,reply}')
+    .action(action(done, async () => (await import('./commands/read.js')).readCommand));
+
+  program
+    .command('done')
+    .description('as a child: my whole task is complete (run it in your final working turn)')
+    .option('--json', 'print the mark as JSON')
+    .action(action(done, async () => (await import('./commands/done.js')).doneCommand));
+
+  program
+    .command('close')
+    .description('close a child now: its pane, and its agent worktree when nothing else uses it')
+    .argument('<pane>', 'the Herdr pane id')
+    .option('--host <id>', "the pane's host (default: its open item's, else this host)")
+    .option('--json', 'print {pane,worktree,pane_closed}')
+    .action(action(done, async () => (await import('./commands/close.js')).closeCommand));
+
+  program
     .command('profiles')
     .description('list the Pi profiles of this host (~/.config/dogsled/profiles)')
     .option('--json', 'print {dir,profiles} as one JSON document')

@@ -10,10 +10,11 @@ import { DogsledError } from '../../service/errors.js';
 import type { Placed as Placement } from '../../service/hosts/place.js';
 import { Deadline } from '../../service/work/deadline.js';
 import { placeRequest } from '../../service/work/place.js';
+import type { BranchWorktree } from '../../service/worktrees/branch-worktree.js';
 import type { CliContext } from '../context.js';
-import { hostFlag, maxFlag } from '../flags.js';
+import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
-import type { Placed, StillQueued } from '../output-schemas.js';
+import type { Placed, PlacedBranch, StillQueued } from '../output-schemas.js';
 
 export interface PlaceFlags {
   json?: boolean;
@@ -26,13 +27,17 @@ export interface PlaceFlags {
 }
 
 export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<number> {
-  if (flags.branch !== undefined || flags.base !== undefined || flags.repo !== undefined) {
-    throw new DogsledError('--branch, --base and --repo are not available in this build yet (worktrees)');
+  if (flags.branch === undefined && (flags.base !== undefined || flags.repo !== undefined)) {
+    throw new DogsledError(`${flags.base !== undefined ? '--base' : '--repo'} needs --branch`);
   }
   const deadline = Deadline.fromProcessStart(maxFlag(flags.max));
   const pin = hostFlag(flags.host);
+  const branch =
+    flags.branch === undefined
+      ? null
+      : { name: flags.branch, base: flags.base ?? null, repo: await repoFlag(flags.repo) };
   const io = await hostIO(ctx);
-  const outcome = await placeRequest(io, { pin, wait: Boolean(flags.wait) }, deadline, {
+  const outcome = await placeRequest(io, { pin, wait: Boolean(flags.wait), branch }, deadline, {
     queued: ({ ticket, behind, refusals }) => {
       const why =
         behind > 0
@@ -55,20 +60,46 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
 }
 
 /** The reservation as one JSON document, or as one line for people. */
-function printPlaced(ctx: CliContext, flags: PlaceFlags, placed: Placement & { ticket?: string }) {
-  const { reservation } = placed;
+function printPlaced(
+  ctx: CliContext,
+  flags: PlaceFlags,
+  placed: Placement & { ticket?: string; worktree?: BranchWorktree },
+) {
+  const { reservation, worktree } = placed;
   if (flags.json) {
-    const doc: Placed = {
+    const doc: Placed | PlacedBranch = {
       placed: true,
       host: placed.host,
       label: placed.label,
       reservation: reservation.id,
       expires_ms: reservation.expires_ms,
       ...(placed.ticket === undefined ? {} : { ticket: placed.ticket }),
+      ...(worktree === undefined
+        ? {}
+        : {
+            path: worktree.path,
+            pane_id: worktree.pane,
+            branch: worktree.branch,
+            workspace: worktree.workspace,
+            created: worktree.created,
+          }),
     };
     ctx.out(`${JSON.stringify(doc)}\n`);
   } else {
     const ttl = formatAge(reservation.expires_ms - reservation.created_ms);
     ctx.out(`reserved ${placed.label} (${placed.host}) for ${ttl}: ${reservation.id}\n`);
+    if (worktree !== undefined) {
+      const how = worktree.created ? 'made' : 'reused';
+      ctx.out(`worktree ${worktree.path} (${how}, branch ${worktree.branch}), pane ${worktree.pane}\n`);
+    }
+  }
+}
+
+/** `--repo PATH` (default: the current directory) as an absolute real path to a directory. */
+async function repoFlag(text: string | undefined): Promise<string> {
+  try {
+    return await cwdFlag(text);
+  } catch {
+    throw new DogsledError(`--repo: no such directory: ${text ?? '.'}`);
   }
 }

@@ -12,11 +12,11 @@ import type { LogWrite } from '../../service/jobs/logs.js';
 import type { JobRecord } from '../../service/state/job-records.js';
 import { Deadline } from '../../service/work/deadline.js';
 import { type RunJobOutcome, runJob } from '../../service/work/run-job.js';
-import type { Queued } from '../../service/work/submit.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag, optionalDurationFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { RunEnded, RunStarted, RunStillRunning, StillQueued } from '../output-schemas.js';
+import { whyQueued } from '../render/queued.js';
 
 export interface RunFlags {
   wait?: boolean;
@@ -31,9 +31,7 @@ export interface RunFlags {
 }
 
 export async function runJobCommand(command: string[], flags: RunFlags, ctx: CliContext): Promise<number> {
-  if (flags.branch !== undefined || flags.base !== undefined) {
-    throw new DogsledError('--branch and --base are not available in this build yet (worktrees)');
-  }
+  if (flags.base !== undefined && flags.branch === undefined) throw new DogsledError('--base needs --branch');
   const deadline = Deadline.fromProcessStart(maxFlag(flags.max));
   const timeout = optionalDurationFlag('--timeout', flags.timeout);
   const idleTimeout = optionalDurationFlag('--idle-timeout', flags.idleTimeout);
@@ -49,6 +47,7 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     idleTimeoutMs: idleTimeout ?? null,
     pin,
     wait: Boolean(flags.wait),
+    branch: flags.branch === undefined ? null : { name: flags.branch, base: flags.base ?? null },
   };
   const outcome = await runJob(io, request, deadline, {
     // The spec prints the ticket; a --json wait keeps stdout for its one final document.
@@ -105,14 +104,6 @@ function render(outcome: RunJobOutcome, flags: RunFlags, ctx: CliContext): numbe
       return stillRunning(ctx, flags, doc, `ticket ${id} is still pending`);
     }
   }
-}
-
-function whyQueued(queued: Queued): string {
-  if (queued.behind > 0) {
-    return `${queued.behind} earlier ticket${queued.behind === 1 ? '' : 's'} wait${queued.behind === 1 ? 's' : ''} for the same host`;
-  }
-  const why = queued.refusals.map((r) => `${r.label}: ${r.reason.join('; ')}`).join(' | ');
-  return `no host has room (${why})`;
 }
 
 function jobDoc(record: JobRecord): Omit<RunStillRunning, 'still_running'> {

@@ -1,11 +1,13 @@
 // Reads what the board rule needs for one owner from cached state only: items.json and queue.json,
-// the job records of the owner's jobs, and the agent panes of the host snapshot. Nothing is probed
+// the job records of the owner's jobs, the agent panes of the host snapshot and the service's
+// branch observations (branches.json, for TO LAND). Nothing is probed
 // and nothing is written (a job whose wrapper died is finalized by the service, not by a reader).
 // `dogsled board`, the sidebar and (later) the Pi widget call readBoard.
 
 import { type BoardAgentPane, type BoardJob, type Board as BoardT, boardOf } from '../core/board.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
+import { readBranchObservations } from '../state/branch-observations.js';
 import type { StateIO } from '../state/io.js';
 import { readJobRecord } from '../state/job-records.js';
 import { HostSnapshotSchema } from '../state/schemas.js';
@@ -40,5 +42,7 @@ export async function readBoard(io: StateIO, owner: string): Promise<Board> {
   );
   const agentPanes = new Map<string, BoardAgentPane>();
   for (const pane of snapshot?.probe.agent_panes ?? []) agentPanes.set(pane.pane, pane);
-  return boardOf({ owner, items: mine, tickets: queue.tickets, jobs, agentPanes, branches: [] }, io.now());
+  const ids = new Set(mine.map((item) => item.id));
+  const branches = (await readBranchObservations(io).catch(() => [])).filter((entry) => ids.has(entry.item));
+  return boardOf({ owner, items: mine, tickets: queue.tickets, jobs, agentPanes, branches }, io.now());
 }

@@ -7,6 +7,7 @@ import type { StateIO } from '../state/io.js';
 import type { JobRecord } from '../state/job-records.js';
 import { readPaneWatch } from '../state/pane-watch.js';
 import type { TerminalPort } from '../terminal/port.js';
+import { agentPaneFacts } from './agent-records.js';
 import { panesSection } from './panes.js';
 import type { DoctorReport } from './report.js';
 import { realOrSame } from './terminal-facts.js';
@@ -50,6 +51,7 @@ export async function addPanes(
     jobs: options.jobs,
     watch: await readPaneWatch(io),
     now: options.now,
+    ...(await agentPaneFacts(io)),
     closedWithWorktree,
     removedWorktrees: [...removed.keys()],
   });

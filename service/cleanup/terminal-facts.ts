@@ -20,6 +20,7 @@ import { callerPane, herdrExpected } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane, ProcessInfo, Snapshot } from '../terminal/records.js';
+import { agentPaneFacts } from './agent-records.js';
 import type { PaneContext } from './panes.js';
 import type { HoldSource } from './survey.js';
 
@@ -139,8 +140,12 @@ export async function gatherTerminalFacts(options: TerminalFactsIO): Promise<Ter
 
 /** The pane rule's context as it is now: jobs and the service's pane-watch are read again. */
 export async function paneContext(io: StateIO, callerPaneId: string | null): Promise<PaneContext> {
-  const [jobs, watch] = await Promise.all([listJobRecords(io.paths), readPaneWatch(io)]);
-  return { callerPaneId, jobs: jobs.records, watch, now: io.now() };
+  const [jobs, watch, agents] = await Promise.all([
+    listJobRecords(io.paths),
+    readPaneWatch(io),
+    agentPaneFacts(io),
+  ]);
+  return { callerPaneId, jobs: jobs.records, watch, now: io.now(), ...agents };
 }
 
 /** Each pane's process facts (at most one read per CPU at a time); a pane closed meanwhile is left out. */

@@ -52,7 +52,7 @@ export async function worktreePanes(
 }
 
 /** Runs a close; false when the target was already gone. */
-async function closing(run: () => Promise<void>): Promise<boolean> {
+export async function closing(run: () => Promise<void>): Promise<boolean> {
   try {
     await run();
     return true;

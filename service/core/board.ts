@@ -81,10 +81,10 @@ export interface BoardItem {
   job: string | null;
   ticket: string | null;
   command?: readonly string[] | undefined;
-  /** Agents (later): the name and harness the child was started with. */
-  name?: string | undefined;
-  harness?: string | undefined;
-  model?: string | undefined;
+  /** Agents: the name, harness and model the child was started with. */
+  name?: string | null | undefined;
+  harness?: string | null | undefined;
+  model?: string | null | undefined;
 }
 
 /** A job record's facts (jobs/ID.json, or a host snapshot's job summary). */
@@ -112,6 +112,8 @@ export interface BoardTicket {
   state_ms: number;
   host: string | null;
   request: { command: readonly string[] } | null;
+  /** An agent ticket: the child it starts. */
+  agent?: { name: string; kind: string } | null | undefined;
   error: string | null;
   /** Its harness's quota is exhausted (core/quota-hold.ts): it waits for the reset, not for room. */
   hold?: { reason: string; until_ms: number } | null | undefined;
@@ -349,7 +351,11 @@ function ticketRows(input: BoardInput, now: number): BoardRow[] {
     const base = {
       ...blank('ticket', ticket.id, 'waiting'),
       host: ticket.host,
-      title: ticket.request ? commandTitle(ticket.request.command) : 'placement',
+      title: ticket.agent
+        ? safeText(`${ticket.agent.name} (${ticket.agent.kind})`, 80)
+        : ticket.request
+          ? commandTitle(ticket.request.command)
+          : 'placement',
       detail: ticket.pin === null ? null : `pinned to ${safeText(ticket.pin, 60)}`,
       ticket: ticket.id,
     };

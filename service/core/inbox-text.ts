@@ -104,10 +104,18 @@ export function undeliveredText(record: InboxRecord, target: string, reason: str
   return `Your ${flatText(record.kind)} ${record.id} to ${flatText(target)} was not delivered: ${reason}. It said: ${said}`;
 }
 
+/** What an owner hears when its child finished: its name and its captured final reply. */
+export function finishedText(name: string, reply: string | null): string {
+  const said =
+    reply === null || reply.trim() === '' ? '(no final reply was captured)' : stripEscapes(reply).trim();
+  return `${flatText(name)} finished; its branch, if any, is kept for you to land. Final reply:\n${said}`;
+}
+
 /** What an owner hears when a ticket it did not wait for is admitted or fails. */
 export function ticketNoticeText(ticket: Ticket): string {
-  const what =
-    ticket.request === null
+  const what = ticket.agent
+    ? `agent ${clipText(flatText(ticket.agent.name), 40)} (${ticket.agent.kind})`
+    : ticket.request === null
       ? 'placement'
       : `job ${clipText(flatText(shellLine(ticket.request.command)), 120)}`;
   if (ticket.state === 'admitted') {

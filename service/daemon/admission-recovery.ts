@@ -5,6 +5,7 @@
 // its ticket fails with that reason and its room is given back. Also removes the caller
 // environments (tickets/ID.env) of tickets that will never launch.
 
+import { type LaunchRecord, readLaunchRecord, updateLaunchRecord } from '../agents/launch-files.js';
 import { interruptedNeverStarted, type LaunchEvidence } from '../core/tickets.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { endReservations } from '../hosts/place.js';
@@ -12,7 +13,7 @@ import type { StateIO } from '../state/io.js';
 import { jobEnvPath, removeEnvFile, ticketEnvIds, ticketEnvPath } from '../state/job-env.js';
 import { type JobRecord, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
-import { updateQueue } from '../state/work.js';
+import { updateItems, updateQueue } from '../state/work.js';
 import type { Queue, Ticket } from '../state/work-schemas.js';
 
 /**
@@ -24,6 +25,8 @@ export async function launchEvidence(
   ticket: Ticket,
   endUnstarted: boolean,
 ): Promise<LaunchEvidence> {
+  if (ticket.agent)
+    return agentEvidence(io, ticket.agent.launch, endUnstarted ? interruptedNeverStarted(ticket) : null);
   if (ticket.request === null) return { kind: 'placement' };
   if (ticket.job === null) return { kind: 'no-record' };
   let record: JobRecord;
@@ -47,6 +50,44 @@ export async function launchEvidence(
   });
 }
 
+/**
+ * An agent ticket's evidence is its launch record: started is started; refused or failed never ran;
+ * no record means the launch never began. A record that names no try yet (`preparing`, no attempt)
+ * is ended as never started when `neverStarted` says why; any try made may have typed the line, so
+ * whether the child runs is unknown and nothing is launched again.
+ */
+async function agentEvidence(
+  io: StateIO,
+  launch: string,
+  neverStarted: string | null,
+): Promise<LaunchEvidence> {
+  let record: LaunchRecord | undefined;
+  try {
+    record = await readLaunchRecord(io.paths, launch);
+  } catch (error) {
+    return { kind: 'unknown', why: oneLine(messageOf(error)) };
+  }
+  if (record === undefined) return { kind: 'no-record' };
+  const judged = judgeLaunch(record);
+  if (judged !== undefined) return judged;
+  if (neverStarted === null || record.attempts > 0) {
+    return { kind: 'unknown', why: `launch ${launch} is ${record.state} after ${record.attempts} tries` };
+  }
+  const ended = await updateLaunchRecord(io, launch, (current) =>
+    judgeLaunch(current) !== undefined || current.attempts > 0
+      ? undefined
+      : { ...current, state: 'failed', error: neverStarted },
+  );
+  return judgeLaunch(ended) ?? { kind: 'unknown', why: `launch ${launch} is ${ended.state}` };
+}
+
+function judgeLaunch(record: LaunchRecord): LaunchEvidence | undefined {
+  if (record.state === 'started') return { kind: 'started' };
+  if (record.state === 'refused' || record.state === 'failed')
+    return { kind: 'not-started', reason: record.error };
+  return undefined;
+}
+
 function judge(record: JobRecord): LaunchEvidence | undefined {
   if (record.started_ms !== null) return { kind: 'started' };
   if (record.ended_ms !== null) return { kind: 'not-started', reason: record.reason };
@@ -66,6 +107,19 @@ export async function releaseUnlaunched(
   if (evidence.kind === 'started' || evidence.kind === 'placement' || evidence.kind === 'unknown') return;
   if (ticket.job !== null) await removeEnvFile(jobEnvPath(io.paths, ticket.job));
   if (ticket.reservation !== null) await endReservations(io, [ticket.reservation]);
+  // An agent's item is written before its pane exists: one whose child never ran closes here.
+  const item = ticket.item;
+  if (ticket.agent && item !== null) {
+    const now = io.now();
+    await updateItems(io, (items) => {
+      const open = items.items.some((entry) => entry.id === item && entry.closed_ms === null);
+      if (!open) return { result: undefined };
+      const list = items.items.map((entry) =>
+        entry.id === item ? { ...entry, closed_ms: now, close_reason: 'launch failed' } : entry,
+      );
+      return { result: undefined, next: { ...items, items: list } };
+    });
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
-// The service's admission worker (spec, "Items and closing"): admits pending tickets in FIFO order
+// The service's admission worker (spec, "Items and closing"): admits pending job, agent and place
+// tickets in FIFO order
 // with planAdmissions, each one claimed under the queue lock together with its reservation (so a
 // concurrent `run` cannot take the room first), then launched with the caller's environment its
 // ticket kept, then marked admitted. A ticket is launched at most once: one found `admitting` under
@@ -6,6 +7,7 @@
 // admission error is recorded on the ticket, never retried elsewhere.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { launchAgent } from '../agents/launch-agent.js';
 import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { PEER_READ_EVERY_MS } from '../core/peer-reads.js';
@@ -31,8 +33,10 @@ import { oneLine } from '../state/quarantine.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { Queue, Ticket } from '../state/work-schemas.js';
 import { Deadline } from '../work/deadline.js';
+import { jobInWorktree } from '../work/run-job.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
+import { FinishWorker } from './finish.js';
 import { runInboxWorker } from './inbox-worker.js';
 import { PeersLane } from './peers-lane.js';
 import { QuotaHolds } from './quota-holds.js';
@@ -142,42 +146,56 @@ export class AdmissionWorker {
     const { ticket, host, jobId, itemId } = claim;
     const { deps } = this;
     await this.testPause('before-launch');
-    // A `place` ticket is admitted by its reservation alone; a job ticket launches its job.
-    if (ticket.request !== null && jobId !== null && itemId !== null) {
+    // A `place` ticket is admitted by its reservation alone; a job ticket launches its job, an
+    // agent ticket its child.
+    const common = { owner: ticket.owner, host, ticket: ticket.id, reservation: ticket.reservation };
+    let failure: string | null = null;
+    if (ticket.agent && itemId !== null) {
+      const spec = { ...common, itemId, request: ticket.agent };
+      failure = await this.launching(ticket, (ctx, deadline) => launchAgent(ctx, spec, deadline));
+    } else if (ticket.request !== null && jobId !== null && itemId !== null) {
       const request = ticket.request;
-      try {
+      failure = await this.launching(ticket, async (ctx, deadline) => {
         const env = await readEnvFile(ticketEnvPath(deps.paths, ticket.id));
-        const spec = {
-          jobId,
-          itemId,
-          request,
-          owner: ticket.owner,
-          host,
-          ticket: ticket.id,
-          reservation: ticket.reservation,
-          env: env ?? null,
-        };
-        const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
-        // Every launch gets the setup cap; an admission that runs out of it fails its ticket. The
-        // step's signal reaches the launch's writes, so a launch still running then (behind a lock)
-        // writes nothing more but its own undoing: no item or pane for a ticket already failed.
-        const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
-        await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
-          launchJob({ ...ctx, signal }, spec, deadline),
+        const inWorktree = await jobInWorktree(ctx, request, deadline);
+        const spec = { ...common, jobId, itemId, request: inWorktree, env: env ?? null };
+        return launchJob(ctx, spec, deadline);
+      });
+      if (failure === null) {
+        await removeEnvFile(ticketEnvPath(deps.paths, ticket.id)).catch((error: unknown) =>
+          deps.warn(`dogsled serve: admission of ${ticket.id}: ${oneLine(messageOf(error))}`),
         );
-      } catch (error) {
-        // Recorded on the ticket whatever it was: a ticket never stays `admitting` in a live run.
-        if (!(error instanceof DogsledError))
-          deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
-        return this.launchFailed(ticket, messageOf(error));
       }
-      await removeEnvFile(ticketEnvPath(deps.paths, ticket.id)).catch((error: unknown) =>
-        deps.warn(`dogsled serve: admission of ${ticket.id}: ${oneLine(messageOf(error))}`),
-      );
     }
+    if (failure !== null) return this.launchFailed(ticket, failure);
     await this.testPause('after-launch');
     const admitted = await this.settle(ticket.id, 'admitting', (current) => admitTicket(current, deps.now()));
     return admitted ? { kind: 'admitted', ticket: admitted } : { kind: 'gone' };
+  }
+
+  /**
+   * Runs one admission's launch under the setup cap; an admission that runs out of it fails its
+   * ticket. The step's signal reaches the launch's writes, so a launch still running then (behind a
+   * lock) writes nothing more but its own undoing: no item or pane for a ticket already failed.
+   * Returns why it failed (recorded on the ticket whatever it was), or null.
+   */
+  private async launching(
+    ticket: Ticket,
+    launch: (ctx: WorkerIO & { afterRecord: () => Promise<void> }, deadline: Deadline) => Promise<unknown>,
+  ): Promise<string | null> {
+    const { deps } = this;
+    const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
+    const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
+    try {
+      await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
+        launch({ ...ctx, signal }, deadline),
+      );
+      return null;
+    } catch (error) {
+      if (!(error instanceof DogsledError))
+        deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
+      return messageOf(error);
+    }
   }
 
   /**
@@ -192,7 +210,7 @@ export class AdmissionWorker {
       const placed = await reserveLocally(this.deps, ticket.owner);
       if (placed.kind === 'full') return { result: { kind: 'full' } };
       const jobId = ticket.request === null ? null : newId('j');
-      const itemId = ticket.request === null ? null : newId('i');
+      const itemId = ticket.request === null && !ticket.agent ? null : newId('i');
       const claim = {
         admitter: this.admitter,
         host: placed.host,
@@ -326,7 +344,7 @@ export interface WorkWorkers {
 }
 
 /**
- * Starts the admission and completion workers of a service run, each on its own pace, independent
+ * Starts the admission, completion and finish workers of a service run, each on its own pace, independent
  * of snapshot publication. They end when `signal` aborts or `stop()` is called.
  */
 export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorkers {
@@ -335,6 +353,7 @@ export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorke
   const stopped = AbortSignal.any([signal, stopper.signal]);
   const admission = new AdmissionWorker(full);
   const completion = new CompletionWorker(full);
+  const finish = new FinishWorker(full);
   const paceMs = Math.max(WORK_PACE_MS, deps.paceMs ?? WORK_PACE_MS);
   const common = { paceMs, minGapMs: MIN_GAP_MS, signal: stopped, warn: full.warn };
   const peers = new PeersLane(full);
@@ -362,6 +381,14 @@ export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorke
       pass: async () => {
         await completion.pass();
       },
+    }),
+    runLoop({
+      ...common,
+      name: 'finish',
+      pass: async () => {
+        await finish.pass();
+      },
+      watch: { dir: full.paths.dir, files: ['done.json'] },
     }),
     runInboxWorker(full, common),
   ]);

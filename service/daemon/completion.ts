@@ -26,6 +26,7 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
 import { endReservations } from '../hosts/place.js';
 import { reconcileJob } from '../jobs/reconcile.js';
+import { readDoneMarks } from '../state/done-marks.js';
 import { jobEnvPath, removeEnvFile } from '../state/job-env.js';
 import { type JobRecord, readJobRecord, removeJob, updateJobRecord } from '../state/job-records.js';
 import { readItems, updateItems } from '../state/work.js';
@@ -73,8 +74,14 @@ export class CompletionWorker {
         closures.push({ id: item.id, reason: JOB_RECORD_GONE });
     }
     const closing = new Set(closures.map((c) => c.id));
+    // A child that called done is the finish worker's to close (with its reply), not a gone pane.
+    const finishing = await this.finishing();
     const watched = open.filter(
-      (i) => i.host === LOCAL_HOST.id && !closing.has(i.id) && (i.pane !== null || i.terminal_id !== null),
+      (i) =>
+        i.host === LOCAL_HOST.id &&
+        !closing.has(i.id) &&
+        !finishing.has(i.id) &&
+        (i.pane !== null || i.terminal_id !== null),
     );
     const seen = watched.length > 0 ? await this.seenPanes() : undefined;
     if (seen) {
@@ -88,6 +95,17 @@ export class CompletionWorker {
       const { next, closed, changed } = applyClosures(current, closures, deps.now());
       return changed ? { result: closed, next } : { result: closed };
     });
+  }
+
+  /** Items with a done mark the finish worker has not closed yet; none when done.json cannot be read. */
+  private async finishing(): Promise<Set<string>> {
+    try {
+      const marks = (await readDoneMarks(this.deps)).marks;
+      return new Set(marks.flatMap((m) => (m.state !== 'closed' && m.item !== null ? [m.item] : [])));
+    } catch (error) {
+      this.warnOnce(messageOf(error));
+      return new Set();
+    }
   }
 
   /** Reads the records that may still change, finalizing those whose wrapper died. */

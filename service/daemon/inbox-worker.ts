@@ -160,7 +160,8 @@ export class InboxWorker {
     const notice = pendingRecord(
       {
         id: newId('m'),
-        kind: 'admission',
+        // A child that could not be started is a launch failure; anything else an admission.
+        kind: ticket.agent && ticket.state === 'failed' ? 'launch_failed' : 'admission',
         sender: serviceSender(LOCAL_HOST.id),
         text: ticketNoticeText(ticket),
         ref: `ticket:${ticket.id}:${ticket.state}`,

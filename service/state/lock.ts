@@ -13,7 +13,8 @@
 // Lock order, to rule out deadlock (take them top to bottom, never two file locks bottom to top):
 //   1. service-acquire   only while `serve` starts and takes the service lock (service-lock.ts)
 //   2. service           held by `serve` for its lifetime; never waited on by anything else
-//   3. queue.json  4. items.json  5. placements.json
+//   3. queue.json  4. items.json  4d. done.json  5. placements.json
+//   4l. launches/<id>.json   one launch record at a time, never around the files above
 //   5r. locks/repository-<hash>   prune's per-repository lock, held across one entry's removal
 //   5a. repositories.json  5b. worktrees.json   registries (registries.ts); their sections only
 //       stat paths, and nothing takes a lock inside them

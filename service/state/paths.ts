@@ -36,6 +36,10 @@ export interface StatePaths {
   worktrees: string;
   /** The service's per-terminal observations that the pane rule needs (pane-watch.json). */
   paneWatch: string;
+  /** Children that called `dogsled done`: their marks until the service closes them (done.json). */
+  done: string;
+  /** The service's observations of its children's branches, for TO LAND (branches.json). */
+  branches: string;
   /** One inbox per Herdr terminal (inbox/<terminal>.json) and the stop gate's history (gate.json). */
   inbox: string;
   gate: string;
@@ -93,6 +97,8 @@ export function statePaths(dir: string): StatePaths {
     repositories: join(dir, 'repositories.json'),
     worktrees: join(dir, 'worktrees.json'),
     paneWatch: join(dir, 'pane-watch.json'),
+    done: join(dir, 'done.json'),
+    branches: join(dir, 'branches.json'),
     inbox: join(dir, 'inbox'),
     gate: join(dir, 'gate.json'),
     paneTerminals: join(dir, 'terminals.json'),
@@ -119,7 +125,7 @@ export function statePaths(dir: string): StatePaths {
  * every tick, job records are per job and reported rather than recovered, and losing a registry costs
  * a cleanup that is not offered, never work, so they go without.
  */
-const BACKED_UP = new Set(['queue.json', 'items.json', 'placements.json']);
+const BACKED_UP = new Set(['queue.json', 'items.json', 'placements.json', 'done.json']);
 
 /** `<file>.prev` for a file that keeps a backup, else undefined. */
 export function backupOf(file: string): string | undefined {

@@ -4,6 +4,7 @@
 // written by a newer dogsled survive a read-modify-write by this one.
 
 import * as z from 'zod/mini';
+import { AGENT_KINDS } from '../core/launch-line.js';
 import './zod-messages.js';
 
 const ms = z.int();
@@ -18,6 +19,27 @@ export const JobRequestSchema = z.looseObject({
   idle_timeout_ms: z.nullable(ms),
   /** The caller's Herdr workspace when it asked, for the tab placement rules. */
   caller_workspace: z.nullable(z.string()),
+  /** `--branch`/`--base`: the job runs in that branch's worktree, made or reused at launch. */
+  branch: z.optional(z.nullable(z.string())),
+  base: z.optional(z.nullable(z.string())),
+});
+
+/**
+ * What a child agent needs to start later (`dogsled agent`). The task is never here: it is already
+ * launches/<launch>.task.md on this host, written before the ticket was queued.
+ */
+export const AgentRequestSchema = z.looseObject({
+  /** The launch id: its task file exists, and its record is made when the launch begins. */
+  launch: id,
+  kind: z.enum(AGENT_KINDS),
+  /** Herdr's name for the agent. */
+  name: id,
+  profile: z.nullable(z.string()),
+  branch: z.nullable(z.string()),
+  base: z.nullable(z.string()),
+  /** The directory the child works in (or whose repository `branch` is in). */
+  cwd: id,
+  caller_workspace: z.nullable(z.string()),
 });
 
 export const TICKET_STATES = ['pending', 'admitting', 'admitted', 'failed', 'cancelled'] as const;
@@ -28,15 +50,20 @@ export const AdmitterSchema = z.looseObject({ pid: z.int(), started_ms: ms });
 
 export const TicketSchema = z.looseObject({
   id,
-  /** `job` launches `request` when admitted; `place` only takes a reservation (`dogsled place`). */
-  kind: z.enum(['job', 'place']),
+  /**
+   * `job` launches `request` when admitted, `agent` starts `agent`; `place` only takes a reservation
+   * (`dogsled place`).
+   */
+  kind: z.enum(['job', 'place', 'agent']),
   created_ms: ms,
   /** The caller's pane (HERDR_PANE_ID), null outside Herdr. */
   owner: z.nullable(z.string()),
   /** A host id or label the caller pinned; null lets placement choose. */
   pin: z.nullable(z.string()),
-  /** The job to start; null for a `place` ticket. */
+  /** The job to start; null for a `place` or `agent` ticket. */
   request: z.nullable(JobRequestSchema),
+  /** The child agent to start, for an `agent` ticket. */
+  agent: z.optional(z.nullable(AgentRequestSchema)),
   /** The caller waits for it (`--wait`); otherwise the owner hears of the outcome through its inbox. */
   waiting: z.boolean(),
   state: z.enum(TICKET_STATES),
@@ -81,6 +108,21 @@ export const ItemSchema = z.looseObject({
   ticket: z.nullable(z.string()),
   /** A job item's command, for display. */
   command: z.optional(z.array(z.string())),
+  /** An agent item: Herdr's name, the harness, its profile, model and role, and its launch. */
+  name: z.optional(z.nullable(z.string())),
+  harness: z.optional(z.nullable(z.string())),
+  profile: z.optional(z.nullable(z.string())),
+  model: z.optional(z.nullable(z.string())),
+  role: z.optional(z.nullable(z.enum(['reader', 'writer']))),
+  launch: z.optional(z.nullable(z.string())),
+  /** Where the child works: its branch and worktree (`--branch`), else null. */
+  branch: z.optional(z.nullable(z.string())),
+  worktree: z.optional(z.nullable(z.string())),
+  /** The main checkout of the repository the branch is in, to watch the branch after the worktree went. */
+  repository: z.optional(z.nullable(z.string())),
+  cwd: z.optional(z.nullable(z.string())),
+  /** The child's final reply, captured when it finished (escapes stripped). */
+  reply: z.optional(z.nullable(z.string())),
 });
 
 export const ItemsSchema = z.looseObject({
@@ -99,6 +141,7 @@ export const EnvFileSchema = z.looseObject({
 });
 
 export type JobRequest = z.infer<typeof JobRequestSchema>;
+export type AgentRequest = z.infer<typeof AgentRequestSchema>;
 export type EnvFile = z.infer<typeof EnvFileSchema>;
 export type Ticket = z.infer<typeof TicketSchema>;
 export type Queue = z.infer<typeof QueueSchema>;

@@ -1,7 +1,8 @@
 // What `dogsled place` does, for every caller: reserve room on the best host for
 // reservation_ttl_ms, or queue a FIFO ticket when every host is full (or earlier tickets wait for
 // the same hosts) and, with `wait`, take the reservation the service admits it with. Nothing is
-// started; the reservation counts against its host's headroom until its TTL.
+// started; the reservation counts against its host's headroom until its TTL. With `--branch`, the
+// branch's worktree on the chosen host is made or reused once the placement is known.
 
 import { findHost } from '../core/placement.js';
 import { DogsledError } from '../errors.js';
@@ -10,6 +11,11 @@ import type { Placed } from '../hosts/place.js';
 import type { HostIO } from '../state/io.js';
 import type { Ticket } from '../state/work-schemas.js';
 import { callerPane } from '../terminal/herdr-env.js';
+import {
+  type BranchWorktree,
+  checkBranchRequest,
+  ensureBranchWorktree,
+} from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
@@ -17,13 +23,18 @@ import { awaitTicket } from './ticket-wait.js';
 export interface PlaceRequest {
   /** A host id or label (`--host`), else null. */
   pin: string | null;
+  /** `--branch` (with `--base` and the repository, `--repo` or the caller's directory). */
+  branch?: { name: string; base: string | null; repo: string } | null;
   /** Wait for the ticket's admission when every host is full (`--wait`). */
   wait: boolean;
 }
 
 export type PlaceWorkOutcome =
-  /** `ticket`: the ticket it was admitted from, when it came through the queue. */
-  | (Placed & { ticket?: string })
+  /**
+   * `ticket`: the ticket it was admitted from, when it came through the queue; `worktree`: the
+   * branch's worktree on the chosen host, with `--branch`.
+   */
+  | (Placed & { ticket?: string; worktree?: BranchWorktree })
   /** Queued, and not waited for. */
   | { kind: 'queued'; ticket: Ticket }
   /** The deadline came while the ticket waited (it stays pending). */
@@ -36,12 +47,24 @@ export async function placeRequest(
   events: { queued?: (queued: Queued) => void } = {},
 ): Promise<PlaceWorkOutcome> {
   const owner = callerPane(io.env);
+  const branch = request.branch ?? null;
+  const asked =
+    branch === null
+      ? null
+      : { repo: branch.repo, branch: branch.name, base: branch.base ?? undefined, command: 'place' };
+  // What needs no lock is refused before anything is placed.
+  const checked = asked === null ? null : await checkBranchRequest(asked, io);
+  const withWorktree = async <T extends Placed & { ticket?: string }>(placed: T) => {
+    if (asked === null || checked === null) return placed;
+    const worktree = await ensureBranchWorktree(asked, { ...io, terminal: checked.terminal, deadline });
+    return { ...placed, worktree };
+  };
   const submission = { request: null, pin: request.pin, owner, waiting: request.wait };
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
   const outcome = await deadline.step('placement', 'routine', (signal) =>
     submitWork({ ...io, signal }, submission, 'place'),
   );
-  if (outcome.kind === 'placed') return outcome;
+  if (outcome.kind === 'placed') return withWorktree(outcome);
   const { ticket } = outcome;
   events.queued?.(outcome);
   if (!request.wait) return { kind: 'queued', ticket };
@@ -52,5 +75,11 @@ export async function placeRequest(
     throw new DogsledError(`ticket ${ticket.id} was admitted, but its reservation has already expired`);
   }
   const label = findHost([LOCAL_HOST], admitted.host)?.label ?? admitted.host;
-  return { kind: 'placed', host: admitted.host, label, reservation, ticket: ticket.id };
+  return withWorktree({
+    kind: 'placed',
+    host: admitted.host,
+    label,
+    reservation,
+    ticket: ticket.id,
+  } as const);
 }

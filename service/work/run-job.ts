@@ -19,7 +19,9 @@ import { type JobRecord, readJobRecord } from '../state/job-records.js';
 import type { Item, JobRequest, Ticket } from '../state/work-schemas.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
+import type { TerminalPort } from '../terminal/port.js';
 import { mark } from '../timing.js';
+import { checkBranchRequest, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
 import { launchRemoteJob } from './remote-job.js';
 import { type Queued, submitWork } from './submit.js';
@@ -35,6 +37,8 @@ export interface RunJobRequest {
   pin: string | null;
   /** Wait for admission and for the job's end (`--wait`). */
   wait: boolean;
+  /** `--branch` (and `--base`): the job runs in that branch's worktree of `cwd`'s repository. */
+  branch?: { name: string; base: string | null } | null;
 }
 
 export interface RunJobEvents {
@@ -79,12 +83,16 @@ export async function runJob(
       return null;
     }),
   );
+  const branch = request.branch ?? null;
+  // What needs no lock is refused before anything is placed.
+  if (branch !== null) await checkBranchRequest(branchAsk(cwd, branch), { ...io, terminal: port });
   const job: JobRequest = {
     command,
     cwd,
     timeout_ms: request.timeoutMs,
     idle_timeout_ms: request.idleTimeoutMs,
     caller_workspace: callerWorkspace,
+    ...(branch === null ? {} : { branch: branch.name, base: branch.base }),
   };
   const submission = { request: job, pin: request.pin, owner, waiting: request.wait, env };
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
@@ -103,6 +111,7 @@ export async function runJob(
   if (outcome.host !== LOCAL_HOST.id) {
     const peer = (await enabledPeers(io)).find((p) => p.id === outcome.host);
     if (peer === undefined) throw new DogsledError(`host ${outcome.host} left the fleet while placing`);
+    if (job.branch) throw new DogsledError(`--branch on a peer (${peer.label}) is not in this build: run it there`);
     const spec = {
       jobId: newId('j'),
       itemId: newId('i'),
@@ -117,12 +126,13 @@ export async function runJob(
     if (request.wait) return followRemote(io, peer, launched.job.id, deadline, events.output);
     return { kind: 'started', job: launched.job, item: launched.item, label: outcome.label };
   }
+  const inWorktree = await jobInWorktree({ ...io, terminal: port }, job, deadline);
   const launched = await launchJob(
     { ...io, terminal: async () => port },
     {
       jobId: newId('j'),
       itemId: newId('i'),
-      request: job,
+      request: inWorktree,
       owner,
       host: outcome.host,
       ticket: null,
@@ -152,6 +162,25 @@ async function followRemote(
     if (!signal.aborted) throw error;
     return { kind: 'still-running', record: await remoteJob(io, peer, jobId) };
   }
+}
+
+function branchAsk(cwd: string, branch: { name: string; base: string | null }) {
+  return { repo: cwd, branch: branch.name, base: branch.base ?? undefined, command: 'run' };
+}
+
+/**
+ * A `--branch` job's request with its directory in the branch's worktree, made or reused on this
+ * host (for `run` once placed, and for the service's admission of its ticket); others unchanged.
+ */
+export async function jobInWorktree(
+  io: HostIO & { terminal?: TerminalPort },
+  job: JobRequest,
+  deadline: Deadline,
+): Promise<JobRequest> {
+  if (job.branch === undefined || job.branch === null) return job;
+  const ask = branchAsk(job.cwd, { name: job.branch, base: job.base ?? null });
+  const worktree = await ensureBranchWorktree(ask, { ...io, deadline });
+  return { ...job, cwd: worktree.path };
 }
 
 /** Streams the job's output as it is written until it ends, or until the deadline. */

@@ -17,11 +17,13 @@ import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { type Environment, removeEnvFile, ticketEnvPath, writeEnvFile } from '../state/job-env.js';
 import { updateQueue } from '../state/work.js';
-import type { JobRequest, Ticket } from '../state/work-schemas.js';
+import type { AgentRequest, JobRequest, Ticket } from '../state/work-schemas.js';
 
 export interface WorkSubmission {
-  /** The job to start; null asks for a reservation only (`dogsled place`). */
+  /** The job to start; null asks for a reservation only (`dogsled place`) or starts `agent`. */
   request: JobRequest | null;
+  /** The child agent to start (`dogsled agent`); its task file is already written. */
+  agent?: AgentRequest;
   /** A host id or label the caller pinned (`--host`), else null. */
   pin: string | null;
   /** The caller's pane (HERDR_PANE_ID), else null. */
@@ -72,11 +74,12 @@ export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run
     const ticket = pendingTicket(
       {
         id: newId('t'),
-        kind: job.request === null ? 'place' : 'job',
+        kind: job.agent !== undefined ? 'agent' : job.request === null ? 'place' : 'job',
         owner: job.owner,
         pin: job.pin,
         request: job.request,
         waiting: job.waiting,
+        ...(job.agent === undefined ? {} : { agent: job.agent }),
       },
       io.now(),
     );

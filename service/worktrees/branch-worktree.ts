@@ -13,7 +13,7 @@ import { branchWorktreePlan, worktreePathFor } from '../core/branch-worktree.js'
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
 import { stripEscapes } from '../core/strip-escapes.js';
-import { visible } from '../core/visible.js';
+import { shown } from '../core/visible.js';
 import { DogsledError, isDogsledError, messageOf } from '../errors.js';
 import { deleteBranch } from '../git/mutate.js';
 import { defaultBranchOf, type GitRef, readRefs } from '../git/refs.js';
@@ -38,6 +38,7 @@ import { loadRepoConfig } from '../state/repo-config.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort, WorktreeList } from '../terminal/port.js';
+import { mark } from '../timing.js';
 import type { Deadline } from '../work/deadline.js';
 import { writeAnchor } from './anchor.js';
 
@@ -76,25 +77,37 @@ export interface BranchWorktree {
   anchor: string | null;
 }
 
-export async function ensureBranchWorktree(
+/**
+ * The refusals that need no lock (not a repository, a bad branch or base name, no Herdr), for a
+ * caller to make before it places anything; ensureBranchWorktree makes them again itself.
+ */
+export async function checkBranchRequest(
   request: BranchWorktreeRequest,
-  deps: BranchWorktreeIO,
-): Promise<BranchWorktree> {
+  deps: Pick<BranchWorktreeIO, 'env' | 'home' | 'terminal'>,
+): Promise<{ repository: Repository; terminal: TerminalPort }> {
   const { branch } = request;
   const git: GitIO = { env: deps.env };
   const repository = await identify(request.repo, git);
-  const main = repository.main;
   // Git takes C1 controls (U+0080-U+009F) in names, and a terminal would act on them in any message.
   const nameProblem = CONTROL.test(branch)
     ? 'it contains a control character'
-    : await branchNameProblem(main, branch, git);
-  if (nameProblem !== null) throw new DogsledError(`--branch ${visible(branch)}: ${nameProblem}`);
+    : await branchNameProblem(repository.main, branch, git);
+  if (nameProblem !== null) throw new DogsledError(`--branch ${shown(branch)}: ${nameProblem}`);
   if (request.base !== undefined && CONTROL.test(request.base)) {
-    throw new DogsledError(`--base ${visible(request.base)}: it contains a control character`);
+    throw new DogsledError(`--base ${shown(request.base)}: it contains a control character`);
   }
   const terminal =
     deps.terminal ?? (await openTerminal({ env: deps.env, home: deps.home, commandName: request.command }));
   if (terminal.kind === 'headless') throw needsHerdr(request.command, terminal.why);
+  return { repository, terminal };
+}
+
+export async function ensureBranchWorktree(
+  request: BranchWorktreeRequest,
+  deps: BranchWorktreeIO,
+): Promise<BranchWorktree> {
+  const { repository, terminal } = await checkBranchRequest(request, deps);
+  const main = repository.main;
   const config = await loadRepoConfig(main);
   const lockFile = repositoryLockPath(deps.paths, repository.commonDir);
   try {
@@ -191,7 +204,9 @@ async function underLock(
     await dropWorktreeRegistration(deps, plan.path).catch(() => false);
     throw error;
   }
+  mark('worktree: added');
   await setUp(deps, config, { main, path: plan.path, branch, madeBranch: plan.start !== null });
+  mark('worktree: set up');
   let opened: Opened;
   try {
     opened = await openInHerdr(terminal, main, plan.path, shown, repository.commonDir);

@@ -65,8 +65,8 @@ describe('run refuses bad input before creating anything', () => {
     [['--max', '10d'], 'run: --max: bad duration "10d"'],
     [['--cwd', '/nonexistent/dir'], 'run: --cwd: no such directory: /nonexistent/dir'],
     [['--cwd', '/etc/hostname'], 'run: --cwd: not a directory: /etc/hostname'],
-    [['--branch', 'feat/x'], 'run: --branch and --base are not available in this build yet (worktrees)'],
-    [['--base', 'main'], 'run: --branch and --base are not available in this build yet (worktrees)'],
+    [['--branch', 'feat/x', '--cwd', '/'], 'run: --branch needs a Git repository: / is not in one'],
+    [['--base', 'main'], 'run: --base needs --branch'],
   ])('%j: one line, exit 2', async (flags, message) => {
     await host(true);
     const result = await runCli(['run', ...flags, '--', 'true'], box.env);

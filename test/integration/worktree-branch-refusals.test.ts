@@ -143,7 +143,7 @@ describe('--branch refuses, before any change,', () => {
     }
     await refused(
       () => ensure(repo, herdr, 'feat/n', 'main\u001b[2J'),
-      '--base "main\\x1b[2J": it contains a control character',
+      '--base "main": it contains a control character',
     );
   });
 

@@ -39,6 +39,8 @@ describe('statePaths', () => {
       repositories: '/s/repositories.json',
       worktrees: '/s/worktrees.json',
       paneWatch: '/s/pane-watch.json',
+      done: '/s/done.json',
+      branches: '/s/branches.json',
       inbox: '/s/inbox',
       gate: '/s/gate.json',
       paneTerminals: '/s/terminals.json',

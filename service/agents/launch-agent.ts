@@ -1,0 +1,280 @@
+// Launching one placed child agent, for `dogsled agent` and for the service's admission alike: check
+// the launch line (before any pane exists), make or reuse the `--branch` worktree (every refusal
+// before any change), write the durable launch record and the owner's item, open the child's pane,
+// write its contract, then `herdr agent start` with up to three tries (start-tries.ts). Nothing is
+// typed into the pane but the launch line Herdr types; the task is launches/<id>.task.md.
+
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { launchLine } from '../core/launch-line.js';
+import { childRole } from '../core/launch-state.js';
+import { DogsledError, messageOf } from '../errors.js';
+import type { HostIO } from '../state/io.js';
+import { oneLine } from '../state/quarantine.js';
+import { appendItem, updateItems } from '../state/work.js';
+import type { AgentRequest, Item } from '../state/work-schemas.js';
+import { needsHerdr } from '../terminal/errors.js';
+import { openTerminal } from '../terminal/open.js';
+import type { TerminalPort } from '../terminal/port.js';
+import { mark } from '../timing.js';
+import type { Deadline } from '../work/deadline.js';
+import { type BranchWorktree, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
+import { openAgentPane } from './agent-pane.js';
+import {
+  createLaunchRecord,
+  type LaunchRecord,
+  launchFiles,
+  updateLaunchRecord,
+  writeContractFile,
+} from './launch-files.js';
+import { launchProfile, loadProfile, type Profile, profilesDir } from './profiles.js';
+import { startWithTries } from './start-tries.js';
+
+export interface AgentLaunchIO extends HostIO {
+  /** An already opened terminal port (the caller's); default openTerminal. */
+  terminal?: () => Promise<TerminalPort>;
+  /** Called once the record and item exist, before the pane opens (tests pause here). */
+  afterRecord?: () => Promise<void>;
+  random?: () => number;
+}
+
+export interface AgentLaunchSpec {
+  itemId: string;
+  request: AgentRequest;
+  owner: string | null;
+  host: string;
+  ticket: string | null;
+  reservation: string | null;
+}
+
+export interface AgentLaunched {
+  record: LaunchRecord;
+  item: Item;
+  worktree: BranchWorktree | null;
+}
+
+/** The launch line for `request` on this host, or the refusal (before any pane or change). */
+export async function checkAgentLine(
+  io: Pick<HostIO, 'paths' | 'home'>,
+  request: Pick<AgentRequest, 'launch' | 'kind' | 'name' | 'profile'>,
+): Promise<{ args: string[]; profile: Profile | null }> {
+  if (request.profile !== null && request.kind !== 'pi') {
+    throw new DogsledError(`--profile is for Pi children only, not ${request.kind}`);
+  }
+  const profile = request.profile === null ? null : await loadProfile(profilesDir(io.home), request.profile);
+  const files = launchFiles(io.paths, request.launch);
+  const line = launchLine({
+    kind: request.kind,
+    name: request.name,
+    // The pane is not on the typed line; any id stands in until the pane exists.
+    pane: 'w1:p1',
+    taskFile: resolve(files.task),
+    contractFile: resolve(files.contract),
+    stateDir: resolve(io.paths.dir),
+    profile: profile === null ? null : launchProfile(profile),
+  });
+  if (!line.ok) throw new DogsledError(line.error);
+  return { args: line.line.args, profile };
+}
+
+export async function launchAgent(
+  io: AgentLaunchIO,
+  spec: AgentLaunchSpec,
+  deadline: Deadline,
+): Promise<AgentLaunched> {
+  const { request } = spec;
+  const { args, profile } = await checkAgentLine(io, request);
+  const port = await deadline.step('finding Herdr', 'routine', () =>
+    (
+      io.terminal ?? (() => openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }))
+    )(),
+  );
+  if (port.kind === 'headless') throw needsHerdr('agent', port.why);
+  const files = launchFiles(io.paths, request.launch);
+  const worktree =
+    request.branch === null
+      ? null
+      : await ensureBranchWorktree(
+          { repo: request.cwd, branch: request.branch, base: request.base ?? undefined, command: 'agent' },
+          { ...io, terminal: port, deadline },
+        ).catch(async (error: unknown) => {
+          // Refused or undone: the launch never began, so its task file goes too.
+          await rm(files.task, { force: true }).catch(() => undefined);
+          throw error;
+        });
+  if (worktree !== null) mark('agent: worktree ready');
+  const cwd = worktree?.path ?? request.cwd;
+  const role = childRole(profile?.role ?? null, request.branch !== null);
+  // The record comes first: a crash from here on leaves evidence for cleanup and admission.
+  let record = await createLaunchRecord(io, {
+    id: request.launch,
+    ticket: spec.ticket,
+    item: spec.itemId,
+    owner: spec.owner,
+    host: spec.host,
+    name: request.name,
+    kind: request.kind,
+    profile: request.profile,
+    model: profile?.model ?? null,
+    role,
+    cwd,
+    branch: request.branch,
+    worktree: worktree?.path ?? null,
+    pane: worktree?.pane ?? null,
+    terminal_id: null,
+    workspace: worktree?.workspace ?? null,
+  });
+  const item: Item = {
+    id: spec.itemId,
+    kind: 'agent',
+    host: spec.host,
+    pane: worktree?.pane ?? null,
+    terminal_id: null,
+    owner: spec.owner,
+    created_ms: record.created_ms,
+    closed_ms: null,
+    close_reason: null,
+    job: null,
+    ticket: spec.ticket,
+    name: request.name,
+    harness: request.kind,
+    profile: request.profile,
+    model: profile?.model ?? null,
+    role,
+    launch: request.launch,
+    branch: request.branch,
+    worktree: worktree?.path ?? null,
+    repository: worktree?.repository ?? null,
+    cwd,
+    reply: null,
+  };
+  let where: { pane: string; terminal: string; workspace: string };
+  try {
+    await appendItem(io, item);
+    await io.afterRecord?.();
+    where = await deadline.step('opening the agent pane', 'routine', async (signal) => {
+      if (worktree !== null) {
+        const pane = await port.getPane(worktree.pane);
+        return { pane: pane.pane_id, terminal: pane.terminal_id, workspace: pane.workspace_id };
+      }
+      const opened = await openAgentPane(port, {
+        cwd,
+        callerWorkspace: request.caller_workspace,
+        label: request.name,
+        // The child's own `dogsled done` finds this state directory whatever its shell's profile says.
+        env: { DOGSLED_STATE: resolve(io.paths.dir) },
+        git: { env: io.env, signal },
+      });
+      return { pane: opened.pane, terminal: opened.terminal, workspace: opened.workspace };
+    });
+    record = await updateLaunchRecord(io, request.launch, (current) => ({
+      ...current,
+      pane: where.pane,
+      terminal_id: where.terminal,
+      workspace: where.workspace,
+    }));
+    await changeItem(io, spec.itemId, (current) => ({
+      ...current,
+      pane: where.pane,
+      terminal_id: where.terminal,
+    }));
+    await writeContractFile(io.paths, request.launch, {
+      name: request.name,
+      kind: request.kind,
+      host: spec.host,
+      owner: spec.owner,
+      cwd,
+      branch: request.branch,
+      taskFile: resolve(files.task),
+    });
+  } catch (error) {
+    await endLaunch(io, spec, 'failed', oneLine(messageOf(error)));
+    throw failure(request, spec.host, messageOf(error), null, error);
+  }
+  mark('agent: pane and files');
+  const started = await startWithTries(
+    {
+      ...io,
+      port,
+      deadline,
+      random: io.random ?? Math.random,
+      backoffScale: backoffScale(io.env),
+    },
+    {
+      launch: request.launch,
+      name: request.name,
+      kind: request.kind,
+      pane: where.pane,
+      terminal: where.terminal,
+      args,
+    },
+  );
+  if (started.kind !== 'started') {
+    if (started.kind === 'refused') {
+      // Nothing was typed: the pane is the empty shell this launch made, so it goes.
+      await port
+        .closePane(where.pane)
+        .catch((error: unknown) =>
+          io.warn(
+            `dogsled: warning: agent: cannot close the refused pane ${where.pane}: ${messageOf(error)}`,
+          ),
+        );
+    }
+    await closeItem(io, spec.itemId, `launch ${started.kind}`);
+    throw failure(request, spec.host, started.error, started.record.recent_output);
+  }
+  mark('agent: ready');
+  const shown = await changeItem(io, spec.itemId, (current) => current);
+  return { record: started.record, item: shown, worktree };
+}
+
+/** The error of a launch that did not start, naming the child and host, with the pane's last line. */
+function failure(
+  request: AgentRequest,
+  host: string,
+  why: string,
+  recent: string | null,
+  cause?: unknown,
+): DogsledError {
+  const tail =
+    recent === null ? '' : `; recent output: ${oneLine(recent.split('\n').slice(-3).join(' | '), 300)}`;
+  const message = `cannot start agent ${request.name} on ${host}: ${oneLine(why)}${tail}`;
+  if (cause instanceof DogsledError) return new DogsledError(message, { cause });
+  return new DogsledError(message, cause === undefined ? {} : { cause });
+}
+
+/** A launch that ended before any try: its record is final and its item closed. */
+async function endLaunch(io: AgentLaunchIO, spec: AgentLaunchSpec, state: 'failed', error: string) {
+  const undo = { ...io, signal: undefined };
+  await updateLaunchRecord(undo, spec.request.launch, (current) =>
+    current.attempts === 0 ? { ...current, state, error } : undefined,
+  ).catch(() => undefined);
+  await closeItem(undo, spec.itemId, 'launch failed').catch(() => undefined);
+}
+
+async function closeItem(io: AgentLaunchIO, id: string, reason: string): Promise<void> {
+  const now = io.now();
+  await changeItem({ ...io, signal: undefined }, id, (item) =>
+    item.closed_ms === null ? { ...item, closed_ms: now, close_reason: reason } : item,
+  );
+}
+
+async function changeItem(io: AgentLaunchIO, id: string, change: (item: Item) => Item): Promise<Item> {
+  return updateItems(io, (items) => {
+    const index = items.items.findIndex((entry) => entry.id === id);
+    const entry = items.items[index];
+    if (entry === undefined) throw new DogsledError(`item ${id} is no longer in items.json`);
+    const next = change(entry);
+    if (next === entry) return { result: entry };
+    const list = items.items.slice();
+    list[index] = next;
+    return { result: next, next: { ...items, items: list } };
+  });
+}
+
+/** DOGSLED_TEST_LAUNCH_BACKOFF_SCALE (with DOGSLED_TEST=1) shrinks the 10 s backoff for tests. */
+function backoffScale(env: NodeJS.ProcessEnv): number {
+  if (env.DOGSLED_TEST !== '1') return 1;
+  const scale = Number(env.DOGSLED_TEST_LAUNCH_BACKOFF_SCALE ?? '');
+  return Number.isFinite(scale) && scale > 0 && scale <= 1 ? scale : 1;
+}

@@ -1,0 +1,76 @@
+// The service's observations of its children's branches for TO LAND (spec, "Items and closing"):
+// every kept agent item with a branch on this host, whether the branch still holds commits the
+// default branch lacks (`<child>: branch <b> +N to land`), and whether its worktree, while it
+// exists, is dirty. A deleted branch or one the loss rule calls integrated has nothing to land.
+// Git is read without a fetch: remote-tracking refs are as fresh as the last cleanup pass.
+
+import { surveyRepository } from '../cleanup/survey.js';
+import { inDefaultBranch } from '../core/loss-types.js';
+import { messageOf } from '../errors.js';
+import { readDirty } from '../git/checkout-facts.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import {
+  type BranchObservationRecord,
+  readBranchObservations,
+  writeBranchObservations,
+} from '../state/branch-observations.js';
+import { readItems } from '../state/work.js';
+import type { Item } from '../state/work-schemas.js';
+import type { WorkerIO } from './worker-io.js';
+
+/** Branches are looked at again at most this often (and after every finished child). */
+export const BRANCH_WATCH_MS = 5_000;
+
+export async function observeBranches(io: WorkerIO, warn: (line: string) => void): Promise<void> {
+  const items = (await readItems(io)).items.filter(
+    (item): item is Item & { branch: string; repository: string } =>
+      item.kind === 'agent' && item.host === LOCAL_HOST.id && !!item.branch && !!item.repository,
+  );
+  const before = await readBranchObservations(io).catch(() => []);
+  if (items.length === 0 && before.length === 0) return;
+  const seen: BranchObservationRecord[] = [];
+  for (const item of items) {
+    try {
+      seen.push(await observe(io, item));
+    } catch (error) {
+      warn(`dogsled serve: branch ${item.branch} of ${item.name ?? item.id}: ${messageOf(error)}`);
+      const kept = before.find((entry) => entry.item === item.id);
+      if (kept) seen.push(kept);
+    }
+  }
+  const shape = (list: readonly BranchObservationRecord[]) =>
+    JSON.stringify(list.map(({ observed_ms: _at, ...rest }) => rest));
+  if (shape(seen) === shape(before)) return;
+  await writeBranchObservations(io, seen);
+}
+
+async function observe(
+  io: WorkerIO,
+  item: Item & { branch: string; repository: string },
+): Promise<BranchObservationRecord> {
+  const base = {
+    item: item.id,
+    child: item.name ?? item.id,
+    host: item.host,
+    repository: item.repository,
+    branch: item.branch,
+    observed_ms: io.now(),
+  };
+  const survey = await surveyRepository(item.repository, {
+    fetch: 'skip',
+    callerCwd: null,
+    registered: [],
+    only: { branch: item.branch },
+    content: false,
+    env: io.env,
+  });
+  const branch = survey.branches.find((entry) => entry.facts.name === item.branch);
+  if (branch === undefined) return { ...base, ahead: 0, dirty: false, landed: true };
+  const commits = branch.facts.commits;
+  const landed = commits.landed && inDefaultBranch(commits.proof);
+  const ahead = commits.landed ? 0 : commits.unique;
+  const worktree = branch.facts.worktree;
+  const dirty =
+    worktree !== null && item.closed_ms === null ? await readDirty(worktree, { env: io.env }) : false;
+  return { ...base, ahead, dirty, landed };
+}

@@ -1,0 +1,222 @@
+// The service's finished-children worker (spec, "Items and closing"): a child that called `dogsled
+// done` (a mark in done.json) is closed at the first idle or done observation after its mark, never
+// while it is working, blocked or unknown. Its final reply is captured from its transcript (else the
+// pane's last lines) onto its item first, then the pane and agent worktree close and the branch
+// stays (agents/close-child.ts), then the item closes as `done`. A mark whose terminal changed or
+// whose agent session is another one is not this child's any more: it is dropped, nothing closes.
+// Each pass also keeps branches.json current (branch-watch.ts), for the board's TO LAND rows.
+
+import { closeChild } from '../agents/close-child.js';
+import { recentOutput } from '../agents/start-tries.js';
+import { cancellingWork, turnEnded } from '../core/done-rule.js';
+import { appendRecord, pendingRecord } from '../core/inbox.js';
+import { finishedText } from '../core/inbox-text.js';
+import { stripEscapes } from '../core/strip-escapes.js';
+import { messageOf } from '../errors.js';
+import { readInbox, updateInbox } from '../inbox/files.js';
+import { paneWhereabouts } from '../inbox/whereabouts.js';
+import { discoverTranscript, readFinalReply } from '../probe/transcripts/index.js';
+import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
+import { newId } from '../state/ids.js';
+import { oneLine } from '../state/quarantine.js';
+import { updateItems } from '../state/work.js';
+import type { Item } from '../state/work-schemas.js';
+import type { TerminalPort } from '../terminal/port.js';
+import type { Agent, Snapshot } from '../terminal/records.js';
+import { closeItemsOf } from '../work/close.js';
+import { BRANCH_WATCH_MS, observeBranches } from './branch-watch.js';
+import type { WorkerIO } from './worker-io.js';
+
+/** Closed marks are kept this long for inspection, like closed items. */
+const MARK_RETENTION_MS = 24 * 3_600_000;
+const SNAPSHOT_TIMEOUT_MS = 10_000;
+
+export class FinishWorker {
+  private readonly warned = new Set<string>();
+  private watchedMs = 0;
+
+  constructor(private readonly deps: WorkerIO) {}
+
+  /** One pass; returns the marks it closed. Branch observations follow (TO LAND). */
+  async pass(): Promise<DoneMark[]> {
+    const closed = await this.finishAll();
+    const now = this.deps.now();
+    if (closed.length > 0 || now - this.watchedMs >= BRANCH_WATCH_MS) {
+      this.watchedMs = now;
+      await observeBranches(this.deps, (line) => this.warnOnce(line)).catch((error: unknown) =>
+        this.warnOnce(`dogsled serve: branches: ${oneLine(messageOf(error))}`),
+      );
+    }
+    return closed;
+  }
+
+  private async finishAll(): Promise<DoneMark[]> {
+    const { deps } = this;
+    const marks = (await readDoneMarks(deps)).marks;
+    const live = marks.filter((mark) => mark.state !== 'closed');
+    await this.expire(marks);
+    if (live.length === 0) return [];
+    const { openTerminal } = await import('../terminal/open.js');
+    const port = await openTerminal({
+      env: deps.env,
+      home: deps.home,
+      commandName: 'serve',
+      warn: (l) => this.warnOnce(l),
+    });
+    if (port.kind === 'headless') return [];
+    let snapshot: Snapshot;
+    try {
+      snapshot = await port.snapshot({ signal: AbortSignal.timeout(SNAPSHOT_TIMEOUT_MS) });
+    } catch {
+      return [];
+    }
+    const closed: DoneMark[] = [];
+    for (const mark of live) {
+      const done = await this.finish(port, snapshot, mark).catch(async (error: unknown) => {
+        const why = oneLine(messageOf(error), 300);
+        this.warnOnce(`dogsled serve: done ${mark.id}: ${why}`);
+        await this.change(mark.id, (m) => ({ ...m, error: why }));
+        return null;
+      });
+      if (done !== null) closed.push(done);
+    }
+    return closed;
+  }
+
+  private async finish(port: TerminalPort, snapshot: Snapshot, mark: DoneMark): Promise<DoneMark | null> {
+    const pane = snapshot.panes.find(
+      (p) => p.terminal_id === mark.terminal_id || (mark.terminal_id === null && p.pane_id === mark.pane),
+    );
+    if (pane === undefined) {
+      // The pane went by itself: the completion worker closes the item; the mark is spent.
+      return this.change(mark.id, (m) => ({ ...m, state: 'closed', state_ms: this.deps.now() }));
+    }
+    const agent = snapshot.agents.find((entry) => entry.terminal_id === pane.terminal_id);
+    if (agent === undefined) return null;
+    if (
+      mark.agent_session !== null &&
+      agent.agent_session !== undefined &&
+      agent.agent_session.value !== mark.agent_session
+    ) {
+      return this.change(mark.id, (m) => ({
+        ...m,
+        state: 'closed',
+        state_ms: this.deps.now(),
+        error: 'another agent session',
+      }));
+    }
+    if (!turnEnded(mark, agent)) return null;
+    const inbox = await readInbox(this.deps, pane.terminal_id).catch(() => undefined);
+    const work = cancellingWork(mark, inbox?.records ?? []);
+    if (work !== null) {
+      // The child took new work in its final turn: it is not finished, so nothing closes.
+      return this.change(mark.id, (m) => ({
+        ...m,
+        state: 'closed',
+        state_ms: this.deps.now(),
+        error: `cancelled: inbox ${work.kind} ${work.id} arrived in the same turn`,
+      }));
+    }
+    if (mark.state === 'marked')
+      await this.change(mark.id, (m) => ({ ...m, state: 'ended', state_ms: this.deps.now() }));
+    const reply = await this.reply(port, agent);
+    if (mark.item !== null) {
+      const item = await this.keepReply(mark.item, reply);
+      // Posted once (by its ref) before anything closes: a crash after it repeats nothing.
+      if (item?.owner) await this.tellOwner(port, snapshot, item, reply);
+    }
+    await closeChild({ ...this.deps, port }, { pane: pane.pane_id, caller: null, mode: 'done' });
+    await closeItemsOf(this.deps, pane.pane_id, pane.terminal_id, 'done');
+    return this.change(mark.id, (m) => ({ ...m, state: 'closed', state_ms: this.deps.now(), error: null }));
+  }
+
+  private async reply(port: TerminalPort, agent: Agent): Promise<string | null> {
+    const kind = agent.agent;
+    const session = agent.agent_session;
+    if (kind !== undefined) {
+      const found = await discoverTranscript(
+        {
+          agent: kind,
+          session: session ? { kind: session.kind, value: session.value } : null,
+          home: this.deps.home,
+        },
+        { now: this.deps.now },
+      ).catch(() => null);
+      if (found?.path) {
+        const text = await readFinalReply(found.path, kind);
+        if (text !== null) return text;
+      }
+    }
+    const recent = await recentOutput(port, agent.pane_id);
+    return recent === null ? null : stripEscapes(recent);
+  }
+
+  private async keepReply(itemId: string, reply: string | null): Promise<Item | undefined> {
+    return updateItems(this.deps, (items) => {
+      const index = items.items.findIndex((item) => item.id === itemId);
+      const item = items.items[index];
+      if (item === undefined || item.reply === reply) return { result: item };
+      const list = items.items.slice();
+      const next = { ...item, reply };
+      list[index] = next;
+      return { result: next, next: { ...items, items: list } };
+    });
+  }
+
+  /**
+   * The owner's inbox gets the child's reply as a `reply` record. An owner that Herdr no longer shows
+   * has no inbox to read it: the reply stays on the item (`read`, the board) and nothing waits.
+   */
+  private async tellOwner(
+    port: TerminalPort,
+    snapshot: Snapshot,
+    item: Item,
+    reply: string | null,
+  ): Promise<void> {
+    const owner = await paneWhereabouts(port, item.owner as string, snapshot);
+    if (owner === undefined) return;
+    const record = pendingRecord(
+      {
+        id: newId('m'),
+        kind: 'reply',
+        // From the child itself, so the owner's reader names who answered.
+        sender: { pane: item.pane, terminal: item.terminal_id, host: item.host, name: item.name ?? null },
+        text: finishedText(item.name ?? item.id, reply),
+        ref: `reply:${item.id}`,
+      },
+      this.deps.now(),
+    );
+    await updateInbox(this.deps, owner.terminal, owner.pane, (inbox) => {
+      const { next, record: posted, added } = appendRecord(inbox, record);
+      return added ? { result: posted, next } : { result: posted };
+    });
+  }
+
+  private async change(id: string, fn: (mark: DoneMark) => DoneMark): Promise<DoneMark | null> {
+    return updateDoneMarks(this.deps, (file) => {
+      const index = file.marks.findIndex((mark) => mark.id === id && mark.state !== 'closed');
+      const mark = file.marks[index];
+      if (mark === undefined) return { result: null };
+      const marks = file.marks.slice();
+      const next = fn(mark);
+      marks[index] = next;
+      return { result: next, next: { ...file, marks } };
+    });
+  }
+
+  private async expire(marks: readonly DoneMark[]): Promise<void> {
+    const now = this.deps.now();
+    const old = (mark: DoneMark) => mark.state === 'closed' && now - mark.state_ms > MARK_RETENTION_MS;
+    if (!marks.some(old)) return;
+    await updateDoneMarks(this.deps, (file) => ({
+      result: undefined,
+      next: { ...file, marks: file.marks.filter((m) => !old(m)) },
+    }));
+  }
+
+  private warnOnce(line: string): void {
+    if (this.warned.has(line)) return;
+    this.warned.add(line);
+    this.deps.warn(line);
+  }
+}

@@ -1,0 +1,44 @@
+// branches.json: what the service last saw of the branches its children made (spec, "Items and
+// closing": TO LAND rows come from durable items and branch observations, not live panes). The
+// service is its only writer and replaces it whole; the board and the sidebar only read it.
+
+import * as z from 'zod/mini';
+import type { StateIO } from './io.js';
+import { readState, writeState } from './store.js';
+import './zod-messages.js';
+
+export const BranchObservationSchema = z.looseObject({
+  item: z.string(),
+  child: z.string(),
+  host: z.string(),
+  repository: z.string(),
+  branch: z.string(),
+  /** Commits the default branch (or, after a good fetch, a remote-tracking ref) does not hold. */
+  ahead: z.int(),
+  dirty: z.boolean(),
+  /** Integrated into the default branch, or deleted: nothing to land. */
+  landed: z.boolean(),
+  observed_ms: z.int(),
+});
+
+export const BranchObservationsSchema = z.looseObject({
+  version: z.literal(1),
+  branches: z.array(BranchObservationSchema),
+});
+
+export type BranchObservationRecord = z.infer<typeof BranchObservationSchema>;
+
+export function branchesFile(io: Pick<StateIO, 'paths'>): string {
+  return io.paths.branches;
+}
+
+export async function readBranchObservations(io: StateIO): Promise<BranchObservationRecord[]> {
+  return (await readState(branchesFile(io), BranchObservationsSchema, io))?.branches ?? [];
+}
+
+export async function writeBranchObservations(
+  io: StateIO,
+  branches: readonly BranchObservationRecord[],
+): Promise<void> {
+  await writeState(branchesFile(io), BranchObservationsSchema, { version: 1, branches: [...branches] });
+}

@@ -1,0 +1,135 @@
+// What `dogsled agent` does, for every caller (the CLI, and the MCP server and Pi extension later):
+// check the launch line and profile, write the task file, submit (placed now, or a FIFO ticket behind
+// waiting work or a full fleet, exactly as jobs), and launch a placed child (agents/launch-agent.ts).
+// With `wait`, a queued ticket is waited for until the service admits (and launches) it.
+
+import { rm } from 'node:fs/promises';
+import { type AgentLaunched, checkAgentLine, launchAgent } from '../agents/launch-agent.js';
+import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
+import { findHost } from '../core/placement.js';
+import { DogsledError } from '../errors.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import { callerWorkspaceOf } from '../jobs/tab-placement.js';
+import { newId } from '../state/ids.js';
+import type { HostIO } from '../state/io.js';
+import { readItems } from '../state/work.js';
+import type { AgentRequest, Ticket } from '../state/work-schemas.js';
+import { callerPane } from '../terminal/herdr-env.js';
+import { needsHerdr } from '../terminal/errors.js';
+import { openTerminal } from '../terminal/open.js';
+import { mark } from '../timing.js';
+import { checkBranchRequest } from '../worktrees/branch-worktree.js';
+import type { Deadline } from './deadline.js';
+import { type Queued, submitWork } from './submit.js';
+import { awaitTicket } from './ticket-wait.js';
+
+export interface AgentWork {
+  kind: string;
+  name: string;
+  /** The task text (`--message`, or the file `--message-file` names). */
+  task: string;
+  profile: string | null;
+  branch: string | null;
+  base: string | null;
+  /** An existing directory, as an absolute real path. */
+  cwd: string;
+  pin: string | null;
+  wait: boolean;
+}
+
+export type AgentOutcome =
+  | ({ kind: 'started'; label: string; ticket?: string } & AgentLaunched)
+  | { kind: 'queued'; ticket: Ticket }
+  | { kind: 'still-queued'; ticket: Ticket };
+
+export async function runAgent(
+  io: HostIO,
+  work: AgentWork,
+  deadline: Deadline,
+  events: { queued?: (queued: Queued) => void } = {},
+): Promise<AgentOutcome> {
+  if (work.base !== null && work.branch === null) throw new DogsledError('--base needs --branch');
+  const request: AgentRequest = {
+    launch: newLaunchId(),
+    kind: work.kind as AgentRequest['kind'],
+    name: work.name,
+    profile: work.profile,
+    branch: work.branch,
+    base: work.base,
+    cwd: work.cwd,
+    caller_workspace: null,
+  };
+  // The line is checked before anything exists: no task file, ticket or pane for a refused name.
+  await checkAgentLine(io, request);
+  const owner = callerPane(io.env);
+  const port = await deadline.step('finding Herdr', 'routine', () =>
+    openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }),
+  );
+  if (port.kind === 'headless') throw needsHerdr('agent', port.why);
+  if (work.branch !== null) {
+    const ask = { repo: work.cwd, branch: work.branch, base: work.base ?? undefined, command: 'agent' };
+    await checkBranchRequest(ask, { ...io, terminal: port });
+  }
+  request.caller_workspace = await deadline.step("finding the caller's workspace", 'routine', () =>
+    callerWorkspaceOf(port, owner).catch(() => null),
+  );
+  await writeTaskFile(io.paths, request.launch, work.task);
+  const submission = { request: null, agent: request, pin: work.pin, owner, waiting: work.wait };
+  const outcome = await deadline
+    .step('placement', 'routine', (signal) => submitWork({ ...io, signal }, submission, 'agent'))
+    .catch(async (error: unknown) => {
+      await rm(launchFiles(io.paths, request.launch).task, { force: true }).catch(() => undefined);
+      throw error;
+    });
+  mark(`agent: ${outcome.kind}`);
+  if (outcome.kind === 'queued') {
+    events.queued?.(outcome);
+    if (!work.wait) return { kind: 'queued', ticket: outcome.ticket };
+    const admitted = await awaitTicket(io, outcome.ticket.id, deadline);
+    if (admitted === undefined) return { kind: 'still-queued', ticket: outcome.ticket };
+    return { ...(await launchedBy(io, admitted, request)), ticket: admitted.id };
+  }
+  const launched = await launchAgent(
+    { ...io, terminal: async () => port },
+    {
+      itemId: newId('i'),
+      request,
+      owner,
+      host: outcome.host,
+      ticket: null,
+      reservation: outcome.reservation.id,
+    },
+    deadline,
+  );
+  return { kind: 'started', label: outcome.label, ...launched };
+}
+
+/** What the service's admission launched for a ticket this caller waited for. */
+async function launchedBy(
+  io: HostIO,
+  ticket: Ticket,
+  request: AgentRequest,
+): Promise<Extract<AgentOutcome, { kind: 'started' }>> {
+  const record = await readLaunchRecord(io.paths, request.launch);
+  const item = (await readItems(io)).items.find((entry) => entry.id === ticket.item);
+  if (record === undefined || item === undefined) {
+    throw new DogsledError(
+      `ticket ${ticket.id} was admitted, but its launch ${request.launch} left no record`,
+    );
+  }
+  const host = ticket.host ?? record.host;
+  const label = findHost([LOCAL_HOST], host)?.label ?? host;
+  const worktree =
+    record.worktree === null
+      ? null
+      : {
+          path: record.worktree,
+          branch: record.branch ?? '',
+          repository: '',
+          created: false,
+          workspace: record.workspace ?? '',
+          pane: record.pane ?? '',
+          anchor: null,
+        };
+  return { kind: 'started', label, record, item, worktree };
+}

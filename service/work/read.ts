@@ -1,0 +1,121 @@
+// `dogsled read TARGET [--host H]`: a child's or job's newest output and, for a child, its captured
+// final reply. TARGET is a child's name, an item, pane, launch or job id. Every text here came from an
+// agent, a pane or a log: escapes are stripped before it is returned.
+
+import { lstat, open } from 'node:fs/promises';
+import { findHost } from '../core/placement.js';
+import { stripEscapes } from '../core/strip-escapes.js';
+import { shown } from '../core/visible.js';
+import { DogsledError } from '../errors.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import type { HostIO } from '../state/io.js';
+import { jobLogPath } from '../state/job-records.js';
+import { readItems } from '../state/work.js';
+import type { Item } from '../state/work-schemas.js';
+import { isTerminalError } from '../terminal/errors.js';
+import { openTerminal } from '../terminal/open.js';
+
+/** Lines of output `read` shows: the newest, like a glance at the pane. */
+export const READ_LINES = 40;
+/** The most of a job log read from its end: enough for READ_LINES long lines. */
+const LOG_TAIL_BYTES = 64 * 1024;
+
+export interface ReadReport {
+  target: string;
+  kind: 'agent' | 'job';
+  item: string | null;
+  name: string | null;
+  host: string;
+  pane: string | null;
+  /** The newest lines, or null when there is nothing to read any more (the pane is gone). */
+  output: string | null;
+  /** A child's captured final reply; null until it finished (always null for a job). */
+  reply: string | null;
+}
+
+export async function readTarget(io: HostIO, target: string, host: string | null): Promise<ReadReport> {
+  if (host !== null && findHost([LOCAL_HOST], host) === undefined) {
+    throw new DogsledError(
+      `--host ${shown(host)}: only this host (${LOCAL_HOST.id}) can be read in this build`,
+    );
+  }
+  const item = findItem((await readItems(io)).items, target);
+  const jobId = item?.job ?? (/^j_[A-Za-z0-9]+$/.test(target) ? target : null);
+  if (item?.kind !== 'agent' && jobId !== null) {
+    return {
+      target,
+      kind: 'job',
+      item: item?.id ?? null,
+      name: null,
+      host: item?.host ?? LOCAL_HOST.id,
+      pane: item?.pane ?? null,
+      output: await logTail(io, jobId),
+      reply: null,
+    };
+  }
+  if (item === undefined) throw new DogsledError(`no child or job ${shown(target)} here`);
+  return {
+    target,
+    kind: 'agent',
+    item: item.id,
+    name: item.name ?? null,
+    host: item.host,
+    pane: item.pane,
+    output: item.closed_ms === null ? await paneTail(io, item) : null,
+    reply: item.reply == null ? null : stripEscapes(item.reply),
+  };
+}
+
+/** The newest item the target names: open items first, then by name, id, pane or launch. */
+function findItem(items: readonly Item[], target: string): Item | undefined {
+  const matches = items.filter(
+    (item) =>
+      item.id === target ||
+      item.name === target ||
+      item.pane === target ||
+      item.launch === target ||
+      item.job === target,
+  );
+  const ordered = [...matches].sort(
+    (a, b) => Number(a.closed_ms !== null) - Number(b.closed_ms !== null) || b.created_ms - a.created_ms,
+  );
+  return ordered[0];
+}
+
+async function paneTail(io: HostIO, item: Item): Promise<string | null> {
+  if (item.pane === null) return null;
+  const port = await openTerminal({ env: io.env, home: io.home, commandName: 'read', warn: io.warn });
+  if (port.kind === 'headless') return null;
+  try {
+    const read = await port.readPane(item.pane, { source: 'recent', lines: READ_LINES, format: 'text' });
+    return tail(stripEscapes(read.text));
+  } catch (error) {
+    if (isTerminalError(error, 'pane_not_found')) return null;
+    throw error;
+  }
+}
+
+async function logTail(io: HostIO, jobId: string): Promise<string | null> {
+  const path = jobLogPath(io.paths, jobId);
+  // Only a regular file is opened: opening a FIFO in its place would wait for a writer for ever.
+  const found = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') throw new DogsledError(`no log for job ${jobId}`);
+    throw error;
+  });
+  if (!found.isFile()) throw new DogsledError(`the log of job ${jobId} (${path}) is not a regular file`);
+  const handle = await open(path, 'r');
+  try {
+    const stats = await handle.stat();
+    const length = Math.min(stats.size, LOG_TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, stats.size - length);
+    return tail(stripEscapes(buffer.toString('utf8')));
+  } finally {
+    await handle.close();
+  }
+}
+
+function tail(text: string): string {
+  const lines = text.replace(/\s+$/, '').split('\n');
+  return lines.slice(-READ_LINES).join('\n');
+}
