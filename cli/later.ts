@@ -9,5 +9,4 @@ export interface LaterCommand {
 
 const AGENTS = 'agents, the inbox and Herdr support are still being built';
 
-export const LATER_COMMANDS: LaterCommand[] = [
-];
+export const LATER_COMMANDS: LaterCommand[] = [];

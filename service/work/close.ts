@@ -10,8 +10,8 @@ import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, updateItems } from '../state/work.js';
-import { callerPane } from '../terminal/herdr-env.js';
 import { needsHerdr } from '../terminal/errors.js';
+import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 
 export async function closePane(io: HostIO, pane: string, host: string | null): Promise<CloseResult> {

@@ -14,8 +14,8 @@ import type { GitIO } from '../git/run.js';
 import { type DoneMark, updateDoneMarks } from '../state/done-marks.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/work.js';
-import { callerPane } from '../terminal/herdr-env.js';
 import { needsHerdr } from '../terminal/errors.js';
+import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 
 export async function markDone(io: HostIO): Promise<DoneMark> {

@@ -111,7 +111,8 @@ export async function runJob(
   if (outcome.host !== LOCAL_HOST.id) {
     const peer = (await enabledPeers(io)).find((p) => p.id === outcome.host);
     if (peer === undefined) throw new DogsledError(`host ${outcome.host} left the fleet while placing`);
-    if (job.branch) throw new DogsledError(`--branch on a peer (${peer.label}) is not in this build: run it there`);
+    if (job.branch)
+      throw new DogsledError(`--branch on a peer (${peer.label}) is not in this build: run it there`);
     const spec = {
       jobId: newId('j'),
       itemId: newId('i'),

@@ -10,8 +10,8 @@ import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
-import { callerPane } from '../terminal/herdr-env.js';
 import { isTerminalError, needsHerdr } from '../terminal/errors.js';
+import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 
 /** Herdr's agent-name rule (CONTRACT §1.2): a tracked child is known by a name a child could have. */

@@ -194,7 +194,10 @@ describe('a service killed during an agent admission', () => {
         if (ticket?.state !== 'admitting') return undefined;
         const records = await launchRecords(suite);
         if (point === 'before-launch') return true;
-        if (point === 'after-record') return records.length === 1 || undefined;
+        // The pause comes after the record and the owner's item: wait for both, or the kill may land
+        // between them.
+        if (point === 'after-record')
+          return (records.length === 1 && (await items(suite)).length === 1) || undefined;
         return records[0]?.state === 'started' || undefined;
       },
       40_000,
