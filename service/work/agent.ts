@@ -20,6 +20,7 @@ import { openTerminal } from '../terminal/open.js';
 import { mark } from '../timing.js';
 import { checkBranchRequest } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
+import { pinnedHere } from './local-pin.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
 
@@ -61,6 +62,7 @@ export async function runAgent(
   };
   // The line is checked before anything exists: no task file, ticket or pane for a refused name.
   await checkAgentLine(io, request);
+  const pin = pinnedHere(work.pin, 'an agent');
   const owner = callerPane(io.env);
   const port = await deadline.step('finding Herdr', 'routine', () =>
     openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }),
@@ -74,7 +76,7 @@ export async function runAgent(
     callerWorkspaceOf(port, owner).catch(() => null),
   );
   await writeTaskFile(io.paths, request.launch, work.task);
-  const submission = { request: null, agent: request, pin: work.pin, owner, waiting: work.wait };
+  const submission = { request: null, agent: request, pin, owner, waiting: work.wait };
   const outcome = await deadline
     .step('placement', 'routine', (signal) => submitWork({ ...io, signal }, submission, 'agent'))
     .catch(async (error: unknown) => {

@@ -17,6 +17,7 @@ import {
   ensureBranchWorktree,
 } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
+import { pinnedHere } from './local-pin.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
 
@@ -59,7 +60,8 @@ export async function placeRequest(
     const worktree = await ensureBranchWorktree(asked, { ...io, terminal: checked.terminal, deadline });
     return { ...placed, worktree };
   };
-  const submission = { request: null, pin: request.pin, owner, waiting: request.wait };
+  const pin = asked === null ? request.pin : pinnedHere(request.pin, 'a --branch worktree');
+  const submission = { request: null, pin, owner, waiting: request.wait };
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
   const outcome = await deadline.step('placement', 'routine', (signal) =>
     submitWork({ ...io, signal }, submission, 'place'),

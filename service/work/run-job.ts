@@ -23,6 +23,7 @@ import type { TerminalPort } from '../terminal/port.js';
 import { mark } from '../timing.js';
 import { checkBranchRequest, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
+import { pinnedHere } from './local-pin.js';
 import { launchRemoteJob } from './remote-job.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
@@ -94,7 +95,8 @@ export async function runJob(
     caller_workspace: callerWorkspace,
     ...(branch === null ? {} : { branch: branch.name, base: branch.base }),
   };
-  const submission = { request: job, pin: request.pin, owner, waiting: request.wait, env };
+  const pin = branch === null ? request.pin : pinnedHere(request.pin, 'a --branch job');
+  const submission = { request: job, pin, owner, waiting: request.wait, env };
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
   const outcome = await deadline.step('placement', 'routine', (signal) =>
     submitWork({ ...io, signal }, submission),
