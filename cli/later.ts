@@ -7,6 +7,6 @@ export interface LaterCommand {
   waitsFor: string;
 }
 
-const AGENTS = 'agents, the inbox and Herdr support are still being built';
+const AGENTS = 'launching child agents is still being built';
 
 export const LATER_COMMANDS: LaterCommand[] = [];
