@@ -7,6 +7,4 @@ export interface LaterCommand {
   waitsFor: string;
 }
 
-const AGENTS = 'launching child agents is still being built';
-
 export const LATER_COMMANDS: LaterCommand[] = [];

@@ -5,9 +5,13 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeTaskFile } from '../../service/agents/launch-files.js';
+import { statePaths } from '../../service/state/paths.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
-import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../helpers/cli.js';
+import { readLaunches } from '../fakes/agents/harness.js';
+import { eventually, runCli, type startCli } from '../helpers/cli.js';
+import { agentSuite, quickTask } from './agent-fixtures.js';
 import {
   appendTickets,
   killAll,
@@ -18,25 +22,19 @@ import {
   untilEligible,
 } from './job-queue-fixtures.js';
 
-let box: Sandbox;
+// The fake Herdr runs the admitted agents (fake harnesses); no service lock: the real serve holds it.
+const suite = agentSuite({ serviceLock: false });
 let stopTicker: () => void = () => undefined;
 const running: Array<ReturnType<typeof startCli>> = [];
-
-beforeEach(async () => {
-  box = await sandbox();
-});
 
 afterEach(async () => {
   stopTicker();
   await killAll(running);
-  await box.cleanup();
 });
 
 /** Far enough ahead that the held ticket is seen waiting first, even on a loaded machine. */
 const RESET_AHEAD_MS = 20_000;
-const OWNER = 'w1:p1';
 
-/** A fresh snapshot: every Codex account at 100% until `resets_ms`, Claude with room. */
 async function exhaustedCodex(resets_ms: number): Promise<void> {
   const row = (pool: string, account: string, used_pct: number) => ({
     pool,
@@ -56,36 +54,74 @@ async function exhaustedCodex(resets_ms: number): Promise<void> {
       row('claude', 'c@example.com', 40),
     ],
   };
-  await writeFile(join(box.state, 'quota.json'), JSON.stringify(snapshot), { mode: 0o600 });
+  await writeFile(join(suite.box.state, 'quota.json'), JSON.stringify(snapshot), { mode: 0o600 });
 }
 
-/** A ticket that names `harness` (as an agent ticket does) and runs a command recording its start. */
-function named(id: string, harness: string | null, created_ms: number): Ticket {
+/** A job ticket that records its start in starts.log. */
+function job(id: string, created_ms: number): Ticket {
   const request = {
-    command: ['sh', '-c', `echo ${id} >> ${join(box.root, 'starts.log')}`],
-    cwd: box.root,
+    command: ['sh', '-c', `echo ${id} >> ${join(suite.box.root, 'starts.log')}`],
+    cwd: suite.scratch,
     timeout_ms: null,
     idle_timeout_ms: null,
     caller_workspace: null,
   };
-  const ticket = ticketFixture({ id, owner: OWNER, created_ms, state_ms: created_ms, request });
-  return harness === null ? ticket : ({ ...ticket, agent: { kind: harness } } as Ticket);
+  return ticketFixture({ id, owner: suite.caller.pane, created_ms, state_ms: created_ms, request });
 }
 
-async function starts(): Promise<string[]> {
-  return (await readFile(join(box.root, 'starts.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+/**
+ * An agent ticket as `dogsled agent` queues it on a full host: its task file written first, the
+ * child named after the ticket so its launch can be told apart.
+ */
+async function agentTicket(id: string, kind: 'codex' | 'claude', created_ms: number): Promise<Ticket> {
+  const launch = `l_${id.slice(2)}`;
+  await writeTaskFile(statePaths(suite.box.state), launch, quickTask());
+  const agent = {
+    launch,
+    kind,
+    name: id.replaceAll('_', '-'),
+    profile: null,
+    branch: null,
+    base: null,
+    cwd: suite.scratch,
+    caller_workspace: suite.caller.workspace,
+  };
+  const base = ticketFixture({ id, owner: suite.caller.pane, created_ms, state_ms: created_ms });
+  return { ...base, kind: 'agent', request: null, agent };
 }
 
+async function jobStarts(): Promise<string[]> {
+  return (await readFile(join(suite.box.root, 'starts.log'), 'utf8').catch(() => ''))
+    .split('\n')
+    .filter(Boolean);
+}
+
+/** The harnesses the fake Herdr has started, by kind. */
+async function agentStarts(): Promise<string[]> {
+  return (await readLaunches(suite.logDir)).map((launch) => launch.kind);
+}
+
+/** serve with the fake /proc (room for 5) and the fake Herdr, no caller pane of its own. */
 async function serving(config = ''): Promise<NodeJS.ProcessEnv> {
-  const host = await roomFor5(box, 60_000);
+  const host = await roomFor5(suite.box, 60_000);
   stopTicker = host.stop;
+  const box = suite.box;
   if (config !== '') await writeFile(box.configPath, `${await readFile(box.configPath, 'utf8')}${config}`);
-  startServe(host.env, running);
+  const { HERDR_PANE_ID: _pane, ...env } = { ...suite.env, ...host.env };
+  startServe(
+    {
+      ...env,
+      HERDR_SOCKET_PATH: suite.env.HERDR_SOCKET_PATH,
+      PATH: suite.env.PATH,
+      DOGSLED_TEST_LAUNCH_BACKOFF_SCALE: '0.01',
+    },
+    running,
+  );
   await untilEligible(box);
-  return host.env;
+  return suite.env;
 }
 
-const byId = async (id: string) => (await tickets(box)).find((t) => t.id === id);
+const byId = async (id: string) => (await tickets(suite.box)).find((t) => t.id === id);
 
 describe('quota-aware admission', () => {
   it('keeps a ticket of an exhausted pool queued with its reason, admits work past it, and it after the reset', async () => {
@@ -93,7 +129,10 @@ describe('quota-aware admission', () => {
     const reset = Date.now() + RESET_AHEAD_MS;
     await exhaustedCodex(reset);
     const now = Date.now();
-    await appendTickets(box, [named('t_codex000000', 'codex', now), named('t_job00000000', null, now + 1)]);
+    await appendTickets(suite.box, [
+      await agentTicket('t_codex000000', 'codex', now),
+      job('t_job00000000', now + 1),
+    ]);
 
     // The job queued after it is admitted; the Codex ticket waits, with the reason on it.
     await eventually(
@@ -110,7 +149,8 @@ describe('quota-aware admission', () => {
       },
     });
     expect(Date.now()).toBeLessThan(reset);
-    expect(await starts()).not.toContain('t_codex000000');
+    await eventually(async () => ((await jobStarts()).includes('t_job00000000') ? true : undefined), 15_000);
+    expect(await agentStarts()).toEqual([]);
 
     // Every reader shows it: status (both forms), items and the owner's board.
     const status = JSON.parse((await runCli(['status', '--json'], env)).stdout);
@@ -118,9 +158,9 @@ describe('quota-aware admission', () => {
     expect((await runCli(['status'], env)).stdout).toMatch(
       /t_codex000000 .*codex quota exhausted, \d+s left/,
     );
-    const items = JSON.parse((await runCli(['items', '--json', '--owner', OWNER], env)).stdout);
+    const items = JSON.parse((await runCli(['items', '--json', '--owner', suite.caller.pane], env)).stdout);
     expect(items.queue.find((t: Ticket) => t.id === 't_codex000000').hold).toEqual(held?.hold);
-    const board = JSON.parse((await runCli(['board', '--json', '--owner', OWNER], env)).stdout);
+    const board = JSON.parse((await runCli(['board', '--json', '--owner', suite.caller.pane], env)).stdout);
     const rows = board.groups.flatMap(
       (g: { rows: Array<{ id: string; reason: string | null; group: string }> }) => g.rows,
     );
@@ -140,17 +180,17 @@ describe('quota-aware admission', () => {
     );
     expect(admitted.state_ms).toBeGreaterThanOrEqual(reset);
     expect(admitted.hold ?? null).toBeNull();
-    await eventually(async () => ((await starts()).includes('t_codex000000') ? true : undefined), 15_000);
-    expect((await starts()).filter((tag) => tag === 't_codex000000')).toHaveLength(1);
+    await eventually(async () => ((await agentStarts()).length > 0 ? true : undefined), 15_000);
+    expect(await agentStarts()).toEqual(['codex']);
   }, 90_000);
 
   it('holds nothing with hold_when_exhausted = false, nor a harness whose pool has room', async () => {
     await serving('\n[quota]\nhold_when_exhausted = false\n');
     await exhaustedCodex(Date.now() + 10 * 60_000);
     const now = Date.now();
-    await appendTickets(box, [
-      named('t_codex000000', 'codex', now),
-      named('t_claude00000', 'claude', now + 1),
+    await appendTickets(suite.box, [
+      await agentTicket('t_codex000000', 'codex', now),
+      await agentTicket('t_claude00000', 'claude', now + 1),
     ]);
     for (const id of ['t_codex000000', 't_claude00000']) {
       const ticket = await eventually(async () => {
@@ -159,5 +199,7 @@ describe('quota-aware admission', () => {
       }, 20_000);
       expect(ticket.hold ?? null).toBeNull();
     }
+    await eventually(async () => ((await agentStarts()).length === 2 ? true : undefined), 15_000);
+    expect((await agentStarts()).sort()).toEqual(['claude', 'codex']);
   }, 60_000);
 });
