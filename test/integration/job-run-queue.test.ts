@@ -154,8 +154,9 @@ describe('run on a full host', () => {
   });
 
   it('waits with --wait until --max, then prints still running and exits 124, leaving the ticket pending', async () => {
+    // --max bounds the whole call, start-up and placement included: 4 s leaves room on a loaded box.
     await host(false);
-    const result = await runCli(['run', '--wait', '--max', '1500ms', '--json', '--', 'true'], box.env);
+    const result = await runCli(['run', '--wait', '--max', '4s', '--json', '--', 'true'], box.env);
     expect(result.code).toBe(124);
     // One JSON document (cli-json-waits.test.ts checks every form against its schema).
     expect(JSON.parse(result.stdout)).toEqual({

@@ -128,10 +128,11 @@ describe('run --wait without Herdr', () => {
   });
 
   it('at --max prints still running and exits 124; the job keeps running to its end', async () => {
+    // --max bounds the whole call, start-up and placement included: 4 s leaves room on a loaded box.
     const gate = join(box.root, 'gate');
     const script = `while [ ! -e ${gate} ]; do sleep 0.05; done; echo done`;
     const result = await runCli(
-      ['run', '--wait', '--max', '1s', '--cwd', work, '--', 'sh', '-c', script],
+      ['run', '--wait', '--max', '4s', '--cwd', work, '--', 'sh', '-c', script],
       box.env,
     );
     expect(result.code).toBe(124);
