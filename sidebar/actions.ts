@@ -1,24 +1,21 @@
-// What the sidebar does for the person, outside the screen: focus a child's pane in Herdr (⏎), stop
-// a job and cancel a ticket (through the dogsled CLI itself, so each keeps its own checks, locks and
-// wording), and read a job's newest output. Each returns one line for the message row; nothing here
+// What the sidebar does for the person, outside the screen: focus a child's pane in Herdr (⏎);
+// send a child a message, close it, stop a job and cancel a ticket (through the dogsled CLI itself,
+// so each keeps its own checks, locks and wording); and read a child's or job's newest output (the
+// same service call as `dogsled read`). Each returns text for the screen, escape-free; nothing here
 // ever types into a terminal.
 
-import { stripEscapes } from '../service/core/strip-escapes.js';
 import { messageOf } from '../service/errors.js';
 import { runProcess } from '../service/process/run.js';
-import type { ProcessIO } from '../service/state/io.js';
-import { jobLogPath } from '../service/state/job-records.js';
-import { openRegular } from '../service/state/regular-file.js';
+import type { HostIO } from '../service/state/io.js';
 import type { TerminalPort } from '../service/terminal/port.js';
 import { displayText } from './model/cells.js';
 
 /** Actions that name a job or ticket run `dogsled <verb> <id>`, bounded like a routine call. */
 const ACTION_TIMEOUT_MS = 30_000;
-const LOG_TAIL_BYTES = 16 * 1024;
 
-/** Herdr's environment and home, the state paths (job logs), and the CLI to run. */
-export interface ActionIO extends Pick<ProcessIO, 'env' | 'home' | 'paths'> {
-  /** The dogsled entry this process runs (process.argv[1]), for stop and cancel. */
+/** This host's IO (Herdr's environment and home, the state the reads come from) and the CLI to run. */
+export interface ActionIO extends HostIO {
+  /** The dogsled entry this process runs (process.argv[1]), for send, close, stop and cancel. */
   entry: string;
 }
 
@@ -45,12 +42,18 @@ export class Actions {
     }
   }
 
-  /** `dogsled stop JOB` or `dogsled cancel TICKET`: its first output line, or its error. */
-  async run(verb: 'stop' | 'cancel', id: string): Promise<string> {
+  /**
+   * `dogsled stop JOB`, `cancel TICKET`, `close PANE` or `send PANE` (the message on stdin, never in
+   * argv): the first line of what it said, or its error.
+   */
+  async run(verb: 'stop' | 'cancel' | 'close' | 'send', id: string, message?: string): Promise<string> {
+    const args =
+      verb === 'send' ? [this.io.entry, verb, id, '--message-file', '-'] : [this.io.entry, verb, id];
     try {
-      const result = await runProcess(process.execPath, [this.io.entry, verb, id], {
+      const result = await runProcess(process.execPath, args, {
         env: this.io.env,
         timeoutMs: ACTION_TIMEOUT_MS,
+        ...(message === undefined ? {} : { input: message }),
       });
       const text = `${result.stdout.toString('utf8')}\n${result.stderr.toString('utf8')}`.trim();
       const first = text.split('\n')[0] ?? '';
@@ -60,23 +63,23 @@ export class Actions {
     }
   }
 
-  /** The last lines of a job's output, escape-free, for the read popup. */
-  async readJob(id: string, lines: number): Promise<string[]> {
+  /** `dogsled read TARGET`: the newest output and, for a child, its final reply, as screen lines. */
+  async read(target: string, lines: number): Promise<string[]> {
     try {
-      const handle = await openRegular(jobLogPath(this.io.paths, id));
-      if (handle === undefined) return ['(no output yet)'];
-      try {
-        const { size } = await handle.stat();
-        const length = Math.min(size, LOG_TAIL_BYTES);
-        const buffer = Buffer.alloc(length);
-        await handle.read(buffer, 0, length, size - length);
-        const text = stripEscapes(buffer.toString('utf8')).split('\n');
-        if (size > length) text.shift();
-        while (text.length > 0 && text.at(-1) === '') text.pop();
-        return text.slice(-lines).map(displayText);
-      } finally {
-        await handle.close().catch(() => undefined);
+      const { readTarget } = await import('../service/work/read.js');
+      const report = await readTarget(this.io, target, null);
+      const output =
+        report.output === null ? ['(no output to read: the pane is gone)'] : report.output.split('\n');
+      const shown = output.slice(-lines);
+      if (report.kind === 'agent') {
+        shown.push(
+          '',
+          ...(report.reply === null
+            ? ['final reply: none yet']
+            : ['final reply:', ...report.reply.split('\n')]),
+        );
       }
+      return shown.map(displayText);
     } catch (error) {
       return [displayText(messageOf(error))];
     }

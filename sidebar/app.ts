@@ -11,6 +11,7 @@ import type { HostIO } from '../service/state/io.js';
 import { mark, span } from '../service/timing.js';
 import { Actions } from './actions.js';
 import { buildSidebar } from './model/build.js';
+import { displayText, wrapCells } from './model/cells.js';
 import { blessedColour, type Theme } from './model/theme.js';
 import {
   type Frame,
@@ -59,7 +60,8 @@ export interface SidebarOptions {
 type Modal =
   | { kind: 'menu'; row: BoardRow; entries: MenuEntry[] }
   | { kind: 'confirm'; row: BoardRow; entry: MenuEntry }
-  | { kind: 'read' };
+  | { kind: 'read' }
+  | { kind: 'send' };
 
 export function runSidebar(options: SidebarOptions): Promise<number> {
   return new Promise((resolve) => {
@@ -337,7 +339,6 @@ class SidebarApp {
       return;
     }
     if (entry.confirm) {
-      const what = entry.action === 'stop' ? `Stop job ${row.id}?` : `Cancel ticket ${row.id}?`;
       const box = blessed.box({
         parent: this.screen,
         top: 'center',
@@ -345,14 +346,48 @@ class SidebarApp {
         width: '90%',
         height: 3,
         border: { type: 'line' },
-        content: blessed.escape(`${what} y/n`),
+        content: blessed.escape(`${question(entry.action, row)} y/n`),
         tags: true,
       });
       this.modal = { kind: 'confirm', widget: box, data: { kind: 'confirm', row, entry } };
       this.screen.render();
       return;
     }
-    if (entry.action === 'read' && row.job) void this.showRead(row.job);
+    if (entry.action === 'read') {
+      const target = row.kind === 'agent' ? (row.item ?? row.id) : (row.job ?? row.id);
+      void this.showRead(target);
+    }
+    if (entry.action === 'send' && row.pane !== null) this.askMessage(row, row.pane);
+  }
+
+  /** The message for a child, typed into a one-line box; it travels to `dogsled send` on stdin. */
+  private askMessage(row: BoardRow, pane: string): void {
+    const input = blessed.textbox({
+      parent: this.screen,
+      top: 'center',
+      left: 'center',
+      width: '90%',
+      height: 3,
+      border: { type: 'line' },
+      label: ` message to ${displayText(row.title)} `,
+    });
+    this.modal = { kind: 'send', widget: input, data: { kind: 'send' } };
+    input.readInput((error, value) => {
+      // blessed reports one ⏎ as both `return` and `enter`: the box stays up until the second has
+      // passed, or it would reach the screen and focus the selected pane.
+      setImmediate(() => {
+        this.closeModal();
+        if (error || typeof value !== 'string' || value.trim() === '') {
+          this.say('send: nothing sent');
+          return;
+        }
+        void this.actions.run('send', pane, value).then((line) => {
+          this.say(line);
+          void this.reload();
+        });
+      });
+    });
+    this.screen.render();
   }
 
   private confirmed(yes: boolean): void {
@@ -363,25 +398,38 @@ class SidebarApp {
       this.say(`${entry.action}: not done`);
       return;
     }
-    const id = entry.action === 'stop' ? (row.job ?? row.id) : (row.ticket ?? row.id);
-    void this.actions.run(entry.action as 'stop' | 'cancel', id).then((line) => {
+    const verb = entry.action as 'stop' | 'cancel' | 'close';
+    const id =
+      verb === 'stop'
+        ? (row.job ?? row.id)
+        : verb === 'close'
+          ? (row.pane ?? row.id)
+          : (row.ticket ?? row.id);
+    void this.actions.run(verb, id).then((line) => {
       this.say(line);
       void this.reload();
     });
   }
 
-  private async showRead(job: string): Promise<void> {
-    const lines = await this.actions.readJob(job, READ_LINES);
+  private async showRead(target: string): Promise<void> {
+    const inner = Math.max(1, Number(this.screen.width) - 2);
+    // Wrapped here, not by blessed, so the box is as tall as what it shows (newest lines last).
+    const lines = (await this.actions.read(target, READ_LINES)).flatMap((line) => wrapCells(line, inner));
+    const height = Math.min(Number(this.screen.height), lines.length + 2);
     const box = blessed.box({
       parent: this.screen,
       top: 'center',
       left: 'center',
       width: '100%',
-      height: Math.min(Number(this.screen.height), lines.length + 2),
+      height,
+      wrap: false,
       border: { type: 'line' },
-      label: ` ${job} `,
+      label: ` ${displayText(target)} `,
       tags: true,
-      content: lines.map((l) => blessed.escape(l)).join('\n'),
+      content: lines
+        .slice(-(height - 2))
+        .map((l) => blessed.escape(l))
+        .join('\n'),
     });
     this.modal = { kind: 'read', widget: box, data: { kind: 'read' } };
     this.screen.render();
@@ -400,4 +448,11 @@ class SidebarApp {
     this.screen.destroy();
     this.done();
   }
+}
+
+/** What a confirmation asks, naming the row it acts on. */
+function question(action: MenuEntry['action'], row: BoardRow): string {
+  if (action === 'stop') return `Stop job ${row.id}?`;
+  if (action === 'cancel') return `Cancel ticket ${row.id}?`;
+  return `Close ${displayText(row.title)} (${displayText(row.pane ?? row.id)})?`;
 }

@@ -125,3 +125,22 @@ export function fitCells(text: string, width: number): string {
   const clipped = clipCells(text, width);
   return clipped + ' '.repeat(Math.max(0, width - cells(clipped)));
 }
+
+/** `text` cut into lines of at most `width` cells (at least one line; a wide character never split). */
+export function wrapCells(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  let used = 0;
+  for (const char of text) {
+    const w = charCells(char);
+    if (used + w > width && line !== '') {
+      lines.push(line);
+      line = '';
+      used = 0;
+    }
+    line += char;
+    used += w;
+  }
+  lines.push(line);
+  return lines;
+}

@@ -104,16 +104,17 @@ export interface MenuEntry {
   enabled: boolean;
   /** Why it cannot be chosen, shown beside it. */
   note: string | null;
-  /** Stop and cancel ask before they act. */
+  /** Close, stop and cancel ask before they act. */
   confirm: boolean;
 }
 
-const LATER = 'not in this build yet';
-
-/** The menu for a row: every action, with those that do not apply (or do not exist yet) saying why. */
+/** The menu for a row: every action, with those that do not apply saying why. */
 export function menuFor(row: BoardRow): MenuEntry[] {
   const running = row.kind === 'job' && (row.state === 'running' || row.state === 'starting');
   const job = row.kind === 'job';
+  const agent = row.kind === 'agent';
+  // A child is reached through its pane; one that closed has none left to message or close.
+  const reachable = agent && row.pane !== null && row.group !== 'done';
   const pending = row.kind === 'ticket' && row.state === 'queued';
   const entry = (action: MenuAction, enabled: boolean, note: string | null, confirm = false): MenuEntry => ({
     action,
@@ -123,9 +124,9 @@ export function menuFor(row: BoardRow): MenuEntry[] {
     confirm,
   });
   return [
-    entry('read', job, row.kind === 'agent' ? LATER : 'only jobs have output to read here'),
-    entry('send', false, row.kind === 'agent' ? LATER : 'only agents take messages'),
-    entry('close', false, row.kind === 'agent' ? LATER : 'only agents are closed'),
+    entry('read', job || agent, 'a ticket has no output yet'),
+    entry('send', reachable, agent ? 'the child has no open pane' : 'only agents take messages'),
+    entry('close', reachable, agent ? 'the child has no open pane' : 'only agents are closed', true),
     entry('stop', running, job ? 'the job is not running' : 'only running jobs stop', true),
     entry(
       'cancel',

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { idHash } from '../../service/state/sidebar-files.js';
 import type { SidebarHost } from '../../sidebar/model/types.js';
 import { CLI, type Sandbox, sandbox } from '../helpers/cli.js';
+import { inboxPair, registerClaude } from '../helpers/inbox-fixture.js';
 import { itemFixture, jobFixture, ticketFixture } from '../helpers/job-fixtures.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 import { click, startTmux, type Tmux, wheel } from '../helpers/tmux.js';
@@ -94,15 +95,19 @@ async function writeWork(jobs: number, tickets: number): Promise<void> {
 }
 
 interface Open {
+  /** Another sandbox than the test's own (one with the fake Herdr), and the owner in it. */
+  box?: Sandbox;
+  owner?: string;
   height?: number;
   hosts?: SidebarHost[];
   env?: NodeJS.ProcessEnv;
 }
 
 async function openSidebar(options: Open = {}): Promise<Tmux> {
+  const home = options.box ?? box;
   const env: NodeJS.ProcessEnv = {
-    HOME: box.home,
-    DOGSLED_STATE: box.state,
+    HOME: home.home,
+    DOGSLED_STATE: home.state,
     TERM: 'xterm-256color',
     NCURSES_NO_UTF8_ACS: '1',
     LANG: 'C.UTF-8',
@@ -119,7 +124,7 @@ async function openSidebar(options: Open = {}): Promise<Tmux> {
     name: `sb${process.pid}-${serial}`,
     width: WIDTH,
     height: options.height ?? 45,
-    argv: [process.execPath, CLI, 'sidebar', '--owner', OWNER],
+    argv: [process.execPath, CLI, 'sidebar', '--owner', options.owner ?? OWNER],
     env,
   });
   screens.push(screen);
@@ -296,7 +301,7 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
     expect(after.filter((r) => r.startsWith('│▌')).length).toBe(3);
   });
 
-  it('m opens the menu, which says what does not exist yet; stop asks first and stops the job', async () => {
+  it('m opens the menu, which says why an action does not apply; stop asks first and stops the job', async () => {
     await mkdir(join(box.state, 'jobs'), { recursive: true });
     const { runCli } = await import('../helpers/cli.js');
     const { holdServiceLock } = await import('../helpers/service-holder.js');
@@ -320,6 +325,59 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
       await screen.waitFor(has('▸ DONE 1'), 'the job stopped');
     } finally {
       await lock.release();
+    }
+  });
+
+  it("a child's menu reads its final reply, sends a message to its inbox, and asks before close", async () => {
+    const { t, lead, child } = await inboxPair();
+    try {
+      await registerClaude(t, child);
+      const item = itemFixture({
+        id: 'i_child',
+        kind: 'agent',
+        pane: child.pane,
+        owner: lead.pane,
+        created_ms: Date.now() - 60_000,
+        job: null,
+        name: 'fixer',
+        harness: 'claude',
+        reply: 'Fixed the parser.\u001b[31m',
+      });
+      await writeFile(join(t.box.state, 'items.json'), JSON.stringify({ version: 1, items: [item] }));
+      const screen = await openSidebar({
+        box: t.box,
+        owner: lead.pane,
+        hosts: [fixtureHost(0)],
+        env: t.envOf(lead),
+      });
+      await screen.waitFor(has('fixer'), 'the child card');
+      await screen.keys('m');
+      const menu = await screen.waitFor(has('cancel - only tickets cancel'), 'the menu');
+      expect(menu.some((r) => r.includes('close -') || r.includes('send -'))).toBe(false);
+      await screen.keys('Enter');
+      const read = await screen.waitFor(has('Fixed the parser.'), 'the final reply');
+      expect(read.some((r) => r.includes('final reply:'))).toBe(true);
+      await screen.keys('Escape');
+      // send: a one-line box; what is typed reaches `dogsled send` on stdin, and the child's inbox.
+      await screen.keys('m', 'Down', 'Enter');
+      await screen.waitFor(has('message to fixer'), 'the message box');
+      await screen.literal('hello child');
+      await screen.keys('Enter');
+      await screen.waitFor(has(`sent m_`), "dogsled send's answer");
+      const inbox = await t.inbox(child);
+      expect(inbox.records).toEqual([
+        expect.objectContaining({
+          kind: 'message',
+          text: 'hello child',
+          sender: expect.objectContaining({ pane: lead.pane }),
+        }),
+      ]);
+      await screen.keys('m', 'Down', 'Down', 'Enter');
+      await screen.waitFor(has(`Close fixer (${child.pane})? y/n`), 'the confirmation');
+      await screen.keys('n');
+      await screen.waitFor(has('close: not done'), 'the refusal kept');
+    } finally {
+      await t.close();
     }
   });
 

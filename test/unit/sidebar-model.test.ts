@@ -321,7 +321,7 @@ describe('keys, mouse and the menu', () => {
     expect(menu.map((e) => [e.action, e.enabled, e.confirm])).toEqual([
       ['read', true, false],
       ['send', false, false],
-      ['close', false, false],
+      ['close', false, true],
       ['stop', true, true],
       ['cancel', false, true],
     ]);
@@ -329,6 +329,65 @@ describe('keys, mouse and the menu', () => {
     expect(ended.find((e) => e.action === 'stop')).toMatchObject({
       enabled: false,
       note: 'the job is not running',
+    });
+  });
+
+  it('offers a running child read, send and close (close asks first); a TO LAND child only read', () => {
+    const child = {
+      id: 'i_child',
+      kind: 'agent' as const,
+      host: 'local',
+      pane: 'w3:p1',
+      owner: 'w1:p1',
+      created_ms: NOW - 60_000,
+      closed_ms: null,
+      close_reason: null,
+      job: null,
+      ticket: null,
+      name: 'fixer',
+      harness: 'claude',
+    };
+    const branches = [
+      {
+        item: 'i_gone',
+        child: 'lander',
+        host: 'local',
+        branch: 'feat/x',
+        ahead: 2,
+        dirty: false,
+        landed: false,
+        observed_ms: NOW - 1000,
+      },
+    ];
+    const board = boardOf({ owner: 'w1:p1', items: [child], tickets: [], jobs: new Map(), branches }, NOW);
+    const rows = board.groups.flatMap((g) => g.rows);
+    const running = menuFor(rows.find((r) => r.item === 'i_child')!);
+    expect(running.map((e) => [e.action, e.enabled, e.confirm])).toEqual([
+      ['read', true, false],
+      ['send', true, false],
+      ['close', true, true],
+      ['stop', false, true],
+      ['cancel', false, true],
+    ]);
+    const toLand = menuFor(rows.find((r) => r.group === 'to_land')!);
+    expect(toLand.filter((e) => e.enabled).map((e) => e.action)).toEqual(['read']);
+    expect(toLand.find((e) => e.action === 'close')?.note).toBe('the child has no open pane');
+    const ticket = {
+      id: 't_1',
+      kind: 'job',
+      owner: 'w1:p1',
+      pin: null,
+      created_ms: NOW - 5000,
+      state: 'pending',
+      state_ms: NOW - 5000,
+      host: null,
+      request: { command: ['make'] },
+      error: null,
+    };
+    const queued = boardOf({ owner: 'w1:p1', items: [], tickets: [ticket], jobs: new Map() }, NOW);
+    expect(menuFor(queued.groups.flatMap((g) => g.rows)[0]!).find((e) => e.action === 'read')).toMatchObject({
+      enabled: false,
+      note: 'a ticket has no output yet',
     });
   });
 });
