@@ -11,6 +11,7 @@ import { ownSocket } from '../../../service/terminal/herdr-env.js';
 import { callDogsled, HOOK_MS, jsonOf, oneLine } from './binary.js';
 import { ownPane, type PiDeps } from './deps.js';
 import { InboxReader } from './inbox-reader.js';
+import { registerServerTools } from './mcp-tools.js';
 import { inboxRenderer, MESSAGE_TYPE } from './message.js';
 import { Panel, tabLines } from './panel.js';
 import type { ExtensionAPI, ExtensionContext } from './pi-api.js';
@@ -52,6 +53,8 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
     let panelOpen = false;
     /** Undefined until the first session start asked `dogsled --version`; false: no usable binary. */
     let usable: boolean | undefined;
+    /** The MCP tools are registered once per process, from the binary's own `tools/list`. */
+    let tools: Promise<void> | undefined;
     let facts: { hosts: unknown; board: unknown; unavailable: string | undefined } = {
       hosts: undefined,
       board: undefined,
@@ -116,6 +119,17 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
       const ok = await checkVersion();
       // The bus does not replay: ask a pi-todo that loaded first to say what it shows.
       pi.events.emit(TODO_REQUEST_EVENT, { protocol: 3 });
+      // The tools are the model's to call, in a Herdr pane or not (as Claude Code's and Codex's are).
+      if (ok && tools === undefined) {
+        tools = registerServerTools(pi, deps).then(
+          () => undefined,
+          (error: unknown) => {
+            tools = undefined;
+            setStatus(`dogsled tools unavailable: ${error instanceof Error ? error.message : String(error)}`);
+          },
+        );
+        await tools;
+      }
       if (pane === undefined || !ok) {
         drawWidget();
         return;
