@@ -15,8 +15,15 @@ import { registerServerTools } from './mcp-tools.js';
 import { inboxRenderer, MESSAGE_TYPE } from './message.js';
 import { Panel, tabLines } from './panel.js';
 import type { ExtensionAPI, ExtensionContext } from './pi-api.js';
-import { TODO_DISPLAY_EVENT, TODO_REQUEST_EVENT, TodoPublisher, todoDisplay } from './todos.js';
-import { WIDGET_KEY, widgetLines } from './widget.js';
+import {
+  TODO_DISPLAY_EVENT,
+  TODO_RELEASE_EVENT,
+  TODO_REQUEST_EVENT,
+  TodoPublisher,
+  todoDisplay,
+} from './todos.js';
+import { initialView, WIDGET_KEY, widgetLines } from './widget.js';
+import { registerWidgetKeys } from './widget-keys.js';
 
 export const CONTEXT_TYPE = 'dogsled-context';
 export const GATE_TYPE = 'dogsled-gate';
@@ -49,7 +56,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
     let reader: InboxReader | undefined;
     let refresher: NodeJS.Timeout | undefined;
     let inHerdr = false;
-    let expanded = false;
+    const view = initialView();
     let panelOpen = false;
     /** Undefined until the first session start asked `dogsled --version`; false: no usable binary. */
     let usable: boolean | undefined;
@@ -70,7 +77,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
         ctx.ui.setWidget(WIDGET_KEY, undefined);
         return;
       }
-      ctx.ui.setWidget(WIDGET_KEY, widgetLines({ ...facts, todos: todos.display() }, expanded));
+      ctx.ui.setWidget(WIDGET_KEY, widgetLines({ ...facts, todos: todos.display() }, view));
     };
 
     const refresh = async () => {
@@ -113,6 +120,18 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
       if (display === undefined) return;
       void todos.update(display, ctx?.sessionManager.getSessionId() ?? 'unknown').then(drawWidget);
     });
+
+    pi.events.on(TODO_RELEASE_EVENT, () => {
+      void todos.remove().then(drawWidget);
+    });
+    // Todos follow the active session branch: after a switch, fork or tree move, ask pi-todo again.
+    for (const event of ['session_switch', 'session_fork', 'session_tree'] as const) {
+      pi.on(event as 'turn_end', async (_event, next) => {
+        ctx = next;
+        pi.events.emit(TODO_REQUEST_EVENT, { protocol: 3 });
+        return undefined;
+      });
+    }
 
     pi.on('session_start', async (_event, next) => {
       ctx = next;
@@ -192,7 +211,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
         if (opened.ok) return;
         here.ui.notify(`dogsled: board --open: ${opened.why}`, 'warning');
       }
-      expanded = !expanded;
+      view.expanded = !view.expanded;
       drawWidget();
     };
     pi.registerCommand('work', {
@@ -200,6 +219,21 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
       handler: (_args, here) => work(here),
     });
     pi.registerShortcut('alt+w', { description: 'dogsled board or widget', handler: (here) => work(here) });
+
+    registerWidgetKeys(pi, deps, {
+      view,
+      facts: () => ({ ...facts, todos: todos.display() }),
+      redraw: drawWidget,
+      refresh,
+      elsewhere: () =>
+        ctx?.hasUI === false
+          ? 'no UI to draw the widget in'
+          : inHerdr
+            ? "the board is in Herdr's sidebar: Alt+W opens it"
+            : panelOpen
+              ? 'the /dogsled panel is open'
+              : undefined,
+    });
 
     pi.registerCommand('dogsled', {
       description: 'dogsled panel: Status, Hosts, Profiles, Inbox',

@@ -57,6 +57,10 @@ export class FakePi {
   readonly widgets = new Map<string, string[] | undefined>();
   /** Every `custom()` component the extension opened, still open or not. */
   readonly customs: PiComponent[] = [];
+  /** What confirm() and editor() answer, and the titles they were asked with. */
+  confirmAnswer = false;
+  editorAnswer: string | undefined;
+  readonly prompts: string[] = [];
   /** Turns started by a message with triggerTurn. */
   turns = 0;
   streaming = false;
@@ -92,8 +96,14 @@ export class FakePi {
             );
             this.customs.push(component);
           }),
-        confirm: async () => false,
-        editor: async () => undefined,
+        confirm: async (title, message) => {
+          this.prompts.push(`${title} ${message}`);
+          return this.confirmAnswer;
+        },
+        editor: async (title) => {
+          this.prompts.push(title);
+          return this.editorAnswer;
+        },
       },
     };
     const events: EventBus = {
