@@ -85,9 +85,10 @@ describe('the mcp__dogsled__* tools', () => {
     }
   }, 60_000);
 
-  it('are registered outside a Herdr pane too, and not at all without a usable binary', async () => {
+  it('are not registered outside a Herdr pane, nor without a usable binary', async () => {
     const outside = await pi(undefined);
-    expect(outside.fake.tools.size).toBe(11);
+    expect(outside.fake.tools.size).toBe(0);
+    expect(await calls(outside)).toEqual(['--version']);
     const missing = await pi(lead, { DOGSLED_BIN: '/nonexistent/dogsled' });
     expect(missing.fake.tools.size).toBe(0);
   }, 60_000);

@@ -138,8 +138,9 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
       const ok = await checkVersion();
       // The bus does not replay: ask a pi-todo that loaded first to say what it shows.
       pi.events.emit(TODO_REQUEST_EVENT, { protocol: 3 });
-      // The tools are the model's to call, in a Herdr pane or not (as Claude Code's and Codex's are).
-      if (ok && tools === undefined) {
+      // Only in a Herdr pane: outside one the extension runs nothing but `--version` (spec), and the
+      // pane is who owns what a tool starts.
+      if (ok && pane !== undefined && tools === undefined) {
         tools = registerServerTools(pi, deps).then(
           () => undefined,
           (error: unknown) => {
