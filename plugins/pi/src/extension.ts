@@ -1,7 +1,7 @@
 // The dogsled extension for Pi: wires Pi's events to dogsled. Host status before each prompt
 // (`hook context --harness pi`), the stop gate at `agent_before_settle` (`hook gate`), the inbox
-// reader, todos publication, the widget or the Herdr board (/work, Alt+W), the /dogsled panel, and
-// one version check against `dogsled --version`. Every dogsled call goes through $DOGSLED_BIN; a
+// reader, todos publication, the widget or the Herdr board (/work, Alt+W; its keys: widget-keys.ts),
+// the /dogsled panel, the MCP tools (mcp-tools.ts), and one version check against `dogsled --version`. Every dogsled call goes through $DOGSLED_BIN; a
 // failing binary leaves the prompt unchanged. Without HERDR_PANE_ID it starts no process and no
 // timer: the widget shows todos and says dogsled is unavailable.
 
@@ -126,7 +126,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
     });
     // Todos follow the active session branch: after a switch, fork or tree move, ask pi-todo again.
     for (const event of ['session_switch', 'session_fork', 'session_tree'] as const) {
-      pi.on(event as 'turn_end', async (_event, next) => {
+      pi.on(event, async (_event, next) => {
         ctx = next;
         pi.events.emit(TODO_REQUEST_EVENT, { protocol: 3 });
         return undefined;

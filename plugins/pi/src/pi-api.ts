@@ -167,6 +167,8 @@ export interface ExtensionAPI {
   ): unknown;
   on(event: 'message_end', handler: Handler<{ type: 'message_end'; message: AgentMessageLike }>): unknown;
   on(event: 'turn_end' | 'agent_end' | 'agent_settled', handler: Handler<{ type: string }>): unknown;
+  /** The active session or its branch changed (`/resume`, `/new`, `/fork`, `/tree`). */
+  on(event: 'session_switch' | 'session_fork' | 'session_tree', handler: Handler<{ type: string }>): unknown;
   registerCommand(
     name: string,
     options: { description?: string; handler: (args: string, ctx: ExtensionCommandContext) => Promise<void> },
