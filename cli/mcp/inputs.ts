@@ -47,6 +47,40 @@ export const PlaceJson: InputJson = {
   additionalProperties: false,
 };
 
+export const SpawnInput = z.strictObject({
+  kind: z.enum(['pi', 'claude', 'codex']),
+  name: id,
+  message: text,
+  profile: z.optional(id),
+  branch: z.optional(id),
+  base: z.optional(id),
+  host: z.optional(id),
+  cwd: z.optional(text),
+});
+export const SpawnJson: InputJson = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string', enum: ['pi', 'claude', 'codex'], description: 'The harness of the child' },
+    name: idJson("The child's name: its Herdr name, and what read and send call it"),
+    message: {
+      type: 'string',
+      minLength: 1,
+      description: 'The whole task (at most 1 MiB); it travels as a file, never typed into a terminal',
+    },
+    profile: idJson('A Pi profile (Pi children only)'),
+    branch: idJson('Start the child in a new worktree on this branch'),
+    base: idJson('The ref the branch starts from (with branch; default: the default branch)'),
+    host: idJson(HOST),
+    cwd: {
+      type: 'string',
+      minLength: 1,
+      description: "The directory (or repository, with branch) to work in (default: this server's)",
+    },
+  },
+  required: ['kind', 'name', 'message'],
+  additionalProperties: false,
+};
+
 export const RunInput = z.strictObject({
   command: z.array(z.string().check(wellFormed)).check(z.minLength(1)),
   cwd: z.optional(text),
@@ -115,7 +149,35 @@ export const CancelJson: InputJson = {
   additionalProperties: false,
 };
 
+export const ReadInput = z.strictObject({ target: id, host: z.optional(id) });
+export const ReadJson: InputJson = {
+  type: 'object',
+  properties: {
+    target: idJson("A child's name, or an item, pane, launch or job id"),
+    host: idJson("The target's host (only this host in this build)"),
+  },
+  required: ['target'],
+  additionalProperties: false,
+};
+
+export const CloseInput = z.strictObject({ pane: id, host: z.optional(id) });
+export const CloseJson: InputJson = {
+  type: 'object',
+  properties: {
+    pane: idJson("The child's pane id (w2:p1)"),
+    host: idJson("The pane's host (default: the host of its open item, else this one)"),
+  },
+  required: ['pane'],
+  additionalProperties: false,
+};
+
+export const DoneInput = z.strictObject({});
+export const DoneJson = none;
+
 export type PlaceArgs = z.infer<typeof PlaceInput>;
+export type SpawnArgs = z.infer<typeof SpawnInput>;
+export type ReadArgs = z.infer<typeof ReadInput>;
+export type CloseArgs = z.infer<typeof CloseInput>;
 export type RunArgs = z.infer<typeof RunInput>;
 export type SendArgs = z.infer<typeof SendInput>;
 export type StopArgs = z.infer<typeof StopInput>;

@@ -1,10 +1,10 @@
 // The MCP tools (spec, "Tools"): each parses its arguments (inputs.ts, then the CLI's flag parsers),
 // calls the one service function its command calls, and answers with what that command prints:
 // the `--json` document where the command has one, else its line. Nothing here waits for work: `run`
-// and `place` answer with the job or the queued ticket at once. The caller is HERDR_PANE_ID of the
-// harness that started `dogsled mcp`, as the service functions read it from the environment.
+// and `place` answer with the job or the queued ticket at once, `spawn` (agent-tools.ts) always with
+// its ticket. The caller is HERDR_PANE_ID of the harness that started `dogsled mcp`, as the service
+// functions read it from the environment.
 
-import type * as z from 'zod/mini';
 import { flatText } from '../../service/core/inbox-text.js';
 import { readStatus } from '../../service/hosts/status.js';
 import { listMyInbox } from '../../service/inbox/mine.js';
@@ -14,18 +14,17 @@ import { cancelPending } from '../../service/work/cancel.js';
 import { Deadline } from '../../service/work/deadline.js';
 import { placeRequest } from '../../service/work/place.js';
 import { runJob } from '../../service/work/run-job.js';
-import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, optionalDurationFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { Placed, Queued, RunStarted } from '../output-schemas.js';
 import { inboxListJson } from '../render/inbox.js';
+import { CLOSE, DONE, READ, SPAWN } from './agent-tools.js';
 import {
   type CancelArgs,
   CancelInput,
   CancelJson,
   InboxInput,
   InboxJson,
-  type InputJson,
   type PlaceArgs,
   PlaceInput,
   PlaceJson,
@@ -41,128 +40,122 @@ import {
   StopInput,
   StopJson,
 } from './inputs.js';
+import { TOOL_CALL_MS, type ToolDefinition, tool } from './tool.js';
 
-/**
- * One tool call's budget. Codex gives a tool 60 seconds by default; a call that runs out ends with
- * its own one-line error just before that, instead of the client's timeout and a call left running.
- */
-export const TOOL_CALL_MS = 55_000;
+export { TOOL_CALL_MS, type ToolAnswer, type ToolDefinition } from './tool.js';
 
-/** What a tool answers: a JSON document (the command's `--json`) or the command's line. */
-export type ToolAnswer = { json: unknown } | { line: string };
+const STATUS = tool(
+  'status',
+  'Hosts, agents, reservations, open items and queued tickets, as `dogsled status --json` prints them.',
+  [StatusInput, StatusJson],
+  async (_args: object, ctx) => ({ json: await readStatus(await hostIO(ctx)) }),
+);
 
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  /** The zod schema the arguments are parsed with, and its JSON Schema for `tools/list`. */
-  input: z.ZodMiniType;
-  json: InputJson;
-  // biome-ignore lint/suspicious/noExplicitAny: the arguments as the schema parsed them.
-  call: (args: any, ctx: CliContext) => Promise<ToolAnswer>;
-}
+const PLACE = tool(
+  'place',
+  'Reserve room on the host with the most headroom for 90 seconds, as `dogsled place --json`: the ' +
+    'reservation, or {"queued":true,"ticket":…} when every host is full (the service admits it later).',
+  [PlaceInput, PlaceJson],
+  async (args: PlaceArgs, ctx) => {
+    const pin = hostFlag(args.host);
+    const io = await hostIO(ctx);
+    const outcome = await placeRequest(io, { pin, wait: false }, new Deadline(TOOL_CALL_MS));
+    if (outcome.kind !== 'placed')
+      return { json: { queued: true, ticket: outcome.ticket.id } satisfies Queued };
+    const doc: Placed = {
+      placed: true,
+      host: outcome.host,
+      label: outcome.label,
+      reservation: outcome.reservation.id,
+      expires_ms: outcome.reservation.expires_ms,
+    };
+    return { json: doc };
+  },
+);
 
-function tool<A>(
-  name: string,
-  description: string,
-  [input, json]: [z.ZodMiniType, InputJson],
-  call: (args: A, ctx: CliContext) => Promise<ToolAnswer>,
-): ToolDefinition {
-  return { name, description, input, json, call };
-}
+const RUN = tool(
+  'run',
+  'Run a command (an argv, never a shell string) as a job on the host with room, as `dogsled run ' +
+    '--json -- CMD...`: the started job and its item, or the queued ticket, at once. Follow it with ' +
+    '`dogsled logs JOB --follow`; stop it with the stop tool.',
+  [RunInput, RunJson],
+  async (args: RunArgs, ctx) => {
+    const timeout = optionalDurationFlag('--timeout', args.timeout);
+    const idleTimeout = optionalDurationFlag('--idle-timeout', args.idle_timeout);
+    const pin = hostFlag(args.host);
+    const cwd = await cwdFlag(args.cwd);
+    const io = await hostIO(ctx);
+    const request = {
+      command: args.command,
+      cwd,
+      timeoutMs: timeout ?? null,
+      idleTimeoutMs: idleTimeout ?? null,
+      pin,
+      wait: false,
+    };
+    // Nothing is followed without a wait, so the job's output never reaches this stdout.
+    const outcome = await runJob(io, request, new Deadline(TOOL_CALL_MS), { output: async () => {} });
+    if (outcome.kind === 'queued')
+      return { json: { queued: true, ticket: outcome.ticket.id } satisfies Queued };
+    if (outcome.kind !== 'started') throw new Error(`run without a wait ended as ${outcome.kind}`);
+    const { job, item } = outcome;
+    const doc: RunStarted = { queued: false, job: job.id, item: item.id, host: job.host, pane: job.pane };
+    return { json: doc };
+  },
+);
 
+const SEND = tool(
+  'send',
+  "Send a message to an agent's inbox on this host (its Herdr name or pane id), as `dogsled send`.",
+  [SendInput, SendJson],
+  async (args: SendArgs, ctx) => {
+    const { record, to } = await sendMessage(ctx, {
+      target: args.target,
+      host: args.host ?? null,
+      kind: args.kind ?? 'message',
+      text: args.message,
+    });
+    const label = to.name ? `${flatText(to.name)} (${to.pane})` : to.pane;
+    return { line: `sent ${record.id} to ${label}` };
+  },
+);
+
+const INBOX = tool(
+  'inbox',
+  "This agent's inbox (its Herdr terminal): what it received, whole, and what it sent, as " +
+    '`dogsled inbox list --json`.',
+  [InboxInput, InboxJson],
+  async (_args: object, ctx) => ({ json: JSON.parse(inboxListJson(await listMyInbox(ctx), ctx.now())) }),
+);
+
+const STOP = tool(
+  'stop',
+  'Stop a job (by its id or the ticket a queued run returned): kill its process group, as `dogsled stop --json`. A ticket still queued is cancelled with the cancel tool instead.',
+  [StopInput, StopJson],
+  async (args: StopArgs, ctx) => {
+    const outcome = await stopRef(ctx, args.job);
+    return { json: outcome.kind === 'settled' ? outcome.ticket : outcome.record };
+  },
+);
+
+const CANCEL = tool(
+  'cancel',
+  'Cancel a pending ticket, as `dogsled cancel --json`; an admitted one is stopped with the stop tool.',
+  [CancelInput, CancelJson],
+  async (args: CancelArgs, ctx) => ({ json: await cancelPending(ctx, args.ticket) }),
+);
+
+/** The spec's tools, in its order. */
 export const TOOLS: ToolDefinition[] = [
-  tool(
-    'status',
-    'Hosts, agents, reservations, open items and queued tickets, as `dogsled status --json` prints them.',
-    [StatusInput, StatusJson],
-    async (_args: object, ctx) => ({ json: await readStatus(await hostIO(ctx)) }),
-  ),
-  tool(
-    'place',
-    'Reserve room on the host with the most headroom for 90 seconds, as `dogsled place --json`: the ' +
-      'reservation, or {"queued":true,"ticket":…} when every host is full (the service admits it later).',
-    [PlaceInput, PlaceJson],
-    async (args: PlaceArgs, ctx) => {
-      const pin = hostFlag(args.host);
-      const io = await hostIO(ctx);
-      const outcome = await placeRequest(io, { pin, wait: false }, new Deadline(TOOL_CALL_MS));
-      if (outcome.kind !== 'placed')
-        return { json: { queued: true, ticket: outcome.ticket.id } satisfies Queued };
-      const doc: Placed = {
-        placed: true,
-        host: outcome.host,
-        label: outcome.label,
-        reservation: outcome.reservation.id,
-        expires_ms: outcome.reservation.expires_ms,
-      };
-      return { json: doc };
-    },
-  ),
-  tool(
-    'run',
-    'Run a command (an argv, never a shell string) as a job on the host with room, as `dogsled run ' +
-      '--json -- CMD...`: the started job and its item, or the queued ticket, at once. Follow it with ' +
-      '`dogsled logs JOB --follow`; stop it with the stop tool.',
-    [RunInput, RunJson],
-    async (args: RunArgs, ctx) => {
-      const timeout = optionalDurationFlag('--timeout', args.timeout);
-      const idleTimeout = optionalDurationFlag('--idle-timeout', args.idle_timeout);
-      const pin = hostFlag(args.host);
-      const cwd = await cwdFlag(args.cwd);
-      const io = await hostIO(ctx);
-      const request = {
-        command: args.command,
-        cwd,
-        timeoutMs: timeout ?? null,
-        idleTimeoutMs: idleTimeout ?? null,
-        pin,
-        wait: false,
-      };
-      // Nothing is followed without a wait, so the job's output never reaches this stdout.
-      const outcome = await runJob(io, request, new Deadline(TOOL_CALL_MS), { output: async () => {} });
-      if (outcome.kind === 'queued')
-        return { json: { queued: true, ticket: outcome.ticket.id } satisfies Queued };
-      if (outcome.kind !== 'started') throw new Error(`run without a wait ended as ${outcome.kind}`);
-      const { job, item } = outcome;
-      const doc: RunStarted = { queued: false, job: job.id, item: item.id, host: job.host, pane: job.pane };
-      return { json: doc };
-    },
-  ),
-  tool(
-    'send',
-    "Send a message to an agent's inbox on this host (its Herdr name or pane id), as `dogsled send`.",
-    [SendInput, SendJson],
-    async (args: SendArgs, ctx) => {
-      const { record, to } = await sendMessage(ctx, {
-        target: args.target,
-        host: args.host ?? null,
-        kind: args.kind ?? 'message',
-        text: args.message,
-      });
-      const label = to.name ? `${flatText(to.name)} (${to.pane})` : to.pane;
-      return { line: `sent ${record.id} to ${label}` };
-    },
-  ),
-  tool(
-    'inbox',
-    "This agent's inbox (its Herdr terminal): what it received, whole, and what it sent, as " +
-      '`dogsled inbox list --json`.',
-    [InboxInput, InboxJson],
-    async (_args: object, ctx) => ({ json: JSON.parse(inboxListJson(await listMyInbox(ctx), ctx.now())) }),
-  ),
-  tool(
-    'stop',
-    'Stop a job (by its id or the ticket a queued run returned): kill its process group, as `dogsled stop --json`. A ticket still queued is cancelled with the cancel tool instead.',
-    [StopInput, StopJson],
-    async (args: StopArgs, ctx) => {
-      const outcome = await stopRef(ctx, args.job);
-      return { json: outcome.kind === 'settled' ? outcome.ticket : outcome.record };
-    },
-  ),
-  tool(
-    'cancel',
-    'Cancel a pending ticket, as `dogsled cancel --json`; an admitted one is stopped with the stop tool.',
-    [CancelInput, CancelJson],
-    async (args: CancelArgs, ctx) => ({ json: await cancelPending(ctx, args.ticket) }),
-  ),
+  STATUS,
+  SPAWN,
+  RUN,
+  SEND,
+  INBOX,
+  READ,
+  CLOSE,
+  DONE,
+  STOP,
+  CANCEL,
+  PLACE,
 ];

@@ -36,6 +36,11 @@ export interface AgentWork {
   cwd: string;
   pin: string | null;
   wait: boolean;
+  /**
+   * Queue a ticket even when a host has room (the MCP `spawn`): the service admits and launches it,
+   * and tells the owner, outside the caller's time budget.
+   */
+  queue?: boolean;
 }
 
 export type AgentOutcome =
@@ -76,7 +81,14 @@ export async function runAgent(
     callerWorkspaceOf(port, owner).catch(() => null),
   );
   await writeTaskFile(io.paths, request.launch, work.task);
-  const submission = { request: null, agent: request, pin, owner, waiting: work.wait };
+  const submission = {
+    request: null,
+    agent: request,
+    pin,
+    owner,
+    waiting: work.wait,
+    queueAlways: work.queue === true,
+  };
   const outcome = await deadline
     .step('placement', 'routine', (signal) => submitWork({ ...io, signal }, submission, 'agent'))
     .catch(async (error: unknown) => {

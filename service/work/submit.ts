@@ -30,6 +30,8 @@ export interface WorkSubmission {
   owner: string | null;
   /** The caller waits for the ticket (`--wait`). */
   waiting: boolean;
+  /** A ticket even when a host has room: the service admits it (the MCP `spawn`). */
+  queueAlways?: boolean;
   /** The caller's environment for a job (core/job-env.ts), kept until its admission if it queues. */
   env?: Environment;
 }
@@ -66,7 +68,7 @@ export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run
     const waiting = pendingInOrder(queue.tickets).filter((ticket) => !isHeld(ticket, io.now()));
     const behind = ticketsAhead(waiting, hosts, new Set(pool.map((host) => host.id)));
     let refusals: Refusal[] = [];
-    if (behind === 0) {
+    if (behind === 0 && !job.queueAlways) {
       const outcome = await placeWork(io, { pin: job.pin ?? undefined, owner: job.owner });
       if (outcome.kind === 'placed') return { result: outcome };
       refusals = outcome.refusals;

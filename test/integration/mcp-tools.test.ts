@@ -78,12 +78,16 @@ describe('dogsled mcp', () => {
     const { tools } = await (await mcp(lead)).client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
       'status',
-      'place',
+      'spawn',
       'run',
       'send',
       'inbox',
+      'read',
+      'close',
+      'done',
       'stop',
       'cancel',
+      'place',
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });

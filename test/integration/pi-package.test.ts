@@ -39,8 +39,10 @@ describe('the Pi package', () => {
     const fake = new FakePi();
     const factory = (await import(pathToFileURL(file).href)).default;
     factory(fake.api);
-    expect([...fake.commands.keys()].sort()).toEqual(['dogsled', 'work']);
-    expect([...fake.shortcuts.keys()]).toEqual(['alt+w']);
+    expect([...fake.commands.keys()].sort()).toEqual(['dogsled', 'todos', 'work']);
+    expect([...fake.shortcuts.keys()].sort()).toEqual(
+      ['alt+w', 'alt+j', 'alt+k', 'alt+]', 'alt+i', 'alt+s', 'alt+c', 'alt+m', 'alt+t'].sort(),
+    );
     expect([...fake.renderers.keys()]).toEqual(['dogsled']);
     expect([...fake.handlers.keys()]).toEqual(
       expect.arrayContaining([

@@ -19,15 +19,19 @@ function withoutDescriptions(value: unknown): unknown {
 }
 
 describe('the MCP tools', () => {
-  it("are the spec's tools that this build has (spawn, read, close and done come with agents)", () => {
+  it("are the spec's tools, in its order", () => {
     expect(TOOLS.map((tool) => tool.name)).toEqual([
       'status',
-      'place',
+      'spawn',
       'run',
       'send',
       'inbox',
+      'read',
+      'close',
+      'done',
       'stop',
       'cancel',
+      'place',
     ]);
   });
 

@@ -1,7 +1,7 @@
 // The dogsled extension for Pi: wires Pi's events to dogsled. Host status before each prompt
 // (`hook context --harness pi`), the stop gate at `agent_before_settle` (`hook gate`), the inbox
-// reader, todos publication, the widget or the Herdr board (/work, Alt+W), the /dogsled panel, and
-// one version check against `dogsled --version`. Every dogsled call goes through $DOGSLED_BIN; a
+// reader, todos publication, the widget or the Herdr board (/work, Alt+W; its keys: widget-keys.ts),
+// the /dogsled panel, the MCP tools (mcp-tools.ts), and one version check against `dogsled --version`. Every dogsled call goes through $DOGSLED_BIN; a
 // failing binary leaves the prompt unchanged. Without HERDR_PANE_ID it starts no process and no
 // timer: the widget shows todos and says dogsled is unavailable.
 
@@ -11,11 +11,19 @@ import { ownSocket } from '../../../service/terminal/herdr-env.js';
 import { callDogsled, HOOK_MS, jsonOf, oneLine } from './binary.js';
 import { ownPane, type PiDeps } from './deps.js';
 import { InboxReader } from './inbox-reader.js';
+import { registerServerTools } from './mcp-tools.js';
 import { inboxRenderer, MESSAGE_TYPE } from './message.js';
 import { Panel, tabLines } from './panel.js';
 import type { ExtensionAPI, ExtensionContext } from './pi-api.js';
-import { TODO_DISPLAY_EVENT, TODO_REQUEST_EVENT, TodoPublisher, todoDisplay } from './todos.js';
-import { WIDGET_KEY, widgetLines } from './widget.js';
+import {
+  TODO_DISPLAY_EVENT,
+  TODO_RELEASE_EVENT,
+  TODO_REQUEST_EVENT,
+  TodoPublisher,
+  todoDisplay,
+} from './todos.js';
+import { initialView, WIDGET_KEY, widgetLines } from './widget.js';
+import { registerWidgetKeys } from './widget-keys.js';
 
 export const CONTEXT_TYPE = 'dogsled-context';
 export const GATE_TYPE = 'dogsled-gate';
@@ -48,10 +56,12 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
     let reader: InboxReader | undefined;
     let refresher: NodeJS.Timeout | undefined;
     let inHerdr = false;
-    let expanded = false;
+    const view = initialView();
     let panelOpen = false;
     /** Undefined until the first session start asked `dogsled --version`; false: no usable binary. */
     let usable: boolean | undefined;
+    /** The MCP tools are registered once per process, from the binary's own `tools/list`. */
+    let tools: Promise<void> | undefined;
     let facts: { hosts: unknown; board: unknown; unavailable: string | undefined } = {
       hosts: undefined,
       board: undefined,
@@ -67,7 +77,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
         ctx.ui.setWidget(WIDGET_KEY, undefined);
         return;
       }
-      ctx.ui.setWidget(WIDGET_KEY, widgetLines({ ...facts, todos: todos.display() }, expanded));
+      ctx.ui.setWidget(WIDGET_KEY, widgetLines({ ...facts, todos: todos.display() }, view));
     };
 
     const refresh = async () => {
@@ -111,11 +121,35 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
       void todos.update(display, ctx?.sessionManager.getSessionId() ?? 'unknown').then(drawWidget);
     });
 
+    pi.events.on(TODO_RELEASE_EVENT, () => {
+      void todos.remove().then(drawWidget);
+    });
+    // Todos follow the active session branch: after a switch, fork or tree move, ask pi-todo again.
+    for (const event of ['session_switch', 'session_fork', 'session_tree'] as const) {
+      pi.on(event, async (_event, next) => {
+        ctx = next;
+        pi.events.emit(TODO_REQUEST_EVENT, { protocol: 3 });
+        return undefined;
+      });
+    }
+
     pi.on('session_start', async (_event, next) => {
       ctx = next;
       const ok = await checkVersion();
       // The bus does not replay: ask a pi-todo that loaded first to say what it shows.
       pi.events.emit(TODO_REQUEST_EVENT, { protocol: 3 });
+      // Only in a Herdr pane: outside one the extension runs nothing but `--version` (spec), and the
+      // pane is who owns what a tool starts.
+      if (ok && pane !== undefined && tools === undefined) {
+        tools = registerServerTools(pi, deps).then(
+          () => undefined,
+          (error: unknown) => {
+            tools = undefined;
+            setStatus(`dogsled tools unavailable: ${error instanceof Error ? error.message : String(error)}`);
+          },
+        );
+        await tools;
+      }
       if (pane === undefined || !ok) {
         drawWidget();
         return;
@@ -178,7 +212,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
         if (opened.ok) return;
         here.ui.notify(`dogsled: board --open: ${opened.why}`, 'warning');
       }
-      expanded = !expanded;
+      view.expanded = !view.expanded;
       drawWidget();
     };
     pi.registerCommand('work', {
@@ -186,6 +220,21 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
       handler: (_args, here) => work(here),
     });
     pi.registerShortcut('alt+w', { description: 'dogsled board or widget', handler: (here) => work(here) });
+
+    registerWidgetKeys(pi, deps, {
+      view,
+      facts: () => ({ ...facts, todos: todos.display() }),
+      redraw: drawWidget,
+      refresh,
+      elsewhere: () =>
+        ctx?.hasUI === false
+          ? 'no UI to draw the widget in'
+          : inHerdr
+            ? "the board is in Herdr's sidebar: Alt+W opens it"
+            : panelOpen
+              ? 'the /dogsled panel is open'
+              : undefined,
+    });
 
     pi.registerCommand('dogsled', {
       description: 'dogsled panel: Status, Hosts, Profiles, Inbox',

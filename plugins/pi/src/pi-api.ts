@@ -130,6 +130,30 @@ export interface EventBus {
   emit(channel: string, data: unknown): void;
 }
 
+/** Pi's AgentToolResult: what a tool answers; a thrown error marks the call failed. */
+export interface AgentToolResult<T = unknown> {
+  content: Array<{ type: 'text'; text: string }>;
+  details: T;
+}
+
+/**
+ * Pi's ToolDefinition for `registerTool` (valid at load and after startup). `parameters` is a
+ * TypeBox schema in Pi's types, which is JSON Schema; Pi validates arguments against it with AJV.
+ */
+export interface PiToolDefinition<T = unknown> {
+  name: string;
+  label: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  execute(
+    toolCallId: string,
+    params: unknown,
+    signal: AbortSignal | undefined,
+    onUpdate: ((partial: AgentToolResult<T>) => void) | undefined,
+    ctx: ExtensionContext,
+  ): Promise<AgentToolResult<T>>;
+}
+
 export interface ExtensionAPI {
   on(event: 'session_start', handler: Handler<{ type: 'session_start'; reason?: string }>): unknown;
   on(event: 'session_shutdown', handler: Handler<{ type: 'session_shutdown'; reason?: string }>): unknown;
@@ -143,6 +167,8 @@ export interface ExtensionAPI {
   ): unknown;
   on(event: 'message_end', handler: Handler<{ type: 'message_end'; message: AgentMessageLike }>): unknown;
   on(event: 'turn_end' | 'agent_end' | 'agent_settled', handler: Handler<{ type: string }>): unknown;
+  /** The active session or its branch changed (`/resume`, `/new`, `/fork`, `/tree`). */
+  on(event: 'session_switch' | 'session_fork' | 'session_tree', handler: Handler<{ type: string }>): unknown;
   registerCommand(
     name: string,
     options: { description?: string; handler: (args: string, ctx: ExtensionCommandContext) => Promise<void> },
@@ -152,6 +178,7 @@ export interface ExtensionAPI {
     options: { description?: string; handler: (ctx: ExtensionContext) => Promise<void> | void },
   ): void;
   registerMessageRenderer<T = unknown>(customType: string, renderer: MessageRenderer<T>): void;
+  registerTool<T = unknown>(tool: PiToolDefinition<T>): void;
   sendMessage<T = unknown>(
     message: { customType: string; content: string; display: boolean; details?: T },
     options?: { triggerTurn?: boolean; deliverAs?: 'steer' | 'followUp' | 'nextTurn' },

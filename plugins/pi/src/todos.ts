@@ -15,6 +15,8 @@ import { ownPane, type PiDeps, stateDir } from './deps.js';
 /** pi-todo announces its display here (protocol 3), and answers a request for it on the other. */
 export const TODO_DISPLAY_EVENT = 'pi-todo:display';
 export const TODO_REQUEST_EVENT = 'pi-todo:request-display';
+/** pi-todo stops providing a display (it unloads, or hands the display to no one): unpublish. */
+export const TODO_RELEASE_EVENT = 'pi-todo:release-display';
 
 const TEXT_MAX = 300;
 const LINES_MAX = 200;
@@ -88,7 +90,7 @@ export function todoLinesFile(deps: PiDeps, pane: string): string {
 
 export class TodoPublisher {
   private latest: TodoDisplay | undefined;
-  private published: { session: string; revision: number } | undefined;
+  private published: { session: string; branch: string | null; revision: number } | undefined;
   private chain: Promise<void> = Promise.resolve();
   private wrote = false;
 
@@ -102,11 +104,15 @@ export class TodoPublisher {
     return this.latest;
   }
 
-  /** A new display for `session`; older revisions of the same session are ignored. */
+  /**
+   * A new display for `session`; older revisions of the same session branch are ignored. Todos
+   * follow the active branch: another branch's display replaces this one whatever its revision.
+   */
   update(display: TodoDisplay, session: string): Promise<void> {
-    if (this.published?.session === session && display.revision < this.published.revision) return this.chain;
+    const same = this.published?.session === session && this.published.branch === display.branch;
+    if (same && display.revision < (this.published?.revision ?? 0)) return this.chain;
     this.latest = display;
-    this.published = { session, revision: display.revision };
+    this.published = { session, branch: display.branch, revision: display.revision };
     const pane = ownPane(this.deps);
     if (pane === undefined) return this.chain;
     const lines: TodoLines = { protocol: 3, session, pane, ...display };
@@ -118,7 +124,7 @@ export class TodoPublisher {
     });
   }
 
-  /** Session shutdown: the pane's publication goes with it. */
+  /** Session shutdown, or pi-todo's release of the display: the pane's publication goes with it. */
   remove(): Promise<void> {
     const pane = ownPane(this.deps);
     this.latest = undefined;

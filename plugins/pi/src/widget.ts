@@ -1,6 +1,7 @@
 // The widget Pi draws above the editor when it is not in Herdr (spec, "Pi"): host meters, the
 // current task, and the owner's work groups; collapsed to a few lines, expanded in place by /work
-// or Alt+W. Pure: it turns what `status --json`, `board --json` and pi-todo gave into lines; the
+// or Alt+W into one of two views, Work (the selectable rows, DONE folded) and Todos. Pure: it turns
+// what `status --json`, `board --json` and pi-todo gave, and the keys' WidgetView, into lines; the
 // refresher in extension.ts reads them every ten seconds, only inside a Herdr pane.
 
 import { formatAge } from '../../../service/core/duration.js';
@@ -24,9 +25,17 @@ interface HostFacts {
   headroom?: { eligible?: unknown } | null;
 }
 
-interface BoardRowFacts {
+export interface BoardRowFacts {
+  kind?: unknown;
+  id?: unknown;
+  pane?: unknown;
+  item?: unknown;
+  job?: unknown;
+  ticket?: unknown;
   title?: unknown;
   state?: unknown;
+  reason?: unknown;
+  place?: unknown;
   age_ms?: unknown;
 }
 
@@ -40,6 +49,32 @@ export interface WidgetFacts {
   hosts: unknown;
   board: unknown;
   todos: TodoDisplay | undefined;
+}
+
+export const VIEWS = ['work', 'todos'] as const;
+export type ViewName = (typeof VIEWS)[number];
+
+/** What the keys change (widget-keys.ts): collapsed or not, the view, the selection, the folds. */
+export interface WidgetView {
+  expanded: boolean;
+  view: ViewName;
+  /** Index into pickRows(); clamped when the board changes under it. */
+  selected: number;
+  /** The DONE group (completed job history) starts collapsed. */
+  doneOpen: boolean;
+  /** Inline details of the selected row (Alt+I), already escape-free lines. */
+  details: string[] | undefined;
+}
+
+export function initialView(): WidgetView {
+  return { expanded: false, view: 'work', selected: 0, doneOpen: false, details: undefined };
+}
+
+/** A row the selection can stand on: a board row, or the fold of the DONE group. */
+export interface PickRow {
+  kind: 'agent' | 'job' | 'ticket' | 'fold';
+  group: string;
+  row: BoardRowFacts;
 }
 
 const num = (value: unknown): number | undefined =>
@@ -65,25 +100,44 @@ function hostsOf(status: unknown): HostFacts[] {
   return Array.isArray(hosts) ? (hosts as HostFacts[]) : [];
 }
 
-function groupsOf(board: unknown): Array<{ title: string; rows: BoardRowFacts[] }> {
+function groupsOf(board: unknown): Array<{ id: string; title: string; rows: BoardRowFacts[] }> {
   const groups = (board as BoardFacts | undefined)?.groups;
   if (!Array.isArray(groups)) return [];
-  return groups
-    .filter((group) => group.id !== 'done')
-    .map((group) => ({
-      title: flatText(typeof group.title === 'string' ? group.title : '?'),
-      rows: Array.isArray(group.rows) ? (group.rows as BoardRowFacts[]) : [],
-    }));
+  return groups.map((group) => ({
+    id: typeof group.id === 'string' ? group.id : '?',
+    title: flatText(typeof group.title === 'string' ? group.title : '?'),
+    rows: Array.isArray(group.rows) ? (group.rows as BoardRowFacts[]) : [],
+  }));
 }
 
-function rowLine(row: BoardRowFacts): string {
+const ROW_KINDS = new Set(['agent', 'job', 'ticket']);
+
+/** The rows Alt+J/K walk, top to bottom: every open group's rows, then DONE's fold (and rows, open). */
+export function pickRows(board: unknown, doneOpen: boolean): PickRow[] {
+  const picks: PickRow[] = [];
+  for (const group of groupsOf(board)) {
+    if (group.rows.length === 0) continue;
+    if (group.id === 'done') picks.push({ kind: 'fold', group: group.id, row: {} });
+    if (group.id === 'done' && !doneOpen) continue;
+    for (const row of group.rows) {
+      const kind = typeof row.kind === 'string' && ROW_KINDS.has(row.kind) ? row.kind : undefined;
+      if (kind !== undefined) picks.push({ kind: kind as PickRow['kind'], group: group.id, row });
+    }
+  }
+  return picks;
+}
+
+function rowLine(row: BoardRowFacts, selected = false): string {
   const state = flatText(typeof row.state === 'string' ? row.state : '');
   const title = flatText(typeof row.title === 'string' ? row.title : '').slice(0, 120);
   const age = num(row.age_ms);
-  return `    ${state.padEnd(9)} ${title}${age === undefined ? '' : `  ${formatAge(age)}`}`;
+  return `  ${selected ? '›' : ' '} ${state.padEnd(9)} ${title}${age === undefined ? '' : `  ${formatAge(age)}`}`;
 }
 
-export function widgetLines(facts: WidgetFacts, expanded: boolean): string[] {
+export const KEYS_HINT =
+  'Alt+J/K select · Alt+] view · Alt+I details · Alt+S stop · Alt+C cancel · Alt+M message';
+
+export function widgetLines(facts: WidgetFacts, view: WidgetView): string[] {
   const lines: string[] = [];
   if (facts.unavailable !== undefined) lines.push(`dogsled unavailable: ${facts.unavailable}`);
   else {
@@ -92,22 +146,68 @@ export function widgetLines(facts: WidgetFacts, expanded: boolean): string[] {
   }
   const current = facts.todos?.current;
   if (current) lines.push(`▸ ${current}`);
+  if (view.expanded && view.view === 'todos') return [...lines, ...todoLines(facts.todos)];
   if (facts.unavailable !== undefined) return lines;
-  const groups = groupsOf(facts.board);
+  const groups = groupsOf(facts.board).filter((group) => group.id !== 'done');
   const busy = groups.filter((group) => group.rows.length > 0);
-  lines.push(
-    busy.length === 0 ? 'work: nothing open' : busy.map((g) => `${g.title} ${g.rows.length}`).join(' · '),
-  );
-  if (!expanded) return lines;
-  for (const group of busy) {
-    lines.push(`  ${group.title}`);
-    lines.push(...group.rows.slice(0, ROWS_PER_GROUP).map(rowLine));
-    if (group.rows.length > ROWS_PER_GROUP) lines.push(`    … ${group.rows.length - ROWS_PER_GROUP} more`);
+  if (!view.expanded) {
+    lines.push(
+      busy.length === 0 ? 'work: nothing open' : busy.map((g) => `${g.title} ${g.rows.length}`).join(' · '),
+    );
+    return lines;
   }
-  for (const section of facts.todos?.sections ?? []) {
-    if (section.kind === 'done' || section.kind === 'dropped' || !section.lines?.length) continue;
+  return [...lines, ...workLines(facts.board, view), KEYS_HINT];
+}
+
+/** The Work view: each group's rows, the selected one marked, its details under it, DONE folded. */
+function workLines(board: unknown, view: WidgetView): string[] {
+  const picks = pickRows(board, view.doneOpen);
+  const selected = picks[Math.min(view.selected, picks.length - 1)];
+  const lines: string[] = [];
+  const push = (line: string, pick: PickRow | undefined) => {
+    lines.push(line);
+    if (pick !== undefined && pick === selected && view.details !== undefined)
+      lines.push(...view.details.map((detail) => `      ${detail}`));
+  };
+  for (const group of groupsOf(board)) {
+    if (group.rows.length === 0) continue;
+    const pickOf = (row: BoardRowFacts) => picks.find((pick) => pick.row === row);
+    if (group.id === 'done') {
+      const fold = picks.find((pick) => pick.kind === 'fold');
+      const mark = fold !== undefined && fold === selected ? '›' : ' ';
+      const state = view.doneOpen ? '▾' : `▸ ${group.rows.length} (Alt+I opens)`;
+      push(`${mark} ${group.title} ${state}`, fold);
+      if (!view.doneOpen) continue;
+    } else lines.push(`  ${group.title}`);
+    for (const row of group.rows) {
+      const pick = pickOf(row);
+      push(rowLine(row, pick !== undefined && pick === selected), pick);
+    }
+  }
+  return lines.length === 0 ? ['work: nothing open'] : lines;
+}
+
+/** The Todos view: pi-todo's progress, NOW, NEXT, and one fold for done and dropped. */
+function todoLines(todos: TodoDisplay | undefined): string[] {
+  if (todos === undefined) return ['todos: no compatible pi-todo (protocol 3) has shown any'];
+  const lines: string[] = [];
+  const folded: string[] = [];
+  for (const section of todos.sections) {
+    if (section.kind === 'progress') {
+      lines.push(`  progress ${section.done ?? 0}/${section.total ?? 0}`);
+      continue;
+    }
+    const count = section.lines?.length ?? section.total ?? 0;
+    if (section.kind === 'done' || section.kind === 'dropped') {
+      if (count > 0) folded.push(`${section.kind} ${count}`);
+      continue;
+    }
+    if (!section.lines?.length) continue;
     lines.push(`  ${(section.title ?? section.kind).toUpperCase()}`);
     lines.push(...section.lines.slice(0, ROWS_PER_GROUP).map((line) => `    ${line}`));
+    if (section.lines.length > ROWS_PER_GROUP)
+      lines.push(`    … ${section.lines.length - ROWS_PER_GROUP} more`);
   }
-  return lines;
+  if (folded.length > 0) lines.push(`  ▸ ${folded.join(' · ')}`);
+  return lines.length === 0 ? ['todos: nothing to do'] : lines;
 }

@@ -14,6 +14,7 @@ import type {
   MessageRenderer,
   PiComponent,
   PiTheme,
+  PiToolDefinition,
   SessionEntryLike,
 } from '../../../plugins/pi/src/pi-api.js';
 
@@ -48,6 +49,7 @@ export class FakePi {
     { description?: string; handler: (ctx: ExtensionContext) => Promise<void> | void }
   >();
   readonly renderers = new Map<string, MessageRenderer>();
+  readonly tools = new Map<string, PiToolDefinition>();
   readonly sent: SentMessage[] = [];
   readonly entries: Array<SessionEntryLike & { content?: string }> = [];
   readonly notifications: Array<{ message: string; type: string | undefined }> = [];
@@ -55,6 +57,10 @@ export class FakePi {
   readonly widgets = new Map<string, string[] | undefined>();
   /** Every `custom()` component the extension opened, still open or not. */
   readonly customs: PiComponent[] = [];
+  /** What confirm() and editor() answer, and the titles they were asked with. */
+  confirmAnswer = false;
+  editorAnswer: string | undefined;
+  readonly prompts: string[] = [];
   /** Turns started by a message with triggerTurn. */
   turns = 0;
   streaming = false;
@@ -90,8 +96,14 @@ export class FakePi {
             );
             this.customs.push(component);
           }),
-        confirm: async () => false,
-        editor: async () => undefined,
+        confirm: async (title, message) => {
+          this.prompts.push(`${title} ${message}`);
+          return this.confirmAnswer;
+        },
+        editor: async (title) => {
+          this.prompts.push(title);
+          return this.editorAnswer;
+        },
       },
     };
     const events: EventBus = {
@@ -116,6 +128,7 @@ export class FakePi {
       registerShortcut: (key, options) => void this.shortcuts.set(key, options),
       registerMessageRenderer: (customType, renderer) =>
         void this.renderers.set(customType, renderer as MessageRenderer),
+      registerTool: (tool: PiToolDefinition) => void this.tools.set(tool.name, tool),
       sendMessage: (message, options) => this.sendMessage(message, options),
       events,
     } as ExtensionAPI;
@@ -128,6 +141,18 @@ export class FakePi {
       results.push(await handler({ type: event, ...payload }, this.ctx));
     }
     return results;
+  }
+
+  /** The model calls a registered tool, as Pi's agent loop does: a throw is a failed call. */
+  async callTool(name: string, params: unknown): Promise<{ isError: boolean; text: string }> {
+    const tool = this.tools.get(name);
+    if (tool === undefined) throw new Error(`no tool ${name}`);
+    try {
+      const result = await tool.execute(`call-${this.nextId++}`, params, undefined, undefined, this.ctx);
+      return { isError: false, text: result.content.map((item) => item.text).join('\n') };
+    } catch (error) {
+      return { isError: true, text: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   /** pi.events, for what another extension (pi-todo) would emit. */
