@@ -101,7 +101,9 @@ describe('inbox list', () => {
   it('is one line and exit 2 outside a Herdr pane', async () => {
     const result = await runCli(['inbox', 'list'], { ...t.envOf(lead), HERDR_PANE_ID: '' });
     expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(result.stderr).toBe('dogsled: inbox list: not run in a Herdr pane (HERDR_PANE_ID is not set)\n');
+    expect(result.stderr).toBe(
+      'dogsled: inbox list: not run in a Herdr or tmux pane (neither HERDR_PANE_ID nor TMUX_PANE is set)\n',
+    );
   });
 });
 
