@@ -14,6 +14,8 @@ export type HookHarness = (typeof HOOK_HARNESSES)[number];
 export const INBOX_HOOK_EVENTS = ['Stop', 'UserPromptSubmit'] as const;
 export type InboxHookEvent = (typeof INBOX_HOOK_EVENTS)[number];
 export const CONTEXT_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit'] as const;
+/** Events only `hook state` takes: they say what the agent is doing and ask for nothing. */
+export const STATE_HOOK_EVENTS = ['Notification'] as const;
 
 /** Herdr calls inside a hook get this long each; the whole hook has five seconds. */
 const HOOK_CALL_MS = 2_000;
