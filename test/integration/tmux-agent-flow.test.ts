@@ -4,16 +4,17 @@
 // it commits and calls `dogsled done`; a real `serve` then captures its reply, closes its session
 // and worktree, keeps the branch and shows it TO LAND on the owner's board.
 
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Item } from '../../service/state/work-schemas.js';
 import { FAKE_AGENTS_BIN } from '../fakes/agents/harness.js';
-import { CLI, eventually, ROOT, runCli, type Sandbox, sandbox, type startCli } from '../helpers/cli.js';
+import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../helpers/git-scenarios.js';
 import { startTmuxServer, type TmuxServer } from '../helpers/tmux-server.js';
 import { doneTask, type Json } from './agent-fixtures.js';
 import { items, killAll, roomFor5, startServe, untilEligible } from './job-queue-fixtures.js';
+import { dogsledBin, installPluginHooks } from './tmux-fixtures.js';
 import { worktreeList } from './worktree-fixtures.js';
 
 let box: Sandbox;
@@ -24,20 +25,10 @@ let caller: string;
 let stopTicker: () => void = () => undefined;
 const running: Array<ReturnType<typeof startCli>> = [];
 
-/** The dogsled plugin's hooks as Claude Code reads them from the user's settings. */
-async function installPluginHooks(home: string): Promise<void> {
-  const plugin = JSON.parse(await readFile(join(ROOT, 'plugins', 'dogsled', 'hooks', 'hooks.json'), 'utf8'));
-  await mkdir(join(home, '.claude'), { recursive: true });
-  await writeFile(join(home, '.claude', 'settings.json'), JSON.stringify({ hooks: plugin.hooks }));
-}
-
 beforeEach(async () => {
   box = await sandbox({ DOGSLED_TEST: '1', DOGSLED_TEST_LAUNCH_BACKOFF_SCALE: '0.01' });
   repo = await freshRepo();
-  const bin = join(box.root, 'bin');
-  await mkdir(bin);
-  await writeFile(join(bin, 'dogsled'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`);
-  await chmod(join(bin, 'dogsled'), 0o755);
+  const bin = await dogsledBin(box.root);
   await installPluginHooks(box.home);
   server = await startTmuxServer({
     dir: box.root,
