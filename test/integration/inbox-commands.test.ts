@@ -153,7 +153,7 @@ describe('inbox claim and ack', () => {
     for (const [args, line] of [
       [['inbox'], 'dogsled: inbox: which one? list, claim or ack\n'],
       [['inbox', 'x\x1b[2Jy'], 'dogsled: inbox: no subcommand "xy"; which one? list, claim or ack\n'],
-      [['hook'], 'dogsled: hook: which one? inbox, context or gate\n'],
+      [['hook'], 'dogsled: hook: which one? inbox, context, gate or state\n'],
     ] as const) {
       expect(await t.cli(child, [...args])).toMatchObject({ code: 2, stdout: '', stderr: line });
     }

@@ -112,7 +112,15 @@ describe('a child in tmux', () => {
 
     // The hooks told the service what the child was doing: its `done` saw it working in a session
     // the UserPromptSubmit hook named, and the Stop hook's idle let the service close it.
-    const marks = JSON.parse(await readFile(join(box.state, 'done.json'), 'utf8')).marks;
+    // The item closes first; the mark follows it to closed.
+    const marks = await eventually(
+      async () => {
+        const all = JSON.parse(await readFile(join(box.state, 'done.json'), 'utf8')).marks;
+        return all.every((mark: Json) => mark.state === 'closed') ? all : undefined;
+      },
+      10_000,
+      'the mark closed',
+    );
     expect(marks).toEqual([
       expect.objectContaining({
         launch: doc.launch,
