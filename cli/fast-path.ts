@@ -29,6 +29,7 @@ const HOOK_OPTIONS: Record<string, NonNullable<ParseArgsConfig['options']>> = {
   inbox: { harness: { type: 'string' }, event: { type: 'string' } },
   context: { harness: { type: 'string' }, event: { type: 'string' } },
   gate: {},
+  state: { harness: { type: 'string' }, event: { type: 'string' } },
 };
 
 function parseHook(rest: string[]): Record<string, unknown> | undefined {

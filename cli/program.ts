@@ -313,10 +313,10 @@ export function buildProgram(done: Done): Command {
 
   const hook = program
     .command('hook')
-    .description('harness hooks: inbox, context, gate (JSON on stdin)')
+    .description('harness hooks: inbox, context, gate, state (JSON on stdin)')
     .argument('[subcommand]')
-    .action(group('hook', 'inbox, context or gate'));
-  const hookAction = (sub: 'inbox' | 'context' | 'gate') =>
+    .action(group('hook', 'inbox, context, gate or state'));
+  const hookAction = (sub: 'inbox' | 'context' | 'gate' | 'state') =>
     action(done, async () => {
       const { hookCommand } = await import('./commands/hook.js');
       return (options: object, ctx: CliContext) => hookCommand({ ...options, sub }, ctx);
@@ -337,6 +337,12 @@ export function buildProgram(done: Done): Command {
     .command('gate')
     .description("the stop gate's reminder about finished children (Pi)")
     .action(hookAction('gate'));
+  hook
+    .command('state')
+    .description("record the agent's state a Claude Code notification means (tmux)")
+    .option('--harness <name>', 'claude')
+    .option('--event <name>', 'Notification')
+    .action(hookAction('state'));
 
   program
     .command('quota')

@@ -1,4 +1,4 @@
-// `dogsled hook inbox|context|gate`: what Claude Code, Codex and Pi run on their own events. The
+// `dogsled hook inbox|context|gate|state`: what Claude Code, Codex and Pi run on their own events. The
 // JSON their harness sends arrives on stdin (the only command that reads stdin unasked). A hook
 // never loops and never breaks its harness: it prints only when it has something new, acknowledges
 // exactly what it printed, and on any failure (no state dir, a corrupt inbox, no Herdr, its
@@ -6,11 +6,16 @@
 
 import { clipText, flatText } from '../../service/core/inbox-text.js';
 import { DogsledError } from '../../service/errors.js';
-import { CONTEXT_HOOK_EVENTS, HOOK_HARNESSES, INBOX_HOOK_EVENTS } from '../../service/inbox/hook-common.js';
+import {
+  CONTEXT_HOOK_EVENTS,
+  HOOK_HARNESSES,
+  INBOX_HOOK_EVENTS,
+  STATE_HOOK_EVENTS,
+} from '../../service/inbox/hook-common.js';
 import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
 
-export const HOOK_SUBCOMMANDS = ['inbox', 'context', 'gate'] as const;
+export const HOOK_SUBCOMMANDS = ['inbox', 'context', 'gate', 'state'] as const;
 export type HookSubcommand = (typeof HOOK_SUBCOMMANDS)[number];
 
 /** The harnesses kill a hook after five seconds; this one gives up silently a little before. */
@@ -51,6 +56,13 @@ function checked(flags: HookFlags) {
       event: oneOf('--event', flags.event ?? 'UserPromptSubmit', CONTEXT_HOOK_EVENTS, 'hook context'),
     };
   }
+  if (flags.sub === 'state') {
+    return {
+      sub: 'state' as const,
+      harness: oneOf('--harness', flags.harness, ['claude'] as const, 'hook state'),
+      event: oneOf('--event', flags.event, STATE_HOOK_EVENTS, 'hook state'),
+    };
+  }
   return { sub: 'gate' as const };
 }
 
@@ -89,6 +101,8 @@ async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promi
     const { reportHookState } = await import('../../service/inbox/hook-state.js');
     await reportHookState(ctx.env, ctx.stateDir, hook.harness, hook.event, stdin, ctx.now()).catch(() => {});
   }
+  // `hook state` only reports (above); in a Herdr pane Herdr detects the state itself.
+  if (hook.sub === 'state') return;
   if (hook.sub === 'gate') {
     const { gateHook } = await import('../../service/inbox/hook-inbox.js');
     const reminder = await gateHook(io);

@@ -14,8 +14,11 @@ import type { StateIO } from '../state/io.js';
 import { withLock } from '../state/lock.js';
 import { readState, updateState } from '../state/store.js';
 
-/** Herdr's terminal ids are `term_<hex>`; anything that could leave the directory is refused. */
-const TERMINAL_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+/**
+ * Herdr's terminal ids are `term_<hex>`, tmux's `%<pane>@<server pid>` (both safe as file names);
+ * anything that could leave the directory is refused.
+ */
+const TERMINAL_ID = /^(?:[A-Za-z0-9][A-Za-z0-9_.-]{0,127}|%\d{1,12}@\d{1,12})$/;
 const SUFFIX = '.json';
 
 export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string {

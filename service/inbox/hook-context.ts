@@ -1,5 +1,5 @@
 // `hook context` (spec, "Prompt context and integrations"): the caller's own children, jobs and
-// tickets, then the fleet as `status --brief` shows it. Nothing outside a Herdr pane or without a
+// tickets, then the fleet as `status --brief` shows it. Nothing outside a Herdr or tmux pane or without a
 // service snapshot. At SessionStart, Claude Code and Codex hooks also register the session's reader.
 
 import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/owner-work.js';
@@ -8,7 +8,7 @@ import type { HostView } from '../hosts/view.js';
 import type { HostIO } from '../state/io.js';
 import type { SweepPass } from '../state/sweep-schemas.js';
 import { readItems, readQueue } from '../state/work.js';
-import { ownPane } from '../terminal/herdr-env.js';
+import { hookPane } from '../terminal/herdr-env.js';
 import { type HookHarness, hasStateDir, hookCaller } from './hook-common.js';
 
 export interface HookContext {
@@ -32,7 +32,7 @@ export async function contextHook(
   harness: HookHarness,
   event: string,
 ): Promise<HookContext | undefined> {
-  const owner = ownPane(io.env);
+  const owner = hookPane(io.env);
   if (owner === null || !(await hasStateDir(io))) return undefined;
   if (event === 'SessionStart' && harness !== 'pi') {
     // Loaded here only: a prompt's context hook reads no inbox.

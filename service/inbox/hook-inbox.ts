@@ -1,12 +1,12 @@
 // `hook inbox` and `hook gate` (spec, "Inbox" readers and the stop gate): register the reader,
 // claim the next batch, hand it (with the gate's reminder at Stop) to the caller's printer and
 // acknowledge exactly what was printed; or the reminder alone for Pi's settle hook. Outside a Herdr
-// pane or without a state directory a hook adds nothing.
+// or tmux pane or without a state directory a hook adds nothing.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { batchText } from '../core/inbox-text.js';
 import type { ProcessIO } from '../state/io.js';
-import { ownPane } from '../terminal/herdr-env.js';
+import { hookPane } from '../terminal/herdr-env.js';
 import { mark } from '../timing.js';
 import { gateCheck } from './gate.js';
 import { type HookHarness, hasStateDir, hookCaller, type InboxHookEvent } from './hook-common.js';
@@ -23,7 +23,7 @@ export async function inboxHook(
   event: InboxHookEvent,
   print: (text: string) => Promise<void>,
 ): Promise<void> {
-  const owner = ownPane(io.env);
+  const owner = hookPane(io.env);
   if (owner === null || !(await hasStateDir(io))) return;
   const at = await hookCaller(io, 'hook inbox');
   mark('caller');
@@ -66,7 +66,7 @@ async function askForSweep(io: ProcessIO, owner: string | null): Promise<void> {
 
 /** `hook gate`: Pi's settle hook asks for a cleanup pass and gets the reminder alone. */
 export async function gateHook(io: ProcessIO): Promise<string | undefined> {
-  const owner = ownPane(io.env);
+  const owner = hookPane(io.env);
   if (owner === null || !(await hasStateDir(io))) return undefined;
   await askForSweep(io, owner);
   return gateCheck(io, owner);

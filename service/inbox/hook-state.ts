@@ -1,6 +1,7 @@
 // A harness hook's second job in tmux, where nothing detects agents: record the state its event
-// means (core/hook-agent-state.ts) for the pane's terminal, with the session the harness named on
-// stdin (Claude and Codex send session_id and transcript_path). Herdr panes need none of it.
+// means (core/hook-agent-state.ts; a Notification's type is on stdin) for the pane's terminal, with
+// the session the harness named on stdin (Claude and Codex send session_id and transcript_path).
+// Herdr panes need none of it.
 
 import { stateOfHookEvent } from '../core/hook-agent-state.js';
 import { writeAgentReport } from '../state/agent-reports.js';
@@ -17,9 +18,10 @@ export async function reportHookState(
 ): Promise<void> {
   if (ownPane(env) !== null) return;
   const terminal = ownTmuxTerminal(env);
-  const state = stateOfHookEvent(event);
-  if (terminal === null || state === undefined) return;
+  if (terminal === null) return;
   const sent = parse(stdin);
+  const state = stateOfHookEvent(event, sent);
+  if (state === undefined) return;
   await writeAgentReport(stateDir, {
     version: 1,
     terminal_id: terminal,

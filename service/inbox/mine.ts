@@ -1,6 +1,6 @@
 // The caller's own inbox, as `inbox list|claim|ack` (and later the MCP tool and the Pi extension)
-// reach it: the caller's pane is resolved through Herdr to its terminal, then the reader functions
-// act on that terminal's file. Outside a Herdr pane there is no inbox to read.
+// reach it: the caller's pane is resolved through the terminal port (Herdr, else tmux) to its
+// terminal, then the reader functions act on that terminal's file. Outside a pane there is none.
 
 import { clipText, flatText } from '../core/inbox-text.js';
 import { DogsledError } from '../errors.js';

@@ -1,7 +1,8 @@
-// `send`: one record into the inbox of an agent on this host. The target is resolved through Herdr
-// (an agent name, else a pane) to its terminal; a target whose harness has never registered a reader
-// is refused at once, so a record never waits where nothing reads it. The sender is named from its
-// own pane, so a failure can come back to its inbox. Peers come with the SSH transport.
+// `send`: one record into the inbox of an agent on this host. The target is resolved through the
+// terminal port, Herdr or tmux (an agent name, else a pane), to its terminal; a target whose harness
+// has never registered a reader is refused at once, so a record never waits where nothing reads it.
+// The sender is named from its own pane, so a failure can come back to its inbox. Peers come with
+// the SSH transport.
 
 import {
   INBOX_KINDS,

@@ -1,5 +1,6 @@
-// Where an inbox is: a Herdr terminal, found through the terminal port from a pane id (the caller's
-// HERDR_PANE_ID, which stays an alias after a move) or from an agent name or pane a sender typed.
+// Where an inbox is: a terminal (Herdr's, or a tmux pane's `%N@<server pid>`), found through the
+// terminal port from a pane id (the caller's HERDR_PANE_ID, which stays an alias after a move, or
+// TMUX_PANE) or from an agent name or pane a sender typed.
 // Records are keyed by terminal, so a record follows the terminal and never a reused pane id.
 
 import { DogsledError } from '../errors.js';
@@ -24,7 +25,7 @@ export interface TerminalOptions {
   timeoutMs?: number;
 }
 
-/** The Herdr port, refusing headless: every inbox is keyed by a Herdr terminal. */
+/** Herdr or tmux, refusing headless: every inbox is keyed by a terminal. */
 export async function openHerdr(options: TerminalOptions): Promise<TerminalPort> {
   const { openTerminal } = await import('../terminal/open.js');
   const port = await openTerminal({
@@ -61,7 +62,7 @@ export async function paneWhereabouts(
   }
 }
 
-/** The caller's own inbox location, or undefined outside a Herdr pane. */
+/** The caller's own inbox location, or undefined outside a Herdr or tmux pane. */
 export async function callerWhereabouts(
   port: TerminalPort,
   env: NodeJS.ProcessEnv,
@@ -78,9 +79,16 @@ export async function requireCaller(
   command: string,
 ): Promise<Whereabouts> {
   const pane = callerPane(env);
-  if (pane === null) throw new DogsledError(`${command}: not run in a Herdr pane (HERDR_PANE_ID is not set)`);
+  if (pane === null) {
+    throw new DogsledError(
+      `${command}: not run in a Herdr or tmux pane (neither HERDR_PANE_ID nor TMUX_PANE is set)`,
+    );
+  }
   const found = await paneWhereabouts(port, pane);
-  if (!found) throw new DogsledError(`${command}: Herdr does not know this pane (${pane})`);
+  if (!found)
+    throw new DogsledError(
+      `${command}: ${port.kind === 'tmux' ? 'tmux' : 'Herdr'} does not know this pane (${pane})`,
+    );
   return found;
 }
 

@@ -30,6 +30,14 @@ export function ownPane(env: Env): string | null {
   return env.HERDR_ENV === '1' ? env.HERDR_PANE_ID || null : null;
 }
 
+/**
+ * The pane a harness hook runs in: a Herdr pane (ownPane), else the tmux pane tmux started it in
+ * (TMUX and TMUX_PANE), else null. The owner its hook reads and reports for.
+ */
+export function hookPane(env: Env): string | null {
+  return ownPane(env) ?? tmuxCallerPane(env);
+}
+
 /** The socket of the Herdr this process runs inside (HERDR_ENV=1 with HERDR_SOCKET_PATH), else null. */
 export function ownSocket(env: Env): string | null {
   return env.HERDR_ENV === '1' && env.HERDR_SOCKET_PATH ? env.HERDR_SOCKET_PATH : null;

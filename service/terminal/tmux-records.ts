@@ -4,7 +4,7 @@
 // terminal (state dir), since tmux has no agent detection; metadata tokens live in pane and
 // session options as JSON with their expiry.
 
-import type { Agent, AgentStatus, Pane, Snapshot, Tab, Workspace } from './records.js';
+import type { Agent, AgentStatus, Pane, Snapshot, Tab, Workspace, WorktreeRef } from './records.js';
 import { rowFormat } from './tmux-argv.js';
 import { tmuxTerminalId } from './tmux-env.js';
 
@@ -15,6 +15,8 @@ export const OPT = {
   report: '@dogsled-report',
   paneTokens: '@dogsled-pane-tokens',
   sessionTokens: '@dogsled-ws-tokens',
+  /** On a session opened for a worktree: the checkout it shows (JSON, Herdr's worktree ref). */
+  worktree: '@dogsled-worktree',
 } as const;
 
 export const PANE_FIELDS = [
@@ -44,6 +46,7 @@ export const PANE_FIELDS = [
   OPT.report,
   OPT.paneTokens,
   OPT.sessionTokens,
+  OPT.worktree,
 ] as const;
 
 export type PaneRow = Record<(typeof PANE_FIELDS)[number], string>;
@@ -88,6 +91,24 @@ export function parseTokens(text: string): StoredTokens {
 export function liveTokens(stored: StoredTokens, now: number): Record<string, string> | undefined {
   const live = Object.entries(stored).filter(([, entry]) => entry.exp === null || entry.exp > now);
   return live.length === 0 ? undefined : Object.fromEntries(live.map(([key, entry]) => [key, entry.v]));
+}
+
+/** The checkout a session was opened to show (@dogsled-worktree), or undefined. */
+export function worktreeOf(row: PaneRow): WorktreeRef | undefined {
+  const text = row[OPT.worktree];
+  if (text === '') return undefined;
+  try {
+    const value = JSON.parse(text) as Partial<WorktreeRef>;
+    const strings = [value.repo_key, value.repo_name, value.repo_root, value.checkout_path];
+    if (
+      strings.some((v) => typeof v !== 'string' || v === '') ||
+      typeof value.is_linked_worktree !== 'boolean'
+    )
+      return undefined;
+    return value as WorktreeRef;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseReport(text: string): PaneReport | undefined {
@@ -175,6 +196,8 @@ export function buildSnapshot(rows: readonly PaneRow[], context: BuildContext): 
     if (row.window_active === '1') workspace.active_tab_id = row.window_id;
     const wsTokens = liveTokens(parseTokens(row[OPT.sessionTokens]), context.now);
     if (wsTokens) workspace.tokens = wsTokens;
+    const worktree = worktreeOf(row);
+    if (worktree) workspace.worktree = worktree;
     workspaces.set(row.session_id, workspace);
   }
   for (const tab of tabs.values()) {

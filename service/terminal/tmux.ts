@@ -18,6 +18,7 @@ import type {
   MetadataReport,
   MetadataResult,
   NotifyOptions,
+  OpenWorktreeOptions,
   ReadOptions,
   RunCommandOptions,
   SplitPaneOptions,
@@ -26,6 +27,9 @@ import type {
   TabCreated,
   TerminalPort,
   WaitAgentOptions,
+  WorktreeList,
+  WorktreeOpened,
+  WorktreeScope,
 } from './port.js';
 import type {
   Agent,
@@ -55,6 +59,7 @@ import {
   parseTokens,
   type StoredTokens,
 } from './tmux-records.js';
+import { TmuxWorktrees } from './tmux-worktrees.js';
 import { ROUTINE_TIMEOUT_MS } from './transport.js';
 
 /** Lines a read returns by default, like Herdr's `recent` source; Herdr's maximum is 1000. */
@@ -92,6 +97,7 @@ export class TmuxTerminal implements TerminalPort {
   private readonly reports: () => Promise<ReadonlyMap<string, HookReport>>;
   private readonly now: () => number;
   private readonly agents: TmuxAgents;
+  private readonly worktrees: TmuxWorktrees;
 
   constructor(options: TmuxTerminalOptions) {
     this.why = options.why;
@@ -100,6 +106,12 @@ export class TmuxTerminal implements TerminalPort {
     this.reports = options.reports ?? (async () => new Map());
     this.now = options.now ?? Date.now;
     this.agents = new TmuxAgents(this);
+    this.worktrees = new TmuxWorktrees(this);
+  }
+
+  /** The environment git runs with for the worktree verbs: the caller's. */
+  get gitEnv(): NodeJS.ProcessEnv {
+    return this.env;
   }
 
   // --- reads: one list-panes -a each ---
@@ -209,7 +221,8 @@ export class TmuxTerminal implements TerminalPort {
     return (await this.rows()).find((r) => r.session_id === sessionId)?.session_name ?? '';
   }
 
-  private created(row: PaneRow): Created {
+  /** The records of one pane row: its session, window and the pane. */
+  created(row: PaneRow): Created {
     const snapshot = buildSnapshot([row], { now: this.now(), reports: new Map() });
     return {
       workspace: snapshot.workspaces[0] as Workspace,
@@ -398,12 +411,12 @@ export class TmuxTerminal implements TerminalPort {
   readAgent = async (target: string, options?: ReadOptions): Promise<PaneRead> =>
     this.readPane((await this.agents.get(target)).pane_id, options);
 
-  // --- what only Herdr has ---
+  // --- worktrees (tmux-worktrees.ts) ---
 
-  listWorktrees = () =>
-    Promise.reject(needsHerdr('worktree list', 'tmux has no worktree verbs', 'worktree.list'));
-  openWorktree = () =>
-    Promise.reject(needsHerdr('worktree open', 'tmux has no worktree verbs', 'worktree.open'));
+  listWorktrees = (scope?: WorktreeScope): Promise<WorktreeList> => this.worktrees.list(scope);
+  openWorktree = (options: OpenWorktreeOptions): Promise<WorktreeOpened> => this.worktrees.open(options);
+
+  // --- what only Herdr has ---
   openPluginPane = () =>
     Promise.reject(
       needsHerdr(

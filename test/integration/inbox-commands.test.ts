@@ -101,7 +101,9 @@ describe('inbox list', () => {
   it('is one line and exit 2 outside a Herdr pane', async () => {
     const result = await runCli(['inbox', 'list'], { ...t.envOf(lead), HERDR_PANE_ID: '' });
     expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(result.stderr).toBe('dogsled: inbox list: not run in a Herdr pane (HERDR_PANE_ID is not set)\n');
+    expect(result.stderr).toBe(
+      'dogsled: inbox list: not run in a Herdr or tmux pane (neither HERDR_PANE_ID nor TMUX_PANE is set)\n',
+    );
   });
 });
 
@@ -151,7 +153,7 @@ describe('inbox claim and ack', () => {
     for (const [args, line] of [
       [['inbox'], 'dogsled: inbox: which one? list, claim or ack\n'],
       [['inbox', 'x\x1b[2Jy'], 'dogsled: inbox: no subcommand "xy"; which one? list, claim or ack\n'],
-      [['hook'], 'dogsled: hook: which one? inbox, context or gate\n'],
+      [['hook'], 'dogsled: hook: which one? inbox, context, gate or state\n'],
     ] as const) {
       expect(await t.cli(child, [...args])).toMatchObject({ code: 2, stdout: '', stderr: line });
     }

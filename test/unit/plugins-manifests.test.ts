@@ -37,7 +37,7 @@ const HookCommand = z.strictObject({
 const HooksFile = z.strictObject({
   description: z.optional(z.string()),
   hooks: z.partialRecord(
-    z.enum(['SessionStart', 'UserPromptSubmit', 'Stop']),
+    z.enum(['SessionStart', 'UserPromptSubmit', 'Stop', 'Notification']),
     z.array(z.strictObject({ matcher: z.optional(z.string()), hooks: z.array(HookCommand) })),
   ),
 });
@@ -103,12 +103,13 @@ describe('the Claude Code plugin', () => {
     expect(manifest).toMatchObject({ name: 'dogsled', version: VERSION });
   });
 
-  it('registers SessionStart and UserPromptSubmit context and UserPromptSubmit and Stop inbox hooks', () => {
+  it('registers SessionStart and UserPromptSubmit context, UserPromptSubmit and Stop inbox, and Notification state hooks', () => {
     expect(registrations('plugins/dogsled/hooks/hooks.json', 'claude')).toEqual([
       ['SessionStart', ['context']],
       ['UserPromptSubmit', ['context']],
       ['UserPromptSubmit', ['inbox']],
       ['Stop', ['inbox']],
+      ['Notification', ['state']],
     ]);
   });
 

@@ -43,6 +43,17 @@ describe('hook-reported agent state', () => {
     expect(stateOfHookEvent('Stop')).toBe('idle');
     expect(stateOfHookEvent('SessionStart')).toBe('idle');
     expect(stateOfHookEvent('Other')).toBeUndefined();
+    expect(stateOfHookEvent('Notification', { notification_type: 'permission_prompt' })).toBe('blocked');
+    expect(stateOfHookEvent('Notification', { notification_type: 'elicitation_dialog' })).toBe('blocked');
+    expect(stateOfHookEvent('Notification', { notification_type: 'idle_prompt' })).toBe('idle');
+    expect(stateOfHookEvent('Notification', { notification_type: 'auth_success' })).toBeUndefined();
+    expect(stateOfHookEvent('Notification', { notification_type: 42, message: 'x' })).toBeUndefined();
+    // Older Claude Code sends the message alone.
+    expect(stateOfHookEvent('Notification', { message: 'Claude needs your permission to use Bash' })).toBe(
+      'blocked',
+    );
+    expect(stateOfHookEvent('Notification', { message: 'Claude is waiting for your input' })).toBe('idle');
+    expect(stateOfHookEvent('Notification')).toBeUndefined();
   });
 
   it('reads an idle agent whose transcript changed after the report as working', () => {
@@ -50,5 +61,8 @@ describe('hook-reported agent state', () => {
     expect(hookedAgentState({ state: 'idle', at_ms: 1_000 }, 2_000)).toBe('idle');
     expect(hookedAgentState({ state: 'idle', at_ms: 1_000 }, null)).toBe('idle');
     expect(hookedAgentState({ state: 'working', at_ms: 1_000 }, 0)).toBe('working');
+    // An answered prompt: the transcript moves after the blocked report.
+    expect(hookedAgentState({ state: 'blocked', at_ms: 1_000 }, 10_000)).toBe('working');
+    expect(hookedAgentState({ state: 'blocked', at_ms: 1_000 }, 2_000)).toBe('blocked');
   });
 });

@@ -198,6 +198,11 @@ export class FakeAgent {
     this.transcript.assistant(question);
     this.lastAssistant = question;
     this.out(`? ${question}`);
+    // Claude Code tells its Notification hooks when it waits on the user (a permission prompt).
+    if (this.kind === 'claude') {
+      const type = 'permission_prompt';
+      await this.hook('Notification', { message: question, notification_type: type }, type);
+    }
     await this.setState('blocked', question);
     const answer = await this.input.next();
     this.log.event('answer', { text: answer });
