@@ -1,7 +1,8 @@
 // The host verbs for agents a caller on another host places or reaches here: `agent` launches a
 // child from the JSON request on stdin (its checkout verified or cloned, its task file written here,
 // then the same launch as a local one), and `read`, `close`, `send` act on a child here with the
-// same results as the local commands. Every name, path and text arrives as data.
+// same results as the local commands; `worktree` makes a `--branch` worktree here for `place` and
+// `run` on another host. Every name, path and text arrives as data.
 
 import { rm } from 'node:fs/promises';
 import * as z from 'zod/mini';
@@ -17,6 +18,7 @@ import { AgentRequestSchema } from '../state/work-schemas.js';
 import { closeHere } from '../work/close.js';
 import { Deadline } from '../work/deadline.js';
 import { readTarget } from '../work/read.js';
+import { ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import { placeHere, WorkPlaceSchema } from '../worktrees/peer-checkout.js';
 import type { VerbIO, VerbResult } from './table.js';
 
@@ -107,4 +109,32 @@ export async function sendVerb(args: readonly string[], io: VerbIO): Promise<Ver
   if (!parsed.success) throw new DogsledError('host send: the request on stdin is not a message');
   const { text, sender } = parsed.data;
   return { value: await sendMessage(io, { target, host: null, kind, text, sender }) };
+}
+
+const WorktreeRequestSchema = z.looseObject({
+  place: WorkPlaceSchema,
+  branch: z.string(),
+  base: z.nullable(z.string()),
+  command: z.enum(['place', 'run', 'agent']),
+  max_ms: z.number().check(z.positive()),
+});
+
+export type WorktreeRequest = z.infer<typeof WorktreeRequestSchema>;
+
+/**
+ * `host worktree` with the request on stdin: the branch's worktree in this host's checkout (verified
+ * against the caller's origin or cloned from it), made or reused exactly as a local `--branch`.
+ */
+export async function worktreeVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
+  if (args.length > 0) throw new DogsledError(`host worktree: takes its request on stdin, got "${args[0]}"`);
+  const parsed = WorktreeRequestSchema.safeParse(jsonInput('worktree', io));
+  if (!parsed.success)
+    throw new DogsledError('host worktree: the request on stdin is not a worktree request');
+  const spec = parsed.data;
+  const deadline = new Deadline(Math.min(spec.max_ms, SETUP_CAP_MS));
+  const placed = await deadline.step('preparing the checkout', 'setup', (signal) =>
+    placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),
+  );
+  const ask = { repo: placed.cwd, branch: spec.branch, base: spec.base ?? undefined, command: spec.command };
+  return { value: await ensureBranchWorktree(ask, { ...io, deadline }) };
 }

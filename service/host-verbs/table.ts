@@ -76,6 +76,11 @@ export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
     takesInput: true,
     load: async () => (await import('./agents.js')).agentVerb,
   },
+  worktree: {
+    summary: "a --branch worktree in this host's checkout, from the JSON request on stdin",
+    takesInput: true,
+    load: async () => (await import('./agents.js')).worktreeVerb,
+  },
   read: {
     summary: "a child's or job's newest output and captured reply",
     takesInput: false,
