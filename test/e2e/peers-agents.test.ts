@@ -275,4 +275,51 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
     expect(await peer.run(['git', '-C', clone, 'for-each-ref'])).toBe(before);
     expect(await peer.run(['git', '-C', clone, 'worktree', 'list'])).not.toContain('feat');
   });
+
+  it('place --branch and run --branch on a peer use the worktree in its checkout; read reads the job there', async () => {
+    const placed = await cli([
+      'place',
+      '--host',
+      'big',
+      '--branch',
+      'feat/placed',
+      '--repo',
+      checkout,
+      '--json',
+    ]);
+    expect({ code: placed.code, stderr: placed.stderr }).toEqual({ code: 0, stderr: '' });
+    const doc = JSON.parse(placed.stdout);
+    const clone = join(fleet.peers.peer('big').user.home, 'src', "it's proj");
+    expect(doc).toMatchObject({ host: 'big', branch: 'feat/placed', created: true });
+    expect(doc.path.startsWith(fleet.peers.peer('big').user.home)).toBe(true);
+    expect(git(clone, 'worktree', 'list', '--porcelain')).toContain(`worktree ${doc.path}\n`);
+
+    const ran = await cli([
+      'run',
+      '--host',
+      'big',
+      '--branch',
+      'feat/run',
+      '--cwd',
+      checkout,
+      '--wait',
+      '--',
+      'sh',
+      '-c',
+      'git branch --show-current; pwd',
+    ]);
+    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' });
+    const [current, where] = ran.stdout.trimEnd().split('\n');
+    expect(current).toBe('feat/run');
+    expect(git(clone, 'worktree', 'list', '--porcelain')).toContain(`worktree ${where}\n`);
+    const job = (await ownerItems()).find((entry) => entry.kind === 'job' && entry.host === 'big');
+    const read = await cli(['read', job.job, '--json']);
+    expect(read.code, read.stderr).toBe(0);
+    expect(JSON.parse(read.stdout)).toMatchObject({
+      kind: 'job',
+      host: 'big',
+      target: job.job,
+      output: `feat/run\n${where}`,
+    });
+  });
 });
