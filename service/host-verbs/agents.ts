@@ -55,6 +55,8 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
   const spec = parsed.data;
   const deadline = new Deadline(Math.min(spec.max_ms, SETUP_CAP_MS));
   const { launch } = spec.request;
+  // The launch id names files here: one that could name a path elsewhere is refused first.
+  const files = launchFiles(io.paths, launch);
   try {
     const placed = await deadline.step('preparing the checkout', 'setup', (signal) =>
       placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),
@@ -76,7 +78,7 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
   } catch (error) {
     // Refused before its record: nothing of the launch stays here, and its room is given back.
     const record = await readLaunchRecord(io.paths, launch).catch(() => undefined);
-    if (record === undefined) await rm(launchFiles(io.paths, launch).task, { force: true }).catch(() => {});
+    if (record === undefined) await rm(files.task, { force: true }).catch(() => {});
     if (spec.reservation !== null) await endReservations(io, [spec.reservation]).catch(() => undefined);
     throw error;
   }

@@ -4,7 +4,7 @@
 // it when this host has none; a path that is something else, or another repository, is refused and
 // left as it is. Nothing moves the work elsewhere.
 
-import { lstat, realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { shown } from '../core/visible.js';
@@ -60,7 +60,7 @@ export async function placeHere(
 ): Promise<PlacedHere> {
   const cwd = mapped(io, place.cwd, place.home_relative);
   if (place.checkout === null) {
-    const found = await lstat(cwd).catch(() => undefined);
+    const found = await stat(cwd).catch(() => undefined);
     if (!found?.isDirectory()) throw new DogsledError(`${shown(cwd)} is not a directory on this host`);
     return { cwd, cloned: false };
   }
@@ -68,7 +68,7 @@ export async function placeHere(
   const top = mapped(io, checkout.top, checkout.top_home_relative);
   const inner = relative(checkout.top, place.cwd);
   const here = inner === '' ? top : resolve(top, inner);
-  const found = await lstat(top).catch((error: NodeJS.ErrnoException) => {
+  const found = await stat(top).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw new DogsledError(`cannot read ${shown(top)}: ${error.code ?? error.message}`);
   });
