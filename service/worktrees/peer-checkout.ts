@@ -1,8 +1,9 @@
 // Where work sent from another host runs here (spec, "Repository configuration" and "Jobs, agents,
 // and owners"): a directory under the caller's home maps to the same path under this home, any other
 // is taken as it is. A repository's checkout is verified against the caller's origin, or cloned from
-// it when this host has none; a path that is something else, or another repository, is refused and
-// left as it is. Nothing moves the work elsewhere.
+// it when this host has none (and a fresh clone's mise configuration trusted, mise-trust.ts); a path
+// that is something else, or another repository, is refused and left as it is. Nothing moves the
+// work elsewhere.
 
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -11,6 +12,7 @@ import { shown } from '../core/visible.js';
 import { DogsledError } from '../errors.js';
 import { checkoutTop, cloneCheckout, originOf } from '../git/checkout-origin.js';
 import type { ProcessIO } from '../state/io.js';
+import { trustFreshClone } from './mise-trust.js';
 
 /** What the caller sends: its directory, and the repository that holds it when there is one. */
 export const WorkPlaceSchema = z.looseObject({
@@ -79,10 +81,9 @@ export async function placeHere(
         `no checkout at ${shown(top)} on this host, and the caller's checkout has no origin to clone from`,
       );
     }
-    await cloneCheckout(checkout.origin, top, {
-      ...git,
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    });
+    const budget = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+    await cloneCheckout(checkout.origin, top, { ...git, ...budget });
+    await trustFreshClone(top, { ...git, ...budget });
     return { cwd: here, cloned: true };
   }
   const topHere = found.isDirectory() ? await checkoutTop(top, git) : null;

@@ -141,3 +141,65 @@ describe('host agent refuses a place it cannot use before any change', () => {
     },
   );
 });
+
+describe('host agent clones a missing checkout from the caller origin', () => {
+  function git(cwd: string, ...args: string[]): string {
+    return execFileSync('git', args, { cwd, encoding: 'utf8' });
+  }
+
+  /** An origin holding a mise.toml, and a fake `mise` that records its arguments (or fails). */
+  async function setup(miseExit: number): Promise<{ origin: string; log: string; bin: string }> {
+    const seed = join(box.root, 'seed');
+    await mkdir(seed);
+    git(seed, 'init', '-q', '-b', 'main');
+    await writeFile(join(seed, 'mise.toml'), '[tools]\n');
+    git(seed, 'add', 'mise.toml');
+    git(seed, '-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'first');
+    const origin = join(box.root, "it's origin.git");
+    git(box.root, 'clone', '-q', '--bare', seed, origin);
+    const bin = join(box.root, 'bin');
+    await mkdir(bin);
+    const log = join(box.root, 'mise.log');
+    await writeFile(
+      join(bin, 'mise'),
+      `#!/bin/sh\nfor a in "$@"; do printf '[%s]' "$a" >> '${log}'; done\necho >> '${log}'\necho 'mise: nope' >&2\nexit ${miseExit}\n`,
+      { mode: 0o755 },
+    );
+    return { origin, log, bin };
+  }
+
+  it('clones into the same path under this home and trusts only its mise file', async () => {
+    const { origin, log, bin } = await setup(0);
+    const checkout = { top: '/caller/src/proj', top_home_relative: 'src/proj', origin };
+    const input = JSON.stringify(agentRequest({}, { checkout }));
+    const result = await runCli(['host', 'agent'], { ...env, PATH: `${bin}:${env.PATH}` }, { input });
+    // No Herdr here: the launch stops after the checkout, with the clone kept and trusted.
+    oneLine(result, /needs Herdr/);
+    const top = join(box.home, 'src', 'proj');
+    expect(git(top, 'remote', 'get-url', 'origin').trim()).toBe(origin);
+    expect(await readFile(log, 'utf8')).toBe(`[trust][--][${join(top, 'mise.toml')}]\n`);
+    expect(await launchesLeft()).toEqual([]);
+  });
+
+  it('a mise trust that fails is one line naming the file', async () => {
+    const { origin, bin } = await setup(3);
+    const checkout = { top: '/caller/src/proj', top_home_relative: 'src/proj', origin };
+    const input = JSON.stringify(agentRequest({}, { checkout }));
+    const result = await runCli(['host', 'agent'], { ...env, PATH: `${bin}:${env.PATH}` }, { input });
+    oneLine(result, /mise trust ".*src\/proj\/mise\.toml" exited with code 3: mise: nope\n$/);
+    expect(await launchesLeft()).toEqual([]);
+  });
+
+  it('a clone that fails names the origin', async () => {
+    const checkout = {
+      top: '/caller/src/proj',
+      top_home_relative: 'src/proj',
+      origin: join(box.root, 'absent.git'),
+    };
+    const result = await runCli(['host', 'agent'], env, {
+      input: JSON.stringify(agentRequest({}, { checkout })),
+    });
+    oneLine(result, /cannot clone .*absent\.git into .*src\/proj: git clone exited 128/);
+    expect(await stat(join(box.home, 'src', 'proj')).catch(() => undefined)).toBeUndefined();
+  });
+});
