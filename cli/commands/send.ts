@@ -1,13 +1,16 @@
 // `dogsled send NAME|PANE [--host H] [--kind K] (--message TEXT | --message-file PATH|-)`: one
-// record into an agent's inbox on this host. The text comes from the flag, a file, or stdin with
-// `-`; the action (resolution, the reader check, the write) is service/inbox/send.ts.
+// record into an agent's inbox on this host or a peer. The text comes from the flag, a file, or stdin with
+// `-`; the action (resolution, the reader check, the write) is service/inbox/send.ts, on the peer
+// through service/work/peer-actions.ts.
 
 import { open } from 'node:fs/promises';
 import { MESSAGE_MAX_BYTES } from '../../service/core/inbox.js';
 import { flatText } from '../../service/core/inbox-text.js';
 import { DogsledError, messageOf } from '../../service/errors.js';
-import { checkSendOptions, sendMessage } from '../../service/inbox/send.js';
+import { checkSendOptions } from '../../service/inbox/send.js';
+import { sendAnywhere } from '../../service/work/peer-actions.js';
 import type { CliContext } from '../context.js';
+import { hostIO } from '../io.js';
 
 export interface SendFlags {
   host?: string;
@@ -60,14 +63,10 @@ async function messageText(flags: SendFlags): Promise<string> {
 }
 
 export async function sendCommand(target: string, flags: SendFlags, ctx: CliContext): Promise<number> {
-  checkSendOptions(flags.host ?? null, flags.kind ?? 'message');
+  checkSendOptions(flags.kind ?? 'message');
   const text = await messageText(flags);
-  const { record, to } = await sendMessage(ctx, {
-    target,
-    host: flags.host ?? null,
-    kind: flags.kind ?? 'message',
-    text,
-  });
+  const request = { target, host: flags.host ?? null, kind: flags.kind ?? 'message', text };
+  const { record, to } = await sendAnywhere(ctx, request, () => hostIO(ctx));
   const label = to.name ? `${flatText(to.name)} (${to.pane})` : to.pane;
   ctx.out(`sent ${record.id} to ${label}\n`);
   return 0;

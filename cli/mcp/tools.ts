@@ -8,10 +8,10 @@
 import { flatText } from '../../service/core/inbox-text.js';
 import { readStatus } from '../../service/hosts/status.js';
 import { listMyInbox } from '../../service/inbox/mine.js';
-import { sendMessage } from '../../service/inbox/send.js';
 import { stopRef } from '../../service/jobs/by-ref.js';
 import { cancelPending } from '../../service/work/cancel.js';
 import { Deadline } from '../../service/work/deadline.js';
+import { sendAnywhere } from '../../service/work/peer-actions.js';
 import { placeRequest } from '../../service/work/place.js';
 import { runJob } from '../../service/work/run-job.js';
 import { cwdFlag, hostFlag, optionalDurationFlag } from '../flags.js';
@@ -106,15 +106,16 @@ const RUN = tool(
 
 const SEND = tool(
   'send',
-  "Send a message to an agent's inbox on this host (its Herdr name or pane id), as `dogsled send`.",
+  "Send a message to an agent's inbox (its name or pane id; `host` for a peer's agent), as `dogsled send`.",
   [SendInput, SendJson],
   async (args: SendArgs, ctx) => {
-    const { record, to } = await sendMessage(ctx, {
+    const request = {
       target: args.target,
       host: args.host ?? null,
       kind: args.kind ?? 'message',
       text: args.message,
-    });
+    };
+    const { record, to } = await sendAnywhere(ctx, request, () => hostIO(ctx));
     const label = to.name ? `${flatText(to.name)} (${to.pane})` : to.pane;
     return { line: `sent ${record.id} to ${label}` };
   },

@@ -71,6 +71,31 @@ export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
     takesInput: false,
     load: async () => (await import('./jobs.js')).stopVerb,
   },
+  agent: {
+    summary: 'launches a placed child agent here from the JSON request on stdin',
+    takesInput: true,
+    load: async () => (await import('./agents.js')).agentVerb,
+  },
+  worktree: {
+    summary: "a --branch worktree in this host's checkout, from the JSON request on stdin",
+    takesInput: true,
+    load: async () => (await import('./agents.js')).worktreeVerb,
+  },
+  read: {
+    summary: "a child's or job's newest output and captured reply",
+    takesInput: false,
+    load: async () => (await import('./agents.js')).readVerb,
+  },
+  close: {
+    summary: 'ends a child here, as close does',
+    takesInput: false,
+    load: async () => (await import('./agents.js')).closeVerb,
+  },
+  send: {
+    summary: "one record into an agent's inbox here, the text and sender on stdin",
+    takesInput: true,
+    load: async () => (await import('./agents.js')).sendVerb,
+  },
   doctor: {
     summary: "this host's cleanup report",
     takesInput: false,

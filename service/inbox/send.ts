@@ -1,8 +1,8 @@
 // `send`: one record into the inbox of an agent on this host. The target is resolved through the
 // terminal port, Herdr or tmux (an agent name, else a pane), to its terminal; a target whose harness
 // has never registered a reader is refused at once, so a record never waits where nothing reads it.
-// The sender is named from its own pane, so a failure can come back to its inbox. Peers come with
-// the SSH transport.
+// The sender is named from its own pane, so a failure can come back to its inbox. A peer's agent is
+// reached through its own `host send` (work/peer-actions.ts), which lands here on that host.
 
 import {
   INBOX_KINDS,
@@ -24,10 +24,12 @@ import { callerWhereabouts, openHerdr, targetWhereabouts, type Whereabouts } fro
 export interface SendRequest {
   /** An agent name or a pane id. */
   target: string;
-  /** `--host`: null or this host. */
+  /** `--host`: null or this host (a peer's is work/peer-actions.ts). */
   host: string | null;
   kind: string;
   text: string;
+  /** Who sent it, when the sender is on another host (`host send`); else the caller's own pane. */
+  sender?: InboxSender;
 }
 
 export interface SendResult {
@@ -35,13 +37,8 @@ export interface SendResult {
   to: Whereabouts;
 }
 
-/** Checks the flags that need no text and no Herdr: the host and the kind. Throws the refusal. */
-export function checkSendOptions(host: string | null, kind: string): void {
-  if (host !== null && host !== LOCAL_HOST.id && host !== LOCAL_HOST.label) {
-    throw new DogsledError(
-      `send: --host ${flatText(host)}: sending to another host comes with peers over SSH; this build reaches agents on this host only`,
-    );
-  }
+/** Checks the flag that needs no text and no Herdr: the kind. Throws the refusal. */
+export function checkSendOptions(kind: string): void {
   if (!isInboxKind(kind)) {
     throw new DogsledError(`send: --kind ${flatText(kind)}: expected one of ${INBOX_KINDS.join(', ')}`);
   }
@@ -49,7 +46,7 @@ export function checkSendOptions(host: string | null, kind: string): void {
 
 /** Checks what needs no Herdr: the host, the kind and the text. Throws the one-line refusal. */
 export function checkSendRequest(request: SendRequest): void {
-  checkSendOptions(request.host, request.kind);
+  checkSendOptions(request.kind);
   if (request.text.trim() === '') throw new DogsledError('send: the message is empty; nothing was sent');
   const bytes = Buffer.byteLength(request.text, 'utf8');
   if (bytes > MESSAGE_MAX_BYTES) {
@@ -59,13 +56,16 @@ export function checkSendRequest(request: SendRequest): void {
 
 export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<SendResult> {
   checkSendRequest(request);
+  if (request.host !== null && request.host !== LOCAL_HOST.id && request.host !== LOCAL_HOST.label) {
+    throw new DogsledError(`send: --host ${flatText(request.host)} is not this host`);
+  }
   const kind = request.kind as InboxKind;
   const port = await openHerdr({ env: io.env, home: io.home, commandName: 'send' });
   const snapshot = await port.snapshot();
   const to = await targetWhereabouts(port, snapshot, request.target);
   if (!to) throw new DogsledError(`send: no agent or pane "${flatText(request.target)}" on this host`);
-  const from = await callerWhereabouts(port, io.env, snapshot);
-  const sender: InboxSender = {
+  const from = request.sender === undefined ? await callerWhereabouts(port, io.env, snapshot) : undefined;
+  const sender: InboxSender = request.sender ?? {
     pane: from?.pane ?? null,
     terminal: from?.terminal ?? null,
     host: LOCAL_HOST.id,

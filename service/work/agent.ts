@@ -1,6 +1,7 @@
 // What `dogsled agent` does, for every caller (the CLI, and the MCP server and Pi extension later):
 // check the launch line and profile, write the task file, submit (placed now, or a FIFO ticket behind
-// waiting work or a full fleet, exactly as jobs), and launch a placed child (agents/launch-agent.ts).
+// waiting work or a full fleet, exactly as jobs), and launch a placed child here (agents/launch-agent.ts)
+// or on the peer placement chose (remote-agent.ts).
 // With `wait`, a queued ticket is waited for until the service admits (and launches) it.
 
 import { rm } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import { type AgentLaunched, checkAgentLine, launchAgent } from '../agents/launc
 import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
 import { findHost } from '../core/placement.js';
 import { DogsledError } from '../errors.js';
+import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement.js';
 import { newId } from '../state/ids.js';
@@ -17,10 +19,11 @@ import type { AgentRequest, Ticket } from '../state/work-schemas.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
+import type { TerminalPort } from '../terminal/port.js';
 import { mark } from '../timing.js';
 import { checkBranchRequest } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
-import { pinnedHere } from './local-pin.js';
+import { launchRemoteAgent } from './remote-agent.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
 
@@ -55,6 +58,7 @@ export async function runAgent(
   events: { queued?: (queued: Queued) => void } = {},
 ): Promise<AgentOutcome> {
   if (work.base !== null && work.branch === null) throw new DogsledError('--base needs --branch');
+  let terminal: TerminalPort | undefined;
   const request: AgentRequest = {
     launch: newLaunchId(),
     kind: work.kind as AgentRequest['kind'],
@@ -65,26 +69,30 @@ export async function runAgent(
     cwd: work.cwd,
     caller_workspace: null,
   };
+  // A child pinned to a peer is checked there too: its profile, Herdr and checkout are the peer's.
+  const onPeer = work.pin !== null && findHost([LOCAL_HOST], work.pin) === undefined;
   // The line is checked before anything exists: no task file, ticket or pane for a refused name.
-  await checkAgentLine(io, request);
-  const pin = pinnedHere(work.pin, 'an agent');
+  await checkAgentLine(io, onPeer && request.kind === 'pi' ? { ...request, profile: null } : request);
   const owner = callerPane(io.env);
-  const port = await deadline.step('finding Herdr', 'routine', () =>
-    openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }),
-  );
-  if (port.kind === 'headless') throw needsHerdr('agent', port.why);
-  if (work.branch !== null) {
-    const ask = { repo: work.cwd, branch: work.branch, base: work.base ?? undefined, command: 'agent' };
-    await checkBranchRequest(ask, { ...io, terminal: port });
+  if (!onPeer) {
+    const port = await deadline.step('finding Herdr', 'routine', () =>
+      openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }),
+    );
+    if (port.kind === 'headless') throw needsHerdr('agent', port.why);
+    if (work.branch !== null) {
+      const ask = { repo: work.cwd, branch: work.branch, base: work.base ?? undefined, command: 'agent' };
+      await checkBranchRequest(ask, { ...io, terminal: port });
+    }
+    request.caller_workspace = await deadline.step("finding the caller's workspace", 'routine', () =>
+      callerWorkspaceOf(port, owner).catch(() => null),
+    );
+    terminal = port;
   }
-  request.caller_workspace = await deadline.step("finding the caller's workspace", 'routine', () =>
-    callerWorkspaceOf(port, owner).catch(() => null),
-  );
   await writeTaskFile(io.paths, request.launch, work.task);
   const submission = {
     request: null,
     agent: request,
-    pin,
+    pin: work.pin,
     owner,
     waiting: work.wait,
     queueAlways: work.queue === true,
@@ -103,8 +111,22 @@ export async function runAgent(
     if (admitted === undefined) return { kind: 'still-queued', ticket: outcome.ticket };
     return { ...(await launchedBy(io, admitted, request)), ticket: admitted.id };
   }
+  if (outcome.host !== LOCAL_HOST.id) {
+    const peer = (await enabledPeers(io)).find((p) => p.id === outcome.host);
+    if (peer === undefined) throw new DogsledError(`host ${outcome.host} left the fleet while placing`);
+    const remote = { itemId: newId('i'), request, task: work.task, owner, ticket: null };
+    // The task lives on the host that runs the child: the copy here was only for a queued ticket.
+    const launched = await launchRemoteAgent(
+      io,
+      peer,
+      { ...remote, reservation: outcome.reservation.id },
+      deadline,
+    ).finally(() => rm(launchFiles(io.paths, request.launch).task, { force: true }).catch(() => undefined));
+    return { kind: 'started', label: outcome.label, ...launched };
+  }
+  const port = terminal;
   const launched = await launchAgent(
-    { ...io, terminal: async () => port },
+    { ...io, ...(port === undefined ? {} : { terminal: async () => port }) },
     {
       itemId: newId('i'),
       request,

@@ -1,39 +1,43 @@
 // `dogsled close PANE [--host H]`: an owner ends a child now (agents/close-child.ts), then its item
 // closes (the captured reply stays). --host defaults to the host of the pane's open item, else this
-// host; only this host's panes can be closed in this build.
+// host; a peer runs the same steps itself (`host close`, peer-actions.ts).
 
 import { type CloseResult, closeChild } from '../agents/close-child.js';
 import { applyClosures } from '../core/item-closing.js';
-import { findHost } from '../core/placement.js';
-import { shown } from '../core/visible.js';
-import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
+import { hostOfFlag } from '../hosts/remote-cleanup.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, updateItems } from '../state/work.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
+import { closeOnPeer } from './peer-actions.js';
 
 export async function closePane(io: HostIO, pane: string, host: string | null): Promise<CloseResult> {
   const open = (await readItems(io)).items.filter((item) => item.closed_ms === null && item.pane === pane);
   const where = host ?? open[0]?.host ?? LOCAL_HOST.id;
-  if (findHost([LOCAL_HOST], where) === undefined) {
-    throw new DogsledError(
-      `--host ${shown(where)}: only this host (${LOCAL_HOST.id}) can be closed in this build`,
-    );
-  }
+  const peer = await hostOfFlag(io, where);
+  if (peer !== null) return closeOnPeer(io, peer, pane);
+  return closeHere(io, pane, callerPane(io.env));
+}
+
+/** Close on this host; `caller` is the caller's own pane here (refused as a target), else null. */
+export async function closeHere(io: HostIO, pane: string, caller: string | null): Promise<CloseResult> {
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'close', warn: io.warn });
   if (port.kind === 'headless') throw needsHerdr('close', port.why);
   const terminal = await port.getPane(pane).then(
     (found) => found.terminal_id,
     () => null,
   );
-  const result = await closeChild({ ...io, port }, { pane, caller: callerPane(io.env), mode: 'close' });
+  const result = await closeChild({ ...io, port }, { pane, caller, mode: 'close' });
   await closeItemsOf(io, pane, terminal, 'closed');
   return result;
 }
 
-/** Closes the open items of a pane (or its terminal) with `reason`; replies already captured stay. */
+/**
+ * Closes this host's open items of a pane (or its terminal) with `reason`; replies already captured
+ * stay. An item on a peer is never closed here: pane ids repeat across hosts.
+ */
 export async function closeItemsOf(
   io: HostIO,
   pane: string,
@@ -45,6 +49,7 @@ export async function closeItemsOf(
       .filter(
         (item) =>
           item.closed_ms === null &&
+          item.host === LOCAL_HOST.id &&
           (item.pane === pane || (terminal !== null && item.terminal_id === terminal)),
       )
       .map((item) => ({ id: item.id, reason }));

@@ -2,10 +2,12 @@
 // reservation_ttl_ms, or queue a FIFO ticket when every host is full (or earlier tickets wait for
 // the same hosts) and, with `wait`, take the reservation the service admits it with. Nothing is
 // started; the reservation counts against its host's headroom until its TTL. With `--branch`, the
-// branch's worktree on the chosen host is made or reused once the placement is known.
+// branch's worktree on the chosen host (here, or a peer's checkout) is made or reused once the
+// placement is known.
 
 import { findHost } from '../core/placement.js';
 import { DogsledError } from '../errors.js';
+import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST, readReservations } from '../hosts/local.js';
 import type { Placed } from '../hosts/place.js';
 import type { HostIO } from '../state/io.js';
@@ -17,7 +19,7 @@ import {
   ensureBranchWorktree,
 } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
-import { pinnedHere } from './local-pin.js';
+import { remoteWorktree } from './remote-worktree.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
 
@@ -53,15 +55,26 @@ export async function placeRequest(
     branch === null
       ? null
       : { repo: branch.repo, branch: branch.name, base: branch.base ?? undefined, command: 'place' };
-  // What needs no lock is refused before anything is placed.
-  const checked = asked === null ? null : await checkBranchRequest(asked, io);
+  // What needs no lock is refused before anything is placed; a peer's checkout is checked there.
+  const onPeer = request.pin !== null && findHost([LOCAL_HOST], request.pin) === undefined;
+  const checked = asked === null || onPeer ? null : await checkBranchRequest(asked, io);
   const withWorktree = async <T extends Placed & { ticket?: string }>(placed: T) => {
-    if (asked === null || checked === null) return placed;
-    const worktree = await ensureBranchWorktree(asked, { ...io, terminal: checked.terminal, deadline });
+    if (asked === null || branch === null) return placed;
+    if (placed.host !== LOCAL_HOST.id) {
+      const peer = (await enabledPeers(io)).find((p) => p.id === placed.host);
+      if (peer === undefined) throw new DogsledError(`host ${placed.host} left the fleet while placing`);
+      const ask = { cwd: branch.repo, branch: branch.name, base: branch.base, command: 'place' } as const;
+      return { ...placed, worktree: await remoteWorktree(io, peer, ask, deadline) };
+    }
+    const terminal = checked?.terminal;
+    const worktree = await ensureBranchWorktree(asked, {
+      ...io,
+      ...(terminal ? { terminal } : {}),
+      deadline,
+    });
     return { ...placed, worktree };
   };
-  const pin = asked === null ? request.pin : pinnedHere(request.pin, 'a --branch worktree');
-  const submission = { request: null, pin, owner, waiting: request.wait };
+  const submission = { request: null, pin: request.pin, owner, waiting: request.wait };
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
   const outcome = await deadline.step('placement', 'routine', (signal) =>
     submitWork({ ...io, signal }, submission, 'place'),

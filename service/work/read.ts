@@ -1,19 +1,22 @@
 // `dogsled read TARGET [--host H]`: a child's or job's newest output and, for a child, its captured
 // final reply. TARGET is a child's name, an item, pane, launch or job id. Every text here came from an
-// agent, a pane or a log: escapes are stripped before it is returned.
+// agent, a pane or a log: escapes are stripped before it is returned. A child or job on a peer (by
+// `--host`, or by its item) is read there with `host read` (peer-actions.ts).
 
 import { lstat, open } from 'node:fs/promises';
-import { findHost } from '../core/placement.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { shown } from '../core/visible.js';
 import { DogsledError } from '../errors.js';
+import { readFleet } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
+import { hostOfFlag } from '../hosts/remote-cleanup.js';
 import type { HostIO } from '../state/io.js';
 import { jobLogPath } from '../state/job-records.js';
 import { readItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 import { isTerminalError } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
+import { readOnPeer } from './peer-actions.js';
 
 /** Lines of output `read` shows: the newest, like a glance at the pane. */
 export const READ_LINES = 40;
@@ -34,12 +37,19 @@ export interface ReadReport {
 }
 
 export async function readTarget(io: HostIO, target: string, host: string | null): Promise<ReadReport> {
-  if (host !== null && findHost([LOCAL_HOST], host) === undefined) {
-    throw new DogsledError(
-      `--host ${shown(host)}: only this host (${LOCAL_HOST.id}) can be read in this build`,
-    );
+  const pinned = host === null ? null : await hostOfFlag(io, host);
+  if (pinned !== null) return readOnPeer(io, pinned, target);
+  const item = findItem(
+    (await readItems(io)).items.filter((entry) => host === null || entry.host === LOCAL_HOST.id),
+    target,
+  );
+  // A child or job on a peer is read there, by the item id both hosts keep for it.
+  if (item !== undefined && item.host !== LOCAL_HOST.id) {
+    const peer = (await readFleet(io)).peers.find((entry) => entry.id === item.host);
+    if (peer === undefined)
+      throw new DogsledError(`${shown(target)} runs on ${item.host}, which is no longer a known host`);
+    return readOnPeer(io, peer, item.id, target);
   }
-  const item = findItem((await readItems(io)).items, target);
   const jobId = item?.job ?? (/^j_[A-Za-z0-9]+$/.test(target) ? target : null);
   if (item?.kind !== 'agent' && jobId !== null) {
     return {

@@ -3,7 +3,6 @@
 // owner's, keeps the item. A directory under the caller's home maps to the same path under the
 // peer's home; any other directory is taken as it is and must exist there.
 
-import { isAbsolute, relative } from 'node:path';
 import { DogsledError } from '../errors.js';
 import type { LaunchRequest } from '../host-verbs/jobs.js';
 import type { PeerHost } from '../hosts/fleet.js';
@@ -13,6 +12,7 @@ import { type JobRecord, JobRecordSchema } from '../state/job-records.js';
 import { appendItem } from '../state/work.js';
 import { type Item, ItemSchema, type JobRequest } from '../state/work-schemas.js';
 import type { Transport } from '../transport/types.js';
+import { homeRelative } from '../worktrees/peer-checkout.js';
 
 export interface RemoteLaunch {
   jobId: string;
@@ -21,13 +21,6 @@ export interface RemoteLaunch {
   owner: string | null;
   ticket: string | null;
   reservation: string;
-}
-
-/** `cwd` relative to `home` when it lies under it, else null (taken as an absolute path there). */
-export function homeRelative(cwd: string, home: string): string | null {
-  const rel = relative(home, cwd);
-  if (rel === '') return '.';
-  return rel.startsWith('..') || isAbsolute(rel) ? null : rel;
 }
 
 export async function launchRemoteJob(

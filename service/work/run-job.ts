@@ -23,8 +23,8 @@ import type { TerminalPort } from '../terminal/port.js';
 import { mark } from '../timing.js';
 import { checkBranchRequest, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
-import { pinnedHere } from './local-pin.js';
 import { launchRemoteJob } from './remote-job.js';
+import { remoteWorktree } from './remote-worktree.js';
 import { type Queued, submitWork } from './submit.js';
 import { awaitTicket } from './ticket-wait.js';
 
@@ -69,9 +69,8 @@ export async function runJob(
 ): Promise<RunJobOutcome> {
   const { command, cwd } = request;
   // A job pinned to a peer is checked there, in its directory and on its PATH.
-  if (request.pin === null || findHost([LOCAL_HOST], request.pin) !== undefined) {
-    await checkCommand(command, cwd, io.env);
-  }
+  const onPeer = request.pin !== null && findHost([LOCAL_HOST], request.pin) === undefined;
+  if (!onPeer) await checkCommand(command, cwd, io.env);
   // The job runs with the caller's environment, under Herdr as headless (core/job-env.ts).
   const env = callerEnvironment(io.env);
   const owner = callerPane(io.env);
@@ -85,8 +84,8 @@ export async function runJob(
     }),
   );
   const branch = request.branch ?? null;
-  // What needs no lock is refused before anything is placed.
-  if (branch !== null) await checkBranchRequest(branchAsk(cwd, branch), { ...io, terminal: port });
+  // What needs no lock is refused before anything is placed; a peer's checkout is checked there.
+  if (branch !== null && !onPeer) await checkBranchRequest(branchAsk(cwd, branch), { ...io, terminal: port });
   const job: JobRequest = {
     command,
     cwd,
@@ -95,8 +94,7 @@ export async function runJob(
     caller_workspace: callerWorkspace,
     ...(branch === null ? {} : { branch: branch.name, base: branch.base }),
   };
-  const pin = branch === null ? request.pin : pinnedHere(request.pin, 'a --branch job');
-  const submission = { request: job, pin, owner, waiting: request.wait, env };
+  const submission = { request: job, pin: request.pin, owner, waiting: request.wait, env };
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
   const outcome = await deadline.step('placement', 'routine', (signal) =>
     submitWork({ ...io, signal }, submission),
@@ -113,12 +111,24 @@ export async function runJob(
   if (outcome.host !== LOCAL_HOST.id) {
     const peer = (await enabledPeers(io)).find((p) => p.id === outcome.host);
     if (peer === undefined) throw new DogsledError(`host ${outcome.host} left the fleet while placing`);
-    if (job.branch)
-      throw new DogsledError(`--branch on a peer (${peer.label}) is not in this build: run it there`);
+    const inWorktree =
+      branch === null
+        ? job
+        : {
+            ...job,
+            cwd: (
+              await remoteWorktree(
+                io,
+                peer,
+                { cwd, branch: branch.name, base: branch.base, command: 'run' },
+                deadline,
+              )
+            ).path,
+          };
     const spec = {
       jobId: newId('j'),
       itemId: newId('i'),
-      request: job,
+      request: inWorktree,
       owner,
       ticket: null,
       reservation: outcome.reservation.id,

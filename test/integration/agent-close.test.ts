@@ -3,7 +3,7 @@
 // only when main holds it, the idle anchor); any other pane closes alone; every refusal of the spec
 // leaves the repository (tree and refs, byte for byte), the panes and the item as they were.
 
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { readAnchor } from '../../service/worktrees/anchor.js';
@@ -95,6 +95,30 @@ describe('close takes the last pane of an agent worktree with the worktree', () 
     const closed = await close(pane);
     expect(JSON.parse(closed.stdout)).toEqual({ pane, worktree: null, pane_closed: true });
     expect(await paneIds(suite.herdr)).not.toContain(pane);
+  });
+
+  it("closes only this host's items of the pane: a peer's item with the same pane id stays open", async () => {
+    const started = await agentCli(suite, [
+      '--kind',
+      'pi',
+      '--name',
+      'here',
+      '--json',
+      '--message',
+      quickTask(),
+    ]);
+    const { pane, item } = JSON.parse(started.stdout);
+    // Pane ids repeat across hosts: a child on a peer can have this very id there.
+    const file = join(suite.box.state, 'items.json');
+    const doc = JSON.parse(await readFile(file, 'utf8'));
+    const mine = doc.items.find((entry: Json) => entry.id === item);
+    doc.items.push({ ...mine, id: 'i_peer0001', host: 'netcup', launch: 'l_peer0001' });
+    await writeFile(file, JSON.stringify(doc));
+    const closed = await close(pane, ['--host', 'local']);
+    expect({ code: closed.code, stderr: closed.stderr }).toEqual({ code: 0, stderr: '' });
+    const after = await items(suite);
+    expect(after.find((entry) => entry.id === item)?.closed_ms).not.toBeNull();
+    expect(after.find((entry) => entry.id === 'i_peer0001')?.closed_ms).toBeNull();
   });
 
   it('a pane whose worktree another agent still uses closes alone; the checkout stays', async () => {

@@ -102,7 +102,7 @@ describe('send', () => {
   it.each([
     [
       ['--host', 'netcup', '--message', 'x'],
-      /^dogsled: send: --host netcup: sending to another host comes with peers/,
+      /^dogsled: send: --host: unknown host "netcup" \(known: local\)\n$/,
     ],
     [
       ['--kind', 'gossip', '--message', 'x'],
@@ -115,7 +115,7 @@ describe('send', () => {
       ['--message-file', '/nonexistent/note'],
       /^dogsled: send: --message-file \/nonexistent\/note: ENOENT\n$/,
     ],
-    [['--host', '\x1b]0;pwned\x07x\x1b[2J', '--message', 'x'], /^dogsled: send: --host x: /],
+    [['--host', '\x1b]0;pwned\x07x\x1b[2J', '--message', 'x'], /^dogsled: send: --host: unknown host "x" /],
   ])('refuses %j in one line with nothing written', async (flags, pattern) => {
     await registerClaude(t, child);
     const before = (await t.inbox(child)).records.length;

@@ -32,6 +32,8 @@ export interface Peer {
   netns: Netns | undefined;
   /** Runs argv as the peer's user, in its namespaces, with a clean environment. */
   run: (argv: readonly string[]) => Promise<string>;
+  /** Starts argv as the peer's user, as run does (with `env` added); stdin is a pipe. */
+  spawn: (argv: readonly string[], env?: Record<string, string>) => ReturnType<typeof spawn>;
   /** Starts `dogsled serve` as the peer's user (with `env` added) and waits for its first snapshot. */
   startServe: (options?: ServeOptions) => Promise<void>;
   /** Writes a file under the peer's home (parents made), owned by the peer's user. */
@@ -187,6 +189,10 @@ async function startPeer(
     sshd,
     netns,
     run: (argv) => run(asUser(argv)),
+    spawn: (argv, env = {}) => {
+      const [file, ...args] = asUser(argv, env);
+      return spawn(file as string, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    },
     writeHomeFile: async (relative, text) => {
       const path = join(home, relative);
       for (let dir = dirname(path); dir.startsWith(home) && dir !== home; dir = dirname(dir)) {

@@ -1,0 +1,142 @@
+// The host verbs for agents a caller on another host places or reaches here: `agent` launches a
+// child from the JSON request on stdin (its checkout verified or cloned, its task file written here,
+// then the same launch as a local one), and `read`, `close`, `send` act on a child here with the
+// same results as the local commands; `worktree` makes a `--branch` worktree here for `place` and
+// `run` on another host. Every name, path and text arrives as data.
+
+import { rm } from 'node:fs/promises';
+import * as z from 'zod/mini';
+import { launchAgent } from '../agents/launch-agent.js';
+import { launchFiles, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
+import { SETUP_CAP_MS } from '../core/budget.js';
+import { DogsledError } from '../errors.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import { endReservations } from '../hosts/place.js';
+import { sendMessage } from '../inbox/send.js';
+import { InboxSenderSchema } from '../state/inbox-schemas.js';
+import { AgentRequestSchema } from '../state/work-schemas.js';
+import { closeHere } from '../work/close.js';
+import { Deadline } from '../work/deadline.js';
+import { readTarget } from '../work/read.js';
+import { ensureBranchWorktree } from '../worktrees/branch-worktree.js';
+import { placeHere, WorkPlaceSchema } from '../worktrees/peer-checkout.js';
+import type { VerbIO, VerbResult } from './table.js';
+
+const ID = /^[a-z]_[a-z0-9]{6,32}$/;
+
+export const AgentLaunchRequestSchema = z.looseObject({
+  item: z.string().check(z.regex(ID)),
+  request: AgentRequestSchema,
+  /** The task text: it becomes launches/<launch>.task.md here, the host that runs the child. */
+  task: z.string(),
+  place: WorkPlaceSchema,
+  owner: z.nullable(z.string()),
+  ticket: z.nullable(z.string()),
+  reservation: z.nullable(z.string()),
+  /** What remains of the caller's budget; the launch here takes at most this (and 10 minutes). */
+  max_ms: z.number().check(z.positive()),
+});
+
+export type AgentLaunchRequest = z.infer<typeof AgentLaunchRequestSchema>;
+
+function jsonInput(verb: string, io: VerbIO): unknown {
+  try {
+    return JSON.parse(io.input.toString('utf8'));
+  } catch {
+    throw new DogsledError(`host ${verb}: the request on stdin is not JSON`);
+  }
+}
+
+/** `host agent` with the request on stdin: `{record, item, worktree}` of the child started here. */
+export async function agentVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
+  if (args.length > 0) throw new DogsledError(`host agent: takes its request on stdin, got "${args[0]}"`);
+  const parsed = AgentLaunchRequestSchema.safeParse(jsonInput('agent', io));
+  if (!parsed.success) throw new DogsledError('host agent: the request on stdin is not an agent launch');
+  const spec = parsed.data;
+  const deadline = new Deadline(Math.min(spec.max_ms, SETUP_CAP_MS));
+  const { launch } = spec.request;
+  // The launch id names files here: one that could name a path elsewhere is refused first.
+  const files = launchFiles(io.paths, launch);
+  try {
+    const placed = await deadline.step('preparing the checkout', 'setup', (signal) =>
+      placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),
+    );
+    await writeTaskFile(io.paths, launch, spec.task);
+    const launched = await launchAgent(
+      io,
+      {
+        itemId: spec.item,
+        request: { ...spec.request, cwd: placed.cwd, caller_workspace: null },
+        owner: spec.owner,
+        host: LOCAL_HOST.id,
+        ticket: spec.ticket,
+        reservation: spec.reservation,
+      },
+      deadline,
+    );
+    return { value: { record: launched.record, item: launched.item, worktree: launched.worktree } };
+  } catch (error) {
+    // Refused before its record: nothing of the launch stays here, and its room is given back.
+    const record = await readLaunchRecord(io.paths, launch).catch(() => undefined);
+    if (record === undefined) await rm(files.task, { force: true }).catch(() => {});
+    if (spec.reservation !== null) await endReservations(io, [spec.reservation]).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** `host read TARGET`: the report `dogsled read TARGET` gives here. */
+export async function readVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
+  const [target, ...rest] = args;
+  if (target === undefined || rest.length > 0) throw new DogsledError('host read: takes one target');
+  return { value: await readTarget(io, target, null) };
+}
+
+/** `host close PANE`: the result `dogsled close PANE --json` gives here. */
+export async function closeVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
+  const [pane, ...rest] = args;
+  if (pane === undefined || rest.length > 0) throw new DogsledError('host close: takes one pane');
+  // The caller's pane is on its own host: no pane here is the caller's.
+  return { value: await closeHere(io, pane, null) };
+}
+
+const SendInputSchema = z.looseObject({ text: z.string(), sender: InboxSenderSchema });
+
+/** `host send TARGET KIND` with `{text, sender}` on stdin: the record, written into the inbox here. */
+export async function sendVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
+  const [target, kind, ...rest] = args;
+  if (target === undefined || kind === undefined || rest.length > 0) {
+    throw new DogsledError('host send: takes a target and a kind');
+  }
+  const parsed = SendInputSchema.safeParse(jsonInput('send', io));
+  if (!parsed.success) throw new DogsledError('host send: the request on stdin is not a message');
+  const { text, sender } = parsed.data;
+  return { value: await sendMessage(io, { target, host: null, kind, text, sender }) };
+}
+
+const WorktreeRequestSchema = z.looseObject({
+  place: WorkPlaceSchema,
+  branch: z.string(),
+  base: z.nullable(z.string()),
+  command: z.enum(['place', 'run', 'agent']),
+  max_ms: z.number().check(z.positive()),
+});
+
+export type WorktreeRequest = z.infer<typeof WorktreeRequestSchema>;
+
+/**
+ * `host worktree` with the request on stdin: the branch's worktree in this host's checkout (verified
+ * against the caller's origin or cloned from it), made or reused exactly as a local `--branch`.
+ */
+export async function worktreeVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
+  if (args.length > 0) throw new DogsledError(`host worktree: takes its request on stdin, got "${args[0]}"`);
+  const parsed = WorktreeRequestSchema.safeParse(jsonInput('worktree', io));
+  if (!parsed.success)
+    throw new DogsledError('host worktree: the request on stdin is not a worktree request');
+  const spec = parsed.data;
+  const deadline = new Deadline(Math.min(spec.max_ms, SETUP_CAP_MS));
+  const placed = await deadline.step('preparing the checkout', 'setup', (signal) =>
+    placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),
+  );
+  const ask = { repo: placed.cwd, branch: spec.branch, base: spec.base ?? undefined, command: spec.command };
+  return { value: await ensureBranchWorktree(ask, { ...io, deadline }) };
+}

@@ -1,0 +1,118 @@
+// `read`, `close` and `send` of a child on a peer: the peer runs the same command on its own state
+// and Herdr (`host read|close|send`, every argument as data) and answers with the result the local
+// command gives; this host only names the peer in it and, for close, closes the owner's items there.
+
+import { hostname } from 'node:os';
+import * as z from 'zod/mini';
+import type { CloseResult } from '../agents/close-child.js';
+import { SETUP_CAP_MS } from '../core/budget.js';
+import { applyClosures } from '../core/item-closing.js';
+import { DogsledError } from '../errors.js';
+import type { PeerHost } from '../hosts/fleet.js';
+import { LOCAL_HOST } from '../hosts/local.js';
+import { peerCall } from '../hosts/remote.js';
+import { hostOfFlag } from '../hosts/remote-cleanup.js';
+import { checkSendRequest, type SendRequest, type SendResult, sendMessage } from '../inbox/send.js';
+import { InboxRecordSchema, type InboxSender } from '../state/inbox-schemas.js';
+import type { HostIO, ProcessIO } from '../state/io.js';
+import { updateItems } from '../state/work.js';
+import { callerPane } from '../terminal/herdr-env.js';
+import type { ReadReport } from './read.js';
+
+const text = z.nullable(z.string());
+
+const ReadReportSchema = z.looseObject({
+  target: z.string(),
+  kind: z.enum(['agent', 'job']),
+  item: text,
+  name: text,
+  host: z.string(),
+  pane: text,
+  output: text,
+  reply: text,
+});
+
+const CloseResultSchema = z.looseObject({
+  pane: z.string(),
+  worktree: z.nullable(
+    z.looseObject({
+      path: z.string(),
+      branch: text,
+      workspace: text,
+      branch_deleted: z.boolean(),
+      anchor_closed: z.optional(z.boolean()),
+    }),
+  ),
+  pane_closed: z.boolean(),
+});
+
+const SendResultSchema = z.looseObject({
+  record: InboxRecordSchema,
+  to: z.looseObject({ terminal: z.string(), pane: z.string(), name: text }),
+});
+
+function parsed<T>(peer: PeerHost, verb: string, schema: z.ZodMiniType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new DogsledError(`${peer.label}: host ${verb} answered something that is not dogsled's`);
+  return result.data;
+}
+
+/** `read TARGET --host PEER`, or of a child or job whose item names that peer. */
+export async function readOnPeer(
+  io: HostIO,
+  peer: PeerHost,
+  target: string,
+  shownAs = target,
+): Promise<ReadReport> {
+  const report = parsed(peer, 'read', ReadReportSchema, await peerCall(io, peer, ['read', target]));
+  return { ...report, target: shownAs, host: peer.id };
+}
+
+/**
+ * `close PANE --host PEER`: the peer's own close (its teardown commands take up to the setup cap),
+ * then this host's open items of that pane on that peer close too.
+ */
+export async function closeOnPeer(io: HostIO, peer: PeerHost, pane: string): Promise<CloseResult> {
+  const value = await peerCall(io, peer, ['close', pane], { timeoutMs: SETUP_CAP_MS });
+  const result = parsed(peer, 'close', CloseResultSchema, value) as CloseResult;
+  await updateItems(io, (items) => {
+    const ids = items.items
+      .filter((item) => item.closed_ms === null && item.host === peer.id && item.pane === pane)
+      .map((item) => ({ id: item.id, reason: 'closed' }));
+    const { next, changed } = applyClosures(items, ids, io.now());
+    return changed ? { result: undefined, next } : { result: undefined };
+  });
+  return result;
+}
+
+/** `send TARGET --host PEER`: the record is written into the inbox there, named as sent from here. */
+export async function sendOnPeer(
+  io: HostIO,
+  peer: PeerHost,
+  request: { target: string; kind: string; text: string; sender: InboxSender },
+): Promise<SendResult> {
+  const input = JSON.stringify({ text: request.text, sender: request.sender });
+  const value = await peerCall(io, peer, ['send', request.target, request.kind], { input });
+  return parsed(peer, 'send', SendResultSchema, value);
+}
+
+/**
+ * `send` to any host: this host's inbox (inbox/send.ts), or a peer's named by `--host`. The record
+ * on a peer names the sender by this machine's hostname, never `local`, which there means the peer.
+ */
+export async function sendAnywhere(
+  io: ProcessIO,
+  request: SendRequest,
+  load: () => Promise<HostIO>,
+): Promise<SendResult> {
+  if (request.host === null || request.host === LOCAL_HOST.id || request.host === LOCAL_HOST.label) {
+    return sendMessage(io, { ...request, host: null });
+  }
+  checkSendRequest({ ...request, host: null });
+  const host = await load();
+  const peer = await hostOfFlag(host, request.host);
+  if (peer === null) return sendMessage(io, { ...request, host: null });
+  const sender: InboxSender = { pane: callerPane(io.env), terminal: null, host: hostname(), name: null };
+  return sendOnPeer(host, peer, { target: request.target, kind: request.kind, text: request.text, sender });
+}

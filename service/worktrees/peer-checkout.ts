@@ -1,0 +1,118 @@
+// Where work sent from another host runs here (spec, "Repository configuration" and "Jobs, agents,
+// and owners"): a directory under the caller's home maps to the same path under this home, any other
+// is taken as it is. A repository's checkout is verified against the caller's origin, or cloned from
+// it when this host has none (and a fresh clone's mise configuration trusted, mise-trust.ts); a path
+// that is something else, or another repository, is refused and left as it is. Nothing moves the
+// work elsewhere.
+
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import * as z from 'zod/mini';
+import { shown } from '../core/visible.js';
+import { DogsledError } from '../errors.js';
+import { checkoutTop, cloneCheckout, originOf } from '../git/checkout-origin.js';
+import type { ProcessIO } from '../state/io.js';
+import { trustFreshClone } from './mise-trust.js';
+
+/** What the caller sends: its directory, and the repository that holds it when there is one. */
+export const WorkPlaceSchema = z.looseObject({
+  /** The caller's directory as it is there (absolute). */
+  cwd: z.string(),
+  /** `cwd` relative to the caller's home when it lies under it, else null. */
+  home_relative: z.nullable(z.string()),
+  /** The caller's checkout: its top (relative to home, else absolute) and its origin. */
+  checkout: z.nullable(
+    z.looseObject({
+      top: z.string(),
+      top_home_relative: z.nullable(z.string()),
+      origin: z.nullable(z.string()),
+    }),
+  ),
+});
+
+export type WorkPlace = z.infer<typeof WorkPlaceSchema>;
+
+/** `path` relative to `home` when it lies under it, else null (taken as an absolute path there). */
+export function homeRelative(path: string, home: string): string | null {
+  const rel = relative(home, path);
+  if (rel === '') return '.';
+  return rel.startsWith('..') || isAbsolute(rel) ? null : rel;
+}
+
+/** This host's path for a caller's path: the same path under this home, or the path itself. */
+function mapped(io: Pick<ProcessIO, 'home'>, path: string, rel: string | null): string {
+  return rel === null ? path : resolve(join(io.home, rel));
+}
+
+export interface PlacedHere {
+  /** The directory the work runs in here. */
+  cwd: string;
+  /** The checkout was cloned for this work. */
+  cloned: boolean;
+}
+
+/**
+ * The directory here for work from another host, its checkout verified or cloned first. A plain
+ * directory must exist; `clone` false refuses a missing checkout instead of cloning it.
+ */
+export async function placeHere(
+  io: ProcessIO & { signal?: AbortSignal | undefined },
+  place: WorkPlace,
+  options: { timeoutMs?: number } = {},
+): Promise<PlacedHere> {
+  const cwd = mapped(io, place.cwd, place.home_relative);
+  if (place.checkout === null) {
+    const found = await stat(cwd).catch(() => undefined);
+    if (!found?.isDirectory()) throw new DogsledError(`${shown(cwd)} is not a directory on this host`);
+    return { cwd, cloned: false };
+  }
+  const { checkout } = place;
+  const top = mapped(io, checkout.top, checkout.top_home_relative);
+  const inner = relative(checkout.top, place.cwd);
+  const here = inner === '' ? top : resolve(top, inner);
+  const found = await stat(top).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw new DogsledError(`cannot read ${shown(top)}: ${error.code ?? error.message}`);
+  });
+  const git = { env: io.env, signal: io.signal };
+  if (found === undefined) {
+    if (checkout.origin === null) {
+      throw new DogsledError(
+        `no checkout at ${shown(top)} on this host, and the caller's checkout has no origin to clone from`,
+      );
+    }
+    const budget = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+    await cloneCheckout(checkout.origin, top, { ...git, ...budget });
+    await trustFreshClone(top, { ...git, ...budget });
+    return { cwd: here, cloned: true };
+  }
+  const topHere = found.isDirectory() ? await checkoutTop(top, git) : null;
+  const same =
+    topHere !== null &&
+    (await realpath(topHere).catch(() => topHere)) === (await realpath(top).catch(() => top));
+  if (!same) throw new DogsledError(`${shown(top)} on this host is not a checkout of a repository`);
+  const theirs = await originOf(top, git);
+  if (checkout.origin !== null && theirs !== checkout.origin) {
+    throw new DogsledError(
+      `the checkout at ${shown(top)} on this host has origin ${shown(theirs ?? '(none)')}, not the caller's ${shown(checkout.origin)}`,
+    );
+  }
+  return { cwd: here, cloned: false };
+}
+
+/** The caller's side: its directory and, when it is in a checkout, that checkout's top and origin. */
+export async function workPlaceOf(
+  io: ProcessIO & { signal?: AbortSignal | undefined },
+  cwd: string,
+): Promise<WorkPlace> {
+  const git = { env: io.env, signal: io.signal };
+  const top = await checkoutTop(cwd, git);
+  return {
+    cwd,
+    home_relative: homeRelative(cwd, io.home),
+    checkout:
+      top === null
+        ? null
+        : { top, top_home_relative: homeRelative(top, io.home), origin: await originOf(top, git) },
+  };
+}

@@ -1,0 +1,56 @@
+// The fake Herdr on a test peer: the server runs as the peer's user at Herdr's default socket
+// (~/.config/herdr/herdr.sock), so a dogsled started there over SSH finds it the way it finds a real
+// one, with no variable set; its panes find the fake agents and node first on PATH.
+
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
+import { callSocket, type Envelope } from '../../fakes/herdr/harness.js';
+import type { Peer } from './index.js';
+import { stopTree } from './procs.js';
+
+const SERVER = join(import.meta.dirname, '..', '..', 'fakes', 'herdr', 'server.mjs');
+
+export interface PeerHerdr {
+  socketPath: string;
+  /** Where the peer's fake agents record their launches. */
+  logDir: string;
+  call: (method: string, params?: Record<string, unknown>) => Promise<Envelope>;
+  stop: () => Promise<void>;
+}
+
+export async function startPeerHerdr(peer: Peer): Promise<PeerHerdr> {
+  const home = peer.user.home;
+  const socketPath = join(home, '.config', 'herdr', 'herdr.sock');
+  const logDir = join(home, 'agent-log');
+  await peer.run(['mkdir', '-p', join(home, '.config', 'herdr'), logDir]);
+  const path = `${FAKE_AGENTS_BIN}:${join(process.execPath, '..')}:/usr/local/bin:/usr/bin:/bin`;
+  const child: ChildProcess = peer.spawn(
+    [process.execPath, SERVER, '--socket', socketPath, '--settle-ms', '50', '--prompt-delay-ms', '20'],
+    { PATH: path, FAKE_AGENT_LOG_DIR: logDir, DOGSLED_TEST: '1' },
+  );
+  let log = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    log += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log += chunk.toString('utf8');
+  });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const pong = await callSocket(socketPath, 'ping').catch(() => undefined);
+    if (pong?.result?.type === 'pong') break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`the fake Herdr on ${peer.alias} did not start:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    socketPath,
+    logDir,
+    call: (method, params = {}) => callSocket(socketPath, method, params),
+    stop: async () => {
+      if (child.pid !== undefined && child.exitCode === null) await stopTree(child.pid);
+    },
+  };
+}
