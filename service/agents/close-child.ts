@@ -59,6 +59,19 @@ export interface CloseResult {
   pane_closed: boolean;
 }
 
+/**
+ * A refusal because closing would lose work or disturb live work (a dirty checkout, commits the loss
+ * rule does not find held, a busy pane there): `held` says why in a few words, for the orphan check.
+ */
+export class KeepsWork extends DogsledError {
+  constructor(
+    readonly held: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface CloseIO extends HostIO {
   port: TerminalPort;
 }
@@ -73,7 +86,7 @@ export async function closeChild(io: CloseIO, request: CloseRequest): Promise<Cl
     throw new DogsledError(`${request.pane} is your own pane`);
   }
   const busy = await busyReason(port, snapshot, target);
-  if (busy !== null) throw new DogsledError(`pane ${request.pane} is busy: it ${busy}`);
+  if (busy !== null) throw new KeepsWork(`busy: it ${busy}`, `pane ${request.pane} is busy: it ${busy}`);
   const git: GitIO = { env: io.env };
   const scope = await worktreeOf(target, git);
   if (scope === null) return closeAlone(port, request.pane);
@@ -167,12 +180,16 @@ async function closeInWorktree(
   // The other panes that use the checkout: another agent or an open item keeps it (the target
   // closes alone); a busy shell refuses; idle shells close with it.
   const users = await usersOf(io, snapshot, target, scope.path, workspace);
-  if (users.busy !== null) throw new DogsledError(`worktree ${scope.path} is in use: ${users.busy}`);
+  if (users.busy !== null)
+    throw new KeepsWork(`in use: ${users.busy}`, `worktree ${scope.path} is in use: ${users.busy}`);
   if (users.keep !== null) return closeAlone(port, request.pane);
 
   const git: GitIO = { env: io.env };
   if (await readDirty(scope.path, git)) {
-    throw new DogsledError(`worktree ${scope.path} has uncommitted changes: commit them first`);
+    throw new KeepsWork(
+      'dirty: uncommitted changes',
+      `worktree ${scope.path} has uncommitted changes: commit them first`,
+    );
   }
   let deleteTheBranch = false;
   let restore: string[] = [];
@@ -187,9 +204,8 @@ async function closeInWorktree(
     const found = survey.worktrees.find((entry) => samePath(entry.facts.path, scope.path));
     const verdict = found?.verdict;
     if (verdict?.kind !== 'removable') {
-      throw new DogsledError(
-        `worktree ${scope.path} keeps work: ${verdict?.reason ?? 'it cannot be checked'}`,
-      );
+      const why = verdict?.reason ?? 'it cannot be checked';
+      throw new KeepsWork(why, `worktree ${scope.path} keeps work: ${why}`);
     }
     deleteTheBranch = verdict.proof.deleteBranch;
     restore = verdict.proof.restore;

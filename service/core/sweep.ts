@@ -65,7 +65,7 @@ export function sweepCounts(pass: SweepPass): SweepCounts {
     skipped: pass.skipped.length,
     failed: pass.failures.length + (pass.error === null ? 0 : 1),
     warnings: pass.warnings.length,
-    held: pass.unlinked.length + pass.landed_dirty.length,
+    held: pass.unlinked.length + pass.landed_dirty.length + (pass.orphans?.length ?? 0),
   };
 }
 
