@@ -41,8 +41,12 @@ export interface CloseRequest {
   pane: string;
   /** The caller's pane (HERDR_PANE_ID), never closed and never the owner of what closes. */
   caller: string | null;
-  /** `close` keeps only what the loss rule holds; `done` keeps the branch whatever it holds. */
-  mode: 'close' | 'done';
+  /**
+   * `close` keeps only what the loss rule holds; `done` keeps the branch whatever it holds; `orphan`
+   * (the service closing an orphaned child) needs the loss rule like close, but keeps a branch whose
+   * commits are only pushed, not integrated: nobody else is left to land it.
+   */
+  mode: 'close' | 'done' | 'orphan';
 }
 
 export interface ClosedWorktree {
@@ -186,14 +190,11 @@ async function closeInWorktree(
 
   const git: GitIO = { env: io.env };
   if (await readDirty(scope.path, git)) {
-    throw new KeepsWork(
-      'dirty: uncommitted changes',
-      `worktree ${scope.path} has uncommitted changes: commit them first`,
-    );
+    throw new KeepsWork('dirty', `worktree ${scope.path} has uncommitted changes: commit them first`);
   }
   let deleteTheBranch = false;
   let restore: string[] = [];
-  if (request.mode === 'close') {
+  if (request.mode !== 'done') {
     const survey = await surveyRepository(scope.main, {
       fetch: 'run',
       callerCwd: null,
@@ -205,9 +206,14 @@ async function closeInWorktree(
     const verdict = found?.verdict;
     if (verdict?.kind !== 'removable') {
       const why = verdict?.reason ?? 'it cannot be checked';
-      throw new KeepsWork(why, `worktree ${scope.path} keeps work: ${why}`);
+      // Commits only this branch has are what an orphan's status calls unpushed.
+      throw new KeepsWork(
+        why.replace(/^local work: /, 'unpushed: '),
+        `worktree ${scope.path} keeps work: ${why}`,
+      );
     }
-    deleteTheBranch = verdict.proof.deleteBranch;
+    deleteTheBranch =
+      verdict.proof.deleteBranch && (request.mode === 'close' || verdict.proof.commits.kind !== 'held');
     restore = verdict.proof.restore;
   }
   const head = await resolveRef(scope.main, `refs/heads/${scope.branch}`, git);

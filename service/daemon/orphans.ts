@@ -183,7 +183,7 @@ export class OrphanLane {
     try {
       const io: CloseIO = { ...this.io, port };
       // The service's own pane is the caller: never closed, never the owner of what closes.
-      const result = await closeChild(io, { pane, caller: callerPane(this.io.env), mode: 'close' });
+      const result = await closeChild(io, { pane, caller: callerPane(this.io.env), mode: 'orphan' });
       this.retries.delete(item.id);
       const worktree = result.worktree;
       report.results.push({
