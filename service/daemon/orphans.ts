@@ -23,6 +23,7 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
+import type { StateIO } from '../state/io.js';
 import { oneLine } from '../state/quarantine.js';
 import type { OrphanHold, SweepPass } from '../state/sweep-schemas.js';
 import { readItems, updateItems } from '../state/work.js';
@@ -330,6 +331,6 @@ function childPane(snapshot: Snapshot, pane: Pane | undefined, mark: DoneMark | 
 }
 
 /** The watchdog's view of orphans: one line each from items.json, for every check-in on this host. */
-export function orphanSource(io: WorkerIO): ChildSource {
+export function orphanSource(io: StateIO): ChildSource {
   return { orphans: async () => orphanLines((await readItems(io)).items) };
 }

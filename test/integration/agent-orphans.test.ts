@@ -11,11 +11,12 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ORPHAN_CLOSED } from '../../service/core/orphans.js';
 import { inspectLock } from '../../service/state/lock.js';
 import { type SweepPass, SweepPassSchema } from '../../service/state/sweep-schemas.js';
+import { requestSweep } from '../../service/sweep/request.js';
 import { readEvents, until, waitForLaunch } from '../fakes/agents/harness.js';
 import { eventually, runCli, type startCli } from '../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../helpers/git-scenarios.js';
 import { agentCli, agentSuite, items, type Json, ok, paneIds } from './agent-fixtures.js';
-import { killAll, roomFor5, startServe, untilEligible } from './job-queue-fixtures.js';
+import { killAll, roomFor5, startServe, untilEligible, workIO } from './job-queue-fixtures.js';
 import { worktreeList } from './worktree-fixtures.js';
 
 const suite = agentSuite({ serviceLock: false });
@@ -296,7 +297,7 @@ describe('an orphan that would lose or disturb work stays open with its reason',
   );
 
   it(
-    'an orphan whose owner is still there is no orphan: nothing is marked or closed',
+    'a child whose owner is still there is no orphan; a requested pass records the one that is held',
     async () => {
       await serve();
       const owner = await newOwner();
@@ -309,6 +310,27 @@ describe('an orphan that would lose or disturb work stays open with its reason',
       expect(await itemOf(child.item)).toMatchObject({ closed_ms: null });
       expect((await itemOf(child.item)).orphaned ?? null).toBeNull();
       expect((await worktreeList(repo)).map((w) => w.path)).toContain(child.path);
+
+      // A requested cleanup pass records the orphan it holds in sweep.json, and status lists it.
+      await requestSweep(workIO(suite.box), null);
+      const latest = await eventually(
+        async () => {
+          const text = await readFile(join(suite.box.state, 'sweep.json'), 'utf8').catch(() => null);
+          const pass = text === null ? undefined : SweepPassSchema.parse(JSON.parse(text));
+          return pass?.trigger === 'request' ? pass : undefined;
+        },
+        60_000,
+        'the requested pass',
+      );
+      expect(latest.orphans).toEqual([
+        expect.objectContaining({
+          item: second.item,
+          name: 'gone-owner',
+          reason: expect.stringMatching(/^unpushed: /),
+        }),
+      ]);
+      const status = await runCli(['status'], suite.env);
+      expect(status.stdout).toMatch(/^ {2}- held: orphan gone-owner \(w\w+:p\w+\): unpushed: /m);
     },
     SLOW,
   );
