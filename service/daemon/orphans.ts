@@ -1,10 +1,11 @@
-// The service's orphan check (spec, "The sweep in serve"), run right after the finish worker in its
-// lane and inside every requested sweep pass, never two at once: children that called done and whose
-// owner is gone are closed through close's own teardown (agents/close-child.ts, loss rule and all),
-// independent of any cleanup request. One that stays open carries `orphaned` on its item (status,
-// the brief, prompt context, check-ins read it); a refused or failed close is retried on the shared
-// backoff. A pass that closed, failed or changed what it holds is journaled and kept in sweeps.jsonl.
+// The service's orphan check (spec, "The sweep in serve"), run after the finish worker in its lane
+// (at most every 5 s) and inside every requested sweep pass, never two at once: children that called
+// done and whose owner is gone are closed through close's own teardown (agents/close-child.ts, loss
+// rule and all), independent of any cleanup request. One that stays open carries `orphaned` on its
+// item (status, the brief, prompt context, check-ins read it); a refused or failed close is retried
+// on the shared backoff. A pass that closed, failed or changed what it holds is journaled and kept.
 
+import { performance } from 'node:perf_hooks';
 import { type CloseIO, closeChild, KeepsWork } from '../agents/close-child.js';
 import { backoffRetryAt } from '../core/backoff.js';
 import { turnEnded } from '../core/done-rule.js';
@@ -36,6 +37,11 @@ import type { ChildSource } from '../watchdog/facts.js';
 import type { WorkerIO } from './worker-io.js';
 
 const SNAPSHOT_TIMEOUT_MS = 10_000;
+/**
+ * The finish lane passes every second; the orphan check, which reads Herdr again, runs at most this
+ * often from there (a requested sweep pass runs it at once). Orphans are rare and never urgent.
+ */
+export const ORPHAN_CHECK_GAP_MS = 5_000;
 const REASON_CHARS = 200;
 
 /** What a check did, in the sweep's own entry shapes (kind `orphan`). */
@@ -62,11 +68,20 @@ export class OrphanLane {
   private readonly retries = new Map<string, Retry>();
   private readonly warned = new Set<string>();
   private running: Promise<unknown> = Promise.resolve();
+  private lastPaced = -Infinity;
 
   constructor(
     private readonly io: WorkerIO,
     private readonly random: () => number = Math.random,
   ) {}
+
+  /** The finish lane's call: a check when the last paced one is ORPHAN_CHECK_GAP_MS old. */
+  async paced(): Promise<OrphanReport | undefined> {
+    const now = performance.now();
+    if (now - this.lastPaced < ORPHAN_CHECK_GAP_MS) return undefined;
+    this.lastPaced = now;
+    return this.pass();
+  }
 
   /**
    * One check; `record` (the lane's own passes) keeps a pass that did something in sweep.json and
@@ -134,10 +149,16 @@ export class OrphanLane {
         reason,
       });
     }
-    const changed = await this.write(
-      orphaned,
-      closed.map((c) => c.item),
+    const differs = items.some(
+      (item) => orphaned.has(item.id) && (item.orphaned ?? null)?.reason !== orphaned.get(item.id)?.reason,
     );
+    const changed =
+      differs || closed.length > 0
+        ? await this.write(
+            orphaned,
+            closed.map((c) => c.item),
+          )
+        : false;
     await this.closeMarks(closed.flatMap((c) => (c.mark === null ? [] : [c.mark])));
     if (record && (changed || report.results.length > 0 || report.failures.length > 0)) {
       const pass = this.passOf(started_ms, report);

@@ -79,7 +79,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
   // The orphan check follows the finish worker in its lane and joins requested sweep passes.
   const orphans = new OrphanLane(workerIO);
-  const work = options.once ? undefined : startWorkWorkers(workerIO, stop, () => orphans.pass());
+  const work = options.once ? undefined : startWorkWorkers(workerIO, stop, () => orphans.paced());
   const todos = options.once ? undefined : startTodosWorker(workerIO, stop);
   // A worker's failure is published in host.json's errors until its next pass succeeds.
   const laneErrors = new Map<string, string>();
