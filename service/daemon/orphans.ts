@@ -18,7 +18,7 @@ import {
   orphanLines,
   orphanVerdict,
 } from '../core/orphans.js';
-import { sweepCounts, sweepCountsText } from '../core/sweep.js';
+import { completedPass, sweepCounts, sweepCountsText } from '../core/sweep.js';
 import { isDogsledError, messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
@@ -274,23 +274,8 @@ export class OrphanLane {
   }
 
   private passOf(started_ms: number, report: OrphanReport): SweepPass {
-    const finished_ms = Math.max(started_ms, this.io.now());
-    return {
-      version: 1,
-      ts_ms: finished_ms,
-      started_ms,
-      finished_ms,
-      request_ms: null,
-      trigger: 'orphans',
-      results: report.results,
-      skipped: report.skipped,
-      failures: report.failures,
-      warnings: [],
-      landed_dirty: [],
-      unlinked: [],
-      orphans: report.held,
-      error: null,
-    };
+    const cause = { request_ms: null, trigger: 'orphans' as const, error: null };
+    return { ...completedPass({ started_ms, now: this.io.now() }, cause, report), orphans: report.held };
   }
 
   /** The pass to stderr: closures and failures always, holds when they changed. */

@@ -8,7 +8,15 @@
 import { lstat, unlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { flatText } from '../core/inbox-text.js';
-import { requestOwed, type SweepSelf, sweepCounts, sweepCountsText, sweepScope } from '../core/sweep.js';
+import {
+  completedPass,
+  type PassEntries,
+  requestOwed,
+  type SweepSelf,
+  sweepCounts,
+  sweepCountsText,
+  sweepScope,
+} from '../core/sweep.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import type { SweepPass } from '../state/sweep-schemas.js';
@@ -67,24 +75,13 @@ export class SweepWorker {
     started_ms: number,
     request_ms: number,
     error: string | null,
-    report: Pick<SweepPass, 'results' | 'skipped' | 'failures'>,
+    entries: PassEntries,
   ): SweepPass {
-    const finished_ms = Math.max(started_ms, this.io.now());
-    return {
-      version: 1,
-      ts_ms: finished_ms,
-      started_ms,
-      finished_ms,
-      request_ms,
-      trigger: 'request',
-      results: report.results,
-      skipped: report.skipped,
-      failures: report.failures,
-      warnings: [],
-      landed_dirty: [],
-      unlinked: [],
-      error,
-    };
+    return completedPass(
+      { started_ms, now: this.io.now() },
+      { request_ms, trigger: 'request', error },
+      entries,
+    );
   }
 
   /** Removals, failures, warnings and holds to stderr, one escape-free line each. */

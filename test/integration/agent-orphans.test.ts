@@ -84,6 +84,18 @@ async function itemOf(id: string): Promise<Json> {
   return (await items(suite)).find((item) => item.id === id);
 }
 
+/** The item once closed (by the orphan check, the finish worker or anything else). */
+function closedItem(id: string, what: string): Promise<Json> {
+  return eventually(
+    async () => {
+      const item = await itemOf(id);
+      return item === undefined || item.closed_ms === null ? undefined : item;
+    },
+    30_000,
+    what,
+  );
+}
+
 async function history(): Promise<SweepPass[]> {
   const text = await readFile(join(suite.box.state, 'sweeps.jsonl'), 'utf8').catch(() => '');
   return text
@@ -145,14 +157,7 @@ describe('an orphan whose checkout loses nothing is closed', () => {
       expect(waiting.orphaned ?? null).toBeNull();
 
       await ok(suite.herdr, 'pane.close', { pane_id: owner });
-      const closed = await eventually(
-        async () => {
-          const item = await itemOf(doc.item);
-          return item?.closed_ms === null ? undefined : item;
-        },
-        30_000,
-        'the orphan closed',
-      );
+      const closed = await closedItem(doc.item, 'the orphan closed');
       expect(closed.close_reason).toBe(ORPHAN_CLOSED);
       expect(await paneIds(suite.herdr)).not.toContain(doc.pane);
       expect((await worktreeList(repo)).map((w) => w.path)).not.toContain(doc.worktree);
@@ -192,11 +197,7 @@ describe('an orphan whose checkout loses nothing is closed', () => {
       const owner = await newOwner();
       const child = await shellChild(owner, 'landed', null);
       await ok(suite.herdr, 'pane.close', { pane_id: owner });
-      const closed = await eventually(
-        async () => ((await itemOf(child.item))?.closed_ms === null ? undefined : itemOf(child.item)),
-        30_000,
-        'the orphan closed',
-      );
+      const closed = await closedItem(child.item, 'the orphan closed');
       expect(closed.close_reason).toBe(ORPHAN_CLOSED);
       expect((await worktreeList(repo)).map((w) => w.path)).toEqual([repo.main]);
       expect(await refSha(repo, `refs/heads/${child.branch}`)).toBeNull();
@@ -285,11 +286,7 @@ describe('an orphan that would lose or disturb work stays open with its reason',
         agent: 'claude',
         state: 'idle',
       });
-      const closed = await eventually(
-        async () => ((await itemOf(working.item))?.closed_ms === null ? undefined : itemOf(working.item)),
-        30_000,
-        'the idle orphan closed',
-      );
+      const closed = await closedItem(working.item, 'the idle orphan closed');
       expect(closed.close_reason).toBe('done');
       expect(await itemOf(dirty.item)).toMatchObject({ closed_ms: null });
     },
@@ -365,11 +362,7 @@ describe('a serve frozen inside the items lock while it closes an orphan', () =>
       } finally {
         child0.kill('SIGCONT');
       }
-      const closed = await eventually(
-        async () => ((await itemOf(child.item))?.closed_ms === null ? undefined : itemOf(child.item)),
-        30_000,
-        'the closure completed',
-      );
+      const closed = await closedItem(child.item, 'the closure completed');
       expect(closed.close_reason).toBe(ORPHAN_CLOSED);
       const results = await eventually(
         async () => {
