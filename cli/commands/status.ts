@@ -55,6 +55,7 @@ async function snapshotText(io: HostIO, flags: StatusFlags, ctx: CliContext): Pr
     const counts = {
       openItems: report.items.length,
       pendingTickets: report.queue.length,
+      orphaned: report.items.filter((item) => item.orphaned).length,
       sweep: report.sweep,
     };
     return `${renderBrief(report.hosts, counts).join('\n')}\n`;

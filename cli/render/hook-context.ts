@@ -74,6 +74,7 @@ export function renderHookContext(context: HookContext, now: number): string {
   const fleet = renderBrief(context.hosts, {
     openItems: context.openItems,
     pendingTickets: context.pendingTickets,
+    orphaned: context.orphaned,
   });
   return [...renderOwnerWork(context.work, now), ...renderSweepLine(context, now), ...fleet].join('\n');
 }

@@ -34,6 +34,8 @@ function agentsText(host: HostView): string {
 export interface WorkCounts {
   openItems: number;
   pendingTickets: number;
+  /** Orphaned children the service keeps open on this host (core/orphans.ts). */
+  orphaned?: number;
   /** The latest cleanup pass: counted when it failed, warned or holds something. */
   sweep?: SweepPass | null;
 }
@@ -56,6 +58,7 @@ export function renderBrief(hosts: readonly HostView[], work?: WorkCounts): stri
     stalled > 0 ? `${stalled} stalled` : '',
     work && work.openItems > 0 ? plural(work.openItems, 'open item') : '',
     work && work.pendingTickets > 0 ? plural(work.pendingTickets, 'pending ticket') : '',
+    work?.orphaned ? `${work.orphaned} orphaned` : '',
     sweepHint(work?.sweep),
   ].filter(Boolean);
   const hint = [...counts, 'details: dogsled status'].join(' · ');

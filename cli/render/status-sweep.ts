@@ -23,6 +23,7 @@ export function renderSweep(pass: SweepPass | null, now: number): string[] {
     ...pass.warnings.map((w) => `warning: ${w}`),
     ...pass.unlinked.map((h) => `held: ${h.reason}`),
     ...pass.landed_dirty.map((d) => `held: ${d.checkout} landed but dirty (${d.dirty} paths)`),
+    ...(pass.orphans ?? []).map((o) => `held: orphan ${o.name ?? o.item} (${o.pane ?? '-'}): ${o.reason}`),
   ];
   const lines = [`cleanup   ${sweepLine(pass, now)}`];
   for (const text of findings.slice(0, SHOWN)) lines.push(clip(`  - ${plainLine(text)}`, WIDTH));

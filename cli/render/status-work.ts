@@ -3,6 +3,7 @@
 // come from files other programs write, so each is shown as one escape-free line.
 
 import { formatAge } from '../../service/core/duration.js';
+import { orphanedText } from '../../service/core/orphans.js';
 import { isHeld } from '../../service/core/quota-hold.js';
 import type { Item, Ticket } from '../../service/state/work-schemas.js';
 import { clip, commandLine, plainLine } from './text.js';
@@ -36,14 +37,19 @@ function age(ms: number): string {
   return formatAge(Math.max(0, ms));
 }
 
-/** `job j_abc  make test  open 3m`: one open or closed item without its owner. */
+/**
+ * `job j_abc  make test  open 3m`: one open or closed item without its owner; an orphaned child the
+ * service keeps open ends with `orphaned: <reason>`.
+ */
 export function itemLine(item: Item, now: number, width = COMMAND_WIDTH): string {
   const what = item.job ? `${item.kind} ${item.job}` : `${item.kind} ${item.id}`;
   const when =
     item.closed_ms === null
       ? `open ${age(now - item.created_ms)}`
       : `closed ${age(now - item.closed_ms)} ago: ${plainLine(item.close_reason ?? 'closed')}`;
-  return `${what}  ${commandText(item.command, width)}  ${when}`;
+  const orphaned =
+    item.closed_ms === null && item.orphaned ? `  ${orphanedText(plainLine(item.orphaned.reason))}` : '';
+  return `${what}  ${commandText(item.command, width)}  ${when}${orphaned}`;
 }
 
 /** `t_abc pending  make test  queued 30s`: one ticket without its owner. */
@@ -89,7 +95,8 @@ export function renderWork(openItems: readonly Item[], pending: readonly Ticket[
   const lines = [`work  ·  ${items} · ${countText(pending.length, 'pending ticket')}`];
   for (const [owner, list] of owners) {
     lines.push(row('owner', ownerText(owner)));
-    for (const item of list) lines.push(row('', `  ${itemLine(item, now, STATUS_COMMAND_WIDTH)}`));
+    // An orphan's reason can be long (a loss-rule verdict): the row is clipped, --json has it whole.
+    for (const item of list) lines.push(clip(row('', `  ${itemLine(item, now, STATUS_COMMAND_WIDTH)}`), 80));
   }
   for (const ticket of pending) {
     const command = ticketWhat(ticket, STATUS_TICKET_WIDTH);

@@ -41,8 +41,12 @@ export interface CloseRequest {
   pane: string;
   /** The caller's pane (HERDR_PANE_ID), never closed and never the owner of what closes. */
   caller: string | null;
-  /** `close` keeps only what the loss rule holds; `done` keeps the branch whatever it holds. */
-  mode: 'close' | 'done';
+  /**
+   * `close` keeps only what the loss rule holds; `done` keeps the branch whatever it holds; `orphan`
+   * (the service closing an orphaned child) needs the loss rule like close, but keeps a branch whose
+   * commits are only pushed, not integrated: nobody else is left to land it.
+   */
+  mode: 'close' | 'done' | 'orphan';
 }
 
 export interface ClosedWorktree {
@@ -59,6 +63,19 @@ export interface CloseResult {
   pane_closed: boolean;
 }
 
+/**
+ * A refusal because closing would lose work or disturb live work (a dirty checkout, commits the loss
+ * rule does not find held, a busy pane there): `held` says why in a few words, for the orphan check.
+ */
+export class KeepsWork extends DogsledError {
+  constructor(
+    readonly held: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface CloseIO extends HostIO {
   port: TerminalPort;
 }
@@ -73,7 +90,7 @@ export async function closeChild(io: CloseIO, request: CloseRequest): Promise<Cl
     throw new DogsledError(`${request.pane} is your own pane`);
   }
   const busy = await busyReason(port, snapshot, target);
-  if (busy !== null) throw new DogsledError(`pane ${request.pane} is busy: it ${busy}`);
+  if (busy !== null) throw new KeepsWork(`busy: it ${busy}`, `pane ${request.pane} is busy: it ${busy}`);
   const git: GitIO = { env: io.env };
   const scope = await worktreeOf(target, git);
   if (scope === null) return closeAlone(port, request.pane);
@@ -167,16 +184,17 @@ async function closeInWorktree(
   // The other panes that use the checkout: another agent or an open item keeps it (the target
   // closes alone); a busy shell refuses; idle shells close with it.
   const users = await usersOf(io, snapshot, target, scope.path, workspace);
-  if (users.busy !== null) throw new DogsledError(`worktree ${scope.path} is in use: ${users.busy}`);
+  if (users.busy !== null)
+    throw new KeepsWork(`in use: ${users.busy}`, `worktree ${scope.path} is in use: ${users.busy}`);
   if (users.keep !== null) return closeAlone(port, request.pane);
 
   const git: GitIO = { env: io.env };
   if (await readDirty(scope.path, git)) {
-    throw new DogsledError(`worktree ${scope.path} has uncommitted changes: commit them first`);
+    throw new KeepsWork('dirty', `worktree ${scope.path} has uncommitted changes: commit them first`);
   }
   let deleteTheBranch = false;
   let restore: string[] = [];
-  if (request.mode === 'close') {
+  if (request.mode !== 'done') {
     const survey = await surveyRepository(scope.main, {
       fetch: 'run',
       callerCwd: null,
@@ -187,11 +205,15 @@ async function closeInWorktree(
     const found = survey.worktrees.find((entry) => samePath(entry.facts.path, scope.path));
     const verdict = found?.verdict;
     if (verdict?.kind !== 'removable') {
-      throw new DogsledError(
-        `worktree ${scope.path} keeps work: ${verdict?.reason ?? 'it cannot be checked'}`,
+      const why = verdict?.reason ?? 'it cannot be checked';
+      // Commits only this branch has are what an orphan's status calls unpushed.
+      throw new KeepsWork(
+        why.replace(/^local work: /, 'unpushed: '),
+        `worktree ${scope.path} keeps work: ${why}`,
       );
     }
-    deleteTheBranch = verdict.proof.deleteBranch;
+    deleteTheBranch =
+      verdict.proof.deleteBranch && (request.mode === 'close' || verdict.proof.commits.kind !== 'held');
     restore = verdict.proof.restore;
   }
   const head = await resolveRef(scope.main, `refs/heads/${scope.branch}`, git);

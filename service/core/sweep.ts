@@ -46,6 +46,31 @@ export function sweepScope(plan: readonly PlanEntry[], self: SweepSelf): PlanEnt
   });
 }
 
+/** What a pass did to entries, in sweep.json's shapes. */
+export type PassEntries = Pick<SweepPass, 'results' | 'skipped' | 'failures'>;
+
+/** A completed pass with these entries and no findings yet; it finishes no earlier than it started. */
+export function completedPass(
+  when: { started_ms: number; now: number },
+  cause: Pick<SweepPass, 'request_ms' | 'trigger' | 'error'>,
+  entries: PassEntries,
+): SweepPass {
+  const finished_ms = Math.max(when.started_ms, when.now);
+  return {
+    version: 1,
+    ts_ms: finished_ms,
+    started_ms: when.started_ms,
+    finished_ms,
+    ...cause,
+    results: entries.results,
+    skipped: entries.skipped,
+    failures: entries.failures,
+    warnings: [],
+    landed_dirty: [],
+    unlinked: [],
+  };
+}
+
 /** The history after appending a pass: entries older than seven days go. */
 export function keptHistory<T extends { ts_ms: number }>(entries: readonly T[], now: number): T[] {
   return entries.filter((entry) => now - entry.ts_ms <= SWEEP_HISTORY_MS);
@@ -65,7 +90,7 @@ export function sweepCounts(pass: SweepPass): SweepCounts {
     skipped: pass.skipped.length,
     failed: pass.failures.length + (pass.error === null ? 0 : 1),
     warnings: pass.warnings.length,
-    held: pass.unlinked.length + pass.landed_dirty.length,
+    held: pass.unlinked.length + pass.landed_dirty.length + (pass.orphans?.length ?? 0),
   };
 }
 

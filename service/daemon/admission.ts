@@ -347,7 +347,12 @@ export interface WorkWorkers {
  * Starts the admission, completion and finish workers of a service run, each on its own pace, independent
  * of snapshot publication. They end when `signal` aborts or `stop()` is called.
  */
-export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorkers {
+export function startWorkWorkers(
+  deps: WorkerIO,
+  signal: AbortSignal,
+  /** Runs after each finish pass in the same lane (the orphan check), so the two never race. */
+  afterFinish?: () => Promise<unknown>,
+): WorkWorkers {
   const full = deps;
   const stopper = new AbortController();
   const stopped = AbortSignal.any([signal, stopper.signal]);
@@ -387,6 +392,7 @@ export function startWorkWorkers(deps: WorkerIO, signal: AbortSignal): WorkWorke
       name: 'finish',
       pass: async () => {
         await finish.pass();
+        await afterFinish?.();
       },
       watch: { dir: full.paths.dir, files: ['done.json'] },
     }),

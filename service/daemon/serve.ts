@@ -16,11 +16,12 @@ import { span } from '../timing.js';
 import { AdmissionWorker, startWorkWorkers } from './admission.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
+import { OrphanLane, orphanSource } from './orphans.js';
 import { Publisher } from './publisher.js';
 import { type QuotaWorkerIO, startQuotaWorker } from './quota-worker.js';
 import { type SweepIO, SweepWorker, startSweepWorker } from './sweep-worker.js';
 import { startTodosWorker, TodosWorker } from './todos-worker.js';
-import { startWatchdogWorker, WatchdogWorker } from './watchdog-worker.js';
+import { startWatchdogWorker, type WatchdogIO, WatchdogWorker } from './watchdog-worker.js';
 import type { WorkerIO } from './worker-io.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
@@ -76,7 +77,9 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
   const workerIO: WorkerIO = { ...io, started_ms, paceMs: options.intervalMs };
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
-  const work = options.once ? undefined : startWorkWorkers(workerIO, stop);
+  // The orphan check follows the finish worker in its lane and joins requested sweep passes.
+  const orphans = new OrphanLane(workerIO);
+  const work = options.once ? undefined : startWorkWorkers(workerIO, stop, () => orphans.paced());
   const todos = options.once ? undefined : startTodosWorker(workerIO, stop);
   // A worker's failure is published in host.json's errors until its next pass succeeds.
   const laneErrors = new Map<string, string>();
@@ -84,8 +87,13 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     if (error === undefined) laneErrors.delete(name);
     else laneErrors.set(name, error);
   };
-  const watchdog = options.once ? undefined : startWatchdogWorker(workerIO, stop, laneReport('watchdog'));
-  const sweepIO = { ...workerIO, cwd: io.cwd ?? process.cwd() };
+  const watchdogIO = { ...workerIO, children: orphanSource(workerIO) };
+  const watchdog = options.once ? undefined : startWatchdogWorker(watchdogIO, stop, laneReport('watchdog'));
+  const sweepIO: SweepIO = {
+    ...workerIO,
+    cwd: io.cwd ?? process.cwd(),
+    closeOrphans: () => orphans.pass({ record: false }),
+  };
   const sweep = options.once ? undefined : startSweepWorker(sweepIO, stop, laneReport('sweep'));
   const quota =
     options.once || !io.quota
@@ -116,7 +124,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
       if (await pause(FIRST_SAMPLE_MS, stop)) {
         const { writeError } = await publisher.publish();
         if (writeError && !lost) throw writeError;
-        if (!lost) await runLanesOnce(sweepIO);
+        if (!lost) await runLanesOnce(sweepIO, watchdogIO, orphans);
       }
     } else {
       let delay = 0;
@@ -149,12 +157,13 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
  * holds the service lock (its fresh snapshot is then a running service's). A lane that fails does
  * not stop the next; the failures end the command as one line.
  */
-async function runLanesOnce(io: SweepIO): Promise<void> {
+async function runLanesOnce(io: SweepIO, watchdogIO: WatchdogIO, orphans: OrphanLane): Promise<void> {
   const lanes: Array<[string, () => Promise<unknown>]> = [
     ['admission', () => new AdmissionWorker(io).pass()],
     ['completion', () => new CompletionWorker(io).pass()],
+    ['orphans', () => orphans.pass()],
     ['todos', () => new TodosWorker(io).pass()],
-    ['watchdog', () => new WatchdogWorker(io).pass()],
+    ['watchdog', () => new WatchdogWorker(watchdogIO).pass()],
     ['sweep', () => new SweepWorker(io).pass()],
   ];
   const failures: string[] = [];

@@ -7,14 +7,22 @@
 
 import { lstat, unlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import type { PruneReport } from '../cleanup/report.js';
 import { flatText } from '../core/inbox-text.js';
-import { requestOwed, type SweepSelf, sweepCounts, sweepCountsText, sweepScope } from '../core/sweep.js';
+import {
+  completedPass,
+  type PassEntries,
+  requestOwed,
+  type SweepSelf,
+  sweepCounts,
+  sweepCountsText,
+  sweepScope,
+} from '../core/sweep.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import type { SweepPass } from '../state/sweep-schemas.js';
 import { markSweepHandled, readSweepRequest, recordSweep } from '../sweep/files.js';
 import { callerPane } from '../terminal/herdr-env.js';
+import type { OrphanReport } from './orphans.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
 
@@ -22,13 +30,13 @@ export interface SweepIO extends WorkerIO {
   /** The service's own directory: its checkout is held like a caller's. */
   cwd: string;
   /**
-   * The agent work's orphan closer (children that called done, whose owner is gone and whose
-   * checkout passes the loss rule); its outcomes join the pass. Without it there are none.
+   * The orphan check (orphans.ts: children that called done, whose owner is gone and whose checkout
+   * passes the loss rule); its closures, failures and holds join the pass. Without it there are none.
    */
-  closeOrphans?: () => Promise<PruneReport>;
+  closeOrphans?: () => Promise<OrphanReport>;
 }
 
-const EMPTY_REPORT: PruneReport = { results: [], skipped: [], failures: [] };
+const EMPTY_REPORT: OrphanReport = { results: [], skipped: [], failures: [], held: [] };
 
 export class SweepWorker {
   constructor(private readonly io: SweepIO) {}
@@ -53,6 +61,7 @@ export class SweepWorker {
       pass.warnings = run.warnings;
       pass.landed_dirty = run.landed_dirty;
       pass.unlinked = run.unlinked;
+      pass.orphans = orphans.held;
     } catch (error) {
       pass = this.passOf(started_ms, request.requested_ms, messageOf(error), EMPTY_REPORT);
     }
@@ -66,21 +75,13 @@ export class SweepWorker {
     started_ms: number,
     request_ms: number,
     error: string | null,
-    report: PruneReport,
+    entries: PassEntries,
   ): SweepPass {
-    const finished_ms = Math.max(started_ms, this.io.now());
-    return {
-      version: 1,
-      ts_ms: finished_ms,
-      started_ms,
-      finished_ms,
-      request_ms,
-      ...report,
-      warnings: [],
-      landed_dirty: [],
-      unlinked: [],
-      error,
-    };
+    return completedPass(
+      { started_ms, now: this.io.now() },
+      { request_ms, trigger: 'request', error },
+      entries,
+    );
   }
 
   /** Removals, failures, warnings and holds to stderr, one escape-free line each. */
@@ -96,6 +97,8 @@ export class SweepWorker {
     for (const w of pass.warnings) say(`warning: ${w}`);
     for (const h of pass.unlinked) say(`held: ${h.reason}`);
     for (const d of pass.landed_dirty) say(`held: ${d.checkout} is landed but dirty (${d.dirty} paths)`);
+    for (const o of pass.orphans ?? [])
+      say(`held: orphan ${o.name ?? o.item} (${o.pane ?? '-'}): ${o.reason}`);
     say(`pass done: ${sweepCountsText(sweepCounts(pass))}`);
   }
 }

@@ -17,6 +17,8 @@ export interface HookContext {
   hosts: HostView[];
   openItems: number;
   pendingTickets: number;
+  /** Orphaned children the service keeps open on this host. */
+  orphaned: number;
   /** This host's latest cleanup pass, and how many of its findings are in work the caller created. */
   sweep: SweepPass | null;
   ownFindings: number;
@@ -57,6 +59,7 @@ export async function contextHook(
     work: ownerWork(owner, items.items, queue.tickets, panes),
     hosts: [host],
     openItems: items.items.filter((item) => item.closed_ms === null).length,
+    orphaned: items.items.filter((item) => item.closed_ms === null && item.orphaned).length,
     pendingTickets: queue.tickets.filter((t) => t.state === 'pending' || t.state === 'admitting').length,
   };
 }

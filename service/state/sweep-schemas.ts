@@ -19,13 +19,25 @@ export const SweepRequestSchema = z.looseObject({
 
 const EntryKind = z.string();
 
+/** An orphaned child the service keeps open. */
+export const OrphanHoldSchema = z.looseObject({
+  item: z.string(),
+  name: z.nullable(z.string()),
+  pane: z.nullable(z.string()),
+  path: z.nullable(z.string()),
+  reason: z.string(),
+});
+
 export const SweepPassSchema = z.looseObject({
   version: z.literal(1),
   /** When the pass completed: sweeps.jsonl keeps seven days by it. */
   ts_ms: ms,
   started_ms: ms,
   finished_ms: ms,
-  request_ms: ms,
+  /** The request it answered; null for a pass of the orphan check, which runs without one. */
+  request_ms: z.nullable(ms),
+  /** `request` (a requested cleanup pass; absent in older files) or `orphans` (the orphan check). */
+  trigger: z.optional(z.enum(['request', 'orphans'])),
   results: z.array(
     z.looseObject({
       kind: EntryKind,
@@ -55,9 +67,12 @@ export const SweepPassSchema = z.looseObject({
     }),
   ),
   unlinked: z.array(z.looseObject({ repository: z.string(), path: z.string(), reason: z.string() })),
+  /** Orphaned children kept open (core/orphans.ts), with why; absent in older files. */
+  orphans: z.optional(z.array(OrphanHoldSchema)),
   /** Set when the pass could not survey at all (then the lists are empty). */
   error: z.nullable(z.string()),
 });
 
 export type SweepRequest = z.infer<typeof SweepRequestSchema>;
 export type SweepPass = z.infer<typeof SweepPassSchema>;
+export type OrphanHold = z.infer<typeof OrphanHoldSchema>;

@@ -123,6 +123,11 @@ export const ItemSchema = z.looseObject({
   cwd: z.optional(z.nullable(z.string())),
   /** The child's final reply, captured when it finished (escapes stripped). */
   reply: z.optional(z.nullable(z.string())),
+  /**
+   * Set by the service while this is an orphaned child it keeps open (called done, owner gone):
+   * why it stays (core/orphans.ts), and since when.
+   */
+  orphaned: z.optional(z.nullable(z.looseObject({ reason: z.string(), since_ms: ms }))),
 });
 
 export const ItemsSchema = z.looseObject({
