@@ -64,24 +64,10 @@ export async function buildCli(outdir = join(root, 'dist')) {
   };
   const hot = await build({ ...common, entryPoints: await hotEntryPoints(), splitting: false });
   const result = await build({
-    write: false,
-    absWorkingDir: root,
+    ...common,
     entryPoints: { dogsled: 'cli/main.ts' },
-    outdir,
-    outExtension: { '.js': '.mjs' },
     chunkNames: 'chunks/[name]-[hash]',
-    bundle: true,
     splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    banner: { js: BUNDLE_BANNER },
-    define: { __DOGSLED_VERSION__: JSON.stringify(pkg.version) },
-    external: BUNDLE_EXTERNALS,
-    legalComments: 'none',
-    minifyWhitespace: true,
-    minifySyntax: true,
-    logLevel: 'warning',
   });
   const entry = join(outdir, 'dogsled.mjs');
   // The entry last: a process that starts while the build lands finds every file it names.
