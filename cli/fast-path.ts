@@ -1,9 +1,11 @@
-// Commands that hooks and tab rows call many times a minute start without commander: their flags
-// are parsed with node:util's parseArgs, strictly. `exec`, which every job starts twice (the pane's
-// wrapper and its supervisor), takes the fast path in its two forms, `exec ID` (what a launch runs)
-// and `exec ID -- CMD...`. `host VERB ARGS...`, which peers run through SSH, always does: every word
-// after `host` is data. `hook inbox|context|gate`, which harnesses run on every prompt and stop, takes
-// it with its subcommand.
+// Commands that hooks, tab rows and jobs call many times a minute start without commander: their
+// flags are parsed with node:util's parseArgs, strictly. `exec`, which every job starts twice (the
+// pane's wrapper and its supervisor), takes the fast path in its two forms, `exec ID` (what a launch
+// runs) and `exec ID -- CMD...`. `host VERB ARGS...`, which peers run through SSH, always does: every
+// word after `host` is data. `hook inbox|context|gate`, which harnesses run on every prompt and
+// stop, takes it with its subcommand; `run` takes it when its command follows `--`, and `place`.
+// The hot ones (HOT_COMMANDS) are built as bundles of their own, one file each (dist/hot/NAME.mjs,
+// cli/hot/): Node loads one module instead of the forty a command's chunks make.
 // Anything unusual (help, an unknown or malformed flag) falls through to the full command line,
 // which reports it the usual way.
 
@@ -17,7 +19,8 @@ export const STATUS_INTERVAL_DEFAULT = '5';
 
 interface FastCommand {
   options: NonNullable<ParseArgsConfig['options']>;
-  load: () => Promise<Action>;
+  /** Loads the action from the split chunks; hot commands have their own bundle instead. */
+  load?: () => Promise<Action>;
   /** Parses argv itself (positionals); undefined sends it to the full command line. */
   parse?: (rest: string[]) => Record<string, unknown> | undefined;
 }
@@ -62,7 +65,6 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
       watch: { type: 'boolean' },
       interval: { type: 'string', default: STATUS_INTERVAL_DEFAULT },
     },
-    load: async () => (await import('./commands/status.js')).statusCommand as Action,
   },
   exec: {
     options: {},
@@ -73,23 +75,79 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
       if (separator !== '--' || command.length === 0) return undefined;
       return { id, command };
     },
-    load: async () => {
-      const { execCommand } = await import('./commands/exec.js');
-      return ((flags: { id: string; command?: string[] }, ctx: CliContext) =>
-        execCommand(flags.id, flags.command, ctx)) as Action;
-    },
   },
   hook: {
     options: {},
     parse: parseHook,
-    load: async () => (await import('./commands/hook.js')).hookCommand as Action,
+  },
+  run: {
+    options: {
+      wait: { type: 'boolean' },
+      host: { type: 'string' },
+      cwd: { type: 'string' },
+      timeout: { type: 'string' },
+      'idle-timeout': { type: 'string' },
+      max: { type: 'string' },
+      json: { type: 'boolean' },
+      branch: { type: 'string' },
+      base: { type: 'string' },
+    },
+    parse: parseRun,
+  },
+  place: {
+    options: {
+      json: { type: 'boolean' },
+      host: { type: 'string' },
+      wait: { type: 'boolean' },
+      max: { type: 'string' },
+      branch: { type: 'string' },
+      base: { type: 'string' },
+      repo: { type: 'string' },
+    },
   },
 };
+
+/** Built as bundles of their own (scripts/build.mjs, cli/hot/NAME.ts). */
+export const HOT_COMMANDS: ReadonlySet<string> = new Set(['status', 'exec', 'hook', 'run', 'place']);
+
+/**
+ * `run [flags] -- CMD...`: the flags before the first `--`, the command after it. Without `--` (or
+ * with no command) the full command line decides what the words mean.
+ */
+function parseRun(rest: string[]): Record<string, unknown> | undefined {
+  const separator = rest.indexOf('--');
+  if (separator === -1 || separator === rest.length - 1) return undefined;
+  const flags = strictFlags(rest.slice(0, separator), FAST_COMMANDS.run?.options ?? {});
+  return flags === undefined ? undefined : { ...flags, command: rest.slice(separator + 1) };
+}
+
+/** parseArgs, strictly, without positionals, with the flags named as commander names them. */
+function strictFlags(
+  args: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+): Record<string, unknown> | undefined {
+  try {
+    const { values } = parseArgs({
+      args,
+      options: { ...GLOBAL_OPTIONS, ...options },
+      strict: true,
+      allowPositionals: false,
+    });
+    return Object.fromEntries(Object.entries(values).map(([key, value]) => [camel(key), value]));
+  } catch {
+    return undefined;
+  }
+}
+
+/** `idle-timeout` → `idleTimeout`, as commander names an option's value. */
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
 
 /** The flags each fast command accepts, by name, so a test can hold them to cli/program.ts. */
 export function fastFlags(): Record<string, string[]> {
   return Object.fromEntries(
-    Object.entries(FAST_COMMANDS).map(([name, command]) => [name, Object.keys(command.options)]),
+    Object.entries(FAST_COMMANDS).map(([name, command]) => [name, Object.keys(command.options).map(camel)]),
   );
 }
 
@@ -102,17 +160,8 @@ export function parseFast(args: string[]): { name: string; flags: Record<string,
     const flags = command.parse(rest);
     return flags === undefined ? undefined : { name, flags };
   }
-  try {
-    const { values } = parseArgs({
-      args: rest,
-      options: { ...GLOBAL_OPTIONS, ...command.options },
-      strict: true,
-      allowPositionals: false,
-    });
-    return { name, flags: values };
-  } catch {
-    return undefined;
-  }
+  const flags = strictFlags(rest, command.options);
+  return flags === undefined ? undefined : { name, flags };
 }
 
 export async function runFast(
@@ -120,7 +169,7 @@ export async function runFast(
   context: (globals: GlobalOptions) => CliContext,
 ): Promise<number | undefined> {
   const command = FAST_COMMANDS[parsed.name];
-  if (!command) return undefined;
+  if (!command?.load) return undefined;
   const { config, ...flags } = parsed.flags;
   const action = await command.load();
   mark('loaded');

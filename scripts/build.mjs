@@ -1,5 +1,7 @@
 // Bundles the CLI into dist/ with esbuild. Commands are split into lazily loaded chunks so a
-// command that hooks call often (status --line) never parses the code of the others.
+// command never parses the code of the others; the hot ones (cli/hot/NAME.ts: status, hook, exec,
+// run, place) are also bundled whole, one file each (dist/hot/NAME.mjs), because Node's ESM loader
+// pays per module and their chunks are some forty modules.
 // Files are replaced atomically, chunks before the entry, and old chunks are kept for an hour: a
 // CLI process started from the previous build (a running service, a parallel test run) can still
 // load its lazy chunks while a new build lands.
@@ -33,17 +35,22 @@ export const BUNDLE_EXTERNALS = [
   '@modelcontextprotocol/sdk',
 ];
 
+/** The hot commands' entry points, by output name: `hot/status` for cli/hot/status.ts. */
+async function hotEntryPoints() {
+  const names = (await readdir(join(root, 'cli', 'hot'))).filter(
+    (n) => n.endsWith('.ts') && n !== 'entry.ts',
+  );
+  return Object.fromEntries(names.map((n) => [`hot/${n.slice(0, -3)}`, `cli/hot/${n}`]));
+}
+
 export async function buildCli(outdir = join(root, 'dist')) {
   const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
-  const result = await build({
+  const common = {
     write: false,
     absWorkingDir: root,
-    entryPoints: { dogsled: 'cli/main.ts' },
     outdir,
     outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -54,9 +61,19 @@ export async function buildCli(outdir = join(root, 'dist')) {
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',
+  };
+  const hot = await build({ ...common, entryPoints: await hotEntryPoints(), splitting: false });
+  const result = await build({
+    ...common,
+    entryPoints: { dogsled: 'cli/main.ts' },
+    chunkNames: 'chunks/[name]-[hash]',
+    splitting: true,
   });
   const entry = join(outdir, 'dogsled.mjs');
-  const files = result.outputFiles.sort((a, b) => (a.path === entry) - (b.path === entry));
+  // The entry last: a process that starts while the build lands finds every file it names.
+  const files = [...hot.outputFiles, ...result.outputFiles].sort(
+    (a, b) => (a.path === entry) - (b.path === entry),
+  );
   for (const file of files) {
     await mkdir(dirname(file.path), { recursive: true });
     const temp = `${file.path}.${process.pid}.tmp`;

@@ -16,5 +16,6 @@ export async function execCommand(
   return execJob(ctx, id, command === undefined || command.length === 0 ? undefined : command, {
     self: [process.execPath, ...process.execArgv, entry],
     out: process.stdout,
+    input: () => process.stdin,
   });
 }

@@ -8,12 +8,17 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 /** Set only in the exec supervisor's own environment; never passed on to the job. */
 export const SUPERVISOR_ENV = 'DOGSLED_EXEC_SUPERVISOR';
+/**
+ * Set as well in a supervisor started ahead of its launch (jobs/launch.ts, `run --wait` headless):
+ * it claims nothing until the launcher says `go` on its stdin. Never passed on to the job either.
+ */
+export const STANDBY_ENV = 'DOGSLED_EXEC_STANDBY';
 
-/** What is saved of the caller's environment for its job: all of it but dogsled's own marker. */
+/** What is saved of the caller's environment for its job: all of it but dogsled's own markers. */
 export function callerEnvironment(env: Env): Record<string, string> {
   const saved: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && key !== SUPERVISOR_ENV) saved[key] = value;
+    if (value !== undefined && key !== SUPERVISOR_ENV && key !== STANDBY_ENV) saved[key] = value;
   }
   return saved;
 }

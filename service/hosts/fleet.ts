@@ -1,12 +1,12 @@
-// Where the peers come from: Herdr's saved machines (`herdr machine list --json`) when this Herdr
-// has any, else the `[[hosts]]` list of dogsled's own config. The local host is never in the list;
+// Where the peers come from: Herdr's saved machines (`herdr machine list --json`, shared for 10 s:
+// machine-list.ts) when this Herdr has any, else the `[[hosts]]` list of dogsled's own config. The local host is never in the list;
 // a machine whose id could not name a cache file is left out with a warning, never guessed at.
 
 import { HOST_ID } from '../state/config.js';
 import type { HostIO } from '../state/io.js';
 import { oneLine } from '../state/quarantine.js';
-import { savedMachines } from '../terminal/machines.js';
 import type { Machine } from '../terminal/records.js';
+import { machineList } from './machine-list.js';
 
 export interface PeerHost {
   /** The Herdr machine id, or the `[[hosts]]` id. */
@@ -32,8 +32,11 @@ export function peerOfMachine(machine: Machine): PeerHost {
   return { id: machine.id, label, target: machine.target ?? label, enabled: machine.enabled ?? true };
 }
 
-export async function readFleet(io: Pick<HostIO, 'env' | 'config' | 'warn'>): Promise<Fleet> {
-  const machines = await savedMachines(io.env, MACHINE_LIST_TIMEOUT_MS).catch((error: unknown) => {
+type FleetIO = Pick<HostIO, 'env' | 'config' | 'warn' | 'paths' | 'now'>;
+
+/** `fresh` asks Herdr even when the shared list is young (`dogsled machine`). */
+export async function readFleet(io: FleetIO, options: { fresh?: boolean } = {}): Promise<Fleet> {
+  const machines = await machineList(io, MACHINE_LIST_TIMEOUT_MS, options).catch((error: unknown) => {
     io.warn(`dogsled: warning: herdr machine list: ${oneLine(String((error as Error).message ?? error))}`);
     return null;
   });
@@ -52,6 +55,6 @@ export async function readFleet(io: Pick<HostIO, 'env' | 'config' | 'warn'>): Pr
 }
 
 /** The enabled peers: the hosts status shows and placement ranks besides this one. */
-export async function enabledPeers(io: Pick<HostIO, 'env' | 'config' | 'warn'>): Promise<PeerHost[]> {
+export async function enabledPeers(io: FleetIO): Promise<PeerHost[]> {
   return (await readFleet(io)).peers.filter((peer) => peer.enabled);
 }

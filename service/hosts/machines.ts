@@ -14,6 +14,7 @@ import { TerminalError } from '../terminal/errors.js';
 import { changeMachine, savedMachines } from '../terminal/machines.js';
 import { openTerminal } from '../terminal/open.js';
 import { type Fleet, type PeerHost, peerOfMachine, readFleet } from './fleet.js';
+import { forgetMachineList } from './machine-list.js';
 
 const HERDR_TIMEOUT_MS = 10_000;
 
@@ -29,7 +30,7 @@ export type MachineOutcome =
   | { kind: 'interactive'; argv: string[]; code: number };
 
 export async function listMachinesOf(io: MachineIO): Promise<Fleet> {
-  return readFleet(io);
+  return readFleet(io, { fresh: true });
 }
 
 /** Whether Herdr's machine verbs own the list: it has saved machines. */
@@ -63,7 +64,9 @@ export async function enableMachine(io: MachineIO, ref: string, enabled: boolean
 }
 
 async function herdrChange(io: MachineIO, args: string[]): Promise<MachineOutcome> {
+  await forgetMachineList(io);
   const machine = await changeMachine(io.env, args, HERDR_TIMEOUT_MS);
+  await forgetMachineList(io);
   if (machine === null) throw new DogsledError('herdr has no machine verbs any more');
   return { kind: 'changed', source: 'herdr', host: peerOfMachine(machine) };
 }
@@ -90,6 +93,8 @@ export async function addMachine(io: MachineIO, request: AddRequest): Promise<Ma
   const label = request.label ?? defaultLabel(target);
   const machines = await savedMachines(io.env, HERDR_TIMEOUT_MS).catch(() => null);
   if (machines !== null) {
+    // The add completes in the new tab: the next reads ask Herdr again.
+    await forgetMachineList(io);
     return inNewTab(io, ['herdr', 'machine', 'add', target, '--label', label], `add ${label}`);
   }
   if (!HOST_ID.test(label) || label === 'local') {
@@ -101,7 +106,7 @@ export async function addMachine(io: MachineIO, request: AddRequest): Promise<Ma
 
 /** Reconnects in a new focused Herdr tab (SSH may prompt), or here when there is no Herdr. */
 export async function reconnectMachine(io: MachineIO, ref: string): Promise<MachineOutcome> {
-  const fleet = await readFleet(io);
+  const fleet = await readFleet(io, { fresh: true });
   const host = fleet.peers.find((h) => h.id === ref) ?? fleet.peers.find((h) => h.label === ref);
   if (host === undefined) {
     const known = fleet.peers.map((h) => h.id).join(', ') || 'none';

@@ -4,10 +4,14 @@
 // (exec-supervise.ts) in a session of its own, since Herdr kills the pane's whole session when the
 // pane closes, and shows the job's log in the pane until the supervisor is done. Its exit status is
 // the job's (exitStatusOf the final record). SIGTERM and SIGINT (Ctrl-C in the pane) are passed to
-// the supervisor, which ends the job; SIGHUP (the pane closing) is ignored.
+// the supervisor, which ends the job; SIGHUP (the pane closing) is ignored. A supervisor started
+// ahead of its launch (STANDBY_ENV) first waits for `go` on its stdin: without it (the launcher
+// closed the pipe, or exited) it exits 0 having touched nothing.
 
 import { spawn } from 'node:child_process';
 import { fstatSync, statSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { STANDBY_ENV } from '../core/job-env.js';
 import { exitStatusOf, NO_STATUS } from '../core/job-status.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { ProcessIO } from '../state/io.js';
@@ -28,6 +32,8 @@ export interface ExecPane {
   self: readonly string[];
   /** Where the job's output is shown: the pane (this process's stdout). */
   out: PaneStream;
+  /** This process's stdin, where a standby supervisor hears `go`; asked for only then. */
+  input?: () => Readable;
 }
 
 /** `command` is what `exec ID -- CMD` named, undefined for `exec ID` (the record's own command). */
@@ -37,11 +43,40 @@ export async function execJob(
   command: readonly string[] | undefined,
   pane: ExecPane,
 ): Promise<number> {
-  if (io.env[SUPERVISOR_ENV] === '1') return superviseJob(io, id, command);
+  if (io.env[SUPERVISOR_ENV] === '1') {
+    if (io.env[STANDBY_ENV] === '1' && !(await goSaid(pane.input?.()))) return 0;
+    return superviseJob(io, id, command);
+  }
   const record = await readJobRecord(io.paths, id);
   const refusal = refusalOf(record, command);
   if (refusal !== undefined) throw new DogsledError(refusal);
   return showJob(io, id, command, pane);
+}
+
+/** Whether `go` arrived on `input` before it ended (at most a few bytes are read). */
+function goSaid(input: Readable | undefined): Promise<boolean> {
+  if (input === undefined) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let heard = '';
+    const done = (said: boolean) => {
+      input.removeListener('data', onData);
+      input.removeListener('end', onEnd);
+      input.removeListener('error', onEnd);
+      // Nothing more is read: a paused pipe would still keep the event loop, and this process, alive.
+      input.on('error', () => {});
+      input.destroy();
+      resolve(said);
+    };
+    const onData = (chunk: Buffer | string) => {
+      heard += String(chunk);
+      if (heard.startsWith('go\n')) done(true);
+      else if (heard.length >= 3) done(false);
+    };
+    const onEnd = () => done(false);
+    input.on('data', onData);
+    input.once('end', onEnd);
+    input.once('error', onEnd);
+  });
 }
 
 interface SupervisorExit {

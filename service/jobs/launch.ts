@@ -3,13 +3,17 @@
 // runs `dogsled exec ID` (a new Herdr tab placed by the tab rules, or a detached process group
 // headless), then record where it runs. A pane that cannot be opened ends the record `launch failed:
 // <why>`, closes the item, removes the environment and ends the reservation, so nothing is left
-// looking alive or holding room.
+// looking alive or holding room. Headless, a caller that will wait for the job may start its
+// supervisor ahead (standbySupervisor), so that Node's start-up runs while the job is placed; it
+// is handed the job only once the files are written, exactly where a launch would start it.
 
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { STANDBY_ENV } from '../core/job-env.js';
 import type { TabPlacement } from '../core/tab-placement.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { endReservations } from '../hosts/place.js';
+import { launchStandby, type Standby } from '../process/launch.js';
 import type { ProcessIO } from '../state/io.js';
 import { type Environment, jobEnvPath, removeEnvFile, writeEnvFile } from '../state/job-env.js';
 import { type JobRecord, updateJobRecord, writeJobRecord } from '../state/job-records.js';
@@ -31,6 +35,14 @@ export interface JobLaunchIO extends ProcessIO {
   self?: readonly string[];
   /** Called once the record, item and environment are written, before the pane opens (tests pause here). */
   afterRecord?: () => Promise<void>;
+  /** A headless supervisor started ahead for this job (standbySupervisor); used instead of a spawn. */
+  standby?: JobStandby | undefined;
+}
+
+/** A supervisor waiting for one job, started in that job's directory. */
+export interface JobStandby extends Standby {
+  jobId: string;
+  cwd: string;
 }
 
 export interface LaunchSpec {
@@ -155,10 +167,13 @@ async function openPane(ctx: JobLaunchIO, spec: LaunchSpec, signal: AbortSignal)
     label: basename(request.command[0] ?? 'job'),
   };
   if (port.kind === 'headless') {
-    // No pane to show the log in: start exec's supervisor directly (one node process, not two).
-    // The job runs in no Herdr pane, so it must not inherit the caller's: exec would report on, and
-    // close, the caller's tab.
-    options.env = { ...options.env, [SUPERVISOR_ENV]: '1', ...outsideAnyPane() };
+    // No pane to show the log in: start exec's supervisor directly (one node process, not two),
+    // or hand the job to the one started ahead for it.
+    const standby = ctx.standby;
+    if (standby?.jobId === spec.jobId && standby.cwd === request.cwd && (await standby.go())) {
+      return { launched: { paneId: `headless:${standby.pid}`, pid: standby.pid } };
+    }
+    options.env = { ...options.env, ...headlessSupervisorEnv() };
     return { launched: await port.runCommand(options) };
   }
   if (port.kind === 'tmux') {
@@ -181,6 +196,41 @@ async function openPane(ctx: JobLaunchIO, spec: LaunchSpec, signal: AbortSignal)
     options.workspaceId = placement.workspace;
   }
   return { launched: await port.runCommand(options), placement };
+}
+
+/**
+ * The job runs in no Herdr pane, so its supervisor must not inherit the caller's: exec would report
+ * on, and close, the caller's tab.
+ */
+function headlessSupervisorEnv(): Record<string, string> {
+  return { [SUPERVISOR_ENV]: '1', ...outsideAnyPane() };
+}
+
+/**
+ * Starts job `jobId`'s headless supervisor now, in `cwd`, waiting for launchJob to hand it the job
+ * (`go` once the record, item and environment are written); undefined when it cannot start (the
+ * launch then starts one the usual way). The caller cancels it in every case: after `go` that does
+ * nothing, and a standby whose caller exits without `go` exits too, having touched nothing.
+ */
+export async function standbySupervisor(
+  ctx: Pick<JobLaunchIO, 'env' | 'paths' | 'self'>,
+  jobId: string,
+  cwd: string,
+): Promise<JobStandby | undefined> {
+  try {
+    const standby = await launchStandby(execArgv(ctx.self ?? selfInvocation(), jobId), {
+      cwd,
+      env: {
+        ...ctx.env,
+        DOGSLED_STATE: resolve(ctx.paths.dir),
+        ...headlessSupervisorEnv(),
+        [STANDBY_ENV]: '1',
+      },
+    });
+    return Object.assign(standby, { jobId, cwd });
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,8 +1,11 @@
 // Starting a long-lived process and letting it go: the leader of a new session (so closing the
 // caller's terminal does not end it), stdin from /dev/null, output to a descriptor the caller opened
-// (a log) or nowhere, and unref'd, so the caller may exit first. The short-lived runner is run.ts.
+// (a log) or nowhere, and unref'd, so the caller may exit first. A standby is started the same way
+// ahead of time, with its stdin a pipe on which the caller later says `go`, or closes it to send it
+// away (the caller's exit closes it too). The short-lived runner is run.ts.
 
 import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { SpawnError } from './run.js';
 
 export interface LaunchOptions {
@@ -29,4 +32,54 @@ export async function launchDetached(argv: readonly string[], options: LaunchOpt
   });
   child.unref();
   return child.pid as number;
+}
+
+/** A process started ahead of its work, waiting for `go` on its stdin. */
+export interface Standby {
+  /** The leader's pid, which is also its group id. */
+  readonly pid: number;
+  /** Says `go`; false when the process is gone (then nothing was handed over). */
+  go(): Promise<boolean>;
+  /** Sends it away without work (closes its stdin); nothing after `go`. */
+  cancel(): void;
+}
+
+/** As launchDetached, with stdin a pipe for `go`; rejects with SpawnError. */
+export async function launchStandby(argv: readonly string[], options: LaunchOptions): Promise<Standby> {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('launchStandby: argv is empty');
+  const output = options.outputFd ?? 'ignore';
+  const child = spawn(file, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['pipe', output, output],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error: NodeJS.ErrnoException) => reject(new SpawnError(file, error.code, error)));
+  });
+  let gone = false;
+  child.once('exit', () => {
+    gone = true;
+  });
+  child.unref();
+  const stdin = child.stdin as Socket;
+  // Neither the pipe nor the process keeps the caller alive; a write to a gone process is EPIPE.
+  stdin.unref();
+  stdin.on('error', () => {
+    gone = true;
+  });
+  return {
+    pid: child.pid as number,
+    go: () =>
+      new Promise<boolean>((resolve) => {
+        if (gone || stdin.writableEnded) return resolve(false);
+        stdin.end('go\n', () => resolve(!gone));
+        stdin.once('error', () => resolve(false));
+      }),
+    cancel: () => {
+      if (!stdin.writableEnded) stdin.end();
+    },
+  };
 }

@@ -59,6 +59,8 @@ export interface StatePaths {
   quotaCollectLock: string;
   /** The peer cache: one entry per peer (peers/ID.json), each under its own lock. */
   peers: string;
+  /** The last `herdr machine list`, shared for 10 s (hosts/machine-list.ts). */
+  machineList: string;
   /** The watchdog's check-ins, job events and stall notifications (watchdog.json, locked). */
   watchdog: string;
   /** Tracked children on this host and their owners (parents.json, written by the agent work). */
@@ -109,6 +111,7 @@ export function statePaths(dir: string): StatePaths {
     quotaCollect: join(dir, 'quota-collect.json'),
     quotaCollectLock: join(dir, 'quota-collect'),
     peers: join(dir, 'peers'),
+    machineList: join(dir, 'machine-list.json'),
     watchdog: join(dir, 'watchdog.json'),
     parents: join(dir, 'parents.json'),
     sweepRequest: join(dir, 'sweep-request.json'),

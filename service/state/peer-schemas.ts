@@ -41,3 +41,19 @@ export const PeerEntrySchema = z.looseObject({
 
 export type PeerReply = z.infer<typeof PeerReplySchema>;
 export type PeerEntry = z.infer<typeof PeerEntrySchema>;
+
+/**
+ * machine-list.json: the last `herdr machine list` of this host, shared by every caller for 10 s
+ * (hosts/machine-list.ts). Keyed by what decides which list Herdr prints: its binary, and the
+ * HOME and XDG_CONFIG_HOME it ran with. The machines are checked again by the terminal layer.
+ */
+export const MachineListSchema = z.looseObject({
+  version: z.literal(1),
+  binary: z.string(),
+  home: z.nullable(z.string()),
+  xdg_config_home: z.nullable(z.string()),
+  read_ms: ms,
+  /** null: this Herdr has no machine verbs. */
+  machines: z.nullable(z.array(z.looseObject({}))),
+});
+export type MachineList = z.infer<typeof MachineListSchema>;

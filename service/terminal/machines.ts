@@ -49,6 +49,11 @@ function machinesOf(value: unknown): Machine[] {
   return list.map((entry) => parseRecord(MachineSchema, entry, METHOD));
 }
 
+/** Machines as a cache kept them, checked again like a reply (a protocol failure when not). */
+export function checkedMachines(records: readonly unknown[]): Machine[] {
+  return records.map((entry) => parseRecord(MachineSchema, entry, METHOD));
+}
+
 /** This user's saved machines, or null when no herdr binary is found or it has no machine verbs. */
 export async function savedMachines(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Machine[] | null> {
   return listMachines(await findHerdrBinary(env), env, timeoutMs);

@@ -2,6 +2,8 @@
 // check the command, submit it (placed now, or queued behind waiting work or a full fleet), launch
 // a placed job in its own pane, and with `wait` follow its output until it ends. One deadline covers
 // all of it; a wait that reaches it leaves the job or ticket as it is and says so in the outcome.
+// A waiting headless run starts its job's supervisor before placing (jobs/launch.ts), so the two
+// Node start-ups overlap instead of adding up.
 
 import { callerEnvironment } from '../core/job-env.js';
 import { findHost } from '../core/placement.js';
@@ -9,7 +11,7 @@ import { DogsledError, messageOf } from '../errors.js';
 import { enabledPeers, type PeerHost } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { checkCommand } from '../jobs/command-check.js';
-import { launchJob } from '../jobs/launch.js';
+import { type JobStandby, launchJob, standbySupervisor } from '../jobs/launch.js';
 import { followJobLog, type LogWrite } from '../jobs/logs.js';
 import { remoteJob, remoteLogs } from '../jobs/remote.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement.js';
@@ -68,15 +70,44 @@ export async function runJob(
   events: RunJobEvents,
 ): Promise<RunJobOutcome> {
   const { command, cwd } = request;
+  const local = request.pin === null || findHost([LOCAL_HOST], request.pin) !== undefined;
   // A job pinned to a peer is checked there, in its directory and on its PATH.
-  const onPeer = request.pin !== null && findHost([LOCAL_HOST], request.pin) === undefined;
-  if (!onPeer) await checkCommand(command, cwd, io.env);
+  if (local) await checkCommand(command, cwd, io.env);
   // The job runs with the caller's environment, under Herdr as headless (core/job-env.ts).
   const env = callerEnvironment(io.env);
   const owner = callerPane(io.env);
   const port = await deadline.step('finding Herdr', 'routine', () =>
     openTerminal({ env: io.env, home: io.home, commandName: 'run', warn: io.warn }),
   );
+  const jobId = newId('j');
+  // Only where it is likely used: a queued run or one placed on a peer sends it away unused.
+  const standby =
+    request.wait && local && port.kind === 'headless' && !request.branch
+      ? await standbySupervisor(io, jobId, cwd)
+      : undefined;
+  try {
+    return await placeAndRun(io, request, deadline, events, { port, owner, env, jobId, standby });
+  } finally {
+    standby?.cancel();
+  }
+}
+
+interface Prepared {
+  port: TerminalPort;
+  owner: string | null;
+  env: Record<string, string>;
+  jobId: string;
+  standby: JobStandby | undefined;
+}
+
+async function placeAndRun(
+  io: HostIO,
+  request: RunJobRequest,
+  deadline: Deadline,
+  events: RunJobEvents,
+  { port, owner, env, jobId, standby }: Prepared,
+): Promise<RunJobOutcome> {
+  const { command, cwd } = request;
   const callerWorkspace = await deadline.step("finding the caller's workspace", 'routine', () =>
     callerWorkspaceOf(port, owner).catch((error: unknown) => {
       io.warn(`dogsled: warning: run: cannot find the caller's Herdr workspace: ${messageOf(error)}`);
@@ -85,7 +116,7 @@ export async function runJob(
   );
   const branch = request.branch ?? null;
   // What needs no lock is refused before anything is placed; a peer's checkout is checked there.
-  if (branch !== null && !onPeer) await checkBranchRequest(branchAsk(cwd, branch), { ...io, terminal: port });
+  if (branch !== null && local) await checkBranchRequest(branchAsk(cwd, branch), { ...io, terminal: port });
   const job: JobRequest = {
     command,
     cwd,
@@ -100,6 +131,8 @@ export async function runJob(
     submitWork({ ...io, signal }, submission),
   );
   mark(`run: ${outcome.kind}`);
+  // Sent away as soon as it is known unused, not after a wait for admission.
+  if (outcome.kind === 'queued' || outcome.host !== LOCAL_HOST.id) standby?.cancel();
   if (outcome.kind === 'queued') {
     events.queued?.(outcome);
     if (!request.wait) return { kind: 'queued', ticket: outcome.ticket };
@@ -141,9 +174,9 @@ export async function runJob(
   }
   const inWorktree = await jobInWorktree({ ...io, terminal: port }, job, deadline);
   const launched = await launchJob(
-    { ...io, terminal: async () => port },
+    { ...io, terminal: async () => port, standby },
     {
-      jobId: newId('j'),
+      jobId,
       itemId: newId('i'),
       request: inWorktree,
       owner,
@@ -154,6 +187,7 @@ export async function runJob(
     },
     deadline,
   );
+  standby?.cancel();
   mark('run: launched');
   if (request.wait) return follow(io, launched.job.id, deadline, events.output);
   return { kind: 'started', job: launched.job, item: launched.item, label: outcome.label };

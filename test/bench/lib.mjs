@@ -1,7 +1,7 @@
 // Shared measuring helpers for the benchmark scripts: medians, per-process CPU and memory from
 // /proc, and a timer for whole commands. Every script reports against a floor measured in its run.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,4 +67,46 @@ export function call(socketPath, method, params = {}) {
     socket.on('end', () => resolve(JSON.parse(buffer.split('\n')[0])));
     socket.on('error', reject);
   });
+}
+
+/**
+ * A fixture /proc for `serve` (DOGSLED_TEST_PROBE_ROOT with DOGSLED_TEST=1): an idle 8-core host
+ * whose CPU counters advance every 100 ms, so what the service measures, and so every placement,
+ * does not depend on how loaded the benchmark machine is. The counters advance in a child process:
+ * the benchmarks block their own event loop in spawnSync. Returns the variables for serve and a stop.
+ */
+export function idleProc(root) {
+  const script = `
+    const { mkdirSync, renameSync, writeFileSync } = require('node:fs');
+    const dir = ${JSON.stringify(join(root, 'proc'))};
+    const cores = 8;
+    let total = 1000000;
+    const line = (name, share) => name + ' 0 0 0 ' + Math.round(total * share) + ' 0 0 0 0 0 0';
+    mkdirSync(dir, { recursive: true });
+    const kib = 32 * 1024 * 1024;
+    writeFileSync(dir + '/loadavg', '0.00 0.00 0.00 1/200 12345\\n');
+    writeFileSync(dir + '/meminfo', 'MemTotal: ' + kib + ' kB\\nMemFree: ' + kib + ' kB\\nMemAvailable: ' + kib + ' kB\\n');
+    const tick = () => {
+      total += 800;
+      const cpus = Array.from({ length: cores }, (_, i) => line('cpu' + i, 1 / cores));
+      writeFileSync(dir + '/stat.tmp', [line('cpu ', 1), ...cpus, 'intr 0', 'ctxt 0', 'btime 1700000000', ''].join('\\n'));
+      renameSync(dir + '/stat.tmp', dir + '/stat');
+    };
+    tick();
+    setInterval(tick, 100);
+    process.stdin.on('end', () => process.exit(0)).resume();
+  `;
+  const ticker = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'ignore', 'inherit'] });
+  for (let i = 0; i < 200 && !existsSync(join(root, 'proc', 'stat')); i++) sleepMs(10);
+  return {
+    env: { DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: root },
+    stop: () => {
+      ticker.stdin.end();
+      ticker.kill();
+    },
+  };
+}
+
+function sleepMs(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, median, RUNS, residentCost, SECONDS, stop, timeOnce } from './lib.mjs';
+import { CLI, idleProc, median, RUNS, residentCost, SECONDS, stop, timeOnce } from './lib.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-'));
 const home = join(work, 'home');
@@ -40,8 +40,13 @@ async function measured(name, argv, env) {
 
 try {
   console.error(`building and measuring: ${RUNS} runs per command, ${SECONDS}s per service figure`);
-  // A running service, so status and place see a fresh snapshot with a CPU sample.
-  const service = spawn('node', [CLI, 'serve', '--interval', '1'], { env: baseEnv, stdio: 'ignore' });
+  // A running service, so status and place see a fresh snapshot with a CPU sample; it measures an
+  // idle fixture host, so place always has room however loaded this machine is.
+  const proc = idleProc(join(work, 'proc'));
+  const service = spawn('node', [CLI, 'serve', '--interval', '1'], {
+    env: { ...baseEnv, ...proc.env },
+    stdio: 'ignore',
+  });
   await new Promise((r) => setTimeout(r, 2500));
   const rows = startup([
     ['status --line', ['node', CLI, 'status', '--line']],
@@ -50,6 +55,7 @@ try {
   ]);
   service.kill('SIGTERM');
   await new Promise((r) => service.once('exit', r));
+  proc.stop();
 
   const envFor = (name) => ({ ...baseEnv, DOGSLED_STATE: join(work, `state-${name}`) });
   const resident = await Promise.all([

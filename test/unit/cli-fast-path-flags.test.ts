@@ -2,8 +2,10 @@
 // exactly the ones cli/program.ts declares for the same commands, with the same defaults: otherwise
 // a flag would mean one thing on the fast path and another in the full command line.
 
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fastFlags, parseFast } from '../../cli/fast-path.js';
+import { fastFlags, HOT_COMMANDS, parseFast } from '../../cli/fast-path.js';
 import { buildProgram } from '../../cli/program.js';
 
 describe('the fast path', () => {
@@ -39,5 +41,45 @@ describe('the fast path', () => {
       name: 'exec',
       flags: { id: 'j_x', command: ['sh', '-c', 'true'] },
     });
+  });
+
+  it('takes run with its command after -- and its flags (named as commander names them) before it', () => {
+    expect(
+      parseFast([
+        'run',
+        '--wait',
+        '--idle-timeout',
+        '5m',
+        '--cwd=/tmp',
+        '--',
+        'sh',
+        '-c',
+        'exit 3',
+        '--',
+        '-x',
+      ]),
+    ).toEqual({
+      name: 'run',
+      flags: { wait: true, idleTimeout: '5m', cwd: '/tmp', command: ['sh', '-c', 'exit 3', '--', '-x'] },
+    });
+    expect(parseFast(['run', '--', '--wait'])).toEqual({ name: 'run', flags: { command: ['--wait'] } });
+  });
+
+  it('leaves run without --, with an empty command or with words before -- to the full command line', () => {
+    expect(parseFast(['run', 'true'])).toBeUndefined();
+    expect(parseFast(['run', '--wait', '--'])).toBeUndefined();
+    expect(parseFast(['run', 'make', '--', 'test'])).toBeUndefined();
+    expect(parseFast(['run', '--wait=yes', '--', 'true'])).toBeUndefined();
+    expect(parseFast(['run', '--cwd', '--', 'true'])).toBeUndefined();
+    expect(parseFast(['run', '--help', '--', 'true'])).toBeUndefined();
+    expect(parseFast(['place', '--hots', 'a'])).toBeUndefined();
+    expect(parseFast(['place', 'extra'])).toBeUndefined();
+  });
+
+  it('builds a bundle for each hot command and for nothing else (cli/hot/NAME.ts)', async () => {
+    const files = await readdir(join(import.meta.dirname, '..', '..', 'cli', 'hot'));
+    const bundled = files.filter((name) => name !== 'entry.ts').map((name) => name.replace(/\.ts$/, ''));
+    expect(bundled.sort()).toEqual([...HOT_COMMANDS].sort());
+    for (const name of HOT_COMMANDS) expect(Object.keys(fastFlags())).toContain(name);
   });
 });
