@@ -115,6 +115,7 @@ async function placeAndRun(
     }),
   );
   const branch = request.branch ?? null;
+  const local = request.pin === null || findHost([LOCAL_HOST], request.pin) !== undefined;
   // What needs no lock is refused before anything is placed; a peer's checkout is checked there.
   if (branch !== null && local) await checkBranchRequest(branchAsk(cwd, branch), { ...io, terminal: port });
   const job: JobRequest = {
