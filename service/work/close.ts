@@ -3,11 +3,12 @@
 // host; only this host's panes can be closed in this build.
 
 import { type CloseResult, closeChild } from '../agents/close-child.js';
-import { applyClosures } from '../core/item-closing.js';
+import { applyClosures, itemsHoldingBranches } from '../core/item-closing.js';
 import { findHost } from '../core/placement.js';
 import { shown } from '../core/visible.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
+import { readBranchObservations } from '../state/branch-observations.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, updateItems } from '../state/work.js';
 import { needsHerdr } from '../terminal/errors.js';
@@ -40,7 +41,13 @@ export async function closeItemsOf(
   terminal: string | null,
   reason: string,
 ): Promise<void> {
+  const branches = await readBranchObservations(io).catch(() => undefined);
   await updateItems(io, (items) => {
+    // Expiry rides along: an unreadable branches.json drops nothing.
+    const holding =
+      branches === undefined
+        ? new Set(items.items.map((item) => item.id))
+        : itemsHoldingBranches(items.items, branches);
     const ids = items.items
       .filter(
         (item) =>
@@ -48,7 +55,7 @@ export async function closeItemsOf(
           (item.pane === pane || (terminal !== null && item.terminal_id === terminal)),
       )
       .map((item) => ({ id: item.id, reason }));
-    const { next, changed } = applyClosures(items, ids, io.now());
+    const { next, changed } = applyClosures(items, ids, io.now(), holding);
     return changed ? { result: undefined, next } : { result: undefined };
   });
 }
