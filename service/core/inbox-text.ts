@@ -120,7 +120,10 @@ export function ticketNoticeText(ticket: Ticket): string {
       : `job ${clipText(flatText(shellLine(ticket.request.command)), 120)}`;
   if (ticket.state === 'admitted') {
     const job = ticket.job === null ? '' : ` as ${ticket.job}`;
-    return `Ticket ${ticket.id} (${what}) was admitted on ${flatText(ticket.host ?? '?')}${job}.`;
+    const worktree = ticket.worktree
+      ? ` Worktree ${flatText(ticket.worktree.path)} (branch ${flatText(ticket.worktree.branch)}), pane ${flatText(ticket.worktree.pane_id)}.`
+      : '';
+    return `Ticket ${ticket.id} (${what}) was admitted on ${flatText(ticket.host ?? '?')}${job}.${worktree}`;
   }
   return `Ticket ${ticket.id} (${what}) failed: ${flatText(ticket.error ?? 'unknown error')}. Nothing was started elsewhere.`;
 }
