@@ -111,6 +111,11 @@ export function finishedText(name: string, reply: string | null): string {
   return `${flatText(name)} finished; its branch, if any, is kept for you to land. Final reply:\n${said}`;
 }
 
+/** What another sender of work hears when the child finished: it takes no more work. */
+export function senderFinishedText(name: string): string {
+  return `${flatText(name)} finished; start a new child for more work.`;
+}
+
 /** What an owner hears when a ticket it did not wait for is admitted or fails. */
 export function ticketNoticeText(ticket: Ticket): string {
   const what = ticket.agent
