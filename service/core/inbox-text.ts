@@ -111,6 +111,12 @@ export function finishedText(name: string, reply: string | null): string {
   return `${flatText(name)} finished; its branch, if any, is kept for you to land. Final reply:\n${said}`;
 }
 
+/** What an owner hears when its child waits for an answer in its own pane. */
+export function blockedText(name: string, pane: string, forMs: number): string {
+  const since = formatAge(Math.max(0, forMs));
+  return `${flatText(name)} is blocked, waiting for an answer in pane ${flatText(pane)} (for ${since}). Its newest output: dogsled read ${flatText(pane)}`;
+}
+
 /** What another sender of work hears when the child finished: it takes no more work. */
 export function senderFinishedText(name: string): string {
   return `${flatText(name)} finished; start a new child for more work.`;

@@ -4,7 +4,8 @@
 // pane's last lines) onto its item first, then the pane and agent worktree close and the branch
 // stays (agents/close-child.ts), then the item closes as `done`. A mark whose terminal changed or
 // whose agent session is another one is not this child's any more: it is dropped, nothing closes.
-// Each pass also keeps branches.json current (branch-watch.ts), for the board's TO LAND rows.
+// Each pass also keeps branches.json current (branch-watch.ts), for the board's TO LAND rows, and
+// reports children newly blocked to their owners (blocked-reports.ts).
 
 import { closeChild } from '../agents/close-child.js';
 import { recentOutput } from '../agents/start-tries.js';
@@ -26,6 +27,7 @@ import type { Item } from '../state/work-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent, Snapshot } from '../terminal/records.js';
 import { closeItemsOf } from '../work/close.js';
+import { BlockedReports } from './blocked-reports.js';
 import { BRANCH_WATCH_MS, observeBranches } from './branch-watch.js';
 import type { WorkerIO } from './worker-io.js';
 
@@ -36,12 +38,20 @@ const SNAPSHOT_TIMEOUT_MS = 10_000;
 export class FinishWorker {
   private readonly warned = new Set<string>();
   private watchedMs = 0;
+  private readonly blocked: BlockedReports;
 
-  constructor(private readonly deps: WorkerIO) {}
+  constructor(private readonly deps: WorkerIO) {
+    this.blocked = new BlockedReports(deps, (line) => this.warnOnce(line));
+  }
 
   /** One pass; returns the marks it closed. Branch observations follow (TO LAND). */
   async pass(): Promise<DoneMark[]> {
     const closed = await this.finishAll();
+    await this.blocked
+      .pass()
+      .catch((error: unknown) =>
+        this.warnOnce(`dogsled serve: blocked reports: ${oneLine(messageOf(error))}`),
+      );
     const now = this.deps.now();
     if (closed.length > 0 || now - this.watchedMs >= BRANCH_WATCH_MS) {
       this.watchedMs = now;

@@ -1,7 +1,8 @@
-// When a child finishes (`dogsled done`, then its turn ends), everyone who sent it work hears so
-// through their own inbox: the owner gets the captured reply, every other live sender gets
-// `<name> finished; start a new child for more work` (once each, never as work that would cancel
-// its own done mark). Real child process in the fake Herdr, the service's finish worker in-process.
+// What the finish worker tells through inboxes. When a child finishes (`dogsled done`, then its turn
+// ends), everyone who sent it work hears so: the owner gets the captured reply, every other live
+// sender `<name> finished; start a new child for more work` (once each, never as work that would
+// cancel its own done mark). A child Herdr shows blocked is reported to its owner once per episode.
+// Real panes in the fake Herdr, the service's finish worker in-process.
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { appendRecord, pendingRecord } from '../../service/core/inbox.js';
@@ -12,7 +13,9 @@ import { DEFAULT_CONFIG } from '../../service/state/config.js';
 import { statePaths } from '../../service/state/paths.js';
 import { eventually, runCli } from '../helpers/cli.js';
 import { removeScenarios } from '../helpers/git-scenarios.js';
+import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 import { agentCli, agentSuite, items, ok, quickTask } from './agent-fixtures.js';
+import { appendItems, itemFixture } from './job-queue-fixtures.js';
 
 const suite = agentSuite();
 afterAll(removeScenarios);
@@ -93,5 +96,69 @@ describe('a finished child', () => {
     const owner = (await readInbox(workerIO(), await terminalOf(suite.caller.pane)))?.records ?? [];
     expect(owner.map((record) => record.kind)).toEqual(['reply']);
     expect(owner[0]?.text).toMatch(/^fin finished; its branch, if any, is kept for you to land/);
+  }, 60_000);
+});
+
+describe('a blocked child', () => {
+  async function blockedSince(pane: string, since: number): Promise<void> {
+    const snapshot = snapshotFixture({ sample_ms: Date.now() - 500, cores: 8, busy: 0 });
+    snapshot.probe.agent_panes = [
+      {
+        pane,
+        agent: 'claude',
+        state: 'blocked',
+        name: 'asker',
+        transcript: null,
+        transcript_modified: null,
+        terminal_id: await terminalOf(pane),
+        completion_seq: 3,
+        cwd: suite.scratch,
+        model: null,
+        activity: null,
+        branch: null,
+        ahead: null,
+        dirty: null,
+        landed: null,
+        stalled_since_ms: null,
+        state_since_ms: since,
+      },
+    ];
+    await writeSnapshot(suite.box.state, snapshot);
+  }
+
+  it("is reported to its owner's inbox once per blocked episode", async () => {
+    const pane = (await ok(suite.herdr, 'workspace.create', { cwd: suite.scratch })).root_pane.pane_id;
+    const item = itemFixture({
+      id: 'i_asker',
+      kind: 'agent',
+      job: null,
+      command: undefined,
+      name: 'asker',
+      harness: 'claude',
+      pane,
+      owner: suite.caller.pane,
+    });
+    await appendItems(suite.box, [item]);
+    const first = Date.now() - 120_000;
+    await blockedSince(pane, first);
+    const worker = new FinishWorker(workerIO());
+    await worker.pass();
+    await worker.pass();
+    await new FinishWorker(workerIO()).pass();
+    const owner = async () =>
+      (await readInbox(workerIO(), await terminalOf(suite.caller.pane)))?.records ?? [];
+    expect(await owner()).toEqual([
+      expect.objectContaining({
+        kind: 'blocked',
+        ref: `blocked:i_asker:${first}`,
+        sender: expect.objectContaining({ pane, name: 'asker' }),
+      }),
+    ]);
+    expect((await owner())[0]?.text).toBe(
+      `asker is blocked, waiting for an answer in pane ${pane} (for 2m). Its newest output: dogsled read ${pane}`,
+    );
+    await blockedSince(pane, first + 60_000);
+    await worker.pass();
+    expect((await owner()).map((record) => record.kind)).toEqual(['blocked', 'blocked']);
   }, 60_000);
 });
