@@ -6,12 +6,12 @@
 // branch was deleted (origin/<branch> is judged then): pushed is not landed. Git is read without a
 // fetch: remote-tracking refs are as fresh as the last cleanup pass.
 
-import { lstat } from 'node:fs/promises';
 import { gatherCommitFacts } from '../cleanup/commit-facts.js';
 import { surveyRepository } from '../cleanup/survey.js';
 import { type CommitsVerdict, inDefaultBranch } from '../core/loss-types.js';
 import { messageOf } from '../errors.js';
 import { readDirty } from '../git/checkout-facts.js';
+import { pathPresent } from '../git/git-dir.js';
 import { readGraph } from '../git/graph.js';
 import { type DefaultBranch, defaultBranchOf, readRefs } from '../git/refs.js';
 import { repositoryAt } from '../git/repository.js';
@@ -64,7 +64,7 @@ async function observe(
     observed_ms: io.now(),
   };
   // The repository itself is gone: so is the branch, and nothing is left to land.
-  if (!(await exists(item.repository))) return { ...base, ahead: 0, dirty: false, landed: true };
+  if (!(await pathPresent(item.repository))) return { ...base, ahead: 0, dirty: false, landed: true };
   const survey = await surveyRepository(item.repository, {
     fetch: 'skip',
     callerCwd: null,
@@ -134,14 +134,4 @@ async function remoteOnly(
   if (commits === undefined) throw new Error(`cannot judge origin/${item.branch}`);
   const ahead = await aheadOf(item.repository, remote.sha, commits, defaults, io);
   return { ahead, dirty: false, landed: ahead === 0 && isLanded(commits) };
-}
-
-/** False only when nothing is at `path` (ENOENT): any other trouble is left to the survey to report. */
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
 }

@@ -16,6 +16,7 @@ import { removeScenarios } from '../helpers/git-scenarios.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 import { agentCli, agentSuite, items, ok, quickTask } from './agent-fixtures.js';
 import { appendItems, itemFixture } from './job-queue-fixtures.js';
+import { agentPane } from './watchdog-fixtures.js';
 
 const suite = agentSuite();
 afterAll(removeScenarios);
@@ -103,25 +104,16 @@ describe('a blocked child', () => {
   async function blockedSince(pane: string, since: number): Promise<void> {
     const snapshot = snapshotFixture({ sample_ms: Date.now() - 500, cores: 8, busy: 0 });
     snapshot.probe.agent_panes = [
-      {
-        pane,
-        agent: 'claude',
-        state: 'blocked',
-        name: 'asker',
-        transcript: null,
-        transcript_modified: null,
-        terminal_id: await terminalOf(pane),
-        completion_seq: 3,
-        cwd: suite.scratch,
-        model: null,
-        activity: null,
-        branch: null,
-        ahead: null,
-        dirty: null,
-        landed: null,
-        stalled_since_ms: null,
-        state_since_ms: since,
-      },
+      agentPane(
+        { pane, terminal: await terminalOf(pane) },
+        {
+          state: 'blocked',
+          name: 'asker',
+          transcript: null,
+          transcript_modified: null,
+          state_since_ms: since,
+        },
+      ),
     ];
     await writeSnapshot(suite.box.state, snapshot);
   }
