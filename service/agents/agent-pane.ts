@@ -61,8 +61,9 @@ async function newWorkspacePane(
       });
       const workspaceId = opened.workspace.workspace_id;
       // The root pane of a workspace just opened is an empty shell in the checkout; reuse it only
-      // for work in the checkout itself.
-      if (!opened.already_open && cwd === placement.shows) return opened.root_pane;
+      // for work in the checkout itself that needs no environment (`worktree open` takes none).
+      if (!opened.already_open && cwd === placement.shows && Object.keys(env).length === 0)
+        return opened.root_pane;
       return (await port.createTab({ workspaceId, cwd, label, focus: false, env })).root_pane;
     } catch (error) {
       if (!(error instanceof TerminalError)) throw error;

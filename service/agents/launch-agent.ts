@@ -16,6 +16,7 @@ import type { AgentRequest, Item } from '../state/work-schemas.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
+import type { Pane } from '../terminal/records.js';
 import { mark } from '../timing.js';
 import type { Deadline } from '../work/deadline.js';
 import { type BranchWorktree, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
@@ -120,7 +121,8 @@ export async function launchAgent(
     cwd,
     branch: request.branch,
     worktree: worktree?.path ?? null,
-    pane: worktree?.pane ?? null,
+    // The child's own pane is named once it exists (the worktree's root shell is not it).
+    pane: null,
     terminal_id: null,
     workspace: worktree?.workspace ?? null,
   });
@@ -128,7 +130,7 @@ export async function launchAgent(
     id: spec.itemId,
     kind: 'agent',
     host: spec.host,
-    pane: worktree?.pane ?? null,
+    pane: null,
     terminal_id: null,
     owner: spec.owner,
     created_ms: record.created_ms,
@@ -152,17 +154,19 @@ export async function launchAgent(
   try {
     await appendItem(io, item);
     await io.afterRecord?.();
+    // The child's own `dogsled done` and hooks find this state directory whatever its shell's
+    // profile or Herdr's environment says.
+    const env = { DOGSLED_STATE: resolve(io.paths.dir) };
     where = await deadline.step('opening the agent pane', 'routine', async (signal) => {
       if (worktree !== null) {
-        const pane = await port.getPane(worktree.pane);
+        const pane = await worktreeTab(io, port, worktree, request.name, env);
         return { pane: pane.pane_id, terminal: pane.terminal_id, workspace: pane.workspace_id };
       }
       const opened = await openAgentPane(port, {
         cwd,
         callerWorkspace: request.caller_workspace,
         label: request.name,
-        // The child's own `dogsled done` finds this state directory whatever its shell's profile says.
-        env: { DOGSLED_STATE: resolve(io.paths.dir) },
+        env,
         git: { env: io.env, signal },
       });
       return { pane: opened.pane, terminal: opened.terminal, workspace: opened.workspace };
@@ -226,6 +230,32 @@ export async function launchAgent(
   mark('agent: ready');
   const shown = await changeItem(io, spec.itemId, (current) => current);
   return { record: started.record, item: shown, worktree };
+}
+
+/**
+ * The child's pane in its worktree's new workspace. Herdr's `worktree open` takes no environment, so
+ * the child gets a tab of its own there that carries it, and the empty root shell the open made goes.
+ */
+async function worktreeTab(
+  io: AgentLaunchIO,
+  port: TerminalPort,
+  worktree: BranchWorktree,
+  label: string,
+  env: Record<string, string>,
+): Promise<Pane> {
+  const tab = await port.createTab({
+    workspaceId: worktree.workspace,
+    cwd: worktree.path,
+    label,
+    focus: false,
+    env,
+  });
+  await port
+    .closePane(worktree.pane)
+    .catch((error: unknown) =>
+      io.warn(`dogsled: warning: agent: cannot close the empty pane ${worktree.pane}: ${messageOf(error)}`),
+    );
+  return tab.root_pane;
 }
 
 /** The error of a launch that did not start, naming the child and host, with the pane's last line. */

@@ -152,7 +152,10 @@ export interface BranchObservation {
 
 export interface BoardInput {
   owner: string;
-  /** Every item of the owner still kept (open, and closed within the last day). */
+  /**
+   * Every item of the owner still kept: open, closed within the last day, or a child's whose branch
+   * still has work to land (item-closing.ts).
+   */
   items: readonly BoardItem[];
   /** The whole queue (places in line count every owner's pending tickets). */
   tickets: readonly BoardTicket[];

@@ -111,6 +111,17 @@ export function finishedText(name: string, reply: string | null): string {
   return `${flatText(name)} finished; its branch, if any, is kept for you to land. Final reply:\n${said}`;
 }
 
+/** What an owner hears when its child waits for an answer in its own pane. */
+export function blockedText(name: string, pane: string, forMs: number): string {
+  const since = formatAge(Math.max(0, forMs));
+  return `${flatText(name)} is blocked, waiting for an answer in pane ${flatText(pane)} (for ${since}). Its newest output: dogsled read ${flatText(pane)}`;
+}
+
+/** What another sender of work hears when the child finished: it takes no more work. */
+export function senderFinishedText(name: string): string {
+  return `${flatText(name)} finished; start a new child for more work.`;
+}
+
 /** What an owner hears when a ticket it did not wait for is admitted or fails. */
 export function ticketNoticeText(ticket: Ticket): string {
   const what = ticket.agent
@@ -120,7 +131,10 @@ export function ticketNoticeText(ticket: Ticket): string {
       : `job ${clipText(flatText(shellLine(ticket.request.command)), 120)}`;
   if (ticket.state === 'admitted') {
     const job = ticket.job === null ? '' : ` as ${ticket.job}`;
-    return `Ticket ${ticket.id} (${what}) was admitted on ${flatText(ticket.host ?? '?')}${job}.`;
+    const worktree = ticket.worktree
+      ? ` Worktree ${flatText(ticket.worktree.path)} (branch ${flatText(ticket.worktree.branch)}), pane ${flatText(ticket.worktree.pane_id)}.`
+      : '';
+    return `Ticket ${ticket.id} (${what}) was admitted on ${flatText(ticket.host ?? '?')}${job}.${worktree}`;
   }
   return `Ticket ${ticket.id} (${what}) failed: ${flatText(ticket.error ?? 'unknown error')}. Nothing was started elsewhere.`;
 }

@@ -204,6 +204,9 @@ export interface NewRecord {
   sender: InboxSender;
   text: string;
   ref?: string | null;
+  /** An admission of `place --branch`: its worktree and pane, for a reader that acts on them. */
+  path?: string;
+  pane_id?: string;
 }
 
 export function pendingRecord(record: NewRecord, now: number): InboxRecord {
@@ -220,6 +223,8 @@ export function pendingRecord(record: NewRecord, now: number): InboxRecord {
     failed_ms: null,
     reason: null,
     ref: record.ref ?? null,
+    ...(record.path === undefined ? {} : { path: record.path }),
+    ...(record.pane_id === undefined ? {} : { pane_id: record.pane_id }),
   };
 }
 

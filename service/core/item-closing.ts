@@ -1,6 +1,8 @@
 // When the service closes an item (spec, "Items and closing"): a job item when its job has ended, any
-// item when its pane is gone from a Herdr snapshot that answered. Closed items are kept 24 hours.
-// Pure: the completion worker gathers the records and the snapshot, and applies what these decide.
+// item when its pane is gone from a Herdr snapshot that answered. Closed items are kept 24 hours,
+// except a child's item whose branch still has work to land: its TO LAND row comes from the item, so
+// it stays until the branch is integrated or deleted, whatever its age. Pure: the completion worker
+// gathers the records, the snapshot and the branch observations, and applies what these decide.
 
 import type { Item, Items } from '../state/work-schemas.js';
 import { endToken, type JobOutcome } from './job-status.js';
@@ -39,25 +41,58 @@ export function paneGone(item: Pick<Item, 'pane' | 'terminal_id'>, seen: SeenPan
   return true;
 }
 
-export function isExpiredItem(item: Pick<Item, 'closed_ms'>, now: number): boolean {
-  return item.closed_ms !== null && now - item.closed_ms > ITEM_RETENTION_MS;
+/** What the service last saw of a child's branch (branches.json), as far as expiry cares. */
+export interface BranchToLand {
+  item: string;
+  ahead: number;
+  dirty: boolean;
+  /** Integrated into the default branch, or deleted. */
+  landed: boolean;
+}
+
+/**
+ * The items that outlive retention because their branch still has something to land: an agent item
+ * with a branch whose observation says so, or that was never observed yet (a doubtful case is kept).
+ */
+export function itemsHoldingBranches(
+  items: readonly Pick<Item, 'id' | 'kind' | 'branch' | 'repository'>[],
+  branches: readonly BranchToLand[],
+): Set<string> {
+  const seen = new Map(branches.map((branch) => [branch.item, branch]));
+  const held = new Set<string>();
+  for (const item of items) {
+    if (item.kind !== 'agent' || !item.branch || !item.repository) continue;
+    const branch = seen.get(item.id);
+    if (branch === undefined || (!branch.landed && (branch.ahead > 0 || branch.dirty))) held.add(item.id);
+  }
+  return held;
+}
+
+export function isExpiredItem(
+  item: Pick<Item, 'id' | 'closed_ms'>,
+  now: number,
+  holding: ReadonlySet<string>,
+): boolean {
+  return item.closed_ms !== null && now - item.closed_ms > ITEM_RETENTION_MS && !holding.has(item.id);
 }
 
 /**
  * items.json after closing `closures` (only items still open: a close never rewrites an earlier one)
- * and dropping items closed more than a day ago; `changed` is false when there is nothing to write.
+ * and dropping items closed more than a day ago, but those in `holding` (itemsHoldingBranches);
+ * `changed` is false when there is nothing to write.
  */
 export function applyClosures(
   items: Items,
   closures: readonly Closure[],
   now: number,
+  holding: ReadonlySet<string>,
 ): { next: Items; closed: Item[]; changed: boolean } {
   const reasons = new Map(closures.map((c) => [c.id, c.reason]));
   const closed: Item[] = [];
   const kept: Item[] = [];
   let dropped = 0;
   for (const item of items.items) {
-    if (isExpiredItem(item, now)) {
+    if (isExpiredItem(item, now, holding)) {
       dropped += 1;
       continue;
     }

@@ -4,7 +4,7 @@
 // or with a control character in any word, before a pane exists. Pure: paths come in, data goes out.
 
 import { shellWord } from './shell-quote.js';
-import { visible } from './visible.js';
+import { shown, visible } from './visible.js';
 
 export const AGENT_KINDS = ['pi', 'claude', 'codex'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
@@ -76,12 +76,12 @@ interface Word {
 export function launchLine(input: LaunchLineInput): LaunchLineResult {
   const kind = AGENT_KINDS.find((known) => known === input.kind);
   if (kind === undefined) {
-    return { ok: false, error: `unknown kind ${visible(input.kind)}: use pi, claude or codex` };
+    return { ok: false, error: `unknown kind ${shown(input.kind)}: use pi, claude or codex` };
   }
   if (!AGENT_NAME.test(input.name)) {
     return {
       ok: false,
-      error: `name ${visible(input.name)} is not a Herdr agent name: a lowercase letter, then at most 31 lowercase letters, digits, - or _`,
+      error: `name ${shown(input.name)} is not a Herdr agent name: a lowercase letter, then at most 31 lowercase letters, digits, - or _`,
     };
   }
   const profile = input.profile ?? null;

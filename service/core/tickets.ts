@@ -16,7 +16,8 @@ export type Admitter = NonNullable<Ticket['admitter']>;
 
 /** A new ticket as the caller asks for it: pending, settled by nobody yet. */
 export function pendingTicket(
-  ask: Pick<Ticket, 'id' | 'kind' | 'owner' | 'pin' | 'request' | 'waiting'> & Pick<Partial<Ticket>, 'agent'>,
+  ask: Pick<Ticket, 'id' | 'kind' | 'owner' | 'pin' | 'request' | 'waiting'> &
+    Pick<Partial<Ticket>, 'agent' | 'place'>,
   now: number,
 ): Ticket {
   return {

@@ -31,7 +31,7 @@ import { newId } from '../state/ids.js';
 import { readEnvFile, removeEnvFile, ticketEnvPath } from '../state/job-env.js';
 import { oneLine } from '../state/quarantine.js';
 import { readQueue, updateQueue } from '../state/work.js';
-import type { Queue, Ticket } from '../state/work-schemas.js';
+import type { PlacedWorktree, Queue, Ticket } from '../state/work-schemas.js';
 import { Deadline } from '../work/deadline.js';
 import { jobInWorktree } from '../work/run-job.js';
 import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
@@ -39,6 +39,7 @@ import { CompletionWorker } from './completion.js';
 import { FinishWorker } from './finish.js';
 import { runInboxWorker } from './inbox-worker.js';
 import { PeersLane } from './peers-lane.js';
+import { placeWorktree } from './place-worktree.js';
 import { QuotaHolds } from './quota-holds.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
@@ -146,8 +147,8 @@ export class AdmissionWorker {
     const { ticket, host, jobId, itemId } = claim;
     const { deps } = this;
     await this.testPause('before-launch');
-    // A `place` ticket is admitted by its reservation alone; a job ticket launches its job, an
-    // agent ticket its child.
+    // A `place` ticket is admitted by its reservation (and its `--branch` worktree); a job ticket
+    // launches its job, an agent ticket its child.
     const common = { owner: ticket.owner, host, ticket: ticket.id, reservation: ticket.reservation };
     let failure: string | null = null;
     if (ticket.agent && itemId !== null) {
@@ -168,8 +169,18 @@ export class AdmissionWorker {
       }
     }
     if (failure !== null) return this.launchFailed(ticket, failure);
+    // A `place --branch` ticket nobody waits for gets its worktree here; a waiting caller makes it.
+    let worktree: PlacedWorktree | null = null;
+    if (ticket.place && !ticket.waiting) {
+      const made = await placeWorktree(deps, ticket, ticket.place);
+      if (!made.ok) return this.fail(ticket.id, 'admitting', made.error);
+      worktree = made.worktree;
+    }
     await this.testPause('after-launch');
-    const admitted = await this.settle(ticket.id, 'admitting', (current) => admitTicket(current, deps.now()));
+    const admitted = await this.settle(ticket.id, 'admitting', (current) => ({
+      ...admitTicket(current, deps.now()),
+      ...(worktree === null ? {} : { worktree }),
+    }));
     return admitted ? { kind: 'admitted', ticket: admitted } : { kind: 'gone' };
   }
 

@@ -1,13 +1,20 @@
 // The service's observations of its children's branches for TO LAND (spec, "Items and closing"):
 // every kept agent item with a branch on this host, whether the branch still holds commits the
 // default branch lacks (`<child>: branch <b> +N to land`), and whether its worktree, while it
-// exists, is dirty. A deleted branch or one the loss rule calls integrated has nothing to land.
-// Git is read without a fetch: remote-tracking refs are as fresh as the last cleanup pass.
+// exists, is dirty. A deleted branch or one the loss rule proves integrated into the default branch
+// (merged, squashed, cherry-picked) has nothing to land; a pushed one still has, also once its local
+// branch was deleted (origin/<branch> is judged then): pushed is not landed. Git is read without a
+// fetch: remote-tracking refs are as fresh as the last cleanup pass.
 
+import { gatherCommitFacts } from '../cleanup/commit-facts.js';
 import { surveyRepository } from '../cleanup/survey.js';
-import { inDefaultBranch } from '../core/loss-types.js';
+import { type CommitsVerdict, inDefaultBranch } from '../core/loss-types.js';
 import { messageOf } from '../errors.js';
 import { readDirty } from '../git/checkout-facts.js';
+import { pathPresent } from '../git/git-dir.js';
+import { readGraph } from '../git/graph.js';
+import { type DefaultBranch, defaultBranchOf, readRefs } from '../git/refs.js';
+import { repositoryAt } from '../git/repository.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import {
   type BranchObservationRecord,
@@ -56,6 +63,8 @@ async function observe(
     branch: item.branch,
     observed_ms: io.now(),
   };
+  // The repository itself is gone: so is the branch, and nothing is left to land.
+  if (!(await pathPresent(item.repository))) return { ...base, ahead: 0, dirty: false, landed: true };
   const survey = await surveyRepository(item.repository, {
     fetch: 'skip',
     callerCwd: null,
@@ -65,12 +74,64 @@ async function observe(
     env: io.env,
   });
   const branch = survey.branches.find((entry) => entry.facts.name === item.branch);
-  if (branch === undefined) return { ...base, ahead: 0, dirty: false, landed: true };
-  const commits = branch.facts.commits;
-  const landed = commits.landed && inDefaultBranch(commits.proof);
-  const ahead = commits.landed ? 0 : commits.unique;
+  // The local branch is gone (`close` deletes a pushed one: its commits are safe on the remote), but
+  // its work is not landed until the default branch holds it: the remote branch is judged instead.
+  if (branch === undefined) return { ...base, ...(await remoteOnly(io, item)) };
+  const ahead = await aheadOf(
+    item.repository,
+    branch.facts.sha,
+    branch.facts.commits,
+    survey.defaultBranch,
+    io,
+  );
   const worktree = branch.facts.worktree;
   const dirty =
     worktree !== null && item.closed_ms === null ? await readDirty(worktree, { env: io.env }) : false;
-  return { ...base, ahead, dirty, landed };
+  return { ...base, ahead, dirty, landed: ahead === 0 && isLanded(branch.facts.commits) };
+}
+
+function isLanded(commits: CommitsVerdict): boolean {
+  return commits.landed && inDefaultBranch(commits.proof);
+}
+
+/** Commits to land: none once integrated; a pushed tip's are counted against the default branch alone. */
+async function aheadOf(
+  repository: string,
+  tip: string,
+  commits: CommitsVerdict,
+  defaults: DefaultBranch,
+  io: WorkerIO,
+): Promise<number> {
+  if (isLanded(commits)) return 0;
+  if (!commits.landed) return commits.unique;
+  const graph = await readGraph(repository, [tip], defaults.refs, { env: io.env });
+  // Not in the default branch, so at least its tip is missing there.
+  return Math.max(1, graph.order.length);
+}
+
+/** `origin/<branch>` judged by the loss rule's integration proofs, or landed when it is gone too. */
+async function remoteOnly(
+  io: WorkerIO,
+  item: Item & { branch: string; repository: string },
+): Promise<{ ahead: number; dirty: boolean; landed: boolean }> {
+  const git = { env: io.env };
+  const refs = await readRefs(item.repository, git);
+  const remote = refs.find((ref) => ref.name === `refs/remotes/origin/${item.branch}`);
+  if (remote === undefined) return { ahead: 0, dirty: false, landed: true };
+  const repository = await repositoryAt(item.repository, git);
+  const defaults = defaultBranchOf(refs);
+  const facts = await gatherCommitFacts({
+    cwd: item.repository,
+    objectDir: repository.objectDir,
+    refs,
+    defaultBranch: defaults,
+    // Remote-tracking refs must not count as holding it: the question is integration, not safety.
+    fetchOk: false,
+    tips: [remote.sha],
+    env: io.env,
+  });
+  const commits = facts.verdicts.get(remote.sha);
+  if (commits === undefined) throw new Error(`cannot judge origin/${item.branch}`);
+  const ahead = await aheadOf(item.repository, remote.sha, commits, defaults, io);
+  return { ahead, dirty: false, landed: ahead === 0 && isLanded(commits) };
 }

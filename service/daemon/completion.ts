@@ -5,7 +5,8 @@
 // ends the reservation and removes the saved environment of every ended job (exec does both itself;
 // this covers a job that ended without it: wrapper lost, never started, stopped after its wrapper
 // died), removes ended jobs and their logs 24 hours after they ended, and drops items closed more
-// than a day ago.
+// than a day ago, but a child's whose branch still has work to land (branches.json; unreadable, none
+// is dropped).
 
 import { readdir } from 'node:fs/promises';
 import {
@@ -26,6 +27,7 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
 import { endReservations } from '../hosts/place.js';
 import { reconcileJob } from '../jobs/reconcile.js';
+import { branchHolds } from '../state/branch-observations.js';
 import { readDoneMarks } from '../state/done-marks.js';
 import { jobEnvPath, removeEnvFile } from '../state/job-env.js';
 import { type JobRecord, readJobRecord, removeJob, updateJobRecord } from '../state/job-records.js';
@@ -90,9 +92,12 @@ export class CompletionWorker {
       }
     }
     const now = deps.now();
-    if (closures.length === 0 && !items.items.some((item) => isExpiredItem(item, now))) return [];
+    // A child's branch with work to land keeps its item (and so its TO LAND row) past a day.
+    const holding = await branchHolds(deps);
+    const held = holding(items.items);
+    if (closures.length === 0 && !items.items.some((item) => isExpiredItem(item, now, held))) return [];
     return updateItems(deps, (current) => {
-      const { next, closed, changed } = applyClosures(current, closures, deps.now());
+      const { next, closed, changed } = applyClosures(current, closures, deps.now(), holding(current.items));
       return changed ? { result: closed, next } : { result: closed };
     });
   }

@@ -4,26 +4,30 @@
 // pane's last lines) onto its item first, then the pane and agent worktree close and the branch
 // stays (agents/close-child.ts), then the item closes as `done`. A mark whose terminal changed or
 // whose agent session is another one is not this child's any more: it is dropped, nothing closes.
-// Each pass also keeps branches.json current (branch-watch.ts), for the board's TO LAND rows.
+// Each pass also keeps branches.json current (branch-watch.ts), for the board's TO LAND rows, and
+// reports children newly blocked to their owners (blocked-reports.ts).
 
 import { closeChild } from '../agents/close-child.js';
 import { recentOutput } from '../agents/start-tries.js';
 import { cancellingWork, turnEnded } from '../core/done-rule.js';
 import { appendRecord, pendingRecord } from '../core/inbox.js';
-import { finishedText } from '../core/inbox-text.js';
+import { finishedText, senderFinishedText } from '../core/inbox-text.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { messageOf } from '../errors.js';
+import { LOCAL_HOST } from '../hosts/local.js';
 import { readInbox, updateInbox } from '../inbox/files.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { discoverTranscript, readFinalReply } from '../probe/transcripts/index.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
 import { newId } from '../state/ids.js';
+import type { InboxRecord } from '../state/inbox-schemas.js';
 import { oneLine } from '../state/quarantine.js';
 import { updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent, Snapshot } from '../terminal/records.js';
 import { closeItemsOf } from '../work/close.js';
+import { BlockedReports } from './blocked-reports.js';
 import { BRANCH_WATCH_MS, observeBranches } from './branch-watch.js';
 import type { WorkerIO } from './worker-io.js';
 
@@ -34,12 +38,20 @@ const SNAPSHOT_TIMEOUT_MS = 10_000;
 export class FinishWorker {
   private readonly warned = new Set<string>();
   private watchedMs = 0;
+  private readonly blocked: BlockedReports;
 
-  constructor(private readonly deps: WorkerIO) {}
+  constructor(private readonly deps: WorkerIO) {
+    this.blocked = new BlockedReports(deps, (line) => this.warnOnce(line));
+  }
 
   /** One pass; returns the marks it closed. Branch observations follow (TO LAND). */
   async pass(): Promise<DoneMark[]> {
     const closed = await this.finishAll();
+    await this.blocked
+      .pass()
+      .catch((error: unknown) =>
+        this.warnOnce(`dogsled serve: blocked reports: ${oneLine(messageOf(error))}`),
+      );
     const now = this.deps.now();
     if (closed.length > 0 || now - this.watchedMs >= BRANCH_WATCH_MS) {
       this.watchedMs = now;
@@ -124,6 +136,7 @@ export class FinishWorker {
       const item = await this.keepReply(mark.item, reply);
       // Posted once (by its ref) before anything closes: a crash after it repeats nothing.
       if (item?.owner) await this.tellOwner(port, snapshot, item, reply);
+      if (item) await this.tellSenders(snapshot, item, pane.terminal_id, inbox?.records ?? []);
     }
     await closeChild({ ...this.deps, port }, { pane: pane.pane_id, caller: null, mode: 'done' });
     await closeItemsOf(this.deps, pane.pane_id, pane.terminal_id, 'done');
@@ -190,6 +203,47 @@ export class FinishWorker {
       const { next, record: posted, added } = appendRecord(inbox, record);
       return added ? { result: posted, next } : { result: posted };
     });
+  }
+
+  /**
+   * Every other pane that sent the child work hears `<name> finished` (spec: "Senders receive <name>
+   * finished; start a new child for more work"), once each by its ref. The owner has the reply
+   * already; a sender Herdr no longer shows has no inbox to read it.
+   */
+  private async tellSenders(
+    snapshot: Snapshot,
+    item: Item,
+    childTerminal: string,
+    records: readonly InboxRecord[],
+  ): Promise<void> {
+    const owner = item.owner === null ? undefined : snapshot.panes.find((p) => p.pane_id === item.owner);
+    const live = new Map(snapshot.panes.map((p) => [p.terminal_id, p.pane_id]));
+    const told = new Set<string>();
+    for (const { sender } of records) {
+      const terminal = sender.terminal;
+      if (terminal === null || sender.host !== LOCAL_HOST.id || told.has(terminal)) continue;
+      if (terminal === childTerminal || terminal === owner?.terminal_id || sender.pane === item.owner)
+        continue;
+      const pane = live.get(terminal);
+      if (pane === undefined) continue;
+      told.add(terminal);
+      const name = item.name ?? item.id;
+      const record = pendingRecord(
+        {
+          id: newId('m'),
+          // Not work: a sender that is itself a child finishing keeps its own done mark.
+          kind: 'reply',
+          sender: { pane: item.pane, terminal: childTerminal, host: item.host, name: item.name ?? null },
+          text: senderFinishedText(name),
+          ref: `finished:${item.id}`,
+        },
+        this.deps.now(),
+      );
+      await updateInbox(this.deps, terminal, pane, (inbox) => {
+        const { next, added } = appendRecord(inbox, record);
+        return added ? { result: undefined, next } : { result: undefined };
+      });
+    }
   }
 
   private async change(id: string, fn: (mark: DoneMark) => DoneMark): Promise<DoneMark | null> {

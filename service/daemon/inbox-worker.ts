@@ -165,6 +165,9 @@ export class InboxWorker {
         sender: serviceSender(LOCAL_HOST.id),
         text: ticketNoticeText(ticket),
         ref: `ticket:${ticket.id}:${ticket.state}`,
+        ...(ticket.state === 'admitted' && ticket.worktree
+          ? { path: ticket.worktree.path, pane_id: ticket.worktree.pane_id }
+          : {}),
       },
       this.io.now(),
     );

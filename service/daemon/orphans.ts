@@ -23,6 +23,7 @@ import { isDogsledError, messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
+import { branchHolds } from '../state/branch-observations.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
 import type { StateIO } from '../state/io.js';
 import { oneLine } from '../state/quarantine.js';
@@ -242,7 +243,8 @@ export class OrphanLane {
   }
 
   /** items.json: orphan reasons set or cleared, closed orphans closed; true when a reason changed. */
-  private write(orphaned: Map<string, Item['orphaned']>, closed: readonly string[]): Promise<boolean> {
+  private async write(orphaned: Map<string, Item['orphaned']>, closed: readonly string[]): Promise<boolean> {
+    const holds = await branchHolds(this.io);
     return updateItems(this.io, (current) => {
       let changed = false;
       const list = current.items.map((item) => {
@@ -254,7 +256,7 @@ export class OrphanLane {
         return { ...item, orphaned: next };
       });
       const closures = closed.map((id) => ({ id, reason: ORPHAN_CLOSED }));
-      const applied = applyClosures({ ...current, items: list }, closures, this.io.now());
+      const applied = applyClosures({ ...current, items: list }, closures, this.io.now(), holds(list));
       return changed || applied.changed ? { result: changed, next: applied.next } : { result: false };
     });
   }

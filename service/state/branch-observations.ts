@@ -3,6 +3,7 @@
 // service is its only writer and replaces it whole; the board and the sidebar only read it.
 
 import * as z from 'zod/mini';
+import { itemsHoldingBranches } from '../core/item-closing.js';
 import type { StateIO } from './io.js';
 import { readState, writeState } from './store.js';
 import './zod-messages.js';
@@ -34,6 +35,18 @@ export function branchesFile(io: Pick<StateIO, 'paths'>): string {
 
 export async function readBranchObservations(io: StateIO): Promise<BranchObservationRecord[]> {
   return (await readState(branchesFile(io), BranchObservationsSchema, io))?.branches ?? [];
+}
+
+/**
+ * Which items a closing write must keep past retention (their branch still has work to land), read
+ * once before the write: an unreadable branches.json keeps every item, so it drops nothing.
+ */
+export async function branchHolds(
+  io: StateIO,
+): Promise<(items: Parameters<typeof itemsHoldingBranches>[0]) => Set<string>> {
+  const branches = await readBranchObservations(io).catch(() => undefined);
+  return (items) =>
+    branches === undefined ? new Set(items.map((item) => item.id)) : itemsHoldingBranches(items, branches);
 }
 
 export async function writeBranchObservations(

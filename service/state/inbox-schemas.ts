@@ -40,6 +40,9 @@ export const InboxRecordSchema = z.looseObject({
   reason: z.nullable(z.string()),
   /** What a notice is about (`ticket:t_x:admitted`), so the service posts each notice once. */
   ref: z.nullable(z.string()),
+  /** An admission of `place --branch`: the worktree the reservation got, and its pane. */
+  path: z.optional(z.string()),
+  pane_id: z.optional(z.string()),
 });
 
 /** The harness that reads this terminal's inbox, registered by its first hook run or claim. */

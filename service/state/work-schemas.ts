@@ -42,6 +42,20 @@ export const AgentRequestSchema = z.looseObject({
   caller_workspace: z.nullable(z.string()),
 });
 
+/** `place --branch B [--base R] [--repo P]` as the caller asked it; `repo` is an absolute path. */
+export const PlaceBranchSchema = z.looseObject({
+  branch: id,
+  base: z.nullable(z.string()),
+  repo: id,
+});
+
+export const PlacedWorktreeSchema = z.looseObject({
+  path: id,
+  branch: id,
+  pane_id: id,
+  workspace: id,
+});
+
 export const TICKET_STATES = ['pending', 'admitting', 'admitted', 'failed', 'cancelled'] as const;
 export type TicketState = (typeof TICKET_STATES)[number];
 
@@ -64,6 +78,13 @@ export const TicketSchema = z.looseObject({
   request: z.nullable(JobRequestSchema),
   /** The child agent to start, for an `agent` ticket. */
   agent: z.optional(z.nullable(AgentRequestSchema)),
+  /**
+   * `place --branch`: the branch whose worktree the admitted reservation gets (made by the service
+   * for a caller that does not wait; a waiting caller makes it itself), in `repo`'s repository.
+   */
+  place: z.optional(z.nullable(PlaceBranchSchema)),
+  /** The worktree the service made or reused for an admitted `place --branch` ticket, and its pane. */
+  worktree: z.optional(z.nullable(PlacedWorktreeSchema)),
   /** The caller waits for it (`--wait`); otherwise the owner hears of the outcome through its inbox. */
   waiting: z.boolean(),
   state: z.enum(TICKET_STATES),
@@ -147,6 +168,8 @@ export const EnvFileSchema = z.looseObject({
 
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 export type AgentRequest = z.infer<typeof AgentRequestSchema>;
+export type PlaceBranch = z.infer<typeof PlaceBranchSchema>;
+export type PlacedWorktree = z.infer<typeof PlacedWorktreeSchema>;
 export type EnvFile = z.infer<typeof EnvFileSchema>;
 export type Ticket = z.infer<typeof TicketSchema>;
 export type Queue = z.infer<typeof QueueSchema>;

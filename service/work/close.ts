@@ -6,6 +6,7 @@ import { type CloseResult, closeChild } from '../agents/close-child.js';
 import { applyClosures } from '../core/item-closing.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { hostOfFlag } from '../hosts/remote-cleanup.js';
+import { branchHolds } from '../state/branch-observations.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, updateItems } from '../state/work.js';
 import { needsHerdr } from '../terminal/errors.js';
@@ -44,7 +45,9 @@ export async function closeItemsOf(
   terminal: string | null,
   reason: string,
 ): Promise<void> {
+  const holds = await branchHolds(io);
   await updateItems(io, (items) => {
+    const holding = holds(items.items);
     const ids = items.items
       .filter(
         (item) =>
@@ -53,7 +56,7 @@ export async function closeItemsOf(
           (item.pane === pane || (terminal !== null && item.terminal_id === terminal)),
       )
       .map((item) => ({ id: item.id, reason }));
-    const { next, changed } = applyClosures(items, ids, io.now());
+    const { next, changed } = applyClosures(items, ids, io.now(), holding);
     return changed ? { result: undefined, next } : { result: undefined };
   });
 }

@@ -13,6 +13,7 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { peerCall } from '../hosts/remote.js';
 import { hostOfFlag } from '../hosts/remote-cleanup.js';
 import { checkSendRequest, type SendRequest, type SendResult, sendMessage } from '../inbox/send.js';
+import { branchHolds } from '../state/branch-observations.js';
 import { InboxRecordSchema, type InboxSender } from '../state/inbox-schemas.js';
 import type { HostIO, ProcessIO } from '../state/io.js';
 import { updateItems } from '../state/work.js';
@@ -76,11 +77,12 @@ export async function readOnPeer(
 export async function closeOnPeer(io: HostIO, peer: PeerHost, pane: string): Promise<CloseResult> {
   const value = await peerCall(io, peer, ['close', pane], { timeoutMs: SETUP_CAP_MS });
   const result = parsed(peer, 'close', CloseResultSchema, value) as CloseResult;
+  const holds = await branchHolds(io);
   await updateItems(io, (items) => {
     const ids = items.items
       .filter((item) => item.closed_ms === null && item.host === peer.id && item.pane === pane)
       .map((item) => ({ id: item.id, reason: 'closed' }));
-    const { next, changed } = applyClosures(items, ids, io.now());
+    const { next, changed } = applyClosures(items, ids, io.now(), holds(items.items));
     return changed ? { result: undefined, next } : { result: undefined };
   });
   return result;

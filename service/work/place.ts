@@ -74,7 +74,10 @@ export async function placeRequest(
     });
     return { ...placed, worktree };
   };
-  const submission = { request: null, pin: request.pin, owner, waiting: request.wait };
+  // A ticket remembers the branch: when the caller does not wait, the service makes its worktree.
+  const place =
+    branch === null ? {} : { place: { branch: branch.name, base: branch.base, repo: branch.repo } };
+  const submission = { request: null, pin: request.pin, owner, waiting: request.wait, ...place };
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
   const outcome = await deadline.step('placement', 'routine', (signal) =>
     submitWork({ ...io, signal }, submission, 'place'),

@@ -17,13 +17,15 @@ import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { type Environment, removeEnvFile, ticketEnvPath, writeEnvFile } from '../state/job-env.js';
 import { updateQueue } from '../state/work.js';
-import type { AgentRequest, JobRequest, Ticket } from '../state/work-schemas.js';
+import type { AgentRequest, JobRequest, PlaceBranch, Ticket } from '../state/work-schemas.js';
 
 export interface WorkSubmission {
   /** The job to start; null asks for a reservation only (`dogsled place`) or starts `agent`. */
   request: JobRequest | null;
   /** The child agent to start (`dogsled agent`); its task file is already written. */
   agent?: AgentRequest;
+  /** `place --branch`: the worktree the admitted reservation gets. */
+  place?: PlaceBranch;
   /** A host id or label the caller pinned (`--host`), else null. */
   pin: string | null;
   /** The caller's pane (HERDR_PANE_ID), else null. */
@@ -82,6 +84,7 @@ export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run
         request: job.request,
         waiting: job.waiting,
         ...(job.agent === undefined ? {} : { agent: job.agent }),
+        ...(job.place === undefined ? {} : { place: job.place }),
       },
       io.now(),
     );

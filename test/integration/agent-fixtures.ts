@@ -39,7 +39,11 @@ async function dogsledShim(dir: string): Promise<string> {
   return bin;
 }
 
-export function agentSuite(options: { serviceLock?: boolean } = {}): AgentSuite {
+/**
+ * `paneState`: the DOGSLED_STATE Herdr's panes inherit from its server (default the sandbox's own);
+ * a decoy shows whether a child finds its launcher's state dir without it.
+ */
+export function agentSuite(options: { serviceLock?: boolean; paneState?: string } = {}): AgentSuite {
   const suite = {} as AgentSuite;
   beforeEach(async () => {
     const box = await sandbox({ DOGSLED_TEST: '1', DOGSLED_TEST_LAUNCH_BACKOFF_SCALE: '0.01' });
@@ -58,7 +62,7 @@ export function agentSuite(options: { serviceLock?: boolean } = {}): AgentSuite 
         HOME: box.home,
         PATH: path,
         FAKE_AGENT_LOG_DIR: suite.logDir,
-        DOGSLED_STATE: box.state,
+        DOGSLED_STATE: options.paneState === undefined ? box.state : join(box.root, options.paneState),
         DOGSLED_TEST: '1',
         // Children commit their work: a fixed identity, and no user or system git config.
         GIT_AUTHOR_NAME: 'Child',

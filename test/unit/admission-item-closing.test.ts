@@ -3,6 +3,7 @@ import {
   applyClosures,
   ITEM_RETENTION_MS,
   isExpiredItem,
+  itemsHoldingBranches,
   jobEndedReason,
   paneGone,
   type SeenPanes,
@@ -11,6 +12,7 @@ import type { Item } from '../../service/state/work-schemas.js';
 import { itemFixture } from '../helpers/job-fixtures.js';
 
 const NOW = 1_900_000_000_000;
+const NONE: ReadonlySet<string> = new Set();
 
 function item(fields: Partial<Item> & Pick<Item, 'id'>): Item {
   return itemFixture({ created_ms: NOW - 60_000, ...fields });
@@ -62,6 +64,7 @@ describe('applying closures', () => {
         { id: 'b', reason: 'pane gone' },
       ],
       NOW,
+      NONE,
     );
     expect(changed).toBe(true);
     expect(closed.map((i) => i.id)).toEqual(['a']);
@@ -74,12 +77,54 @@ describe('applying closures', () => {
 
   it('reports no change when nothing closes and nothing expired', () => {
     const items = { version: 1 as const, items: [item({ id: 'a' }), item({ id: 'b', closed_ms: NOW - 1 })] };
-    expect(applyClosures(items, [{ id: 'missing', reason: 'x' }], NOW).changed).toBe(false);
+    expect(applyClosures(items, [{ id: 'missing', reason: 'x' }], NOW, NONE).changed).toBe(false);
   });
 
   it('keeps closed items for exactly a day', () => {
-    expect(isExpiredItem({ closed_ms: NOW - ITEM_RETENTION_MS }, NOW)).toBe(false);
-    expect(isExpiredItem({ closed_ms: NOW - ITEM_RETENTION_MS - 1 }, NOW)).toBe(true);
-    expect(isExpiredItem({ closed_ms: null }, 0)).toBe(false);
+    expect(isExpiredItem({ id: 'a', closed_ms: NOW - ITEM_RETENTION_MS }, NOW, NONE)).toBe(false);
+    expect(isExpiredItem({ id: 'a', closed_ms: NOW - ITEM_RETENTION_MS - 1 }, NOW, NONE)).toBe(true);
+    expect(isExpiredItem({ id: 'a', closed_ms: null }, 0, NONE)).toBe(false);
+  });
+});
+
+describe('a finished child with a branch to land', () => {
+  const child = (id: string, closed_ms: number) =>
+    item({
+      id,
+      kind: 'agent',
+      job: null,
+      branch: `feat/${id}`,
+      repository: '/repo',
+      closed_ms,
+      close_reason: 'done',
+    });
+  const year = NOW - 365 * ITEM_RETENTION_MS;
+
+  it('is kept whatever its age while its branch has commits or changes to land, or was never observed', () => {
+    const items = [child('ahead', year), child('dirty', year), child('unseen', year), child('merged', year)];
+    const branches = [
+      { item: 'ahead', ahead: 3, dirty: false, landed: false },
+      { item: 'dirty', ahead: 0, dirty: true, landed: false },
+      { item: 'merged', ahead: 0, dirty: false, landed: true },
+    ];
+    const holding = itemsHoldingBranches(items, branches);
+    expect([...holding].sort()).toEqual(['ahead', 'dirty', 'unseen']);
+    const { next } = applyClosures({ version: 1, items }, [], NOW, holding);
+    expect(next.items.map((i) => i.id)).toEqual(['ahead', 'dirty', 'unseen']);
+  });
+
+  it('expires a day after it closed once its branch is integrated or deleted, like any item', () => {
+    const items = [child('landed', NOW - ITEM_RETENTION_MS - 1), child('fresh', NOW - 1)];
+    const branches = [
+      { item: 'landed', ahead: 0, dirty: false, landed: true },
+      { item: 'fresh', ahead: 0, dirty: false, landed: true },
+    ];
+    const { next } = applyClosures({ version: 1, items }, [], NOW, itemsHoldingBranches(items, branches));
+    expect(next.items.map((i) => i.id)).toEqual(['fresh']);
+  });
+
+  it('holds nothing for a job item or a child without a branch', () => {
+    const items = [item({ id: 'job', closed_ms: year }), { ...child('plain', year), branch: null }];
+    expect(itemsHoldingBranches(items, [])).toEqual(new Set());
   });
 });
