@@ -3,7 +3,9 @@
 // leaks into a test.
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from './tree.js';
 
@@ -67,6 +69,15 @@ export function runCli(
   return spawnCli(args, env, options).done;
 }
 
+/**
+ * Where the CLI runs when a test names no directory: the sandbox's home, never the repository the
+ * tests run from (a `--branch` or a cleanup pass there would act on the developer's own branches).
+ */
+function cwdFor(env: NodeJS.ProcessEnv, cwd: string | undefined): string {
+  if (cwd) return cwd;
+  return env.HOME && existsSync(env.HOME) ? env.HOME : tmpdir();
+}
+
 /** Starts the CLI with its own stdout and stderr; `done` settles once it has exited. */
 export function spawnCli(
   args: string[],
@@ -76,7 +87,7 @@ export function spawnCli(
   const child = spawn(process.execPath, [CLI, ...args], {
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
-    ...(options.cwd ? { cwd: options.cwd } : {}),
+    cwd: cwdFor(env, options.cwd),
     ...(options.uid !== undefined ? { uid: options.uid } : {}),
     ...(options.gid !== undefined ? { gid: options.gid } : {}),
   });
@@ -109,7 +120,7 @@ export function startCli(
   const child = spawn(process.execPath, [CLI, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(cwd ? { cwd } : {}),
+    cwd: cwdFor(env, cwd),
   });
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => {

@@ -1,4 +1,5 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -187,10 +188,13 @@ describe('place', () => {
     expect((await placements()).reservations).toHaveLength(1);
   });
 
-  it('says --branch waits for a later build, writing nothing', async () => {
-    const result = await runCli(['place', '--branch', 'feat/x', '--json'], at(NOW));
+  it('refuses --branch without Herdr or tmux in one line, writing nothing', async () => {
+    const repo = join(box.root, 'repo');
+    await mkdir(repo);
+    execFileSync('git', ['init', '-q', repo]);
+    const result = await runCli(['place', '--branch', 'feat/x', '--json'], at(NOW), { cwd: repo });
     expect(result.code).toBe(2);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^dogsled: place needs Herdr \([^\n]+\)\n$/);
     await expect(readFile(join(box.state, 'placements.json'))).rejects.toThrow();
   });
 });
