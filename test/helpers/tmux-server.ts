@@ -29,8 +29,10 @@ export async function startTmuxServer(options: {
 }): Promise<TmuxServer> {
   const base = { ...options.env, TMUX_TMPDIR: options.dir, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' };
   const socket = join(options.dir, options.name);
+  // Panes start in the test's directory, never in the repository the tests run from: a service or
+  // a sweep that sees a pane there would take that repository as one of its own.
   const tmux = async (...args: string[]) =>
-    (await run('tmux', ['-S', socket, ...args], { env: base })).stdout;
+    (await run('tmux', ['-S', socket, ...args], { env: base, cwd: options.dir })).stdout;
   await run(
     'tmux',
     [
@@ -40,6 +42,8 @@ export async function startTmuxServer(options: {
       '/dev/null',
       'new-session',
       '-d',
+      '-c',
+      options.dir,
       '-s',
       'base',
       '-x',
@@ -47,7 +51,7 @@ export async function startTmuxServer(options: {
       '-y',
       String(options.height ?? 50),
     ],
-    { env: base },
+    { env: base, cwd: options.dir },
   );
   const pid = Number((await tmux('display-message', '-p', '#{pid}')).trim());
   return {

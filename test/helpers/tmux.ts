@@ -41,7 +41,9 @@ export async function startTmux(options: TmuxOptions): Promise<Tmux> {
     LANG: 'C.UTF-8',
   };
   delete serverEnv.TMUX;
-  const tmux = (...args: string[]) => run('tmux', ['-L', options.name, ...args], { env: serverEnv });
+  // In the test's directory, never in the repository the tests run from.
+  const tmux = (...args: string[]) =>
+    run('tmux', ['-L', options.name, ...args], { env: serverEnv, cwd: options.dir });
   const assignments = Object.entries(options.env)
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `${key}=${value}`);
@@ -52,6 +54,8 @@ export async function startTmux(options: TmuxOptions): Promise<Tmux> {
     '/dev/null',
     'new-session',
     '-d',
+    '-c',
+    options.dir,
     '-s',
     'S',
     '-x',

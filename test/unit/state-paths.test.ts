@@ -51,6 +51,7 @@ describe('statePaths', () => {
       quotaCollect: '/s/quota-collect.json',
       quotaCollectLock: '/s/quota-collect',
       peers: '/s/peers',
+      machineList: '/s/machine-list.json',
       watchdog: '/s/watchdog.json',
       parents: '/s/parents.json',
       sweepRequest: '/s/sweep-request.json',
