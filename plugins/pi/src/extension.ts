@@ -13,7 +13,8 @@ import { ownPane, type PiDeps } from './deps.js';
 import { InboxReader } from './inbox-reader.js';
 import { registerServerTools } from './mcp-tools.js';
 import { inboxRenderer, MESSAGE_TYPE } from './message.js';
-import { Panel, tabLines } from './panel.js';
+import { Panel } from './panel.js';
+import { loadTab } from './panel-tabs.js';
 import type { ExtensionAPI, ExtensionContext } from './pi-api.js';
 import {
   TODO_DISPLAY_EVENT,
@@ -247,7 +248,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
           await here.ui.custom<void>(
             (tui, theme, _keys, done) =>
               new Panel(
-                (tab) => tabLines(deps, tab),
+                (tab) => loadTab(deps, here.ui, tab),
                 tui,
                 theme,
                 () => done(),

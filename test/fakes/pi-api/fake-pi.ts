@@ -60,6 +60,10 @@ export class FakePi {
   /** What confirm() and editor() answer, and the titles they were asked with. */
   confirmAnswer = false;
   editorAnswer: string | undefined;
+  /** What editor() was prefilled with, last call. */
+  editorPrefill: string | undefined;
+  /** What input() answers, one per call, in order (undefined once empty: cancelled). */
+  inputAnswers: Array<string | undefined> = [];
   readonly prompts: string[] = [];
   /** Turns started by a message with triggerTurn. */
   turns = 0;
@@ -100,9 +104,14 @@ export class FakePi {
           this.prompts.push(`${title} ${message}`);
           return this.confirmAnswer;
         },
-        editor: async (title) => {
+        editor: async (title, prefill) => {
           this.prompts.push(title);
+          this.editorPrefill = prefill;
           return this.editorAnswer;
+        },
+        input: async (title) => {
+          this.prompts.push(title);
+          return this.inputAnswers.shift();
         },
       },
     };
