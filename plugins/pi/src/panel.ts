@@ -87,14 +87,18 @@ export class Panel implements PiComponent {
     this.acting = true;
     this.said = '…';
     this.tui.requestRender();
+    let said: string;
     try {
-      this.said = await action().catch((error: unknown) =>
+      said = await action().catch((error: unknown) =>
         error instanceof Error ? error.message : String(error),
       );
+      // The line shows with the tab as it is after the action, never beside the old rows.
+      await this.reload(false);
     } finally {
       this.acting = false;
     }
-    await this.reload(false);
+    this.said = said;
+    this.tui.requestRender();
   }
 
   private select(index: number): void {
