@@ -36,48 +36,59 @@ async function pi(env: NodeJS.ProcessEnv = {}): Promise<PiRun> {
   return run;
 }
 
-/** Opens /dogsled and moves to `tab` (tab presses); resolves with the panel and its closing. */
-async function openPanel(run: PiRun, tabs = 0): Promise<{ panel: PiComponent; closed: Promise<void> }> {
+/** The panel open now: an action that asks closes it and opens a new one where it was. */
+const cur = (run: PiRun): PiComponent => {
+  const panel = run.fake.customs.at(-1);
+  if (panel === undefined) throw new Error('no panel');
+  return panel;
+};
+
+/** Opens /dogsled and moves to `tab` (tab presses); resolves with its closing. */
+async function openPanel(run: PiRun, tabs = 0): Promise<{ closed: Promise<void> }> {
   const closed = run.fake.commands.get('dogsled')?.handler('', run.fake.ctx) ?? Promise.resolve();
-  const panel = await until(() => run.fake.customs.at(-1), 'the panel');
-  for (let i = 0; i < tabs; i++) panel.handleInput?.('\t');
-  await loaded(panel);
-  return { panel, closed };
+  await until(() => run.fake.customs.at(-1), 'the panel');
+  for (let i = 0; i < tabs; i++) cur(run).handleInput?.('\t');
+  await loaded(run);
+  // Wrapped: an async function returning the promise itself would wait for the panel to close.
+  return { closed };
 }
 
-const body = (panel: PiComponent) => panel.render(200).slice(1, -1);
+const body = (run: PiRun) => cur(run).render(200).slice(1, -1);
 
-async function loaded(panel: PiComponent): Promise<string[]> {
+async function loaded(run: PiRun): Promise<string[]> {
   return until(() => {
-    const lines = body(panel);
+    const lines = body(run);
     return lines.some((line) => line.includes('loading…')) ? undefined : lines;
   }, 'the tab');
 }
 
 /** Moves the selection to the row matching `pattern`, from the top. */
-function selectRow(panel: PiComponent, pattern: RegExp): void {
-  for (let i = 0; i < 40; i++) panel.handleInput?.('k');
+function selectRow(run: PiRun, pattern: RegExp): void {
+  for (let i = 0; i < 40; i++) cur(run).handleInput?.('k');
   for (
     let i = 0;
     i < 40 &&
-    !body(panel)
+    !body(run)
       .find((line) => line.startsWith('›'))
       ?.match(pattern);
     i++
   )
-    panel.handleInput?.('j');
-  expect(body(panel).find((line) => line.startsWith('›'))).toMatch(pattern);
+    cur(run).handleInput?.('j');
+  expect(body(run).find((line) => line.startsWith('›'))).toMatch(pattern);
 }
 
 /** Presses `key` and waits for the action's one line (the line above the footer). */
-async function press(panel: PiComponent, key: string): Promise<string> {
-  const before = panel.render(200);
-  panel.handleInput?.(key);
+async function press(run: PiRun, key: string): Promise<string> {
+  const panel = cur(run);
+  const before = cur(run).render(200);
+  cur(run).handleInput?.(key);
   return until(
     () => {
-      const lines = panel.render(200);
+      const now = cur(run);
+      const lines = now.render(200);
       const said = lines.at(-2) ?? '';
       if (said === '…' || lines.some((line) => line.includes('loading…'))) return undefined;
+      if (now !== panel) return said;
       return lines.length > before.length || said !== before.at(-2) ? said : undefined;
     },
     `the answer to ${JSON.stringify(key)}`,
@@ -97,18 +108,22 @@ describe('the Status tab', () => {
     await registerClaude(t, child);
     expect((await runCli(['track', 'local', child.pane, '--name', 'helper'], t.envOf(lead))).code).toBe(0);
     const run = await pi();
-    const { panel, closed } = await openPanel(run);
-    const lines = await loaded(panel);
+    const { closed } = await openPanel(run);
+    const lines = await loaded(run);
     expect(lines[0]).toMatch(/^› local /);
     expect(lines[1]).toMatch(/^ {2}gone-box .* · unreachable: \S+/);
     expect(lines.join('\n')).toMatch(/helper/);
     expect(lines.findIndex((line) => /helper/.test(line))).toBeGreaterThan(1);
     // Enter on local says what it is; on the peer it runs `dogsled retry gone` and shows its line.
-    expect(await press(panel, '\r')).toBe('local: this host, read from its own files');
-    selectRow(panel, /gone-box/);
-    expect(await press(panel, '\r')).toMatch(/^dogsled: retry: gone-box: unreachable: /);
-    expect(panel.render(80).every((line) => !CONTROL.test(line))).toBe(true);
-    panel.handleInput?.('\x1b');
+    expect(await press(run, '\r')).toBe('local: this host, read from its own files');
+    selectRow(run, /gone-box/);
+    expect(await press(run, '\r')).toMatch(/^dogsled: retry: gone-box: unreachable: /);
+    expect(
+      cur(run)
+        .render(80)
+        .every((line) => !CONTROL.test(line)),
+    ).toBe(true);
+    cur(run).handleInput?.('\x1b');
     await closed;
   }, 60_000);
 });
@@ -117,44 +132,54 @@ describe('the Hosts tab', () => {
   it('renames, disables, enables and adds through dogsled machine, and shows refusals in one line', async () => {
     await writeFile(t.box.configPath, CONFIG);
     const run = await pi();
-    const { panel, closed } = await openPanel(run, 1);
-    expect(panel.render(200)[0]).toContain('[Hosts]');
-    selectRow(panel, /^› gone {2}gone-box {2}nobody@gone\.invalid {2}enabled$/);
+    const { closed } = await openPanel(run, 1);
+    expect(cur(run).render(200)[0]).toContain('[Hosts]');
+    selectRow(run, /^› gone {2}gone-box {2}nobody@gone\.invalid {2}enabled$/);
 
     // n asks for the label through Pi's input; an escape in it is stripped before dogsled sees it.
     run.fake.inputAnswers = ['new-\u001b[31mname'];
-    expect(await press(panel, 'n')).toBe('renamed gone: new-name (nobody@gone.invalid, enabled)');
+    expect(await press(run, 'n')).toBe('renamed gone: new-name (nobody@gone.invalid, enabled)');
     expect(run.fake.prompts.at(-1)).toBe('New label for gone');
+    // The input was asked with the panel closed (Pi puts its own editor back after a dialog), and
+    // the panel opened again where it was, with the answer under the rows.
+    expect(run.fake.dialogsOverCustom).toBe(0);
+    expect(run.fake.openCustoms).toBe(1);
+    expect(cur(run).render(200)[0]).toContain('[Hosts]');
+    expect(body(run)[0]).toMatch(/^› gone {2}new-name /);
     expect(await readFile(t.box.configPath, 'utf8')).toContain('# the fleet');
-    expect(await press(panel, 'd')).toMatch(/^disabled gone: new-name /);
-    expect(body(panel)[0]).toMatch(/ disabled$/);
-    expect(await press(panel, 'e')).toMatch(/^enabled gone: /);
+    expect(await press(run, 'd')).toMatch(/^disabled gone: new-name /);
+    expect(body(run)[0]).toMatch(/ disabled$/);
+    expect(await press(run, 'e')).toMatch(/^enabled gone: /);
 
     // A label that looks like a flag is data (argv, after `--`).
     run.fake.inputAnswers = ['--help'];
-    expect(await press(panel, 'n')).toBe('renamed gone: --help (nobody@gone.invalid, enabled)');
+    expect(await press(run, 'n')).toBe('renamed gone: --help (nobody@gone.invalid, enabled)');
     // A label dogsled refuses: its one line, and the config unchanged.
     const config = await readFile(t.box.configPath, 'utf8');
     run.fake.inputAnswers = ['local'];
-    expect(await press(panel, 'n')).toMatch(/^dogsled: machine: config .*: the edit would not load /);
+    expect(await press(run, 'n')).toMatch(/^dogsled: machine: config .*: the edit would not load /);
     // A cancelled input asks dogsled nothing.
     run.fake.inputAnswers = [];
-    expect(await press(panel, 'n')).toBe('gone: not renamed');
+    expect(await press(run, 'n')).toBe('gone: not renamed');
     expect(await readFile(t.box.configPath, 'utf8')).toBe(config);
 
     // a: the target, then the label; a target ssh would take for an option is refused, as data.
     run.fake.inputAnswers = ['-oProxyCommand=touch /tmp/x', 'evil'];
-    expect(await press(panel, 'a')).toMatch(/^dogsled: machine: /);
+    expect(await press(run, 'a')).toMatch(/^dogsled: machine: /);
     expect(await readFile(t.box.configPath, 'utf8')).toBe(config);
     run.fake.inputAnswers = ['me@second.invalid', 'second'];
-    expect(await press(panel, 'a')).toBe('added second: second (me@second.invalid, enabled)');
-    expect(body(panel).some((line) => /second {2}second {2}me@second\.invalid {2}enabled/.test(line))).toBe(
+    expect(await press(run, 'a')).toBe('added second: second (me@second.invalid, enabled)');
+    expect(body(run).some((line) => /second {2}second {2}me@second\.invalid {2}enabled/.test(line))).toBe(
       true,
     );
     const listed = JSON.parse((await runCli(['machine', 'list', '--json'], t.envOf(lead))).stdout);
     expect(listed.hosts.map((h: { id: string }) => h.id)).toEqual(['gone', 'second']);
-    expect(panel.render(80).every((line) => !CONTROL.test(line))).toBe(true);
-    panel.handleInput?.('\x1b');
+    expect(
+      cur(run)
+        .render(80)
+        .every((line) => !CONTROL.test(line)),
+    ).toBe(true);
+    cur(run).handleInput?.('\x1b');
     await closed;
   }, 60_000);
 });
@@ -182,43 +207,45 @@ describe('the Profiles tab', () => {
     await writeFile(join(fifoDir, 'prompt.md'), 'x\n');
 
     const run = await pi();
-    const { panel, closed } = await openPanel(run, 2);
-    const lines = body(panel);
+    const { closed } = await openPanel(run, 2);
+    const lines = body(run);
     expect(lines.find((line) => /broken/.test(line))).toMatch(/^. broken {2}broken: /);
     expect(lines.find((line) => /writer/.test(line))).toBe('  writer  Ordinary units');
 
     // A broken profile: its reason, and no editor.
-    selectRow(panel, /^› broken/);
-    expect(await press(panel, '\r')).toMatch(/^broken {2}broken: .*not edited/);
+    selectRow(run, /^› broken/);
+    expect(await press(run, '\r')).toMatch(/^broken {2}broken: .*not edited/);
     expect(run.fake.prompts).toEqual([]);
 
     // The writer: the editor opens on the last file, prefilled; the answer replaces it whole.
-    selectRow(panel, /^› writer/);
+    selectRow(run, /^› writer/);
     run.fake.editorAnswer = 'be brief\nand kind\n';
     const file = join(dir, 'prompt.md');
-    expect(await press(panel, '\r')).toBe(`saved ${file}`);
+    expect(await press(run, '\r')).toBe(`saved ${file}`);
     expect(run.fake.prompts.at(-1)).toBe('writer: prompt.md');
     expect(run.fake.editorPrefill).toBe('be brief\n');
+    expect(run.fake.dialogsOverCustom).toBe(0);
+    expect(body(run).find((line) => line.startsWith('›'))).toMatch(/^› writer/);
     expect(await readFile(file, 'utf8')).toBe('be brief\nand kind\n');
     expect((await stat(file)).mode & 0o777).toBe(0o640);
     expect(await readFile(join(shared, 'lead.md'), 'utf8')).toBe('shared lead\n');
     expect((await readdir(dir)).sort()).toEqual(['profile.json', 'prompt.md']);
     // Closing the editor writes nothing.
     run.fake.editorAnswer = undefined;
-    expect(await press(panel, '\r')).toBe(`${file}: not changed (editor closed)`);
+    expect(await press(run, '\r')).toBe(`${file}: not changed (editor closed)`);
 
     // A prompt swapped for a FIFO after the tab was read: refused before any editor (it would hang).
-    selectRow(panel, /^› piped/);
+    selectRow(run, /^› piped/);
     await rm(join(fifoDir, 'prompt.md'));
     execFileSync('mkfifo', [join(fifoDir, 'prompt.md')]);
     const asked = run.fake.prompts.length;
-    panel.handleInput?.('r');
-    await loaded(panel);
-    selectRow(panel, /^› piped/);
-    expect(body(panel).find((line) => line.startsWith('›'))).toMatch(/broken: /);
-    expect(await press(panel, '\r')).toMatch(/not edited/);
+    cur(run).handleInput?.('r');
+    await loaded(run);
+    selectRow(run, /^› piped/);
+    expect(body(run).find((line) => line.startsWith('›'))).toMatch(/broken: /);
+    expect(await press(run, '\r')).toMatch(/not edited/);
     expect(run.fake.prompts).toHaveLength(asked);
-    panel.handleInput?.('\x1b');
+    cur(run).handleInput?.('\x1b');
     await closed;
   }, 60_000);
 
@@ -260,12 +287,12 @@ describe('the widget and the panel', () => {
   it('steps aside while the panel is open and comes back when it closes', async () => {
     const run = await pi({ HERDR_ENV: '' });
     await until(() => (run.fake.widgets.get('dogsled')?.length ? true : undefined), 'the widget');
-    const { panel, closed } = await openPanel(run);
+    const { closed } = await openPanel(run);
     expect(run.fake.widgets.get('dogsled')).toBeUndefined();
     await run.fake.shortcuts.get('alt+j')?.handler(run.fake.ctx);
     expect(run.fake.notifications.at(-1)?.message).toBe('dogsled: the /dogsled panel is open');
     expect(run.fake.widgets.get('dogsled')).toBeUndefined();
-    panel.handleInput?.('q');
+    cur(run).handleInput?.('q');
     await closed;
     expect(run.fake.widgets.get('dogsled')?.length).toBeGreaterThan(0);
   }, 60_000);

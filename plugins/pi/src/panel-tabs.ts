@@ -14,8 +14,17 @@ import { boardLines, hostLine } from './widget.js';
 export const PANEL_TABS = ['Status', 'Hosts', 'Profiles', 'Inbox'] as const;
 export type PanelTab = (typeof PANEL_TABS)[number];
 
-/** An action: runs, then says in one line what happened. */
-export type PanelAction = () => Promise<string>;
+/**
+ * An action: runs, then says in one line what happened. One that `asks` (Pi's input or editor) runs
+ * with the panel closed: Pi puts its own editor back when a dialog ends, which would orphan the panel.
+ */
+export interface PanelAction {
+  run(): Promise<string>;
+  asks?: boolean;
+}
+
+const does = (run: () => Promise<string>): PanelAction => ({ run });
+const asks = (run: () => Promise<string>): PanelAction => ({ run, asks: true });
 
 export interface PanelRow {
   text: string;
@@ -85,10 +94,11 @@ async function statusTab(deps: PiDeps): Promise<TabView> {
     for (const host of hosts as HostFacts[]) {
       const id = str(host.id);
       const label = plainLine(str(host.label) || id);
-      const retry: PanelAction =
+      const retry = does(
         id === 'local'
           ? async () => `${label}: this host, read from its own files`
-          : () => run(deps, ['retry', '--', id]);
+          : () => run(deps, ['retry', '--', id]),
+      );
       rows.push({ text: plainLine(`${hostLine(host)}${retryState(host)}`), keys: on(ENTER, retry) });
     }
   rows.push({ text: '' });
@@ -117,12 +127,12 @@ async function ask(ui: ExtensionUIContext, title: string, placeholder?: string):
 }
 
 async function hostsTab(deps: PiDeps, ui: ExtensionUIContext): Promise<TabView> {
-  const add: PanelAction = async () => {
+  const add = asks(async () => {
     const target = await ask(ui, 'Add a host: its SSH target', 'user@host');
     if (target === undefined) return 'add: nothing added';
     const label = await ask(ui, `Label for ${target} (empty: none)`);
     return run(deps, ['machine', 'add', ...(label === undefined ? [] : [`--label=${label}`]), '--', target]);
-  };
+  });
   const keys = { a: add };
   const hint = 'c reconnect · n rename · e enable · d disable · a add';
   const answer = jsonOf(await callDogsled(deps, ['machine', 'list', '--json']));
@@ -135,12 +145,12 @@ async function hostsTab(deps: PiDeps, ui: ExtensionUIContext): Promise<TabView> 
     const id = str(host.id);
     const label = str(host.label);
     const state = host.enabled === false ? 'disabled' : 'enabled';
-    const verb = (name: string) => () => run(deps, ['machine', name, '--', id]);
-    const rename: PanelAction = async () => {
+    const verb = (name: string) => does(() => run(deps, ['machine', name, '--', id]));
+    const rename = asks(async () => {
       const next = await ask(ui, `New label for ${plainLine(id)}`, plainLine(label));
       if (next === undefined) return `${plainLine(id)}: not renamed`;
       return run(deps, ['machine', 'rename', '--', id, next]);
-    };
+    });
     rows.push({
       text: plainLine(`${id}  ${label}  ${str(host.target)}  ${state}`),
       keys: { c: verb('reconnect'), n: rename, e: verb('enable'), d: verb('disable') },
@@ -167,14 +177,20 @@ async function profilesTab(deps: PiDeps, ui: ExtensionUIContext): Promise<TabVie
     const broken = str(profile.broken);
     if (broken !== '') {
       const text = `${name}  broken: ${plainLine(broken)}`;
-      return { text, keys: on(ENTER, async () => `${text} (fix profile.json; not edited)`) };
+      return {
+        text,
+        keys: on(
+          ENTER,
+          does(async () => `${text} (fix profile.json; not edited)`),
+        ),
+      };
     }
     const prompts = Array.isArray(profile.prompt) ? profile.prompt.filter((p) => typeof p === 'string') : [];
     const last = prompts.at(-1);
-    const edit: PanelAction =
+    const edit =
       last === undefined
-        ? async () => `${name}: no prompt file to edit`
-        : () => editPrompt(name, last, (title, prefill) => ui.editor(title, prefill));
+        ? does(async () => `${name}: no prompt file to edit`)
+        : asks(() => editPrompt(name, last, (title, prefill) => ui.editor(title, prefill)));
     return { text: plainLine(`${name}  ${str(profile.description)}`), keys: on(ENTER, edit) };
   });
   if (rows.length === 0) rows.push({ text: `no profiles in ${plainLine(str(value.dir))}` });

@@ -6,7 +6,7 @@
 import { plainLine } from '../../../service/core/strip-escapes.js';
 import { textComponent } from './message.js';
 import { PANEL_TABS, type PanelAction, type PanelTab, type TabView } from './panel-tabs.js';
-import type { PiComponent, PiTheme, PiTui } from './pi-api.js';
+import type { ExtensionUIContext, PiComponent, PiTheme, PiTui } from './pi-api.js';
 
 export { PANEL_TABS, type PanelTab } from './panel-tabs.js';
 
@@ -22,6 +22,35 @@ const KEYS = {
   close: ['\x1b', 'q', '\x03'],
 };
 
+/** Where the panel was when it closed for an action that asks, and what that action said. */
+export interface PanelPlace {
+  tab: number;
+  selected: number;
+  said?: string;
+}
+
+/** Why the panel closed: undefined (escape), or an action to run with it closed, then reopen. */
+export type PanelExit = (PanelPlace & { action: PanelAction }) | undefined;
+
+/** Opens the panel; reopens it where it was after each action that needed Pi's input or editor. */
+export async function runPanel(
+  ui: ExtensionUIContext,
+  load: (tab: PanelTab) => Promise<TabView>,
+): Promise<void> {
+  let place: PanelPlace | undefined;
+  for (;;) {
+    const at = place;
+    const exit = await ui.custom<PanelExit>(
+      (tui, theme, _keys, done) => new Panel(load, tui, theme, done, at),
+    );
+    if (exit === undefined) return;
+    const said = await exit.action.run().catch((error: unknown) => messageOf(error));
+    place = { tab: exit.tab, selected: exit.selected, said };
+  }
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 export class Panel implements PiComponent {
   private tab = 0;
   private offset = 0;
@@ -36,9 +65,12 @@ export class Panel implements PiComponent {
     private readonly load: (tab: PanelTab) => Promise<TabView>,
     private readonly tui: PiTui,
     private readonly theme: PiTheme,
-    private readonly done: () => void,
+    private readonly done: (exit: PanelExit) => void,
+    place?: PanelPlace,
   ) {
-    void this.reload();
+    this.tab = (place?.tab ?? 0) % PANEL_TABS.length;
+    this.said = place?.said;
+    void this.reload(true, place?.selected ?? 0);
   }
 
   current(): PanelTab {
@@ -65,7 +97,7 @@ export class Panel implements PiComponent {
   }
 
   handleInput(data: string): void {
-    if (KEYS.close.includes(data)) this.done();
+    if (KEYS.close.includes(data)) this.done(undefined);
     else if (KEYS.next.includes(data)) this.switchTo(this.tab + 1);
     else if (KEYS.previous.includes(data)) this.switchTo(this.tab + PANEL_TABS.length - 1);
     else if (KEYS.down.includes(data)) this.select(this.selected + 1);
@@ -73,7 +105,8 @@ export class Panel implements PiComponent {
     else if (KEYS.reload.includes(data)) void this.reload();
     else {
       const action = this.view.rows[this.selected]?.keys?.[data] ?? this.view.keys?.[data];
-      if (action !== undefined) void this.act(action);
+      if (action?.asks) this.done({ tab: this.tab, selected: this.selected, action });
+      else if (action !== undefined) void this.act(action);
     }
     this.tui.requestRender();
   }
@@ -89,9 +122,7 @@ export class Panel implements PiComponent {
     this.tui.requestRender();
     let said: string;
     try {
-      said = await action().catch((error: unknown) =>
-        error instanceof Error ? error.message : String(error),
-      );
+      said = await action.run().catch(messageOf);
       // The line shows with the tab as it is after the action, never beside the old rows.
       await this.reload(false);
     } finally {
@@ -114,7 +145,7 @@ export class Panel implements PiComponent {
     void this.reload();
   }
 
-  private async reload(fresh = true): Promise<void> {
+  private async reload(fresh = true, selected = 0): Promise<void> {
     const ticket = ++this.loading;
     const tab = this.current();
     if (fresh) {
@@ -128,7 +159,7 @@ export class Panel implements PiComponent {
     // A slower answer for a tab the user already left is dropped.
     if (ticket !== this.loading) return;
     this.view = view;
-    this.select(this.selected);
+    this.select(fresh ? selected : this.selected);
     this.tui.requestRender();
   }
 }
