@@ -13,7 +13,8 @@ import { ownPane, type PiDeps } from './deps.js';
 import { InboxReader } from './inbox-reader.js';
 import { registerServerTools } from './mcp-tools.js';
 import { inboxRenderer, MESSAGE_TYPE } from './message.js';
-import { Panel, tabLines } from './panel.js';
+import { runPanel } from './panel.js';
+import { loadTab } from './panel-tabs.js';
 import type { ExtensionAPI, ExtensionContext } from './pi-api.js';
 import {
   TODO_DISPLAY_EVENT,
@@ -244,15 +245,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
         panelOpen = true;
         drawWidget();
         try {
-          await here.ui.custom<void>(
-            (tui, theme, _keys, done) =>
-              new Panel(
-                (tab) => tabLines(deps, tab),
-                tui,
-                theme,
-                () => done(),
-              ),
-          );
+          await runPanel(here.ui, (tab) => loadTab(deps, here.ui, tab));
         } finally {
           panelOpen = false;
           drawWidget();

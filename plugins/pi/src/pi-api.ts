@@ -34,6 +34,8 @@ export interface ExtensionUIContext {
   ): Promise<T>;
   confirm(title: string, message: string): Promise<boolean>;
   editor(title: string, prefill?: string): Promise<string | undefined>;
+  /** One line of text; undefined when cancelled. */
+  input(title: string, placeholder?: string): Promise<string | undefined>;
 }
 
 /** A session entry as far as this extension reads one (a CustomMessageEntry has these fields). */

@@ -187,6 +187,16 @@ function workLines(board: unknown, view: WidgetView): string[] {
   return lines.length === 0 ? ['work: nothing open'] : lines;
 }
 
+/** The owner's open groups and their rows as plain lines (the /dogsled Status tab), DONE left out. */
+export function boardLines(board: unknown): string[] {
+  const lines: string[] = [];
+  for (const group of groupsOf(board)) {
+    if (group.id === 'done' || group.rows.length === 0) continue;
+    lines.push(group.title, ...group.rows.map((row) => rowLine(row)));
+  }
+  return lines.length === 0 ? ['work: nothing open'] : lines;
+}
+
 /** The Todos view: pi-todo's progress, NOW, NEXT, and one fold for done and dropped. */
 function todoLines(todos: TodoDisplay | undefined): string[] {
   if (todos === undefined) return ['todos: no compatible pi-todo (protocol 3) has shown any'];

@@ -57,9 +57,20 @@ export class FakePi {
   readonly widgets = new Map<string, string[] | undefined>();
   /** Every `custom()` component the extension opened, still open or not. */
   readonly customs: PiComponent[] = [];
+  /** custom() components not closed yet; Pi shows input() and editor() in their place. */
+  openCustoms = 0;
+  /**
+   * Dialogs asked while a custom() component was open: in Pi the dialog takes the component's place
+   * and Pi's own editor comes back after it, so the component is lost and never closes.
+   */
+  dialogsOverCustom = 0;
   /** What confirm() and editor() answer, and the titles they were asked with. */
   confirmAnswer = false;
   editorAnswer: string | undefined;
+  /** What editor() was prefilled with, last call. */
+  editorPrefill: string | undefined;
+  /** What input() answers, one per call, in order (undefined once empty: cancelled). */
+  inputAnswers: Array<string | undefined> = [];
   readonly prompts: string[] = [];
   /** Turns started by a message with triggerTurn. */
   turns = 0;
@@ -91,18 +102,27 @@ export class FakePi {
         setWidget: (key, content) => void this.widgets.set(key, content),
         custom: <T>(factory: Parameters<ExtensionContext['ui']['custom']>[0]) =>
           new Promise<T>((resolve) => {
-            const component = factory({ requestRender: () => {} }, PLAIN_THEME, {}, (result) =>
-              resolve(result as T),
-            );
+            this.openCustoms++;
+            const component = factory({ requestRender: () => {} }, PLAIN_THEME, {}, (result) => {
+              this.openCustoms--;
+              resolve(result as T);
+            });
             this.customs.push(component);
           }),
         confirm: async (title, message) => {
           this.prompts.push(`${title} ${message}`);
           return this.confirmAnswer;
         },
-        editor: async (title) => {
+        editor: async (title, prefill) => {
+          if (this.openCustoms > 0) this.dialogsOverCustom++;
           this.prompts.push(title);
+          this.editorPrefill = prefill;
           return this.editorAnswer;
+        },
+        input: async (title) => {
+          if (this.openCustoms > 0) this.dialogsOverCustom++;
+          this.prompts.push(title);
+          return this.inputAnswers.shift();
         },
       },
     };
