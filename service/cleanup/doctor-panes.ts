@@ -5,7 +5,7 @@
 import type { PlanEntry } from '../core/prune-plan.js';
 import type { StateIO } from '../state/io.js';
 import type { JobRecord } from '../state/job-records.js';
-import { readPaneWatch } from '../state/pane-watch.js';
+import { readPaneWatch } from '../state/pane-watch-file.js';
 import type { TerminalPort } from '../terminal/port.js';
 import { agentPaneFacts } from './agent-records.js';
 import { panesSection } from './panes.js';

@@ -24,7 +24,7 @@ import { messageOf } from '../errors.js';
 import { mapLimited } from '../probe/limit.js';
 import { type ChildReader, probePrompt, readChildren } from '../probe/shell-panes.js';
 import type { JobRecord } from '../state/job-records.js';
-import { type PaneWatch, watchEntries, watchMaxGap } from '../state/pane-watch.js';
+import { type PaneWatch, watchEntries, watchMaxGap } from '../state/pane-watch-file.js';
 import { isTerminalError, TerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane, Snapshot } from '../terminal/records.js';

@@ -14,7 +14,7 @@ import { type ChildReader, readChildren } from '../probe/shell-panes.js';
 import { readProcessTable } from '../process/table.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
 import { listJobRecords } from '../state/job-records.js';
-import { readPaneWatch } from '../state/pane-watch.js';
+import { readPaneWatch } from '../state/pane-watch-file.js';
 import { isTerminalError, TerminalError } from '../terminal/errors.js';
 import { callerPane, herdrExpected } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';

@@ -16,7 +16,7 @@ import {
 } from '../../service/cleanup/panes.js';
 import { probePrompt } from '../../service/probe/shell-panes.js';
 import { type JobRecord, listJobRecords } from '../../service/state/job-records.js';
-import type { PaneWatch } from '../../service/state/pane-watch.js';
+import type { PaneWatch } from '../../service/state/pane-watch-file.js';
 import { statePaths } from '../../service/state/paths.js';
 import { openTerminal } from '../../service/terminal/open.js';
 import type { TerminalPort } from '../../service/terminal/port.js';

@@ -4,7 +4,7 @@ import {
   type AgentPaneReaders,
   type LiveAgentPane,
   observeAgentPanes,
-} from '../../service/probe/agent-panes.js';
+} from '../../service/probe/agent-pane-observe.js';
 import { mapLimited } from '../../service/probe/limit.js';
 
 function live(pane: string, cwd: string | null): LiveAgentPane {
