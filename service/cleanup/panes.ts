@@ -21,7 +21,7 @@ import {
 import { stripEscapes } from '../core/strip-escapes.js';
 import { contains } from '../core/target-rule.js';
 import { messageOf } from '../errors.js';
-import { mapLimited } from '../probe/limit.js';
+import { mapLimited } from '../probe/map-limited.js';
 import { type ChildReader, probePrompt, readChildren } from '../probe/shell-panes.js';
 import type { JobRecord } from '../state/job-records.js';
 import { type PaneWatch, watchEntries, watchMaxGap } from '../state/pane-watch-file.js';

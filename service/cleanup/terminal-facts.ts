@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { type HoldPane, type HoldPanes, holdsFor } from '../core/holds.js';
 import { classifyForeground, promptState } from '../core/pane-rule.js';
 import { messageOf } from '../errors.js';
-import { mapLimited } from '../probe/limit.js';
+import { mapLimited } from '../probe/map-limited.js';
 import { type ChildReader, readChildren } from '../probe/shell-panes.js';
 import { readProcessTable } from '../process/table.js';
 import type { ProcessIO, StateIO } from '../state/io.js';

@@ -5,7 +5,7 @@
 
 import type { ObservedAgentPane } from '../core/agent-pane-clocks.js';
 import { messageOf } from '../errors.js';
-import { mapLimited } from './limit.js';
+import { mapLimited } from './map-limited.js';
 import type { TranscriptFacts } from './transcripts/index.js';
 
 /** An agent pane as the terminal reports it, before any file or git is read. */

@@ -17,7 +17,7 @@ import { childNames } from '../process/table.js';
 import { isTerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane, Snapshot } from '../terminal/records.js';
-import { mapLimited } from './limit.js';
+import { mapLimited } from './map-limited.js';
 
 /** The program names of a process's direct children, or null when they cannot be read. */
 export type ChildReader = (pid: number) => Promise<string[] | null>;

@@ -5,7 +5,7 @@ import {
   type LiveAgentPane,
   observeAgentPanes,
 } from '../../service/probe/agent-pane-observe.js';
-import { mapLimited } from '../../service/probe/limit.js';
+import { mapLimited } from '../../service/probe/map-limited.js';
 
 function live(pane: string, cwd: string | null): LiveAgentPane {
   return {
