@@ -17,7 +17,7 @@ import { type JobRecord, listJobRecords } from '../state/job-records.js';
 import { pathIsAbsent, readRegistries } from '../state/registries.js';
 import { loadRepoConfig } from '../state/repo-config.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk-findings.js';
-import { addPanes, type DoctorHerdr } from './doctor-panes.js';
+import { addPanes, type DoctorHerdr } from './panes/doctor-section.js';
 import { hotProcesses } from './processes.js';
 import type { DoctorReport, JobEntry, TargetEntry, WorktreeEntry } from './report.js';
 import { callerRepository, discoverRepositories, type RepositoryCandidate } from './repositories.js';

@@ -13,7 +13,7 @@ import {
   prunePane,
   pruneWorkspace,
   WorkspaceEntrySchema,
-} from '../../service/cleanup/panes.js';
+} from '../../service/cleanup/panes/judge.js';
 import { probePrompt } from '../../service/probe/shell-panes.js';
 import { type JobRecord, listJobRecords } from '../../service/state/job-records.js';
 import type { PaneWatch } from '../../service/state/pane-watch-file.js';

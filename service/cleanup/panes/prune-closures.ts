@@ -3,13 +3,13 @@
 // checked before the teardown (a pane that is not an idle shell keeps the worktree: a skip) and
 // again right before they close, by terminal id, so nothing busy is ever closed with a worktree.
 
-import { paneActivity } from '../core/holds.js';
-import { contains } from '../core/target-rule.js';
-import { DogsledError, messageOf } from '../errors.js';
-import { isTerminalError, TerminalError } from '../terminal/errors.js';
-import type { TerminalPort } from '../terminal/port.js';
-import type { Snapshot } from '../terminal/records.js';
-import { type ReadPane, readPanes, realOrSame } from './terminal-facts.js';
+import { paneActivity } from '../../core/holds.js';
+import { contains } from '../../core/target-rule.js';
+import { DogsledError, messageOf } from '../../errors.js';
+import { isTerminalError, TerminalError } from '../../terminal/errors.js';
+import type { TerminalPort } from '../../terminal/port.js';
+import type { Snapshot } from '../../terminal/records.js';
+import { type ReadPane, readPanes, realOrSame } from './facts.js';
 
 export type WorktreePanes =
   /** A pane that works in it (or in the workspace that shows it) is busy: the worktree stays. */

@@ -17,17 +17,17 @@ import {
   paneVerdict,
   type WorkspaceFacts,
   workspaceVerdicts,
-} from '../core/pane-rule.js';
-import { stripEscapes } from '../core/strip-escapes.js';
-import { contains } from '../core/target-rule.js';
-import { messageOf } from '../errors.js';
-import { mapLimited } from '../probe/map-limited.js';
-import { type ChildReader, probePrompt, readChildren } from '../probe/shell-panes.js';
-import type { JobRecord } from '../state/job-records.js';
-import { type PaneWatch, watchEntries, watchMaxGap } from '../state/pane-watch-file.js';
-import { isTerminalError, TerminalError } from '../terminal/errors.js';
-import type { TerminalPort } from '../terminal/port.js';
-import type { Pane, Snapshot } from '../terminal/records.js';
+} from '../../core/pane-rule.js';
+import { stripEscapes } from '../../core/strip-escapes.js';
+import { contains } from '../../core/target-rule.js';
+import { messageOf } from '../../errors.js';
+import { mapLimited } from '../../probe/map-limited.js';
+import { type ChildReader, probePrompt, readChildren } from '../../probe/shell-panes.js';
+import type { JobRecord } from '../../state/job-records.js';
+import { type PaneWatch, watchEntries, watchMaxGap } from '../../state/pane-watch-file.js';
+import { isTerminalError, TerminalError } from '../../terminal/errors.js';
+import type { TerminalPort } from '../../terminal/port.js';
+import type { Pane, Snapshot } from '../../terminal/records.js';
 
 export const PaneEntrySchema = z.object({
   pane: z.string(),

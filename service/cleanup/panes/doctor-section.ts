@@ -2,15 +2,15 @@
 // snapshot this run read. A workspace that shows a worktree the same plan removes closes with that
 // worktree, so it is no entry of its own.
 
-import type { PlanEntry } from '../core/prune-plan.js';
-import type { StateIO } from '../state/io.js';
-import type { JobRecord } from '../state/job-records.js';
-import { readPaneWatch } from '../state/pane-watch-file.js';
-import type { TerminalPort } from '../terminal/port.js';
-import { agentPaneFacts } from './agent-records.js';
-import { panesSection } from './panes.js';
-import type { DoctorReport } from './report.js';
-import { realOrSame } from './terminal-facts.js';
+import type { PlanEntry } from '../../core/prune-plan.js';
+import type { StateIO } from '../../state/io.js';
+import type { JobRecord } from '../../state/job-records.js';
+import { readPaneWatch } from '../../state/pane-watch-file.js';
+import type { TerminalPort } from '../../terminal/port.js';
+import { agentPaneFacts } from '../agent-records.js';
+import type { DoctorReport } from '../report.js';
+import { realOrSame } from './facts.js';
+import { panesSection } from './judge.js';
 
 /** What the sections need from Herdr (terminal-facts.ts gathers it). */
 export interface DoctorHerdr {
