@@ -4,7 +4,7 @@
 // id, an unknown option) and a typed escape sequence must not drive the terminal.
 
 import { EXIT } from '../service/core/exit-codes.js';
-import { plainLine } from '../service/core/strip-escapes.js';
+import { plainLine } from '../service/core/text-clean.js';
 import { DogsledError } from '../service/errors.js';
 
 /** Prints `dogsled: <message>` (and its hint) on stderr; returns the exit status. */

@@ -4,7 +4,7 @@
 // exactly what it printed, and on any failure (no state dir, a corrupt inbox, no Herdr, its
 // five-second budget spent) exits 0 with no output at all. Flag mistakes are still usage errors.
 
-import { clipText, flatText } from '../../service/core/inbox-text.js';
+import { clipText, plainLine } from '../../service/core/text-clean.js';
 import { DogsledError } from '../../service/errors.js';
 import {
   CONTEXT_HOOK_EVENTS,
@@ -36,7 +36,7 @@ function oneOf<T extends string>(
   command: string,
 ): T {
   if (value !== undefined && (allowed as readonly string[]).includes(value)) return value as T;
-  const got = value === undefined ? 'nothing' : `"${clipText(flatText(value), 40)}"`;
+  const got = value === undefined ? 'nothing' : `"${clipText(plainLine(value), 40)}"`;
   throw new DogsledError(`${command}: ${flag} must be ${allowed.join(' or ')}, got ${got}`);
 }
 

@@ -5,7 +5,7 @@
 
 import { open } from 'node:fs/promises';
 import { MESSAGE_MAX_BYTES } from '../../service/core/inbox.js';
-import { flatText } from '../../service/core/inbox-text.js';
+import { plainLine } from '../../service/core/text-clean.js';
 import { DogsledError, messageOf } from '../../service/errors.js';
 import { checkSendOptions } from '../../service/inbox/send.js';
 import { sendAnywhere } from '../../service/work/peer-actions.js';
@@ -46,17 +46,17 @@ async function messageText(flags: SendFlags): Promise<string> {
     handle = await open(path, 'r');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DogsledError(`send: --message-file ${flatText(path)}: ${code ?? messageOf(error)}`);
+    throw new DogsledError(`send: --message-file ${plainLine(path)}: ${code ?? messageOf(error)}`);
   }
   try {
     return await readBounded(
       handle.createReadStream({ autoClose: false }),
-      `--message-file ${flatText(path)}`,
+      `--message-file ${plainLine(path)}`,
     );
   } catch (error) {
     if (error instanceof DogsledError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DogsledError(`send: --message-file ${flatText(path)}: ${code ?? messageOf(error)}`);
+    throw new DogsledError(`send: --message-file ${plainLine(path)}: ${code ?? messageOf(error)}`);
   } finally {
     await handle.close();
   }
@@ -67,7 +67,7 @@ export async function sendCommand(target: string, flags: SendFlags, ctx: CliCont
   const text = await messageText(flags);
   const request = { target, host: flags.host ?? null, kind: flags.kind ?? 'message', text };
   const { record, to } = await sendAnywhere(ctx, request, () => hostIO(ctx));
-  const label = to.name ? `${flatText(to.name)} (${to.pane})` : to.pane;
+  const label = to.name ? `${plainLine(to.name)} (${to.pane})` : to.pane;
   ctx.out(`sent ${record.id} to ${label}\n`);
   return 0;
 }

@@ -14,7 +14,8 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
-import { plainLine, stripEscapes } from '../../service/core/strip-escapes.js';
+import { stripEscapes } from '../../service/core/strip-escapes.js';
+import { plainLine } from '../../service/core/text-clean.js';
 import { DogsledError } from '../../service/errors.js';
 import { VERSION } from '../../service/version.js';
 import { namedError, runCommand } from '../command.js';

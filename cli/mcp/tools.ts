@@ -5,7 +5,7 @@
 // its ticket. The caller is HERDR_PANE_ID of the harness that started `dogsled mcp`, as the service
 // functions read it from the environment.
 
-import { flatText } from '../../service/core/inbox-text.js';
+import { plainLine } from '../../service/core/text-clean.js';
 import { readStatus } from '../../service/hosts/status.js';
 import { listMyInbox } from '../../service/inbox/mine.js';
 import { stopRef } from '../../service/jobs/by-ref.js';
@@ -116,7 +116,7 @@ const SEND = tool(
       text: args.message,
     };
     const { record, to } = await sendAnywhere(ctx, request, () => hostIO(ctx));
-    const label = to.name ? `${flatText(to.name)} (${to.pane})` : to.pane;
+    const label = to.name ? `${plainLine(to.name)} (${to.pane})` : to.pane;
     return { line: `sent ${record.id} to ${label}` };
   },
 );

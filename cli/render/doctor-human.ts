@@ -2,7 +2,7 @@
 // hold…) and a name, with the reason on an indented line; within 80 columns. Paths and names come
 // from the filesystem and Git, so terminal escapes are stripped before anything is shown.
 
-import type { PaneEntry } from '../../service/cleanup/panes.js';
+import type { PaneEntry } from '../../service/cleanup/panes/doctor-section.js';
 import type { DoctorReport, WorktreeEntry } from '../../service/cleanup/report.js';
 import { stripEscapes } from '../../service/core/strip-escapes.js';
 import { formatBytes } from '../../service/core/units.js';

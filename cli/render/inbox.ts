@@ -3,31 +3,26 @@
 // preview a hook delivers points here); `claim` gives the delivery form, bounded like a hook's.
 
 import { formatAge } from '../../service/core/duration.js';
-import {
-  batchText,
-  displayLines,
-  flatText,
-  previewText,
-  senderLabel,
-} from '../../service/core/inbox-text.js';
+import { batchText, displayLines, previewText, senderLabel } from '../../service/core/inbox-text.js';
 import { stripEscapes } from '../../service/core/strip-escapes.js';
+import { plainLine } from '../../service/core/text-clean.js';
 import type { Delivery, InboxListing, SentRecord } from '../../service/inbox/reader.js';
 import type { InboxRecord } from '../../service/state/inbox-schemas.js';
 import { clip } from './text.js';
 
 function nullable(text: string | null): string | null {
-  return text === null ? null : flatText(text);
+  return text === null ? null : plainLine(text);
 }
 
 /** One record as JSON, with `text` in the form the caller asked for. */
 export function recordView(record: InboxRecord, text: string) {
   return {
     id: record.id,
-    kind: flatText(record.kind),
+    kind: plainLine(record.kind),
     sender: {
       pane: nullable(record.sender.pane),
       terminal: nullable(record.sender.terminal),
-      host: flatText(record.sender.host),
+      host: plainLine(record.sender.host),
       name: nullable(record.sender.name),
     },
     text,
@@ -71,11 +66,11 @@ export function inboxListHuman(listing: InboxListing, now: number): string {
     for (const line of stripEscapes(record.text).trimEnd().split('\n')) lines.push(`    ${line}`);
   }
   for (const { record, pane, terminal } of listing.sent) {
-    const to = pane === null ? terminal : flatText(pane);
-    const state = record.state === 'failed' ? `failed: ${flatText(record.reason ?? '')}` : record.state;
-    const said = clip(flatText(stripEscapes(record.text).trim()), 60);
+    const to = pane === null ? terminal : plainLine(pane);
+    const state = record.state === 'failed' ? `failed: ${plainLine(record.reason ?? '')}` : record.state;
+    const said = clip(plainLine(stripEscapes(record.text).trim()), 60);
     lines.push(
-      `  ${record.id}  ${flatText(record.kind)} to ${to}, ${formatAge(now - record.created_ms)} ago · ${state}: ${said}`,
+      `  ${record.id}  ${plainLine(record.kind)} to ${to}, ${formatAge(now - record.created_ms)} ago · ${state}: ${said}`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -2,7 +2,7 @@
 // fleets share lines so every host stays visible, and the last line counts stalled panes, open
 // items and pending tickets (each only when there are some) and points to `dogsled status`.
 
-import { stalledPanes } from '../../service/core/agent-panes.js';
+import { stalledPanes } from '../../service/core/agent-pane-clocks.js';
 import { glance } from '../../service/core/host-marks.js';
 import { sweepCounts } from '../../service/core/sweep.js';
 import { formatBytes } from '../../service/core/units.js';

@@ -1,12 +1,12 @@
 // `dogsled status` for people: one block per host, aligned, within 80 columns. Reads a report
 // object only, the same one `--json` prints.
 
-import { stalledPanes } from '../../service/core/agent-panes.js';
+import { stalledPanes } from '../../service/core/agent-pane-clocks.js';
 import { formatAge } from '../../service/core/duration.js';
 import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/host-marks.js';
 import { formatBytes, formatCores } from '../../service/core/units.js';
 import type { HostView, StatusReport } from '../../service/hosts/view.js';
-import { renderAgentPanes } from './agent-panes.js';
+import { renderAgentPanes } from './agent-pane-lines.js';
 import type { Paint } from './color.js';
 
 const SHOWN_RESERVATIONS = 3;

@@ -2,7 +2,7 @@
 // so each is shown as one line with terminal escapes and control characters removed.
 
 import { shellLine } from '../../service/core/shell-quote.js';
-import { plainLine } from '../../service/core/strip-escapes.js';
+import { plainLine } from '../../service/core/text-clean.js';
 
 export { plainLine };
 

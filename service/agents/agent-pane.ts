@@ -5,7 +5,7 @@
 
 import type { TabPlacement } from '../core/tab-placement.js';
 import type { GitIO } from '../git/run.js';
-import { placeJobTab } from '../jobs/tab-placement.js';
+import { placeJobTab } from '../jobs/tab-placement-facts.js';
 import { TerminalError } from '../terminal/errors.js';
 import type { Env, TerminalPort } from '../terminal/port.js';
 import type { Pane } from '../terminal/records.js';

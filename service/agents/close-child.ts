@@ -8,10 +8,10 @@
 import { basename } from 'node:path';
 import { runRepoCommands } from '../cleanup/commands.js';
 import { repositoryLockPath } from '../cleanup/locks.js';
+import { readPanes, realOrSame } from '../cleanup/panes/facts.js';
+import { closing } from '../cleanup/panes/prune-closures.js';
 import { TEARDOWN_DEADLINE_MS } from '../cleanup/prune.js';
 import { surveyRepository } from '../cleanup/survey.js';
-import { readPanes, realOrSame } from '../cleanup/terminal-facts.js';
-import { closing } from '../cleanup/worktree-panes.js';
 import { paneActivity } from '../core/holds.js';
 import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
 import { contains } from '../core/target-rule.js';

@@ -147,7 +147,7 @@ async function dockInTmux(
   caller: Pane,
   io: StateIO,
 ): Promise<{ pane: Pane; ratio: null }> {
-  const { selfInvocation } = await import('../jobs/self.js');
+  const { selfInvocation } = await import('../jobs/self-invocation.js');
   const pane = await (port as TmuxTerminal).dockLeft({
     targetPaneId: caller.pane_id,
     width: BOARD_WIDTH,

@@ -38,11 +38,11 @@ import type { TerminalPort } from '../terminal/port.js';
 import { runRepoCommands } from './commands.js';
 import type { CleanupIO, CleanupSurvey } from './doctor.js';
 import { repositoryLockPath } from './locks.js';
-import { type Closure, type PaneContext, prunePane, pruneWorkspace } from './panes.js';
+import type { PaneContext } from './panes/judge.js';
+import { type Closure, prunePane, pruneWorkspace, type WorktreePanes } from './panes/prune-closures.js';
 import type { PruneFailure, PruneReport, PruneResult, PruneSkip } from './report.js';
 import { surveyRepository } from './survey.js';
 import { removeTarget } from './targets.js';
-import type { WorktreePanes } from './worktree-panes.js';
 
 /** All of a worktree's teardown commands together get this long. */
 export const TEARDOWN_DEADLINE_MS = 5 * 60_000;

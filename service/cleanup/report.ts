@@ -3,7 +3,7 @@
 // workspaces and panes sections are null without Herdr, so "no Herdr" differs from "no panes".
 
 import * as z from 'zod/mini';
-import { PaneEntrySchema, WorkspaceEntrySchema } from './panes.js';
+import { PaneEntrySchema, WorkspaceEntrySchema } from './panes/doctor-section.js';
 
 const HoldSchema = z.object({
   kind: z.enum(['pane', 'process', 'caller', 'process-table', 'launch', 'item', 'agent', 'lock', 'unlinked']),

@@ -7,10 +7,10 @@ import { type PlanEntry, type PruneCategory, selectPlan } from '../core/prune-pl
 import { DogsledError } from '../errors.js';
 import type { HostIO } from '../state/io.js';
 import { type CleanupIO, surveyCleanup } from './doctor.js';
+import { gatherTerminalFacts, paneContext, type TerminalFacts } from './panes/facts.js';
+import { worktreePanes } from './panes/prune-closures.js';
 import { applyPlan, type Outcome, type PruneIO } from './prune.js';
 import type { DoctorReport, PruneReport } from './report.js';
-import { gatherTerminalFacts, paneContext, type TerminalFacts } from './terminal-facts.js';
-import { worktreePanes } from './worktree-panes.js';
 
 /** Who runs the cleanup: its directory (its repository is surveyed and its checkout held). */
 export interface CleanupCaller {

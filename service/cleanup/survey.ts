@@ -23,7 +23,7 @@ import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
 import type { GitIO } from '../git/run.js';
 import { checkoutIdentity, operationInProgress, readStatus } from '../git/status.js';
 import type { GitWorktree } from '../git/worktrees.js';
-import { mapLimited } from '../probe/limit.js';
+import { mapLimited } from '../probe/map-limited.js';
 import type { WorktreeRecord } from '../state/registry-schemas.js';
 import { loadRepoConfig } from '../state/repo-config.js';
 import { gatherCommitFacts } from './commit-facts.js';

@@ -7,7 +7,7 @@ import { lstat, open, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CACHEDIR_SIGNATURE, hasCachedirSignature, type Target } from '../core/target-rule.js';
 import { messageOf } from '../errors.js';
-import { treeSize, type WalkLimits } from './disk.js';
+import { treeSize, type WalkLimits } from './disk-findings.js';
 
 export const CACHEDIR_TAG = 'CACHEDIR.TAG';
 

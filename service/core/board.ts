@@ -8,7 +8,7 @@ import { formatAge } from './duration.js';
 import { endToken, NEVER_STARTED, neverStarted } from './job-status.js';
 import { isHeld } from './quota-hold.js';
 import { shellLine } from './shell-quote.js';
-import { plainLine } from './strip-escapes.js';
+import { clippedLine, plainLine } from './text-clean.js';
 
 export const BOARD_GROUPS = ['to_land', 'attention', 'running', 'waiting', 'done'] as const;
 export type BoardGroupId = (typeof BOARD_GROUPS)[number];
@@ -188,8 +188,7 @@ export function boardOf(input: BoardInput, now: number): Board {
 
 /** One escape-free line, cut at TITLE_MAX. */
 export function safeText(text: string, max = TITLE_MAX): string {
-  const line = plainLine(text);
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return clippedLine(text, max);
 }
 
 export function commandTitle(argv: readonly string[]): string {

@@ -4,7 +4,7 @@
 // untrusted: escapes are stripped, lines are clipped, and quoted output sits under a marker.
 
 import { formatAge } from './duration.js';
-import { clipText, flatText } from './inbox-text.js';
+import { clipText, plainLine } from './text-clean.js';
 import type { ChildFacts, JobEvent, OwnerFacts } from './watchdog.js';
 
 /** Children named in one note; the rest are counted. */
@@ -16,15 +16,15 @@ export const JOB_LOG_LINES = 5;
 const QUOTE = '    | ';
 
 function quoted(lines: readonly string[]): string[] {
-  return lines.map((line) => `${QUOTE}${clipText(flatText(line), LINE_CHARS)}`);
+  return lines.map((line) => `${QUOTE}${clipText(plainLine(line), LINE_CHARS)}`);
 }
 
 function commandText(command: readonly string[] | null): string {
-  return command === null ? '' : ` (${clipText(flatText(command.join(' ')), 60)})`;
+  return command === null ? '' : ` (${clipText(plainLine(command.join(' ')), 60)})`;
 }
 
 function childLines(child: ChildFacts, now: number): string[] {
-  const name = clipText(flatText(child.label), 60);
+  const name = clipText(plainLine(child.label), 60);
   const parts = [`${child.state} ${formatAge(now - child.since_ms)}`];
   if (child.stalled_since_ms !== null) parts.push(`STALLED ${formatAge(now - child.stalled_since_ms)}`);
   if (child.transcript_modified !== null) {
@@ -32,7 +32,7 @@ function childLines(child: ChildFacts, now: number): string[] {
   }
   parts.push(`open ${formatAge(now - child.created_ms)}`);
   const what = child.kind === 'job' ? `job ${name}${commandText(child.command)}` : name;
-  const lines = [`- ${what} on ${flatText(child.host)}: ${parts.join(', ')}`];
+  const lines = [`- ${what} on ${plainLine(child.host)}: ${parts.join(', ')}`];
   if (child.activity !== null && child.activity.trim() !== '') {
     lines.push('  recent activity (untrusted output):', ...quoted(child.activity.split('\n').slice(-3)));
   }
@@ -42,12 +42,12 @@ function childLines(child: ChildFacts, now: number): string[] {
 function endText(event: JobEvent): string {
   if (event.signal !== null) return `killed by ${event.signal}`;
   if (event.exit_code !== null) return `exited ${event.exit_code}`;
-  return event.reason === null ? 'ended without an exit status' : `ended (${flatText(event.reason)})`;
+  return event.reason === null ? 'ended without an exit status' : `ended (${plainLine(event.reason)})`;
 }
 
 function jobLines(event: JobEvent, now: number): string[] {
   const lines = [
-    `- job ${flatText(event.job)}${commandText(event.command)} ${endText(event)} ${formatAge(now - event.ended_ms)} ago`,
+    `- job ${plainLine(event.job)}${commandText(event.command)} ${endText(event)} ${formatAge(now - event.ended_ms)} ago`,
   ];
   const log = event.log.slice(-JOB_LOG_LINES);
   if (log.length > 0) lines.push('  last log lines (untrusted output):', ...quoted(log));
@@ -80,7 +80,7 @@ export function checkInText(
   if (facts.orphans.length > 0) {
     lines.push(
       'Orphaned on this host:',
-      ...facts.orphans.map((line) => `- ${clipText(flatText(line), LINE_CHARS)}`),
+      ...facts.orphans.map((line) => `- ${clipText(plainLine(line), LINE_CHARS)}`),
     );
   }
   lines.push(

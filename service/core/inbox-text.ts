@@ -8,6 +8,7 @@ import type { Ticket } from '../state/work-schemas.js';
 import { formatAge } from './duration.js';
 import { shellLine } from './shell-quote.js';
 import { stripEscapes } from './strip-escapes.js';
+import { clipText, cutAt, plainLine } from './text-clean.js';
 
 /** At most this much of one record's text is delivered; the rest is read with `dogsled inbox list`. */
 export const PREVIEW_CHARS = 2_000;
@@ -18,34 +19,16 @@ export const FOLD_LINES = 12;
 /** A displayed line longer than this is cut: a one-line 1 MB message must not become one 1 MB row. */
 export const LINE_CHARS = 200;
 
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
-
-/** Untrusted text as one escape-free line (newlines and tabs become a space). */
-export function flatText(text: string): string {
-  return stripEscapes(text).replace(CONTROLS, ' ');
-}
-
-/** At most `width` characters, with `…` where it was cut, never splitting a surrogate pair. */
-export function clipText(text: string, width: number): string {
-  if (text.length <= width) return text;
-  return `${cutAt(text, Math.max(0, width - 1))}…`;
-}
-
-function cutAt(text: string, at: number): string {
-  const code = text.charCodeAt(at - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? at - 1 : at);
-}
-
 /** `reviewer (w1:p3)`, `w1:p3`, `reviewer (w9:p1) on netcup`, or `dogsled` for the service itself. */
 export function senderLabel(sender: InboxSender): string {
-  const pane = sender.pane === null ? null : flatText(sender.pane);
-  const name = sender.name === null ? null : flatText(sender.name);
+  const pane = sender.pane === null ? null : plainLine(sender.pane);
+  const name = sender.name === null ? null : plainLine(sender.name);
   const who = name && pane ? `${name} (${pane})` : (name ?? pane ?? 'dogsled');
-  return sender.host === 'local' ? who : `${who} on ${flatText(sender.host)}`;
+  return sender.host === 'local' ? who : `${who} on ${plainLine(sender.host)}`;
 }
 
 function header(record: InboxRecord, now: number): string {
-  return `${flatText(record.kind)} from ${senderLabel(record.sender)}, ${formatAge(now - record.created_ms)} ago`;
+  return `${plainLine(record.kind)} from ${senderLabel(record.sender)}, ${formatAge(now - record.created_ms)} ago`;
 }
 
 /** The record's text as delivered: escapes stripped, cut at PREVIEW_CHARS with a pointer to the rest. */
@@ -79,7 +62,7 @@ export function batchText(records: readonly InboxRecord[], now: number, left: nu
 
 function stateText(record: InboxRecord): string {
   if (record.state === 'claimed') return `claimed (attempt ${record.attempts})`;
-  if (record.state === 'failed') return `failed: ${flatText(record.reason ?? 'unknown')}`;
+  if (record.state === 'failed') return `failed: ${plainLine(record.reason ?? 'unknown')}`;
   return record.state;
 }
 
@@ -90,9 +73,7 @@ function stateText(record: InboxRecord): string {
 export function displayLines(record: InboxRecord, now: number): string[] {
   const head = `${record.id}  ${header(record, now)} · ${stateText(record)}`;
   const body = stripEscapes(record.text).trimEnd().split('\n');
-  const shown = body
-    .slice(0, FOLD_LINES)
-    .map((line) => `  ${clipText(line.replace(CONTROLS, ' '), LINE_CHARS)}`);
+  const shown = body.slice(0, FOLD_LINES).map((line) => `  ${clipText(plainLine(line), LINE_CHARS)}`);
   const hidden = body.length - shown.length;
   if (hidden > 0) shown.push(`  … ${hidden} more line${hidden === 1 ? '' : 's'}`);
   return [head, ...shown];
@@ -100,41 +81,41 @@ export function displayLines(record: InboxRecord, now: number): string[] {
 
 /** What the sender's own inbox says about a record that could not be delivered. */
 export function undeliveredText(record: InboxRecord, target: string, reason: string): string {
-  const said = clipText(flatText(stripEscapes(record.text).trim()), 200);
-  return `Your ${flatText(record.kind)} ${record.id} to ${flatText(target)} was not delivered: ${reason}. It said: ${said}`;
+  const said = clipText(plainLine(stripEscapes(record.text).trim()), 200);
+  return `Your ${plainLine(record.kind)} ${record.id} to ${plainLine(target)} was not delivered: ${reason}. It said: ${said}`;
 }
 
 /** What an owner hears when its child finished: its name and its captured final reply. */
 export function finishedText(name: string, reply: string | null): string {
   const said =
     reply === null || reply.trim() === '' ? '(no final reply was captured)' : stripEscapes(reply).trim();
-  return `${flatText(name)} finished; its branch, if any, is kept for you to land. Final reply:\n${said}`;
+  return `${plainLine(name)} finished; its branch, if any, is kept for you to land. Final reply:\n${said}`;
 }
 
 /** What an owner hears when its child waits for an answer in its own pane. */
 export function blockedText(name: string, pane: string, forMs: number): string {
   const since = formatAge(Math.max(0, forMs));
-  return `${flatText(name)} is blocked, waiting for an answer in pane ${flatText(pane)} (for ${since}). Its newest output: dogsled read ${flatText(pane)}`;
+  return `${plainLine(name)} is blocked, waiting for an answer in pane ${plainLine(pane)} (for ${since}). Its newest output: dogsled read ${plainLine(pane)}`;
 }
 
 /** What another sender of work hears when the child finished: it takes no more work. */
 export function senderFinishedText(name: string): string {
-  return `${flatText(name)} finished; start a new child for more work.`;
+  return `${plainLine(name)} finished; start a new child for more work.`;
 }
 
 /** What an owner hears when a ticket it did not wait for is admitted or fails. */
 export function ticketNoticeText(ticket: Ticket): string {
   const what = ticket.agent
-    ? `agent ${clipText(flatText(ticket.agent.name), 40)} (${ticket.agent.kind})`
+    ? `agent ${clipText(plainLine(ticket.agent.name), 40)} (${ticket.agent.kind})`
     : ticket.request === null
       ? 'placement'
-      : `job ${clipText(flatText(shellLine(ticket.request.command)), 120)}`;
+      : `job ${clipText(plainLine(shellLine(ticket.request.command)), 120)}`;
   if (ticket.state === 'admitted') {
     const job = ticket.job === null ? '' : ` as ${ticket.job}`;
     const worktree = ticket.worktree
-      ? ` Worktree ${flatText(ticket.worktree.path)} (branch ${flatText(ticket.worktree.branch)}), pane ${flatText(ticket.worktree.pane_id)}.`
+      ? ` Worktree ${plainLine(ticket.worktree.path)} (branch ${plainLine(ticket.worktree.branch)}), pane ${plainLine(ticket.worktree.pane_id)}.`
       : '';
-    return `Ticket ${ticket.id} (${what}) was admitted on ${flatText(ticket.host ?? '?')}${job}.${worktree}`;
+    return `Ticket ${ticket.id} (${what}) was admitted on ${plainLine(ticket.host ?? '?')}${job}.${worktree}`;
   }
-  return `Ticket ${ticket.id} (${what}) failed: ${flatText(ticket.error ?? 'unknown error')}. Nothing was started elsewhere.`;
+  return `Ticket ${ticket.id} (${what}) failed: ${plainLine(ticket.error ?? 'unknown error')}. Nothing was started elsewhere.`;
 }

@@ -5,7 +5,7 @@
 
 import type { ProcessInfo } from '../terminal/records.js';
 import { formatAge } from './duration.js';
-import { isFresh, WATCH_MAX_GAP_MS, type WatchEntry } from './pane-watch.js';
+import { isFresh, WATCH_MAX_GAP_MS, type WatchEntry } from './pane-watch-carry.js';
 import { stripEscapes } from './strip-escapes.js';
 
 /** Shell names Herdr accepts as an available shell (CONTRACT §4.1). */

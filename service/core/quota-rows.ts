@@ -4,7 +4,7 @@
 // Every string that came from a provider is made one escape-free, bounded line here, before it is
 // stored, pushed or shown; a number that is not a finite percentage is never guessed into one.
 
-import { plainLine } from './strip-escapes.js';
+import { squeezedLine } from './text-clean.js';
 
 export interface QuotaRow {
   /** The lowercase CLIProxy provider name (claude, codex, or a plugin provider). */
@@ -39,8 +39,7 @@ export const TEXT_LIMITS = { pool: 64, account: 128, window: 96, error: 300, sou
 
 /** One line, escape-free, trimmed and bounded; what every provider string becomes. */
 export function safeText(text: string, max: number): string {
-  const line = plainLine(text).replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return squeezedLine(text, max);
 }
 
 /** The pool of a provider name: lowercase, one safe line; `unknown` when nothing is left. */

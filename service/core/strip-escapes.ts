@@ -2,8 +2,8 @@
 // is shown or stored for display. One pass, no regular expressions: hostile input cannot make it
 // slow, and an unterminated string sequence swallows the rest of the text rather than leaking it.
 // Kept: printable text, `\n` and `\t`. Removed: CSI, OSC, DCS/SOS/PM/APC strings (7- and 8-bit
-// forms), other escape sequences, C0 controls (including `\r`), DEL and C1 controls. `plainLine`
-// also folds newlines and tabs, for text shown on one line (errors, warnings, reasons).
+// forms), other escape sequences, C0 controls (including `\r`), DEL and C1 controls. The one-line
+// forms built on it (newlines and tabs folded, cut to a length) are in text-clean.ts.
 
 const ESC = 0x1b;
 const BEL = 0x07;
@@ -14,11 +14,6 @@ const STRING_7BIT = new Set([0x5d, 0x50, 0x58, 0x5e, 0x5f]); // ] P X ^ _
 const STRING_8BIT = new Set([0x9d, 0x90, 0x98, 0x9e, 0x9f]);
 const CSI_7BIT = 0x5b; // [
 const CSI_8BIT = 0x9b;
-
-/** One escape-free line: escapes removed whole, other control characters (newlines, tabs) as a space. */
-export function plainLine(text: string): string {
-  return stripEscapes(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
-}
 
 export function stripEscapes(text: string): string {
   let out = '';

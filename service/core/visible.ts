@@ -3,7 +3,7 @@
 // exact bytes matter (a launch line Herdr cannot type); `shown` drops escape sequences whole, for
 // values a user typed (no `[2J` remnant reaches the terminal).
 
-import { plainLine } from './strip-escapes.js';
+import { plainLine } from './text-clean.js';
 
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 

@@ -3,12 +3,12 @@
 // the read at most `budgetMs`; a slower read keeps running for the next tick while this one
 // publishes the last known panes with an error, so a hung Herdr never delays publication.
 
-import { type ComposedPanes, composeAgentPanes, memoryOf } from '../core/agent-panes.js';
+import { type ComposedPanes, composeAgentPanes, memoryOf } from '../core/agent-pane-clocks.js';
 import { JOB_AGENT } from '../core/job-status.js';
-import type { WatchMap } from '../core/pane-watch.js';
+import type { WatchMap } from '../core/pane-watch-carry.js';
 import { STALL_TOKEN, type StallMemory, stallTokenChanges } from '../core/stall.js';
 import { messageOf } from '../errors.js';
-import { type AgentPaneReaders, type LiveAgentPane, observeAgentPanes } from '../probe/agent-panes.js';
+import { type AgentPaneReaders, type LiveAgentPane, observeAgentPanes } from '../probe/agent-pane-observe.js';
 import { observeShellPanes } from '../probe/shell-panes.js';
 import type { AgentPane } from '../state/schemas.js';
 import type { TerminalPort } from '../terminal/port.js';

@@ -8,7 +8,7 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { type ProbeDeps, probeHost, rootedReader } from '../probe/index.js';
 import type { HostIO } from '../state/io.js';
 import { VERSION } from '../version.js';
-import { realAgentLane } from './agent-lane-real.js';
+import { realAgentLane } from './agent-lane-readers.js';
 import { type ServeOptions, serve } from './serve.js';
 
 /** How long a tick waits for Herdr and the pane reads before publishing the last known panes. */

@@ -9,7 +9,6 @@ import { performance } from 'node:perf_hooks';
 import { type CloseIO, closeChild, KeepsWork } from '../agents/close-child.js';
 import { backoffRetryAt } from '../core/backoff.js';
 import { turnEnded } from '../core/done-rule.js';
-import { flatText } from '../core/inbox-text.js';
 import { applyClosures } from '../core/item-closing.js';
 import {
   type ChildPane,
@@ -19,6 +18,7 @@ import {
   orphanVerdict,
 } from '../core/orphans.js';
 import { completedPass, sweepCounts, sweepCountsText } from '../core/sweep.js';
+import { plainLine } from '../core/text-clean.js';
 import { isDogsledError, messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
@@ -139,7 +139,7 @@ export class OrphanLane {
         orphaned.set(item.id, null);
         continue;
       }
-      const reason = oneLine(flatText(outcome.reason), REASON_CHARS);
+      const reason = oneLine(plainLine(outcome.reason), REASON_CHARS);
       const since = item.orphaned?.reason === reason ? item.orphaned.since_ms : io.now();
       orphaned.set(item.id, { reason, since_ms: since });
       report.held.push({
@@ -282,7 +282,7 @@ export class OrphanLane {
 
   /** The pass to stderr: closures and failures always, holds when they changed. */
   private journal(pass: SweepPass, holdsChanged: boolean): void {
-    const say = (text: string) => this.io.warn(`dogsled serve: orphans: ${flatText(text)}`);
+    const say = (text: string) => this.io.warn(`dogsled serve: orphans: ${plainLine(text)}`);
     for (const r of pass.results) {
       const branch =
         r.branch === null

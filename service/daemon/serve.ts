@@ -13,7 +13,7 @@ import { ensureStateDir } from '../state/paths.js';
 import { acquireServiceLock } from '../state/service-lock.js';
 import { sweepOrphanTemps } from '../state/temp-sweep.js';
 import { span } from '../timing.js';
-import { AdmissionWorker, startWorkWorkers } from './admission.js';
+import { AdmissionWorker, startWorkWorkers } from './admission-worker.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
 import { OrphanLane, orphanSource } from './orphans.js';

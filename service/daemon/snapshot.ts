@@ -1,7 +1,7 @@
 // Assembles one host.json snapshot and its samples.jsonl line from a probe reading. Pure: the
 // publication loop supplies the reading, the previous CPU ticks and the clock.
 
-import { agentCounts } from '../core/agent-panes.js';
+import { agentCounts } from '../core/agent-pane-clocks.js';
 import { busyBetween, type CpuTicks } from '../core/cpu-busy.js';
 import { headroomOf, measureOf, type Policy } from '../core/headroom.js';
 import type { HostProbe } from '../probe/index.js';

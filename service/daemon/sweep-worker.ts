@@ -7,7 +7,6 @@
 
 import { lstat, unlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { flatText } from '../core/inbox-text.js';
 import {
   completedPass,
   type PassEntries,
@@ -17,6 +16,7 @@ import {
   sweepCountsText,
   sweepScope,
 } from '../core/sweep.js';
+import { plainLine } from '../core/text-clean.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import type { SweepPass } from '../state/sweep-schemas.js';
@@ -86,7 +86,7 @@ export class SweepWorker {
 
   /** Removals, failures, warnings and holds to stderr, one escape-free line each. */
   private journal(pass: SweepPass): void {
-    const say = (text: string) => this.io.warn(`dogsled serve: sweep: ${flatText(text)}`);
+    const say = (text: string) => this.io.warn(`dogsled serve: sweep: ${plainLine(text)}`);
     if (pass.error !== null) say(`pass failed: ${pass.error}`);
     for (const r of pass.results) {
       const branch = r.branch_deleted && r.branch !== null ? ` (branch ${r.branch} deleted)` : '';

@@ -9,7 +9,7 @@ import { HostSnapshotSchema } from '../state/schemas.js';
 import { TodoSectionsSchema } from '../state/sidebar-schemas.js';
 import { readState, writeState } from '../state/store.js';
 import { collectTodos, readTodoSections, sameTodos } from '../todos/sections.js';
-import { WORK_PACE_MS } from './admission.js';
+import { WORK_PACE_MS } from './admission-worker.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
 

@@ -8,7 +8,7 @@
 
 import { checkInText } from '../core/check-in-text.js';
 import { appendRecord, pendingRecord, serviceSender } from '../core/inbox.js';
-import { clipText, flatText } from '../core/inbox-text.js';
+import { clipText, plainLine } from '../core/text-clean.js';
 import {
   checkInPlan,
   emptyWatchdog,
@@ -265,7 +265,7 @@ export class WatchdogWorker {
         await withTimeout(
           (port as TerminalPort).notify({
             // A pane's name is the agent's own text: untrusted, so escape-free and short.
-            title: `dogsled: ${clipText(flatText(pane.name ?? pane.pane), 60)} stalled`,
+            title: `dogsled: ${clipText(plainLine(pane.name ?? pane.pane), 60)} stalled`,
             body: `No transcript change in ${pane.pane} since it stalled; it may need you.`,
             sound: 'request',
           }),

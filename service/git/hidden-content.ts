@@ -10,7 +10,7 @@ import { createReadStream, type Dirent } from 'node:fs';
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HiddenEdit, InnerCheckout } from '../core/loss-types.js';
-import { mapLimited } from '../probe/limit.js';
+import { mapLimited } from '../probe/map-limited.js';
 import { pathPresent } from './git-dir.js';
 import type { IndexNote } from './index-file.js';
 import { type GitIO, gitIO, runGit, succeeded } from './run.js';

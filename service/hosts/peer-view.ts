@@ -5,7 +5,7 @@
 
 import type { Headroom } from '../core/headroom.js';
 import { peerHeadroom, peerService, retryInMs } from '../core/peer-reads.js';
-import { plainLine } from '../core/strip-escapes.js';
+import { plainLine } from '../core/text-clean.js';
 import type { PeerEntry } from '../state/peer-schemas.js';
 import type { PeerHost } from './fleet.js';
 import type { HostView } from './view.js';

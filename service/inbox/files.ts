@@ -7,7 +7,7 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { emptyInbox } from '../core/inbox.js';
-import { clipText, flatText } from '../core/inbox-text.js';
+import { clipText, plainLine } from '../core/text-clean.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { type Inbox, InboxSchema } from '../state/inbox-schemas.js';
 import type { StateIO } from '../state/io.js';
@@ -24,7 +24,7 @@ const SUFFIX = '.json';
 export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string {
   if (!TERMINAL_ID.test(terminal) || terminal.includes('..')) {
     throw new DogsledError(
-      `inbox: terminal id "${clipText(flatText(terminal), 80)}" is not a safe file name`,
+      `inbox: terminal id "${clipText(plainLine(terminal), 80)}" is not a safe file name`,
     );
   }
   return join(io.paths.inbox, `${terminal}${SUFFIX}`);

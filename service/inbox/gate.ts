@@ -11,7 +11,7 @@ import {
   type LandFacts,
   toLandRows,
 } from '../core/gate.js';
-import { flatText } from '../core/inbox-text.js';
+import { plainLine } from '../core/text-clean.js';
 import { type Gate, GateSchema } from '../state/inbox-schemas.js';
 import type { StateIO } from '../state/io.js';
 import { readState, updateState } from '../state/store.js';
@@ -94,7 +94,7 @@ export async function gateCheck(io: StateIO, owner: string): Promise<string | un
     }),
   );
   const parts: string[] = [];
-  if (remind.land) parts.push(gateReminder(rows, flatText));
-  if (remind.cleanup) parts.push(cleanupReminder(findings, flatText));
+  if (remind.land) parts.push(gateReminder(rows, plainLine));
+  if (remind.cleanup) parts.push(cleanupReminder(findings, plainLine));
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }

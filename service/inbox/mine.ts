@@ -2,7 +2,7 @@
 // reach it: the caller's pane is resolved through the terminal port (Herdr, else tmux) to its
 // terminal, then the reader functions act on that terminal's file. Outside a pane there is none.
 
-import { clipText, flatText } from '../core/inbox-text.js';
+import { clipText, plainLine } from '../core/text-clean.js';
 import { DogsledError } from '../errors.js';
 import type { ProcessIO } from '../state/io.js';
 import { HOOK_HARNESSES } from './hook-common.js';
@@ -22,7 +22,7 @@ export async function listMyInbox(io: ProcessIO): Promise<InboxListing> {
 export async function claimMyInbox(io: ProcessIO, harness: string): Promise<Delivery> {
   if (!(HOOK_HARNESSES as readonly string[]).includes(harness)) {
     throw new DogsledError(
-      `inbox claim: --harness must be ${HOOK_HARNESSES.join(', ')}, got "${clipText(flatText(harness), 40)}"`,
+      `inbox claim: --harness must be ${HOOK_HARNESSES.join(', ')}, got "${clipText(plainLine(harness), 40)}"`,
     );
   }
   return claimDelivery(io, await mine(io, 'inbox claim'), harness);

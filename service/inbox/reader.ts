@@ -11,7 +11,8 @@ import {
   pickBatch,
   withReader,
 } from '../core/inbox.js';
-import { BATCH_CHARS, clipText, deliverySizeBound, flatText } from '../core/inbox-text.js';
+import { BATCH_CHARS, deliverySizeBound } from '../core/inbox-text.js';
+import { clipText, plainLine } from '../core/text-clean.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { InboxRecord } from '../state/inbox-schemas.js';
 import type { ProcessIO } from '../state/io.js';
@@ -76,7 +77,7 @@ export async function ackDelivery(
 ): Promise<AckOutcome> {
   return updateInbox(io, at.terminal, at.pane, (inbox) => {
     const outcome = ackRecords(inbox, ids, io.now());
-    const named = (list: string[]) => list.map((id) => clipText(flatText(id), 40)).join(', ');
+    const named = (list: string[]) => list.map((id) => clipText(plainLine(id), 40)).join(', ');
     if (strict && outcome.unknown.length > 0) {
       throw new DogsledError(
         `inbox ack: no record ${named(outcome.unknown)} in this inbox; nothing was acknowledged`,

@@ -12,7 +12,7 @@ import {
   pendingRecord,
   sendRefusal,
 } from '../core/inbox.js';
-import { flatText } from '../core/inbox-text.js';
+import { plainLine } from '../core/text-clean.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { newId } from '../state/ids.js';
@@ -40,7 +40,7 @@ export interface SendResult {
 /** Checks the flag that needs no text and no Herdr: the kind. Throws the refusal. */
 export function checkSendOptions(kind: string): void {
   if (!isInboxKind(kind)) {
-    throw new DogsledError(`send: --kind ${flatText(kind)}: expected one of ${INBOX_KINDS.join(', ')}`);
+    throw new DogsledError(`send: --kind ${plainLine(kind)}: expected one of ${INBOX_KINDS.join(', ')}`);
   }
 }
 
@@ -57,13 +57,13 @@ export function checkSendRequest(request: SendRequest): void {
 export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<SendResult> {
   checkSendRequest(request);
   if (request.host !== null && request.host !== LOCAL_HOST.id && request.host !== LOCAL_HOST.label) {
-    throw new DogsledError(`send: --host ${flatText(request.host)} is not this host`);
+    throw new DogsledError(`send: --host ${plainLine(request.host)} is not this host`);
   }
   const kind = request.kind as InboxKind;
   const port = await openHerdr({ env: io.env, home: io.home, commandName: 'send' });
   const snapshot = await port.snapshot();
   const to = await targetWhereabouts(port, snapshot, request.target);
-  if (!to) throw new DogsledError(`send: no agent or pane "${flatText(request.target)}" on this host`);
+  if (!to) throw new DogsledError(`send: no agent or pane "${plainLine(request.target)}" on this host`);
   const from = request.sender === undefined ? await callerWhereabouts(port, io.env, snapshot) : undefined;
   const sender: InboxSender = request.sender ?? {
     pane: from?.pane ?? null,

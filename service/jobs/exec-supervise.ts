@@ -21,7 +21,7 @@ import { startChild } from './exec-child.js';
 import { claimJob, endJob, type JobEnd, recordGroup, stopRequested } from './exec-record.js';
 import { jobPaneOf, PaneReporter } from './exec-report.js';
 import { UsageMeter } from './exec-usage.js';
-import { SUPERVISOR_ENV } from './self.js';
+import { SUPERVISOR_ENV } from './self-invocation.js';
 
 export { SUPERVISOR_ENV };
 

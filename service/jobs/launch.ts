@@ -25,8 +25,8 @@ import { outsideAnyPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { LaunchedCommand, RunCommandOptions, TerminalPort } from '../terminal/port.js';
 import type { Deadline } from '../work/deadline.js';
-import { execArgv, SUPERVISOR_ENV, selfInvocation } from './self.js';
-import { placeJobTab } from './tab-placement.js';
+import { execArgv, SUPERVISOR_ENV, selfInvocation } from './self-invocation.js';
+import { placeJobTab } from './tab-placement-facts.js';
 
 export interface JobLaunchIO extends ProcessIO {
   /** Opens the terminal port; default `openTerminal({env, home, warn})`. Called once per launch. */

@@ -7,7 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { StateIO } from '../state/io.js';
 import { type JobRecord, jobLogPath, readJobRecord } from '../state/job-records.js';
 import { openRegular } from '../state/regular-file.js';
-import { JobChanges } from './changes.js';
+import { JobChanges } from './job-file-watch.js';
 import { reconcileJob } from './reconcile.js';
 
 /**

@@ -11,7 +11,7 @@ import { processAlive } from '../process/table.js';
 import type { StateIO } from '../state/io.js';
 import { type JobRecord, jobStopPath, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
-import { JobChanges } from './changes.js';
+import { JobChanges } from './job-file-watch.js';
 import { groupAlive, signalGroup } from './proc-identity.js';
 
 /** How long the group has after SIGTERM before SIGKILL, and the wrapper to record the end after. */

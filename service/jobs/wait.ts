@@ -4,7 +4,7 @@
 
 import type { StateIO } from '../state/io.js';
 import { type JobRecord, readJobRecord } from '../state/job-records.js';
-import { JobChanges } from './changes.js';
+import { JobChanges } from './job-file-watch.js';
 import { reconcileJob } from './reconcile.js';
 
 export interface WaitOptions {

@@ -6,13 +6,13 @@
 import { availableParallelism, homedir, loadavg } from 'node:os';
 import type { CpuTicks, Disk, Memory } from '../state/schemas.js';
 import { darwinHost, type Run, runCommand } from './darwin.js';
-import { homeDisk, type Statfs, statfsSpace } from './disk.js';
+import { homeDisk, type Statfs, statfsSpace } from './home-disk.js';
 import { linuxCpu } from './linux-cpu.js';
 import { linuxMemory } from './linux-memory.js';
 import { measurementFailed, type ReadText, readText } from './read.js';
 
 export type { Run } from './darwin.js';
-export type { DiskSpace, Statfs } from './disk.js';
+export type { DiskSpace, Statfs } from './home-disk.js';
 export { type ReadText, readText, rootedReader } from './read.js';
 
 export interface HostProbe {

@@ -1,6 +1,6 @@
 // Observes Herdr panes for the pane rule: each tick, every pane without an agent gets a fresh
 // process check (is its shell waiting at an empty prompt?) and every agent pane's state is read from
-// the snapshot; the clocks are carried on by terminal id (core/pane-watch.ts). Checks run on at most
+// the snapshot; the clocks are carried on by terminal id (core/pane-watch-carry.ts). Checks run on at most
 // one worker per CPU, and one pane's failed check resets only that pane's clock.
 
 import { availableParallelism } from 'node:os';
@@ -11,13 +11,13 @@ import {
   WATCH_MAX_GAP_MS,
   type WatchEntry,
   type WatchMap,
-} from '../core/pane-watch.js';
+} from '../core/pane-watch-carry.js';
 import { messageOf } from '../errors.js';
 import { childNames } from '../process/table.js';
 import { isTerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane, Snapshot } from '../terminal/records.js';
-import { mapLimited } from './limit.js';
+import { mapLimited } from './map-limited.js';
 
 /** The program names of a process's direct children, or null when they cannot be read. */
 export type ChildReader = (pid: number) => Promise<string[] | null>;

@@ -6,7 +6,7 @@
 
 import { copyFile, link, lstat, rename, stat, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { stripEscapes } from '../core/strip-escapes.js';
+import { squeezedLine } from '../core/text-clean.js';
 
 /** Which version of the file was judged corrupt: a rename by a writer changes dev/ino. */
 export interface FileIdentity {
@@ -109,9 +109,5 @@ export function quarantineWarning(
  * `[2J` is left behind), no control characters, bounded length.
  */
 export function oneLine(text: string, max = 160): string {
-  const flat = stripEscapes(text)
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  return squeezedLine(text, max);
 }

@@ -3,7 +3,7 @@
 // The shell buffers the typed line until it is ready, so no wait for a prompt is needed.
 
 import type { LaunchedCommand, RunCommandOptions, TerminalPort } from './port.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from './typed-command.js';
 
 export async function runInHerdr(port: TerminalPort, options: RunCommandOptions): Promise<LaunchedCommand> {
   // Quote first: an argument that cannot be typed must fail before a tab is opened.

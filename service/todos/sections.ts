@@ -3,7 +3,7 @@
 // (daemon/todos-worker.ts); peers read it through `dogsled host todos`. A live pane without a usable
 // publication is listed as unavailable with the reason, so a reader can say why nothing shows.
 
-import { plainLine } from '../core/strip-escapes.js';
+import { clippedLine } from '../core/text-clean.js';
 import type { StateIO } from '../state/io.js';
 import type { StatePaths } from '../state/paths.js';
 import { readTodoLines } from '../state/sidebar-files.js';
@@ -29,8 +29,7 @@ export interface LivePane {
 }
 
 function clean(text: string): string {
-  const line = plainLine(text);
-  return line.length > TEXT_MAX ? `${line.slice(0, TEXT_MAX - 1)}…` : line;
+  return clippedLine(text, TEXT_MAX);
 }
 
 function cleanSection(section: TodoSection): TodoSection {

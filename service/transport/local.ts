@@ -2,7 +2,7 @@
 // the local host answers through the same verb code and the same reply reading as a peer does. The
 // target's remote_command is not used: the local host is always this dogsled.
 
-import { selfInvocation } from '../jobs/self.js';
+import { selfInvocation } from '../jobs/self-invocation.js';
 import { runProcess } from '../process/run.js';
 import { oneShotDetail, oneShotReply } from './one-shot.js';
 import {

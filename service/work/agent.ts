@@ -11,7 +11,7 @@ import { findHost } from '../core/placement.js';
 import { DogsledError } from '../errors.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
-import { callerWorkspaceOf } from '../jobs/tab-placement.js';
+import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
 import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { readItems } from '../state/work.js';

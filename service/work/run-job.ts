@@ -14,7 +14,7 @@ import { checkCommand } from '../jobs/command-check.js';
 import { type JobStandby, launchJob, standbySupervisor } from '../jobs/launch.js';
 import { followJobLog, type LogWrite } from '../jobs/logs.js';
 import { remoteJob, remoteLogs } from '../jobs/remote.js';
-import { callerWorkspaceOf } from '../jobs/tab-placement.js';
+import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
 import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { type JobRecord, readJobRecord } from '../state/job-records.js';

@@ -5,7 +5,7 @@
 // job ticket's caller environment goes to tickets/ID.env (never queue.json, which status shows)
 // before the ticket is in the queue, so the service never admits a ticket without it.
 
-import { ticketsAhead } from '../core/admission.js';
+import { ticketsAhead } from '../core/admission-order.js';
 import { findHost, type Refusal } from '../core/placement.js';
 import { isHeld } from '../core/quota-hold.js';
 import { pendingInOrder, pendingTicket } from '../core/tickets.js';

@@ -24,7 +24,7 @@ mkdirSync(outdir, { recursive: true });
 await build({
   absWorkingDir: ROOT,
   entryPoints: {
-    admission: 'service/core/admission.ts',
+    admission: 'service/core/admission-order.ts',
     tickets: 'service/core/tickets.ts',
     work: 'service/state/work.ts',
   },

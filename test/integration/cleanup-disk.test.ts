@@ -1,7 +1,7 @@
 import { link, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { DISK_FINDING_PATHS, diskFindings, treeSize } from '../../service/cleanup/disk.js';
+import { DISK_FINDING_PATHS, diskFindings, treeSize } from '../../service/cleanup/disk-findings.js';
 import { fixtureTree } from '../helpers/tree.js';
 
 const KB = 1024;

@@ -6,17 +6,16 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  type PaneContext,
   PaneEntrySchema,
   type PanesSection,
   panesSection,
-  prunePane,
-  pruneWorkspace,
   WorkspaceEntrySchema,
-} from '../../service/cleanup/panes.js';
+} from '../../service/cleanup/panes/doctor-section.js';
+import type { PaneContext } from '../../service/cleanup/panes/judge.js';
+import { prunePane, pruneWorkspace } from '../../service/cleanup/panes/prune-closures.js';
 import { probePrompt } from '../../service/probe/shell-panes.js';
 import { type JobRecord, listJobRecords } from '../../service/state/job-records.js';
-import type { PaneWatch } from '../../service/state/pane-watch.js';
+import type { PaneWatch } from '../../service/state/pane-watch-file.js';
 import { statePaths } from '../../service/state/paths.js';
 import { openTerminal } from '../../service/terminal/open.js';
 import type { TerminalPort } from '../../service/terminal/port.js';

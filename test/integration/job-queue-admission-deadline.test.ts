@@ -4,7 +4,7 @@
 // no item appears for a ticket that already failed.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AdmissionWorker } from '../../service/daemon/admission.js';
+import { AdmissionWorker } from '../../service/daemon/admission-worker.js';
 import { readReservations } from '../../service/hosts/local.js';
 import { DEFAULT_CONFIG } from '../../service/state/config.js';
 import { readJobRecord } from '../../service/state/job-records.js';

@@ -4,7 +4,7 @@
 // cannot make fails the ticket with the reason, and the owner hears that instead.
 
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { AdmissionWorker } from '../../service/daemon/admission.js';
+import { AdmissionWorker } from '../../service/daemon/admission-worker.js';
 import { InboxWorker } from '../../service/daemon/inbox-worker.js';
 import type { WorkerIO } from '../../service/daemon/worker-io.js';
 import { readInbox } from '../../service/inbox/files.js';

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { chmod, chown, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readPaneWatch } from '../../service/state/pane-watch.js';
+import { readPaneWatch } from '../../service/state/pane-watch-file.js';
 import { ensureStateDir, statePaths } from '../../service/state/paths.js';
 import { type CliResult, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { jobFixture } from '../helpers/job-fixtures.js';

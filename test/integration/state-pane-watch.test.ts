@@ -3,8 +3,13 @@
 
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WATCH_MAX_GAP_MS } from '../../service/core/pane-watch.js';
-import { readPaneWatch, watchEntries, watchMaxGap, writePaneWatch } from '../../service/state/pane-watch.js';
+import { WATCH_MAX_GAP_MS } from '../../service/core/pane-watch-carry.js';
+import {
+  readPaneWatch,
+  watchEntries,
+  watchMaxGap,
+  writePaneWatch,
+} from '../../service/state/pane-watch-file.js';
 import { type StatePaths, statePaths } from '../../service/state/paths.js';
 import { tempDir } from '../helpers/tree.js';
 

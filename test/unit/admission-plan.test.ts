@@ -4,7 +4,7 @@ import {
   planAdmissions,
   type QueuedTicket,
   ticketsAhead,
-} from '../../service/core/admission.js';
+} from '../../service/core/admission-order.js';
 import type { HostMeasure, Policy } from '../../service/core/headroom.js';
 
 const NOW = 1_900_000_000_000;

@@ -3,7 +3,6 @@ import { pendingRecord } from '../../service/core/inbox.js';
 import {
   BATCH_CHARS,
   batchText,
-  clipText,
   deliveryEntry,
   deliverySizeBound,
   displayLines,
@@ -14,6 +13,7 @@ import {
   ticketNoticeText,
   undeliveredText,
 } from '../../service/core/inbox-text.js';
+import { clipText } from '../../service/core/text-clean.js';
 import type { InboxRecord } from '../../service/state/inbox-schemas.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
 

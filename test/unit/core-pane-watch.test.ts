@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carryWatch, isFresh, WATCH_MAX_GAP_MS, type WatchMap } from '../../service/core/pane-watch.js';
+import { carryWatch, isFresh, WATCH_MAX_GAP_MS, type WatchMap } from '../../service/core/pane-watch-carry.js';
 
 const NOW = 1_800_000_000_000;
 const TICK = 5_000;

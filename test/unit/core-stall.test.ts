@@ -4,7 +4,7 @@ import {
   composeAgentPanes,
   memoryOf,
   type ObservedAgentPane,
-} from '../../service/core/agent-panes.js';
+} from '../../service/core/agent-pane-clocks.js';
 import {
   nextStallClock,
   STALL_AFTER_MS,

@@ -4,8 +4,8 @@ import {
   type AgentPaneReaders,
   type LiveAgentPane,
   observeAgentPanes,
-} from '../../service/probe/agent-panes.js';
-import { mapLimited } from '../../service/probe/limit.js';
+} from '../../service/probe/agent-pane-observe.js';
+import { mapLimited } from '../../service/probe/map-limited.js';
 
 function live(pane: string, cwd: string | null): LiveAgentPane {
   return {

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DogsledError } from '../../service/errors.js';
-import { diskSpace } from '../../service/probe/disk.js';
+import { diskSpace } from '../../service/probe/home-disk.js';
 import { probeHost, rootedReader } from '../../service/probe/index.js';
 import { DiskSchema, MemorySchema } from '../../service/state/schemas.js';
 import { fixtureTree } from '../helpers/tree.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderAgentPanes, SHOWN_PANES } from '../../cli/render/agent-panes.js';
+import { renderAgentPanes, SHOWN_PANES } from '../../cli/render/agent-pane-lines.js';
 import { paint } from '../../cli/render/color.js';
 import type { AgentPane } from '../../service/state/schemas.js';
 

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DogsledError } from '../../service/errors.js';
-import { shellQuote } from '../../service/terminal/shell-quote.js';
+import { shellQuote } from '../../service/terminal/typed-command.js';
 
 const SHELLS = ['/bin/sh', '/bin/dash', '/bin/bash'].filter((shell) => existsSync(shell));
 

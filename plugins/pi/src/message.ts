@@ -5,8 +5,9 @@
 // folded past twelve lines until the message is expanded.
 
 import { formatAge } from '../../../service/core/duration.js';
-import { FOLD_LINES, flatText, PREVIEW_CHARS } from '../../../service/core/inbox-text.js';
+import { FOLD_LINES, PREVIEW_CHARS } from '../../../service/core/inbox-text.js';
 import { stripEscapes } from '../../../service/core/strip-escapes.js';
+import { plainLine } from '../../../service/core/text-clean.js';
 import { clipCells, displayText } from '../../../sidebar/model/cells.js';
 import type { MessageRenderer, PiComponent } from './pi-api.js';
 
@@ -41,8 +42,8 @@ export function claimedRecords(answer: unknown): ClaimedRecord[] {
     return [
       {
         id: r.id,
-        kind: flatText(typeof r.kind === 'string' ? r.kind : 'message').slice(0, 40),
-        from: flatText(typeof r.from === 'string' ? r.from : 'dogsled').slice(0, 120),
+        kind: plainLine(typeof r.kind === 'string' ? r.kind : 'message').slice(0, 40),
+        from: plainLine(typeof r.from === 'string' ? r.from : 'dogsled').slice(0, 120),
         text: clip(stripEscapes(r.text).trimEnd(), RECORD_MAX),
         created_ms: r.created_ms,
       },

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { plainLine } from '../../../service/core/strip-escapes.js';
+import { plainLine } from '../../../service/core/text-clean.js';
 import { writeAtomic } from '../../../service/state/atomic-write.js';
 import { ownPane, type PiDeps, stateDir } from './deps.js';
 

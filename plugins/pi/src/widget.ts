@@ -5,7 +5,7 @@
 // refresher in extension.ts reads them every ten seconds, only inside a Herdr pane.
 
 import { formatAge } from '../../../service/core/duration.js';
-import { flatText } from '../../../service/core/inbox-text.js';
+import { plainLine } from '../../../service/core/text-clean.js';
 import { bytesShort, meter } from '../../../sidebar/model/hosts.js';
 import type { TodoDisplay } from './todos.js';
 
@@ -82,7 +82,7 @@ const num = (value: unknown): number | undefined =>
 
 /** `local  1.2/8 busy  mem ███░░░░░ 9.8G free  disk 120G`: one line per host. */
 export function hostLine(host: HostFacts): string {
-  const label = flatText(typeof host.label === 'string' ? host.label : '?').slice(0, 24);
+  const label = plainLine(typeof host.label === 'string' ? host.label : '?').slice(0, 24);
   if (host.reachable === false || !host.probe) return `${label}  ? no reply`;
   const cores = num(host.probe.cores) ?? 0;
   const busy = (num(host.probe.busy) ?? 0) * cores;
@@ -105,7 +105,7 @@ function groupsOf(board: unknown): Array<{ id: string; title: string; rows: Boar
   if (!Array.isArray(groups)) return [];
   return groups.map((group) => ({
     id: typeof group.id === 'string' ? group.id : '?',
-    title: flatText(typeof group.title === 'string' ? group.title : '?'),
+    title: plainLine(typeof group.title === 'string' ? group.title : '?'),
     rows: Array.isArray(group.rows) ? (group.rows as BoardRowFacts[]) : [],
   }));
 }
@@ -128,8 +128,8 @@ export function pickRows(board: unknown, doneOpen: boolean): PickRow[] {
 }
 
 function rowLine(row: BoardRowFacts, selected = false): string {
-  const state = flatText(typeof row.state === 'string' ? row.state : '');
-  const title = flatText(typeof row.title === 'string' ? row.title : '').slice(0, 120);
+  const state = plainLine(typeof row.state === 'string' ? row.state : '');
+  const title = plainLine(typeof row.title === 'string' ? row.title : '').slice(0, 120);
   const age = num(row.age_ms);
   return `  ${selected ? '›' : ' '} ${state.padEnd(9)} ${title}${age === undefined ? '' : `  ${formatAge(age)}`}`;
 }

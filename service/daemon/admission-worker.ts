@@ -8,7 +8,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { launchAgent } from '../agents/launch-agent.js';
-import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission.js';
+import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission-order.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { PEER_READ_EVERY_MS } from '../core/peer-reads.js';
 import {

@@ -1,10 +1,10 @@
 // pane-watch.json: the service's per-terminal observations that the pane rule needs (how long a
 // shell has sat at an empty prompt, how long an agent has been idle or done). Only the service
 // writes it, once per tick and whole; doctor, prune and the sweep read it. Carry-over is in
-// core/pane-watch.ts.
+// core/pane-watch-carry.ts.
 
 import * as z from 'zod/mini';
-import { WATCH_MAX_GAP_MS, type WatchEntry } from '../core/pane-watch.js';
+import { WATCH_MAX_GAP_MS, type WatchEntry } from '../core/pane-watch-carry.js';
 import type { StateIO } from './io.js';
 import type { StatePaths } from './paths.js';
 import { readState, writeState } from './store.js';
@@ -45,7 +45,7 @@ export async function writePaneWatch(
   await writeState(paths.paneWatch, PaneWatchSchema, { version: 1, max_gap_ms: maxGapMs, panes: entries });
 }
 
-/** The entries in the shape core/pane-watch.ts carries on (unknown fields dropped). */
+/** The entries in the shape core/pane-watch-carry.ts carries on (unknown fields dropped). */
 export function watchEntries(watch: PaneWatch | undefined): Record<string, WatchEntry> {
   const entries: Record<string, WatchEntry> = {};
   for (const [terminal, entry] of Object.entries(watch?.panes ?? {})) {

@@ -4,11 +4,11 @@
 
 import { availableParallelism } from 'node:os';
 import { inDefaultBranch } from '../core/loss-types.js';
-import { WATCH_MAX_GAP_MS } from '../core/pane-watch.js';
+import { WATCH_MAX_GAP_MS } from '../core/pane-watch-carry.js';
 import type { CheckoutFacts } from '../git/checkout-facts.js';
 import { CheckoutCache } from '../probe/checkout-cache.js';
 import type { ProcessIO } from '../state/io.js';
-import { readPaneWatch, watchEntries, writePaneWatch } from '../state/pane-watch.js';
+import { readPaneWatch, watchEntries, writePaneWatch } from '../state/pane-watch-file.js';
 import { AgentLane } from './agent-lane.js';
 
 /** Working-file edits change nothing git records, so dirtiness is re-read at least this often. */

@@ -6,23 +6,23 @@
 import { realpath } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { type HoldPane, type HoldPanes, holdsFor } from '../core/holds.js';
-import { classifyForeground, promptState } from '../core/pane-rule.js';
-import { messageOf } from '../errors.js';
-import { mapLimited } from '../probe/limit.js';
-import { type ChildReader, readChildren } from '../probe/shell-panes.js';
-import { readProcessTable } from '../process/table.js';
-import type { ProcessIO, StateIO } from '../state/io.js';
-import { listJobRecords } from '../state/job-records.js';
-import { readPaneWatch } from '../state/pane-watch.js';
-import { isTerminalError, TerminalError } from '../terminal/errors.js';
-import { callerPane, herdrExpected } from '../terminal/herdr-env.js';
-import { openTerminal } from '../terminal/open.js';
-import type { TerminalPort } from '../terminal/port.js';
-import type { Pane, ProcessInfo, Snapshot } from '../terminal/records.js';
-import { agentPaneFacts } from './agent-records.js';
-import type { PaneContext } from './panes.js';
-import type { HoldSource } from './survey.js';
+import { type HoldPane, type HoldPanes, holdsFor } from '../../core/holds.js';
+import { classifyForeground, promptState } from '../../core/pane-rule.js';
+import { messageOf } from '../../errors.js';
+import { mapLimited } from '../../probe/map-limited.js';
+import { type ChildReader, readChildren } from '../../probe/shell-panes.js';
+import { readProcessTable } from '../../process/table.js';
+import type { ProcessIO, StateIO } from '../../state/io.js';
+import { listJobRecords } from '../../state/job-records.js';
+import { readPaneWatch } from '../../state/pane-watch-file.js';
+import { isTerminalError, TerminalError } from '../../terminal/errors.js';
+import { callerPane, herdrExpected } from '../../terminal/herdr-env.js';
+import { openTerminal } from '../../terminal/open.js';
+import type { TerminalPort } from '../../terminal/port.js';
+import type { Pane, ProcessInfo, Snapshot } from '../../terminal/records.js';
+import { agentPaneFacts } from '../agent-records.js';
+import type { HoldSource } from '../survey.js';
+import type { PaneContext } from './judge.js';
 
 /** One pane as read for this run: Herdr's record, its process facts, and what the holds see. */
 export interface ReadPane {
