@@ -4,7 +4,7 @@
 // last prompt file) and Inbox. Every action is a `dogsled` argv, so a refusal is the CLI's one line.
 
 import { formatAge } from '../../../service/core/duration.js';
-import { plainLine } from '../../../service/core/strip-escapes.js';
+import { plainLine } from '../../../service/core/text-clean.js';
 import { callDogsled, jsonOf, oneLine } from './binary.js';
 import { ownPane, type PiDeps } from './deps.js';
 import type { ExtensionUIContext } from './pi-api.js';
