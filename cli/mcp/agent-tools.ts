@@ -4,10 +4,6 @@
 // answers with a durable queued ticket, even when a host has room, and the service admits, launches
 // and confirms the child outside the call (the owner's inbox hears of the start or its failure).
 
-import { findHost } from '../../service/core/placement.js';
-import { shown } from '../../service/core/visible.js';
-import { DogsledError } from '../../service/errors.js';
-import { LOCAL_HOST } from '../../service/hosts/local.js';
 import { runAgent } from '../../service/work/agent.js';
 import { closePane } from '../../service/work/close.js';
 import { Deadline } from '../../service/work/deadline.js';
@@ -40,12 +36,6 @@ export const SPAWN = tool(
   [SpawnInput, SpawnJson],
   async (args: SpawnArgs, ctx) => {
     const pin = hostFlag(args.host);
-    // A spawned child always waits in this host's queue, and the queue admits on this host only.
-    if (pin !== null && findHost([LOCAL_HOST], pin) === undefined) {
-      throw new DogsledError(
-        `spawn: host ${shown(pin)} is a peer, and queued children start on this host only; use dogsled agent --host`,
-      );
-    }
     const cwd = await cwdFlag(args.cwd);
     const io = await hostIO(ctx);
     const work = {

@@ -86,7 +86,7 @@ export async function runJob(
       ? await standbySupervisor(io, jobId, cwd)
       : undefined;
   try {
-    return await placeAndRun(io, request, deadline, events, { port, owner, env, jobId, standby });
+    return await placeAndRun(io, request, deadline, events, { port, owner, env, jobId, standby, local });
   } finally {
     standby?.cancel();
   }
@@ -98,6 +98,8 @@ interface Prepared {
   env: Record<string, string>;
   jobId: string;
   standby: JobStandby | undefined;
+  /** Unpinned or pinned to this host: its command and checkout are checked here. */
+  local: boolean;
 }
 
 async function placeAndRun(
@@ -105,7 +107,7 @@ async function placeAndRun(
   request: RunJobRequest,
   deadline: Deadline,
   events: RunJobEvents,
-  { port, owner, env, jobId, standby }: Prepared,
+  { port, owner, env, jobId, standby, local }: Prepared,
 ): Promise<RunJobOutcome> {
   const { command, cwd } = request;
   const callerWorkspace = await deadline.step("finding the caller's workspace", 'routine', () =>
@@ -115,7 +117,6 @@ async function placeAndRun(
     }),
   );
   const branch = request.branch ?? null;
-  const local = request.pin === null || findHost([LOCAL_HOST], request.pin) !== undefined;
   // What needs no lock is refused before anything is placed; a peer's checkout is checked there.
   if (branch !== null && local) await checkBranchRequest(branchAsk(cwd, branch), { ...io, terminal: port });
   const job: JobRequest = {
