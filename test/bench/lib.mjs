@@ -1,10 +1,11 @@
 // Shared measuring helpers for the benchmark scripts: medians, per-process CPU and memory from
-// /proc, and a timer for whole commands. Every script reports against a floor measured in its run.
+// /proc, a timer for whole commands, and service/terminal bundled for the terminal benches. Every script reports against a floor measured in its run.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'dist', 'dogsled.mjs');
@@ -109,4 +110,44 @@ export function idleProc(root) {
 
 function sleepMs(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Milliseconds one awaited call took. */
+export async function timed(fn) {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** One raw request, used only to wait for the fake to come up. */
+export function ping(socketPath) {
+  return new Promise((resolve) => {
+    const socket = connect(socketPath);
+    socket.on('connect', () => socket.write('{"id":"bench","method":"ping","params":{}}\n'));
+    socket.on('data', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+/** service/terminal bundled with esbuild into `outdir`, so the terminal benches need no prior build. */
+export async function bundleTerminal(outdir) {
+  const outfile = join(outdir, 'terminal.mjs');
+  await build({
+    stdin: {
+      contents: "export { openTerminal } from './service/terminal/open.ts';",
+      resolveDir: ROOT,
+      loader: 'ts',
+    },
+    absWorkingDir: ROOT,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+  });
+  return (await import(pathToFileURL(outfile).href)).openTerminal;
 }

@@ -4,60 +4,13 @@
 // markdown table. BENCH_RUNS shortens it. Standalone: bundles service/terminal with esbuild.
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { bundleTerminal, median, ping, RUNS, ROOT as root, timed } from './lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FAKE = join(root, 'test', 'fakes', 'herdr');
-const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const run = promisify(execFile);
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
-
-async function timed(fn) {
-  const start = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-/** One raw request, used only to wait for the fake to come up. */
-function ping(socketPath) {
-  return new Promise((resolve) => {
-    const socket = connect(socketPath);
-    socket.on('connect', () => socket.write('{"id":"bench","method":"ping","params":{}}\n'));
-    socket.on('data', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
-
-async function bundleTerminal(outdir) {
-  const outfile = join(outdir, 'terminal.mjs');
-  await build({
-    stdin: {
-      contents: "export { openTerminal } from './service/terminal/open.ts';",
-      resolveDir: root,
-      loader: 'ts',
-    },
-    absWorkingDir: root,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    outfile,
-    logLevel: 'warning',
-  });
-  return (await import(pathToFileURL(outfile).href)).openTerminal;
-}
 
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-tmux-'));
 let server;
