@@ -34,7 +34,7 @@ import { dropWorktreeRegistration, readRegistries } from '../state/registries.js
 import { loadRepoConfig } from '../state/repo-config.js';
 import { readItems } from '../state/work.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Pane, Snapshot } from '../terminal/records.js';
+import type { Listing, Pane } from '../terminal/records.js';
 import { closeIdleAnchor } from '../worktrees/anchor-close.js';
 
 export interface CloseRequest {
@@ -82,21 +82,21 @@ export interface CloseIO extends HostIO {
 
 export async function closeChild(io: CloseIO, request: CloseRequest): Promise<CloseResult> {
   const { port } = io;
-  const snapshot = await port.snapshot();
-  const target = snapshot.panes.find((pane) => pane.pane_id === request.pane);
+  const listing = await port.listAll();
+  const target = listing.panes.find((pane) => pane.pane_id === request.pane);
   if (target === undefined) throw new DogsledError(`no pane ${shown(request.pane)} in Herdr`);
-  const callerTerminal = snapshot.panes.find((pane) => pane.pane_id === request.caller)?.terminal_id ?? null;
+  const callerTerminal = listing.panes.find((pane) => pane.pane_id === request.caller)?.terminal_id ?? null;
   if (request.pane === request.caller || target.terminal_id === callerTerminal) {
     throw new DogsledError(`${request.pane} is your own pane`);
   }
-  const busy = await busyReason(port, snapshot, target);
+  const busy = await busyReason(port, listing, target);
   if (busy !== null) throw new KeepsWork(`busy: it ${busy}`, `pane ${request.pane} is busy: it ${busy}`);
   const git: GitIO = { env: io.env };
   const scope = await worktreeOf(target, git);
   if (scope === null) return closeAlone(port, request.pane);
   return withLock(
     repositoryLockPath(io.paths, scope.commonDir),
-    () => closeInWorktree(io, request, snapshot, target, scope),
+    () => closeInWorktree(io, request, listing, target, scope),
     {
       timeoutMs: 30_000,
     },
@@ -149,7 +149,7 @@ async function worktreeOf(pane: Pane, git: GitIO): Promise<Scope | null> {
 async function closeInWorktree(
   io: CloseIO,
   request: CloseRequest,
-  snapshot: Snapshot,
+  listing: Listing,
   target: Pane,
   scope: Scope,
 ): Promise<CloseResult> {
@@ -165,13 +165,13 @@ async function closeInWorktree(
   if (scope.branch === null)
     throw new DogsledError(`worktree ${scope.path} is detached: no branch would keep its commits`);
   const workspace =
-    snapshot.workspaces.find(
+    listing.workspaces.find(
       (ws) =>
         ws.worktree !== undefined &&
         ws.worktree.checkout_path !== undefined &&
         samePath(ws.worktree.checkout_path, scope.path),
     )?.workspace_id ?? null;
-  const callerPane = snapshot.panes.find((pane) => pane.pane_id === request.caller);
+  const callerPane = listing.panes.find((pane) => pane.pane_id === request.caller);
   if (callerPane !== undefined) {
     if (workspace !== null && callerPane.workspace_id === workspace) {
       throw new DogsledError(`worktree ${scope.path} is shown in your own workspace ${workspace}`);
@@ -183,7 +183,7 @@ async function closeInWorktree(
   }
   // The other panes that use the checkout: another agent or an open item keeps it (the target
   // closes alone); a busy shell refuses; idle shells close with it.
-  const users = await usersOf(io, snapshot, target, scope.path, workspace);
+  const users = await usersOf(io, listing, target, scope.path, workspace);
   if (users.busy !== null)
     throw new KeepsWork(`in use: ${users.busy}`, `worktree ${scope.path} is in use: ${users.busy}`);
   if (users.keep !== null) return closeAlone(port, request.pane);
@@ -282,7 +282,7 @@ interface Users {
 
 async function usersOf(
   io: CloseIO,
-  snapshot: Snapshot,
+  listing: Listing,
   target: Pane,
   path: string,
   workspace: string | null,
@@ -291,7 +291,7 @@ async function usersOf(
   const inside = async (dir: string | undefined) =>
     dir !== undefined && contains(real, await realOrSame(dir));
   const others: Pane[] = [];
-  for (const pane of snapshot.panes) {
+  for (const pane of listing.panes) {
     if (pane.pane_id === target.pane_id) continue;
     if (pane.workspace_id === workspace || (await inside(pane.cwd)) || (await inside(pane.foreground_cwd)))
       others.push(pane);
@@ -299,7 +299,7 @@ async function usersOf(
   const users: Users = { keep: null, busy: null, idle: [] };
   if (others.length === 0) return users;
   const open = (await readItems(io)).items.filter((item) => item.closed_ms === null);
-  const read = await readPanes(io.port, { ...snapshot, panes: others });
+  const read = await readPanes(io.port, { ...listing, panes: others });
   for (const pane of read) {
     const id = pane.info.pane_id;
     const item = open.find((entry) => entry.pane === id || entry.terminal_id === pane.info.terminal_id);
@@ -312,14 +312,14 @@ async function usersOf(
 }
 
 /** Why the target may not close now: an agent that is not idle or done, or a shell running something. */
-async function busyReason(port: TerminalPort, snapshot: Snapshot, target: Pane): Promise<string | null> {
-  const agent = snapshot.agents.find((entry) => entry.terminal_id === target.terminal_id);
+async function busyReason(port: TerminalPort, listing: Listing, target: Pane): Promise<string | null> {
+  const agent = listing.agents.find((entry) => entry.terminal_id === target.terminal_id);
   if (agent !== undefined || target.agent !== undefined) {
     const status = agent?.agent_status ?? target.agent_status ?? 'unknown';
     if (status === 'idle' || status === 'done') return null;
     return `runs ${agent?.agent ?? target.agent ?? 'an agent'}, which is ${status}`;
   }
-  const [read] = await readPanes(port, { ...snapshot, panes: [target] });
+  const [read] = await readPanes(port, { ...listing, panes: [target] });
   if (read === undefined) return 'is gone';
   return paneActivity(read.hold);
 }
@@ -334,9 +334,9 @@ async function closePanes(
   panes: readonly string[],
   workspace: string | null,
 ): Promise<boolean> {
-  const snapshot = await port.snapshot();
+  const listing = await port.listAll();
   const inWorkspace = new Set(
-    snapshot.panes.filter((p) => p.workspace_id === workspace).map((p) => p.pane_id),
+    listing.panes.filter((p) => p.workspace_id === workspace).map((p) => p.pane_id),
   );
   let first = false;
   if (workspace !== null) {

@@ -1,8 +1,8 @@
 // When the service closes an item (spec, "Items and closing"): a job item when its job has ended, any
-// item when its pane is gone from a Herdr snapshot that answered. Closed items are kept 24 hours,
+// item when its pane is gone from a Herdr listing that answered. Closed items are kept 24 hours,
 // except a child's item whose branch still has work to land: its TO LAND row comes from the item, so
 // it stays until the branch is integrated or deleted, whatever its age. Pure: the completion worker
-// gathers the records, the snapshot and the branch observations, and applies what these decide.
+// gathers the records, the terminal listing and the branch observations, and applies what these decide.
 
 import type { Item, Items } from '../state/work-schemas.js';
 import { endToken, type JobOutcome } from './job-status.js';
@@ -11,7 +11,7 @@ export const ITEM_RETENTION_MS = 24 * 3_600_000;
 export const PANE_GONE = 'pane gone';
 export const JOB_RECORD_GONE = 'job record gone';
 
-/** The panes and terminals of one Herdr snapshot that answered. */
+/** The panes and terminals of one Herdr listing that answered. */
 export interface SeenPanes {
   panes: ReadonlySet<string>;
   terminals: ReadonlySet<string>;

@@ -1,4 +1,4 @@
-// The service's agent-pane reader. Each tick asks the terminal for one session snapshot, observes the
+// The service's agent-pane reader. Each tick asks the terminal for one listing, observes the
 // agent panes (transcripts, checkouts) and carries the state and stall clocks on. A tick waits for
 // the read at most `budgetMs`; a slower read keeps running for the next tick while this one
 // publishes the last known panes with an error, so a hung Herdr never delays publication.
@@ -12,7 +12,7 @@ import { type AgentPaneReaders, type LiveAgentPane, observeAgentPanes } from '..
 import { observeShellPanes } from '../probe/shell-panes.js';
 import type { AgentPane } from '../state/schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Agent, Snapshot } from '../terminal/records.js';
+import type { Agent, Listing } from '../terminal/records.js';
 
 export interface AgentLaneIO {
   /** Opens the terminal afresh each tick, so a Herdr that starts later is found. */
@@ -118,11 +118,11 @@ export class AgentLane {
       return { panes: [], errors: [] };
     }
     try {
-      const snapshot = await port.snapshot({ signal: this.stopping.signal });
+      const listing = await port.listAll({ signal: this.stopping.signal });
       this.port = port;
       const [observed, shellErrors] = await Promise.all([
-        observeAgentPanes(snapshot.agents.flatMap(liveAgentPane), this.deps.readers),
-        this.watchShells(port, snapshot),
+        observeAgentPanes(listing.agents.flatMap(liveAgentPane), this.deps.readers),
+        this.watchShells(port, listing),
       ]);
       return { panes: observed.panes, errors: [...observed.errors, ...shellErrors] };
     } catch (error) {
@@ -153,13 +153,13 @@ export class AgentLane {
     );
   }
 
-  private async watchShells(port: TerminalPort, snapshot: Snapshot): Promise<string[]> {
+  private async watchShells(port: TerminalPort, listing: Listing): Promise<string[]> {
     const watch = this.deps.shellWatch;
     if (!watch) return [];
     this.shellWatch ??= await watch.load();
     const observed = await observeShellPanes({
       port,
-      snapshot,
+      listing,
       previous: this.shellWatch,
       now: this.deps.now(),
       maxGapMs: watch.maxGapMs,

@@ -1,5 +1,5 @@
 // The service's completion worker: closes a job item once its job has ended, and any item whose pane
-// is gone from a Herdr snapshot that answered (never when Herdr cannot be read, and never by panes on
+// is gone from a Herdr listing that answered (never when Herdr cannot be read, and never by panes on
 // headless, where a job item has no pane). It also finalizes started jobs whose exec wrapper died
 // (reconcileJob), ends jobs exec never started within NEVER_STARTED_MS, so their items close too,
 // ends the reservation and removes the saved environment of every ended job (exec does both itself;
@@ -35,8 +35,8 @@ import { readItems, updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 import type { WorkerIO } from './worker-io.js';
 
-/** How long one Herdr snapshot may take before this pass judges no panes. */
-const SNAPSHOT_TIMEOUT_MS = 10_000;
+/** How long one Herdr listing may take before this pass judges no panes. */
+const LISTING_TIMEOUT_MS = 10_000;
 
 interface JobScan {
   records: Map<string, JobRecord>;
@@ -204,7 +204,7 @@ export class CompletionWorker {
     });
   }
 
-  /** The panes of a Herdr snapshot, or undefined when Herdr is absent or did not answer in time. */
+  /** The panes of a Herdr listing, or undefined when Herdr is absent or did not answer in time. */
   private async seenPanes(): Promise<SeenPanes | undefined> {
     const { deps } = this;
     try {
@@ -213,14 +213,14 @@ export class CompletionWorker {
         env: deps.env,
         home: deps.home,
         commandName: 'serve',
-        timeoutMs: SNAPSHOT_TIMEOUT_MS,
+        timeoutMs: LISTING_TIMEOUT_MS,
         warn: (line) => this.warnOnce(line),
       });
       if (port.kind === 'headless') return undefined;
-      const snapshot = await port.snapshot({ signal: AbortSignal.timeout(SNAPSHOT_TIMEOUT_MS) });
+      const listing = await port.listAll({ signal: AbortSignal.timeout(LISTING_TIMEOUT_MS) });
       return {
-        panes: new Set(snapshot.panes.map((p) => p.pane_id)),
-        terminals: new Set(snapshot.panes.map((p) => p.terminal_id)),
+        panes: new Set(listing.panes.map((p) => p.pane_id)),
+        terminals: new Set(listing.panes.map((p) => p.terminal_id)),
       };
     } catch {
       return undefined;

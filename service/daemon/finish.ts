@@ -25,7 +25,7 @@ import { oneLine } from '../state/quarantine.js';
 import { updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Agent, Snapshot } from '../terminal/records.js';
+import type { Agent, Listing } from '../terminal/records.js';
 import { closeItemsOf } from '../work/close.js';
 import { BlockedReports } from './blocked-reports.js';
 import { BRANCH_WATCH_MS, observeBranches } from './branch-watch.js';
@@ -33,7 +33,7 @@ import type { WorkerIO } from './worker-io.js';
 
 /** Closed marks are kept this long for inspection, like closed items. */
 const MARK_RETENTION_MS = 24 * 3_600_000;
-const SNAPSHOT_TIMEOUT_MS = 10_000;
+const LISTING_TIMEOUT_MS = 10_000;
 
 export class FinishWorker {
   private readonly warned = new Set<string>();
@@ -76,15 +76,15 @@ export class FinishWorker {
       warn: (l) => this.warnOnce(l),
     });
     if (port.kind === 'headless') return [];
-    let snapshot: Snapshot;
+    let listing: Listing;
     try {
-      snapshot = await port.snapshot({ signal: AbortSignal.timeout(SNAPSHOT_TIMEOUT_MS) });
+      listing = await port.listAll({ signal: AbortSignal.timeout(LISTING_TIMEOUT_MS) });
     } catch {
       return [];
     }
     const closed: DoneMark[] = [];
     for (const mark of live) {
-      const done = await this.finish(port, snapshot, mark).catch(async (error: unknown) => {
+      const done = await this.finish(port, listing, mark).catch(async (error: unknown) => {
         const why = oneLine(messageOf(error), 300);
         this.warnOnce(`dogsled serve: done ${mark.id}: ${why}`);
         await this.change(mark.id, (m) => ({ ...m, error: why }));
@@ -95,15 +95,15 @@ export class FinishWorker {
     return closed;
   }
 
-  private async finish(port: TerminalPort, snapshot: Snapshot, mark: DoneMark): Promise<DoneMark | null> {
-    const pane = snapshot.panes.find(
+  private async finish(port: TerminalPort, listing: Listing, mark: DoneMark): Promise<DoneMark | null> {
+    const pane = listing.panes.find(
       (p) => p.terminal_id === mark.terminal_id || (mark.terminal_id === null && p.pane_id === mark.pane),
     );
     if (pane === undefined) {
       // The pane went by itself: the completion worker closes the item; the mark is spent.
       return this.change(mark.id, (m) => ({ ...m, state: 'closed', state_ms: this.deps.now() }));
     }
-    const agent = snapshot.agents.find((entry) => entry.terminal_id === pane.terminal_id);
+    const agent = listing.agents.find((entry) => entry.terminal_id === pane.terminal_id);
     if (agent === undefined) return null;
     if (
       mark.agent_session !== null &&
@@ -135,8 +135,8 @@ export class FinishWorker {
     if (mark.item !== null) {
       const item = await this.keepReply(mark.item, reply);
       // Posted once (by its ref) before anything closes: a crash after it repeats nothing.
-      if (item?.owner) await this.tellOwner(port, snapshot, item, reply);
-      if (item) await this.tellSenders(snapshot, item, pane.terminal_id, inbox?.records ?? []);
+      if (item?.owner) await this.tellOwner(port, listing, item, reply);
+      if (item) await this.tellSenders(listing, item, pane.terminal_id, inbox?.records ?? []);
     }
     await closeChild({ ...this.deps, port }, { pane: pane.pane_id, caller: null, mode: 'done' });
     await closeItemsOf(this.deps, pane.pane_id, pane.terminal_id, 'done');
@@ -182,11 +182,11 @@ export class FinishWorker {
    */
   private async tellOwner(
     port: TerminalPort,
-    snapshot: Snapshot,
+    listing: Listing,
     item: Item,
     reply: string | null,
   ): Promise<void> {
-    const owner = await paneWhereabouts(port, item.owner as string, snapshot);
+    const owner = await paneWhereabouts(port, item.owner as string, listing);
     if (owner === undefined) return;
     const record = pendingRecord(
       {
@@ -211,13 +211,13 @@ export class FinishWorker {
    * already; a sender Herdr no longer shows has no inbox to read it.
    */
   private async tellSenders(
-    snapshot: Snapshot,
+    listing: Listing,
     item: Item,
     childTerminal: string,
     records: readonly InboxRecord[],
   ): Promise<void> {
-    const owner = item.owner === null ? undefined : snapshot.panes.find((p) => p.pane_id === item.owner);
-    const live = new Map(snapshot.panes.map((p) => [p.terminal_id, p.pane_id]));
+    const owner = item.owner === null ? undefined : listing.panes.find((p) => p.pane_id === item.owner);
+    const live = new Map(listing.panes.map((p) => [p.terminal_id, p.pane_id]));
     const told = new Set<string>();
     for (const { sender } of records) {
       const terminal = sender.terminal;

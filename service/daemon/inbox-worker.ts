@@ -25,17 +25,17 @@ import type { ProcessIO } from '../state/io.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { Ticket } from '../state/work-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Snapshot } from '../terminal/records.js';
+import type { Listing } from '../terminal/records.js';
 import { type LoopOptions, runLoop } from './work-loop.js';
 
-/** How long one Herdr snapshot may take before this pass judges no terminal gone. */
-const SNAPSHOT_TIMEOUT_MS = 10_000;
+/** How long one Herdr listing may take before this pass judges no terminal gone. */
+const LISTING_TIMEOUT_MS = 10_000;
 export const TERMINAL_GONE = 'its terminal is gone';
 
-/** One Herdr snapshot that answered, and the port that took it (a moved owner pane resolves through it). */
+/** One Herdr listing that answered, and the port that took it (a moved owner pane resolves through it). */
 interface Seen {
   port: TerminalPort;
-  snapshot: Snapshot;
+  listing: Listing;
   terminals: ReadonlySet<string>;
 }
 
@@ -56,7 +56,7 @@ export class InboxWorker {
     const inboxes = await this.readAll();
     const notices = await this.pendingNotices();
     // Herdr is asked only when there is something to judge: an inbox (its terminal may be gone) or a notice.
-    const seen = notices.length > 0 || inboxes.length > 0 ? await this.snapshot() : undefined;
+    const seen = notices.length > 0 || inboxes.length > 0 ? await this.seeTerminals() : undefined;
     for (const { terminal, inbox } of inboxes) {
       try {
         result.reoffered += await this.tidy(terminal, inbox);
@@ -155,7 +155,7 @@ export class InboxWorker {
    * An owner pane Herdr does not show keeps its notice pending until the ticket expires.
    */
   private async notify(ticket: Ticket, seen: Seen): Promise<InboxRecord | undefined> {
-    const owner = await paneWhereabouts(seen.port, ticket.owner as string, seen.snapshot);
+    const owner = await paneWhereabouts(seen.port, ticket.owner as string, seen.listing);
     if (owner === undefined) return undefined;
     const notice = pendingRecord(
       {
@@ -188,8 +188,8 @@ export class InboxWorker {
   }
 
   /** The terminals Herdr shows, or undefined when Herdr is absent or did not answer in time. */
-  private async snapshot(): Promise<Seen | undefined> {
-    let snapshot: Snapshot;
+  private async seeTerminals(): Promise<Seen | undefined> {
+    let listing: Listing;
     let port: TerminalPort;
     try {
       const { openTerminal } = await import('../terminal/open.js');
@@ -197,15 +197,15 @@ export class InboxWorker {
         env: this.io.env,
         home: this.io.home,
         commandName: 'serve',
-        timeoutMs: SNAPSHOT_TIMEOUT_MS,
+        timeoutMs: LISTING_TIMEOUT_MS,
         warn: (line) => this.warnOnce(line),
       });
       if (port.kind === 'headless') return undefined;
-      snapshot = await port.snapshot({ signal: AbortSignal.timeout(SNAPSHOT_TIMEOUT_MS) });
+      listing = await port.listAll({ signal: AbortSignal.timeout(LISTING_TIMEOUT_MS) });
     } catch {
       return undefined;
     }
-    return { port, snapshot, terminals: new Set(snapshot.panes.map((pane) => pane.terminal_id)) };
+    return { port, listing, terminals: new Set(listing.panes.map((pane) => pane.terminal_id)) };
   }
 
   private warnOnce(line: string): void {

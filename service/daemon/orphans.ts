@@ -33,11 +33,11 @@ import type { Item } from '../state/work-schemas.js';
 import { recordSweep } from '../sweep/files.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Pane, Snapshot } from '../terminal/records.js';
+import type { Listing, Pane } from '../terminal/records.js';
 import type { ChildSource } from '../watchdog/facts.js';
 import type { WorkerIO } from './worker-io.js';
 
-const SNAPSHOT_TIMEOUT_MS = 10_000;
+const LISTING_TIMEOUT_MS = 10_000;
 /**
  * The finish lane passes every second; the orphan check, which reads Herdr again, runs at most this
  * often from there (a requested sweep pass runs it at once). Orphans are rare and never urgent.
@@ -111,17 +111,17 @@ export class OrphanLane {
     if (candidates.length === 0) return report;
     const port = await this.herdr();
     if (port === undefined) return report;
-    let snapshot: Snapshot;
+    let listing: Listing;
     try {
-      snapshot = await port.snapshot({ signal: AbortSignal.timeout(SNAPSHOT_TIMEOUT_MS) });
+      listing = await port.listAll({ signal: AbortSignal.timeout(LISTING_TIMEOUT_MS) });
     } catch {
       return report;
     }
     const orphaned = new Map<string, Item['orphaned']>();
     const closed: Array<{ item: string; mark: string | null }> = [];
     for (const { item, mark, host } of candidates) {
-      const pane = findPane(snapshot, item);
-      const verdict = await this.verdictOf(port, snapshot, item, pane, mark, host).catch(
+      const pane = findPane(listing, item);
+      const verdict = await this.verdictOf(port, listing, item, pane, mark, host).catch(
         (): OrphanVerdict => ({ kind: 'none' }),
       );
       const outcome: Outcome =
@@ -177,7 +177,7 @@ export class OrphanLane {
 
   private async verdictOf(
     port: TerminalPort,
-    snapshot: Snapshot,
+    listing: Listing,
     item: Item,
     pane: Pane | undefined,
     mark: DoneMark | undefined,
@@ -186,7 +186,7 @@ export class OrphanLane {
     // An owner Herdr cannot place (or a failed lookup) is doubtful: it counts as present.
     const ownerHere =
       item.owner !== null &&
-      (await paneWhereabouts(port, item.owner, snapshot).then(
+      (await paneWhereabouts(port, item.owner, listing).then(
         (found) => found !== undefined,
         () => true,
       ));
@@ -195,7 +195,7 @@ export class OrphanLane {
       done: host === 'local' ? mark !== undefined : 'unknown',
       ownerHere,
       host,
-      pane: childPane(snapshot, pane, mark),
+      pane: childPane(listing, pane, mark),
     });
   }
 
@@ -321,14 +321,14 @@ type OrphanHost = 'local' | 'reachable' | 'unreachable';
 type Outcome = { kind: 'none' } | { kind: 'closed' } | { kind: 'kept'; reason: string };
 
 /** The child's pane: by its terminal when known (a pane id alone may have been reused). */
-function findPane(snapshot: Snapshot, item: Item): Pane | undefined {
-  if (item.terminal_id !== null) return snapshot.panes.find((p) => p.terminal_id === item.terminal_id);
-  return item.pane === null ? undefined : snapshot.panes.find((p) => p.pane_id === item.pane);
+function findPane(listing: Listing, item: Item): Pane | undefined {
+  if (item.terminal_id !== null) return listing.panes.find((p) => p.terminal_id === item.terminal_id);
+  return item.pane === null ? undefined : listing.panes.find((p) => p.pane_id === item.pane);
 }
 
-function childPane(snapshot: Snapshot, pane: Pane | undefined, mark: DoneMark | undefined): ChildPane {
+function childPane(listing: Listing, pane: Pane | undefined, mark: DoneMark | undefined): ChildPane {
   if (pane === undefined) return { kind: 'gone' };
-  const agent = snapshot.agents.find((entry) => entry.terminal_id === pane.terminal_id);
+  const agent = listing.agents.find((entry) => entry.terminal_id === pane.terminal_id);
   if (agent !== undefined) {
     const ended = mark === undefined || turnEnded(mark, agent);
     return { kind: 'agent', status: agent.agent_status, turnEnded: ended };

@@ -61,10 +61,10 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
   }
   const kind = request.kind as InboxKind;
   const port = await openHerdr({ env: io.env, home: io.home, commandName: 'send' });
-  const snapshot = await port.snapshot();
-  const to = await targetWhereabouts(port, snapshot, request.target);
+  const listing = await port.listAll();
+  const to = await targetWhereabouts(port, listing, request.target);
   if (!to) throw new DogsledError(`send: no agent or pane "${plainLine(request.target)}" on this host`);
-  const from = request.sender === undefined ? await callerWhereabouts(port, io.env, snapshot) : undefined;
+  const from = request.sender === undefined ? await callerWhereabouts(port, io.env, listing) : undefined;
   const sender: InboxSender = request.sender ?? {
     pane: from?.pane ?? null,
     terminal: from?.terminal ?? null,

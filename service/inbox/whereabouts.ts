@@ -7,7 +7,7 @@ import { DogsledError } from '../errors.js';
 import { isTerminalError, needsHerdr } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Snapshot } from '../terminal/records.js';
+import type { Listing } from '../terminal/records.js';
 
 export interface Whereabouts {
   terminal: string;
@@ -39,22 +39,22 @@ export async function openHerdr(options: TerminalOptions): Promise<TerminalPort>
   return port;
 }
 
-function nameOf(snapshot: Snapshot | undefined, terminal: string): string | null {
-  return snapshot?.agents.find((agent) => agent.terminal_id === terminal)?.name ?? null;
+function nameOf(listing: Listing | undefined, terminal: string): string | null {
+  return listing?.agents.find((agent) => agent.terminal_id === terminal)?.name ?? null;
 }
 
 /** The pane `paneId` names (an alias resolves), or undefined when Herdr has no such pane. */
 export async function paneWhereabouts(
   port: TerminalPort,
   paneId: string,
-  snapshot?: Snapshot,
+  listing?: Listing,
 ): Promise<Whereabouts | undefined> {
-  const listed = snapshot?.panes.find((pane) => pane.pane_id === paneId);
+  const listed = listing?.panes.find((pane) => pane.pane_id === paneId);
   if (listed)
-    return { terminal: listed.terminal_id, pane: listed.pane_id, name: nameOf(snapshot, listed.terminal_id) };
+    return { terminal: listed.terminal_id, pane: listed.pane_id, name: nameOf(listing, listed.terminal_id) };
   try {
     const pane = await port.getPane(paneId);
-    return { terminal: pane.terminal_id, pane: pane.pane_id, name: nameOf(snapshot, pane.terminal_id) };
+    return { terminal: pane.terminal_id, pane: pane.pane_id, name: nameOf(listing, pane.terminal_id) };
   } catch (error) {
     if (isTerminalError(error, 'pane_not_found') || isTerminalError(error, 'invalid_request'))
       return undefined;
@@ -66,10 +66,10 @@ export async function paneWhereabouts(
 export async function callerWhereabouts(
   port: TerminalPort,
   env: NodeJS.ProcessEnv,
-  snapshot?: Snapshot,
+  listing?: Listing,
 ): Promise<Whereabouts | undefined> {
   const pane = callerPane(env);
-  return pane === null ? undefined : paneWhereabouts(port, pane, snapshot);
+  return pane === null ? undefined : paneWhereabouts(port, pane, listing);
 }
 
 /** The caller's inbox, or a one-line refusal naming why there is none. */
@@ -98,10 +98,10 @@ export async function requireCaller(
  */
 export async function targetWhereabouts(
   port: TerminalPort,
-  snapshot: Snapshot,
+  listing: Listing,
   target: string,
 ): Promise<Whereabouts | undefined> {
-  const agent = snapshot.agents.find((a) => a.name === target);
+  const agent = listing.agents.find((a) => a.name === target);
   if (agent) return { terminal: agent.terminal_id, pane: agent.pane_id, name: agent.name ?? null };
-  return paneWhereabouts(port, target, snapshot);
+  return paneWhereabouts(port, target, listing);
 }

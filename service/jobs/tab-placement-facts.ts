@@ -1,5 +1,5 @@
 // Gathers what the tab placement rule (core/tab-placement.ts) needs from Herdr and Git: one session
-// snapshot, the checkout containing the job's directory and its repository's main checkout. Also
+// listing, the checkout containing the job's directory and its repository's main checkout. Also
 // finds the caller's workspace, which a queued ticket keeps so its later tab opens there.
 
 import { realpath } from 'node:fs/promises';
@@ -20,12 +20,12 @@ export async function placeJobTab(
   git: GitIO,
 ): Promise<TabPlacement> {
   const { signal } = git;
-  const [snapshot, repository] = await Promise.all([
-    port.snapshot(signal ? { signal } : {}),
+  const [listing, repository] = await Promise.all([
+    port.listAll(signal ? { signal } : {}),
     repositoryOf(cwd, git),
   ]);
   const shows: ShownCheckout[] = [];
-  for (const workspace of snapshot.workspaces) {
+  for (const workspace of listing.workspaces) {
     if (workspace.worktree === undefined) continue;
     shows.push({
       workspace: workspace.workspace_id,
@@ -37,23 +37,23 @@ export async function placeJobTab(
     checkout: repository.checkout,
     mainCheckout: repository.main,
     repositoryName: repository.main === null ? null : basename(repository.main),
-    workspaces: snapshot.workspaces.map((workspace) => workspace.workspace_id),
+    workspaces: listing.workspaces.map((workspace) => workspace.workspace_id),
     shows,
     callerWorkspace,
-    activeWorkspace: snapshot.focused_workspace_id ?? null,
+    activeWorkspace: listing.focused_workspace_id ?? null,
   });
 }
 
 /**
  * The workspace of the caller's pane (HERDR_PANE_ID), or null when it is not in Herdr's session.
- * HERDR_PANE_ID may be an older alias that the snapshot no longer lists: Herdr resolves it.
+ * HERDR_PANE_ID may be an older alias that the listing no longer shows: Herdr resolves it.
  */
 export async function callerWorkspaceOf(
   port: TerminalPort,
   callerPane: string | null,
 ): Promise<string | null> {
   if (callerPane === null || port.kind === 'headless') return null;
-  const listed = (await port.snapshot()).panes.find((pane) => pane.pane_id === callerPane);
+  const listed = (await port.listAll()).panes.find((pane) => pane.pane_id === callerPane);
   if (listed) return listed.workspace_id;
   try {
     return (await port.currentPane(callerPane)).workspace_id;

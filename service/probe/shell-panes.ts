@@ -1,6 +1,6 @@
 // Observes Herdr panes for the pane rule: each tick, every pane without an agent gets a fresh
 // process check (is its shell waiting at an empty prompt?) and every agent pane's state is read from
-// the snapshot; the clocks are carried on by terminal id (core/pane-watch-carry.ts). Checks run on at most
+// the listing; the clocks are carried on by terminal id (core/pane-watch-carry.ts). Checks run on at most
 // one worker per CPU, and one pane's failed check resets only that pane's clock.
 
 import { availableParallelism } from 'node:os';
@@ -16,7 +16,7 @@ import { messageOf } from '../errors.js';
 import { childNames } from '../process/table.js';
 import { isTerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Pane, Snapshot } from '../terminal/records.js';
+import type { Listing, Pane } from '../terminal/records.js';
 import { mapLimited } from './map-limited.js';
 
 /** The program names of a process's direct children, or null when they cannot be read. */
@@ -47,8 +47,8 @@ export async function probePrompt(
 
 export interface ShellPaneOptions {
   port: TerminalPort;
-  /** This tick's snapshot when the caller already took one; else one is taken. */
-  snapshot?: Snapshot;
+  /** This tick's listing when the caller already took one; else one is taken. */
+  listing?: Listing;
   /** The last tick's map (pane-watch.json's entries). */
   previous: WatchMap;
   now: number;
@@ -59,24 +59,24 @@ export interface ShellPaneOptions {
 }
 
 export interface ShellPaneObservation {
-  /** The new map to write; on a failed snapshot it is `previous` unchanged, left to age out. */
+  /** The new map to write; on a failed listing it is `previous` unchanged, left to age out. */
   watch: Record<string, WatchEntry>;
   errors: string[];
 }
 
 export async function observeShellPanes(options: ShellPaneOptions): Promise<ShellPaneObservation> {
   const { port, previous, now } = options;
-  let snapshot: Snapshot;
+  let listing: Listing;
   try {
-    snapshot = options.snapshot ?? (await port.snapshot());
+    listing = options.listing ?? (await port.listAll());
   } catch (error) {
     return { watch: { ...previous }, errors: [`herdr: ${messageOf(error)}`] };
   }
   const errors: string[] = [];
-  const agents = new Map(snapshot.agents.map((agent) => [agent.terminal_id, agent]));
+  const agents = new Map(listing.agents.map((agent) => [agent.terminal_id, agent]));
   const width = options.width ?? availableParallelism();
   const children = options.children ?? readChildren;
-  const samples = await mapLimited(snapshot.panes, width, async (pane): Promise<PaneSample | null> => {
+  const samples = await mapLimited(listing.panes, width, async (pane): Promise<PaneSample | null> => {
     const agent = agents.get(pane.terminal_id);
     if (pane.agent !== undefined || agent !== undefined) {
       const status = agent?.agent_status ?? pane.agent_status;
@@ -86,7 +86,7 @@ export async function observeShellPanes(options: ShellPaneOptions): Promise<Shel
       const probe = await probePrompt(port, pane.pane_id, children);
       return shellSample(pane, probe.state.kind === 'empty');
     } catch (error) {
-      // Closed since the snapshot: its clock goes with it.
+      // Closed since the listing: its clock goes with it.
       if (isTerminalError(error, 'pane_not_found')) return null;
       errors.push(`pane ${pane.pane_id}: ${messageOf(error)}`);
       return shellSample(pane, false);

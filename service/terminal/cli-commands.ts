@@ -4,7 +4,7 @@
 
 import { TerminalError } from './errors.js';
 
-export type CliOutput = 'envelope' | 'text' | 'none' | 'snapshot';
+export type CliOutput = 'envelope' | 'text' | 'none' | 'listing';
 
 export interface CliCommand {
   args: string[];
@@ -75,7 +75,7 @@ function metadataFlags(params: Params): string[] {
 const envelope = (...args: string[]): CliCommand => ({ args, output: 'envelope' });
 
 const COMMANDS: Record<string, (p: Params, m: string) => CliCommand> = {
-  'session.snapshot': () => ({ args: ['api', 'snapshot'], output: 'snapshot' }),
+  'session.snapshot': () => ({ args: ['api', 'snapshot'], output: 'listing' }),
   'workspace.list': () => envelope('workspace', 'list'),
   'workspace.get': (p, m) => envelope('workspace', 'get', need(p, 'workspace_id', m)),
   'workspace.create': (p) =>

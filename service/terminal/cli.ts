@@ -104,8 +104,8 @@ export function interpretRun(run: CliRun, command: CliCommand, method: string, s
       return { type: 'ok' };
     case 'text':
       return { type: 'pane_read', read: { source: command.source ?? 'recent', text: run.stdout } };
-    case 'snapshot':
-      return snapshotReply(run.stdout, method, shown);
+    case 'listing':
+      return listingReply(run.stdout, method, shown);
     case 'envelope':
       return replyOf(parseJson(run.stdout, method, shown), undefined, method);
   }
@@ -125,8 +125,8 @@ function parseJson(text: string, method: string, shown: string): unknown {
   }
 }
 
-/** `herdr api snapshot` may print the envelope or the bare snapshot; both become a reply. */
-function snapshotReply(stdout: string, method: string, shown: string): Reply {
+/** `herdr api snapshot` may print the envelope or the bare listing; both become a reply. */
+function listingReply(stdout: string, method: string, shown: string): Reply {
   const value = parseJson(stdout, method, shown) as Record<string, unknown> | null;
   if (value && typeof value === 'object' && ('result' in value || 'error' in value)) {
     return replyOf(value, undefined, method);

@@ -3,7 +3,7 @@
 // process info comes from the process table. Agents, workspaces, tabs, worktrees and plugins are refused with
 // `<command> needs Herdr (<why>)`. Calls the product makes routinely are harmless no-ops instead:
 // pane/workspace metadata and agent reports (applied: false), notify (shown: false, reason
-// "no_herdr"), and snapshot (an empty session).
+// "no_herdr"), and listing (an empty session).
 
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError, messageOf } from '../errors.js';
@@ -23,7 +23,7 @@ import type {
   RunCommandOptions,
   TerminalPort,
 } from './port.js';
-import type { Machine, Notification, PaneRead, ProcessInfo, Snapshot } from './records.js';
+import type { Listing, Machine, Notification, PaneRead, ProcessInfo } from './records.js';
 import { ROUTINE_TIMEOUT_MS } from './transport.js';
 
 export interface HeadlessOptions {
@@ -128,7 +128,7 @@ export class HeadlessTerminal implements TerminalPort {
     return { shown: false, reason: 'no_herdr' };
   }
 
-  async snapshot(): Promise<Snapshot> {
+  async listAll(): Promise<Listing> {
     return { workspaces: [], tabs: [], panes: [], agents: [] };
   }
 

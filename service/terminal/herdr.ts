@@ -38,6 +38,8 @@ import {
   AgentSchema,
   type Layout,
   LayoutSchema,
+  type Listing,
+  ListingSchema,
   type Machine,
   type Notification,
   NotificationSchema,
@@ -51,8 +53,6 @@ import {
   ProcessInfoSchema,
   parseRecord,
   type ServerInfo,
-  type Snapshot,
-  SnapshotSchema,
   type Tab,
   TabSchema,
   type Workspace,
@@ -338,9 +338,9 @@ export class HerdrTerminal implements TerminalPort {
     return runInHerdr(this, options);
   }
 
-  async snapshot(options: { signal?: AbortSignal } = {}): Promise<Snapshot> {
+  async listAll(options: { signal?: AbortSignal } = {}): Promise<Listing> {
     const reply = await this.call('session.snapshot', {}, 'session_snapshot', options);
-    return parseRecord(SnapshotSchema, reply.snapshot, 'session.snapshot');
+    return parseRecord(ListingSchema, reply.snapshot, 'session.snapshot');
   }
 
   machines(): Promise<Machine[] | null> {

@@ -120,7 +120,7 @@ async function pingSocket(path: string, from: string, timeoutMs: number): Promis
   }
 }
 
-/** The hook reports in this process's state dir (agent-reports/), read on each snapshot. */
+/** The hook reports in this process's state dir (agent-reports/), read on each listing. */
 async function hookReportsOf(env: NodeJS.ProcessEnv, home: string): Promise<ReadonlyMap<string, HookReport>> {
   const [{ readAgentReports }, { stateDirFrom }] = await Promise.all([
     import('../state/agent-reports.js'),

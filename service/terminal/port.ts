@@ -7,6 +7,7 @@ import type {
   Agent,
   AgentStatus,
   Layout,
+  Listing,
   Machine,
   Notification,
   Pane,
@@ -14,7 +15,6 @@ import type {
   PaneSwap,
   ProcessInfo,
   ServerInfo,
-  Snapshot,
   Tab,
   Workspace,
   Worktree,
@@ -261,7 +261,7 @@ export interface TerminalPort {
   runCommand(options: RunCommandOptions): Promise<LaunchedCommand>;
 
   /** Workspaces, tabs, panes and agents in ONE request (`session.snapshot`); the signal abandons it. */
-  snapshot(options?: { signal?: AbortSignal }): Promise<Snapshot>;
+  listAll(options?: { signal?: AbortSignal }): Promise<Listing>;
   /** Herdr 0.9 saved machines, or null when this Herdr has no machine verbs. */
   machines(): Promise<Machine[] | null>;
   /** A port whose every call is forwarded to a saved machine (`herdr --machine <id>`). */

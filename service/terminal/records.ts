@@ -144,8 +144,11 @@ export const ServerInfoSchema = z.looseObject({
   capabilities: z.optional(z.record(z.string(), z.unknown())),
 });
 
-/** One `session.snapshot`: everything the service needs per tick in one request. */
-export const SnapshotSchema = z.looseObject({
+/**
+ * The terminal's listing: its workspaces, tabs, panes and agents in one request (Herdr's
+ * `session.snapshot`), everything the service needs per tick.
+ */
+export const ListingSchema = z.looseObject({
   version: text,
   protocol: z.optional(z.number()),
   focused_workspace_id: text,
@@ -202,7 +205,7 @@ export type Worktree = z.infer<typeof WorktreeSchema>;
 export type WorktreeSource = z.infer<typeof WorktreeSourceSchema>;
 export type Notification = z.infer<typeof NotificationSchema>;
 export type ServerInfo = z.infer<typeof ServerInfoSchema>;
-export type Snapshot = z.infer<typeof SnapshotSchema>;
+export type Listing = z.infer<typeof ListingSchema>;
 export type Machine = z.infer<typeof MachineSchema>;
 export type Rect = z.infer<typeof RectSchema>;
 export type Layout = z.infer<typeof LayoutSchema>;

@@ -13,7 +13,7 @@ export interface SocketCallOptions {
   signal?: AbortSignal;
 }
 
-/** Replies are one JSON line; a snapshot of a large session is well under this. */
+/** Replies are one JSON line; the listing of a large session is well under this. */
 const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 let counter = 0;

@@ -24,7 +24,7 @@ export class TmuxAgents {
   constructor(private readonly port: TmuxTerminal) {}
 
   async list(): Promise<Agent[]> {
-    return (await this.port.snapshot()).agents;
+    return (await this.port.listAll()).agents;
   }
 
   /** By name, else by pane id, else by terminal id. */

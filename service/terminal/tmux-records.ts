@@ -4,7 +4,7 @@
 // terminal (state dir), since tmux has no agent detection; metadata tokens live in pane and
 // session options as JSON with their expiry.
 
-import type { Agent, AgentStatus, Pane, Snapshot, Tab, Workspace, WorktreeRef } from './records.js';
+import type { Agent, AgentStatus, Listing, Pane, Tab, Workspace, WorktreeRef } from './records.js';
 import { rowFormat } from './tmux-argv.js';
 import { tmuxTerminalId } from './tmux-env.js';
 
@@ -141,7 +141,7 @@ export interface BuildContext {
 }
 
 /** Every record of the session from the rows of one `list-panes -a`. */
-export function buildSnapshot(rows: readonly PaneRow[], context: BuildContext): Snapshot {
+export function buildListing(rows: readonly PaneRow[], context: BuildContext): Listing {
   const panes: Pane[] = [];
   const agents: Agent[] = [];
   const tabs = new Map<string, Tab>();

@@ -1,6 +1,6 @@
 // Worktrees in tmux, as Herdr's worktree verbs do them: Git's own list (through service/git), and a
 // worktree opened as a detached session of its own whose session option @dogsled-worktree names the
-// checkout, so the snapshot shows which session shows which worktree (cleanup and close-child read
+// checkout, so the listing shows which session shows which worktree (cleanup and close-child read
 // `workspace.worktree`). tmux has no repository workspaces, so no anchor session is ever opened for
 // the main checkout; a session that already shows the worktree answers `already_open`.
 

@@ -34,13 +34,13 @@ import type {
 import type {
   Agent,
   Layout,
+  Listing,
   Machine,
   Notification,
   Pane,
   PaneRead,
   PaneSwap,
   ProcessInfo,
-  Snapshot,
   Tab,
   Workspace,
 } from './records.js';
@@ -50,7 +50,7 @@ import { TmuxClient } from './tmux-client.js';
 import { tmuxCallerPane } from './tmux-env.js';
 import { foregroundProcesses } from './tmux-proc.js';
 import {
-  buildSnapshot,
+  buildListing,
   type HookReport,
   liveTokens,
   OPT,
@@ -116,9 +116,9 @@ export class TmuxTerminal implements TerminalPort {
 
   // --- reads: one list-panes -a each ---
 
-  async snapshot(options: { signal?: AbortSignal } = {}): Promise<Snapshot> {
+  async listAll(options: { signal?: AbortSignal } = {}): Promise<Listing> {
     const [rows, reports] = await Promise.all([this.rows(options.signal), this.reports()]);
-    return buildSnapshot(rows, { now: this.now(), reports });
+    return buildListing(rows, { now: this.now(), reports });
   }
 
   /** Every pane row of the server; none when no server runs. */
@@ -127,37 +127,37 @@ export class TmuxTerminal implements TerminalPort {
   }
 
   async listWorkspaces(): Promise<Workspace[]> {
-    return (await this.snapshot()).workspaces;
+    return (await this.listAll()).workspaces;
   }
 
   async getWorkspace(workspaceId: string): Promise<Workspace> {
-    const found = (await this.snapshot()).workspaces.find((w) => w.workspace_id === workspaceId);
+    const found = (await this.listAll()).workspaces.find((w) => w.workspace_id === workspaceId);
     if (!found) throw notFound('workspace_not_found', `workspace ${workspaceId} not found`, 'workspace.get');
     return found;
   }
 
   async listTabs(workspaceId?: string): Promise<Tab[]> {
-    const snapshot = await this.snapshot();
-    const ws = workspaceId ?? (await this.activeWorkspace(snapshot));
-    return snapshot.tabs.filter((tab) => tab.workspace_id === ws).sort((a, b) => a.number - b.number);
+    const listing = await this.listAll();
+    const ws = workspaceId ?? (await this.activeWorkspace(listing));
+    return listing.tabs.filter((tab) => tab.workspace_id === ws).sort((a, b) => a.number - b.number);
   }
 
   async listPanes(workspaceId?: string): Promise<Pane[]> {
-    const panes = (await this.snapshot()).panes;
+    const panes = (await this.listAll()).panes;
     return workspaceId === undefined ? panes : panes.filter((pane) => pane.workspace_id === workspaceId);
   }
 
   async getPane(paneId: string): Promise<Pane> {
-    const found = (await this.snapshot()).panes.find((pane) => pane.pane_id === paneId);
+    const found = (await this.listAll()).panes.find((pane) => pane.pane_id === paneId);
     if (!found) throw notFound('pane_not_found', `pane ${paneId} not found`, 'pane.get');
     return found;
   }
 
   /** The caller's pane, else this process's own (TMUX_PANE), else the focused one. */
   async currentPane(callerPaneId?: string): Promise<Pane> {
-    const snapshot = await this.snapshot();
-    const wanted = callerPaneId ?? tmuxCallerPane(this.env) ?? snapshot.focused_pane_id;
-    const pane = snapshot.panes.find((p) => p.pane_id === wanted);
+    const listing = await this.listAll();
+    const wanted = callerPaneId ?? tmuxCallerPane(this.env) ?? listing.focused_pane_id;
+    const pane = listing.panes.find((p) => p.pane_id === wanted);
     if (pane) return pane;
     if (wanted === undefined)
       throw new TerminalError('no_active_pane', 'tmux: no pane is focused', { method: 'pane.current' });
@@ -173,8 +173,8 @@ export class TmuxTerminal implements TerminalPort {
   }
 
   /** The caller's session, else the focused one, else the first; none is no_active_workspace. */
-  private async activeWorkspace(snapshot?: Snapshot): Promise<string> {
-    const s = snapshot ?? (await this.snapshot());
+  private async activeWorkspace(listing?: Listing): Promise<string> {
+    const s = listing ?? (await this.listAll());
     const caller = tmuxCallerPane(this.env);
     const own = s.panes.find((p) => p.pane_id === caller)?.workspace_id;
     const ws = own ?? s.focused_workspace_id ?? s.workspaces[0]?.workspace_id;
@@ -223,11 +223,11 @@ export class TmuxTerminal implements TerminalPort {
 
   /** The records of one pane row: its session, window and the pane. */
   created(row: PaneRow): Created {
-    const snapshot = buildSnapshot([row], { now: this.now(), reports: new Map() });
+    const listing = buildListing([row], { now: this.now(), reports: new Map() });
     return {
-      workspace: snapshot.workspaces[0] as Workspace,
-      tab: snapshot.tabs[0] as Tab,
-      root_pane: snapshot.panes[0] as Pane,
+      workspace: listing.workspaces[0] as Workspace,
+      tab: listing.tabs[0] as Tab,
+      root_pane: listing.panes[0] as Pane,
     };
   }
 

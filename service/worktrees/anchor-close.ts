@@ -18,15 +18,15 @@ export async function closeIdleAnchor(
   const listed = await port.listWorktrees({ cwd: repo.main }).catch(() => null);
   if (listed === null) return false;
   if (listed.worktrees.some((w) => w.is_linked_worktree && w.open_workspace_id !== undefined)) return false;
-  const snapshot = await port.snapshot();
-  const workspace = snapshot.workspaces.find((ws) => ws.workspace_id === anchor);
+  const listing = await port.listAll();
+  const workspace = listing.workspaces.find((ws) => ws.workspace_id === anchor);
   if (workspace === undefined) {
     // Closed by someone else: the record has nothing left to name.
     await rm(anchorPath(repo.commonDir), { force: true });
     return false;
   }
-  const panes = snapshot.panes.filter((pane) => pane.workspace_id === anchor);
-  const agent = snapshot.agents.some((entry) => entry.workspace_id === anchor);
+  const panes = listing.panes.filter((pane) => pane.workspace_id === anchor);
+  const agent = listing.agents.some((entry) => entry.workspace_id === anchor);
   const idle =
     !workspace.focused &&
     anchor !== repo.callerWorkspace &&

@@ -123,7 +123,7 @@ describe('observeShellPanes', () => {
     expect(second.watch[agent.terminal]?.idle_since_ms).toBe(t0);
   });
 
-  it('keeps the previous map and reports the failure when the snapshot fails', async () => {
+  it('keeps the previous map and reports the failure when the listing fails', async () => {
     const previous = { term_x: { pane: 'w9:p1', empty_since_ms: 1, observed_ms: 2 } };
     await herdr.call('_fake.fail_next', { method: 'session.snapshot', code: 'server_unavailable' });
     const observed = await observeShellPanes({ port, previous, now: 3 });

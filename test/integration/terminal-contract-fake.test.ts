@@ -1,5 +1,5 @@
 // The terminal port against the fake Herdr's test-only controls (`_fake.*`), which a real Herdr
-// lacks: the request log (a snapshot is one request), injected faults, a forced-busy pane, saved
+// lacks: the request log (a listing is one request), injected faults, a forced-busy pane, saved
 // machines on 0.9 and their absence on 0.8. The contract both share is terminal-contract.test.ts.
 
 import { mkdir, rm } from 'node:fs/promises';
@@ -59,9 +59,9 @@ describe('fake-only controls', () => {
     await b?.stop();
   });
 
-  it('takes one request per snapshot: session.snapshot and nothing else', async () => {
+  it('takes one request per listing: session.snapshot and nothing else', async () => {
     await b.fake.call('_fake.calls.clear');
-    await port.snapshot();
+    await port.listAll();
     const { result } = await b.fake.call('_fake.calls.list');
     expect(result.calls.map((c: { method: string }) => c.method)).toEqual(['session.snapshot']);
   });

@@ -296,13 +296,13 @@ function contract(label: string, open: () => Promise<Backend>) {
       expect(typeof (await port.readAgent(name)).text).toBe('string');
     });
 
-    it('returns workspaces, tabs, panes and agents in one snapshot', async () => {
+    it('returns workspaces, tabs, panes and agents in one listing', async () => {
       const ws = await workspace();
-      const snapshot = await port.snapshot();
-      expect(snapshot.workspaces.map((w) => w.workspace_id)).toContain(ws.workspace.workspace_id);
-      expect(snapshot.tabs.map((t) => t.tab_id)).toContain(ws.tab.tab_id);
-      expect(snapshot.panes.map((p) => p.pane_id)).toContain(ws.root_pane.pane_id);
-      expect(Array.isArray(snapshot.agents)).toBe(true);
+      const listing = await port.listAll();
+      expect(listing.workspaces.map((w) => w.workspace_id)).toContain(ws.workspace.workspace_id);
+      expect(listing.tabs.map((t) => t.tab_id)).toContain(ws.tab.tab_id);
+      expect(listing.panes.map((p) => p.pane_id)).toContain(ws.root_pane.pane_id);
+      expect(Array.isArray(listing.agents)).toBe(true);
     });
 
     it('sets and clears pane and workspace metadata tokens as a patch', async () => {

@@ -206,7 +206,7 @@ describe('the headless backend', () => {
     }
   });
 
-  it('answers the routine calls harmlessly: metadata, notifications, snapshot, machines', async () => {
+  it('answers the routine calls harmlessly: metadata, notifications, listing, machines', async () => {
     expect(await port.reportPaneMetadata('headless:1', { source: 'dogsled', tokens: { a: 'b' } })).toEqual({
       applied: false,
     });
@@ -214,7 +214,7 @@ describe('the headless backend', () => {
       applied: false,
     });
     expect(await port.notify({ title: 'done' })).toEqual({ shown: false, reason: 'no_herdr' });
-    expect(await port.snapshot()).toEqual({ workspaces: [], tabs: [], panes: [], agents: [] });
+    expect(await port.listAll()).toEqual({ workspaces: [], tabs: [], panes: [], agents: [] });
     expect(await port.machines()).toBeNull();
   });
 

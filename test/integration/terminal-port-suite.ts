@@ -108,9 +108,9 @@ export function portContract(label: string, open: () => Promise<PortBackend>): v
         sound: 'none',
       });
       expect(typeof shown.shown).toBe('boolean');
-      const snapshot = await port.snapshot();
-      expect(Array.isArray(snapshot.panes)).toBe(true);
-      expect(Array.isArray(snapshot.agents)).toBe(true);
+      const listing = await port.listAll();
+      expect(Array.isArray(listing.panes)).toBe(true);
+      expect(Array.isArray(listing.agents)).toBe(true);
     });
 
     it('creates, lists and closes workspaces, tabs and panes by the ids it returned, or refuses them all', async () => {
@@ -139,9 +139,9 @@ export function portContract(label: string, open: () => Promise<PortBackend>): v
       expect((await port.listPanes(wsId)).map((p) => p.pane_id)).toEqual(
         expect.arrayContaining([ws.root_pane.pane_id, tab.root_pane.pane_id, split.pane_id]),
       );
-      const snapshot = await port.snapshot();
-      expect(snapshot.workspaces.map((w) => w.workspace_id)).toContain(wsId);
-      expect(snapshot.panes.find((p) => p.pane_id === split.pane_id)?.terminal_id).toBe(split.terminal_id);
+      const listing = await port.listAll();
+      expect(listing.workspaces.map((w) => w.workspace_id)).toContain(wsId);
+      expect(listing.panes.find((p) => p.pane_id === split.pane_id)?.terminal_id).toBe(split.terminal_id);
 
       await port.closePane(split.pane_id);
       expect((await failure(port.getPane(split.pane_id))).code).toBe('pane_not_found');

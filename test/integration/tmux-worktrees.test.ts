@@ -1,5 +1,5 @@
 // The tmux port's worktree verbs against real git and a real tmux: a worktree opens as a detached
-// session of its own that the snapshot shows as that checkout's workspace, a second open answers
+// session of its own that the listing shows as that checkout's workspace, a second open answers
 // already_open, a hostile path survives tmux's format and target parsing, a session option that is
 // not ours (garbage, escapes) shows no worktree, and a directory outside git is not_git_worktree.
 
@@ -36,7 +36,7 @@ afterEach(async () => {
 afterAll(removeScenarios);
 
 describe('worktrees in tmux', () => {
-  it('opens a hostile worktree path as its own session, shown in the snapshot, and reopens it as already_open', async () => {
+  it('opens a hostile worktree path as its own session, shown in the listing, and reopens it as already_open', async () => {
     const path = join(repo.root, "wt #{pane_id} ;a; it's");
     await repo.git(['worktree', 'add', '-q', '-b', 'feat/x', path]);
     const before = await port.listWorktrees({ cwd: repo.main });
@@ -52,7 +52,7 @@ describe('worktrees in tmux', () => {
     const session = opened.workspace.workspace_id;
     expect(session).toMatch(/^\$\d+$/);
     expect(opened.root_pane.cwd).toBe(path);
-    const shown = (await port.snapshot()).workspaces.find((w) => w.workspace_id === session);
+    const shown = (await port.listAll()).workspaces.find((w) => w.workspace_id === session);
     expect(shown?.worktree).toMatchObject({
       checkout_path: path,
       repo_root: repo.main,

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { TerminalError } from '../../service/terminal/errors.js';
-import { AgentSchema, PaneSchema, parseRecord, SnapshotSchema } from '../../service/terminal/records.js';
+import { AgentSchema, ListingSchema, PaneSchema, parseRecord } from '../../service/terminal/records.js';
 
 const pane = {
   pane_id: 'w1:pA',
@@ -43,7 +43,7 @@ describe('records', () => {
     const bad = { workspaces: [], tabs: [], panes: [{ ...pane, focused: 'no' }], agents: [] };
     let error: unknown;
     try {
-      parseRecord(SnapshotSchema, bad, 'session.snapshot');
+      parseRecord(ListingSchema, bad, 'session.snapshot');
     } catch (e) {
       error = e;
     }

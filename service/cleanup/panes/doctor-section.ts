@@ -1,5 +1,5 @@
 // Doctor's workspaces and panes sections and their plan entries: the pane rule (judge.ts) over the
-// snapshot this run read. The section changes nothing. A workspace that shows a worktree the same
+// listing this run read. The section changes nothing. A workspace that shows a worktree the same
 // plan removes closes with that worktree, so it is no entry of its own.
 
 import * as z from 'zod/mini';
@@ -12,7 +12,7 @@ import type { JobRecord } from '../../state/job-records.js';
 import { readPaneWatch } from '../../state/pane-watch-file.js';
 import { isTerminalError } from '../../terminal/errors.js';
 import type { TerminalPort } from '../../terminal/port.js';
-import type { Snapshot } from '../../terminal/records.js';
+import type { Listing } from '../../terminal/records.js';
 import { agentPaneFacts } from '../agent-records.js';
 import type { DoctorReport } from '../report.js';
 import { realOrSame } from './facts.js';
@@ -67,16 +67,16 @@ const ENTRY_STATES: Record<PaneDisposition, PaneEntry['state']> = {
 };
 
 export async function panesSection(options: PanesSectionOptions): Promise<PanesSection> {
-  let snapshot: Snapshot;
+  let listing: Listing;
   try {
-    snapshot = await options.port.snapshot();
+    listing = await options.port.listAll();
   } catch (error) {
     if (!isTerminalError(error)) throw error;
     return { panes: [], workspaces: [], warnings: [`herdr: ${messageOf(error)}; panes were not checked`] };
   }
-  const caller = await callerTerminal(options.port, snapshot, options.callerPaneId);
-  const judged = await judgeAll(options.port, snapshot, snapshot.panes, options, caller);
-  const plan = workspaceVerdicts(workspaceFacts(snapshot, options.closedWithWorktree), judged);
+  const caller = await callerTerminal(options.port, listing, options.callerPaneId);
+  const judged = await judgeAll(options.port, listing, listing.panes, options, caller);
+  const plan = workspaceVerdicts(workspaceFacts(listing, options.closedWithWorktree), judged);
   const byPane = new Map(judged.map((pane) => [pane.pane, pane]));
   const panes = plan.panes.flatMap((planned): PaneEntry[] => {
     const pane = byPane.get(planned.pane);
@@ -97,7 +97,7 @@ export async function panesSection(options: PanesSectionOptions): Promise<PanesS
     ];
   });
   const workspaces = plan.workspaces.flatMap((planned): WorkspaceEntry[] => {
-    const info = snapshot.workspaces.find((workspace) => workspace.workspace_id === planned.workspace);
+    const info = listing.workspaces.find((workspace) => workspace.workspace_id === planned.workspace);
     if (!info) return [];
     const own = planned.panes.flatMap((id) => byPane.get(id) ?? []);
     return [

@@ -1,4 +1,4 @@
-// The terminal side of one doctor or prune run, read once: Herdr's snapshot and each pane's process
+// The terminal side of one doctor or prune run, read once: Herdr's listing and each pane's process
 // facts, the holds they make with the process table (core/holds.ts), the directories that join the
 // repository survey, and a view of the port that answers the panes section from the same reads.
 // Without Herdr there are no panes; a Herdr that should be there but cannot be read holds everything.
@@ -19,7 +19,7 @@ import { isTerminalError, TerminalError } from '../../terminal/errors.js';
 import { callerPane, herdrExpected } from '../../terminal/herdr-env.js';
 import { openTerminal } from '../../terminal/open.js';
 import type { TerminalPort } from '../../terminal/port.js';
-import type { Pane, ProcessInfo, Snapshot } from '../../terminal/records.js';
+import type { Listing, Pane, ProcessInfo } from '../../terminal/records.js';
 import { agentPaneFacts } from '../agent-records.js';
 import type { HoldSource } from '../survey.js';
 import type { PaneContext } from './judge.js';
@@ -33,11 +33,11 @@ export interface ReadPane {
 }
 
 export interface HerdrFacts {
-  /** The port as this run read it: snapshot and process facts come from the reads below. */
+  /** The port as this run read it: listing and process facts come from the reads below. */
   port: TerminalPort;
   /** The port itself, for closures and their rechecks. */
   live: TerminalPort;
-  snapshot: Snapshot;
+  listing: Listing;
   panes: ReadPane[];
   /** HERDR_PANE_ID of the caller, else null. */
   callerPaneId: string | null;
@@ -84,19 +84,19 @@ export async function gatherTerminalFacts(options: TerminalFactsIO): Promise<Ter
   if (port.kind === 'headless') {
     return (await herdrExpected(env, options.home)) ? without(port.why, port.why) : without(port.why, null);
   }
-  let snapshot: Snapshot;
+  let listing: Listing;
   try {
-    snapshot = await port.snapshot();
+    listing = await port.listAll();
   } catch (error) {
     if (!isTerminalError(error)) throw error;
     return without(messageOf(error), messageOf(error));
   }
-  const panes = await readPanes(port, snapshot, children);
-  const shows = await showsOf(snapshot);
+  const panes = await readPanes(port, listing, children);
+  const shows = await showsOf(listing);
   const current: HoldPanes = { kind: 'read', panes: panes.map((pane) => pane.hold), workspaces: shows };
   const live = async (): Promise<HoldPanes> => {
     try {
-      const now = await port.snapshot();
+      const now = await port.listAll();
       const read = await readPanes(port, now, children);
       return { kind: 'read', panes: read.map((pane) => pane.hold), workspaces: await showsOf(now) };
     } catch (error) {
@@ -105,19 +105,19 @@ export async function gatherTerminalFacts(options: TerminalFactsIO): Promise<Ter
     }
   };
   const discovered = new Set<string>();
-  for (const pane of snapshot.panes) {
+  for (const pane of listing.panes) {
     for (const dir of [pane.foreground_cwd, pane.cwd]) if (dir) discovered.add(undeleted(dir));
   }
-  for (const workspace of snapshot.workspaces) {
+  for (const workspace of listing.workspaces) {
     if (!workspace.worktree) continue;
     discovered.add(workspace.worktree.checkout_path);
     discovered.add(workspace.worktree.repo_root);
   }
   return {
     herdr: {
-      port: surveyView(port, snapshot, panes),
+      port: surveyView(port, listing, panes),
       live: port,
-      snapshot,
+      listing,
       panes,
       callerPaneId: caller,
       shows,
@@ -131,7 +131,7 @@ export async function gatherTerminalFacts(options: TerminalFactsIO): Promise<Ter
     // As Herdr names them and resolved, so either spelling of a checkout matches.
     workspaceCheckouts: [
       ...new Set([
-        ...snapshot.workspaces.flatMap((workspace) => workspace.worktree?.checkout_path ?? []),
+        ...listing.workspaces.flatMap((workspace) => workspace.worktree?.checkout_path ?? []),
         ...shows.map((shown) => shown.checkout),
       ]),
     ],
@@ -151,11 +151,11 @@ export async function paneContext(io: StateIO, callerPaneId: string | null): Pro
 /** Each pane's process facts (at most one read per CPU at a time); a pane closed meanwhile is left out. */
 export async function readPanes(
   port: TerminalPort,
-  snapshot: Snapshot,
+  listing: Listing,
   children: ChildReader = readChildren,
 ): Promise<ReadPane[]> {
-  const agents = new Map(snapshot.agents.map((agent) => [agent.terminal_id, agent]));
-  const read = await mapLimited(snapshot.panes, availableParallelism(), async (pane) => {
+  const agents = new Map(listing.agents.map((agent) => [agent.terminal_id, agent]));
+  const read = await mapLimited(listing.panes, availableParallelism(), async (pane) => {
     const agent = agents.get(pane.terminal_id);
     let facts: ReadPane['process'];
     try {
@@ -197,9 +197,9 @@ export async function readPanes(
   return read.filter((pane): pane is ReadPane => pane !== null);
 }
 
-async function showsOf(snapshot: Snapshot): Promise<Array<{ workspace: string; checkout: string }>> {
+async function showsOf(listing: Listing): Promise<Array<{ workspace: string; checkout: string }>> {
   const shows: Array<{ workspace: string; checkout: string }> = [];
-  for (const workspace of snapshot.workspaces) {
+  for (const workspace of listing.workspaces) {
     if (workspace.worktree) {
       shows.push({
         workspace: workspace.workspace_id,
@@ -225,14 +225,14 @@ function holdSource(readHoldPanes: () => Promise<HoldPanes>, callerPane: string 
 }
 
 /**
- * The port as this run read it: the panes section judges the same snapshot and process facts the
+ * The port as this run read it: the panes section judges the same listing and process facts the
  * holds were made from, so doctor reads Herdr once. Every other call goes to the port itself.
  */
-function surveyView(port: TerminalPort, snapshot: Snapshot, panes: readonly ReadPane[]): TerminalPort {
+function surveyView(port: TerminalPort, listing: Listing, panes: readonly ReadPane[]): TerminalPort {
   const facts = new Map(panes.map((pane) => [pane.info.pane_id, pane.process]));
   const view = Object.create(port) as TerminalPort;
   return Object.assign(view, {
-    snapshot: async () => snapshot,
+    listAll: async () => listing,
     processInfo: async (paneId: string): Promise<ProcessInfo> => {
       const known = facts.get(paneId);
       if (known === undefined) return port.processInfo(paneId);

@@ -23,7 +23,7 @@ import type { JobRecord } from '../../state/job-records.js';
 import { type PaneWatch, watchEntries, watchMaxGap } from '../../state/pane-watch-file.js';
 import { isTerminalError, TerminalError } from '../../terminal/errors.js';
 import type { TerminalPort } from '../../terminal/port.js';
-import type { Pane, Snapshot } from '../../terminal/records.js';
+import type { Listing, Pane } from '../../terminal/records.js';
 
 /** What the rule needs besides the live panes; the same for the section and each recheck. */
 export interface PaneContext {
@@ -52,11 +52,11 @@ export interface Judged extends JudgedPane {
 
 /**
  * The caller's terminal: its HERDR_PANE_ID is the launch-time id, which stays an alias after a
- * move, so an id the snapshot does not list is resolved through Herdr.
+ * move, so an id the listing does not show is resolved through Herdr.
  */
-export async function callerTerminal(port: TerminalPort, snapshot: Snapshot, callerPaneId: string | null) {
+export async function callerTerminal(port: TerminalPort, listing: Listing, callerPaneId: string | null) {
   if (callerPaneId === null) return null;
-  const listed = snapshot.panes.find((pane) => pane.pane_id === callerPaneId);
+  const listed = listing.panes.find((pane) => pane.pane_id === callerPaneId);
   if (listed) return listed.terminal_id;
   try {
     return (await port.currentPane(callerPaneId)).terminal_id;
@@ -67,10 +67,10 @@ export async function callerTerminal(port: TerminalPort, snapshot: Snapshot, cal
 }
 
 export function workspaceFacts(
-  snapshot: Snapshot,
+  listing: Listing,
   closedWith: ReadonlyMap<string, string> | undefined,
 ): WorkspaceFacts[] {
-  return snapshot.workspaces.map((workspace) => ({
+  return listing.workspaces.map((workspace) => ({
     workspace: workspace.workspace_id,
     paneCount: workspace.pane_count,
     closedWithWorktree: closedWith?.get(workspace.workspace_id) ?? null,
@@ -80,12 +80,12 @@ export function workspaceFacts(
 /** Judges each pane under the rule; a pane that closed while it was checked is left out. */
 export async function judgeAll(
   port: TerminalPort,
-  snapshot: Snapshot,
+  listing: Listing,
   panes: readonly Pane[],
   ctx: PaneContext,
   callerTerminalId: string | null,
 ): Promise<Judged[]> {
-  const agents = new Map(snapshot.agents.map((agent) => [agent.terminal_id, agent]));
+  const agents = new Map(listing.agents.map((agent) => [agent.terminal_id, agent]));
   const watch = watchEntries(ctx.watch);
   const maxGap = watchMaxGap(ctx.watch);
   const children = ctx.children ?? readChildren;

@@ -12,7 +12,7 @@ import { contains } from '../../core/target-rule.js';
 import { DogsledError, messageOf } from '../../errors.js';
 import { isTerminalError, TerminalError } from '../../terminal/errors.js';
 import type { TerminalPort } from '../../terminal/port.js';
-import type { Pane, Snapshot } from '../../terminal/records.js';
+import type { Listing, Pane } from '../../terminal/records.js';
 import type { PaneEntry, WorkspaceEntry } from './doctor-section.js';
 import { type ReadPane, readPanes, realOrSame } from './facts.js';
 import { callerTerminal, judgeAll, type PaneContext, workspaceFacts } from './judge.js';
@@ -33,17 +33,17 @@ export async function prunePane(
   ctx: PaneContext,
 ): Promise<Closure> {
   const target = entry.pane;
-  const read = await readSnapshot(port, target);
+  const read = await readListing(port, target);
   if (!read.ok) return read.closure;
-  const snapshot = read.snapshot;
-  const live = snapshot.panes.find((pane) => pane.terminal_id === entry.terminal_id);
+  const listing = read.listing;
+  const live = listing.panes.find((pane) => pane.terminal_id === entry.terminal_id);
   if (!live) {
-    const other = snapshot.panes.find((pane) => pane.pane_id === entry.pane);
+    const other = listing.panes.find((pane) => pane.pane_id === entry.pane);
     if (other) return { kind: 'failed', target, reason: changedTerminal(other, entry.terminal_id) };
     return { kind: 'gone', target };
   }
-  const caller = await callerTerminal(port, snapshot, ctx.callerPaneId);
-  const [judged] = await judgeAll(port, snapshot, [live], ctx, caller);
+  const caller = await callerTerminal(port, listing, ctx.callerPaneId);
+  const [judged] = await judgeAll(port, listing, [live], ctx, caller);
   if (!judged) return { kind: 'gone', target };
   if (judged.verdict.kind === 'keep') return { kind: 'skipped', target, reason: judged.verdict.reason };
   return close(target, [live.pane_id], () => port.closePane(live.pane_id));
@@ -56,12 +56,12 @@ export async function pruneWorkspace(
   ctx: PaneContext,
 ): Promise<Closure> {
   const target = entry.workspace;
-  const read = await readSnapshot(port, target);
+  const read = await readListing(port, target);
   if (!read.ok) return read.closure;
-  const snapshot = read.snapshot;
-  if (!snapshot.workspaces.some((workspace) => workspace.workspace_id === target))
+  const listing = read.listing;
+  if (!listing.workspaces.some((workspace) => workspace.workspace_id === target))
     return { kind: 'gone', target };
-  const live = snapshot.panes.filter((pane) => pane.workspace_id === target);
+  const live = listing.panes.filter((pane) => pane.workspace_id === target);
   for (const planned of entry.panes) {
     const other = live.find(
       (pane) => pane.pane_id === planned.pane && pane.terminal_id !== planned.terminal_id,
@@ -71,11 +71,11 @@ export async function pruneWorkspace(
   const plannedTerminals = new Set(entry.panes.map((pane) => pane.terminal_id));
   const added = live.find((pane) => !plannedTerminals.has(pane.terminal_id));
   if (added) return { kind: 'skipped', target, reason: `pane ${added.pane_id} opened in it after the plan` };
-  const caller = await callerTerminal(port, snapshot, ctx.callerPaneId);
-  const judged = await judgeAll(port, snapshot, live, ctx, caller);
+  const caller = await callerTerminal(port, listing, ctx.callerPaneId);
+  const judged = await judgeAll(port, listing, live, ctx, caller);
   if (judged.length !== live.length)
     return { kind: 'skipped', target, reason: 'a pane of it closed during the recheck' };
-  const facts = workspaceFacts(snapshot, undefined).filter((workspace) => workspace.workspace === target);
+  const facts = workspaceFacts(listing, undefined).filter((workspace) => workspace.workspace === target);
   const [plan] = workspaceVerdicts(facts, judged).workspaces;
   if (!plan) return { kind: 'gone', target };
   if (plan.verdict.kind === 'keep') return { kind: 'skipped', target, reason: plan.verdict.reason };
@@ -99,12 +99,12 @@ async function close(target: string, panes: string[], run: () => Promise<void>):
   return { kind: 'closed', target, panes };
 }
 
-async function readSnapshot(
+async function readListing(
   port: TerminalPort,
   target: string,
-): Promise<{ ok: true; snapshot: Snapshot } | { ok: false; closure: Closure }> {
+): Promise<{ ok: true; listing: Listing } | { ok: false; closure: Closure }> {
   try {
-    return { ok: true, snapshot: await port.snapshot() };
+    return { ok: true, listing: await port.listAll() };
   } catch (error) {
     if (!(error instanceof TerminalError)) throw error;
     return {
@@ -172,30 +172,30 @@ export async function closing(run: () => Promise<void>): Promise<boolean> {
 }
 
 async function find(port: TerminalPort, path: string, callerPaneId: string | null): Promise<Found> {
-  let snapshot: Snapshot;
+  let listing: Listing;
   try {
-    snapshot = await port.snapshot();
+    listing = await port.listAll();
   } catch (error) {
     if (!(error instanceof TerminalError)) throw error;
     throw new DogsledError(`cannot read Herdr's panes: ${messageOf(error)}`);
   }
   const checkout = await realOrSame(path);
   let workspace: string | null = null;
-  for (const candidate of snapshot.workspaces) {
+  for (const candidate of listing.workspaces) {
     if (candidate.worktree && (await realOrSame(candidate.worktree.checkout_path)) === checkout) {
       workspace = candidate.workspace_id;
     }
   }
   const inside = async (dir: string | undefined): Promise<boolean> =>
     dir !== undefined && contains(checkout, await realOrSame(dir));
-  const chosen: Snapshot['panes'] = [];
-  for (const pane of snapshot.panes) {
+  const chosen: Listing['panes'] = [];
+  for (const pane of listing.panes) {
     if (pane.workspace_id === workspace || (await inside(pane.cwd)) || (await inside(pane.foreground_cwd))) {
       chosen.push(pane);
     }
   }
-  const panes = await readPanes(port, { ...snapshot, panes: chosen });
-  const callerTerminalId = await callerTerminal(port, snapshot, callerPaneId);
+  const panes = await readPanes(port, { ...listing, panes: chosen });
+  const callerTerminalId = await callerTerminal(port, listing, callerPaneId);
   for (const pane of panes) {
     if (pane.info.pane_id === callerPaneId || pane.info.terminal_id === callerTerminalId) {
       return { workspace, panes, busy: `the caller's pane ${pane.info.pane_id} works in it` };
