@@ -77,6 +77,25 @@ export function isExpiredItem(
 }
 
 /**
+ * The terminals whose agent reports (agent-reports/) expire with their items: named by an item that
+ * expires now and by no item that stays (open, closed within the retention, or holding a TO LAND
+ * row). Run before the items are dropped: afterwards nothing says whose a report was.
+ */
+export function expiredReportTerminals(
+  items: readonly Pick<Item, 'id' | 'closed_ms' | 'terminal_id'>[],
+  now: number,
+  holding: ReadonlySet<string>,
+): string[] {
+  const kept = new Set<string>();
+  const expiring = new Set<string>();
+  for (const item of items) {
+    if (item.terminal_id === null) continue;
+    (isExpiredItem(item, now, holding) ? expiring : kept).add(item.terminal_id);
+  }
+  return [...expiring].filter((terminal) => !kept.has(terminal));
+}
+
+/**
  * items.json after closing `closures` (only items still open: a close never rewrites an earlier one)
  * and dropping items closed more than a day ago, but those in `holding` (itemsHoldingBranches);
  * `changed` is false when there is nothing to write.

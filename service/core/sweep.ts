@@ -71,6 +71,15 @@ export function completedPass(
   };
 }
 
+/**
+ * Whether a pass becomes sweep.json, the record status, prompt context and the Stop gate read: a
+ * requested pass does (older files carry no trigger: they were requested); the orphan check's own
+ * passes go to the history only, so they never replace the record of a pass someone asked for.
+ */
+export function isLatestRecord(pass: Pick<SweepPass, 'trigger'>): boolean {
+  return pass.trigger !== 'orphans';
+}
+
 /** The history after appending a pass: entries older than seven days go. */
 export function keptHistory<T extends { ts_ms: number }>(entries: readonly T[], now: number): T[] {
   return entries.filter((entry) => now - entry.ts_ms <= SWEEP_HISTORY_MS);

@@ -5,13 +5,14 @@
 // ends the reservation and removes the saved environment of every ended job (exec does both itself;
 // this covers a job that ended without it: wrapper lost, never started, stopped after its wrapper
 // died), removes ended jobs and their logs 24 hours after they ended, and drops items closed more
-// than a day ago, but a child's whose branch still has work to land (branches.json; unreadable, none
-// is dropped).
+// than a day ago, with their agent reports, but a child's whose branch still has work to land
+// (branches.json; unreadable, none is dropped).
 
 import { readdir } from 'node:fs/promises';
 import {
   applyClosures,
   type Closure,
+  expiredReportTerminals,
   isExpiredItem,
   isOpen,
   JOB_RECORD_GONE,
@@ -27,6 +28,7 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
 import { endReservations } from '../hosts/place.js';
 import { reconcileJob } from '../jobs/reconcile.js';
+import { removeAgentReport } from '../state/agent-reports.js';
 import { branchHolds } from '../state/branch-observations.js';
 import { readDoneMarks } from '../state/done-marks.js';
 import { jobEnvPath, removeEnvFile } from '../state/job-env.js';
@@ -95,6 +97,7 @@ export class CompletionWorker {
     // A child's branch with work to land keeps its item (and so its TO LAND row) past a day.
     const holding = await branchHolds(deps);
     const held = holding(items.items);
+    await this.expireReports(items.items, now, held);
     if (closures.length === 0 && !items.items.some((item) => isExpiredItem(item, now, held))) return [];
     return updateItems(deps, (current) => {
       const { next, closed, changed } = applyClosures(current, closures, deps.now(), holding(current.items));
@@ -191,6 +194,18 @@ export class CompletionWorker {
       }
       this.ended.delete(record.id);
       this.released.delete(record.id);
+    }
+  }
+
+  /**
+   * The agent reports of items that expire in this pass go first: once the items are dropped nothing
+   * says whose a report was. One that cannot go is reported and kept (never removed recursively).
+   */
+  private async expireReports(items: readonly Item[], now: number, held: ReadonlySet<string>): Promise<void> {
+    for (const terminal of expiredReportTerminals(items, now, held)) {
+      await removeAgentReport(this.deps.paths.dir, terminal).catch((error: unknown) =>
+        this.warnOnce(messageOf(error)),
+      );
     }
   }
 

@@ -3,7 +3,8 @@
 // done and whose owner is gone are closed through close's own teardown (agents/close-child.ts, loss
 // rule and all), independent of any cleanup request. One that stays open carries `orphaned` on its
 // item (status, the brief, prompt context, check-ins read it); a refused or failed close is retried
-// on the shared backoff. A pass that closed, failed or changed what it holds is journaled and kept.
+// on the shared backoff. A pass that closed, failed or changed what it holds is journaled and kept
+// in sweeps.jsonl; sweep.json stays the record of the last requested pass.
 
 import { performance } from 'node:perf_hooks';
 import { type CloseIO, closeChild, KeepsWork } from '../agents/close-child.js';
@@ -85,8 +86,9 @@ export class OrphanLane {
   }
 
   /**
-   * One check; `record` (the lane's own passes) keeps a pass that did something in sweep.json and
-   * sweeps.jsonl, while a requested sweep pass records the outcome with its own.
+   * One check; `record` (the lane's own passes) keeps a pass that did something in sweeps.jsonl
+   * (never sweep.json: that is the requested pass's), while a requested sweep pass records the
+   * outcome with its own.
    */
   pass(options: { record: boolean } = { record: true }): Promise<OrphanReport> {
     const next = this.running.then(() => this.check(options.record));

@@ -25,17 +25,38 @@ export function agentReportsDir(stateDir: string): string {
   return join(stateDir, 'agent-reports');
 }
 
-/** A terminal id as a file name: `%3@4242` → `p3@4242`; anything else is refused. */
-function fileOf(stateDir: string, terminal: string): string {
+/** A terminal id as a file name: `%3@4242` → `p3@4242`; undefined for any other id. */
+function reportFile(stateDir: string, terminal: string): string | undefined {
   const match = /^%(\d+)@(\d+)$/.exec(terminal);
-  if (!match) throw new Error(`not a tmux terminal id: ${terminal}`);
-  return join(agentReportsDir(stateDir), `p${match[1]}@${match[2]}.json`);
+  return match ? join(agentReportsDir(stateDir), `p${match[1]}@${match[2]}.json`) : undefined;
+}
+
+function fileOf(stateDir: string, terminal: string): string {
+  const file = reportFile(stateDir, terminal);
+  if (file === undefined) throw new Error(`not a tmux terminal id: ${terminal}`);
+  return file;
 }
 
 export async function writeAgentReport(stateDir: string, report: AgentReportFile): Promise<void> {
   const { mkdir } = await import('node:fs/promises');
   await mkdir(agentReportsDir(stateDir), { recursive: true, mode: 0o700 });
   await writeState(fileOf(stateDir, report.terminal_id), AgentReportSchema, report);
+}
+
+/**
+ * Removes a terminal's report (its item expired); one already gone, or a terminal that is not a tmux
+ * one (no report can exist), is nothing to do. Only a file goes: a directory in its place is an error.
+ */
+export async function removeAgentReport(stateDir: string, terminal: string): Promise<void> {
+  const file = reportFile(stateDir, terminal);
+  if (file === undefined) return;
+  const { unlink } = await import('node:fs/promises');
+  await unlink(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return;
+    const what =
+      error.code === 'EISDIR' || error.code === 'EPERM' ? 'is not a file' : (error.code ?? error.message);
+    throw new Error(`cannot remove the agent report ${file}: ${what}`);
+  });
 }
 
 /** Every report, its state corrected by its transcript's activity; unreadable ones are skipped. */

@@ -68,7 +68,7 @@ export interface StatePaths {
   /** A requested cleanup pass (sweep-request.json), the service's wake-up socket (sweep.sock). */
   sweepRequest: string;
   sweepSock: string;
-  /** The latest sweep pass (sweep.json) and seven days of passes (sweeps.jsonl). */
+  /** The latest requested sweep pass (sweep.json) and seven days of passes (sweeps.jsonl). */
   sweep: string;
   sweeps: string;
 }

@@ -1,5 +1,5 @@
 // zod schemas of the sweep's files: sweep-request.json (a durable request for one cleanup pass,
-// written by the stop gate), sweep.json (the latest completed pass) and sweeps.jsonl (one completed
+// written by the stop gate), sweep.json (the latest requested pass) and sweeps.jsonl (one completed
 // pass a line, seven days by ts_ms). Objects are loose, so newer fields survive.
 
 import * as z from 'zod/mini';

@@ -1,9 +1,9 @@
 // The sweep's files: sweep-request.json (changed under its lock: the gate asks, the service marks
-// what it answered), sweep.json (the latest pass) and sweeps.jsonl (a week of passes, rewritten
-// whole on each pass: passes are rare, so a torn or foreign line is simply dropped). Anything but a
-// regular file in their place is a one-line error naming it, never a hang.
+// what it answered), sweep.json (the latest requested pass) and sweeps.jsonl (a week of passes, the
+// orphan check's too, rewritten whole on each pass: passes are rare, so a torn or foreign line is
+// simply dropped). Anything but a regular file in their place is a one-line error naming it.
 
-import { keptHistory } from '../core/sweep.js';
+import { isLatestRecord, keptHistory } from '../core/sweep.js';
 import { guarded } from '../inbox/files.js';
 import { writeAtomic } from '../state/atomic-write.js';
 import type { StateIO } from '../state/io.js';
@@ -59,11 +59,26 @@ export function readLatestSweep(io: StateIO): Promise<SweepPass | undefined> {
   return guarded(io, file, () => readState(file, SweepPassSchema, io));
 }
 
-/** sweep.json, then sweeps.jsonl with the passes of the last seven days (by ts_ms) and this one. */
-export async function recordSweep(io: StateIO, pass: SweepPass, guard?: () => Promise<void>): Promise<void> {
-  await guarded(io, io.paths.sweep, () =>
-    writeState(io.paths.sweep, SweepPassSchema, pass, guard ? { guard } : {}),
-  );
+/** The service's passes are recorded one at a time: two rewrites of the history at once lose a line. */
+let recording: Promise<unknown> = Promise.resolve();
+
+/**
+ * sweep.json for a requested pass (core/sweep.ts, isLatestRecord), then sweeps.jsonl with the passes
+ * of the last seven days (by ts_ms) and this one. The sweep worker and the orphan lane both record,
+ * each from its own loop: they queue here.
+ */
+export function recordSweep(io: StateIO, pass: SweepPass, guard?: () => Promise<void>): Promise<void> {
+  const next = recording.then(() => record(io, pass, guard));
+  recording = next.catch(() => undefined);
+  return next;
+}
+
+async function record(io: StateIO, pass: SweepPass, guard?: () => Promise<void>): Promise<void> {
+  if (isLatestRecord(pass)) {
+    await guarded(io, io.paths.sweep, () =>
+      writeState(io.paths.sweep, SweepPassSchema, pass, guard ? { guard } : {}),
+    );
+  }
   await guarded(io, io.paths.sweeps, async () => {
     const text = (await readRegular(io.paths.sweeps)) ?? '';
     const history: SweepPass[] = [];

@@ -11,7 +11,7 @@ import { gateCheck } from '../../service/inbox/gate.js';
 import { DEFAULT_CONFIG } from '../../service/state/config.js';
 import { statePaths } from '../../service/state/paths.js';
 import type { SweepPass } from '../../service/state/sweep-schemas.js';
-import { recordSweep } from '../../service/sweep/files.js';
+import { readLatestSweep, recordSweep } from '../../service/sweep/files.js';
 import { requestSweep } from '../../service/sweep/request.js';
 import { type Sandbox, sandbox } from '../helpers/cli.js';
 import { itemFixture } from '../helpers/job-fixtures.js';
@@ -111,6 +111,83 @@ describe('the sweep files', () => {
     await recordSweep(io, pass(Number.MAX_SAFE_INTEGER));
     const far = (await readFile(join(box.state, 'sweeps.jsonl'), 'utf8')).trim().split('\n');
     expect(far.map((line) => JSON.parse(line).ts_ms)).toEqual([Number.MAX_SAFE_INTEGER]);
+  });
+});
+
+describe('the orphan check beside a requested pass', () => {
+  const requested = (ts_ms: number) =>
+    pass(ts_ms, {
+      trigger: 'request',
+      skipped: [{ kind: 'worktree', path: '/r/.worktrees/busy', branch: 'feat/busy', reason: 'dirty' }],
+      warnings: ['repository /r: fetch failed'],
+    });
+  const orphans = (ts_ms: number) =>
+    pass(ts_ms, {
+      request_ms: null,
+      trigger: 'orphans',
+      results: [
+        {
+          kind: 'orphan',
+          path: '/r/.worktrees/gone',
+          branch: null,
+          branch_deleted: false,
+          panes: ['w1:p2'],
+          already_removed: false,
+          detail: 'child called done, owner w1:p1 gone',
+        },
+      ],
+      orphans: [],
+    });
+  const history = async () =>
+    (await readFile(join(box.state, 'sweeps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => [JSON.parse(line).ts_ms, JSON.parse(line).trigger]);
+
+  it('leaves sweep.json the record of the requested pass; both passes are in sweeps.jsonl', async () => {
+    const io = stateIO();
+    await recordSweep(io, requested(T0));
+    await recordSweep(io, orphans(T0 + 1_000));
+    expect(await readLatestSweep(io)).toEqual(requested(T0));
+    expect(await history()).toEqual([
+      [T0, 'request'],
+      [T0 + 1_000, 'orphans'],
+    ]);
+    // Before any requested pass there is no record to show: the orphan pass is history only.
+    await rm(join(box.state, 'sweep.json'));
+    await recordSweep(io, orphans(T0 + 2_000));
+    expect(await readLatestSweep(io)).toBeUndefined();
+    // A pass written before passes had a trigger was a requested one.
+    const { trigger: _, ...older } = requested(T0 + 3_000);
+    await recordSweep(io, older);
+    expect(await readLatestSweep(io)).toEqual(older);
+  });
+
+  it('loses neither pass when the two lanes record at once', async () => {
+    const io = stateIO();
+    await Promise.all([recordSweep(io, requested(T0)), recordSweep(io, orphans(T0 + 1))]);
+    await Promise.all([recordSweep(io, orphans(T0 + 2)), recordSweep(io, requested(T0 + 3))]);
+    expect(await history()).toEqual([
+      [T0, 'request'],
+      [T0 + 1, 'orphans'],
+      [T0 + 2, 'orphans'],
+      [T0 + 3, 'request'],
+    ]);
+    expect((await readLatestSweep(io))?.ts_ms).toBe(T0 + 3);
+  });
+
+  it('records the orphan pass even when sweep.json is a directory; a requested pass fails in one line', async () => {
+    const io = stateIO();
+    await mkdir(join(box.state, 'sweep.json'));
+    await recordSweep(io, orphans(T0));
+    expect(await history()).toEqual([[T0, 'orphans']]);
+    await expect(recordSweep(io, requested(T0 + 1))).rejects.toThrow(/^sweep\.json is a directory/);
+    // The queue goes on after a failed record.
+    await recordSweep(io, orphans(T0 + 2));
+    expect(await history()).toEqual([
+      [T0, 'orphans'],
+      [T0 + 2, 'orphans'],
+    ]);
   });
 });
 
