@@ -51,6 +51,14 @@ export const PANE_FIELDS = [
 
 export type PaneRow = Record<(typeof PANE_FIELDS)[number], string>;
 
+/**
+ * A pane tmux has just made can report no current path yet (its process has not started when the
+ * -P format is expanded, which happens under load); it starts in the directory it was given.
+ */
+export function withStartDir(row: PaneRow, cwd: string | undefined): PaneRow {
+  return row.pane_current_path === '' && cwd !== undefined ? { ...row, pane_current_path: cwd } : row;
+}
+
 export const paneRows = () => rowFormat(PANE_FIELDS);
 
 /** What a harness hook last said about one terminal (state dir), as the port needs it. */

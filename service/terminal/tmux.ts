@@ -58,6 +58,7 @@ import {
   paneRows,
   parseTokens,
   type StoredTokens,
+  withStartDir,
 } from './tmux-records.js';
 import { TmuxWorktrees } from './tmux-worktrees.js';
 import { ROUTINE_TIMEOUT_MS } from './transport.js';
@@ -201,7 +202,7 @@ export class TmuxTerminal implements TerminalPort {
     const format = paneRows();
     const args = ['new-session', '-d', '-P', '-F', format.format, ...placeArgs(options.cwd, options.env)];
     const out = await this.client.run([...args, ...commandArgs(argv)], method);
-    const row = one(format.parse(out), method);
+    const row = withStartDir(one(format.parse(out), method), options.cwd);
     if (options.label) await this.rename('rename-session', row.session_id, options.label);
     return options.label ? { ...row, session_name: await this.sessionName(row.session_id) } : row;
   }
@@ -253,7 +254,7 @@ export class TmuxTerminal implements TerminalPort {
     const args = ['new-window', '-d', '-P', '-F', format.format, '-t', `${ws}:`];
     if (options.label) args.push('-n', formatLiteral(options.label));
     args.push(...placeArgs(options.cwd, options.env), ...commandArgs(argv));
-    return one(format.parse(await this.client.run(args, method)), method);
+    return withStartDir(one(format.parse(await this.client.run(args, method)), method), options.cwd);
   }
 
   async closeTab(tabId: string): Promise<void> {
@@ -273,7 +274,7 @@ export class TmuxTerminal implements TerminalPort {
     }
     args.push(...placeArgs(options.cwd, options.env));
     const row = one(format.parse(await this.client.run(args, 'pane.split')), 'pane.split');
-    return this.created(row).root_pane;
+    return this.created(withStartDir(row, options.cwd)).root_pane;
   }
 
   /** tmux only: a pane docked full height at the window's left edge, `width` cells wide. */
@@ -287,7 +288,8 @@ export class TmuxTerminal implements TerminalPort {
       ...placeArgs(options.cwd, options.env),
       ...commandArgs(options.argv),
     );
-    return this.created(one(format.parse(await this.client.run(args, 'pane.dock')), 'pane.dock')).root_pane;
+    const row = one(format.parse(await this.client.run(args, 'pane.dock')), 'pane.dock');
+    return this.created(withStartDir(row, options.cwd)).root_pane;
   }
 
   async closePane(paneId: string): Promise<void> {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { hookedAgentState, stateOfHookEvent } from '../../service/core/hook-agent-state.js';
 import { commandArgs, formatLiteral, literalArg, rowFormat, SEP } from '../../service/terminal/tmux-argv.js';
+import { PANE_FIELDS, type PaneRow, withStartDir } from '../../service/terminal/tmux-records.js';
 
 describe('tmux arguments', () => {
   it('escapes only a final semicolon, which tmux would take for a command separator', () => {
@@ -64,5 +65,19 @@ describe('hook-reported agent state', () => {
     // An answered prompt: the transcript moves after the blocked report.
     expect(hookedAgentState({ state: 'blocked', at_ms: 1_000 }, 10_000)).toBe('working');
     expect(hookedAgentState({ state: 'blocked', at_ms: 1_000 }, 2_000)).toBe('blocked');
+  });
+});
+
+describe('a pane tmux has just made', () => {
+  const fresh = (path: string): PaneRow =>
+    Object.fromEntries(PANE_FIELDS.map((f) => [f, f === 'pane_current_path' ? path : 'x'])) as PaneRow;
+
+  it('is in the directory it was started in while tmux reports no current path yet', () => {
+    expect(withStartDir(fresh(''), '/w/feat-x').pane_current_path).toBe('/w/feat-x');
+  });
+
+  it('keeps the path tmux reports, and stays without one when none was asked for', () => {
+    expect(withStartDir(fresh('/elsewhere'), '/w/feat-x').pane_current_path).toBe('/elsewhere');
+    expect(withStartDir(fresh(''), undefined).pane_current_path).toBe('');
   });
 });
