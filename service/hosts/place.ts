@@ -10,6 +10,7 @@ import { liveReservations, withoutReservations } from '../core/reservations.js';
 import { DogsledError } from '../errors.js';
 import { newId } from '../state/ids.js';
 import type { HostIO, StateIO } from '../state/io.js';
+import { lazySchema } from '../state/lazy-schema.js';
 import { EMPTY_PLACEMENTS, PlacementsSchema, type Reservation, ReservationSchema } from '../state/schemas.js';
 import { updateState } from '../state/store.js';
 import type { Transport } from '../transport/types.js';
@@ -78,11 +79,13 @@ async function reserveOnPeer(io: HostIO, peer: PeerHost, request: PlaceRequest):
   return { kind: 'placed', host: peer.id, label: peer.label, reservation: reply.data.reservation };
 }
 
-const ReserveReplySchema = z.looseObject({
-  placed: z.boolean(),
-  reservation: z.optional(ReservationSchema),
-  reason: z.optional(z.array(z.string())),
-});
+const ReserveReplySchema = lazySchema(() =>
+  z.looseObject({
+    placed: z.boolean(),
+    reservation: z.optional(ReservationSchema),
+    reason: z.optional(z.array(z.string())),
+  }),
+);
 
 /** Recheck and reserve on this host, both under the placements lock. */
 export async function reserveLocally(io: HostIO, owner: string | null): Promise<PlaceOutcome> {

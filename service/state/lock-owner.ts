@@ -3,12 +3,14 @@
 // that proper-lockfile is given, so a lock dir without one was never completed; and a lock is only
 // ever removed by its release while the record is still that acquisition's.
 
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ProcessIdentity, selfIdentity } from './liveness.js';
 import { readRegular } from './regular-file.js';
+
+/** node:crypto is loaded on first use: a command that writes nothing never pays its start-up. */
+const randomBytes = (size: number): Buffer => process.getBuiltinModule('node:crypto').randomBytes(size);
 
 export const OWNER_FILE = 'owner';
 
