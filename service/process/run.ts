@@ -4,7 +4,7 @@
 // by a signal, the deadline or the cap is never a success. The job supervisor stays separate.
 
 import { DogsledError } from '../errors.js';
-import { type LongTimer, longTimeout } from '../timers.js';
+import { type LongTimer, longTimeout, monotonicMs } from '../timers.js';
 
 /** node:child_process is loaded on the first spawn: most commands start no child. */
 const childProcess = () => process.getBuiltinModule('node:child_process');
@@ -73,7 +73,7 @@ export class SpawnError extends DogsledError {
 
 /** Runs `file args…`; resolves with the result whatever the exit, rejects only with SpawnError. */
 export function runProcess(file: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
-  const started = performance.now();
+  const started = monotonicMs();
   const argv = [file, ...args];
   const cap = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   const keep = options.keep ?? 'head';
@@ -159,7 +159,7 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
         signal: exit.signal,
         stdout: kept.stdout.bytes(),
         stderr: kept.stderr.bytes(),
-        durationMs: performance.now() - started,
+        durationMs: monotonicMs() - started,
         timedOut,
         aborted,
         truncated: kept.stdout.dropped || kept.stderr.dropped,

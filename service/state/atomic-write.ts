@@ -10,9 +10,7 @@ import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fsFailure } from './fs-errors.js';
 import { type ProcessIdentity, selfIdentity } from './liveness.js';
-
-/** node:crypto is loaded on first use: a command that writes nothing never pays its start-up. */
-const randomBytes = (size: number): Buffer => process.getBuiltinModule('node:crypto').randomBytes(size);
+import { randomBytes } from './random.js';
 
 export interface AtomicWriteOptions {
   mode: number;

@@ -2,8 +2,7 @@
 // crypto RNG, e.g. `r_k3v9q2m7xa4d`. Ids are never reused: collisions are negligible at the
 // number of records a host ever makes, and nothing derives an id from a counter or a clock.
 
-/** node:crypto is loaded on first use: a command that writes nothing never pays its start-up. */
-const randomBytes = (size: number): Buffer => process.getBuiltinModule('node:crypto').randomBytes(size);
+import { randomBytes } from './random.js';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 const LENGTH = 12;

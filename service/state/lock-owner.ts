@@ -7,10 +7,8 @@ import fs from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ProcessIdentity, selfIdentity } from './liveness.js';
+import { randomBytes } from './random.js';
 import { readRegular } from './regular-file.js';
-
-/** node:crypto is loaded on first use: a command that writes nothing never pays its start-up. */
-const randomBytes = (size: number): Buffer => process.getBuiltinModule('node:crypto').randomBytes(size);
 
 export const OWNER_FILE = 'owner';
 

@@ -3,10 +3,8 @@
 // messages, and reads `-x` as a flag; records printed through `-F` are split here with a per-call
 // random separator, so no name, path or command can forge a field or a row.
 
+import { randomBytes } from '../state/random.js';
 import type { Env } from './port.js';
-
-/** node:crypto is loaded on first use: a command that writes nothing never pays its start-up. */
-const randomBytes = (size: number): Buffer => process.getBuiltinModule('node:crypto').randomBytes(size);
 
 /** Separates two tmux commands in one call; never an argument (argv holds no NUL). */
 export const SEP = '\u0000;';

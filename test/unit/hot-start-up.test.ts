@@ -1,0 +1,44 @@
+// What importing a hot bundle (dist/hot/NAME.mjs, built by the suite's global set-up) costs,
+// counted rather than timed: no zod schema is built at import (zod's own post-processor hook sees
+// every construction), and none of the builtins that only some paths need (node:crypto,
+// node:child_process, node:net, node:perf_hooks) is loaded. Hooks run on every prompt and stop;
+// the time these took at import was most of what they cost beyond `node -e 0`.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+
+const PROBE = `
+let built = 0;
+globalThis.__zod_globalConfig = { postProcessor: () => { built += 1; } };
+const before = new Set(process.moduleLoadList);
+await import(process.argv[1]);
+const loaded = process.moduleLoadList.filter((m) => !before.has(m)).map((m) => m.replace(/^NativeModule /, ''));
+process.stdout.write(JSON.stringify({ built, loaded }));
+`;
+
+/** Imports the bundle in a fresh node (nothing runs but its top level) and reports what that did. */
+function importCost(bundle: string): { built: number; loaded: string[] } {
+  const result = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', PROBE, pathToFileURL(bundle).href],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (result.status !== 0) throw new Error(`importing ${bundle} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+const ON_USE_ONLY = ['crypto', 'child_process', 'net', 'perf_hooks'];
+
+describe('hot bundles at import', () => {
+  for (const name of ['hook', 'place', 'status', 'run']) {
+    it(`${name}: builds no zod schema and loads no builtin it may not need`, () => {
+      const cost = importCost(join(ROOT, 'dist', 'hot', `${name}.mjs`));
+      expect(cost.built).toBe(0);
+      expect(cost.loaded.filter((m) => ON_USE_ONLY.includes(m))).toEqual([]);
+    });
+  }
+});
