@@ -2,8 +2,11 @@
 // counted rather than timed: no zod schema is built at import (zod's own post-processor hook sees
 // every construction), and none of the builtins that only some paths need (node:crypto,
 // node:child_process, node:net, node:perf_hooks) is loaded. Hooks run on every prompt and stop;
-// the time these took at import was most of what they cost beyond `node -e 0`.
+// the time these took at import was most of what they cost beyond `node -e 0`. The hook bundle
+// leaves the terminal layer (a third of its size, needed until a pane's terminal is remembered) to
+// dist/hot/hook-whereabouts.mjs.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -41,4 +44,11 @@ describe('hot bundles at import', () => {
       expect(cost.loaded.filter((m) => ON_USE_ONLY.includes(m))).toEqual([]);
     });
   }
+
+  it('hook: the terminal lookup is a file of its own, loaded only when needed', () => {
+    const hot = (name: string) => readFileSync(join(ROOT, 'dist', 'hot', `${name}.mjs`), 'utf8');
+    expect(hot('hook')).not.toContain('function openTerminal(');
+    expect(hot('hook')).toContain('./hook-whereabouts.mjs');
+    expect(hot('hook-whereabouts')).toContain('function openTerminal(');
+  });
 });
