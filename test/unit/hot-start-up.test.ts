@@ -7,7 +7,7 @@
 // dist/hot/hook-whereabouts.mjs.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
@@ -50,5 +50,23 @@ describe('hot bundles at import', () => {
     expect(hot('hook')).not.toContain('function openTerminal(');
     expect(hot('hook')).toContain('./hook-whereabouts.mjs');
     expect(hot('hook-whereabouts')).toContain('function openTerminal(');
+  });
+
+  it('the entry loads three modules before a hot bundle: the fast path, the timing marks, the bundler runtime', () => {
+    // Each ESM module costs its own read, parse and link on every command (a dependency of
+    // service/timing.ts once added a fourth).
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      const text = readFileSync(file, 'utf8');
+      for (const [, spec] of text.matchAll(/(?:from|import)\s*"(\.\.?\/[^"]+\.mjs)"/g)) {
+        const path = join(dirname(file), spec as string);
+        if (!seen.has(path)) {
+          seen.add(path);
+          visit(path);
+        }
+      }
+    };
+    visit(join(ROOT, 'dist', 'dogsled.mjs'));
+    expect(seen.size).toBeLessThanOrEqual(3);
   });
 });
