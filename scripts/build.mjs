@@ -1,7 +1,8 @@
 // Bundles the CLI into dist/ with esbuild. Commands are split into lazily loaded chunks so a
 // command never parses the code of the others; the hot ones (cli/hot/NAME.ts: status, hook, exec,
 // run, place) are also bundled whole, one file each (dist/hot/NAME.mjs), because Node's ESM loader
-// pays per module and their chunks are some forty modules.
+// pays per module and their chunks are some forty modules; the hook's rarely needed terminal lookup
+// is a file of its own beside them (HOOK_COLD).
 // Files are replaced atomically, chunks before the entry, and old chunks are kept for an hour: a
 // CLI process started from the previous build (a running service, a parallel test run) can still
 // load its lazy chunks while a new build lands.
@@ -35,6 +36,26 @@ export const BUNDLE_EXTERNALS = [
   '@modelcontextprotocol/sdk',
 ];
 
+/**
+ * The hook bundle's cold half: finding the caller's terminal through Herdr or tmux, which a hook
+ * needs only until its pane's terminal is remembered (service/inbox/pane-terminals.ts). hook-common.ts
+ * imports it from the file beside the hook bundle (dist/hot/hook-whereabouts.mjs, bundled from
+ * service/inbox/whereabouts.ts) instead of carrying it, so the terminal layer, a third of the hook
+ * bundle, is not parsed on every prompt and stop. That file has its own copies of what it imports:
+ * a hook reports no error (any failure is a silent exit), so no error class has to match.
+ */
+const HOOK_COLD_ENTRY = { 'hot/hook-whereabouts': 'service/inbox/whereabouts.ts' };
+const HOOK_COLD = {
+  name: 'hook-cold',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/whereabouts\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.endsWith(join('service', 'inbox', 'hook-common.ts'))
+        ? { path: './hook-whereabouts.mjs', external: true }
+        : undefined,
+    );
+  },
+};
+
 /** The hot commands' entry points, by output name: `hot/status` for cli/hot/status.ts. */
 async function hotEntryPoints() {
   const names = (await readdir(join(root, 'cli', 'hot'))).filter(
@@ -62,7 +83,12 @@ export async function buildCli(outdir = join(root, 'dist')) {
     minifySyntax: true,
     logLevel: 'warning',
   };
-  const hot = await build({ ...common, entryPoints: await hotEntryPoints(), splitting: false });
+  const hot = await build({
+    ...common,
+    entryPoints: { ...(await hotEntryPoints()), ...HOOK_COLD_ENTRY },
+    splitting: false,
+    plugins: [HOOK_COLD],
+  });
   const result = await build({
     ...common,
     entryPoints: { dogsled: 'cli/main.ts' },

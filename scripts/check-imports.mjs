@@ -5,8 +5,10 @@
 // takes a lock or builds a record itself. In all product code (cli, service, sidebar, plugins):
 // child processes start only in the runner and the job supervisor, Herdr's variables are read or
 // set only in service/terminal (a message may name one), and /proc paths appear only in
-// service/process and service/probe. Comments may say anything: only code counts. Exits 1 with one
-// line per violation.
+// service/process and service/probe (process.getBuiltinModule counts as an import). No zod schema is
+// built at a module's top level outside lazySchema (service/state/lazy-schema.ts): built at import,
+// a module's schemas were most of a hook's start-up. Comments may say anything: only code counts.
+// Exits 1 with one line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +39,8 @@ const SOURCE = /\.(ts|mts|js|mjs)$/;
 /** A Herdr variable's name, whole: not a longer name that contains it (EXEC_HERDR_TIMEOUT_MS). */
 const HERDR_NAME = /^HERDR_[A-Z0-9_]+$/;
 const PROC_PATH = /(^|[^A-Za-z0-9_.-])\/proc(\/|$)/;
+/** Modules whose schemas only `dogsled mcp`, tests and tools build: no hot command loads them. */
+const EAGER_SCHEMAS_ALLOWED = [/^cli\/mcp\//, /^cli\/output-schemas\.ts$/];
 
 async function sourceFiles(dir, pattern = /\.ts$/) {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -105,10 +109,35 @@ function imports(file, text) {
     } else if (
       ts.isCallExpression(node) &&
       (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
-        (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+        (ts.isIdentifier(node.expression) && node.expression.text === 'require') ||
+        (ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'getBuiltinModule'))
     ) {
       const arg = node.arguments[0];
       if (arg && ts.isStringLiteral(arg)) found.push({ spec: arg.text, typeOnly: false });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * The zod calls (`z.object(…)`, `z.int()`…) a module makes at its top level, when it runs, rather
+ * than inside a function (a lazySchema thunk, a parser): each builds schema nodes at import.
+ */
+function eagerSchemas(file, text) {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found = [];
+  const visit = (node) => {
+    if (ts.isFunctionLike(node)) return;
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      ts.isIdentifier(node.expression.expression) &&
+      node.expression.expression.text === 'z'
+    ) {
+      found.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 });
+      return;
     }
     ts.forEachChild(node, visit);
   };
@@ -178,6 +207,14 @@ for (const dir of PRODUCT_DIRS) {
         }
       }
     }
+    if (!EAGER_SCHEMAS_ALLOWED.some((allowed) => allowed.test(name)) && /from 'zod\/mini'/.test(text)) {
+      const eager = eagerSchemas(file, text)[0];
+      if (eager) {
+        problems.push(
+          `${name}:${eager.line}: builds a zod schema at import; wrap it in lazySchema (service/state/lazy-schema.ts)`,
+        );
+      }
+    }
     const words = codeWords(file, text);
     if (!HERDR_OWNER.test(name)) {
       // A key or a string that is exactly the name reads or sets the variable; a message that
@@ -203,5 +240,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables and /proc stay with their owners',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables and /proc stay with their owners; schemas are built on first use',
 );

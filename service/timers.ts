@@ -3,7 +3,13 @@
 // chained from shorter timers, each re-measured on the monotonic clock: it never fires early, and
 // it is never off by more than one timer's lateness. `service/core` stays timer-free.
 
-import { performance } from 'node:perf_hooks';
+/**
+ * Milliseconds on the monotonic clock since the process started, as performance.now() counts them,
+ * without loading node:perf_hooks (a few milliseconds of every command's start-up).
+ */
+export function monotonicMs(): number {
+  return process.uptime() * 1000;
+}
 
 /** setTimeout's longest delay. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -21,13 +27,13 @@ export interface LongTimerOptions {
 
 /** Calls `fn` once `ms` have passed on the monotonic clock, however long `ms` is. */
 export function longTimeout(ms: number, fn: () => void, options: LongTimerOptions = {}): LongTimer {
-  const due = performance.now() + Math.max(0, ms);
+  const due = monotonicMs() + Math.max(0, ms);
   const step = Math.min(options.stepMs ?? MAX_TIMER_MS, MAX_TIMER_MS);
   let timer: NodeJS.Timeout | undefined;
   let cleared = false;
   const arm = (): void => {
     if (cleared) return;
-    const left = due - performance.now();
+    const left = due - monotonicMs();
     // A timer may wake a fraction of a millisecond before the monotonic clock says it is due.
     if (left <= 0) {
       fn();

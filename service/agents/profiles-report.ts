@@ -3,27 +3,32 @@
 // surface shows the same thing.
 
 import * as z from 'zod/mini';
+import { lazySchema } from '../state/lazy-schema.js';
 import { listProfiles, profilesDir, ROLES, THINKING_LEVELS } from './profiles.js';
 
-export const ProfileRowSchema = z.object({
-  name: z.string(),
-  /** The profile's directory. */
-  path: z.string(),
-  description: z.nullable(z.string()),
-  model: z.nullable(z.string()),
-  thinking: z.nullable(z.enum(THINKING_LEVELS)),
-  role: z.nullable(z.enum(ROLES)),
-  /** Absolute prompt files, in the order the child gets them. */
-  prompt: z.array(z.string()),
-  pi_args: z.array(z.string()),
-  /** Why the profile cannot be used, else null. */
-  broken: z.nullable(z.string()),
-});
+export const ProfileRowSchema = lazySchema(() =>
+  z.object({
+    name: z.string(),
+    /** The profile's directory. */
+    path: z.string(),
+    description: z.nullable(z.string()),
+    model: z.nullable(z.string()),
+    thinking: z.nullable(z.enum(THINKING_LEVELS)),
+    role: z.nullable(z.enum(ROLES)),
+    /** Absolute prompt files, in the order the child gets them. */
+    prompt: z.array(z.string()),
+    pi_args: z.array(z.string()),
+    /** Why the profile cannot be used, else null. */
+    broken: z.nullable(z.string()),
+  }),
+);
 
-export const ProfilesReportSchema = z.object({
-  dir: z.string(),
-  profiles: z.array(ProfileRowSchema),
-});
+export const ProfilesReportSchema = lazySchema(() =>
+  z.object({
+    dir: z.string(),
+    profiles: z.array(ProfileRowSchema),
+  }),
+);
 
 export type ProfileRow = z.infer<typeof ProfileRowSchema>;
 export type ProfilesReport = z.infer<typeof ProfilesReportSchema>;

@@ -8,6 +8,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as z from 'zod/mini';
 import type { LaunchProfile } from '../core/launch-line.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { lazySchema } from '../state/lazy-schema.js';
 import { oneLine } from '../state/quarantine.js';
 import '../state/zod-messages.js';
 
@@ -21,17 +22,19 @@ export const ROLES = ['reader', 'writer'] as const;
 export type Role = (typeof ROLES)[number];
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const text = z.string().check(z.minLength(1));
+const text = lazySchema(() => z.string().check(z.minLength(1)));
 
 /** Each key may also be null, which means the same as leaving it out. */
-const ProfileFileSchema = z.looseObject({
-  description: z.nullish(z.string()),
-  model: z.nullish(text),
-  thinking: z.nullish(z.enum(THINKING_LEVELS)),
-  prompt: z.nullish(z.union([text, z.array(text)])),
-  role: z.nullish(z.enum(ROLES)),
-  pi_args: z.nullish(z.array(z.string())),
-});
+const ProfileFileSchema = lazySchema(() =>
+  z.looseObject({
+    description: z.nullish(z.string()),
+    model: z.nullish(text),
+    thinking: z.nullish(z.enum(THINKING_LEVELS)),
+    prompt: z.nullish(z.union([text, z.array(text)])),
+    role: z.nullish(z.enum(ROLES)),
+    pi_args: z.nullish(z.array(z.string())),
+  }),
+);
 
 const RULES: Record<string, string> = {
   description: 'must be a string',

@@ -9,6 +9,7 @@ import { formatAge } from '../core/duration.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { type RunResult, runProcess, SpawnError } from '../process/run.js';
+import { monotonicMs } from '../timers.js';
 
 /** Lines of output a failure carries (spec: "its last lines of output"). */
 export const FAILURE_OUTPUT_LINES = 20;
@@ -59,7 +60,7 @@ export async function runRepoCommands(
     if (!result.ok) throw new DogsledError(`${options.what}: ${result.error}`);
     return result.command;
   });
-  const deadline = performance.now() + options.deadlineMs;
+  const deadline = monotonicMs() + options.deadlineMs;
   const where = await stat(options.cwd).catch(() => undefined);
   if (!where?.isDirectory()) {
     throw new DogsledError(`cannot run ${options.what} commands: ${options.cwd} is not a directory`);
@@ -72,7 +73,7 @@ export async function runRepoCommands(
 async function runOne(command: string, options: RepoCommandOptions, deadline: number): Promise<void> {
   const { what, signal } = options;
   if (signal?.aborted) throw new RepoCommandError(`${what} command interrupted`, command, [], signal.reason);
-  const remaining = deadline - performance.now();
+  const remaining = deadline - monotonicMs();
   if (remaining <= 0) {
     throw new RepoCommandError(`${what} command not started: out of time`, command, []);
   }

@@ -3,11 +3,16 @@
 // Lock order: a repository lock is taken before the registry locks (repositories.json, worktrees.json),
 // never while holding one.
 
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { StatePaths } from '../state/paths.js';
 
+// node:crypto is loaded here, on use: every hot bundle carries this module, few commands lock a repository.
 export function repositoryLockPath(paths: StatePaths, commonDir: string): string {
-  const key = createHash('sha256').update(commonDir).digest('hex').slice(0, 20);
+  const key = process
+    .getBuiltinModule('node:crypto')
+    .createHash('sha256')
+    .update(commonDir)
+    .digest('hex')
+    .slice(0, 20);
   return join(paths.dir, 'locks', `repository-${key}`);
 }

@@ -3,165 +3,202 @@
 // workspaces and panes sections are null without Herdr, so "no Herdr" differs from "no panes".
 
 import * as z from 'zod/mini';
+import { lazySchema } from '../state/lazy-schema.js';
 import { PaneEntrySchema, WorkspaceEntrySchema } from './panes/doctor-section.js';
 
-const HoldSchema = z.object({
-  kind: z.enum(['pane', 'process', 'caller', 'process-table', 'launch', 'item', 'agent', 'lock', 'unlinked']),
-  reason: z.string(),
-});
-
-const AppliedRunSchema = z.object({
-  base: z.string(),
-  first: z.string(),
-  last: z.string(),
-  commits: z.int(),
-  by: z.string(),
-});
-
-const DirectProofSchema = z.union([
-  z.object({ kind: z.literal('ancestor'), ref: z.string() }),
-  z.object({ kind: z.literal('applied'), ref: z.string(), runs: z.array(AppliedRunSchema) }),
-]);
-
-export const CommitsProofSchema = z.union([
-  DirectProofSchema,
-  z.object({ kind: z.literal('held'), ref: z.string() }),
-  z.object({ kind: z.literal('contained'), ref: z.string(), by: DirectProofSchema }),
-  z.object({ kind: z.literal('deleted') }),
-]);
-
-export const WorktreeEntrySchema = z.object({
-  repository: z.string(),
-  path: z.string(),
-  branch: z.nullable(z.string()),
-  head: z.nullable(z.string()),
-  state: z.enum(['removable', 'kept', 'stale', 'unlinked', 'landed_dirty']),
-  removable: z.boolean(),
-  reason: z.string(),
-  holds: z.array(HoldSchema),
-  /** Present when removable: why nothing is lost, and what removal does first. */
-  proof: z.nullable(
-    z.object({
-      checkout: z.enum(['clean', 'deleted-only']),
-      restore: z.array(z.string()),
-      ignored: z.int(),
-      commits: CommitsProofSchema,
-      unlock: z.boolean(),
-      delete_branch: z.boolean(),
-    }),
-  ),
-  registered: z.boolean(),
-  locked: z.nullable(z.string()),
-});
-
-export const BranchEntrySchema = z.object({
-  repository: z.string(),
-  branch: z.string(),
-  head: z.string(),
-  removable: z.boolean(),
-  reason: z.string(),
-  proof: z.nullable(CommitsProofSchema),
-  worktree: z.nullable(z.string()),
-});
-
-export const RepositoryEntrySchema = z.object({
-  path: z.string(),
-  /** caller: the caller's cwd; config: cleanup.repositories; remembered: repositories.json; worktree: a
-   * worktrees.json record; discovered: live pane directories and Herdr workspaces. */
-  sources: z.array(z.enum(['caller', 'config', 'remembered', 'worktree', 'discovered'])),
-  state: z.enum(['ok', 'absent', 'dangling', 'unreadable', 'not_a_repository']),
-  removable: z.boolean(),
-  reason: z.string(),
-  default_branch: z.nullable(z.string()),
-  warnings: z.array(z.string()),
-});
-
-export const LandedDirtySchema = z.object({
-  repository: z.string(),
-  checkout: z.string(),
-  ref: z.string(),
-  dirty: z.int(),
-  paths: z.array(z.string()),
-});
-
-export const JobEntrySchema = z.object({
-  id: z.string(),
-  /** The program only, never its arguments. */
-  program: z.string(),
-  ended_ms: z.nullable(z.int()),
-  removable: z.boolean(),
-  reason: z.string(),
-});
-
-export const TargetEntrySchema = z.object({
-  path: z.string(),
-  checkout: z.string(),
-  bytes: z.number(),
-  partial: z.boolean(),
-  removable: z.boolean(),
-  reason: z.string(),
-});
-
-export const DoctorReportSchema = z.object({
-  version: z.literal(1),
-  host: z.string(),
-  now_ms: z.int(),
-  repositories: z.array(RepositoryEntrySchema),
-  worktrees: z.array(WorktreeEntrySchema),
-  branches: z.array(BranchEntrySchema),
-  /** Herdr workspaces and panes under the pane rule; null when this host has no Herdr or it cannot be read. */
-  workspaces: z.nullable(z.array(WorkspaceEntrySchema)),
-  panes: z.nullable(z.array(PaneEntrySchema)),
-  landed_dirty: z.array(LandedDirtySchema),
-  unlinked: z.array(z.object({ repository: z.string(), path: z.string(), reason: z.string() })),
-  jobs: z.array(JobEntrySchema),
-  targets: z.array(TargetEntrySchema),
-  disk: z.nullable(
-    z.object({
-      used_percent: z.number(),
-      largest: z.array(z.object({ path: z.string(), bytes: z.number(), partial: z.boolean() })),
-    }),
-  ),
-  processes: z.object({
-    hot: z.array(z.object({ pid: z.int(), name: z.string(), cpu_percent: z.number() })),
-    error: z.nullable(z.string()),
+const HoldSchema = lazySchema(() =>
+  z.object({
+    kind: z.enum([
+      'pane',
+      'process',
+      'caller',
+      'process-table',
+      'launch',
+      'item',
+      'agent',
+      'lock',
+      'unlinked',
+    ]),
+    reason: z.string(),
   }),
-  warnings: z.array(z.string()),
-});
+);
 
-const EntryKind = z.enum([
-  'worktree',
-  'worktree-record',
-  'branch',
-  'repository-record',
-  'job',
-  'target',
-  'workspace',
-  'pane',
-]);
+const AppliedRunSchema = lazySchema(() =>
+  z.object({
+    base: z.string(),
+    first: z.string(),
+    last: z.string(),
+    commits: z.int(),
+    by: z.string(),
+  }),
+);
 
-export const PruneReportSchema = z.object({
-  results: z.array(
-    z.object({
-      kind: EntryKind,
-      /** The removed path (for a branch, its repository; for a pane or workspace, its id). */
-      path: z.string(),
-      branch: z.nullable(z.string()),
-      branch_deleted: z.boolean(),
-      /** Herdr panes closed: with the worktree, or the pane or workspace entry's own. */
-      panes: z.array(z.string()),
-      /** Something else had already removed it; only its registration went. */
-      already_removed: z.boolean(),
-      detail: z.string(),
+const DirectProofSchema = lazySchema(() =>
+  z.union([
+    z.object({ kind: z.literal('ancestor'), ref: z.string() }),
+    z.object({ kind: z.literal('applied'), ref: z.string(), runs: z.array(AppliedRunSchema) }),
+  ]),
+);
+
+export const CommitsProofSchema = lazySchema(() =>
+  z.union([
+    DirectProofSchema,
+    z.object({ kind: z.literal('held'), ref: z.string() }),
+    z.object({ kind: z.literal('contained'), ref: z.string(), by: DirectProofSchema }),
+    z.object({ kind: z.literal('deleted') }),
+  ]),
+);
+
+export const WorktreeEntrySchema = lazySchema(() =>
+  z.object({
+    repository: z.string(),
+    path: z.string(),
+    branch: z.nullable(z.string()),
+    head: z.nullable(z.string()),
+    state: z.enum(['removable', 'kept', 'stale', 'unlinked', 'landed_dirty']),
+    removable: z.boolean(),
+    reason: z.string(),
+    holds: z.array(HoldSchema),
+    /** Present when removable: why nothing is lost, and what removal does first. */
+    proof: z.nullable(
+      z.object({
+        checkout: z.enum(['clean', 'deleted-only']),
+        restore: z.array(z.string()),
+        ignored: z.int(),
+        commits: CommitsProofSchema,
+        unlock: z.boolean(),
+        delete_branch: z.boolean(),
+      }),
+    ),
+    registered: z.boolean(),
+    locked: z.nullable(z.string()),
+  }),
+);
+
+export const BranchEntrySchema = lazySchema(() =>
+  z.object({
+    repository: z.string(),
+    branch: z.string(),
+    head: z.string(),
+    removable: z.boolean(),
+    reason: z.string(),
+    proof: z.nullable(CommitsProofSchema),
+    worktree: z.nullable(z.string()),
+  }),
+);
+
+export const RepositoryEntrySchema = lazySchema(() =>
+  z.object({
+    path: z.string(),
+    /** caller: the caller's cwd; config: cleanup.repositories; remembered: repositories.json; worktree: a
+     * worktrees.json record; discovered: live pane directories and Herdr workspaces. */
+    sources: z.array(z.enum(['caller', 'config', 'remembered', 'worktree', 'discovered'])),
+    state: z.enum(['ok', 'absent', 'dangling', 'unreadable', 'not_a_repository']),
+    removable: z.boolean(),
+    reason: z.string(),
+    default_branch: z.nullable(z.string()),
+    warnings: z.array(z.string()),
+  }),
+);
+
+export const LandedDirtySchema = lazySchema(() =>
+  z.object({
+    repository: z.string(),
+    checkout: z.string(),
+    ref: z.string(),
+    dirty: z.int(),
+    paths: z.array(z.string()),
+  }),
+);
+
+export const JobEntrySchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    /** The program only, never its arguments. */
+    program: z.string(),
+    ended_ms: z.nullable(z.int()),
+    removable: z.boolean(),
+    reason: z.string(),
+  }),
+);
+
+export const TargetEntrySchema = lazySchema(() =>
+  z.object({
+    path: z.string(),
+    checkout: z.string(),
+    bytes: z.number(),
+    partial: z.boolean(),
+    removable: z.boolean(),
+    reason: z.string(),
+  }),
+);
+
+export const DoctorReportSchema = lazySchema(() =>
+  z.object({
+    version: z.literal(1),
+    host: z.string(),
+    now_ms: z.int(),
+    repositories: z.array(RepositoryEntrySchema),
+    worktrees: z.array(WorktreeEntrySchema),
+    branches: z.array(BranchEntrySchema),
+    /** Herdr workspaces and panes under the pane rule; null when this host has no Herdr or it cannot be read. */
+    workspaces: z.nullable(z.array(WorkspaceEntrySchema)),
+    panes: z.nullable(z.array(PaneEntrySchema)),
+    landed_dirty: z.array(LandedDirtySchema),
+    unlinked: z.array(z.object({ repository: z.string(), path: z.string(), reason: z.string() })),
+    jobs: z.array(JobEntrySchema),
+    targets: z.array(TargetEntrySchema),
+    disk: z.nullable(
+      z.object({
+        used_percent: z.number(),
+        largest: z.array(z.object({ path: z.string(), bytes: z.number(), partial: z.boolean() })),
+      }),
+    ),
+    processes: z.object({
+      hot: z.array(z.object({ pid: z.int(), name: z.string(), cpu_percent: z.number() })),
+      error: z.nullable(z.string()),
     }),
-  ),
-  skipped: z.array(
-    z.object({ kind: EntryKind, path: z.string(), branch: z.nullable(z.string()), reason: z.string() }),
-  ),
-  failures: z.array(
-    z.object({ kind: EntryKind, path: z.string(), branch: z.nullable(z.string()), error: z.string() }),
-  ),
-});
+    warnings: z.array(z.string()),
+  }),
+);
+
+const EntryKind = lazySchema(() =>
+  z.enum([
+    'worktree',
+    'worktree-record',
+    'branch',
+    'repository-record',
+    'job',
+    'target',
+    'workspace',
+    'pane',
+  ]),
+);
+
+export const PruneReportSchema = lazySchema(() =>
+  z.object({
+    results: z.array(
+      z.object({
+        kind: EntryKind,
+        /** The removed path (for a branch, its repository; for a pane or workspace, its id). */
+        path: z.string(),
+        branch: z.nullable(z.string()),
+        branch_deleted: z.boolean(),
+        /** Herdr panes closed: with the worktree, or the pane or workspace entry's own. */
+        panes: z.array(z.string()),
+        /** Something else had already removed it; only its registration went. */
+        already_removed: z.boolean(),
+        detail: z.string(),
+      }),
+    ),
+    skipped: z.array(
+      z.object({ kind: EntryKind, path: z.string(), branch: z.nullable(z.string()), reason: z.string() }),
+    ),
+    failures: z.array(
+      z.object({ kind: EntryKind, path: z.string(), branch: z.nullable(z.string()), error: z.string() }),
+    ),
+  }),
+);
 
 export type DoctorReport = z.infer<typeof DoctorReportSchema>;
 export type WorktreeEntry = z.infer<typeof WorktreeEntrySchema>;

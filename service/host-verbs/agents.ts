@@ -14,6 +14,7 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { endReservations } from '../hosts/place.js';
 import { sendMessage } from '../inbox/send.js';
 import { InboxSenderSchema } from '../state/inbox-schemas.js';
+import { lazySchema } from '../state/lazy-schema.js';
 import { AgentRequestSchema } from '../state/work-schemas.js';
 import { closeHere } from '../work/close.js';
 import { Deadline } from '../work/deadline.js';
@@ -24,18 +25,20 @@ import type { VerbIO, VerbResult } from './table.js';
 
 const ID = /^[a-z]_[a-z0-9]{6,32}$/;
 
-export const AgentLaunchRequestSchema = z.looseObject({
-  item: z.string().check(z.regex(ID)),
-  request: AgentRequestSchema,
-  /** The task text: it becomes launches/<launch>.task.md here, the host that runs the child. */
-  task: z.string(),
-  place: WorkPlaceSchema,
-  owner: z.nullable(z.string()),
-  ticket: z.nullable(z.string()),
-  reservation: z.nullable(z.string()),
-  /** What remains of the caller's budget; the launch here takes at most this (and 10 minutes). */
-  max_ms: z.number().check(z.positive()),
-});
+export const AgentLaunchRequestSchema = lazySchema(() =>
+  z.looseObject({
+    item: z.string().check(z.regex(ID)),
+    request: AgentRequestSchema,
+    /** The task text: it becomes launches/<launch>.task.md here, the host that runs the child. */
+    task: z.string(),
+    place: WorkPlaceSchema,
+    owner: z.nullable(z.string()),
+    ticket: z.nullable(z.string()),
+    reservation: z.nullable(z.string()),
+    /** What remains of the caller's budget; the launch here takes at most this (and 10 minutes). */
+    max_ms: z.number().check(z.positive()),
+  }),
+);
 
 export type AgentLaunchRequest = z.infer<typeof AgentLaunchRequestSchema>;
 
@@ -99,7 +102,7 @@ export async function closeVerb(args: readonly string[], io: VerbIO): Promise<Ve
   return { value: await closeHere(io, pane, null) };
 }
 
-const SendInputSchema = z.looseObject({ text: z.string(), sender: InboxSenderSchema });
+const SendInputSchema = lazySchema(() => z.looseObject({ text: z.string(), sender: InboxSenderSchema }));
 
 /** `host send TARGET KIND` with `{text, sender}` on stdin: the record, written into the inbox here. */
 export async function sendVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
@@ -113,13 +116,15 @@ export async function sendVerb(args: readonly string[], io: VerbIO): Promise<Ver
   return { value: await sendMessage(io, { target, host: null, kind, text, sender }) };
 }
 
-const WorktreeRequestSchema = z.looseObject({
-  place: WorkPlaceSchema,
-  branch: z.string(),
-  base: z.nullable(z.string()),
-  command: z.enum(['place', 'run', 'agent']),
-  max_ms: z.number().check(z.positive()),
-});
+const WorktreeRequestSchema = lazySchema(() =>
+  z.looseObject({
+    place: WorkPlaceSchema,
+    branch: z.string(),
+    base: z.nullable(z.string()),
+    command: z.enum(['place', 'run', 'agent']),
+    max_ms: z.number().check(z.positive()),
+  }),
+);
 
 export type WorktreeRequest = z.infer<typeof WorktreeRequestSchema>;
 

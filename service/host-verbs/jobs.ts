@@ -12,6 +12,7 @@ import { launchJob } from '../jobs/launch.js';
 import { reconcileJob } from '../jobs/reconcile.js';
 import { stopJob } from '../jobs/stop.js';
 import { jobLogPath, readJobRecord } from '../state/job-records.js';
+import { lazySchema } from '../state/lazy-schema.js';
 import { openRegular } from '../state/regular-file.js';
 import { JobRequestSchema } from '../state/work-schemas.js';
 import { Deadline } from '../work/deadline.js';
@@ -35,16 +36,18 @@ export async function reserveVerb(args: readonly string[], io: VerbIO): Promise<
   return { value: { placed: false, reason: outcome.refusals.flatMap((r) => r.reason) } };
 }
 
-export const LaunchRequestSchema = z.looseObject({
-  job: z.string().check(z.regex(ID)),
-  item: z.string().check(z.regex(ID)),
-  request: JobRequestSchema,
-  /** The job's directory relative to this host's home (a checkout under the caller's home), else null. */
-  home_relative: z.nullable(z.string()),
-  owner: z.nullable(z.string()),
-  ticket: z.nullable(z.string()),
-  reservation: z.nullable(z.string()),
-});
+export const LaunchRequestSchema = lazySchema(() =>
+  z.looseObject({
+    job: z.string().check(z.regex(ID)),
+    item: z.string().check(z.regex(ID)),
+    request: JobRequestSchema,
+    /** The job's directory relative to this host's home (a checkout under the caller's home), else null. */
+    home_relative: z.nullable(z.string()),
+    owner: z.nullable(z.string()),
+    ticket: z.nullable(z.string()),
+    reservation: z.nullable(z.string()),
+  }),
+);
 
 export type LaunchRequest = z.infer<typeof LaunchRequestSchema>;
 

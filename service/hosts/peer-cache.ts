@@ -18,6 +18,7 @@ import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE } from '../state/paths.js';
 import { type PeerEntry, PeerEntrySchema, PeerReplySchema } from '../state/peer-schemas.js';
 import { readState, updateState } from '../state/store.js';
+import { monotonicMs } from '../timers.js';
 import { type PeerTarget, type Transport, UnreachableError } from '../transport/types.js';
 import type { PeerHost } from './fleet.js';
 
@@ -56,7 +57,7 @@ export async function refreshPeer(
   peer: PeerHost,
   options: RefreshOptions,
 ): Promise<PeerEntry | undefined> {
-  const started = performance.now();
+  const started = monotonicMs();
   const file = peerEntryPath(io, peer.id);
   if (!options.force) {
     const cached = await readPeerEntry(io, peer.id).catch(() => undefined);
@@ -79,7 +80,7 @@ export async function refreshPeer(
       if (!peerReadDue(base, now, options.force)) return { result: current };
       // Our wait for the lock ate most of the budget: a read now would be cut short and blamed on
       // the peer. Whoever held the lock has just read; the next caller reads.
-      const left = options.budgetMs - (performance.now() - started);
+      const left = options.budgetMs - (monotonicMs() - started);
       if (!options.force && base !== undefined && left < options.budgetMs / 2) return { result: current };
       const next = await readPeer(io, peer, base, Math.max(1, left));
       return { result: next, next };

@@ -5,15 +5,16 @@
 // refuses on its recheck, or cannot be reached, passes the work to the next ranked host.
 
 import * as z from 'zod/mini';
-import { planPlacement, type Refusal } from '../core/placement.js';
+import { findHost, planPlacement, type Refusal } from '../core/placement.js';
 import { liveReservations, withoutReservations } from '../core/reservations.js';
 import { DogsledError } from '../errors.js';
 import { newId } from '../state/ids.js';
 import type { HostIO, StateIO } from '../state/io.js';
+import { lazySchema } from '../state/lazy-schema.js';
 import { EMPTY_PLACEMENTS, PlacementsSchema, type Reservation, ReservationSchema } from '../state/schemas.js';
 import { updateState } from '../state/store.js';
 import type { Transport } from '../transport/types.js';
-import type { PeerHost } from './fleet.js';
+import { enabledPeers, type PeerHost } from './fleet.js';
 import { LOCAL_HOST, localView, readLocalFacts, readLocalHost } from './local.js';
 import { readPeerHosts } from './peers.js';
 import { peerCall } from './remote.js';
@@ -39,6 +40,14 @@ export interface PlaceRequest {
 
 export async function placeWork(io: HostIO, request: PlaceRequest): Promise<PlaceOutcome> {
   const options = request.transport ? { transport: request.transport } : {};
+  if ((await enabledPeers(io)).length === 0) {
+    // This host alone: reserveLocally judges it under the placements lock, the same view and the
+    // same refusal a plan would give, so a plan first would only read every file twice.
+    if (request.pin !== undefined && findHost([LOCAL_HOST], request.pin) === undefined) {
+      throw new DogsledError(`place: unknown host "${request.pin}" (known: ${LOCAL_HOST.id})`);
+    }
+    return reserveLocally(io, request.owner);
+  }
   const [local, peers] = await Promise.all([readLocalHost(io), readPeerHosts(io, options)]);
   const plan = planPlacement([local, ...peers.views], request.pin);
   if (plan.kind === 'unknown-host') {
@@ -78,11 +87,13 @@ async function reserveOnPeer(io: HostIO, peer: PeerHost, request: PlaceRequest):
   return { kind: 'placed', host: peer.id, label: peer.label, reservation: reply.data.reservation };
 }
 
-const ReserveReplySchema = z.looseObject({
-  placed: z.boolean(),
-  reservation: z.optional(ReservationSchema),
-  reason: z.optional(z.array(z.string())),
-});
+const ReserveReplySchema = lazySchema(() =>
+  z.looseObject({
+    placed: z.boolean(),
+    reservation: z.optional(ReservationSchema),
+    reason: z.optional(z.array(z.string())),
+  }),
+);
 
 /** Recheck and reserve on this host, both under the placements lock. */
 export async function reserveLocally(io: HostIO, owner: string | null): Promise<PlaceOutcome> {

@@ -4,9 +4,11 @@
 // ahead of time, with its stdin a pipe on which the caller later says `go`, or closes it to send it
 // away (the caller's exit closes it too). The short-lived runner is run.ts.
 
-import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { SpawnError } from './run.js';
+
+/** node:child_process is loaded on the first spawn: most commands start no child. */
+const childProcess = () => process.getBuiltinModule('node:child_process');
 
 export interface LaunchOptions {
   cwd: string;
@@ -20,7 +22,7 @@ export async function launchDetached(argv: readonly string[], options: LaunchOpt
   const [file, ...args] = argv;
   if (file === undefined) throw new Error('launchDetached: argv is empty');
   const output = options.outputFd ?? 'ignore';
-  const child = spawn(file, args, {
+  const child = childProcess().spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     detached: true,
@@ -49,7 +51,7 @@ export async function launchStandby(argv: readonly string[], options: LaunchOpti
   const [file, ...args] = argv;
   if (file === undefined) throw new Error('launchStandby: argv is empty');
   const output = options.outputFd ?? 'ignore';
-  const child = spawn(file, args, {
+  const child = childProcess().spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     detached: true,

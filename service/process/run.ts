@@ -3,9 +3,11 @@
 // a deadline and an AbortSignal that escalate SIGTERM to SIGKILL, and capped output. A child killed
 // by a signal, the deadline or the cap is never a success. The job supervisor stays separate.
 
-import { spawn } from 'node:child_process';
 import { DogsledError } from '../errors.js';
-import { type LongTimer, longTimeout } from '../timers.js';
+import { type LongTimer, longTimeout, monotonicMs } from '../timers.js';
+
+/** node:child_process is loaded on the first spawn: most commands start no child. */
+const childProcess = () => process.getBuiltinModule('node:child_process');
 
 /** A child that ignores SIGTERM this long after its deadline or abort is killed. */
 export const KILL_GRACE_MS = 2_000;
@@ -71,7 +73,7 @@ export class SpawnError extends DogsledError {
 
 /** Runs `file args…`; resolves with the result whatever the exit, rejects only with SpawnError. */
 export function runProcess(file: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
-  const started = performance.now();
+  const started = monotonicMs();
   const argv = [file, ...args];
   const cap = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   const keep = options.keep ?? 'head';
@@ -90,7 +92,7 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
     });
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
+    const child = childProcess().spawn(file, args, {
       env: options.env,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: options.detached ?? false,
@@ -157,7 +159,7 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
         signal: exit.signal,
         stdout: kept.stdout.bytes(),
         stderr: kept.stderr.bytes(),
-        durationMs: performance.now() - started,
+        durationMs: monotonicMs() - started,
         timedOut,
         aborted,
         truncated: kept.stdout.dropped || kept.stderr.dropped,
@@ -276,7 +278,7 @@ export function runInteractive(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env, stdio: 'inherit' });
+    const child = childProcess().spawn(file, args, { env, stdio: 'inherit' });
     child.on('error', (error) => reject(new SpawnError(file, (error as NodeJS.ErrnoException).code, error)));
     child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });

@@ -7,18 +7,21 @@ import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { hookedAgentState } from '../core/hook-agent-state.js';
 import type { HookReport } from '../terminal/tmux-records.js';
+import { lazySchema } from './lazy-schema.js';
 import { readState, writeState } from './store.js';
 import './zod-messages.js';
 
-export const AgentReportSchema = z.looseObject({
-  version: z.literal(1),
-  terminal_id: z.string(),
-  state: z.enum(['working', 'idle', 'blocked', 'unknown']),
-  at_ms: z.number(),
-  harness: z.string(),
-  session_id: z.nullable(z.string()),
-  transcript_path: z.nullable(z.string()),
-});
+export const AgentReportSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    terminal_id: z.string(),
+    state: z.enum(['working', 'idle', 'blocked', 'unknown']),
+    at_ms: z.number(),
+    harness: z.string(),
+    session_id: z.nullable(z.string()),
+    transcript_path: z.nullable(z.string()),
+  }),
+);
 export type AgentReportFile = z.infer<typeof AgentReportSchema>;
 
 export function agentReportsDir(stateDir: string): string {

@@ -5,12 +5,12 @@
 // and removed by the service's sweep. It is the project's one atomic writer (state files, launch
 // files, the worktree anchor).
 
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fsFailure } from './fs-errors.js';
 import { type ProcessIdentity, selfIdentity } from './liveness.js';
+import { randomBytes } from './random.js';
 
 export interface AtomicWriteOptions {
   mode: number;

@@ -5,27 +5,32 @@
 import * as z from 'zod/mini';
 import { itemsHoldingBranches } from '../core/item-closing.js';
 import type { StateIO } from './io.js';
+import { lazySchema } from './lazy-schema.js';
 import { readState, writeState } from './store.js';
 import './zod-messages.js';
 
-export const BranchObservationSchema = z.looseObject({
-  item: z.string(),
-  child: z.string(),
-  host: z.string(),
-  repository: z.string(),
-  branch: z.string(),
-  /** Commits the default branch (or, after a good fetch, a remote-tracking ref) does not hold. */
-  ahead: z.int(),
-  dirty: z.boolean(),
-  /** Integrated into the default branch, or deleted: nothing to land. */
-  landed: z.boolean(),
-  observed_ms: z.int(),
-});
+export const BranchObservationSchema = lazySchema(() =>
+  z.looseObject({
+    item: z.string(),
+    child: z.string(),
+    host: z.string(),
+    repository: z.string(),
+    branch: z.string(),
+    /** Commits the default branch (or, after a good fetch, a remote-tracking ref) does not hold. */
+    ahead: z.int(),
+    dirty: z.boolean(),
+    /** Integrated into the default branch, or deleted: nothing to land. */
+    landed: z.boolean(),
+    observed_ms: z.int(),
+  }),
+);
 
-export const BranchObservationsSchema = z.looseObject({
-  version: z.literal(1),
-  branches: z.array(BranchObservationSchema),
-});
+export const BranchObservationsSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    branches: z.array(BranchObservationSchema),
+  }),
+);
 
 export type BranchObservationRecord = z.infer<typeof BranchObservationSchema>;
 

@@ -6,35 +6,40 @@
 
 import * as z from 'zod/mini';
 import type { StateIO } from './io.js';
+import { lazySchema } from './lazy-schema.js';
 import { readState, updateState } from './store.js';
 import './zod-messages.js';
 
-const ms = z.int();
+const ms = lazySchema(() => z.int());
 
 export const DONE_STATES = ['marked', 'ended', 'closed'] as const;
 
-export const DoneMarkSchema = z.looseObject({
-  /** The launch id when dogsled launched the child, else its item id. */
-  id: z.string().check(z.minLength(1)),
-  item: z.nullable(z.string()),
-  launch: z.nullable(z.string()),
-  pane: z.string(),
-  terminal_id: z.nullable(z.string()),
-  /** Herdr's agent_session.value at the mark: a restored or replaced agent is not the one that marked. */
-  agent_session: z.nullable(z.string()),
-  /** Herdr's state_change_seq at the mark, when it was known. */
-  seq: z.nullable(z.number()),
-  marked_ms: ms,
-  state: z.enum(DONE_STATES),
-  state_ms: ms,
-  /** Why closing failed last (kept open for the next pass), else null. */
-  error: z.optional(z.nullable(z.string())),
-});
+export const DoneMarkSchema = lazySchema(() =>
+  z.looseObject({
+    /** The launch id when dogsled launched the child, else its item id. */
+    id: z.string().check(z.minLength(1)),
+    item: z.nullable(z.string()),
+    launch: z.nullable(z.string()),
+    pane: z.string(),
+    terminal_id: z.nullable(z.string()),
+    /** Herdr's agent_session.value at the mark: a restored or replaced agent is not the one that marked. */
+    agent_session: z.nullable(z.string()),
+    /** Herdr's state_change_seq at the mark, when it was known. */
+    seq: z.nullable(z.number()),
+    marked_ms: ms,
+    state: z.enum(DONE_STATES),
+    state_ms: ms,
+    /** Why closing failed last (kept open for the next pass), else null. */
+    error: z.optional(z.nullable(z.string())),
+  }),
+);
 
-export const DoneFileSchema = z.looseObject({
-  version: z.literal(1),
-  marks: z.array(DoneMarkSchema),
-});
+export const DoneFileSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    marks: z.array(DoneMarkSchema),
+  }),
+);
 
 export type DoneMark = z.infer<typeof DoneMarkSchema>;
 export type DoneFile = z.infer<typeof DoneFileSchema>;

@@ -2,7 +2,7 @@
 // crypto RNG, e.g. `r_k3v9q2m7xa4d`. Ids are never reused: collisions are negligible at the
 // number of records a host ever makes, and nothing derives an id from a counter or a clock.
 
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 const LENGTH = 12;

@@ -3,86 +3,101 @@
 // so fields written by a newer dogsled survive a read-modify-write by this one.
 
 import * as z from 'zod/mini';
+import { lazySchema } from './lazy-schema.js';
 import './zod-messages.js';
 
-const ms = z.int();
-const count = z.int().check(z.nonnegative());
-const id = z.string().check(z.minLength(1));
+const ms = lazySchema(() => z.int());
+const count = lazySchema(() => z.int().check(z.nonnegative()));
+const id = lazySchema(() => z.string().check(z.minLength(1)));
 
 /** Who wrote a record: an agent's pane and terminal on a host, or the service itself (all null). */
-export const InboxSenderSchema = z.looseObject({
-  pane: z.nullable(z.string()),
-  terminal: z.nullable(z.string()),
-  host: z.string(),
-  /** The sender's Herdr agent name when it had one, else null. */
-  name: z.nullable(z.string()),
-});
+export const InboxSenderSchema = lazySchema(() =>
+  z.looseObject({
+    pane: z.nullable(z.string()),
+    terminal: z.nullable(z.string()),
+    host: z.string(),
+    /** The sender's Herdr agent name when it had one, else null. */
+    name: z.nullable(z.string()),
+  }),
+);
 
 export const INBOX_STATES = ['pending', 'claimed', 'delivered', 'failed'] as const;
 export type InboxState = (typeof INBOX_STATES)[number];
 
-export const InboxRecordSchema = z.looseObject({
-  id,
-  /** message, task, reply, blocked, admission, launch_failed, check_in, undelivered (core/inbox.ts). */
-  kind: id,
-  sender: InboxSenderSchema,
-  /** Stored whole and as sent: untrusted, so escapes are stripped whenever it is shown or delivered. */
-  text: z.string(),
-  created_ms: ms,
-  state: z.enum(INBOX_STATES),
-  /** How many times a reader claimed it. */
-  attempts: count,
-  /** While claimed: when the lease ends and the record is offered again. */
-  lease_until_ms: z.nullable(ms),
-  delivered_ms: z.nullable(ms),
-  failed_ms: z.nullable(ms),
-  /** Why it failed (`terminal gone`). */
-  reason: z.nullable(z.string()),
-  /** What a notice is about (`ticket:t_x:admitted`), so the service posts each notice once. */
-  ref: z.nullable(z.string()),
-  /** An admission of `place --branch`: the worktree the reservation got, and its pane. */
-  path: z.optional(z.string()),
-  pane_id: z.optional(z.string()),
-});
+export const InboxRecordSchema = lazySchema(() =>
+  z.looseObject({
+    id,
+    /** message, task, reply, blocked, admission, launch_failed, check_in, undelivered (core/inbox.ts). */
+    kind: id,
+    sender: InboxSenderSchema,
+    /** Stored whole and as sent: untrusted, so escapes are stripped whenever it is shown or delivered. */
+    text: z.string(),
+    created_ms: ms,
+    state: z.enum(INBOX_STATES),
+    /** How many times a reader claimed it. */
+    attempts: count,
+    /** While claimed: when the lease ends and the record is offered again. */
+    lease_until_ms: z.nullable(ms),
+    delivered_ms: z.nullable(ms),
+    failed_ms: z.nullable(ms),
+    /** Why it failed (`terminal gone`). */
+    reason: z.nullable(z.string()),
+    /** What a notice is about (`ticket:t_x:admitted`), so the service posts each notice once. */
+    ref: z.nullable(z.string()),
+    /** An admission of `place --branch`: the worktree the reservation got, and its pane. */
+    path: z.optional(z.string()),
+    pane_id: z.optional(z.string()),
+  }),
+);
 
 /** The harness that reads this terminal's inbox, registered by its first hook run or claim. */
-export const InboxReaderSchema = z.looseObject({
-  harness: id,
-  registered_ms: ms,
-  pane: z.nullable(z.string()),
-});
+export const InboxReaderSchema = lazySchema(() =>
+  z.looseObject({
+    harness: id,
+    registered_ms: ms,
+    pane: z.nullable(z.string()),
+  }),
+);
 
-export const InboxSchema = z.looseObject({
-  version: z.literal(1),
-  terminal: id,
-  /** The pane this terminal was last seen in, for display (a pane id follows the layout). */
-  pane: z.nullable(z.string()),
-  reader: z.nullable(InboxReaderSchema),
-  records: z.array(InboxRecordSchema),
-});
+export const InboxSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    terminal: id,
+    /** The pane this terminal was last seen in, for display (a pane id follows the layout). */
+    pane: z.nullable(z.string()),
+    reader: z.nullable(InboxReaderSchema),
+    records: z.array(InboxRecordSchema),
+  }),
+);
 
-export const GateOwnerSchema = z.looseObject({
-  /** Keys of the TO LAND sets this owner was reminded of, newest last (core/gate.ts). */
-  sets: z.array(z.string()),
-  /** Keys of the cleanup-finding sets this owner was told of (core/sweep.ts), newest last. */
-  cleanup_sets: z.optional(z.array(z.string())),
-  updated_ms: ms,
-});
+export const GateOwnerSchema = lazySchema(() =>
+  z.looseObject({
+    /** Keys of the TO LAND sets this owner was reminded of, newest last (core/gate.ts). */
+    sets: z.array(z.string()),
+    /** Keys of the cleanup-finding sets this owner was told of (core/sweep.ts), newest last. */
+    cleanup_sets: z.optional(z.array(z.string())),
+    updated_ms: ms,
+  }),
+);
 
-export const GateSchema = z.looseObject({
-  version: z.literal(1),
-  /** Keyed by the owner's pane. */
-  owners: z.record(z.string(), GateOwnerSchema),
-});
+export const GateSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    /** Keyed by the owner's pane. */
+    owners: z.record(z.string(), GateOwnerSchema),
+  }),
+);
 
 /** A pane's terminal as Herdr answered for one server instance; see service/inbox/pane-terminals.ts. */
-export const PaneTerminalsSchema = z.looseObject({
-  version: z.literal(1),
-  /** The Herdr server these answers came from (terminal/server-identity.ts). */
-  server: z.string(),
-  /** Keyed by the pane id a hook ran with (HERDR_PANE_ID). */
-  panes: z.record(z.string(), z.looseObject({ terminal: id, pane: id, seen_ms: ms })),
-});
+export const PaneTerminalsSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    /** The Herdr server these answers came from (terminal/server-identity.ts). */
+    server: z.string(),
+    /** Keyed by the pane id a hook ran with (HERDR_PANE_ID). */
+    panes: z.record(z.string(), z.looseObject({ terminal: id, pane: id, seen_ms: ms })),
+  }),
+);
 
 export type InboxSender = z.infer<typeof InboxSenderSchema>;
 export type InboxRecord = z.infer<typeof InboxRecordSchema>;

@@ -3,11 +3,11 @@
 // that proper-lockfile is given, so a lock dir without one was never completed; and a lock is only
 // ever removed by its release while the record is still that acquisition's.
 
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ProcessIdentity, selfIdentity } from './liveness.js';
+import { randomBytes } from './random.js';
 import { readRegular } from './regular-file.js';
 
 export const OWNER_FILE = 'owner';

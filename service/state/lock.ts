@@ -29,6 +29,7 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatAge } from '../core/duration.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { monotonicMs } from '../timers.js';
 import { systemErrorText } from './fs-errors.js';
 import { identityAlive, selfIdentity } from './liveness.js';
 import {
@@ -238,7 +239,7 @@ async function acquire(
   onCompromised: (error: Error) => void,
   signal: AbortSignal | undefined,
 ): Promise<AcquiredLock> {
-  const deadline = performance.now() + timeoutMs;
+  const deadline = monotonicMs() + timeoutMs;
   let delay = BACKOFF_FIRST_MS;
   let createdDir = false;
   let holder: LockOwner | null = null;
@@ -261,7 +262,7 @@ async function acquire(
       if (verdict.retry) continue;
       holder = verdict.holder;
     }
-    const remaining = deadline - performance.now();
+    const remaining = deadline - monotonicMs();
     if (remaining <= 0) throw timedOut(name, timeoutMs, holder);
     // Jitter keeps many waiters from retrying in lockstep; the cap keeps hand-over latency low.
     await sleep(Math.min(remaining, delay * (0.5 + Math.random())), undefined, { signal }).catch(() => {});

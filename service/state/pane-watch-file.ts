@@ -6,26 +6,31 @@
 import * as z from 'zod/mini';
 import { WATCH_MAX_GAP_MS, type WatchEntry } from '../core/pane-watch-carry.js';
 import type { StateIO } from './io.js';
+import { lazySchema } from './lazy-schema.js';
 import type { StatePaths } from './paths.js';
 import { readState, writeState } from './store.js';
 import './zod-messages.js';
 
-const ms = z.int();
+const ms = lazySchema(() => z.int());
 
-export const PaneWatchEntrySchema = z.looseObject({
-  pane: z.string(),
-  empty_since_ms: z.nullable(ms),
-  idle_since_ms: z.optional(z.nullable(ms)),
-  observed_ms: ms,
-});
+export const PaneWatchEntrySchema = lazySchema(() =>
+  z.looseObject({
+    pane: z.string(),
+    empty_since_ms: z.nullable(ms),
+    idle_since_ms: z.optional(z.nullable(ms)),
+    observed_ms: ms,
+  }),
+);
 
-export const PaneWatchSchema = z.looseObject({
-  version: z.literal(1),
-  /** The longest gap between samples that the writer still counted as continuous. */
-  max_gap_ms: z.optional(ms),
-  /** Keyed by terminal id. */
-  panes: z.record(z.string(), PaneWatchEntrySchema),
-});
+export const PaneWatchSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    /** The longest gap between samples that the writer still counted as continuous. */
+    max_gap_ms: z.optional(ms),
+    /** Keyed by terminal id. */
+    panes: z.record(z.string(), PaneWatchEntrySchema),
+  }),
+);
 
 export type PaneWatch = z.infer<typeof PaneWatchSchema>;
 

@@ -5,39 +5,44 @@
 
 import * as z from 'zod/mini';
 import { UNREACHABLE_CATEGORIES } from '../core/unreachable.js';
+import { lazySchema } from './lazy-schema.js';
 import { HeadroomSchema, JobSummarySchema, ProbeSchema, ReservationSchema } from './schemas.js';
 import './zod-messages.js';
 
-const ms = z.int();
+const ms = lazySchema(() => z.int());
 
 /** `host snapshot` as a peer answers it; `service` is absent from peers without the liveness field. */
-export const PeerReplySchema = z.looseObject({
-  now_ms: ms,
-  host: z.looseObject({
-    hostname: z.nullable(z.string()),
-    service: z.optional(z.enum(['up', 'down', 'unknown'])),
-    sample_ms: z.nullable(ms),
-    interval_ms: z.optional(z.nullable(z.int())),
-    probe: z.nullable(ProbeSchema),
-    headroom: HeadroomSchema,
-    reservations: z.array(ReservationSchema),
-    errors: z.array(z.string()),
+export const PeerReplySchema = lazySchema(() =>
+  z.looseObject({
+    now_ms: ms,
+    host: z.looseObject({
+      hostname: z.nullable(z.string()),
+      service: z.optional(z.enum(['up', 'down', 'unknown'])),
+      sample_ms: z.nullable(ms),
+      interval_ms: z.optional(z.nullable(z.int())),
+      probe: z.nullable(ProbeSchema),
+      headroom: HeadroomSchema,
+      reservations: z.array(ReservationSchema),
+      errors: z.array(z.string()),
+    }),
+    jobs: z.optional(z.array(JobSummarySchema)),
   }),
-  jobs: z.optional(z.array(JobSummarySchema)),
-});
+);
 
-export const PeerEntrySchema = z.looseObject({
-  version: z.literal(1),
-  id: z.string(),
-  target: z.string(),
-  attempt_ms: z.nullable(ms),
-  read_ms: z.nullable(ms),
-  unreachable: z.nullable(z.enum(UNREACHABLE_CATEGORIES)),
-  failures: z.int().check(z.nonnegative()),
-  retry_at_ms: z.nullable(ms),
-  /** The last reply that answered (kept while the peer is unreachable: its age shows). */
-  reply: z.nullable(PeerReplySchema),
-});
+export const PeerEntrySchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    id: z.string(),
+    target: z.string(),
+    attempt_ms: z.nullable(ms),
+    read_ms: z.nullable(ms),
+    unreachable: z.nullable(z.enum(UNREACHABLE_CATEGORIES)),
+    failures: z.int().check(z.nonnegative()),
+    retry_at_ms: z.nullable(ms),
+    /** The last reply that answered (kept while the peer is unreachable: its age shows). */
+    reply: z.nullable(PeerReplySchema),
+  }),
+);
 
 export type PeerReply = z.infer<typeof PeerReplySchema>;
 export type PeerEntry = z.infer<typeof PeerEntrySchema>;
@@ -47,13 +52,15 @@ export type PeerEntry = z.infer<typeof PeerEntrySchema>;
  * (hosts/machine-list.ts). Keyed by what decides which list Herdr prints: its binary, and the
  * HOME and XDG_CONFIG_HOME it ran with. The machines are checked again by the terminal layer.
  */
-export const MachineListSchema = z.looseObject({
-  version: z.literal(1),
-  binary: z.string(),
-  home: z.nullable(z.string()),
-  xdg_config_home: z.nullable(z.string()),
-  read_ms: ms,
-  /** null: this Herdr has no machine verbs. */
-  machines: z.nullable(z.array(z.looseObject({}))),
-});
+export const MachineListSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    binary: z.string(),
+    home: z.nullable(z.string()),
+    xdg_config_home: z.nullable(z.string()),
+    read_ms: ms,
+    /** null: this Herdr has no machine verbs. */
+    machines: z.nullable(z.array(z.looseObject({}))),
+  }),
+);
 export type MachineList = z.infer<typeof MachineListSchema>;

@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { templateProblem } from '../core/command-template.js';
 import { DogsledError } from '../errors.js';
+import { lazySchema } from './lazy-schema.js';
 import { oneLine } from './quarantine.js';
 import { readTomlFile, unknownKeys } from './toml-file.js';
 import './zod-messages.js';
@@ -37,24 +38,26 @@ const RULES: Record<string, string> = {
   'worktree.teardown': 'must be an array of non-empty command strings',
 };
 
-const commands = z.array(z.string().check(z.minLength(1)));
+const commands = lazySchema(() => z.array(z.string().check(z.minLength(1))));
 
-const FileSchema = z.strictObject({
-  worktree: z._default(
-    z.strictObject({
-      dir: z._default(
-        z.string().check(
-          z.minLength(1),
-          z.refine((dir) => !isAbsolute(dir)),
+const FileSchema = lazySchema(() =>
+  z.strictObject({
+    worktree: z._default(
+      z.strictObject({
+        dir: z._default(
+          z.string().check(
+            z.minLength(1),
+            z.refine((dir) => !isAbsolute(dir)),
+          ),
+          DEFAULT_WORKTREE_DIR,
         ),
-        DEFAULT_WORKTREE_DIR,
-      ),
-      setup: z._default(commands, () => []),
-      teardown: z._default(commands, () => []),
-    }),
-    () => ({ dir: DEFAULT_WORKTREE_DIR, setup: [], teardown: [] }),
-  ),
-});
+        setup: z._default(commands, () => []),
+        teardown: z._default(commands, () => []),
+      }),
+      () => ({ dir: DEFAULT_WORKTREE_DIR, setup: [], teardown: [] }),
+    ),
+  }),
+);
 
 /** The configuration of the repository whose main checkout is `mainCheckout`. */
 export async function loadRepoConfig(mainCheckout: string): Promise<RepoConfig> {

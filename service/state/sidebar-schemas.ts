@@ -4,61 +4,72 @@
 // Objects are loose: fields a newer writer adds survive.
 
 import * as z from 'zod/mini';
+import { lazySchema } from './lazy-schema.js';
 import './zod-messages.js';
 
-const ms = z.int();
+const ms = lazySchema(() => z.int());
 
 /** The board pane docked in one Herdr tab; `pane: null` once it was closed or found stale. */
-export const BoardEntrySchema = z.looseObject({
-  version: z.literal(1),
-  tab: z.string().check(z.minLength(1)),
-  pane: z.nullable(z.string()),
-  terminal_id: z.nullable(z.string()),
-  /** The owner pane the board shows. */
-  owner: z.nullable(z.string()),
-  updated_ms: ms,
-});
+export const BoardEntrySchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    tab: z.string().check(z.minLength(1)),
+    pane: z.nullable(z.string()),
+    terminal_id: z.nullable(z.string()),
+    /** The owner pane the board shows. */
+    owner: z.nullable(z.string()),
+    updated_ms: ms,
+  }),
+);
 
 /** One section of pi-todo's display: `progress`, `now`, `next`, `done`, `dropped`, or another kind. */
-export const TodoSectionSchema = z.looseObject({
-  kind: z.string(),
-  title: z.optional(z.string()),
-  lines: z.optional(z.array(z.string())),
-  /** `progress`: tasks done out of total. */
-  done: z.optional(z.int().check(z.nonnegative())),
-  total: z.optional(z.int().check(z.nonnegative())),
-});
+export const TodoSectionSchema = lazySchema(() =>
+  z.looseObject({
+    kind: z.string(),
+    title: z.optional(z.string()),
+    lines: z.optional(z.array(z.string())),
+    /** `progress`: tasks done out of total. */
+    done: z.optional(z.int().check(z.nonnegative())),
+    total: z.optional(z.int().check(z.nonnegative())),
+  }),
+);
 
 /** todo-lines/<pane-hash>.json, written atomically by the Pi extension (protocol v3). */
-export const TodoLinesSchema = z.looseObject({
-  protocol: z.optional(z.literal(3)),
-  session: z.string(),
-  branch: z.nullable(z.string()),
-  revision: z.int(),
-  current: z.nullable(z.string()),
-  pane: z.string(),
-  sections: z.array(TodoSectionSchema),
-});
+export const TodoLinesSchema = lazySchema(() =>
+  z.looseObject({
+    protocol: z.optional(z.literal(3)),
+    session: z.string(),
+    branch: z.nullable(z.string()),
+    revision: z.int(),
+    current: z.nullable(z.string()),
+    pane: z.string(),
+    sections: z.array(TodoSectionSchema),
+  }),
+);
 
 /** One live agent pane's todos in todo-sections.json, or why they cannot be shown. */
-export const PaneTodosSchema = z.looseObject({
-  pane: z.string(),
-  terminal_id: z.nullable(z.string()),
-  available: z.boolean(),
-  /** Set when not available: `no presentation`, `not a regular file`, `published for pane w1:p3`... */
-  reason: z.nullable(z.string()),
-  session: z.nullable(z.string()),
-  branch: z.nullable(z.string()),
-  revision: z.nullable(z.int()),
-  current: z.nullable(z.string()),
-  sections: z.array(TodoSectionSchema),
-});
+export const PaneTodosSchema = lazySchema(() =>
+  z.looseObject({
+    pane: z.string(),
+    terminal_id: z.nullable(z.string()),
+    available: z.boolean(),
+    /** Set when not available: `no presentation`, `not a regular file`, `published for pane w1:p3`... */
+    reason: z.nullable(z.string()),
+    session: z.nullable(z.string()),
+    branch: z.nullable(z.string()),
+    revision: z.nullable(z.int()),
+    current: z.nullable(z.string()),
+    sections: z.array(TodoSectionSchema),
+  }),
+);
 
-export const TodoSectionsSchema = z.looseObject({
-  version: z.literal(1),
-  updated_ms: ms,
-  panes: z.array(PaneTodosSchema),
-});
+export const TodoSectionsSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    updated_ms: ms,
+    panes: z.array(PaneTodosSchema),
+  }),
+);
 
 export type BoardEntry = z.infer<typeof BoardEntrySchema>;
 export type TodoSection = z.infer<typeof TodoSectionSchema>;

@@ -4,71 +4,84 @@
 // by a newer dogsled survive a read-modify-write by this one.
 
 import * as z from 'zod/mini';
+import { lazySchema } from './lazy-schema.js';
 import './zod-messages.js';
 
-const ms = z.int();
-const id = z.string().check(z.minLength(1));
+const ms = lazySchema(() => z.int());
+const id = lazySchema(() => z.string().check(z.minLength(1)));
 
 /** A check-in decided and recorded before it is posted, so a restart posts the same one (by ref). */
-export const PendingCheckInSchema = z.looseObject({
-  /** The inbox record's ref: `check_in:<id>`; appendRecord never posts one ref twice. */
-  ref: id,
-  terminal: id,
-  pane: z.nullable(z.string()),
-  text: z.string(),
-  decided_ms: ms,
-  stalls: z.record(z.string(), ms),
-  jobs: z.array(z.string()),
-});
+export const PendingCheckInSchema = lazySchema(() =>
+  z.looseObject({
+    /** The inbox record's ref: `check_in:<id>`; appendRecord never posts one ref twice. */
+    ref: id,
+    terminal: id,
+    pane: z.nullable(z.string()),
+    text: z.string(),
+    decided_ms: ms,
+    stalls: z.record(z.string(), ms),
+    jobs: z.array(z.string()),
+  }),
+);
 
-export const WatchdogOwnerSchema = z.looseObject({
-  last_check_in_ms: z.nullable(ms),
-  /** The latest lifecycle event the watchdog saw itself (a job of this owner ended). */
-  last_event_ms: z.nullable(ms),
-  /** Stall episodes already reported, by item: the episode's start. */
-  stalls: z.record(z.string(), ms),
-  pending: z.nullable(PendingCheckInSchema),
-});
+export const WatchdogOwnerSchema = lazySchema(() =>
+  z.looseObject({
+    last_check_in_ms: z.nullable(ms),
+    /** The latest lifecycle event the watchdog saw itself (a job of this owner ended). */
+    last_event_ms: z.nullable(ms),
+    /** Stall episodes already reported, by item: the episode's start. */
+    stalls: z.record(z.string(), ms),
+    pending: z.nullable(PendingCheckInSchema),
+  }),
+);
 
-export const JobEventSchema = z.looseObject({
-  owner: id,
-  command: z.array(z.string()),
-  ended_ms: ms,
-  exit_code: z.nullable(z.int()),
-  signal: z.nullable(z.string()),
-  reason: z.nullable(z.string()),
-  log: z.array(z.string()),
-  seen_ms: ms,
-  /** Set when a check-in carrying it was posted. */
-  delivered_ms: z.nullable(ms),
-});
+export const JobEventSchema = lazySchema(() =>
+  z.looseObject({
+    owner: id,
+    command: z.array(z.string()),
+    ended_ms: ms,
+    exit_code: z.nullable(z.int()),
+    signal: z.nullable(z.string()),
+    reason: z.nullable(z.string()),
+    log: z.array(z.string()),
+    seen_ms: ms,
+    /** Set when a check-in carrying it was posted. */
+    delivered_ms: z.nullable(ms),
+  }),
+);
 
-export const WatchdogSchema = z.looseObject({
-  version: z.literal(1),
-  /** When this memory began: jobs that ended before it are not events (no flood on a first start). */
-  since_ms: ms,
-  /** Keyed by the owner's pane. */
-  owners: z.record(z.string(), WatchdogOwnerSchema),
-  /** Job-completion events, keyed by job id; they outlive the job's item. */
-  events: z.record(z.string(), JobEventSchema),
-  /** Stall episodes of top-level panes already notified: terminal id -> the episode's start. */
-  notified: z.record(z.string(), ms),
-});
+export const WatchdogSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    /** When this memory began: jobs that ended before it are not events (no flood on a first start). */
+    since_ms: ms,
+    /** Keyed by the owner's pane. */
+    owners: z.record(z.string(), WatchdogOwnerSchema),
+    /** Job-completion events, keyed by job id; they outlive the job's item. */
+    events: z.record(z.string(), JobEventSchema),
+    /** Stall episodes of top-level panes already notified: terminal id -> the episode's start. */
+    notified: z.record(z.string(), ms),
+  }),
+);
 
 /** One tracked child on this host (parents.json, written by the agent work). */
-export const ParentLinkSchema = z.looseObject({
-  /** The owner's pane and host. */
-  owner: id,
-  owner_host: z.string(),
-  item: z.optional(z.nullable(z.string())),
-  pane: z.optional(z.nullable(z.string())),
-});
+export const ParentLinkSchema = lazySchema(() =>
+  z.looseObject({
+    /** The owner's pane and host. */
+    owner: id,
+    owner_host: z.string(),
+    item: z.optional(z.nullable(z.string())),
+    pane: z.optional(z.nullable(z.string())),
+  }),
+);
 
-export const ParentsSchema = z.looseObject({
-  version: z.literal(1),
-  /** Keyed by the child's Herdr terminal id. */
-  children: z.record(z.string(), ParentLinkSchema),
-});
+export const ParentsSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    /** Keyed by the child's Herdr terminal id. */
+    children: z.record(z.string(), ParentLinkSchema),
+  }),
+);
 
 export type PendingCheckIn = z.infer<typeof PendingCheckInSchema>;
 export type WatchdogOwner = z.infer<typeof WatchdogOwnerSchema>;

@@ -3,7 +3,6 @@
 // a wake-up: when it is absent, refused or slow, the service still finds the request on its next
 // publication interval. Never runs the survey itself.
 
-import { connect } from 'node:net';
 import type { StateIO } from '../state/io.js';
 import { writeSweepRequest } from './files.js';
 
@@ -22,7 +21,7 @@ export async function requestSweep(io: StateIO, by: string | null): Promise<Swee
 
 function wake(path: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect(path);
+    const socket = process.getBuiltinModule('node:net').connect(path);
     const done = (woke: boolean) => {
       clearTimeout(timer);
       socket.destroy();

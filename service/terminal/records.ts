@@ -4,193 +4,228 @@
 // `unknown` rather than failing the whole reply.
 
 import * as z from 'zod/mini';
+import { lazySchema } from '../state/lazy-schema.js';
 import '../state/zod-messages.js';
 import { TerminalError } from './errors.js';
 
 export const AGENT_STATUSES = ['idle', 'working', 'blocked', 'done', 'unknown'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
-const status = z.catch(z.enum(AGENT_STATUSES), 'unknown');
-const tokens = z.optional(z.record(z.string(), z.string()));
-const text = z.optional(z.string());
-const flag = z.optional(z.boolean());
+const status = lazySchema(() => z.catch(z.enum(AGENT_STATUSES), 'unknown'));
+const tokens = lazySchema(() => z.optional(z.record(z.string(), z.string())));
+const text = lazySchema(() => z.optional(z.string()));
+const flag = lazySchema(() => z.optional(z.boolean()));
 
-export const WorktreeRefSchema = z.looseObject({
-  repo_key: z.string(),
-  repo_name: z.string(),
-  repo_root: z.string(),
-  checkout_path: z.string(),
-  is_linked_worktree: z.boolean(),
-});
+export const WorktreeRefSchema = lazySchema(() =>
+  z.looseObject({
+    repo_key: z.string(),
+    repo_name: z.string(),
+    repo_root: z.string(),
+    checkout_path: z.string(),
+    is_linked_worktree: z.boolean(),
+  }),
+);
 
-export const WorkspaceSchema = z.looseObject({
-  workspace_id: z.string(),
-  number: z.number(),
-  label: z.string(),
-  focused: z.boolean(),
-  pane_count: z.number(),
-  tab_count: z.number(),
-  active_tab_id: text,
-  agent_status: status,
-  tokens,
-  worktree: z.optional(WorktreeRefSchema),
-});
+export const WorkspaceSchema = lazySchema(() =>
+  z.looseObject({
+    workspace_id: z.string(),
+    number: z.number(),
+    label: z.string(),
+    focused: z.boolean(),
+    pane_count: z.number(),
+    tab_count: z.number(),
+    active_tab_id: text,
+    agent_status: status,
+    tokens,
+    worktree: z.optional(WorktreeRefSchema),
+  }),
+);
 
-export const TabSchema = z.looseObject({
-  tab_id: z.string(),
-  workspace_id: z.string(),
-  number: z.number(),
-  label: z.string(),
-  focused: z.boolean(),
-  pane_count: z.number(),
-  agent_status: status,
-});
+export const TabSchema = lazySchema(() =>
+  z.looseObject({
+    tab_id: z.string(),
+    workspace_id: z.string(),
+    number: z.number(),
+    label: z.string(),
+    focused: z.boolean(),
+    pane_count: z.number(),
+    agent_status: status,
+  }),
+);
 
-export const AgentSessionSchema = z.looseObject({
-  source: z.string(),
-  agent: z.string(),
-  kind: z.string(),
-  value: z.string(),
-});
+export const AgentSessionSchema = lazySchema(() =>
+  z.looseObject({
+    source: z.string(),
+    agent: z.string(),
+    kind: z.string(),
+    value: z.string(),
+  }),
+);
 
-export const PaneSchema = z.looseObject({
-  pane_id: z.string(),
-  terminal_id: z.string(),
-  workspace_id: z.string(),
-  tab_id: z.string(),
-  focused: z.boolean(),
-  cwd: text,
-  foreground_cwd: text,
-  label: text,
-  agent: text,
-  title: text,
-  terminal_title: text,
-  display_agent: text,
-  agent_status: status,
-  tokens,
-  agent_session: z.optional(AgentSessionSchema),
-  revision: z.optional(z.number()),
-});
+export const PaneSchema = lazySchema(() =>
+  z.looseObject({
+    pane_id: z.string(),
+    terminal_id: z.string(),
+    workspace_id: z.string(),
+    tab_id: z.string(),
+    focused: z.boolean(),
+    cwd: text,
+    foreground_cwd: text,
+    label: text,
+    agent: text,
+    title: text,
+    terminal_title: text,
+    display_agent: text,
+    agent_status: status,
+    tokens,
+    agent_session: z.optional(AgentSessionSchema),
+    revision: z.optional(z.number()),
+  }),
+);
 
-export const AgentSchema = z.looseObject({
-  terminal_id: z.string(),
-  name: text,
-  agent: text,
-  title: text,
-  terminal_title: text,
-  display_agent: text,
-  agent_status: status,
-  tokens,
-  agent_session: z.optional(AgentSessionSchema),
-  workspace_id: z.string(),
-  tab_id: z.string(),
-  pane_id: z.string(),
-  focused: z.boolean(),
-  launch_pending: flag,
-  interactive_ready: flag,
-  state_change_seq: z.number(),
-  cwd: text,
-  foreground_cwd: text,
-});
+export const AgentSchema = lazySchema(() =>
+  z.looseObject({
+    terminal_id: z.string(),
+    name: text,
+    agent: text,
+    title: text,
+    terminal_title: text,
+    display_agent: text,
+    agent_status: status,
+    tokens,
+    agent_session: z.optional(AgentSessionSchema),
+    workspace_id: z.string(),
+    tab_id: z.string(),
+    pane_id: z.string(),
+    focused: z.boolean(),
+    launch_pending: flag,
+    interactive_ready: flag,
+    state_change_seq: z.number(),
+    cwd: text,
+    foreground_cwd: text,
+  }),
+);
 
-export const PaneReadSchema = z.looseObject({
-  /** Absent when the read came through the CLI, which prints the text alone. */
-  pane_id: text,
-  source: z.string(),
-  text: z.string(),
-  truncated: flag,
-});
+export const PaneReadSchema = lazySchema(() =>
+  z.looseObject({
+    /** Absent when the read came through the CLI, which prints the text alone. */
+    pane_id: text,
+    source: z.string(),
+    text: z.string(),
+    truncated: flag,
+  }),
+);
 
-export const ProcessSchema = z.looseObject({
-  pid: z.number(),
-  name: z.string(),
-  argv0: text,
-  argv: z.optional(z.array(z.string())),
-  cmdline: text,
-  cwd: text,
-});
+export const ProcessSchema = lazySchema(() =>
+  z.looseObject({
+    pid: z.number(),
+    name: z.string(),
+    argv0: text,
+    argv: z.optional(z.array(z.string())),
+    cmdline: text,
+    cwd: text,
+  }),
+);
 
-export const ProcessInfoSchema = z.looseObject({
-  pane_id: z.string(),
-  shell_pid: z.optional(z.number()),
-  foreground_process_group_id: z.optional(z.number()),
-  foreground_processes: z.array(ProcessSchema),
-});
+export const ProcessInfoSchema = lazySchema(() =>
+  z.looseObject({
+    pane_id: z.string(),
+    shell_pid: z.optional(z.number()),
+    foreground_process_group_id: z.optional(z.number()),
+    foreground_processes: z.array(ProcessSchema),
+  }),
+);
 
-export const WorktreeSchema = z.looseObject({
-  path: z.string(),
-  branch: text,
-  is_bare: z.boolean(),
-  is_detached: z.boolean(),
-  is_prunable: z.boolean(),
-  is_linked_worktree: z.boolean(),
-  open_workspace_id: text,
-  label: z.string(),
-});
+export const WorktreeSchema = lazySchema(() =>
+  z.looseObject({
+    path: z.string(),
+    branch: text,
+    is_bare: z.boolean(),
+    is_detached: z.boolean(),
+    is_prunable: z.boolean(),
+    is_linked_worktree: z.boolean(),
+    open_workspace_id: text,
+    label: z.string(),
+  }),
+);
 
-export const WorktreeSourceSchema = z.looseObject({
-  repo_key: z.string(),
-  repo_name: z.string(),
-  repo_root: z.string(),
-  source_checkout_path: z.string(),
-  source_workspace_id: text,
-});
+export const WorktreeSourceSchema = lazySchema(() =>
+  z.looseObject({
+    repo_key: z.string(),
+    repo_name: z.string(),
+    repo_root: z.string(),
+    source_checkout_path: z.string(),
+    source_workspace_id: text,
+  }),
+);
 
-export const NotificationSchema = z.looseObject({ shown: z.boolean(), reason: z.string() });
+export const NotificationSchema = lazySchema(() => z.looseObject({ shown: z.boolean(), reason: z.string() }));
 
-export const ServerInfoSchema = z.looseObject({
-  version: z.string(),
-  protocol: z.number(),
-  capabilities: z.optional(z.record(z.string(), z.unknown())),
-});
+export const ServerInfoSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.string(),
+    protocol: z.number(),
+    capabilities: z.optional(z.record(z.string(), z.unknown())),
+  }),
+);
 
 /**
  * The terminal's listing: its workspaces, tabs, panes and agents in one request (Herdr's
  * `session.snapshot`), everything the service needs per tick.
  */
-export const ListingSchema = z.looseObject({
-  version: text,
-  protocol: z.optional(z.number()),
-  focused_workspace_id: text,
-  focused_tab_id: text,
-  focused_pane_id: text,
-  workspaces: z.array(WorkspaceSchema),
-  tabs: z.array(TabSchema),
-  panes: z.array(PaneSchema),
-  agents: z.array(AgentSchema),
-});
+export const ListingSchema = lazySchema(() =>
+  z.looseObject({
+    version: text,
+    protocol: z.optional(z.number()),
+    focused_workspace_id: text,
+    focused_tab_id: text,
+    focused_pane_id: text,
+    workspaces: z.array(WorkspaceSchema),
+    tabs: z.array(TabSchema),
+    panes: z.array(PaneSchema),
+    agents: z.array(AgentSchema),
+  }),
+);
 
-const RectSchema = z.looseObject({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+const RectSchema = lazySchema(() =>
+  z.looseObject({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }),
+);
 
 /** PaneLayoutSnapshot: one tab's panes and splits with their cell rects (`pane.layout`). */
-export const LayoutSchema = z.looseObject({
-  workspace_id: z.string(),
-  tab_id: z.string(),
-  zoomed: z.optional(z.boolean()),
-  area: RectSchema,
-  focused_pane_id: text,
-  panes: z.array(z.looseObject({ pane_id: z.string(), focused: flag, rect: RectSchema })),
-  splits: z.array(
-    z.looseObject({ id: z.string(), direction: z.string(), ratio: z.number(), rect: RectSchema }),
-  ),
-});
+export const LayoutSchema = lazySchema(() =>
+  z.looseObject({
+    workspace_id: z.string(),
+    tab_id: z.string(),
+    zoomed: z.optional(z.boolean()),
+    area: RectSchema,
+    focused_pane_id: text,
+    panes: z.array(z.looseObject({ pane_id: z.string(), focused: flag, rect: RectSchema })),
+    splits: z.array(
+      z.looseObject({ id: z.string(), direction: z.string(), ratio: z.number(), rect: RectSchema }),
+    ),
+  }),
+);
 
 /** `pane.swap`: whether anything moved, and the layout after it. */
-export const PaneSwapSchema = z.looseObject({
-  changed: z.boolean(),
-  reason: text,
-  source_pane_id: z.string(),
-  target_pane_id: text,
-  layout: LayoutSchema,
-});
+export const PaneSwapSchema = lazySchema(() =>
+  z.looseObject({
+    changed: z.boolean(),
+    reason: text,
+    source_pane_id: z.string(),
+    target_pane_id: text,
+    layout: LayoutSchema,
+  }),
+);
 
 /** A Herdr 0.9 saved machine (`herdr machine list --json`); only `id` is relied on. */
-export const MachineSchema = z.looseObject({
-  id: z.string(),
-  label: text,
-  target: text,
-  enabled: flag,
-});
+export const MachineSchema = lazySchema(() =>
+  z.looseObject({
+    id: z.string(),
+    label: text,
+    target: text,
+    enabled: flag,
+  }),
+);
 
 export type WorktreeRef = z.infer<typeof WorktreeRefSchema>;
 export type Workspace = z.infer<typeof WorkspaceSchema>;

@@ -3,7 +3,6 @@
 // the server has none. A missing or refusing socket fails at once as `unreachable`; anything but one
 // well-formed envelope in reply is `protocol`.
 
-import { createConnection } from 'node:net';
 import { type Reply, replyOf } from './envelope.js';
 import { TerminalError } from './errors.js';
 
@@ -45,7 +44,7 @@ export function socketCall(
       reject(options.signal.reason);
       return;
     }
-    const socket = createConnection({ path });
+    const socket = process.getBuiltinModule('node:net').createConnection({ path });
     const chunks: Buffer[] = [];
     let size = 0;
     let connected = false;

@@ -3,7 +3,7 @@
 // messages, and reads `-x` as a flag; records printed through `-F` are split here with a per-call
 // random separator, so no name, path or command can forge a field or a row.
 
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../state/random.js';
 import type { Env } from './port.js';
 
 /** Separates two tmux commands in one call; never an argument (argv holds no NUL). */

@@ -5,31 +5,50 @@
 // request runs the server also sends `{ t: 'beat' }` each second, which carries nothing but life.
 
 import * as z from 'zod/mini';
+import { lazySchema } from '../state/lazy-schema.js';
 
 export const WIRE_VERSION = 1;
 
-export const HelloSchema = z.looseObject({
-  t: z.literal('hello'),
-  wire: z.int(),
-  version: z.string(),
-  verbs: z.array(z.string()),
-});
+export const HelloSchema = lazySchema(() =>
+  z.looseObject({
+    t: z.literal('hello'),
+    wire: z.int(),
+    version: z.string(),
+    verbs: z.array(z.string()),
+  }),
+);
 
-export const RequestSchema = z.looseObject({
-  t: z.literal('req'),
-  id: z.int().check(z.nonnegative()),
-  verb: z.string(),
-  args: z.array(z.string()),
-  input: z.optional(z.instanceof(Uint8Array)),
-});
+export const RequestSchema = lazySchema(() =>
+  z.looseObject({
+    t: z.literal('req'),
+    id: z.int().check(z.nonnegative()),
+    verb: z.string(),
+    args: z.array(z.string()),
+    input: z.optional(z.instanceof(Uint8Array)),
+  }),
+);
 
-export const ReplySchema = z.union([
-  z.looseObject({ t: z.literal('res'), id: z.int(), ok: z.literal(true), value: z.unknown(), code: z.int() }),
-  z.looseObject({ t: z.literal('res'), id: z.int(), ok: z.literal(false), error: z.string(), code: z.int() }),
-]);
+export const ReplySchema = lazySchema(() =>
+  z.union([
+    z.looseObject({
+      t: z.literal('res'),
+      id: z.int(),
+      ok: z.literal(true),
+      value: z.unknown(),
+      code: z.int(),
+    }),
+    z.looseObject({
+      t: z.literal('res'),
+      id: z.int(),
+      ok: z.literal(false),
+      error: z.string(),
+      code: z.int(),
+    }),
+  ]),
+);
 
 /** Sent instead of replies when the server cannot go on (a request it cannot read); then it exits. */
-export const FatalSchema = z.looseObject({ t: z.literal('fatal'), error: z.string() });
+export const FatalSchema = lazySchema(() => z.looseObject({ t: z.literal('fatal'), error: z.string() }));
 
 export type Hello = z.infer<typeof HelloSchema>;
 export type Request = z.infer<typeof RequestSchema>;

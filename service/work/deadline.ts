@@ -1,12 +1,11 @@
 // One `--max` deadline per command (core/budget.ts holds the rule). Every operation runs through
 // `step`, which gives it the remaining budget capped by its kind as an AbortSignal and turns a
 // timeout into one line naming the operation that ran out; a wait takes `signal()`. Time is the
-// monotonic clock (performance.now, 0 at process start) and timers are long-safe (timers.ts).
+// monotonic clock (monotonicMs, 0 at process start) and timers are long-safe (timers.ts).
 
-import { performance } from 'node:perf_hooks';
 import { exceededMessage, MAX_DEFAULT_MS, type OperationKind, operationMs } from '../core/budget.js';
 import { DogsledError } from '../errors.js';
-import { longTimeout, timeoutSignal } from '../timers.js';
+import { longTimeout, monotonicMs, timeoutSignal } from '../timers.js';
 
 export class Deadline {
   /** When the budget ends, on the monotonic clock. */
@@ -15,7 +14,7 @@ export class Deadline {
   /** `startedAt` is on the monotonic clock: now by default, 0 for the process's start. */
   constructor(
     readonly maxMs: number = MAX_DEFAULT_MS,
-    startedAt: number = performance.now(),
+    startedAt: number = monotonicMs(),
   ) {
     this.endsAt = startedAt + maxMs;
   }
@@ -27,7 +26,7 @@ export class Deadline {
 
   /** What remains of the whole budget. */
   remaining(): number {
-    return Math.max(0, this.endsAt - performance.now());
+    return Math.max(0, this.endsAt - monotonicMs());
   }
 
   expired(): boolean {
@@ -36,7 +35,7 @@ export class Deadline {
 
   /** What an operation of `kind` may take now. */
   allowance(kind: OperationKind): number {
-    return operationMs(kind, this.endsAt, performance.now());
+    return operationMs(kind, this.endsAt, monotonicMs());
   }
 
   /** Aborts (TimeoutError) when the whole budget ends; for waits, which are not capped. */

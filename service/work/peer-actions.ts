@@ -16,41 +16,48 @@ import { checkSendRequest, type SendRequest, type SendResult, sendMessage } from
 import { branchHolds } from '../state/branch-observations.js';
 import { InboxRecordSchema, type InboxSender } from '../state/inbox-schemas.js';
 import type { HostIO, ProcessIO } from '../state/io.js';
+import { lazySchema } from '../state/lazy-schema.js';
 import { updateItems } from '../state/work.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import type { ReadReport } from './read.js';
 
-const text = z.nullable(z.string());
+const text = lazySchema(() => z.nullable(z.string()));
 
-const ReadReportSchema = z.looseObject({
-  target: z.string(),
-  kind: z.enum(['agent', 'job']),
-  item: text,
-  name: text,
-  host: z.string(),
-  pane: text,
-  output: text,
-  reply: text,
-});
+const ReadReportSchema = lazySchema(() =>
+  z.looseObject({
+    target: z.string(),
+    kind: z.enum(['agent', 'job']),
+    item: text,
+    name: text,
+    host: z.string(),
+    pane: text,
+    output: text,
+    reply: text,
+  }),
+);
 
-const CloseResultSchema = z.looseObject({
-  pane: z.string(),
-  worktree: z.nullable(
-    z.looseObject({
-      path: z.string(),
-      branch: text,
-      workspace: text,
-      branch_deleted: z.boolean(),
-      anchor_closed: z.optional(z.boolean()),
-    }),
-  ),
-  pane_closed: z.boolean(),
-});
+const CloseResultSchema = lazySchema(() =>
+  z.looseObject({
+    pane: z.string(),
+    worktree: z.nullable(
+      z.looseObject({
+        path: z.string(),
+        branch: text,
+        workspace: text,
+        branch_deleted: z.boolean(),
+        anchor_closed: z.optional(z.boolean()),
+      }),
+    ),
+    pane_closed: z.boolean(),
+  }),
+);
 
-const SendResultSchema = z.looseObject({
-  record: InboxRecordSchema,
-  to: z.looseObject({ terminal: z.string(), pane: z.string(), name: text }),
-});
+const SendResultSchema = lazySchema(() =>
+  z.looseObject({
+    record: InboxRecordSchema,
+    to: z.looseObject({ terminal: z.string(), pane: z.string(), name: text }),
+  }),
+);
 
 function parsed<T>(peer: PeerHost, verb: string, schema: z.ZodMiniType<T>, value: unknown): T {
   const result = schema.safeParse(value);

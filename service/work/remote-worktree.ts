@@ -8,19 +8,22 @@ import type { WorktreeRequest } from '../host-verbs/agents.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { peerCall } from '../hosts/remote.js';
 import type { HostIO } from '../state/io.js';
+import { lazySchema } from '../state/lazy-schema.js';
 import type { BranchWorktree } from '../worktrees/branch-worktree.js';
 import { workPlaceOf } from '../worktrees/peer-checkout.js';
 import type { Deadline } from './deadline.js';
 
-const BranchWorktreeSchema = z.looseObject({
-  path: z.string(),
-  branch: z.string(),
-  repository: z.string(),
-  created: z.boolean(),
-  workspace: z.string(),
-  pane: z.string(),
-  anchor: z.nullable(z.string()),
-});
+const BranchWorktreeSchema = lazySchema(() =>
+  z.looseObject({
+    path: z.string(),
+    branch: z.string(),
+    repository: z.string(),
+    created: z.boolean(),
+    workspace: z.string(),
+    pane: z.string(),
+    anchor: z.nullable(z.string()),
+  }),
+);
 
 export async function remoteWorktree(
   io: HostIO,

@@ -12,23 +12,26 @@ import { shown } from '../core/visible.js';
 import { DogsledError } from '../errors.js';
 import { checkoutTop, cloneCheckout, originOf } from '../git/checkout-origin.js';
 import type { ProcessIO } from '../state/io.js';
+import { lazySchema } from '../state/lazy-schema.js';
 import { trustFreshClone } from './mise-trust.js';
 
 /** What the caller sends: its directory, and the repository that holds it when there is one. */
-export const WorkPlaceSchema = z.looseObject({
-  /** The caller's directory as it is there (absolute). */
-  cwd: z.string(),
-  /** `cwd` relative to the caller's home when it lies under it, else null. */
-  home_relative: z.nullable(z.string()),
-  /** The caller's checkout: its top (relative to home, else absolute) and its origin. */
-  checkout: z.nullable(
-    z.looseObject({
-      top: z.string(),
-      top_home_relative: z.nullable(z.string()),
-      origin: z.nullable(z.string()),
-    }),
-  ),
-});
+export const WorkPlaceSchema = lazySchema(() =>
+  z.looseObject({
+    /** The caller's directory as it is there (absolute). */
+    cwd: z.string(),
+    /** `cwd` relative to the caller's home when it lies under it, else null. */
+    home_relative: z.nullable(z.string()),
+    /** The caller's checkout: its top (relative to home, else absolute) and its origin. */
+    checkout: z.nullable(
+      z.looseObject({
+        top: z.string(),
+        top_home_relative: z.nullable(z.string()),
+        origin: z.nullable(z.string()),
+      }),
+    ),
+  }),
+);
 
 export type WorkPlace = z.infer<typeof WorkPlaceSchema>;
 

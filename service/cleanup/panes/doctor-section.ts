@@ -9,6 +9,7 @@ import { stripEscapes } from '../../core/strip-escapes.js';
 import { messageOf } from '../../errors.js';
 import type { StateIO } from '../../state/io.js';
 import type { JobRecord } from '../../state/job-records.js';
+import { lazySchema } from '../../state/lazy-schema.js';
 import { readPaneWatch } from '../../state/pane-watch-file.js';
 import { isTerminalError } from '../../terminal/errors.js';
 import type { TerminalPort } from '../../terminal/port.js';
@@ -18,31 +19,35 @@ import type { DoctorReport } from '../report.js';
 import { realOrSame } from './facts.js';
 import { callerTerminal, displayPath, judgeAll, type PaneContext, workspaceFacts } from './judge.js';
 
-export const PaneEntrySchema = z.object({
-  pane: z.string(),
-  terminal_id: z.string(),
-  workspace: z.string(),
-  tab: z.string(),
-  cwd: z.nullable(z.string()),
-  /** The agent kind Herdr detected, else null. */
-  agent: z.nullable(z.string()),
-  /** What runs there: the program only, never its arguments. */
-  program: z.nullable(z.string()),
-  /** `with_workspace` and `with_worktree` panes leave with that entry, never on their own. */
-  state: z.enum(['removable', 'kept', 'with_workspace', 'with_worktree']),
-  removable: z.boolean(),
-  reason: z.string(),
-});
+export const PaneEntrySchema = lazySchema(() =>
+  z.object({
+    pane: z.string(),
+    terminal_id: z.string(),
+    workspace: z.string(),
+    tab: z.string(),
+    cwd: z.nullable(z.string()),
+    /** The agent kind Herdr detected, else null. */
+    agent: z.nullable(z.string()),
+    /** What runs there: the program only, never its arguments. */
+    program: z.nullable(z.string()),
+    /** `with_workspace` and `with_worktree` panes leave with that entry, never on their own. */
+    state: z.enum(['removable', 'kept', 'with_workspace', 'with_worktree']),
+    removable: z.boolean(),
+    reason: z.string(),
+  }),
+);
 
-export const WorkspaceEntrySchema = z.object({
-  workspace: z.string(),
-  label: z.string(),
-  cwd: z.nullable(z.string()),
-  /** Every pane it holds, as planned: a closure refuses a workspace whose panes changed. */
-  panes: z.array(z.object({ pane: z.string(), terminal_id: z.string() })),
-  removable: z.boolean(),
-  reason: z.string(),
-});
+export const WorkspaceEntrySchema = lazySchema(() =>
+  z.object({
+    workspace: z.string(),
+    label: z.string(),
+    cwd: z.nullable(z.string()),
+    /** Every pane it holds, as planned: a closure refuses a workspace whose panes changed. */
+    panes: z.array(z.object({ pane: z.string(), terminal_id: z.string() })),
+    removable: z.boolean(),
+    reason: z.string(),
+  }),
+);
 
 export type PaneEntry = z.infer<typeof PaneEntrySchema>;
 export type WorkspaceEntry = z.infer<typeof WorkspaceEntrySchema>;

@@ -1,0 +1,75 @@
+// What importing a hot bundle (dist/hot/NAME.mjs, built by the suite's global set-up) costs,
+// counted rather than timed: no zod schema is built at import (zod's own post-processor hook sees
+// every construction), and none of the builtins that only some paths need (node:crypto,
+// node:child_process, node:net, node:perf_hooks) is loaded. Hooks run on every prompt and stop;
+// the time these took at import was most of what they cost beyond `node -e 0`. The hook bundle
+// leaves the terminal layer (a third of its size, needed until a pane's terminal is remembered) to
+// dist/hot/hook-whereabouts.mjs.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+
+const PROBE = `
+let built = 0;
+globalThis.__zod_globalConfig = { postProcessor: () => { built += 1; } };
+const before = new Set(process.moduleLoadList);
+await import(process.argv[1]);
+const loaded = process.moduleLoadList.filter((m) => !before.has(m)).map((m) => m.replace(/^NativeModule /, ''));
+process.stdout.write(JSON.stringify({ built, loaded }));
+`;
+
+/** Imports the bundle in a fresh node (nothing runs but its top level) and reports what that did. */
+function importCost(bundle: string): { built: number; loaded: string[] } {
+  const result = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', PROBE, pathToFileURL(bundle).href],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (result.status !== 0) throw new Error(`importing ${bundle} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+const ON_USE_ONLY = ['crypto', 'child_process', 'net', 'perf_hooks'];
+
+describe('hot bundles at import', () => {
+  // exec is the job's supervisor: it always starts a child.
+  const needs: Record<string, string[]> = { exec: ['child_process', 'net'] };
+  for (const name of ['hook', 'place', 'status', 'run', 'exec']) {
+    it(`${name}: builds no zod schema and loads no builtin it may not need`, () => {
+      const cost = importCost(join(ROOT, 'dist', 'hot', `${name}.mjs`));
+      expect(cost.built).toBe(0);
+      const mayLoad = ON_USE_ONLY.filter((m) => !needs[name]?.includes(m));
+      expect(cost.loaded.filter((m) => mayLoad.includes(m))).toEqual([]);
+    });
+  }
+
+  it('hook: the terminal lookup is a file of its own, loaded only when needed', () => {
+    const hot = (name: string) => readFileSync(join(ROOT, 'dist', 'hot', `${name}.mjs`), 'utf8');
+    expect(hot('hook')).not.toContain('function openTerminal(');
+    expect(hot('hook')).toContain('./hook-whereabouts.mjs');
+    expect(hot('hook-whereabouts')).toContain('function openTerminal(');
+  });
+
+  it('the entry loads three modules before a hot bundle: the fast path, the timing marks, the bundler runtime', () => {
+    // Each ESM module costs its own read, parse and link on every command (a dependency of
+    // service/timing.ts once added a fourth).
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      const text = readFileSync(file, 'utf8');
+      for (const [, spec] of text.matchAll(/(?:from|import)\s*"(\.\.?\/[^"]+\.mjs)"/g)) {
+        const path = join(dirname(file), spec as string);
+        if (!seen.has(path)) {
+          seen.add(path);
+          visit(path);
+        }
+      }
+    };
+    visit(join(ROOT, 'dist', 'dogsled.mjs'));
+    expect(seen.size).toBeLessThanOrEqual(3);
+  });
+});
