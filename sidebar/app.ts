@@ -1,9 +1,12 @@
 // The one module that touches blessed: three framed boxes drawn from the pure frame (model/build.ts),
 // keys and mouse turned into view transitions (model/view.ts), the menu, its confirmations and the
 // read popup. Everything it shows comes from cached state (state.ts), refreshed when files change
-// (watch.ts); colours come from Herdr's theme (model/theme.ts). blessed is external to the bundle and
-// loaded only by `dogsled sidebar`.
+// (watch.ts); colours come from Herdr's theme (model/theme.ts). blessed and blessed-contrib are
+// external to the bundle and loaded only by `dogsled sidebar`; of blessed-contrib only the sparkline
+// widget's module and its renderer, never the package index, which loads every widget (the map,
+// markdown, a file watcher) and would cost a few hundred milliseconds of start-up.
 
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import blessed from 'blessed';
 import type { BoardRow } from '../service/core/board.js';
@@ -63,6 +66,44 @@ type Modal =
   | { kind: 'read' }
   | { kind: 'send' };
 
+type SparklineRenderer = (numbers: number[], options: { min: number; max: number }) => string;
+
+/**
+ * The renderer blessed-contrib's Sparkline widget draws with, resolved from that widget's module so it
+ * is the one blessed-contrib ships whatever npm hoisted; null when it cannot be loaded (the cells
+ * stay blank rather than the board failing).
+ */
+function contribSparkline(): SparklineRenderer | null {
+  try {
+    const here = createRequire(import.meta.url);
+    const widget = here.resolve('blessed-contrib/lib/widget/sparkline.js');
+    here(widget);
+    return createRequire(widget)('sparkline') as SparklineRenderer;
+  } catch {
+    return null;
+  }
+}
+
+/** Busy percents as sparkline cells on a fixed 0-100 scale (idle stays low), a gap for no sample. */
+export function drawSpark(
+  render: SparklineRenderer | null,
+  values: ReadonlyArray<number | null>,
+): string | null {
+  if (!render || values.length === 0) return null;
+  try {
+    const drawn = [
+      ...render(
+        values.map((v) => v ?? 0),
+        { min: 0, max: 100 },
+      ),
+    ];
+    if (drawn.length !== values.length) return null;
+    return drawn.map((cell, i) => (values[i] === null ? ' ' : cell)).join('');
+  } catch {
+    return null;
+  }
+}
+
 export function runSidebar(options: SidebarOptions): Promise<number> {
   return new Promise((resolve) => {
     const app = new SidebarApp(options, () => resolve(0));
@@ -86,6 +127,7 @@ class SidebarApp {
   private messageTimer: NodeJS.Timeout | undefined;
   private closeWatch: (() => void) | undefined;
   private drawn = false;
+  private readonly sparkline = contribSparkline();
 
   constructor(
     private readonly options: SidebarOptions,
@@ -202,7 +244,8 @@ class SidebarApp {
         if (bg) open += `{${bg}-bg}`;
         if (s.bold) open += '{bold}';
         if (s.inverse && this.theme.mono) open += '{inverse}';
-        const text = blessed.escape(s.text);
+        const drawn = s.spark && s.spark.length === s.text.length ? drawSpark(this.sparkline, s.spark) : null;
+        const text = blessed.escape(drawn ?? s.text);
         return open ? `${open}${text}{/}` : text;
       })
       .join('');
