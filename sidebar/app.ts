@@ -159,6 +159,7 @@ class SidebarApp {
 
   async start(): Promise<void> {
     this.bindKeys();
+    splitMouseReports(this.screen);
     this.screen.enableMouse();
     this.screen.on('mouse', (data) => this.onMouse(data));
     this.screen.on('resize', () => this.render());
@@ -302,8 +303,10 @@ class SidebarApp {
       ['space'],
       when(() => this.setView(toggleFold(this.state as SidebarState, this.view))),
     );
+    // blessed reports ⏎ as `enter` and then `return`: bound to both, one ⏎ focused the pane twice,
+    // and the `return` of a ⏎ that chose a menu entry focused the selected pane behind the menu.
     this.screen.key(
-      ['return', 'enter'],
+      ['enter'],
       when(() => void this.activate(this.frame?.selected ?? null)),
     );
     this.screen.key(
@@ -491,6 +494,21 @@ class SidebarApp {
     this.screen.destroy();
     this.done();
   }
+}
+
+/**
+ * blessed parses one mouse report per read from the terminal and drops the rest, so the second
+ * press of a double click that arrives in the same read as the first (a busy process, a fast
+ * mouse) was lost. Each report of a read made only of SGR mouse reports goes to blessed on its own.
+ */
+function splitMouseReports(screen: blessed.Widgets.Screen): void {
+  const program = screen.program as unknown as { _bindMouse(text: string, data: Buffer): void };
+  const parse = program._bindMouse.bind(program);
+  program._bindMouse = (text, data) => {
+    const reports = typeof text === 'string' ? text.match(/\u001b\[<\d+;\d+;\d+[mM]/g) : null;
+    if (!reports || reports.length < 2 || reports.join('') !== text) return parse(text, data);
+    for (const report of reports) parse(report, Buffer.from(report));
+  };
 }
 
 /** What a confirmation asks, naming the row it acts on. */
