@@ -469,6 +469,20 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
     }
   });
 
+  it('cancel asks first, and y cancels the queued ticket', async () => {
+    await writeWork(0, 2);
+    const screen = await openSidebar({ hosts: [fixtureHost(0)] });
+    await screen.waitFor(has('WAITING 2'), 'the two tickets');
+    await screen.keys('m');
+    await screen.waitFor(has('stop - only running jobs stop'), 'the menu');
+    await screen.keys('Down', 'Down', 'Down', 'Down', 'Enter');
+    await screen.waitFor(has('Cancel ticket t_0? y/n'), 'the confirmation');
+    await screen.keys('y');
+    const rows = await screen.waitFor(has('WAITING 1'), 'the ticket cancelled');
+    expect(rows.some((r) => /^│[ ▌] ticket t_1\b/.test(r))).toBe(true);
+    expect(rows.some((r) => /^│[ ▌] ticket t_0\b/.test(r))).toBe(false);
+  });
+
   it("a child's menu reads its final reply, sends a message to its inbox, and asks before close", async () => {
     const { t, lead, child } = await inboxPair();
     try {
