@@ -342,12 +342,22 @@ describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
     await screen.waitFor((r) => r.length === 20 && !r.some((row) => row.includes(' mem ██')), 'folded again');
   });
 
-  it('updates the screen when a snapshot or the work changes', async () => {
+  it('updates the screen when a snapshot, the samples or the work change; a samples.jsonl that is not a file draws no sparkline', async () => {
     await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now(), cores: 8, busy: 0 }));
+    const samples = join(box.state, 'samples.jsonl');
+    await mkdir(samples);
     const screen = await openSidebar();
-    await screen.waitFor(has('local 0/8'), 'the first snapshot');
+    const first = await screen.waitFor(has('local 0/8'), 'the first snapshot');
+    expect(first[1]).toMatch(/^│local 0\/8 \? service down +│$/);
+    await rm(samples, { recursive: true });
+    execFileSync('mkfifo', [samples]);
     await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now(), cores: 8, busy: 0.75 }));
-    await screen.waitFor(has('local 6/8'), 'the new snapshot');
+    const fifo = await screen.waitFor(has('local 6/8'), 'the new snapshot, never blocked by the FIFO');
+    expect(fifo[1]).toMatch(/^│local 6\/8 \? service down +│$/);
+    await rm(samples);
+    // Out-of-range figures are clamped to the scale.
+    await writeSamples(box.state, Date.now(), [-5, 1e308, 0]);
+    await screen.waitFor((r) => /^│local 6\/8 \? service down +▁█▁│$/.test(r[1] ?? ''), 'the sparkline');
     await writeWork(1, 0);
     await screen.waitFor(has('▸ DONE 1'), 'a new job');
   });
