@@ -401,15 +401,20 @@ describe.skipIf(!HAS_TMUX)('sidebar colours', () => {
   const accent = (hex: string) => `38;5;${blessed.colors.match(hex)}`;
 
   it.each([
-    ['catppuccin', '#89b4fa', '#1e66f5'],
-    ['catppuccin-latte', '#1e66f5', '#89b4fa'],
-  ])('draws the focused panel in the %s accent', async (name, mine, other) => {
-    await writeFile(join(box.root, 'herdr-config.toml'), `[theme]\nname = "${name}"\n`);
-    const screen = await openSidebar();
-    const ansi = await screen.captureAnsi();
-    expect(ansi).toContain(accent(mine));
-    expect(ansi).not.toContain(accent(other));
-  });
+    ['catppuccin', '#89b4fa', '#1e66f5', '#94e2d5'],
+    ['catppuccin-latte', '#1e66f5', '#89b4fa', '#179299'],
+  ])(
+    'draws the focused panel in the %s accent and the sparkline in its teal',
+    async (name, mine, other, teal) => {
+      await writeFile(join(box.root, 'herdr-config.toml'), `[theme]\nname = "${name}"\n`);
+      const screen = await openSidebar({ hosts: [fixtureHost(0)] });
+      const ansi = await screen.captureAnsi();
+      expect(ansi).toContain(accent(mine));
+      expect(ansi).not.toContain(accent(other));
+      const spark = ansi.split('\n').find((line) => line.includes('▁▂▄▆█▄')) ?? '';
+      expect(spark).toContain(`${accent(teal)}m▁▂▄▆█▄`);
+    },
+  );
 
   it('applies [theme.custom] overrides', async () => {
     await writeFile(
@@ -422,8 +427,9 @@ describe.skipIf(!HAS_TMUX)('sidebar colours', () => {
 
   it('uses no colour with NO_COLOR, and still marks the focused panel', async () => {
     await writeWork(2, 1);
-    const screen = await openSidebar({ env: { NO_COLOR: '1' } });
+    const screen = await openSidebar({ env: { NO_COLOR: '1' }, hosts: [fixtureHost(0)] });
     await screen.waitFor(has('RUNNING'), 'the board');
+    await screen.waitFor(has('▁▂▄▆█▄'), 'the sparkline, without colour');
     const ansi = await screen.captureAnsi();
     expect(colourCodes(ansi)).toEqual([]);
     expect(ansi).toContain('\u001b[1;7m'); // pills are bold and inverse instead
