@@ -15,6 +15,7 @@ import { mark, span } from '../service/timing.js';
 import { Actions } from './actions.js';
 import { buildSidebar } from './model/build.js';
 import { displayText, wrapCells } from './model/cells.js';
+import { drawSpark, type SparklineRenderer } from './model/spark.js';
 import { blessedColour, type Theme } from './model/theme.js';
 import {
   type Frame,
@@ -32,6 +33,7 @@ import {
   type MenuEntry,
   menuFor,
   moveSelection,
+  question,
   scrollPanel,
   toggleFold,
   wheelAt,
@@ -66,8 +68,6 @@ type Modal =
   | { kind: 'read' }
   | { kind: 'send' };
 
-type SparklineRenderer = (numbers: number[], options: { min: number; max: number }) => string;
-
 /**
  * The renderer blessed-contrib's Sparkline widget draws with, resolved from that widget's module so it
  * is the one blessed-contrib ships whatever npm hoisted; null when it cannot be loaded (the cells
@@ -79,26 +79,6 @@ function contribSparkline(): SparklineRenderer | null {
     const widget = here.resolve('blessed-contrib/lib/widget/sparkline.js');
     here(widget);
     return createRequire(widget)('sparkline') as SparklineRenderer;
-  } catch {
-    return null;
-  }
-}
-
-/** Busy percents as sparkline cells on a fixed 0-100 scale (idle stays low), a gap for no sample. */
-export function drawSpark(
-  render: SparklineRenderer | null,
-  values: ReadonlyArray<number | null>,
-): string | null {
-  if (!render || values.length === 0) return null;
-  try {
-    const drawn = [
-      ...render(
-        values.map((v) => v ?? 0),
-        { min: 0, max: 100 },
-      ),
-    ];
-    if (drawn.length !== values.length) return null;
-    return drawn.map((cell, i) => (values[i] === null ? ' ' : cell)).join('');
   } catch {
     return null;
   }
@@ -275,44 +255,20 @@ class SidebarApp {
       else this.quit();
     });
     this.screen.key(['escape'], () => this.closeModal());
-    this.screen.key(
-      ['tab'],
-      when(() => this.setView(cyclePanel(this.view, 1))),
-    );
-    this.screen.key(
-      ['S-tab'],
-      when(() => this.setView(cyclePanel(this.view, -1))),
-    );
-    this.screen.key(
-      ['down', 'j'],
-      when(() => this.step(1)),
-    );
-    this.screen.key(
-      ['up', 'k'],
-      when(() => this.step(-1)),
-    );
-    this.screen.key(
-      ['pagedown'],
-      when(() => this.step(5)),
-    );
-    this.screen.key(
-      ['pageup'],
-      when(() => this.step(-5)),
-    );
-    this.screen.key(
-      ['space'],
-      when(() => this.setView(toggleFold(this.state as SidebarState, this.view))),
-    );
-    // blessed reports ⏎ as `enter` and then `return`: bound to both, one ⏎ focused the pane twice,
-    // and the `return` of a ⏎ that chose a menu entry focused the selected pane behind the menu.
-    this.screen.key(
-      ['enter'],
-      when(() => void this.activate(this.frame?.selected ?? null)),
-    );
-    this.screen.key(
-      ['m'],
-      when(() => this.openMenu()),
-    );
+    const keys: Array<[string[], () => void]> = [
+      [['tab'], () => this.setView(cyclePanel(this.view, 1))],
+      [['S-tab'], () => this.setView(cyclePanel(this.view, -1))],
+      [['down', 'j'], () => this.step(1)],
+      [['up', 'k'], () => this.step(-1)],
+      [['pagedown'], () => this.step(5)],
+      [['pageup'], () => this.step(-5)],
+      [['space'], () => this.setView(toggleFold(this.state as SidebarState, this.view))],
+      // blessed reports ⏎ as `enter` and then `return`: bound to both, one ⏎ focused the pane
+      // twice, and the `return` of a ⏎ that chose a menu entry focused the pane behind the menu.
+      [['enter'], () => void this.activate(this.frame?.selected ?? null)],
+      [['m'], () => this.openMenu()],
+    ];
+    for (const [names, action] of keys) this.screen.key(names, when(action));
     this.screen.key(['y'], () => this.confirmed(true));
     this.screen.key(['n'], () => this.confirmed(false));
   }
@@ -509,11 +465,4 @@ function splitMouseReports(screen: blessed.Widgets.Screen): void {
     if (!reports || reports.length < 2 || reports.join('') !== text) return parse(text, data);
     for (const report of reports) parse(report, Buffer.from(report));
   };
-}
-
-/** What a confirmation asks, naming the row it acts on. */
-function question(action: MenuEntry['action'], row: BoardRow): string {
-  if (action === 'stop') return `Stop job ${row.id}?`;
-  if (action === 'cancel') return `Cancel ticket ${row.id}?`;
-  return `Close ${displayText(row.title)} (${displayText(row.pane ?? row.id)})?`;
 }

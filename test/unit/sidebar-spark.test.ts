@@ -2,7 +2,7 @@
 // idle host stays low instead of being stretched to the full height, and a gap where no sample was.
 
 import { describe, expect, it } from 'vitest';
-import { drawSpark } from '../../sidebar/app.js';
+import { drawSpark } from '../../sidebar/model/spark.js';
 
 const render = (numbers: number[], options: { min: number; max: number }) => {
   void options;
