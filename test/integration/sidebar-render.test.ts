@@ -13,7 +13,7 @@ import type { SidebarHost } from '../../sidebar/model/types.js';
 import { CLI, eventually, type Sandbox, sandbox } from '../helpers/cli.js';
 import { inboxBox, inboxPair, registerClaude } from '../helpers/inbox-fixture.js';
 import { itemFixture, jobFixture, ticketFixture } from '../helpers/job-fixtures.js';
-import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+import { agentPaneFixture, snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 import { click, startTmux, type Tmux, type TmuxServer, wheel } from '../helpers/tmux.js';
 import { tempDir } from '../helpers/tree.js';
 
@@ -136,7 +136,7 @@ async function writeWork(jobs: number, tickets: number, agents = 0): Promise<voi
         harness: 'claude',
       }),
     );
-    panes.push(agentPane(pane, states[i % 3] as string, now));
+    panes.push(agentPaneFixture(pane, states[i % 3] as string, now - 60_000, { model: 'opus' }));
   }
   if (agents > 0) {
     const snapshot = snapshotFixture({ sample_ms: now });
@@ -148,29 +148,6 @@ async function writeWork(jobs: number, tickets: number, agents = 0): Promise<voi
   );
   await writeFile(join(box.state, 'items.json'), JSON.stringify({ version: 1, items }));
   await writeFile(join(box.state, 'queue.json'), JSON.stringify({ version: 1, tickets: queue }));
-}
-
-/** A snapshot's agent pane: Claude in `state` since a minute ago. */
-function agentPane(pane: string, state: string, now: number) {
-  return {
-    pane,
-    agent: 'claude',
-    state,
-    name: null,
-    transcript: null,
-    transcript_modified: null,
-    terminal_id: `term_${pane.replace(':', '_')}`,
-    completion_seq: 0,
-    cwd: null,
-    model: 'opus',
-    activity: null,
-    branch: null,
-    ahead: null,
-    dirty: null,
-    landed: null,
-    stalled_since_ms: null,
-    state_since_ms: now - 60_000,
-  };
 }
 
 interface Open {
