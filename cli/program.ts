@@ -170,7 +170,7 @@ export function buildProgram(done: Done): Command {
     .command('board')
     .description("an owner's children, jobs and tickets: TO LAND, ATTENTION, RUNNING, WAITING")
     .option('--json', 'one JSON document (what the Pi widget and the sidebar draw)')
-    .option('--owner <pane>', 'the owner pane (default: $HERDR_PANE_ID)')
+    .option('--owner <pane>', "the owner pane (default: the caller's Herdr or tmux pane)")
     .option('--open', "open or reuse the caller's board, docked at the left of its Herdr tab")
     .option('--toggle', "close the caller's docked board when it is open, else open it")
     .action(action(done, async () => (await import('./commands/board.js')).boardCommand));

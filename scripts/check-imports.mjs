@@ -7,7 +7,9 @@
 // set only in service/terminal (a message may name one), and /proc paths appear only in
 // service/process and service/probe (process.getBuiltinModule counts as an import). No zod schema is
 // built at a module's top level outside lazySchema (service/state/lazy-schema.ts): built at import,
-// a module's schemas were most of a hook's start-up. Comments may say anything: only code counts.
+// a module's schemas were most of a hook's start-up. blessed and blessed-contrib are loaded only by
+// sidebar/app.ts, and blessed-contrib only by a module's path, never its index (which loads every
+// widget and costs start-up). Comments may say anything: only code counts.
 // Exits 1 with one line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -35,6 +37,10 @@ const HERDR_OWNER = /^service\/terminal\//;
 /** Where /proc/<pid> (service/process) and host-wide /proc files (service/probe) are read. */
 const PROC_OWNERS = /^service\/(process|probe)\//;
 const PRODUCT_DIRS = ['cli', 'service', 'sidebar', 'plugins'];
+/** The one module that loads the TUI libraries. */
+const TUI_OWNER = 'sidebar/app.ts';
+const TUI_PACKAGE = /^blessed(-contrib)?(\/|$)/;
+const CONTRIB_INDEX = /^blessed-contrib(\/(index(\.js)?)?)?$/;
 const SOURCE = /\.(ts|mts|js|mjs)$/;
 /** A Herdr variable's name, whole: not a longer name that contains it (EXEC_HERDR_TIMEOUT_MS). */
 const HERDR_NAME = /^HERDR_[A-Z0-9_]+$/;
@@ -226,6 +232,17 @@ for (const dir of PRODUCT_DIRS) {
         );
       }
     }
+    // Strings, not only imports: blessed-contrib is reached through require.resolve.
+    for (const word of words) {
+      if (word.kind !== 'string') continue;
+      if (CONTRIB_INDEX.test(word.text)) {
+        problems.push(
+          `${name}: loads blessed-contrib's index (${JSON.stringify(word.text)}); load the widget's module`,
+        );
+      } else if (TUI_PACKAGE.test(word.text) && name !== TUI_OWNER) {
+        problems.push(`${name}: loads ${word.text} outside ${TUI_OWNER}`);
+      }
+    }
     if (!PROC_OWNERS.test(name)) {
       const proc = words.find((word) => word.kind === 'string' && PROC_PATH.test(word.text));
       if (proc) {
@@ -240,5 +257,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables and /proc stay with their owners; schemas are built on first use',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables, /proc and blessed stay with their owners; schemas are built on first use',
 );

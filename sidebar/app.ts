@@ -1,9 +1,12 @@
 // The one module that touches blessed: three framed boxes drawn from the pure frame (model/build.ts),
 // keys and mouse turned into view transitions (model/view.ts), the menu, its confirmations and the
 // read popup. Everything it shows comes from cached state (state.ts), refreshed when files change
-// (watch.ts); colours come from Herdr's theme (model/theme.ts). blessed is external to the bundle and
-// loaded only by `dogsled sidebar`.
+// (watch.ts); colours come from Herdr's theme (model/theme.ts). blessed and blessed-contrib are
+// external to the bundle and loaded only by `dogsled sidebar`; of blessed-contrib only the sparkline
+// widget's module and its renderer, never the package index, which loads every widget (the map,
+// markdown, a file watcher) and would cost a few hundred milliseconds of start-up.
 
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import blessed from 'blessed';
 import type { BoardRow } from '../service/core/board.js';
@@ -12,6 +15,7 @@ import { mark, span } from '../service/timing.js';
 import { Actions } from './actions.js';
 import { buildSidebar } from './model/build.js';
 import { displayText, wrapCells } from './model/cells.js';
+import { drawSpark, type SparklineRenderer } from './model/spark.js';
 import { blessedColour, type Theme } from './model/theme.js';
 import {
   type Frame,
@@ -29,6 +33,7 @@ import {
   type MenuEntry,
   menuFor,
   moveSelection,
+  question,
   scrollPanel,
   toggleFold,
   wheelAt,
@@ -63,6 +68,22 @@ type Modal =
   | { kind: 'read' }
   | { kind: 'send' };
 
+/**
+ * The renderer blessed-contrib's Sparkline widget draws with, resolved from that widget's module so it
+ * is the one blessed-contrib ships whatever npm hoisted; null when it cannot be loaded (the cells
+ * stay blank rather than the board failing).
+ */
+function contribSparkline(): SparklineRenderer | null {
+  try {
+    const here = createRequire(import.meta.url);
+    const widget = here.resolve('blessed-contrib/lib/widget/sparkline.js');
+    here(widget);
+    return createRequire(widget)('sparkline') as SparklineRenderer;
+  } catch {
+    return null;
+  }
+}
+
 export function runSidebar(options: SidebarOptions): Promise<number> {
   return new Promise((resolve) => {
     const app = new SidebarApp(options, () => resolve(0));
@@ -86,6 +107,7 @@ class SidebarApp {
   private messageTimer: NodeJS.Timeout | undefined;
   private closeWatch: (() => void) | undefined;
   private drawn = false;
+  private readonly sparkline = contribSparkline();
 
   constructor(
     private readonly options: SidebarOptions,
@@ -117,6 +139,7 @@ class SidebarApp {
 
   async start(): Promise<void> {
     this.bindKeys();
+    splitMouseReports(this.screen);
     this.screen.enableMouse();
     this.screen.on('mouse', (data) => this.onMouse(data));
     this.screen.on('resize', () => this.render());
@@ -202,7 +225,8 @@ class SidebarApp {
         if (bg) open += `{${bg}-bg}`;
         if (s.bold) open += '{bold}';
         if (s.inverse && this.theme.mono) open += '{inverse}';
-        const text = blessed.escape(s.text);
+        const drawn = s.spark && s.spark.length === s.text.length ? drawSpark(this.sparkline, s.spark) : null;
+        const text = blessed.escape(drawn ?? s.text);
         return open ? `${open}${text}{/}` : text;
       })
       .join('');
@@ -231,42 +255,20 @@ class SidebarApp {
       else this.quit();
     });
     this.screen.key(['escape'], () => this.closeModal());
-    this.screen.key(
-      ['tab'],
-      when(() => this.setView(cyclePanel(this.view, 1))),
-    );
-    this.screen.key(
-      ['S-tab'],
-      when(() => this.setView(cyclePanel(this.view, -1))),
-    );
-    this.screen.key(
-      ['down', 'j'],
-      when(() => this.step(1)),
-    );
-    this.screen.key(
-      ['up', 'k'],
-      when(() => this.step(-1)),
-    );
-    this.screen.key(
-      ['pagedown'],
-      when(() => this.step(5)),
-    );
-    this.screen.key(
-      ['pageup'],
-      when(() => this.step(-5)),
-    );
-    this.screen.key(
-      ['space'],
-      when(() => this.setView(toggleFold(this.state as SidebarState, this.view))),
-    );
-    this.screen.key(
-      ['return', 'enter'],
-      when(() => void this.activate(this.frame?.selected ?? null)),
-    );
-    this.screen.key(
-      ['m'],
-      when(() => this.openMenu()),
-    );
+    const keys: Array<[string[], () => void]> = [
+      [['tab'], () => this.setView(cyclePanel(this.view, 1))],
+      [['S-tab'], () => this.setView(cyclePanel(this.view, -1))],
+      [['down', 'j'], () => this.step(1)],
+      [['up', 'k'], () => this.step(-1)],
+      [['pagedown'], () => this.step(5)],
+      [['pageup'], () => this.step(-5)],
+      [['space'], () => this.setView(toggleFold(this.state as SidebarState, this.view))],
+      // blessed reports ⏎ as `enter` and then `return`: bound to both, one ⏎ focused the pane
+      // twice, and the `return` of a ⏎ that chose a menu entry focused the pane behind the menu.
+      [['enter'], () => void this.activate(this.frame?.selected ?? null)],
+      [['m'], () => this.openMenu()],
+    ];
+    for (const [names, action] of keys) this.screen.key(names, when(action));
     this.screen.key(['y'], () => this.confirmed(true));
     this.screen.key(['n'], () => this.confirmed(false));
   }
@@ -450,9 +452,17 @@ class SidebarApp {
   }
 }
 
-/** What a confirmation asks, naming the row it acts on. */
-function question(action: MenuEntry['action'], row: BoardRow): string {
-  if (action === 'stop') return `Stop job ${row.id}?`;
-  if (action === 'cancel') return `Cancel ticket ${row.id}?`;
-  return `Close ${displayText(row.title)} (${displayText(row.pane ?? row.id)})?`;
+/**
+ * blessed parses one mouse report per read from the terminal and drops the rest, so the second
+ * press of a double click that arrives in the same read as the first (a busy process, a fast
+ * mouse) was lost. Each report of a read made only of SGR mouse reports goes to blessed on its own.
+ */
+function splitMouseReports(screen: blessed.Widgets.Screen): void {
+  const program = screen.program as unknown as { _bindMouse(text: string, data: Buffer): void };
+  const parse = program._bindMouse.bind(program);
+  program._bindMouse = (text, data) => {
+    const reports = typeof text === 'string' ? text.match(/\u001b\[<\d+;\d+;\d+[mM]/g) : null;
+    if (!reports || reports.length < 2 || reports.join('') !== text) return parse(text, data);
+    for (const report of reports) parse(report, Buffer.from(report));
+  };
 }

@@ -28,7 +28,9 @@ export async function boardCommand(flags: BoardFlags, ctx: CliContext): Promise<
   }
   const owner = flags.owner ?? callerPane(ctx.env);
   if (owner === null || owner === '') {
-    throw new DogsledError('no owner: run it in a Herdr pane (HERDR_PANE_ID) or give --owner PANE');
+    throw new DogsledError(
+      'no owner: run it in a Herdr or tmux pane (HERDR_PANE_ID, TMUX_PANE) or give --owner PANE',
+    );
   }
   const board = await readBoard(ctx, owner);
   if (flags.json) ctx.out(`${JSON.stringify(board)}\n`);

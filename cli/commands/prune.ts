@@ -1,7 +1,7 @@
 // `dogsled prune [--yes] [--json] [--host H] [category ...]`: the doctor survey's removable entries
 // as a plan (service/cleanup/session.ts), shown and confirmed on a terminal (--yes skips the
 // question, never a check), then applied entry by entry with a recheck before each removal. Any
-// failure makes the status 2. The panes category needs Herdr; without it a plain prune simply has
+// failure makes the status 2. The panes category needs Herdr or tmux; without either a plain prune has
 // no pane entries.
 
 import { createInterface } from 'node:readline/promises';

@@ -13,7 +13,7 @@ import type { HostIO } from '../state/io.js';
 import { oneLine } from '../state/quarantine.js';
 import { appendItem, updateItems } from '../state/work.js';
 import type { AgentRequest, Item } from '../state/work-schemas.js';
-import { needsHerdr } from '../terminal/errors.js';
+import { needsTerminal } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane } from '../terminal/records.js';
@@ -90,7 +90,7 @@ export async function launchAgent(
       io.terminal ?? (() => openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }))
     )(),
   );
-  if (port.kind === 'headless') throw needsHerdr('agent', port.why);
+  if (port.kind === 'headless') throw needsTerminal('agent', port.why);
   const files = launchFiles(io.paths, request.launch);
   const worktree =
     request.branch === null

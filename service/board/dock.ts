@@ -11,7 +11,7 @@ import type { ProcessIO, StateIO } from '../state/io.js';
 import { boardFile, updateBoardEntry } from '../state/sidebar-files.js';
 import { type BoardEntry, BoardEntrySchema } from '../state/sidebar-schemas.js';
 import { writeState } from '../state/store.js';
-import { isTerminalError, needsHerdr } from '../terminal/errors.js';
+import { isTerminalError, needsPane, needsTerminal } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Layout, Pane, Rect } from '../terminal/records.js';
 import type { TmuxTerminal } from '../terminal/tmux.js';
@@ -38,17 +38,15 @@ export interface DockResult {
 }
 
 export interface DockOptions {
-  /** The caller's pane (HERDR_PANE_ID): the board's owner and the tab it docks in. */
+  /** The caller's pane (Herdr's or tmux's): the board's owner and the tab it docks in. */
   caller: string | null;
   toggle: boolean;
   command: string;
 }
 
 export async function dockBoard(io: StateIO, port: TerminalPort, options: DockOptions): Promise<DockResult> {
-  if (port.kind === 'headless') throw needsHerdr(options.command, port.why);
-  if (options.caller === null) {
-    throw needsHerdr(options.command, 'HERDR_PANE_ID is not set: run it in a Herdr pane');
-  }
+  if (port.kind === 'headless') throw needsTerminal(options.command, port.why);
+  if (options.caller === null) throw needsPane(options.command);
   const caller = await port.getPane(options.caller).catch((error: unknown) => {
     if (isTerminalError(error, 'pane_not_found'))
       throw new DogsledError(`caller pane ${options.caller} is not in this Herdr session`);
@@ -182,12 +180,14 @@ export function splitPath(id: string): boolean[] {
 export async function dockCallerBoard(io: ProcessIO, toggle: boolean): Promise<DockResult> {
   const command = toggle ? 'board --toggle' : 'board --open';
   const { openTerminal } = await import('../terminal/open.js');
-  const { callerPane } = await import('../terminal/herdr-env.js');
+  const { callerPane, pluginContextPane } = await import('../terminal/herdr-env.js');
   const port = await openTerminal({
     env: io.env,
     home: io.home,
     commandName: command,
     warn: io.warn,
   });
-  return dockBoard(io, port, { caller: callerPane(io.env), toggle, command });
+  // The plugin's toggle action runs outside any pane: it docks in the tab of the pane Herdr had focused.
+  const caller = callerPane(io.env) ?? pluginContextPane(io.env) ?? null;
+  return dockBoard(io, port, { caller, toggle, command });
 }

@@ -192,7 +192,7 @@ async function applyEntry(
       return fail(entry, removal.reason);
     }
     case 'pane': {
-      if (!io.closures) return fail(entry, 'needs Herdr');
+      if (!io.closures) return fail(entry, 'needs Herdr or tmux');
       const planned = { pane: entry.pane, terminal_id: entry.terminal_id };
       return closureOutcome(
         entry,
@@ -200,7 +200,7 @@ async function applyEntry(
       );
     }
     case 'workspace': {
-      if (!io.closures) return fail(entry, 'needs Herdr');
+      if (!io.closures) return fail(entry, 'needs Herdr or tmux');
       const planned = { workspace: entry.workspace, panes: entry.panes };
       const context = await io.closures.paneContext();
       return closureOutcome(entry, await pruneWorkspace(io.closures.port, planned, context));

@@ -100,7 +100,7 @@ export async function pruneCleanup(
   const session = await openSession(io, caller);
   const herdr = session.terminal.herdr;
   if (categories.includes('panes') && herdr === null) {
-    throw new DogsledError(`prune panes: needs Herdr (${session.terminal.why})`);
+    throw new DogsledError(`prune panes: needs Herdr or tmux (${session.terminal.why})`);
   }
   const removesWorktrees = categories.length === 0 || categories.includes('worktrees');
   const survey = await surveyCleanup(session.io, { processes: false, host: request.host, removesWorktrees });

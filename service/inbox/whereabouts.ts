@@ -4,7 +4,7 @@
 // Records are keyed by terminal, so a record follows the terminal and never a reused pane id.
 
 import { DogsledError } from '../errors.js';
-import { isTerminalError, needsHerdr } from '../terminal/errors.js';
+import { isTerminalError, needsTerminal } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Listing } from '../terminal/records.js';
@@ -19,7 +19,7 @@ export interface Whereabouts {
 export interface TerminalOptions {
   env: NodeJS.ProcessEnv;
   home: string;
-  /** Names the command in `<command> needs Herdr (...)`. */
+  /** Names the command in `<command> needs Herdr or tmux (...)`. */
   commandName: string;
   /** Per-call deadline; hooks pass a short one. */
   timeoutMs?: number;
@@ -35,7 +35,7 @@ export async function openHerdr(options: TerminalOptions): Promise<TerminalPort>
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     warn: () => {},
   });
-  if (port.kind === 'headless') throw needsHerdr(options.commandName, port.why);
+  if (port.kind === 'headless') throw needsTerminal(options.commandName, port.why);
   return port;
 }
 

@@ -131,7 +131,24 @@ export function isFinalRefusal(error: unknown): boolean {
   return error.code === 'usage' && error.method === 'agent.start';
 }
 
-/** The headless refusal: `<command> needs Herdr (<why>)`; the CLI prints `dogsled: ` in front. */
+/** What only Herdr does (plugin panes, its own CLI): `<command> needs Herdr (<why>)`. */
 export function needsHerdr(command: string, why: string, method?: string): TerminalError {
   return new TerminalError('needs_herdr', `${command} needs Herdr (${why})`, { method });
+}
+
+/**
+ * The headless refusal: neither Herdr nor tmux was found, and either would do, so the message
+ * names both (`<command> needs Herdr or tmux (<why>)`); the CLI prints `dogsled: ` in front.
+ */
+export function needsTerminal(command: string, why: string, method?: string): TerminalError {
+  return new TerminalError('needs_herdr', `${command} needs Herdr or tmux (${why})`, { method });
+}
+
+/** A command that acts from the caller's pane, run in none: `<command> needs a Herdr or tmux pane (...)`. */
+export function needsPane(command: string, hint?: string): TerminalError {
+  const why = 'neither HERDR_PANE_ID nor TMUX_PANE is set';
+  return new TerminalError(
+    'needs_herdr',
+    `${command} needs a Herdr or tmux pane (${why})${hint ? `: ${hint}` : ''}`,
+  );
 }

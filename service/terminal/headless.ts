@@ -1,7 +1,7 @@
 // The terminal port without Herdr. A "pane" is a detached process group (own session, unref'd)
 // whose output is appended to a log the caller names; close kills the group, read tails the log,
 // process info comes from the process table. Agents, workspaces, tabs, worktrees and plugins are refused with
-// `<command> needs Herdr (<why>)`. Calls the product makes routinely are harmless no-ops instead:
+// `<command> needs Herdr or tmux (<why>)`. Calls the product makes routinely are harmless no-ops instead:
 // pane/workspace metadata and agent reports (applied: false), notify (shown: false, reason
 // "no_herdr"), and listing (an empty session).
 
@@ -12,7 +12,7 @@ import { SpawnError } from '../process/run.js';
 import { groupMembers, hasProc, outputTarget, pidAlive, readStat } from '../process/table.js';
 import { fsFailure } from '../state/fs-errors.js';
 import { openAppendRegular, openRegular } from '../state/regular-file.js';
-import { needsHerdr, TerminalError } from './errors.js';
+import { needsHerdr, needsTerminal, TerminalError } from './errors.js';
 import { foregroundRecord } from './foreground.js';
 import { forwardedPort } from './herdr.js';
 import { listMachines } from './machines.js';
@@ -29,7 +29,7 @@ import { ROUTINE_TIMEOUT_MS } from './transport.js';
 export interface HeadlessOptions {
   /** Why Herdr is not used, e.g. `HERDR_SOCKET_PATH is not set and no herdr binary is on PATH`. */
   why: string;
-  /** Names the refused command in messages (`agent needs Herdr (...)`); else the operation's name. */
+  /** Names the refused command in messages (`agent needs Herdr or tmux (...)`); else the operation's name. */
   commandName?: string;
   /** A herdr binary whose server did not answer: machine verbs and forwarding still work through it. */
   binary?: string;
@@ -81,8 +81,10 @@ export class HeadlessTerminal implements TerminalPort {
     this.routineMs = options.routineMs ?? ROUTINE_TIMEOUT_MS;
   }
 
-  private refuse(operation: string, method: string): Promise<never> {
-    return Promise.reject(needsHerdr(this.commandName ?? operation, this.why, method));
+  /** Refused: Herdr or tmux would do it, or (`herdrOnly`: plugin panes) only Herdr. */
+  private refuse(operation: string, method: string, herdrOnly = false): Promise<never> {
+    const refusal = herdrOnly ? needsHerdr : needsTerminal;
+    return Promise.reject(refusal(this.commandName ?? operation, this.why, method));
   }
 
   listWorkspaces = () => this.refuse('workspace list', 'workspace.list');
@@ -109,8 +111,8 @@ export class HeadlessTerminal implements TerminalPort {
   readAgent = () => this.refuse('agent read', 'agent.read');
   listWorktrees = () => this.refuse('worktree list', 'worktree.list');
   openWorktree = () => this.refuse('worktree open', 'worktree.open');
-  openPluginPane = () => this.refuse('plugin pane open', 'plugin.pane.open');
-  closePluginPane = () => this.refuse('plugin pane close', 'plugin.pane.close');
+  openPluginPane = () => this.refuse('plugin pane open', 'plugin.pane.open', true);
+  closePluginPane = () => this.refuse('plugin pane close', 'plugin.pane.close', true);
 
   async reportPaneMetadata(): Promise<MetadataResult> {
     return { applied: false };

@@ -25,7 +25,7 @@ const PING_TIMEOUT_MS = 5_000;
 export interface OpenTerminalOptions {
   env: NodeJS.ProcessEnv;
   home: string;
-  /** The dogsled command, for refusals: `<commandName> needs Herdr (...)`. */
+  /** The dogsled command, for refusals: `<commandName> needs Herdr or tmux (...)`. */
   commandName?: string;
   /** Routine per-call deadline (default 30 s); waits and agent starts take their own. */
   timeoutMs?: number;

@@ -17,7 +17,7 @@ import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { readItems } from '../state/work.js';
 import type { AgentRequest, Ticket } from '../state/work-schemas.js';
-import { needsHerdr } from '../terminal/errors.js';
+import { needsTerminal } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
@@ -86,7 +86,7 @@ export async function runAgent(
     const port = await deadline.step('finding Herdr', 'routine', () =>
       openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }),
     );
-    if (port.kind === 'headless') throw needsHerdr('agent', port.why);
+    if (port.kind === 'headless') throw needsTerminal('agent', port.why);
     if (work.branch !== null) {
       const ask = { repo: work.cwd, branch: work.branch, base: work.base ?? undefined, command: 'agent' };
       await checkBranchRequest(ask, { ...io, terminal: port });

@@ -9,7 +9,7 @@ import { hostOfFlag } from '../hosts/remote-cleanup.js';
 import { branchHolds } from '../state/branch-observations.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, updateItems } from '../state/work.js';
-import { needsHerdr } from '../terminal/errors.js';
+import { needsTerminal } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import { closeOnPeer } from './peer-actions.js';
@@ -25,7 +25,7 @@ export async function closePane(io: HostIO, pane: string, host: string | null): 
 /** Close on this host; `caller` is the caller's own pane here (refused as a target), else null. */
 export async function closeHere(io: HostIO, pane: string, caller: string | null): Promise<CloseResult> {
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'close', warn: io.warn });
-  if (port.kind === 'headless') throw needsHerdr('close', port.why);
+  if (port.kind === 'headless') throw needsTerminal('close', port.why);
   const terminal = await port.getPane(pane).then(
     (found) => found.terminal_id,
     () => null,

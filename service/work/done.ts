@@ -14,16 +14,15 @@ import type { GitIO } from '../git/run.js';
 import { type DoneMark, updateDoneMarks } from '../state/done-marks.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/work.js';
-import { needsHerdr } from '../terminal/errors.js';
+import { needsPane, needsTerminal } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 
 export async function markDone(io: HostIO): Promise<DoneMark> {
   const pane = callerPane(io.env);
-  if (pane === null)
-    throw new DogsledError('a child runs it in its Herdr pane, and HERDR_PANE_ID is not set');
+  if (pane === null) throw needsPane('done', 'a child runs it in its own pane');
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'done', warn: io.warn });
-  if (port.kind === 'headless') throw needsHerdr('done', port.why);
+  if (port.kind === 'headless') throw needsTerminal('done', port.why);
   const me = await port.currentPane(pane);
   const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
   const mine = (owner: string | null) => owner === pane || owner === me.pane_id;

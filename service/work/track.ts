@@ -10,7 +10,7 @@ import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
-import { isTerminalError, needsHerdr } from '../terminal/errors.js';
+import { isTerminalError, needsTerminal } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 
@@ -28,7 +28,7 @@ export async function trackPane(io: HostIO, host: string, paneId: string, name: 
   const owner = callerPane(io.env);
   if (owner !== null && owner === paneId) throw new DogsledError(`${paneId} is your own pane`);
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'track', warn: io.warn });
-  if (port.kind === 'headless') throw needsHerdr('track', port.why);
+  if (port.kind === 'headless') throw needsTerminal('track', port.why);
   const pane = await port.getPane(paneId).catch((error: unknown) => {
     if (isTerminalError(error, 'pane_not_found')) throw new DogsledError(`no pane ${shown(paneId)} in Herdr`);
     throw error;

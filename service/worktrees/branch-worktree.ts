@@ -35,7 +35,7 @@ import {
   rememberWorktree,
 } from '../state/registries.js';
 import { loadRepoConfig } from '../state/repo-config.js';
-import { needsHerdr } from '../terminal/errors.js';
+import { needsTerminal } from '../terminal/errors.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort, WorktreeList } from '../terminal/port.js';
 import { mark } from '../timing.js';
@@ -49,7 +49,7 @@ export interface BranchWorktreeRequest {
   repo: string;
   branch: string;
   base?: string | undefined;
-  /** The command asking (`agent`, `place`, `run`), for `<command> needs Herdr (...)`. */
+  /** The command asking (`agent`, `place`, `run`), for `<command> needs Herdr or tmux (...)`. */
   command: string;
 }
 
@@ -98,7 +98,7 @@ export async function checkBranchRequest(
   }
   const terminal =
     deps.terminal ?? (await openTerminal({ env: deps.env, home: deps.home, commandName: request.command }));
-  if (terminal.kind === 'headless') throw needsHerdr(request.command, terminal.why);
+  if (terminal.kind === 'headless') throw needsTerminal(request.command, terminal.why);
   return { repository, terminal };
 }
 

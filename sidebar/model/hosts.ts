@@ -1,5 +1,6 @@
-// The Hosts panel: one two-line card per host (label, busy/cores, the `status --line` marker and a
-// busy sparkline; then an eight-cell memory meter and free disk), or one line per host when folded.
+// The Hosts panel: one two-line card per host (label, busy/cores, the `status --line` marker and the
+// cells of a busy sparkline, which the app draws with blessed-contrib's renderer; then an eight-cell
+// memory meter and free disk), or one line per host when folded.
 // Memory and disk take the admission thresholds' colours: memory yellow within 10% of the reserve
 // and red past it, disk yellow below twice disk_free_min_percent and red below it. An unreachable
 // host shows `?` and `no reply <age>`, its last numbers dimmed.
@@ -15,7 +16,6 @@ const LEVEL_ROLE: Record<Level, Role> = { ok: 'green', warn: 'yellow', bad: 'red
 export const MEMORY_WARN_MARGIN = 1.1;
 const METER_CELLS = 8;
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
-const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 const SPARK_MAX = 12;
 const GIB = 1024 ** 3;
 
@@ -43,16 +43,17 @@ export function meter(fraction: number, width = METER_CELLS): string {
   return filled + '░'.repeat(Math.max(0, width - full - (part ? 1 : 0)));
 }
 
-/** The last `width` busy samples as block characters; a gap where no sample existed. */
-export function sparkline(history: ReadonlyArray<number | null>, width: number): string {
+/**
+ * The last `width` busy samples as whole percents (0-100; null where no sample existed), for the
+ * app's sparkline renderer: integers because that renderer scales with 32-bit shifts.
+ */
+export function sparkPercents(history: ReadonlyArray<number | null>, width: number): Array<number | null> {
+  if (width <= 0) return [];
   return history
     .slice(-width)
-    .map((busy) => {
-      if (busy === null || !Number.isFinite(busy)) return ' ';
-      const level = Math.min(SPARKS.length - 1, Math.floor(Math.min(1, Math.max(0, busy)) * SPARKS.length));
-      return SPARKS[level] as string;
-    })
-    .join('');
+    .map((busy) =>
+      busy === null || !Number.isFinite(busy) ? null : Math.round(100 * Math.min(1, Math.max(0, busy))),
+    );
 }
 
 export function bytesShort(bytes: number): string {
@@ -94,9 +95,9 @@ function headLine(host: SidebarHost, width: number, folded: boolean, t: Threshol
   }
   const room = Math.min(SPARK_MAX, width - used - 1);
   if (room >= 4 && host.busy_history.length > 0) {
-    const spark = sparkline(host.busy_history, room);
-    const gap = width - used - cells(spark);
-    return [...parts, { text: ' '.repeat(gap) }, { text: spark, fg: 'teal', dim }];
+    const spark = sparkPercents(host.busy_history, room);
+    const gap = width - used - spark.length;
+    return [...parts, { text: ' '.repeat(gap) }, { text: ' '.repeat(spark.length), spark, fg: 'teal', dim }];
   }
   return fill(parts, used, width);
 }

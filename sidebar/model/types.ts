@@ -33,6 +33,11 @@ export interface Segment {
   dim?: boolean;
   /** With no colours (NO_COLOR), pills and the selection are drawn inverse. */
   inverse?: boolean;
+  /**
+   * Busy percents (null: no sample) the app draws into these cells as a sparkline, one cell each;
+   * `text` holds one space per value (what the model measures, and what a failed draw shows).
+   */
+  spark?: Array<number | null>;
 }
 
 /** One line of a panel, exactly the panel's inner width in cells. */

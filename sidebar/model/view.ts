@@ -4,6 +4,7 @@
 // selects or folds the line under it, the wheel scrolls. The menu's entries for a row are here too.
 
 import { type BoardRow, boardRows } from '../../service/core/board.js';
+import { displayText } from './cells.js';
 import { TODOS_FOLD } from './todos.js';
 import { type Frame, PANELS, type PanelId, rowKey, type SidebarState, type ViewState } from './types.js';
 import { groupFold } from './work.js';
@@ -135,4 +136,11 @@ export function menuFor(row: BoardRow): MenuEntry[] {
       true,
     ),
   ];
+}
+
+/** What a confirmation asks, naming the row it acts on. */
+export function question(action: MenuEntry['action'], row: BoardRow): string {
+  if (action === 'stop') return `Stop job ${row.id}?`;
+  if (action === 'cancel') return `Cancel ticket ${row.id}?`;
+  return `Close ${displayText(row.title)} (${displayText(row.pane ?? row.id)})?`;
 }

@@ -1,5 +1,6 @@
 // The sidebar's costs, each against a floor measured in the same run (markdown tables):
-// - start-up to first frame in a 38x45 tmux pane, against `node` printing one line in the same pane;
+// - start-up to first frame in a 38x45 tmux pane (hosts with sparklines, so blessed-contrib's
+//   sparkline is loaded), against `node -e` printing one line in the same pane;
 // - redraw (read + render, from DOGSLED_TIMING spans) and CPU with 20 hosts and 200 rows changing
 //   every second, against an idle `node` process over the same seconds;
 // - idle CPU with nothing changing, against the same idle `node`.
@@ -214,7 +215,7 @@ try {
   console.log('| measure | sidebar | floor | ratio |');
   console.log('| --- | --- | --- | --- |');
   console.log(
-    `| start-up to first frame (38x45 tmux) | ${f(up.sidebar)} ms | ${f(up.floor)} ms (node printing a line) | ${(up.sidebar / up.floor).toFixed(2)}x |`,
+    `| start-up to first frame (38x45 tmux) | ${f(up.sidebar)} ms | ${f(up.floor)} ms (\`node -e\` printing a line) | ${(up.sidebar / up.floor).toFixed(2)}x |`,
   );
   console.log(
     `| CPU, 20 hosts and 200 rows changing every second | ${f(busy.cpu)}% of a core | ${f(busy.floor)}% (idle node) | +${f(busy.cpu - busy.floor)} points |`,

@@ -2,7 +2,7 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { HostSnapshot } from '../../service/state/schemas.js';
+import type { AgentPane, HostSnapshot } from '../../service/state/schemas.js';
 
 const GIB = 1024 ** 3;
 
@@ -69,4 +69,33 @@ export function snapshotFixture(shape: SnapshotShape): HostSnapshot {
 export async function writeSnapshot(stateDir: string, snapshot: HostSnapshot): Promise<void> {
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   await writeFile(join(stateDir, 'host.json'), JSON.stringify(snapshot), { mode: 0o600 });
+}
+
+/** One agent pane of a snapshot's probe.agent_panes: Claude, `state` since `since_ms`, no transcript. */
+export function agentPaneFixture(
+  pane: string,
+  state: string,
+  since_ms: number,
+  over: Partial<AgentPane> = {},
+): AgentPane {
+  return {
+    pane,
+    agent: 'claude',
+    state,
+    name: null,
+    transcript: null,
+    transcript_modified: null,
+    terminal_id: `term_${pane.replace(':', '_')}`,
+    completion_seq: 0,
+    cwd: null,
+    model: null,
+    activity: null,
+    branch: null,
+    ahead: null,
+    dirty: null,
+    landed: null,
+    stalled_since_ms: null,
+    state_since_ms: since_ms,
+    ...over,
+  };
 }

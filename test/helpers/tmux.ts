@@ -1,6 +1,7 @@
 // A private tmux server for tests of full-screen programs: its own socket name and TMUX_TMPDIR in
-// the test's temp dir, no config (-f /dev/null), one session of a fixed size running one command.
-// The screen is read back with capture-pane (-e for colours); keys and mouse go in with send-keys.
+// a temp dir, no config (-f /dev/null), kept alive between tests (exit-empty off) so a test file
+// starts one server and each screen is a session of a fixed size running one command. The screen is
+// read back with capture-pane (-e for colours); keys and mouse go in with send-keys.
 
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -20,63 +21,99 @@ export interface Tmux {
   /** Waits until `check` holds for the captured screen; fails with the last screen after `timeoutMs`. */
   waitFor(check: (rows: string[]) => boolean, what: string, timeoutMs?: number): Promise<string[]>;
   resize(width: number, height: number): Promise<void>;
+  /** Whether the program has exited (the pane stays, remain-on-exit). */
+  exited(): Promise<boolean>;
+  /** Ends this screen's session (and its program); the server stays. */
   kill(): Promise<void>;
 }
 
-export interface TmuxOptions {
-  /** TMUX_TMPDIR: the server's socket lives here. */
+export interface ScreenOptions {
+  /** The program's working directory: the test's own, never the repository's. */
   dir: string;
-  name: string;
   width: number;
   height: number;
   argv: string[];
   env: NodeJS.ProcessEnv;
 }
 
-export async function startTmux(options: TmuxOptions): Promise<Tmux> {
+export interface TmuxServer {
+  open(options: ScreenOptions): Promise<Tmux>;
+  /** Ends the server and every screen in it. */
+  kill(): Promise<void>;
+}
+
+/** A server whose socket lives in `dir` (TMUX_TMPDIR) under `name`. */
+export async function startTmux(dir: string, name: string): Promise<TmuxServer> {
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    TMUX_TMPDIR: options.dir,
+    TMUX_TMPDIR: dir,
     LC_ALL: 'C.UTF-8',
     LANG: 'C.UTF-8',
   };
   delete serverEnv.TMUX;
-  // In the test's directory, never in the repository the tests run from.
-  const tmux = (...args: string[]) =>
-    run('tmux', ['-L', options.name, ...args], { env: serverEnv, cwd: options.dir });
-  const assignments = Object.entries(options.env)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${key}=${value}`);
-  // `env -i`: the program sees exactly the test's environment, not the tmux server's.
-  const command = `exec ${shellLine(['env', '-i', ...assignments, ...options.argv])}`;
+  // In the temp dir, never in the repository the tests run from.
+  const tmux = (...args: string[]) => run('tmux', ['-L', name, ...args], { env: serverEnv, cwd: dir });
   await tmux(
     '-f',
     '/dev/null',
     'new-session',
     '-d',
-    '-c',
-    options.dir,
     '-s',
-    'S',
-    '-x',
-    String(options.width),
-    '-y',
-    String(options.height),
-    command,
+    'keep',
+    ';',
+    'set-option',
+    '-g',
+    'exit-empty',
+    'off',
   );
-  await tmux('set-option', '-t', 'S', 'remain-on-exit', 'on');
+  let serial = 0;
+  return {
+    open: async (options) => {
+      serial += 1;
+      const session = `s${serial}`;
+      const target = `${session}:`;
+      const assignments = Object.entries(options.env)
+        .filter(([, value]) => value !== undefined)
+        .map(([key, value]) => `${key}=${value}`);
+      // `env -i`: the program sees exactly the test's environment, not the tmux server's.
+      const command = `exec ${shellLine(['env', '-i', ...assignments, ...options.argv])}`;
+      await tmux(
+        'new-session',
+        '-d',
+        '-c',
+        options.dir,
+        '-s',
+        session,
+        '-x',
+        String(options.width),
+        '-y',
+        String(options.height),
+        command,
+      );
+      await tmux('set-option', '-t', target, 'remain-on-exit', 'on');
+      return screen(tmux, target, session);
+    },
+    kill: async () => {
+      await tmux('kill-server').catch(() => undefined);
+    },
+  };
+}
+
+type Run = (...args: string[]) => Promise<{ stdout: string }>;
+
+function screen(tmux: Run, target: string, session: string): Tmux {
   const capture = async () => {
-    const { stdout } = await tmux('capture-pane', '-p', '-t', 'S');
+    const { stdout } = await tmux('capture-pane', '-p', '-t', target);
     return stdout.replace(/\n$/, '').split('\n');
   };
   return {
     capture,
-    captureAnsi: async () => (await tmux('capture-pane', '-p', '-e', '-t', 'S')).stdout,
+    captureAnsi: async () => (await tmux('capture-pane', '-p', '-e', '-t', target)).stdout,
     keys: async (...keys) => {
-      await tmux('send-keys', '-t', 'S', ...keys);
+      await tmux('send-keys', '-t', target, ...keys);
     },
     literal: async (text) => {
-      await tmux('send-keys', '-t', 'S', '-l', text);
+      await tmux('send-keys', '-t', target, '-l', text);
     },
     waitFor: async (check, what, timeoutMs = 15_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -89,10 +126,12 @@ export async function startTmux(options: TmuxOptions): Promise<Tmux> {
       }
     },
     resize: async (width, height) => {
-      await tmux('resize-window', '-t', 'S', '-x', String(width), '-y', String(height));
+      await tmux('resize-window', '-t', target, '-x', String(width), '-y', String(height));
     },
+    exited: async () =>
+      (await tmux('display-message', '-p', '-t', target, '#{pane_dead}')).stdout.trim() === '1',
     kill: async () => {
-      await tmux('kill-server').catch(() => undefined);
+      await tmux('kill-session', '-t', session).catch(() => undefined);
     },
   };
 }

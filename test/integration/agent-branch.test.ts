@@ -177,7 +177,7 @@ describe('every --branch refusal happens before any change', () => {
       { cwd: repo.main },
     );
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^dogsled: agent needs Herdr|^dogsled: agent: /);
+    expect(result.stderr).toMatch(/^dogsled: agent needs Herdr or tmux \(|^dogsled: agent: /);
     expect(await repoSnapshot(repo)).toEqual(tree);
   });
 });

@@ -196,7 +196,7 @@ describe('done refuses before it marks anything', () => {
     const result = await runCli(['done'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'dogsled: done: a child runs it in its Herdr pane, and HERDR_PANE_ID is not set\n',
+      'dogsled: done needs a Herdr or tmux pane (neither HERDR_PANE_ID nor TMUX_PANE is set): a child runs it in its own pane\n',
     );
   });
 });

@@ -179,7 +179,7 @@ describe('refusals before any pane exists', () => {
     expect(await items(suite)).toEqual([]);
   });
 
-  it('refuses without Herdr: agent needs Herdr', async () => {
+  it('refuses without Herdr or tmux: agent needs Herdr or tmux', async () => {
     const { HERDR_SOCKET_PATH: _s, HERDR_ENV: _e, HERDR_PANE_ID: _p, ...env } = suite.env;
     const result = await agentCli(suite, ['--kind', 'pi', '--name', 'x', '--message', 't'], {
       env: {
@@ -191,7 +191,7 @@ describe('refusals before any pane exists', () => {
       },
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^dogsled: agent needs Herdr \(/);
+    expect(result.stderr).toMatch(/^dogsled: agent needs Herdr or tmux \(/);
     expect(await launchFileNames(suite)).toEqual([]);
   });
 });

@@ -123,7 +123,7 @@ describe('dogsled board', () => {
     const orphan = await runCli(['board'], env);
     expect(orphan.code).toBe(2);
     expect(orphan.stderr).toBe(
-      'dogsled: board: no owner: run it in a Herdr pane (HERDR_PANE_ID) or give --owner PANE\n',
+      'dogsled: board: no owner: run it in a Herdr or tmux pane (HERDR_PANE_ID, TMUX_PANE) or give --owner PANE\n',
     );
     await mkdir(join(box.state, 'items.json'), { recursive: true });
     const broken = await board();

@@ -131,9 +131,79 @@ describe('board --open and --toggle', () => {
     expect(closed).toMatchObject({ action: 'closed', pane: first });
     expect((await herdr.call('pane.get', { pane_id: first })).error?.code).toBe('pane_not_found');
     expect(await registry()).toMatchObject({ pane: null, terminal_id: null });
+    await ok('_fake.calls.clear');
     const opened = await dock('--toggle');
+    expect(opened).toMatchObject({ action: 'opened', stale: null, ratio: 0.38 });
+    // The same recipe as --open: split the leftmost pane right, swap left, 38 cells of that split.
+    const asked = (await calls()).filter((c) =>
+      ['plugin.pane.open', 'pane.swap', 'layout.set_split_ratio', 'pane.split'].includes(c.method),
+    );
+    expect(asked.map((c) => c.method)).toEqual(['plugin.pane.open', 'pane.swap', 'layout.set_split_ratio']);
+    expect(asked[0]?.params).toMatchObject({ placement: 'split', direction: 'right', target_pane_id: left });
+    expect(asked[1]?.params).toEqual({ pane_id: opened.pane, direction: 'left' });
+    expect(asked[2]?.params).toEqual({ pane_id: opened.pane, path: [false], ratio: 0.38 });
+    first = opened.pane;
+  });
+
+  it('takes an entry whose pane id now names another terminal as stale, never that pane', async () => {
+    await ok('pane.close', { pane_id: first });
+    // The registry names a live pane (the tab's leftmost) with a terminal that is not its own.
+    const entry = await registry();
+    await writeFile(
+      boardFile(statePaths(state), tab),
+      JSON.stringify({ ...entry, pane: left, terminal_id: 'term_gone' }),
+    );
+    const opened = await dock('--open');
+    expect(opened).toMatchObject({ action: 'opened', stale: left });
+    expect(opened.pane).not.toBe(left);
+    expect((await herdr.call('pane.get', { pane_id: left })).error).toBeUndefined();
+    first = opened.pane;
+  });
+
+  it('clears a stale entry before the split, so a failed split leaves no entry naming a gone pane', async () => {
+    await ok('pane.close', { pane_id: first });
+    await ok('_fake.fail_next', { method: 'plugin.pane.open', code: 'internal_error', message: 'boom' });
+    const failed = await runCli(['board', '--open'], env);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr.split('\n')).toHaveLength(2);
+    expect(await registry()).toMatchObject({ pane: null, terminal_id: null });
+    const opened = await dock('--open');
     expect(opened).toMatchObject({ action: 'opened', stale: null });
     first = opened.pane;
+  });
+
+  it("toggles from the plugin's action, which runs outside any pane, in the focused pane's tab", async () => {
+    const action: NodeJS.ProcessEnv = {
+      ...env,
+      HERDR_PLUGIN_ID: 'dogsled',
+      HERDR_PLUGIN_ACTION_ID: 'toggle',
+      HERDR_PLUGIN_CONTEXT_JSON: JSON.stringify({ tab_id: tab, focused_pane_id: caller }),
+    };
+    delete action.HERDR_PANE_ID;
+    const run = async () => {
+      const result = await runCli(['board', '--toggle', '--json'], action);
+      expect(result.stderr).toBe('');
+      return DockResultSchema.parse(JSON.parse(result.stdout));
+    };
+    expect(await run()).toMatchObject({ action: 'closed', pane: first, tab });
+    const opened = await run();
+    expect(opened).toMatchObject({ action: 'opened', tab });
+    expect(await registry()).toMatchObject({ pane: opened.pane, owner: caller });
+    first = opened.pane;
+  });
+
+  it('names both panes when run in neither, before any split', async () => {
+    const outside = { ...env };
+    delete outside.HERDR_PANE_ID;
+    await ok('_fake.calls.clear');
+    for (const flag of ['--open', '--toggle']) {
+      const result = await runCli(['board', flag], outside);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `dogsled: board ${flag} needs a Herdr or tmux pane (neither HERDR_PANE_ID nor TMUX_PANE is set)\n`,
+      );
+    }
+    expect((await calls()).some((c) => c.method === 'plugin.pane.open')).toBe(false);
   });
 
   it('makes one board when two opens race in the same tab', async () => {
@@ -196,14 +266,14 @@ describe('board --open and --toggle', () => {
 });
 
 describe('board --open without Herdr', () => {
-  it('says it needs Herdr in one line and exits 2', async () => {
+  it('says it needs Herdr or tmux, or a pane of one, in one line and exits 2', async () => {
     const box = await sandbox({ HERDR_PANE_ID: 'w1:p1' });
     try {
       for (const flag of ['--open', '--toggle']) {
         const result = await runCli(['board', flag], box.env);
         expect(result.code).toBe(2);
         expect(result.stdout).toBe('');
-        expect(result.stderr).toMatch(new RegExp(`^dogsled: board ${flag} needs Herdr \\(.+\\)\\n$`));
+        expect(result.stderr).toMatch(new RegExp(`^dogsled: board ${flag} needs Herdr or tmux \\(.+\\)\\n$`));
       }
     } finally {
       await box.cleanup();

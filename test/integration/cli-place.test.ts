@@ -194,7 +194,7 @@ describe('place', () => {
     execFileSync('git', ['init', '-q', repo]);
     const result = await runCli(['place', '--branch', 'feat/x', '--json'], at(NOW), { cwd: repo });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^dogsled: place needs Herdr \([^\n]+\)\n$/);
+    expect(result.stderr).toMatch(/^dogsled: place needs Herdr or tmux \([^\n]+\)\n$/);
     await expect(readFile(join(box.state, 'placements.json'))).rejects.toThrow();
   });
 });

@@ -165,7 +165,7 @@ describe('arguments', () => {
     );
     const panes = await runCliIn(repo.main, ['prune', '--yes', 'panes'], box.env);
     expect(panes).toMatchObject({ code: 2, stdout: '' });
-    expect(panes.stderr).toMatch(/^dogsled: prune panes: needs Herdr/);
+    expect(panes.stderr).toMatch(/^dogsled: prune panes: needs Herdr or tmux \(/);
     const host = await runCliIn(repo.main, ['prune', '--yes', '--host', 'netcup'], box.env);
     expect(host.code).toBe(2);
     expect(host.stderr).toBe('dogsled: prune: --host: unknown host "netcup" (known: local)\n');

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { chmod, copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'smol-toml';
+import { parse, stringify } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { PLUGIN_ID, SIDEBAR_ENTRYPOINT } from '../../service/board/dock.js';
 import { loadManifest } from '../fakes/herdr/lib/manifest.mjs';
@@ -14,6 +14,8 @@ import { ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tree.js';
 
 const run = promisify(execFile);
+// biome-ignore lint/suspicious/noExplicitAny: the manifest as parsed TOML, edited field by field
+type Toml = Record<string, any>;
 const PLUGIN = join(ROOT, 'plugins', 'herdr');
 const MANIFEST = join(PLUGIN, 'herdr-plugin.toml');
 
@@ -23,6 +25,29 @@ describe('herdr-plugin.toml', () => {
     expect(info).toMatchObject({ plugin_id: PLUGIN_ID, name: 'Dogsled', min_herdr_version: '0.8.0' });
     expect(info.warnings).toBeUndefined();
     expect(info.platforms).toEqual(['linux', 'macos']);
+  });
+
+  it('is refused without any of the fields Herdr requires, so passing the validation means something', async () => {
+    const dir = await tempDir('dogsled-manifest-');
+    const drop: Array<[string, (m: Toml) => void, string]> = [
+      ['id', (m) => delete m.id, 'invalid_plugin_id'],
+      ['name', (m) => delete m.name, 'invalid_plugin_name'],
+      ['version', (m) => delete m.version, 'invalid_plugin_version'],
+      ['min_herdr_version', (m) => delete m.min_herdr_version, 'invalid_plugin_min_herdr_version'],
+      ['a pane title', (m) => delete m.panes[0].title, 'invalid_plugin_pane_title'],
+      ['a pane command', (m) => delete m.panes[0].command, 'invalid_plugin_command'],
+      ['an action title', (m) => delete m.actions[0].title, 'invalid_plugin_action_title'],
+      ['an action command', (m) => delete m.actions[0].command, 'invalid_plugin_command'],
+    ];
+    for (const [what, change, code] of drop) {
+      const manifest = parse(await readFile(MANIFEST, 'utf8')) as Toml;
+      change(manifest);
+      const file = join(dir, 'herdr-plugin.toml');
+      await writeFile(file, stringify(manifest));
+      expect(() => loadManifest(file, { herdrVersion: '0.8.0' }), what).toThrow(
+        expect.objectContaining({ code }),
+      );
+    }
   });
 
   it('has the sidebar pane as a split and the toggle action, the names board --open uses', async () => {

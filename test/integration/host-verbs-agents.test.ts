@@ -174,7 +174,7 @@ describe('host agent clones a missing checkout from the caller origin', () => {
     const input = JSON.stringify(agentRequest({}, { checkout }));
     const result = await runCli(['host', 'agent'], { ...env, PATH: `${bin}:${env.PATH}` }, { input });
     // No Herdr here: the launch stops after the checkout, with the clone kept and trusted.
-    oneLine(result, /needs Herdr/);
+    oneLine(result, /needs Herdr or tmux \(/);
     const top = join(box.home, 'src', 'proj');
     expect(git(top, 'remote', 'get-url', 'origin').trim()).toBe(origin);
     expect(await readFile(log, 'utf8')).toBe(`[trust][--][${join(top, 'mise.toml')}]\n`);

@@ -130,10 +130,10 @@ describe('send', () => {
     oneLineError(unknown, /^dogsled: send: no agent or pane "no-such-agent" on this host\n$/);
   });
 
-  it('needs Herdr', async () => {
+  it('needs Herdr or tmux', async () => {
     const env = { ...t.box.env, HERDR_SOCKET_PATH: join(t.box.root, 'absent.sock'), PATH: '/usr/bin:/bin' };
     const result = await runCli(['send', 'w1:p1', '--message', 'x'], env);
-    oneLineError(result, /^dogsled: send needs Herdr \(/);
+    oneLineError(result, /^dogsled: send needs Herdr or tmux \(/);
   });
 
   it('refuses an inbox file that is a directory or a FIFO in one line, without hanging', async () => {

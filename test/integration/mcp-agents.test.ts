@@ -165,7 +165,7 @@ describe('spawn', () => {
     const outside = await mcp({ ...plain, PATH: process.env.PATH });
     const refused = await outside.call('spawn', { kind: 'pi', name: 'x', message: task });
     expect(refused.isError).toBe(true);
-    expect(refused.text).toMatch(/needs Herdr/);
+    expect(refused.text).toMatch(/needs Herdr or tmux \(/);
     expect((await launchFileNames(suite)).filter((name) => name.endsWith('.task.md'))).toEqual([]);
     expect(await tickets(suite)).toEqual([]);
   }, 90_000);

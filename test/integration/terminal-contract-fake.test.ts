@@ -123,7 +123,7 @@ describe('fake-only controls', () => {
     });
     const error = await failure(headless.startAgent({ name: 'x', kind: 'pi', paneId: 'w1:p1' }));
     expect(error.message).toBe(
-      'agent needs Herdr (HERDR_SOCKET_PATH is not set and no herdr binary is on PATH)',
+      'agent needs Herdr or tmux (HERDR_SOCKET_PATH is not set and no herdr binary is on PATH)',
     );
   });
 });

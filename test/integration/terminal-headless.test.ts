@@ -55,7 +55,7 @@ describe('openTerminal without Herdr', () => {
     expect(port.insideHerdr).toBe(false);
     const error = await refusal(port.startAgent({ name: 'rev', kind: 'codex', paneId: 'w1:p1' }));
     expect(error.message).toBe(
-      'agent needs Herdr (HERDR_SOCKET_PATH is not set and no herdr binary is on PATH)',
+      'agent needs Herdr or tmux (HERDR_SOCKET_PATH is not set and no herdr binary is on PATH)',
     );
     expect(error.exitCode).toBe(2);
   });
@@ -79,7 +79,7 @@ describe('openTerminal without Herdr', () => {
     expect(port.why).toBe(`socket ${socket} refused the connection and no herdr binary is on PATH`);
     const error = await refusal(port.listWorkspaces());
     expect(error.message).toBe(
-      `board needs Herdr (socket ${socket} refused the connection and no herdr binary is on PATH)`,
+      `board needs Herdr or tmux (socket ${socket} refused the connection and no herdr binary is on PATH)`,
     );
   });
 
@@ -187,7 +187,7 @@ describe('the headless backend', () => {
     );
   });
 
-  it('refuses workspaces, tabs, panes, agents, worktrees and plugins with the needs-Herdr message', async () => {
+  it('refuses workspaces, tabs, panes, agents and worktrees as needing Herdr or tmux, and plugins as needing Herdr', async () => {
     const why = 'HERDR_SOCKET_PATH is not set and no herdr binary is on PATH';
     const cases: [Promise<unknown>, string][] = [
       [port.createWorkspace({ cwd: dir }), 'workspace create'],
@@ -196,14 +196,16 @@ describe('the headless backend', () => {
       [port.listAgents(), 'agent list'],
       [port.waitAgent('rev'), 'agent wait'],
       [port.openWorktree({ branch: 'x' }), 'worktree open'],
-      [port.openPluginPane({ pluginId: 'dogsled', entrypoint: 'sidebar' }), 'plugin pane open'],
       [port.runLine('w1:p1', 'ls'), 'pane run'],
     ];
     for (const [call, command] of cases) {
       const error = await refusal(call);
-      expect(error.message).toBe(`${command} needs Herdr (${why})`);
+      expect(error.message).toBe(`${command} needs Herdr or tmux (${why})`);
       expect(error.code).toBe('needs_herdr');
     }
+    // tmux has no plugin panes: only Herdr would do.
+    const plugin = await refusal(port.openPluginPane({ pluginId: 'dogsled', entrypoint: 'sidebar' }));
+    expect(plugin.message).toBe(`plugin pane open needs Herdr (${why})`);
   });
 
   it('answers the routine calls harmlessly: metadata, notifications, listing, machines', async () => {

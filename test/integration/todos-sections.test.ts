@@ -12,35 +12,13 @@ import { statePaths } from '../../service/state/paths.js';
 import { idHash } from '../../service/state/sidebar-files.js';
 import { TodoSectionsSchema } from '../../service/state/sidebar-schemas.js';
 import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';
-import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+import { agentPaneFixture, snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 
 let box: Sandbox;
 beforeEach(async () => {
   box = await sandbox();
 });
 afterEach(async () => box.cleanup());
-
-function agentPane(pane: string) {
-  return {
-    pane,
-    agent: 'pi',
-    state: 'working',
-    name: null,
-    transcript: null,
-    transcript_modified: null,
-    terminal_id: `term_${pane.replace(':', '_')}`,
-    completion_seq: 0,
-    cwd: null,
-    model: null,
-    activity: null,
-    branch: null,
-    ahead: null,
-    dirty: null,
-    landed: null,
-    stalled_since_ms: null,
-    state_since_ms: Date.now(),
-  };
-}
 
 function publication(pane: string, extra: Record<string, unknown> = {}) {
   return {
@@ -75,7 +53,9 @@ describe('todo-sections.json', () => {
   it('lists every live agent pane: its todos, or why they are unavailable', async () => {
     const panes = ['w1:p1', 'w1:p2', 'w1:p3', 'w1:p4', 'w1:p5', 'w1:p6', 'w1:p7'];
     const snapshot = snapshotFixture({ sample_ms: Date.now() });
-    snapshot.probe.agent_panes = panes.map(agentPane);
+    snapshot.probe.agent_panes = panes.map((pane) =>
+      agentPaneFixture(pane, 'working', Date.now(), { agent: 'pi' }),
+    );
     await writeSnapshot(box.state, snapshot);
     const dir = join(box.state, 'todo-lines');
     await mkdir(dir, { recursive: true });

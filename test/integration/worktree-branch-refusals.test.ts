@@ -170,7 +170,7 @@ describe('--branch refuses, before any change,', () => {
     const env = { ...herdr.env, HERDR_SOCKET_PATH: join(dir, 'nobody.sock'), PATH: process.env.PATH ?? '' };
     await refused(
       () => ensure(repo, herdr, 'feat/h', undefined, { env }),
-      /^agent needs Herdr \(.*nobody\.sock.* and no herdr binary is on PATH\)$/,
+      /^agent needs Herdr or tmux \(.*nobody\.sock.* and no herdr binary is on PATH\)$/,
     );
   });
 

@@ -73,6 +73,39 @@ describe('the owners check', () => {
     });
     expect(check(root)).toEqual({ code: 0, lines: [] });
   });
+
+  it("keeps blessed and blessed-contrib in sidebar/app.ts, and blessed-contrib's index out of everything", async () => {
+    const refused = await fixtureTree({
+      'sidebar/app.ts': [
+        "import blessed from 'blessed';",
+        "import contrib from 'blessed-contrib';",
+        "export const map = require.resolve('blessed-contrib/index.js');",
+        'export const b = [blessed, contrib];',
+        '',
+      ].join('\n'),
+      'sidebar/panel.ts': "import blessed from 'blessed';\nexport const b = blessed;\n",
+      'cli/commands/gauge.ts': "export const g = require('blessed-contrib/lib/widget/gauge.js');\n",
+    });
+    const result = check(refused);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      'cli/commands/gauge.ts: loads blessed-contrib/lib/widget/gauge.js outside sidebar/app.ts',
+      'sidebar/app.ts: loads blessed-contrib\'s index ("blessed-contrib"); load the widget\'s module',
+      'sidebar/app.ts: loads blessed-contrib\'s index ("blessed-contrib/index.js"); load the widget\'s module',
+      'sidebar/panel.ts: loads blessed outside sidebar/app.ts',
+    ]);
+    const allowed = await fixtureTree({
+      'sidebar/app.ts': [
+        "// Not blessed-contrib's index: it loads every widget.",
+        "import blessed from 'blessed';",
+        "export const spark = require.resolve('blessed-contrib/lib/widget/sparkline.js');",
+        'export const b = blessed;',
+        '',
+      ].join('\n'),
+      'sidebar/model/theme.ts': "export const name = 'blessedColour';\n",
+    });
+    expect(check(allowed)).toEqual({ code: 0, lines: [] });
+  });
 });
 
 const ZOD = "import * as z from 'zod/mini';\nimport { lazySchema } from './lazy-schema.js';\n";

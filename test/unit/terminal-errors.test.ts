@@ -3,7 +3,14 @@
 
 import { describe, expect, it } from 'vitest';
 import { DogsledError } from '../../service/errors.js';
-import { fromHerdrCode, isFinalRefusal, needsHerdr, TerminalError } from '../../service/terminal/errors.js';
+import {
+  fromHerdrCode,
+  isFinalRefusal,
+  needsHerdr,
+  needsPane,
+  needsTerminal,
+  TerminalError,
+} from '../../service/terminal/errors.js';
 
 describe('TerminalError', () => {
   it('is a DogsledError with exit code 2, so the CLI prints one line', () => {
@@ -24,13 +31,25 @@ describe('TerminalError', () => {
     expect(fromHerdrCode('server_not_running', 'no server', 'pane.list').code).toBe('unreachable');
   });
 
-  it('words the headless refusal exactly as `<command> needs Herdr (<why>)`', () => {
-    const error = needsHerdr('agent', 'HERDR_SOCKET_PATH is not set and no herdr binary is on PATH');
+  it('words the headless refusal exactly as `<command> needs Herdr or tmux (<why>)`', () => {
+    const error = needsTerminal('agent', 'HERDR_SOCKET_PATH is not set and no herdr binary is on PATH');
     expect(error.message).toBe(
-      'agent needs Herdr (HERDR_SOCKET_PATH is not set and no herdr binary is on PATH)',
+      'agent needs Herdr or tmux (HERDR_SOCKET_PATH is not set and no herdr binary is on PATH)',
     );
     expect(error.code).toBe('needs_herdr');
     expect(error.exitCode).toBe(2);
+    expect(needsHerdr('plugin pane open', 'tmux has no plugins').message).toBe(
+      'plugin pane open needs Herdr (tmux has no plugins)',
+    );
+  });
+
+  it('names both panes when a command runs in neither', () => {
+    expect(needsPane('board --open').message).toBe(
+      'board --open needs a Herdr or tmux pane (neither HERDR_PANE_ID nor TMUX_PANE is set)',
+    );
+    expect(needsPane('done', 'a child runs it in its own pane').message).toBe(
+      'done needs a Herdr or tmux pane (neither HERDR_PANE_ID nor TMUX_PANE is set): a child runs it in its own pane',
+    );
   });
 });
 

@@ -50,7 +50,7 @@ export interface HerdrFacts {
 export interface TerminalFacts {
   /** Herdr's side when it answered, else null. */
   herdr: HerdrFacts | null;
-  /** Why Herdr is not used, for `needs Herdr (...)`; '' when it is. */
+  /** Why Herdr is not used, for `needs Herdr or tmux (...)`; '' when it is. */
   why: string;
   /** Set when Herdr should be there but could not be read: a warning, and every checkout is held. */
   error: string | null;
