@@ -8,7 +8,6 @@ import { rm } from 'node:fs/promises';
 import { type AgentLaunched, checkAgentLine, launchAgent } from '../agents/launch-agent.js';
 import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
 import { findHost } from '../core/placement.js';
-import { shown } from '../core/visible.js';
 import { DogsledError } from '../errors.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
@@ -72,13 +71,6 @@ export async function runAgent(
   };
   // A child pinned to a peer is checked there too: its profile, Herdr and checkout are the peer's.
   const onPeer = work.pin !== null && findHost([LOCAL_HOST], work.pin) === undefined;
-  // A ticket queued on purpose (MCP's spawn) is admitted by this host's service, which admits onto
-  // this host only: one pinned elsewhere would wait for ever.
-  if (work.queue === true && onPeer) {
-    throw new DogsledError(
-      `host ${shown(work.pin ?? '')} is not this host, and a queued child starts on this host only; use dogsled agent --host`,
-    );
-  }
   // The line is checked before anything exists: no task file, ticket or pane for a refused name.
   await checkAgentLine(io, onPeer && request.kind === 'pi' ? { ...request, profile: null } : request);
   const owner = callerPane(io.env);
