@@ -14,10 +14,13 @@ import { PeerEntrySchema } from '../../service/state/peer-schemas.js';
 import { updateState } from '../../service/state/store.js';
 import { readItems, readQueue, updateQueue } from '../../service/state/work.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
+import { readLaunches } from '../fakes/agents/harness.js';
 import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
 import { ticketFixture } from '../helpers/job-fixtures.js';
+import { startMcp } from '../helpers/mcp-client.js';
 import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
+import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
 import { peerSupport } from './peers/index.js';
 
 const unsupported = peerSupport();
@@ -30,6 +33,7 @@ const ROOMY = 'memory_reserve_bytes = 0\ndisk_free_min_percent = 0\n';
 
 describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () => {
   let fleet: Fleet;
+  let herdr: PeerHerdr | undefined;
   let serve: ReturnType<typeof startCli> | undefined;
   let ticking = true;
   let ticker: Promise<void> = Promise.resolve();
@@ -116,11 +120,13 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
       }
     })();
     await localPolicy(FULL);
+    herdr = await startPeerHerdr(fleet.peers.peer(PEER));
     await untilPeersEligible(fleet);
   }, 180_000);
 
   afterAll(async () => {
     await stopServe();
+    await herdr?.stop();
     ticking = false;
     await ticker;
     await fleet?.stop();
@@ -230,5 +236,43 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     expect(await ticket(pinned as string)).toMatchObject({ state: 'pending', host: null });
     await forget();
     expect(await settledAs(pinned as string, 'admitted')).toMatchObject({ host: PEER });
+  });
+
+  it('queues an MCP spawn pinned to the peer and starts the child there', async () => {
+    const { HERDR_SOCKET_PATH: _s, HERDR_ENV: _e, ...env } = fleet.env;
+    const server = await startMcp(env, '/tmp');
+    try {
+      const task = `Queued for the peer.\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply: 'Finished.' }] })}\n\`\`\`\n`;
+      const answer = await server.json<{ queued: boolean; ticket: string }>('spawn', {
+        kind: 'claude',
+        name: 'spawned-there',
+        message: task,
+        host: PEER,
+        cwd: '/tmp',
+      });
+      expect(answer.queued).toBe(true);
+      const admitted = await settledAs(answer.ticket, 'admitted');
+      expect(admitted).toMatchObject({ host: PEER, error: null });
+      const launch = admitted.agent?.launch as string;
+      const launches = join(peerState(), 'launches');
+      const record = JSON.parse(await readFile(join(launches, `${launch}.json`), 'utf8'));
+      expect(record).toMatchObject({ state: 'started', name: 'spawned-there', ticket: answer.ticket });
+      expect(await readFile(join(launches, `${launch}.task.md`), 'utf8')).toContain('Queued for the peer.');
+      const started = await eventually(
+        async () => {
+          const found = await readLaunches(herdr?.logDir as string);
+          return found.length > 0 ? found : undefined;
+        },
+        30_000,
+        'the child on the peer',
+      );
+      expect(started).toHaveLength(1);
+      // The task went with the child; the owner's item names the peer and the pane there.
+      await expect(readFile(join(fleet.box.state, 'launches', `${launch}.task.md`))).rejects.toThrow();
+      const item = (await readItems(io())).items.find((entry) => entry.id === admitted.item);
+      expect(item).toMatchObject({ kind: 'agent', host: PEER, pane: record.pane, launch });
+    } finally {
+      await server.close();
+    }
   });
 });
