@@ -14,8 +14,9 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
 import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
+import type { LaunchRecord } from '../state/launch-schemas.js';
 import { readItems } from '../state/work.js';
-import type { AgentRequest, Ticket } from '../state/work-schemas.js';
+import type { AgentRequest, Item, Ticket } from '../state/work-schemas.js';
 import { needsHerdr } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
@@ -146,8 +147,13 @@ async function launchedBy(
   ticket: Ticket,
   request: AgentRequest,
 ): Promise<Extract<AgentOutcome, { kind: 'started' }>> {
-  const record = await readLaunchRecord(io.paths, request.launch);
   const item = (await readItems(io)).items.find((entry) => entry.id === ticket.item);
+  // Admitted on a peer: its launch record is there; the owner's item, written from it, says the rest.
+  const onPeer = ticket.host !== null && ticket.host !== LOCAL_HOST.id;
+  const record =
+    onPeer && item !== undefined
+      ? recordOfItem(item, ticket, request)
+      : await readLaunchRecord(io.paths, request.launch);
   if (record === undefined || item === undefined) {
     throw new DogsledError(
       `ticket ${ticket.id} was admitted, but its launch ${request.launch} left no record`,
@@ -168,4 +174,35 @@ async function launchedBy(
           anchor: null,
         };
   return { kind: 'started', label, record, item, worktree };
+}
+
+/** A child started on a peer as its owner's item shows it (the task and contract files are there). */
+function recordOfItem(item: Item, ticket: Ticket, request: AgentRequest): LaunchRecord {
+  return {
+    id: request.launch,
+    ticket: ticket.id,
+    item: item.id,
+    owner: item.owner,
+    host: item.host,
+    name: item.name ?? request.name,
+    kind: request.kind,
+    profile: item.profile ?? request.profile,
+    model: item.model ?? null,
+    role: item.role ?? 'writer',
+    cwd: item.cwd ?? request.cwd,
+    branch: item.branch ?? null,
+    worktree: item.worktree ?? null,
+    pane: item.pane,
+    terminal_id: item.terminal_id,
+    workspace: null,
+    task_file: '',
+    contract_file: '',
+    state: 'started',
+    attempts: 1,
+    error: null,
+    recent_output: null,
+    created_ms: item.created_ms,
+    state_ms: ticket.state_ms,
+    started_ms: ticket.state_ms,
+  };
 }

@@ -15,7 +15,7 @@ import { updateState } from '../../service/state/store.js';
 import { readItems, readQueue, updateQueue } from '../../service/state/work.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
 import { readLaunches } from '../fakes/agents/harness.js';
-import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
+import { eventually, exited, runCli, spawnCli, startCli } from '../helpers/cli.js';
 import { ticketFixture } from '../helpers/job-fixtures.js';
 import { startMcp } from '../helpers/mcp-client.js';
 import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
@@ -30,6 +30,11 @@ const PEER = 'adm';
 /** A memory reserve no host has: every placement there is refused. */
 const FULL = 'memory_reserve_bytes = 1000000000000000\ndisk_free_min_percent = 0\n';
 const ROOMY = 'memory_reserve_bytes = 0\ndisk_free_min_percent = 0\n';
+
+/** A task the fake agent finishes at once. */
+function quickTask(text: string): string {
+  return `${text}\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply: 'Finished.' }] })}\n\`\`\`\n`;
+}
 
 describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () => {
   let fleet: Fleet;
@@ -175,6 +180,29 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     );
     expect((await ticket(later)).state).toBe('pending');
     expect((await ticket(missing as string)).state).toBe('pending');
+    // Callers that wait for a ticket the peer takes: the reservation there, the child there.
+    const placing = spawnCli(['place', '--host', PEER, '--wait', '--json'], fleet.env, {
+      timeoutMs: 120_000,
+    });
+    const child = spawnCli(
+      [
+        'agent',
+        '--host',
+        PEER,
+        '--wait',
+        '--kind',
+        'claude',
+        '--name',
+        'waiter',
+        '--cwd',
+        '/tmp',
+        '--json',
+        '--message',
+        quickTask('Wait for room there.'),
+      ],
+      fleet.env,
+      { timeoutMs: 120_000 },
+    );
 
     await peerPolicy(ROOMY);
     await forget();
@@ -183,6 +211,20 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     const failed = await settledAs(missing as string, 'failed');
     expect(failed.error).toMatch(new RegExp(`^${PEER}: .*no-such-command-dogsled`));
     expect(failed.error).not.toMatch(/[\n\r\u001b]/);
+    const placed = await placing.done;
+    expect(placed.code, placed.stderr).toBe(0);
+    const placedDoc = JSON.parse(placed.stdout.trim().split('\n').at(-1) as string);
+    expect(placedDoc).toMatchObject({ placed: true, host: PEER });
+    const reservations = JSON.parse(
+      await readFile(join(peerState(), 'placements.json'), 'utf8'),
+    ).reservations;
+    expect(reservations.map((r: { id: string }) => r.id)).toContain(placedDoc.reservation);
+    const started = await child.done;
+    expect(started.code, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout.trim().split('\n').at(-1) as string)).toMatchObject({
+      host: PEER,
+      name: 'waiter',
+    });
     // Never retried elsewhere: no job for it on either host.
     expect(await jobsOf(peerState(), missing as string)).toEqual([]);
     expect(await jobsOf(fleet.box.state, missing as string)).toEqual([]);
@@ -242,7 +284,7 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     const { HERDR_SOCKET_PATH: _s, HERDR_ENV: _e, ...env } = fleet.env;
     const server = await startMcp(env, '/tmp');
     try {
-      const task = `Queued for the peer.\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply: 'Finished.' }] })}\n\`\`\`\n`;
+      const task = quickTask('Queued for the peer.');
       const answer = await server.json<{ queued: boolean; ticket: string }>('spawn', {
         kind: 'claude',
         name: 'spawned-there',
@@ -266,7 +308,9 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
         30_000,
         'the child on the peer',
       );
-      expect(started).toHaveLength(1);
+      expect(
+        started.filter((found) => found.task_files?.some((f: string) => f.includes(launch))),
+      ).toHaveLength(1);
       // The task went with the child; the owner's item names the peer and the pane there.
       await expect(readFile(join(fleet.box.state, 'launches', `${launch}.task.md`))).rejects.toThrow();
       const item = (await readItems(io())).items.find((entry) => entry.id === admitted.item);
