@@ -8,7 +8,6 @@
 
 import { launchAgent } from '../agents/launch-agent.js';
 import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission-order.js';
-import { SETUP_CAP_MS } from '../core/budget.js';
 import { PEER_READ_EVERY_MS } from '../core/peer-reads.js';
 import {
   type Admitter,
@@ -21,7 +20,7 @@ import {
   settleInterrupted,
   withTicket,
 } from '../core/tickets.js';
-import { DogsledError, messageOf } from '../errors.js';
+import { messageOf } from '../errors.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { hostFacts, LOCAL_HOST, readLocalFacts } from '../hosts/local.js';
 import { type PlaceOutcome, reserveLocally } from '../hosts/place.js';
@@ -31,8 +30,8 @@ import { readEnvFile, removeEnvFile, ticketEnvPath } from '../state/job-env.js';
 import { oneLine } from '../state/quarantine.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { PlacedWorktree, Queue, Ticket } from '../state/work-schemas.js';
-import { Deadline } from '../work/deadline.js';
 import { jobInWorktree } from '../work/run-job.js';
+import { admissionPause, type LaunchFailure, launchUnderCap } from './admission-launch.js';
 import {
   dropExpiredTickets,
   launchEvidence,
@@ -48,7 +47,7 @@ import { PeersLane } from './peers-lane.js';
 import { placeWorktree } from './place-worktree.js';
 import { QuotaHolds } from './quota-holds.js';
 import { runLoop } from './work-loop.js';
-import { admissionPause, type WorkerIO } from './worker-io.js';
+import type { WorkerIO } from './worker-io.js';
 
 export type { WorkerIO } from './worker-io.js';
 
@@ -153,13 +152,15 @@ export class AdmissionWorker {
     // A `place` ticket is admitted by its reservation (and its `--branch` worktree); a job ticket
     // launches its job, an agent ticket its child.
     const common = { owner: ticket.owner, host, ticket: ticket.id, reservation: ticket.reservation };
-    let failure: Awaited<ReturnType<AdmissionWorker['launching']>> = null;
+    let failure: LaunchFailure | null = null;
     if (ticket.agent && itemId !== null) {
       const spec = { ...common, itemId, request: ticket.agent };
-      failure = await this.launching(ticket, (ctx, deadline) => launchAgent(ctx, spec, deadline));
+      failure = await launchUnderCap(this.deps, ticket.id, (ctx, deadline) =>
+        launchAgent(ctx, spec, deadline),
+      );
     } else if (ticket.request !== null && jobId !== null && itemId !== null) {
       const request = ticket.request;
-      failure = await this.launching(ticket, async (ctx, deadline) => {
+      failure = await launchUnderCap(this.deps, ticket.id, async (ctx, deadline) => {
         const env = await readEnvFile(ticketEnvPath(deps.paths, ticket.id));
         const inWorktree = await jobInWorktree(ctx, request, deadline);
         const spec = { ...common, jobId, itemId, request: inWorktree, env: env ?? null };
@@ -188,7 +189,7 @@ export class AdmissionWorker {
    */
   private async admitThere(ticket: Ticket, peer: PeerHost): Promise<AdmissionResult> {
     let worktree: PlacedWorktree | null = null;
-    const failure = await this.launching(ticket, async (ctx, deadline) => {
+    const failure = await launchUnderCap(this.deps, ticket.id, async (ctx, deadline) => {
       worktree = await launchThere(ctx, peer, ticket, deadline);
     });
     if (failure === null) {
@@ -212,31 +213,6 @@ export class AdmissionWorker {
       ...(worktree === null ? {} : { worktree }),
     }));
     return admitted ? { kind: 'admitted', ticket: admitted } : { kind: 'gone' };
-  }
-
-  /**
-   * Runs one admission's launch under the setup cap; an admission that runs out of it fails its
-   * ticket. The step's signal reaches the launch's writes, so a launch still running then (behind a
-   * lock) writes nothing more but its own undoing: no item or pane for a ticket already failed.
-   * Returns why it failed (recorded on the ticket whatever it was) and the error, or null.
-   */
-  private async launching(
-    ticket: Ticket,
-    launch: (ctx: WorkerIO & { afterRecord: () => Promise<void> }, deadline: Deadline) => Promise<unknown>,
-  ): Promise<{ error: string; cause: unknown } | null> {
-    const { deps } = this;
-    const ctx = { ...deps, afterRecord: () => admissionPause(this.deps.env, 'after-record') };
-    const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
-    try {
-      await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
-        launch({ ...ctx, signal }, deadline),
-      );
-      return null;
-    } catch (error) {
-      if (!(error instanceof DogsledError))
-        deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
-      return { error: oneLine(messageOf(error)), cause: error };
-    }
   }
 
   /**
