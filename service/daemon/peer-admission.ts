@@ -75,10 +75,16 @@ export async function reserveThere(
   peer: PeerHost,
   owner: string | null,
 ): Promise<PlaceOutcome> {
-  const signal = io.signal
-    ? AbortSignal.any([io.signal, AbortSignal.timeout(PEER_RESERVE_MS)])
-    : AbortSignal.timeout(PEER_RESERVE_MS);
-  return reserveOnPeer({ ...io, signal }, peer, { owner });
+  const timeout = AbortSignal.timeout(PEER_RESERVE_MS);
+  const signal = io.signal ? AbortSignal.any([io.signal, timeout]) : timeout;
+  try {
+    return await reserveOnPeer({ ...io, signal }, peer, { owner });
+  } catch (error) {
+    // Out of time: a refusal like any, so the pass goes on to the other hosts.
+    if (!timeout.aborted || io.signal?.aborted) throw error;
+    const reason = [`no answer to host reserve within ${PEER_RESERVE_MS / 1000}s`];
+    return { kind: 'full', refusals: [{ id: peer.id, label: peer.label, reason }] };
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
 // a launch refused there fails its ticket with the peer's line and starts nothing elsewhere; a stale
 // snapshot is never used; a service killed mid-admission is settled without a second launch.
 
+import { execFileSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -319,4 +320,33 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
       await server.close();
     }
   });
+
+  it('takes a peer frozen with SIGSTOP as a refusal, and this host keeps admitting meanwhile', async () => {
+    const peer = fleet.peers.peer(PEER);
+    // The peer as a whole: its sshd (listener and sessions) and every process of its user.
+    const pids = [
+      peer.sshd.pid(),
+      ...execFileSync('pgrep', ['-u', peer.user.name], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .map(Number),
+    ];
+    for (const pid of pids) signal(pid, 'SIGSTOP');
+    try {
+      const [frozen, here] = await queue({ pin: PEER }, { pin: 'local' });
+      expect(await settledAs(here as string, 'admitted')).toMatchObject({ host: 'local' });
+      expect(await ticket(frozen as string)).toMatchObject({ state: 'pending', host: null });
+    } finally {
+      for (const pid of pids) signal(pid, 'SIGCONT');
+    }
+  });
 });
+
+/** A process that ended meanwhile (a short-lived one of the peer's user) is simply gone. */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
