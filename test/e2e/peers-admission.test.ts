@@ -3,7 +3,9 @@
 // (a memory reserve no host has makes it full), the peer's is its own config. Queued tickets go to
 // the peer while this host is full, FIFO per host; a full peer holds its ticket until it has room;
 // a launch refused there fails its ticket with the peer's line and starts nothing elsewhere; a stale
-// snapshot is never used; a service killed mid-admission is settled without a second launch.
+// snapshot is never used, nor a peer frozen with SIGSTOP; a service killed mid-admission is settled
+// without a second launch; an MCP spawn pinned to the peer starts its child there; callers that wait
+// (`place --wait`, `agent --wait`) get what the peer admitted.
 
 import { execFileSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -331,11 +333,14 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
         .filter(Boolean)
         .map(Number),
     ];
+    const said = serve?.output().length ?? 0;
     for (const pid of pids) signal(pid, 'SIGSTOP');
     try {
       const [frozen, here] = await queue({ pin: PEER }, { pin: 'local' });
       expect(await settledAs(here as string, 'admitted')).toMatchObject({ host: 'local' });
       expect(await ticket(frozen as string)).toMatchObject({ state: 'pending', host: null });
+      // Its silence was a refusal that passes admission on, never a pass that failed.
+      expect(serve?.output().slice(said)).not.toMatch(/dogsled serve: admission:/);
     } finally {
       for (const pid of pids) signal(pid, 'SIGCONT');
     }
