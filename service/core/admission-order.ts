@@ -4,18 +4,28 @@
 // elsewhere. Each admission counts as one more reservation on its host before the next ticket is
 // judged, exactly as the host's own recheck will see it.
 //
+// A peer comes judged (its own headroom from its snapshot, refused when stale or unreachable here):
+// its reservation load is its own policy's, so it takes one admission per pass, and its own recheck
+// decides the next one.
+//
 // Cost: one pass is O(tickets x hosts) at worst. Once every host is held by a waiting ticket, the
 // rest of the queue is only checked for pins that name no host (one set lookup each), so a long
 // queue behind a full fleet costs one ticket's look per pass plus that scan.
 
-import { type HostFacts, headroomOf, type Policy } from './headroom.js';
+import { type Headroom, type HostFacts, headroomOf, type Policy } from './headroom.js';
 import { compareCandidates, findHost, type PlacementCandidate } from './placement.js';
 
-export interface AdmissionHost {
+/** This host by its facts, judged under this policy. */
+export interface FactsHost {
   id: string;
   label: string;
   facts: HostFacts;
 }
+
+/** A host admission may use: this one by its facts, or a peer as it judged itself. */
+export type AdmissionHost = FactsHost | { id: string; label: string; judged: Headroom };
+
+const BOOKED_PEER = 'admitting here already in this pass: its own recheck decides the next one';
 
 export interface QueuedTicket {
   id: string;
@@ -42,6 +52,11 @@ export function planAdmissions<T extends QueuedTicket>(
   const held = new Set<string>();
   const candidate = (host: AdmissionHost): PlacementCandidate => {
     const extra = booked.get(host.id) ?? 0;
+    if ('judged' in host) {
+      const { judged } = host;
+      const headroom = extra === 0 ? judged : { ...judged, eligible: false, reason: [BOOKED_PEER] };
+      return { id: host.id, label: host.label, headroom };
+    }
     const facts = { ...host.facts, reservations: host.facts.reservations + extra };
     return { id: host.id, label: host.label, headroom: headroomOf(facts, policy, now) };
   };

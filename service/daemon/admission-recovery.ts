@@ -6,7 +6,14 @@
 // environments (tickets/ID.env) of tickets that will never launch.
 
 import { type LaunchRecord, readLaunchRecord, updateLaunchRecord } from '../agents/launch-files.js';
-import { interruptedNeverStarted, type LaunchEvidence } from '../core/tickets.js';
+import {
+  type Admitter,
+  interruptedNeverStarted,
+  isExpiredTicket,
+  isInterrupted,
+  type LaunchEvidence,
+  settleInterrupted,
+} from '../core/tickets.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { endReservations } from '../hosts/place.js';
 import type { StateIO } from '../state/io.js';
@@ -142,4 +149,39 @@ function waiting(queue: Queue): Set<string> {
   return new Set(
     queue.tickets.filter((t) => t.state === 'pending' || t.state === 'admitting').map((t) => t.id),
   );
+}
+
+/**
+ * Settles, under the queue lock, every ticket still interrupted from its evidence (gathered before,
+ * outside the lock), and drops settled tickets past their retention. Returns the tickets it settled.
+ */
+export async function settleInterruptedTickets(
+  io: StateIO,
+  admitter: Admitter,
+  evidence: ReadonlyMap<string, LaunchEvidence>,
+): Promise<Ticket[]> {
+  return updateQueue(io, (queue) => {
+    const now = io.now();
+    const interrupted: Ticket[] = [];
+    const tickets = queue.tickets.flatMap((ticket) => {
+      if (isExpiredTicket(ticket, now)) return [];
+      const found = evidence.get(ticket.id);
+      if (found === undefined || !isInterrupted(ticket, admitter)) return [ticket];
+      const next = settleInterrupted(ticket, found, now);
+      interrupted.push(next);
+      return [next];
+    });
+    const changed = tickets.length !== queue.tickets.length || interrupted.length > 0;
+    return changed ? { result: interrupted, next: { ...queue, tickets } } : { result: interrupted };
+  });
+}
+
+/** Drops settled tickets past their retention (a day), when the queue has any. */
+export async function dropExpiredTickets(io: StateIO, queue: Queue): Promise<void> {
+  const now = io.now();
+  if (!queue.tickets.some((t) => isExpiredTicket(t, now))) return;
+  await updateQueue(io, (current) => ({
+    result: undefined,
+    next: { ...current, tickets: current.tickets.filter((t) => !isExpiredTicket(t, io.now())) },
+  }));
 }

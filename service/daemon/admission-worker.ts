@@ -1,43 +1,48 @@
 // The service's admission worker (spec, "Items and closing"): admits pending job, agent and place
-// tickets in FIFO order
-// with planAdmissions, each one claimed under the queue lock together with its reservation (so a
-// concurrent `run` cannot take the room first), then launched with the caller's environment its
-// ticket kept, then marked admitted. A ticket is launched at most once: one found `admitting` under
+// tickets in FIFO order with planAdmissions over this host and every enabled peer
+// (peer-admission.ts), each one claimed under the queue lock together with its host's own recheck
+// and reservation (so a concurrent `run` cannot take the room first), then launched (here with the
+// caller's environment its ticket kept, on a peer through its host verbs), then marked admitted. A ticket is launched at most once: one found `admitting` under
 // another service run is settled from its job record (admission-recovery.ts), and a launch or
 // admission error is recorded on the ticket, never retried elsewhere.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import { launchAgent } from '../agents/launch-agent.js';
 import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission-order.js';
-import { SETUP_CAP_MS } from '../core/budget.js';
 import { PEER_READ_EVERY_MS } from '../core/peer-reads.js';
 import {
   type Admitter,
   admitTicket,
   claimTicket,
   failTicket,
-  isExpiredTicket,
   isInterrupted,
   type LaunchEvidence,
   pendingInOrder,
   settleInterrupted,
   withTicket,
 } from '../core/tickets.js';
-import { DogsledError, messageOf } from '../errors.js';
+import { messageOf } from '../errors.js';
+import type { PeerHost } from '../hosts/fleet.js';
 import { hostFacts, LOCAL_HOST, readLocalFacts } from '../hosts/local.js';
-import { reserveLocally } from '../hosts/place.js';
+import { type PlaceOutcome, reserveLocally } from '../hosts/place.js';
 import { launchJob } from '../jobs/launch.js';
 import { newId } from '../state/ids.js';
 import { readEnvFile, removeEnvFile, ticketEnvPath } from '../state/job-env.js';
 import { oneLine } from '../state/quarantine.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { PlacedWorktree, Queue, Ticket } from '../state/work-schemas.js';
-import { Deadline } from '../work/deadline.js';
 import { jobInWorktree } from '../work/run-job.js';
-import { launchEvidence, releaseUnlaunched, sweepTicketEnvs } from './admission-recovery.js';
+import { admissionPause, type LaunchFailure, launchUnderCap } from './admission-launch.js';
+import {
+  dropExpiredTickets,
+  launchEvidence,
+  releaseUnlaunched,
+  settleInterruptedTickets,
+  sweepTicketEnvs,
+} from './admission-recovery.js';
 import { CompletionWorker } from './completion.js';
 import { FinishWorker } from './finish.js';
 import { runInboxWorker } from './inbox-worker.js';
+import { evidenceThere, launchThere, mayHaveStarted, PeerRefusals, reserveThere } from './peer-admission.js';
 import { PeersLane } from './peers-lane.js';
 import { placeWorktree } from './place-worktree.js';
 import { QuotaHolds } from './quota-holds.js';
@@ -64,6 +69,7 @@ export class AdmissionWorker {
   readonly admitter: Admitter;
   private readonly deps: WorkerIO;
   private readonly quota: QuotaHolds;
+  private readonly refusals = new PeerRefusals();
   private recovered = false;
   private sweepError = '';
   private readonly unsettled = new Map<
@@ -87,27 +93,18 @@ export class AdmissionWorker {
     const before = await readQueue(deps);
     // Records first, each under its own lock alone; the queue lock comes after, never around them.
     const evidence = new Map<string, LaunchEvidence>();
-    for (const ticket of before.tickets) {
-      if (!isInterrupted(ticket, this.admitter)) continue;
-      const found = await launchEvidence(deps, ticket, true);
+    const interrupted = before.tickets.filter((ticket) => isInterrupted(ticket, this.admitter));
+    const { peers } = interrupted.some(onPeer) ? await this.refusals.hosts(deps) : { peers: [] };
+    for (const ticket of interrupted) {
+      // A launch on a peer is settled from what the peer and the owner's items say (never again).
+      const found = onPeer(ticket)
+        ? await evidenceThere(deps, peerOf(peers, ticket.host), ticket)
+        : await launchEvidence(deps, ticket, true);
       evidence.set(ticket.id, found);
       // Before the ticket settles: whoever sees it failed finds its room free again.
       await this.release(ticket, found);
     }
-    const settled = await updateQueue(deps, (queue) => {
-      const now = deps.now();
-      const interrupted: Ticket[] = [];
-      const tickets = queue.tickets.flatMap((ticket) => {
-        if (isExpiredTicket(ticket, now)) return [];
-        const found = evidence.get(ticket.id);
-        if (found === undefined || !isInterrupted(ticket, this.admitter)) return [ticket];
-        const next = settleInterrupted(ticket, found, now);
-        interrupted.push(next);
-        return [next];
-      });
-      const changed = tickets.length !== queue.tickets.length || interrupted.length > 0;
-      return changed ? { result: interrupted, next: { ...queue, tickets } } : { result: interrupted };
-    });
+    const settled = await settleInterruptedTickets(deps, this.admitter, evidence);
     await this.sweep(await readQueue(deps));
     this.recovered = true;
     return settled;
@@ -118,45 +115,52 @@ export class AdmissionWorker {
     if (!this.recovered) await this.recover();
     await this.retryUnsettled();
     const queue = await readQueue(this.deps);
-    await this.dropExpired(queue);
+    await dropExpiredTickets(this.deps, queue);
     await this.sweep(queue);
     // A ticket whose harness's quota is exhausted waits with its reason, and holds no host.
     const pending = await this.quota.admissible(pendingInOrder(queue.tickets));
     if (pending.length === 0) return [];
-    const host = await this.localHost();
-    const steps = planAdmissions(pending, [host], this.deps.config, this.deps.now());
+    const fleet = await this.refusals.hosts(this.deps);
+    const hosts = [await this.localHost(), ...fleet.hosts];
+    const steps = planAdmissions(pending, hosts, this.deps.config, this.deps.now());
     const results: AdmissionResult[] = [];
     for (const step of steps) {
-      const result = await this.take(step);
+      const peer = step.kind === 'admit' ? peerOf(fleet.peers, step.host.id) : undefined;
+      const result = await this.take(step, peer);
       results.push(result);
       // The host's own recheck found no room: the plan was optimistic, the next pass reads again.
-      if (result.kind === 'full') break;
+      if (result.kind !== 'full') continue;
+      if (peer !== undefined) await this.refusals.refused(this.deps, peer.id);
+      break;
     }
     return results;
   }
 
-  private async take(step: AdmissionStep<Ticket>): Promise<AdmissionResult> {
+  private async take(step: AdmissionStep<Ticket>, peer: PeerHost | undefined): Promise<AdmissionResult> {
     if (step.kind === 'fail') return this.fail(step.ticket.id, 'pending', step.reason);
-    return this.admit(step.ticket);
+    return this.admit(step.ticket, peer);
   }
 
-  /** Claim (with its reservation), launch, settle. */
-  private async admit(pending: Ticket): Promise<AdmissionResult> {
-    const claim = await this.claim(pending.id);
+  /** Claim (with its reservation), launch, settle; on `peer` when one is given, else here. */
+  private async admit(pending: Ticket, peer: PeerHost | undefined): Promise<AdmissionResult> {
+    const claim = await this.claim(pending.id, peer);
     if (claim.kind !== 'claimed') return claim;
     const { ticket, host, jobId, itemId } = claim;
     const { deps } = this;
-    await this.testPause('before-launch');
+    await admissionPause(this.deps.env, 'before-launch');
+    if (peer !== undefined) return this.admitThere(ticket, peer);
     // A `place` ticket is admitted by its reservation (and its `--branch` worktree); a job ticket
     // launches its job, an agent ticket its child.
     const common = { owner: ticket.owner, host, ticket: ticket.id, reservation: ticket.reservation };
-    let failure: string | null = null;
+    let failure: LaunchFailure | null = null;
     if (ticket.agent && itemId !== null) {
       const spec = { ...common, itemId, request: ticket.agent };
-      failure = await this.launching(ticket, (ctx, deadline) => launchAgent(ctx, spec, deadline));
+      failure = await launchUnderCap(this.deps, ticket.id, (ctx, deadline) =>
+        launchAgent(ctx, spec, deadline),
+      );
     } else if (ticket.request !== null && jobId !== null && itemId !== null) {
       const request = ticket.request;
-      failure = await this.launching(ticket, async (ctx, deadline) => {
+      failure = await launchUnderCap(this.deps, ticket.id, async (ctx, deadline) => {
         const env = await readEnvFile(ticketEnvPath(deps.paths, ticket.id));
         const inWorktree = await jobInWorktree(ctx, request, deadline);
         const spec = { ...common, jobId, itemId, request: inWorktree, env: env ?? null };
@@ -168,7 +172,7 @@ export class AdmissionWorker {
         );
       }
     }
-    if (failure !== null) return this.launchFailed(ticket, failure);
+    if (failure !== null) return this.launchFailed(ticket, failure.error);
     // A `place --branch` ticket nobody waits for gets its worktree here; a waiting caller makes it.
     let worktree: PlacedWorktree | null = null;
     if (ticket.place && !ticket.waiting) {
@@ -176,37 +180,39 @@ export class AdmissionWorker {
       if (!made.ok) return this.fail(ticket.id, 'admitting', made.error);
       worktree = made.worktree;
     }
-    await this.testPause('after-launch');
-    const admitted = await this.settle(ticket.id, 'admitting', (current) => ({
-      ...admitTicket(current, deps.now()),
-      ...(worktree === null ? {} : { worktree }),
-    }));
-    return admitted ? { kind: 'admitted', ticket: admitted } : { kind: 'gone' };
+    return this.admitted(ticket, worktree);
   }
 
   /**
-   * Runs one admission's launch under the setup cap; an admission that runs out of it fails its
-   * ticket. The step's signal reaches the launch's writes, so a launch still running then (behind a
-   * lock) writes nothing more but its own undoing: no item or pane for a ticket already failed.
-   * Returns why it failed (recorded on the ticket whatever it was), or null.
+   * The launch on a peer. A failure there fails the ticket with the peer's one line, never another
+   * host; one whose reply may have been lost after the peer started it is settled from the evidence.
    */
-  private async launching(
-    ticket: Ticket,
-    launch: (ctx: WorkerIO & { afterRecord: () => Promise<void> }, deadline: Deadline) => Promise<unknown>,
-  ): Promise<string | null> {
-    const { deps } = this;
-    const ctx = { ...deps, afterRecord: () => this.testPause('after-record') };
-    const deadline = new Deadline(deps.launchCapMs ?? SETUP_CAP_MS);
-    try {
-      await deadline.step(`admission of ticket ${ticket.id}`, 'setup', (signal) =>
-        launch({ ...ctx, signal }, deadline),
-      );
-      return null;
-    } catch (error) {
-      if (!(error instanceof DogsledError))
-        deps.warn(`dogsled serve: admission of ${ticket.id}: ${String(error)}`);
-      return messageOf(error);
+  private async admitThere(ticket: Ticket, peer: PeerHost): Promise<AdmissionResult> {
+    let worktree: PlacedWorktree | null = null;
+    const failure = await launchUnderCap(this.deps, ticket.id, async (ctx, deadline) => {
+      worktree = await launchThere(ctx, peer, ticket, deadline);
+    });
+    if (failure === null) {
+      await removeEnvFile(ticketEnvPath(this.deps.paths, ticket.id)).catch(() => undefined);
+      return this.admitted(ticket, worktree);
     }
+    const evidence = await evidenceThere(this.deps, peer, ticket);
+    if (evidence.kind === 'started') return this.admitted(ticket, null);
+    await this.release(ticket, evidence);
+    const doubt = mayHaveStarted(failure.cause) && evidence.kind === 'unknown';
+    const error = doubt
+      ? `${failure.error}; it may have started there: inspect it, nothing is relaunched`
+      : failure.error;
+    return this.fail(ticket.id, 'admitting', error);
+  }
+
+  private async admitted(ticket: Ticket, worktree: PlacedWorktree | null): Promise<AdmissionResult> {
+    await admissionPause(this.deps.env, 'after-launch');
+    const admitted = await this.settle(ticket.id, 'admitting', (current) => ({
+      ...admitTicket(current, this.deps.now()),
+      ...(worktree === null ? {} : { worktree }),
+    }));
+    return admitted ? { kind: 'admitted', ticket: admitted } : { kind: 'gone' };
   }
 
   /**
@@ -214,11 +220,14 @@ export class AdmissionWorker {
    * (its own recheck, under the placements lock). Only then is it `admitting`, with its job and item
    * ids chosen, so an interrupted launch can be named and never repeated.
    */
-  private async claim(id: string): Promise<Claim> {
+  private async claim(id: string, peer: PeerHost | undefined): Promise<Claim> {
     return updateQueue<Claim>(this.deps, async (queue) => {
       const ticket = queue.tickets.find((t) => t.id === id);
       if (ticket === undefined || ticket.state !== 'pending') return { result: { kind: 'gone' } };
-      const placed = await reserveLocally(this.deps, ticket.owner);
+      const placed: PlaceOutcome =
+        peer === undefined
+          ? await reserveLocally(this.deps, ticket.owner)
+          : await reserveThere(this.deps, peer, ticket.owner);
       if (placed.kind === 'full') return { result: { kind: 'full' } };
       const jobId = ticket.request === null ? null : newId('j');
       const itemId = ticket.request === null && !ticket.agent ? null : newId('i');
@@ -316,33 +325,19 @@ export class AdmissionWorker {
     });
   }
 
-  private async dropExpired(queue: Queue): Promise<void> {
-    const now = this.deps.now();
-    if (!queue.tickets.some((t) => isExpiredTicket(t, now))) return;
-    await updateQueue(this.deps, (current) => ({
-      result: undefined,
-      next: { ...current, tickets: current.tickets.filter((t) => !isExpiredTicket(t, this.deps.now())) },
-    }));
-  }
-
   /** The local host's facts as placement judges them: its snapshot, its service and live reservations. */
   private async localHost(): Promise<AdmissionHost> {
     return { ...LOCAL_HOST, facts: hostFacts(await readLocalFacts(this.deps), this.deps.now()) };
   }
+}
 
-  /**
-   * DOGSLED_TEST_ADMISSION_PAUSE_MS (with DOGSLED_TEST=1): a window for SIGKILL tests at the point
-   * DOGSLED_TEST_ADMISSION_PAUSE_AT names: `before-launch` (claimed, no record yet), `after-record`
-   * (record, item and environment written, no pane yet) or `after-launch` (the default: the pane or
-   * process runs exec, the ticket is not yet `admitted`).
-   */
-  private async testPause(point: 'before-launch' | 'after-record' | 'after-launch'): Promise<void> {
-    const { env } = this.deps;
-    if (env.DOGSLED_TEST !== '1') return;
-    if ((env.DOGSLED_TEST_ADMISSION_PAUSE_AT || 'after-launch') !== point) return;
-    const ms = Number(env.DOGSLED_TEST_ADMISSION_PAUSE_MS ?? '');
-    if (Number.isFinite(ms) && ms > 0) await sleep(ms);
-  }
+/** A ticket claimed for a peer: its host is not this one. */
+function onPeer(ticket: Ticket): boolean {
+  return ticket.host !== null && ticket.host !== LOCAL_HOST.id;
+}
+
+function peerOf(peers: readonly PeerHost[], id: string | null): PeerHost | undefined {
+  return peers.find((peer) => peer.id === id);
 }
 
 type Claim =

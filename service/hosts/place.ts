@@ -66,7 +66,11 @@ export async function placeWork(io: HostIO, request: PlaceRequest): Promise<Plac
 }
 
 /** The peer's own recheck and reservation (`host reserve`); unreachable is a refusal like any. */
-async function reserveOnPeer(io: HostIO, peer: PeerHost, request: PlaceRequest): Promise<PlaceOutcome> {
+export async function reserveOnPeer(
+  io: HostIO,
+  peer: PeerHost,
+  request: Pick<PlaceRequest, 'owner' | 'transport'>,
+): Promise<PlaceOutcome> {
   const refused = (reason: string[]): PlaceOutcome => ({
     kind: 'full',
     refusals: [{ id: peer.id, label: peer.label, reason }],

@@ -8,15 +8,15 @@ import { rm } from 'node:fs/promises';
 import { type AgentLaunched, checkAgentLine, launchAgent } from '../agents/launch-agent.js';
 import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
 import { findHost } from '../core/placement.js';
-import { shown } from '../core/visible.js';
 import { DogsledError } from '../errors.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
 import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
+import type { LaunchRecord } from '../state/launch-schemas.js';
 import { readItems } from '../state/work.js';
-import type { AgentRequest, Ticket } from '../state/work-schemas.js';
+import type { AgentRequest, Item, Ticket } from '../state/work-schemas.js';
 import { needsTerminal } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
@@ -72,13 +72,6 @@ export async function runAgent(
   };
   // A child pinned to a peer is checked there too: its profile, Herdr and checkout are the peer's.
   const onPeer = work.pin !== null && findHost([LOCAL_HOST], work.pin) === undefined;
-  // A ticket queued on purpose (MCP's spawn) is admitted by this host's service, which admits onto
-  // this host only: one pinned elsewhere would wait for ever.
-  if (work.queue === true && onPeer) {
-    throw new DogsledError(
-      `host ${shown(work.pin ?? '')} is not this host, and a queued child starts on this host only; use dogsled agent --host`,
-    );
-  }
   // The line is checked before anything exists: no task file, ticket or pane for a refused name.
   await checkAgentLine(io, onPeer && request.kind === 'pi' ? { ...request, profile: null } : request);
   const owner = callerPane(io.env);
@@ -154,8 +147,13 @@ async function launchedBy(
   ticket: Ticket,
   request: AgentRequest,
 ): Promise<Extract<AgentOutcome, { kind: 'started' }>> {
-  const record = await readLaunchRecord(io.paths, request.launch);
   const item = (await readItems(io)).items.find((entry) => entry.id === ticket.item);
+  // Admitted on a peer: its launch record is there; the owner's item, written from it, says the rest.
+  const onPeer = ticket.host !== null && ticket.host !== LOCAL_HOST.id;
+  const record =
+    onPeer && item !== undefined
+      ? recordOfItem(item, ticket, request)
+      : await readLaunchRecord(io.paths, request.launch);
   if (record === undefined || item === undefined) {
     throw new DogsledError(
       `ticket ${ticket.id} was admitted, but its launch ${request.launch} left no record`,
@@ -176,4 +174,35 @@ async function launchedBy(
           anchor: null,
         };
   return { kind: 'started', label, record, item, worktree };
+}
+
+/** A child started on a peer as its owner's item shows it (the task and contract files are there). */
+function recordOfItem(item: Item, ticket: Ticket, request: AgentRequest): LaunchRecord {
+  return {
+    id: request.launch,
+    ticket: ticket.id,
+    item: item.id,
+    owner: item.owner,
+    host: item.host,
+    name: item.name ?? request.name,
+    kind: request.kind,
+    profile: item.profile ?? request.profile,
+    model: item.model ?? null,
+    role: item.role ?? 'writer',
+    cwd: item.cwd ?? request.cwd,
+    branch: item.branch ?? null,
+    worktree: item.worktree ?? null,
+    pane: item.pane,
+    terminal_id: item.terminal_id,
+    workspace: null,
+    task_file: '',
+    contract_file: '',
+    state: 'started',
+    attempts: 1,
+    error: null,
+    recent_output: null,
+    created_ms: item.created_ms,
+    state_ms: ticket.state_ms,
+    started_ms: ticket.state_ms,
+  };
 }

@@ -10,7 +10,10 @@ import { DogsledError } from '../errors.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST, readReservations } from '../hosts/local.js';
 import type { Placed } from '../hosts/place.js';
+import { peerCall } from '../hosts/remote.js';
 import type { HostIO } from '../state/io.js';
+import { PeerReplySchema } from '../state/peer-schemas.js';
+import type { Reservation } from '../state/schemas.js';
 import type { Ticket } from '../state/work-schemas.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import {
@@ -88,7 +91,7 @@ export async function placeRequest(
   if (!request.wait) return { kind: 'queued', ticket };
   const admitted = await awaitTicket(io, ticket.id, deadline);
   if (admitted === undefined) return { kind: 'still-queued', ticket };
-  const reservation = (await readReservations(io)).find((r) => r.id === admitted.reservation);
+  const reservation = await admittedReservation(io, admitted);
   if (reservation === undefined || admitted.host === null) {
     throw new DogsledError(`ticket ${ticket.id} was admitted, but its reservation has already expired`);
   }
@@ -100,4 +103,15 @@ export async function placeRequest(
     reservation,
     ticket: ticket.id,
   } as const);
+}
+
+/** The reservation a ticket was admitted with: here, or on the peer that took it (its own list). */
+async function admittedReservation(io: HostIO, ticket: Ticket): Promise<Reservation | undefined> {
+  if (ticket.host === null || findHost([LOCAL_HOST], ticket.host) !== undefined)
+    return (await readReservations(io)).find((r) => r.id === ticket.reservation);
+  const peer = (await enabledPeers(io)).find((p) => p.id === ticket.host);
+  if (peer === undefined) throw new DogsledError(`host ${ticket.host} left the fleet while placing`);
+  const reply = PeerReplySchema.safeParse(await peerCall(io, peer, ['snapshot']));
+  if (!reply.success) throw new DogsledError(`${peer.label}: host snapshot answered something else`);
+  return reply.data.host.reservations.find((r) => r.id === ticket.reservation);
 }

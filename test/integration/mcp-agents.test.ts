@@ -142,7 +142,6 @@ describe('spawn', () => {
       [{ kind: 'pi', name: 'x', message: 'x'.repeat(1024 * 1024 + 1) }, /over the 1048576-byte limit/],
       [{ kind: 'pi', name: 'x', message: task, cwd: '/nonexistent/\u001b[2J' }, /--cwd: no such directory/],
       [{ kind: 'pi', name: 'x', message: task, host: 'nowhere' }, /^dogsled: spawn: /],
-      [{ kind: 'pi', name: 'x', message: task, host: 'peer-1' }, /a queued child starts on this host only/],
       [{ kind: 'claude', name: 'x', message: task, profile: 'general' }, /--profile is for Pi children only/],
       [{ kind: 'pi', name: 'x', message: task, base: 'main' }, /--base needs --branch/],
     ];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type AdmissionHost,
+  type FactsHost,
   planAdmissions,
   type QueuedTicket,
   ticketsAhead,
@@ -36,7 +37,7 @@ function measure(cores: number): HostMeasure {
 }
 
 /** A host with room for exactly `room` more reservations (8 cores, 2 kept free). */
-function host(id: string, room: number, label = id): AdmissionHost {
+function host(id: string, room: number, label = id): FactsHost {
   return { id, label, facts: { id, service: 'up', measure: measure(8), reservations: 7 - room } };
 }
 
@@ -142,6 +143,50 @@ describe('FIFO admission across hosts', () => {
       NOW,
     );
     expect(outcome(steps)).toEqual(['t1->h1']);
+  });
+});
+
+describe('peers as they judged themselves', () => {
+  /** A peer's own headroom from its snapshot: eligible with `free` cores, or refused for `reason`. */
+  function peer(id: string, free: number, reason: string[] = []): AdmissionHost {
+    const judged = {
+      free_cores: free,
+      measured: free,
+      declared: free,
+      eligible: reason.length === 0,
+      reason,
+      reservations: 0,
+      live_agents: 0,
+      active_agents: 0,
+    };
+    return { id, label: id, judged };
+  }
+
+  it('admits one ticket per peer per pass: the peer recheck decides the next', () => {
+    const steps = planAdmissions(
+      ['t1', 't2', 't3'].map((id) => ticket(id)),
+      [host('local', 0), peer('p', 6)],
+      POLICY,
+      NOW,
+    );
+    expect(outcome(steps)).toEqual(['t1->p']);
+  });
+
+  it('never admits to a stale or unreachable peer, but a ticket pinned there waits and holds it', () => {
+    const stale = peer('p', 6, ['stale: snapshot is 41s old, admission needs 30s']);
+    const steps = planAdmissions(
+      [ticket('t1', 'p'), ticket('t2'), ticket('t3', 'p'), ticket('t4', 'local')],
+      [host('local', 2), stale],
+      POLICY,
+      NOW,
+    );
+    // t1 waits for p (not failed: p is known); t2 and t4 take local's room; t3 waits behind t1.
+    expect(outcome(steps)).toEqual(['t2->local', 't4->local']);
+  });
+
+  it('ranks a peer against this host by free cores', () => {
+    const steps = planAdmissions([ticket('t1'), ticket('t2')], [host('local', 1), peer('p', 5)], POLICY, NOW);
+    expect(outcome(steps)).toEqual(['t1->p', 't2->local']);
   });
 });
 

@@ -1,0 +1,180 @@
+// Admission onto peers (spec, "Items and closing" and "Placement"): every enabled peer as admission
+// judges it, from the shared peer cache alone (the peers lane reads it; a snapshot older than 30 s
+// or an unreachable peer is refused, never used); the peer's own recheck and reservation (`host
+// reserve`), which is authoritative; the launch of a ticket admitted there through the same remote
+// paths as an immediate placement; and what a launch there left when it threw or was interrupted.
+
+import { readFile, rm } from 'node:fs/promises';
+import { launchFiles } from '../agents/launch-files.js';
+import type { AdmissionHost } from '../core/admission-order.js';
+import type { LaunchEvidence } from '../core/tickets.js';
+import { DogsledError, messageOf } from '../errors.js';
+import { enabledPeers, type PeerHost } from '../hosts/fleet.js';
+import { readPeerEntry } from '../hosts/peer-cache.js';
+import { peerView } from '../hosts/peer-view.js';
+import { type PlaceOutcome, reserveOnPeer } from '../hosts/place.js';
+import { peerCall } from '../hosts/remote.js';
+import { JobRecordSchema } from '../state/job-records.js';
+import { oneLine } from '../state/quarantine.js';
+import { readItems } from '../state/work.js';
+import type { PlacedWorktree, Ticket } from '../state/work-schemas.js';
+import { UnreachableError } from '../transport/types.js';
+import type { Deadline } from '../work/deadline.js';
+import { launchRemoteAgent } from '../work/remote-agent.js';
+import { launchRemoteJob } from '../work/remote-job.js';
+import { remoteWorktree } from '../work/remote-worktree.js';
+import type { WorkerIO } from './worker-io.js';
+
+/**
+ * How long the peer's recheck may hold the queue lock: one ssh round trip and a dogsled start
+ * there. A peer that takes longer (frozen, a dead link) is a refusal.
+ */
+const PEER_RESERVE_MS = 10_000;
+
+export interface AdmissionPeers {
+  hosts: AdmissionHost[];
+  peers: PeerHost[];
+}
+
+/**
+ * Peers refused at their own recheck, by the read of the snapshot that had them look roomy: such a
+ * peer is not asked again until a newer snapshot says something new (one refusal per read, not one
+ * ssh per pass).
+ */
+export class PeerRefusals {
+  private readonly byPeer = new Map<string, number | null>();
+
+  async hosts(io: WorkerIO): Promise<AdmissionPeers> {
+    const peers = await enabledPeers(io);
+    const now = io.now();
+    const hosts = await Promise.all(
+      peers.map(async (peer): Promise<AdmissionHost> => {
+        const entry = await readPeerEntry(io, peer.id).catch(() => undefined);
+        const { headroom } = peerView(peer, entry, now);
+        const read = entry?.read_ms ?? null;
+        const refused = this.byPeer.has(peer.id) && this.byPeer.get(peer.id) === read;
+        if (!refused) this.byPeer.delete(peer.id);
+        const judged = refused
+          ? { ...headroom, eligible: false, reason: ['refused at its own recheck since its last snapshot'] }
+          : headroom;
+        return { id: peer.id, label: peer.label, judged };
+      }),
+    );
+    return { hosts, peers };
+  }
+
+  async refused(io: WorkerIO, peer: string): Promise<void> {
+    const entry = await readPeerEntry(io, peer).catch(() => undefined);
+    this.byPeer.set(peer, entry?.read_ms ?? null);
+  }
+}
+
+/** The peer's own recheck and reservation, bounded so a frozen peer cannot hold the queue lock. */
+export async function reserveThere(
+  io: WorkerIO,
+  peer: PeerHost,
+  owner: string | null,
+): Promise<PlaceOutcome> {
+  const timeout = AbortSignal.timeout(PEER_RESERVE_MS);
+  const signal = io.signal ? AbortSignal.any([io.signal, timeout]) : timeout;
+  try {
+    return await reserveOnPeer({ ...io, signal }, peer, { owner });
+  } catch (error) {
+    // Out of time: a refusal like any, so the pass goes on to the other hosts.
+    if (!timeout.aborted || io.signal?.aborted) throw error;
+    const reason = [`no answer to host reserve within ${PEER_RESERVE_MS / 1000}s`];
+    return { kind: 'full', refusals: [{ id: peer.id, label: peer.label, reason }] };
+  }
+}
+
+/**
+ * Launches an admitted ticket on `peer`: an agent through `host agent` (its task file sent there,
+ * then removed here), a job through `host launch` (in its branch's worktree there with `--branch`),
+ * and a `place --branch` ticket nobody waits for gets its worktree there. Returns that worktree.
+ */
+export async function launchThere(
+  io: WorkerIO & { signal?: AbortSignal },
+  peer: PeerHost,
+  ticket: Ticket,
+  deadline: Deadline,
+): Promise<PlacedWorktree | null> {
+  const common = { owner: ticket.owner, ticket: ticket.id, reservation: ticket.reservation };
+  if (ticket.agent && ticket.item !== null) {
+    const { task } = launchFiles(io.paths, ticket.agent.launch);
+    const text = await readFile(task, 'utf8').catch((error: unknown) => {
+      throw new DogsledError(`the task file of launch ${ticket.agent?.launch}: ${oneLine(messageOf(error))}`);
+    });
+    const spec = { ...common, itemId: ticket.item, request: ticket.agent, task: text };
+    await launchRemoteAgent(io, peer, spec, deadline);
+    // The task lives on the host that runs the child.
+    await rm(task, { force: true }).catch(() => undefined);
+    return null;
+  }
+  if (ticket.request !== null && ticket.job !== null && ticket.item !== null) {
+    const { request } = ticket;
+    const branch = request.branch ?? null;
+    const cwd =
+      branch === null
+        ? request.cwd
+        : (
+            await remoteWorktree(
+              io,
+              peer,
+              { cwd: request.cwd, branch, base: request.base ?? null, command: 'run' },
+              deadline,
+            )
+          ).path;
+    const spec = {
+      ...common,
+      jobId: ticket.job,
+      itemId: ticket.item,
+      request: { ...request, cwd },
+      reservation: ticket.reservation ?? '',
+    };
+    await deadline.step(`launching ${ticket.job} on ${peer.label}`, 'routine', (signal) =>
+      launchRemoteJob(io, peer, spec, { signal }),
+    );
+    return null;
+  }
+  const place = ticket.place;
+  if (!place || ticket.waiting) return null;
+  const ask = { cwd: place.repo, branch: place.branch, base: place.base, command: 'place' } as const;
+  const made = await remoteWorktree(io, peer, ask, deadline);
+  return { path: made.path, branch: made.branch, pane_id: made.pane, workspace: made.workspace };
+}
+
+/**
+ * What a ticket's launch on a peer left. The owner's item is written only once the peer answered
+ * with the started work, so it proves a start; a job's record is asked of the peer. Anything else
+ * (no answer, an agent the owner never heard back about) is unknown: the ticket fails for
+ * inspection and nothing is launched again.
+ */
+export async function evidenceThere(
+  io: WorkerIO,
+  peer: PeerHost | undefined,
+  ticket: Ticket,
+): Promise<LaunchEvidence> {
+  if (!ticket.agent && ticket.request === null) return { kind: 'placement' };
+  const host = peer?.label ?? ticket.host ?? '?';
+  const item = ticket.item;
+  if (item !== null && (await readItems(io)).items.some((entry) => entry.id === item))
+    return { kind: 'started' };
+  if (ticket.agent || ticket.job === null || peer === undefined)
+    return { kind: 'unknown', why: `${host} did not say it started` };
+  let value: unknown;
+  try {
+    value = await peerCall(io, peer, ['job', ticket.job]);
+  } catch (error) {
+    return { kind: 'unknown', why: oneLine(messageOf(error)) };
+  }
+  const record = JobRecordSchema.safeParse(value);
+  if (!record.success) return { kind: 'unknown', why: `${host}: host job answered something else` };
+  if (record.data.started_ms !== null) return { kind: 'started' };
+  if (record.data.ended_ms !== null) return { kind: 'not-started', reason: record.data.reason };
+  return { kind: 'unknown', why: `not started yet on ${host}` };
+}
+
+/** A launch error that may have come after the peer started the work (its reply never came back). */
+export function mayHaveStarted(error: unknown): boolean {
+  return error instanceof DogsledError && error.cause instanceof UnreachableError;
+}

@@ -1,0 +1,357 @@
+// Admission across hosts: a real sshd peer running `dogsled serve` on a fixture /proc, and a caller
+// whose own `serve` admits its queue over this host and the peer. This host's room is its policy
+// (a memory reserve no host has makes it full), the peer's is its own config. Queued tickets go to
+// the peer while this host is full, FIFO per host; a full peer holds its ticket until it has room;
+// a launch refused there fails its ticket with the peer's line and starts nothing elsewhere; a stale
+// snapshot is never used, nor a peer frozen with SIGSTOP; a service killed mid-admission is settled
+// without a second launch; an MCP spawn pinned to the peer starts its child there; callers that wait
+// (`place --wait`, `agent --wait`) get what the peer admitted.
+
+import { execFileSync } from 'node:child_process';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listJobRecords } from '../../service/state/job-records.js';
+import { statePaths } from '../../service/state/paths.js';
+import { PeerEntrySchema } from '../../service/state/peer-schemas.js';
+import { updateState } from '../../service/state/store.js';
+import { readItems, readQueue, updateQueue } from '../../service/state/work.js';
+import type { Ticket } from '../../service/state/work-schemas.js';
+import { readLaunches } from '../fakes/agents/harness.js';
+import { eventually, exited, runCli, spawnCli, startCli } from '../helpers/cli.js';
+import { ticketFixture } from '../helpers/job-fixtures.js';
+import { startMcp } from '../helpers/mcp-client.js';
+import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
+import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
+import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
+import { peerSupport } from './peers/index.js';
+
+const unsupported = peerSupport();
+if (unsupported) console.warn(`peers-admission: skipped: ${unsupported}`);
+
+const PEER = 'adm';
+/** A memory reserve no host has: every placement there is refused. */
+const FULL = 'memory_reserve_bytes = 1000000000000000\ndisk_free_min_percent = 0\n';
+const ROOMY = 'memory_reserve_bytes = 0\ndisk_free_min_percent = 0\n';
+
+/** A task the fake agent finishes at once. */
+function quickTask(text: string): string {
+  return `${text}\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply: 'Finished.' }] })}\n\`\`\`\n`;
+}
+
+describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () => {
+  let fleet: Fleet;
+  let herdr: PeerHerdr | undefined;
+  let serve: ReturnType<typeof startCli> | undefined;
+  let ticking = true;
+  let ticker: Promise<void> = Promise.resolve();
+  let serial = 0;
+  const io = () => ({ paths: statePaths(fleet.box.state), now: Date.now, warn: () => undefined });
+  const peerState = () => join(fleet.peers.peer(PEER).user.home, '.local', 'state', 'dogsled');
+  const ticketsNow = async () => (await readQueue(io())).tickets;
+  const ticket = async (id: string) => (await ticketsNow()).find((t) => t.id === id) as Ticket;
+  const jobsOf = async (dir: string, id: string) =>
+    (await listJobRecords(statePaths(dir))).records.filter((record) => record.ticket === id);
+  const peerPolicy = (text: string) =>
+    fleet.peers.peer(PEER).writeHomeFile('.config/dogsled/config.toml', text);
+  /** The caller's cache entry of the peer goes: the next reader asks the peer again. */
+  const forget = () => rm(join(fleet.box.state, 'peers', `${PEER}.json`), { force: true });
+
+  /** This host's config: the peer as [[hosts]], and this host's own policy. */
+  const localPolicy = (policy: string) =>
+    writeFile(
+      fleet.box.configPath,
+      `remote_command = ${JSON.stringify(fleet.peers.remoteCommand)}\n${policy}\n[[hosts]]\nid = "${PEER}"\ntarget = "${PEER}"\n`,
+    );
+
+  const stopServe = async () => {
+    if (serve && serve.exitCode === null && serve.signalCode === null) {
+      serve.kill('SIGKILL');
+      await exited(serve);
+    }
+    serve = undefined;
+  };
+  const startServe = async (extra: NodeJS.ProcessEnv = {}) => {
+    await stopServe();
+    const env = { ...fleet.env, DOGSLED_TEST_PROBE_ROOT: join(fleet.box.root, 'proc'), ...extra };
+    serve = startCli(['serve', '--interval', '0.5'], env);
+  };
+
+  /** Job tickets written straight into the queue, a millisecond apart (their FIFO order). */
+  const queue = async (...asks: Array<{ pin: string | null; command?: string[] }>): Promise<string[]> => {
+    const base = Date.now();
+    const made = asks.map((ask, i) =>
+      ticketFixture({
+        id: `t_adm${String(++serial).padStart(6, '0')}`,
+        pin: ask.pin,
+        created_ms: base + i,
+        state_ms: base + i,
+        request: {
+          command: ask.command ?? ['true'],
+          cwd: '/tmp',
+          timeout_ms: null,
+          idle_timeout_ms: null,
+          caller_workspace: null,
+        },
+      }),
+    );
+    await updateQueue(io(), (current) => ({
+      result: undefined,
+      next: { ...current, tickets: [...current.tickets, ...made] },
+    }));
+    return made.map((t) => t.id);
+  };
+  const settledAs = (id: string, state: Ticket['state']) =>
+    eventually(
+      async () => {
+        const found = await ticket(id);
+        return found.state === state ? found : undefined;
+      },
+      60_000,
+      `ticket ${id} ${state}`,
+    );
+  const cancel = async (id: string) => {
+    const result = await runCli(['cancel', id], fleet.env);
+    expect(result.code, result.stderr).toBe(0);
+  };
+
+  beforeAll(async () => {
+    fleet = await startFleet([{ tag: PEER, cores: 8 }]);
+    const proc = join(fleet.box.root, 'proc');
+    let total = 10_000;
+    await writeProc(proc, { cores: 4, total, idle: total });
+    ticker = (async () => {
+      while (ticking) {
+        total += 100;
+        await advanceStat(proc, { cores: 4, total, idle: total }).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    await localPolicy(FULL);
+    herdr = await startPeerHerdr(fleet.peers.peer(PEER));
+    await untilPeersEligible(fleet);
+  }, 180_000);
+
+  afterAll(async () => {
+    await stopServe();
+    await herdr?.stop();
+    ticking = false;
+    await ticker;
+    await fleet?.stop();
+  });
+
+  it('admits onto the peer while this host is full, and a ticket pinned here holds back nothing pinned there', async () => {
+    const [here, unpinned, there] = await queue(
+      { pin: 'local' },
+      { pin: null, command: ['sh', '-c', 'echo unpinned'] },
+      { pin: PEER, command: ['sh', '-c', 'echo pinned'] },
+    );
+    await startServe();
+    for (const id of [unpinned, there] as string[]) {
+      const admitted = await settledAs(id, 'admitted');
+      expect(admitted).toMatchObject({ host: PEER, error: null });
+      // Launched once, there, under this ticket; nothing of it here but the owner's item naming the peer.
+      expect(await jobsOf(peerState(), id)).toHaveLength(1);
+      expect(await jobsOf(fleet.box.state, id)).toEqual([]);
+      const item = (await readItems(io())).items.find((entry) => entry.id === admitted.item);
+      expect(item).toMatchObject({ host: PEER, ticket: id, job: admitted.job });
+    }
+    expect(await ticket(here as string)).toMatchObject({ state: 'pending', host: null });
+    await cancel(here as string);
+  });
+
+  it('holds a ticket pinned to a full peer until it has room, and fails one its launch refuses there', async () => {
+    await peerPolicy(FULL);
+    await forget();
+    const queued = await runCli(
+      ['run', '--host', PEER, '--cwd', '/tmp', '--json', '--', 'sh', '-c', 'echo later'],
+      fleet.env,
+      { timeoutMs: 60_000 },
+    );
+    expect(queued.code, queued.stderr).toBe(1);
+    const later = JSON.parse(queued.stdout).ticket as string;
+    const [missing] = await queue({ pin: PEER, command: ['no-such-command-dogsled', '$(id)'] });
+    // A read of the full peer after both were queued: admission judged it and left both waiting.
+    const queuedAt = Date.now();
+    await eventually(
+      async () => {
+        const text = await readFile(join(fleet.box.state, 'peers', `${PEER}.json`), 'utf8');
+        return JSON.parse(text).read_ms > queuedAt || undefined;
+      },
+      60_000,
+      'a read of the full peer',
+    );
+    expect((await ticket(later)).state).toBe('pending');
+    expect((await ticket(missing as string)).state).toBe('pending');
+    // Callers that wait for a ticket the peer takes: the reservation there, the child there.
+    const placing = spawnCli(['place', '--host', PEER, '--wait', '--json'], fleet.env, {
+      timeoutMs: 120_000,
+    });
+    const child = spawnCli(
+      [
+        'agent',
+        '--host',
+        PEER,
+        '--wait',
+        '--kind',
+        'claude',
+        '--name',
+        'waiter',
+        '--cwd',
+        '/tmp',
+        '--json',
+        '--message',
+        quickTask('Wait for room there.'),
+      ],
+      fleet.env,
+      { timeoutMs: 120_000 },
+    );
+
+    await peerPolicy(ROOMY);
+    await forget();
+    expect(await settledAs(later, 'admitted')).toMatchObject({ host: PEER });
+    expect(await jobsOf(peerState(), later)).toHaveLength(1);
+    const failed = await settledAs(missing as string, 'failed');
+    expect(failed.error).toMatch(new RegExp(`^${PEER}: .*no-such-command-dogsled`));
+    expect(failed.error).not.toMatch(/[\n\r\u001b]/);
+    const placed = await placing.done;
+    expect(placed.code, placed.stderr).toBe(0);
+    const placedDoc = JSON.parse(placed.stdout.trim().split('\n').at(-1) as string);
+    expect(placedDoc).toMatchObject({ placed: true, host: PEER });
+    const reservations = JSON.parse(
+      await readFile(join(peerState(), 'placements.json'), 'utf8'),
+    ).reservations;
+    expect(reservations.map((r: { id: string }) => r.id)).toContain(placedDoc.reservation);
+    const started = await child.done;
+    expect(started.code, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout.trim().split('\n').at(-1) as string)).toMatchObject({
+      host: PEER,
+      name: 'waiter',
+    });
+    // Never retried elsewhere: no job for it on either host.
+    expect(await jobsOf(peerState(), missing as string)).toEqual([]);
+    expect(await jobsOf(fleet.box.state, missing as string)).toEqual([]);
+  });
+
+  it('settles a ticket whose service was killed while admitting it on the peer, never launching it twice', async () => {
+    const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '600000' };
+    // Killed after the claim, before anything was sent: failed for inspection, nothing ran.
+    const [early] = await queue({ pin: PEER, command: ['sh', '-c', 'echo early'] });
+    await startServe({ ...pause, DOGSLED_TEST_ADMISSION_PAUSE_AT: 'before-launch' });
+    expect(await settledAs(early as string, 'admitting')).toMatchObject({ host: PEER });
+    // Killed after the peer answered, before the ticket said so: admitted from the evidence.
+    await startServe({ ...pause, DOGSLED_TEST_ADMISSION_PAUSE_AT: 'after-launch' });
+    const failed = await settledAs(early as string, 'failed');
+    expect(failed.error).toMatch(/nothing is relaunched$/);
+    const [late] = await queue({ pin: PEER, command: ['sh', '-c', 'echo late'] });
+    const admitting = await settledAs(late as string, 'admitting');
+    await eventually(
+      async () => (await readItems(io())).items.some((entry) => entry.id === admitting.item) || undefined,
+      60_000,
+      'the owner item of the launch on the peer',
+    );
+    await startServe();
+    expect(await settledAs(late as string, 'admitted')).toMatchObject({ host: PEER });
+    // A later pass of the restarted service launches nothing more.
+    const [after] = await queue({ pin: PEER });
+    await settledAs(after as string, 'admitted');
+    expect(await jobsOf(peerState(), early as string)).toEqual([]);
+    expect(await jobsOf(peerState(), late as string)).toHaveLength(1);
+  });
+
+  it('never admits on a stale peer snapshot, while this host keeps admitting within its room', async () => {
+    await localPolicy(ROOMY);
+    await startServe();
+    // The peer's entry as if read now, its snapshot a minute old, and no read due for ten minutes.
+    const file = join(fleet.box.state, 'peers', `${PEER}.json`);
+    await eventually(async () => (await readFile(file, 'utf8')) || undefined, 60_000, 'a peer entry');
+    const now = Date.now();
+    await updateState(file, PeerEntrySchema, io(), (entry) => {
+      if (!entry?.reply) throw new Error('no peer reply cached');
+      const reply = { ...entry.reply, host: { ...entry.reply.host, sample_ms: entry.reply.now_ms - 60_000 } };
+      return {
+        result: undefined,
+        next: { ...entry, attempt_ms: now, read_ms: now, retry_at_ms: now + 600_000, reply },
+      };
+    });
+    const [pinned, unpinned] = await queue({ pin: PEER }, { pin: null });
+    expect(await settledAs(unpinned as string, 'admitted')).toMatchObject({ host: 'local' });
+    // Admission saw only the stale snapshot, and the ticket pinned there still waits.
+    expect(JSON.parse(await readFile(file, 'utf8')).retry_at_ms).toBe(now + 600_000);
+    expect(await ticket(pinned as string)).toMatchObject({ state: 'pending', host: null });
+    await forget();
+    expect(await settledAs(pinned as string, 'admitted')).toMatchObject({ host: PEER });
+  });
+
+  it('queues an MCP spawn pinned to the peer and starts the child there', async () => {
+    const { HERDR_SOCKET_PATH: _s, HERDR_ENV: _e, ...env } = fleet.env;
+    const server = await startMcp(env, '/tmp');
+    try {
+      const task = quickTask('Queued for the peer.');
+      const answer = await server.json<{ queued: boolean; ticket: string }>('spawn', {
+        kind: 'claude',
+        name: 'spawned-there',
+        message: task,
+        host: PEER,
+        cwd: '/tmp',
+      });
+      expect(answer.queued).toBe(true);
+      const admitted = await settledAs(answer.ticket, 'admitted');
+      expect(admitted).toMatchObject({ host: PEER, error: null });
+      const launch = admitted.agent?.launch as string;
+      const launches = join(peerState(), 'launches');
+      const record = JSON.parse(await readFile(join(launches, `${launch}.json`), 'utf8'));
+      expect(record).toMatchObject({ state: 'started', name: 'spawned-there', ticket: answer.ticket });
+      expect(await readFile(join(launches, `${launch}.task.md`), 'utf8')).toContain('Queued for the peer.');
+      const started = await eventually(
+        async () => {
+          const found = await readLaunches(herdr?.logDir as string);
+          return found.length > 0 ? found : undefined;
+        },
+        30_000,
+        'the child on the peer',
+      );
+      expect(
+        started.filter((found) => found.task_files?.some((f: string) => f.includes(launch))),
+      ).toHaveLength(1);
+      // The task went with the child; the owner's item names the peer and the pane there.
+      await expect(readFile(join(fleet.box.state, 'launches', `${launch}.task.md`))).rejects.toThrow();
+      const item = (await readItems(io())).items.find((entry) => entry.id === admitted.item);
+      expect(item).toMatchObject({ kind: 'agent', host: PEER, pane: record.pane, launch });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('takes a peer frozen with SIGSTOP as a refusal, and this host keeps admitting meanwhile', async () => {
+    const peer = fleet.peers.peer(PEER);
+    // The peer as a whole: its sshd (listener and sessions) and every process of its user.
+    const pids = [
+      peer.sshd.pid(),
+      ...execFileSync('pgrep', ['-u', peer.user.name], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .map(Number),
+    ];
+    const said = serve?.output().length ?? 0;
+    for (const pid of pids) signal(pid, 'SIGSTOP');
+    try {
+      const [frozen, here] = await queue({ pin: PEER }, { pin: 'local' });
+      expect(await settledAs(here as string, 'admitted')).toMatchObject({ host: 'local' });
+      expect(await ticket(frozen as string)).toMatchObject({ state: 'pending', host: null });
+      // Its silence was a refusal that passes admission on, never a pass that failed.
+      expect(serve?.output().slice(said)).not.toMatch(/dogsled serve: admission:/);
+    } finally {
+      for (const pid of pids) signal(pid, 'SIGCONT');
+    }
+  });
+});
+
+/** A process that ended meanwhile (a short-lived one of the peer's user) is simply gone. */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
