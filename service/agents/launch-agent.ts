@@ -43,6 +43,8 @@ export interface AgentLaunchSpec {
   itemId: string;
   request: AgentRequest;
   owner: string | null;
+  /** The owner's host identity when the owner is on another host (`host agent`); else absent. */
+  ownerHost?: string | null;
   host: string;
   ticket: string | null;
   reservation: string | null;
@@ -133,6 +135,7 @@ export async function launchAgent(
     pane: null,
     terminal_id: null,
     owner: spec.owner,
+    ...(spec.ownerHost ? { owner_host: spec.ownerHost } : {}),
     created_ms: record.created_ms,
     closed_ms: null,
     close_reason: null,

@@ -22,6 +22,7 @@ import { plainLine } from '../core/text-clean.js';
 import { isDogsledError, messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
+import { ownerElsewhere } from '../inbox/outbox.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { branchHolds } from '../state/branch-observations.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
@@ -183,13 +184,15 @@ export class OrphanLane {
     mark: DoneMark | undefined,
     host: OrphanHost,
   ): Promise<OrphanVerdict> {
-    // An owner Herdr cannot place (or a failed lookup) is doubtful: it counts as present.
+    // An owner Herdr cannot place (or a failed lookup) is doubtful: it counts as present. An owner
+    // on another host is not in this Herdr at all: its own service judges it.
     const ownerHere =
-      item.owner !== null &&
-      (await paneWhereabouts(port, item.owner, snapshot).then(
-        (found) => found !== undefined,
-        () => true,
-      ));
+      ownerElsewhere(item) ||
+      (item.owner !== null &&
+        (await paneWhereabouts(port, item.owner, snapshot).then(
+          (found) => found !== undefined,
+          () => true,
+        )));
     return orphanVerdict({
       item,
       done: host === 'local' ? mark !== undefined : 'unknown',

@@ -31,6 +31,8 @@ export const AgentLaunchRequestSchema = z.looseObject({
   task: z.string(),
   place: WorkPlaceSchema,
   owner: z.nullable(z.string()),
+  /** The owner's host identity: the child's messages for it wait in this host's outbox. */
+  owner_host: z.optional(z.nullable(z.string().check(z.regex(/^h_[a-z2-7]{12}$/)))),
   ticket: z.nullable(z.string()),
   reservation: z.nullable(z.string()),
   /** What remains of the caller's budget; the launch here takes at most this (and 10 minutes). */
@@ -68,6 +70,7 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
         itemId: spec.item,
         request: { ...spec.request, cwd: placed.cwd, caller_workspace: null },
         owner: spec.owner,
+        ownerHost: spec.owner_host ?? null,
         host: LOCAL_HOST.id,
         ticket: spec.ticket,
         reservation: spec.reservation,

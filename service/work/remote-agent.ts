@@ -8,6 +8,7 @@ import { DogsledError } from '../errors.js';
 import type { AgentLaunchRequest } from '../host-verbs/agents.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { peerCall } from '../hosts/remote.js';
+import { hostIdentity } from '../state/identity.js';
 import type { HostIO } from '../state/io.js';
 import { LaunchRecordSchema } from '../state/launch-schemas.js';
 import { appendItem } from '../state/work.js';
@@ -40,6 +41,8 @@ export async function launchRemoteAgent(
     task: spec.task,
     place,
     owner: spec.owner,
+    // The child's messages wait on the peer under this host's identity; the service here takes them.
+    owner_host: await hostIdentity(io),
     ticket: spec.ticket,
     reservation: spec.reservation,
     max_ms: Math.max(1, allowed),
@@ -55,7 +58,7 @@ export async function launchRemoteAgent(
     throw new DogsledError(`${peer.label}: host agent answered something that is not a started agent`);
   }
   // The owner's item, on the owner's host: it names the peer, whose own item tracks the pane there.
-  const item: Item = { ...theirs.data, host: peer.id };
+  const item: Item = { ...theirs.data, host: peer.id, owner_host: null };
   await appendItem(io, item);
   const worktree = (value.worktree ?? null) as AgentLaunched['worktree'];
   return { record: { ...record.data, host: peer.id }, item, worktree };
