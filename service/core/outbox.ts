@@ -4,6 +4,7 @@
 // again once the lease ends: the claimer crashed); an ack removes them. A record's `ref` is posted
 // once. Pure: records and `now` in, records out.
 
+import type { BranchObservationRecord } from '../state/branch-observations.js';
 import type { OutboxRecord } from '../state/outbox-schemas.js';
 import type { Item } from '../state/work-schemas.js';
 
@@ -104,4 +105,25 @@ export function ownerItemsAfter(
 export function awaitsPeer(item: Item): boolean {
   if (item.closed_ms === null) return true;
   return item.kind === 'agent' && !!item.branch && item.branch_seen?.landed !== true;
+}
+
+/**
+ * The branch observations of the owner's children on peers, from what each peer forwarded onto the
+ * item (`branch_seen`): the owner cannot read a branch there, so these stand in for branches.json.
+ */
+export function forwardedBranches(items: readonly Item[], localHost: string): BranchObservationRecord[] {
+  return items.flatMap((item) =>
+    item.host === localHost || item.kind !== 'agent' || !item.branch || !item.branch_seen
+      ? []
+      : [
+          {
+            item: item.id,
+            child: item.name ?? item.id,
+            host: item.host,
+            repository: item.repository ?? '',
+            branch: item.branch,
+            ...item.branch_seen,
+          },
+        ],
+  );
 }

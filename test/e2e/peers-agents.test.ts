@@ -192,7 +192,7 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
     const unread = await cli(['send', doc.pane, '--host', 'big', '--message', 'hello $(id)']);
     expect(unread.code).toBe(2);
     expect(unread.stderr).toMatch(
-      /^dogsled: send: big: host: send: brancher .* has no inbox reader: .*nothing was sent\n$/,
+      /^dogsled: send: big: brancher .* has no inbox reader: .*nothing was sent\n$/,
     );
     // The child's harness registers its reader there (its hook, run in its pane's name).
     const hook = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'hello' });
