@@ -174,7 +174,8 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
 
     const listed = await cli(['inbox', 'list', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.stringify(JSON.parse(listed.stdout).received)).toContain(`reply:${doc.item}`);
+    const received = JSON.parse(listed.stdout).received as Json[];
+    expect(received.find((r) => r.id === record.id)?.text).toContain('far-child finished');
     // The Stop hook hands it to the owner's harness, stripped of every escape sequence.
     const stop = await runCli(['hook', 'inbox', '--harness', 'claude', '--event', 'Stop'], env, {
       input: JSON.stringify({ hook_event_name: 'Stop', stop_hook_active: false }),
