@@ -217,9 +217,23 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     );
     expect(blocked[0].sender).toMatchObject({ host: 'big', name: 'asker' });
     expect(blocked[0].text).toContain('asker');
-    // A later pull (the peer's outbox drained) adds no second report of the same episode.
     await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
-    await new Promise((r) => setTimeout(r, 12_000));
+    // The peer's service restarted (the owner's stopped meanwhile): it posts the same episode again,
+    // and the owner's inbox still holds one report of it.
+    await stopOwnerServe();
+    const peer = fleet.peers.peer('big');
+    await peer.stopServe();
+    await peer.startServe({
+      env: { DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: join(fleet.peers.root, 'proc-big') },
+      interval: '1',
+    });
+    await eventually(
+      async () => (await outbox()).find((r) => r.ref === blocked[0].ref),
+      30_000,
+      'the episode posted again by the restarted peer service',
+    );
+    startOwnerServe();
+    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
     const again = (await ownerRecords()).filter((r) => r.kind === 'blocked' && r.ref.includes(doc.item));
     expect(again).toHaveLength(1);
     await cli(['close', doc.pane, '--host', 'big']);
