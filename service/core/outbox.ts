@@ -48,7 +48,8 @@ export function claimRecords(
   const next = records.map((r) =>
     ids.has(r.id) ? { ...r, lease_until_ms: lease, attempts: r.attempts + 1 } : r,
   );
-  return { next, claimed: next.filter((r) => ids.has(r.id)) };
+  const leased = new Map(next.filter((r) => ids.has(r.id)).map((r) => [r.id, r]));
+  return { next, claimed: free.map((r) => leased.get(r.id) as OutboxRecord) };
 }
 
 /** The records without the owner's acked ones; another owner's ids are never removed. */
