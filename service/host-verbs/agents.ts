@@ -6,6 +6,7 @@
 
 import { rm } from 'node:fs/promises';
 import * as z from 'zod/mini';
+import { workspaceNamed } from '../agents/caller-workspace.js';
 import { launchAgent } from '../agents/launch-agent.js';
 import { launchFiles, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
@@ -15,6 +16,7 @@ import { endReservations } from '../hosts/place.js';
 import { sendMessage } from '../inbox/send.js';
 import { InboxSenderSchema } from '../state/inbox-schemas.js';
 import { AgentRequestSchema } from '../state/work-schemas.js';
+import { openTerminal } from '../terminal/open.js';
 import { closeHere } from '../work/close.js';
 import { Deadline } from '../work/deadline.js';
 import { readTarget } from '../work/read.js';
@@ -31,6 +33,8 @@ export const AgentLaunchRequestSchema = z.looseObject({
   task: z.string(),
   place: WorkPlaceSchema,
   owner: z.nullable(z.string()),
+  /** The name of the caller's workspace: work outside a repository opens in the one so named here. */
+  caller_workspace_name: z.optional(z.nullable(z.string())),
   /** The owner's host identity: the child's messages for it wait in this host's outbox. */
   owner_host: z.optional(z.nullable(z.string().check(z.regex(/^h_[a-z2-7]{12}$/)))),
   ticket: z.nullable(z.string()),
@@ -64,11 +68,23 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
       placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),
     );
     await writeTaskFile(io.paths, launch, spec.task);
+    const port = await openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn });
+    const named = spec.caller_workspace_name ?? null;
+    // Outside a repository (no checkout, no branch) the child's tab goes in the caller's workspace.
+    const callerWorkspace =
+      named !== null &&
+      spec.request.branch === null &&
+      spec.place.checkout === null &&
+      port.kind !== 'headless'
+        ? await deadline.step("finding the caller's workspace", 'routine', () =>
+            workspaceNamed(port, named, placed.cwd),
+          )
+        : null;
     const launched = await launchAgent(
-      io,
+      { ...io, terminal: async () => port },
       {
         itemId: spec.item,
-        request: { ...spec.request, cwd: placed.cwd, caller_workspace: null },
+        request: { ...spec.request, cwd: placed.cwd, caller_workspace: callerWorkspace },
         owner: spec.owner,
         ownerHost: spec.owner_host ?? null,
         host: LOCAL_HOST.id,

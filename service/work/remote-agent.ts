@@ -3,6 +3,7 @@
 // there, its checkout verified against this caller's origin or cloned from it first; this host, the
 // owner's, keeps an item that names the peer. The launch counts as setup (up to 10 minutes).
 
+import { callerWorkspaceName } from '../agents/caller-workspace.js';
 import type { AgentLaunched } from '../agents/launch-agent.js';
 import { DogsledError } from '../errors.js';
 import type { AgentLaunchRequest } from '../host-verbs/agents.js';
@@ -13,6 +14,7 @@ import type { HostIO } from '../state/io.js';
 import { LaunchRecordSchema } from '../state/launch-schemas.js';
 import { appendItem } from '../state/work.js';
 import { type AgentRequest, type Item, ItemSchema } from '../state/work-schemas.js';
+import { openTerminal } from '../terminal/open.js';
 import { workPlaceOf } from '../worktrees/peer-checkout.js';
 import type { Deadline } from './deadline.js';
 
@@ -34,12 +36,22 @@ export async function launchRemoteAgent(
   const place = await deadline.step('reading the checkout', 'routine', (signal) =>
     workPlaceOf({ ...io, signal }, spec.request.cwd),
   );
+  // The caller's workspace is known here by id; the peer finds (or makes) the one with its name. A
+  // Herdr here that cannot say leaves the peer's own placement rules to choose.
+  const workspaceName = await deadline
+    .step("finding the caller's workspace", 'routine', async () => {
+      if (spec.owner === null) return null;
+      const port = await openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn });
+      return callerWorkspaceName(port, spec.owner);
+    })
+    .catch(() => null);
   const allowed = deadline.allowance('setup');
   const launch: AgentLaunchRequest = {
     item: spec.itemId,
     request: { ...spec.request, caller_workspace: null },
     task: spec.task,
     place,
+    caller_workspace_name: workspaceName,
     owner: spec.owner,
     // The child's messages wait on the peer under this host's identity; the service here takes them.
     owner_host: await hostIdentity(io),

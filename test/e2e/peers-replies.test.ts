@@ -33,6 +33,9 @@ function git(cwd: string, ...args: string[]): string {
   });
 }
 
+/** The owner's workspace name: a peer opens (or makes) the one so named, never splicing it. */
+const LEAD_WORKSPACE = "lead's $(ws) `x`";
+
 const COMMIT =
   "echo work > work.txt && git add work.txt && git -c user.name=C -c user.email=c@example.com commit -qm 'child work'";
 
@@ -101,7 +104,8 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     await peer.run(['chmod', '755', join(peer.user.home, 'bin', 'dogsled')]);
     peerHerdr = await startPeerHerdr(peer, { binFirst: join(peer.user.home, 'bin') });
     local = await startFakeHerdr({ dir: join(fleet.box.root, 'herdr') });
-    const created = (await local.call('workspace.create', { cwd: fleet.box.home })).result as Json;
+    const created = (await local.call('workspace.create', { cwd: fleet.box.home, label: LEAD_WORKSPACE }))
+      .result as Json;
     owner = { pane: created.root_pane.pane_id, terminal: created.root_pane.terminal_id };
     const base = {
       ...fleet.env,
@@ -203,6 +207,20 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       }),
     ]);
     await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+  });
+
+  it("opens a child outside any repository in the workspace with the caller's workspace name, made once", async () => {
+    const first = await launch('ws-one', [{ reply: 'Ready.' }], ['--cwd', '/tmp']);
+    const second = await launch('ws-two', [{ reply: 'Ready.' }], ['--cwd', '/tmp']);
+    const workspaces = ((await peerHerdr.call('workspace.list')).result as Json).workspaces as Json[];
+    const named = workspaces.filter((w) => w.label === LEAD_WORKSPACE);
+    expect(named).toHaveLength(1);
+    for (const doc of [first, second]) {
+      const pane = ((await peerHerdr.call('pane.get', { pane_id: doc.pane })).result as Json).pane;
+      expect(pane.workspace_id).toBe(named[0].workspace_id);
+    }
+    await cli(['close', first.pane, '--host', 'big']);
+    await cli(['close', second.pane, '--host', 'big']);
   });
 
   it('reports a blocked child to its owner once per episode', async () => {
