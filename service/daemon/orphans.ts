@@ -184,19 +184,18 @@ export class OrphanLane {
     mark: DoneMark | undefined,
     host: OrphanHost,
   ): Promise<OrphanVerdict> {
-    // An owner Herdr cannot place (or a failed lookup) is doubtful: it counts as present. An owner
-    // on another host is not in this Herdr at all: its own service judges it.
+    // An owner Herdr cannot place (or a failed lookup) is doubtful: it counts as present.
     const ownerHere =
-      ownerElsewhere(item) ||
-      (item.owner !== null &&
-        (await paneWhereabouts(port, item.owner, snapshot).then(
-          (found) => found !== undefined,
-          () => true,
-        )));
+      item.owner !== null &&
+      (await paneWhereabouts(port, item.owner, snapshot).then(
+        (found) => found !== undefined,
+        () => true,
+      ));
     return orphanVerdict({
       item,
       done: host === 'local' ? mark !== undefined : 'unknown',
-      ownerHere,
+      // An owner on another host is not in this Herdr at all: its own service judges it.
+      ownerHere: ownerHere || ownerElsewhere(item),
       host,
       pane: childPane(snapshot, pane, mark),
     });
