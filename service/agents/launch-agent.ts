@@ -43,8 +43,8 @@ export interface AgentLaunchSpec {
   itemId: string;
   request: AgentRequest;
   owner: string | null;
-  /** The owner's host identity when the owner is on another host (`host agent`); else absent. */
-  ownerHost?: string | null;
+  /** An owner on another host (`host agent`): its host identity and pane there; `owner` is null. */
+  remoteOwner?: { host: string; pane: string | null } | null;
   host: string;
   ticket: string | null;
   reservation: string | null;
@@ -135,7 +135,7 @@ export async function launchAgent(
     pane: null,
     terminal_id: null,
     owner: spec.owner,
-    ...(spec.ownerHost ? { owner_host: spec.ownerHost } : {}),
+    ...(spec.remoteOwner ? { owner_host: spec.remoteOwner.host, owner_pane: spec.remoteOwner.pane } : {}),
     created_ms: record.created_ms,
     closed_ms: null,
     close_reason: null,

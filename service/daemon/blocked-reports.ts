@@ -38,7 +38,7 @@ export class BlockedReports {
         item.kind === 'agent' &&
         item.closed_ms === null &&
         item.host === LOCAL_HOST.id &&
-        item.owner !== null,
+        (item.owner !== null || ownerElsewhere(item)),
     );
     const due = blocked.flatMap((pane) => {
       const item = children.find(
@@ -62,11 +62,13 @@ export class BlockedReports {
         deps.now(),
       );
     // An owner on another host: its service takes the report from this host's outbox.
-    for (const { item, pane, ref } of due.filter((entry) => ownerElsewhere(entry.item))) {
+    for (const { item, pane, ref } of due.filter(
+      (entry) => ownerElsewhere(entry.item) && !!entry.item.owner_pane,
+    )) {
       try {
         const added = await postForOwner(deps, item, {
           ref,
-          message: { owner_pane: item.owner as string, record: report(item, pane, ref) },
+          message: { owner_pane: item.owner_pane as string, record: report(item, pane, ref) },
         });
         this.handled.add(ref);
         if (added) posted.push(ref);

@@ -5,8 +5,8 @@
 // stays (agents/close-child.ts), then the item closes as `done`. A mark whose terminal changed or
 // whose agent session is another one is not this child's any more: it is dropped, nothing closes.
 // Each pass also keeps branches.json current (branch-watch.ts), for the board's TO LAND rows,
-// reports children newly blocked to their owners (blocked-reports.ts), and posts the closes and
-// branches of children whose owner is on another host to the outbox (owner-forward.ts).
+// reports children newly blocked to their owners (blocked-reports.ts), and posts the replies, closes
+// and branches of children whose owner is on another host to the outbox (owner-forward.ts).
 
 import { closeChild } from '../agents/close-child.js';
 import { recentOutput } from '../agents/start-tries.js';
@@ -17,7 +17,6 @@ import { stripEscapes } from '../core/strip-escapes.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { readInbox, updateInbox } from '../inbox/files.js';
-import { ownerElsewhere, postForOwner } from '../inbox/outbox.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { discoverTranscript, readFinalReply } from '../probe/transcripts/index.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
@@ -192,6 +191,8 @@ export class FinishWorker {
     item: Item,
     reply: string | null,
   ): Promise<void> {
+    const owner = await paneWhereabouts(port, item.owner as string, snapshot);
+    if (owner === undefined) return;
     const record = pendingRecord(
       {
         id: newId('m'),
@@ -203,16 +204,6 @@ export class FinishWorker {
       },
       this.deps.now(),
     );
-    // An owner on another host: its service takes the reply from this host's outbox.
-    if (ownerElsewhere(item)) {
-      await postForOwner(this.deps, item, {
-        ref: record.ref as string,
-        message: { owner_pane: item.owner as string, record },
-      });
-      return;
-    }
-    const owner = await paneWhereabouts(port, item.owner as string, snapshot);
-    if (owner === undefined) return;
     await updateInbox(this.deps, owner.terminal, owner.pane, (inbox) => {
       const { next, record: posted, added } = appendRecord(inbox, record);
       return added ? { result: posted, next } : { result: posted };

@@ -1,10 +1,13 @@
 // The peer side of a child whose owner is on another host: after the finish worker's pass, each such
-// child's close (done, pane gone) and each new observation of its branch is posted to this host's
-// outbox for the owner's service to take (inbox/outbox.ts). The item remembers what it forwarded
+// child's close (done, with its reply, or pane gone) and each new observation of its branch is
+// posted to this host's outbox for the owner's service to take (inbox/outbox.ts). The item remembers what it forwarded
 // (owner_told_ms, branch_seen), so a restart repeats nothing the owner has not already applied.
 
+import { pendingRecord } from '../core/inbox.js';
+import { finishedText } from '../core/inbox-text.js';
 import { ownerElsewhere, postForOwner } from '../inbox/outbox.js';
 import { readBranchObservations } from '../state/branch-observations.js';
+import { newId } from '../state/ids.js';
 import type { BranchSeen } from '../state/outbox-schemas.js';
 import { readItems, updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
@@ -33,6 +36,23 @@ export async function forwardToOwners(io: WorkerIO): Promise<void> {
       }
     }
     if (item.closed_ms !== null && item.owner_told_ms == null) {
+      // A child that called done: its owner hears its reply, as an owner here would (finish.ts).
+      if (item.close_reason === 'done' && item.owner_pane) {
+        const record = pendingRecord(
+          {
+            id: newId('m'),
+            kind: 'reply',
+            sender: { pane: item.pane, terminal: item.terminal_id, host: item.host, name: item.name ?? null },
+            text: finishedText(item.name ?? item.id, item.reply ?? null),
+            ref: `reply:${item.id}`,
+          },
+          io.now(),
+        );
+        await postForOwner(io, item, {
+          ref: `reply:${item.id}`,
+          message: { owner_pane: item.owner_pane, record },
+        });
+      }
       const closed = { reason: item.close_reason ?? 'closed', reply: item.reply ?? null };
       await postForOwner(io, item, { ref: `closed:${item.id}`, closed });
       await change(io, item.id, (current) => ({ ...current, owner_told_ms: io.now() }));

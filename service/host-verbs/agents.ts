@@ -85,8 +85,9 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
       {
         itemId: spec.item,
         request: { ...spec.request, cwd: placed.cwd, caller_workspace: callerWorkspace },
-        owner: spec.owner,
-        ownerHost: spec.owner_host ?? null,
+        // An owner on another host has no pane here: its messages go to the outbox (inbox/outbox.ts).
+        owner: spec.owner_host ? null : spec.owner,
+        remoteOwner: spec.owner_host ? { host: spec.owner_host, pane: spec.owner } : null,
         host: LOCAL_HOST.id,
         ticket: spec.ticket,
         reservation: spec.reservation,

@@ -122,10 +122,12 @@ export const ItemSchema = z.looseObject({
   /** The owner's pane. */
   owner: z.nullable(z.string()),
   /**
-   * A child here whose owner is on another host: that host's identity (identity.json there). Its
-   * messages wait in this host's outbox.json for the owner's service; absent or null: the owner is here.
+   * A child here whose owner is on another host: that host's identity (identity.json there) and the
+   * owner's pane there (`owner` is null: no pane here is its owner). Its messages wait in this host's
+   * outbox.json for the owner's service; absent or null: the owner is here.
    */
   owner_host: z.optional(z.nullable(z.string())),
+  owner_pane: z.optional(z.nullable(z.string())),
   /** Such a child's close, once posted to that outbox (so it is posted once). */
   owner_told_ms: z.optional(z.nullable(ms)),
   created_ms: ms,

@@ -70,8 +70,8 @@ export async function launchRemoteAgent(
     throw new DogsledError(`${peer.label}: host agent answered something that is not a started agent`);
   }
   // The owner's item, on the owner's host: it names the peer, whose own item tracks the pane there.
-  const item: Item = { ...theirs.data, host: peer.id, owner_host: null };
+  const item: Item = { ...theirs.data, host: peer.id, owner: spec.owner, owner_host: null, owner_pane: null };
   await appendItem(io, item);
   const worktree = (value.worktree ?? null) as AgentLaunched['worktree'];
-  return { record: { ...record.data, host: peer.id }, item, worktree };
+  return { record: { ...record.data, host: peer.id, owner: spec.owner }, item, worktree };
 }
