@@ -2,16 +2,16 @@
 // outside a repository opens in the workspace with the caller's workspace name, created when
 // absent). The owner's side names it from its own Herdr; the peer's side finds or makes it there.
 
+import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
 import { TerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
 
 /** The label of the workspace `pane` is in, or null (no pane, headless, Herdr cannot say). */
 export async function callerWorkspaceName(port: TerminalPort, pane: string | null): Promise<string | null> {
-  if (pane === null || port.kind === 'headless') return null;
   try {
-    const snapshot = await port.snapshot();
-    const id = snapshot.panes.find((p) => p.pane_id === pane)?.workspace_id;
-    const label = snapshot.workspaces.find((w) => w.workspace_id === id)?.label;
+    const id = await callerWorkspaceOf(port, pane);
+    if (id === null) return null;
+    const label = (await port.listWorkspaces()).find((w) => w.workspace_id === id)?.label;
     return label === undefined || label === '' ? null : label;
   } catch (error) {
     if (error instanceof TerminalError) return null;
@@ -21,7 +21,7 @@ export async function callerWorkspaceName(port: TerminalPort, pane: string | nul
 
 /** The id of the first workspace here labelled `name`, else of a new one so labelled at `cwd`. */
 export async function workspaceNamed(port: TerminalPort, name: string, cwd: string): Promise<string> {
-  const found = (await port.snapshot()).workspaces.find((w) => w.label === name);
+  const found = (await port.listWorkspaces()).find((w) => w.label === name);
   if (found !== undefined) return found.workspace_id;
   return (await port.createWorkspace({ cwd, label: name, focus: false })).workspace.workspace_id;
 }
