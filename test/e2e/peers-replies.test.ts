@@ -6,7 +6,7 @@
 // an owner service killed between its inbox write and its ack (nothing lost, nothing twice).
 
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
@@ -163,7 +163,21 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       90_000,
       "the owner's item closed",
     );
-    expect(item).toMatchObject({ host: 'big', close_reason: 'done', branch: 'feat/far' });
+    expect(item).toMatchObject({ host: 'big', close_reason: 'done', branch: 'feat/far', owner: owner.pane });
+    // On the peer no pane is the owner (a pane there may carry the owner's id): the owner is named
+    // with its host, and no inbox there gets the reply.
+    const theirs = JSON.parse(await readFile(join(peerState(), 'items.json'), 'utf8')).items.find(
+      (entry: Json) => entry.id === doc.item,
+    );
+    expect(theirs).toMatchObject({
+      owner: null,
+      owner_pane: owner.pane,
+      owner_host: expect.stringMatching(/^h_/),
+    });
+    const peerInboxes = await readdir(join(peerState(), 'inbox')).catch(() => [] as string[]);
+    for (const name of peerInboxes.filter((n) => n.endsWith('.json'))) {
+      expect(await readFile(join(peerState(), 'inbox', name), 'utf8')).not.toContain(`reply:${doc.item}`);
+    }
     const record = await eventually(
       async () => (await ownerRecords()).find((r) => r.ref === `reply:${doc.item}`),
       30_000,
