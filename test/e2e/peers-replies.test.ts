@@ -1,16 +1,9 @@
-// A child on a peer, seen from its owner: a real sshd peer running `dogsled serve` and the fake Herdr,
-// the owner's own `dogsled serve` with the owner's pane in a local fake Herdr. The child's final
-// reply, its blocked report and its close wait in the peer's outbox.json and the owner's service
-// pulls them: into the owner's inbox (stripped when delivered, metacharacters unchanged), the
-// owner's item closed, TO LAND showing the branch on the peer; through a stopped sshd, and through
-// an owner service killed between its inbox write and its ack (nothing lost, nothing twice).
-
-import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
+import { callerCheckout } from './peers/checkout.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
 import { peerSupport } from './peers/index.js';
@@ -23,14 +16,6 @@ type Json = any;
 
 function task(steps: unknown[]): string {
   return `Work.\n\`\`\`fake-agent\n${JSON.stringify({ steps })}\n\`\`\`\n`;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'safe.directory=*', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' },
-  });
 }
 
 /** The owner's workspace name: a peer opens (or makes) the one so named, never splicing it. */
@@ -116,27 +101,7 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     env = { ...base, HERDR_PANE_ID: owner.pane };
     // Records taken by a service that died come again after 3 s instead of a minute.
     serveEnv = { ...base, DOGSLED_TEST_OUTBOX_LEASE_MS: '3000' };
-    const origin = join(fleet.peers.root, 'origin.git');
-    const seed = join(fleet.peers.root, 'seed');
-    await mkdir(seed);
-    git(seed, 'init', '-q', '-b', 'main');
-    git(
-      seed,
-      '-c',
-      'user.name=T',
-      '-c',
-      'user.email=t@example.com',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'first',
-    );
-    git(fleet.peers.root, 'clone', '-q', '--bare', seed, origin);
-    execFileSync('chmod', ['-R', 'a+rX', origin]);
-    checkout = join(fleet.box.home, 'src', 'proj');
-    await mkdir(join(fleet.box.home, 'src'), { recursive: true });
-    git(fleet.box.home, 'clone', '-q', origin, checkout);
+    ({ checkout } = await callerCheckout(fleet, 'proj'));
     await untilPeersEligible(fleet);
     startOwnerServe();
   }, 240_000);
