@@ -5,7 +5,7 @@
 
 import { pendingRecord } from '../core/inbox.js';
 import { finishedText } from '../core/inbox-text.js';
-import { ownerElsewhere, postForOwner } from '../inbox/outbox.js';
+import { ownerElsewhere, type Posted, postForOwner } from '../inbox/outbox.js';
 import { readBranchObservations } from '../state/branch-observations.js';
 import { newId } from '../state/ids.js';
 import type { BranchSeen } from '../state/outbox-schemas.js';
@@ -36,6 +36,8 @@ export async function forwardToOwners(io: WorkerIO): Promise<void> {
       }
     }
     if (item.closed_ms !== null && item.owner_told_ms == null) {
+      const closed = { reason: item.close_reason ?? 'closed', reply: item.reply ?? null };
+      const posted: Posted[] = [];
       // A child that called done: its owner hears its reply, as an owner here would (finish.ts).
       if (item.close_reason === 'done' && item.owner_pane) {
         const record = pendingRecord(
@@ -48,13 +50,10 @@ export async function forwardToOwners(io: WorkerIO): Promise<void> {
           },
           io.now(),
         );
-        await postForOwner(io, item, {
-          ref: `reply:${item.id}`,
-          message: { owner_pane: item.owner_pane, record },
-        });
+        posted.push({ ref: `reply:${item.id}`, message: { owner_pane: item.owner_pane, record } });
       }
-      const closed = { reason: item.close_reason ?? 'closed', reply: item.reply ?? null };
-      await postForOwner(io, item, { ref: `closed:${item.id}`, closed });
+      posted.push({ ref: `closed:${item.id}`, closed });
+      await postForOwner(io, item, posted);
       await change(io, item.id, (current) => ({ ...current, owner_told_ms: io.now() }));
     }
   }

@@ -11,7 +11,7 @@ import { readState, updateState } from '../state/store.js';
 import type { Item } from '../state/work-schemas.js';
 import { guarded } from './files.js';
 
-type Posted = Pick<OutboxRecord, 'ref'> & Partial<Pick<OutboxRecord, 'message' | 'closed' | 'branch'>>;
+export type Posted = Pick<OutboxRecord, 'ref'> & Partial<Pick<OutboxRecord, 'message' | 'closed' | 'branch'>>;
 
 const EMPTY: Outbox = { version: 1, records: [] };
 
@@ -25,24 +25,34 @@ export function ownerElsewhere(item: Pick<Item, 'owner_host'>): item is { owner_
   return typeof item.owner_host === 'string' && item.owner_host !== '';
 }
 
-/** Posts one record for the owner of `item` (once per ref); true when it was added now. */
+/**
+ * Posts records for the owner of `item` in one write, in order (each once per ref: a reply and the
+ * close it comes with reach the owner together); true when any was added now.
+ */
 export async function postForOwner(
   io: StateIO,
   item: Pick<Item, 'id' | 'owner_host'>,
-  posted: Posted,
+  posted: Posted | readonly Posted[],
 ): Promise<boolean> {
   if (!ownerElsewhere(item)) return false;
-  const record: OutboxRecord = {
+  const now = io.now();
+  const records: OutboxRecord[] = (Array.isArray(posted) ? posted : [posted]).map((one) => ({
     id: newId('o'),
     owner_host: item.owner_host,
     item: item.id,
-    created_ms: io.now(),
+    created_ms: now,
     attempts: 0,
     lease_until_ms: null,
-    ...posted,
-  };
+    ...one,
+  }));
   return update(io, (outbox) => {
-    const { next, added } = addRecord(keptRecords(outbox.records, io.now()), record);
+    let next = keptRecords(outbox.records, io.now());
+    let added = false;
+    for (const record of records) {
+      const step = addRecord(next, record);
+      next = step.next;
+      added ||= step.added;
+    }
     return added ? { result: true, next: { ...outbox, records: next } } : { result: false };
   });
 }
