@@ -43,6 +43,8 @@ export interface AgentLaunchSpec {
   itemId: string;
   request: AgentRequest;
   owner: string | null;
+  /** An owner on another host (`host agent`): its host identity and pane there; `owner` is null. */
+  remoteOwner?: { host: string; pane: string | null } | null;
   host: string;
   ticket: string | null;
   reservation: string | null;
@@ -133,6 +135,7 @@ export async function launchAgent(
     pane: null,
     terminal_id: null,
     owner: spec.owner,
+    ...(spec.remoteOwner ? { owner_host: spec.remoteOwner.host, owner_pane: spec.remoteOwner.pane } : {}),
     created_ms: record.created_ms,
     closed_ms: null,
     close_reason: null,

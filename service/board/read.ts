@@ -5,6 +5,7 @@
 // `dogsled board`, the sidebar and (later) the Pi widget call readBoard.
 
 import { type BoardAgentPane, type BoardJob, type Board as BoardT, boardOf } from '../core/board.js';
+import { forwardedBranches } from '../core/outbox.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { readBranchObservations } from '../state/branch-observations.js';
@@ -43,6 +44,11 @@ export async function readBoard(io: StateIO, owner: string): Promise<Board> {
   const agentPanes = new Map<string, BoardAgentPane>();
   for (const pane of snapshot?.probe.agent_panes ?? []) agentPanes.set(pane.pane, pane);
   const ids = new Set(mine.map((item) => item.id));
-  const branches = (await readBranchObservations(io).catch(() => [])).filter((entry) => ids.has(entry.item));
+  // A child on a peer: its branch as the peer last forwarded it (the branch is not readable here).
+  const observed = [
+    ...(await readBranchObservations(io).catch(() => [])),
+    ...forwardedBranches(mine, LOCAL_HOST.id),
+  ];
+  const branches = observed.filter((entry) => ids.has(entry.item));
   return boardOf({ owner, items: mine, tickets: queue.tickets, jobs, agentPanes, branches }, io.now());
 }

@@ -9,11 +9,13 @@ import { blockedText } from '../core/inbox-text.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { updateInbox } from '../inbox/files.js';
+import { ownerElsewhere, postForOwner } from '../inbox/outbox.js';
 import { openHerdr, paneWhereabouts } from '../inbox/whereabouts.js';
 import { newId } from '../state/ids.js';
 import { HostSnapshotSchema } from '../state/schemas.js';
 import { readState } from '../state/store.js';
 import { readItems } from '../state/work.js';
+import type { Item } from '../state/work-schemas.js';
 import type { WorkerIO } from './worker-io.js';
 
 export class BlockedReports {
@@ -36,7 +38,7 @@ export class BlockedReports {
         item.kind === 'agent' &&
         item.closed_ms === null &&
         item.host === LOCAL_HOST.id &&
-        item.owner !== null,
+        (item.owner !== null || ownerElsewhere(item)),
     );
     const due = blocked.flatMap((pane) => {
       const item = children.find(
@@ -47,26 +49,45 @@ export class BlockedReports {
       return item === undefined || this.handled.has(ref) ? [] : [{ item, pane, ref }];
     });
     if (due.length === 0) return [];
+    const posted: string[] = [];
+    const report = (item: Item, pane: (typeof due)[number]['pane'], ref: string) =>
+      pendingRecord(
+        {
+          id: newId('m'),
+          kind: 'blocked',
+          sender: { pane: pane.pane, terminal: pane.terminal_id, host: item.host, name: item.name ?? null },
+          text: blockedText(item.name ?? item.id, pane.pane, deps.now() - pane.state_since_ms),
+          ref,
+        },
+        deps.now(),
+      );
+    // An owner on another host: its service takes the report from this host's outbox.
+    for (const { item, pane, ref } of due.filter(
+      (entry) => ownerElsewhere(entry.item) && !!entry.item.owner_pane,
+    )) {
+      try {
+        const added = await postForOwner(deps, item, {
+          ref,
+          message: { owner_pane: item.owner_pane as string, record: report(item, pane, ref) },
+        });
+        this.handled.add(ref);
+        if (added) posted.push(ref);
+      } catch (error) {
+        this.warn(`dogsled serve: blocked report of ${item.name ?? item.id}: ${messageOf(error)}`);
+      }
+    }
+    const here = due.filter((entry) => !ownerElsewhere(entry.item));
+    if (here.length === 0) return posted;
     const port = await openHerdr({ env: deps.env, home: deps.home, commandName: 'serve' }).catch(
       () => undefined,
     );
-    if (port === undefined) return [];
-    const posted: string[] = [];
-    for (const { item, pane, ref } of due) {
+    if (port === undefined) return posted;
+    for (const { item, pane, ref } of here) {
       try {
         const owner = await paneWhereabouts(port, item.owner as string);
         this.handled.add(ref);
         if (owner === undefined) continue;
-        const record = pendingRecord(
-          {
-            id: newId('m'),
-            kind: 'blocked',
-            sender: { pane: pane.pane, terminal: pane.terminal_id, host: item.host, name: item.name ?? null },
-            text: blockedText(item.name ?? item.id, pane.pane, deps.now() - pane.state_since_ms),
-            ref,
-          },
-          deps.now(),
-        );
+        const record = report(item, pane, ref);
         await updateInbox(deps, owner.terminal, owner.pane, (inbox) => {
           const { next, added } = appendRecord(inbox, record);
           if (added) posted.push(ref);

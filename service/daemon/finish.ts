@@ -4,8 +4,9 @@
 // pane's last lines) onto its item first, then the pane and agent worktree close and the branch
 // stays (agents/close-child.ts), then the item closes as `done`. A mark whose terminal changed or
 // whose agent session is another one is not this child's any more: it is dropped, nothing closes.
-// Each pass also keeps branches.json current (branch-watch.ts), for the board's TO LAND rows, and
-// reports children newly blocked to their owners (blocked-reports.ts).
+// Each pass also keeps branches.json current (branch-watch.ts), for the board's TO LAND rows,
+// reports children newly blocked to their owners (blocked-reports.ts), and posts the replies, closes
+// and branches of children whose owner is on another host to the outbox (owner-forward.ts).
 
 import { closeChild } from '../agents/close-child.js';
 import { recentOutput } from '../agents/start-tries.js';
@@ -29,6 +30,7 @@ import type { Agent, Listing } from '../terminal/records.js';
 import { closeItemsOf } from '../work/close.js';
 import { BlockedReports } from './blocked-reports.js';
 import { BRANCH_WATCH_MS, observeBranches } from './branch-watch.js';
+import { forwardToOwners } from './owner-forward.js';
 import type { WorkerIO } from './worker-io.js';
 
 /** Closed marks are kept this long for inspection, like closed items. */
@@ -59,6 +61,9 @@ export class FinishWorker {
         this.warnOnce(`dogsled serve: branches: ${oneLine(messageOf(error))}`),
       );
     }
+    await forwardToOwners(this.deps).catch((error: unknown) =>
+      this.warnOnce(`dogsled serve: outbox: ${oneLine(messageOf(error))}`),
+    );
     return closed;
   }
 

@@ -23,6 +23,7 @@ import { plainLine } from '../core/text-clean.js';
 import { isDogsledError, messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
+import { ownerElsewhere } from '../inbox/outbox.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { branchHolds } from '../state/branch-observations.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
@@ -195,7 +196,8 @@ export class OrphanLane {
     return orphanVerdict({
       item,
       done: host === 'local' ? mark !== undefined : 'unknown',
-      ownerHere,
+      // An owner on another host is not in this Herdr at all: its own service judges it.
+      ownerHere: ownerHere || ownerElsewhere(item),
       host,
       pane: childPane(listing, pane, mark),
     });

@@ -2,26 +2,37 @@
 // service and status"), it keeps the peer cache fresh through one pooled ssh2 connection per peer,
 // each read going through the same locked cache as every command, so it adds no read a command
 // would not have made. `dogsled retry` clears a peer's backoff in the cache; the pool follows it.
+// After each read, what waits for this host in a reachable peer's outbox is taken (outbox-pull.ts).
 
 import { ROUTINE_CAP_MS } from '../core/budget.js';
+import { awaitsPeer } from '../core/outbox.js';
 import { isSettled } from '../core/tickets.js';
 import { enabledPeers } from '../hosts/fleet.js';
+import { LOCAL_HOST } from '../hosts/local.js';
 import { peerTarget, readPeerEntry, refreshPeers } from '../hosts/peer-cache.js';
 import { readItems, readQueue } from '../state/work.js';
 import { SshPool } from '../transport/pool.js';
+import { OutboxPull } from './outbox-pull.js';
 import type { WorkerIO } from './worker-io.js';
 
 export class PeersLane {
   private readonly pool: SshPool;
+  private readonly outbox: OutboxPull;
 
   constructor(private readonly io: WorkerIO) {
     this.pool = new SshPool({ env: io.env });
+    this.outbox = new OutboxPull(io, this.pool);
   }
 
-  /** Whether this host owns work that may need a peer: an open item or a ticket not yet settled. */
+  /**
+   * Whether this host owns work that may need a peer: an open item, a ticket not yet settled, or a
+   * child on a peer whose branch has not been seen landed there (its TO LAND row follows the peer).
+   */
   private async ownsWork(): Promise<boolean> {
     const [items, queue] = await Promise.all([readItems(this.io), readQueue(this.io)]);
-    return items.items.some((item) => item.closed_ms === null) || queue.tickets.some((t) => !isSettled(t));
+    const waiting = (item: (typeof items.items)[number]) =>
+      item.closed_ms === null || (item.host !== LOCAL_HOST.id && item.kind === 'agent' && awaitsPeer(item));
+    return items.items.some(waiting) || queue.tickets.some((t) => !isSettled(t));
   }
 
   async pass(): Promise<number> {
@@ -37,7 +48,9 @@ export class PeersLane {
     const entries = await refreshPeers({ ...this.io, transport: this.pool, remoteCommand }, peers, {
       budgetMs: ROUTINE_CAP_MS,
     });
-    return [...entries.values()].filter((entry) => entry?.unreachable === null).length;
+    const reachable = peers.filter((peer) => entries.get(peer.id)?.unreachable === null);
+    await this.outbox.pass(reachable);
+    return reachable.length;
   }
 
   close(): Promise<void> {

@@ -6,6 +6,7 @@
 
 import { rm } from 'node:fs/promises';
 import * as z from 'zod/mini';
+import { workspaceNamed } from '../agents/caller-workspace.js';
 import { launchAgent } from '../agents/launch-agent.js';
 import { launchFiles, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
@@ -16,6 +17,7 @@ import { sendMessage } from '../inbox/send.js';
 import { InboxSenderSchema } from '../state/inbox-schemas.js';
 import { lazySchema } from '../state/lazy-schema.js';
 import { AgentRequestSchema } from '../state/work-schemas.js';
+import { openTerminal } from '../terminal/open.js';
 import { closeHere } from '../work/close.js';
 import { Deadline } from '../work/deadline.js';
 import { readTarget } from '../work/read.js';
@@ -33,6 +35,10 @@ export const AgentLaunchRequestSchema = lazySchema(() =>
     task: z.string(),
     place: WorkPlaceSchema,
     owner: z.nullable(z.string()),
+    /** The name of the caller's workspace: work outside a repository opens in the one so named here. */
+    caller_workspace_name: z.optional(z.nullable(z.string())),
+    /** The owner's host identity: the child's messages for it wait in this host's outbox. */
+    owner_host: z.optional(z.nullable(z.string().check(z.regex(/^h_[a-z2-7]{12}$/)))),
     ticket: z.nullable(z.string()),
     reservation: z.nullable(z.string()),
     /** What remains of the caller's budget; the launch here takes at most this (and 10 minutes). */
@@ -65,12 +71,26 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
       placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),
     );
     await writeTaskFile(io.paths, launch, spec.task);
+    const port = await openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn });
+    const named = spec.caller_workspace_name ?? null;
+    // Outside a repository (no checkout, no branch) the child's tab goes in the caller's workspace.
+    const callerWorkspace =
+      named !== null &&
+      spec.request.branch === null &&
+      spec.place.checkout === null &&
+      port.kind !== 'headless'
+        ? await deadline.step("finding the caller's workspace", 'routine', () =>
+            workspaceNamed(port, named, placed.cwd),
+          )
+        : null;
     const launched = await launchAgent(
-      io,
+      { ...io, terminal: async () => port },
       {
         itemId: spec.item,
-        request: { ...spec.request, cwd: placed.cwd, caller_workspace: null },
-        owner: spec.owner,
+        request: { ...spec.request, cwd: placed.cwd, caller_workspace: callerWorkspace },
+        // An owner on another host has no pane here: its messages go to the outbox (inbox/outbox.ts).
+        owner: spec.owner_host ? null : spec.owner,
+        remoteOwner: spec.owner_host ? { host: spec.owner_host, pane: spec.owner } : null,
         host: LOCAL_HOST.id,
         ticket: spec.ticket,
         reservation: spec.reservation,

@@ -96,6 +96,11 @@ export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
     takesInput: true,
     load: async () => (await import('./agents.js')).sendVerb,
   },
+  outbox: {
+    summary: 'claim or ack the messages waiting here for an owner on another host',
+    takesInput: false,
+    load: async () => (await import('./outbox.js')).outboxVerb,
+  },
   doctor: {
     summary: "this host's cleanup report",
     takesInput: false,

@@ -41,7 +41,24 @@ export async function peerCall(
     }
     throw error;
   }
-  if (!reply.ok)
-    throw new DogsledError(`${peer.label}: ${reply.error}`, { exitCode: reply.exitCode === 1 ? 1 : 2 });
+  if (!reply.ok) {
+    throw new DogsledError(`${peer.label}: ${peerReason(argv[0] ?? '', reply.error)}`, {
+      exitCode: reply.exitCode === 1 ? 1 : 2,
+    });
+  }
   return reply.value;
+}
+
+/**
+ * The peer's own reason, once: a one-shot refusal arrives as `host: send: <reason>` (the peer's
+ * `host` command and its verb's name) and an RPC one as `send: <reason>`; the caller names its own
+ * command and the peer, so those prefixes would only repeat them.
+ */
+export function peerReason(verb: string, error: string): string {
+  let reason = error;
+  if (reason.startsWith('host: ')) reason = reason.slice('host: '.length);
+  for (const prefix of [`host ${verb}: `, `${verb}: `]) {
+    if (verb !== '' && reason.startsWith(prefix)) return reason.slice(prefix.length);
+  }
+  return reason;
 }

@@ -4,9 +4,11 @@
 
 import * as z from 'zod/mini';
 import { itemsHoldingBranches } from '../core/item-closing.js';
+import { forwardedBranches } from '../core/outbox.js';
 import type { StateIO } from './io.js';
 import { lazySchema } from './lazy-schema.js';
 import { readState, writeState } from './store.js';
+import type { Item } from './work-schemas.js';
 import './zod-messages.js';
 
 export const BranchObservationSchema = lazySchema(() =>
@@ -50,8 +52,11 @@ export async function branchHolds(
   io: StateIO,
 ): Promise<(items: Parameters<typeof itemsHoldingBranches>[0]) => Set<string>> {
   const branches = await readBranchObservations(io).catch(() => undefined);
+  // A child on a peer is held by what the peer forwarded of its branch (core/outbox.ts).
   return (items) =>
-    branches === undefined ? new Set(items.map((item) => item.id)) : itemsHoldingBranches(items, branches);
+    branches === undefined
+      ? new Set(items.map((item) => item.id))
+      : itemsHoldingBranches(items, [...branches, ...forwardedBranches(items as Item[], 'local')]);
 }
 
 export async function writeBranchObservations(

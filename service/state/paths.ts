@@ -65,6 +65,10 @@ export interface StatePaths {
   watchdog: string;
   /** Tracked children on this host and their owners (parents.json, written by the agent work). */
   parents: string;
+  /** Messages for owners on other hosts, until their services take them (outbox.json). */
+  outbox: string;
+  /** This host's identity as an owner of children on peers (identity.json). */
+  identity: string;
   /** A requested cleanup pass (sweep-request.json), the service's wake-up socket (sweep.sock). */
   sweepRequest: string;
   sweepSock: string;
@@ -114,6 +118,8 @@ export function statePaths(dir: string): StatePaths {
     machineList: join(dir, 'machine-list.json'),
     watchdog: join(dir, 'watchdog.json'),
     parents: join(dir, 'parents.json'),
+    outbox: join(dir, 'outbox.json'),
+    identity: join(dir, 'identity.json'),
     sweepRequest: join(dir, 'sweep-request.json'),
     sweepSock: join(dir, 'sweep.sock'),
     sweep: join(dir, 'sweep.json'),
@@ -128,7 +134,7 @@ export function statePaths(dir: string): StatePaths {
  * every tick, job records are per job and reported rather than recovered, and losing a registry costs
  * a cleanup that is not offered, never work, so they go without.
  */
-const BACKED_UP = new Set(['queue.json', 'items.json', 'placements.json', 'done.json']);
+const BACKED_UP = new Set(['queue.json', 'items.json', 'placements.json', 'done.json', 'outbox.json']);
 
 /** `<file>.prev` for a file that keeps a backup, else undefined. */
 export function backupOf(file: string): string | undefined {

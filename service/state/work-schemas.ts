@@ -135,6 +135,15 @@ export const ItemSchema = lazySchema(() =>
     terminal_id: z.nullable(z.string()),
     /** The owner's pane. */
     owner: z.nullable(z.string()),
+    /**
+     * A child here whose owner is on another host: that host's identity (identity.json there) and the
+     * owner's pane there (`owner` is null: no pane here is its owner). Its messages wait in this host's
+     * outbox.json for the owner's service; absent or null: the owner is here.
+     */
+    owner_host: z.optional(z.nullable(z.string())),
+    owner_pane: z.optional(z.nullable(z.string())),
+    /** Such a child's close, once posted to that outbox (so it is posted once). */
+    owner_told_ms: z.optional(z.nullable(ms)),
     created_ms: ms,
     closed_ms: z.nullable(ms),
     /** Why it closed: `job ended`, `pane gone`, ... */
@@ -158,6 +167,14 @@ export const ItemSchema = lazySchema(() =>
     cwd: z.optional(z.nullable(z.string())),
     /** The child's final reply, captured when it finished (escapes stripped). */
     reply: z.optional(z.nullable(z.string())),
+    /**
+     * The owner's item of a child on a peer: what the peer last saw of its branch (forwarded through
+     * the peer's outbox), for TO LAND here, where the branch cannot be read. On the peer: what it
+     * last forwarded.
+     */
+    branch_seen: z.optional(
+      z.nullable(z.looseObject({ ahead: z.int(), dirty: z.boolean(), landed: z.boolean(), observed_ms: ms })),
+    ),
     /**
      * Set by the service while this is an orphaned child it keeps open (called done, owner gone):
      * why it stays (core/orphans.ts), and since when.

@@ -3,15 +3,18 @@
 // there, its checkout verified against this caller's origin or cloned from it first; this host, the
 // owner's, keeps an item that names the peer. The launch counts as setup (up to 10 minutes).
 
+import { callerWorkspaceName } from '../agents/caller-workspace.js';
 import type { AgentLaunched } from '../agents/launch-agent.js';
 import { DogsledError } from '../errors.js';
 import type { AgentLaunchRequest } from '../host-verbs/agents.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { peerCall } from '../hosts/remote.js';
+import { hostIdentity } from '../state/identity.js';
 import type { HostIO } from '../state/io.js';
 import { LaunchRecordSchema } from '../state/launch-schemas.js';
 import { appendItem } from '../state/work.js';
 import { type AgentRequest, type Item, ItemSchema } from '../state/work-schemas.js';
+import { openTerminal } from '../terminal/open.js';
 import { workPlaceOf } from '../worktrees/peer-checkout.js';
 import type { Deadline } from './deadline.js';
 
@@ -33,13 +36,25 @@ export async function launchRemoteAgent(
   const place = await deadline.step('reading the checkout', 'routine', (signal) =>
     workPlaceOf({ ...io, signal }, spec.request.cwd),
   );
+  // The caller's workspace is known here by id; the peer finds (or makes) the one with its name. A
+  // Herdr here that cannot say leaves the peer's own placement rules to choose.
+  const workspaceName = await deadline
+    .step("finding the caller's workspace", 'routine', async () => {
+      if (spec.owner === null) return null;
+      const port = await openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn });
+      return callerWorkspaceName(port, spec.owner);
+    })
+    .catch(() => null);
   const allowed = deadline.allowance('setup');
   const launch: AgentLaunchRequest = {
     item: spec.itemId,
     request: { ...spec.request, caller_workspace: null },
     task: spec.task,
     place,
+    caller_workspace_name: workspaceName,
     owner: spec.owner,
+    // The child's messages wait on the peer under this host's identity; the service here takes them.
+    owner_host: await hostIdentity(io),
     ticket: spec.ticket,
     reservation: spec.reservation,
     max_ms: Math.max(1, allowed),
@@ -55,8 +70,8 @@ export async function launchRemoteAgent(
     throw new DogsledError(`${peer.label}: host agent answered something that is not a started agent`);
   }
   // The owner's item, on the owner's host: it names the peer, whose own item tracks the pane there.
-  const item: Item = { ...theirs.data, host: peer.id };
+  const item: Item = { ...theirs.data, host: peer.id, owner: spec.owner, owner_host: null, owner_pane: null };
   await appendItem(io, item);
   const worktree = (value.worktree ?? null) as AgentLaunched['worktree'];
-  return { record: { ...record.data, host: peer.id }, item, worktree };
+  return { record: { ...record.data, host: peer.id, owner: spec.owner }, item, worktree };
 }

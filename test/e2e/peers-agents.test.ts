@@ -1,18 +1,11 @@
-// Agents across a fleet of real sshd peers, each with `dogsled serve` on a fixture /proc and the fake
-// Herdr at its default socket: `agent --host` starts the child on the peer through its own `host
-// agent` (task file, contract and launch record there, hostile names and text unchanged), the
-// owner's item names the peer; unpinned placement picks the freest host; `--branch` makes the
-// worktree in the peer's checkout, cloned from the caller's origin when absent, and refuses a
-// checkout with another origin before any change; `read`, `close` and `send` reach the child there.
-
-import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLaunches, until } from '../fakes/agents/harness.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { runCli } from '../helpers/cli.js';
+import { callerCheckout, git } from './peers/checkout.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
 import { peerSupport } from './peers/index.js';
@@ -25,14 +18,6 @@ const HOSTILE_TASK = 'Fix it\'s "quoted" $(id) `id` ; rm -rf / *\n-n second line
 
 function quickTask(text: string): string {
   return `${text}\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply: 'Finished.' }] })}\n\`\`\`\n`;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'safe.directory=*', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' },
-  });
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON documents, asserted field by field
@@ -65,27 +50,7 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
     local = await startFakeHerdr({ dir: join(fleet.box.root, 'herdr') });
     env = { ...fleet.env, HERDR_SOCKET_PATH: local.socketPath, PATH: `${local.binDir}:${fleet.env.PATH}` };
     // The caller's repository: a clone of an origin every peer can read, under the caller's home.
-    origin = join(fleet.peers.root, 'origin.git');
-    const seed = join(fleet.peers.root, 'seed');
-    await mkdir(seed);
-    git(seed, 'init', '-q', '-b', 'main');
-    git(
-      seed,
-      '-c',
-      'user.name=T',
-      '-c',
-      'user.email=t@example.com',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'first',
-    );
-    git(fleet.peers.root, 'clone', '-q', '--bare', seed, origin);
-    execFileSync('chmod', ['-R', 'a+rX', origin]);
-    checkout = join(fleet.box.home, 'src', "it's proj");
-    await mkdir(join(fleet.box.home, 'src'), { recursive: true });
-    git(fleet.box.home, 'clone', '-q', origin, checkout);
+    ({ origin, checkout } = await callerCheckout(fleet, "it's proj"));
     await untilPeersEligible(fleet);
   }, 240_000);
 
@@ -192,7 +157,7 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
     const unread = await cli(['send', doc.pane, '--host', 'big', '--message', 'hello $(id)']);
     expect(unread.code).toBe(2);
     expect(unread.stderr).toMatch(
-      /^dogsled: send: big: host: send: brancher .* has no inbox reader: .*nothing was sent\n$/,
+      /^dogsled: send: big: brancher .* has no inbox reader: .*nothing was sent\n$/,
     );
     // The child's harness registers its reader there (its hook, run in its pane's name).
     const hook = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'hello' });

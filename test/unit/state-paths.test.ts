@@ -54,6 +54,8 @@ describe('statePaths', () => {
       machineList: '/s/machine-list.json',
       watchdog: '/s/watchdog.json',
       parents: '/s/parents.json',
+      outbox: '/s/outbox.json',
+      identity: '/s/identity.json',
       sweepRequest: '/s/sweep-request.json',
       sweepSock: '/s/sweep.sock',
       sweep: '/s/sweep.json',

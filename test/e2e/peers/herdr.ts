@@ -19,12 +19,14 @@ export interface PeerHerdr {
   stop: () => Promise<void>;
 }
 
-export async function startPeerHerdr(peer: Peer): Promise<PeerHerdr> {
+/** `binFirst`: a directory of the peer's put first on its panes' PATH (a `dogsled` for the children). */
+export async function startPeerHerdr(peer: Peer, options: { binFirst?: string } = {}): Promise<PeerHerdr> {
   const home = peer.user.home;
   const socketPath = join(home, '.config', 'herdr', 'herdr.sock');
   const logDir = join(home, 'agent-log');
   await peer.run(['mkdir', '-p', join(home, '.config', 'herdr'), logDir]);
-  const path = `${FAKE_AGENTS_BIN}:${join(process.execPath, '..')}:/usr/local/bin:/usr/bin:/bin`;
+  const first = options.binFirst === undefined ? '' : `${options.binFirst}:`;
+  const path = `${first}${FAKE_AGENTS_BIN}:${join(process.execPath, '..')}:/usr/local/bin:/usr/bin:/bin`;
   const child: ChildProcess = peer.spawn(
     [process.execPath, SERVER, '--socket', socketPath, '--settle-ms', '50', '--prompt-delay-ms', '20'],
     { PATH: path, FAKE_AGENT_LOG_DIR: logDir, DOGSLED_TEST: '1' },

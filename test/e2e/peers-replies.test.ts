@@ -1,0 +1,291 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
+import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
+import { callerCheckout } from './peers/checkout.js';
+import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
+import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
+import { peerSupport } from './peers/index.js';
+
+const unsupported = peerSupport();
+if (unsupported) console.warn(`peers-replies: skipped: ${unsupported}`);
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON documents, asserted field by field
+type Json = any;
+
+function task(steps: unknown[]): string {
+  return `Work.\n\`\`\`fake-agent\n${JSON.stringify({ steps })}\n\`\`\`\n`;
+}
+
+/** The owner's workspace name: a peer opens (or makes) the one so named, never splicing it. */
+const LEAD_WORKSPACE = "lead's $(ws) `x`";
+
+const COMMIT =
+  "echo work > work.txt && git add work.txt && git -c user.name=C -c user.email=c@example.com commit -qm 'child work'";
+
+describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout: 240_000 }, () => {
+  let fleet: Fleet;
+  let peerHerdr: PeerHerdr;
+  let local: FakeHerdr;
+  let env: NodeJS.ProcessEnv;
+  let serveEnv: NodeJS.ProcessEnv;
+  let owner: { pane: string; terminal: string };
+  let checkout: string;
+  let serve: ReturnType<typeof startCli> | undefined;
+  const peerState = () => join(fleet.peers.peer('big').user.home, '.local', 'state', 'dogsled');
+  const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+    runCli(args, { ...env, ...extra }, { timeoutMs: 90_000 });
+  const ownerItem = async (id: string): Promise<Json> =>
+    JSON.parse(await readFile(join(fleet.box.state, 'items.json'), 'utf8')).items.find(
+      (item: Json) => item.id === id,
+    );
+  const ownerRecords = async (): Promise<Json[]> => {
+    const text = await readFile(join(fleet.box.state, 'inbox', `${owner.terminal}.json`), 'utf8').catch(
+      () => null,
+    );
+    return text === null ? [] : JSON.parse(text).records;
+  };
+  const outbox = async (): Promise<Json[]> => {
+    const text = await readFile(join(peerState(), 'outbox.json'), 'utf8').catch(() => null);
+    return text === null ? [] : JSON.parse(text).records;
+  };
+  const startOwnerServe = (extra: NodeJS.ProcessEnv = {}) => {
+    serve = startCli(['serve', '--interval', '1'], { ...serveEnv, ...extra });
+    return serve;
+  };
+  const stopOwnerServe = async () => {
+    if (serve && serve.exitCode === null && serve.signalCode === null) {
+      serve.kill('SIGKILL');
+      await exited(serve);
+    }
+  };
+  const launch = async (name: string, steps: unknown[], more: string[] = []): Promise<Json> => {
+    const result = await cli([
+      'agent',
+      '--host',
+      'big',
+      '--kind',
+      'claude',
+      '--name',
+      name,
+      '--json',
+      ...more,
+      '--message',
+      task(steps),
+    ]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    return JSON.parse(result.stdout);
+  };
+
+  beforeAll(async () => {
+    fleet = await startFleet([{ tag: 'big', cores: 16 }]);
+    const peer = fleet.peers.peer('big');
+    await peer.writeHomeFile('.gitconfig', '[safe]\n\tdirectory = *\n');
+    // The children's own `dogsled done` runs the peers' build.
+    const [node, bundle] = fleet.peers.remoteCommand as [string, string];
+    const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+    await peer.writeHomeFile('bin/dogsled', `#!/bin/sh\nexec ${quote(node)} ${quote(bundle)} "$@"\n`);
+    await peer.run(['chmod', '755', join(peer.user.home, 'bin', 'dogsled')]);
+    peerHerdr = await startPeerHerdr(peer, { binFirst: join(peer.user.home, 'bin') });
+    local = await startFakeHerdr({ dir: join(fleet.box.root, 'herdr') });
+    const created = (await local.call('workspace.create', { cwd: fleet.box.home, label: LEAD_WORKSPACE }))
+      .result as Json;
+    owner = { pane: created.root_pane.pane_id, terminal: created.root_pane.terminal_id };
+    const base = {
+      ...fleet.env,
+      HERDR_SOCKET_PATH: local.socketPath,
+      HERDR_ENV: '1',
+      PATH: `${local.binDir}:${fleet.env.PATH}`,
+    };
+    env = { ...base, HERDR_PANE_ID: owner.pane };
+    // Records taken by a service that died come again after 3 s instead of a minute.
+    serveEnv = { ...base, DOGSLED_TEST_OUTBOX_LEASE_MS: '3000' };
+    ({ checkout } = await callerCheckout(fleet, 'proj'));
+    await untilPeersEligible(fleet);
+    startOwnerServe();
+  }, 240_000);
+
+  afterAll(async () => {
+    await stopOwnerServe();
+    await peerHerdr?.stop();
+    await local?.stop();
+    await fleet?.stop();
+  });
+
+  it("delivers the child's final reply to the owner's inbox, closes the owner's item and shows TO LAND", async () => {
+    const reply = "Landed \u001b[31mred\u001b[0m\u001b]0;pwned\u0007 it's $(id) `x` ; *";
+    const doc = await launch(
+      'far-child',
+      [{ run: COMMIT }, { run: 'dogsled done' }, { reply }],
+      ['--branch', 'feat/far', '--cwd', checkout],
+    );
+    const item = await eventually(
+      async () => {
+        const found = await ownerItem(doc.item);
+        return found?.closed_ms != null ? found : undefined;
+      },
+      90_000,
+      "the owner's item closed",
+    );
+    expect(item).toMatchObject({ host: 'big', close_reason: 'done', branch: 'feat/far', owner: owner.pane });
+    // On the peer no pane is the owner (a pane there may carry the owner's id): the owner is named
+    // with its host, and no inbox there gets the reply.
+    const theirs = JSON.parse(await readFile(join(peerState(), 'items.json'), 'utf8')).items.find(
+      (entry: Json) => entry.id === doc.item,
+    );
+    expect(theirs).toMatchObject({
+      owner: null,
+      owner_pane: owner.pane,
+      owner_host: expect.stringMatching(/^h_/),
+    });
+    const peerInboxes = await readdir(join(peerState(), 'inbox')).catch(() => [] as string[]);
+    for (const name of peerInboxes.filter((n) => n.endsWith('.json'))) {
+      expect(await readFile(join(peerState(), 'inbox', name), 'utf8')).not.toContain(`reply:${doc.item}`);
+    }
+    const record = await eventually(
+      async () => (await ownerRecords()).find((r) => r.ref === `reply:${doc.item}`),
+      30_000,
+      "the reply in the owner's inbox",
+    );
+    expect(record).toMatchObject({
+      kind: 'reply',
+      state: 'pending',
+      sender: expect.objectContaining({ host: 'big', name: 'far-child', pane: doc.pane }),
+    });
+    expect(record.text).toContain("it's $(id) `x` ; *");
+
+    const listed = await cli(['inbox', 'list', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const received = JSON.parse(listed.stdout).received as Json[];
+    expect(received.find((r) => r.id === record.id)?.text).toContain('far-child finished');
+    // The Stop hook hands it to the owner's harness, stripped of every escape sequence.
+    const stop = await runCli(['hook', 'inbox', '--harness', 'claude', '--event', 'Stop'], env, {
+      input: JSON.stringify({ hook_event_name: 'Stop', stop_hook_active: false }),
+    });
+    expect(stop.code).toBe(0);
+    const reason = JSON.parse(stop.stdout).reason as string;
+    expect(reason).toContain('far-child finished');
+    expect(reason).toContain("Landed red it's $(id) `x` ; *");
+    expect(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(reason)).toBe(false);
+
+    const rows = await eventually(
+      async () => {
+        const board = await cli(['board', '--json']);
+        const group = JSON.parse(board.stdout).groups.find((g: Json) => g.id === 'to_land');
+        return group.rows.length > 0 ? group.rows : undefined;
+      },
+      60_000,
+      'the TO LAND row',
+    );
+    expect(rows).toEqual([
+      expect.objectContaining({
+        item: doc.item,
+        host: 'big',
+        reason: 'far-child: branch feat/far +1 to land',
+      }),
+    ]);
+    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+  });
+
+  it("opens a child outside any repository in the workspace with the caller's workspace name, made once", async () => {
+    const first = await launch('ws-one', [{ reply: 'Ready.' }], ['--cwd', '/tmp']);
+    const second = await launch('ws-two', [{ reply: 'Ready.' }], ['--cwd', '/tmp']);
+    const workspaces = ((await peerHerdr.call('workspace.list')).result as Json).workspaces as Json[];
+    const named = workspaces.filter((w) => w.label === LEAD_WORKSPACE);
+    expect(named).toHaveLength(1);
+    for (const doc of [first, second]) {
+      const pane = ((await peerHerdr.call('pane.get', { pane_id: doc.pane })).result as Json).pane;
+      expect(pane.workspace_id).toBe(named[0].workspace_id);
+    }
+    await cli(['close', first.pane, '--host', 'big']);
+    await cli(['close', second.pane, '--host', 'big']);
+  });
+
+  it('reports a blocked child to its owner once per episode', async () => {
+    const doc = await launch('asker', [{ ask: 'Which one, $(id)?' }], ['--cwd', '/tmp']);
+    const blocked = await eventually(
+      async () => {
+        const found = (await ownerRecords()).filter((r) => r.kind === 'blocked' && r.ref.includes(doc.item));
+        return found.length > 0 ? found : undefined;
+      },
+      60_000,
+      'the blocked report',
+    );
+    expect(blocked[0].sender).toMatchObject({ host: 'big', name: 'asker' });
+    expect(blocked[0].text).toContain('asker');
+    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+    // The peer's service restarted (the owner's stopped meanwhile): it posts the same episode again,
+    // and the owner's inbox still holds one report of it.
+    await stopOwnerServe();
+    const peer = fleet.peers.peer('big');
+    await peer.stopServe();
+    await peer.startServe({
+      env: { DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: join(fleet.peers.root, 'proc-big') },
+      interval: '1',
+    });
+    await eventually(
+      async () => (await outbox()).find((r) => r.ref === blocked[0].ref),
+      30_000,
+      'the episode posted again by the restarted peer service',
+    );
+    startOwnerServe();
+    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+    const again = (await ownerRecords()).filter((r) => r.kind === 'blocked' && r.ref.includes(doc.item));
+    expect(again).toHaveLength(1);
+    await cli(['close', doc.pane, '--host', 'big']);
+  });
+
+  it('keeps records on the peer while its sshd is stopped and delivers them after recovery', async () => {
+    const doc = await launch(
+      'patient',
+      [{ sleep_ms: 3_000 }, { run: 'dogsled done' }, { reply: 'Late reply.' }],
+      ['--cwd', '/tmp'],
+    );
+    const sshd = fleet.peers.peer('big').sshd;
+    await sshd.stop();
+    try {
+      const waiting = await eventually(
+        async () => (await outbox()).find((r) => r.ref === `reply:${doc.item}`),
+        60_000,
+        'the reply waiting in the peer outbox',
+      );
+      expect(waiting.message.owner_pane).toBe(owner.pane);
+      expect((await ownerRecords()).some((r) => r.ref === `reply:${doc.item}`)).toBe(false);
+    } finally {
+      await sshd.start();
+    }
+    expect((await cli(['retry', 'big'])).code).toBe(0);
+    // The reply and the close come in one claim: the item closes in the same pass.
+    await eventually(
+      async () => (await ownerItem(doc.item)).closed_ms ?? undefined,
+      60_000,
+      "the owner's item closed after recovery",
+    );
+    expect((await ownerItem(doc.item)).close_reason).toBe('done');
+    expect((await ownerRecords()).filter((r) => r.ref === `reply:${doc.item}`)).toHaveLength(1);
+  });
+
+  it("loses nothing and delivers nothing twice when the owner's service dies between its write and its ack", async () => {
+    await stopOwnerServe();
+    const crashing = startOwnerServe({ DOGSLED_TEST_OUTBOX_CRASH: 'after-write' });
+    const doc = await launch(
+      'crash-test',
+      [{ run: 'dogsled done' }, { reply: 'Once only.' }],
+      ['--cwd', '/tmp'],
+    );
+    const end = await exited(crashing);
+    expect(end.signal).toBe('SIGKILL');
+    // Written here, still leased on the peer: the ack never went.
+    expect((await ownerRecords()).filter((r) => r.ref === `reply:${doc.item}`)).toHaveLength(1);
+    expect((await outbox()).some((r) => r.ref === `reply:${doc.item}`)).toBe(true);
+    startOwnerServe();
+    await eventually(
+      async () => ((await outbox()).some((r) => r.item === doc.item) ? undefined : true),
+      60_000,
+      'the records acked after the lease',
+    );
+    expect((await ownerRecords()).filter((r) => r.ref === `reply:${doc.item}`)).toHaveLength(1);
+    expect((await ownerItem(doc.item)).close_reason).toBe('done');
+  });
+});
