@@ -42,7 +42,8 @@ async function fill(count: number): Promise<void> {
   }
 }
 
-describe('agent tickets', () => {
+// Each case waits out reservations that end after 12 s, plus a service's start and an admission.
+describe('agent tickets', { timeout: 60_000 }, () => {
   it('agent --wait on a full host queues and is admitted FIFO with a job queued after it', async () => {
     // Reservations that end after 12 s: the host is full until then.
     startServe(await serveEnv(12_000), running);
@@ -125,7 +126,7 @@ describe('agent tickets', () => {
   });
 });
 
-describe('a queued child that cannot be started', () => {
+describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
   it("fails its ticket after three tries and the owner's inbox says so (launch_failed)", async () => {
     startServe(await serveEnv(12_000), running);
     await untilEligible(suite.box);
@@ -173,7 +174,7 @@ describe('a queued child that cannot be started', () => {
   });
 });
 
-describe('a service killed during an agent admission', () => {
+describe('a service killed during an agent admission', { timeout: 60_000 }, () => {
   async function killedAt(point: 'before-launch' | 'after-record' | 'after-launch') {
     const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
     // The host is full for 12 s (the placements' TTL), so the ticket queues and is admitted after.

@@ -5,6 +5,7 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
+import { KNOWN_SHELLS } from '../../service/core/pane-rule.js';
 import { openTerminal } from '../../service/terminal/open.js';
 import type { TerminalPort } from '../../service/terminal/port.js';
 import { FAKE_AGENTS_BIN, until } from '../fakes/agents/harness.js';
@@ -72,10 +73,12 @@ export async function startClaudeChild(t: TmuxAgentBox, name: string, script: ob
   const work = join(t.box.root, 'work');
   await mkdir(work, { recursive: true });
   const pane = (await t.port.createTab({ cwd: work })).root_pane.pane_id;
-  await until(
-    async () => (await t.port.processInfo(pane)).foreground_processes.length > 0 || undefined,
-    'the shell',
-  );
+  // Until the shell alone is in the foreground: right after the window opens, tmux's child may not
+  // have exec'd the shell yet, or the shell's start-up files may still be running a program.
+  await until(async () => {
+    const fg = (await t.port.processInfo(pane)).foreground_processes;
+    return (fg.length === 1 && KNOWN_SHELLS.has((fg[0]?.name ?? '').replace(/^-/, ''))) || undefined;
+  }, 'the shell');
   await t.port.startAgent({
     name,
     kind: 'claude',
