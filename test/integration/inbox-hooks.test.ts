@@ -181,7 +181,7 @@ describe('hook inbox on failure exits 0 with no output', () => {
     expect(result.stderr).toBe('dogsled: hook inbox: --harness must be claude or codex, got "pi"\n');
     expect((await t.hook(child, ['inbox', '--harness', 'claude', '--event', 'SessionStart'])).code).toBe(2);
     expect((await t.hook(child, ['inbox', '--harness', 'claude', '--bogus'])).code).toBe(2);
-  });
+  }, 60_000);
 });
 
 describe('claims are leases', () => {
