@@ -10,32 +10,20 @@ import type { AgentPane } from '../../service/state/schemas.js';
 import type { Item } from '../../service/state/work-schemas.js';
 import type { InboxBox, PaneRef } from '../helpers/inbox-fixture.js';
 import { itemFixture, jobFixture } from '../helpers/job-fixtures.js';
-import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
+import { agentPaneFixture, snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 
 export const T0 = 1_800_000_000_000;
 export const MIN = 60_000;
 
 export function agentPane(ref: PaneRef, over: Partial<AgentPane> = {}): AgentPane {
-  return {
-    pane: ref.pane,
-    agent: 'claude',
-    state: 'idle',
-    name: null,
+  return agentPaneFixture(ref.pane, 'idle', T0, {
     transcript: '/tmp/t.jsonl',
     transcript_modified: T0,
     terminal_id: ref.terminal,
     completion_seq: 1,
     cwd: '/tmp',
-    model: null,
-    activity: null,
-    branch: null,
-    ahead: null,
-    dirty: null,
-    landed: null,
-    stalled_since_ms: null,
-    state_since_ms: T0,
     ...over,
-  };
+  });
 }
 
 export async function writePanes(t: InboxBox, panes: AgentPane[], sample_ms = T0): Promise<void> {

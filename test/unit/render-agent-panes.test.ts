@@ -2,31 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { renderAgentPanes, SHOWN_PANES } from '../../cli/render/agent-pane-lines.js';
 import { paint } from '../../cli/render/color.js';
 import type { AgentPane } from '../../service/state/schemas.js';
+import { agentPaneFixture } from '../helpers/snapshot.js';
 
 const MIN = 60_000;
 const plain = paint(false);
 
 function pane(over: Partial<AgentPane>): AgentPane {
-  return {
-    pane: 'w1:p1',
-    agent: 'claude',
-    state: 'working',
-    name: null,
+  return agentPaneFixture('w1:p1', 'working', 0, {
     transcript: '/t.jsonl',
     transcript_modified: 0,
-    terminal_id: 'term_1',
-    completion_seq: 0,
     cwd: '/repo',
-    model: null,
-    activity: null,
-    branch: null,
-    ahead: null,
-    dirty: null,
-    landed: null,
-    stalled_since_ms: null,
-    state_since_ms: 0,
     ...over,
-  };
+  });
 }
 
 describe('agent pane lines in status', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BRIEF_MAX_LINES, renderBrief } from '../../cli/render/status-brief.js';
 import type { HostView } from '../../service/hosts/view.js';
+import { agentPaneFixture } from '../helpers/snapshot.js';
 
 const GIB = 1024 ** 3;
 
@@ -70,25 +71,14 @@ describe('status --brief', () => {
 
   it('counts stalled agents per host and in the hint line, also when hosts share lines', () => {
     const stalled = host('local');
-    const pane = {
-      pane: 'w1:p2',
+    const pane = agentPaneFixture('w1:p2', 'working', 0, {
       agent: 'codex',
-      state: 'working',
-      name: null,
       transcript: '/t',
       transcript_modified: 0,
       terminal_id: 'term_1',
       completion_seq: 1,
-      cwd: null,
-      model: null,
-      activity: null,
-      branch: null,
-      ahead: null,
-      dirty: null,
-      landed: null,
       stalled_since_ms: 600_000,
-      state_since_ms: 0,
-    };
+    });
     if (stalled.probe) stalled.probe.agent_panes = [pane];
     expect(renderBrief([stalled])[0]).toContain('agents 1 live, 1 active, 1 stalled');
     expect(renderBrief([stalled]).at(-1)).toBe('1 stalled · details: dogsled status');
