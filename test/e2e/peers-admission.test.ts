@@ -316,10 +316,7 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     await startServe({ ...pause, DOGSLED_TEST_ADMISSION_PAUSE_AT: 'before-launch' });
     expect(await settledAs(early as string, 'admitting')).toMatchObject({ host: PEER });
     await startServe({ ...pause, DOGSLED_TEST_ADMISSION_PAUSE_AT: 'before-launch' });
-    const failed = await settledAs(early as string, 'failed').catch(async (e) => {
-      console.log('DEBUG', serve?.output(), JSON.stringify(await ticket(early as string)));
-      throw e;
-    });
+    const failed = await settledAs(early as string, 'failed');
     expect(failed.error).toBe(
       `${failed.job}: never started: the service (pid ${failed.admitter?.pid}) stopped while launching it`,
     );
