@@ -8,7 +8,7 @@
 // (`place --wait`, `agent --wait`) get what the peer admitted.
 
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTaskFile } from '../../service/agents/launch-files.js';
@@ -26,6 +26,7 @@ import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
 import { peerSupport } from './peers/index.js';
+import { git, makeOrigin } from './peers/origin.js';
 
 const unsupported = peerSupport();
 if (unsupported) console.warn(`peers-admission: skipped: ${unsupported}`);
@@ -134,27 +135,10 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     })();
     await localPolicy(FULL);
     // The caller's repositories, clones of an origin the peer can read, under the caller's home.
-    origin = join(fleet.peers.root, 'origin.git');
-    const seed = join(fleet.peers.root, 'seed');
-    await mkdir(seed);
-    git(seed, 'init', '-q', '-b', 'main');
-    git(
-      seed,
-      '-c',
-      'user.name=T',
-      '-c',
-      'user.email=t@example.com',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'first',
-    );
-    git(fleet.peers.root, 'clone', '-q', '--bare', seed, origin);
-    execFileSync('chmod', ['-R', 'a+rX', origin]);
-    await mkdir(join(fleet.box.home, 'src'), { recursive: true });
-    for (const name of ['proj', 'other'])
-      git(fleet.box.home, 'clone', '-q', origin, join(fleet.box.home, 'src', name));
+    origin = await makeOrigin(fleet, [
+      join(fleet.box.home, 'src', 'proj'),
+      join(fleet.box.home, 'src', 'other'),
+    ]);
     await fleet.peers.peer(PEER).writeHomeFile('.gitconfig', '[safe]\n\tdirectory = *\n');
     herdr = await startPeerHerdr(fleet.peers.peer(PEER));
     await untilPeersEligible(fleet);
@@ -499,12 +483,4 @@ function signal(pid: number, name: NodeJS.Signals): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'safe.directory=*', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' },
-  });
 }
