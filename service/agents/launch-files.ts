@@ -122,6 +122,43 @@ export async function createLaunchRecord(io: StateIO, launch: NewLaunch): Promis
 }
 
 /**
+ * Ends launch `launch.id` as never started (`failed` with `error`) when no try was made yet: a
+ * record not made yet is made so, and then no launch can take the id (createLaunchRecord refuses
+ * one with a record), so a launch still on its way never starts. Returns the record as it is now.
+ */
+export async function endUnstartedLaunch(
+  io: StateIO,
+  launch: NewLaunch,
+  error: string,
+): Promise<LaunchRecord> {
+  const now = io.now();
+  const files = launchFiles(io.paths, launch.id);
+  await ensureLaunchesDir(io.paths);
+  return guarded(files.record, () =>
+    updateState(files.record, LaunchRecordSchema, io, (current) => {
+      if (current === undefined) {
+        const record: LaunchRecord = {
+          ...launch,
+          task_file: files.task,
+          contract_file: files.contract,
+          state: 'failed',
+          attempts: 0,
+          error,
+          recent_output: null,
+          created_ms: now,
+          state_ms: now,
+          started_ms: null,
+        };
+        return { result: record, next: record };
+      }
+      if (current.state !== 'preparing' || current.attempts > 0) return { result: current };
+      const next: LaunchRecord = { ...current, state: 'failed', error, state_ms: now };
+      return { result: next, next };
+    }),
+  );
+}
+
+/**
  * Read-modify-write of one record under its lock. `fn` gets the current record and returns the next
  * one (or undefined to leave it); `state_ms` moves whenever the state changes. A missing record is
  * an error naming the launch.

@@ -126,7 +126,7 @@ export function interruptedNeverStarted(ticket: Pick<Ticket, 'admitter'>): strin
 /** The ticket an interrupted admission settles as, from its evidence. */
 export function settleInterrupted(ticket: Ticket, evidence: LaunchEvidence, now: number): Ticket {
   if (evidence.kind === 'started' || evidence.kind === 'placement') return admitTicket(ticket, now);
-  const job = ticket.job ?? 'its job';
+  const job = ticket.job ?? (ticket.agent ? `launch ${ticket.agent.launch}` : 'its job');
   const stopped = `admission interrupted: the service${serviceOf(ticket)} stopped`;
   const error =
     evidence.kind === 'no-record'

@@ -14,6 +14,7 @@ import {
   admitTicket,
   claimTicket,
   failTicket,
+  interruptedNeverStarted,
   isInterrupted,
   type LaunchEvidence,
   pendingInOrder,
@@ -98,7 +99,7 @@ export class AdmissionWorker {
     for (const ticket of interrupted) {
       // A launch on a peer is settled from what the peer and the owner's items say (never again).
       const found = onPeer(ticket)
-        ? await evidenceThere(deps, peerOf(peers, ticket.host), ticket)
+        ? await evidenceThere(deps, peerOf(peers, ticket.host), ticket, interruptedNeverStarted(ticket))
         : await launchEvidence(deps, ticket, true);
       evidence.set(ticket.id, found);
       // Before the ticket settles: whoever sees it failed finds its room free again.
@@ -196,10 +197,12 @@ export class AdmissionWorker {
       await removeEnvFile(ticketEnvPath(this.deps.paths, ticket.id)).catch(() => undefined);
       return this.admitted(ticket, worktree);
     }
-    const evidence = await evidenceThere(this.deps, peer, ticket);
+    // The peer answered the launch with its refusal: asked, not ended (nothing of it is made there).
+    const lost = mayHaveStarted(failure.cause);
+    const evidence = await evidenceThere(this.deps, peer, ticket, lost ? failure.error : null);
     if (evidence.kind === 'started') return this.admitted(ticket, null);
     await this.release(ticket, evidence);
-    const doubt = mayHaveStarted(failure.cause) && evidence.kind === 'unknown';
+    const doubt = lost && evidence.kind === 'unknown';
     const error = doubt
       ? `${failure.error}; it may have started there: inspect it, nothing is relaunched`
       : failure.error;

@@ -5,19 +5,21 @@
 // paths as an immediate placement; and what a launch there left when it threw or was interrupted.
 
 import { readFile, rm } from 'node:fs/promises';
+import * as z from 'zod/mini';
 import { launchFiles } from '../agents/launch-files.js';
 import type { AdmissionHost } from '../core/admission-order.js';
 import type { LaunchEvidence } from '../core/tickets.js';
 import { DogsledError, messageOf } from '../errors.js';
+import type { AdmissionAsk } from '../host-verbs/admissions.js';
 import { enabledPeers, type PeerHost } from '../hosts/fleet.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
 import { peerView } from '../hosts/peer-view.js';
 import { type PlaceOutcome, reserveOnPeer } from '../hosts/place.js';
 import { peerCall } from '../hosts/remote.js';
-import { JobRecordSchema } from '../state/job-records.js';
+import { lazySchema } from '../state/lazy-schema.js';
 import { oneLine } from '../state/quarantine.js';
-import { readItems } from '../state/work.js';
-import type { PlacedWorktree, Ticket } from '../state/work-schemas.js';
+import { appendItem, readItems } from '../state/work.js';
+import { ItemSchema, type PlacedWorktree, type Ticket } from '../state/work-schemas.js';
 import { UnreachableError } from '../transport/types.js';
 import type { Deadline } from '../work/deadline.js';
 import { launchRemoteAgent } from '../work/remote-agent.js';
@@ -145,34 +147,61 @@ export async function launchThere(
 
 /**
  * What a ticket's launch on a peer left. The owner's item is written only once the peer answered
- * with the started work, so it proves a start; a job's record is asked of the peer. Anything else
- * (no answer, an agent the owner never heard back about) is unknown: the ticket fails for
- * inspection and nothing is launched again.
+ * with the started work, so it proves a start; otherwise the peer's own record of the launch decides
+ * (`host admission`), and with `end` one that never started is ended there (made ended when not
+ * made yet, so a launch still on its way refuses it). A start whose answer never came back gets the
+ * owner's item from the peer's. No answer, or an agent that tried and may have typed its line, is
+ * unknown: the ticket fails for inspection and nothing is launched again.
  */
 export async function evidenceThere(
   io: WorkerIO,
   peer: PeerHost | undefined,
   ticket: Ticket,
+  end: string | null,
 ): Promise<LaunchEvidence> {
   if (!ticket.agent && ticket.request === null) return { kind: 'placement' };
   const host = peer?.label ?? ticket.host ?? '?';
   const item = ticket.item;
   if (item !== null && (await readItems(io)).items.some((entry) => entry.id === item))
     return { kind: 'started' };
-  if (ticket.agent || ticket.job === null || peer === undefined)
-    return { kind: 'unknown', why: `${host} did not say it started` };
+  if (peer === undefined || item === null) return { kind: 'unknown', why: `${host} did not say it started` };
+  const job =
+    ticket.request !== null && ticket.job !== null ? { id: ticket.job, request: ticket.request } : null;
+  if (!ticket.agent && job === null) return { kind: 'unknown', why: `${host} did not say it started` };
+  const ask: AdmissionAsk = {
+    ticket: ticket.id,
+    item,
+    owner: ticket.owner,
+    reservation: ticket.reservation,
+    job: ticket.agent ? null : job,
+    agent: ticket.agent ?? null,
+    end,
+  };
   let value: unknown;
   try {
-    value = await peerCall(io, peer, ['job', ticket.job]);
+    value = await peerCall(io, peer, ['admission'], { input: JSON.stringify(ask) });
   } catch (error) {
     return { kind: 'unknown', why: oneLine(messageOf(error)) };
   }
-  const record = JobRecordSchema.safeParse(value);
-  if (!record.success) return { kind: 'unknown', why: `${host}: host job answered something else` };
-  if (record.data.started_ms !== null) return { kind: 'started' };
-  if (record.data.ended_ms !== null) return { kind: 'not-started', reason: record.data.reason };
-  return { kind: 'unknown', why: `not started yet on ${host}` };
+  const answer = AnswerSchema.safeParse(value);
+  if (!answer.success) return { kind: 'unknown', why: `${host}: host admission answered something else` };
+  const { state, reason } = answer.data;
+  if (state === 'not-started') return { kind: 'not-started', reason };
+  if (state === 'pending') return { kind: 'unknown', why: `${host}: ${reason ?? 'not started yet'}` };
+  // Started, its answer lost: the owner's item, as the launch would have written it.
+  const theirs = ItemSchema.safeParse(answer.data.item);
+  if (theirs.success) await appendItem(io, { ...theirs.data, host: peer.id });
+  else io.warn(`dogsled serve: admission of ${ticket.id}: ${host} started it but has no item for it`);
+  return { kind: 'started' };
 }
+
+const AnswerSchema = lazySchema(() =>
+  z.looseObject({
+    state: z.enum(['started', 'not-started', 'pending']),
+    reason: z.nullable(z.string()),
+    item: z.unknown(),
+  }),
+);
 
 /** A launch error that may have come after the peer started the work (its reply never came back). */
 export function mayHaveStarted(error: unknown): boolean {

@@ -71,6 +71,11 @@ export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
     takesInput: false,
     load: async () => (await import('./jobs.js')).stopVerb,
   },
+  admission: {
+    summary: "what became here of another host's admitted ticket (ending one never started), from stdin",
+    takesInput: true,
+    load: async () => (await import('./admissions.js')).admissionVerb,
+  },
   agent: {
     summary: 'launches a placed child agent here from the JSON request on stdin',
     takesInput: true,

@@ -16,7 +16,7 @@ import { endReservations } from '../hosts/place.js';
 import { launchStandby, type Standby } from '../process/launch.js';
 import type { ProcessIO } from '../state/io.js';
 import { type Environment, jobEnvPath, removeEnvFile, writeEnvFile } from '../state/job-env.js';
-import { type JobRecord, updateJobRecord, writeJobRecord } from '../state/job-records.js';
+import { type JobRecord, updateJobRecord } from '../state/job-records.js';
 import { oneLine } from '../state/quarantine.js';
 import { appendItem, updateItems } from '../state/work.js';
 import type { Item, JobRequest } from '../state/work-schemas.js';
@@ -108,7 +108,12 @@ export async function launchJob(ctx: JobLaunchIO, spec: LaunchSpec, deadline: De
     ticket: spec.ticket,
     command: request.command,
   };
-  await writeJobRecord(ctx.paths, job);
+  // Created, never replaced: a record already there (a peer's owner ended this id as never
+  // started while this launch was on its way) means this launch must not start.
+  await updateJobRecord(ctx, spec.jobId, (current) => {
+    if (current !== undefined) throw new DogsledError(`job ${spec.jobId} already has a record`);
+    return { result: undefined, next: job };
+  });
   let opened: Opened;
   try {
     await appendItem(ctx, item);

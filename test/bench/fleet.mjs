@@ -12,9 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { bundleModules } from '../../scripts/build.mjs';
-import { CLI, idleProc, median, ROOT, RUNS, residentCost, SECONDS, stop } from './lib.mjs';
+import { CLI, idleProc, loadBundled, median, ROOT, RUNS, residentCost, SECONDS, stop } from './lib.mjs';
 
 const PEERS = 8;
 // The command's own budget for its peers (service/hosts/peers.ts, PEER_BUDGET_MS).
@@ -28,24 +26,17 @@ if (process.getuid?.() !== 0) {
   process.exit(0);
 }
 
-const outdir = join(ROOT, 'node_modules', '.cache', 'dogsled-bench-fleet');
-mkdirSync(outdir, { recursive: true });
-await bundleModules(
-  {
-    peers: 'test/e2e/peers/index.ts',
-    work: 'service/state/work.ts',
-    paths: 'service/state/paths.ts',
-    fixtures: 'test/helpers/job-fixtures.ts',
-  },
-  outdir,
-);
-const load = (name) => import(pathToFileURL(join(outdir, `${name}.mjs`)).href);
-const [
-  { peerSupport, startPeers },
-  { updateItems, readItems },
-  { ensureStateDir, statePaths },
-  { itemFixture },
-] = await Promise.all([load('peers'), load('work'), load('paths'), load('fixtures')]);
+const {
+  peers: { peerSupport, startPeers },
+  work: { updateItems, readItems },
+  paths: { ensureStateDir, statePaths },
+  fixtures: { itemFixture },
+} = await loadBundled('fleet', {
+  peers: 'test/e2e/peers/index.ts',
+  work: 'service/state/work.ts',
+  paths: 'service/state/paths.ts',
+  fixtures: 'test/helpers/job-fixtures.ts',
+});
 
 const dist = join(ROOT, 'dist');
 const unsupported = peerSupport(dist);

@@ -1,11 +1,12 @@
 // Shared measuring helpers for the benchmark scripts: medians, per-process CPU and memory from
 // /proc, a timer for whole commands, and service/terminal bundled for the terminal benches. Every script reports against a floor measured in its run.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { bundleModules } from '../../scripts/build.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'dist', 'dogsled.mjs');
@@ -150,4 +151,19 @@ export async function bundleTerminal(outdir) {
     logLevel: 'warning',
   });
   return (await import(pathToFileURL(outfile).href)).openTerminal;
+}
+
+/**
+ * TypeScript modules bundled as the CLI is (so ssh2 and msgpackr run from a bundle too) into
+ * node_modules/.cache/dogsled-bench-<cache>, then loaded: the modules' exports by entry name.
+ */
+export async function loadBundled(cache, entries) {
+  const outdir = join(ROOT, 'node_modules', '.cache', `dogsled-bench-${cache}`);
+  mkdirSync(outdir, { recursive: true });
+  await bundleModules(entries, outdir);
+  const names = Object.keys(entries);
+  const loaded = await Promise.all(
+    names.map((name) => import(pathToFileURL(join(outdir, `${name}.mjs`)).href)),
+  );
+  return Object.fromEntries(names.map((name, i) => [name, loaded[i]]));
 }

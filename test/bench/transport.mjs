@@ -5,28 +5,18 @@
 // why and exits 0 otherwise. The transport and the peer setup are bundled with esbuild as the CLI
 // is, so ssh2 and msgpackr run from a bundle here too. BENCH_RUNS sets the repetitions.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { bundleModules } from '../../scripts/build.mjs';
-import { median, ROOT, RUNS } from './lib.mjs';
+import { loadBundled, median, ROOT, RUNS } from './lib.mjs';
 
-const outdir = join(ROOT, 'node_modules', '.cache', 'dogsled-bench-transport');
-mkdirSync(outdir, { recursive: true });
-await bundleModules(
-  {
-    peers: 'test/e2e/peers/index.ts',
-    pool: 'service/transport/pool.ts',
-    openssh: 'service/transport/openssh.ts',
-  },
-  outdir,
-);
-const load = (name) => import(pathToFileURL(join(outdir, `${name}.mjs`)).href);
-const [{ peerSupport, startPeers }, { SshPool }, { OpenSshTransport }] = await Promise.all([
-  load('peers'),
-  load('pool'),
-  load('openssh'),
-]);
+const {
+  peers: { peerSupport, startPeers },
+  pool: { SshPool },
+  openssh: { OpenSshTransport },
+} = await loadBundled('transport', {
+  peers: 'test/e2e/peers/index.ts',
+  pool: 'service/transport/pool.ts',
+  openssh: 'service/transport/openssh.ts',
+});
 
 const dist = join(ROOT, 'dist');
 const unsupported = peerSupport(dist);

@@ -11,11 +11,12 @@ import { execFileSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeTaskFile } from '../../service/agents/launch-files.js';
 import { listJobRecords } from '../../service/state/job-records.js';
 import { statePaths } from '../../service/state/paths.js';
 import { PeerEntrySchema } from '../../service/state/peer-schemas.js';
 import { updateState } from '../../service/state/store.js';
-import { readItems, readQueue, updateQueue } from '../../service/state/work.js';
+import { readItems, readQueue, updateItems, updateQueue } from '../../service/state/work.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
 import { readLaunches } from '../fakes/agents/harness.js';
 import { eventually, exited, runCli, spawnCli, startCli } from '../helpers/cli.js';
@@ -25,6 +26,7 @@ import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
 import { peerSupport } from './peers/index.js';
+import { git, makeOrigin } from './peers/origin.js';
 
 const unsupported = peerSupport();
 if (unsupported) console.warn(`peers-admission: skipped: ${unsupported}`);
@@ -46,6 +48,7 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
   let ticking = true;
   let ticker: Promise<void> = Promise.resolve();
   let serial = 0;
+  let origin: string;
   const io = () => ({ paths: statePaths(fleet.box.state), now: Date.now, warn: () => undefined });
   const peerState = () => join(fleet.peers.peer(PEER).user.home, '.local', 'state', 'dogsled');
   const ticketsNow = async () => (await readQueue(io())).tickets;
@@ -78,7 +81,9 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
   };
 
   /** Job tickets written straight into the queue, a millisecond apart (their FIFO order). */
-  const queue = async (...asks: Array<{ pin: string | null; command?: string[] }>): Promise<string[]> => {
+  const queue = async (
+    ...asks: Array<{ pin: string | null; command?: string[]; cwd?: string; branch?: string }>
+  ): Promise<string[]> => {
     const base = Date.now();
     const made = asks.map((ask, i) =>
       ticketFixture({
@@ -88,7 +93,8 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
         state_ms: base + i,
         request: {
           command: ask.command ?? ['true'],
-          cwd: '/tmp',
+          cwd: ask.cwd ?? '/tmp',
+          ...(ask.branch ? { branch: ask.branch, base: null } : {}),
           timeout_ms: null,
           idle_timeout_ms: null,
           caller_workspace: null,
@@ -128,6 +134,12 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
       }
     })();
     await localPolicy(FULL);
+    // The caller's repositories, clones of an origin the peer can read, under the caller's home.
+    origin = await makeOrigin(fleet, [
+      join(fleet.box.home, 'src', 'proj'),
+      join(fleet.box.home, 'src', 'other'),
+    ]);
+    await fleet.peers.peer(PEER).writeHomeFile('.gitconfig', '[safe]\n\tdirectory = *\n');
     herdr = await startPeerHerdr(fleet.peers.peer(PEER));
     await untilPeersEligible(fleet);
   }, 180_000);
@@ -233,30 +245,147 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     expect(await jobsOf(fleet.box.state, missing as string)).toEqual([]);
   });
 
-  it('settles a ticket whose service was killed while admitting it on the peer, never launching it twice', async () => {
+  it('settles tickets whose service was killed while admitting them on the peer exactly, never launching twice', async () => {
     const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '600000' };
-    // Killed after the claim, before anything was sent: failed for inspection, nothing ran.
+    const agentTicket = async (name: string): Promise<Ticket> => {
+      const launch = `l_${name.replace(/-/g, '')}${++serial}`;
+      await writeTaskFile(statePaths(fleet.box.state), launch, quickTask(`Settled exactly: ${name}.`));
+      const agent = {
+        launch,
+        kind: 'claude',
+        name,
+        profile: null,
+        branch: null,
+        base: null,
+        cwd: '/tmp',
+        caller_workspace: null,
+      } as const;
+      const made = ticketFixture({
+        id: `t_adm${String(++serial).padStart(6, '0')}`,
+        kind: 'agent',
+        pin: PEER,
+        request: null,
+        agent,
+      });
+      await updateQueue(io(), (current) => ({
+        result: undefined,
+        next: { ...current, tickets: [...current.tickets, made] },
+      }));
+      return made;
+    };
+    /** The owner's item goes, as if the peer's answer to the launch never came back. */
+    const loseItem = async (id: string) => {
+      await eventually(
+        async () => (await readItems(io())).items.some((entry) => entry.id === id) || undefined,
+        60_000,
+        'the owner item of the launch on the peer',
+      );
+      await updateItems(io(), (items) => ({
+        result: undefined,
+        next: { ...items, items: items.items.filter((entry) => entry.id !== id) },
+      }));
+    };
+    const ownerItem = async (id: string | null) =>
+      (await readItems(io())).items.find((entry) => entry.id === id);
+    // No service admits them before the first below (killed paused) claims the first.
+    await stopServe();
+    // FIFO on the peer: each service below is killed with the next ticket claimed.
     const [early] = await queue({ pin: PEER, command: ['sh', '-c', 'echo early'] });
+    const agentEarly = await agentTicket('never-there');
+    const [late] = await queue({ pin: PEER, command: ['sh', '-c', 'echo late'] });
+    const agentLate = await agentTicket('lost-reply');
+    const [after] = await queue({ pin: PEER });
+
+    // Killed after the claim, before anything was sent: the peer ends the job it never made.
     await startServe({ ...pause, DOGSLED_TEST_ADMISSION_PAUSE_AT: 'before-launch' });
     expect(await settledAs(early as string, 'admitting')).toMatchObject({ host: PEER });
-    // Killed after the peer answered, before the ticket said so: admitted from the evidence.
-    await startServe({ ...pause, DOGSLED_TEST_ADMISSION_PAUSE_AT: 'after-launch' });
+    await startServe({ ...pause, DOGSLED_TEST_ADMISSION_PAUSE_AT: 'before-launch' });
     const failed = await settledAs(early as string, 'failed');
-    expect(failed.error).toMatch(/nothing is relaunched$/);
-    const [late] = await queue({ pin: PEER, command: ['sh', '-c', 'echo late'] });
-    const admitting = await settledAs(late as string, 'admitting');
-    await eventually(
-      async () => (await readItems(io())).items.some((entry) => entry.id === admitting.item) || undefined,
-      60_000,
-      'the owner item of the launch on the peer',
+    expect(failed.error).toBe(
+      `${failed.job}: never started: the service (pid ${failed.admitter?.pid}) stopped while launching it`,
     );
+    const [record] = await jobsOf(peerState(), early as string);
+    expect(record).toMatchObject({
+      id: failed.job,
+      started_ms: null,
+      reason: expect.stringMatching(/^never started/),
+    });
+    expect(record?.ended_ms).not.toBeNull();
+
+    // The same for an agent: its launch record is made failed there, and no launch can take it.
+    expect(await settledAs(agentEarly.id, 'admitting')).toMatchObject({ host: PEER });
+    await startServe({ ...pause, DOGSLED_TEST_ADMISSION_PAUSE_AT: 'after-launch' });
+    const agentFailed = await settledAs(agentEarly.id, 'failed');
+    expect(agentFailed.error).toMatch(new RegExp(`^launch ${agentEarly.agent?.launch}: never started: `));
+    const launches = join(peerState(), 'launches');
+    const tomb = JSON.parse(await readFile(join(launches, `${agentEarly.agent?.launch}.json`), 'utf8'));
+    expect(tomb).toMatchObject({ state: 'failed', attempts: 0, ticket: agentEarly.id, started_ms: null });
+    expect(await ownerItem(agentFailed.item)).toBeUndefined();
+
+    // Killed after the peer started the job, its answer lost: admitted, the owner's item made again.
+    const admitting = await settledAs(late as string, 'admitting');
+    await loseItem(admitting.item as string);
+    await startServe({ ...pause, DOGSLED_TEST_ADMISSION_PAUSE_AT: 'after-launch' });
+    expect(await settledAs(late as string, 'admitted')).toMatchObject({ host: PEER, error: null });
+    expect(await ownerItem(admitting.item)).toMatchObject({
+      kind: 'job',
+      host: PEER,
+      job: admitting.job,
+      ticket: late,
+    });
+
+    // The same for an agent that started there.
+    const agentAdmitting = await settledAs(agentLate.id, 'admitting');
+    await loseItem(agentAdmitting.item as string);
     await startServe();
-    expect(await settledAs(late as string, 'admitted')).toMatchObject({ host: PEER });
+    expect(await settledAs(agentLate.id, 'admitted')).toMatchObject({ host: PEER, error: null });
+    const started = JSON.parse(await readFile(join(launches, `${agentLate.agent?.launch}.json`), 'utf8'));
+    expect(started).toMatchObject({ state: 'started', ticket: agentLate.id });
+    expect(await ownerItem(agentAdmitting.item)).toMatchObject({
+      kind: 'agent',
+      host: PEER,
+      pane: started.pane,
+    });
+
     // A later pass of the restarted service launches nothing more.
-    const [after] = await queue({ pin: PEER });
     await settledAs(after as string, 'admitted');
-    expect(await jobsOf(peerState(), early as string)).toEqual([]);
+    expect(await jobsOf(peerState(), early as string)).toHaveLength(1);
     expect(await jobsOf(peerState(), late as string)).toHaveLength(1);
+    const tries = await readLaunches(herdr?.logDir as string);
+    const of = (launch: string | undefined) =>
+      tries.filter((found) => found.task_files?.some((f: string) => f.includes(launch as string)));
+    expect(of(agentEarly.agent?.launch)).toEqual([]);
+    expect(of(agentLate.agent?.launch)).toHaveLength(1);
+  });
+
+  it('admits a run --branch ticket on the peer in its branch worktree there, and fails one whose checkout there has another origin', async () => {
+    const peer = fleet.peers.peer(PEER);
+    // The peer's checkout of "other" is another repository: nothing may be cloned or made in it.
+    const wrong = join(peer.user.home, 'src', 'other');
+    await peer.run(['git', 'init', '-q', '-b', 'main', wrong]);
+    await peer.run(['git', '-C', wrong, 'remote', 'add', 'origin', '/elsewhere.git']);
+    const before = await peer.run(['git', '-C', wrong, 'for-each-ref']);
+    const [branched, mismatched] = await queue(
+      { pin: PEER, cwd: join(fleet.box.home, 'src', 'proj'), branch: 'feat/queued', command: ['pwd'] },
+      { pin: PEER, cwd: join(fleet.box.home, 'src', 'other'), branch: 'feat/wrong', command: ['pwd'] },
+    );
+    const admitted = await settledAs(branched as string, 'admitted');
+    expect(admitted).toMatchObject({ host: PEER, error: null });
+    const clone = join(peer.user.home, 'src', 'proj');
+    expect(git(clone, 'remote', 'get-url', 'origin').trim()).toBe(origin);
+    const [job] = await jobsOf(peerState(), branched as string);
+    const worktrees = git(clone, 'worktree', 'list', '--porcelain');
+    expect(worktrees).toContain('branch refs/heads/feat/queued');
+    expect(worktrees).toContain(`worktree ${job?.cwd}`);
+    expect(job?.cwd).not.toBe(clone);
+    const failed = await settledAs(mismatched as string, 'failed');
+    expect(failed.error).toMatch(new RegExp(`^${PEER}: .*has origin "?/elsewhere\\.git"?, not the caller's`));
+    expect(await peer.run(['git', '-C', wrong, 'for-each-ref'])).toBe(before);
+    expect(await peer.run(['git', '-C', wrong, 'worktree', 'list'])).not.toContain('feat');
+    // Never launched anywhere, nor its worktree made here.
+    expect(await jobsOf(peerState(), mismatched as string)).toEqual([]);
+    expect(await jobsOf(fleet.box.state, mismatched as string)).toEqual([]);
+    expect(git(join(fleet.box.home, 'src', 'other'), 'worktree', 'list')).not.toContain('feat');
   });
 
   it('never admits on a stale peer snapshot, while this host keeps admitting within its room', async () => {

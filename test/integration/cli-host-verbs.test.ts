@@ -1,6 +1,8 @@
 // `dogsled host <verb>` as a peer runs it: the built CLI in a private sandbox, one-shot and as the
 // `host rpc` server on a child's stdio, read back through the same transport code the pool uses.
 import { spawn } from 'node:child_process';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
@@ -93,15 +95,118 @@ describe('host verbs by name', () => {
     const result = await runCli(['host', '\u001b]0;pwned\u0007x'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'dogsled: host: unknown verb "x" (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, agent, worktree, read, close, send, outbox, doctor, prune, rpc)\n',
+      'dogsled: host: unknown verb "x" (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, rpc)\n',
     );
     expect((await runCli(['host'], env)).stderr).toBe(
-      'dogsled: host: which verb? (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, agent, worktree, read, close, send, outbox, doctor, prune, rpc)\n',
+      'dogsled: host: which verb? (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, rpc)\n',
     );
   });
 
   it('is hidden from the help', async () => {
     expect((await runCli(['--help'], env)).stdout).not.toMatch(/^\s+host\b/m);
+  });
+});
+
+describe('host admission', () => {
+  const request = {
+    command: ['true'],
+    cwd: '/tmp',
+    timeout_ms: null,
+    idle_timeout_ms: null,
+    caller_workspace: null,
+  };
+  const ask = (fields: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      ticket: 't_owner0001',
+      item: 'i_owner0001',
+      owner: null,
+      reservation: null,
+      job: { id: 'j_owner0001', request },
+      agent: null,
+      end: 'never started: the owner stopped',
+      ...fields,
+    });
+  const admission = async (input: string) => runCli(['host', 'admission'], env, { input });
+
+  it('ends a job never made here, so a launch still on its way refuses its id and nothing starts', async () => {
+    const asked = await admission(ask({ end: null }));
+    expect({ code: asked.code, stderr: asked.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(asked.stdout)).toMatchObject({ state: 'pending', item: null });
+    const ended = await admission(ask());
+    expect(JSON.parse(ended.stdout)).toEqual({
+      state: 'not-started',
+      reason: 'never started: the owner stopped',
+      item: null,
+    });
+    // Asked again: the same answer, from the record now there.
+    expect(JSON.parse((await admission(ask({ end: null }))).stdout)).toMatchObject({ state: 'not-started' });
+    const launch = {
+      job: 'j_owner0001',
+      item: 'i_owner0001',
+      request,
+      home_relative: null,
+      owner: null,
+      ticket: 't_owner0001',
+      reservation: null,
+    };
+    const late = await runCli(['host', 'launch'], env, { input: JSON.stringify(launch) });
+    expect({ code: late.code, stderr: late.stderr }).toEqual({
+      code: 2,
+      stderr: 'dogsled: host: job j_owner0001 already has a record\n',
+    });
+    const record = JSON.parse(await readFile(join(box.state, 'jobs', 'j_owner0001.json'), 'utf8'));
+    expect(record).toMatchObject({
+      started_ms: null,
+      ticket: 't_owner0001',
+      reason: 'never started: the owner stopped',
+    });
+    expect(record.ended_ms).not.toBeNull();
+  });
+
+  it("ends an agent's launch never made here as failed, and refuses another ticket's record", async () => {
+    const agent = {
+      launch: 'l_owner0001',
+      kind: 'claude',
+      name: 'never',
+      profile: null,
+      branch: null,
+      base: null,
+      cwd: '/tmp',
+      caller_workspace: null,
+    };
+    const ended = await admission(ask({ job: null, agent }));
+    expect(JSON.parse(ended.stdout)).toMatchObject({
+      state: 'not-started',
+      reason: 'never started: the owner stopped',
+    });
+    const record = JSON.parse(await readFile(join(box.state, 'launches', 'l_owner0001.json'), 'utf8'));
+    expect(record).toMatchObject({ state: 'failed', attempts: 0, ticket: 't_owner0001', started_ms: null });
+    const other = await admission(ask({ ticket: 't_other0001', job: null, agent }));
+    expect({ code: other.code, stderr: other.stderr }).toEqual({
+      code: 2,
+      stderr: "dogsled: host admission: launch l_owner0001 is not ticket t_other0001's\n",
+    });
+  });
+
+  it('refuses input that is not an ask, and a record path that is not a file, in one line', async () => {
+    for (const input of [
+      '',
+      'not json',
+      ask({ ticket: '\u001b[31m$(id)' }),
+      ask({ agent: {} }),
+      ask({ job: null }),
+    ]) {
+      const result = await admission(input);
+      expect(result.code, input).toBe(2);
+      expect(result.stderr).toMatch(
+        /^dogsled: host admission: the ask on stdin is not (JSON|an admission ask)\n$/,
+      );
+    }
+    await mkdir(join(box.state, 'jobs', 'j_owner0001.json'), { recursive: true });
+    const directory = await admission(ask());
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toMatch(/^dogsled: [^\n]*j_owner0001[^\n]*\n$/);
+    expect(directory.stdout).toBe('');
   });
 });
 
