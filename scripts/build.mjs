@@ -44,6 +44,8 @@ export const BUNDLE_EXTERNALS = [
  * - the hook's terminal lookup (service/inbox/whereabouts.ts), needed only until its pane's
  *   terminal is remembered (service/inbox/pane-terminals.ts): a third of the hook bundle;
  * - `place --branch`'s worktree layer, with the terminal it opens (service/worktrees/branch-worktree.ts);
+ * - the terminal a job's supervisor reports its pane through, which a headless job never opens
+ *   (service/terminal/open.ts from service/jobs/exec-report.ts);
  * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/machines.ts).
  * A cold file has its own copies of what it imports: DogsledError is recognised across copies by a
  * brand (service/errors.ts), and what crosses the boundary holds no module state.
@@ -58,6 +60,11 @@ const COLD = [
     out: 'hot/place-branch',
     module: 'service/worktrees/branch-worktree.ts',
     importer: 'service/work/place.ts',
+  },
+  {
+    out: 'hot/exec-terminal',
+    module: 'service/terminal/open.ts',
+    importer: 'service/jobs/exec-report.ts',
   },
   {
     out: 'hot/herdr-machines',

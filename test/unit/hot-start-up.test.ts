@@ -6,7 +6,8 @@
 // leaves the terminal layer (a third of its size, needed until a pane's terminal is remembered) to
 // dist/hot/hook-whereabouts.mjs; `place` leaves its --branch worktree layer and Herdr's machine verbs
 // (the terminal layer, two fifths of it) to dist/hot/place-branch.mjs and herdr-machines.mjs, and an
-// error thrown there is still a DogsledError (one line, exit 2) when the hot bundle reports it.
+// error thrown there is still a DogsledError (one line, exit 2) when the hot bundle reports it; a
+// job's supervisor (exec) leaves the terminal it reports a pane through to dist/hot/exec-terminal.mjs.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -70,6 +71,14 @@ describe('hot bundles at import', () => {
     expect(place).not.toMatch(/from\s*"\.\/(place-branch|herdr-machines)\.mjs"/);
     expect(hot('place-branch')).toContain('function openTerminal(');
     expect(hot('herdr-machines')).toContain('function listMachines(');
+  });
+
+  it("exec: the terminal a job's supervisor reports its pane through is loaded only under a terminal", () => {
+    // A headless job's supervisor, on `run --wait`'s critical path, never opens it.
+    const hot = (name: string) => readFileSync(join(ROOT, 'dist', 'hot', `${name}.mjs`), 'utf8');
+    expect(hot('exec')).not.toContain('function openTerminal(');
+    expect(hot('exec')).toContain('import("./exec-terminal.mjs")');
+    expect(hot('exec-terminal')).toContain('function openTerminal(');
   });
 
   it("place: an error thrown in a cold file is the hot bundle's DogsledError: one line, exit 2", async () => {
