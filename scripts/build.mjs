@@ -1,8 +1,8 @@
 // Bundles the CLI into dist/ with esbuild. Commands are split into lazily loaded chunks so a
 // command never parses the code of the others; the hot ones (cli/hot/NAME.ts: status, hook, exec,
 // run, place) are also bundled whole, one file each (dist/hot/NAME.mjs), because Node's ESM loader
-// pays per module and their chunks are some forty modules; the hook's rarely needed terminal lookup
-// is a file of its own beside them (HOOK_COLD).
+// pays per module and their chunks are some forty modules; what they rarely need is a file of its
+// own beside them (COLD).
 // Files are replaced atomically, chunks before the entry, and old chunks are kept for an hour: a
 // CLI process started from the previous build (a running service, a parallel test run) can still
 // load its lazy chunks while a new build lands.
@@ -37,22 +37,53 @@ export const BUNDLE_EXTERNALS = [
 ];
 
 /**
- * The hook bundle's cold half: finding the caller's terminal through Herdr or tmux, which a hook
- * needs only until its pane's terminal is remembered (service/inbox/pane-terminals.ts). hook-common.ts
- * imports it from the file beside the hook bundle (dist/hot/hook-whereabouts.mjs, bundled from
- * service/inbox/whereabouts.ts) instead of carrying it, so the terminal layer, a third of the hook
- * bundle, is not parsed on every prompt and stop. That file has its own copies of what it imports:
- * a hook reports no error (any failure is a silent exit), so no error class has to match.
+ * The hot bundles' cold halves: code a hot command needs only on some paths, bundled as a file of
+ * its own beside the hot bundles and imported from there on first use, so it is not parsed on every
+ * call. Each entry names the module, the file it becomes and the one importer whose dynamic
+ * import() of it is sent to that file:
+ * - the hook's terminal lookup (service/inbox/whereabouts.ts), needed only until its pane's
+ *   terminal is remembered (service/inbox/pane-terminals.ts): a third of the hook bundle;
+ * - `place --branch`'s worktree layer, with the terminal it opens (service/worktrees/branch-worktree.ts);
+ * - the terminal a job's supervisor reports its pane through, which a headless job never opens
+ *   (service/terminal/open.ts from service/jobs/exec-report.ts);
+ * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/machines.ts).
+ * A cold file has its own copies of what it imports: DogsledError is recognised across copies by a
+ * brand (service/errors.ts), and what crosses the boundary holds no module state.
  */
-const HOOK_COLD_ENTRY = { 'hot/hook-whereabouts': 'service/inbox/whereabouts.ts' };
-const HOOK_COLD = {
-  name: 'hook-cold',
+const COLD = [
+  {
+    out: 'hot/hook-whereabouts',
+    module: 'service/inbox/whereabouts.ts',
+    importer: 'service/inbox/hook-common.ts',
+  },
+  {
+    out: 'hot/place-branch',
+    module: 'service/worktrees/branch-worktree.ts',
+    importer: 'service/work/place.ts',
+  },
+  {
+    out: 'hot/exec-terminal',
+    module: 'service/terminal/open.ts',
+    importer: 'service/jobs/exec-report.ts',
+  },
+  {
+    out: 'hot/herdr-machines',
+    module: 'service/terminal/machines.ts',
+    importer: 'service/hosts/machine-list.ts',
+  },
+];
+const COLD_ENTRIES = Object.fromEntries(COLD.map((c) => [c.out, c.module]));
+const COLD_SPLIT = {
+  name: 'hot-cold',
   setup(b) {
-    b.onResolve({ filter: /^\.\/whereabouts\.js$/ }, (args) =>
-      args.kind === 'dynamic-import' && args.importer.endsWith(join('service', 'inbox', 'hook-common.ts'))
-        ? { path: './hook-whereabouts.mjs', external: true }
-        : undefined,
-    );
+    b.onResolve({ filter: /\.js$/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      const target = join(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+      const cold = COLD.find(
+        (c) => args.importer === join(root, c.importer) && target === join(root, c.module),
+      );
+      return cold ? { path: `./${cold.out.slice('hot/'.length)}.mjs`, external: true } : undefined;
+    });
   },
 };
 
@@ -85,9 +116,9 @@ export async function buildCli(outdir = join(root, 'dist')) {
   };
   const hot = await build({
     ...common,
-    entryPoints: { ...(await hotEntryPoints()), ...HOOK_COLD_ENTRY },
+    entryPoints: { ...(await hotEntryPoints()), ...COLD_ENTRIES },
     splitting: false,
-    plugins: [HOOK_COLD],
+    plugins: [COLD_SPLIT],
   });
   const result = await build({
     ...common,

@@ -11,6 +11,13 @@ export interface DogsledErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * Every bundle that carries this module has its own copy of the class: a hot bundle and the cold
+ * file it loads on demand (scripts/build.mjs, COLD) each have one. The brand, shared through the
+ * global symbol registry, lets one copy recognise an error thrown by another.
+ */
+const BRAND = Symbol.for('dogsled.DogsledError');
+
 export class DogsledError extends Error {
   readonly exitCode: number;
   readonly hint: string | undefined;
@@ -22,6 +29,14 @@ export class DogsledError extends Error {
     this.hint = options.hint;
   }
 }
+Object.defineProperty(DogsledError.prototype, BRAND, { value: true });
+Object.defineProperty(DogsledError, Symbol.hasInstance, {
+  value(this: unknown, value: unknown): boolean {
+    // A subclass keeps the ordinary prototype test: only the base class is shared across copies.
+    if (this !== DogsledError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && BRAND in value;
+  },
+});
 
 export function isDogsledError(value: unknown): value is DogsledError {
   return value instanceof DogsledError;

@@ -12,7 +12,6 @@ import { ensureStateDir } from '../state/paths.js';
 import { type MachineList, MachineListSchema } from '../state/peer-schemas.js';
 import { readState, writeState } from '../state/store.js';
 import { findHerdrBinary } from '../terminal/locate.js';
-import { checkedMachines, listMachines } from '../terminal/machines.js';
 import type { Machine } from '../terminal/records.js';
 
 export interface MachineListIO extends Pick<StateIO, 'paths' | 'now' | 'warn'> {
@@ -30,13 +29,16 @@ export async function machineList(
 ): Promise<Machine[] | null> {
   const binary = await findHerdrBinary(io.env);
   if (binary === undefined) return null;
+  // Herdr's machine verbs load only where a herdr binary is: in the hot bundles they are a file of
+  // their own (scripts/build.mjs, COLD).
+  const { checkedMachines, listMachines } = await import('../terminal/machines.js');
   const key = { binary, home: io.env.HOME ?? null, xdg_config_home: io.env.XDG_CONFIG_HOME ?? null };
   const now = io.now();
   if (!options.fresh) {
     const cached = await readState(io.paths.machineList, MachineListSchema, io).catch(() => undefined);
     if (cached !== undefined && sameHerdr(cached, key) && fresh(cached, now)) {
       // A damaged entry is a reply that did not check: ask Herdr instead.
-      const machines = checkedOrUndefined(cached.machines);
+      const machines = checkedOrUndefined(cached.machines, checkedMachines);
       if (machines !== undefined) return machines;
     }
   }
@@ -65,10 +67,13 @@ function fresh(entry: MachineList, now: number): boolean {
   return entry.read_ms <= now && now - entry.read_ms < PEER_READ_EVERY_MS;
 }
 
-function checkedOrUndefined(records: MachineList['machines']): Machine[] | null | undefined {
+function checkedOrUndefined(
+  records: MachineList['machines'],
+  check: (records: readonly unknown[]) => Machine[],
+): Machine[] | null | undefined {
   if (records === null) return null;
   try {
-    return checkedMachines(records);
+    return check(records);
   } catch {
     return undefined;
   }

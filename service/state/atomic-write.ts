@@ -22,8 +22,27 @@ export interface AtomicWriteOptions {
 const TEMP = /^(.+)\.tmp-(\d+)-(\d+|x)-[0-9a-f]+$/;
 
 export async function writeAtomic(file: string, data: string, options: AtomicWriteOptions): Promise<void> {
+  await (await stageAtomic(file, data, options)).commit();
+}
+
+/** A temp file written and synced, waiting for its rename: commit replaces the file, abandon drops it. */
+export interface StagedWrite {
+  commit: () => Promise<void>;
+  abandon: () => Promise<void>;
+}
+
+/**
+ * The first half of writeAtomic: the data on disk in its temp file. Two files written together (a
+ * state file and its backup) sync at once and are then renamed in the order their caller needs.
+ */
+export async function stageAtomic(
+  file: string,
+  data: string,
+  options: AtomicWriteOptions,
+): Promise<StagedWrite> {
   const me = selfIdentity();
   const temp = `${file}.tmp-${me.pid}-${me.start ?? 'x'}-${randomBytes(4).toString('hex')}`;
+  const abandon = () => unlink(temp).catch(() => undefined);
   let handle: FileHandle | undefined;
   try {
     handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, options.mode);
@@ -33,13 +52,21 @@ export async function writeAtomic(file: string, data: string, options: AtomicWri
     await handle.sync();
     await handle.close();
     handle = undefined;
-    await options.guard?.();
-    await rename(temp, file);
   } catch (error) {
     await handle?.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
+    await abandon();
     throw fsFailure('write', file, error);
   }
+  const commit = async () => {
+    try {
+      await options.guard?.();
+      await rename(temp, file);
+    } catch (error) {
+      await abandon();
+      throw fsFailure('write', file, error);
+    }
+  };
+  return { commit, abandon };
 }
 
 /** The file a temp name belongs to and who was writing it; undefined for any other name. */

@@ -8,7 +8,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type * as z from 'zod/mini';
-import { writeAtomic } from './atomic-write.js';
+import { stageAtomic, writeAtomic } from './atomic-write.js';
 import { fsFailure } from './fs-errors.js';
 import type { StateIO } from './io.js';
 import { type HeldLock, testHoldInLock, withLock } from './lock.js';
@@ -63,8 +63,22 @@ export async function writeState<S extends z.ZodMiniType>(
   const text = `${JSON.stringify(parsed.data, null, 2)}\n`;
   const write = { mode: STATE_FILE_MODE, ...(options.guard ? { guard: options.guard } : {}) };
   const backup = backupOf(file);
-  if (backup !== undefined) await writeAtomic(backup, text, write);
-  await writeAtomic(file, text, write);
+  if (backup === undefined) return writeAtomic(file, text, write);
+  // Both temp files are written and synced together (one fsync's wait, not two); the renames keep
+  // their order, backup first, so the backup still holds every acknowledged change.
+  const staged = await Promise.allSettled([stageAtomic(backup, text, write), stageAtomic(file, text, write)]);
+  const [prev, main] = staged;
+  if (prev.status === 'rejected' || main.status === 'rejected') {
+    for (const s of staged) if (s.status === 'fulfilled') await s.value.abandon();
+    throw prev.status === 'rejected' ? prev.reason : (main as PromiseRejectedResult).reason;
+  }
+  try {
+    await prev.value.commit();
+  } catch (error) {
+    await main.value.abandon();
+    throw error;
+  }
+  await main.value.commit();
 }
 
 /**

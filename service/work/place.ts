@@ -16,11 +16,7 @@ import { PeerReplySchema } from '../state/peer-schemas.js';
 import type { Reservation } from '../state/schemas.js';
 import type { Ticket } from '../state/work-schemas.js';
 import { callerPane } from '../terminal/herdr-env.js';
-import {
-  type BranchWorktree,
-  checkBranchRequest,
-  ensureBranchWorktree,
-} from '../worktrees/branch-worktree.js';
+import type { BranchWorktree } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
 import { remoteWorktree } from './remote-worktree.js';
 import { type Queued, submitWork } from './submit.js';
@@ -60,9 +56,12 @@ export async function placeRequest(
       : { repo: branch.repo, branch: branch.name, base: branch.base ?? undefined, command: 'place' };
   // What needs no lock is refused before anything is placed; a peer's checkout is checked there.
   const onPeer = request.pin !== null && findHost([LOCAL_HOST], request.pin) === undefined;
-  const checked = asked === null || onPeer ? null : await checkBranchRequest(asked, io);
+  // The worktree layer (and the terminal it opens) loads only for --branch: in the hot bundle it is
+  // a file of its own (scripts/build.mjs, COLD), not parsed on every placement.
+  const worktrees = asked === null ? null : await import('../worktrees/branch-worktree.js');
+  const checked = asked === null || onPeer ? null : await worktrees!.checkBranchRequest(asked, io);
   const withWorktree = async <T extends Placed & { ticket?: string }>(placed: T) => {
-    if (asked === null || branch === null) return placed;
+    if (asked === null || branch === null || worktrees === null) return placed;
     if (placed.host !== LOCAL_HOST.id) {
       const peer = (await enabledPeers(io)).find((p) => p.id === placed.host);
       if (peer === undefined) throw new DogsledError(`host ${placed.host} left the fleet while placing`);
@@ -70,7 +69,7 @@ export async function placeRequest(
       return { ...placed, worktree: await remoteWorktree(io, peer, ask, deadline) };
     }
     const terminal = checked?.terminal;
-    const worktree = await ensureBranchWorktree(asked, {
+    const worktree = await worktrees.ensureBranchWorktree(asked, {
       ...io,
       ...(terminal ? { terminal } : {}),
       deadline,

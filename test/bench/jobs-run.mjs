@@ -3,11 +3,13 @@
 // the job costs end to end, headless (a detached process group) and in the fake Herdr (a new tab
 // whose shell is typed the exec line; exec closes it). The service measures a fixture /proc (an
 // idle 8-core host) under a roomy policy, so the box's own load never queues a run. Interleaved with
-// the floors so drift hits all alike. Prints a markdown table; BENCH_RUNS shortens it.
+// the floors so drift hits all alike. Prints a markdown table; BENCH_RUNS shortens it. BENCH_BASELINE=PATH
+// (another build's dist/dogsled.mjs, e.g. main's) adds its headless run, interleaved, for a paired
+// this-build-against-that one; the load average at the start and the end is printed.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, idleProc, median, ROOT, RUNS, stop, timeOnce } from './lib.mjs';
 
@@ -96,7 +98,17 @@ try {
     ['sh -c true', ['sh', '-c', 'true'], baseEnv],
     ['run --wait -- true (headless)', run, baseEnv],
     ['run --wait -- true (fake Herdr)', run, herdr.env],
+    ...(process.env.BENCH_BASELINE
+      ? [
+          [
+            'run --wait -- true (headless, baseline)',
+            [process.execPath, process.env.BENCH_BASELINE, ...run.slice(2)],
+            baseEnv,
+          ],
+        ]
+      : []),
   ];
+  const loadBefore = loadavg()[0];
   const times = new Map(cases.map(([name]) => [name, []]));
   for (let i = 0; i < 3; i++) for (const [, argv, env] of cases) timeOnce(argv, env);
   for (let i = 0; i < RUNS; i++) {
@@ -106,7 +118,7 @@ try {
   const shMs = median(times.get('sh -c true'));
 
   console.log(
-    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${RUNS} runs each.\n`,
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${RUNS} runs each; load ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end.\n`,
   );
   console.log('| command | median wall | vs `node -e 0` | vs `sh -c true` |');
   console.log('|---|---:|---:|---:|');

@@ -1,9 +1,11 @@
 // `npm run bench`: start-up of the hot commands against `node -e 0`, and the service's CPU and
 // memory against an idle node process, all measured in the same run on this machine. Prints a
-// markdown table for the README. BENCH_RUNS and BENCH_SECONDS shorten it.
+// markdown table for the README. BENCH_RUNS and BENCH_SECONDS shorten it. BENCH_BASELINE=PATH (another
+// build's dist/dogsled.mjs, e.g. main's) adds its start-up rows, interleaved with this build's, for
+// a paired this-build-against-that one; the load average at the start and the end is printed.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, idleProc, median, RUNS, residentCost, SECONDS, stop, timeOnce } from './lib.mjs';
 
@@ -48,11 +50,20 @@ try {
     stdio: 'ignore',
   });
   await new Promise((r) => setTimeout(r, 2500));
-  const rows = startup([
-    ['status --line', ['node', CLI, 'status', '--line']],
-    ['status --json', ['node', CLI, 'status', '--json']],
-    ['place --json', ['node', CLI, 'place', '--json']],
-  ]);
+  const hot = [
+    ['status --line', ['status', '--line']],
+    ['status --json', ['status', '--json']],
+    ['place --json', ['place', '--json']],
+  ];
+  const baseline = process.env.BENCH_BASELINE;
+  const loadBefore = loadavg()[0];
+  const rows = startup(
+    hot.flatMap(([name, args]) => [
+      [name, ['node', CLI, ...args]],
+      ...(baseline ? [[`${name} (baseline)`, ['node', baseline, ...args]]] : []),
+    ]),
+  );
+  const load = `load ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`;
   service.kill('SIGTERM');
   await new Promise((r) => service.once('exit', r));
   proc.stop();
@@ -65,7 +76,7 @@ try {
   ]);
   const floor = resident[0];
 
-  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}.\n`);
+  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${load}.\n`);
   console.log('| command | median wall | vs `node -e 0` |');
   console.log('|---|---:|---:|');
   for (const r of rows) console.log(`| \`${r.name}\` | ${r.ms.toFixed(1)} ms | ${r.ratio.toFixed(2)}× |`);

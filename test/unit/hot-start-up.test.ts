@@ -4,13 +4,17 @@
 // node:child_process, node:net, node:perf_hooks) is loaded. Hooks run on every prompt and stop;
 // the time these took at import was most of what they cost beyond `node -e 0`. The hook bundle
 // leaves the terminal layer (a third of its size, needed until a pane's terminal is remembered) to
-// dist/hot/hook-whereabouts.mjs.
+// dist/hot/hook-whereabouts.mjs; `place` leaves its --branch worktree layer and Herdr's machine verbs
+// (the terminal layer, two fifths of it) to dist/hot/place-branch.mjs and herdr-machines.mjs, and an
+// error thrown there is still a DogsledError (one line, exit 2) when the hot bundle reports it; a
+// job's supervisor (exec) leaves the terminal it reports a pane through to dist/hot/exec-terminal.mjs.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT, runCli, sandbox } from '../helpers/cli.js';
 
 const PROBE = `
 let built = 0;
@@ -53,6 +57,44 @@ describe('hot bundles at import', () => {
     expect(hot('hook')).not.toContain('function openTerminal(');
     expect(hot('hook')).toContain('./hook-whereabouts.mjs');
     expect(hot('hook-whereabouts')).toContain('function openTerminal(');
+  });
+
+  it('place: the terminal layer is in files of their own, loaded only by --branch or a herdr binary', () => {
+    const hot = (name: string) => readFileSync(join(ROOT, 'dist', 'hot', `${name}.mjs`), 'utf8');
+    const place = hot('place');
+    for (const fn of ['openTerminal', 'listMachines', 'ensureBranchWorktree']) {
+      expect(place).not.toContain(`function ${fn}(`);
+    }
+    // Only as dynamic imports: a static one would load them on every placement.
+    expect(place).toContain('import("./place-branch.mjs")');
+    expect(place).toContain('import("./herdr-machines.mjs")');
+    expect(place).not.toMatch(/from\s*"\.\/(place-branch|herdr-machines)\.mjs"/);
+    expect(hot('place-branch')).toContain('function openTerminal(');
+    expect(hot('herdr-machines')).toContain('function listMachines(');
+  });
+
+  it("exec: the terminal a job's supervisor reports its pane through is loaded only under a terminal", () => {
+    // A headless job's supervisor, on `run --wait`'s critical path, never opens it.
+    const hot = (name: string) => readFileSync(join(ROOT, 'dist', 'hot', `${name}.mjs`), 'utf8');
+    expect(hot('exec')).not.toContain('function openTerminal(');
+    expect(hot('exec')).toContain('import("./exec-terminal.mjs")');
+    expect(hot('exec-terminal')).toContain('function openTerminal(');
+  });
+
+  it("place: an error thrown in a cold file is the hot bundle's DogsledError: one line, exit 2", async () => {
+    const box = await sandbox();
+    try {
+      const notRepo = join(box.root, 'not-a-repo');
+      await mkdir(notRepo);
+      const result = await runCli(['place', '--branch', 'feat', '--repo', notRepo], box.env, {
+        cwd: notRepo,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^dogsled: place: --branch needs a Git repository: [^\n]*\n$/);
+      expect(result.stdout).toBe('');
+    } finally {
+      await box.cleanup();
+    }
   });
 
   it('the entry loads three modules before a hot bundle: the fast path, the timing marks, the bundler runtime', () => {
