@@ -74,8 +74,16 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       '--message',
       task(steps),
     ]);
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    // On a failed launch, what the peer recorded of its tries says why (the CLI gives the last only).
+    const tries = result.code === 0 ? '' : await peerLaunchErrors();
+    expect({ code: result.code, stderr: result.stderr, tries }).toEqual({ code: 0, stderr: '', tries: '' });
     return JSON.parse(result.stdout);
+  };
+  const peerLaunchErrors = async (): Promise<string> => {
+    const dir = join(peerState(), 'launches');
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+    const records = await Promise.all(names.map((n) => readFile(join(dir, n), 'utf8').catch(() => '')));
+    return records.join('\n');
   };
 
   beforeAll(async () => {
