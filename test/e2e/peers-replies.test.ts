@@ -125,7 +125,7 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     const reply = "Landed \u001b[31mred\u001b[0m\u001b]0;pwned\u0007 it's $(id) `x` ; *";
     const doc = await launch(
       'far-child',
-      [{ run: COMMIT }, { run: 'dogsled done' }, { reply }],
+      [{ sleep_ms: 3_000 }, { run: COMMIT }, { run: 'dogsled done' }, { reply }],
       ['--branch', 'feat/far', '--cwd', checkout],
     );
     const item = await eventually(
@@ -279,7 +279,9 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     const crashing = startOwnerServe({ DOGSLED_TEST_OUTBOX_CRASH: 'after-write' });
     const doc = await launch(
       'crash-test',
-      [{ run: 'dogsled done' }, { reply: 'Once only.' }],
+      // A moment of work first: a child whose done closes its pane before Herdr has seen it ready
+      // leaves its start unknown, and the next try finds the pane gone (a launch failure).
+      [{ sleep_ms: 3_000 }, { run: 'dogsled done' }, { reply: 'Once only.' }],
       ['--cwd', '/tmp'],
     );
     const end = await exited(crashing);
