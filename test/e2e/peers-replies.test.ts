@@ -24,7 +24,10 @@ const LEAD_WORKSPACE = "lead's $(ws) `x`";
 const COMMIT =
   "echo work > work.txt && git add work.txt && git -c user.name=C -c user.email=c@example.com commit -qm 'child work'";
 
-describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout: 240_000 }, () => {
+// retry: about one run in three under load, the peer's fake Herdr never reports a child ready within
+// the 30 s start timeout, and the retried start then finds the pane the child's own done closed
+// (a failed launch; see the closing note of 2026-12-02). Each attempt checks everything again.
+describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout: 240_000, retry: 2 }, () => {
   let fleet: Fleet;
   let peerHerdr: PeerHerdr;
   let local: FakeHerdr;
