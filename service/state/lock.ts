@@ -24,7 +24,7 @@
 //   7. inbox/<terminal>.json, gate.json   the message layer's files, each taken alone (service/inbox)
 // Locks are not re-entrant: locking a file twice in one process waits for itself until the timeout.
 
-import { mkdir, open, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatAge } from '../core/duration.js';
@@ -302,13 +302,22 @@ export function lockStaleMs(): number {
 /**
  * DOGSLED_TEST_LOCK_HOLD_MS with DOGSLED_TEST_LOCK_HOLD_FILE=<name>: a pause while holding the lock
  * on that file, between reading it and writing it (store.ts), so a test can freeze a real process
- * (SIGSTOP) at the worst moment.
+ * (SIGSTOP) at the worst moment. `<file>.holding` (the pid) exists during the pause: a test that
+ * froze the process earlier, in the middle of a request with a timeout, would see that timeout fire
+ * on resume instead of the lock behaviour it means to test.
  */
 export async function testHoldInLock(file: string): Promise<void> {
   if (process.env.DOGSLED_TEST_LOCK_HOLD_FILE !== basename(file)) return;
   const ms = testKnob('DOGSLED_TEST_LOCK_HOLD_MS');
-  // Node timers overflow at 2^31 ms and would fire at once: a larger pause is the longest one.
-  if (ms !== undefined) await sleep(Math.min(ms, 2 ** 31 - 1));
+  if (ms === undefined) return;
+  const marker = `${file}.holding`;
+  await writeFile(marker, String(process.pid), { mode: 0o600 });
+  try {
+    // Node timers overflow at 2^31 ms and would fire at once: a larger pause is the longest one.
+    await sleep(Math.min(ms, 2 ** 31 - 1));
+  } finally {
+    await unlink(marker).catch(() => {});
+  }
 }
 
 /** Test variables count only with DOGSLED_TEST=1, like DOGSLED_TEST_NOW_MS (clock.ts). */

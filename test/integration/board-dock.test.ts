@@ -226,15 +226,21 @@ describe('board --open and --toggle', () => {
         DOGSLED_TEST: '1',
         DOGSLED_TEST_LOCK_STALE_MS: '1000',
         DOGSLED_TEST_LOCK_HOLD_FILE: basename(file),
-        DOGSLED_TEST_LOCK_HOLD_MS: '2000',
+        DOGSLED_TEST_LOCK_HOLD_MS: '4000',
       },
       { timeoutMs: 60_000 },
     );
+    // Frozen in the pause before its write, never in the middle of a Herdr request whose timeout
+    // would fire on resume.
     await eventually(
-      async () => ((await inspectLock(file))?.owner?.pid === frozen.child.pid ? true : undefined),
+      async () =>
+        (await readFile(`${file}.holding`, 'utf8').catch(() => '')) === String(frozen.child.pid)
+          ? true
+          : undefined,
       15_000,
-      'the first open to hold the registry lock',
+      'the first open to pause inside the registry lock',
     );
+    expect((await inspectLock(file))?.owner?.pid).toBe(frozen.child.pid);
     frozen.child.kill('SIGSTOP');
     await sleep(3000);
     const second = spawnCli(
@@ -247,7 +253,7 @@ describe('board --open and --toggle', () => {
     expect(second.child.exitCode).toBeNull();
     frozen.child.kill('SIGCONT');
     const [a, b] = await Promise.all([frozen.done, second.done]);
-    expect([a.code, b.code]).toEqual([0, 0]);
+    expect([a.code, b.code], `${a.stderr}${b.stderr}`).toEqual([0, 0]);
     expect([JSON.parse(a.stdout).action, JSON.parse(b.stdout).action]).toEqual(['opened', 'reused']);
     expect((await calls()).filter((c) => c.method === 'plugin.pane.open')).toHaveLength(1);
   }, 60_000);
