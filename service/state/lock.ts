@@ -303,8 +303,9 @@ export function lockStaleMs(): number {
  * DOGSLED_TEST_LOCK_HOLD_MS with DOGSLED_TEST_LOCK_HOLD_FILE=<name>: a pause while holding the lock
  * on that file, between reading it and writing it (store.ts), so a test can freeze a real process
  * (SIGSTOP) at the worst moment. `<file>.holding` (the pid) exists during the pause: a test that
- * froze the process earlier, in the middle of a request with a timeout, would see that timeout fire
- * on resume instead of the lock behaviour it means to test.
+ * froze the process earlier, in the middle of a request, would see the other side give up on it
+ * (Herdr drops a connection whose request line does not come within 5 s) instead of the lock
+ * behaviour it means to test.
  */
 export async function testHoldInLock(file: string): Promise<void> {
   if (process.env.DOGSLED_TEST_LOCK_HOLD_FILE !== basename(file)) return;

@@ -230,8 +230,8 @@ describe('board --open and --toggle', () => {
       },
       { timeoutMs: 60_000 },
     );
-    // Frozen in the pause before its write, never in the middle of a Herdr request whose timeout
-    // would fire on resume.
+    // Frozen in the pause before its write, never between connecting to Herdr and sending the
+    // request: the fake, like Herdr, drops a connection that sends no line within 5 s.
     await eventually(
       async () =>
         (await readFile(`${file}.holding`, 'utf8').catch(() => '')) === String(frozen.child.pid)
