@@ -68,10 +68,11 @@ describe('serve --once runs each action lane once', () => {
     const placed = await runCli(['place', '--json'], room.env);
     expect(placed.code).toBe(1);
     const marker = join(box.root, 'ran');
-    const run = await runCli(
-      ['run', '--json', '--cwd', box.root, '--', 'sh', '-c', `echo ran > ${marker}`],
-      room.env,
-    );
+    const release = join(box.root, 'release');
+    // The job holds its reservation until the test has read placements.json: a job that ended first
+    // would have given it back already. It gives up after 60 s, so a failed test leaves no job behind.
+    const script = `echo ran > ${marker}; i=0; while [ ! -e ${release} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`;
+    const run = await runCli(['run', '--json', '--cwd', box.root, '--', 'sh', '-c', script], room.env);
     expect(run.code).toBe(1);
     const ids = [JSON.parse(placed.stdout).ticket, JSON.parse(run.stdout).ticket];
 
@@ -87,11 +88,12 @@ describe('serve --once runs each action lane once', () => {
     );
     // The admitted job was launched, once.
     await eventually(
-      async () => ((await readFile(marker, 'utf8')) === 'ran\n' ? true : undefined),
+      async () => ((await readFile(marker, 'utf8').catch(() => '')) === 'ran\n' ? true : undefined),
       10_000,
       'the job',
     );
     expect((await readdir(join(box.state, 'jobs'))).filter((n) => n.endsWith('.json'))).toHaveLength(1);
+    await writeFile(release, '');
   });
 });
 
