@@ -42,6 +42,8 @@ beforeEach(async () => {
     const connection = ++connections;
     let buffer = '';
     socket.setEncoding('utf8');
+    // An agent stopped mid-report resets its connection; unhandled, that reset fails the whole run.
+    socket.on('error', () => {});
     socket.on('data', (chunk: string) => {
       buffer += chunk;
       const end = buffer.indexOf('\n');
