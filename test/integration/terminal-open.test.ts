@@ -26,6 +26,7 @@ async function listen(path: string, answer: (request: { id: string; method: stri
   const methods: string[] = [];
   server = createServer((socket) => {
     socket.setEncoding('utf8');
+    socket.on('error', () => {}); // a client gone mid-request must not fail the run
     socket.once('data', (line: string) => {
       const request = JSON.parse(line.split('\n')[0]!);
       methods.push(request.method);
