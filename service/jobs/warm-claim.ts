@@ -2,9 +2,10 @@
 // one connection to supervisor.sock, and learn its pid. Every failure (no service, no socket, a
 // directory or FIFO in its place, refused, a stale socket, a supervisor too slow to answer or frozen)
 // is undefined, and the launch starts a supervisor the usual way; a warm one that answers late finds
-// the job started by then and runs nothing (the record's start claim refuses it).
+// the job started by then and runs nothing (the record's start claim refuses it). One that does not
+// answer in time loses its socket, so the next launch does not wait on it as well.
 
-import { lstat } from 'node:fs/promises';
+import { lstat, unlink } from 'node:fs/promises';
 import type { StatePaths } from '../state/paths.js';
 
 /** How long a launch waits for the warm supervisor's answer before starting its own. */
@@ -24,18 +25,39 @@ export async function claimWarm(
   signal?: AbortSignal,
   waitMs: number = WARM_CLAIM_MS,
 ): Promise<number | undefined> {
-  if (signal?.aborted || !(await warmListening(paths))) return undefined;
+  const before = await lstat(paths.supervisorSock).catch(() => undefined);
+  if (signal?.aborted || before?.isSocket() !== true) return undefined;
+  const pid = await claimOnce(paths.supervisorSock, jobId, signal, waitMs);
+  if (pid === 'no answer') {
+    // Stopped or starved: later launches must not wait on it too. Only the socket this launch
+    // waited on goes (a new one in its place is another supervisor's); when that supervisor
+    // resumes it still reads this claim, is refused the start, and the service replaces it.
+    const now = await lstat(paths.supervisorSock).catch(() => undefined);
+    if (now?.isSocket() && now.ino === before.ino && now.dev === before.dev) {
+      await unlink(paths.supervisorSock).catch(() => undefined);
+    }
+    return undefined;
+  }
+  return pid;
+}
+
+function claimOnce(
+  path: string,
+  jobId: string,
+  signal: AbortSignal | undefined,
+  waitMs: number,
+): Promise<number | undefined | 'no answer'> {
   return new Promise((resolve) => {
-    const socket = process.getBuiltinModule('node:net').connect(paths.supervisorSock);
+    const socket = process.getBuiltinModule('node:net').connect(path);
     let heard = '';
-    const done = (pid: number | undefined) => {
+    const done = (pid: number | undefined | 'no answer') => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', abort);
       socket.destroy();
       resolve(pid);
     };
     const abort = () => done(undefined);
-    const timer = setTimeout(abort, waitMs);
+    const timer = setTimeout(() => done('no answer'), waitMs);
     signal?.addEventListener('abort', abort, { once: true });
     socket.setEncoding('latin1');
     socket.on('connect', () => socket.write(`${jobId}\n`));

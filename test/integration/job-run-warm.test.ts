@@ -192,6 +192,8 @@ describe('run --wait headless with the service running', () => {
       const { id } = job;
       expect(job.wrapper_pid).not.toBe(warm);
       const before = await readFile(join(box.state, 'jobs', `${id}.json`), 'utf8');
+      // The run that gave up on it removed its socket: the next launch does not wait on it too.
+      await expect(stat(sock())).rejects.toThrow(/ENOENT/);
       process.kill(warm, 'SIGCONT');
       // Resumed, it reads the claim its claimer gave up on, is refused the start, and leaves.
       await eventually(async () => ((await warmPids()).includes(warm) ? undefined : true), 20_000, 'it gone');
