@@ -20,8 +20,6 @@ export interface WarmKeeperIO extends Pick<ProcessIO, 'paths' | 'env' | 'warn'> 
 }
 
 export interface WarmKeeper {
-  /** The warm supervisor's pid while one waits unclaimed (tests and status), else undefined. */
-  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -56,14 +54,19 @@ export function startWarmKeeper(io: WarmKeeperIO, signal: AbortSignal): WarmKeep
       warm.cancel();
       if (outcome === 'stop') break;
       deaths = outcome === 'taken' ? 0 : deaths + 1;
-      if (deaths > 1) await pause(backoffDelayMs(deaths - 2, Math.random()), stopped);
+      if (deaths < 2) continue;
+      const wait = backoffDelayMs(deaths - 2, Math.random());
+      // Said once per loop: the service's log gets one line, not one per try.
+      if (deaths === 2) {
+        io.warn(
+          `dogsled serve: warm supervisor: exited twice before taking a job; retrying with backoff (${Math.round(wait / 1000)}s, then longer); runs start their own meanwhile`,
+        );
+      }
+      await pause(wait, stopped);
     }
     current?.cancel();
   })();
   return {
-    get pid() {
-      return current?.pid;
-    },
     stop: async () => {
       stopper.abort();
       await done;

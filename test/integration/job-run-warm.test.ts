@@ -259,3 +259,33 @@ describe('run --wait headless without a warm supervisor', () => {
     expect(await readFile(join(box.state, 'jobs', `${job.id}.log`), 'utf8')).toBe('ran\n');
   });
 });
+
+describe('a warm supervisor that cannot listen', () => {
+  it('backs off with one warning, and runs still start their own supervisor', async () => {
+    await rm(sock(), { recursive: true, force: true });
+    await mkdir(sock());
+    const again = startCli(['serve', '--interval', '0.3'], env);
+    try {
+      // Each warm one fails to put its socket over the directory and exits before taking a job.
+      await eventually(
+        async () =>
+          again.output().includes('warm supervisor: exited twice before taking a job') ? true : undefined,
+        20_000,
+        'the backoff warning',
+      );
+      await untilEligible(box);
+      const result = await runCli(
+        ['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'echo ran', 'no-warm'],
+        env,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('ran\n');
+      expect((await stat(sock())).isDirectory()).toBe(true);
+      expect(again.output().match(/warm supervisor/g)).toHaveLength(1);
+      expect(again.exitCode).toBeNull();
+    } finally {
+      again.kill('SIGTERM');
+      await exited(again);
+    }
+  });
+});
