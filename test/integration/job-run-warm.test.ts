@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobRecord, JobRecordSchema } from '../../service/state/job-records.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
+import { eventually, exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../helpers/cli.js';
 import { freshHost } from '../helpers/run-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
 import { roomFor5, untilEligible } from './job-queue-fixtures.js';
@@ -130,6 +130,23 @@ describe('run --wait headless with the service running', () => {
     const late = await runCli(['run', '--wait', '--timeout', '1s', '--cwd', work, '--', 'sleep', '31'], env);
     expect(late.code, late.stderr).toBe(143);
     expect(await jobRunning('31')).toMatchObject({ reason: 'timeout' });
+  });
+
+  it('is stopped by stop, and wait reports it, as any job', async () => {
+    const warm = await theWarmOne();
+    const run = spawnCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'sleep 30', 'to-stop'], env, {
+      timeoutMs: 30_000,
+    });
+    const job = await eventually(async () => {
+      const found = await jobRunning('to-stop').catch(() => undefined);
+      return found?.pgid ? found : undefined;
+    }, 20_000);
+    expect(job.wrapper_pid).toBe(warm);
+    const stopped = await runCli(['stop', job.id], env);
+    expect(stopped).toMatchObject({ code: 0, stdout: `${job.id} stopped (sent SIGTERM)\n` });
+    expect((await run.done).code).toBe(143);
+    expect(await runCli(['wait', job.id], env)).toMatchObject({ code: 143 });
+    expect(await record(job.id)).toMatchObject({ reason: 'stopped', signal: 'SIGTERM', exit_code: null });
   });
 
   it('gives two concurrent runs one supervisor each, each job run once', async () => {
