@@ -13,12 +13,18 @@ export const SUPERVISOR_ENV = 'DOGSLED_EXEC_SUPERVISOR';
  * it claims nothing until the launcher says `go` on its stdin. Never passed on to the job either.
  */
 export const STANDBY_ENV = 'DOGSLED_EXEC_STANDBY';
+/**
+ * Set as well in the supervisor `serve` keeps warm (jobs/exec-warm.ts): it waits on a socket in the
+ * state dir for any launch to hand it a job. Never passed on to the job either.
+ */
+export const WARM_ENV = 'DOGSLED_EXEC_WARM';
+const MARKERS: ReadonlySet<string> = new Set([SUPERVISOR_ENV, STANDBY_ENV, WARM_ENV]);
 
 /** What is saved of the caller's environment for its job: all of it but dogsled's own markers. */
 export function callerEnvironment(env: Env): Record<string, string> {
   const saved: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && key !== SUPERVISOR_ENV && key !== STANDBY_ENV) saved[key] = value;
+    if (value !== undefined && !MARKERS.has(key)) saved[key] = value;
   }
   return saved;
 }

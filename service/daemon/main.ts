@@ -34,6 +34,7 @@ export async function runService(io: HostIO, options: ServeOptions): Promise<voi
       version: VERSION,
       agents,
       quota: { managementUrl: io.config.quota.management_url, platform: process.platform },
+      warmSupervisor: {},
     },
     options,
   );

@@ -21,6 +21,7 @@ import { Publisher } from './publisher.js';
 import { type QuotaWorkerIO, startQuotaWorker } from './quota-worker.js';
 import { type SweepIO, SweepWorker, startSweepWorker } from './sweep-worker.js';
 import { startTodosWorker, TodosWorker } from './todos-worker.js';
+import { startWarmKeeper, type WarmKeeperIO } from './warm-keeper.js';
 import { startWatchdogWorker, type WatchdogIO, WatchdogWorker } from './watchdog-worker.js';
 import type { WorkerIO } from './worker-io.js';
 
@@ -40,6 +41,8 @@ export interface ServiceIO extends HostIO {
   cwd?: string;
   /** Quota collection and pushes (quota-worker.ts); without it the service does neither. */
   quota?: Pick<QuotaWorkerIO, 'managementUrl' | 'platform' | 'peers' | 'transport'>;
+  /** Keep a job supervisor warm for headless launches (warm-keeper.ts); without it, none. */
+  warmSupervisor?: Pick<WarmKeeperIO, 'self'>;
 }
 
 export interface ServeOptions {
@@ -74,6 +77,9 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     }
   };
   options.onStarted?.();
+  // Started first: a waiting `run` finds it as soon as the service runs.
+  const warm =
+    options.once || !io.warmSupervisor ? undefined : startWarmKeeper({ ...io, ...io.warmSupervisor }, stop);
   const workerIO: WorkerIO = { ...io, started_ms, paceMs: options.intervalMs };
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
@@ -142,6 +148,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     }
   } finally {
     io.agents?.close();
+    await warm?.stop();
     await work?.stop();
     await todos?.stop();
     await watchdog?.stop();

@@ -27,17 +27,20 @@ export { SUPERVISOR_ENV };
 
 /**
  * Runs job `id` to its final record and returns exitStatusOf(final record). `command` is the one
- * `exec ID -- CMD` named (checked against the record), undefined for `exec ID`.
+ * `exec ID -- CMD` named (checked against the record), undefined for `exec ID`. `claimed` hears the
+ * record once the start claim is made (the warm supervisor answers its claimer then).
  */
 export async function superviseJob(
   io: ProcessIO,
   id: string,
   command: readonly string[] | undefined,
+  claimed?: (record: JobRecord) => void,
 ): Promise<number> {
   const signals = new WrapperSignals();
   try {
     const start = selfStart();
     const claim = await claimJob(io, id, command, { pid: process.pid, start });
+    claimed?.(claim.record);
     const pane = jobPaneOf(io.env, claim.record);
     const reporter = pane === undefined ? undefined : new PaneReporter(io, pane, id);
     if (claim.kind === 'stopped') {

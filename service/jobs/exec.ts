@@ -6,19 +6,22 @@
 // the job's (exitStatusOf the final record). SIGTERM and SIGINT (Ctrl-C in the pane) are passed to
 // the supervisor, which ends the job; SIGHUP (the pane closing) is ignored. A supervisor started
 // ahead of its launch (STANDBY_ENV) first waits for `go` on its stdin: without it (the launcher
-// closed the pipe, or exited) it exits 0 having touched nothing.
+// closed the pipe, or exited) it exits 0 having touched nothing. One kept warm by `serve`
+// (WARM_ENV, `exec warm`) waits for a claim on supervisor.sock instead (exec-warm.ts).
 
 import { spawn } from 'node:child_process';
 import { fstatSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { STANDBY_ENV } from '../core/job-env.js';
+import { STANDBY_ENV, WARM_ENV } from '../core/job-env.js';
 import { exitStatusOf, NO_STATUS } from '../core/job-status.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { ProcessIO } from '../state/io.js';
 import { type JobRecord, jobLogPath, readJobRecord, updateJobRecord } from '../state/job-records.js';
 import { refusalOf } from './exec-record.js';
 import { SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
+import { warmSupervisor } from './exec-warm.js';
 import { followJobLog, type LogWrite } from './logs.js';
+import { WARM_ID } from './self-invocation.js';
 
 export { KILL_GRACE_MS } from './exec-child.js';
 export { EXEC_HERDR_TIMEOUT_MS } from './exec-report.js';
@@ -44,6 +47,7 @@ export async function execJob(
   pane: ExecPane,
 ): Promise<number> {
   if (io.env[SUPERVISOR_ENV] === '1') {
+    if (io.env[WARM_ENV] === '1' && id === WARM_ID) return warmSupervisor(io, pane.input?.(), pane.out);
     if (io.env[STANDBY_ENV] === '1' && !(await goSaid(pane.input?.()))) return 0;
     return superviseJob(io, id, command);
   }

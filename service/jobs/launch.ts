@@ -3,9 +3,10 @@
 // runs `dogsled exec ID` (a new Herdr tab placed by the tab rules, or a detached process group
 // headless), then record where it runs. A pane that cannot be opened ends the record `launch failed:
 // <why>`, closes the item, removes the environment and ends the reservation, so nothing is left
-// looking alive or holding room. Headless, a caller that will wait for the job may start its
-// supervisor ahead (standbySupervisor), so that Node's start-up runs while the job is placed; it
-// is handed the job only once the files are written, exactly where a launch would start it.
+// looking alive or holding room. Headless, a caller that will wait for the job hands it to the
+// supervisor the service keeps warm (warm-claim.ts) or, with no service, starts its supervisor ahead
+// (standbySupervisor), so that Node's start-up runs while the job is placed. Either is handed the job
+// only once the files are written, exactly where a launch would start it.
 
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
@@ -27,6 +28,7 @@ import type { LaunchedCommand, RunCommandOptions, TerminalPort } from '../termin
 import type { Deadline } from '../work/deadline.js';
 import { execArgv, SUPERVISOR_ENV, selfInvocation } from './self-invocation.js';
 import { placeJobTab } from './tab-placement-facts.js';
+import { claimWarm } from './warm-claim.js';
 
 export interface JobLaunchIO extends ProcessIO {
   /** Opens the terminal port; default `openTerminal({env, home, warn})`. Called once per launch. */
@@ -37,6 +39,8 @@ export interface JobLaunchIO extends ProcessIO {
   afterRecord?: () => Promise<void>;
   /** A headless supervisor started ahead for this job (standbySupervisor); used instead of a spawn. */
   standby?: JobStandby | undefined;
+  /** Headless, hand the job to the supervisor `serve` keeps warm first (warm-claim.ts). */
+  warm?: boolean;
 }
 
 /** A supervisor waiting for one job, started in that job's directory. */
@@ -172,8 +176,12 @@ async function openPane(ctx: JobLaunchIO, spec: LaunchSpec, signal: AbortSignal)
     label: basename(request.command[0] ?? 'job'),
   };
   if (port.kind === 'headless') {
-    // No pane to show the log in: start exec's supervisor directly (one node process, not two),
-    // or hand the job to the one started ahead for it.
+    // No pane to show the log in: hand the job to the supervisor the service keeps warm, or to the
+    // one started ahead for it, or start exec's supervisor directly (one node process, not two).
+    if (ctx.warm) {
+      const pid = await claimWarm(ctx.paths, spec.jobId, signal);
+      if (pid !== undefined) return { launched: { paneId: `headless:${pid}`, pid } };
+    }
     const standby = ctx.standby;
     if (standby?.jobId === spec.jobId && standby.cwd === request.cwd && (await standby.go())) {
       return { launched: { paneId: `headless:${standby.pid}`, pid: standby.pid } };

@@ -28,6 +28,9 @@ export function execArgv(self: readonly string[], jobId: string): string[] {
   return [...self, 'exec', jobId];
 }
 
+/** A warm supervisor's argv names no job (its claim does): `exec warm` (exec-warm.ts). */
+export const WARM_ID = 'warm';
+
 /**
  * Set (to `1`) in the environment of `exec`'s supervisor: by the pane's exec, or by a headless
  * launch that has no pane. Never passed on to the job.

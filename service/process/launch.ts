@@ -2,7 +2,9 @@
 // caller's terminal does not end it), stdin from /dev/null, output to a descriptor the caller opened
 // (a log) or nowhere, and unref'd, so the caller may exit first. A standby is started the same way
 // ahead of time, with its stdin a pipe on which the caller later says `go`, or closes it to send it
-// away (the caller's exit closes it too). The short-lived runner is run.ts.
+// away (the caller's exit closes it too). A warm process (launchWarm) is a standby that serves many
+// possible callers: its stdin is the same leash, and one line on its stdout says it was taken.
+// The short-lived runner is run.ts.
 
 import type { Socket } from 'node:net';
 import { SpawnError } from './run.js';
@@ -80,6 +82,55 @@ export async function launchStandby(argv: readonly string[], options: LaunchOpti
         stdin.end('go\n', () => resolve(!gone));
         stdin.once('error', () => resolve(false));
       }),
+    cancel: () => {
+      if (!stdin.writableEnded) stdin.end();
+    },
+  };
+}
+
+/** A process kept ready for work it is handed some other way (a socket), leashed by its stdin. */
+export interface Warm {
+  readonly pid: number;
+  /** Resolves `taken` on the first bytes it writes, `gone` when its stdout closes first (it exited). */
+  readonly taken: Promise<'taken' | 'gone'>;
+  /** Resolves once it has exited. */
+  readonly exited: Promise<void>;
+  /** Closes its stdin: unclaimed, it leaves; taken, it no longer listens to it. */
+  cancel(): void;
+}
+
+/** As launchStandby, with stdout a pipe it reports being taken on; rejects with SpawnError. */
+export async function launchWarm(argv: readonly string[], options: LaunchOptions): Promise<Warm> {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('launchWarm: argv is empty');
+  const child = childProcess().spawn(file, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', options.outputFd ?? 'ignore'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error: NodeJS.ErrnoException) => reject(new SpawnError(file, error.code, error)));
+  });
+  child.unref();
+  const stdin = child.stdin as Socket;
+  const stdout = child.stdout as Socket;
+  stdin.unref();
+  stdout.unref();
+  stdin.on('error', () => {});
+  const taken = new Promise<'taken' | 'gone'>((resolve) => {
+    stdout.on('data', () => resolve('taken'));
+    stdout.once('close', () => resolve('gone'));
+    stdout.once('error', () => resolve('gone'));
+  });
+  // Once taken, what it writes is of no interest; reading on keeps its pipe from filling.
+  stdout.resume();
+  return {
+    pid: child.pid as number,
+    taken,
+    exited,
     cancel: () => {
       if (!stdin.writableEnded) stdin.end();
     },

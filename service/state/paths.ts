@@ -72,6 +72,8 @@ export interface StatePaths {
   /** A requested cleanup pass (sweep-request.json), the service's wake-up socket (sweep.sock). */
   sweepRequest: string;
   sweepSock: string;
+  /** Where the supervisor `serve` keeps warm waits for a job (supervisor.sock, jobs/exec-warm.ts). */
+  supervisorSock: string;
   /** The latest requested sweep pass (sweep.json) and seven days of passes (sweeps.jsonl). */
   sweep: string;
   sweeps: string;
@@ -122,6 +124,7 @@ export function statePaths(dir: string): StatePaths {
     identity: join(dir, 'identity.json'),
     sweepRequest: join(dir, 'sweep-request.json'),
     sweepSock: join(dir, 'sweep.sock'),
+    supervisorSock: join(dir, 'supervisor.sock'),
     sweep: join(dir, 'sweep.json'),
     sweeps: join(dir, 'sweeps.jsonl'),
   };

@@ -2,8 +2,9 @@
 // check the command, submit it (placed now, or queued behind waiting work or a full fleet), launch
 // a placed job in its own pane, and with `wait` follow its output until it ends. One deadline covers
 // all of it; a wait that reaches it leaves the job or ticket as it is and says so in the outcome.
-// A waiting headless run starts its job's supervisor before placing (jobs/launch.ts), so the two
-// Node start-ups overlap instead of adding up.
+// A waiting headless run hands its job to the supervisor the service keeps warm, so only the caller's
+// Node starts; with no service it starts its job's supervisor before placing (jobs/launch.ts), so the
+// two Node start-ups overlap instead of adding up.
 
 import { callerEnvironment } from '../core/job-env.js';
 import { findHost } from '../core/placement.js';
@@ -15,6 +16,7 @@ import { type JobStandby, launchJob, standbySupervisor } from '../jobs/launch.js
 import { followJobLog, type LogWrite } from '../jobs/logs.js';
 import { remoteJob, remoteLogs } from '../jobs/remote.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
+import { warmListening } from '../jobs/warm-claim.js';
 import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { type JobRecord, readJobRecord } from '../state/job-records.js';
@@ -80,13 +82,22 @@ export async function runJob(
     openTerminal({ env: io.env, home: io.home, commandName: 'run', warn: io.warn }),
   );
   const jobId = newId('j');
-  // Only where it is likely used: a queued run or one placed on a peer sends it away unused.
-  const standby =
-    request.wait && local && port.kind === 'headless' && !request.branch
-      ? await standbySupervisor(io, jobId, cwd)
-      : undefined;
+  // The service's warm supervisor takes the job when there is one, so the caller's path has one
+  // Node start; else one started ahead, only where it is likely used (a queued run or one placed on
+  // a peer sends it away unused).
+  const headless = request.wait && local && port.kind === 'headless';
+  const warm = headless && (await warmListening(io.paths));
+  const standby = headless && !warm && !request.branch ? await standbySupervisor(io, jobId, cwd) : undefined;
   try {
-    return await placeAndRun(io, request, deadline, events, { port, owner, env, jobId, standby, local });
+    return await placeAndRun(io, request, deadline, events, {
+      port,
+      owner,
+      env,
+      jobId,
+      standby,
+      warm,
+      local,
+    });
   } finally {
     standby?.cancel();
   }
@@ -98,6 +109,8 @@ interface Prepared {
   env: Record<string, string>;
   jobId: string;
   standby: JobStandby | undefined;
+  /** A warm supervisor seemed to listen: the launch hands it the job first. */
+  warm: boolean;
   /** Unpinned or pinned to this host: its command and checkout are checked here. */
   local: boolean;
 }
@@ -107,7 +120,7 @@ async function placeAndRun(
   request: RunJobRequest,
   deadline: Deadline,
   events: RunJobEvents,
-  { port, owner, env, jobId, standby, local }: Prepared,
+  { port, owner, env, jobId, standby, warm, local }: Prepared,
 ): Promise<RunJobOutcome> {
   const { command, cwd } = request;
   const callerWorkspace = await deadline.step("finding the caller's workspace", 'routine', () =>
@@ -176,7 +189,7 @@ async function placeAndRun(
   }
   const inWorktree = await jobInWorktree({ ...io, terminal: port }, job, deadline);
   const launched = await launchJob(
-    { ...io, terminal: async () => port, standby },
+    { ...io, terminal: async () => port, standby, warm },
     {
       jobId,
       itemId: newId('i'),

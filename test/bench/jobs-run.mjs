@@ -1,7 +1,8 @@
 // `dogsled run --wait -- true` against `node -e 0` (one Node start-up, the budget's unit: at most 3x
 // headless) and `sh -c true`: what submitting, placing, launching the exec supervisor and following
-// the job costs end to end, headless (a detached process group) and in the fake Herdr (a new tab
-// whose shell is typed the exec line; exec closes it). The service measures a fixture /proc (an
+// the job costs end to end, headless (handed to the supervisor the running service keeps warm; the
+// service starts the next one meanwhile, on the same CPUs) and in the fake Herdr (a new tab whose
+// shell is typed the exec line; exec closes it). The service measures a fixture /proc (an
 // idle 8-core host) under a roomy policy, so the box's own load never queues a run. Interleaved with
 // the floors so drift hits all alike. Prints a markdown table; BENCH_RUNS shortens it. BENCH_BASELINE=PATH
 // (another build's dist/dogsled.mjs, e.g. main's) adds its headless run, interleaved, for a paired

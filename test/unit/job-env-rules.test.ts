@@ -1,7 +1,13 @@
 // The pure rules of a job's environment and its reservation's end.
 
 import { describe, expect, it } from 'vitest';
-import { callerEnvironment, jobEnvironment, SUPERVISOR_ENV } from '../../service/core/job-env.js';
+import {
+  callerEnvironment,
+  jobEnvironment,
+  STANDBY_ENV,
+  SUPERVISOR_ENV,
+  WARM_ENV,
+} from '../../service/core/job-env.js';
 import { withoutReservations } from '../../service/core/reservations.js';
 import { paneVariables } from '../../service/terminal/herdr-env.js';
 
@@ -47,8 +53,9 @@ describe("a job's environment", () => {
     expect(env.HERDR_SOCKET_PATH).toBe('/run/h.sock');
   });
 
-  it("without a saved environment is the wrapper's, never with the supervisor marker", () => {
-    const wrapper = { PATH: '/w', [SUPERVISOR_ENV]: '1' };
+  it("without a saved environment is the wrapper's, never with the supervisor markers", () => {
+    // The warm supervisor's own environment is the service's, markers included.
+    const wrapper = { PATH: '/w', [SUPERVISOR_ENV]: '1', [STANDBY_ENV]: '1', [WARM_ENV]: '1' };
     expect(jobEnvironment(undefined, wrapper, '/job', paneVariables(wrapper))).toEqual({
       PATH: '/w',
       PWD: '/job',

@@ -58,6 +58,7 @@ describe('statePaths', () => {
       identity: '/s/identity.json',
       sweepRequest: '/s/sweep-request.json',
       sweepSock: '/s/sweep.sock',
+      supervisorSock: '/s/supervisor.sock',
       sweep: '/s/sweep.json',
       sweeps: '/s/sweeps.jsonl',
     });

@@ -1,0 +1,74 @@
+// A launch's side of the warm supervisor (exec-warm.ts): hand it a job whose files are written, by
+// one connection to supervisor.sock, and learn its pid. Every failure (no service, no socket, a
+// directory or FIFO in its place, refused, a stale socket, a supervisor too slow to answer or frozen)
+// is undefined, and the launch starts a supervisor the usual way; a warm one that answers late finds
+// the job started by then and runs nothing (the record's start claim refuses it). One that does not
+// answer in time loses its socket, so the next launch does not wait on it as well.
+
+import { lstat, unlink } from 'node:fs/promises';
+import type { StatePaths } from '../state/paths.js';
+
+/** How long a launch waits for the warm supervisor's answer before starting its own. */
+export const WARM_CLAIM_MS = 2_000;
+const ANSWER = /^ok (\d+)\n/;
+
+/** Whether a warm supervisor seems to listen (supervisor.sock is a socket); the claim still decides. */
+export async function warmListening(paths: StatePaths): Promise<boolean> {
+  const found = await lstat(paths.supervisorSock).catch(() => undefined);
+  return found?.isSocket() === true;
+}
+
+/** Hands job `jobId` to the warm supervisor: its pid once it has claimed the job, else undefined. */
+export async function claimWarm(
+  paths: StatePaths,
+  jobId: string,
+  signal?: AbortSignal,
+  waitMs: number = WARM_CLAIM_MS,
+): Promise<number | undefined> {
+  const before = await lstat(paths.supervisorSock).catch(() => undefined);
+  if (signal?.aborted || before?.isSocket() !== true) return undefined;
+  const pid = await claimOnce(paths.supervisorSock, jobId, signal, waitMs);
+  if (pid === 'no answer') {
+    // Stopped or starved: later launches must not wait on it too. Only the socket this launch
+    // waited on goes (a new one in its place is another supervisor's); when that supervisor
+    // resumes it still reads this claim, is refused the start, and the service replaces it.
+    const now = await lstat(paths.supervisorSock).catch(() => undefined);
+    if (now?.isSocket() && now.ino === before.ino && now.dev === before.dev) {
+      await unlink(paths.supervisorSock).catch(() => undefined);
+    }
+    return undefined;
+  }
+  return pid;
+}
+
+function claimOnce(
+  path: string,
+  jobId: string,
+  signal: AbortSignal | undefined,
+  waitMs: number,
+): Promise<number | undefined | 'no answer'> {
+  return new Promise((resolve) => {
+    const socket = process.getBuiltinModule('node:net').connect(path);
+    let heard = '';
+    const done = (pid: number | undefined | 'no answer') => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+      socket.destroy();
+      resolve(pid);
+    };
+    const abort = () => done(undefined);
+    const timer = setTimeout(() => done('no answer'), waitMs);
+    signal?.addEventListener('abort', abort, { once: true });
+    socket.setEncoding('latin1');
+    socket.on('connect', () => socket.write(`${jobId}\n`));
+    socket.on('data', (chunk: string) => {
+      heard += chunk;
+      if (heard.includes('\n') || heard.length > 64) {
+        const pid = ANSWER.exec(heard)?.[1];
+        done(pid === undefined ? undefined : Number(pid));
+      }
+    });
+    socket.on('end', abort);
+    socket.on('error', abort);
+  });
+}
