@@ -1,21 +1,24 @@
 #!/usr/bin/env node
 // The dogsled entry point and the one place that turns a command's outcome into the process's exit
-// status. Hot commands run from a bundle of their own (cli/hot/, dist/hot/NAME.mjs), other fast
-// commands from the split chunks without commander, everything else through the full command line.
+// status. Hot commands run from a bundle of their own (cli/hot/, dist/hot/NAME.cjs, compiled with
+// V8's code cache by hot-loader.ts), other fast commands from the split chunks without commander,
+// everything else through the full command line.
 // Every command runs through runCommand (command.ts), and every error is printed by report.ts.
 // This module loads nothing else up front: a hot command's start-up is its own bundle and no more.
 
 import { mark } from '../service/timing.js';
 import { HOT_COMMANDS, parseFast, runFast } from './fast-path.js';
-import type { HotRun } from './hot/entry.js';
+import { loadHot } from './hot-loader.js';
 
 async function main(args: string[]): Promise<number> {
   mark('main');
   const fast = parseFast(args);
   if (fast && HOT_COMMANDS.has(fast.name)) {
     // Beside this file in dist/; it reports its own errors (entry.ts).
-    const hot: { run: HotRun } = await import(new URL(`./hot/${fast.name}.mjs`, import.meta.url).href);
-    return hot.run(fast.flags);
+    const hot = loadHot(new URL('./hot/', import.meta.url), fast.name);
+    const code = await hot.run(fast.flags);
+    await hot.remember(code);
+    return code;
   }
   const [{ runCommand }, { contextFromProcess }] = await Promise.all([
     import('./command.js'),

@@ -1,11 +1,15 @@
 // Bundles the CLI into dist/ with esbuild. Commands are split into lazily loaded chunks so a
 // command never parses the code of the others; the hot ones (cli/hot/NAME.ts: status, hook, exec,
-// run, place) are also bundled whole, one file each (dist/hot/NAME.mjs), because Node's ESM loader
-// pays per module and their chunks are some forty modules; what they rarely need is a file of its
-// own beside them (COLD).
+// run, place) are also bundled whole, one file each, because Node's ESM loader pays per module and
+// their chunks are some forty modules; what they rarely need is a file of its own beside them
+// (COLD). A hot bundle is CommonJS (dist/hot/NAME.cjs), so cli/hot-loader.ts can compile it with
+// V8's code cache, which Node 20 has only for scripts; its first line is the hash of the rest, which
+// keys that cache.
 // Files are replaced atomically, chunks before the entry, and old chunks are kept for an hour: a
 // CLI process started from the previous build (a running service, a parallel test run) can still
 // load its lazy chunks while a new build lands.
+
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,7 +86,7 @@ const COLD_SPLIT = {
       const cold = COLD.find(
         (c) => args.importer === join(root, c.importer) && target === join(root, c.module),
       );
-      return cold ? { path: `./${cold.out.slice('hot/'.length)}.mjs`, external: true } : undefined;
+      return cold ? { path: `./${cold.out.slice('hot/'.length)}.cjs`, external: true } : undefined;
     });
   },
 };
@@ -114,12 +118,19 @@ export async function buildCli(outdir = join(root, 'dist')) {
     minifySyntax: true,
     logLevel: 'warning',
   };
-  const hot = await build({
+  const commonJS = {
     ...common,
-    entryPoints: { ...(await hotEntryPoints()), ...COLD_ENTRIES },
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    // No banner: require, __filename and __dirname are the CommonJS wrapper's. import() becomes
+    // require(), so a bundle compiled in a vm.Script needs no module loader of its own.
+    banner: {},
+    supported: { 'dynamic-import': false },
     splitting: false,
     plugins: [COLD_SPLIT],
-  });
+  };
+  const hot = await build({ ...commonJS, entryPoints: await hotEntryPoints() });
+  const cold = await build({ ...commonJS, entryPoints: COLD_ENTRIES });
   const result = await build({
     ...common,
     entryPoints: { dogsled: 'cli/main.ts' },
@@ -128,7 +139,11 @@ export async function buildCli(outdir = join(root, 'dist')) {
   });
   const entry = join(outdir, 'dogsled.mjs');
   // The entry last: a process that starts while the build lands finds every file it names.
-  const files = [...hot.outputFiles, ...result.outputFiles].sort(
+  const hotFiles = hot.outputFiles.map((file) => ({
+    path: file.path,
+    contents: withBundleHash(file.contents),
+  }));
+  const files = [...cold.outputFiles, ...hotFiles, ...result.outputFiles].sort(
     (a, b) => (a.path === entry) - (b.path === entry),
   );
   for (const file of files) {
@@ -137,8 +152,17 @@ export async function buildCli(outdir = join(root, 'dist')) {
     await writeFile(temp, file.contents, { mode: 0o755 });
     await rename(temp, file.path);
   }
-  await dropOldChunks(join(outdir, 'chunks'), new Set(files.map((file) => file.path)));
+  const current = new Set(files.map((file) => file.path));
+  await dropOldChunks(join(outdir, 'chunks'), current);
+  // The hot bundles were ESM (NAME.mjs) before they were CommonJS.
+  await dropOldChunks(join(outdir, 'hot'), current);
   return entry;
+}
+
+/** `// dogsled-bundle <sha256 of the rest>` first: what the code cache of the bundle is keyed by. */
+function withBundleHash(contents) {
+  const hash = createHash('sha256').update(contents).digest('hex');
+  return Buffer.concat([Buffer.from(`// dogsled-bundle ${hash}\n`), contents]);
 }
 
 /**
