@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { codeCacheFile, readCodeCache, writeCodeCache } from '../service/state/code-cache.js';
+import { codeCacheFile, readCodeCache } from '../service/state/code-cache.js';
 import { stateDirFrom } from '../service/state/paths.js';
 import { mark } from '../service/timing.js';
 import type { HotRun } from './hot/entry.js';
@@ -27,8 +27,9 @@ export interface HotBundle {
   remember: (exitCode: number) => Promise<void>;
 }
 
-export function loadHot(dir: URL, name: string, env: NodeJS.ProcessEnv = process.env): HotBundle {
-  const file = fileURLToPath(new URL(`${name}.cjs`, dir));
+/** `dist` is the directory of the built entry: the bundle is hot/NAME.cjs in it. */
+export function loadHot(dist: URL, name: string, env: NodeJS.ProcessEnv = process.env): HotBundle {
+  const file = fileURLToPath(new URL(`hot/${name}.cjs`, dist));
   const source = readFileSync(file, 'utf8');
   const hash = BUNDLE_HASH.exec(source)?.[1];
   const stateDir = stateDirFrom(env, env.HOME || homedir());
@@ -49,7 +50,11 @@ export function loadHot(dir: URL, name: string, env: NodeJS.ProcessEnv = process
       if (used || key === undefined || (exitCode !== 0 && exitCode !== 1)) return;
       try {
         // After the run: the functions it compiled lazily are in the cache too.
-        await writeCodeCache(stateDir, cacheFile, key, script.createCachedData());
+        const data = script.createCachedData();
+        const writer: typeof import('../service/state/code-cache-write.js') = await import(
+          new URL('code-cache-write.mjs', dist).href
+        );
+        await writer.writeCodeCache(stateDir, cacheFile, key, data);
         mark('code cache written');
       } catch {
         // Only a start-up optimisation: the next run compiles from source again.

@@ -133,19 +133,21 @@ export async function buildCli(outdir = join(root, 'dist')) {
   const cold = await build({ ...commonJS, entryPoints: COLD_ENTRIES });
   const result = await build({
     ...common,
-    entryPoints: { dogsled: 'cli/main.ts' },
+    entryPoints: { full: 'cli/full.ts', 'code-cache-write': 'service/state/code-cache-write.ts' },
     chunkNames: 'chunks/[name]-[hash]',
     splitting: true,
   });
-  const entry = join(outdir, 'dogsled.mjs');
-  // The entry last: a process that starts while the build lands finds every file it names.
+  // The entry alone, one file that imports no other: all a hot command loads besides its bundle.
+  // It reaches full.mjs and the cache writer through URLs, which esbuild leaves alone, and needs
+  // none of the banner's names.
+  const start = await build({ ...common, banner: {}, entryPoints: { dogsled: 'cli/main.ts' } });
   const hotFiles = hot.outputFiles.map((file) => ({
     path: file.path,
     contents: withBundleHash(file.contents),
   }));
-  const files = [...cold.outputFiles, ...hotFiles, ...result.outputFiles].sort(
-    (a, b) => (a.path === entry) - (b.path === entry),
-  );
+  // The entry last: a process that starts while the build lands finds every file it names.
+  const entry = join(outdir, 'dogsled.mjs');
+  const files = [...cold.outputFiles, ...hotFiles, ...result.outputFiles, ...start.outputFiles];
   for (const file of files) {
     await mkdir(dirname(file.path), { recursive: true });
     const temp = `${file.path}.${process.pid}.tmp`;

@@ -1,10 +1,9 @@
-// The hot bundles' V8 code caches (code-cache/NAME.bin in the state dir): read before a hot command
-// compiles its bundle, written after a run that had none. A cache is an optimisation and never
-// trusted: anything but a regular file of this user, with this exact key and two identical copies of
-// its data, is ignored (the caller compiles from source and writes a fresh one).
+// The hot bundles' V8 code caches (code-cache/NAME.bin in the state dir): the file and its format,
+// read before a hot command compiles its bundle (written by code-cache-write.ts). A cache is an
+// optimisation and never trusted: anything but a regular file of this user, with this exact key and
+// two identical copies of its data, is ignored (the caller compiles from source and writes a fresh one).
 
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** `code-cache` in the state dir: one file per hot command. */
@@ -70,27 +69,4 @@ export function parseCodeCache(buffer: Buffer, key: string): { data: Buffer } | 
 
 export function formatCodeCache(key: string, data: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`${key}\n${data.length}\n`), data, data]);
-}
-
-/**
- * Replaces the cache atomically (0600, in a 0700 dir), only inside a state dir that exists: a
- * command that wrote no state of its own leaves none behind for its cache either.
- */
-export async function writeCodeCache(
-  stateDir: string,
-  file: string,
-  key: string,
-  data: Buffer,
-): Promise<void> {
-  if (!(await stat(stateDir)).isDirectory()) return;
-  const [{ writeAtomic }, { STATE_DIR_MODE, STATE_FILE_MODE }] = await Promise.all([
-    import('./atomic-write.js'),
-    import('./paths.js'),
-  ]);
-  await mkdir(join(stateDir, 'code-cache'), { mode: STATE_DIR_MODE }).catch(
-    (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    },
-  );
-  await writeAtomic(file, formatCodeCache(key, data), { mode: STATE_FILE_MODE });
 }
