@@ -7,8 +7,12 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** `code-cache` in the state dir: one file per hot command. */
+export function codeCacheDir(stateDir: string): string {
+  return join(stateDir, 'code-cache');
+}
+
 export function codeCacheFile(stateDir: string, name: string): string {
-  return join(stateDir, 'code-cache', `${name}.bin`);
+  return join(codeCacheDir(stateDir), `${name}.bin`);
 }
 
 /** A cache is some hundreds of KB; anything far larger is not one of ours. */
