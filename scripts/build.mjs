@@ -91,6 +91,24 @@ const COLD_SPLIT = {
   },
 };
 
+/**
+ * proper-lockfile reaches the filesystem through graceful-fs, whose load patches the global fs
+ * (close, through its retry queue), reads fs's lazy ReadStream getter and requires `constants`: a
+ * cost on every command that takes a lock. Its retries are for
+ * EMFILE on open, readdir and the like; proper-lockfile calls only mkdir, rmdir, stat, utimes and
+ * realpath, which graceful-fs passes through, so it gets node:fs itself.
+ */
+const PLAIN_FS = {
+  name: 'plain-fs',
+  setup(b) {
+    b.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: 'graceful-fs', namespace: 'plain-fs' }));
+    b.onLoad({ filter: /.*/, namespace: 'plain-fs' }, () => ({
+      contents: "module.exports = require('node:fs');",
+      loader: 'js',
+    }));
+  },
+};
+
 /** The hot commands' entry points, by output name: `hot/status` for cli/hot/status.ts. */
 async function hotEntryPoints() {
   const names = (await readdir(join(root, 'cli', 'hot'))).filter(
@@ -113,6 +131,7 @@ export async function buildCli(outdir = join(root, 'dist')) {
     banner: { js: BUNDLE_BANNER },
     define: { __DOGSLED_VERSION__: JSON.stringify(pkg.version) },
     external: BUNDLE_EXTERNALS,
+    plugins: [PLAIN_FS],
     legalComments: 'none',
     minifyWhitespace: true,
     minifySyntax: true,
@@ -127,7 +146,7 @@ export async function buildCli(outdir = join(root, 'dist')) {
     banner: {},
     supported: { 'dynamic-import': false },
     splitting: false,
-    plugins: [COLD_SPLIT],
+    plugins: [PLAIN_FS, COLD_SPLIT],
   };
   const hot = await build({ ...commonJS, entryPoints: await hotEntryPoints() });
   const cold = await build({ ...commonJS, entryPoints: COLD_ENTRIES });
@@ -184,6 +203,7 @@ export function bundleModules(entryPoints, outdir) {
     target: 'node20',
     banner: { js: BUNDLE_BANNER },
     external: BUNDLE_EXTERNALS,
+    plugins: [PLAIN_FS],
     logLevel: 'error',
   });
 }

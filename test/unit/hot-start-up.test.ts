@@ -108,6 +108,11 @@ describe('hot bundles at import', () => {
     }
   });
 
+  it('proper-lockfile gets node:fs, not graceful-fs (which patches the global fs on load)', () => {
+    for (const name of HOT) expect(bundleText(name)).not.toContain('graceful-fs/graceful-fs.js');
+    expect(bundleText('place')).toContain('proper-lockfile/lib/lockfile.js');
+  });
+
   it('the entry is one file: a hot command loads no module but it and its bundle', () => {
     // Each ESM module costs its own read, parse and link on every command; the entry reaches the
     // rest of the CLI (full.mjs) and the cache writer only through import() of a URL.
