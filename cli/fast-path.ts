@@ -4,23 +4,17 @@
 // runs) and `exec ID -- CMD...`. `host VERB ARGS...`, which peers run through SSH, always does: every
 // word after `host` is data. `hook inbox|context|gate`, which harnesses run on every prompt and
 // stop, takes it with its subcommand; `run` takes it when its command follows `--`, and `place`.
-// The hot ones (HOT_COMMANDS) are built as bundles of their own, one file each (dist/hot/NAME.mjs,
+// The hot ones (HOT_COMMANDS) are built as bundles of their own, one file each (dist/hot/NAME.cjs,
 // cli/hot/): Node loads one module instead of the forty a command's chunks make.
 // Anything unusual (help, an unknown or malformed flag) falls through to the full command line,
 // which reports it the usual way.
 
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { mark } from '../service/timing.js';
-import type { CliContext, GlobalOptions } from './context.js';
-
-type Action = (flags: never, ctx: CliContext) => Promise<number | undefined>;
 
 export const STATUS_INTERVAL_DEFAULT = '5';
 
 interface FastCommand {
   options: NonNullable<ParseArgsConfig['options']>;
-  /** Loads the action from the split chunks; hot commands have their own bundle instead. */
-  load?: () => Promise<Action>;
   /** Parses argv itself (positionals); undefined sends it to the full command line. */
   parse?: (rest: string[]) => Record<string, unknown> | undefined;
 }
@@ -49,13 +43,10 @@ function parseHook(rest: string[]): Record<string, unknown> | undefined {
 
 /** Must accept exactly the flags that cli/program.ts declares for the same command. */
 const FAST_COMMANDS: Record<string, FastCommand> = {
+  // Run from the split chunks (full.ts); every other fast command is hot.
   host: {
     options: {},
     parse: (rest) => ({ words: rest }),
-    load: async () => {
-      const { hostCommand } = await import('./commands/host.js');
-      return ((flags: { words: string[] }, ctx: CliContext) => hostCommand(flags.words, ctx)) as Action;
-    },
   },
   status: {
     options: {
@@ -162,16 +153,4 @@ export function parseFast(args: string[]): { name: string; flags: Record<string,
   }
   const flags = strictFlags(rest, command.options);
   return flags === undefined ? undefined : { name, flags };
-}
-
-export async function runFast(
-  parsed: { name: string; flags: Record<string, unknown> },
-  context: (globals: GlobalOptions) => CliContext,
-): Promise<number | undefined> {
-  const command = FAST_COMMANDS[parsed.name];
-  if (!command?.load) return undefined;
-  const { config, ...flags } = parsed.flags;
-  const action = await command.load();
-  mark('loaded');
-  return action(flags as never, context({ config: typeof config === 'string' ? config : undefined }));
 }

@@ -1,11 +1,15 @@
 // Bundles the CLI into dist/ with esbuild. Commands are split into lazily loaded chunks so a
 // command never parses the code of the others; the hot ones (cli/hot/NAME.ts: status, hook, exec,
-// run, place) are also bundled whole, one file each (dist/hot/NAME.mjs), because Node's ESM loader
-// pays per module and their chunks are some forty modules; what they rarely need is a file of its
-// own beside them (COLD).
+// run, place) are also bundled whole, one file each, because Node's ESM loader pays per module and
+// their chunks are some forty modules; what they rarely need is a file of its own beside them
+// (COLD). A hot bundle is CommonJS (dist/hot/NAME.cjs), so cli/hot-loader.ts can compile it with
+// V8's code cache, which Node 20 has only for scripts; its first line is the hash of the rest, which
+// keys that cache.
 // Files are replaced atomically, chunks before the entry, and old chunks are kept for an hour: a
 // CLI process started from the previous build (a running service, a parallel test run) can still
 // load its lazy chunks while a new build lands.
+
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,8 +86,26 @@ const COLD_SPLIT = {
       const cold = COLD.find(
         (c) => args.importer === join(root, c.importer) && target === join(root, c.module),
       );
-      return cold ? { path: `./${cold.out.slice('hot/'.length)}.mjs`, external: true } : undefined;
+      return cold ? { path: `./${cold.out.slice('hot/'.length)}.cjs`, external: true } : undefined;
     });
+  },
+};
+
+/**
+ * proper-lockfile reaches the filesystem through graceful-fs, whose load patches the global fs
+ * (close, through its retry queue), reads fs's lazy ReadStream getter and requires `constants`: a
+ * cost on every command that takes a lock. Its retries are for
+ * EMFILE on open, readdir and the like; proper-lockfile calls only mkdir, rmdir, stat, utimes and
+ * realpath, which graceful-fs passes through, so it gets node:fs itself.
+ */
+const PLAIN_FS = {
+  name: 'plain-fs',
+  setup(b) {
+    b.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: 'graceful-fs', namespace: 'plain-fs' }));
+    b.onLoad({ filter: /.*/, namespace: 'plain-fs' }, () => ({
+      contents: "module.exports = require('node:fs');",
+      loader: 'js',
+    }));
   },
 };
 
@@ -109,36 +131,59 @@ export async function buildCli(outdir = join(root, 'dist')) {
     banner: { js: BUNDLE_BANNER },
     define: { __DOGSLED_VERSION__: JSON.stringify(pkg.version) },
     external: BUNDLE_EXTERNALS,
+    plugins: [PLAIN_FS],
     legalComments: 'none',
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',
   };
-  const hot = await build({
+  const commonJS = {
     ...common,
-    entryPoints: { ...(await hotEntryPoints()), ...COLD_ENTRIES },
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    // No banner: require, __filename and __dirname are the CommonJS wrapper's. import() becomes
+    // require(), so a bundle compiled in a vm.Script needs no module loader of its own.
+    banner: {},
+    supported: { 'dynamic-import': false },
     splitting: false,
-    plugins: [COLD_SPLIT],
-  });
+    plugins: [PLAIN_FS, COLD_SPLIT],
+  };
+  const hot = await build({ ...commonJS, entryPoints: await hotEntryPoints() });
+  const cold = await build({ ...commonJS, entryPoints: COLD_ENTRIES });
   const result = await build({
     ...common,
-    entryPoints: { dogsled: 'cli/main.ts' },
+    entryPoints: { full: 'cli/full.ts', 'code-cache-write': 'service/state/code-cache-write.ts' },
     chunkNames: 'chunks/[name]-[hash]',
     splitting: true,
   });
-  const entry = join(outdir, 'dogsled.mjs');
+  // The entry alone, one file that imports no other: all a hot command loads besides its bundle.
+  // It reaches full.mjs and the cache writer through URLs, which esbuild leaves alone, and needs
+  // none of the banner's names.
+  const start = await build({ ...common, banner: {}, entryPoints: { dogsled: 'cli/main.ts' } });
+  const hotFiles = hot.outputFiles.map((file) => ({
+    path: file.path,
+    contents: withBundleHash(file.contents),
+  }));
   // The entry last: a process that starts while the build lands finds every file it names.
-  const files = [...hot.outputFiles, ...result.outputFiles].sort(
-    (a, b) => (a.path === entry) - (b.path === entry),
-  );
+  const entry = join(outdir, 'dogsled.mjs');
+  const files = [...cold.outputFiles, ...hotFiles, ...result.outputFiles, ...start.outputFiles];
   for (const file of files) {
     await mkdir(dirname(file.path), { recursive: true });
     const temp = `${file.path}.${process.pid}.tmp`;
     await writeFile(temp, file.contents, { mode: 0o755 });
     await rename(temp, file.path);
   }
-  await dropOldChunks(join(outdir, 'chunks'), new Set(files.map((file) => file.path)));
+  const current = new Set(files.map((file) => file.path));
+  await dropOldChunks(join(outdir, 'chunks'), current);
+  // The hot bundles were ESM (NAME.mjs) before they were CommonJS.
+  await dropOldChunks(join(outdir, 'hot'), current);
   return entry;
+}
+
+/** `// dogsled-bundle <sha256 of the rest>` first: what the code cache of the bundle is keyed by. */
+function withBundleHash(contents) {
+  const hash = createHash('sha256').update(contents).digest('hex');
+  return Buffer.concat([Buffer.from(`// dogsled-bundle ${hash}\n`), contents]);
 }
 
 /**
@@ -158,6 +203,7 @@ export function bundleModules(entryPoints, outdir) {
     target: 'node20',
     banner: { js: BUNDLE_BANNER },
     external: BUNDLE_EXTERNALS,
+    plugins: [PLAIN_FS],
     logLevel: 'error',
   });
 }

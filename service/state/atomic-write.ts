@@ -21,7 +21,11 @@ export interface AtomicWriteOptions {
 /** `placements.json.tmp-4242-98812-9f2c1a`: target, writer pid, writer start ticks (x: unknown). */
 const TEMP = /^(.+)\.tmp-(\d+)-(\d+|x)-[0-9a-f]+$/;
 
-export async function writeAtomic(file: string, data: string, options: AtomicWriteOptions): Promise<void> {
+export async function writeAtomic(
+  file: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<void> {
   await (await stageAtomic(file, data, options)).commit();
 }
 
@@ -37,7 +41,7 @@ export interface StagedWrite {
  */
 export async function stageAtomic(
   file: string,
-  data: string,
+  data: string | Uint8Array,
   options: AtomicWriteOptions,
 ): Promise<StagedWrite> {
   const me = selfIdentity();

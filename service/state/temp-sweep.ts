@@ -1,4 +1,4 @@
-// Removes temp files that a killed writer left in the state dir and jobs/: ours name their writer
+// Removes temp files that a killed writer left in the state dir, jobs/ and code-cache/: ours name their writer
 // (atomic-write.ts) and go once it is dead, however new; the `<file>.<digits>` temp files of
 // the atomic-write library older builds used, go once they are a minute old, since no live writer keeps one that long.
 // A writer that is alive, even stopped, keeps its temp file: it will rename it when it resumes.
@@ -6,6 +6,7 @@
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempOwner } from './atomic-write.js';
+import { codeCacheDir } from './code-cache.js';
 import { identityAlive, selfIdentity } from './liveness.js';
 import type { StatePaths } from './paths.js';
 
@@ -17,7 +18,7 @@ const LEGACY_TEMP = /\.jsonl?\.\d+$/;
 /** Returns the paths removed. Judged on the real clock: file mtimes are real time. */
 export async function sweepOrphanTemps(paths: StatePaths): Promise<string[]> {
   const removed: string[] = [];
-  for (const dir of [paths.dir, paths.jobs]) {
+  for (const dir of [paths.dir, paths.jobs, codeCacheDir(paths.dir)]) {
     const names = await readdir(dir).catch(() => [] as string[]);
     for (const name of names) {
       const path = join(dir, name);

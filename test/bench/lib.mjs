@@ -21,12 +21,29 @@ export const median = (xs) => {
 };
 
 export function timeOnce(argv, env) {
+  return timeAndCpu(argv, env).ms;
+}
+
+/**
+ * Wall time and the child's CPU time (user + system, ms): the CPU of children this process has
+ * waited for, before and after (/proc/self/stat cutime and cstime). On a loaded machine the CPU
+ * figure moves far less than the wall time, which includes waiting for a core.
+ */
+export function timeAndCpu(argv, env) {
+  const cpuBefore = childrenCpuMs();
   const start = process.hrtime.bigint();
   const r = spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
+  return { ms, cpuMs: childrenCpuMs() - cpuBefore };
 }
+
+function childrenCpuMs() {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / TICK;
+}
+
+export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 export function procStat(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');

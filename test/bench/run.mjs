@@ -1,14 +1,25 @@
 // `npm run bench`: start-up of the hot commands (and `run --wait -- true` headless, handed to the
-// service's warm supervisor) against `node -e 0`, and the service's CPU and memory, with the job
-// supervisor it keeps warm, against an idle node process, all measured in the same run on this machine. Prints a
-// markdown table for the README. BENCH_RUNS and BENCH_SECONDS shorten it. BENCH_BASELINE=PATH (another
+// service's warm supervisor) against `node -e 0` (wall and CPU time), and the service's CPU and
+// memory, with the job supervisor it keeps warm, against an idle node process, all measured in the
+// same run on this machine. Prints a markdown table for the README. BENCH_RUNS and BENCH_SECONDS shorten it. BENCH_BASELINE=PATH (another
 // build's dist/dogsled.mjs, e.g. main's) adds its start-up rows, interleaved with this build's, for
 // a paired this-build-against-that one; the load average at the start and the end is printed.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, idleProc, median, RUNS, residentCost, SECONDS, stop, timeOnce } from './lib.mjs';
+import {
+  CLI,
+  idleProc,
+  mean,
+  median,
+  RUNS,
+  residentCost,
+  SECONDS,
+  stop,
+  timeAndCpu,
+  timeOnce,
+} from './lib.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-'));
 const home = join(work, 'home');
@@ -21,17 +32,30 @@ writeFileSync(
 const baseEnv = { ...process.env, HOME: home, DOGSLED_STATE: join(work, 'state') };
 for (const key of Object.keys(baseEnv)) if (/^(HERDR_|DOGSLED_TEST)/.test(key)) delete baseEnv[key];
 
-/** Interleaves the floor with each command so drift hits both alike; ratio of medians. */
+/**
+ * Interleaves the floor with each command so drift hits both alike, in alternating order; ratio of
+ * medians (wall) and of means (CPU, counted in 10 ms ticks). The warm-up runs also write the hot
+ * bundles' code caches, which every later run uses.
+ */
 function startup(commands) {
-  const floor = ['node', '-e', '0'];
-  const times = new Map([['node -e 0', []], ...commands.map(([name]) => [name, []])]);
+  const runs = [['node -e 0', ['node', '-e', '0']], ...commands];
+  const times = new Map(runs.map(([name]) => [name, []]));
   for (let i = 0; i < 3; i++) for (const [, argv] of commands) timeOnce(argv, baseEnv);
   for (let i = 0; i < RUNS; i++) {
-    times.get('node -e 0').push(timeOnce(floor, baseEnv));
-    for (const [name, argv] of commands) times.get(name).push(timeOnce(argv, baseEnv));
+    for (const [name, argv] of i % 2 ? [...runs].reverse() : runs) {
+      times.get(name).push(timeAndCpu(argv, baseEnv));
+    }
   }
-  const floorMs = median(times.get('node -e 0'));
-  return [...times].map(([name, xs]) => ({ name, ms: median(xs), ratio: median(xs) / floorMs }));
+  const wall = (xs) => median(xs.map((x) => x.ms));
+  const cpu = (xs) => mean(xs.map((x) => x.cpuMs));
+  const floor = times.get('node -e 0');
+  return [...times].map(([name, xs]) => ({
+    name,
+    ms: wall(xs),
+    ratio: wall(xs) / wall(floor),
+    cpuMs: cpu(xs),
+    cpuRatio: cpu(xs) / cpu(floor),
+  }));
 }
 
 async function measured(name, argv, env) {
@@ -91,6 +115,8 @@ try {
     ['place --json', ['place', '--json']],
     // Headless, handed to the supervisor the service keeps warm (jobs-run.mjs has the detail).
     ['run --wait -- true', ['run', '--wait', '--cwd', scratch, '--', 'true']],
+    // No Herdr: nothing to deliver (test/bench/hooks.mjs measures it in a pane of the fake Herdr).
+    ['hook inbox', ['hook', 'inbox', '--harness', 'claude', '--event', 'Stop']],
   ];
   const baseline = process.env.BENCH_BASELINE;
   const loadBefore = loadavg()[0];
@@ -116,9 +142,13 @@ try {
   const floor = resident[0];
 
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${load}.\n`);
-  console.log('| command | median wall | vs `node -e 0` |');
-  console.log('|---|---:|---:|');
-  for (const r of rows) console.log(`| \`${r.name}\` | ${r.ms.toFixed(1)} ms | ${r.ratio.toFixed(2)}× |`);
+  console.log('| command | median wall | vs `node -e 0` | mean CPU | vs `node -e 0` |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(
+      `| \`${r.name}\` | ${r.ms.toFixed(1)} ms | ${r.ratio.toFixed(2)}× | ${r.cpuMs.toFixed(1)} ms | ${r.cpuRatio.toFixed(2)}× |`,
+    );
+  }
   console.log(`\nService over ${SECONDS} s (CPU as % of one core; RSS at the end; peak RSS):\n`);
   console.log('| process | CPU | RSS | peak RSS | RSS vs idle node |');
   console.log('|---|---:|---:|---:|---:|');

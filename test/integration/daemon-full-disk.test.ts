@@ -128,11 +128,13 @@ describe('orphaned temp files', () => {
   it('serve removes those of dead writers and old write-file-atomic ones, keeping live and fresh ones', async () => {
     const state = box.state;
     await mkdir(join(state, 'jobs'), { recursive: true });
+    await mkdir(join(state, 'code-cache'), { recursive: true });
     const dead = spawnSync('true').pid;
     const me = selfIdentity();
     const orphans = [
       `placements.json.tmp-${dead}-123-0a1b2c3d`,
       `jobs/j_gone00000001.json.tmp-${dead}-x-0a1b2c3d`,
+      `code-cache/status.bin.tmp-${dead}-123-0a1b2c3d`,
       'queue.json.4026531839',
     ];
     const kept = [
@@ -150,7 +152,11 @@ describe('orphaned temp files', () => {
     stopTicker = room.stop;
     startServe(room.env, running);
     await eventually(async () => (await snapshotIn(state)) ?? undefined, 15_000, 'a snapshot');
-    const left = [...(await readdir(state)), ...(await readdir(join(state, 'jobs'))).map((n) => `jobs/${n}`)];
+    const left = [
+      ...(await readdir(state)),
+      ...(await readdir(join(state, 'jobs'))).map((n) => `jobs/${n}`),
+      ...(await readdir(join(state, 'code-cache'))).map((n) => `code-cache/${n}`),
+    ];
     for (const name of orphans) expect(left).not.toContain(name);
     for (const name of kept) expect(left).toContain(name);
   });

@@ -1,20 +1,24 @@
-// What importing a hot bundle (dist/hot/NAME.mjs, built by the suite's global set-up) costs,
+// What importing a hot bundle (dist/hot/NAME.cjs, built by the suite's global set-up) costs,
 // counted rather than timed: no zod schema is built at import (zod's own post-processor hook sees
 // every construction), and none of the builtins that only some paths need (node:crypto,
 // node:child_process, node:net, node:perf_hooks) is loaded. Hooks run on every prompt and stop;
 // the time these took at import was most of what they cost beyond `node -e 0`. The hook bundle
 // leaves the terminal layer (a third of its size, needed until a pane's terminal is remembered) to
-// dist/hot/hook-whereabouts.mjs; `place` leaves its --branch worktree layer and Herdr's machine verbs
-// (the terminal layer, two fifths of it) to dist/hot/place-branch.mjs and herdr-machines.mjs, and an
+// dist/hot/hook-whereabouts.cjs; `place` leaves its --branch worktree layer and Herdr's machine verbs
+// (the terminal layer, two fifths of it) to dist/hot/place-branch.cjs and herdr-machines.cjs, and an
 // error thrown there is still a DogsledError (one line, exit 2) when the hot bundle reports it; a
-// job's supervisor (exec) leaves the terminal it reports a pane through to dist/hot/exec-terminal.mjs.
-import { spawnSync } from 'node:child_process';
+// job's supervisor (exec) leaves the terminal it reports a pane through to dist/hot/exec-terminal.cjs.
+import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { chown, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli, sandbox } from '../helpers/cli.js';
+import { ROOT, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+
+const execFileAsync = promisify(execFile);
 
 const PROBE = `
 let built = 0;
@@ -40,12 +44,22 @@ function importCost(bundle: string): { built: number; loaded: string[] } {
 
 const ON_USE_ONLY = ['crypto', 'child_process', 'net', 'perf_hooks'];
 
+const HOT = ['hook', 'place', 'status', 'run', 'exec'];
+
+/** A hot bundle or a cold file beside them: CommonJS, dist/hot/NAME.cjs. */
+function bundleText(name: string): string {
+  return readFileSync(join(ROOT, 'dist', 'hot', `${name}.cjs`), 'utf8');
+}
+
+/** Required on first use only: a require() at the top would load the cold file on every call. */
+const lazily = (file: string) => `Promise.resolve().then(()=>__toESM(require("./${file}.cjs")`;
+
 describe('hot bundles at import', () => {
   // exec is the job's supervisor: it always starts a child.
   const needs: Record<string, string[]> = { exec: ['child_process', 'net'] };
-  for (const name of ['hook', 'place', 'status', 'run', 'exec']) {
+  for (const name of HOT) {
     it(`${name}: builds no zod schema and loads no builtin it may not need`, () => {
-      const cost = importCost(join(ROOT, 'dist', 'hot', `${name}.mjs`));
+      const cost = importCost(join(ROOT, 'dist', 'hot', `${name}.cjs`));
       expect(cost.built).toBe(0);
       const mayLoad = ON_USE_ONLY.filter((m) => !needs[name]?.includes(m));
       expect(cost.loaded.filter((m) => mayLoad.includes(m))).toEqual([]);
@@ -53,32 +67,29 @@ describe('hot bundles at import', () => {
   }
 
   it('hook: the terminal lookup is a file of its own, loaded only when needed', () => {
-    const hot = (name: string) => readFileSync(join(ROOT, 'dist', 'hot', `${name}.mjs`), 'utf8');
-    expect(hot('hook')).not.toContain('function openTerminal(');
-    expect(hot('hook')).toContain('./hook-whereabouts.mjs');
-    expect(hot('hook-whereabouts')).toContain('function openTerminal(');
+    expect(bundleText('hook')).not.toContain('function openTerminal(');
+    expect(bundleText('hook')).toContain(lazily('hook-whereabouts'));
+    expect(bundleText('hook-whereabouts')).toContain('function openTerminal(');
   });
 
   it('place: the terminal layer is in files of their own, loaded only by --branch or a herdr binary', () => {
-    const hot = (name: string) => readFileSync(join(ROOT, 'dist', 'hot', `${name}.mjs`), 'utf8');
-    const place = hot('place');
+    const place = bundleText('place');
     for (const fn of ['openTerminal', 'listMachines', 'ensureBranchWorktree']) {
       expect(place).not.toContain(`function ${fn}(`);
     }
-    // Only as dynamic imports: a static one would load them on every placement.
-    expect(place).toContain('import("./place-branch.mjs")');
-    expect(place).toContain('import("./herdr-machines.mjs")');
-    expect(place).not.toMatch(/from\s*"\.\/(place-branch|herdr-machines)\.mjs"/);
-    expect(hot('place-branch')).toContain('function openTerminal(');
-    expect(hot('herdr-machines')).toContain('function listMachines(');
+    // Only on first use: loaded at the top, they would load on every placement.
+    expect(place).toContain(lazily('place-branch'));
+    expect(place).toContain(lazily('herdr-machines'));
+    expect(place.split('require("./').length).toBe(3);
+    expect(bundleText('place-branch')).toContain('function openTerminal(');
+    expect(bundleText('herdr-machines')).toContain('function listMachines(');
   });
 
   it("exec: the terminal a job's supervisor reports its pane through is loaded only under a terminal", () => {
     // A headless job's supervisor, on `run --wait`'s critical path, never opens it.
-    const hot = (name: string) => readFileSync(join(ROOT, 'dist', 'hot', `${name}.mjs`), 'utf8');
-    expect(hot('exec')).not.toContain('function openTerminal(');
-    expect(hot('exec')).toContain('import("./exec-terminal.mjs")');
-    expect(hot('exec-terminal')).toContain('function openTerminal(');
+    expect(bundleText('exec')).not.toContain('function openTerminal(');
+    expect(bundleText('exec')).toContain(lazily('exec-terminal'));
+    expect(bundleText('exec-terminal')).toContain('function openTerminal(');
   });
 
   it("place: an error thrown in a cold file is the hot bundle's DogsledError: one line, exit 2", async () => {
@@ -97,21 +108,164 @@ describe('hot bundles at import', () => {
     }
   });
 
-  it('the entry loads three modules before a hot bundle: the fast path, the timing marks, the bundler runtime', () => {
-    // Each ESM module costs its own read, parse and link on every command (a dependency of
-    // service/timing.ts once added a fourth).
-    const seen = new Set<string>();
-    const visit = (file: string): void => {
-      const text = readFileSync(file, 'utf8');
-      for (const [, spec] of text.matchAll(/(?:from|import)\s*"(\.\.?\/[^"]+\.mjs)"/g)) {
-        const path = join(dirname(file), spec as string);
-        if (!seen.has(path)) {
-          seen.add(path);
-          visit(path);
-        }
+  it('proper-lockfile gets node:fs, not graceful-fs (which patches the global fs on load)', () => {
+    for (const name of HOT) expect(bundleText(name)).not.toContain('graceful-fs/graceful-fs.js');
+    expect(bundleText('place')).toContain('proper-lockfile/lib/lockfile.js');
+  });
+
+  it('the entry is one file: a hot command loads no module but it and its bundle', () => {
+    // Each ESM module costs its own read, parse and link on every command; the entry reaches the
+    // rest of the CLI (full.mjs) and the cache writer only through import() of a URL.
+    const entry = readFileSync(join(ROOT, 'dist', 'dogsled.mjs'), 'utf8');
+    expect(entry.match(/(?:from|import)\s*\(?\s*["'](?!node:)[^"']*["']/g)).toBeNull();
+    expect(entry).toContain('new URL("full.mjs"');
+  });
+});
+
+// The hot bundles compile through V8's code cache (cli/hot-loader.ts, code-cache/NAME.bin in the
+// state dir). A cache is never trusted: whatever sits in its place, the command answers as it would
+// without one, and a cache that can be replaced is. DOGSLED_TIMING=1 names what the loader did.
+describe('the hot bundles’ code cache', () => {
+  const cacheOf = (box: Sandbox) => join(box.state, 'code-cache', 'status.bin');
+  async function status(box: Sandbox): Promise<{ cache: string; written: boolean }> {
+    const result = await runCli(['status', '--json'], { ...box.env, DOGSLED_TIMING: '1' });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toBeTypeOf('object');
+    const lines = result.stderr.split('\n').filter(Boolean);
+    // Nothing but the timing marks: a refused cache is not the user's business.
+    expect(lines.filter((line) => !line.startsWith('timing '))).toEqual([]);
+    const cache = /compiled \(code cache: ([^)]+)\)/.exec(result.stderr)?.[1];
+    if (cache === undefined) throw new Error(`no compile mark in ${result.stderr}`);
+    return { cache, written: result.stderr.includes('code cache written') };
+  }
+
+  it('is written after the first run (0600 in a 0700 dir) and used by the next', async () => {
+    const box = await sandbox();
+    try {
+      await mkdir(box.state);
+      expect(await status(box)).toEqual({ cache: 'absent', written: true });
+      expect((await stat(cacheOf(box))).mode & 0o777).toBe(0o600);
+      expect((await stat(join(box.state, 'code-cache'))).mode & 0o777).toBe(0o700);
+      expect(await status(box)).toEqual({ cache: 'used', written: false });
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it('a run that fails writes none, and a command without a state dir makes none', async () => {
+    const box = await sandbox();
+    try {
+      const bad = await runCli(['status', '--json', '--line'], box.env);
+      expect(bad.code).toBe(2);
+      await mkdir(box.state);
+      expect((await runCli(['status', '--json', '--line'], box.env)).code).toBe(2);
+      expect(await readdir(box.state)).toEqual([]);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it('refuses whatever is not its own, answers anyway and replaces what it can', async () => {
+    const box = await sandbox();
+    try {
+      await mkdir(box.state);
+      await status(box);
+      const good = await readFile(cacheOf(box));
+      const keyEnd = good.indexOf(10);
+      const dataStart = good.indexOf(10, keyEnd + 1) + 1;
+      const length = (good.length - dataStart) / 2;
+      const cases: Array<[string, string, () => Promise<void>]> = [
+        // V8 does not checksum a cache in a release build: this byte would abort the process.
+        [
+          'a byte of the data V8 would get',
+          'damaged',
+          async () => {
+            const bad = Buffer.from(good);
+            const at = dataStart + Math.floor(length / 2);
+            bad[at] = (bad[at] ?? 0) ^ 0x5a;
+            await writeFile(cacheOf(box), bad);
+          },
+        ],
+        ['truncated', 'truncated', () => writeFile(cacheOf(box), good.subarray(0, good.length - 1000))],
+        ['empty', 'foreign key', () => writeFile(cacheOf(box), '')],
+        [
+          'another bundle',
+          'foreign key',
+          () =>
+            writeFile(
+              cacheOf(box),
+              Buffer.concat([Buffer.from('dogsled-code-cache 1 other'), good.subarray(keyEnd)]),
+            ),
+        ],
+        [
+          'not V8 data',
+          'rejected by V8',
+          async () => {
+            const junk = Buffer.alloc(4096, 'x');
+            await writeFile(
+              cacheOf(box),
+              Buffer.concat([good.subarray(0, keyEnd + 1), Buffer.from(`${junk.length}\n`), junk, junk]),
+            );
+          },
+        ],
+        ['a FIFO', 'not a regular file', () => execFileAsync('mkfifo', [cacheOf(box)]).then(() => undefined)],
+        [
+          'a symlink to a good cache',
+          'not a regular file',
+          async () => {
+            await writeFile(`${cacheOf(box)}.good`, good);
+            await symlink(`${cacheOf(box)}.good`, cacheOf(box));
+          },
+        ],
+        [
+          "another user's file",
+          "another user's file",
+          async () => {
+            await writeFile(cacheOf(box), good);
+            await chown(cacheOf(box), 65534, 65534);
+          },
+        ],
+      ];
+      // Replaced by a cache of our own: a file of this user with the good key and two equal copies.
+      const replaced = async () => {
+        const info = await lstat(cacheOf(box));
+        const text = await readFile(cacheOf(box));
+        const start = text.indexOf(10, text.indexOf(10) + 1) + 1;
+        const half = (text.length - start) / 2;
+        return (
+          info.isFile() &&
+          info.uid === process.getuid?.() &&
+          text.subarray(0, keyEnd).equals(good.subarray(0, keyEnd)) &&
+          text.subarray(start, start + half).equals(text.subarray(start + half))
+        );
+      };
+      for (const [what, refused, make] of cases) {
+        await rm(cacheOf(box), { recursive: true, force: true });
+        await make();
+        expect({ what, ...(await status(box)) }).toEqual({ what, cache: refused, written: true });
+        expect({ what, replaced: await replaced() }).toEqual({ what, replaced: true });
       }
-    };
-    visit(join(ROOT, 'dist', 'dogsled.mjs'));
-    expect(seen.size).toBeLessThanOrEqual(3);
+      expect(await status(box)).toEqual({ cache: 'used', written: false });
+      // A directory cannot be replaced by a file: refused on every run, and every run answers.
+      await rm(cacheOf(box), { force: true });
+      await mkdir(cacheOf(box));
+      for (let i = 0; i < 2; i++) {
+        expect(await status(box)).toEqual({ cache: 'not a regular file', written: false });
+      }
+      expect((await stat(cacheOf(box))).isDirectory()).toBe(true);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it('every hot bundle starts with the hash of the rest, which keys its cache', () => {
+    for (const name of HOT) {
+      const text = readFileSync(join(ROOT, 'dist', 'hot', `${name}.cjs`));
+      const newline = text.indexOf(10);
+      const hash = createHash('sha256')
+        .update(text.subarray(newline + 1))
+        .digest('hex');
+      expect(text.subarray(0, newline).toString()).toBe(`// dogsled-bundle ${hash}`);
+    }
   });
 });

@@ -1,0 +1,74 @@
+// Loads a hot command's bundle (dist/hot/NAME.cjs) through V8's code cache, which Node 20 has for
+// scripts but not for ES modules: the bundle is compiled as a CommonJS function in a vm.Script with
+// the cache of an earlier run (code-cache/NAME.bin in the state dir), so neither the bundle nor the
+// functions its command ran are parsed and compiled again. A missing, stale or refused cache costs
+// a plain compile, and a fresh cache is written after a run that succeeds.
+
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+import { codeCacheFile, readCodeCache } from '../service/state/code-cache.js';
+import { stateDirFrom } from '../service/state/paths.js';
+import { mark } from '../service/timing.js';
+import type { HotRun } from './hot/entry.js';
+
+// Node's own CommonJS wrapper; the cache is of exactly this text around the bundle.
+const HEAD = '(function (exports, require, module, __filename, __dirname) {';
+const TAIL = '\n})';
+
+/** The first line of every hot bundle: the hash of the rest, written by scripts/build.mjs. */
+const BUNDLE_HASH = /^\/\/ dogsled-bundle (\S+)\n/;
+
+export interface HotBundle {
+  run: HotRun;
+  /** Writes the code cache when this run had none (or V8 refused it) and exited 0 or 1; never throws. */
+  remember: (exitCode: number) => Promise<void>;
+}
+
+/** `dist` is the directory of the built entry: the bundle is hot/NAME.cjs in it. */
+export function loadHot(dist: URL, name: string, env: NodeJS.ProcessEnv = process.env): HotBundle {
+  const file = fileURLToPath(new URL(`hot/${name}.cjs`, dist));
+  const source = readFileSync(file, 'utf8');
+  const hash = BUNDLE_HASH.exec(source)?.[1];
+  const stateDir = stateDirFrom(env, env.HOME || homedir());
+  const cacheFile = codeCacheFile(stateDir, name);
+  const key = hash === undefined ? undefined : cacheKey(hash, env);
+  const cached = key === undefined ? { refused: 'no bundle hash' } : readCodeCache(cacheFile, key);
+  const script = new Script(HEAD + source + TAIL, {
+    filename: file,
+    cachedData: 'data' in cached ? cached.data : undefined,
+  });
+  const used = 'data' in cached && script.cachedDataRejected !== true;
+  mark(`compiled (code cache: ${used ? 'used' : 'data' in cached ? 'rejected by V8' : cached.refused})`);
+  const module = { exports: {} as { run: HotRun } };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+  return {
+    run: module.exports.run,
+    remember: async (exitCode) => {
+      if (used || key === undefined || (exitCode !== 0 && exitCode !== 1)) return;
+      try {
+        // After the run: the functions it compiled lazily are in the cache too.
+        const data = script.createCachedData();
+        const writer: typeof import('../service/state/code-cache-write.js') = await import(
+          new URL('code-cache-write.mjs', dist).href
+        );
+        await writer.writeCodeCache(stateDir, cacheFile, key, data);
+        mark('code cache written');
+      } catch {
+        // Only a start-up optimisation: the next run compiles from source again.
+      }
+    },
+  };
+}
+
+/** What the cache is valid for: this bundle, this wrapper, this Node and its V8 flags. */
+function cacheKey(hash: string, env: NodeJS.ProcessEnv): string {
+  const flags = [...process.execArgv, env.NODE_OPTIONS ?? ''];
+  return `dogsled-code-cache 1 ${process.version} ${hash} ${JSON.stringify([HEAD, TAIL, flags])}`;
+}
+
+function homedir(): string {
+  return (process.getBuiltinModule('node:os') as typeof import('node:os')).homedir();
+}
