@@ -34,12 +34,9 @@ export class Modals {
     }
     const entries = menuFor(row);
     const list = board.tui.list({
-      parent: board.screen,
-      top: 'center',
-      left: 'center',
+      ...this.centred(),
       width: '90%',
       height: entries.length + 2,
-      border: { type: 'line' },
       label: ` ${row.kind} ${row.id} `,
       keys: true,
       vi: true,
@@ -76,6 +73,11 @@ export class Modals {
     });
   }
 
+  /** Where every modal stands: framed, in the middle of the screen. */
+  private centred() {
+    return { parent: this.board.screen, top: 'center', left: 'center', border: { type: 'line' } } as const;
+  }
+
   close(): void {
     if (!this.modal) return;
     this.modal.widget.destroy();
@@ -92,12 +94,9 @@ export class Modals {
     }
     if (entry.confirm) {
       const box = board.tui.box({
-        parent: board.screen,
-        top: 'center',
-        left: 'center',
+        ...this.centred(),
         width: '90%',
         height: 3,
-        border: { type: 'line' },
         content: board.tui.escape(`${question(entry.action, row)} y/n`),
         tags: true,
       });
@@ -116,12 +115,9 @@ export class Modals {
   private askMessage(row: BoardRow, pane: string): void {
     const { board } = this;
     const input = board.tui.textbox({
-      parent: board.screen,
-      top: 'center',
-      left: 'center',
+      ...this.centred(),
       width: '90%',
       height: 3,
-      border: { type: 'line' },
       label: ` message to ${displayText(row.title)} `,
     });
     this.modal = { kind: 'send', widget: input, data: { kind: 'send' } };
@@ -150,13 +146,10 @@ export class Modals {
     const lines = (await board.actions.read(target, READ_LINES)).flatMap((line) => wrapCells(line, inner));
     const height = Math.min(Number(board.screen.height), lines.length + 2);
     const box = board.tui.box({
-      parent: board.screen,
-      top: 'center',
-      left: 'center',
+      ...this.centred(),
       width: '100%',
       height,
       wrap: false,
-      border: { type: 'line' },
       label: ` ${displayText(target)} `,
       tags: true,
       content: lines
