@@ -13,7 +13,7 @@ import { type JobRecord, updateJobRecord } from '../state/job-records.js';
 import { lazySchema } from '../state/lazy-schema.js';
 import { readItems } from '../state/work.js';
 import { AgentRequestSchema, type Item, JobRequestSchema } from '../state/work-schemas.js';
-import { stdinOnly, stdinRequest } from './stdin-request.js';
+import { stdinRequest } from './stdin-request.js';
 import type { VerbIO, VerbResult } from './table.js';
 
 const ID = /^[a-z]_[a-z0-9]{6,32}$/;
@@ -47,8 +47,7 @@ export interface AdmissionAnswer {
 /** `host admission` with the ask on stdin: the answer above. */
 export async function admissionVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
   const names = { verb: 'admission', noun: 'ask', kind: 'an admission ask' };
-  stdinOnly(names, args);
-  const ask = stdinRequest(names, io, AdmissionAskSchema);
+  const ask = stdinRequest(names, io, AdmissionAskSchema, args);
   const answer = ask.agent !== null ? await agentHere(io, ask) : await jobHere(io, ask);
   // Never started: the room it held here is free again.
   if (answer.state === 'not-started' && ask.end !== null && ask.reservation !== null)

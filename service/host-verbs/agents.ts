@@ -23,7 +23,7 @@ import { Deadline } from '../work/deadline.js';
 import { readTarget } from '../work/read.js';
 import { ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import { placeHere, WorkPlaceSchema } from '../worktrees/peer-checkout.js';
-import { stdinOnly, stdinRequest } from './stdin-request.js';
+import { stdinRequest } from './stdin-request.js';
 import type { VerbIO, VerbResult } from './table.js';
 
 const ID = /^[a-z]_[a-z0-9]{6,32}$/;
@@ -52,8 +52,7 @@ export type AgentLaunchRequest = z.infer<typeof AgentLaunchRequestSchema>;
 /** `host agent` with the request on stdin: `{record, item, worktree}` of the child started here. */
 export async function agentVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
   const names = { verb: 'agent', noun: 'request', kind: 'an agent launch' };
-  stdinOnly(names, args);
-  const spec = stdinRequest(names, io, AgentLaunchRequestSchema);
+  const spec = stdinRequest(names, io, AgentLaunchRequestSchema, args);
   const deadline = new Deadline(Math.min(spec.max_ms, SETUP_CAP_MS));
   const { launch } = spec.request;
   // The launch id names files here: one that could name a path elsewhere is refused first.
@@ -145,8 +144,7 @@ export type WorktreeRequest = z.infer<typeof WorktreeRequestSchema>;
  */
 export async function worktreeVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
   const names = { verb: 'worktree', noun: 'request', kind: 'a worktree request' };
-  stdinOnly(names, args);
-  const spec = stdinRequest(names, io, WorktreeRequestSchema);
+  const spec = stdinRequest(names, io, WorktreeRequestSchema, args);
   const deadline = new Deadline(Math.min(spec.max_ms, SETUP_CAP_MS));
   const placed = await deadline.step('preparing the checkout', 'setup', (signal) =>
     placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),

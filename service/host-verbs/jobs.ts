@@ -16,7 +16,7 @@ import { lazySchema } from '../state/lazy-schema.js';
 import { openRegular } from '../state/regular-file.js';
 import { JobRequestSchema } from '../state/work-schemas.js';
 import { Deadline } from '../work/deadline.js';
-import { stdinOnly, stdinRequest } from './stdin-request.js';
+import { stdinRequest } from './stdin-request.js';
 import type { VerbIO, VerbResult } from './table.js';
 
 const ID = /^[a-z]_[a-z0-9]{6,32}$/;
@@ -55,8 +55,7 @@ export type LaunchRequest = z.infer<typeof LaunchRequestSchema>;
 /** `host launch` with the request on stdin: the job, launched here (its pane, or headless). */
 export async function launchVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
   const names = { verb: 'launch', noun: 'request', kind: 'a launch request' };
-  stdinOnly(names, args);
-  const spec = stdinRequest(names, io, LaunchRequestSchema);
+  const spec = stdinRequest(names, io, LaunchRequestSchema, args);
   const cwd = spec.home_relative === null ? spec.request.cwd : resolve(join(io.home, spec.home_relative));
   const request = { ...spec.request, cwd, caller_workspace: null };
   try {

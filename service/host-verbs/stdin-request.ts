@@ -15,14 +15,18 @@ export interface StdinNames {
   kind: string;
 }
 
-/** A verb whose only input is stdin refuses any argument, naming the first. */
-export function stdinOnly(names: StdinNames, args: readonly string[]): void {
+/**
+ * The caller's input as JSON, of `schema`'s shape; anything else is one line, exit 2. A verb whose
+ * only input is stdin passes its arguments too, and any of them is refused first, naming the first.
+ */
+export function stdinRequest<T>(
+  names: StdinNames,
+  io: VerbIO,
+  schema: z.ZodMiniType<T>,
+  args: readonly string[] = [],
+): T {
   if (args.length > 0)
     throw new DogsledError(`host ${names.verb}: takes its ${names.noun} on stdin, got "${args[0]}"`);
-}
-
-/** The caller's input as JSON, of `schema`'s shape; anything else is one line, exit 2. */
-export function stdinRequest<T>(names: StdinNames, io: VerbIO, schema: z.ZodMiniType<T>): T {
   let json: unknown;
   try {
     json = JSON.parse(io.input.toString('utf8'));
