@@ -8,8 +8,9 @@
 // service/process and service/probe (process.getBuiltinModule counts as an import). No zod schema is
 // built at a module's top level outside lazySchema (service/state/lazy-schema.ts): built at import,
 // a module's schemas were most of a hook's start-up. blessed and blessed-contrib are loaded only by
-// sidebar/app.ts, and blessed-contrib only by a module's path, never its index (which loads every
-// widget and costs start-up). Comments may say anything: only code counts.
+// sidebar/app.ts (other modules may import their types, which the bundle erases), and blessed-contrib
+// only by a module's path, never its index (which loads every widget and costs start-up). Comments
+// may say anything: only code counts.
 // Exits 1 with one line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -66,6 +67,10 @@ function codeWords(file, text) {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const words = [];
   const visit = (node) => {
+    // `import type` and `export type` are erased from the bundle: their specifier loads nothing.
+    // Not `import { type A }`: under verbatimModuleSyntax it stays, as `import 'module'`.
+    if (ts.isImportDeclaration(node) && node.importClause?.isTypeOnly) return;
+    if (ts.isExportDeclaration(node) && node.isTypeOnly) return;
     if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) {
       words.push({ kind: isKey(node) ? 'key' : 'name', text: node.text });
     } else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken?.(node) || isTemplatePart(node)) {
@@ -100,18 +105,23 @@ function isTemplatePart(node) {
   );
 }
 
+/** `import type …`, or an import or export of types alone (`import { type A, type B }`). */
+function typeOnlyImport(node) {
+  const clause = ts.isImportDeclaration(node) ? node.importClause : node;
+  if (clause?.isTypeOnly) return true;
+  const named = ts.isImportDeclaration(node) ? clause?.namedBindings : node.exportClause;
+  if (named && ts.isNamedImports?.(named) && !clause?.name) {
+    return named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+  }
+  return false;
+}
+
 function imports(file, text) {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found = [];
   const visit = (node) => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-      const clause = ts.isImportDeclaration(node) ? node.importClause : node;
-      let typeOnly = Boolean(clause?.isTypeOnly);
-      const named = ts.isImportDeclaration(node) ? clause?.namedBindings : node.exportClause;
-      if (!typeOnly && named && ts.isNamedImports?.(named) && !clause?.name) {
-        typeOnly = named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
-      }
-      found.push({ spec: node.moduleSpecifier.text, typeOnly });
+      found.push({ spec: node.moduleSpecifier.text, typeOnly: typeOnlyImport(node) });
     } else if (
       ts.isCallExpression(node) &&
       (node.expression.kind === ts.SyntaxKind.ImportKeyword ||

@@ -4,6 +4,7 @@
 
 import * as z from 'zod/mini';
 import { lazySchema } from '../state/lazy-schema.js';
+import { landedDirtyFields, pruneEntryFields, unlinkedFields } from '../state/sweep-schemas.js';
 import { PaneEntrySchema, WorkspaceEntrySchema } from './panes/doctor-section.js';
 
 const HoldSchema = lazySchema(() =>
@@ -101,15 +102,7 @@ export const RepositoryEntrySchema = lazySchema(() =>
   }),
 );
 
-export const LandedDirtySchema = lazySchema(() =>
-  z.object({
-    repository: z.string(),
-    checkout: z.string(),
-    ref: z.string(),
-    dirty: z.int(),
-    paths: z.array(z.string()),
-  }),
-);
+export const LandedDirtySchema = lazySchema(() => z.object(landedDirtyFields()));
 
 export const JobEntrySchema = lazySchema(() =>
   z.object({
@@ -145,7 +138,7 @@ export const DoctorReportSchema = lazySchema(() =>
     workspaces: z.nullable(z.array(WorkspaceEntrySchema)),
     panes: z.nullable(z.array(PaneEntrySchema)),
     landed_dirty: z.array(LandedDirtySchema),
-    unlinked: z.array(z.object({ repository: z.string(), path: z.string(), reason: z.string() })),
+    unlinked: z.array(z.object(unlinkedFields())),
     jobs: z.array(JobEntrySchema),
     targets: z.array(TargetEntrySchema),
     disk: z.nullable(
@@ -175,30 +168,14 @@ const EntryKind = lazySchema(() =>
   ]),
 );
 
-export const PruneReportSchema = lazySchema(() =>
-  z.object({
-    results: z.array(
-      z.object({
-        kind: EntryKind,
-        /** The removed path (for a branch, its repository; for a pane or workspace, its id). */
-        path: z.string(),
-        branch: z.nullable(z.string()),
-        branch_deleted: z.boolean(),
-        /** Herdr panes closed: with the worktree, or the pane or workspace entry's own. */
-        panes: z.array(z.string()),
-        /** Something else had already removed it; only its registration went. */
-        already_removed: z.boolean(),
-        detail: z.string(),
-      }),
-    ),
-    skipped: z.array(
-      z.object({ kind: EntryKind, path: z.string(), branch: z.nullable(z.string()), reason: z.string() }),
-    ),
-    failures: z.array(
-      z.object({ kind: EntryKind, path: z.string(), branch: z.nullable(z.string()), error: z.string() }),
-    ),
-  }),
-);
+export const PruneReportSchema = lazySchema(() => {
+  const fields = pruneEntryFields(EntryKind);
+  return z.object({
+    results: z.array(z.object(fields.result)),
+    skipped: z.array(z.object(fields.skip)),
+    failures: z.array(z.object(fields.failure)),
+  });
+});
 
 export type DoctorReport = z.infer<typeof DoctorReportSchema>;
 export type WorktreeEntry = z.infer<typeof WorktreeEntrySchema>;

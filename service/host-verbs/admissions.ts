@@ -13,23 +13,26 @@ import { type JobRecord, updateJobRecord } from '../state/job-records.js';
 import { lazySchema } from '../state/lazy-schema.js';
 import { readItems } from '../state/work.js';
 import { AgentRequestSchema, type Item, JobRequestSchema } from '../state/work-schemas.js';
+import { stdinRequest } from './stdin-request.js';
 import type { VerbIO, VerbResult } from './table.js';
 
 const ID = /^[a-z]_[a-z0-9]{6,32}$/;
 
 export const AdmissionAskSchema = lazySchema(() =>
-  z.looseObject({
-    ticket: z.string().check(z.regex(ID)),
-    item: z.string().check(z.regex(ID)),
-    owner: z.nullable(z.string()),
-    reservation: z.nullable(z.string()),
-    /** The job's id and request, for a job ticket. */
-    job: z.nullable(z.looseObject({ id: z.string().check(z.regex(ID)), request: JobRequestSchema })),
-    /** The agent's request (its launch id names the record), for an agent ticket. */
-    agent: z.nullable(AgentRequestSchema),
-    /** Why a launch that never started ends now; null only asks. */
-    end: z.nullable(z.string()),
-  }),
+  z
+    .looseObject({
+      ticket: z.string().check(z.regex(ID)),
+      item: z.string().check(z.regex(ID)),
+      owner: z.nullable(z.string()),
+      reservation: z.nullable(z.string()),
+      /** The job's id and request, for a job ticket. */
+      job: z.nullable(z.looseObject({ id: z.string().check(z.regex(ID)), request: JobRequestSchema })),
+      /** The agent's request (its launch id names the record), for an agent ticket. */
+      agent: z.nullable(AgentRequestSchema),
+      /** Why a launch that never started ends now; null only asks. */
+      end: z.nullable(z.string()),
+    })
+    .check(z.refine((ask) => (ask.job === null) !== (ask.agent === null))),
 );
 
 export type AdmissionAsk = z.infer<typeof AdmissionAskSchema>;
@@ -43,17 +46,8 @@ export interface AdmissionAnswer {
 
 /** `host admission` with the ask on stdin: the answer above. */
 export async function admissionVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
-  if (args.length > 0) throw new DogsledError(`host admission: takes its ask on stdin, got "${args[0]}"`);
-  let json: unknown;
-  try {
-    json = JSON.parse(io.input.toString('utf8'));
-  } catch {
-    throw new DogsledError('host admission: the ask on stdin is not JSON');
-  }
-  const parsed = AdmissionAskSchema.safeParse(json);
-  if (!parsed.success || (parsed.data.job === null) === (parsed.data.agent === null))
-    throw new DogsledError('host admission: the ask on stdin is not an admission ask');
-  const ask = parsed.data;
+  const names = { verb: 'admission', noun: 'ask', kind: 'an admission ask' };
+  const ask = stdinRequest(names, io, AdmissionAskSchema, args);
   const answer = ask.agent !== null ? await agentHere(io, ask) : await jobHere(io, ask);
   // Never started: the room it held here is free again.
   if (answer.state === 'not-started' && ask.end !== null && ask.reservation !== null)

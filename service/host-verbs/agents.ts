@@ -23,6 +23,7 @@ import { Deadline } from '../work/deadline.js';
 import { readTarget } from '../work/read.js';
 import { ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import { placeHere, WorkPlaceSchema } from '../worktrees/peer-checkout.js';
+import { stdinRequest } from './stdin-request.js';
 import type { VerbIO, VerbResult } from './table.js';
 
 const ID = /^[a-z]_[a-z0-9]{6,32}$/;
@@ -48,20 +49,10 @@ export const AgentLaunchRequestSchema = lazySchema(() =>
 
 export type AgentLaunchRequest = z.infer<typeof AgentLaunchRequestSchema>;
 
-function jsonInput(verb: string, io: VerbIO): unknown {
-  try {
-    return JSON.parse(io.input.toString('utf8'));
-  } catch {
-    throw new DogsledError(`host ${verb}: the request on stdin is not JSON`);
-  }
-}
-
 /** `host agent` with the request on stdin: `{record, item, worktree}` of the child started here. */
 export async function agentVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
-  if (args.length > 0) throw new DogsledError(`host agent: takes its request on stdin, got "${args[0]}"`);
-  const parsed = AgentLaunchRequestSchema.safeParse(jsonInput('agent', io));
-  if (!parsed.success) throw new DogsledError('host agent: the request on stdin is not an agent launch');
-  const spec = parsed.data;
+  const names = { verb: 'agent', noun: 'request', kind: 'an agent launch' };
+  const spec = stdinRequest(names, io, AgentLaunchRequestSchema, args);
   const deadline = new Deadline(Math.min(spec.max_ms, SETUP_CAP_MS));
   const { launch } = spec.request;
   // The launch id names files here: one that could name a path elsewhere is refused first.
@@ -130,9 +121,8 @@ export async function sendVerb(args: readonly string[], io: VerbIO): Promise<Ver
   if (target === undefined || kind === undefined || rest.length > 0) {
     throw new DogsledError('host send: takes a target and a kind');
   }
-  const parsed = SendInputSchema.safeParse(jsonInput('send', io));
-  if (!parsed.success) throw new DogsledError('host send: the request on stdin is not a message');
-  const { text, sender } = parsed.data;
+  const names = { verb: 'send', noun: 'request', kind: 'a message' };
+  const { text, sender } = stdinRequest(names, io, SendInputSchema);
   return { value: await sendMessage(io, { target, host: null, kind, text, sender }) };
 }
 
@@ -153,11 +143,8 @@ export type WorktreeRequest = z.infer<typeof WorktreeRequestSchema>;
  * against the caller's origin or cloned from it), made or reused exactly as a local `--branch`.
  */
 export async function worktreeVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
-  if (args.length > 0) throw new DogsledError(`host worktree: takes its request on stdin, got "${args[0]}"`);
-  const parsed = WorktreeRequestSchema.safeParse(jsonInput('worktree', io));
-  if (!parsed.success)
-    throw new DogsledError('host worktree: the request on stdin is not a worktree request');
-  const spec = parsed.data;
+  const names = { verb: 'worktree', noun: 'request', kind: 'a worktree request' };
+  const spec = stdinRequest(names, io, WorktreeRequestSchema, args);
   const deadline = new Deadline(Math.min(spec.max_ms, SETUP_CAP_MS));
   const placed = await deadline.step('preparing the checkout', 'setup', (signal) =>
     placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),

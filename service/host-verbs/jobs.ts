@@ -16,6 +16,7 @@ import { lazySchema } from '../state/lazy-schema.js';
 import { openRegular } from '../state/regular-file.js';
 import { JobRequestSchema } from '../state/work-schemas.js';
 import { Deadline } from '../work/deadline.js';
+import { stdinRequest } from './stdin-request.js';
 import type { VerbIO, VerbResult } from './table.js';
 
 const ID = /^[a-z]_[a-z0-9]{6,32}$/;
@@ -53,16 +54,8 @@ export type LaunchRequest = z.infer<typeof LaunchRequestSchema>;
 
 /** `host launch` with the request on stdin: the job, launched here (its pane, or headless). */
 export async function launchVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
-  if (args.length > 0) throw new DogsledError(`host launch: takes its request on stdin, got "${args[0]}"`);
-  let json: unknown;
-  try {
-    json = JSON.parse(io.input.toString('utf8'));
-  } catch {
-    throw new DogsledError('host launch: the request on stdin is not JSON');
-  }
-  const parsed = LaunchRequestSchema.safeParse(json);
-  if (!parsed.success) throw new DogsledError('host launch: the request on stdin is not a launch request');
-  const spec = parsed.data;
+  const names = { verb: 'launch', noun: 'request', kind: 'a launch request' };
+  const spec = stdinRequest(names, io, LaunchRequestSchema, args);
   const cwd = spec.home_relative === null ? spec.request.cwd : resolve(join(io.home, spec.home_relative));
   const request = { ...spec.request, cwd, caller_workspace: null };
   try {

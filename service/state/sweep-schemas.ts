@@ -1,6 +1,7 @@
 // zod schemas of the sweep's files: sweep-request.json (a durable request for one cleanup pass,
 // written by the stop gate), sweep.json (the latest requested pass) and sweeps.jsonl (one completed
-// pass a line, seven days by ts_ms). Objects are loose, so newer fields survive.
+// pass a line, seven days by ts_ms). Objects are loose, so newer fields survive. A pass holds prune's
+// entries and doctor's findings: their fields are built here, once, for cleanup/report.ts too.
 
 import * as z from 'zod/mini';
 import { lazySchema } from './lazy-schema.js';
@@ -20,7 +21,47 @@ export const SweepRequestSchema = lazySchema(() =>
   }),
 );
 
+/** A pass a newer build wrote keeps its entries' kinds: here any string, in the report its enum. */
 const EntryKind = lazySchema(() => z.string());
+
+/**
+ * The fields of a prune's results, skips and failures: `prune --json` prints them
+ * (cleanup/report.ts, with its enum of kinds) and sweeps.jsonl keeps them (any kind).
+ */
+export function pruneEntryFields<K extends z.ZodMiniType>(kind: K) {
+  return {
+    result: {
+      kind,
+      /** The removed path (for a branch, its repository; for a pane or workspace, its id). */
+      path: z.string(),
+      branch: z.nullable(z.string()),
+      branch_deleted: z.boolean(),
+      /** Herdr panes closed: with the worktree, or the pane or workspace entry's own. */
+      panes: z.array(z.string()),
+      /** Something else had already removed it; only its registration went. */
+      already_removed: z.boolean(),
+      detail: z.string(),
+    },
+    skip: { kind, path: z.string(), branch: z.nullable(z.string()), reason: z.string() },
+    failure: { kind, path: z.string(), branch: z.nullable(z.string()), error: z.string() },
+  };
+}
+
+/** A landed branch's checkout with uncommitted changes: doctor's finding, a sweep pass's too. */
+export function landedDirtyFields() {
+  return {
+    repository: z.string(),
+    checkout: z.string(),
+    ref: z.string(),
+    dirty: z.int(),
+    paths: z.array(z.string()),
+  };
+}
+
+/** A worktree its repository no longer lists: doctor's finding, a sweep pass's too. */
+export function unlinkedFields() {
+  return { repository: z.string(), path: z.string(), reason: z.string() };
+}
 
 /** An orphaned child the service keeps open. */
 export const OrphanHoldSchema = lazySchema(() =>
@@ -33,8 +74,9 @@ export const OrphanHoldSchema = lazySchema(() =>
   }),
 );
 
-export const SweepPassSchema = lazySchema(() =>
-  z.looseObject({
+export const SweepPassSchema = lazySchema(() => {
+  const entries = pruneEntryFields(EntryKind);
+  return z.looseObject({
     version: z.literal(1),
     /** When the pass completed: sweeps.jsonl keeps seven days by it. */
     ts_ms: ms,
@@ -44,46 +86,19 @@ export const SweepPassSchema = lazySchema(() =>
     request_ms: z.nullable(ms),
     /** `request` (a requested cleanup pass; absent in older files) or `orphans` (the orphan check). */
     trigger: z.optional(z.enum(['request', 'orphans'])),
-    results: z.array(
-      z.looseObject({
-        kind: EntryKind,
-        path: z.string(),
-        branch: z.nullable(z.string()),
-        branch_deleted: z.boolean(),
-        panes: z.array(z.string()),
-        already_removed: z.boolean(),
-        detail: z.string(),
-      }),
-    ),
-    skipped: z.array(
-      z.looseObject({
-        kind: EntryKind,
-        path: z.string(),
-        branch: z.nullable(z.string()),
-        reason: z.string(),
-      }),
-    ),
-    failures: z.array(
-      z.looseObject({ kind: EntryKind, path: z.string(), branch: z.nullable(z.string()), error: z.string() }),
-    ),
+    results: z.array(z.looseObject(entries.result)),
+    skipped: z.array(z.looseObject(entries.skip)),
+    failures: z.array(z.looseObject(entries.failure)),
     /** Repository warnings (a failed fetch…) and the survey's own warnings. */
     warnings: z.array(z.string()),
-    landed_dirty: z.array(
-      z.looseObject({
-        repository: z.string(),
-        checkout: z.string(),
-        ref: z.string(),
-        dirty: z.int(),
-        paths: z.array(z.string()),
-      }),
-    ),
-    unlinked: z.array(z.looseObject({ repository: z.string(), path: z.string(), reason: z.string() })),
+    landed_dirty: z.array(z.looseObject(landedDirtyFields())),
+    unlinked: z.array(z.looseObject(unlinkedFields())),
     /** Orphaned children kept open (core/orphans.ts), with why; absent in older files. */
     orphans: z.optional(z.array(OrphanHoldSchema)),
     /** Set when the pass could not survey at all (then the lists are empty). */
     error: z.nullable(z.string()),
-  }),
-);
+  });
+});
 
 export type SweepRequest = z.infer<typeof SweepRequestSchema>;
 export type SweepPass = z.infer<typeof SweepPassSchema>;

@@ -191,6 +191,17 @@ export async function freshRepo(): Promise<Repo> {
   return new Repo(root);
 }
 
+/**
+ * An agent's worktree (locked `agent:worktree`) whose one commit main has taken by squash: what
+ * cleanup removes without losing anything. Returns its path.
+ */
+export async function landedWorktree(repo: Repo, branch = 'landed'): Promise<string> {
+  const path = await repo.worktree(branch, { lock: 'agent:worktree' });
+  await repo.commit({ 'a.txt': edit('a', 2, 'A2') }, 'work', path);
+  await repo.squash(branch);
+  return path;
+}
+
 export async function writeFiles(root: string, files: Files): Promise<void> {
   for (const [path, content] of Object.entries(files)) {
     const target = join(root, path);

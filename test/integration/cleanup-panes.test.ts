@@ -12,7 +12,12 @@ import {
   WorkspaceEntrySchema,
 } from '../../service/cleanup/panes/doctor-section.js';
 import type { PaneContext } from '../../service/cleanup/panes/judge.js';
-import { prunePane, pruneWorkspace } from '../../service/cleanup/panes/prune-closures.js';
+import {
+  closing,
+  prunePane,
+  pruneWorkspace,
+  worktreePanes,
+} from '../../service/cleanup/panes/prune-closures.js';
 import { probePrompt } from '../../service/probe/shell-panes.js';
 import { type JobRecord, listJobRecords } from '../../service/state/job-records.js';
 import type { PaneWatch } from '../../service/state/pane-watch-file.js';
@@ -303,5 +308,32 @@ describe('shells without a dogsled record', () => {
       cwd: doomed,
       reason: `empty sh prompt; its directory ${doomed} is gone`,
     });
+  });
+});
+
+describe('a Herdr that stopped answering', () => {
+  it('fails each closure with why, and the worktree closure and a close with one line, closing nothing', async () => {
+    const gone = await startFakeHerdr({ dir: join(root, 'gone'), env: { HOME: join(root, 'home') } });
+    const lost = await openTerminal({ env: gone.env, home: join(root, 'home') });
+    const made = await lost.createWorkspace({ cwd: work });
+    const pane = made.root_pane;
+    await gone.stop();
+    const ctx = await context(null);
+    const planned = { pane: pane.pane_id, terminal_id: pane.terminal_id };
+    expect(await prunePane(lost, planned, ctx)).toMatchObject({
+      kind: 'failed',
+      target: pane.pane_id,
+      reason: expect.stringMatching(/^cannot read Herdr: \S/),
+    });
+    const whole = { workspace: made.workspace.workspace_id, panes: [planned] };
+    expect(await pruneWorkspace(lost, whole, ctx)).toMatchObject({
+      kind: 'failed',
+      target: made.workspace.workspace_id,
+      reason: expect.stringMatching(/^cannot read Herdr: \S/),
+    });
+    await expect(worktreePanes(lost, work, null)).rejects.toThrow(/^cannot read Herdr's panes: \S/);
+    await expect(closing(() => lost.closePane(pane.pane_id))).rejects.toThrow(
+      /^cannot close its Herdr panes: \S/,
+    );
   });
 });

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DoctorReportSchema, PruneReportSchema } from '../../service/cleanup/report.js';
 import { type Sandbox, sandbox } from '../helpers/cli.js';
 import {
-  edit,
   freshRepo,
+  landedWorktree,
   type Repo,
   refSha,
   removeScenarios,
@@ -28,9 +28,7 @@ let config: string;
 beforeAll(async () => {
   box = await sandbox();
   repo = await freshRepo();
-  landed = await repo.worktree('landed', { lock: 'agent:worktree' });
-  await repo.commit({ 'a.txt': edit('a', 2, 'A2') }, 'work', landed);
-  await repo.squash('landed');
+  landed = await landedWorktree(repo);
   config = join(repo.main, 'dogsled.toml');
 }, 120_000);
 

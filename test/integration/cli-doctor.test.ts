@@ -8,6 +8,7 @@ import { type Sandbox, sandbox } from '../helpers/cli.js';
 import {
   edit,
   freshRepo,
+  landedWorktree,
   type Repo,
   removeScenarios,
   runCliIn,
@@ -22,9 +23,7 @@ let dirty: string;
 beforeAll(async () => {
   box = await sandbox();
   repo = await freshRepo();
-  landed = await repo.worktree('landed', { lock: 'agent:worktree' });
-  await repo.commit({ 'a.txt': edit('a', 2, 'A2') }, 'work', landed);
-  await repo.squash('landed');
+  landed = await landedWorktree(repo);
   dirty = await repo.worktree('dirty');
   await writeFiles(dirty, { 'notes.txt': 'unsaved\n' });
   await repo.branch('local', [{ 'c.txt': edit('c', 3, 'mine') }]);

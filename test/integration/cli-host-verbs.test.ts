@@ -107,6 +107,23 @@ describe('host verbs by name', () => {
   });
 });
 
+describe('host launch', () => {
+  it('refuses arguments, input that is not JSON and a request of the wrong shape, in one line', async () => {
+    for (const [args, input, stderr] of [
+      [['--json'], '', 'dogsled: host launch: takes its request on stdin, got "--json"\n'],
+      [[], 'not json', 'dogsled: host launch: the request on stdin is not JSON\n'],
+      [[], '{"job":"../../x"}', 'dogsled: host launch: the request on stdin is not a launch request\n'],
+    ] as const) {
+      const result = await runCli(['host', 'launch', ...args], env, { input });
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr,
+      });
+    }
+  });
+});
+
 describe('host admission', () => {
   const request = {
     command: ['true'],

@@ -6,8 +6,8 @@ import { PruneReportSchema } from '../../service/cleanup/report.js';
 import { stripEscapes } from '../../service/core/strip-escapes.js';
 import { CLI, type Sandbox, sandbox } from '../helpers/cli.js';
 import {
-  edit,
   freshRepo,
+  landedWorktree,
   type Repo,
   refSha,
   removeScenarios,
@@ -23,9 +23,7 @@ let landed: string;
 beforeEach(async () => {
   box = await sandbox();
   repo = await freshRepo();
-  landed = await repo.worktree('landed', { lock: 'agent:worktree' });
-  await repo.commit({ 'a.txt': edit('a', 2, 'A2') }, 'work', landed);
-  await repo.squash('landed');
+  landed = await landedWorktree(repo);
 });
 
 afterEach(async () => {

@@ -12,6 +12,7 @@ import type { ServiceLock } from '../../service/state/service-lock.js';
 import { eventually, runCli } from '../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../helpers/inbox-fixture.js';
 import { type McpSession, startMcp } from '../helpers/mcp-client.js';
+import { SPEC_TOOLS } from '../helpers/mcp-spec.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
 
@@ -76,19 +77,7 @@ async function started(id: string): Promise<JobRecord> {
 describe('dogsled mcp', () => {
   it('lists the tools of this build, each with an object schema that refuses unknown arguments', async () => {
     const { tools } = await (await mcp(lead)).client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      'status',
-      'spawn',
-      'run',
-      'send',
-      'inbox',
-      'read',
-      'close',
-      'done',
-      'stop',
-      'cancel',
-      'place',
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual([...SPEC_TOOLS]);
     for (const tool of tools) {
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
       expect(tool.description?.length).toBeGreaterThan(20);

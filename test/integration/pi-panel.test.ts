@@ -53,6 +53,17 @@ async function openPanel(run: PiRun, tabs = 0): Promise<{ closed: Promise<void> 
   return { closed };
 }
 
+/** No control character reached the panel's lines; then Esc closes it. */
+async function closeClean(run: PiRun, closed: Promise<void>): Promise<void> {
+  expect(
+    cur(run)
+      .render(80)
+      .every((line) => !CONTROL.test(line)),
+  ).toBe(true);
+  cur(run).handleInput?.('\x1b');
+  await closed;
+}
+
 const body = (run: PiRun) => cur(run).render(200).slice(1, -1);
 
 async function loaded(run: PiRun): Promise<string[]> {
@@ -118,13 +129,7 @@ describe('the Status tab', () => {
     expect(await press(run, '\r')).toBe('local: this host, read from its own files');
     selectRow(run, /gone-box/);
     expect(await press(run, '\r')).toMatch(/^dogsled: retry: gone-box: unreachable: /);
-    expect(
-      cur(run)
-        .render(80)
-        .every((line) => !CONTROL.test(line)),
-    ).toBe(true);
-    cur(run).handleInput?.('\x1b');
-    await closed;
+    await closeClean(run, closed);
   }, 60_000);
 });
 
@@ -174,13 +179,7 @@ describe('the Hosts tab', () => {
     );
     const listed = JSON.parse((await runCli(['machine', 'list', '--json'], t.envOf(lead))).stdout);
     expect(listed.hosts.map((h: { id: string }) => h.id)).toEqual(['gone', 'second']);
-    expect(
-      cur(run)
-        .render(80)
-        .every((line) => !CONTROL.test(line)),
-    ).toBe(true);
-    cur(run).handleInput?.('\x1b');
-    await closed;
+    await closeClean(run, closed);
   }, 60_000);
 });
 

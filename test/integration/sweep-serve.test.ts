@@ -12,8 +12,8 @@ import { SweepPassSchema } from '../../service/state/sweep-schemas.js';
 import { requestSweep } from '../../service/sweep/request.js';
 import { eventually, exited, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
 import {
-  edit,
   freshRepo,
+  landedWorktree,
   type Repo,
   refSha,
   removeScenarios,
@@ -30,9 +30,7 @@ const running: Array<ReturnType<typeof startCli>> = [];
 beforeEach(async () => {
   box = await sandbox();
   repo = await freshRepo();
-  landed = await repo.worktree('landed', { lock: 'agent:worktree' });
-  await repo.commit({ 'a.txt': edit('a', 2, 'A2') }, 'work', landed);
-  await repo.squash('landed');
+  landed = await landedWorktree(repo);
   // The sweep surveys the repositories dogsled knows; this one by config.
   await writeFile(box.configPath, `[cleanup]\nrepositories = [${JSON.stringify(repo.main)}]\n`);
 });

@@ -84,6 +84,15 @@ describe('the owners check', () => {
         '',
       ].join('\n'),
       'sidebar/panel.ts': "import blessed from 'blessed';\nexport const b = blessed;\n",
+      // Its types may come along; a value beside them loads the package, and so does
+      // `import { type A }`, which verbatimModuleSyntax keeps as `import 'blessed'`.
+      'sidebar/menu.ts': [
+        "import type { Widgets } from 'blessed';",
+        "import { escape } from 'blessed';",
+        'export const e: [Widgets.Screen?, typeof escape?] = [];',
+        '',
+      ].join('\n'),
+      'sidebar/input.ts': "import { type Widgets } from 'blessed';\nexport type S = Widgets.Screen;\n",
       'cli/commands/gauge.ts': "export const g = require('blessed-contrib/lib/widget/gauge.js');\n",
     });
     const result = check(refused);
@@ -92,6 +101,8 @@ describe('the owners check', () => {
       'cli/commands/gauge.ts: loads blessed-contrib/lib/widget/gauge.js outside sidebar/app.ts',
       'sidebar/app.ts: loads blessed-contrib\'s index ("blessed-contrib"); load the widget\'s module',
       'sidebar/app.ts: loads blessed-contrib\'s index ("blessed-contrib/index.js"); load the widget\'s module',
+      'sidebar/input.ts: loads blessed outside sidebar/app.ts',
+      'sidebar/menu.ts: loads blessed outside sidebar/app.ts',
       'sidebar/panel.ts: loads blessed outside sidebar/app.ts',
     ]);
     const allowed = await fixtureTree({
@@ -103,6 +114,15 @@ describe('the owners check', () => {
         '',
       ].join('\n'),
       'sidebar/model/theme.ts': "export const name = 'blessedColour';\n",
+      // Types only: the bundle erases them, so only sidebar/app.ts loads blessed.
+      'sidebar/menu.ts': [
+        "import type blessed from 'blessed';",
+        "import type { Widgets } from 'blessed';",
+        "export type { Widgets as W } from 'blessed';",
+        'export type Tui = typeof blessed;',
+        'export type Screen = Widgets.Screen;',
+        '',
+      ].join('\n'),
     });
     expect(check(allowed)).toEqual({ code: 0, lines: [] });
   });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { TOOLS } from '../../cli/mcp/tools.js';
+import { SPEC_TOOLS } from '../helpers/mcp-spec.js';
 
 function withoutDescriptions(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutDescriptions);
@@ -20,19 +21,7 @@ function withoutDescriptions(value: unknown): unknown {
 
 describe('the MCP tools', () => {
   it("are the spec's tools, in its order", () => {
-    expect(TOOLS.map((tool) => tool.name)).toEqual([
-      'status',
-      'spawn',
-      'run',
-      'send',
-      'inbox',
-      'read',
-      'close',
-      'done',
-      'stop',
-      'cancel',
-      'place',
-    ]);
+    expect(TOOLS.map((tool) => tool.name)).toEqual([...SPEC_TOOLS]);
   });
 
   it.each(TOOLS.map((tool) => [tool.name, tool] as const))(

@@ -27,91 +27,96 @@ export type Closure =
   | { kind: 'failed'; target: string; reason: string };
 
 /** Rechecks one planned pane against the live one, then closes it when the rule still says so. */
-export async function prunePane(
+export function prunePane(
   port: TerminalPort,
   entry: Pick<PaneEntry, 'pane' | 'terminal_id'>,
   ctx: PaneContext,
 ): Promise<Closure> {
   const target = entry.pane;
-  const read = await readListing(port, target);
-  if (!read.ok) return read.closure;
-  const listing = read.listing;
-  const live = listing.panes.find((pane) => pane.terminal_id === entry.terminal_id);
-  if (!live) {
-    const other = listing.panes.find((pane) => pane.pane_id === entry.pane);
-    if (other) return { kind: 'failed', target, reason: changedTerminal(other, entry.terminal_id) };
-    return { kind: 'gone', target };
-  }
-  const caller = await callerTerminal(port, listing, ctx.callerPaneId);
-  const [judged] = await judgeAll(port, listing, [live], ctx, caller);
-  if (!judged) return { kind: 'gone', target };
-  if (judged.verdict.kind === 'keep') return { kind: 'skipped', target, reason: judged.verdict.reason };
-  return close(target, [live.pane_id], () => port.closePane(live.pane_id));
+  return recheck(port, target, async (listing) => {
+    const live = listing.panes.find((pane) => pane.terminal_id === entry.terminal_id);
+    if (!live) {
+      const other = listing.panes.find((pane) => pane.pane_id === entry.pane);
+      if (other) return { kind: 'failed', target, reason: changedTerminal(other, entry.terminal_id) };
+      return { kind: 'gone', target };
+    }
+    const caller = await callerTerminal(port, listing, ctx.callerPaneId);
+    const [judged] = await judgeAll(port, listing, [live], ctx, caller);
+    if (!judged) return { kind: 'gone', target };
+    if (judged.verdict.kind === 'keep') return { kind: 'skipped', target, reason: judged.verdict.reason };
+    return close(target, [live.pane_id], () => port.closePane(live.pane_id));
+  });
 }
 
 /** Rechecks a planned workspace (same panes, every one still qualifies), then closes it whole. */
-export async function pruneWorkspace(
+export function pruneWorkspace(
   port: TerminalPort,
   entry: Pick<WorkspaceEntry, 'workspace' | 'panes'>,
   ctx: PaneContext,
 ): Promise<Closure> {
   const target = entry.workspace;
-  const read = await readListing(port, target);
-  if (!read.ok) return read.closure;
-  const listing = read.listing;
-  if (!listing.workspaces.some((workspace) => workspace.workspace_id === target))
-    return { kind: 'gone', target };
-  const live = listing.panes.filter((pane) => pane.workspace_id === target);
-  for (const planned of entry.panes) {
-    const other = live.find(
-      (pane) => pane.pane_id === planned.pane && pane.terminal_id !== planned.terminal_id,
+  return recheck(port, target, async (listing) => {
+    if (!listing.workspaces.some((workspace) => workspace.workspace_id === target))
+      return { kind: 'gone', target };
+    const live = listing.panes.filter((pane) => pane.workspace_id === target);
+    for (const planned of entry.panes) {
+      const other = live.find(
+        (pane) => pane.pane_id === planned.pane && pane.terminal_id !== planned.terminal_id,
+      );
+      if (other) return { kind: 'failed', target, reason: changedTerminal(other, planned.terminal_id) };
+    }
+    const plannedTerminals = new Set(entry.panes.map((pane) => pane.terminal_id));
+    const added = live.find((pane) => !plannedTerminals.has(pane.terminal_id));
+    if (added)
+      return { kind: 'skipped', target, reason: `pane ${added.pane_id} opened in it after the plan` };
+    const caller = await callerTerminal(port, listing, ctx.callerPaneId);
+    const judged = await judgeAll(port, listing, live, ctx, caller);
+    if (judged.length !== live.length)
+      return { kind: 'skipped', target, reason: 'a pane of it closed during the recheck' };
+    const facts = workspaceFacts(listing, undefined).filter((workspace) => workspace.workspace === target);
+    const [plan] = workspaceVerdicts(facts, judged).workspaces;
+    if (!plan) return { kind: 'gone', target };
+    if (plan.verdict.kind === 'keep') return { kind: 'skipped', target, reason: plan.verdict.reason };
+    return close(
+      target,
+      live.map((pane) => pane.pane_id),
+      () => port.closeWorkspace(target),
     );
-    if (other) return { kind: 'failed', target, reason: changedTerminal(other, planned.terminal_id) };
+  });
+}
+
+/** Decides a planned closure against the live listing; an unreadable listing fails it. */
+async function recheck(
+  port: TerminalPort,
+  target: string,
+  decide: (listing: Listing) => Promise<Closure>,
+): Promise<Closure> {
+  const read = await attempt(() => port.listAll());
+  if (!read.ok) return { kind: 'failed', target, reason: `cannot read Herdr: ${read.why}` };
+  return decide(read.value);
+}
+
+/**
+ * A terminal call's value, or why it failed: `gone` when its pane or workspace no longer exists.
+ * Only a TerminalError is an answer; anything else is a bug and throws.
+ */
+async function attempt<T>(
+  run: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; gone: boolean; why: string }> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (error) {
+    if (!(error instanceof TerminalError)) throw error;
+    const gone = isTerminalError(error, 'pane_not_found') || isTerminalError(error, 'workspace_not_found');
+    return { ok: false, gone, why: messageOf(error) };
   }
-  const plannedTerminals = new Set(entry.panes.map((pane) => pane.terminal_id));
-  const added = live.find((pane) => !plannedTerminals.has(pane.terminal_id));
-  if (added) return { kind: 'skipped', target, reason: `pane ${added.pane_id} opened in it after the plan` };
-  const caller = await callerTerminal(port, listing, ctx.callerPaneId);
-  const judged = await judgeAll(port, listing, live, ctx, caller);
-  if (judged.length !== live.length)
-    return { kind: 'skipped', target, reason: 'a pane of it closed during the recheck' };
-  const facts = workspaceFacts(listing, undefined).filter((workspace) => workspace.workspace === target);
-  const [plan] = workspaceVerdicts(facts, judged).workspaces;
-  if (!plan) return { kind: 'gone', target };
-  if (plan.verdict.kind === 'keep') return { kind: 'skipped', target, reason: plan.verdict.reason };
-  return close(
-    target,
-    live.map((pane) => pane.pane_id),
-    () => port.closeWorkspace(target),
-  );
 }
 
 async function close(target: string, panes: string[], run: () => Promise<void>): Promise<Closure> {
-  try {
-    await run();
-  } catch (error) {
-    if (isTerminalError(error, 'pane_not_found') || isTerminalError(error, 'workspace_not_found')) {
-      return { kind: 'gone', target };
-    }
-    if (!(error instanceof TerminalError)) throw error;
-    return { kind: 'failed', target, reason: `close failed: ${messageOf(error)}` };
-  }
-  return { kind: 'closed', target, panes };
-}
-
-async function readListing(
-  port: TerminalPort,
-  target: string,
-): Promise<{ ok: true; listing: Listing } | { ok: false; closure: Closure }> {
-  try {
-    return { ok: true, listing: await port.listAll() };
-  } catch (error) {
-    if (!(error instanceof TerminalError)) throw error;
-    return {
-      ok: false,
-      closure: { kind: 'failed', target, reason: `cannot read Herdr: ${messageOf(error)}` },
-    };
-  }
+  const done = await attempt(run);
+  if (done.ok) return { kind: 'closed', target, panes };
+  if (done.gone) return { kind: 'gone', target };
+  return { kind: 'failed', target, reason: `close failed: ${done.why}` };
 }
 
 function changedTerminal(pane: Pane, planned: string): string {
@@ -160,25 +165,15 @@ export async function worktreePanes(
 
 /** Runs a close; false when the target was already gone. */
 export async function closing(run: () => Promise<void>): Promise<boolean> {
-  try {
-    await run();
-    return true;
-  } catch (error) {
-    if (isTerminalError(error, 'pane_not_found') || isTerminalError(error, 'workspace_not_found'))
-      return false;
-    if (!(error instanceof TerminalError)) throw error;
-    throw new DogsledError(`cannot close its Herdr panes: ${messageOf(error)}`);
-  }
+  const done = await attempt(run);
+  if (done.ok || done.gone) return done.ok;
+  throw new DogsledError(`cannot close its Herdr panes: ${done.why}`);
 }
 
 async function find(port: TerminalPort, path: string, callerPaneId: string | null): Promise<Found> {
-  let listing: Listing;
-  try {
-    listing = await port.listAll();
-  } catch (error) {
-    if (!(error instanceof TerminalError)) throw error;
-    throw new DogsledError(`cannot read Herdr's panes: ${messageOf(error)}`);
-  }
+  const read = await attempt(() => port.listAll());
+  if (!read.ok) throw new DogsledError(`cannot read Herdr's panes: ${read.why}`);
+  const listing = read.value;
   const checkout = await realOrSame(path);
   let workspace: string | null = null;
   for (const candidate of listing.workspaces) {
