@@ -35,11 +35,24 @@ export async function postForOwner(
   posted: Posted | readonly Posted[],
 ): Promise<boolean> {
   if (!ownerElsewhere(item)) return false;
+  return postForHost(io, item.owner_host, item.id, posted);
+}
+
+/**
+ * Posts records about child `item` for the service of host `host` (an identity): the owner's, or a
+ * sender's on another host (its `<name> finished`). Each once per ref and host.
+ */
+export async function postForHost(
+  io: StateIO,
+  host: string,
+  item: string,
+  posted: Posted | readonly Posted[],
+): Promise<boolean> {
   const now = io.now();
   const records: OutboxRecord[] = (Array.isArray(posted) ? posted : [posted]).map((one) => ({
     id: newId('o'),
-    owner_host: item.owner_host,
-    item: item.id,
+    owner_host: host,
+    item,
     created_ms: now,
     attempts: 0,
     lease_until_ms: null,

@@ -14,6 +14,7 @@ import { peerCall } from '../hosts/remote.js';
 import { hostOfFlag } from '../hosts/remote-cleanup.js';
 import { checkSendRequest, type SendRequest, type SendResult, sendMessage } from '../inbox/send.js';
 import { branchHolds } from '../state/branch-observations.js';
+import { hostIdentity } from '../state/identity.js';
 import { InboxRecordSchema, type InboxSender } from '../state/inbox-schemas.js';
 import type { HostIO, ProcessIO } from '../state/io.js';
 import { lazySchema } from '../state/lazy-schema.js';
@@ -122,6 +123,13 @@ export async function sendAnywhere(
   const host = await load();
   const peer = await hostOfFlag(host, request.host);
   if (peer === null) return sendMessage(io, { ...request, host: null });
-  const sender: InboxSender = { pane: callerPane(io.env), terminal: null, host: hostname(), name: null };
+  // With this host's identity: the child's host tells the sender `<name> finished` through its outbox.
+  const sender: InboxSender = {
+    pane: callerPane(io.env),
+    terminal: null,
+    host: hostname(),
+    name: null,
+    host_id: await hostIdentity(io),
+  };
   return sendOnPeer(host, peer, { target: request.target, kind: request.kind, text: request.text, sender });
 }

@@ -199,6 +199,52 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
   });
 
+  it('tells another sender here that the child on the peer finished, through the peer outbox, once', async () => {
+    const made = (await local.call('workspace.create', { cwd: fleet.box.home, label: 'sender' }))
+      .result as Json;
+    const sender = { pane: made.root_pane.pane_id, terminal: made.root_pane.terminal_id };
+    const recordsOf = async (terminal: string): Promise<Json[]> => {
+      const text = await readFile(join(fleet.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
+        () => null,
+      );
+      return text === null ? [] : JSON.parse(text).records;
+    };
+    const doc = await launch(
+      'told-child',
+      [{ sleep_ms: 6_000 }, { run: 'dogsled done' }, { reply: 'Done here.' }],
+      ['--cwd', '/tmp'],
+    );
+    // Another pane of this host, not the owner, sends the child work there.
+    const sent = await cli(
+      ['send', doc.pane, '--host', 'big', '--message', 'Also $(id) \u001b[31mthis\u001b[0m ; *'],
+      { HERDR_PANE_ID: sender.pane },
+    );
+    expect(sent.code, sent.stderr).toBe(0);
+    const notice = await eventually(
+      async () => (await recordsOf(sender.terminal)).find((r) => r.ref === `finished:${doc.item}`),
+      90_000,
+      "the sender's finished notice",
+    );
+    expect(notice).toMatchObject({
+      kind: 'reply',
+      state: 'pending',
+      sender: expect.objectContaining({ host: 'big', name: 'told-child', pane: doc.pane }),
+    });
+    expect(notice.text).toBe('told-child finished; start a new child for more work.');
+    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+    // Once, and never to the owner, whose inbox has the reply instead.
+    expect((await recordsOf(sender.terminal)).filter((r) => r.ref === `finished:${doc.item}`)).toHaveLength(
+      1,
+    );
+    expect((await ownerRecords()).some((r) => r.ref === `reply:${doc.item}`)).toBe(true);
+    expect((await ownerRecords()).some((r) => r.ref === `finished:${doc.item}`)).toBe(false);
+    const listed = await cli(['inbox', 'list', '--json'], { HERDR_PANE_ID: sender.pane });
+    expect(listed.code, listed.stderr).toBe(0);
+    const shown = (JSON.parse(listed.stdout).received as Json[]).find((r) => r.id === notice.id);
+    expect(shown?.text).toContain('told-child finished');
+    expect(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(listed.stdout)).toBe(false);
+  });
+
   it("opens a child outside any repository in the workspace with the caller's workspace name, made once", async () => {
     const first = await launch('ws-one', [{ reply: 'Ready.' }], ['--cwd', '/tmp']);
     const second = await launch('ws-two', [{ reply: 'Ready.' }], ['--cwd', '/tmp']);
