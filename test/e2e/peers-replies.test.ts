@@ -209,17 +209,41 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       );
       return text === null ? [] : JSON.parse(text).records;
     };
+    const go = join(fleet.peers.peer('big').user.home, 'go-told');
     const doc = await launch(
       'told-child',
-      [{ sleep_ms: 6_000 }, { run: 'dogsled done' }, { reply: 'Done here.' }],
+      // Works until the test has sent it more (a loaded machine takes seconds per ssh call).
+      [
+        { run: `while [ ! -e '${go}' ]; do sleep 0.2; done` },
+        { run: 'dogsled done' },
+        { reply: 'Done here.' },
+      ],
       ['--cwd', '/tmp'],
     );
+    // The child's harness registers its inbox reader there (its hook, run in its pane's name).
+    const [node, bundle] = fleet.peers.remoteCommand as [string, string];
+    await fleet.peers
+      .peer('big')
+      .run([
+        'env',
+        'HERDR_ENV=1',
+        `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`,
+        `HERDR_PANE_ID=${doc.pane}`,
+        'sh',
+        '-c',
+        'printf %s "$1" | exec "$2" "$3" hook inbox --harness claude --event UserPromptSubmit',
+        'sh',
+        JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'go' }),
+        node,
+        bundle,
+      ]);
     // Another pane of this host, not the owner, sends the child work there.
     const sent = await cli(
       ['send', doc.pane, '--host', 'big', '--message', 'Also $(id) \u001b[31mthis\u001b[0m ; *'],
       { HERDR_PANE_ID: sender.pane },
     );
     expect(sent.code, sent.stderr).toBe(0);
+    await fleet.peers.peer('big').run(['touch', go]);
     const notice = await eventually(
       async () => (await recordsOf(sender.terminal)).find((r) => r.ref === `finished:${doc.item}`),
       90_000,
