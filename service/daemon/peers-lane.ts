@@ -11,6 +11,7 @@ import { isSettled } from '../core/tickets.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { peerTarget, readPeerEntry, refreshPeers } from '../hosts/peer-cache.js';
+import { awaitedPeers } from '../inbox/outbox.js';
 import { readItems, readQueue } from '../state/work.js';
 import type { SshPool } from '../transport/pool.js';
 import { OutboxPull } from './outbox-pull.js';
@@ -27,14 +28,17 @@ export class PeersLane {
   }
 
   /**
-   * Whether this host owns work that may need a peer: an open item, a ticket not yet settled, or a
-   * child on a peer whose branch has not been seen landed there (its TO LAND row follows the peer).
+   * Whether this host owns work that may need a peer: an open item, a ticket not yet settled, a
+   * child on a peer whose branch has not been seen landed there (its TO LAND row follows the peer),
+   * or a sender here that messaged a child on a peer lately.
    */
   private async ownsWork(): Promise<boolean> {
     const [items, queue] = await Promise.all([readItems(this.io), readQueue(this.io)]);
     const waiting = (item: (typeof items.items)[number]) =>
       item.closed_ms === null || (item.host !== LOCAL_HOST.id && item.kind === 'agent' && awaitsPeer(item));
-    return items.items.some(waiting) || queue.tickets.some((t) => !isSettled(t));
+    if (items.items.some(waiting) || queue.tickets.some((t) => !isSettled(t))) return true;
+    // A sender here awaits a child's `finished` from a peer it messaged.
+    return (await awaitedPeers(this.io).catch(() => [])).length > 0;
   }
 
   async pass(): Promise<number> {

@@ -7,11 +7,12 @@ import * as z from 'zod/mini';
 import type { CloseResult } from '../agents/close-child.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { applyClosures } from '../core/item-closing.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError, messageOf } from '../errors.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { peerCall } from '../hosts/remote.js';
 import { hostOfFlag } from '../hosts/remote-cleanup.js';
+import { awaitNotices } from '../inbox/outbox.js';
 import { checkSendRequest, type SendRequest, type SendResult, sendMessage } from '../inbox/send.js';
 import { branchHolds } from '../state/branch-observations.js';
 import { hostIdentity } from '../state/identity.js';
@@ -131,5 +132,15 @@ export async function sendAnywhere(
     name: null,
     host_id: await hostIdentity(io),
   };
-  return sendOnPeer(host, peer, { target: request.target, kind: request.kind, text: request.text, sender });
+  const sent = await sendOnPeer(host, peer, {
+    target: request.target,
+    kind: request.kind,
+    text: request.text,
+    sender,
+  });
+  // Sent: this host's service now takes that peer's outbox, where the child's `finished` waits.
+  await awaitNotices(host, peer.id).catch((error: unknown) =>
+    host.warn(`dogsled: warning: send: ${messageOf(error)}`),
+  );
+  return sent;
 }

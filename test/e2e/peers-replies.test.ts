@@ -124,6 +124,75 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     await fleet?.stop();
   });
 
+  // First in the file: this host owns nothing on the peer yet, so only the send makes it look there.
+  it('tells a sender here that a child the peer started itself finished, this host owning nothing there', async () => {
+    const made = (await local.call('workspace.create', { cwd: fleet.box.home, label: 'far sender' }))
+      .result as Json;
+    const sender = { pane: made.root_pane.pane_id, terminal: made.root_pane.terminal_id };
+    const peer = fleet.peers.peer('big');
+    const go = join(peer.user.home, 'go-own');
+    const [node, bundle] = fleet.peers.remoteCommand as [string, string];
+    const herdrEnv = ['env', 'HERDR_ENV=1', `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`];
+    const steps = [
+      { run: `while [ ! -e '${go}' ]; do sleep 0.2; done` },
+      { run: 'dogsled done' },
+      { reply: 'Mine.' },
+    ];
+    const started = JSON.parse(
+      await peer.run([
+        ...herdrEnv,
+        node,
+        bundle,
+        'agent',
+        '--kind',
+        'claude',
+        '--name',
+        'own-child',
+        '--cwd',
+        '/tmp',
+        '--json',
+        '--message',
+        task(steps),
+      ]),
+    );
+    // Its harness registers its inbox reader (its hook, run in its pane's name).
+    await peer.run([
+      ...herdrEnv,
+      `HERDR_PANE_ID=${started.pane}`,
+      'sh',
+      '-c',
+      'printf %s "$1" | exec "$2" "$3" hook inbox --harness claude --event UserPromptSubmit',
+      'sh',
+      JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'go' }),
+      node,
+      bundle,
+    ]);
+    expect(
+      JSON.parse(await readFile(join(fleet.box.state, 'items.json'), 'utf8').catch(() => '{"items":[]}'))
+        .items,
+    ).toEqual([]);
+    const sent = await cli(['send', started.pane, '--host', 'big', '--message', 'Also this.'], {
+      HERDR_PANE_ID: sender.pane,
+    });
+    expect(sent.code, sent.stderr).toBe(0);
+    await peer.run(['touch', go]);
+    const text = async () =>
+      readFile(join(fleet.box.state, 'inbox', `${sender.terminal}.json`), 'utf8').catch(() => '');
+    const notice = await eventually(
+      async () =>
+        (JSON.parse((await text()) || '{"records":[]}').records as Json[]).find(
+          (r) => r.ref === `finished:${started.item}`,
+        ),
+      90_000,
+      "the sender's finished notice",
+    );
+    expect(notice).toMatchObject({
+      kind: 'reply',
+      sender: expect.objectContaining({ host: 'big', name: 'own-child' }),
+    });
+    expect(notice.text).toBe('own-child finished; start a new child for more work.');
+  });
+
   it("delivers the child's final reply to the owner's inbox, closes the owner's item and shows TO LAND", async () => {
     const reply = "Landed \u001b[31mred\u001b[0m\u001b]0;pwned\u0007 it's $(id) `x` ; *";
     const doc = await launch(
