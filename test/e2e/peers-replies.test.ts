@@ -89,6 +89,26 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     return records.join('\n');
   };
 
+  /** The child's harness registers its inbox reader there (its hook, run in its pane's name). */
+  const registerReader = async (pane: string) => {
+    const [node, bundle] = fleet.peers.remoteCommand as [string, string];
+    await fleet.peers
+      .peer('big')
+      .run([
+        'env',
+        'HERDR_ENV=1',
+        `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`,
+        `HERDR_PANE_ID=${pane}`,
+        'sh',
+        '-c',
+        'printf %s "$1" | exec "$2" "$3" hook inbox --harness claude --event UserPromptSubmit',
+        'sh',
+        JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'go' }),
+        node,
+        bundle,
+      ]);
+  };
+
   beforeAll(async () => {
     fleet = await startFleet([{ tag: 'big', cores: 16 }]);
     const peer = fleet.peers.peer('big');
@@ -155,18 +175,7 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
         task(steps),
       ]),
     );
-    // Its harness registers its inbox reader (its hook, run in its pane's name).
-    await peer.run([
-      ...herdrEnv,
-      `HERDR_PANE_ID=${started.pane}`,
-      'sh',
-      '-c',
-      'printf %s "$1" | exec "$2" "$3" hook inbox --harness claude --event UserPromptSubmit',
-      'sh',
-      JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'go' }),
-      node,
-      bundle,
-    ]);
+    await registerReader(started.pane);
     expect(
       JSON.parse(await readFile(join(fleet.box.state, 'items.json'), 'utf8').catch(() => '{"items":[]}'))
         .items,
@@ -289,23 +298,7 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       ],
       ['--cwd', '/tmp'],
     );
-    // The child's harness registers its inbox reader there (its hook, run in its pane's name).
-    const [node, bundle] = fleet.peers.remoteCommand as [string, string];
-    await fleet.peers
-      .peer('big')
-      .run([
-        'env',
-        'HERDR_ENV=1',
-        `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`,
-        `HERDR_PANE_ID=${doc.pane}`,
-        'sh',
-        '-c',
-        'printf %s "$1" | exec "$2" "$3" hook inbox --harness claude --event UserPromptSubmit',
-        'sh',
-        JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'go' }),
-        node,
-        bundle,
-      ]);
+    await registerReader(doc.pane);
     // Another pane of this host, not the owner, sends the child work there.
     const sent = await cli(
       ['send', doc.pane, '--host', 'big', '--message', 'Also $(id) \u001b[31mthis\u001b[0m ; *'],
