@@ -20,11 +20,14 @@ import type { Pane } from '../terminal/records.js';
 import { mark } from '../timing.js';
 import type { Deadline } from '../work/deadline.js';
 import { type BranchWorktree, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
+import { discardCreatedWorktree } from '../worktrees/unused-work.js';
 import { openAgentPane } from './agent-pane.js';
 import {
   createLaunchRecord,
   type LaunchRecord,
+  LaunchTaken,
   launchFiles,
+  neverTried,
   updateLaunchRecord,
   writeContractFile,
 } from './launch-files.js';
@@ -127,6 +130,11 @@ export async function launchAgent(
     pane: null,
     terminal_id: null,
     workspace: worktree?.workspace ?? null,
+  }).catch(async (error: unknown) => {
+    // Ended by its admission's owner meanwhile: this launch never began, so what it made goes.
+    if (error instanceof LaunchTaken && neverTried(error.record))
+      await undoTaken(io, port, files.task, worktree);
+    throw error;
   });
   const item: Item = {
     id: spec.itemId,
@@ -274,6 +282,22 @@ function failure(
   const message = `cannot start agent ${request.name} on ${host}: ${oneLine(why)}${tail}`;
   if (cause instanceof DogsledError) return new DogsledError(message, { cause });
   return new DogsledError(message, cause === undefined ? {} : { cause });
+}
+
+/**
+ * A launch refused at its record (the id was ended elsewhere): its task file goes, and a worktree
+ * it created goes when the loss rule lets it (a reused one stays as it was).
+ */
+async function undoTaken(
+  io: AgentLaunchIO,
+  port: TerminalPort,
+  task: string,
+  worktree: BranchWorktree | null,
+): Promise<void> {
+  await rm(task, { force: true }).catch(() => undefined);
+  if (worktree === null) return;
+  const stays = await discardCreatedWorktree({ ...io, signal: undefined, port }, worktree);
+  if (stays !== null) io.warn(`dogsled: warning: agent: ${stays}`);
 }
 
 /** A launch that ended before any try: its record is final and its item closed. */

@@ -96,7 +96,30 @@ export type NewLaunch = Pick<
   | 'workspace'
 >;
 
-/** Creates the record in state `preparing`. An id that already has a record is a bug. */
+/**
+ * createLaunchRecord's refusal of an id that has a record already: the admission's owner ended that
+ * launch before this one could begin (`host admission` with `end`), so this one must not begin.
+ */
+export class LaunchTaken extends DogsledError {
+  constructor(
+    message: string,
+    /** The record the id has: a launch that never tried (`neverTried`) was ended before it began. */
+    readonly record: LaunchRecord,
+  ) {
+    super(message);
+  }
+}
+
+/** A record ended before any try: nothing of its launch ever ran, so nothing of it is in use. */
+export function neverTried(record: LaunchRecord): boolean {
+  return (
+    record.attempts === 0 &&
+    record.started_ms === null &&
+    (record.state === 'failed' || record.state === 'refused')
+  );
+}
+
+/** Creates the record in state `preparing`; an id that already has a record is refused (LaunchTaken). */
 export async function createLaunchRecord(io: StateIO, launch: NewLaunch): Promise<LaunchRecord> {
   const now = io.now();
   const files = launchFiles(io.paths, launch.id);
@@ -115,7 +138,7 @@ export async function createLaunchRecord(io: StateIO, launch: NewLaunch): Promis
   await ensureLaunchesDir(io.paths);
   return guarded(files.record, () =>
     updateState(files.record, LaunchRecordSchema, io, (current) => {
-      if (current !== undefined) throw new Error(`launch ${launch.id} already has a record`);
+      if (current !== undefined) throw new LaunchTaken(`launch ${launch.id} already has a record`, current);
       return { result: record, next: record };
     }),
   );

@@ -14,6 +14,8 @@ export const OUTBOX_LEASE_MS = 60_000;
 export const OUTBOX_CLAIM_MAX = 50;
 /** Records an owner that never comes back leaves here: a week, like the sweep journal. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 3_600_000;
+/** How long after a `send --host` this host's service takes that peer's outbox for the sender. */
+export const NOTICE_AWAIT_MS = 24 * 3_600_000;
 
 /** Records past retention go; everything else stays until its owner acks it. */
 export function keptRecords(records: readonly OutboxRecord[], now: number): OutboxRecord[] {

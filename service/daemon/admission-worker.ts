@@ -31,6 +31,7 @@ import { readEnvFile, removeEnvFile, ticketEnvPath } from '../state/job-env.js';
 import { oneLine } from '../state/quarantine.js';
 import { readQueue, updateQueue } from '../state/work.js';
 import type { PlacedWorktree, Queue, Ticket } from '../state/work-schemas.js';
+import type { SshPool } from '../transport/pool.js';
 import { jobInWorktree } from '../work/run-job.js';
 import { admissionPause, type LaunchFailure, launchUnderCap } from './admission-launch.js';
 import {
@@ -357,7 +358,8 @@ export interface WorkWorkers {
  * of snapshot publication. They end when `signal` aborts or `stop()` is called.
  */
 export function startWorkWorkers(
-  deps: WorkerIO,
+  /** With the service's pool: the peers lane reads over it, admission calls peers over it. */
+  deps: WorkerIO & { transport: SshPool },
   signal: AbortSignal,
   /** Runs after each finish pass in the same lane (the orphan check), so the two never race. */
   afterFinish?: () => Promise<unknown>,
@@ -370,7 +372,7 @@ export function startWorkWorkers(
   const finish = new FinishWorker(full);
   const paceMs = Math.max(WORK_PACE_MS, deps.paceMs ?? WORK_PACE_MS);
   const common = { paceMs, minGapMs: MIN_GAP_MS, signal: stopped, warn: full.warn };
-  const peers = new PeersLane(full);
+  const peers = new PeersLane(full, deps.transport);
   const done = Promise.all([
     runLoop({
       ...common,
@@ -380,7 +382,7 @@ export function startWorkWorkers(
       pass: async () => {
         await peers.pass();
       },
-    }).finally(() => peers.close()),
+    }),
     runLoop({
       ...common,
       name: 'admission',

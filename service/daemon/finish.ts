@@ -17,11 +17,12 @@ import { stripEscapes } from '../core/strip-escapes.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { readInbox, updateInbox } from '../inbox/files.js';
+import { postForHost } from '../inbox/outbox.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { discoverTranscript, readFinalReply } from '../probe/transcripts/index.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
 import { newId } from '../state/ids.js';
-import type { InboxRecord } from '../state/inbox-schemas.js';
+import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
 import { oneLine } from '../state/quarantine.js';
 import { updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
@@ -224,9 +225,15 @@ export class FinishWorker {
     const owner = item.owner === null ? undefined : listing.panes.find((p) => p.pane_id === item.owner);
     const live = new Map(listing.panes.map((p) => [p.terminal_id, p.pane_id]));
     const told = new Set<string>();
+    const elsewhere = new Map<string, { host: string; pane: string }>();
     for (const { sender } of records) {
       const terminal = sender.terminal;
-      if (terminal === null || sender.host !== LOCAL_HOST.id || told.has(terminal)) continue;
+      if (sender.host !== LOCAL_HOST.id) {
+        const far = remoteSender(sender, item);
+        if (far !== null) elsewhere.set(`${far.host} ${far.pane}`, far);
+        continue;
+      }
+      if (terminal === null || told.has(terminal)) continue;
       if (terminal === childTerminal || terminal === owner?.terminal_id || sender.pane === item.owner)
         continue;
       const pane = live.get(terminal);
@@ -248,6 +255,21 @@ export class FinishWorker {
         const { next, added } = appendRecord(inbox, record);
         return added ? { result: undefined, next } : { result: undefined };
       });
+    }
+    // A sender on another host hears it through this host's outbox, which its service takes.
+    for (const far of elsewhere.values()) {
+      const record = pendingRecord(
+        {
+          id: newId('m'),
+          kind: 'reply',
+          sender: { pane: item.pane, terminal: childTerminal, host: item.host, name: item.name ?? null },
+          text: senderFinishedText(item.name ?? item.id),
+          ref: `finished:${item.id}`,
+        },
+        this.deps.now(),
+      );
+      const posted = { ref: `finished:${item.id}:${far.pane}`, message: { owner_pane: far.pane, record } };
+      await postForHost(this.deps, far.host, item.id, posted);
     }
   }
 
@@ -278,4 +300,18 @@ export class FinishWorker {
     this.warned.add(line);
     this.deps.warn(line);
   }
+}
+
+const HOST_ID = /^h_[a-z2-7]{12}$/;
+
+/**
+ * A sender on another host that can be told (its identity and pane known), unless it is the child's
+ * owner there, which has the reply already.
+ */
+function remoteSender(sender: InboxSender, item: Item): { host: string; pane: string } | null {
+  const host = sender.host_id;
+  if (typeof host !== 'string' || !HOST_ID.test(host) || sender.pane === null || sender.pane === '')
+    return null;
+  if (host === item.owner_host && sender.pane === item.owner_pane) return null;
+  return { host, pane: sender.pane };
 }

@@ -11,6 +11,7 @@ import { DogsledError, messageOf } from '../errors.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { peerCall } from '../hosts/remote.js';
 import { updateInbox } from '../inbox/files.js';
+import { awaitedPeers } from '../inbox/outbox.js';
 import { openHerdr, paneWhereabouts } from '../inbox/whereabouts.js';
 import { hostIdentity } from '../state/identity.js';
 import type { InboxRecord } from '../state/inbox-schemas.js';
@@ -20,10 +21,15 @@ import type { TerminalPort } from '../terminal/port.js';
 import type { Transport } from '../transport/types.js';
 import type { WorkerIO } from './worker-io.js';
 
-/** The peers whose outbox this host needs: those its open (or still landing) children are on. */
+/**
+ * The peers whose outbox this host needs: those its open (or still landing) children are on, and
+ * those a sender here messaged lately (the child there tells it `<name> finished`).
+ */
 export async function peersAwaited(io: WorkerIO): Promise<Set<string>> {
   const items = (await readItems(io)).items;
-  return new Set(items.filter((item) => item.kind === 'agent' && awaitsPeer(item)).map((item) => item.host));
+  const children = items.filter((item) => item.kind === 'agent' && awaitsPeer(item)).map((item) => item.host);
+  const sent = await awaitedPeers(io).catch(() => [] as string[]);
+  return new Set([...children, ...sent]);
 }
 
 export class OutboxPull {

@@ -1,7 +1,8 @@
 // The service's peer reads: while this host owns open items or unsettled tickets (spec, "Host
-// service and status"), it keeps the peer cache fresh through one pooled ssh2 connection per peer,
-// each read going through the same locked cache as every command, so it adds no read a command
-// would not have made. `dogsled retry` clears a peer's backoff in the cache; the pool follows it.
+// service and status"), it keeps the peer cache fresh through the service's pooled ssh2 connection
+// per peer (serve.ts owns it; admission's calls share it), each read going through the same locked
+// cache as every command, so it adds no read a command would not have made. `dogsled retry` clears
+// a peer's backoff in the cache; the pool follows it.
 // After each read, what waits for this host in a reachable peer's outbox is taken (outbox-pull.ts).
 
 import { ROUTINE_CAP_MS } from '../core/budget.js';
@@ -10,29 +11,34 @@ import { isSettled } from '../core/tickets.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { peerTarget, readPeerEntry, refreshPeers } from '../hosts/peer-cache.js';
+import { awaitedPeers } from '../inbox/outbox.js';
 import { readItems, readQueue } from '../state/work.js';
-import { SshPool } from '../transport/pool.js';
+import type { SshPool } from '../transport/pool.js';
 import { OutboxPull } from './outbox-pull.js';
 import type { WorkerIO } from './worker-io.js';
 
 export class PeersLane {
-  private readonly pool: SshPool;
   private readonly outbox: OutboxPull;
 
-  constructor(private readonly io: WorkerIO) {
-    this.pool = new SshPool({ env: io.env });
-    this.outbox = new OutboxPull(io, this.pool);
+  constructor(
+    private readonly io: WorkerIO,
+    private readonly pool: SshPool,
+  ) {
+    this.outbox = new OutboxPull(io, pool);
   }
 
   /**
-   * Whether this host owns work that may need a peer: an open item, a ticket not yet settled, or a
-   * child on a peer whose branch has not been seen landed there (its TO LAND row follows the peer).
+   * Whether this host owns work that may need a peer: an open item, a ticket not yet settled, a
+   * child on a peer whose branch has not been seen landed there (its TO LAND row follows the peer),
+   * or a sender here that messaged a child on a peer lately.
    */
   private async ownsWork(): Promise<boolean> {
     const [items, queue] = await Promise.all([readItems(this.io), readQueue(this.io)]);
     const waiting = (item: (typeof items.items)[number]) =>
       item.closed_ms === null || (item.host !== LOCAL_HOST.id && item.kind === 'agent' && awaitsPeer(item));
-    return items.items.some(waiting) || queue.tickets.some((t) => !isSettled(t));
+    if (items.items.some(waiting) || queue.tickets.some((t) => !isSettled(t))) return true;
+    // A sender here awaits a child's `finished` from a peer it messaged.
+    return (await awaitedPeers(this.io).catch(() => [])).length > 0;
   }
 
   async pass(): Promise<number> {
@@ -51,9 +57,5 @@ export class PeersLane {
     const reachable = peers.filter((peer) => entries.get(peer.id)?.unreachable === null);
     await this.outbox.pass(reachable);
     return reachable.length;
-  }
-
-  close(): Promise<void> {
-    return this.pool.close();
   }
 }

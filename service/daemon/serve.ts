@@ -13,6 +13,7 @@ import { ensureStateDir } from '../state/paths.js';
 import { acquireServiceLock } from '../state/service-lock.js';
 import { sweepOrphanTemps } from '../state/temp-sweep.js';
 import { span } from '../timing.js';
+import { SshPool } from '../transport/pool.js';
 import { AdmissionWorker, startWorkWorkers } from './admission-worker.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
@@ -80,7 +81,15 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
   // Started first: a waiting `run` finds it as soon as the service runs.
   const warm =
     options.once || !io.warmSupervisor ? undefined : startWarmKeeper({ ...io, ...io.warmSupervisor }, stop);
-  const workerIO: WorkerIO = { ...io, started_ms, paceMs: options.intervalMs };
+  // One pooled ssh2 connection per peer for the whole run, opened on first use: the peers lane's
+  // reads and admission's calls there share it; closed once every worker stopped.
+  const pool = new SshPool({ env: io.env });
+  const workerIO: WorkerIO & { transport: SshPool } = {
+    ...io,
+    started_ms,
+    paceMs: options.intervalMs,
+    transport: pool,
+  };
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
   // The orphan check follows the finish worker in its lane and joins requested sweep passes.
@@ -154,6 +163,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     await watchdog?.stop();
     await sweep?.stop();
     await quota?.stop();
+    await pool.close();
     await lock.release();
   }
   if (lost) throw lost;

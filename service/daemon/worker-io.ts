@@ -1,8 +1,9 @@
 // What the service's work workers (admission, completion) get from the service run: this host's
 // IO (state, config, and the environment Herdr and the job panes are found and started with), who
-// this run is, and how often to look.
+// this run is, how often to look, and the service's one pooled link to each peer.
 
 import type { HostIO } from '../state/io.js';
+import type { SshPool } from '../transport/pool.js';
 
 export interface WorkerIO extends HostIO {
   /** This service run: the admitter written on the tickets it claims. */
@@ -15,4 +16,10 @@ export interface WorkerIO extends HostIO {
   paceMs?: number;
   /** The longest one admission's launch may take; default the setup cap (10 minutes). */
   launchCapMs?: number;
+  /**
+   * The service's one ssh2 connection per peer (serve.ts opens and closes it): the peers lane's
+   * reads and admission's calls there both go over it (spec: one-shot OpenSSH is for CLI calls).
+   * Without it (a worker run alone in a test) a call to a peer is one OpenSSH call.
+   */
+  transport?: SshPool;
 }

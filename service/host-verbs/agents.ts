@@ -8,13 +8,20 @@ import { rm } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import { workspaceNamed } from '../agents/caller-workspace.js';
 import { launchAgent } from '../agents/launch-agent.js';
-import { launchFiles, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
+import {
+  LaunchTaken,
+  launchFiles,
+  neverTried,
+  readLaunchRecord,
+  writeTaskFile,
+} from '../agents/launch-files.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { endReservations } from '../hosts/place.js';
 import { sendMessage } from '../inbox/send.js';
 import { InboxSenderSchema } from '../state/inbox-schemas.js';
+import type { LaunchRecord } from '../state/launch-schemas.js';
 import { lazySchema } from '../state/lazy-schema.js';
 import { AgentRequestSchema } from '../state/work-schemas.js';
 import { openTerminal } from '../terminal/open.js';
@@ -22,7 +29,8 @@ import { closeHere } from '../work/close.js';
 import { Deadline } from '../work/deadline.js';
 import { readTarget } from '../work/read.js';
 import { ensureBranchWorktree } from '../worktrees/branch-worktree.js';
-import { placeHere, WorkPlaceSchema } from '../worktrees/peer-checkout.js';
+import { type PlacedHere, placeHere, WorkPlaceSchema } from '../worktrees/peer-checkout.js';
+import { discardFreshClone } from '../worktrees/unused-work.js';
 import { stdinRequest } from './stdin-request.js';
 import type { VerbIO, VerbResult } from './table.js';
 
@@ -57,11 +65,19 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
   const { launch } = spec.request;
   // The launch id names files here: one that could name a path elsewhere is refused first.
   const files = launchFiles(io.paths, launch);
+  let placed: PlacedHere | undefined;
+  let wroteTask = false;
   try {
-    const placed = await deadline.step('preparing the checkout', 'setup', (signal) =>
+    // Ended by the admission's owner before it got here (a late call): refused before any change.
+    const ended = await readLaunchRecord(io.paths, launch);
+    if (ended !== undefined)
+      throw new LaunchTaken(`host agent: launch ${launch} was ended: ${endedWhy(ended)}`, ended);
+    const here = await deadline.step('preparing the checkout', 'setup', (signal) =>
       placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),
     );
+    placed = here;
     await writeTaskFile(io.paths, launch, spec.task);
+    wroteTask = true;
     const port = await openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn });
     const named = spec.caller_workspace_name ?? null;
     // Outside a repository (no checkout, no branch) the child's tab goes in the caller's workspace.
@@ -71,14 +87,14 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
       spec.place.checkout === null &&
       port.kind !== 'headless'
         ? await deadline.step("finding the caller's workspace", 'routine', () =>
-            workspaceNamed(port, named, placed.cwd),
+            workspaceNamed(port, named, here.cwd),
           )
         : null;
     const launched = await launchAgent(
       { ...io, terminal: async () => port },
       {
         itemId: spec.item,
-        request: { ...spec.request, cwd: placed.cwd, caller_workspace: callerWorkspace },
+        request: { ...spec.request, cwd: here.cwd, caller_workspace: callerWorkspace },
         // An owner on another host has no pane here: its messages go to the outbox (inbox/outbox.ts).
         owner: spec.owner_host ? null : spec.owner,
         remoteOwner: spec.owner_host ? { host: spec.owner_host, pane: spec.owner } : null,
@@ -90,12 +106,23 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
     );
     return { value: { record: launched.record, item: launched.item, worktree: launched.worktree } };
   } catch (error) {
-    // Refused before its record: nothing of the launch stays here, and its room is given back.
+    // Refused before its record, or at it (ended by its owner meanwhile): nothing of the launch
+    // stays here, and the ended one's clone goes too when it holds no work; its room is given back.
     const record = await readLaunchRecord(io.paths, launch).catch(() => undefined);
-    if (record === undefined) await rm(files.task, { force: true }).catch(() => {});
+    const ended = error instanceof LaunchTaken && record !== undefined && neverTried(record);
+    if ((record === undefined || ended) && wroteTask) await rm(files.task, { force: true }).catch(() => {});
+    // A clone made for a launch refused otherwise stays: the next launch here uses it.
+    if (ended && placed?.cloned) {
+      const stays = await discardFreshClone(io, placed.top, launch);
+      if (stays !== null) io.warn(`dogsled: warning: host agent: ${stays}`);
+    }
     if (spec.reservation !== null) await endReservations(io, [spec.reservation]).catch(() => undefined);
     throw error;
   }
+}
+
+function endedWhy(record: LaunchRecord): string {
+  return record.error ?? `it is ${record.state}`;
 }
 
 /** `host read TARGET`: the report `dogsled read TARGET` gives here. */

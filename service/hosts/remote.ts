@@ -1,6 +1,7 @@
 // One host verb on one peer, for commands that act there (reserve, launch, a job's record, logs,
-// stop, doctor, prune): through OpenSSH unless the caller brings a transport (the service's pool, a
-// follow's own pool). The verb's refusal and an unreachable peer are one line naming the peer.
+// stop, doctor, prune): through OpenSSH unless the caller brings a transport, in the call's options
+// or its IO (the service's pool, a follow's own pool). The verb's refusal and an unreachable peer
+// are one line naming the peer.
 
 import { ROUTINE_CAP_MS } from '../core/budget.js';
 import { DogsledError } from '../errors.js';
@@ -22,12 +23,12 @@ export function defaultTransport(io: Pick<HostIO, 'env'>): Transport {
 }
 
 export async function peerCall(
-  io: Pick<HostIO, 'env' | 'config'>,
+  io: Pick<HostIO, 'env' | 'config'> & { transport?: Transport | undefined },
   peer: PeerHost,
   argv: readonly string[],
   options: PeerCallOptions = {},
 ): Promise<unknown> {
-  const transport = options.transport ?? defaultTransport(io);
+  const transport = options.transport ?? io.transport ?? defaultTransport(io);
   let reply: Awaited<ReturnType<Transport['exec']>>;
   try {
     reply = await transport.exec(peerTarget(peer, io.config.remote_command), argv, {

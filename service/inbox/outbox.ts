@@ -3,10 +3,10 @@
 // owner is elsewhere, and `host outbox claim|ack` (the owner's service, over SSH) takes them. One
 // file under its own lock, taken alone; anything but a regular file there is a one-line error.
 
-import { ackRecords, addRecord, claimRecords, keptRecords } from '../core/outbox.js';
+import { ackRecords, addRecord, claimRecords, keptRecords, NOTICE_AWAIT_MS } from '../core/outbox.js';
 import { newId } from '../state/ids.js';
 import type { StateIO } from '../state/io.js';
-import { type Outbox, type OutboxRecord, OutboxSchema } from '../state/outbox-schemas.js';
+import { NoticesSchema, type Outbox, type OutboxRecord, OutboxSchema } from '../state/outbox-schemas.js';
 import { readState, updateState } from '../state/store.js';
 import type { Item } from '../state/work-schemas.js';
 import { guarded } from './files.js';
@@ -35,11 +35,24 @@ export async function postForOwner(
   posted: Posted | readonly Posted[],
 ): Promise<boolean> {
   if (!ownerElsewhere(item)) return false;
+  return postForHost(io, item.owner_host, item.id, posted);
+}
+
+/**
+ * Posts records about child `item` for the service of host `host` (an identity): the owner's, or a
+ * sender's on another host (its `<name> finished`). Each once per ref and host.
+ */
+export async function postForHost(
+  io: StateIO,
+  host: string,
+  item: string,
+  posted: Posted | readonly Posted[],
+): Promise<boolean> {
   const now = io.now();
   const records: OutboxRecord[] = (Array.isArray(posted) ? posted : [posted]).map((one) => ({
     id: newId('o'),
-    owner_host: item.owner_host,
-    item: item.id,
+    owner_host: host,
+    item,
     created_ms: now,
     attempts: 0,
     lease_until_ms: null,
@@ -77,4 +90,25 @@ export function ackOutbox(io: StateIO, owner: string, ids: readonly string[]): P
 export async function readOutbox(io: StateIO): Promise<OutboxRecord[]> {
   const file = io.paths.outbox;
   return (await guarded(io, file, () => readState(file, OutboxSchema, io)))?.records ?? [];
+}
+
+/** A sender here messaged `peer`: its service takes that peer's outbox for the next day. */
+export async function awaitNotices(io: StateIO, peer: string): Promise<void> {
+  const file = io.paths.notices;
+  const now = io.now();
+  await guarded(io, file, () =>
+    updateState(file, NoticesSchema, io, (current) => {
+      const kept = (current?.peers ?? []).filter((entry) => entry.until_ms > now && entry.host !== peer);
+      const peers = [...kept, { host: peer, until_ms: now + NOTICE_AWAIT_MS }];
+      return { result: undefined, next: { version: 1 as const, peers } };
+    }),
+  );
+}
+
+/** The peers a sender here still awaits notices from; a missing file awaits none. */
+export async function awaitedPeers(io: StateIO): Promise<string[]> {
+  const file = io.paths.notices;
+  const now = io.now();
+  const current = await guarded(io, file, () => readState(file, NoticesSchema, io));
+  return (current?.peers ?? []).filter((entry) => entry.until_ms > now).map((entry) => entry.host);
 }

@@ -18,6 +18,11 @@ export const InboxSenderSchema = lazySchema(() =>
     host: z.string(),
     /** The sender's Herdr agent name when it had one, else null. */
     name: z.nullable(z.string()),
+    /**
+     * A sender on another host (`send --host`): that host's identity (its identity.json), so the
+     * `<name> finished` notice goes to it through this host's outbox.
+     */
+    host_id: z.optional(z.nullable(z.string())),
   }),
 );
 

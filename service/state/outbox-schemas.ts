@@ -58,6 +58,17 @@ export const IdentitySchema = lazySchema(() =>
   }),
 );
 
+/**
+ * notices.json: the peers a sender on this host messaged (`send --host`), each until when this
+ * host's service takes what waits for it in that peer's outbox (a child's `<name> finished`).
+ */
+export const NoticesSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    peers: z.array(z.looseObject({ host: id, until_ms: ms })),
+  }),
+);
+
 export type OutboxRecord = z.infer<typeof OutboxRecordSchema>;
 export type Outbox = z.infer<typeof OutboxSchema>;
 export type BranchSeen = z.infer<typeof BranchSeenSchema>;

@@ -69,6 +69,8 @@ export interface StatePaths {
   outbox: string;
   /** This host's identity as an owner of children on peers (identity.json). */
   identity: string;
+  /** Peers a sender here messaged (`send --host`), whose outbox the service takes (notices.json). */
+  notices: string;
   /** A requested cleanup pass (sweep-request.json), the service's wake-up socket (sweep.sock). */
   sweepRequest: string;
   sweepSock: string;
@@ -122,6 +124,7 @@ export function statePaths(dir: string): StatePaths {
     parents: join(dir, 'parents.json'),
     outbox: join(dir, 'outbox.json'),
     identity: join(dir, 'identity.json'),
+    notices: join(dir, 'notices.json'),
     sweepRequest: join(dir, 'sweep-request.json'),
     sweepSock: join(dir, 'sweep.sock'),
     supervisorSock: join(dir, 'supervisor.sock'),

@@ -7,13 +7,15 @@ import * as z from 'zod/mini';
 import type { CloseResult } from '../agents/close-child.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { applyClosures } from '../core/item-closing.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError, messageOf } from '../errors.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { peerCall } from '../hosts/remote.js';
 import { hostOfFlag } from '../hosts/remote-cleanup.js';
+import { awaitNotices } from '../inbox/outbox.js';
 import { checkSendRequest, type SendRequest, type SendResult, sendMessage } from '../inbox/send.js';
 import { branchHolds } from '../state/branch-observations.js';
+import { hostIdentity } from '../state/identity.js';
 import { InboxRecordSchema, type InboxSender } from '../state/inbox-schemas.js';
 import type { HostIO, ProcessIO } from '../state/io.js';
 import { lazySchema } from '../state/lazy-schema.js';
@@ -122,6 +124,23 @@ export async function sendAnywhere(
   const host = await load();
   const peer = await hostOfFlag(host, request.host);
   if (peer === null) return sendMessage(io, { ...request, host: null });
-  const sender: InboxSender = { pane: callerPane(io.env), terminal: null, host: hostname(), name: null };
-  return sendOnPeer(host, peer, { target: request.target, kind: request.kind, text: request.text, sender });
+  // With this host's identity: the child's host tells the sender `<name> finished` through its outbox.
+  const sender: InboxSender = {
+    pane: callerPane(io.env),
+    terminal: null,
+    host: hostname(),
+    name: null,
+    host_id: await hostIdentity(io),
+  };
+  const sent = await sendOnPeer(host, peer, {
+    target: request.target,
+    kind: request.kind,
+    text: request.text,
+    sender,
+  });
+  // Sent: this host's service now takes that peer's outbox, where the child's `finished` waits.
+  await awaitNotices(host, peer.id).catch((error: unknown) =>
+    host.warn(`dogsled: warning: send: ${messageOf(error)}`),
+  );
+  return sent;
 }

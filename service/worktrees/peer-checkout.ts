@@ -52,6 +52,8 @@ export interface PlacedHere {
   cwd: string;
   /** The checkout was cloned for this work. */
   cloned: boolean;
+  /** The checkout's top here (the directory itself outside a repository). */
+  top: string;
 }
 
 /**
@@ -67,7 +69,7 @@ export async function placeHere(
   if (place.checkout === null) {
     const found = await stat(cwd).catch(() => undefined);
     if (!found?.isDirectory()) throw new DogsledError(`${shown(cwd)} is not a directory on this host`);
-    return { cwd, cloned: false };
+    return { cwd, cloned: false, top: cwd };
   }
   const { checkout } = place;
   const top = mapped(io, checkout.top, checkout.top_home_relative);
@@ -87,7 +89,7 @@ export async function placeHere(
     const budget = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
     await cloneCheckout(checkout.origin, top, { ...git, ...budget });
     await trustFreshClone(top, { ...git, ...budget });
-    return { cwd: here, cloned: true };
+    return { cwd: here, cloned: true, top };
   }
   const topHere = found.isDirectory() ? await checkoutTop(top, git) : null;
   const same =
@@ -100,7 +102,7 @@ export async function placeHere(
       `the checkout at ${shown(top)} on this host has origin ${shown(theirs ?? '(none)')}, not the caller's ${shown(checkout.origin)}`,
     );
   }
-  return { cwd: here, cloned: false };
+  return { cwd: here, cloned: false, top };
 }
 
 /** The caller's side: its directory and, when it is in a checkout, that checkout's top and origin. */

@@ -5,7 +5,8 @@
 // a launch refused there fails its ticket with the peer's line and starts nothing elsewhere; a stale
 // snapshot is never used, nor a peer frozen with SIGSTOP; a service killed mid-admission is settled
 // without a second launch; an MCP spawn pinned to the peer starts its child there; callers that wait
-// (`place --wait`, `agent --wait`) get what the peer admitted.
+// (`place --wait`, `agent --wait`) get what the peer admitted. Admission calls the peer over the
+// service's one pooled connection, opened again on the next call once the peer's sshd restarted.
 
 import { execFileSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -23,7 +24,7 @@ import { eventually, exited, runCli, spawnCli, startCli } from '../helpers/cli.j
 import { ticketFixture } from '../helpers/job-fixtures.js';
 import { startMcp } from '../helpers/mcp-client.js';
 import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
-import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
+import { acceptedConnections, type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
 import { peerSupport } from './peers/index.js';
 import { git, makeOrigin } from './peers/origin.js';
@@ -170,6 +171,29 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     }
     expect(await ticket(here as string)).toMatchObject({ state: 'pending', host: null });
     await cancel(here as string);
+  });
+
+  it("admits over the service's pooled connection to the peer, and reconnects it once sshd restarted", async () => {
+    const peer = fleet.peers.peer(PEER);
+    // The first admissions above opened the service's connection; every call since goes over it.
+    const before = await acceptedConnections(fleet.peers, PEER);
+    expect(before).toBeGreaterThan(0);
+    const pooled = await queue(
+      { pin: PEER, command: ['sh', '-c', 'echo pooled one'] },
+      { pin: PEER, command: ['sh', '-c', 'echo pooled two'] },
+    );
+    for (const id of pooled) expect(await settledAs(id, 'admitted')).toMatchObject({ host: PEER });
+    // A reserve and a launch each, and no connection for any of them.
+    expect(await acceptedConnections(fleet.peers, PEER)).toBe(before);
+
+    // sshd and every session it carries go (the pooled channel with them), and it comes back.
+    await peer.sshd.stop();
+    await peer.sshd.start();
+    const [after] = await queue({ pin: PEER, command: ['sh', '-c', 'echo reconnected'] });
+    expect(await settledAs(after as string, 'admitted')).toMatchObject({ host: PEER, error: null });
+    expect(await jobsOf(peerState(), after as string)).toHaveLength(1);
+    // One new connection, the pool's, whatever came first over it (a read or admission's reserve).
+    expect(await acceptedConnections(fleet.peers, PEER)).toBe(before + 1);
   });
 
   it('holds a ticket pinned to a full peer until it has room, and fails one its launch refuses there', async () => {

@@ -89,6 +89,26 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     return records.join('\n');
   };
 
+  /** The child's harness registers its inbox reader there (its hook, run in its pane's name). */
+  const registerReader = async (pane: string) => {
+    const [node, bundle] = fleet.peers.remoteCommand as [string, string];
+    await fleet.peers
+      .peer('big')
+      .run([
+        'env',
+        'HERDR_ENV=1',
+        `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`,
+        `HERDR_PANE_ID=${pane}`,
+        'sh',
+        '-c',
+        'printf %s "$1" | exec "$2" "$3" hook inbox --harness claude --event UserPromptSubmit',
+        'sh',
+        JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'go' }),
+        node,
+        bundle,
+      ]);
+  };
+
   beforeAll(async () => {
     fleet = await startFleet([{ tag: 'big', cores: 16 }]);
     const peer = fleet.peers.peer('big');
@@ -122,6 +142,64 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     await peerHerdr?.stop();
     await local?.stop();
     await fleet?.stop();
+  });
+
+  // First in the file: this host owns nothing on the peer yet, so only the send makes it look there.
+  it('tells a sender here that a child the peer started itself finished, this host owning nothing there', async () => {
+    const made = (await local.call('workspace.create', { cwd: fleet.box.home, label: 'far sender' }))
+      .result as Json;
+    const sender = { pane: made.root_pane.pane_id, terminal: made.root_pane.terminal_id };
+    const peer = fleet.peers.peer('big');
+    const go = join(peer.user.home, 'go-own');
+    const [node, bundle] = fleet.peers.remoteCommand as [string, string];
+    const herdrEnv = ['env', 'HERDR_ENV=1', `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`];
+    const steps = [
+      { run: `while [ ! -e '${go}' ]; do sleep 0.2; done` },
+      { run: 'dogsled done' },
+      { reply: 'Mine.' },
+    ];
+    const started = JSON.parse(
+      await peer.run([
+        ...herdrEnv,
+        node,
+        bundle,
+        'agent',
+        '--kind',
+        'claude',
+        '--name',
+        'own-child',
+        '--cwd',
+        '/tmp',
+        '--json',
+        '--message',
+        task(steps),
+      ]),
+    );
+    await registerReader(started.pane);
+    expect(
+      JSON.parse(await readFile(join(fleet.box.state, 'items.json'), 'utf8').catch(() => '{"items":[]}'))
+        .items,
+    ).toEqual([]);
+    const sent = await cli(['send', started.pane, '--host', 'big', '--message', 'Also this.'], {
+      HERDR_PANE_ID: sender.pane,
+    });
+    expect(sent.code, sent.stderr).toBe(0);
+    await peer.run(['touch', go]);
+    const text = async () =>
+      readFile(join(fleet.box.state, 'inbox', `${sender.terminal}.json`), 'utf8').catch(() => '');
+    const notice = await eventually(
+      async () =>
+        (JSON.parse((await text()) || '{"records":[]}').records as Json[]).find(
+          (r) => r.ref === `finished:${started.item}`,
+        ),
+      90_000,
+      "the sender's finished notice",
+    );
+    expect(notice).toMatchObject({
+      kind: 'reply',
+      sender: expect.objectContaining({ host: 'big', name: 'own-child' }),
+    });
+    expect(notice.text).toBe('own-child finished; start a new child for more work.');
   });
 
   it("delivers the child's final reply to the owner's inbox, closes the owner's item and shows TO LAND", async () => {
@@ -197,6 +275,60 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       }),
     ]);
     await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+  });
+
+  it('tells another sender here that the child on the peer finished, through the peer outbox, once', async () => {
+    const made = (await local.call('workspace.create', { cwd: fleet.box.home, label: 'sender' }))
+      .result as Json;
+    const sender = { pane: made.root_pane.pane_id, terminal: made.root_pane.terminal_id };
+    const recordsOf = async (terminal: string): Promise<Json[]> => {
+      const text = await readFile(join(fleet.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
+        () => null,
+      );
+      return text === null ? [] : JSON.parse(text).records;
+    };
+    const go = join(fleet.peers.peer('big').user.home, 'go-told');
+    const doc = await launch(
+      'told-child',
+      // Works until the test has sent it more (a loaded machine takes seconds per ssh call).
+      [
+        { run: `while [ ! -e '${go}' ]; do sleep 0.2; done` },
+        { run: 'dogsled done' },
+        { reply: 'Done here.' },
+      ],
+      ['--cwd', '/tmp'],
+    );
+    await registerReader(doc.pane);
+    // Another pane of this host, not the owner, sends the child work there.
+    const sent = await cli(
+      ['send', doc.pane, '--host', 'big', '--message', 'Also $(id) \u001b[31mthis\u001b[0m ; *'],
+      { HERDR_PANE_ID: sender.pane },
+    );
+    expect(sent.code, sent.stderr).toBe(0);
+    await fleet.peers.peer('big').run(['touch', go]);
+    const notice = await eventually(
+      async () => (await recordsOf(sender.terminal)).find((r) => r.ref === `finished:${doc.item}`),
+      90_000,
+      "the sender's finished notice",
+    );
+    expect(notice).toMatchObject({
+      kind: 'reply',
+      state: 'pending',
+      sender: expect.objectContaining({ host: 'big', name: 'told-child', pane: doc.pane }),
+    });
+    expect(notice.text).toBe('told-child finished; start a new child for more work.');
+    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+    // Once, and never to the owner, whose inbox has the reply instead.
+    expect((await recordsOf(sender.terminal)).filter((r) => r.ref === `finished:${doc.item}`)).toHaveLength(
+      1,
+    );
+    expect((await ownerRecords()).some((r) => r.ref === `reply:${doc.item}`)).toBe(true);
+    expect((await ownerRecords()).some((r) => r.ref === `finished:${doc.item}`)).toBe(false);
+    const listed = await cli(['inbox', 'list', '--json'], { HERDR_PANE_ID: sender.pane });
+    expect(listed.code, listed.stderr).toBe(0);
+    const shown = (JSON.parse(listed.stdout).received as Json[]).find((r) => r.id === notice.id);
+    expect(shown?.text).toContain('told-child finished');
+    expect(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(listed.stdout)).toBe(false);
   });
 
   it("opens a child outside any repository in the workspace with the caller's workspace name, made once", async () => {
