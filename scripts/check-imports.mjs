@@ -105,15 +105,13 @@ function isTemplatePart(node) {
   );
 }
 
-/** `import type …`, or an import or export of types alone (`import { type A, type B }`). */
+/**
+ * `import type …` or `export type …` only: under verbatimModuleSyntax, `import { type A }` is kept
+ * as `import 'x'` and loads the module, so it is not type-only.
+ */
 function typeOnlyImport(node) {
   const clause = ts.isImportDeclaration(node) ? node.importClause : node;
-  if (clause?.isTypeOnly) return true;
-  const named = ts.isImportDeclaration(node) ? clause?.namedBindings : node.exportClause;
-  if (named && ts.isNamedImports?.(named) && !clause?.name) {
-    return named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
-  }
-  return false;
+  return clause?.isTypeOnly === true;
 }
 
 function imports(file, text) {

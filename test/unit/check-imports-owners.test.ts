@@ -172,3 +172,20 @@ describe('the start-up check', () => {
     expect(result.code).toBe(0);
   });
 });
+
+describe('the purity check', () => {
+  it('keeps service/core free of I/O: a type import is erased, an inline `type` binding is not', async () => {
+    const root = await fixtureTree({
+      'service/core/reads.ts': "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
+      'service/core/inline.ts': "import { type Stats } from 'node:fs';\nexport type S = Stats;\n",
+      'service/core/types.ts': "import type { Stats } from 'node:fs';\nexport type S = Stats;\n",
+      'service/core/rule.ts': "import { type S } from './types.js';\nexport const n = (s: S) => s.size;\n",
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.map((line) => line.split(':')[0]).sort()).toEqual([
+      'service/core/inline.ts',
+      'service/core/reads.ts',
+    ]);
+  });
+});
