@@ -14,6 +14,7 @@ import { acquireServiceLock } from '../state/service-lock.js';
 import { sweepOrphanTemps } from '../state/temp-sweep.js';
 import { span } from '../timing.js';
 import { SshPool } from '../transport/pool.js';
+import type { Transport } from '../transport/types.js';
 import { AdmissionWorker, startWorkWorkers } from './admission-worker.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
@@ -119,6 +120,13 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
             now: io.now,
             warn: io.warn,
             env: io.env,
+            // Pushes to peers ride the service's pool like every other service call there; the pool
+            // is the service's to close, after every worker stopped.
+            transport: (): Transport => ({
+              kind: pool.kind,
+              exec: (target, argv, execOptions) => pool.exec(target, argv, execOptions),
+              close: async () => {},
+            }),
             ...io.quota,
             hostname: io.identity.hostname,
           },
