@@ -47,8 +47,13 @@ export const LaunchRecordSchema = lazySchema(() =>
     created_ms: ms,
     /** When `state` last changed. */
     state_ms: ms,
-    /** When Herdr reported the agent ready. */
+    /** When Herdr reported the agent ready (or the start was proved after its pane was gone). */
     started_ms: z.nullable(ms),
+    /**
+     * A start Herdr never confirmed, proved after the pane was gone by what the child left (`done
+     * mark`, `reply`, `inbox record`, `outbox record`, `transcript`); absent when Herdr confirmed it.
+     */
+    start_evidence: z.optional(z.array(z.string())),
   }),
 );
 
