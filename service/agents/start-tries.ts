@@ -80,10 +80,11 @@ export async function startWithTries(io: StartTriesIO, what: StartWhat): Promise
       await record(io, what.launch, (r) => ({ ...r, attempts: tries, state: 'preparing' }));
       ({ outcome, agent } = await tryOnce(io, what));
       if (outcome.kind === 'unknown') {
-        // A pane already gone needs no wait: what the child left decides now (a wait loses nothing
-        // the child could still leave, and an owner would wait for a launch that is over).
-        const now = await judge(io, what);
-        if (now.kind === 'finished') return finished(io, what, now.signs);
+        // A pane already gone needs no backoff: a child that ran left its signs before its pane
+        // went (its done mark comes before the service closes it). Without any, or when this read
+        // fails, the next try looks again.
+        const now = await judge(io, what).catch(() => null);
+        if (now?.kind === 'finished') return finished(io, what, now.signs);
       }
     }
     if (outcome.kind === 'started') {
