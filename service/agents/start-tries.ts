@@ -99,7 +99,12 @@ export async function startWithTries(io: StartTriesIO, what: StartWhat): Promise
     last = outcome;
     const next = afterTry(outcome, tries, io.deadline.remaining(), io.random(), io.backoffScale);
     if (next.kind === 'retry') {
-      await record(io, what.launch, (r) => ({ ...r, state: 'unknown', error: outcome.error }));
+      await record(io, what.launch, (r) => ({
+        ...r,
+        state: 'unknown',
+        error: outcome.error,
+        try_errors: [...(r.try_errors ?? []), outcome.error],
+      }));
       await sleep(next.waitMs);
       continue;
     }
@@ -112,6 +117,7 @@ export async function startWithTries(io: StartTriesIO, what: StartWhat): Promise
       ...r,
       state,
       error: why,
+      try_errors: [...(r.try_errors ?? []), outcome.error],
       recent_output: recent,
     }));
     return { kind: state, error: why, record: done };

@@ -42,6 +42,8 @@ export const LaunchRecordSchema = lazySchema(() =>
     attempts: z.int().check(z.nonnegative()),
     /** Why the last try failed or was refused (Herdr's code first, e.g. `agent_pane_busy: ...`). */
     error: z.nullable(z.string()),
+    /** Every failed try's error, oldest first: the last alone hides why the first one failed. */
+    try_errors: z.optional(z.array(z.string())),
     /** The pane's last lines when a start failed, escapes stripped. */
     recent_output: z.nullable(z.string()),
     created_ms: ms,

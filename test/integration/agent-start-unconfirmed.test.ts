@@ -106,6 +106,12 @@ describe('a start Herdr never confirmed, its pane gone', () => {
     const record = await onlyRecord(suite);
     expect(record).toMatchObject({ state: 'failed', attempts: 3, started_ms: null });
     expect(record.start_evidence).toBeUndefined();
+    // The first try lost its reply; the pane was gone for the next two.
+    expect(record.try_errors).toHaveLength(3);
+    expect(record.try_errors?.slice(1)).toEqual([
+      'the pane was closed or replaced since the last try',
+      'the pane was closed or replaced since the last try',
+    ]);
     expect(await readLaunches(suite.logDir)).toEqual([]);
     expect(await paneIds(suite.herdr)).not.toContain(pane);
     expect((await items(suite))[0]).toMatchObject({ close_reason: 'launch failed' });
