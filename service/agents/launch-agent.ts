@@ -222,6 +222,10 @@ export async function launchAgent(
       pane: where.pane,
       terminal: where.terminal,
       args,
+      item: spec.itemId,
+      createdMs: record.created_ms,
+      cwd,
+      taskFile: record.task_file,
     },
   );
   if (started.kind !== 'started') {

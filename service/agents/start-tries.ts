@@ -1,10 +1,19 @@
 // `herdr agent start` for one launch, tried up to three times with the shared backoff (the rule is
 // core/agent-start.ts). Every try is counted in the launch record before Herdr is called, so a crash
 // mid-call leaves evidence that something may have been typed. After an unknown outcome the next try
-// first reads the pane: a child of our kind already there is adopted, never typed again.
+// first reads the pane: a child of our kind already there is adopted, never typed again. A pane that
+// is gone after an unknown outcome is judged by what the child left (start-evidence.ts): a child that
+// ran and finished before Herdr confirmed its start (its own `done` closed the pane) started.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterTry, type PaneNow, reconcile, type TryOutcome } from '../core/agent-start.js';
+import {
+  afterTry,
+  type PaneNow,
+  type Reconciled,
+  reconcile,
+  type SignOfLife,
+  type TryOutcome,
+} from '../core/agent-start.js';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { messageOf } from '../errors.js';
 import type { StateIO } from '../state/io.js';
@@ -14,6 +23,7 @@ import type { TerminalPort } from '../terminal/port.js';
 import type { Agent } from '../terminal/records.js';
 import type { Deadline } from '../work/deadline.js';
 import { type LaunchRecord, updateLaunchRecord } from './launch-files.js';
+import { startSigns } from './start-evidence.js';
 
 /** Herdr's own start deadline bounds (CONTRACT §4.3 #10). */
 const START_TIMEOUT_MIN_MS = 3_001;
@@ -24,6 +34,7 @@ const START_TIMEOUT_MS = 30_000;
 const RECENT_LINES = 20;
 
 export interface StartTriesIO extends StateIO {
+  home: string;
   port: TerminalPort;
   deadline: Deadline;
   /** A draw in [0, 1) for the backoff's jitter. */
@@ -39,6 +50,11 @@ export interface StartWhat {
   pane: string;
   terminal: string;
   args: string[];
+  /** The owner's item, the record's creation, the child's directory and task file (its signs of life). */
+  item: string | null;
+  createdMs: number;
+  cwd: string;
+  taskFile: string;
 }
 
 export type StartResult =
@@ -51,7 +67,8 @@ export async function startWithTries(io: StartTriesIO, what: StartWhat): Promise
   let agent: Agent | null = null;
   for (;;) {
     let outcome: TryOutcome;
-    const verdict = last?.kind === 'unknown' ? reconcile(await paneNow(io.port, what), what.kind) : null;
+    const verdict = last?.kind === 'unknown' ? await judge(io, what) : null;
+    if (verdict?.kind === 'finished') return finished(io, what, verdict.signs);
     if (verdict?.kind === 'adopt') {
       outcome = { kind: 'started' };
     } else if (verdict?.kind === 'unknown') {
@@ -62,6 +79,13 @@ export async function startWithTries(io: StartTriesIO, what: StartWhat): Promise
       tries += 1;
       await record(io, what.launch, (r) => ({ ...r, attempts: tries, state: 'preparing' }));
       ({ outcome, agent } = await tryOnce(io, what));
+      if (outcome.kind === 'unknown') {
+        // A pane already gone needs no backoff: a child that ran left its signs before its pane
+        // went (its done mark comes before the service closes it). Without any, or when this read
+        // fails, the next try looks again.
+        const now = await judge(io, what).catch(() => null);
+        if (now?.kind === 'finished') return finished(io, what, now.signs);
+      }
     }
     if (outcome.kind === 'started') {
       const started = await record(io, what.launch, (r) => ({
@@ -75,7 +99,12 @@ export async function startWithTries(io: StartTriesIO, what: StartWhat): Promise
     last = outcome;
     const next = afterTry(outcome, tries, io.deadline.remaining(), io.random(), io.backoffScale);
     if (next.kind === 'retry') {
-      await record(io, what.launch, (r) => ({ ...r, state: 'unknown', error: outcome.error }));
+      await record(io, what.launch, (r) => ({
+        ...r,
+        state: 'unknown',
+        error: outcome.error,
+        try_errors: [...(r.try_errors ?? []), outcome.error],
+      }));
       await sleep(next.waitMs);
       continue;
     }
@@ -88,6 +117,7 @@ export async function startWithTries(io: StartTriesIO, what: StartWhat): Promise
       ...r,
       state,
       error: why,
+      try_errors: [...(r.try_errors ?? []), outcome.error],
       recent_output: recent,
     }));
     return { kind: state, error: why, record: done };
@@ -124,6 +154,34 @@ function errorText(error: unknown): string {
     return `${code}: ${error.message}`;
   }
   return messageOf(error);
+}
+
+/** The pane as it is now, reconciled; a pane gone is judged by the signs its child left here. */
+async function judge(io: StartTriesIO, what: StartWhat): Promise<Reconciled> {
+  const pane = await paneNow(io.port, what);
+  if (pane.sameTerminal) return reconcile(pane, what.kind);
+  const signs = await startSigns(io, {
+    id: what.launch,
+    item: what.item,
+    terminal: what.terminal,
+    createdMs: what.createdMs,
+    kind: what.kind,
+    cwd: what.cwd,
+    taskFile: what.taskFile,
+  });
+  return reconcile(pane, what.kind, signs);
+}
+
+/** The child ran and its pane is gone: the launch started, and what proved it is recorded. */
+async function finished(io: StartTriesIO, what: StartWhat, signs: SignOfLife[]): Promise<StartResult> {
+  const started = await record(io, what.launch, (r) => ({
+    ...r,
+    state: 'started',
+    started_ms: io.now(),
+    error: null,
+    start_evidence: signs,
+  }));
+  return { kind: 'started', agent: null, record: started };
 }
 
 /** The pane as it is now, for reconcile; a pane Herdr no longer has is a changed terminal. */

@@ -1,7 +1,9 @@
 // How a child's `herdr agent start` is retried (spec, "Agents and profiles"): three tries in all, with
 // the shared backoff between them. A refusal Herdr makes before typing anything is final (recorded,
 // the empty pane closed, no retry); any other failure leaves the outcome unknown, keeps the pane and
-// is reconciled on the next try from what the pane shows now. Pure: the caller reads the pane.
+// is reconciled on the next try from what the pane shows now. A pane that is gone is judged by what
+// the child left behind (signsOfLife): one that demonstrably ran started and finished before Herdr
+// confirmed it. Pure: the caller reads the pane and the state files.
 
 import { backoffDelayMs } from './backoff.js';
 
@@ -53,6 +55,8 @@ export interface PaneNow {
 export type Reconciled =
   /** The earlier try's agent runs there: the launch started, nothing is typed again. */
   | { kind: 'adopt' }
+  /** The pane is gone, but the child ran first: the launch started (and finished) unconfirmed. */
+  | { kind: 'finished'; signs: SignOfLife[] }
   /** Nothing runs there: start again in the same pane. */
   | { kind: 'start' }
   /** Something else runs there, or the pane is gone: this try fails without typing. */
@@ -65,10 +69,13 @@ function canonical(kind: string): string {
   return ALIASES[lower] ?? lower;
 }
 
-/** What the next try does with the pane an unknown outcome left. */
-export function reconcile(pane: PaneNow, kind: string): Reconciled {
-  if (!pane.sameTerminal)
+/** What the next try does with the pane an unknown outcome left; `signs` count only once it is gone. */
+export function reconcile(pane: PaneNow, kind: string, signs: readonly SignOfLife[] = []): Reconciled {
+  if (!pane.sameTerminal) {
+    // A child that crashed before any sign of life, or a pane closed before anything ran, stays unknown.
+    if (signs.length > 0) return { kind: 'finished', signs: [...signs] };
     return { kind: 'unknown', error: 'the pane was closed or replaced since the last try' };
+  }
   const agent = pane.agent;
   if (agent !== null) {
     if (agent.kind !== null && canonical(agent.kind) !== canonical(kind)) {
@@ -79,4 +86,73 @@ export function reconcile(pane: PaneNow, kind: string): Reconciled {
   }
   if (pane.shellAvailable) return { kind: 'start' };
   return { kind: 'unknown', error: 'the pane runs something other than its shell' };
+}
+
+/** What proves a launch's child ran, in the order a reader trusts them. */
+export type SignOfLife = 'done mark' | 'reply' | 'inbox record' | 'outbox record' | 'transcript';
+
+/** The launch the signs must name: its id, its owner's item and the terminal it was typed into. */
+export interface LaunchKey {
+  launch: string;
+  item: string | null;
+  terminal: string;
+  /** When the launch record was made: nothing older can come from its child. */
+  createdMs: number;
+}
+
+/** What this host holds that a launch's child could have written or caused. */
+export interface StartFacts {
+  marks: readonly { launch: string | null; item: string | null; terminal_id: string | null }[];
+  /** The launch's item as this host holds it. */
+  item: { id: string; terminal_id: string | null; reply?: string | null | undefined } | null;
+  /** Every inbox record here (the owner's, the child's own, any sender's). */
+  inbox: readonly { sender: { terminal: string | null }; ref: string | null; created_ms: number }[];
+  /** outbox.json: what this host keeps for owners elsewhere. */
+  outbox: readonly {
+    item: string;
+    ref: string;
+    created_ms: number;
+    message?: { record: { sender: { terminal: string | null } } } | null;
+  }[];
+  /** A transcript of the launch's kind that names its task file, written since the launch began. */
+  transcript: boolean;
+}
+
+/** Refs posted because the child itself did something (a `closed:` or `branch:` record proves nothing). */
+function childRef(ref: string | null, item: string | null): boolean {
+  if (ref === null || item === null) return false;
+  return ref === `reply:${item}` || ref === `finished:${item}` || ref.startsWith(`blocked:${item}:`);
+}
+
+/**
+ * The signs that this launch's child ran, each keyed by the launch (or its item) and its terminal,
+ * never by a pane id, which Herdr may give to another terminal. A `pane gone` close, a kept branch or
+ * a record older than the launch prove nothing.
+ */
+export function signsOfLife(key: LaunchKey, facts: StartFacts): SignOfLife[] {
+  const signs: SignOfLife[] = [];
+  const ours = (mark: StartFacts['marks'][number]) =>
+    mark.terminal_id === key.terminal &&
+    (mark.launch === key.launch || (mark.launch === null && key.item !== null && mark.item === key.item));
+  if (facts.marks.some(ours)) signs.push('done mark');
+  const item = facts.item;
+  if (item !== null && item.id === key.item && item.terminal_id === key.terminal && item.reply != null)
+    signs.push('reply');
+  const fresh = (at: number) => at >= key.createdMs;
+  const fromChild = (terminal: string | null) => terminal === key.terminal;
+  if (
+    facts.inbox.some(
+      (r) => fresh(r.created_ms) && (fromChild(r.sender.terminal) || childRef(r.ref, key.item)),
+    )
+  )
+    signs.push('inbox record');
+  const posted = facts.outbox.some(
+    (r) =>
+      fresh(r.created_ms) &&
+      r.item === key.item &&
+      (childRef(r.ref, key.item) || fromChild(r.message?.record.sender.terminal ?? null)),
+  );
+  if (posted) signs.push('outbox record');
+  if (facts.transcript) signs.push('transcript');
+  return signs;
 }

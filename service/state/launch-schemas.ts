@@ -42,13 +42,20 @@ export const LaunchRecordSchema = lazySchema(() =>
     attempts: z.int().check(z.nonnegative()),
     /** Why the last try failed or was refused (Herdr's code first, e.g. `agent_pane_busy: ...`). */
     error: z.nullable(z.string()),
+    /** Every failed try's error, oldest first: the last alone hides why the first one failed. */
+    try_errors: z.optional(z.array(z.string())),
     /** The pane's last lines when a start failed, escapes stripped. */
     recent_output: z.nullable(z.string()),
     created_ms: ms,
     /** When `state` last changed. */
     state_ms: ms,
-    /** When Herdr reported the agent ready. */
+    /** When Herdr reported the agent ready (or the start was proved after its pane was gone). */
     started_ms: z.nullable(ms),
+    /**
+     * A start Herdr never confirmed, proved after the pane was gone by what the child left (`done
+     * mark`, `reply`, `inbox record`, `outbox record`, `transcript`); absent when Herdr confirmed it.
+     */
+    start_evidence: z.optional(z.array(z.string())),
   }),
 );
 

@@ -256,6 +256,7 @@ describe('Herdr refusals and unknown outcomes', () => {
     expect(result.stderr).toContain('cannot start agent thrice on local: internal_error: ');
     const record = await onlyRecord(suite);
     expect(record).toMatchObject({ state: 'failed', attempts: 3 });
+    expect(record.try_errors).toEqual([0, 1, 2].map((i) => `internal_error: herdr agent.start: boom ${i}`));
     expect(await agentCalls(suite.herdr)).toHaveLength(3);
     expect(await paneIds(suite.herdr)).toContain(record.pane);
     expect((await items(suite))[0]).toMatchObject({ close_reason: 'launch failed' });
