@@ -2,7 +2,7 @@
 // then idle or blocked with the `dogsled` end token, and the job's tab closes after the final record;
 // closing the pane while the job runs loses neither output nor exit code.
 
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellLine } from '../../service/core/shell-quote.js';
@@ -140,7 +140,11 @@ describe.concurrent('exec in a Herdr pane', () => {
 
   it('finishes the job when its pane closes mid-run: whole log, exit code kept', async () => {
     const { tab, pane } = await jobTab();
-    const job = await newJob(['sh', '-c', 'echo first; sleep 1; echo second >&2; exit 5'], { pane, tab });
+    // The job goes on only once the pane is closed: under load, a fixed sleep could end it (and exec
+    // close the pane itself) before the test saw the first line there. It gives up after 60 s.
+    const release = join(box.root, 'release-mid-run');
+    const script = `echo first; i=0; while [ ! -e ${release} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; echo second >&2; exit 5`;
+    const job = await newJob(['sh', '-c', script], { pane, tab });
     await runExec(pane, job);
     await eventually(
       async () =>
@@ -156,6 +160,7 @@ describe.concurrent('exec in a Herdr pane', () => {
       'first line shown in the pane',
     );
     await ok('pane.close', { pane_id: pane });
+    await writeFile(release, '');
     const final = await ended(job);
     expect(final).toMatchObject({ exit_code: 5, signal: null, reason: null });
     expect(await readFile(jobLogPath(paths, job.id), 'utf8')).toBe('first\nsecond\n');
