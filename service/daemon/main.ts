@@ -4,7 +4,9 @@
 
 import { hostname } from 'node:os';
 import { stallThreshold } from '../core/stall.js';
+import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
+import { peerTarget } from '../hosts/peer-cache.js';
 import { type ProbeDeps, probeHost, rootedReader } from '../probe/index.js';
 import type { HostIO } from '../state/io.js';
 import { VERSION } from '../version.js';
@@ -33,7 +35,14 @@ export async function runService(io: HostIO, options: ServeOptions): Promise<voi
       pid: process.pid,
       version: VERSION,
       agents,
-      quota: { managementUrl: io.config.quota.management_url, platform: process.platform },
+      quota: {
+        managementUrl: io.config.quota.management_url,
+        platform: process.platform,
+        // Read at each push, from the list the peers lane uses: a machine Herdr adds or disables
+        // later is followed; the worker reports this read's warnings once, not every pass.
+        peers: async (warn) =>
+          (await enabledPeers({ ...io, warn })).map((peer) => peerTarget(peer, io.config.remote_command)),
+      },
       warmSupervisor: {},
     },
     options,

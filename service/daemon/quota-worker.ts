@@ -16,8 +16,11 @@ const MIN_PAUSE_MS = 1_000;
 
 /** What collecting needs (its deadline is the worker's), and where to push. */
 export interface QuotaWorkerIO extends Omit<QuotaIO, 'signal'> {
-  /** The peers to push to (Herdr machines and config hosts); none until the peer list exists. */
-  peers?: () => Promise<readonly PeerTarget[]> | readonly PeerTarget[];
+  /**
+   * The enabled peers to push to (Herdr machines or config hosts), read before each push; what the
+   * read has to say goes to `warn`, which the worker repeats only when it changes.
+   */
+  peers?: (warn: (line: string) => void) => Promise<readonly PeerTarget[]> | readonly PeerTarget[];
   /** Made on first use, only when there is a peer to push to. */
   transport?: () => Transport;
 }
@@ -59,6 +62,23 @@ export function quotaWorker(io: QuotaWorkerIO, stopped: AbortSignal): QuotaWorke
     io.warn(`dogsled serve: quota: ${message}`);
   };
 
+  // A peer list that cannot be read (Herdr gone, a bad machine) pushes to none this pass and is
+  // said once until what it says changes; the fleet's own lines are already whole warnings.
+  let peerNotes = '';
+  const readPeers = async (): Promise<readonly PeerTarget[]> => {
+    const lines: string[] = [];
+    let peers: readonly PeerTarget[] = [];
+    try {
+      peers = (await io.peers?.((line) => lines.push(line))) ?? [];
+    } catch (error) {
+      lines.push(`dogsled serve: quota: peer list: ${messageOf(error)}`);
+    }
+    const notes = lines.join('\n');
+    if (notes !== peerNotes) for (const line of lines) io.warn(line);
+    peerNotes = notes;
+    return peers;
+  };
+
   const pass = async (): Promise<number> => {
     const call: QuotaIO = { ...io, signal: stopped };
     let retryAt: number | null = null;
@@ -79,8 +99,7 @@ export function quotaWorker(io: QuotaWorkerIO, stopped: AbortSignal): QuotaWorke
       // (no key, a lock held elsewhere), which the next regular pass tries again.
       if (dueIn > 0) wait = Math.min(wait, dueIn);
       else if (retryAt !== null) wait = retryAt - now;
-      const peers =
-        snapshot.source === io.hostname && snapshot.fetched_ms > 0 ? await (io.peers?.() ?? []) : [];
+      const peers = snapshot.source === io.hostname && snapshot.fetched_ms > 0 ? await readPeers() : [];
       if (peers.length > 0) {
         transport ??= io.transport?.() ?? (await defaultTransport());
         pusher ??= new QuotaPusher({

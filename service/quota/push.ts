@@ -35,6 +35,11 @@ export class QuotaPusher {
 
   /** Sends `snapshot` to each peer it is due for (newer than what the peer took, backoff over). */
   async push(snapshot: QuotaSnapshot, peers: readonly PeerTarget[]): Promise<PushOutcome[]> {
+    // A peer that left the list (disabled, removed) is forgotten: its past backoff would otherwise
+    // keep nextRetryAt in the past and wake the worker every second.
+    for (const host of this.states.keys()) {
+      if (!peers.some((peer) => peer.host === host)) this.states.delete(host);
+    }
     const due = peers.filter((peer) =>
       pushDue(this.stateOf(peer.host), snapshot.fetched_ms, this.options.now()),
     );

@@ -1,13 +1,19 @@
 // Quota snapshots pushed to a real SSH peer (its own user, home and sshd): `host quota-store` over
 // OpenSSH and over the pooled RPC channel writes the peer's quota.json, newer wins there too, and
-// a peer that cannot be reached is retried only after the backoff.
+// a peer that cannot be reached is retried only after the backoff. A real `serve` that collects
+// pushes to its enabled peers over its pooled connection, and never to a disabled one.
 
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuotaSnapshot } from '../../service/core/quota-rows.js';
 import { QuotaPusher } from '../../service/quota/push.js';
 import { OpenSshTransport } from '../../service/transport/openssh.js';
 import { SshPool } from '../../service/transport/pool.js';
 import type { PeerTarget, Transport } from '../../service/transport/types.js';
+import { eventually, exited, sandbox, startCli } from '../helpers/cli.js';
+import { KEY, useFakeCliproxy } from '../integration/quota-fixtures.js';
+import { acceptedConnections } from './peers/fleet.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
 
 const unsupported = peerSupport();
@@ -34,6 +40,7 @@ describe.skipIf(unsupported)('quota-store on a real peer', { timeout: 120_000 },
   let peers: Peers;
   let openssh: OpenSshTransport;
   let pool: SshPool;
+  const bench = useFakeCliproxy('dogsled-quota-serve-');
   const target = (): PeerTarget => ({ host: 'q1', remoteCommand: peers.remoteCommand });
   const storedOnPeer = async (): Promise<QuotaSnapshot> => {
     const home = peers.peer('q1').user.home;
@@ -100,5 +107,68 @@ describe.skipIf(unsupported)('quota-store on a real peer', { timeout: 120_000 },
     const [retried] = await pusher.push(snapshot(clock - 5_000), [target()]);
     expect(retried).toMatchObject({ ok: true, stored: true });
     expect((await storedOnPeer()).fetched_ms).toBe(clock - 5_000);
+  });
+
+  it('a serve that collects pushes to its enabled peer over one pooled connection, never to a disabled one', async () => {
+    const q1 = peers.peer('q1');
+    await q1.run(['rm', '-f', `${q1.user.home}/.local/state/dogsled/quota.json`]);
+    const box = await sandbox({
+      DOGSLED_TEST: '1',
+      DOGSLED_TEST_QUOTA_KEY_COMMAND: bench.keyCmd,
+      NODE_EXTRA_CA_CERTS: bench.fake.caPath,
+    });
+    const bin = join(box.root, 'bin');
+    await mkdir(bin);
+    await symlink(peers.client.ssh, join(bin, 'ssh'));
+    box.env.PATH = `${bin}:${box.env.PATH}`;
+    // The disabled host is the same account under another target: a push to it would be a second
+    // connection in the peer's sshd log.
+    await writeFile(
+      box.configPath,
+      [
+        `remote_command = ${JSON.stringify(peers.remoteCommand)}`,
+        '[quota]',
+        `management_url = "${bench.fake.origin}"`,
+        '[[hosts]]',
+        'id = "q1"',
+        'target = "q1"',
+        '[[hosts]]',
+        'id = "off"',
+        `target = "${q1.user.name}@q1"`,
+        'enabled = false',
+        '',
+      ].join('\n'),
+    );
+    const before = await acceptedConnections(peers, 'q1');
+    const serve = startCli(['serve', '--interval', '5'], box.env);
+    try {
+      // On a timeout, what serve said is the explanation.
+      const withOutput = (error: unknown) => {
+        throw new Error(`${String(error)}\n${serve.output()}`);
+      };
+      const local = await eventually(
+        async () => JSON.parse(await readFile(join(box.state, 'quota.json'), 'utf8')) as QuotaSnapshot,
+        30_000,
+        "the caller's quota.json",
+      ).catch(withOutput);
+      const stored = await eventually(
+        async () => (await storedOnPeer()).fetched_ms === local.fetched_ms || undefined,
+        30_000,
+        'the snapshot on the peer',
+      )
+        .catch(withOutput)
+        .then(storedOnPeer);
+      expect(stored).toEqual(local);
+      expect(stored.pools.length).toBeGreaterThan(0);
+      expect(JSON.stringify(stored)).not.toContain(KEY);
+    } finally {
+      serve.kill('SIGTERM');
+      expect(await exited(serve)).toEqual({ code: 0, signal: null });
+      await box.cleanup();
+    }
+    // Counted once the service ended: every push of its pass is done by then.
+    expect((await acceptedConnections(peers, 'q1')) - before).toBe(1);
+    // No push failed, and the peer list read without a warning.
+    expect(serve.output()).not.toMatch(/quota|warning/);
   });
 });

@@ -10,6 +10,7 @@ import { quotaWorker } from '../../service/daemon/quota-worker.js';
 import { QuotaPusher } from '../../service/quota/push.js';
 import { statePaths } from '../../service/state/paths.js';
 import { LocalTransport } from '../../service/transport/local.js';
+import type { Transport } from '../../service/transport/types.js';
 import { CLI, exited, sandbox, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tree.js';
 import { everyShape, KEY, NOW, useFakeCliproxy } from './quota-fixtures.js';
@@ -147,6 +148,64 @@ describe('the quota worker', () => {
     await writeFile(join(state, 'quota.json'), JSON.stringify({ ...snapshot(NOW), source: 'other-mac' }));
     await worker.pass();
     await expect(stat(join(remote.state, 'quota.json'))).rejects.toThrow();
+  });
+
+  test('a peer list that cannot be read is said once, not every pass, and pushes to none', async () => {
+    const remote = await peer();
+    let clock = NOW;
+    let read = 0;
+    const worker = quotaWorker(
+      {
+        ...deps(() => clock, remote.transport),
+        peers: (warn) => {
+          read += 1;
+          if (read === 1) warn('dogsled: warning: herdr machine list: herdr: not running');
+          else throw new Error('config.toml: hosts: not an array');
+          return [];
+        },
+      },
+      new AbortController().signal,
+    );
+    expect(await worker.pass()).toBe(5 * 60_000);
+    clock += 60_000;
+    expect(await worker.pass()).toBe(4 * 60_000);
+    clock += 60_000;
+    expect(await worker.pass()).toBe(3 * 60_000);
+    expect(read).toBe(3);
+    expect(warnings).toEqual([
+      'dogsled: warning: herdr machine list: herdr: not running',
+      'dogsled serve: quota: peer list: config.toml: hosts: not an array',
+    ]);
+    await expect(stat(join(remote.state, 'quota.json'))).rejects.toThrow();
+  });
+
+  test('a failed peer that leaves the list (disabled) no longer wakes the worker with its backoff', async () => {
+    const gone = await peer();
+    const kept = await peer();
+    await mkdir(join(gone.state, 'quota.json'));
+    let clock = NOW;
+    let listed = [
+      { host: 'gone', remoteCommand: [] },
+      { host: 'kept', remoteCommand: [] },
+    ];
+    // One transport, two peers: each target reaches its own state.
+    const transport: Transport = {
+      kind: 'local',
+      exec: (target, argv, options) =>
+        (target.host === 'gone' ? gone : kept).transport.exec(target, argv, options),
+      close: async () => {},
+    };
+    const worker = quotaWorker(
+      { ...deps(() => clock, gone.transport), peers: () => listed, transport: () => transport },
+      new AbortController().signal,
+    );
+    // gone fails: the worker wakes at its retry (random 0.5: 10 s).
+    expect(await worker.pass()).toBe(10_000);
+    listed = listed.filter((p) => p.host === 'kept');
+    clock += 20_000;
+    expect(await worker.pass()).toBe(5 * 60_000 - 20_000);
+    expect((await kept.stored()).fetched_ms).toBe(NOW);
+    await worker.close();
   });
 
   test('a failed collection backs off: the worker wakes at the retry time and warns once', async () => {
