@@ -58,7 +58,12 @@ describe('agent state in tmux', () => {
     await utimes(transcript, later, later);
     expect(await stateOf('waiter')).toBe('working');
     const idleNotice = { ...notice, notification_type: 'idle_prompt' };
-    await cli(child, ['hook', 'state', '--harness', 'claude', '--event', 'Notification'], idleNotice);
+    const idle = await cli(
+      child,
+      ['hook', 'state', '--harness', 'claude', '--event', 'Notification'],
+      idleNotice,
+    );
+    expect(idle).toMatchObject({ code: 0, stdout: '', stderr: '' });
     await utimes(transcript, old, old);
     expect(await stateOf('waiter')).toBe('idle');
   });
