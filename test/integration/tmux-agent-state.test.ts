@@ -41,6 +41,13 @@ describe('agent state in tmux', () => {
 
   it('reads working again when the transcript moves after a blocked report', async () => {
     const child = await startClaudeChild(t, 'waiter', { steps: [{ reply: 'ready' }] });
+    // Idle after its turn's Stop hook ran, not the idle of its session start: a prompt hook still on
+    // its way (slow under load) would report working after the notices below.
+    await until(async () => {
+      const launch = (await readLaunches(t.logDir)).find((l) => l.argv.join(' ').includes('"ready"'));
+      const events = launch ? await readEvents(launch) : [];
+      return events.some((e) => e.event === 'hook' && e.name === 'Stop') || undefined;
+    }, 'the turn to stop');
     await until(async () => ((await stateOf('waiter')) === 'idle' ? true : undefined), 'idle');
     const transcript = join(t.box.root, 'waiter.jsonl');
     await writeFile(transcript, '{}\n');
