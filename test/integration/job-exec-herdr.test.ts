@@ -153,12 +153,19 @@ describe.concurrent('exec in a Herdr pane', () => {
       'first line logged',
     );
     // The pane shows the output too (exec copies the log to it) until it closes.
+    let shown = '';
     await eventually(
-      async () =>
-        /^first\r?$/m.test((await ok('_fake.pane.output', { pane_id: pane })).text) ? true : undefined,
+      async () => {
+        shown = (await ok('_fake.pane.output', { pane_id: pane })).text;
+        // The line is typed as soon as the tab exists, so the shell's prompt can come after the echo
+        // of the typed line and before the job's output: `# first`.
+        return /(?:^|\s)first\r?$/m.test(shown) ? true : undefined;
+      },
       10_000,
       'first line shown in the pane',
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; the pane showed ${JSON.stringify(shown)}`);
+    });
     await ok('pane.close', { pane_id: pane });
     await writeFile(release, '');
     const final = await ended(job);
