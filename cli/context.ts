@@ -10,13 +10,14 @@ import { plainLine } from '../service/core/text-clean.js';
 import { clockFromEnv } from '../service/state/clock.js';
 import type { ProcessIO } from '../service/state/io.js';
 import { configPathFrom, stateDirFrom, statePaths } from '../service/state/paths.js';
+import { stdoutIsTTY, writeOut } from './stdout.js';
 
 export interface CliContext extends ProcessIO {
   stateDir: string;
   config: { path: string; explicit: boolean };
   out: (text: string) => void;
-  stdoutIsTTY: boolean;
-  color: boolean;
+  readonly stdoutIsTTY: boolean;
+  readonly color: boolean;
 }
 
 export interface GlobalOptions {
@@ -30,7 +31,6 @@ export function contextFromProcess(globals: GlobalOptions): CliContext {
   if (globals.terminal) env.DOGSLED_TERMINAL = globals.terminal;
   if (globals.config) env.DOGSLED_CONFIG = resolve(globals.config);
   const home = env.HOME || homedir();
-  const stdoutIsTTY = Boolean(process.stdout.isTTY);
   const stateDir = stateDirFrom(env, home);
   return {
     env,
@@ -39,10 +39,15 @@ export function contextFromProcess(globals: GlobalOptions): CliContext {
     stateDir,
     paths: statePaths(stateDir),
     config: configPathFrom(globals.config, env, home),
-    out: (text) => process.stdout.write(text),
+    out: writeOut,
     // Warnings quote files and flags other programs and people wrote: one plain line each.
     warn: (line) => process.stderr.write(`${plainLine(line)}\n`),
-    stdoutIsTTY,
-    color: stdoutIsTTY && !('NO_COLOR' in env) && env.TERM !== 'dumb',
+    // Asked only by the commands that format for a terminal: the question loads process.stdout.
+    get stdoutIsTTY() {
+      return stdoutIsTTY();
+    },
+    get color() {
+      return stdoutIsTTY() && !('NO_COLOR' in env) && env.TERM !== 'dumb';
+    },
   };
 }

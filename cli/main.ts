@@ -3,15 +3,18 @@
 // status. Hot commands run from a bundle of their own (cli/hot/, dist/hot/NAME.cjs, compiled with
 // V8's code cache by hot-loader.ts); every other command from full.ts (dist/full.mjs and its split
 // chunks). Every command runs through runCommand (command.ts), and every error is printed by report.ts.
-// This module is built as one file that imports no other (scripts/build.mjs): a hot command's
-// start-up is this file, its bundle and no more.
+// This module is built as one CommonJS file that imports no other (dist/dogsled.cjs, scripts/build.mjs):
+// a hot command's start-up is this file, its bundle and no more. CommonJS, because an ES module
+// entry costs Node's module loader and a facade of every built-in it imports (node:fs's loads the
+// streams) before the first line runs.
 
+import { pathToFileURL } from 'node:url';
 import { mark } from '../service/timing.js';
 import { HOT_COMMANDS, parseFast } from './fast-path.js';
 import { loadHot } from './hot-loader.js';
 
 // Beside this file in dist/. A URL, not a literal specifier, so the build leaves them out of it.
-const DIST = new URL('./', import.meta.url);
+const DIST = pathToFileURL(`${__dirname}/`);
 const loadFull = (): Promise<typeof import('./full.js')> => import(new URL('full.mjs', DIST).href);
 
 async function main(args: string[]): Promise<number> {
@@ -27,9 +30,12 @@ async function main(args: string[]): Promise<number> {
   return (await loadFull()).runFull(args, fast);
 }
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-  mark('done');
-} catch (error) {
-  process.exitCode = await (await loadFull()).reportFailure(error);
-}
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+    mark('done');
+  },
+  async (error: unknown) => {
+    process.exitCode = await (await loadFull()).reportFailure(error);
+  },
+);

@@ -109,6 +109,28 @@ const PLAIN_FS = {
   },
 };
 
+/**
+ * signal-exit (proper-lockfile's way to drop its locks when the process exits) loads node:assert for
+ * one `assert.equal` on its argument; loading assert formats its colours, which opens stderr as a
+ * stream and loads node:net: some milliseconds of every command that takes a lock. It gets the one
+ * check it uses.
+ */
+const LEAN_ASSERT = {
+  name: 'lean-assert',
+  setup(b) {
+    b.onResolve({ filter: /^assert$/ }, (args) =>
+      /[/\\]node_modules[/\\]signal-exit[/\\]/.test(args.importer)
+        ? { path: 'assert', namespace: 'lean-assert' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lean-assert' }, () => ({
+      contents:
+        'module.exports = { equal(actual, expected, message) { if (actual != expected) throw new Error(message); } };',
+      loader: 'js',
+    }));
+  },
+};
+
 /** The hot commands' entry points, by output name: `hot/status` for cli/hot/status.ts. */
 async function hotEntryPoints() {
   const names = (await readdir(join(root, 'cli', 'hot'))).filter(
@@ -131,7 +153,7 @@ export async function buildCli(outdir = join(root, 'dist')) {
     banner: { js: BUNDLE_BANNER },
     define: { __DOGSLED_VERSION__: JSON.stringify(pkg.version) },
     external: BUNDLE_EXTERNALS,
-    plugins: [PLAIN_FS],
+    plugins: [PLAIN_FS, LEAN_ASSERT],
     legalComments: 'none',
     minifyWhitespace: true,
     minifySyntax: true,
@@ -146,7 +168,7 @@ export async function buildCli(outdir = join(root, 'dist')) {
     banner: {},
     supported: { 'dynamic-import': false },
     splitting: false,
-    plugins: [PLAIN_FS, COLD_SPLIT],
+    plugins: [PLAIN_FS, LEAN_ASSERT, COLD_SPLIT],
   };
   const hot = await build({ ...commonJS, entryPoints: await hotEntryPoints() });
   const cold = await build({ ...commonJS, entryPoints: COLD_ENTRIES });
@@ -159,14 +181,26 @@ export async function buildCli(outdir = join(root, 'dist')) {
   // The entry alone, one file that imports no other: all a hot command loads besides its bundle.
   // It reaches full.mjs and the cache writer through URLs, which esbuild leaves alone, and needs
   // none of the banner's names.
-  const start = await build({ ...common, banner: {}, entryPoints: { dogsled: 'cli/main.ts' } });
+  const start = await build({
+    ...common,
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    banner: {},
+    entryPoints: { dogsled: 'cli/main.ts' },
+  });
   const hotFiles = hot.outputFiles.map((file) => ({
     path: file.path,
     contents: withBundleHash(file.contents),
   }));
   // The entry last: a process that starts while the build lands finds every file it names.
-  const entry = join(outdir, 'dogsled.mjs');
-  const files = [...cold.outputFiles, ...hotFiles, ...result.outputFiles, ...start.outputFiles];
+  const entry = join(outdir, 'dogsled.cjs');
+  const files = [
+    ...cold.outputFiles,
+    ...hotFiles,
+    ...result.outputFiles,
+    ...start.outputFiles,
+    { path: join(outdir, 'dogsled.mjs'), contents: Buffer.from(FORMER_ENTRY) },
+  ];
   for (const file of files) {
     await mkdir(dirname(file.path), { recursive: true });
     const temp = `${file.path}.${process.pid}.tmp`;
@@ -179,6 +213,18 @@ export async function buildCli(outdir = join(root, 'dist')) {
   await dropOldChunks(join(outdir, 'hot'), current);
   return entry;
 }
+
+/**
+ * dist/dogsled.mjs, the entry's name until it became CommonJS: what an older build wrote into a
+ * plugin's bin script, a service unit or a user's alias still runs, through the new entry.
+ */
+const FORMER_ENTRY = [
+  '#!/usr/bin/env node',
+  '// The CLI entry is dist/dogsled.cjs; this name is kept for the scripts that still run it.',
+  "import { createRequire } from 'node:module';",
+  "createRequire(import.meta.url)('./dogsled.cjs');",
+  '',
+].join('\n');
 
 /** `// dogsled-bundle <sha256 of the rest>` first: what the code cache of the bundle is keyed by. */
 function withBundleHash(contents) {
@@ -203,7 +249,7 @@ export function bundleModules(entryPoints, outdir) {
     target: 'node20',
     banner: { js: BUNDLE_BANNER },
     external: BUNDLE_EXTERNALS,
-    plugins: [PLAIN_FS],
+    plugins: [PLAIN_FS, LEAN_ASSERT],
     logLevel: 'error',
   });
 }

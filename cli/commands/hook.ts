@@ -14,6 +14,7 @@ import {
 } from '../../service/inbox/hook-common.js';
 import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
+import { writeAll } from '../stdout.js';
 
 export const HOOK_SUBCOMMANDS = ['inbox', 'context', 'gate', 'state'] as const;
 export type HookSubcommand = (typeof HOOK_SUBCOMMANDS)[number];
@@ -79,16 +80,16 @@ async function drainStdin(): Promise<string> {
   return Buffer.concat(kept).toString('utf8');
 }
 
-/** Resolves once the text is handed to the OS, so an ack never precedes its output. */
-function print(text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
-  });
+/** Resolves once every byte is handed to the OS, so an ack never precedes its output. */
+async function print(text: string): Promise<void> {
+  writeAll(text);
 }
 
 /** A hook prints nothing but its answer: warnings (a quarantined file) stay off every stream. */
 function quiet(ctx: CliContext): CliContext {
-  return { ...ctx, warn: () => {} };
+  // Its descriptors, not its values: the context asks whether stdout is a terminal only when read.
+  const descriptors = { ...Object.getOwnPropertyDescriptors(ctx), warn: { value: () => {} } };
+  return Object.defineProperties({}, descriptors) as CliContext;
 }
 
 /** Each path loads only its own code: hooks run on every prompt and stop. */

@@ -25,11 +25,11 @@ if [ -f "$root/package.json" ] && grep -q '"name": "dogsled"' "$root/package.jso
     exit 1
   fi
   (cd "$root" && npm ci --no-audit --no-fund)
-  entry="$root/dist/dogsled.mjs"
+  entry="$root/dist/dogsled.cjs"
 else
   package=${DOGSLED_NPM_PACKAGE:-dogsled}
   npm install --prefix "$here/npm" --no-audit --no-fund "$package@$version"
-  entry="$here/npm/node_modules/$package/dist/dogsled.mjs"
+  entry="$here/npm/node_modules/$package/dist/dogsled.cjs"
 fi
 if [ ! -f "$entry" ]; then
   echo "dogsled plugin: the build made no $entry" >&2

@@ -15,7 +15,7 @@ import type { ProcessIO } from '../state/io.js';
 import { outsideAnyPane } from '../terminal/herdr-env.js';
 
 export interface WarmKeeperIO extends Pick<ProcessIO, 'paths' | 'env' | 'warn'> {
-  /** The argv prefix that runs dogsled (`[node, dist/dogsled.mjs]`); default: this process's own. */
+  /** The argv prefix that runs dogsled (`[node, dist/dogsled.cjs]`); default: this process's own. */
   self?: readonly string[];
 }
 

@@ -31,7 +31,7 @@ export { SUPERVISOR_ENV } from './exec-supervise.js';
 export type PaneStream = NodeJS.WritableStream & { fd?: number };
 
 export interface ExecPane {
-  /** The argv prefix that runs this dogsled (`[node, ...execArgv, dist/dogsled.mjs]`). */
+  /** The argv prefix that runs this dogsled (`[node, ...execArgv, dist/dogsled.cjs]`). */
   self: readonly string[];
   /** Where the job's output is shown: the pane (this process's stdout). */
   out: PaneStream;

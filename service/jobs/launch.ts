@@ -33,7 +33,7 @@ import { claimWarm } from './warm-claim.js';
 export interface JobLaunchIO extends ProcessIO {
   /** Opens the terminal port; default `openTerminal({env, home, warn})`. Called once per launch. */
   terminal?: () => Promise<TerminalPort>;
-  /** The argv prefix that runs dogsled (`[node, dist/dogsled.mjs]`); default: this process's own. */
+  /** The argv prefix that runs dogsled (`[node, dist/dogsled.cjs]`); default: this process's own. */
   self?: readonly string[];
   /** Called once the record, item and environment are written, before the pane opens (tests pause here). */
   afterRecord?: () => Promise<void>;

@@ -1,11 +1,11 @@
 // How a job pane calls dogsled back: the running node binary and the real path of the CLI entry
-// (dist/dogsled.mjs) that this process was started from, so `run` and the service launch the exec
+// (dist/dogsled.cjs) that this process was started from, so `run` and the service launch the exec
 // wrapper of their own build whatever PATH the pane's shell has.
 
 import { realpathSync } from 'node:fs';
 import { DogsledError } from '../errors.js';
 
-/** `[node, /real/path/dist/dogsled.mjs]`: the argv prefix that runs this dogsled. */
+/** `[node, /real/path/dist/dogsled.cjs]`: the argv prefix that runs this dogsled. */
 export function selfInvocation(entry: string | undefined = process.argv[1]): string[] {
   if (entry === undefined || entry === '') {
     throw new DogsledError('cannot tell which dogsled to run in the job pane: no script path in argv');
@@ -20,7 +20,7 @@ export function selfInvocation(entry: string | undefined = process.argv[1]): str
 }
 
 /**
- * The pane's argv: `<node> <dogsled.mjs> exec ID`. Only the job id: the command, its directory and
+ * The pane's argv: `<node> <dogsled.cjs> exec ID`. Only the job id: the command, its directory and
  * the caller's environment travel in the job's files, so no argument has to survive being typed
  * into a shell (a newline would submit the line early) and no secret reaches a command line.
  */

@@ -16,7 +16,7 @@ import {
 } from './types.js';
 
 export interface LocalOptions {
-  /** `[node, dogsled.mjs]`; default: the build this process runs. */
+  /** `[node, dogsled.cjs]`; default: the build this process runs. */
   self?: readonly string[];
   env?: NodeJS.ProcessEnv;
 }

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = join(root, 'dist', 'dogsled.mjs');
+const CLI = join(root, 'dist', 'dogsled.cjs');
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const BRANCHES = 200;
 const WORKTREES = 20;

@@ -5,7 +5,7 @@
 // shell is typed the exec line; exec closes it). The service measures a fixture /proc (an
 // idle 8-core host) under a roomy policy, so the box's own load never queues a run. Interleaved with
 // the floors so drift hits all alike. Prints a markdown table; BENCH_RUNS shortens it. BENCH_BASELINE=PATH
-// (another build's dist/dogsled.mjs, e.g. main's) adds its headless run, interleaved, for a paired
+// (another build's dist/dogsled.cjs, e.g. main's) adds its headless run, interleaved, for a paired
 // this-build-against-that one; the load average at the start and the end is printed.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

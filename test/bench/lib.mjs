@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { bundleModules } from '../../scripts/build.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CLI = join(ROOT, 'dist', 'dogsled.mjs');
+export const CLI = join(ROOT, 'dist', 'dogsled.cjs');
 export const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 // /proc/<pid>/stat counts CPU time in clock ticks of USER_HZ, which is 100 on Linux.

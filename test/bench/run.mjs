@@ -2,7 +2,7 @@
 // service's warm supervisor) against `node -e 0` (wall and CPU time), and the service's CPU and
 // memory, with the job supervisor it keeps warm, against an idle node process, all measured in the
 // same run on this machine. Prints a markdown table for the README. BENCH_RUNS and BENCH_SECONDS shorten it. BENCH_BASELINE=PATH (another
-// build's dist/dogsled.mjs, e.g. main's) adds its start-up rows, interleaved with this build's, for
+// build's dist/dogsled.cjs (or dogsled.mjs before it was CommonJS), e.g. main's) adds its start-up rows, interleaved with this build's, for
 // a paired this-build-against-that one; the load average at the start and the end is printed.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

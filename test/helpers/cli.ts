@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { tempDir } from './tree.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
-export const CLI = join(ROOT, 'dist', 'dogsled.mjs');
+export const CLI = join(ROOT, 'dist', 'dogsled.cjs');
 
 export interface Sandbox {
   root: string;

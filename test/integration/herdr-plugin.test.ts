@@ -87,7 +87,7 @@ describe('build.sh', () => {
     await copyFile(join(PLUGIN, 'build.sh'), join(root, 'plugins', 'herdr', 'build.sh'));
     await writeFile(join(root, 'package.json'), JSON.stringify({ name: 'dogsled', version }, null, 2));
     await writeFile(
-      join(root, 'dist', 'dogsled.mjs'),
+      join(root, 'dist', 'dogsled.cjs'),
       'console.log(JSON.stringify(process.argv.slice(2)));\n',
     );
     const bin = join(root, '..', 'fake-bin');
@@ -103,7 +103,7 @@ describe('build.sh', () => {
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
     const { root, env, log } = await checkout(pkg.version);
     const built = await run('sh', [join(root, 'plugins', 'herdr', 'build.sh')], { env });
-    expect(built.stdout).toContain(`bin/dogsled runs ${join(root, 'dist', 'dogsled.mjs')}`);
+    expect(built.stdout).toContain(`bin/dogsled runs ${join(root, 'dist', 'dogsled.cjs')}`);
     expect(await readFile(log, 'utf8')).toBe(`${root} ci --no-audit --no-fund\n`);
     const wrapped = await run(join(root, 'plugins', 'herdr', 'bin', 'dogsled'), [
       'sidebar',

@@ -192,7 +192,7 @@ describe('claims are leases', () => {
     await registerClaude(t, child);
     const id = await send('deliver me after a crash');
     const env = t.envOf(child, { ...clock(T0), DOGSLED_TEST_HOOK_PAUSE_MS: '60000' });
-    const crashed = spawn(process.execPath, [join(ROOT, 'dist', 'dogsled.mjs'), 'hook', ...STOP], { env });
+    const crashed = spawn(process.execPath, [join(ROOT, 'dist', 'dogsled.cjs'), 'hook', ...STOP], { env });
     let printed = '';
     crashed.stdout.on('data', (d: Buffer) => {
       printed += d.toString();
@@ -217,7 +217,7 @@ describe('claims are leases', () => {
     await registerClaude(t, child);
     const held = await send('held by the first reader');
     const env = t.envOf(child, { DOGSLED_TEST: '1', DOGSLED_TEST_HOOK_PAUSE_MS: '60000' });
-    const first = spawn(process.execPath, [join(ROOT, 'dist', 'dogsled.mjs'), 'hook', ...PROMPT], { env });
+    const first = spawn(process.execPath, [join(ROOT, 'dist', 'dogsled.cjs'), 'hook', ...PROMPT], { env });
     let printed = '';
     first.stdout.on('data', (d: Buffer) => {
       printed += d.toString();

@@ -221,6 +221,62 @@ enabled = false
       '[quota]\nhold_when_exhausted = "yes"',
       'config P: quota.hold_when_exhausted: expected true or false, found the string "yes"',
     ],
+    [
+      'an unknown key in a table and at the top',
+      'x = 1\n[cleanup]\nfoo = 1',
+      'config P: unknown key "cleanup.foo"',
+    ],
+    ['an unknown key in a host', '[[hosts]]\nid = "a"\nport = 22', 'config P: unknown key "hosts.0.port"'],
+    [
+      'a fraction that is not a number',
+      'free_core_fraction_min = nan',
+      'config P: free_core_fraction_min: expected a number between 0 and 1, found the number NaN',
+    ],
+    [
+      'an infinite load',
+      'reservation_load = inf',
+      'config P: reservation_load: expected a number >= 0, found the number Infinity',
+    ],
+    [
+      'memory past the safe integers',
+      'memory_reserve_bytes = 1e300',
+      'config P: memory_reserve_bytes: expected a non-negative integer (bytes), found the number 1e+300',
+    ],
+    [
+      'a date for a load',
+      'reservation_load = 1979-05-27',
+      'config P: reservation_load: expected a number >= 0, found a date',
+    ],
+    [
+      'hosts as a value',
+      'hosts = 1',
+      'config P: hosts: expected an array of tables ([[hosts]] with id, and optionally label, target and enabled), found the number 1',
+    ],
+    [
+      'a host that is not a table',
+      'hosts = [1]',
+      'config P: hosts: expected an array of tables ([[hosts]] with id, and optionally label, target and enabled), found the number 1 at hosts[0]',
+    ],
+    [
+      'a host without an id',
+      '[[hosts]]\nlabel = "a"',
+      'config P: hosts.id: expected a host id: letters, digits, ".", "_" or "-", at most 64, not "local", found nothing at hosts[0].id',
+    ],
+    [
+      'a second host whose enabled is text',
+      '[[hosts]]\nid = "a"\n[[hosts]]\nid = "b"\nenabled = "no"',
+      'config P: hosts.enabled: expected a boolean, found the string "no" at hosts[1].enabled',
+    ],
+    [
+      "the first wrong key, in the order of the file's keys",
+      'terminal = "x"\nreservation_load = -1',
+      'config P: reservation_load: expected a number >= 0, found the number -1',
+    ],
+    [
+      'a quota URL that is a number',
+      '[quota]\nmanagement_url = 5',
+      'config P: quota.management_url: expected an https origin such as "https://host" or "https://host:8443" (no path, query, fragment or credentials), found the number 5',
+    ],
   ])(
     '%s is a one-line error naming the file, the key, what it expects and what it found',
     async (_name, toml, expected) => {

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { CLI, ROOT, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -113,12 +113,57 @@ describe('hot bundles at import', () => {
     expect(bundleText('place')).toContain('proper-lockfile/lib/lockfile.js');
   });
 
-  it('the entry is one file: a hot command loads no module but it and its bundle', () => {
-    // Each ESM module costs its own read, parse and link on every command; the entry reaches the
-    // rest of the CLI (full.mjs) and the cache writer only through import() of a URL.
-    const entry = readFileSync(join(ROOT, 'dist', 'dogsled.mjs'), 'utf8');
-    expect(entry.match(/(?:from|import)\s*\(?\s*["'](?!node:)[^"']*["']/g)).toBeNull();
+  it('the entry is one CommonJS file: a hot command loads no module but it and its bundle', () => {
+    // An ES module entry costs Node's module loader and a facade of each built-in it imports; the
+    // entry reaches the rest of the CLI (full.mjs) and the cache writer only through import() of a URL.
+    const entry = readFileSync(join(ROOT, 'dist', 'dogsled.cjs'), 'utf8');
+    expect(entry.match(/(?:from|import|require)\s*\(?\s*["'](?!node:)[^"']*["']/g)).toBeNull();
+    expect(entry).not.toMatch(/^\s*(?:import|export)\s/m);
     expect(entry).toContain('new URL("full.mjs"');
+  });
+
+  it('status --json loads neither assert, the streams, node:net nor the ES module translators', async () => {
+    // signal-exit (proper-lockfile's) loaded assert, which opens stderr as a stream; process.stdout
+    // is a stream; an ES module entry loads the module translators. Each was milliseconds a command.
+    const box = await sandbox();
+    try {
+      const out = join(box.root, 'modules.txt');
+      const probe = join(box.root, 'probe.cjs');
+      await writeFile(
+        probe,
+        `const before = new Set(process.moduleLoadList);
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
+      );
+      // The second run compiles from the code cache the first one wrote, as every later run does
+      // (a cache is written only into a state dir that exists).
+      await mkdir(box.state, { recursive: true, mode: 0o700 });
+      for (let i = 0; i < 2; i++) {
+        const { stdout } = await execFileAsync(process.execPath, ['-r', probe, CLI, 'status', '--json'], {
+          env: box.env,
+        });
+        expect(JSON.parse(stdout)).toBeTypeOf('object');
+      }
+      const loaded = (await readFile(out, 'utf8')).split('\n');
+      expect(loaded).toContain('NativeModule vm');
+      for (const name of ['assert', 'stream', 'net', 'tty', 'internal/modules/esm/translators'])
+        expect(loaded).not.toContain(`NativeModule ${name}`);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it("dist/dogsled.mjs, the entry's former name, still runs the CLI", async () => {
+    const box = await sandbox();
+    try {
+      const { stdout } = await execFileAsync(
+        process.execPath,
+        [join(ROOT, 'dist', 'dogsled.mjs'), 'status', '--json'],
+        { env: box.env },
+      );
+      expect(JSON.parse(stdout)).toBeTypeOf('object');
+    } finally {
+      await box.cleanup();
+    }
   });
 });
 

@@ -76,7 +76,7 @@ export function peerSupport(dist = DIST): string | undefined {
   for (const command of COMMANDS) {
     if (!path.some((dir) => existsSync(join(dir, command)))) return `${command} is not on PATH`;
   }
-  if (!existsSync(join(dist, 'dogsled.mjs'))) return `${join(dist, 'dogsled.mjs')} is not built`;
+  if (!existsSync(join(dist, 'dogsled.cjs'))) return `${join(dist, 'dogsled.cjs')} is not built`;
   // Peer users run this node binary: every directory above it must let them through.
   for (let dir = process.execPath; dir !== '/'; dir = dirname(dir)) {
     if ((statSync(dir).mode & 0o001) === 0) return `${dir} is not executable by other users`;
@@ -96,7 +96,7 @@ export async function startPeers(specs: readonly PeerSpec[], dist = DIST): Promi
   };
   try {
     const bundle = await copyBundle(root, dist);
-    const remoteCommand = [process.execPath, join(bundle, 'dogsled.mjs')];
+    const remoteCommand = [process.execPath, join(bundle, 'dogsled.cjs')];
     const client = await createClient(await dir(root, 'client', 0o700));
     for (const spec of specs)
       made.push(await startPeer(root, spec, client, remoteCommand[1] as string, cleanups));
