@@ -88,7 +88,10 @@ async function print(text: string): Promise<void> {
 /** A hook prints nothing but its answer: warnings (a quarantined file) stay off every stream. */
 function quiet(ctx: CliContext): CliContext {
   // Its descriptors, not its values: the context asks whether stdout is a terminal only when read.
-  const descriptors = { ...Object.getOwnPropertyDescriptors(ctx), warn: { value: () => {} } };
+  const descriptors = {
+    ...Object.getOwnPropertyDescriptors(ctx),
+    warn: { value: () => {}, enumerable: true },
+  };
   return Object.defineProperties({}, descriptors) as CliContext;
 }
 
