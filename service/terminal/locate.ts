@@ -2,8 +2,8 @@
 // HERDR_SESSION socket, else the default under the config dir) and the herdr binary (HERDR_BIN_PATH,
 // which Herdr sets in its panes, else PATH). Only stats and access checks; no process is started.
 
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { accessSync, constants, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 export interface SocketCandidate {
@@ -38,11 +38,18 @@ export async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function executable(path: string): Promise<boolean> {
+/**
+ * Synchronous: place, status and run look through every PATH directory on each call, and a stat is
+ * microseconds where an async one costs a trip through the thread pool; a missing file is the
+ * common answer, so it throws nothing.
+ */
+function executable(path: string): boolean {
   try {
-    await access(path, constants.X_OK);
-    return (await stat(path)).isFile();
+    if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) return false;
+    accessSync(path, constants.X_OK);
+    return true;
   } catch {
+    // Not searchable, not a directory, a symlink loop: not a herdr we can run.
     return false;
   }
 }
@@ -50,11 +57,11 @@ async function executable(path: string): Promise<boolean> {
 /** The herdr binary to run, or undefined when there is none. */
 export async function findHerdrBinary(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const fromHerdr = env.HERDR_BIN_PATH;
-  if (fromHerdr && isAbsolute(fromHerdr) && (await executable(fromHerdr))) return fromHerdr;
+  if (fromHerdr && isAbsolute(fromHerdr) && executable(fromHerdr)) return fromHerdr;
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir || !isAbsolute(dir)) continue;
     const candidate = join(dir, 'herdr');
-    if (await executable(candidate)) return candidate;
+    if (executable(candidate)) return candidate;
   }
   return undefined;
 }
