@@ -2,11 +2,11 @@
 // the type it expects and what the file holds instead: one line, exit 2. A config path that is a
 // FIFO or a directory is refused in one line, never waited on.
 
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { CLI, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -66,5 +66,34 @@ describe('every error names its command', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')).toEqual([expect.stringContaining(line), '']);
     expect(result.stderr.startsWith(line)).toBe(true);
+  });
+});
+
+// Commands print through fd 1 itself (cli/stdout.ts), not process.stdout: a reader that went away
+// or a closed stdout ends the output, never the command with a stack trace.
+describe('a stdout nobody reads', () => {
+  it.each([
+    ['status', '--json'],
+    ['status', '--line'],
+    ['profiles', '--json'],
+  ])('%s %s exits 0 with nothing on stderr when its pipe was closed, or stdout itself', async (...args) => {
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/cli.js');
+    const closedPipe = spawn(process.execPath, [CLI, ...args], {
+      env: box.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closed long before the child has started Node, let alone printed.
+    closedPipe.stdout.destroy();
+    let stderr = '';
+    closedPipe.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => closedPipe.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const closedFd = await execFileAsync('sh', ['-c', `exec "$0" "$@" >&-`, process.execPath, CLI, ...args], {
+      env: box.env,
+    });
+    expect(closedFd.stderr).toBe('');
   });
 });
