@@ -77,8 +77,6 @@ describe('a stdout nobody reads', () => {
     ['status', '--line'],
     ['profiles', '--json'],
   ])('%s %s exits 0 with nothing on stderr when its pipe was closed, or stdout itself', async (...args) => {
-    const { spawn } = await import('node:child_process');
-    const { CLI } = await import('../helpers/cli.js');
     const closedPipe = spawn(process.execPath, [CLI, ...args], {
       env: box.env,
       stdio: ['ignore', 'pipe', 'pipe'],
