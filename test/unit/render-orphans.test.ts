@@ -106,4 +106,12 @@ describe('orphans in sweep records', () => {
       expect(line).not.toMatch(/[\u0000-\u001f\u007f]/);
     }
   });
+
+  it('counts one landed-dirty path as one path', () => {
+    const dirty = (n: number) => ({ repository: '/r', checkout: '/r/w', ref: 'x', dirty: n, paths: [] });
+    const pass = SweepPassSchema.parse({ ...base, landed_dirty: [dirty(1), dirty(2)] });
+    const lines = renderSweep(pass, NOW + 60_000);
+    expect(lines).toContain('  - held: /r/w landed but dirty (1 path)');
+    expect(lines).toContain('  - held: /r/w landed but dirty (2 paths)');
+  });
 });
