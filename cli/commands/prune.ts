@@ -7,6 +7,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { PruneReport } from '../../service/cleanup/report.js';
 import { pruneCleanup } from '../../service/cleanup/session.js';
+import { EXIT } from '../../service/core/exit-codes.js';
 import { type PlanEntry, PRUNE_CATEGORIES, type PruneCategory } from '../../service/core/prune-plan.js';
 import { DogsledError } from '../../service/errors.js';
 import { LOCAL_HOST } from '../../service/hosts/local.js';
@@ -35,11 +36,18 @@ export function parseCategories(words: readonly string[]): PruneCategory[] {
   return [...new Set(words)] as PruneCategory[];
 }
 
-async function confirm(question: string): Promise<boolean> {
+type Answer = 'yes' | 'no' | 'interrupted';
+
+/** Ctrl-D is a no; Ctrl-C (readline aborts the question with either) interrupts. */
+async function confirm(question: string): Promise<Answer> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await rl.question(question);
-    return /^y(es)?$/i.test(answer.trim());
+    return /^y(es)?$/i.test(answer.trim()) ? 'yes' : 'no';
+  } catch (error) {
+    if ((error as Error).name !== 'AbortError') throw error;
+    process.stderr.write('\n');
+    return /Ctrl\+C/.test((error as Error).message) ? 'interrupted' : 'no';
   } finally {
     rl.close();
   }
@@ -53,6 +61,12 @@ export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliC
   const empty: PruneReport = { results: [], skipped: [], failures: [] };
   // With --json, stdout holds only the result document: the plan goes to stderr.
   const show = flags.json ? (text: string) => process.stderr.write(text) : ctx.out;
+  let interrupted = false;
+  const declined = (): number => {
+    show('nothing removed\n');
+    if (flags.json) ctx.out(`${JSON.stringify(empty)}\n`);
+    return interrupted ? EXIT.interrupted : EXIT.ok;
+  };
   const ask = async (plan: readonly PlanEntry[]): Promise<boolean> => {
     show(`${renderPlan(plan, colours).join('\n')}\n`);
     if (flags.yes) return true;
@@ -61,7 +75,9 @@ export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliC
         'prune: not a terminal, so nothing was removed: pass --yes to remove the plan above',
       );
     }
-    return confirm(`Remove ${plan.length} entr${plan.length === 1 ? 'y' : 'ies'}? [y/N] `);
+    const answer = await confirm(`Remove ${plan.length} entr${plan.length === 1 ? 'y' : 'ies'}? [y/N] `);
+    interrupted = answer === 'interrupted';
+    return answer === 'yes';
   };
   if (peer !== null) {
     // The peer plans; the user answers here; the peer rechecks each entry as it removes it.
@@ -71,11 +87,7 @@ export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliC
       ctx.out(flags.json ? `${JSON.stringify(empty)}\n` : 'nothing to prune\n');
       return 0;
     }
-    if (!(await ask(remote.plan))) {
-      show('nothing removed\n');
-      if (flags.json) ctx.out(`${JSON.stringify(empty)}\n`);
-      return 0;
-    }
+    if (!(await ask(remote.plan))) return declined();
     if (!flags.yes) remote = await remotePrune(io, peer, categories, true);
     const { report } = remote;
     if (flags.json) ctx.out(`${JSON.stringify(report)}\n`);
@@ -113,11 +125,7 @@ export async function pruneCommand(words: string[], flags: PruneFlags, ctx: CliC
     ctx.out(flags.json ? `${JSON.stringify(empty)}\n` : 'nothing to prune\n');
     return 0;
   }
-  if (run.kind === 'declined') {
-    show('nothing removed\n');
-    if (flags.json) ctx.out(`${JSON.stringify(empty)}\n`);
-    return 0;
-  }
+  if (run.kind === 'declined') return declined();
   if (flags.json) ctx.out(`${JSON.stringify(run.report)}\n`);
   return run.report.failures.length > 0 ? 2 : 0;
 }

@@ -1,6 +1,6 @@
 // `dogsled board` for people: a count line, then each non-empty group with one line per row (and a
-// second line with the reason for ATTENTION and TO LAND), within 80 columns. DONE is history that
-// needs nothing, so it is one count line. Every text in a row is already escape-free (core/board.ts).
+// line under it with an agent's harness and model, and one with the reason for ATTENTION and TO
+// LAND), within 80 columns. DONE is history that needs nothing, so it is one count line. Every text in a row is already escape-free (core/board.ts).
 
 import { type Board, type BoardRow, GROUP_TITLES } from '../../service/core/board.js';
 import { formatAge } from '../../service/core/duration.js';
@@ -42,8 +42,11 @@ function rowLines(row: BoardRow, paint: Paint): string[] {
   const colour =
     row.group === 'attention' ? paint.red : row.group === 'to_land' ? paint.yellow : (t: string) => t;
   const lines = [`${colour(head)}${title}`];
-  if (row.reason !== null && (row.group === 'attention' || row.group === 'to_land')) {
-    lines.push(`  ${' '.repeat(ID_WIDTH)} ${clip(row.reason, WIDTH - ID_WIDTH - 3)}`);
+  // An agent row names its harness and model (spec: the board); a job's title is its command already.
+  const harness = row.kind === 'agent' && row.group !== 'to_land' ? row.detail : null;
+  const why = row.group === 'attention' || row.group === 'to_land' ? row.reason : null;
+  for (const text of [harness, why]) {
+    if (text !== null) lines.push(`  ${' '.repeat(ID_WIDTH)} ${clip(text, WIDTH - ID_WIDTH - 3)}`);
   }
   return lines;
 }

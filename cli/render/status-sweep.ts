@@ -22,7 +22,9 @@ export function renderSweep(pass: SweepPass | null, now: number): string[] {
     ...pass.failures.map((f) => `failed ${f.kind} ${f.path}: ${f.error}`),
     ...pass.warnings.map((w) => `warning: ${w}`),
     ...pass.unlinked.map((h) => `held: ${h.reason}`),
-    ...pass.landed_dirty.map((d) => `held: ${d.checkout} landed but dirty (${d.dirty} paths)`),
+    ...pass.landed_dirty.map(
+      (d) => `held: ${d.checkout} landed but dirty (${d.dirty} ${d.dirty === 1 ? 'path' : 'paths'})`,
+    ),
     ...(pass.orphans ?? []).map((o) => `held: orphan ${o.name ?? o.item} (${o.pane ?? '-'}): ${o.reason}`),
   ];
   const lines = [`cleanup   ${sweepLine(pass, now)}`];

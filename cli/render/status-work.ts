@@ -20,9 +20,11 @@ export function commandText(command: readonly string[] | undefined, width = COMM
   return clip(commandLine(command), width);
 }
 
-/** What a ticket asks for: its job's command, or `placement` for a `place` ticket. */
+/** What a ticket asks for: its job's command, a spawned child by name and harness (as the board names it), or `placement`. */
 export function ticketWhat(ticket: Ticket, width = COMMAND_WIDTH): string {
-  return ticket.request === null ? 'placement' : commandText(ticket.request.command, width);
+  if (ticket.request !== null) return commandText(ticket.request.command, width);
+  if (ticket.agent) return clip(plainLine(`${ticket.agent.name} (${ticket.agent.kind})`), width);
+  return 'placement';
 }
 
 export function ownerText(owner: string | null): string {

@@ -118,15 +118,23 @@ async function livePane(port: TerminalPort, entry: BoardEntry): Promise<Pane | u
 async function splitLeft(port: TerminalPort, caller: Pane): Promise<{ pane: Pane; ratio: number }> {
   const before = await port.paneLayout(caller.pane_id);
   const leftmost = leftmostPane(before);
-  const pane = await port.openPluginPane({
-    pluginId: PLUGIN_ID,
-    entrypoint: SIDEBAR_ENTRYPOINT,
-    placement: 'split',
-    direction: 'right',
-    targetPaneId: leftmost.pane_id,
-    focus: false,
-    env: { [OWNER_ENV]: caller.pane_id },
-  });
+  const pane = await port
+    .openPluginPane({
+      pluginId: PLUGIN_ID,
+      entrypoint: SIDEBAR_ENTRYPOINT,
+      placement: 'split',
+      direction: 'right',
+      targetPaneId: leftmost.pane_id,
+      focus: false,
+      env: { [OWNER_ENV]: caller.pane_id },
+    })
+    .catch((error: unknown) => {
+      // The board is the plugin's pane: say what to install rather than Herdr's bare refusal.
+      if (!isTerminalError(error, 'plugin_not_found')) throw error;
+      throw new DogsledError(
+        `the ${PLUGIN_ID} plugin is not installed in Herdr: herdr plugin install <owner>/<repo>/plugins/herdr --yes`,
+      );
+    });
   if (!pane) throw new DogsledError('herdr opened the board without a pane (is its placement split?)');
   const swap = await port.swapPane(pane.pane_id, 'left');
   const split = swap.layout.splits.find((s) => s.direction === 'right' && sameRect(s.rect, leftmost.rect));

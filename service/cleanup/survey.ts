@@ -21,7 +21,7 @@ import { branchName } from '../git/mutate.js';
 import { type DefaultBranch, defaultBranchOf, type FetchOutcome, fetchAll, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
 import type { GitIO } from '../git/run.js';
-import { checkoutIdentity, operationInProgress, readStatus } from '../git/status.js';
+import { branchHeldByOperation, checkoutIdentity, operationInProgress, readStatus } from '../git/status.js';
 import type { GitWorktree } from '../git/worktrees.js';
 import { mapLimited } from '../probe/map-limited.js';
 import type { WorktreeRecord } from '../state/registry-schemas.js';
@@ -134,6 +134,14 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   const holdMap = options.holds ? await options.holds(rows.map((row) => row.path)) : new Map();
   const callerReal = options.callerCwd ? await realOrSame(options.callerCwd) : null;
 
+  // A rebase or bisect detaches HEAD but still holds its branch: Git refuses to delete it.
+  const heldByOperation = new Map<string, { path: string; operation: string }>();
+  for (const worktree of repo.worktrees) {
+    if (worktree.bare || !worktree.detached) continue;
+    const held = await branchHeldByOperation(worktree.path);
+    if (held) heldByOperation.set(held.ref, { path: worktree.path, operation: held.operation });
+  }
+
   const branchRefs = refs.filter((ref) => ref.name.startsWith('refs/heads/') && ref.symref === null);
   const branchRows = branchRefs.filter((ref) => only === undefined || only.branch === branchName(ref.name));
   const tips = [
@@ -191,12 +199,15 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
       unique: 0,
       reason: 'its commits could not be checked',
     };
+    const held = ref.worktree === null ? heldByOperation.get(ref.name) : undefined;
+    const worktree = ref.worktree ?? held?.path ?? null;
     const facts: BranchFacts = {
       repository: main,
       name,
       sha: ref.sha,
-      worktree: ref.worktree,
-      inMain: ref.worktree !== null && samePath(ref.worktree, main),
+      worktree,
+      inMain: worktree !== null && samePath(worktree, main),
+      operation: held?.operation ?? null,
       isDefault: name === defaultBranch.name,
       commits,
     };

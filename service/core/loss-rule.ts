@@ -273,6 +273,8 @@ export interface BranchFacts {
   worktree: string | null;
   /** That checkout is the main checkout. */
   inMain: boolean;
+  /** The operation (a rebase, a bisect) that holds it in `worktree` while that HEAD is detached. */
+  operation?: string | null;
   isDefault: boolean;
   commits: CommitsVerdict;
 }
@@ -284,6 +286,9 @@ export type BranchVerdict =
 /** A local branch with no worktree is removable when integrated or every commit is on a remote branch. */
 export function branchVerdict(facts: BranchFacts): BranchVerdict {
   if (facts.isDefault) return { removable: false, reason: 'the default branch is never removed' };
+  if (facts.worktree !== null && facts.operation) {
+    return { removable: false, reason: `${facts.operation} in ${facts.worktree} is in progress on it` };
+  }
   if (facts.inMain) return { removable: false, reason: 'checked out in the main checkout' };
   if (facts.worktree !== null) return { removable: false, reason: `checked out in ${facts.worktree}` };
   if (!facts.commits.landed) return { removable: false, reason: `local work: ${facts.commits.reason}` };

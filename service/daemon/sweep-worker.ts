@@ -89,6 +89,11 @@ export class SweepWorker {
     const say = (text: string) => this.io.warn(`dogsled serve: sweep: ${plainLine(text)}`);
     if (pass.error !== null) say(`pass failed: ${pass.error}`);
     for (const r of pass.results) {
+      // A branch's path is its repository: the same line as prune's.
+      if (r.kind === 'branch' && r.branch !== null) {
+        say(`removed branch ${r.branch} in ${r.path}`);
+        continue;
+      }
       const branch = r.branch_deleted && r.branch !== null ? ` (branch ${r.branch} deleted)` : '';
       say(`removed ${r.kind} ${r.path}${r.already_removed ? ' (already gone)' : ''}${branch}`);
     }
@@ -96,7 +101,8 @@ export class SweepWorker {
     for (const s of pass.skipped) say(`skipped: ${s.kind} ${s.path}: ${s.reason}`);
     for (const w of pass.warnings) say(`warning: ${w}`);
     for (const h of pass.unlinked) say(`held: ${h.reason}`);
-    for (const d of pass.landed_dirty) say(`held: ${d.checkout} is landed but dirty (${d.dirty} paths)`);
+    for (const d of pass.landed_dirty)
+      say(`held: ${d.checkout} is landed but dirty (${d.dirty} ${d.dirty === 1 ? 'path' : 'paths'})`);
     for (const o of pass.orphans ?? [])
       say(`held: orphan ${o.name ?? o.item} (${o.pane ?? '-'}): ${o.reason}`);
     say(`pass done: ${sweepCountsText(sweepCounts(pass))}`);

@@ -4,7 +4,7 @@
 // `git status --porcelain=v2 -z` (with every setting that would hide a change forced off), plus what
 // status never prints (hidden-content.ts): edits behind index flags and other checkouts' content.
 
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckoutIdentity, CheckoutStatus, StatusEntry } from '../core/loss-types.js';
 import { messageOf } from '../errors.js';
@@ -187,6 +187,36 @@ const OPERATIONS: ReadonlyArray<[string, string]> = [
   ['sequencer', 'a cherry-pick or revert sequence'],
   ['BISECT_LOG', 'a bisect'],
 ];
+
+/**
+ * The branch an operation in a checkout holds while its HEAD is detached (Git's `head-name` of a
+ * rebase, the branch a bisect started on), as a full ref, or null. Git refuses to delete that
+ * branch, and a rebase that finishes or aborts writes it back.
+ */
+export async function branchHeldByOperation(
+  path: string,
+): Promise<{ ref: string; operation: string } | null> {
+  let gitDir: string;
+  try {
+    gitDir = (await gitDirsOf(path)).gitDir;
+  } catch {
+    return null;
+  }
+  const read = (name: string) =>
+    readFile(join(gitDir, name), 'utf8').then(
+      (text) => text.trim(),
+      () => '',
+    );
+  for (const dir of ['rebase-merge', 'rebase-apply']) {
+    const ref = await read(join(dir, 'head-name'));
+    if (ref.startsWith('refs/heads/')) return { ref, operation: 'a rebase' };
+  }
+  const bisected = await read('BISECT_START');
+  if (bisected !== '' && !/^[0-9a-f]{40,64}$/.test(bisected)) {
+    return { ref: `refs/heads/${bisected}`, operation: 'a bisect' };
+  }
+  return null;
+}
 
 /**
  * The operation in progress in a checkout (its git dir holds the markers), or null.

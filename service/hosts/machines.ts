@@ -50,7 +50,10 @@ function configHost(io: MachineIO, ref: string): PeerHost {
 
 export async function renameMachine(io: MachineIO, ref: string, label: string): Promise<MachineOutcome> {
   if (label.trim() === '' || /[\u0000-\u001f\u007f]/.test(label)) {
-    throw new DogsledError(`label "${label}": expected a non-empty name without control characters`);
+    // JSON-quoted: the error line is printed escape-free, and a stripped escape would hide what was wrong.
+    throw new DogsledError(
+      `label ${JSON.stringify(label)}: expected a non-empty name without control characters`,
+    );
   }
   if (await herdrOwns(io)) return herdrChange(io, ['rename', ref, label]);
   const host = await setConfigHostKey(io.configFile, configHost(io, ref).id, 'label', label);
@@ -88,7 +91,9 @@ function defaultLabel(target: string): string {
 export async function addMachine(io: MachineIO, request: AddRequest): Promise<MachineOutcome> {
   const { target } = request;
   if (target === '' || target.startsWith('-') || /[\s\u0000-\u001f\u007f]/.test(target)) {
-    throw new DogsledError(`"${target}": not an ssh destination (no spaces, not starting with "-")`);
+    throw new DogsledError(
+      `${JSON.stringify(target)}: not an ssh destination (no spaces or control characters, not starting with "-")`,
+    );
   }
   const label = request.label ?? defaultLabel(target);
   const machines = await savedMachines(io.env, HERDR_TIMEOUT_MS).catch(() => null);

@@ -172,6 +172,21 @@ describe('board --open and --toggle', () => {
     first = opened.pane;
   });
 
+  it('says to install the Herdr plugin when Herdr does not know it, in one line', async () => {
+    await ok('pane.close', { pane_id: first });
+    await ok('_fake.fail_next', {
+      method: 'plugin.pane.open',
+      code: 'plugin_not_found',
+      message: 'plugin dogsled not found',
+    });
+    const failed = await runCli(['board', '--open'], env);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toBe(
+      'dogsled: board: the dogsled plugin is not installed in Herdr: herdr plugin install <owner>/<repo>/plugins/herdr --yes\n',
+    );
+    first = (await dock('--open')).pane;
+  });
+
   it("toggles from the plugin's action, which runs outside any pane, in the focused pane's tab", async () => {
     const action: NodeJS.ProcessEnv = {
       ...env,

@@ -30,8 +30,8 @@ afterEach(async () => {
   await box.cleanup();
 });
 
-/** Runs prune on a pseudo-terminal (util-linux script), typing `answer` at the question. */
-function pruneOnTerminal(answer: string): Promise<{ code: number | null; output: string }> {
+/** Runs prune on a pseudo-terminal (util-linux script), typing `keys` at the question. */
+function pruneOnTerminal(keys: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} prune worktrees`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: repo.main, env: box.env });
@@ -42,7 +42,7 @@ function pruneOnTerminal(answer: string): Promise<{ code: number | null; output:
       output += chunk.toString('utf8');
       if (!answered && output.includes('[y/N]')) {
         answered = true;
-        child.stdin.write(`${answer}\n`);
+        child.stdin.write(keys);
       }
     });
     child.on('error', reject);
@@ -64,15 +64,27 @@ describe('the plan and the question', () => {
   });
 
   it('on a terminal, asks first: "n" keeps everything, "y" removes', async () => {
-    const declined = await pruneOnTerminal('n');
+    const declined = await pruneOnTerminal('n\n');
     expect(declined.code).toBe(0);
     expect(declined.output).toContain('Remove 1 entry? [y/N]');
     expect(declined.output).toContain('nothing removed');
     expect(await refSha(repo, 'refs/heads/landed')).not.toBeNull();
-    const accepted = await pruneOnTerminal('y');
+    const accepted = await pruneOnTerminal('y\n');
     expect(accepted.code, accepted.output).toBe(0);
     expect(accepted.output).toContain(`removed worktree ${landed} (branch landed deleted)`);
     expect(await refSha(repo, 'refs/heads/landed')).toBeNull();
+  });
+
+  it('Ctrl-D at the question is a no, and Ctrl-C interrupts (130): one line each, never a stack trace', async () => {
+    const eof = await pruneOnTerminal('\u0004');
+    expect(eof.code, eof.output).toBe(0);
+    expect(eof.output).toContain('nothing removed');
+    expect(eof.output).not.toContain('internal error');
+    const interrupted = await pruneOnTerminal('\u0003');
+    expect(interrupted.code, interrupted.output).toBe(130);
+    expect(interrupted.output).toContain('nothing removed');
+    expect(interrupted.output).not.toContain('internal error');
+    expect(await refSha(repo, 'refs/heads/landed')).not.toBeNull();
   });
 });
 

@@ -32,6 +32,8 @@ const DIRS = [
   'partial',
   'renamec',
   'local',
+  'rebasing',
+  'bisected',
 ];
 const x = (dir: string, replace: Record<number, string> = {}) => ({
   [`${dir}/x.txt`]: changed(`${dir}x`, replace),
@@ -124,6 +126,22 @@ beforeAll(async () => {
   await repo.squash('renamec');
 
   await repo.branch('local', [x('local', { 3: 'mine' }), y('local', { 3: 'mine' })]);
+
+  // Pushed branches (every commit on the remote) that an operation holds with a detached HEAD in a
+  // worktree: Git refuses to delete them, and the operation writes the branch back when it ends.
+  await repo.branch('rebasing', [x('rebasing', { 2: 'R' })]);
+  await repo.push('rebasing');
+  await repo.commit(x('rebasing', { 2: 'main' }), 'main edits the same line');
+  const rebasing = await repo.worktree('rebasing');
+  await repo.git(['rebase', 'main'], rebasing).catch(() => undefined); // stops on the conflict
+  await repo.branch('bisected', [
+    x('bisected', { 1: 'B1' }),
+    x('bisected', { 2: 'B2' }),
+    x('bisected', { 3: 'B3' }),
+  ]);
+  await repo.push('bisected');
+  const bisected = await repo.worktree('bisected');
+  await repo.git(['bisect', 'start', 'bisected', 'main'], bisected);
 
   survey = await doctorIn(repo);
   for (const entry of survey.report.branches) before[entry.branch] = entry.head;
@@ -251,6 +269,11 @@ describe('doubtful or local work is kept untouched', () => {
 
   it('a rename against a path that main changed meanwhile is a conflict, so kept', async () => {
     await expectKept('renamec');
+  });
+
+  it('a branch a rebase or a bisect holds in a worktree (detached HEAD) is kept, as Git would refuse it', async () => {
+    expect((await expectKept('rebasing')).reason).toMatch(/^a rebase in .*rebasing is in progress on it$/);
+    expect((await expectKept('bisected')).reason).toMatch(/^a bisect in .*bisected is in progress on it$/);
   });
 
   it('local-only commits are kept', async () => {

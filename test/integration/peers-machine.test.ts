@@ -124,6 +124,17 @@ describe('[[hosts]] in the config', () => {
     expect(await readFile(box.configPath, 'utf8')).toBe(CONFIG);
   });
 
+  it('shows the control characters of a refused label or target, so the error names what was typed', async () => {
+    await writeFile(box.configPath, CONFIG);
+    const label = await runCli(['machine', 'rename', 'netcup', 'big\u001b[31m'], box.env);
+    expect(label.stderr).toBe(
+      'dogsled: machine: label "big\\u001b[31m": expected a non-empty name without control characters\n',
+    );
+    const target = await runCli(['machine', 'add', 'u@h\u001b[31m', '--label', 'z'], box.env);
+    expect(target.stderr).toMatch(/^dogsled: machine: "u@h\\u001b\[31m": not an ssh destination/);
+    expect(await readFile(box.configPath, 'utf8')).toBe(CONFIG);
+  });
+
   it('refuses a config that is a directory, naming it', async () => {
     await mkdir(box.configPath, { recursive: true });
     const result = await runCli(['machine', 'add', 'a@b', '--label', 'b'], box.env);

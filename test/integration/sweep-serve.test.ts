@@ -63,6 +63,7 @@ describe('the sweep in serve', () => {
     const dirty = await repo.worktree('dirty');
     await writeFiles(dirty, { 'notes.txt': 'unsaved\n' });
     const kept = await snapshotTree(dirty);
+    await repo.git(['branch', 'merged', 'main']);
 
     const idle = await runCliIn(box.root, ['serve', '--once'], box.env);
     expect(idle.code, idle.stderr).toBe(0);
@@ -74,9 +75,14 @@ describe('the sweep in serve', () => {
     const once = await runCliIn(box.root, ['serve', '--once'], box.env);
     expect(once.code, once.stderr).toBe(0);
     expect(once.stderr).toContain(`dogsled serve: sweep: removed worktree ${landed} (branch landed deleted)`);
-    expect(once.stderr).toMatch(/dogsled serve: sweep: pass done: 1 removed/);
+    expect(once.stderr).toContain(`dogsled serve: sweep: removed branch merged in ${repo.main}\n`);
+    expect(once.stderr).toContain(`dogsled serve: sweep: held: ${dirty} is landed but dirty (1 path)\n`);
+    expect(once.stderr).toMatch(/dogsled serve: sweep: pass done: 2 removed/);
     const pass = await latest();
-    expect(pass.results.map((r) => [r.kind, r.path])).toEqual([['worktree', landed]]);
+    expect(pass.results.map((r) => [r.kind, r.path])).toEqual([
+      ['worktree', landed],
+      ['branch', repo.main],
+    ]);
     expect(pass.failures).toEqual([]);
     expect(await exists(landed)).toBe(false);
     expect(await refSha(repo, 'refs/heads/landed')).toBeNull();
@@ -90,9 +96,9 @@ describe('the sweep in serve', () => {
     expect((await readFile(join(box.state, 'sweeps.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(1);
 
     const status = await runCliIn(repo.main, ['status', '--json'], box.env);
-    expect(StatusReportSchema.parse(JSON.parse(status.stdout)).sweep?.results).toHaveLength(1);
+    expect(StatusReportSchema.parse(JSON.parse(status.stdout)).sweep?.results).toHaveLength(2);
     const human = await runCliIn(repo.main, ['status'], box.env);
-    expect(human.stdout).toMatch(/cleanup {3}last pass \d+(ms|s) ago: 1 removed/);
+    expect(human.stdout).toMatch(/cleanup {3}last pass \d+(ms|s) ago: 2 removed/);
   });
 
   it('holds the directory the service runs in and does not sweep its repository for being there', async () => {

@@ -315,6 +315,9 @@ describe('branch verdict', () => {
       'checked out in the main checkout',
     );
     expect(branchVerdict({ ...branch, worktree: '/w' }).reason).toBe('checked out in /w');
+    expect(branchVerdict({ ...branch, worktree: '/r', inMain: true, operation: 'a rebase' }).reason).toBe(
+      'a rebase in /r is in progress on it',
+    );
     expect(branchVerdict({ ...branch, commits: { landed: false, unique: 1, reason: 'x' } })).toEqual({
       removable: false,
       reason: 'local work: x',

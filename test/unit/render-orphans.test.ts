@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { renderBrief } from '../../cli/render/status-brief.js';
 import { renderSweep } from '../../cli/render/status-sweep.js';
-import { renderItems, renderWork } from '../../cli/render/status-work.js';
+import { renderItems, renderWork, ticketWhat } from '../../cli/render/status-work.js';
 import { sweepCounts } from '../../service/core/sweep.js';
 import { SweepPassSchema } from '../../service/state/sweep-schemas.js';
-import type { Item } from '../../service/state/work-schemas.js';
+import type { Item, Ticket } from '../../service/state/work-schemas.js';
 
 const NOW = 1_800_000_000_000;
 
@@ -105,5 +105,20 @@ describe('orphans in sweep records', () => {
       expect(line.length).toBeLessThanOrEqual(78);
       expect(line).not.toMatch(/[\u0000-\u001f\u007f]/);
     }
+  });
+
+  it('counts one landed-dirty path as one path', () => {
+    const dirty = (n: number) => ({ repository: '/r', checkout: '/r/w', ref: 'x', dirty: n, paths: [] });
+    const pass = SweepPassSchema.parse({ ...base, landed_dirty: [dirty(1), dirty(2)] });
+    const lines = renderSweep(pass, NOW + 60_000);
+    expect(lines).toContain('  - held: /r/w landed but dirty (1 path)');
+    expect(lines).toContain('  - held: /r/w landed but dirty (2 paths)');
+  });
+
+  it('names a spawned child ticket by name and harness, not as a placement', () => {
+    const ticket = (agent: unknown) =>
+      ({ id: 't_1', kind: 'agent', request: null, agent }) as unknown as Ticket;
+    expect(ticketWhat(ticket({ launch: 'l_1', kind: 'pi', name: 'kid\u001b[31m' }))).toBe('kid (pi)');
+    expect(ticketWhat(ticket(undefined))).toBe('placement');
   });
 });
