@@ -168,7 +168,9 @@ function quota(value: Record<string, unknown>): NonNullable<ConfigFile['quota']>
   const url = value.management_url;
   if (url !== undefined) {
     const origin = typeof url === 'string' ? httpsOrigin(url) : undefined;
-    if (origin === undefined) throw expected('quota.management_url', url);
+    // A URL's userinfo is a secret: the error line shows where it was, not what.
+    if (origin === undefined)
+      throw expected('quota.management_url', typeof url === 'string' ? withoutUserinfo(url) : url);
     out.management_url = origin;
   }
   const hold = value.hold_when_exhausted;
@@ -235,6 +237,11 @@ function describeValue(value: unknown): string {
   if (value instanceof Date) return 'a date';
   if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : `an array of ${value.length}`;
   return 'a table';
+}
+
+/** `scheme://user:secret@host…` as `scheme://***@host…`. */
+function withoutUserinfo(text: string): string {
+  return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/, '$1***@');
 }
 
 /** `https://host[:port]` with nothing after it but one `/`, normalized by URL; undefined otherwise. */
