@@ -38,7 +38,8 @@ export async function remoteDoctor(io: HostIO, peer: PeerHost): Promise<DoctorRe
   const value = await peerCall(io, peer, ['doctor'], { timeoutMs: SETUP_CAP_MS });
   const parsed = DoctorReportSchema.safeParse(value);
   if (!parsed.success) throw invalid(peer, 'doctor');
-  return parsed.data;
+  // The peer names itself `local`; here it is the host it was asked as.
+  return { ...parsed.data, host: peer.id };
 }
 
 export interface RemotePrune {

@@ -110,6 +110,7 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
     await peer.writeHomeFile('.local/state/dogsled/repositories.json', JSON.stringify(registry));
     const doctor = await runCli(['doctor', '--host', 'big', '--json'], fleet.env, { timeoutMs: 60_000 });
     expect(doctor.code, doctor.stderr).toBe(0);
+    expect(JSON.parse(doctor.stdout).host).toBe('big');
     expect(JSON.parse(doctor.stdout).repositories).toEqual([
       expect.objectContaining({ path: gone, removable: true }),
     ]);
