@@ -219,7 +219,7 @@ export function buildProgram(done: Done): Command {
   program
     .command('agent')
     .description('start a child agent on the host with room, told its task by file')
-    .option('--kind <kind>', 'pi, claude or codex')
+    .option('--kind <kind>', 'pi, claude or codex (default pi with --profile)')
     .option('--name <name>', "the child's Herdr agent name")
     .option('--message <text>', 'the task')
     .option('--message-file <path>', 'read the task from a file (- for stdin)')

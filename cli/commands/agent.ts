@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { TASK_MAX_BYTES } from '../../service/agents/launch-files.js';
 import { EXIT } from '../../service/core/exit-codes.js';
+import { requestedKind } from '../../service/core/launch-line.js';
 import { shown } from '../../service/core/visible.js';
 import { DogsledError } from '../../service/errors.js';
 import { type AgentOutcome, runAgent } from '../../service/work/agent.js';
@@ -33,14 +34,15 @@ export interface AgentFlags {
 
 export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<number> {
   const deadline = Deadline.fromProcessStart(maxFlag(flags.max));
-  if (flags.kind === undefined) throw new DogsledError('--kind is required: pi, claude or codex');
+  const kind = requestedKind(flags.kind, flags.profile);
+  if (kind === null) throw new DogsledError('--kind is required: pi, claude or codex (a --profile means pi)');
   if (flags.name === undefined) throw new DogsledError('--name is required');
   const task = await taskText(flags);
   const pin = hostFlag(flags.host);
   const cwd = await cwdFlag(flags.cwd);
   const io = await hostIO(ctx);
   const work = {
-    kind: flags.kind,
+    kind,
     name: flags.name,
     task,
     profile: flags.profile ?? null,
