@@ -20,9 +20,21 @@ export function commandText(command: readonly string[] | undefined, width = COMM
   return clip(commandLine(command), width);
 }
 
-/** What a ticket asks for: its job's command, or `placement` for a `place` ticket. */
+/** What a ticket asks for: its job's command, the child an `agent` ticket starts, or `placement`. */
 export function ticketWhat(ticket: Ticket, width = COMMAND_WIDTH): string {
-  return ticket.request === null ? 'placement' : commandText(ticket.request.command, width);
+  if (ticket.request !== null) return commandText(ticket.request.command, width);
+  if (ticket.agent) return clip(`agent ${childText(ticket.agent.name, ticket.agent.kind, width)}`, width);
+  return 'placement';
+}
+
+/** `api-dups (pi)`: a child by its Herdr name and harness, which a person knows it by. */
+function childText(
+  name: string | null | undefined,
+  harness: string | null | undefined,
+  width: number,
+): string {
+  if (!name) return '-';
+  return clip(`${plainLine(name)}${harness ? ` (${plainLine(harness)})` : ''}`, width);
 }
 
 export function ownerText(owner: string | null): string {
@@ -49,7 +61,9 @@ export function itemLine(item: Item, now: number, width = COMMAND_WIDTH): string
       : `closed ${age(now - item.closed_ms)} ago: ${plainLine(item.close_reason ?? 'closed')}`;
   const orphaned =
     item.closed_ms === null && item.orphaned ? `  ${orphanedText(plainLine(item.orphaned.reason))}` : '';
-  return `${what}  ${commandText(item.command, width)}  ${when}${orphaned}`;
+  const doing =
+    item.kind === 'agent' ? childText(item.name, item.harness, width) : commandText(item.command, width);
+  return `${what}  ${doing}  ${when}${orphaned}`;
 }
 
 /** `t_abc pending  make test  queued 30s`: one ticket without its owner. */
@@ -66,7 +80,15 @@ function ticketWhen(ticket: Ticket, now: number): string {
     return `${queued} · ${clip(plainLine(ticket.hold.pool), 12)} quota exhausted, ${age(ticket.hold.until_ms - now)} left`;
   }
   if (ticket.state === 'admitting') return `admitting for ${age(now - ticket.state_ms)}`;
-  if (ticket.state === 'admitted') return `job ${ticket.job ?? '?'} on ${plainLine(ticket.host ?? '?')}`;
+  if (ticket.state === 'admitted') {
+    // What the admission made: a job, a child's item, or (`place`) only a reservation.
+    const made = ticket.job
+      ? `job ${ticket.job}`
+      : ticket.item
+        ? `item ${ticket.item}`
+        : `reservation ${ticket.reservation ?? '?'}`;
+    return `${made} on ${plainLine(ticket.host ?? '?')}`;
+  }
   return ticket.error ? plainLine(ticket.error) : '';
 }
 
