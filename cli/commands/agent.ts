@@ -8,7 +8,7 @@ import { TASK_MAX_BYTES } from '../../service/agents/launch-files.js';
 import { EXIT } from '../../service/core/exit-codes.js';
 import { requestedKind } from '../../service/core/launch-line.js';
 import { shown } from '../../service/core/visible.js';
-import { DogsledError } from '../../service/errors.js';
+import { DogsledError, fileErrorText } from '../../service/errors.js';
 import { type AgentOutcome, runAgent } from '../../service/work/agent.js';
 import { Deadline } from '../../service/work/deadline.js';
 import type { CliContext } from '../context.js';
@@ -110,9 +110,7 @@ async function taskText(flags: AgentFlags): Promise<string> {
   try {
     bytes = path === '-' ? await readStdin() : await readFile(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    const why = code === 'EISDIR' ? 'it is a directory' : code === 'ENOENT' ? 'no such file' : code;
-    throw new DogsledError(`--message-file ${shown(path)}: ${why}`);
+    throw new DogsledError(`--message-file ${shown(path)}: ${fileErrorText(error)}`);
   }
   if (bytes.length > TASK_MAX_BYTES) {
     throw new DogsledError(`--message-file ${shown(path)}: over the ${TASK_MAX_BYTES}-byte limit`);
