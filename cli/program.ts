@@ -7,7 +7,7 @@ import { DogsledError } from '../service/errors.js';
 import { VERSION } from '../service/version.js';
 import { namedError, runCommand } from './command.js';
 import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
-import { STATUS_INTERVAL_DEFAULT } from './fast-path.js';
+import { STATUS_INTERVAL_DEFAULT } from './flags.js';
 import { LATER_COMMANDS } from './later.js';
 import { clip, plainLine } from './render/text.js';
 
@@ -65,7 +65,7 @@ export function buildProgram(done: Done): Command {
     .option('--line', 'one line for the tab row')
     .option('--brief', 'at most six lines for prompt hooks')
     .option('--watch', 'refresh until interrupted')
-    .option('--interval <seconds>', 'refresh interval for --watch', STATUS_INTERVAL_DEFAULT)
+    .option('--interval <seconds>', `refresh interval for --watch (default ${STATUS_INTERVAL_DEFAULT})`)
     .action(action(done, async () => (await import('./commands/status.js')).statusCommand));
 
   program
