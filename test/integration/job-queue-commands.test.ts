@@ -123,6 +123,19 @@ describe('items', () => {
     });
   });
 
+  it('refuses an empty --owner (an unset $HERDR_PANE_ID) in one line instead of listing nothing', async () => {
+    for (const args of [
+      ['items', '--owner', ''],
+      ['items', '--owner=', '--json'],
+    ]) {
+      expect(await runCli(args, env)).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: 'dogsled: items: --owner is empty: name a pane (outside Herdr and tmux, leave --owner out)\n',
+      });
+    }
+  });
+
   it('prints a short list for people', async () => {
     const result = await runCli(['items', '--owner', 'w1:p1'], env);
     expect(result.code).toBe(0);
