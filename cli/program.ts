@@ -48,6 +48,8 @@ export function buildProgram(done: Done): Command {
       ).choices(['auto', 'tmux']),
     )
     .showSuggestionAfterError(true)
+    // Every command takes --config and --terminal: its own --help says so.
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({ outputError: () => {} });
 
@@ -397,7 +399,10 @@ export async function runProgram(args: string[]): Promise<number> {
     if (error.exitCode === 0) return EXIT.ok;
     if (error.code === 'commander.help') return EXIT.error;
     const failure = new DogsledError(error.message.replace(/^error: /, ''));
-    throw current === undefined ? failure : namedError(current, failure);
+    // A bad global option (`status --terminal x`) fails before the command is dispatched, so it is
+    // named by the first word that is a command.
+    const named = current ?? args.find((word) => program.commands.some((command) => command.name() === word));
+    throw named === undefined ? failure : namedError(named, failure);
   }
   return code;
 }

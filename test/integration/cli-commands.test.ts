@@ -26,6 +26,9 @@ describe('the command line', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`Usage: dogsled ${name}`);
       expect(result.stdout).toContain('--help');
+      // Every command takes the global options, and its help lists them.
+      expect(result.stdout).toContain('--config <path>');
+      expect(result.stdout).toContain('--terminal <backend>');
     },
   );
 
