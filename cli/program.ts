@@ -378,6 +378,19 @@ export function buildProgram(done: Done): Command {
 }
 
 /**
+ * The command commander failed in, as its errors are named: a bad global option (`status
+ * --terminal x`) fails before dispatch, so it is the first word that is a command; a group's
+ * subcommand (`inbox ack`) goes with its group.
+ */
+function failedCommand(program: Command, args: string[], current: string | undefined): string | undefined {
+  const top = current ?? args.find((word) => program.commands.some((command) => command.name() === word));
+  if (top === undefined) return undefined;
+  const group = program.commands.find((command) => command.name() === top);
+  const sub = group?.commands.find((command) => command.name() === args[args.indexOf(top) + 1]);
+  return sub === undefined ? top : `${top} ${sub.name()}`;
+}
+
+/**
  * Parses argv (after `node dogsled`) and runs the command; returns its exit status. Commander's own
  * errors (unknown option or command, missing argument) become DogsledErrors naming the command, so
  * main.ts prints them like every other error.
@@ -399,9 +412,7 @@ export async function runProgram(args: string[]): Promise<number> {
     if (error.exitCode === 0) return EXIT.ok;
     if (error.code === 'commander.help') return EXIT.error;
     const failure = new DogsledError(error.message.replace(/^error: /, ''));
-    // A bad global option (`status --terminal x`) fails before the command is dispatched, so it is
-    // named by the first word that is a command.
-    const named = current ?? args.find((word) => program.commands.some((command) => command.name() === word));
+    const named = failedCommand(program, args, current);
     throw named === undefined ? failure : namedError(named, failure);
   }
   return code;
