@@ -53,7 +53,7 @@ function age(ms: number): string {
  * `job j_abc  make test  open 3m`: one open or closed item without its owner; an orphaned child the
  * service keeps open ends with `orphaned: <reason>`.
  */
-export function itemLine(item: Item, now: number, width = COMMAND_WIDTH): string {
+export function itemLine(item: Item, now: number, width = COMMAND_WIDTH, named = true): string {
   const what = item.job ? `${item.kind} ${item.job}` : `${item.kind} ${item.id}`;
   const when =
     item.closed_ms === null
@@ -61,8 +61,13 @@ export function itemLine(item: Item, now: number, width = COMMAND_WIDTH): string
       : `closed ${age(now - item.closed_ms)} ago: ${plainLine(item.close_reason ?? 'closed')}`;
   const orphaned =
     item.closed_ms === null && item.orphaned ? `  ${orphanedText(plainLine(item.orphaned.reason))}` : '';
+  // A status row keeps its 80 columns for an orphan's reason; `items` has room for the child's name.
   const doing =
-    item.kind === 'agent' ? childText(item.name, item.harness, width) : commandText(item.command, width);
+    item.kind !== 'agent'
+      ? commandText(item.command, width)
+      : named
+        ? childText(item.name, item.harness, width)
+        : '-';
   return `${what}  ${doing}  ${when}${orphaned}`;
 }
 
@@ -118,7 +123,8 @@ export function renderWork(openItems: readonly Item[], pending: readonly Ticket[
   for (const [owner, list] of owners) {
     lines.push(row('owner', ownerText(owner)));
     // An orphan's reason can be long (a loss-rule verdict): the row is clipped, --json has it whole.
-    for (const item of list) lines.push(clip(row('', `  ${itemLine(item, now, STATUS_COMMAND_WIDTH)}`), 80));
+    for (const item of list)
+      lines.push(clip(row('', `  ${itemLine(item, now, STATUS_COMMAND_WIDTH, false)}`), 80));
   }
   for (const ticket of pending) {
     const command = ticketWhat(ticket, STATUS_TICKET_WIDTH);
