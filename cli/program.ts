@@ -274,9 +274,9 @@ export function buildProgram(done: Done): Command {
 
   program
     .command('send')
-    .description("send a message to an agent's inbox (an agent on this host)")
+    .description("send a message to an agent's inbox, on this host or a peer")
     .argument('<target>', 'an agent name or a pane id')
-    .option('--host <id>', 'the host of the target (only this host in this build)')
+    .option('--host <id>', 'the host of the target, by id or label (default this host)')
     .option('--kind <kind>', 'message, task, reply, blocked, … (default message)')
     .option('--message <text>', 'the message text')
     .option('--message-file <path>', 'read the message from a file (- for stdin)')

@@ -32,6 +32,12 @@ describe('the command line', () => {
     },
   );
 
+  it('send --help offers --host for a peer, as send --host does', async () => {
+    const result = await runCli(['send', '--help'], box.env);
+    expect(result.stdout).toContain("send a message to an agent's inbox, on this host or a peer");
+    expect(result.stdout).not.toContain('only this host');
+  });
+
   it('--help lists every command of the spec', async () => {
     const result = await runCli(['--help'], box.env);
     expect(result.code).toBe(0);
