@@ -20,21 +20,11 @@ export function commandText(command: readonly string[] | undefined, width = COMM
   return clip(commandLine(command), width);
 }
 
-/** What a ticket asks for: its job's command, the child an `agent` ticket starts, or `placement`. */
+/** What a ticket asks for: its job's command, a spawned child by name and harness (as the board names it), or `placement`. */
 export function ticketWhat(ticket: Ticket, width = COMMAND_WIDTH): string {
   if (ticket.request !== null) return commandText(ticket.request.command, width);
-  if (ticket.agent) return clip(`agent ${childText(ticket.agent.name, ticket.agent.kind, width)}`, width);
+  if (ticket.agent) return clip(plainLine(`${ticket.agent.name} (${ticket.agent.kind})`), width);
   return 'placement';
-}
-
-/** `api-dups (pi)`: a child by its Herdr name and harness, which a person knows it by. */
-function childText(
-  name: string | null | undefined,
-  harness: string | null | undefined,
-  width: number,
-): string {
-  if (!name) return '-';
-  return clip(`${plainLine(name)}${harness ? ` (${plainLine(harness)})` : ''}`, width);
 }
 
 export function ownerText(owner: string | null): string {
@@ -47,6 +37,16 @@ export function countText(n: number, one: string, many = `${one}s`): string {
 
 function age(ms: number): string {
   return formatAge(Math.max(0, ms));
+}
+
+/** `api-dups (pi)`: a child by its Herdr name and harness, which a person knows it by. */
+function childText(
+  name: string | null | undefined,
+  harness: string | null | undefined,
+  width: number,
+): string {
+  if (!name) return '-';
+  return clip(`${plainLine(name)}${harness ? ` (${plainLine(harness)})` : ''}`, width);
 }
 
 /**

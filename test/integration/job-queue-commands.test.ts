@@ -207,8 +207,8 @@ describe('items', () => {
       '  i_child0000001  w3:p1  agent i_child0000001  api-dups (pi)  open 6s',
       'queue: 1 pending, 2 other',
       '  t_place0000001 admitted  placement  reservation r_room00000001 on local  w3:p1',
-      '  t_agent0000001 pending  agent api-dups (pi)  queued 3s  w3:p1',
-      '  t_agent0000002 admitted  agent reviewer (codex)  item i_child0000002 on local  w3:p1',
+      '  t_agent0000001 pending  api-dups (pi)  queued 3s  w3:p1',
+      '  t_agent0000002 admitted  reviewer (codex)  item i_child0000002 on local  w3:p1',
       '',
     ]);
   });
