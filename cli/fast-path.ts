@@ -11,8 +11,6 @@
 
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
-export const STATUS_INTERVAL_DEFAULT = '5';
-
 interface FastCommand {
   options: NonNullable<ParseArgsConfig['options']>;
   /** Parses argv itself (positionals); undefined sends it to the full command line. */
@@ -54,7 +52,7 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
       line: { type: 'boolean' },
       brief: { type: 'boolean' },
       watch: { type: 'boolean' },
-      interval: { type: 'string', default: STATUS_INTERVAL_DEFAULT },
+      interval: { type: 'string' },
     },
   },
   exec: {

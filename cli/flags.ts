@@ -9,6 +9,9 @@ import { MAX_DEFAULT_MS } from '../service/core/budget.js';
 import { parseDuration, parseSeconds } from '../service/core/duration.js';
 import { DogsledError } from '../service/errors.js';
 
+/** `status --watch` refreshes every 5 seconds unless `--interval` says otherwise. */
+export const STATUS_INTERVAL_DEFAULT = '5';
+
 /**
  * A duration flag: an integer with ms, s, m or h, longer than 0 and at most 365 days. Zero is
  * refused everywhere: a timeout of 0 would kill at once, and a `--max 0` would have passed before

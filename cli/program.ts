@@ -7,7 +7,7 @@ import { DogsledError } from '../service/errors.js';
 import { VERSION } from '../service/version.js';
 import { namedError, runCommand } from './command.js';
 import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
-import { STATUS_INTERVAL_DEFAULT } from './fast-path.js';
+import { STATUS_INTERVAL_DEFAULT } from './flags.js';
 import { LATER_COMMANDS } from './later.js';
 import { clip, plainLine } from './render/text.js';
 
@@ -48,6 +48,8 @@ export function buildProgram(done: Done): Command {
       ).choices(['auto', 'tmux']),
     )
     .showSuggestionAfterError(true)
+    // Every command takes --config and --terminal: its own --help says so.
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({ outputError: () => {} });
 
@@ -65,7 +67,7 @@ export function buildProgram(done: Done): Command {
     .option('--line', 'one line for the tab row')
     .option('--brief', 'at most six lines for prompt hooks')
     .option('--watch', 'refresh until interrupted')
-    .option('--interval <seconds>', 'refresh interval for --watch', STATUS_INTERVAL_DEFAULT)
+    .option('--interval <seconds>', `refresh interval for --watch (default ${STATUS_INTERVAL_DEFAULT})`)
     .action(action(done, async () => (await import('./commands/status.js')).statusCommand));
 
   program
@@ -219,7 +221,7 @@ export function buildProgram(done: Done): Command {
   program
     .command('agent')
     .description('start a child agent on the host with room, told its task by file')
-    .option('--kind <kind>', 'pi, claude or codex')
+    .option('--kind <kind>', 'pi, claude or codex (default pi with --profile)')
     .option('--name <name>', "the child's Herdr agent name")
     .option('--message <text>', 'the task')
     .option('--message-file <path>', 'read the task from a file (- for stdin)')
@@ -272,9 +274,9 @@ export function buildProgram(done: Done): Command {
 
   program
     .command('send')
-    .description("send a message to an agent's inbox (an agent on this host)")
+    .description("send a message to an agent's inbox, on this host or a peer")
     .argument('<target>', 'an agent name or a pane id')
-    .option('--host <id>', 'the host of the target (only this host in this build)')
+    .option('--host <id>', 'the host of the target, by id or label (default this host)')
     .option('--kind <kind>', 'message, task, reply, blocked, … (default message)')
     .option('--message <text>', 'the message text')
     .option('--message-file <path>', 'read the message from a file (- for stdin)')
@@ -376,6 +378,19 @@ export function buildProgram(done: Done): Command {
 }
 
 /**
+ * The command commander failed in, as its errors are named: a bad global option (`status
+ * --terminal x`) fails before dispatch, so it is the first word that is a command; a group's
+ * subcommand (`inbox ack`) goes with its group.
+ */
+function failedCommand(program: Command, args: string[], current: string | undefined): string | undefined {
+  const top = current ?? args.find((word) => program.commands.some((command) => command.name() === word));
+  if (top === undefined) return undefined;
+  const group = program.commands.find((command) => command.name() === top);
+  const sub = group?.commands.find((command) => command.name() === args[args.indexOf(top) + 1]);
+  return sub === undefined ? top : `${top} ${sub.name()}`;
+}
+
+/**
  * Parses argv (after `node dogsled`) and runs the command; returns its exit status. Commander's own
  * errors (unknown option or command, missing argument) become DogsledErrors naming the command, so
  * main.ts prints them like every other error.
@@ -397,7 +412,8 @@ export async function runProgram(args: string[]): Promise<number> {
     if (error.exitCode === 0) return EXIT.ok;
     if (error.code === 'commander.help') return EXIT.error;
     const failure = new DogsledError(error.message.replace(/^error: /, ''));
-    throw current === undefined ? failure : namedError(current, failure);
+    const named = failedCommand(program, args, current);
+    throw named === undefined ? failure : namedError(named, failure);
   }
   return code;
 }

@@ -47,3 +47,16 @@ export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/**
+ * Why a file the user named could not be opened, in words with the errno code:
+ * `no such file or directory (ENOENT)`, not the bare code nor Node's syscall and path.
+ */
+export function fileErrorText(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string') return messageOf(error);
+  // Node says `illegal operation on a directory`, which names neither the file nor the problem.
+  if (code === 'EISDIR') return 'it is a directory (EISDIR)';
+  const words = /^[A-Z0-9]+: ([^,\n]+)/.exec(messageOf(error))?.[1];
+  return words ? `${words} (${code})` : code;
+}

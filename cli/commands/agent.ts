@@ -6,8 +6,9 @@
 import { readFile } from 'node:fs/promises';
 import { TASK_MAX_BYTES } from '../../service/agents/launch-files.js';
 import { EXIT } from '../../service/core/exit-codes.js';
+import { requestedKind } from '../../service/core/launch-line.js';
 import { shown } from '../../service/core/visible.js';
-import { DogsledError } from '../../service/errors.js';
+import { DogsledError, fileErrorText } from '../../service/errors.js';
 import { type AgentOutcome, runAgent } from '../../service/work/agent.js';
 import { Deadline } from '../../service/work/deadline.js';
 import type { CliContext } from '../context.js';
@@ -33,14 +34,15 @@ export interface AgentFlags {
 
 export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<number> {
   const deadline = Deadline.fromProcessStart(maxFlag(flags.max));
-  if (flags.kind === undefined) throw new DogsledError('--kind is required: pi, claude or codex');
+  const kind = requestedKind(flags.kind, flags.profile);
+  if (kind === null) throw new DogsledError('--kind is required: pi, claude or codex (a --profile means pi)');
   if (flags.name === undefined) throw new DogsledError('--name is required');
   const task = await taskText(flags);
   const pin = hostFlag(flags.host);
   const cwd = await cwdFlag(flags.cwd);
   const io = await hostIO(ctx);
   const work = {
-    kind: flags.kind,
+    kind,
     name: flags.name,
     task,
     profile: flags.profile ?? null,
@@ -108,9 +110,7 @@ async function taskText(flags: AgentFlags): Promise<string> {
   try {
     bytes = path === '-' ? await readStdin() : await readFile(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    const why = code === 'EISDIR' ? 'it is a directory' : code === 'ENOENT' ? 'no such file' : code;
-    throw new DogsledError(`--message-file ${shown(path)}: ${why}`);
+    throw new DogsledError(`--message-file ${shown(path)}: ${fileErrorText(error)}`);
   }
   if (bytes.length > TASK_MAX_BYTES) {
     throw new DogsledError(`--message-file ${shown(path)}: over the ${TASK_MAX_BYTES}-byte limit`);

@@ -6,7 +6,7 @@
 import { open } from 'node:fs/promises';
 import { MESSAGE_MAX_BYTES } from '../../service/core/inbox.js';
 import { plainLine } from '../../service/core/text-clean.js';
-import { DogsledError, messageOf } from '../../service/errors.js';
+import { DogsledError, fileErrorText } from '../../service/errors.js';
 import { checkSendOptions } from '../../service/inbox/send.js';
 import { sendAnywhere } from '../../service/work/peer-actions.js';
 import type { CliContext } from '../context.js';
@@ -45,8 +45,7 @@ async function messageText(flags: SendFlags): Promise<string> {
   try {
     handle = await open(path, 'r');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DogsledError(`send: --message-file ${plainLine(path)}: ${code ?? messageOf(error)}`);
+    throw new DogsledError(`send: --message-file ${plainLine(path)}: ${fileErrorText(error)}`);
   }
   try {
     return await readBounded(
@@ -55,8 +54,7 @@ async function messageText(flags: SendFlags): Promise<string> {
     );
   } catch (error) {
     if (error instanceof DogsledError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DogsledError(`send: --message-file ${plainLine(path)}: ${code ?? messageOf(error)}`);
+    throw new DogsledError(`send: --message-file ${plainLine(path)}: ${fileErrorText(error)}`);
   } finally {
     await handle.close();
   }

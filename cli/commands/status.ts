@@ -8,7 +8,7 @@ import { readHosts, readStatus } from '../../service/hosts/status.js';
 import type { HostIO } from '../../service/state/io.js';
 import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
-import { intervalFlag } from '../flags.js';
+import { intervalFlag, STATUS_INTERVAL_DEFAULT } from '../flags.js';
 import { hostIO } from '../io.js';
 import { paint } from '../render/color.js';
 import { renderBrief } from '../render/status-brief.js';
@@ -21,13 +21,16 @@ export interface StatusFlags {
   line?: boolean;
   brief?: boolean;
   watch?: boolean;
-  interval: string;
+  interval?: string;
 }
 
 export async function statusCommand(flags: StatusFlags, ctx: CliContext): Promise<number> {
   const forms = [flags.json, flags.line, flags.brief].filter(Boolean).length;
   if (forms > 1) throw new DogsledError('status: choose one of --json, --line and --brief');
-  const intervalMs = intervalFlag(flags.interval);
+  // Without --watch there is no refresh: an interval would be silently ignored.
+  if (flags.interval !== undefined && !flags.watch)
+    throw new DogsledError('status: --interval needs --watch');
+  const intervalMs = intervalFlag(flags.interval ?? STATUS_INTERVAL_DEFAULT);
   const io = await hostIO(ctx);
   mark('config');
   if (!flags.watch) {

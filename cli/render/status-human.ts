@@ -61,11 +61,12 @@ function renderHost(host: HostView, now: number, paint: Paint): string[] {
     ),
   );
   if (probe.pressure_level !== null) lines.push(row('pressure', pressureName(probe.pressure_level)));
+  // Before the agents line, whose pane rows follow it directly.
+  if (probe.terminal) lines.push(row('terminal', terminalName(probe.terminal.kind)));
   const panes = probe.agent_panes ?? [];
   const stalled = stalledPanes(panes).length;
   const counts = `${host.headroom.live_agents} live · ${host.headroom.active_agents} active`;
   lines.push(row('agents', stalled > 0 ? `${counts} · ${paint.red(`${stalled} stalled`)}` : counts));
-  if (probe.terminal) lines.push(row('terminal', terminalName(probe.terminal.kind)));
   lines.push(...renderAgentPanes(panes, now, paint));
   const free = host.headroom.free_cores === null ? '?' : formatCores(host.headroom.free_cores);
   const verdict = host.headroom.eligible

@@ -39,11 +39,21 @@ function age(ms: number): string {
   return formatAge(Math.max(0, ms));
 }
 
+/** `api-dups (pi)`: a child by its Herdr name and harness, which a person knows it by. */
+function childText(
+  name: string | null | undefined,
+  harness: string | null | undefined,
+  width: number,
+): string {
+  if (!name) return '-';
+  return clip(`${plainLine(name)}${harness ? ` (${plainLine(harness)})` : ''}`, width);
+}
+
 /**
  * `job j_abc  make test  open 3m`: one open or closed item without its owner; an orphaned child the
  * service keeps open ends with `orphaned: <reason>`.
  */
-export function itemLine(item: Item, now: number, width = COMMAND_WIDTH): string {
+export function itemLine(item: Item, now: number, width = COMMAND_WIDTH, named = true): string {
   const what = item.job ? `${item.kind} ${item.job}` : `${item.kind} ${item.id}`;
   const when =
     item.closed_ms === null
@@ -51,7 +61,14 @@ export function itemLine(item: Item, now: number, width = COMMAND_WIDTH): string
       : `closed ${age(now - item.closed_ms)} ago: ${plainLine(item.close_reason ?? 'closed')}`;
   const orphaned =
     item.closed_ms === null && item.orphaned ? `  ${orphanedText(plainLine(item.orphaned.reason))}` : '';
-  return `${what}  ${commandText(item.command, width)}  ${when}${orphaned}`;
+  // A status row keeps its 80 columns for an orphan's reason; `items` has room for the child's name.
+  const doing =
+    item.kind !== 'agent'
+      ? commandText(item.command, width)
+      : named
+        ? childText(item.name, item.harness, width)
+        : '-';
+  return `${what}  ${doing}  ${when}${orphaned}`;
 }
 
 /** `t_abc pending  make test  queued 30s`: one ticket without its owner. */
@@ -68,7 +85,15 @@ function ticketWhen(ticket: Ticket, now: number): string {
     return `${queued} · ${clip(plainLine(ticket.hold.pool), 12)} quota exhausted, ${age(ticket.hold.until_ms - now)} left`;
   }
   if (ticket.state === 'admitting') return `admitting for ${age(now - ticket.state_ms)}`;
-  if (ticket.state === 'admitted') return `job ${ticket.job ?? '?'} on ${plainLine(ticket.host ?? '?')}`;
+  if (ticket.state === 'admitted') {
+    // What the admission made: a job, a child's item, or (`place`) only a reservation.
+    const made = ticket.job
+      ? `job ${ticket.job}`
+      : ticket.item
+        ? `item ${ticket.item}`
+        : `reservation ${ticket.reservation ?? '?'}`;
+    return `${made} on ${plainLine(ticket.host ?? '?')}`;
+  }
   return ticket.error ? plainLine(ticket.error) : '';
 }
 
@@ -98,7 +123,8 @@ export function renderWork(openItems: readonly Item[], pending: readonly Ticket[
   for (const [owner, list] of owners) {
     lines.push(row('owner', ownerText(owner)));
     // An orphan's reason can be long (a loss-rule verdict): the row is clipped, --json has it whole.
-    for (const item of list) lines.push(clip(row('', `  ${itemLine(item, now, STATUS_COMMAND_WIDTH)}`), 80));
+    for (const item of list)
+      lines.push(clip(row('', `  ${itemLine(item, now, STATUS_COMMAND_WIDTH, false)}`), 80));
   }
   for (const ticket of pending) {
     const command = ticketWhat(ticket, STATUS_TICKET_WIDTH);

@@ -10,6 +10,15 @@ export const AGENT_KINDS = ['pi', 'claude', 'codex'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
 /**
+ * The kind a caller asked for: `--kind`, else Pi when it named a `--profile` (profiles are Pi's
+ * only, so `agent --profile general` needs no `--kind`); null when neither says.
+ */
+export function requestedKind(kind: string | undefined, profile: string | undefined): string | null {
+  if (kind !== undefined) return kind;
+  return profile === undefined ? null : 'pi';
+}
+
+/**
  * Herdr types the launch as one line; a shell in canonical mode reads at most 1024 bytes on macOS
  * (MAX_CANON). The spec keeps 64 bytes of that for Herdr's own quoting, which may differ from ours.
  */

@@ -19,6 +19,7 @@ import {
 import { plainLine } from '../core/text-clean.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
+import { listenPrivate } from '../state/private-socket.js';
 import type { SweepPass } from '../state/sweep-schemas.js';
 import { markSweepHandled, readSweepRequest, recordSweep } from '../sweep/files.js';
 import { callerPane } from '../terminal/herdr-env.js';
@@ -134,16 +135,15 @@ async function bindWake(io: SweepIO, poke: () => void): Promise<Server | undefin
     connection.end();
     poke();
   });
-  return new Promise((resolve) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      warn(`cannot be bound (${error.code ?? error.message})`);
-      resolve(undefined);
-    });
-    server.listen(path, () => {
-      server.unref();
-      resolve(server);
-    });
-  });
+  try {
+    // 0600 like every state file: only this user may wake the service.
+    await listenPrivate(server, path);
+  } catch (error) {
+    warn(`cannot be bound (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
+    return undefined;
+  }
+  server.unref();
+  return server;
 }
 
 /** Runs the sweep worker at the publication pace until the signal aborts; sweep.sock pokes it. */
@@ -164,7 +164,11 @@ export function startSweepWorker(
     onPoke: (poke) => {
       void bindWake(io, poke).then((bound) => {
         server = bound;
-        if (bound && stopper.signal.aborted) bound.close();
+        if (bound && stopper.signal.aborted) {
+          bound.close();
+          // Bound under a private name and renamed: close does not remove the path itself.
+          void unlink(io.paths.sweepSock).catch(() => undefined);
+        }
       });
     },
     pass: async () => {

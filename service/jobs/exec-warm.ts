@@ -8,12 +8,11 @@
 // start claim refuses it and this process exits having run nothing. Its stdin is serve's pipe: when
 // that closes while it is unclaimed, it leaves.
 
-import { chmod, lstat, rename, unlink } from 'node:fs/promises';
-import type { Server, Socket } from 'node:net';
+import { lstat, unlink } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import { messageOf } from '../errors.js';
 import type { ProcessIO } from '../state/io.js';
-import { STATE_FILE_MODE } from '../state/paths.js';
+import { listenPrivate } from '../state/private-socket.js';
 import { superviseJob } from './exec-supervise.js';
 
 /** A claim is a job id (state/job-records.ts's rule, bounded) and a newline. */
@@ -53,7 +52,7 @@ export async function warmSupervisor(
       resolveClaim({ id, connection });
     });
   });
-  const ino = await listenAt(server, path);
+  const ino = await listenPrivate(server, path);
   watchLeash(leash, () => resolveClaim(undefined));
   const claim = await claimed;
   // No later launch may wait on a socket that will never answer: gone before anything else.
@@ -75,31 +74,6 @@ export async function warmSupervisor(
   } catch (error) {
     if (!connection.writableEnded) connection.end('refused\n');
     throw error;
-  }
-}
-
-/**
- * Listens on a private name, made 0600, then renamed onto `path` (replacing a stale socket, never a
- * directory), so no one connects before its mode is set. Returns the socket's inode.
- */
-async function listenAt(server: Server, path: string): Promise<number> {
-  const own = `${path}.${process.pid}`;
-  await unlink(own).catch(() => undefined);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(own, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  try {
-    await chmod(own, STATE_FILE_MODE);
-    await rename(own, path);
-    return (await lstat(path)).ino;
-  } catch (error) {
-    server.close();
-    await unlink(own).catch(() => undefined);
-    throw new Error(`cannot listen on ${path}: ${messageOf(error)}`);
   }
 }
 

@@ -57,6 +57,13 @@ export async function markDone(io: HostIO): Promise<DoneMark> {
   const launch = (await listLaunchRecords(io.paths)).records
     .filter((record) => record.terminal_id === me.terminal_id)
     .at(-1);
+  if (agent === null && item === undefined && launch === undefined) {
+    // A bare shell: its mark would wait for the first agent ever started in this pane and close
+    // that agent's pane at its first idle.
+    throw new DogsledError(
+      `no agent runs in ${me.pane_id} and it is no one's child: a child runs done in its final working turn`,
+    );
+  }
   const now = io.now();
   const mark: DoneMark = {
     id: launch?.id ?? item?.id ?? `pane-${me.terminal_id}`,

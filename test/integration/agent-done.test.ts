@@ -191,6 +191,15 @@ describe('done refuses before it marks anything', () => {
     expect(await doneMarks()).toEqual([]);
   });
 
+  it("in a plain shell: no agent runs there and it is no one's child", async () => {
+    const result = await runCli(['done'], suite.env);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe(
+      `dogsled: done: no agent runs in ${suite.caller.pane} and it is no one's child: a child runs done in its final working turn\n`,
+    );
+    expect(await doneMarks()).toEqual([]);
+  });
+
   it('outside a Herdr pane', async () => {
     const { HERDR_PANE_ID: _p, ...env } = suite.env;
     const result = await runCli(['done'], env);

@@ -95,7 +95,7 @@ describe('agent starts a child', () => {
 });
 
 describe('profiles and the board', () => {
-  it("a Pi child with a profile gets its model, thinking and prompts; the owner's board names harness and model", async () => {
+  it("a child with a profile is Pi without --kind, gets its model, thinking and prompts; the owner's board names harness and model", async () => {
     const dir = join(suite.box.home, '.config', 'dogsled', 'profiles', 'general');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'prompt.md'), 'Be general.\n');
@@ -109,9 +109,8 @@ describe('profiles and the board', () => {
         extra: 1,
       }),
     );
+    // The spec's own example: `agent --profile general --name api-dups --message-file task.md`.
     const result = await agentCli(suite, [
-      '--kind',
-      'pi',
       '--profile',
       'general',
       '--name',
@@ -122,6 +121,7 @@ describe('profiles and the board', () => {
     ]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(result.stdout)).toMatchObject({
+      kind: 'pi',
       profile: 'general',
       model: 'alias/sol',
       role: 'writer',
@@ -177,6 +177,15 @@ describe('refusals before any pane exists', () => {
     expect(await paneIds(suite.herdr)).toEqual(before);
     expect(await launchFileNames(suite)).toEqual([]);
     expect(await items(suite)).toEqual([]);
+  });
+
+  it('refuses neither --kind nor --profile, naming both, with nothing made', async () => {
+    const result = await agentCli(suite, ['--name', 'ok-name', '--message', 'task']);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe(
+      'dogsled: agent: --kind is required: pi, claude or codex (a --profile means pi)\n',
+    );
+    expect(await launchFileNames(suite)).toEqual([]);
   });
 
   it('refuses without Herdr or tmux: agent needs Herdr or tmux', async () => {

@@ -26,8 +26,17 @@ describe('the command line', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`Usage: dogsled ${name}`);
       expect(result.stdout).toContain('--help');
+      // Every command takes the global options, and its help lists them.
+      expect(result.stdout).toContain('--config <path>');
+      expect(result.stdout).toContain('--terminal <backend>');
     },
   );
+
+  it('send --help offers --host for a peer, as send --host does', async () => {
+    const result = await runCli(['send', '--help'], box.env);
+    expect(result.stdout).toContain("send a message to an agent's inbox, on this host or a peer");
+    expect(result.stdout).not.toContain('only this host');
+  });
 
   it('--help lists every command of the spec', async () => {
     const result = await runCli(['--help'], box.env);

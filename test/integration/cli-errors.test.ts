@@ -61,6 +61,13 @@ describe('every error names its command', () => {
     [['status', '--json', '--line'], 'dogsled: status: choose one of --json, --line and --brief'],
     [['status', '--lines'], "dogsled: status: unknown option '--lines'"],
     [['wait'], "dogsled: wait: missing required argument 'job'"],
+    [['inbox', 'ack'], "dogsled: inbox ack: missing required argument 'ids'"],
+    [['hook', 'inbox', '--bogus'], "dogsled: hook inbox: unknown option '--bogus'"],
+    [
+      ['status', '--terminal', 'vim'],
+      "dogsled: status: option '--terminal <backend>' argument 'vim' is invalid",
+    ],
+    [['--terminal', 'vim', 'ps'], "dogsled: ps: option '--terminal <backend>' argument 'vim' is invalid"],
   ])('%j', async (args, line) => {
     const result = await runCli(args, box.env);
     expect(result.code).toBe(2);

@@ -116,6 +116,15 @@ describe('status flags', () => {
     expect(result.stderr).toContain('--interval: expected a positive number of seconds, got "soon"');
   });
 
+  it('refuses --interval without --watch, which would ignore it', async () => {
+    const result = await status(['--interval', '2']);
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'dogsled: status: --interval needs --watch\n',
+    });
+  });
+
   it('reports an unknown flag through the full command line', async () => {
     const result = await status(['--lines']);
     expect(result.code).toBe(2);

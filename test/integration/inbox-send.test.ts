@@ -113,8 +113,9 @@ describe('send', () => {
     [['--message', '  \n '], /^dogsled: send: the message is empty; nothing was sent\n$/],
     [
       ['--message-file', '/nonexistent/note'],
-      /^dogsled: send: --message-file \/nonexistent\/note: ENOENT\n$/,
+      /^dogsled: send: --message-file \/nonexistent\/note: no such file or directory \(ENOENT\)\n$/,
     ],
+    [['--message-file', '/'], /^dogsled: send: --message-file \/: it is a directory \(EISDIR\)\n$/],
     [['--host', '\x1b]0;pwned\x07x\x1b[2J', '--message', 'x'], /^dogsled: send: --host: unknown host "x" /],
   ])('refuses %j in one line with nothing written', async (flags, pattern) => {
     await registerClaude(t, child);

@@ -123,6 +123,19 @@ describe('items', () => {
     });
   });
 
+  it('refuses an empty --owner (an unset $HERDR_PANE_ID) in one line instead of listing nothing', async () => {
+    for (const args of [
+      ['items', '--owner', ''],
+      ['items', '--owner=', '--json'],
+    ]) {
+      expect(await runCli(args, env)).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: 'dogsled: items: --owner is empty: name a pane (outside Herdr and tmux, leave --owner out)\n',
+      });
+    }
+  });
+
   it('prints a short list for people', async () => {
     const result = await runCli(['items', '--owner', 'w1:p1'], env);
     expect(result.code).toBe(0);
@@ -132,6 +145,70 @@ describe('items', () => {
       '  i_mine00000002  w1:p1  job j_c  true  closed 30s ago: job ended (exit 3)',
       'queue: 1 pending, 0 other',
       '  t_mine00000001 pending  true  queued 10s  w1:p1',
+      '',
+    ]);
+  });
+
+  it('names a child by its name and harness, a placement by its reservation, an agent ticket by its child', async () => {
+    const child = {
+      launch: 'l_launch000001',
+      kind: 'pi',
+      name: 'api-dups',
+      profile: 'general',
+      branch: null,
+      base: null,
+      cwd: '/tmp',
+      caller_workspace: null,
+    } as const;
+    await appendItems(box, [
+      itemFixture({
+        id: 'i_child0000001',
+        owner: 'w3:p1',
+        kind: 'agent',
+        name: 'api-dups\u001b[31m',
+        harness: 'pi',
+        command: undefined,
+        created_ms: NOW - 6_000,
+      }),
+    ]);
+    await appendTickets(box, [
+      ticketFixture({
+        id: 't_place0000001',
+        kind: 'place',
+        request: null,
+        owner: 'w3:p1',
+        state: 'admitted',
+        host: 'local',
+        reservation: 'r_room00000001',
+      }),
+      ticketFixture({
+        id: 't_agent0000001',
+        kind: 'agent',
+        request: null,
+        agent: child,
+        owner: 'w3:p1',
+        created_ms: NOW - 3_000,
+      }),
+      ticketFixture({
+        id: 't_agent0000002',
+        kind: 'agent',
+        request: null,
+        agent: { ...child, name: 'reviewer', kind: 'codex' },
+        owner: 'w3:p1',
+        created_ms: NOW - 2_000,
+        state: 'admitted',
+        host: 'local',
+        item: 'i_child0000002',
+      }),
+    ]);
+    const result = await runCli(['items', '--owner', 'w3:p1'], env);
+    expect(result.stdout.split('\n')).toEqual([
+      'items: 1 open, 0 closed',
+      '  i_child0000001  w3:p1  agent i_child0000001  api-dups (pi)  open 6s',
+      'queue: 1 pending, 2 other',
+      '  t_place0000001 admitted  placement  reservation r_room00000001 on local  w3:p1',
+      '  t_agent0000001 pending  api-dups (pi)  queued 3s  w3:p1',
+      '  t_agent0000002 admitted  reviewer (codex)  item i_child0000002 on local  w3:p1',
       '',
     ]);
   });

@@ -173,6 +173,13 @@ describe('spawn', () => {
 describe('done and read, as the CLI answers', () => {
   it('done marks the calling pane as done --json does, and refuses while its ticket waits', async () => {
     const child = await otherPane();
+    // done is an agent's: a bare shell is refused (agent-done.test.ts), so an agent runs there.
+    await ok(suite.herdr, 'pane.report_agent', {
+      pane_id: child.HERDR_PANE_ID,
+      source: 'test',
+      agent: 'pi',
+      state: 'working',
+    });
     const mark = (await (await mcp(child)).json('done')) as { id: string; pane: string; state: string };
     expect(mark).toMatchObject({ pane: child.HERDR_PANE_ID, state: 'marked' });
     // A second done in the same turn answers with the same mark, from the CLI too.

@@ -149,6 +149,10 @@ describe('agent panes in the snapshot', () => {
 
     const status = await runCli(['status'], env);
     expect(status.stdout).toContain('3 live · 2 active');
+    // The panes are listed under the agents line, the backend's line before it.
+    expect(status.stdout).toMatch(
+      /\n {2}terminal {2}herdr \(socket\)\n {2}agents {4}3 live · 2 active[^\n]*\n {4}w\d+:p\d+ /,
+    );
     expect(status.stdout).toMatch(/claude writer\s+(idle|done) \S+\s+feat\/x \+1 dirty landed/);
     // The second run restored the first run's clocks, so the hung tester may already show as stalled.
     expect(status.stdout).toMatch(/codex tester\s+(working|stalled)/);

@@ -1,7 +1,7 @@
 // The sweep through a real `serve` on a real repository: no request, no survey; a request gets one
 // pass that removes what loses nothing (a landed worktree) and keeps the rest byte for byte, writes
 // sweep.json, sweeps.jsonl and its journal, and shows in status; sweep.sock wakes a service whose
-// interval is long, and a sweep.sock path that is a directory costs only the wake-up.
+// interval is long (0600, like every state file), and a sweep.sock path that is a directory costs only the wake-up.
 
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -121,6 +121,8 @@ describe('the sweep in serve', () => {
       20_000,
       'sweep.sock',
     );
+    // Like every state file, only its user may use it.
+    expect((await stat(join(box.state, 'sweep.sock'))).mode & 0o777).toBe(0o600);
     const asked = await requestSweep(io(), null);
     expect(asked.woke).toBe(true);
     const pass = await eventually(() => latest().catch(() => undefined), 30_000, 'a pass');
