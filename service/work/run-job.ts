@@ -2,7 +2,7 @@
 // check the command, submit it (placed now, or queued behind waiting work or a full fleet), launch
 // a placed job in its own pane, and with `wait` follow its output until it ends. One deadline covers
 // all of it; a wait that reaches it leaves the job or ticket as it is and says so in the outcome.
-// A waiting headless run hands its job to the supervisor the service keeps warm, so only the caller's
+// A headless run hands its job to the supervisor the service keeps warm, so only the caller's
 // Node starts; with no service it starts its job's supervisor before placing (jobs/launch.ts), so the
 // two Node start-ups overlap instead of adding up.
 
@@ -82,12 +82,16 @@ export async function runJob(
     openTerminal({ env: io.env, home: io.home, commandName: 'run', warn: io.warn }),
   );
   const jobId = newId('j');
-  // The service's warm supervisor takes the job when there is one, so the caller's path has one
-  // Node start; else one started ahead, only where it is likely used (a queued run or one placed on
-  // a peer sends it away unused).
-  const headless = request.wait && local && port.kind === 'headless';
+  // The service's warm supervisor takes a headless job when there is one, waited for or not: the
+  // caller's path has one Node start and the job starts without one of its own. Else a waiting run
+  // starts its supervisor ahead, only where it is likely used (a queued run or one placed on a peer
+  // sends it away unused).
+  const headless = local && port.kind === 'headless';
   const warm = headless && (await warmListening(io.paths));
-  const standby = headless && !warm && !request.branch ? await standbySupervisor(io, jobId, cwd) : undefined;
+  const standby =
+    headless && request.wait && !warm && !request.branch
+      ? await standbySupervisor(io, jobId, cwd)
+      : undefined;
   try {
     return await placeAndRun(io, request, deadline, events, {
       port,

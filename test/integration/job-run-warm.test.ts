@@ -149,6 +149,21 @@ describe('run --wait headless with the service running', () => {
     expect(await record(job.id)).toMatchObject({ reason: 'stopped', signal: 'SIGTERM', exit_code: null });
   });
 
+  it('supervises a run that does not wait too: the caller returns, the job runs once, wait reports it', async () => {
+    const warm = await theWarmOne();
+    const started = await runCli(
+      ['run', '--cwd', work, '--', 'sh', '-c', 'echo "[$MY_VAR]"; exit 4', 'no-wait'],
+      { ...env, MY_VAR: 'mine' },
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const id = /^started (j_\w+) on local \(headless\)/.exec(started.stdout)?.[1];
+    expect(id, started.stdout).toBeDefined();
+    expect(await runCli(['wait', id as string], env)).toMatchObject({ code: 4 });
+    expect(await record(id as string)).toMatchObject({ wrapper_pid: warm, exit_code: 4 });
+    expect(await readFile(join(box.state, 'jobs', `${id}.log`), 'utf8')).toBe('[mine]\n');
+    await theWarmOne(warm);
+  });
+
   it('gives two concurrent runs one supervisor each, each job run once', async () => {
     await theWarmOne();
     const runs = await Promise.all(
