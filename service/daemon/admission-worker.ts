@@ -166,7 +166,8 @@ export class AdmissionWorker {
         const env = await readEnvFile(ticketEnvPath(deps.paths, ticket.id));
         const inWorktree = await jobInWorktree(ctx, request, deadline);
         const spec = { ...common, jobId, itemId, request: inWorktree, env: env ?? null };
-        return launchJob(ctx, spec, deadline);
+        // Headless, the supervisor this service keeps warm takes it (jobs/warm-claim.ts).
+        return launchJob({ ...ctx, warm: true }, spec, deadline);
       });
       if (failure === null) {
         await removeEnvFile(ticketEnvPath(deps.paths, ticket.id)).catch((error: unknown) =>

@@ -67,8 +67,9 @@ export async function launchVerb(args: readonly string[], io: VerbIO): Promise<V
     }
     throw error;
   }
+  // Headless, the supervisor this host's service keeps warm takes it when there is one.
   const launched = await launchJob(
-    io,
+    { ...io, warm: true },
     {
       jobId: spec.job,
       itemId: spec.item,

@@ -12,6 +12,7 @@ import { listJobRecords, readJobRecord } from '../../service/state/job-records.j
 import { ensureStateDir, statePaths } from '../../service/state/paths.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
 import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../helpers/cli.js';
+import { theWarmOne } from '../helpers/warm-supervisor.js';
 import {
   appendTickets,
   items,
@@ -235,7 +236,9 @@ describe("a queued job's environment", () => {
     expect(await readFile(join(box.state, 'queue.json'), 'utf8')).not.toContain(secret);
     expect((await runCli(['status', '--json'], host.env)).stdout).not.toContain(secret);
 
-    // Room again: the service admits the ticket, and the job sees the caller's variable.
+    // Room again: the service admits the ticket, and the job sees the caller's variable. The
+    // supervisor the service keeps warm runs it.
+    const warm = await theWarmOne(box.state);
     await writeFile(join(box.state, 'placements.json'), '{"version":1,"reservations":[]}\n');
     await eventually(
       async () => ((await readFile(out, 'utf8').catch(() => '')) === secret ? true : undefined),
@@ -244,6 +247,9 @@ describe("a queued job's environment", () => {
     );
     const admitted = (await tickets(box)).find((t) => t.id === ticket);
     expect(admitted).toMatchObject({ state: 'admitted' });
+    expect(await readJobRecord(statePaths(box.state), admitted?.job as string)).toMatchObject({
+      wrapper_pid: warm,
+    });
     // Both copies are gone once the job started.
     await eventually(
       async () => {

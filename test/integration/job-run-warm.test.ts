@@ -15,6 +15,7 @@ import type { ServiceLock } from '../../service/state/service-lock.js';
 import { eventually, exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../helpers/cli.js';
 import { freshHost } from '../helpers/run-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
+import { theWarmOne as theWarmOneOf, warmPids as warmPidsOf } from '../helpers/warm-supervisor.js';
 import { roomFor5, untilEligible } from './job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -58,31 +59,8 @@ async function jobRunning(last: string): Promise<JobRecord> {
   return found[0] as JobRecord;
 }
 
-/** Live (not zombie) warm supervisors of this sandbox's state dir, from the process table. */
-async function warmPids(): Promise<number[]> {
-  const found: number[] = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const vars = (await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '')).split('\0');
-    if (!vars.includes(`DOGSLED_STATE=${box.state}`) || !vars.includes('DOGSLED_EXEC_WARM=1')) continue;
-    const state = (await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.[0];
-    if (state !== undefined && state !== 'Z') found.push(Number(name));
-  }
-  return found;
-}
-
-/** Once nothing runs: exactly one warm supervisor, listening; its pid. */
-function theWarmOne(not?: number): Promise<number> {
-  return eventually(
-    async () => {
-      const pids = await warmPids();
-      if (pids.length !== 1 || pids[0] === not) return undefined;
-      return (await stat(sock())).isSocket() ? pids[0] : undefined;
-    },
-    20_000,
-    'one warm supervisor listening',
-  );
-}
+const warmPids = () => warmPidsOf(box.state);
+const theWarmOne = (not?: number) => theWarmOneOf(box.state, not);
 
 /** One claim line sent to supervisor.sock as a launch would; what it answers. */
 function claimLine(line: string): Promise<string> {

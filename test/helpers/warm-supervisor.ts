@@ -1,0 +1,36 @@
+// The job supervisor a running `serve` keeps warm (service/daemon/warm-keeper.ts), found in the
+// process table by its state dir and its DOGSLED_EXEC_WARM marker.
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { eventually } from './cli.js';
+
+/** Live (not zombie) warm supervisors of `stateDir`. */
+export async function warmPids(stateDir: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const vars = (await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '')).split('\0');
+    if (!vars.includes(`DOGSLED_STATE=${stateDir}`) || !vars.includes('DOGSLED_EXEC_WARM=1')) continue;
+    const state = (await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.[0];
+    if (state !== undefined && state !== 'Z') found.push(Number(name));
+  }
+  return found;
+}
+
+/** Once nothing runs: exactly one warm supervisor (not `not`), listening on supervisor.sock; its pid. */
+export function theWarmOne(stateDir: string, not?: number): Promise<number> {
+  return eventually(
+    async () => {
+      const pids = await warmPids(stateDir);
+      if (pids.length !== 1 || pids[0] === not) return undefined;
+      const listening = await stat(join(stateDir, 'supervisor.sock')).then(
+        (info) => info.isSocket(),
+        () => false,
+      );
+      return listening ? pids[0] : undefined;
+    },
+    20_000,
+    'one warm supervisor listening',
+  );
+}
