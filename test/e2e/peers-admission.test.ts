@@ -77,7 +77,14 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
   };
   const startServe = async (extra: NodeJS.ProcessEnv = {}) => {
     await stopServe();
-    const env = { ...fleet.env, DOGSLED_TEST_PROBE_ROOT: join(fleet.box.root, 'proc'), ...extra };
+    // The peers lane passes every half second: a peer entry forgotten is read again at once, not at
+    // the lane's next 10-second turn (each peer's reads keep their 10-second spacing).
+    const env = {
+      ...fleet.env,
+      DOGSLED_TEST_PROBE_ROOT: join(fleet.box.root, 'proc'),
+      DOGSLED_TEST_PEERS_PACE_MS: '500',
+      ...extra,
+    };
     serve = startCli(['serve', '--interval', '0.5'], env);
   };
 
