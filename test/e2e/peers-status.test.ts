@@ -219,8 +219,11 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
     };
     const readUnderWay = async () => existsSync(`${entry}.lock`) && !existsSync(entry);
 
-    // Mid-reply: the peer's `host rpc` answering the service's pool is frozen, its connection open.
+    // Mid-reply: the peer's `host rpc` answering the service's pool is frozen, its connection open
+    // (a first pooled read done: frozen before its hello, the connection would still be being made).
+    await rm(entry, { force: true });
     const first = startCli(['serve', '--interval', '1'], env);
+    await eventually(async () => (existsSync(entry) ? true : undefined), 30_000, 'a first pooled read');
     const rpc = await eventually(
       async () => {
         const found = await run(['pgrep', '-u', big.user.name, '-f', 'host rpc']).catch(() => '');
