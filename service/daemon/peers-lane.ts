@@ -23,12 +23,13 @@ import type { WorkerIO } from './worker-io.js';
 /**
  * The lane's pace: reads are due every 10 s at most, and a pass that finds them fresh costs two file
  * reads. DOGSLED_TEST_PEERS_PACE_MS (with DOGSLED_TEST=1) shortens it so a test sees an outbox record
- * taken within a second; the reads keep their spacing, which the peer cache enforces.
+ * taken within a second; the reads keep their spacing, which the peer cache enforces. It only ever
+ * shortens: a larger value (past a timer's reach, say) keeps the pace.
  */
 export function peersLanePaceMs(io: Pick<WorkerIO, 'env'>, workPaceMs: number): number {
+  const pace = Math.max(workPaceMs, PEER_READ_EVERY_MS);
   const test = io.env.DOGSLED_TEST === '1' ? Number(io.env.DOGSLED_TEST_PEERS_PACE_MS) : Number.NaN;
-  if (Number.isSafeInteger(test) && test > 0) return test;
-  return Math.max(workPaceMs, PEER_READ_EVERY_MS);
+  return Number.isSafeInteger(test) && test > 0 ? Math.min(test, pace) : pace;
 }
 
 export class PeersLane {
