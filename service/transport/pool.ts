@@ -61,16 +61,22 @@ export class SshPool implements Transport {
   private readonly now: () => number;
   private readonly random: () => number;
   private closing = false;
-  /** Aborts at the owner's stop or at close(). */
+  /** Aborts at the owner's stop or at close(), a DogsledError its reason. */
   private readonly closer = new AbortController();
   private readonly stopped: AbortSignal;
 
   constructor(private readonly options: PoolOptions = {}) {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
-    this.stopped = options.signal
-      ? AbortSignal.any([options.signal, this.closer.signal])
-      : this.closer.signal;
+    // A call the owner's stop ends fails as a DogsledError, like one made after close(): a launch
+    // cut short is then one line, never a stray AbortError reported as a bug.
+    const stop = options.signal;
+    const onStop = (): void => {
+      if (!this.closer.signal.aborted) this.closer.abort(new DogsledError('transport: the pool is closed'));
+    };
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
+    this.stopped = this.closer.signal;
     this.openssh = new OpenSshTransport({
       ...(options.ssh?.bin ? { bin: options.ssh.bin } : {}),
       ...(options.ssh?.extraArgs ? { extraArgs: options.ssh.extraArgs } : {}),
@@ -141,7 +147,7 @@ export class SshPool implements Transport {
   async close(): Promise<void> {
     this.closing = true;
     // Connections still being made end now rather than at their deadline (up to 30 s on a frozen peer).
-    this.closer.abort(new DogsledError('transport: the pool is closed'));
+    if (!this.closer.signal.aborted) this.closer.abort(new DogsledError('transport: the pool is closed'));
     await Promise.all([...this.peers.values()].map((peer) => peer.connecting?.catch(() => undefined)));
     for (const peer of this.peers.values()) if (peer.connection) this.drop(peer, peer.connection);
     this.peers.clear();

@@ -530,6 +530,7 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
       // Held by the frozen peer, it would wait out the launch's 30 s routine limit.
       expect(performance.now() - asked).toBeLessThan(15_000);
       expect(end, stopping.output()).toEqual({ code: 0, signal: null });
+      expect(stopping.output()).not.toMatch(/dogsled serve: admission/);
       // As a crash leaves it: nothing decided from a call the stop cut short.
       expect(await ticket(cut as string)).toMatchObject({
         state: 'admitting',
