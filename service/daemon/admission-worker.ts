@@ -8,7 +8,6 @@
 
 import { launchAgent } from '../agents/launch-agent.js';
 import { type AdmissionHost, type AdmissionStep, planAdmissions } from '../core/admission-order.js';
-import { PEER_READ_EVERY_MS } from '../core/peer-reads.js';
 import {
   type Admitter,
   admitTicket,
@@ -44,8 +43,15 @@ import {
 import { CompletionWorker } from './completion.js';
 import { FinishWorker } from './finish.js';
 import { runInboxWorker } from './inbox-worker.js';
-import { evidenceThere, launchThere, mayHaveStarted, PeerRefusals, reserveThere } from './peer-admission.js';
-import { PeersLane } from './peers-lane.js';
+import {
+  evidenceThere,
+  launchThere,
+  mayHaveStarted,
+  PeerRefusals,
+  reserveThere,
+  stoppedMidCall,
+} from './peer-admission.js';
+import { PeersLane, peersLanePaceMs } from './peers-lane.js';
 import { placeWorktree } from './place-worktree.js';
 import { QuotaHolds } from './quota-holds.js';
 import { runLoop } from './work-loop.js';
@@ -199,6 +205,8 @@ export class AdmissionWorker {
       await removeEnvFile(ticketEnvPath(this.deps.paths, ticket.id)).catch(() => undefined);
       return this.admitted(ticket, worktree);
     }
+    // Cut short by the service's stop: left `admitting`, as a crash leaves it (never relaunched).
+    if (stoppedMidCall(this.deps)) throw failure.cause;
     // The peer answered the launch with its refusal: asked, not ended (nothing of it is made there).
     const lost = mayHaveStarted(failure.cause);
     const evidence = await evidenceThere(this.deps, peer, ticket, lost ? failure.error : null);
@@ -373,13 +381,12 @@ export function startWorkWorkers(
   const finish = new FinishWorker(full);
   const paceMs = Math.max(WORK_PACE_MS, deps.paceMs ?? WORK_PACE_MS);
   const common = { paceMs, minGapMs: MIN_GAP_MS, signal: stopped, warn: full.warn };
-  const peers = new PeersLane(full, deps.transport);
+  const peers = new PeersLane(full, deps.transport, stopped);
   const done = Promise.all([
     runLoop({
       ...common,
       name: 'peers',
-      // Reads are due every 10 s at most; a pass that finds them fresh costs two file reads.
-      paceMs: Math.max(paceMs, PEER_READ_EVERY_MS),
+      paceMs: peersLanePaceMs(full, paceMs),
       pass: async () => {
         await peers.pass();
       },

@@ -55,6 +55,8 @@ export class OutboxPull {
       try {
         taken += await this.pull(peer, terminal);
       } catch (error) {
+        // Stopped mid-call: what was taken and not acked comes again once its lease ends.
+        if (this.io.signal?.aborted) return taken;
         this.warnOnce(`dogsled serve: outbox of ${peer.label}: ${messageOf(error)}`);
       }
     }
@@ -66,6 +68,7 @@ export class OutboxPull {
     const me = await hostIdentity(io);
     const value = (await peerCall(io, peer, ['outbox', 'claim', me, String(leaseMs(io))], {
       transport: this.transport,
+      ...(io.signal ? { signal: io.signal } : {}),
     })) as { records?: unknown };
     const records: OutboxRecord[] = [];
     for (const raw of Array.isArray(value?.records) ? value.records : []) {
@@ -95,6 +98,7 @@ export class OutboxPull {
     if (done.length > 0)
       await peerCall(io, peer, ['outbox', 'ack', me, ...done.map((r) => r.id)], {
         transport: this.transport,
+        ...(io.signal ? { signal: io.signal } : {}),
       });
     return done.length;
   }

@@ -181,6 +181,8 @@ export async function evidenceThere(
   try {
     value = await peerCall(io, peer, ['admission'], { input: JSON.stringify(ask) });
   } catch (error) {
+    // The service stopped mid-call: the ticket stays as it is, for the next run to ask again.
+    if (stoppedMidCall(io)) throw error;
     return { kind: 'unknown', why: oneLine(messageOf(error)) };
   }
   const answer = AnswerSchema.safeParse(value);
@@ -202,6 +204,14 @@ const AnswerSchema = lazySchema(() =>
     item: z.unknown(),
   }),
 );
+
+/**
+ * The service stopped, ending its calls to peers: a call that failed now says nothing of the peer,
+ * and a ticket it was for is left as a crash would leave it, for the next run to settle.
+ */
+export function stoppedMidCall(io: WorkerIO): boolean {
+  return io.transport?.stopping === true;
+}
 
 /** A launch error that may have come after the peer started the work (its reply never came back). */
 export function mayHaveStarted(error: unknown): boolean {

@@ -4,9 +4,12 @@
 // cache as every command, so it adds no read a command would not have made. `dogsled retry` clears
 // a peer's backoff in the cache; the pool follows it.
 // After each read, what waits for this host in a reachable peer's outbox is taken (outbox-pull.ts).
+// When the service stops, its calls there end at once (the stop signal reaches each one): a frozen
+// peer never holds the shutdown, and a call cut short is not the peer's failure.
 
 import { ROUTINE_CAP_MS } from '../core/budget.js';
 import { awaitsPeer } from '../core/outbox.js';
+import { PEER_READ_EVERY_MS } from '../core/peer-reads.js';
 import { isSettled } from '../core/tickets.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
@@ -17,14 +20,30 @@ import type { SshPool } from '../transport/pool.js';
 import { OutboxPull } from './outbox-pull.js';
 import type { WorkerIO } from './worker-io.js';
 
+/**
+ * The lane's pace: reads are due every 10 s at most, and a pass that finds them fresh costs two file
+ * reads. DOGSLED_TEST_PEERS_PACE_MS (with DOGSLED_TEST=1) shortens it so a test sees an outbox record
+ * taken within a second; the reads keep their spacing, which the peer cache enforces. It only ever
+ * shortens: a larger value (past a timer's reach, say) keeps the pace.
+ */
+export function peersLanePaceMs(io: Pick<WorkerIO, 'env'>, workPaceMs: number): number {
+  const pace = Math.max(workPaceMs, PEER_READ_EVERY_MS);
+  const test = io.env.DOGSLED_TEST === '1' ? Number(io.env.DOGSLED_TEST_PEERS_PACE_MS) : Number.NaN;
+  return Number.isSafeInteger(test) && test > 0 ? Math.min(test, pace) : pace;
+}
+
 export class PeersLane {
   private readonly outbox: OutboxPull;
+  private readonly io: WorkerIO;
 
   constructor(
-    private readonly io: WorkerIO,
+    io: WorkerIO,
     private readonly pool: SshPool,
+    /** The service's stop: it ends the lane's calls to peers and its lock waits, and writes nothing after. */
+    signal?: AbortSignal,
   ) {
-    this.outbox = new OutboxPull(io, pool);
+    this.io = signal ? { ...io, signal } : io;
+    this.outbox = new OutboxPull(this.io, pool);
   }
 
   /**
@@ -54,6 +73,7 @@ export class PeersLane {
     const entries = await refreshPeers({ ...this.io, transport: this.pool, remoteCommand }, peers, {
       budgetMs: ROUTINE_CAP_MS,
     });
+    if (this.io.signal?.aborted) return 0;
     const reachable = peers.filter((peer) => entries.get(peer.id)?.unreachable === null);
     await this.outbox.pass(reachable);
     return reachable.length;

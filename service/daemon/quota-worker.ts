@@ -104,6 +104,7 @@ export function quotaWorker(io: QuotaWorkerIO, stopped: AbortSignal): QuotaWorke
         transport ??= io.transport?.() ?? (await defaultTransport());
         pusher ??= new QuotaPusher({
           transport,
+          signal: stopped,
           now: io.now,
           ...(io.random ? { random: io.random } : {}),
         });

@@ -83,8 +83,9 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
   const warm =
     options.once || !io.warmSupervisor ? undefined : startWarmKeeper({ ...io, ...io.warmSupervisor }, stop);
   // One pooled ssh2 connection per peer for the whole run, opened on first use: the peers lane's
-  // reads and admission's calls there share it; closed once every worker stopped.
-  const pool = new SshPool({ env: io.env });
+  // reads and admission's calls there share it; closed once every worker stopped. The stop ends
+  // every call there at once, so a frozen peer cannot hold the shutdown.
+  const pool = new SshPool({ env: io.env, signal: stop });
   const workerIO: WorkerIO & { transport: SshPool } = {
     ...io,
     started_ms,

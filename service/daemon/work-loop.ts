@@ -40,6 +40,8 @@ export async function runLoop(options: LoopOptions): Promise<void> {
         await options.pass();
         lastError = '';
       } catch (error) {
+        // A pass cut short by the stop (its calls to peers end with it) has nothing to report.
+        if (signal.aborted) break;
         const message = messageOf(error);
         if (message !== lastError) options.warn(`dogsled serve: ${options.name}: ${message}`);
         lastError = message;

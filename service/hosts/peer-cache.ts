@@ -110,7 +110,10 @@ async function readPeer(
     reply,
   });
   try {
-    const answer = await io.transport.exec(peerTarget(peer, io.remoteCommand), ['snapshot'], { timeoutMs });
+    const answer = await io.transport.exec(peerTarget(peer, io.remoteCommand), ['snapshot'], {
+      timeoutMs,
+      ...(io.signal ? { signal: io.signal } : {}),
+    });
     const reply = answer.ok ? PeerReplySchema.safeParse(answer.value) : undefined;
     if (!reply?.success) {
       const why = answer.ok ? 'a snapshot that is not dogsled' : answer.error;
@@ -122,6 +125,8 @@ async function readPeer(
     }
     return entry(afterPeerRead(io.now()), reply.data);
   } catch (error) {
+    // The caller stopped (the service ends): nothing was learnt of the peer, and nothing is written.
+    if (io.signal?.aborted) throw error;
     if (!(error instanceof UnreachableError)) {
       // This host's own trouble (no ssh binary, a config ssh cannot resolve): said, and cached as a
       // failed read so it is not retried by every caller.

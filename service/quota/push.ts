@@ -26,6 +26,8 @@ export interface PusherOptions {
   random?: () => number;
   /** The whole call per peer (default: the transport's routine 30 s). */
   timeoutMs?: number;
+  /** The service's stop: pushes under way end, and one cut short is neither a failure nor reported. */
+  signal?: AbortSignal;
 }
 
 export class QuotaPusher {
@@ -44,7 +46,8 @@ export class QuotaPusher {
       pushDue(this.stateOf(peer.host), snapshot.fetched_ms, this.options.now()),
     );
     const input = `${JSON.stringify(snapshot)}\n`;
-    return Promise.all(due.map((peer) => this.pushOne(peer, snapshot.fetched_ms, input)));
+    const outcomes = await Promise.all(due.map((peer) => this.pushOne(peer, snapshot.fetched_ms, input)));
+    return outcomes.filter((outcome) => outcome !== undefined);
   }
 
   /** The earliest retry among peers that failed, or null when none waits. */
@@ -60,12 +63,18 @@ export class QuotaPusher {
     return this.states.get(host) ?? NO_PUSH;
   }
 
-  private async pushOne(peer: PeerTarget, fetched_ms: number, input: string): Promise<PushOutcome> {
+  private async pushOne(
+    peer: PeerTarget,
+    fetched_ms: number,
+    input: string,
+  ): Promise<PushOutcome | undefined> {
+    const { signal } = this.options;
     let error: string;
     try {
       const reply = await this.options.transport.exec(peer, ['quota-store'], {
         input,
         ...(this.options.timeoutMs === undefined ? {} : { timeoutMs: this.options.timeoutMs }),
+        ...(signal ? { signal } : {}),
       });
       if (reply.ok) {
         this.states.set(peer.host, { pushed_ms: fetched_ms, failures: 0, retry_at_ms: 0 });
@@ -74,6 +83,8 @@ export class QuotaPusher {
       }
       error = reply.error;
     } catch (thrown) {
+      // Stopped: the next service run pushes it, this peer owing no backoff for it.
+      if (signal?.aborted) return undefined;
       error = messageOf(thrown);
     }
     const before = this.stateOf(peer.host);

@@ -2,6 +2,8 @@
 // `dogsled host rpc` channel on which requests overlap. A failed connection attempt is retried after
 // the shared backoff (10 s doubling, with jitter); until then calls fail at once with the last
 // category and the retry time. A peer reached through ProxyJump/ProxyCommand goes through OpenSSH.
+// The owner's stop (`signal`) or `close()` ends every call and every connection being made at once:
+// a frozen peer never holds its owner's shutdown.
 
 import { backoffDelayMs } from '../core/backoff.js';
 import { DogsledError } from '../errors.js';
@@ -27,6 +29,8 @@ export interface PoolOptions {
   /** Receives the raw text of each failure (escapes stripped), for a debug log. */
   debug?: (line: string) => void;
   keepaliveMs?: number;
+  /** The owner's stop (the service's): every call, and every connection being made, ends with it. */
+  signal?: AbortSignal;
 }
 
 export interface PeerConnectionState {
@@ -57,10 +61,22 @@ export class SshPool implements Transport {
   private readonly now: () => number;
   private readonly random: () => number;
   private closing = false;
+  /** Aborts at the owner's stop or at close(), a DogsledError its reason. */
+  private readonly closer = new AbortController();
+  private readonly stopped: AbortSignal;
 
   constructor(private readonly options: PoolOptions = {}) {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
+    // A call the owner's stop ends fails as a DogsledError, like one made after close(): a launch
+    // cut short is then one line, never a stray AbortError reported as a bug.
+    const stop = options.signal;
+    const onStop = (): void => {
+      if (!this.closer.signal.aborted) this.closer.abort(new DogsledError('transport: the pool is closed'));
+    };
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
+    this.stopped = this.closer.signal;
     this.openssh = new OpenSshTransport({
       ...(options.ssh?.bin ? { bin: options.ssh.bin } : {}),
       ...(options.ssh?.extraArgs ? { extraArgs: options.ssh.extraArgs } : {}),
@@ -72,18 +88,19 @@ export class SshPool implements Transport {
   async exec(target: PeerTarget, argv: readonly string[], options: ExecOptions = {}): Promise<VerbReply> {
     const [verb, ...args] = argv;
     if (verb === undefined) throw new DogsledError('transport: no verb to run');
-    if (this.closing) throw new DogsledError('transport: the pool is closed');
+    if (this.closing || this.stopped.aborted) throw new DogsledError('transport: the pool is closed');
     const timeoutMs = deadlineOf(options);
     const started = performance.now();
     const peer = this.peer(target);
-    const connection = await abortable(this.connection(target, peer, timeoutMs), options.signal);
-    if (connection === 'proxy') return this.openssh.exec(target, argv, options);
+    const signal = options.signal ? AbortSignal.any([options.signal, this.stopped]) : this.stopped;
+    const connection = await abortable(this.connection(target, peer, timeoutMs), signal);
+    if (connection === 'proxy') return this.openssh.exec(target, argv, { ...options, signal });
     const sentAt = performance.now();
     const remaining = Math.max(1, timeoutMs - (sentAt - started));
     try {
       return await connection.channel.request(verb, args, {
         timeoutMs: remaining,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
         ...(options.input === undefined ? {} : { input: options.input }),
       });
     } catch (error) {
@@ -112,6 +129,11 @@ export class SshPool implements Transport {
     }
   }
 
+  /** Whether the owner stopped or closed the pool: a call that failed now may have been cut short. */
+  get stopping(): boolean {
+    return this.stopped.aborted;
+  }
+
   state(target: PeerTarget): PeerConnectionState {
     const peer = this.peers.get(keyOf(target));
     return {
@@ -124,6 +146,8 @@ export class SshPool implements Transport {
 
   async close(): Promise<void> {
     this.closing = true;
+    // Connections still being made end now rather than at their deadline (up to 30 s on a frozen peer).
+    if (!this.closer.signal.aborted) this.closer.abort(new DogsledError('transport: the pool is closed'));
     await Promise.all([...this.peers.values()].map((peer) => peer.connecting?.catch(() => undefined)));
     for (const peer of this.peers.values()) if (peer.connection) this.drop(peer, peer.connection);
     this.peers.clear();
@@ -170,6 +194,7 @@ export class SshPool implements Transport {
       ...this.options.ssh,
       ...(this.options.env ? { env: this.options.env } : {}),
       timeoutMs,
+      signal: this.stopped,
     });
     if (resolved.proxy !== undefined) {
       peer.proxied = true;
@@ -183,6 +208,7 @@ export class SshPool implements Transport {
         deadlineMs: Math.max(1, timeoutMs - (performance.now() - started)),
         env: this.options.env ?? process.env,
         keepaliveMs: this.options.keepaliveMs ?? KEEPALIVE_MS,
+        signal: this.stopped,
       });
       peer.connection = connection;
       peer.failures = 0;

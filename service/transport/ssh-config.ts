@@ -7,7 +7,7 @@ import { hostname as localHostname, userInfo } from 'node:os';
 import { stripEscapes } from '../core/strip-escapes.js';
 import { DogsledError } from '../errors.js';
 import { runProcess } from '../process/run.js';
-import { checkHost } from './types.js';
+import { abortReason, checkHost } from './types.js';
 
 export interface ResolvedHost {
   /** The alias the caller asked for. */
@@ -29,6 +29,7 @@ export interface ResolveOptions {
   extraArgs?: readonly string[];
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  signal?: AbortSignal;
 }
 
 /** `ssh -G` reads files only; a config that takes longer is broken. */
@@ -39,7 +40,9 @@ export async function resolveHost(alias: string, options: ResolveOptions = {}): 
   const result = await runProcess(options.bin ?? 'ssh', [...(options.extraArgs ?? []), '-G', '--', alias], {
     env: options.env ?? process.env,
     timeoutMs: Math.min(options.timeoutMs ?? RESOLVE_TIMEOUT_MS, RESOLVE_TIMEOUT_MS),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
+  if (result.aborted && options.signal) throw abortReason(options.signal);
   if (result.exitCode !== 0 || result.timedOut) {
     const why = stripEscapes(result.stderr.toString('utf8')).trim().split('\n').at(-1) || 'no reason given';
     throw new DogsledError(`peer ${alias}: ssh -G cannot resolve it: ${why}`);

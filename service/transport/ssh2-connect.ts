@@ -18,7 +18,7 @@ import {
 import { remoteLine } from './openssh.js';
 import { RpcChannel } from './rpc-channel.js';
 import type { ResolvedHost } from './ssh-config.js';
-import { type PeerTarget, UnreachableError } from './types.js';
+import { abortReason, type PeerTarget, UnreachableError } from './types.js';
 
 export interface Ssh2Connection {
   client: Client;
@@ -32,6 +32,8 @@ export interface ConnectSettings {
   env: NodeJS.ProcessEnv;
   /** ssh2 keepalives on an idle connection: a peer that stops answering is dropped. */
   keepaliveMs: number;
+  /** The pool's stop: a connection still being made ends at once, socket and all. */
+  signal?: AbortSignal;
 }
 
 /** Identity files larger than this are not keys. */
@@ -62,7 +64,9 @@ export async function connectPeer(settings: ConnectSettings): Promise<Ssh2Connec
   }
 
   const { Client } = await loadSsh2();
-  const socket = await openSocket(resolved, remaining(), fail);
+  const { signal } = settings;
+  signal?.throwIfAborted();
+  const socket = await openSocket(resolved, remaining(), fail, signal);
   const client = new Client();
   let verdict: HostKeyVerdict | undefined;
   const config: ConnectConfig = {
@@ -78,6 +82,13 @@ export async function connectPeer(settings: ConnectSettings): Promise<Ssh2Connec
     keepaliveInterval: settings.keepaliveMs,
     keepaliveCountMax: KEEPALIVE_COUNT_MAX,
   };
+  // Stopped mid-handshake or before the hello: the socket goes, and so does every wait on it.
+  const onAbort = (): void => {
+    client.on('error', () => {});
+    client.end();
+    socket.destroy();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
     await withDeadline(
       new Promise<void>((resolve, reject) => {
@@ -100,6 +111,7 @@ export async function connectPeer(settings: ConnectSettings): Promise<Ssh2Connec
       }),
       remaining(),
       () => fail('timeout', `no ssh handshake with ${name} in time`),
+      signal,
     );
     // Errors after the handshake end the channel through its close; none may go unheard.
     client.on('error', () => {});
@@ -112,7 +124,9 @@ export async function connectPeer(settings: ConnectSettings): Promise<Ssh2Connec
       }),
       remaining(),
       () => fail('timeout', 'no rpc channel in time'),
+      signal,
     );
+    // A stop before the hello destroys the socket, which ends this wait with the channel.
     const channel = await RpcChannel.open(
       target.host,
       { readable: stream, writable: stream, stderr: stream.stderr, destroy: () => client.end() },
@@ -123,7 +137,9 @@ export async function connectPeer(settings: ConnectSettings): Promise<Ssh2Connec
   } catch (error) {
     client.end();
     socket.destroy();
-    throw error;
+    throw signal?.aborted ? abortReason(signal) : error;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -176,6 +192,7 @@ function openSocket(
   resolved: ResolvedHost,
   timeoutMs: number,
   fail: (category: UnreachableCategory, detail: string) => UnreachableError,
+  signal: AbortSignal | undefined,
 ): Promise<Socket> {
   const socket = netConnect({ host: resolved.hostname, port: resolved.port, noDelay: true });
   return withDeadline(
@@ -190,17 +207,31 @@ function openSocket(
     }),
     timeoutMs,
     () => fail('timeout', `no TCP connection to ${resolved.hostname}:${resolved.port} in time`),
+    signal,
   ).catch((error: unknown) => {
     socket.destroy();
     throw error;
   });
 }
 
-/** `promise`, or `onTimeout()` thrown after `ms`. */
-function withDeadline<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+/** `promise`, or `onTimeout()` thrown after `ms`, or the signal's reason as soon as it aborts. */
+function withDeadline<T>(
+  promise: Promise<T>,
+  ms: number,
+  onTimeout: () => Error,
+  signal: AbortSignal | undefined,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(onTimeout()), ms);
+    if (!signal) return;
+    onAbort = () => reject(abortReason(signal));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, deadline]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
 }

@@ -6,7 +6,8 @@
 // snapshot is never used, nor a peer frozen with SIGSTOP; a service killed mid-admission is settled
 // without a second launch; an MCP spawn pinned to the peer starts its child there; callers that wait
 // (`place --wait`, `agent --wait`) get what the peer admitted. Admission calls the peer over the
-// service's one pooled connection, opened again on the next call once the peer's sshd restarted.
+// service's one pooled connection, opened again on the next call once the peer's sshd restarted;
+// a service stopped with a launch there under way stops at once and leaves the ticket to its next run.
 
 import { execFileSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -77,7 +78,14 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
   };
   const startServe = async (extra: NodeJS.ProcessEnv = {}) => {
     await stopServe();
-    const env = { ...fleet.env, DOGSLED_TEST_PROBE_ROOT: join(fleet.box.root, 'proc'), ...extra };
+    // The peers lane passes every half second: a peer entry forgotten is read again at once, not at
+    // the lane's next 10-second turn (each peer's reads keep their 10-second spacing).
+    const env = {
+      ...fleet.env,
+      DOGSLED_TEST_PROBE_ROOT: join(fleet.box.root, 'proc'),
+      DOGSLED_TEST_PEERS_PACE_MS: '500',
+      ...extra,
+    };
     serve = startCli(['serve', '--interval', '0.5'], env);
   };
 
@@ -497,6 +505,50 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     } finally {
       for (const pid of pids) signal(pid, 'SIGCONT');
     }
+  });
+
+  it('stops at once with a launch there under way, its ticket left admitting for the next run to settle', async () => {
+    const peer = fleet.peers.peer(PEER);
+    // Claimed, then a pause before the launch there, long enough to freeze the peer's `host rpc`
+    // under the service's connection and ask the service to stop.
+    await startServe({
+      DOGSLED_TEST_ADMISSION_PAUSE_MS: '3000',
+      DOGSLED_TEST_ADMISSION_PAUSE_AT: 'before-launch',
+    });
+    const stopping = serve as ReturnType<typeof startCli>;
+    const [cut] = await queue({ pin: PEER, command: ['sh', '-c', 'echo cut'] });
+    const claimed = await settledAs(cut as string, 'admitting');
+    const rpc = execFileSync('pgrep', ['-u', peer.user.name, '-f', 'host rpc'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+    for (const pid of rpc) signal(pid, 'SIGSTOP');
+    try {
+      const asked = performance.now();
+      stopping.kill('SIGTERM');
+      const end = await exited(stopping);
+      // Held by the frozen peer, it would wait out the launch's 30 s routine limit.
+      expect(performance.now() - asked).toBeLessThan(15_000);
+      expect(end, stopping.output()).toEqual({ code: 0, signal: null });
+      expect(stopping.output()).not.toMatch(/dogsled serve: admission/);
+      // As a crash leaves it: nothing decided from a call the stop cut short.
+      expect(await ticket(cut as string)).toMatchObject({
+        state: 'admitting',
+        host: PEER,
+        admitter: { pid: stopping.pid },
+        error: null,
+      });
+    } finally {
+      for (const pid of rpc) signal(pid, 'SIGCONT');
+    }
+    await startServe();
+    const failed = await settledAs(cut as string, 'failed');
+    expect(failed.error).toBe(
+      `${claimed.job}: never started: the service (pid ${stopping.pid}) stopped while launching it`,
+    );
+    expect((await jobsOf(peerState(), cut as string)).every((record) => record.started_ms === null)).toBe(
+      true,
+    );
   });
 });
 

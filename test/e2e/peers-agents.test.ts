@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLaunches, until } from '../fakes/agents/harness.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { runCli } from '../helpers/cli.js';
+import { registerPeerReader } from '../helpers/peer-inbox.js';
 import { callerCheckout, git } from './peers/checkout.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
@@ -160,23 +161,14 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
       /^dogsled: send: big: brancher .* has no inbox reader: .*nothing was sent\n$/,
     );
     // The child's harness registers its reader there (its hook, run in its pane's name).
-    const hook = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'hello' });
-    const [node, bundle] = fleet.peers.remoteCommand as [string, string];
-    await fleet.peers
-      .peer('big')
-      .run([
-        'env',
-        'HERDR_ENV=1',
-        `HERDR_SOCKET_PATH=${herdrs.big?.socketPath}`,
-        `HERDR_PANE_ID=${doc.pane}`,
-        'sh',
-        '-c',
-        'printf %s "$1" | exec "$2" "$3" hook inbox --harness claude --event UserPromptSubmit',
-        'sh',
-        hook,
-        node,
-        bundle,
-      ]);
+    const big = fleet.peers.peer('big');
+    await registerPeerReader(
+      big,
+      herdrs.big?.socketPath as string,
+      fleet.peers.remoteCommand,
+      doc.pane,
+      'hello',
+    );
     const sent = await cli([
       'send',
       'brancher',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
+import { registerPeerReader } from '../helpers/peer-inbox.js';
 import { callerCheckout } from './peers/checkout.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
@@ -87,24 +88,8 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
   };
 
   /** The child's harness registers its inbox reader there (its hook, run in its pane's name). */
-  const registerReader = async (pane: string) => {
-    const [node, bundle] = fleet.peers.remoteCommand as [string, string];
-    await fleet.peers
-      .peer('big')
-      .run([
-        'env',
-        'HERDR_ENV=1',
-        `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`,
-        `HERDR_PANE_ID=${pane}`,
-        'sh',
-        '-c',
-        'printf %s "$1" | exec "$2" "$3" hook inbox --harness claude --event UserPromptSubmit',
-        'sh',
-        JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'go' }),
-        node,
-        bundle,
-      ]);
-  };
+  const registerReader = (pane: string) =>
+    registerPeerReader(fleet.peers.peer('big'), peerHerdr.socketPath, fleet.peers.remoteCommand, pane);
 
   beforeAll(async () => {
     fleet = await startFleet([{ tag: 'big', cores: 16 }]);
@@ -127,8 +112,9 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       PATH: `${local.binDir}:${fleet.env.PATH}`,
     };
     env = { ...base, HERDR_PANE_ID: owner.pane };
-    // Records taken by a service that died come again after 3 s instead of a minute.
-    serveEnv = { ...base, DOGSLED_TEST_OUTBOX_LEASE_MS: '3000' };
+    // Records taken by a service that died come again after 3 s instead of a minute; the peers lane
+    // takes the outbox every half second instead of every 10 s (peer reads keep their spacing).
+    serveEnv = { ...base, DOGSLED_TEST_OUTBOX_LEASE_MS: '3000', DOGSLED_TEST_PEERS_PACE_MS: '500' };
     ({ checkout } = await callerCheckout(fleet, 'proj'));
     await untilPeersEligible(fleet);
     startOwnerServe();
@@ -150,7 +136,10 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     const go = join(peer.user.home, 'go-own');
     const [node, bundle] = fleet.peers.remoteCommand as [string, string];
     const herdrEnv = ['env', 'HERDR_ENV=1', `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`];
+    // Its first turn ends at once: a child is ready (its start confirmed) at its first idle, and one
+    // that worked from its launch prompt until the go would hold the start for Herdr's 30 s wait.
     const steps = [
+      { reply: 'On it.' },
       { run: `while [ ! -e '${go}' ]; do sleep 0.2; done` },
       { run: 'dogsled done' },
       { reply: 'Mine.' },
@@ -287,8 +276,10 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     const go = join(fleet.peers.peer('big').user.home, 'go-told');
     const doc = await launch(
       'told-child',
-      // Works until the test has sent it more (a loaded machine takes seconds per ssh call).
+      // Ready at its first turn's end (not Herdr's 30 s start wait), then works until the test has
+      // sent it more (a loaded machine takes seconds per ssh call).
       [
+        { reply: 'On it.' },
         { run: `while [ ! -e '${go}' ]; do sleep 0.2; done` },
         { run: 'dogsled done' },
         { reply: 'Done here.' },
@@ -364,6 +355,8 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       env: { DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: join(fleet.peers.root, 'proc-big') },
       interval: '1',
     });
+    // The cases after this one launch there: the restarted service's second tick brings its CPU sample.
+    await untilPeersEligible(fleet);
     await eventually(
       async () => (await outbox()).find((r) => r.ref === blocked[0].ref),
       30_000,

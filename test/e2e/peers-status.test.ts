@@ -2,8 +2,10 @@
 // every host in --json, --line and --brief; the shared cache's one read per peer per 10 s across
 // 20 concurrent callers (counted on the peers' sshd); a stopped sshd, a frozen one, a wrong host
 // key and a wrong user as their categories, with the last snapshot's age and the backoff; recovery
-// with `dogsled retry`.
+// with `dogsled retry`. The service reading them stops at once while a peer it is calling is frozen,
+// mid-reply or mid-connect.
 
+import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +15,7 @@ import { appendItems, itemFixture } from '../integration/job-queue-fixtures.js';
 import { keyOf } from './peers/client.js';
 import { acceptedConnections, type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
+import { run } from './peers/procs.js';
 
 const unsupported = peerSupport();
 if (unsupported) console.warn(`peers-status: skipped: ${unsupported}`);
@@ -189,5 +192,63 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
       ['small', 'big', 'mid'].map((tag) => acceptedConnections(fleet.peers, tag)),
     );
     expect(after.map((n, i) => n - (before[i] ?? 0))).toEqual([1, 1, 1]);
+  });
+
+  it('stops at once while a call to a frozen peer is under way, mid-reply or mid-connect: state intact, lock released', async () => {
+    await appendItems(fleet.box, [itemFixture({ id: 'i_open0002', host: 'local', job: null })]);
+    const big = fleet.peers.peer('big');
+    const entry = join(fleet.box.state, 'peers', 'big.json');
+    // The lane passes every 200 ms: once big's entry is gone, its next read starts at once.
+    const env = { ...fleet.env, DOGSLED_TEST_PEERS_PACE_MS: '200' };
+    /** SIGTERM while big's read is under way (its entry's lock held by the service); what it left. */
+    const stopMidRead = async (serve: ReturnType<typeof startCli>, underWay: () => Promise<boolean>) => {
+      await eventually(async () => (await underWay()) || undefined, 30_000, "big's read under way");
+      const asked = performance.now();
+      serve.kill('SIGTERM');
+      const end = await exited(serve);
+      // The frozen call would hold a service that waits for it for its whole 30 s routine limit.
+      expect(performance.now() - asked).toBeLessThan(10_000);
+      expect(end, serve.output()).toEqual({ code: 0, signal: null });
+      // Nothing to say about a call the stop cut short.
+      expect(serve.output()).not.toMatch(/big|abort/i);
+      // The cut read says nothing of the peer: no entry written, no backoff; every lock released.
+      expect(existsSync(entry)).toBe(false);
+      expect(existsSync(`${entry}.lock`)).toBe(false);
+      expect(existsSync(join(fleet.box.state, 'service.lock'))).toBe(false);
+      JSON.parse(await readFile(join(fleet.box.state, 'host.json'), 'utf8'));
+    };
+    const readUnderWay = async () => existsSync(`${entry}.lock`) && !existsSync(entry);
+
+    // Mid-reply: the peer's `host rpc` answering the service's pool is frozen, its connection open
+    // (a first pooled read done: frozen before its hello, the connection would still be being made).
+    await rm(entry, { force: true });
+    const first = startCli(['serve', '--interval', '1'], env);
+    await eventually(async () => (existsSync(entry) ? true : undefined), 30_000, 'a first pooled read');
+    const rpc = await eventually(
+      async () => {
+        const found = await run(['pgrep', '-u', big.user.name, '-f', 'host rpc']).catch(() => '');
+        return found === '' ? undefined : found.split('\n').filter(Boolean);
+      },
+      30_000,
+      "the service's pooled connection to big",
+    );
+    await run(['kill', '-STOP', ...rpc]);
+    try {
+      await rm(entry, { force: true });
+      await stopMidRead(first, readUnderWay);
+    } finally {
+      await run(['kill', '-CONT', ...rpc]).catch(() => '');
+    }
+
+    // Mid-connect: big's sshd frozen; a fresh service's pool has its TCP connection, never a banner.
+    await big.sshd.freeze();
+    try {
+      const second = startCli(['serve', '--interval', '1'], env);
+      const connected = async () =>
+        (await run(['ss', '-Htn', 'state', 'established', `( dport = :${big.sshd.port} )`])).trim() !== '';
+      await stopMidRead(second, async () => (await readUnderWay()) && (await connected()));
+    } finally {
+      await big.sshd.thaw();
+    }
   });
 });

@@ -2,9 +2,11 @@
 // never SSH's own words; the raw text kept (escapes stripped) for a debug log only.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DogsledError } from '../../service/errors.js';
 import { OpenSshTransport } from '../../service/transport/openssh.js';
 import { SshPool } from '../../service/transport/pool.js';
 import { type PeerTarget, type Transport, UnreachableError } from '../../service/transport/types.js';
+import { eventually } from '../helpers/cli.js';
 import { keyOf } from './peers/client.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
 import { run } from './peers/procs.js';
@@ -167,6 +169,30 @@ describe.skipIf(unsupported)('unreachable peers', { timeout: 120_000 }, () => {
       expect(await pool.exec(slow, ['snapshot'])).toMatchObject({ ok: true });
       expect(await accepted()).toBe(before);
       await pool.close();
+    });
+
+    it("ends a call and the connection being made at its owner's stop: no backoff, close() waits for nothing", async () => {
+      const stop = new AbortController();
+      const pool = new SshPool({ ssh: { bin: peers.client.ssh }, signal: stop.signal });
+      const sshd = peers.peer('lo').sshd;
+      await sshd.freeze();
+      try {
+        // A deadline no test waits out: only the stop can end this call, mid-handshake.
+        const call = pool.exec(target(), ['snapshot'], { timeoutMs: 600_000 }).catch((e: unknown) => e);
+        const connected = async () =>
+          (await run(['ss', '-Htn', 'state', 'established', `( dport = :${sshd.port} )`])).trim() !== '';
+        await eventually(async () => (await connected()) || undefined, 15_000, 'the TCP connection');
+        stop.abort();
+        const error = await call;
+        expect(error).toBeInstanceOf(DogsledError);
+        expect((error as Error).message).toBe('transport: the pool is closed');
+        // Cut short by this host, not failed by the peer.
+        expect(pool.state(target())).toMatchObject({ connected: false, failures: 0, retryAtMs: null });
+        await pool.close();
+        expect(await connected()).toBe(false);
+      } finally {
+        await sshd.thaw();
+      }
     });
 
     it('goes through OpenSSH for a peer reached by ProxyJump, which ssh2 cannot follow', async () => {

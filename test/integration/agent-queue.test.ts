@@ -6,11 +6,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { endReservations } from '../../service/hosts/place.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
 import { readLaunches } from '../fakes/agents/harness.js';
 import { eventually, runCli, spawnCli, type startCli } from '../helpers/cli.js';
 import { agentSuite, items, launchRecords, ok, quickTask, tickets } from './agent-fixtures.js';
-import { killAll, roomFor5, startServe, untilEligible } from './job-queue-fixtures.js';
+import { killAll, roomFor5, startServe, untilEligible, workIO } from './job-queue-fixtures.js';
 
 const suite = agentSuite({ serviceLock: false });
 const running: Array<ReturnType<typeof startCli>> = [];
@@ -21,9 +22,12 @@ afterEach(async () => {
   await killAll(running);
 });
 
-/** serve's environment: the fake /proc and Herdr, no caller pane of its own. */
-async function serveEnv(ttlMs: number, extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
-  const host = await roomFor5(suite.box, ttlMs);
+/**
+ * serve's environment: the fake /proc and Herdr, no caller pane of its own. Reservations outlive any
+ * case (10 minutes): the host is full until the case frees it.
+ */
+async function serveEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
+  const host = await roomFor5(suite.box, 600_000);
   stopTicker = host.stop;
   const { HERDR_PANE_ID: _pane, ...env } = { ...suite.env, ...host.env };
   return {
@@ -35,20 +39,27 @@ async function serveEnv(ttlMs: number, extra: NodeJS.ProcessEnv = {}): Promise<N
   };
 }
 
-async function fill(count: number): Promise<void> {
+/** Fills the host with `count` reservations; room comes back when the test ends them (freeRoom). */
+async function fill(count: number): Promise<string[]> {
+  const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const placed = await runCli(['place', '--json'], suite.env);
     expect({ code: placed.code, stderr: placed.stderr }).toEqual({ code: 0, stderr: '' });
+    ids.push(JSON.parse(placed.stdout).reservation);
   }
+  return ids;
 }
 
-// Each case waits out reservations that end after 12 s, plus a service's start and an admission.
+/** Room appears: the reservations end as a job's end ends its own, not when their TTL runs out. */
+async function freeRoom(ids: readonly string[]): Promise<void> {
+  expect(await endReservations(workIO(suite.box), ids)).toBe(ids.length);
+}
+
 describe('agent tickets', { timeout: 60_000 }, () => {
   it('agent --wait on a full host queues and is admitted FIFO with a job queued after it', async () => {
-    // Reservations that end after 12 s: the host is full until then.
-    startServe(await serveEnv(12_000), running);
+    startServe(await serveEnv(), running);
     await untilEligible(suite.box);
-    await fill(5);
+    const full = await fill(5);
     const waiting = spawnCli(
       ['agent', '--wait', '--json', '--kind', 'pi', '--name', 'queued-child', '--message', quickTask()],
       suite.env,
@@ -63,6 +74,7 @@ describe('agent tickets', { timeout: 60_000 }, () => {
     expect(job.code).toBe(1);
     const jobTicket = JSON.parse(job.stdout).ticket as string;
 
+    await freeRoom(full);
     const result = await waiting.done;
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^dogsled: agent: queued as t_\w+: no host has room \([^\n]+\)\n$/);
@@ -86,9 +98,9 @@ describe('agent tickets', { timeout: 60_000 }, () => {
   });
 
   it('a non-waiting agent on a full host prints its ticket and exits 1; the service starts it later', async () => {
-    startServe(await serveEnv(12_000), running);
+    startServe(await serveEnv(), running);
     await untilEligible(suite.box);
-    await fill(5);
+    const full = await fill(5);
     const result = await runCli(
       ['agent', '--kind', 'claude', '--name', 'later', '--message', quickTask()],
       suite.env,
@@ -97,6 +109,7 @@ describe('agent tickets', { timeout: 60_000 }, () => {
     expect(result.code).toBe(1);
     const ticket = JSON.parse(result.stdout).ticket as string;
     expect(result.stderr).toMatch(/^dogsled: agent: queued as t_\w+: no host has room/);
+    await freeRoom(full);
     const admitted = await eventually(
       async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'admitted'),
       20_000,
@@ -128,9 +141,9 @@ describe('agent tickets', { timeout: 60_000 }, () => {
 
 describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
   it("fails its ticket after three tries and the owner's inbox says so (launch_failed)", async () => {
-    startServe(await serveEnv(12_000), running);
+    startServe(await serveEnv(), running);
     await untilEligible(suite.box);
-    await fill(5);
+    const full = await fill(5);
     for (let i = 0; i < 3; i++) {
       await ok(suite.herdr, '_fake.fail_next', {
         method: 'agent.start',
@@ -148,6 +161,7 @@ describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
     );
     expect(result.code).toBe(1);
     const ticket = JSON.parse(result.stdout).ticket as string;
+    await freeRoom(full);
     const failed = await eventually(
       async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'failed'),
       40_000,
@@ -177,11 +191,11 @@ describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
 describe('a service killed during an agent admission', { timeout: 60_000 }, () => {
   async function killedAt(point: 'before-launch' | 'after-record' | 'after-launch') {
     const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
-    // The host is full for 12 s (the placements' TTL), so the ticket queues and is admitted after.
-    const env = await serveEnv(12_000);
+    // The host is full until the ticket has queued; then it has room and the ticket is admitted.
+    const env = await serveEnv();
     const first = startServe({ ...env, ...pause }, running);
     await untilEligible(suite.box);
-    await fill(5);
+    const full = await fill(5);
     const queued = await runCli(
       ['agent', '--kind', 'pi', '--name', 'once', '--message', quickTask()],
       suite.env,
@@ -189,6 +203,7 @@ describe('a service killed during an agent admission', { timeout: 60_000 }, () =
     );
     expect(queued.code).toBe(1);
     const id = JSON.parse(queued.stdout).ticket as string;
+    await freeRoom(full);
     await eventually(
       async () => {
         const ticket = (await tickets(suite)).find((t) => t.id === id);

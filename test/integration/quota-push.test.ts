@@ -11,20 +11,20 @@ import { QuotaPusher } from '../../service/quota/push.js';
 import { statePaths } from '../../service/state/paths.js';
 import { LocalTransport } from '../../service/transport/local.js';
 import type { Transport } from '../../service/transport/types.js';
-import { CLI, exited, sandbox, startCli } from '../helpers/cli.js';
+import { CLI, eventually, exited, sandbox, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tree.js';
 import { everyShape, KEY, NOW, useFakeCliproxy } from './quota-fixtures.js';
 
 const bench = useFakeCliproxy('dogsled-quota-push-');
 
 /** A peer: this build's `host` verbs running with their own state bench.dir. */
-async function peer(): Promise<{
+async function peer(extra: NodeJS.ProcessEnv = {}): Promise<{
   state: string;
   transport: LocalTransport;
   stored: () => Promise<QuotaSnapshot>;
 }> {
   const state = await tempDir('dogsled-quota-peer-');
-  const env = { PATH: process.env.PATH, HOME: state, DOGSLED_STATE: state };
+  const env = { PATH: process.env.PATH, HOME: state, DOGSLED_STATE: state, ...extra };
   return {
     state,
     transport: new LocalTransport({ self: [process.execPath, CLI], env }),
@@ -94,6 +94,28 @@ describe('pushing to peers', () => {
     });
     expect(pusher.nextRetryAt()).toBeNull();
     expect((await stored()).fetched_ms).toBe(clock - 30_000);
+  });
+
+  test("a push under way ends at the service's stop: no failure, no backoff, nothing reported", async () => {
+    // The peer's quota-store pauses inside its lock, as a frozen peer would hang the call.
+    const hold = {
+      DOGSLED_TEST: '1',
+      DOGSLED_TEST_LOCK_HOLD_FILE: 'quota.json',
+      DOGSLED_TEST_LOCK_HOLD_MS: '600000',
+    };
+    const { state, transport } = await peer(hold);
+    const stop = new AbortController();
+    const clock = Date.now();
+    const pusher = new QuotaPusher({ transport, now: () => clock, signal: stop.signal });
+    const pushed = pusher.push(snapshot(clock), [{ host: 'p1', remoteCommand: [] }]);
+    await eventually(
+      async () => (await stat(join(state, 'quota.json.holding')).catch(() => undefined)) && true,
+      15_000,
+      'the push inside the peer lock',
+    );
+    stop.abort();
+    expect(await pushed).toEqual([]);
+    expect(pusher.nextRetryAt()).toBeNull();
   });
 });
 
