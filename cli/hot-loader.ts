@@ -1,6 +1,6 @@
 // Loads a hot command's bundle (dist/hot/NAME.cjs) through V8's code cache, which Node 20 has for
 // scripts but not for ES modules: the bundle is compiled as a CommonJS function in a vm.Script with
-// the cache of an earlier run (code-cache/NAME.bin in the state dir), so neither the bundle nor the
+// the cache of an earlier run (code-cache/NAME-HASH.bin in the state dir), so neither the bundle nor the
 // functions its command ran are parsed and compiled again. A missing, stale or refused cache costs
 // a plain compile, and a fresh cache is written after a run that succeeds.
 
@@ -33,9 +33,12 @@ export function loadHot(dist: URL, name: string, env: NodeJS.ProcessEnv = proces
   const source = readFileSync(file, 'utf8');
   const hash = BUNDLE_HASH.exec(source)?.[1];
   const stateDir = stateDirFrom(env, env.HOME || homedir());
-  const cacheFile = codeCacheFile(stateDir, name);
+  const cacheFile = hash === undefined ? undefined : codeCacheFile(stateDir, name, hash);
   const key = hash === undefined ? undefined : cacheKey(hash, env);
-  const cached = key === undefined ? { refused: 'no bundle hash' } : readCodeCache(cacheFile, key);
+  const cached =
+    key === undefined || cacheFile === undefined
+      ? { refused: 'no bundle hash' }
+      : readCodeCache(cacheFile, key);
   const script = new Script(HEAD + source + TAIL, {
     filename: file,
     cachedData: 'data' in cached ? cached.data : undefined,
@@ -47,14 +50,14 @@ export function loadHot(dist: URL, name: string, env: NodeJS.ProcessEnv = proces
   return {
     run: module.exports.run,
     remember: async (exitCode) => {
-      if (used || key === undefined || (exitCode !== 0 && exitCode !== 1)) return;
+      if (used || key === undefined || cacheFile === undefined || (exitCode !== 0 && exitCode !== 1)) return;
       try {
         // After the run: the functions it compiled lazily are in the cache too.
         const data = script.createCachedData();
         const writer: typeof import('../service/state/code-cache-write.js') = await import(
           new URL('code-cache-write.mjs', dist).href
         );
-        await writer.writeCodeCache(stateDir, cacheFile, key, data);
+        await writer.writeCodeCache(stateDir, cacheFile, key, data, name);
         mark('code cache written');
       } catch {
         // Only a start-up optimisation: the next run compiles from source again.

@@ -1,4 +1,4 @@
-// The hot bundles' V8 code caches (code-cache/NAME.bin in the state dir): the file and its format,
+// The hot bundles' V8 code caches (code-cache/NAME-HASH.bin in the state dir): the file and its format,
 // read before a hot command compiles its bundle (written by code-cache-write.ts). A cache is an
 // optimisation and never trusted: anything but a regular file of this user, with this exact key and
 // two identical copies of its data, is ignored (the caller compiles from source and writes a fresh one).
@@ -6,13 +6,22 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** `code-cache` in the state dir: one file per hot command. */
+/** `code-cache` in the state dir: one file per hot command and build. */
 export function codeCacheDir(stateDir: string): string {
   return join(stateDir, 'code-cache');
 }
 
-export function codeCacheFile(stateDir: string, name: string): string {
-  return join(codeCacheDir(stateDir), `${name}.bin`);
+/**
+ * `NAME-<first 16 hex of the bundle's hash>.bin`: two builds on one host (a service left on the
+ * previous one, a second checkout) keep a cache each instead of replacing each other's on every run.
+ */
+export function codeCacheFile(stateDir: string, name: string, bundleHash: string): string {
+  return join(codeCacheDir(stateDir), `${name}-${bundleHash.slice(0, 16)}.bin`);
+}
+
+/** Another build's cache of the same command (or this name before caches named their build). */
+export function isSiblingCache(file: string, name: string): boolean {
+  return file === `${name}.bin` || new RegExp(`^${name}-[0-9a-f]{16}\\.bin$`).test(file);
 }
 
 /** A cache is some hundreds of KB; anything far larger is not one of ours. */

@@ -11,8 +11,19 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { chown, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import {
+  chown,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -167,11 +178,17 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
   });
 });
 
-// The hot bundles compile through V8's code cache (cli/hot-loader.ts, code-cache/NAME.bin in the
+// The hot bundles compile through V8's code cache (cli/hot-loader.ts, code-cache/NAME-HASH.bin in the
 // state dir). A cache is never trusted: whatever sits in its place, the command answers as it would
 // without one, and a cache that can be replaced is. DOGSLED_TIMING=1 names what the loader did.
 describe('the hot bundles’ code cache', () => {
-  const cacheOf = (box: Sandbox) => join(box.state, 'code-cache', 'status.bin');
+  // NAME-<16 hex of the bundle's hash>.bin: each build keeps its own.
+  const bundleHash = (name: string) =>
+    /^\/\/ dogsled-bundle ([0-9a-f]+)\n/.exec(
+      readFileSync(join(ROOT, 'dist', 'hot', `${name}.cjs`), 'utf8'),
+    )?.[1] ?? '';
+  const cacheOf = (box: Sandbox) =>
+    join(box.state, 'code-cache', `status-${bundleHash('status').slice(0, 16)}.bin`);
   async function status(box: Sandbox): Promise<{ cache: string; written: boolean }> {
     const result = await runCli(['status', '--json'], { ...box.env, DOGSLED_TIMING: '1' });
     expect(result.code).toBe(0);
@@ -298,6 +315,31 @@ describe('the hot bundles’ code cache', () => {
         expect(await status(box)).toEqual({ cache: 'not a regular file', written: false });
       }
       expect((await stat(cacheOf(box))).isDirectory()).toBe(true);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it("leaves another build's cache of the same command, and drops one unused for a week", async () => {
+    const box = await sandbox();
+    try {
+      const dir = join(box.state, 'code-cache');
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      // Another build's caches: one written today, one a week and a day ago, and one from before
+      // caches named their build; a cache of another command, however old, is not this one's to drop.
+      const fresh = join(dir, 'status-0123456789abcdef.bin');
+      const stale = join(dir, 'status-fedcba9876543210.bin');
+      const legacy = join(dir, 'status.bin');
+      const other = join(dir, 'place-fedcba9876543210.bin');
+      for (const file of [fresh, stale, legacy, other]) await writeFile(file, 'dogsled-code-cache 1 other\n');
+      const weekAgo = new Date(Date.now() - 8 * 86_400_000);
+      for (const file of [stale, legacy, other]) await utimes(file, weekAgo, weekAgo);
+      expect(await status(box)).toEqual({ cache: 'absent', written: true });
+      expect((await readdir(dir)).sort()).toEqual(
+        [basename(cacheOf(box)), basename(fresh), basename(other)].sort(),
+      );
+      // Its own cache is used next time, whatever the other build does with its own.
+      expect(await status(box)).toEqual({ cache: 'used', written: false });
     } finally {
       await box.cleanup();
     }
