@@ -118,7 +118,11 @@ async function adoptBoard(
 ): Promise<{ pane: Pane; owner: string } | undefined> {
   const panes = await port.listPanes(caller.workspace_id);
   const boards = panes.filter(
-    (pane) => pane.tab_id === caller.tab_id && pane.label === BOARD_TITLE && pane.tokens?.[BOARD_TOKEN],
+    (pane) =>
+      pane.tab_id === caller.tab_id &&
+      // tmux labels no pane; its token is a pane option only dogsled sets.
+      (port.kind === 'tmux' || pane.label === BOARD_TITLE) &&
+      pane.tokens?.[BOARD_TOKEN],
   );
   const pane = boards[0];
   if (!pane) return undefined;
@@ -222,6 +226,7 @@ async function dockInTmux(
     env: { [OWNER_ENV]: caller.pane_id, DOGSLED_STATE: io.paths.dir },
     ...(caller.cwd ? { cwd: caller.cwd } : {}),
   });
+  await tagBoard(port, pane, caller.pane_id, io);
   return { pane, ratio: null };
 }
 
