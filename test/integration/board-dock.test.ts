@@ -2,6 +2,7 @@
 // leftmost pane right, swap the board left, set the split's ratio to 38 cells), reuse through the
 // boards/<tab-hash>.json registry, a pane closed by hand, toggling, and the refusals.
 
+import { execFileSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -332,14 +333,22 @@ describe('a lost registry entry', () => {
     expect(await boards()).toEqual([opened.pane]);
   });
 
-  it('refuses an entry that is a directory with the board open, then adopts that board once it is gone', async () => {
+  it('refuses an entry that is a directory or a FIFO with the board open, then adopts that board once it is gone', async () => {
     const board = (await dock('--open')).pane;
-    await rm(file());
-    await mkdir(file());
     await ok('_fake.calls.clear');
-    const refused = await runCli(['board', '--open'], env);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^dogsled: board: .*a directory, not a regular file\n$/);
+    for (const [make, kind] of [
+      [() => mkdir(file()), 'a directory'],
+      [async () => execFileSync('mkfifo', [file()]), 'a FIFO'],
+    ] as const) {
+      await rm(file(), { recursive: true });
+      await make();
+      for (const flag of ['--open', '--toggle']) {
+        const refused = await runCli(['board', flag], env);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toMatch(new RegExp(`^dogsled: board: .*${kind}, not a regular file\\n$`));
+      }
+    }
+    expect(await boards()).toEqual([board]);
     await rm(file(), { recursive: true });
     expect(await dock('--open')).toMatchObject({ action: 'reused', pane: board });
     expect(await opens()).toBe(0);
