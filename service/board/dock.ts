@@ -71,7 +71,12 @@ export async function dockBoard(io: StateIO, port: TerminalPort, options: DockOp
     }
     if (live) return { result: result('reused', tab, live, null, null) };
     const stale = entry?.pane ?? null;
-    const found = await adoptBoard(port, caller);
+    let found = await adoptBoard(port, caller);
+    if (found && !options.toggle && port.kind !== 'tmux' && !(await dockedLeft(port, found.pane))) {
+      // An open killed between its split and the swap left this board mid-dock: it is docked anew.
+      await port.closePluginPane(found.pane.pane_id);
+      found = undefined;
+    }
     if (found) {
       const next = recorded(entry, tab, found.pane, found.owner, io.now());
       if (!options.toggle) return { result: result('reused', tab, found.pane, null, stale), next };
@@ -109,8 +114,8 @@ function recorded(
 
 /**
  * A board already in the caller's tab that no entry names: labelled with the manifest's title and
- * carrying our tag. A pane with only the label (a user's, renamed) is never taken; of several
- * (which only a lost entry before this fix could leave), the first Herdr lists.
+ * carrying our tag. A pane with only the label (a user's, renamed) is never taken; of several, the
+ * first Herdr lists.
  */
 async function adoptBoard(
   port: TerminalPort,
@@ -127,6 +132,11 @@ async function adoptBoard(
   const pane = boards[0];
   if (!pane) return undefined;
   return { pane, owner: pane.tokens?.[BOARD_TOKEN] as string };
+}
+
+/** Whether the board is the leftmost pane of its tab, where a finished open leaves it. */
+async function dockedLeft(port: TerminalPort, pane: Pane): Promise<boolean> {
+  return leftmostPane(await port.paneLayout(pane.pane_id)).pane_id === pane.pane_id;
 }
 
 /** The tag that lets a lost entry be found again; without it the board still works, so a warning. */

@@ -385,6 +385,19 @@ describe('a lost registry entry', () => {
     expect(await boards()).toEqual([]);
   }, 60_000);
 
+  it('docks anew a tagged board that an --open left mid-dock (not yet swapped to the left)', async () => {
+    const board = (await dock('--open')).pane;
+    // Where an open killed after Herdr's split, before its swap, leaves the board.
+    await ok('pane.swap', { pane_id: board, direction: 'right' });
+    await rm(file());
+    const opened = await dock('--open');
+    expect(opened).toMatchObject({ action: 'opened', ratio: 0.38 });
+    expect(await boards()).toEqual([opened.pane]);
+    const layout = (await ok('pane.layout', { pane_id: caller })).layout;
+    const sorted = [...layout.panes].sort((a, b) => a.rect.x - b.rect.x);
+    expect(sorted[0]).toMatchObject({ pane_id: opened.pane, rect: { x: 0, width: 38 } });
+  });
+
   it("never adopts a user's pane that is only labelled like the board", async () => {
     const mine = (await ok('pane.split', { target_pane_id: caller, direction: 'down' })).pane.pane_id;
     await ok('pane.rename', { pane_id: mine, label: 'Dogsled' });
