@@ -3,10 +3,11 @@
 // the right of the tab's leftmost pane, swapped to its left and given the split's ratio. Herdr makes a
 // new pane on every open, so boards/<tab-hash>.json remembers the tab's board (pane and terminal id),
 // checked against the live pane before reuse; a stale entry is cleared before the next split. All of
-// it runs under that file's lock, so two opens in one tab never make two boards. tmux docks at the
-// left natively (dockInTmux); the rest is the same.
+// it runs under that file's lock, so two opens in one tab never make two boards. A lost entry (file
+// removed or corrupt, an open killed before writing it) is found again by the board's tag (adoptBoard).
+// tmux docks at the left natively (dockInTmux); the rest is the same.
 
-import { DogsledError } from '../errors.js';
+import { DogsledError, messageOf } from '../errors.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
 import { boardFile, updateBoardEntry } from '../state/sidebar-files.js';
 import { type BoardEntry, BoardEntrySchema } from '../state/sidebar-schemas.js';
@@ -22,6 +23,14 @@ export const PLUGIN_ID = 'dogsled';
 export const SIDEBAR_ENTRYPOINT = 'sidebar';
 /** How the board pane learns whose work it shows (the plugin pane command reads it). */
 export const OWNER_ENV = 'DOGSLED_OWNER';
+/** The manifest's title of the sidebar pane: Herdr labels every plugin pane with it (CONTRACT §5.3). */
+export const BOARD_TITLE = 'Dogsled';
+/**
+ * Herdr's pane list names no plugin id or entrypoint, and anyone can label a pane "Dogsled"
+ * (pane.rename), so each board is tagged with this token (its owner) the moment Herdr opens it.
+ */
+export const BOARD_TOKEN = 'dogsled_board';
+const BOARD_SOURCE = 'dogsled:board';
 
 export type DockAction = 'opened' | 'reused' | 'closed';
 
@@ -62,23 +71,83 @@ export async function dockBoard(io: StateIO, port: TerminalPort, options: DockOp
     }
     if (live) return { result: result('reused', tab, live, null, null) };
     const stale = entry?.pane ?? null;
+    let found = await adoptBoard(port, caller);
+    if (found && !options.toggle && port.kind !== 'tmux' && !(await dockedLeft(port, found.pane))) {
+      // An open killed between its split and the swap left this board mid-dock: it is docked anew.
+      await port.closePluginPane(found.pane.pane_id);
+      found = undefined;
+    }
+    if (found) {
+      const next = recorded(entry, tab, found.pane, found.owner, io.now());
+      if (!options.toggle) return { result: result('reused', tab, found.pane, null, stale), next };
+      await port.closePluginPane(found.pane.pane_id);
+      return { result: result('closed', tab, found.pane, null, stale), next: cleared(next, io.now()) };
+    }
     if (stale !== null) {
       // Cleared on disk first: if the split below fails, no entry names a pane that is gone.
       await updateCleared(io, tab, entry as BoardEntry);
     }
     const { pane, ratio } =
-      port.kind === 'tmux' ? await dockInTmux(port, caller, io) : await splitLeft(port, caller);
-    const next: BoardEntry = {
-      ...(entry ?? {}),
-      version: 1,
-      tab,
-      pane: pane.pane_id,
-      terminal_id: pane.terminal_id,
-      owner: caller.pane_id,
-      updated_ms: io.now(),
-    };
+      port.kind === 'tmux' ? await dockInTmux(port, caller, io) : await splitLeft(port, caller, io);
+    const next = recorded(entry, tab, pane, caller.pane_id, io.now());
     return { result: result('opened', tab, pane, ratio, stale), next };
   });
+}
+
+function recorded(
+  entry: BoardEntry | undefined,
+  tab: string,
+  pane: Pane,
+  owner: string,
+  now: number,
+): BoardEntry {
+  return {
+    ...(entry ?? {}),
+    version: 1,
+    tab,
+    pane: pane.pane_id,
+    terminal_id: pane.terminal_id,
+    owner,
+    updated_ms: now,
+  };
+}
+
+/**
+ * A board already in the caller's tab that no entry names: labelled with the manifest's title and
+ * carrying our tag. A pane with only the label (a user's, renamed) is never taken; of several, the
+ * first Herdr lists.
+ */
+async function adoptBoard(
+  port: TerminalPort,
+  caller: Pane,
+): Promise<{ pane: Pane; owner: string } | undefined> {
+  const panes = await port.listPanes(caller.workspace_id);
+  const boards = panes.filter(
+    (pane) =>
+      pane.tab_id === caller.tab_id &&
+      // tmux labels no pane; its token is a pane option only dogsled sets.
+      (port.kind === 'tmux' || pane.label === BOARD_TITLE) &&
+      pane.tokens?.[BOARD_TOKEN],
+  );
+  const pane = boards[0];
+  if (!pane) return undefined;
+  return { pane, owner: pane.tokens?.[BOARD_TOKEN] as string };
+}
+
+/** Whether the board is the leftmost pane of its tab, where a finished open leaves it. */
+async function dockedLeft(port: TerminalPort, pane: Pane): Promise<boolean> {
+  return leftmostPane(await port.paneLayout(pane.pane_id)).pane_id === pane.pane_id;
+}
+
+/** The tag that lets a lost entry be found again; without it the board still works, so a warning. */
+async function tagBoard(port: TerminalPort, pane: Pane, owner: string, io: StateIO): Promise<void> {
+  try {
+    await port.reportPaneMetadata(pane.pane_id, { source: BOARD_SOURCE, tokens: { [BOARD_TOKEN]: owner } });
+  } catch (error) {
+    io.warn(
+      `dogsled: warning: board: pane ${pane.pane_id} is not tagged (${messageOf(error)}), so a lost registry entry will not find it`,
+    );
+  }
 }
 
 function result(
@@ -115,7 +184,11 @@ async function livePane(port: TerminalPort, entry: BoardEntry): Promise<Pane | u
  * CONTRACT §5.5: split the leftmost pane of the caller's tab to the right with the board, swap the
  * board to the left, then give the split BOARD_WIDTH cells of its width.
  */
-async function splitLeft(port: TerminalPort, caller: Pane): Promise<{ pane: Pane; ratio: number }> {
+async function splitLeft(
+  port: TerminalPort,
+  caller: Pane,
+  io: StateIO,
+): Promise<{ pane: Pane; ratio: number }> {
   const before = await port.paneLayout(caller.pane_id);
   const leftmost = leftmostPane(before);
   const pane = await port
@@ -136,6 +209,8 @@ async function splitLeft(port: TerminalPort, caller: Pane): Promise<{ pane: Pane
       );
     });
   if (!pane) throw new DogsledError('herdr opened the board without a pane (is its placement split?)');
+  // Tagged first: killed past this point, the next open adopts this board instead of splitting again.
+  await tagBoard(port, pane, caller.pane_id, io);
   const swap = await port.swapPane(pane.pane_id, 'left');
   const split = swap.layout.splits.find((s) => s.direction === 'right' && sameRect(s.rect, leftmost.rect));
   if (!split) throw new DogsledError(`cannot find the split herdr made for board pane ${pane.pane_id}`);
@@ -161,6 +236,7 @@ async function dockInTmux(
     env: { [OWNER_ENV]: caller.pane_id, DOGSLED_STATE: io.paths.dir },
     ...(caller.cwd ? { cwd: caller.cwd } : {}),
   });
+  await tagBoard(port, pane, caller.pane_id, io);
   return { pane, ratio: null };
 }
 

@@ -2,6 +2,7 @@
 // leftmost pane right, swap the board left, set the split's ratio to 38 cells), reuse through the
 // boards/<tab-hash>.json registry, a pane closed by hand, toggling, and the refusals.
 
+import { execFileSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -283,6 +284,130 @@ describe('board --open and --toggle', () => {
     expect(result.stderr).toMatch(/^dogsled: board: .*a directory, not a regular file\n$/);
     expect((await calls()).some((c) => c.method === 'plugin.pane.open')).toBe(false);
     await rm(boardFile(statePaths(state), tab), { recursive: true });
+  });
+});
+
+describe('a lost registry entry', () => {
+  // The tab's boards as Herdr lists them: panes labelled with the manifest's title.
+  const boards = async (): Promise<string[]> =>
+    (await ok('pane.list', {})).panes
+      .filter((p: { tab_id: string; label?: string }) => p.tab_id === tab && p.label === 'Dogsled')
+      .map((p: { pane_id: string }) => p.pane_id);
+  const file = () => boardFile(statePaths(state), tab);
+  const opens = async () => (await calls()).filter((c) => c.method === 'plugin.pane.open').length;
+  // A corrupt entry is quarantined with a warning; the result is still the one JSON line.
+  const dockWarned = async (...flags: string[]) => {
+    const result = await runCli(['board', ...flags, '--json'], env);
+    expect(result.code, result.stderr).toBe(0);
+    return DockResultSchema.parse(JSON.parse(result.stdout));
+  };
+
+  beforeEach(async () => {
+    for (const pane of await boards()) await ok('pane.close', { pane_id: pane });
+    await rm(file(), { recursive: true, force: true });
+  });
+
+  it('adopts the board left in the tab when its entry was removed, and --toggle closes it', async () => {
+    const board = (await dock('--open')).pane;
+    await rm(file());
+    await ok('_fake.calls.clear');
+    expect(await dock('--open')).toMatchObject({ action: 'reused', pane: board });
+    expect(await opens()).toBe(0);
+    expect(await registry()).toMatchObject({ pane: board, owner: caller });
+    await rm(file());
+    expect(await dock('--toggle')).toMatchObject({ action: 'closed', pane: board });
+    expect(await boards()).toEqual([]);
+    expect(await registry()).toMatchObject({ pane: null, terminal_id: null });
+  });
+
+  it('adopts the board when its entry is corrupt', async () => {
+    const board = (await dock('--open')).pane;
+    await writeFile(file(), '{"version":1,"tab":');
+    await ok('_fake.calls.clear');
+    expect(await dockWarned('--toggle')).toMatchObject({ action: 'closed', pane: board });
+    expect(await opens()).toBe(0);
+    expect(await boards()).toEqual([]);
+    await writeFile(file(), '\u001b[31mnot json');
+    const opened = await dockWarned('--open');
+    expect(opened.action).toBe('opened');
+    expect(await boards()).toEqual([opened.pane]);
+  });
+
+  it('refuses an entry that is a directory or a FIFO with the board open, then adopts that board once it is gone', async () => {
+    const board = (await dock('--open')).pane;
+    await ok('_fake.calls.clear');
+    for (const [make, kind] of [
+      [() => mkdir(file()), 'a directory'],
+      [async () => execFileSync('mkfifo', [file()]), 'a FIFO'],
+    ] as const) {
+      await rm(file(), { recursive: true });
+      await make();
+      for (const flag of ['--open', '--toggle']) {
+        const refused = await runCli(['board', flag], env);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toMatch(new RegExp(`^dogsled: board: .*${kind}, not a regular file\\n$`));
+      }
+    }
+    expect(await boards()).toEqual([board]);
+    await rm(file(), { recursive: true });
+    expect(await dock('--open')).toMatchObject({ action: 'reused', pane: board });
+    expect(await opens()).toBe(0);
+    expect(await boards()).toEqual([board]);
+  });
+
+  it('adopts the board of an --open killed (SIGKILL) between the split and the entry', async () => {
+    const hold = { ...env, DOGSLED_TEST: '1', DOGSLED_TEST_LOCK_STALE_MS: '1000' };
+    const killed = spawnCli(
+      ['board', '--open', '--json'],
+      { ...hold, DOGSLED_TEST_LOCK_HOLD_FILE: basename(file()), DOGSLED_TEST_LOCK_HOLD_MS: '600000' },
+      { timeoutMs: 60_000 },
+    );
+    // The lock's test pause comes after the split and before the entry's write.
+    await eventually(
+      async () =>
+        (await readFile(`${file()}.holding`, 'utf8').catch(() => '')) === String(killed.child.pid)
+          ? true
+          : undefined,
+      30_000,
+      'the open to pause after its split',
+    );
+    killed.child.kill('SIGKILL');
+    await killed.done;
+    const [board] = await boards();
+    expect(board).toBeDefined();
+    await ok('_fake.calls.clear');
+    const again = await runCli(['board', '--open', '--json'], hold);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ action: 'reused', pane: board });
+    expect(await opens()).toBe(0);
+    expect(await boards()).toEqual([board]);
+    expect(await dock('--toggle')).toMatchObject({ action: 'closed', pane: board });
+    expect(await boards()).toEqual([]);
+  }, 60_000);
+
+  it('docks anew a tagged board that an --open left mid-dock (not yet swapped to the left)', async () => {
+    const board = (await dock('--open')).pane;
+    // Where an open killed after Herdr's split, before its swap, leaves the board.
+    await ok('pane.swap', { pane_id: board, direction: 'right' });
+    await rm(file());
+    const opened = await dock('--open');
+    expect(opened).toMatchObject({ action: 'opened', ratio: 0.38 });
+    expect(await boards()).toEqual([opened.pane]);
+    const layout = (await ok('pane.layout', { pane_id: caller })).layout;
+    const sorted = [...layout.panes].sort((a, b) => a.rect.x - b.rect.x);
+    expect(sorted[0]).toMatchObject({ pane_id: opened.pane, rect: { x: 0, width: 38 } });
+  });
+
+  it("never adopts a user's pane that is only labelled like the board", async () => {
+    const mine = (await ok('pane.split', { target_pane_id: caller, direction: 'down' })).pane.pane_id;
+    await ok('pane.rename', { pane_id: mine, label: 'Dogsled' });
+    const opened = await dock('--open');
+    expect(opened).toMatchObject({ action: 'opened' });
+    expect(opened.pane).not.toBe(mine);
+    await rm(file());
+    expect(await dock('--toggle')).toMatchObject({ action: 'closed', pane: opened.pane });
+    expect(await boards()).toEqual([mine]);
+    await ok('pane.close', { pane_id: mine });
   });
 });
 

@@ -1,9 +1,12 @@
 // `board --open` / `--toggle` in a real tmux: the board docks full height at the left edge of the
-// caller's window, 38 cells wide (split-window -hbf -l 38), a second --open reuses it, and
-// --toggle closes it, leaving the caller's pane as it was.
+// caller's window, 38 cells wide (split-window -hbf -l 38), a second --open reuses it (also with its
+// registry entry lost), and --toggle closes it, leaving the caller's pane as it was.
 
+import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { statePaths } from '../../service/state/paths.js';
+import { boardFile } from '../../service/state/sidebar-files.js';
 import { runCli, type Sandbox, sandbox } from '../helpers/cli.js';
 import { startTmuxServer, type TmuxServer } from '../helpers/tmux-server.js';
 
@@ -71,6 +74,12 @@ describe('board --open and --toggle in tmux', () => {
 
     expect((await dock('--open')).action).toBe('reused');
     expect((await panes()).length).toBe(2);
+
+    // A lost registry entry: the tagged board is adopted, never a second one docked beside it.
+    await rm(boardFile(statePaths(box.state), opened.tab));
+    expect(await dock('--open')).toMatchObject({ action: 'reused', pane: opened.pane });
+    expect((await panes()).length).toBe(2);
+    await rm(boardFile(statePaths(box.state), opened.tab));
 
     const closed = await dock('--toggle');
     expect(closed).toMatchObject({ action: 'closed', pane: opened.pane });

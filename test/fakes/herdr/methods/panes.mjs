@@ -1,5 +1,5 @@
-// pane.* handlers (list, get, current, split, close, focus, read, process_info, layout, swap,
-// send_input) and layout.set_split_ratio.
+// pane.* handlers (list, get, rename, current, split, close, focus, read, process_info, layout,
+// swap, send_input) and layout.set_split_ratio.
 import { encodeKey } from '../lib/keys.mjs';
 import { clampRatio, describe, neighbour, splitAt, swapLeaves, withRatioAt } from '../lib/layout.mjs';
 import { groupMembers, processRecord, readStat } from '../lib/procfs.mjs';
@@ -52,6 +52,14 @@ export function panesMethods(model) {
     'pane.get': (p) => {
       const pane = model.pane(p.str('pane_id'));
       model.agents.refresh(pane);
+      return { type: 'pane_info', pane: model.paneInfo(pane) };
+    },
+
+    // Herdr's manual label: a blank or absent label clears it.
+    'pane.rename': (p) => {
+      const pane = model.pane(p.str('pane_id'));
+      const label = p.optStr('label')?.trim();
+      pane.label = label ? label : undefined;
       return { type: 'pane_info', pane: model.paneInfo(pane) };
     },
 
