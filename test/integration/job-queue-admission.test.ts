@@ -245,7 +245,13 @@ describe("a queued job's environment", () => {
       20_000,
       'the admitted job wrote the variable',
     );
-    const admitted = (await tickets(box)).find((t) => t.id === ticket);
+    // The job can write before the worker records its ticket admitted (the warm supervisor starts
+    // it at once): wait for the ticket, not for the output alone.
+    const admitted = await eventually(
+      async () => (await tickets(box)).find((t) => t.id === ticket && t.state === 'admitted'),
+      20_000,
+      'the ticket admitted',
+    );
     expect(admitted).toMatchObject({ state: 'admitted' });
     expect(await readJobRecord(statePaths(box.state), admitted?.job as string)).toMatchObject({
       wrapper_pid: warm,
