@@ -2,7 +2,7 @@
 // machine-list.ts) when this Herdr has any, else the `[[hosts]]` list of dogsled's own config. The local host is never in the list;
 // a machine whose id could not name a cache file is left out with a warning, never guessed at.
 
-import { HOST_ID } from '../state/config.js';
+import { HOST_ID } from '../state/config-rules.js';
 import type { HostIO } from '../state/io.js';
 import { oneLine } from '../state/quarantine.js';
 import type { Machine } from '../terminal/records.js';

@@ -7,8 +7,8 @@
 import { shellLine } from '../core/shell-quote.js';
 import { DogsledError } from '../errors.js';
 import { runInteractive } from '../process/run.js';
-import { HOST_ID } from '../state/config.js';
 import { addConfigHost, type ConfigFile, setConfigHostKey } from '../state/config-hosts.js';
+import { HOST_ID } from '../state/config-rules.js';
 import type { HostIO } from '../state/io.js';
 import { TerminalError } from '../terminal/errors.js';
 import { changeMachine, savedMachines } from '../terminal/machines.js';

@@ -135,8 +135,7 @@ function checked(file: Record<string, unknown>): ConfigFile {
   }
   if (file.quota !== undefined) out.quota = quota(table(file.quota, ['quota'], 'quota'));
   if (file.hosts !== undefined) out.hosts = hosts(file.hosts);
-  // Only the keys the file has: the caller fills in the defaults.
-  for (const key of Object.keys(out) as Array<keyof ConfigFile>) if (out[key] === undefined) delete out[key];
+  // A key the file leaves out stays undefined: the caller fills in the default.
   return out;
 }
 

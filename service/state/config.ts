@@ -8,8 +8,6 @@ import { type ConfigFile, checkConfigFile } from './config-rules.js';
 import { oneLine } from './quarantine.js';
 import { readTomlFile } from './toml-file.js';
 
-export { HOST_ID } from './config-rules.js';
-
 export interface Config {
   free_core_fraction_min: number;
   memory_reserve_bytes: number;
