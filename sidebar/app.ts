@@ -1,31 +1,40 @@
 // The one module that loads blessed: the sidebar app, which reads cached state (state.ts), refreshed
 // when files change (watch.ts), builds the pure frame (model/build.ts) and draws it through its layout
-// (layout.ts); keys and mouse (input.ts) and the menu and its modals (menu.ts) act on it as their
-// Board, with blessed handed over. Colours come from Herdr's theme (model/theme.ts). blessed and
-// blessed-contrib are external to the bundle and loaded only by `dogsled sidebar`; of blessed-contrib
-// only the sparkline widget's module and its renderer, never the package index, which loads every
-// widget (the map, markdown, a file watcher) and would cost a few hundred milliseconds of start-up.
+// (layout.ts) or, for a host, its detail view (model/detail.ts, detail-view.ts); keys and mouse
+// (input.ts) and the menu and its modals (menu.ts) act on it as their Board, with blessed handed over.
+// blessed and blessed-contrib are external to the bundle and loaded only by `dogsled sidebar`; of
+// blessed-contrib only a widget's module, never the package index, which loads every widget (the
+// map, markdown, a file watcher) and would cost a few hundred milliseconds of start-up: the
+// sparkline's renderer at start, the line chart the first time a detail view opens.
 
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import blessed from 'blessed';
+import { boardRows } from '../service/core/board.js';
 import type { HostIO } from '../service/state/io.js';
+import { hookPane } from '../service/terminal/herdr-env.js';
 import { mark, span } from '../service/timing.js';
 import { Actions } from './actions.js';
+import { askBackground } from './background.js';
 import type { Board } from './board.js';
+import { DetailScreen, type LineChart } from './detail-view.js';
+import { SamplesHistory } from './history.js';
 import { bindInput } from './input.js';
 import { Layout } from './layout.js';
 import { Modals } from './menu.js';
-import { buildSidebar } from './model/build.js';
+import { buildSidebar, panelIds } from './model/build.js';
+import { buildDetail, type HistoryPoint } from './model/detail.js';
 import type { SparklineRenderer } from './model/spark.js';
+import { type Background, backgroundOfColorFgBg } from './model/theme.js';
 import { type Frame, initialView, type Segment, type SidebarState, type ViewState } from './model/types.js';
 import { ensureSelection } from './model/view.js';
 import { readSidebarState } from './state.js';
-import { loadTheme } from './theme-file.js';
-import { sidebarTargets, watchState } from './watch.js';
+import { loadTheme, type ThemeFiles } from './theme-file.js';
+import { sidebarTargets, type Watching, watchState } from './watch.js';
 
 const MESSAGE_MS = 6_000;
-const DEBOUNCE_MS = 100;
+const DEBOUNCE_MS = 50;
 /** The poll fallback, and how often ages move on the screen. */
 const POLL_MS = 5_000;
 
@@ -36,25 +45,49 @@ export interface SidebarOptions {
   /** The dogsled entry (process.argv[1]) that stop and cancel run. */
   entry: string;
   fixtureHosts?: string | undefined;
-  /** Herdr's config.toml, for the theme. */
-  herdrConfig: string;
+  /** dogsled's theme.toml and Herdr's config.toml. */
+  themeFiles: ThemeFiles;
   noColor: boolean;
 }
 
-/**
- * The renderer blessed-contrib's Sparkline widget draws with, resolved from that widget's module so it
- * is the one blessed-contrib ships whatever npm hoisted; null when it cannot be loaded (the cells
- * stay blank rather than the board failing).
- */
-function contribSparkline(): SparklineRenderer | null {
+/** A widget's module, resolved from blessed-contrib so it is the one it ships whatever npm hoisted. */
+function contrib<T>(module: string, pick: (widget: string, load: NodeJS.Require) => T): T | null {
   try {
     const here = createRequire(import.meta.url);
-    const widget = here.resolve('blessed-contrib/lib/widget/sparkline.js');
-    here(widget);
-    return createRequire(widget)('sparkline') as SparklineRenderer;
+    return pick(here.resolve(module), here);
   } catch {
     return null;
   }
+}
+
+/** The sparkline renderer blessed-contrib's Sparkline widget draws with; null: the cells stay blank. */
+function contribSparkline(): SparklineRenderer | null {
+  return contrib('blessed-contrib/lib/widget/sparkline.js', (widget, load) => {
+    load(widget);
+    return createRequire(widget)('sparkline') as SparklineRenderer;
+  });
+}
+
+/** blessed-contrib's line chart, for the detail view; null: its numbers are shown as text. */
+function contribLine(): LineChart | null {
+  return contrib('blessed-contrib/lib/widget/charts/line.js', (widget, load) => load(widget) as LineChart);
+}
+
+/**
+ * Terminals inside tmux or Herdr, or that say so, draw 256 colours (tmux maps them for a client that
+ * cannot) even where terminfo says 8 (TERM=screen): blessed would reduce every colour to 8 there.
+ */
+function drawsMoreColours(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.TMUX || env.COLORTERM || /256|direct|truecolor/.test(env.TERM ?? '') || hookPane(env));
+}
+
+/**
+ * blessed computes its 8-colour table by matching every 256-colour entry against the first eight,
+ * and its match cache keeps those answers: an exact xterm-256 colour (the default themes' colours)
+ * would then be drawn as its 8-colour neighbour. The cache is only a memo; emptied, it is rebuilt.
+ */
+function forgetEightColourMatches(): void {
+  (blessed.colors as unknown as { _cache: Record<number, number> })._cache = {};
 }
 
 export function runSidebar(options: SidebarOptions): Promise<number> {
@@ -76,33 +109,66 @@ class SidebarApp implements Board {
   private reloading: Promise<void> | undefined;
   private again = false;
   private messageTimer: NodeJS.Timeout | undefined;
-  private closeWatch: (() => void) | undefined;
+  private watching: Watching | undefined;
+  private closing = false;
   private drawn = false;
+  private background: Background | null;
+  private detail: DetailScreen | undefined;
+  private chart: LineChart | null | undefined;
+  private history: SamplesHistory | undefined;
+  private points: HistoryPoint[] | null = null;
 
   constructor(
     private readonly options: SidebarOptions,
     private readonly done: () => void,
   ) {
+    forgetEightColourMatches();
     this.actions = new Actions({ ...options.io, entry: options.entry });
     this.screen = blessed.screen({ smartCSR: true, fullUnicode: true, warnings: false, title: 'dogsled' });
-    const theme = loadTheme(options.herdrConfig, options.noColor);
-    this.layout = new Layout(blessed, this.screen, theme, contribSparkline());
+    const tput = this.screen.tput as unknown as { colors: number };
+    if (tput.colors < 256 && drawsMoreColours(options.io.env)) tput.colors = 256;
+    this.background = backgroundOfColorFgBg(options.io.env.COLORFGBG);
+    this.layout = new Layout(blessed, this.screen, this.theme(), contribSparkline());
+  }
+
+  private theme() {
+    return loadTheme(this.options.themeFiles, this.options.noColor, this.background);
   }
 
   async start(): Promise<void> {
     bindInput(this, this.modals, () => this.quit());
     this.screen.on('resize', () => this.render());
+    if (!this.options.noColor) {
+      askBackground(process.stdin, process.stdout, (background) => {
+        this.background = background;
+        this.layout.theme = this.theme();
+        this.render();
+      });
+    }
     await this.reload();
-    const { io, owner, herdrConfig: config, fixtureHosts } = this.options;
-    const watching = watchState(
-      sidebarTargets(io.paths, owner, config, fixtureHosts),
+    // chokidar is loaded once the board is on the screen: its load never delays the first frame.
+    const { io, owner, themeFiles, fixtureHosts } = this.options;
+    const targets = sidebarTargets(io.paths, owner, [themeFiles.own, themeFiles.herdr], fixtureHosts);
+    const watching = await watchState(
+      targets,
       () => {
-        this.layout.theme = loadTheme(config, this.options.noColor);
+        this.layout.theme = this.theme();
         void this.reload();
       },
       { debounceMs: DEBOUNCE_MS, pollMs: POLL_MS },
-    );
-    this.closeWatch = () => watching.close();
+    ).catch(() => undefined);
+    if (this.closing) await watching?.close();
+    else this.watching = watching;
+    this.followJobs();
+  }
+
+  /** The job records of the board's live jobs, which change when a job starts or ends. */
+  private followJobs(): void {
+    if (!this.watching || !this.state?.board) return;
+    const jobs = boardRows(this.state.board)
+      .filter((row) => row.kind === 'job' && row.job !== null && row.group === 'running')
+      .map((row) => join(this.options.io.paths.jobs, `${row.job}.json`));
+    this.watching.follow(jobs);
   }
 
   /** One read at a time; a change during a read asks for one more. */
@@ -117,14 +183,28 @@ class SidebarApp implements Board {
         const { io, owner, fixtureHosts } = this.options;
         const began = performance.now();
         this.state = await readSidebarState(io, { owner, fixtureHosts });
+        if (this.view.detail) await this.readHistory();
         span('sidebar read', performance.now() - began);
         this.view = ensureSelection(this.state, this.view);
+        if (!panelIds(this.state).includes(this.view.focus)) this.view = { ...this.view, focus: 'work' };
+        this.followJobs();
         this.render();
       } while (this.again);
     })().finally(() => {
       this.reloading = undefined;
     });
     return this.reloading;
+  }
+
+  /** The detail view's host's samples: this host's samples.jsonl; a peer's stay on that host. */
+  private async readHistory(): Promise<void> {
+    const host = this.state?.hosts.find((h) => h.id === this.view.detail?.host);
+    if (!host?.local) {
+      this.points = null;
+      return;
+    }
+    this.history ??= new SamplesHistory(this.options.io.paths.samples);
+    this.points = await this.history.read(this.options.io.now());
   }
 
   render(): void {
@@ -134,10 +214,31 @@ class SidebarApp implements Board {
     const height = Number(this.screen.height);
     this.frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height);
     this.layout.paint(this.frame, this.view);
+    this.paintDetail(width, height);
     this.screen.render();
     span('sidebar render', performance.now() - began);
     if (!this.drawn) mark('sidebar first frame');
     this.drawn = true;
+  }
+
+  private paintDetail(width: number, height: number): void {
+    const open = this.view.detail;
+    const host = open ? this.state?.hosts.find((h) => h.id === open.host) : undefined;
+    if (!open || !host) {
+      this.detail?.destroy();
+      this.detail = undefined;
+      return;
+    }
+    if (this.chart === undefined) this.chart = contribLine();
+    this.detail ??= new DetailScreen(
+      blessed,
+      this.screen,
+      this.chart,
+      (segments) => this.layout.tagged(segments),
+      (role) => this.colour(role),
+    );
+    const now = this.options.io.now();
+    this.detail.paint(buildDetail(host, open, this.points, now, width, height));
   }
 
   colour(role: Segment['fg']): string | undefined {
@@ -145,7 +246,14 @@ class SidebarApp implements Board {
   }
 
   setView(view: ViewState): void {
+    const opened = view.detail !== null && view.detail.host !== this.view.detail?.host;
     this.view = view;
+    if (opened) {
+      // Until the samples are read the charts say `no samples`, not `not read here`.
+      this.points = [];
+      this.history = undefined;
+      void this.readHistory().then(() => this.render());
+    }
     this.render();
   }
 
@@ -157,7 +265,8 @@ class SidebarApp implements Board {
   }
 
   private quit(): void {
-    this.closeWatch?.();
+    this.closing = true;
+    void this.watching?.close();
     if (this.messageTimer) clearTimeout(this.messageTimer);
     this.screen.destroy();
     this.done();

@@ -1,13 +1,15 @@
 // `dogsled board [--json] [--owner PANE]`: the caller's children, jobs and tickets grouped by what the
 // owner must do (service/core/board.ts); `--json` is the document the Pi widget and the sidebar draw.
-// `board --open` / `--toggle` open, reuse or close the caller's board docked at the left of its tab.
+// `board --open` / `--toggle` open, reuse or close the caller's board docked at the left of its tab;
+// `board --dismiss ID` marks an ATTENTION row seen, which moves it to DONE for that owner.
 
 import { dockCallerBoard } from '../../service/board/dock.js';
 import { readBoard } from '../../service/board/read.js';
+import { dismissRow } from '../../service/board/seen.js';
 import { DogsledError } from '../../service/errors.js';
 import { callerPane } from '../../service/terminal/herdr-env.js';
 import type { CliContext } from '../context.js';
-import { renderBoard } from '../render/board-human.js';
+import { dismissedText, renderBoard } from '../render/board-human.js';
 import { paint } from '../render/color.js';
 
 export interface BoardFlags {
@@ -15,10 +17,14 @@ export interface BoardFlags {
   owner?: string;
   open?: boolean;
   toggle?: boolean;
+  dismiss?: string;
 }
 
 export async function boardCommand(flags: BoardFlags, ctx: CliContext): Promise<number> {
   if (flags.open && flags.toggle) throw new DogsledError('choose one of --open and --toggle');
+  if (flags.dismiss !== undefined && (flags.open || flags.toggle)) {
+    throw new DogsledError('--dismiss reads the board; it does not go with --open or --toggle');
+  }
   if (flags.open || flags.toggle) {
     if (flags.owner !== undefined) throw new DogsledError('--owner applies to the board read, not --open');
     const docked = await dockCallerBoard(ctx, Boolean(flags.toggle));
@@ -31,6 +37,13 @@ export async function boardCommand(flags: BoardFlags, ctx: CliContext): Promise<
     throw new DogsledError(
       'no owner: run it in a Herdr or tmux pane (HERDR_PANE_ID, TMUX_PANE) or give --owner PANE',
     );
+  }
+  if (flags.dismiss !== undefined) {
+    if (flags.dismiss.trim() === '') throw new DogsledError('--dismiss needs a job, ticket or item id');
+    const done = await dismissRow(ctx, owner, flags.dismiss);
+    if (flags.json) ctx.out(`${JSON.stringify(done)}\n`);
+    else ctx.out(`${dismissedText(done)}\n`);
+    return 0;
   }
   const board = await readBoard(ctx, owner);
   if (flags.json) ctx.out(`${JSON.stringify(board)}\n`);

@@ -2,10 +2,14 @@
 // module that loads blessed). The owner is --owner, else $DOGSLED_OWNER (set by `board --open` on
 // the pane it docks), else the pane a Herdr plugin pane was opened beside.
 
+import { dirname, join } from 'node:path';
 import { DogsledError } from '../../service/errors.js';
 import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
+
+/** The sidebar's own theme, beside config.toml: its `[theme]` wins over Herdr's. */
+const THEME_FILE = 'theme.toml';
 
 export interface SidebarFlags {
   owner?: string;
@@ -23,7 +27,10 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
     owner,
     entry: process.argv[1] ?? '',
     fixtureHosts: testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined,
-    herdrConfig: herdrConfigPath(ctx.env, ctx.home),
+    themeFiles: {
+      herdr: herdrConfigPath(ctx.env, ctx.home),
+      own: join(dirname(ctx.config.path), THEME_FILE),
+    },
     noColor: 'NO_COLOR' in ctx.env,
   });
 }

@@ -1,10 +1,16 @@
 // Reads what the board rule needs for one owner from cached state only: items.json and queue.json,
 // the job records of the owner's jobs, the agent panes of the host snapshot and the service's
-// branch observations (branches.json, for TO LAND). Nothing is probed
+// branch observations (branches.json, for TO LAND) and the owner's dismissals (board-seen.json). Nothing is probed
 // and nothing is written (a job whose wrapper died is finalized by the service, not by a reader).
 // `dogsled board`, the sidebar and (later) the Pi widget call readBoard.
 
-import { type BoardAgentPane, type BoardJob, type Board as BoardT, boardOf } from '../core/board.js';
+import {
+  type BoardAgentPane,
+  type BoardJob,
+  type BoardSeen,
+  type Board as BoardT,
+  boardOf,
+} from '../core/board.js';
 import { forwardedBranches } from '../core/outbox.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
@@ -12,16 +18,18 @@ import { readBranchObservations } from '../state/branch-observations.js';
 import type { StateIO } from '../state/io.js';
 import { readJobRecord } from '../state/job-records.js';
 import { HostSnapshotSchema } from '../state/schemas.js';
+import { BoardSeenSchema } from '../state/sidebar-schemas.js';
 import { readState } from '../state/store.js';
 import { readItems, readQueue } from '../state/work.js';
 
 export type Board = BoardT;
 
 export async function readBoard(io: StateIO, owner: string): Promise<Board> {
-  const [items, queue, snapshot] = await Promise.all([
+  const [items, queue, snapshot, seen] = await Promise.all([
     readItems(io),
     readQueue(io),
     readState(io.paths.host, HostSnapshotSchema, io).catch(() => undefined),
+    readSeen(io, owner),
   ]);
   const mine = items.items.filter((item) => item.owner === owner);
   const jobs = new Map<string, BoardJob>();
@@ -50,5 +58,19 @@ export async function readBoard(io: StateIO, owner: string): Promise<Board> {
     ...forwardedBranches(mine, LOCAL_HOST.id),
   ];
   const branches = observed.filter((entry) => ids.has(entry.item));
-  return boardOf({ owner, items: mine, tickets: queue.tickets, jobs, agentPanes, branches }, io.now());
+  return boardOf({ owner, items: mine, tickets: queue.tickets, jobs, agentPanes, branches, seen }, io.now());
+}
+
+/**
+ * The owner's dismissals (board-seen.json). The board is read by hooks that must not fail on it, so a
+ * file that cannot be read is no dismissals, with a warning; a corrupt one is quarantined as usual.
+ */
+export async function readSeen(io: StateIO, owner: string): Promise<BoardSeen[]> {
+  try {
+    const file = await readState(io.paths.boardSeen, BoardSeenSchema, io);
+    return (file?.seen ?? []).filter((entry) => entry.owner === owner);
+  } catch (error) {
+    io.warn(`dogsled: warning: board: ${io.paths.boardSeen}: ${messageOf(error)}`);
+    return [];
+  }
 }

@@ -51,6 +51,12 @@ function fixtureHost(i: number, extra: Partial<SidebarHost> = {}): SidebarHost {
     eligible: true,
     age_ms: 1000,
     reservations: 0,
+    reason: [],
+    free_cores: null,
+    unreachable: null,
+    reserved: [],
+    agents: [],
+    jobs: [],
     probe: {
       cores: 16,
       busy: (i % 4) / 4,
