@@ -45,6 +45,9 @@ export interface SidebarOptions {
   /** The dogsled entry (process.argv[1]) that stop and cancel run. */
   entry: string;
   fixtureHosts?: string | undefined;
+  /** The poll fallback and the bound on the background question (tests only; else the defaults). */
+  pollMs?: number | undefined;
+  backgroundMs?: number | undefined;
   /** dogsled's theme.toml and Herdr's config.toml. */
   themeFiles: ThemeFiles;
   noColor: boolean;
@@ -139,11 +142,16 @@ class SidebarApp implements Board {
     bindInput(this, this.modals, () => this.quit());
     this.screen.on('resize', () => this.render());
     if (!this.options.noColor) {
-      askBackground(process.stdin, process.stdout, (background) => {
-        this.background = background;
-        this.layout.theme = this.theme();
-        this.render();
-      });
+      askBackground(
+        process.stdin,
+        process.stdout,
+        (background) => {
+          this.background = background;
+          this.layout.theme = this.theme();
+          this.render();
+        },
+        this.options.backgroundMs,
+      );
     }
     await this.reload();
     // chokidar is loaded once the board is on the screen: its load never delays the first frame.
@@ -155,11 +163,15 @@ class SidebarApp implements Board {
         this.layout.theme = this.theme();
         void this.reload();
       },
-      { debounceMs: DEBOUNCE_MS, pollMs: POLL_MS },
+      { debounceMs: DEBOUNCE_MS, pollMs: this.options.pollMs ?? POLL_MS },
     ).catch(() => undefined);
-    if (this.closing) await watching?.close();
-    else this.watching = watching;
-    this.followJobs();
+    if (this.closing) {
+      await watching?.close();
+      return;
+    }
+    this.watching = watching;
+    // What changed between the first read and the watch being in place is read now.
+    await this.reload();
   }
 
   /** The job records of the board's live jobs, which change when a job starts or ends. */

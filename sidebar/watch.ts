@@ -6,6 +6,8 @@
 // without watching anything else. Job records are watched one by one, only those of the board's
 // live rows (a state dir holds every host job's record, and chokidar watches each file it sees).
 // chokidar is loaded after the first frame (app.ts), so its load never delays the board's first paint.
+// chokidar can lose a path that turns from a directory into something else faster than it looks (it
+// keeps watching the directory that is gone); the poll reads such a path all the same.
 
 import { statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
@@ -83,6 +85,9 @@ export async function watchState(
   watcher.on('all', poke);
   // A watch that fails (no inotify room) leaves the poll to refresh.
   watcher.on('error', () => undefined);
+  // Resolved once chokidar has looked at everything: a change made before then may have been taken
+  // for part of the initial scan, so the caller reads once more after this.
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   const poll = setInterval(onChange, options.pollMs);
   poll.unref();
   return {

@@ -27,10 +27,18 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
     owner,
     entry: process.argv[1] ?? '',
     fixtureHosts: testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined,
+    // Tests lengthen the poll (to see that watching alone refreshes) and the background question.
+    pollMs: testing ? positive(ctx.env.DOGSLED_TEST_SIDEBAR_POLL_MS) : undefined,
+    backgroundMs: testing ? positive(ctx.env.DOGSLED_TEST_SIDEBAR_BACKGROUND_MS) : undefined,
     themeFiles: {
       herdr: herdrConfigPath(ctx.env, ctx.home),
       own: join(dirname(ctx.config.path), THEME_FILE),
     },
     noColor: 'NO_COLOR' in ctx.env,
   });
+}
+
+function positive(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
 }
