@@ -157,21 +157,21 @@ class SidebarApp implements Board {
     // chokidar is loaded once the board is on the screen: its load never delays the first frame.
     const { io, owner, themeFiles, fixtureHosts } = this.options;
     const targets = sidebarTargets(io.paths, owner, [themeFiles.own, themeFiles.herdr], fixtureHosts);
-    const watching = await watchState(
-      targets,
-      () => {
-        this.layout.theme = this.theme();
-        void this.reload();
-      },
-      { debounceMs: DEBOUNCE_MS, pollMs: this.options.pollMs ?? POLL_MS },
-    ).catch(() => undefined);
+    const refresh = () => {
+      this.layout.theme = this.theme();
+      return this.reload();
+    };
+    const watching = await watchState(targets, () => void refresh(), {
+      debounceMs: DEBOUNCE_MS,
+      pollMs: this.options.pollMs ?? POLL_MS,
+    }).catch(() => undefined);
     if (this.closing) {
       await watching?.close();
       return;
     }
     this.watching = watching;
     // What changed between the first read and the watch being in place is read now.
-    await this.reload();
+    await refresh();
   }
 
   /** The job records of the board's live jobs, which change when a job starts or ends. */

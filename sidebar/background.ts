@@ -1,15 +1,29 @@
 // Asks the terminal for its background colour (OSC 11) so the default theme can be dark or light. The
 // board paints first and repaints if an answer comes; the question is withdrawn after a short bound,
 // since many terminals (tmux without an outer answer among them) never reply. The reply arrives on
-// stdin among the keys, so until then each chunk of input is looked at before blessed parses it, and
-// the reply is taken out: its hex digits would otherwise reach blessed as key presses (`d`, `b`...).
+// stdin among the keys, possibly in pieces, so until then input is looked at before blessed parses
+// it and the reply is taken out: its hex digits would otherwise reach blessed as key presses (`d`
+// dismisses a row). What only might begin a reply is held back until the next piece or the bound.
 
 import { type Background, backgroundOfReply } from './model/theme.js';
 
 /** Long enough for a local or SSH terminal to answer, short enough that a late answer is not awaited. */
 export const BACKGROUND_BOUND_MS = 300;
 const QUERY = '\u001b]11;?\u001b\\';
+const START = '\u001b]11;';
 const REPLY = /\u001b\]11;[^\u0007\u001b]*(?:\u0007|\u001b\\)/;
+
+/** Where a reply may begin in `text` that is not complete yet: its index, else -1. */
+function partialStart(text: string): number {
+  const at = text.lastIndexOf('\u001b');
+  if (at < 0) return -1;
+  const tail = text.slice(at);
+  if (START.startsWith(tail)) return at;
+  if (tail.startsWith(START)) return at;
+  // An ST's ESC inside a started reply: the reply begins earlier.
+  const open = text.lastIndexOf(START);
+  return open >= 0 && !REPLY.test(text.slice(open)) ? open : -1;
+}
 
 /**
  * Sends the question on `output` and calls `answer` once with the background the terminal reports.
@@ -25,27 +39,42 @@ export function askBackground(
   const original = input.emit;
   const emit = original as unknown as Emit;
   let done = false;
+  let held = '';
+  const pass = (text: string) => {
+    if (text !== '') emit.call(input, 'data', Buffer.from(text, 'latin1'));
+  };
   const stop = () => {
     if (done) return;
     done = true;
     clearTimeout(timer);
     input.emit = original;
+    const rest = held;
+    held = '';
+    pass(rest);
   };
   const filtered: Emit = function (event, ...args) {
-    if (event === 'data' && !done) {
-      const chunk = args[0];
-      const text = Buffer.isBuffer(chunk) ? chunk.toString('latin1') : typeof chunk === 'string' ? chunk : '';
-      const reply = REPLY.exec(text);
-      if (reply) {
-        stop();
-        const background = backgroundOfReply(reply[0]);
-        if (background) answer(background);
-        const rest = text.slice(0, reply.index) + text.slice(reply.index + reply[0].length);
-        if (rest === '') return true;
-        return emit.call(this, event, Buffer.isBuffer(chunk) ? Buffer.from(rest, 'latin1') : rest);
-      }
+    if (event !== 'data' || done) return emit.call(this, event, ...args);
+    const chunk = args[0];
+    const text =
+      held + (Buffer.isBuffer(chunk) ? chunk.toString('latin1') : typeof chunk === 'string' ? chunk : '');
+    held = '';
+    const reply = REPLY.exec(text);
+    if (reply) {
+      const rest = text.slice(0, reply.index) + text.slice(reply.index + reply[0].length);
+      const background = backgroundOfReply(reply[0]);
+      stop();
+      if (background) answer(background);
+      pass(rest);
+      return true;
     }
-    return emit.call(this, event, ...args);
+    const at = partialStart(text);
+    if (at >= 0) {
+      held = text.slice(at);
+      pass(text.slice(0, at));
+      return true;
+    }
+    pass(text);
+    return true;
   };
   input.emit = filtered as unknown as typeof input.emit;
   const timer = setTimeout(stop, boundMs);

@@ -7,7 +7,7 @@ import { dismissTarget, keptSeen } from '../core/board-seen.js';
 import { DogsledError } from '../errors.js';
 import type { StateIO } from '../state/io.js';
 import { BoardSeenSchema } from '../state/sidebar-schemas.js';
-import { updateState } from '../state/store.js';
+import { readState, updateState } from '../state/store.js';
 import { readBoard } from './read.js';
 
 export interface Dismissed {
@@ -25,6 +25,9 @@ export interface Dismissed {
 
 /** Marks the ATTENTION row `id` of `owner`'s board seen; it moves to DONE. */
 export async function dismissRow(io: StateIO, owner: string, id: string): Promise<Dismissed> {
+  // The file first: one that cannot be read (a directory, a FIFO) is refused here, in one line,
+  // before the board reader would warn about it.
+  await readState(io.paths.boardSeen, BoardSeenSchema, io);
   const board = await readBoard(io, owner);
   const target = dismissTarget(boardRows(board), id, owner);
   if (target.kind === 'refused') throw new DogsledError(target.reason);
