@@ -128,12 +128,14 @@ function headLines(host: SidebarHost, width: number): Line[] {
     const why = host.unreachable ? `unreachable: ${displayText(host.unreachable)}` : 'not read yet';
     lines.push(...wrapped(`${UNAVAILABLE} ${why} · ${age}`, width, 'red'));
   } else {
-    lines.push(text(`service ${host.service} · ${age}`, width, host.service === 'up' ? 'subtext0' : 'red'));
+    lines.push(
+      ...wrapped(`service ${host.service} · ${age}`, width, host.service === 'up' ? 'subtext0' : 'red'),
+    );
   }
   const free = host.free_cores === null ? '?' : formatCores(host.free_cores);
-  if (host.eligible) lines.push(text(`eligible · ${free} free cores`, width, 'green', true));
+  if (host.eligible) lines.push(...wrapped(`eligible · ${free} free cores`, width, 'green'));
   else {
-    lines.push(text(`${NOT_ELIGIBLE} not eligible · ${free} free cores`, width, 'peach', true));
+    lines.push(...wrapped(`${NOT_ELIGIBLE} not eligible · ${free} free cores`, width, 'peach'));
     for (const reason of host.reason) lines.push(...wrapped(displayText(reason), width, 'peach', '- ', '  '));
   }
   if (probe) {

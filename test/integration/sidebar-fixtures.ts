@@ -133,6 +133,8 @@ export async function writeAfternoon(state: string, now: number): Promise<void> 
     memoryTotalGiB: 16,
     memoryFreeGiB: 8,
   });
+  // The host's jobs as the service publishes them (job summaries of its records).
+  snapshot.jobs = [failed, running].map(({ timeout_ms, idle_timeout_ms, version, ...job }) => job);
   snapshot.probe.agent_panes = [
     agentPaneFixture('w3:p1', 'blocked', now - 90_000, { model: 'anthropic/claude-sonnet-4-5' }),
   ];
