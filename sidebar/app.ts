@@ -2,15 +2,17 @@
 // when files change (watch.ts), builds the pure frame (model/build.ts) and draws it through its layout
 // (layout.ts) or, for a host, its detail view (model/detail.ts, detail-view.ts); keys and mouse
 // (input.ts) and the menu and its modals (menu.ts) act on it as their Board, with blessed handed over.
-// blessed and blessed-contrib are external to the bundle and loaded only by `dogsled sidebar`; of
-// blessed-contrib only a widget's module, never the package index, which loads every widget (the
-// map, markdown, a file watcher) and would cost a few hundred milliseconds of start-up: the
-// sparkline's renderer at start, the line chart the first time a detail view opens.
+// blessed and blessed-contrib are external to the bundle and loaded only by `dogsled sidebar`: of
+// blessed the four widgets the board uses (its index loads all thirty-four), of blessed-contrib
+// only by a widget's module path, never the package index, which loads every widget (the map,
+// markdown, a file watcher) and would cost a few hundred milliseconds of start-up: the sparkline's
+// renderer at start (resolved from its widget, whose module loads all of blessed), the line chart
+// the first time a detail view opens.
 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import blessed from 'blessed';
+import type blessed from 'blessed';
 import { boardRows } from '../service/core/board.js';
 import type { HostIO } from '../service/state/io.js';
 import { hookPane } from '../service/terminal/herdr-env.js';
@@ -23,7 +25,7 @@ import { SamplesHistory } from './history.js';
 import { bindInput } from './input.js';
 import { Layout } from './layout.js';
 import { Modals } from './menu.js';
-import { buildSidebar, panelIds } from './model/build.js';
+import { agedState, buildSidebar, panelIds } from './model/build.js';
 import { buildDetail, type HistoryPoint } from './model/detail.js';
 import type { SparklineRenderer } from './model/spark.js';
 import { type Background, backgroundOfColorFgBg } from './model/theme.js';
@@ -36,7 +38,26 @@ import { sidebarTargets, type Watching, watchState } from './watch.js';
 const MESSAGE_MS = 6_000;
 const DEBOUNCE_MS = 50;
 /** The poll fallback, and how often ages move on the screen. */
-const POLL_MS = 5_000;
+const POLL_MS = 60_000;
+/** How often ages move on the screen: a redraw without reading. */
+const TICK_MS = 15_000;
+
+/**
+ * The part of blessed the board uses, each widget by its module (blessed's index loads every one),
+ * shaped as the package: screen, box, list (the menu), textbox (a message), escape, colors.
+ */
+function loadTui(): typeof blessed {
+  // `require`: the CommonJS wrapper's in the hot bundle, the banner's in an ES module chunk.
+  const lib = (name: string) => require(`blessed/lib/${name}`);
+  return {
+    screen: lib('widgets/screen'),
+    box: lib('widgets/box'),
+    list: lib('widgets/list'),
+    textbox: lib('widgets/textbox'),
+    escape: lib('helpers').escape,
+    colors: lib('colors'),
+  } as unknown as typeof blessed;
+}
 
 export interface SidebarOptions {
   /** This host's IO: its state, its policy, and the environment and home Herdr is found with. */
@@ -48,6 +69,8 @@ export interface SidebarOptions {
   /** The poll fallback and the bound on the background question (tests only; else the defaults). */
   pollMs?: number | undefined;
   backgroundMs?: number | undefined;
+  /** The first read, started by the command while this module and blessed load. */
+  firstRead?: Promise<SidebarState> | undefined;
   /** dogsled's theme.toml and Herdr's config.toml. */
   themeFiles: ThemeFiles;
   noColor: boolean;
@@ -56,17 +79,18 @@ export interface SidebarOptions {
 /** A widget's module, resolved from blessed-contrib so it is the one it ships whatever npm hoisted. */
 function contrib<T>(module: string, pick: (widget: string, load: NodeJS.Require) => T): T | null {
   try {
-    const here = createRequire(import.meta.url);
-    return pick(here.resolve(module), here);
+    return pick(require.resolve(module), require);
   } catch {
     return null;
   }
 }
 
-/** The sparkline renderer blessed-contrib's Sparkline widget draws with; null: the cells stay blank. */
+/**
+ * The sparkline renderer blessed-contrib's Sparkline widget draws with, from beside that widget (the
+ * widget itself is not loaded: it loads all of blessed); null: the cells stay blank.
+ */
 function contribSparkline(): SparklineRenderer | null {
-  return contrib('blessed-contrib/lib/widget/sparkline.js', (widget, load) => {
-    load(widget);
+  return contrib('blessed-contrib/lib/widget/sparkline.js', (widget) => {
     return createRequire(widget)('sparkline') as SparklineRenderer;
   });
 }
@@ -89,8 +113,8 @@ function drawsMoreColours(env: NodeJS.ProcessEnv): boolean {
  * and its match cache keeps those answers: an exact xterm-256 colour (the default themes' colours)
  * would then be drawn as its 8-colour neighbour. The cache is only a memo; emptied, it is rebuilt.
  */
-function forgetEightColourMatches(): void {
-  (blessed.colors as unknown as { _cache: Record<number, number> })._cache = {};
+function forgetEightColourMatches(tui: typeof blessed): void {
+  (tui.colors as unknown as { _cache: Record<number, number> })._cache = {};
 }
 
 export function runSidebar(options: SidebarOptions): Promise<number> {
@@ -101,7 +125,7 @@ export function runSidebar(options: SidebarOptions): Promise<number> {
 }
 
 class SidebarApp implements Board {
-  readonly tui = blessed;
+  readonly tui = loadTui();
   readonly screen: blessed.Widgets.Screen;
   readonly actions: Actions;
   state: SidebarState | undefined;
@@ -112,6 +136,7 @@ class SidebarApp implements Board {
   private reloading: Promise<void> | undefined;
   private again = false;
   private messageTimer: NodeJS.Timeout | undefined;
+  private ticker: NodeJS.Timeout | undefined;
   private watching: Watching | undefined;
   private closing = false;
   private drawn = false;
@@ -125,13 +150,14 @@ class SidebarApp implements Board {
     private readonly options: SidebarOptions,
     private readonly done: () => void,
   ) {
-    forgetEightColourMatches();
+    forgetEightColourMatches(this.tui);
     this.actions = new Actions({ ...options.io, entry: options.entry });
-    this.screen = blessed.screen({ smartCSR: true, fullUnicode: true, warnings: false, title: 'dogsled' });
+    this.screen = this.tui.screen({ smartCSR: true, fullUnicode: true, warnings: false, title: 'dogsled' });
     const tput = this.screen.tput as unknown as { colors: number };
     if (tput.colors < 256 && drawsMoreColours(options.io.env)) tput.colors = 256;
     this.background = backgroundOfColorFgBg(options.io.env.COLORFGBG);
-    this.layout = new Layout(blessed, this.screen, this.theme(), contribSparkline());
+    this.layout = new Layout(this.tui, this.screen, this.theme(), contribSparkline());
+    mark('sidebar screen');
   }
 
   private theme() {
@@ -153,7 +179,10 @@ class SidebarApp implements Board {
         this.options.backgroundMs,
       );
     }
-    await this.reload();
+    await this.reload(this.options.firstRead);
+    // Ages move on by redrawing alone; a read happens when a file changes (and at the slow poll).
+    this.ticker = setInterval(() => this.render(), TICK_MS);
+    this.ticker.unref();
     // chokidar is loaded once the board is on the screen: its load never delays the first frame.
     const { io, owner, themeFiles, fixtureHosts } = this.options;
     const targets = sidebarTargets(io.paths, owner, [themeFiles.own, themeFiles.herdr], fixtureHosts);
@@ -170,6 +199,7 @@ class SidebarApp implements Board {
       return;
     }
     this.watching = watching;
+    mark('sidebar watching');
     // What changed between the first read and the watch being in place is read now.
     await refresh();
   }
@@ -183,18 +213,20 @@ class SidebarApp implements Board {
     this.watching.follow(jobs);
   }
 
-  /** One read at a time; a change during a read asks for one more. */
-  reload(): Promise<void> {
+  /** One read at a time; a change during a read asks for one more. `first`: a read already begun. */
+  reload(first?: Promise<SidebarState>): Promise<void> {
     if (this.reloading) {
       this.again = true;
       return this.reloading;
     }
     this.reloading = (async () => {
+      let begun = first;
       do {
         this.again = false;
         const { io, owner, fixtureHosts } = this.options;
         const began = performance.now();
-        this.state = await readSidebarState(io, { owner, fixtureHosts });
+        this.state = await (begun ?? readSidebarState(io, { owner, fixtureHosts }));
+        begun = undefined;
         if (this.view.detail) await this.readHistory();
         span('sidebar read', performance.now() - began);
         this.view = ensureSelection(this.state, this.view);
@@ -235,7 +267,9 @@ class SidebarApp implements Board {
 
   private paintDetail(width: number, height: number): void {
     const open = this.view.detail;
-    const host = open ? this.state?.hosts.find((h) => h.id === open.host) : undefined;
+    const now = this.options.io.now();
+    const hosts = this.state ? agedState(this.state, now).hosts : [];
+    const host = open ? hosts.find((h) => h.id === open.host) : undefined;
     if (!open || !host) {
       this.detail?.destroy();
       this.detail = undefined;
@@ -243,13 +277,12 @@ class SidebarApp implements Board {
     }
     if (this.chart === undefined) this.chart = contribLine();
     this.detail ??= new DetailScreen(
-      blessed,
+      this.tui,
       this.screen,
       this.chart,
       (segments) => this.layout.tagged(segments),
       (role) => this.colour(role),
     );
-    const now = this.options.io.now();
     this.detail.paint(buildDetail(host, open, this.points, now, width, height));
   }
 
@@ -278,6 +311,7 @@ class SidebarApp implements Board {
 
   private quit(): void {
     this.closing = true;
+    if (this.ticker) clearInterval(this.ticker);
     void this.watching?.close();
     if (this.messageTimer) clearTimeout(this.messageTimer);
     this.screen.destroy();

@@ -15,14 +15,12 @@ const REPLY = /\u001b\]11;[^\u0007\u001b]*(?:\u0007|\u001b\\)/;
 
 /** Where a reply may begin in `text` that is not complete yet: its index, else -1. */
 function partialStart(text: string): number {
+  // A reply begun (its terminator still to come, an ST's ESC perhaps already here).
+  const open = text.indexOf(START);
+  if (open >= 0) return open;
+  // The first bytes of one at the very end.
   const at = text.lastIndexOf('\u001b');
-  if (at < 0) return -1;
-  const tail = text.slice(at);
-  if (START.startsWith(tail)) return at;
-  if (tail.startsWith(START)) return at;
-  // An ST's ESC inside a started reply: the reply begins earlier.
-  const open = text.lastIndexOf(START);
-  return open >= 0 && !REPLY.test(text.slice(open)) ? open : -1;
+  return at >= 0 && START.startsWith(text.slice(at)) ? at : -1;
 }
 
 /**
@@ -55,24 +53,33 @@ export function askBackground(
   const filtered: Emit = function (event, ...args) {
     if (event !== 'data' || done) return emit.call(this, event, ...args);
     const chunk = args[0];
-    const text =
-      held + (Buffer.isBuffer(chunk) ? chunk.toString('latin1') : typeof chunk === 'string' ? chunk : '');
-    held = '';
-    const reply = REPLY.exec(text);
+    const text = Buffer.isBuffer(chunk) ? chunk.toString('latin1') : typeof chunk === 'string' ? chunk : '';
+    const joined = held + text;
+    const reply = REPLY.exec(joined);
     if (reply) {
-      const rest = text.slice(0, reply.index) + text.slice(reply.index + reply[0].length);
+      const rest = joined.slice(0, reply.index) + joined.slice(reply.index + reply[0].length);
+      held = '';
       const background = backgroundOfReply(reply[0]);
       stop();
       if (background) answer(background);
       pass(rest);
       return true;
     }
-    const at = partialStart(text);
+    if (held !== '' && partialStart(joined) !== 0) {
+      // What was held began no reply: it goes on as the chunk it came in (an Escape key, alone, is
+      // not the Alt of the next key), and this chunk is looked at on its own.
+      const before = held;
+      held = '';
+      pass(before);
+      return filtered.call(this, event, ...args);
+    }
+    const at = partialStart(joined);
     if (at >= 0) {
-      held = text.slice(at);
-      pass(text.slice(0, at));
+      pass(joined.slice(0, at).slice(held.length));
+      held = joined.slice(at);
       return true;
     }
+    held = '';
     pass(text);
     return true;
   };

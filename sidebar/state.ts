@@ -48,6 +48,7 @@ export async function readSidebarState(io: HostIO, sources: SidebarSources): Pro
       disk_free_min_percent: io.config.disk_free_min_percent,
     },
     problems,
+    read_ms: io.now(),
   };
 }
 

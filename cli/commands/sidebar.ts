@@ -5,6 +5,7 @@
 import { dirname, join } from 'node:path';
 import { DogsledError } from '../../service/errors.js';
 import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr-env.js';
+import { mark } from '../../service/timing.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 
@@ -20,13 +21,22 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
   if (!owner) throw new DogsledError('no owner: give --owner PANE (board --open sets it)');
   if (!process.stdout.isTTY || !process.stdin.isTTY) throw new DogsledError('needs a terminal');
   const io = await hostIO(ctx);
+  mark('config');
   const testing = ctx.env.DOGSLED_TEST === '1';
+  const fixtureHosts = testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined;
+  // The state is read while the app and blessed load: the first frame waits for the slower of the two.
+  const firstRead = import('../../sidebar/state.js').then(({ readSidebarState }) =>
+    readSidebarState(io, { owner, fixtureHosts }),
+  );
+  firstRead.catch(() => undefined);
   const { runSidebar } = await import('../../sidebar/app.js');
+  mark('sidebar loaded');
   return runSidebar({
     io,
     owner,
     entry: process.argv[1] ?? '',
-    fixtureHosts: testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined,
+    fixtureHosts,
+    firstRead,
     // Tests lengthen the poll (to see that watching alone refreshes) and the background question.
     pollMs: testing ? positive(ctx.env.DOGSLED_TEST_SIDEBAR_POLL_MS) : undefined,
     backgroundMs: testing ? positive(ctx.env.DOGSLED_TEST_SIDEBAR_BACKGROUND_MS) : undefined,

@@ -4,7 +4,8 @@
 // most 30%; Agents & Jobs the rest (and every spare row). Without a publication there is no Todos
 // panel: its rows go to agents and jobs, which end with one dim line on where todos come from when
 // a row is spare. Each panel shows its lines from its scroll offset; the selected card is kept in
-// view. Pure: the app calls it on every refresh and on every key.
+// view. Ages are drawn as of `now` (agedState), so a redraw alone moves them on. Pure: the app calls
+// it on every refresh, every key and every tick.
 
 import { type BoardRow, boardRows } from '../../service/core/board.js';
 import { clipCells, displayText, fitCells, wrapWords } from './cells.js';
@@ -50,7 +51,7 @@ export function buildSidebar(
   width: number,
   height: number,
 ): Frame {
-  void now; // ages are computed by the readers; `now` is the frame's time for callers that redraw.
+  state = agedState(state, now);
   const ids = panelIds(state);
   const todos = ids.includes('todos');
   const inner = Math.max(1, width - FRAME_COLS);
@@ -186,6 +187,28 @@ function scrolled(
     if (keep.first < scroll) scroll = keep.first;
   }
   return scroll;
+}
+
+/**
+ * The state as it reads at `now`: every age the readers computed at `read_ms` moved on by the time
+ * since, so a redraw keeps ages current without reading the files again.
+ */
+export function agedState(state: SidebarState, now: number): SidebarState {
+  const elapsed = state.read_ms === undefined ? 0 : Math.max(0, now - state.read_ms);
+  if (elapsed === 0) return state;
+  const older = (age: number | null) => (age === null ? null : age + elapsed);
+  return {
+    ...state,
+    read_ms: now,
+    hosts: state.hosts.map((host) => ({ ...host, age_ms: older(host.age_ms) })),
+    board: state.board && {
+      ...state.board,
+      groups: state.board.groups.map((group) => ({
+        ...group,
+        rows: group.rows.map((row) => ({ ...row, age_ms: older(row.age_ms) })),
+      })),
+    },
+  };
 }
 
 /** The selected row if it still exists on the board, else null. */

@@ -112,6 +112,8 @@ export interface SidebarState {
   thresholds: Thresholds;
   /** Read problems, one line each, shown at the top of the panel they concern. */
   problems: string[];
+  /** When it was read: ages drawn later move on from it without reading again (absent: now). */
+  read_ms?: number;
 }
 
 export type PanelId = 'hosts' | 'work' | 'todos';
