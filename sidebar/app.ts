@@ -16,7 +16,7 @@ import type blessed from 'blessed';
 import { boardRows } from '../service/core/board.js';
 import type { HostIO } from '../service/state/io.js';
 import { hookPane } from '../service/terminal/herdr-env.js';
-import { mark, span } from '../service/timing.js';
+import { mark, span, startedUp } from '../service/timing.js';
 import { Actions } from './actions.js';
 import { askBackground } from './background.js';
 import type { Board } from './board.js';
@@ -36,11 +36,12 @@ import { loadTheme, type ThemeFiles } from './theme-file.js';
 import { sidebarTargets, type Watching, watchState } from './watch.js';
 
 const MESSAGE_MS = 6_000;
-const DEBOUNCE_MS = 50;
+/** Changes this close together cost one read (a service tick writes host.json and samples.jsonl). */
+const DEBOUNCE_MS = 15;
 /** The poll fallback, and how often ages move on the screen. */
-const POLL_MS = 60_000;
+const POLL_MS = 120_000;
 /** How often ages move on the screen: a redraw without reading. */
-const TICK_MS = 15_000;
+const TICK_MS = 30_000;
 
 /**
  * The part of blessed the board uses, each widget by its module (blessed's index loads every one),
@@ -117,6 +118,12 @@ function forgetEightColourMatches(tui: typeof blessed): void {
   (tui.colors as unknown as { _cache: Record<number, number> })._cache = {};
 }
 
+function frameText(frame: Frame): string {
+  return frame.panels
+    .map((panel) => panel.lines.map((line) => line.segments.map((s) => s.text).join('')).join('\n'))
+    .join('\n');
+}
+
 export function runSidebar(options: SidebarOptions): Promise<number> {
   return new Promise((resolve) => {
     const app = new SidebarApp(options, () => resolve(0));
@@ -140,6 +147,8 @@ class SidebarApp implements Board {
   private watching: Watching | undefined;
   private closing = false;
   private drawn = false;
+  /** The text of the frame last drawn, so the age tick draws only when an age reads differently. */
+  private drawnText = '';
   private background: Background | null;
   private detail: DetailScreen | undefined;
   private chart: LineChart | null | undefined;
@@ -181,7 +190,7 @@ class SidebarApp implements Board {
     }
     await this.reload(this.options.firstRead);
     // Ages move on by redrawing alone; a read happens when a file changes (and at the slow poll).
-    this.ticker = setInterval(() => this.render(), TICK_MS);
+    this.ticker = setInterval(() => this.render(true), TICK_MS);
     this.ticker.unref();
     // chokidar is loaded once the board is on the screen: its load never delays the first frame.
     const { io, owner, themeFiles, fixtureHosts } = this.options;
@@ -251,17 +260,25 @@ class SidebarApp implements Board {
     this.points = await this.history.read(this.options.io.now());
   }
 
-  render(): void {
+  /** Draws the board; `unlessSame` (the age tick): not when its text would not change. */
+  render(unlessSame = false): void {
     if (!this.state) return;
     const began = performance.now();
     const width = Number(this.screen.width);
     const height = Number(this.screen.height);
-    this.frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height);
+    const frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height);
+    const text = frameText(frame);
+    if (unlessSame && !this.view.detail && text === this.drawnText) return;
+    this.frame = frame;
+    this.drawnText = text;
     this.layout.paint(this.frame, this.view);
     this.paintDetail(width, height);
     this.screen.render();
     span('sidebar render', performance.now() - began);
-    if (!this.drawn) mark('sidebar first frame');
+    if (!this.drawn) {
+      mark('sidebar first frame');
+      startedUp();
+    }
     this.drawn = true;
   }
 
