@@ -153,7 +153,8 @@ class SidebarApp implements Board {
   private detail: DetailScreen | undefined;
   private chart: LineChart | null | undefined;
   private history: SamplesHistory | undefined;
-  private points: HistoryPoint[] | null = null;
+  /** The detail view's samples: null for a peer's host, undefined while they are read. */
+  private points: HistoryPoint[] | null | undefined;
 
   constructor(
     private readonly options: SidebarOptions,
@@ -311,8 +312,7 @@ class SidebarApp implements Board {
     const opened = view.detail !== null && view.detail.host !== this.view.detail?.host;
     this.view = view;
     if (opened) {
-      // Until the samples are read the charts say `no samples`, not `not read here`.
-      this.points = [];
+      this.points = undefined;
       this.history = undefined;
       void this.readHistory().then(() => this.render());
     }

@@ -218,12 +218,12 @@ function chartTitle(
 
 /**
  * The view of `detail.host` at `now`, `width` × `height` cells (frame included). `history` is its
- * samples (null: not kept here, a peer's samples stay on that host).
+ * samples (null: not kept here, a peer's samples stay on that host; undefined: still being read).
  */
 export function buildDetail(
   host: SidebarHost,
   detail: DetailView,
-  history: readonly HistoryPoint[] | null,
+  history: readonly HistoryPoint[] | null | undefined,
   now: number,
   width: number,
   height: number,
@@ -231,7 +231,12 @@ export function buildDetail(
   const inner = Math.max(1, width - FRAME);
   const rows = Math.max(1, height - FRAME);
   const facts = headLines(host, inner);
-  const note = history === null ? `kept on ${displayText(host.label)}, not read here` : null;
+  const note =
+    history === null
+      ? `kept on ${displayText(host.label)}, not read here`
+      : history === undefined
+        ? 'reading samples.jsonl'
+        : null;
   const cpu = historySeries(history ?? [], (p) => p.busy, detail.window, now);
   const mem = historySeries(history ?? [], (p) => p.memory_used, detail.window, now);
   const titles = [
@@ -240,7 +245,7 @@ export function buildDetail(
   ];
   const room = rows - facts.length - BODY_MIN;
   const chartRows = Math.min(CHART_MAX, Math.floor(room / 2));
-  const drawn = chartRows >= CHART_MIN && history !== null;
+  const drawn = chartRows >= CHART_MIN && history !== null && history !== undefined;
   // Without charts everything scrolls together, so a short pane still reaches every line.
   const head = drawn ? facts : [];
   const charts: ChartView[] = [];
@@ -259,7 +264,8 @@ export function buildDetail(
       top += chartRows;
     } else textual.push(...wrapped(chart.title, inner, chart.role, '', '  '));
   }
-  if (!drawn && history !== null) textual.push(...wrapped('(charts need a taller pane)', inner, 'overlay0'));
+  if (!drawn && history !== null && history !== undefined)
+    textual.push(...wrapped('(charts need a taller pane)', inner, 'overlay0'));
   const body = [...(drawn ? [] : facts), ...textual, ...bodyLines(host, inner, now, detail.window)];
   const bodyHeight = Math.max(1, rows - top);
   const scroll = Math.min(detail.scroll, Math.max(0, body.length - bodyHeight));

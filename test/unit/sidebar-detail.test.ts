@@ -186,3 +186,13 @@ describe('the detail view of a host', () => {
     expect(all).not.toMatch(/[\u001b\u009b\u0007]/);
   });
 });
+
+describe('the detail view while its samples are read', () => {
+  it('says they are being read rather than that there are none', () => {
+    const detail = buildDetail(host(), { host: 'local', window: 'hour', scroll: 0 }, undefined, NOW, 38, 45);
+    const all = [...detail.head, ...detail.body].map(text).join(' ').replace(/\s+/g, ' ');
+    expect(all).toContain('cpu busy · last hour: reading samples.jsonl');
+    expect(all).not.toContain('no samples');
+    expect(detail.charts).toEqual([]);
+  });
+});
