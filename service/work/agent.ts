@@ -26,7 +26,7 @@ import { checkBranchRequest } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
 import { launchRemoteAgent } from './remote-agent.js';
 import { type Queued, submitWork } from './submit.js';
-import { awaitTicket } from './ticket-wait.js';
+import { awaitTicket, type StopScope } from './ticket-wait.js';
 
 export interface AgentWork {
   kind: string;
@@ -50,13 +50,14 @@ export interface AgentWork {
 export type AgentOutcome =
   | ({ kind: 'started'; label: string; ticket?: string } & AgentLaunched)
   | { kind: 'queued'; ticket: Ticket }
-  | { kind: 'still-queued'; ticket: Ticket };
+  /** The deadline or the user ended the wait for the ticket (it stays pending). */
+  | { kind: 'still-queued'; ticket: Ticket; why: 'deadline' | 'interrupted' };
 
 export async function runAgent(
   io: HostIO,
   work: AgentWork,
   deadline: Deadline,
-  events: { queued?: (queued: Queued) => void } = {},
+  events: { queued?: (queued: Queued) => void; untilStopped?: StopScope } = {},
 ): Promise<AgentOutcome> {
   if (work.base !== null && work.branch === null) throw new DogsledError('--base needs --branch');
   let terminal: TerminalPort | undefined;
@@ -108,8 +109,9 @@ export async function runAgent(
   if (outcome.kind === 'queued') {
     events.queued?.(outcome);
     if (!work.wait) return { kind: 'queued', ticket: outcome.ticket };
-    const admitted = await awaitTicket(io, outcome.ticket.id, deadline);
-    if (admitted === undefined) return { kind: 'still-queued', ticket: outcome.ticket };
+    const waited = await awaitTicket(io, outcome.ticket.id, deadline, events.untilStopped);
+    if (waited.kind === 'gave-up') return { kind: 'still-queued', ticket: outcome.ticket, why: waited.why };
+    const admitted = waited.ticket;
     return { ...(await launchedBy(io, admitted, request)), ticket: admitted.id };
   }
   if (outcome.host !== LOCAL_HOST.id) {

@@ -102,7 +102,7 @@ describe('agent tickets', { timeout: 60_000 }, () => {
     await untilEligible(suite.box);
     const full = await fill(5);
     const result = await runCli(
-      ['agent', '--kind', 'claude', '--name', 'later', '--message', quickTask()],
+      ['agent', '--json', '--kind', 'claude', '--name', 'later', '--message', quickTask()],
       suite.env,
       { cwd: suite.scratch, timeoutMs: 30_000 },
     );
@@ -152,7 +152,7 @@ describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
       });
     }
     const result = await runCli(
-      ['agent', '--kind', 'pi', '--name', 'doomed', '--message', quickTask()],
+      ['agent', '--json', '--kind', 'pi', '--name', 'doomed', '--message', quickTask()],
       suite.env,
       {
         cwd: suite.scratch,
@@ -197,7 +197,7 @@ describe('a service killed during an agent admission', { timeout: 60_000 }, () =
     await untilEligible(suite.box);
     const full = await fill(5);
     const queued = await runCli(
-      ['agent', '--kind', 'pi', '--name', 'once', '--message', quickTask()],
+      ['agent', '--json', '--kind', 'pi', '--name', 'once', '--message', quickTask()],
       suite.env,
       { cwd: suite.scratch, timeoutMs: 30_000 },
     );
