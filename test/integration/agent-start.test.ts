@@ -80,6 +80,20 @@ describe('agent starts a child', () => {
     },
   );
 
+  it('returns once Herdr sees the child run, not at the end of its first turn', async () => {
+    // Herdr calls a child ready only at its first idle: for one that works on its task at once, the
+    // end of its first turn. The start is confirmed by the first try, while the child still works.
+    const long = `Work for a long while.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ hang: true }] })}\n\`\`\`\n`;
+    const result = await agentCli(suite, ['--kind', 'claude', '--name', 'long-turn', '--message', long]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const record = await onlyRecord(suite);
+    expect(record).toMatchObject({ state: 'started', attempts: 1, error: null });
+    expect(record.try_errors).toBeUndefined();
+    const { agent } = await ok(suite.herdr, 'agent.get', { target: 'long-turn' });
+    expect(agent).toMatchObject({ agent: 'claude', agent_status: 'working' });
+    expect(agent.interactive_ready).toBeUndefined();
+  });
+
   it('reads the task from --message-file - (stdin), kept byte for byte but without escapes', async () => {
     const text = `Task with $(touch /tmp/pwned) ; 'quotes' and \u001b[31mred\u001b[0m\n${quickTask()}`;
     const result = await agentCli(suite, ['--kind', 'pi', '--name', 'stdin-child', '--message-file', '-'], {
