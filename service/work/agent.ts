@@ -5,8 +5,9 @@
 // With `wait`, a queued ticket is waited for until the service admits (and launches) it.
 
 import { rm } from 'node:fs/promises';
-import { type AgentLaunched, checkAgentLine, launchAgent } from '../agents/launch-agent.js';
+import { type AgentLaunched, checkAgentLine, checkHarness, launchAgent } from '../agents/launch-agent.js';
 import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
+import { agentCallerEnvironment } from '../core/agent-env.js';
 import { findHost } from '../core/placement.js';
 import { DogsledError } from '../errors.js';
 import { enabledPeers } from '../hosts/fleet.js';
@@ -90,6 +91,10 @@ export async function runAgent(
     );
     terminal = port;
   }
+  // The child runs with the caller's PATH, here or when the service admits its ticket (agent-env.ts):
+  // pinned here, a harness missing from it is refused before anything exists.
+  const env = agentCallerEnvironment(io.env);
+  if (work.pin !== null && !onPeer) await checkHarness(request, LOCAL_HOST.id, env);
   await writeTaskFile(io.paths, request.launch, work.task);
   const submission = {
     request: null,
@@ -98,6 +103,7 @@ export async function runAgent(
     owner,
     waiting: work.wait,
     queueAlways: work.queue === true,
+    env,
   };
   const outcome = await deadline
     .step('placement', 'routine', (signal) => submitWork({ ...io, signal }, submission, 'agent'))
@@ -137,6 +143,7 @@ export async function runAgent(
       host: outcome.host,
       ticket: null,
       reservation: outcome.reservation.id,
+      env,
     },
     deadline,
   );
