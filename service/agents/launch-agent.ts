@@ -274,10 +274,11 @@ export async function checkHarness(
 ): Promise<void> {
   const binary = harnessBinary(request.kind);
   if ((await findExecutable(binary, request.cwd, env.PATH)) !== undefined) return;
-  const path = env.PATH === undefined || env.PATH === '' ? 'no PATH' : `PATH ${oneLine(env.PATH, 200)}`;
-  throw new DogsledError(
-    `cannot start agent ${request.name} on ${host}: ${binary} is not found on the caller's ${path}`,
-  );
+  const where =
+    env.PATH === undefined || env.PATH === ''
+      ? 'the caller has no PATH'
+      : `the caller's PATH ${oneLine(env.PATH, 200)}`;
+  throw new DogsledError(`cannot start agent ${request.name} on ${host}: ${binary} is not found on ${where}`);
 }
 
 /**
