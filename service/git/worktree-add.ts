@@ -1,7 +1,8 @@
 // The git steps of making an agent worktree (spec, "Repository configuration"): checking a branch
 // name the way git does, resolving a base to one commit, `git worktree add` with the lock taken in the
 // same command (so no moment exists where the new worktree is unlocked), and undoing a worktree (and
-// the branch) this process just made when it or its setup failed. Names and revisions are only ever argv words.
+// the branch) this process just made when it or its setup failed. Names and revisions are only ever
+// argv words.
 
 import { DogsledError, messageOf } from '../errors.js';
 import { failureOf, type GitIO, gitIO, runGit, succeeded } from './run.js';
