@@ -236,8 +236,7 @@ export class SshPool implements Transport {
   private drop(peer: Peer, connection: Ssh2Connection): void {
     if (peer.connection === connection) peer.connection = undefined;
     connection.channel.close();
-    connection.client.end();
-    connection.client.destroy();
+    connection.destroy();
   }
 }
 
