@@ -102,6 +102,7 @@ export class SshPool implements Transport {
         timeoutMs: remaining,
         signal,
         ...(options.input === undefined ? {} : { input: options.input }),
+        ...(options.maxReplyBytes === undefined ? {} : { maxReplyBytes: options.maxReplyBytes }),
       });
     } catch (error) {
       // Silence for the whole wait, heartbeats included: the peer hangs (a frozen host, a dead
