@@ -37,8 +37,17 @@ function withHistory(gate: Gate | undefined, owner: string, sets: string[] | nul
   return { ...(gate ?? { version: 1 }), version: 1, owners };
 }
 
-/** The latest sweep pass's findings in work `owner` created (its open items' panes and checkouts). */
-export async function ownerFindings(io: StateIO, open: readonly Item[], panes: readonly LandFacts[]) {
+/**
+ * The latest sweep pass's findings in work `owner` created (core/sweep.ts, the ownership rule): its
+ * open items' panes and the checkouts they work in, and what its launches made or started a child
+ * in (its items, open or kept after closing, name their launch records).
+ */
+export async function ownerFindings(
+  io: StateIO,
+  owner: string,
+  items: readonly Item[],
+  panes: readonly LandFacts[],
+) {
   const [{ readLatestSweep }, sweep] = await Promise.all([
     import('../sweep/files.js'),
     import('../core/sweep.js'),
@@ -47,13 +56,38 @@ export async function ownerFindings(io: StateIO, open: readonly Item[], panes: r
   if (pass === undefined) return [];
   const findings = sweep.cleanupFindings(pass);
   if (findings.length === 0) return [];
-  const childPanes = new Set(open.flatMap((item) => (item.pane === null ? [] : [item.pane])));
+  const mine = items.filter((item) => item.owner === owner);
+  if (mine.length === 0) return [];
+  const [{ readLaunchRecord }, { readRegistries }] = await Promise.all([
+    import('../agents/launch-files.js'),
+    import('../state/registries.js'),
+  ]);
+  const childPanes = new Set<string>();
   const paths: string[] = [];
-  for (const item of open) {
-    const facts = factsFor(item, panes) as (LandFacts & { cwd?: string | null }) | undefined;
-    if (facts?.cwd) paths.push(facts.cwd);
+  const branches: Array<{ repository: string; branch: string }> = [];
+  for (const item of mine) {
+    if (item.closed_ms === null) {
+      if (item.pane !== null) childPanes.add(item.pane);
+      const facts = factsFor(item, panes) as (LandFacts & { cwd?: string | null }) | undefined;
+      if (facts?.cwd) paths.push(facts.cwd);
+      if (item.worktree) paths.push(item.worktree);
+    }
+    if (item.launch == null) continue;
+    // Unreadable: it proves nothing, so nothing is claimed through it.
+    const launch = await readLaunchRecord(io.paths, item.launch).catch(() => undefined);
+    if (launch === undefined || launch.owner !== owner) continue;
+    if (launch.worktree !== null) paths.push(launch.worktree);
+    if (launch.started_ms !== null) paths.push(launch.cwd);
+    if (launch.branch !== null && item.repository)
+      branches.push({ repository: item.repository, branch: launch.branch });
   }
-  return sweep.ownedFindings(findings, { panes: childPanes, paths });
+  const registered = await readRegistries(io).catch(() => ({ worktrees: [] as Array<{ path: string }> }));
+  return sweep.ownedFindings(findings, {
+    panes: childPanes,
+    paths,
+    branches,
+    checkouts: registered.worktrees.map((worktree) => worktree.path),
+  });
 }
 
 /**
@@ -66,24 +100,35 @@ export async function gateCheck(io: StateIO, owner: string): Promise<string | un
   const open = ownerOpenItems(items, owner);
   const seen = await guarded(io, io.paths.gate, () => readState(io.paths.gate, GateSchema, io));
   const history = seen?.owners[owner]?.sets;
-  if (open.length === 0 && history === undefined) return undefined;
   const panes = open.length > 0 ? await agentPanes(io) : [];
+  // A launch names its owner after its child closed: findings are looked for while it has items here.
+  const findings = items.some((item) => item.owner === owner)
+    ? await ownerFindings(io, owner, items, panes)
+    : [];
+  if (open.length === 0 && history === undefined && findings.length === 0) return undefined;
   const rows = open.some((item) => item.kind === 'agent') ? toLandRows(items, panes, owner) : [];
-  const findings = open.length > 0 ? await ownerFindings(io, open, panes) : [];
   const { cleanupReminder, findingsKey } = await import('../core/sweep.js');
   const findingSet = findingsKey(findings);
   const newFindings = (sets: readonly string[] | undefined) =>
     findingSet !== '' && !sets?.includes(findingSet);
-  if (!gateStep(history, rows, open.length).changed && !newFindings(seen?.owners[owner]?.cleanup_sets)) {
+  // Without open items the TO LAND history starts over, but an owner told of findings keeps its
+  // entry while they last, so the same set is never told twice.
+  const keepsEntry = open.length === 0 && findings.length > 0;
+  const landStep = (sets: readonly string[] | undefined) => {
+    const step = gateStep(sets, rows, open.length);
+    if (!keepsEntry) return step;
+    return { remind: false, next: [], changed: sets === undefined || sets.length > 0 };
+  };
+  if (!landStep(history).changed && !newFindings(seen?.owners[owner]?.cleanup_sets)) {
     return undefined;
   }
   const remind = await guarded(io, io.paths.gate, () =>
     updateState(io.paths.gate, GateSchema, io, (current) => {
       const mine = current?.owners[owner];
-      const step = gateStep(mine?.sets, rows, open.length);
-      // An owner with open items keeps a history, even one with no TO LAND set yet.
-      const cleanup = open.length > 0 && newFindings(mine?.cleanup_sets);
+      const step = landStep(mine?.sets);
+      const cleanup = newFindings(mine?.cleanup_sets);
       if (!step.changed && !cleanup) return { result: { land: false, cleanup: false } };
+      // An owner with open items keeps a history, even one with no TO LAND set yet.
       const landSets = step.next ?? (open.length > 0 ? [] : null);
       const next = withHistory(current, owner, landSets, io.now());
       const kept = next.owners[owner];
