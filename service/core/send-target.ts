@@ -47,6 +47,15 @@ function candidateText(candidate: Candidate): string {
   return `${shown(candidate.pane, 32)}${name}`;
 }
 
+/** A refusal lists this many entries of a list, then counts the rest: it stays one short line. */
+const LISTED = 5;
+
+function listed<T>(entries: readonly T[], text: (entry: T) => string): string {
+  const shownEntries = entries.slice(0, LISTED).map(text);
+  if (entries.length > LISTED) shownEntries.push(`and ${entries.length - LISTED} more`);
+  return shownEntries.join(', ');
+}
+
 /**
  * The host that gets the record. `answers` holds this host first (host `local`), then each peer
  * asked. Every refusal is one line naming what was found where, or where it could not look.
@@ -59,9 +68,10 @@ export function sendTarget(target: string, answers: readonly HostAnswer[]): Send
   );
   const [only] = found;
   if (found.length > 1) {
-    const where = found
-      .map((answer) => `${shown(answer.label, 40)} (${answer.matches.map(candidateText).join(', ')})`)
-      .join(', ');
+    const where = listed(
+      found,
+      (answer) => `${shown(answer.label, 40)} (${listed(answer.matches, candidateText)})`,
+    );
     return {
       kind: 'refused',
       message: `send: ${quoted} is on ${found.length} hosts: ${where}; name one with --host; nothing was sent`,
@@ -71,16 +81,20 @@ export function sendTarget(target: string, answers: readonly HostAnswer[]): Send
     if (only.matches.length > 1) {
       return {
         kind: 'refused',
-        message: `send: ${quoted} names ${only.matches.length} panes on ${shown(only.label, 40)}: ${only.matches.map(candidateText).join(', ')}; send to one pane id; nothing was sent`,
+        message: `send: ${quoted} names ${only.matches.length} panes on ${shown(only.label, 40)}: ${listed(only.matches, candidateText)}; send to one pane id; nothing was sent`,
       };
     }
     return only.host === 'local' ? { kind: 'here' } : { kind: 'peer', host: only.host };
   }
-  const looked = answers.filter((answer) => 'matches' in answer).map((answer) => shown(answer.label, 40));
-  const failed = answers.flatMap((answer) =>
-    'error' in answer ? [`${shown(answer.label, 40)}: ${shown(answer.error, 120)}`] : [],
-  );
-  const parts = [looked.length > 0 ? `looked on ${looked.join(', ')}` : 'looked nowhere', ...failed];
+  const looked = answers.filter((answer) => 'matches' in answer);
+  const failed = answers.filter((answer) => 'error' in answer);
+  const parts = [
+    looked.length > 0 ? `looked on ${listed(looked, (answer) => shown(answer.label, 40))}` : 'looked nowhere',
+    ...failed
+      .slice(0, LISTED)
+      .map((answer) => `${shown(answer.label, 40)}: ${shown((answer as { error: string }).error, 120)}`),
+  ];
+  if (failed.length > LISTED) parts.push(`and ${failed.length - LISTED} more could not be asked`);
   return {
     kind: 'refused',
     message: `send: no agent or pane ${quoted} on any host (${parts.join('; ')}); nothing was sent`,

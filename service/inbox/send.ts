@@ -72,7 +72,11 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
     throw new DogsledError(`send: no agent or pane "${plainLine(request.target)}" on this host`);
   }
   if (found.length > 1) {
-    const listed = found.map((at) => (at.name ? `${at.pane} ${at.name}` : at.pane)).join(', ');
+    const listed = found
+      .slice(0, 5)
+      .map((at) => (at.name ? `${at.pane} ${at.name}` : at.pane))
+      .concat(found.length > 5 ? [`and ${found.length - 5} more`] : [])
+      .join(', ');
     throw new DogsledError(
       `send: "${plainLine(request.target)}" names ${found.length} panes here: ${plainLine(listed)}; send to one pane id; nothing was sent`,
     );

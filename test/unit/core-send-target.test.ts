@@ -65,6 +65,12 @@ describe('sendTarget', () => {
     expect(message.split('\n')).toHaveLength(1);
     const long = sendTarget('x'.repeat(5_000), [local(), down('big', 'y'.repeat(5_000))]);
     expect((long as { message: string }).message.length).toBeLessThan(400);
+    const many = Array.from({ length: 1_000 }, (_, n) => at(`w${n}:p1`, 'far'));
+    const crowded = sendTarget('far', [local(at('w0:p0', 'far')), peer('big', ...many)]);
+    expect((crowded as { message: string }).message).toContain(
+      'big (w0:p1 far, w1:p1 far, w2:p1 far, w3:p1 far, w4:p1 far, and 995 more)',
+    );
+    expect((crowded as { message: string }).message.length).toBeLessThan(400);
   });
 });
 
