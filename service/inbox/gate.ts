@@ -1,30 +1,28 @@
-// The stop gate's I/O: reads the owner's items and the snapshot's agent panes, asks core/gate.ts
-// whether this set of finished children was already reminded of, and records the set in gate.json
-// (under its lock, taken alone) before the reminder is printed. A crash after the record loses one
-// reminder; it never repeats one, so an unchanged set cannot make a continuation loop.
+// The stop gate's I/O: reads the owner's TO LAND rows (work/to-land.ts, the board's own), asks
+// core/gate.ts whether this set of finished children was already reminded of, and records the set
+// in gate.json (under its lock, taken alone) before the reminder is printed. A crash after the record
+// loses one reminder; it never repeats one, so an unchanged set cannot make a continuation loop.
 
-import {
-  factsFor,
-  GATE_HISTORY_MAX,
-  gateReminder,
-  gateStep,
-  type LandFacts,
-  toLandRows,
-} from '../core/gate.js';
+import { GATE_HISTORY_MAX, gateReminder, gateStep } from '../core/gate.js';
 import { plainLine } from '../core/text-clean.js';
+import { factsFor, type LandPane } from '../core/to-land.js';
 import { type Gate, GateSchema } from '../state/inbox-schemas.js';
 import type { StateIO } from '../state/io.js';
 import { readState, updateState } from '../state/store.js';
 import { readItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
+import { mayHaveToLand, readToLand } from '../work/to-land.js';
 import { guarded } from './files.js';
 
 function ownerOpenItems(items: readonly Item[], owner: string): Item[] {
   return items.filter((item) => item.owner === owner && item.closed_ms === null);
 }
 
-/** The snapshot's schema is large and only needed when the owner has agent children. */
-async function agentPanes(io: StateIO): Promise<LandFacts[]> {
+/** The snapshot's agent panes (with their checkouts' cwd, for the sweep's findings). */
+type GatePane = LandPane & { cwd?: string | null };
+
+/** The snapshot's schema is large and only needed when the owner has open items. */
+async function agentPanes(io: StateIO): Promise<GatePane[]> {
   const { HostSnapshotSchema } = await import('../state/schemas.js');
   const snapshot = await readState(io.paths.host, HostSnapshotSchema, io);
   return snapshot?.probe.agent_panes ?? [];
@@ -46,7 +44,7 @@ export async function ownerFindings(
   io: StateIO,
   owner: string,
   items: readonly Item[],
-  panes: readonly LandFacts[],
+  panes: readonly GatePane[],
 ) {
   const [{ readLatestSweep }, sweep] = await Promise.all([
     import('../sweep/files.js'),
@@ -68,7 +66,7 @@ export async function ownerFindings(
   for (const item of mine) {
     if (item.closed_ms === null) {
       if (item.pane !== null) childPanes.add(item.pane);
-      const facts = factsFor(item, panes) as (LandFacts & { cwd?: string | null }) | undefined;
+      const facts = factsFor(item, panes);
       if (facts?.cwd) paths.push(facts.cwd);
       if (item.worktree) paths.push(item.worktree);
     }
@@ -91,32 +89,33 @@ export async function ownerFindings(
 }
 
 /**
- * The reminders for `owner`: its finished children with work to land, and the latest sweep's
- * findings in work it created, each once per distinct set (separate histories in gate.json), or
- * undefined when neither has anything new. Clears the owner's history once it has no open items.
+ * The reminders for `owner`: its finished children with work to land (closed ones included: their
+ * rows come from items and branch observations), and the latest sweep's findings in work it
+ * created, each once per distinct set (separate histories in gate.json), or undefined when neither
+ * has anything new. Clears the owner's history once it has no open items and nothing to land.
  */
 export async function gateCheck(io: StateIO, owner: string): Promise<string | undefined> {
   const items = (await readItems(io)).items;
   const open = ownerOpenItems(items, owner);
   const seen = await guarded(io, io.paths.gate, () => readState(io.paths.gate, GateSchema, io));
   const history = seen?.owners[owner]?.sets;
+  const landing = mayHaveToLand(items, owner);
   const panes = open.length > 0 ? await agentPanes(io) : [];
   // A launch names its owner after its child closed: findings are looked for while it has items here.
   const findings = items.some((item) => item.owner === owner)
     ? await ownerFindings(io, owner, items, panes)
     : [];
-  if (open.length === 0 && history === undefined && findings.length === 0) return undefined;
-  const rows = open.some((item) => item.kind === 'agent') ? toLandRows(items, panes, owner) : [];
+  if (open.length === 0 && history === undefined && !landing && findings.length === 0) return undefined;
+  const rows = landing ? await readToLand(io, owner, items, panes) : [];
   const { cleanupReminder, findingsKey } = await import('../core/sweep.js');
   const findingSet = findingsKey(findings);
   const newFindings = (sets: readonly string[] | undefined) =>
     findingSet !== '' && !sets?.includes(findingSet);
-  // Without open items the TO LAND history starts over, but an owner told of findings keeps its
-  // entry while they last, so the same set is never told twice.
-  const keepsEntry = open.length === 0 && findings.length > 0;
+  // With neither open items nor rows the TO LAND history starts over, but an owner told of findings
+  // keeps its entry while they last, so the same set is never told twice.
+  const keepsEntry = open.length === 0 && rows.length === 0 && findings.length > 0;
   const landStep = (sets: readonly string[] | undefined) => {
-    const step = gateStep(sets, rows, open.length);
-    if (!keepsEntry) return step;
+    if (!keepsEntry) return gateStep(sets, rows, open.length);
     return { remind: false, next: [], changed: sets === undefined || sets.length > 0 };
   };
   if (!landStep(history).changed && !newFindings(seen?.owners[owner]?.cleanup_sets)) {
@@ -126,9 +125,9 @@ export async function gateCheck(io: StateIO, owner: string): Promise<string | un
     updateState(io.paths.gate, GateSchema, io, (current) => {
       const mine = current?.owners[owner];
       const step = landStep(mine?.sets);
+      // An owner with open items keeps a history, even one with no TO LAND set yet.
       const cleanup = newFindings(mine?.cleanup_sets);
       if (!step.changed && !cleanup) return { result: { land: false, cleanup: false } };
-      // An owner with open items keeps a history, even one with no TO LAND set yet.
       const landSets = step.next ?? (open.length > 0 ? [] : null);
       const next = withHistory(current, owner, landSets, io.now());
       const kept = next.owners[owner];

@@ -62,6 +62,14 @@ function activityText(pane: AgentPane): string | null {
   return `${pane.activity.kind}: ${pane.activity.text}`;
 }
 
+/**
+ * A child is named as its owner named it (`--name`, on the item), else as Herdr names its agent;
+ * its pane follows, for `close` and `read`. Herdr's name can be gone (a restart clears it).
+ */
+function childLabel(name: string | null, pane: string): string {
+  return name === null ? pane : `${name} (${pane})`;
+}
+
 /** One open child as a check-in note shows it, its pane read from the snapshot. */
 export function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
   const base = {
@@ -82,7 +90,7 @@ export function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts 
     return {
       ...base,
       kind: 'agent',
-      label: item.pane ?? item.id,
+      label: item.name ?? item.pane ?? item.id,
       state: 'not seen',
       since_ms: item.created_ms,
     };
@@ -91,7 +99,7 @@ export function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts 
     ...base,
     kind: 'agent',
     pane: pane.pane,
-    label: pane.name === null ? pane.pane : `${pane.name} (${pane.pane})`,
+    label: childLabel(item.name ?? pane.name, pane.pane),
     state: pane.state,
     since_ms: pane.state_since_ms,
     transcript_modified: pane.transcript_modified,
