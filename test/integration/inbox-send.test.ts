@@ -140,7 +140,11 @@ describe('send', () => {
     expect((await t.cli(lead, ['track', 'local', child.pane, '--name', 'helper'])).code).toBe(0);
     const sent = await t.cli(lead, ['send', 'helper', '--message', 'by name']);
     expect(sent.code, sent.stderr).toBe(0);
-    expect(sent.stdout).toMatch(new RegExp(`^sent m_[a-z2-7]{12} to helper \\(${child.pane}\\)\\n$`));
+    expect(sent.stdout).toMatch(
+      new RegExp(
+        `^sent (m_[a-z2-7]{12}) to helper \\(${child.pane}\\): it is idle, so claude reads \\1 at its next prompt or stop\\n$`,
+      ),
+    );
     expect((await t.inbox(child)).records.map((r: { text: string }) => r.text)).toEqual(['by name']);
     // Another owner tracks another pane by the same name: which one is meant cannot be told.
     const other = await t.newPane();
