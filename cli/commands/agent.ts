@@ -15,7 +15,8 @@ import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { AgentStarted, StillQueued } from '../output-schemas.js';
-import { whyQueued } from '../render/queued.js';
+import { queuedLine, staysQueued, whyQueued } from '../render/queued.js';
+import { untilStopped } from '../stop-signal.js';
 
 export interface AgentFlags {
   kind?: string;
@@ -53,11 +54,19 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
     wait: Boolean(flags.wait),
   };
   const outcome = await runAgent(io, work, deadline, {
+    // The spec prints the ticket as JSON (--json); a --json wait keeps stdout for its one final
+    // document, and a human wait for the child it starts.
     queued: (queued) => {
       const { ticket } = queued;
-      ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}`);
-      if (!(flags.wait && flags.json)) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
+      if (!flags.json && !flags.wait) {
+        ctx.out(`${queuedLine(queued)}\n`);
+        return;
+      }
+      if (!flags.wait) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
+      const waiting = flags.wait ? '; waiting for its admission' : '';
+      ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}${waiting}`);
     },
+    untilStopped,
   });
   return render(outcome, flags, ctx);
 }
@@ -65,9 +74,14 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
 function render(outcome: AgentOutcome, flags: AgentFlags, ctx: CliContext): number {
   if (outcome.kind === 'queued') return EXIT.queued;
   if (outcome.kind === 'still-queued') {
-    const still: StillQueued = { queued: true, ticket: outcome.ticket.id, still_running: true };
+    const id = outcome.ticket.id;
+    if (outcome.why === 'interrupted') {
+      ctx.warn(staysQueued('agent', id, 'interrupted'));
+      return EXIT.interrupted;
+    }
+    const still: StillQueued = { queued: true, ticket: id, still_running: true };
     ctx.out(flags.json ? `${JSON.stringify(still)}\n` : 'still running\n');
-    ctx.warn(`dogsled: agent: --max reached; ticket ${outcome.ticket.id} is still pending`);
+    ctx.warn(staysQueued('agent', id, 'deadline'));
     return EXIT.stillRunning;
   }
   const { record } = outcome;

@@ -2,7 +2,9 @@
 // JSON their harness sends arrives on stdin (the only command that reads stdin unasked). A hook
 // never loops and never breaks its harness: it prints only when it has something new, acknowledges
 // exactly what it printed, and on any failure (no state dir, a corrupt inbox, no Herdr, its
-// five-second budget spent) exits 0 with no output at all. Flag mistakes are still usage errors.
+// five-second budget spent) exits 0 with no output at all. A flag registered wrongly (an unknown
+// --harness or --event, an unknown flag) is a failure like any: one line in the state dir's
+// hooks.log (service/inbox/hook-log.ts), exit 0, nothing printed.
 
 import { clipText, plainLine } from '../../service/core/text-clean.js';
 import { DogsledError } from '../../service/errors.js';
@@ -28,6 +30,8 @@ export interface HookFlags {
   sub: HookSubcommand;
   harness?: string;
   event?: string;
+  /** A flag the fast path could not parse (cli/fast-path.ts): the hook only logs it. */
+  usage?: string;
 }
 
 function oneOf<T extends string>(
@@ -41,8 +45,9 @@ function oneOf<T extends string>(
   throw new DogsledError(`${command}: ${flag} must be ${allowed.join(' or ')}, got ${got}`);
 }
 
-/** Validated flags: a plugin that registers a hook wrongly hears it at once (its `|| true` keeps the harness going). */
+/** Validated flags; a mistake throws the one line hooks.log gets. */
 function checked(flags: HookFlags) {
+  if (flags.usage !== undefined) throw new DogsledError(`hook ${flags.sub}: ${plainLine(flags.usage)}`);
   if (flags.sub === 'inbox') {
     return {
       sub: 'inbox' as const,
@@ -135,7 +140,15 @@ async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promi
 }
 
 export async function hookCommand(flags: HookFlags, ctx: CliContext): Promise<number> {
-  const hook = checked(flags);
+  let hook: ReturnType<typeof checked>;
+  try {
+    hook = checked(flags);
+  } catch (error) {
+    // Registered wrongly: the harness gets the silent success every hook failure gets.
+    const { logHookProblem } = await import('../../service/inbox/hook-log.js');
+    await logHookProblem(ctx.stateDir, (error as Error).message, ctx.now());
+    return 0;
+  }
   // The edge of a hook: whatever hangs (a lock held by a frozen process, a FIFO where a state file
   // should be, a Herdr that never answers), the harness gets a silent success before it kills us.
   const budget = setTimeout(() => process.exit(0), HOOK_BUDGET_MS);

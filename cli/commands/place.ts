@@ -15,6 +15,8 @@ import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { Placed, PlacedBranch, StillQueued } from '../output-schemas.js';
+import { staysQueued } from '../render/queued.js';
+import { untilStopped } from '../stop-signal.js';
 
 export interface PlaceFlags {
   json?: boolean;
@@ -47,12 +49,18 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
       // The spec prints the ticket; a --json wait keeps stdout for its one final document.
       if (!(flags.wait && flags.json)) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
     },
+    untilStopped,
   });
   if (outcome.kind === 'queued') return EXIT.queued;
   if (outcome.kind === 'still-queued') {
-    const still: StillQueued = { queued: true, ticket: outcome.ticket.id, still_running: true };
+    const id = outcome.ticket.id;
+    if (outcome.why === 'interrupted') {
+      ctx.warn(staysQueued('place', id, 'interrupted'));
+      return EXIT.interrupted;
+    }
+    const still: StillQueued = { queued: true, ticket: id, still_running: true };
     ctx.out(flags.json ? `${JSON.stringify(still)}\n` : 'still running\n');
-    ctx.warn(`dogsled: place: --max reached; ticket ${outcome.ticket.id} is still pending`);
+    ctx.warn(staysQueued('place', id, 'deadline'));
     return EXIT.stillRunning;
   }
   printPlaced(ctx, flags, outcome);

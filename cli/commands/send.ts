@@ -64,8 +64,13 @@ export async function sendCommand(target: string, flags: SendFlags, ctx: CliCont
   checkSendOptions(flags.kind ?? 'message');
   const text = await messageText(flags);
   const request = { target, host: flags.host ?? null, kind: flags.kind ?? 'message', text };
-  const { record, to } = await sendAnywhere(ctx, request, () => hostIO(ctx));
-  const label = to.name ? `${plainLine(to.name)} (${to.pane})` : to.pane;
-  ctx.out(`sent ${record.id} to ${label}\n`);
+  const { record, to, waits } = await sendAnywhere(ctx, request, () => hostIO(ctx));
+  const label = to.name ? `${plainLine(to.name)} (${plainLine(to.pane)})` : plainLine(to.pane);
+  // Claude Code and Codex read their inbox from their hooks: an agent of theirs that is not
+  // working sees the record only when it next acts (spec, "Inbox").
+  const later = waits
+    ? `: it is ${plainLine(waits.state)}, so ${plainLine(waits.harness)} reads ${record.id} at its next prompt or stop`
+    : '';
+  ctx.out(`sent ${record.id} to ${label}${later}\n`);
   return 0;
 }

@@ -1,5 +1,6 @@
-// Why a request became a ticket, in one line for stderr: the earlier tickets it waits behind, or each
-// host's refusal. Shared by `place`, `run` and `agent`, which queue alike.
+// What a caller hears about its ticket, shared by `place`, `run` and `agent`, which queue alike: why
+// the request became a ticket (one line), the human line for a ticket nobody waits for, and what a
+// wait that gave up leaves behind (the ticket stays pending: a wait never cancels).
 
 import type { Queued } from '../../service/work/submit.js';
 
@@ -10,4 +11,16 @@ export function whyQueued(queued: Pick<Queued, 'behind' | 'refusals'>): string {
   }
   const why = queued.refusals.map((r) => `${r.label}: ${r.reason.join('; ')}`).join(' | ');
   return `no host has room (${why})`;
+}
+
+/** A ticket's human line when nobody waits for it: the service starts it once a host has room. */
+export function queuedLine(queued: Pick<Queued, 'ticket' | 'behind' | 'refusals'>): string {
+  const id = queued.ticket.id;
+  return `queued as ${id}: ${whyQueued(queued)}; the service starts it when a host has room (dogsled cancel ${id} drops it)`;
+}
+
+/** What a wait that gave up (its --max, or Ctrl-C) says on stderr: the ticket is still there. */
+export function staysQueued(command: string, ticket: string, why: 'deadline' | 'interrupted'): string {
+  const how = why === 'deadline' ? '--max reached' : 'interrupted';
+  return `dogsled: ${command}: ${how}; ticket ${ticket} stays queued; dogsled cancel ${ticket} drops it`;
 }

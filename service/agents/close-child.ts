@@ -206,10 +206,14 @@ async function closeInWorktree(
     const verdict = found?.verdict;
     if (verdict?.kind !== 'removable') {
       const why = verdict?.reason ?? 'it cannot be checked';
-      // Commits only this branch has are what an orphan's status calls unpushed.
+      // Commits only this branch has are what an orphan's status calls unpushed; the refusal says
+      // what would let the close go ahead.
+      const unblock = why.startsWith('local work: ')
+        ? `; push ${scope.branch} (git push origin ${scope.branch}) or land it in the default branch, then close again`
+        : '';
       throw new KeepsWork(
         why.replace(/^local work: /, 'unpushed: '),
-        `worktree ${scope.path} keeps work: ${why}`,
+        `worktree ${scope.path} keeps work: ${why}${unblock}`,
       );
     }
     deleteTheBranch =

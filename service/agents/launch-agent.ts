@@ -1,14 +1,17 @@
 // Launching one placed child agent, for `dogsled agent` and for the service's admission alike: check
-// the launch line (before any pane exists), make or reuse the `--branch` worktree (every refusal
-// before any change), write the durable launch record and the owner's item, open the child's pane,
-// write its contract, then `herdr agent start` with up to three tries (start-tries.ts). Nothing is
-// typed into the pane but the launch line Herdr types; the task is launches/<id>.task.md.
+// the launch line and that the harness is on the caller's PATH (before any pane exists), make or
+// reuse the `--branch` worktree (every refusal before any change), write the durable launch record
+// and the owner's item, open the child's pane with the caller's PATH (core/agent-env.ts), write its
+// contract, then `herdr agent start` with up to three tries (start-tries.ts). Nothing is typed into
+// the pane but the launch line Herdr types; the task is launches/<id>.task.md.
 
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { harnessBinary } from '../core/agent-env.js';
 import { launchLine } from '../core/launch-line.js';
 import { childRole } from '../core/launch-state.js';
 import { DogsledError, messageOf } from '../errors.js';
+import { findExecutable } from '../process/find-executable.js';
 import type { HostIO } from '../state/io.js';
 import { linkChild } from '../state/parents.js';
 import { oneLine } from '../state/quarantine.js';
@@ -52,6 +55,12 @@ export interface AgentLaunchSpec {
   host: string;
   ticket: string | null;
   reservation: string | null;
+  /**
+   * What the child's launch takes from its caller's environment (core/agent-env.ts: PATH), which
+   * its pane gets; undefined or null (a peer's launch, a ticket from an older dogsled) leaves the
+   * pane's environment to Herdr or tmux, as it was.
+   */
+  env?: Record<string, string> | null;
 }
 
 export interface AgentLaunched {
@@ -91,13 +100,20 @@ export async function launchAgent(
 ): Promise<AgentLaunched> {
   const { request } = spec;
   const { args, profile } = await checkAgentLine(io, request);
+  const files = launchFiles(io.paths, request.launch);
+  if (spec.env) {
+    await checkHarness(request, spec.host, spec.env).catch(async (error: unknown) => {
+      // Refused before anything exists: the launch never began, so its task file goes too.
+      await rm(files.task, { force: true }).catch(() => undefined);
+      throw error;
+    });
+  }
   const port = await deadline.step('finding Herdr', 'routine', () =>
     (
       io.terminal ?? (() => openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }))
     )(),
   );
   if (port.kind === 'headless') throw needsTerminal('agent', port.why);
-  const files = launchFiles(io.paths, request.launch);
   const worktree =
     request.branch === null
       ? null
@@ -167,8 +183,8 @@ export async function launchAgent(
     await appendItem(io, item);
     await io.afterRecord?.();
     // The child's own `dogsled done` and hooks find this state directory whatever its shell's
-    // profile or Herdr's environment says.
-    const env = { DOGSLED_STATE: resolve(io.paths.dir) };
+    // profile or Herdr's environment says, and its shell finds the harness its caller would.
+    const env = { ...(spec.env ?? {}), DOGSLED_STATE: resolve(io.paths.dir) };
     where = await deadline.step('opening the agent pane', 'routine', async (signal) => {
       if (worktree !== null) {
         const pane = await worktreeTab(io, port, worktree, request.name, env);
@@ -247,6 +263,24 @@ export async function launchAgent(
   mark('agent: ready');
   const shown = await changeItem(io, spec.itemId, (current) => current);
   return { record: started.record, item: shown, worktree };
+}
+
+/**
+ * Refuses a child whose harness is not on the PATH its pane gets, before any pane exists: typed
+ * there, the line would fail in the shell, and Herdr would report only that no agent came up.
+ */
+export async function checkHarness(
+  request: Pick<AgentRequest, 'kind' | 'name' | 'cwd'>,
+  host: string,
+  env: Record<string, string>,
+): Promise<void> {
+  const binary = harnessBinary(request.kind);
+  if ((await findExecutable(binary, request.cwd, env.PATH)) !== undefined) return;
+  const where =
+    env.PATH === undefined || env.PATH === ''
+      ? 'the caller has no PATH'
+      : `the caller's PATH ${oneLine(env.PATH, 200)}`;
+  throw new DogsledError(`cannot start agent ${request.name} on ${host}: ${binary} is not found on ${where}`);
 }
 
 /**

@@ -250,6 +250,18 @@ export function sendRefusal(inbox: Inbox | undefined): 'no reader' | 'full' | nu
   return null;
 }
 
+/**
+ * Whether a record sent now waits for the target's harness to act (spec, "Inbox"): Claude Code and
+ * Codex read their inbox only from their hooks, so an agent of theirs that is not working sees it at
+ * its next prompt or stop. Pi's extension reads at once. Returns the state to name, else null.
+ */
+export function waitsForHook(harness: string | undefined, status: string | undefined): string | null {
+  if (harness !== 'claude' && harness !== 'codex') return null;
+  if (status === 'working') return null;
+  // Herdr's `done` is an idle agent nobody has looked at yet.
+  return status === 'blocked' ? 'blocked' : 'idle';
+}
+
 /** The service as a sender: notices it posts itself (admissions, undelivered messages). */
 export function serviceSender(host: string): InboxSender {
   return { pane: null, terminal: null, host, name: null };

@@ -2,7 +2,8 @@
 // tickets in FIFO order with planAdmissions over this host and every enabled peer
 // (peer-admission.ts), each one claimed under the queue lock together with its host's own recheck
 // and reservation (so a concurrent `run` cannot take the room first), then launched (here with the
-// caller's environment its ticket kept, on a peer through its host verbs), then marked admitted. A ticket is launched at most once: one found `admitting` under
+// caller's environment its ticket kept, a job's whole or a child's PATH, on a peer through its host
+// verbs), then marked admitted. A ticket is launched at most once: one found `admitting` under
 // another service run is settled from its job record (admission-recovery.ts), and a launch or
 // admission error is recorded on the ticket, never retried elsewhere.
 
@@ -162,10 +163,13 @@ export class AdmissionWorker {
     const common = { owner: ticket.owner, host, ticket: ticket.id, reservation: ticket.reservation };
     let failure: LaunchFailure | null = null;
     if (ticket.agent && itemId !== null) {
-      const spec = { ...common, itemId, request: ticket.agent };
-      failure = await launchUnderCap(this.deps, ticket.id, (ctx, deadline) =>
-        launchAgent(ctx, spec, deadline),
-      );
+      const request = ticket.agent;
+      failure = await launchUnderCap(this.deps, ticket.id, async (ctx, deadline) => {
+        // The caller's PATH its ticket kept (core/agent-env.ts), never the service's own.
+        const env = await readEnvFile(ticketEnvPath(deps.paths, ticket.id));
+        return launchAgent(ctx, { ...common, itemId, request, env: env ?? null }, deadline);
+      });
+      if (failure === null) await this.dropEnv(ticket.id);
     } else if (ticket.request !== null && jobId !== null && itemId !== null) {
       const request = ticket.request;
       failure = await launchUnderCap(this.deps, ticket.id, async (ctx, deadline) => {
@@ -175,11 +179,7 @@ export class AdmissionWorker {
         // Headless, the supervisor this service keeps warm takes it (jobs/warm-claim.ts).
         return launchJob({ ...ctx, warm: true }, spec, deadline);
       });
-      if (failure === null) {
-        await removeEnvFile(ticketEnvPath(deps.paths, ticket.id)).catch((error: unknown) =>
-          deps.warn(`dogsled serve: admission of ${ticket.id}: ${oneLine(messageOf(error))}`),
-        );
-      }
+      if (failure === null) await this.dropEnv(ticket.id);
     }
     if (failure !== null) return this.launchFailed(ticket, failure.error);
     // A `place --branch` ticket nobody waits for gets its worktree here; a waiting caller makes it.
@@ -217,6 +217,13 @@ export class AdmissionWorker {
       ? `${failure.error}; it may have started there: inspect it, nothing is relaunched`
       : failure.error;
     return this.fail(ticket.id, 'admitting', error);
+  }
+
+  /** A launched ticket's environment is done with; the sweep takes it if this fails. */
+  private async dropEnv(id: string): Promise<void> {
+    await removeEnvFile(ticketEnvPath(this.deps.paths, id)).catch((error: unknown) =>
+      this.deps.warn(`dogsled serve: admission of ${id}: ${oneLine(messageOf(error))}`),
+    );
   }
 
   private async admitted(ticket: Ticket, worktree: PlacedWorktree | null): Promise<AdmissionResult> {

@@ -9,6 +9,7 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { peerTarget } from '../hosts/peer-cache.js';
 import { type ProbeDeps, probeHost, rootedReader } from '../probe/index.js';
 import type { HostIO } from '../state/io.js';
+import type { ConfigLocation } from '../state/paths.js';
 import { VERSION } from '../version.js';
 import { realAgentLane } from './agent-lane-readers.js';
 import { type ServeOptions, serve } from './serve.js';
@@ -16,8 +17,14 @@ import { type ServeOptions, serve } from './serve.js';
 /** How long a tick waits for Herdr and the pane reads before publishing the last known panes. */
 const AGENT_READ_BUDGET_MS = 5_000;
 
-/** Runs the service until `options.signal` aborts (or once, with `options.once`). */
-export async function runService(io: HostIO, options: ServeOptions): Promise<void> {
+/**
+ * Runs the service until `options.signal` aborts (or once, with `options.once`); `configFile`, the
+ * config.toml `io.config` came from, is followed while it runs.
+ */
+export async function runService(
+  io: HostIO & { configFile?: ConfigLocation },
+  options: ServeOptions,
+): Promise<void> {
   const { intervalMs } = options;
   const stall = stallThreshold(io.env.DOGSLED_TEST_STALL_MS);
   if (stall.warning) io.warn(`dogsled: warning: ${stall.warning}`);
@@ -36,6 +43,7 @@ export async function runService(io: HostIO, options: ServeOptions): Promise<voi
       version: VERSION,
       agents,
       quota: {
+        // Read when the quota worker starts; a changed management_url needs a restart.
         managementUrl: io.config.quota.management_url,
         platform: process.platform,
         // Read at each push, from the list the peers lane uses: a machine Herdr adds or disables

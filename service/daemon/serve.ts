@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError, messageOf } from '../errors.js';
 import type { HostProbe } from '../probe/index.js';
 import type { HostIO } from '../state/io.js';
-import { ensureStateDir } from '../state/paths.js';
+import { type ConfigLocation, ensureStateDir } from '../state/paths.js';
 import { acquireServiceLock } from '../state/service-lock.js';
 import { sweepOrphanTemps } from '../state/temp-sweep.js';
 import { span } from '../timing.js';
@@ -18,6 +18,7 @@ import type { Transport } from '../transport/types.js';
 import { AdmissionWorker, startWorkWorkers } from './admission-worker.js';
 import type { AgentLane } from './agent-lane.js';
 import { CompletionWorker } from './completion.js';
+import { watchConfig } from './config-watch.js';
 import { OrphanLane, orphanSource } from './orphans.js';
 import { Publisher } from './publisher.js';
 import { type QuotaWorkerIO, startQuotaWorker } from './quota-worker.js';
@@ -45,6 +46,8 @@ export interface ServiceIO extends HostIO {
   quota?: Pick<QuotaWorkerIO, 'managementUrl' | 'platform' | 'peers' | 'transport'>;
   /** Keep a job supervisor warm for headless launches (warm-keeper.ts); without it, none. */
   warmSupervisor?: Pick<WarmKeeperIO, 'self'>;
+  /** config.toml, followed while the service runs (config-watch.ts); without it, read once. */
+  configFile?: ConfigLocation;
 }
 
 export interface ServeOptions {
@@ -104,6 +107,11 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     if (error === undefined) laneErrors.delete(name);
     else laneErrors.set(name, error);
   };
+  // A changed config.toml or profile is the service's at once; one that no longer loads is said.
+  const configWatch =
+    options.once || !io.configFile
+      ? undefined
+      : watchConfig({ ...io, configFile: io.configFile }, stop, (lane, problem) => laneReport(lane)(problem));
   const watchdogIO = { ...workerIO, children: orphanSource(workerIO) };
   const watchdog = options.once ? undefined : startWatchdogWorker(watchdogIO, stop, laneReport('watchdog'));
   const sweepIO: SweepIO = {
@@ -165,6 +173,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
       }
     }
   } finally {
+    await configWatch?.close();
     io.agents?.close();
     await warm?.stop();
     await work?.stop();

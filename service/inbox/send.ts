@@ -13,6 +13,7 @@ import {
   MESSAGE_MAX_BYTES,
   pendingRecord,
   sendRefusal,
+  waitsForHook,
 } from '../core/inbox.js';
 import { plainLine } from '../core/text-clean.js';
 import { DogsledError } from '../errors.js';
@@ -39,6 +40,11 @@ export interface SendRequest {
 export interface SendResult {
   record: InboxRecord;
   to: Whereabouts;
+  /**
+   * The target is a Claude Code or Codex agent that is not working: the record waits for its next
+   * prompt or stop, when its hook reads the inbox. Its harness and state; absent when it is read now.
+   */
+  waits?: { harness: string; state: string } | null;
 }
 
 /** Checks the flag that needs no text and no Herdr: the kind. Throws the refusal. */
@@ -89,7 +95,9 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
     name: from?.name ?? null,
   };
   const label = to.name ? `${to.name} (${to.pane})` : to.pane;
+  let harness: string | undefined;
   const record = await updateInbox(io, to.terminal, to.pane, (inbox) => {
+    harness = inbox?.reader?.harness;
     const refusal = sendRefusal(inbox);
     if (refusal === 'no reader') {
       throw new DogsledError(
@@ -104,5 +112,7 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
     const added = pendingRecord({ id: newId('m'), kind, sender, text: request.text }, io.now());
     return { result: added, next: { ...inbox, pane: to.pane, records: [...inbox.records, added] } };
   });
-  return { record, to };
+  const status = listing.agents.find((agent) => agent.terminal_id === to.terminal)?.agent_status;
+  const state = waitsForHook(harness, status);
+  return { record, to, waits: state === null || harness === undefined ? null : { harness, state } };
 }

@@ -1,7 +1,14 @@
-// `agent.start` over the socket returns while the launch is still pending, so the adapter repeats
-// the herdr CLI's client-side readiness loop (CONTRACT §4.4): poll `agent.get` every 100 ms until
-// Herdr marks the agent interactive-ready, failing when the name, terminal or kind stops matching,
-// when the launch stops pending without becoming ready, or at the deadline.
+// `agent.start` over the socket returns at once, with the launch still pending (CONTRACT §4.2): the
+// line is typed, nothing is known to run yet. The herdr CLI then polls until the agent is
+// interactive-ready, which Herdr grants only at its first idle or blocked state (§4.4): for a child
+// that works on its task from its launch prompt, the end of its whole first turn. The start is
+// confirmed sooner than that: once Herdr detects the requested kind running in the launched
+// terminal under our name and sees its state (working, idle, blocked, done; not `unknown`, which a
+// process Herdr has only found, not yet read, still is), the harness runs, and that is what a
+// launch waits for. The adapter polls
+// `agent.get` every 100 ms until then (or until ready, whichever comes first), failing when the
+// name, terminal or kind stops matching, when the launch stops pending before either, or at the
+// deadline.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expectType } from './envelope.js';
@@ -71,6 +78,10 @@ export async function startAgentWithReadiness(
       throw fail('agent_name_not_found', `the name ${options.name} no longer owns the launched terminal`);
     }
     if (agent.interactive_ready) return argv ? { agent, argv } : { agent };
+    // Herdr sees the harness it was asked for in the launched terminal, in a state of its own: the
+    // child runs.
+    if (agent.agent !== undefined && agent.agent_status !== 'unknown')
+      return argv ? { agent, argv } : { agent };
     if (!agent.launch_pending)
       throw fail('agent_start_failed', 'the launch ended before the agent was ready');
   }

@@ -5,8 +5,9 @@
 // With `wait`, a queued ticket is waited for until the service admits (and launches) it.
 
 import { rm } from 'node:fs/promises';
-import { type AgentLaunched, checkAgentLine, launchAgent } from '../agents/launch-agent.js';
+import { type AgentLaunched, checkAgentLine, checkHarness, launchAgent } from '../agents/launch-agent.js';
 import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
+import { agentCallerEnvironment } from '../core/agent-env.js';
 import { findHost } from '../core/placement.js';
 import { DogsledError } from '../errors.js';
 import { enabledPeers } from '../hosts/fleet.js';
@@ -26,7 +27,7 @@ import { checkBranchRequest } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
 import { launchRemoteAgent } from './remote-agent.js';
 import { type Queued, submitWork } from './submit.js';
-import { awaitTicket } from './ticket-wait.js';
+import { awaitTicket, type StopScope } from './ticket-wait.js';
 
 export interface AgentWork {
   kind: string;
@@ -50,13 +51,14 @@ export interface AgentWork {
 export type AgentOutcome =
   | ({ kind: 'started'; label: string; ticket?: string } & AgentLaunched)
   | { kind: 'queued'; ticket: Ticket }
-  | { kind: 'still-queued'; ticket: Ticket };
+  /** The deadline or the user ended the wait for the ticket (it stays pending). */
+  | { kind: 'still-queued'; ticket: Ticket; why: 'deadline' | 'interrupted' };
 
 export async function runAgent(
   io: HostIO,
   work: AgentWork,
   deadline: Deadline,
-  events: { queued?: (queued: Queued) => void } = {},
+  events: { queued?: (queued: Queued) => void; untilStopped?: StopScope } = {},
 ): Promise<AgentOutcome> {
   if (work.base !== null && work.branch === null) throw new DogsledError('--base needs --branch');
   let terminal: TerminalPort | undefined;
@@ -89,6 +91,10 @@ export async function runAgent(
     );
     terminal = port;
   }
+  // The child runs with the caller's PATH, here or when the service admits its ticket (agent-env.ts):
+  // pinned here, a harness missing from it is refused before anything exists.
+  const env = agentCallerEnvironment(io.env);
+  if (work.pin !== null && !onPeer) await checkHarness(request, LOCAL_HOST.id, env);
   await writeTaskFile(io.paths, request.launch, work.task);
   const submission = {
     request: null,
@@ -97,6 +103,7 @@ export async function runAgent(
     owner,
     waiting: work.wait,
     queueAlways: work.queue === true,
+    env,
   };
   const outcome = await deadline
     .step('placement', 'routine', (signal) => submitWork({ ...io, signal }, submission, 'agent'))
@@ -108,8 +115,9 @@ export async function runAgent(
   if (outcome.kind === 'queued') {
     events.queued?.(outcome);
     if (!work.wait) return { kind: 'queued', ticket: outcome.ticket };
-    const admitted = await awaitTicket(io, outcome.ticket.id, deadline);
-    if (admitted === undefined) return { kind: 'still-queued', ticket: outcome.ticket };
+    const waited = await awaitTicket(io, outcome.ticket.id, deadline, events.untilStopped);
+    if (waited.kind === 'gave-up') return { kind: 'still-queued', ticket: outcome.ticket, why: waited.why };
+    const admitted = waited.ticket;
     return { ...(await launchedBy(io, admitted, request)), ticket: admitted.id };
   }
   if (outcome.host !== LOCAL_HOST.id) {
@@ -135,6 +143,7 @@ export async function runAgent(
       host: outcome.host,
       ticket: null,
       reservation: outcome.reservation.id,
+      env,
     },
     deadline,
   );

@@ -63,6 +63,7 @@ const SendResultSchema = lazySchema(() =>
   z.looseObject({
     record: InboxRecordSchema,
     to: z.looseObject({ terminal: z.string(), pane: z.string(), name: text }),
+    waits: z.optional(z.nullable(z.looseObject({ harness: z.string(), state: z.string() }))),
   }),
 );
 

@@ -21,7 +21,7 @@ import type { BranchWorktree } from '../worktrees/branch-worktree.js';
 import type { Deadline } from './deadline.js';
 import { remoteWorktree } from './remote-worktree.js';
 import { type Queued, submitWork } from './submit.js';
-import { awaitTicket } from './ticket-wait.js';
+import { awaitTicket, type StopScope } from './ticket-wait.js';
 
 export interface PlaceRequest {
   /** A host id or label (`--host`), else null. */
@@ -40,14 +40,14 @@ export type PlaceWorkOutcome =
   | (Placed & { ticket?: string; worktree?: BranchWorktree })
   /** Queued, and not waited for. */
   | { kind: 'queued'; ticket: Ticket }
-  /** The deadline came while the ticket waited (it stays pending). */
-  | { kind: 'still-queued'; ticket: Ticket };
+  /** The deadline or the user ended the wait for the ticket (it stays pending). */
+  | { kind: 'still-queued'; ticket: Ticket; why: 'deadline' | 'interrupted' };
 
 export async function placeRequest(
   io: HostIO,
   request: PlaceRequest,
   deadline: Deadline,
-  events: { queued?: (queued: Queued) => void } = {},
+  events: { queued?: (queued: Queued) => void; untilStopped?: StopScope } = {},
 ): Promise<PlaceWorkOutcome> {
   const owner = callerPane(io.env);
   const branch = request.branch ?? null;
@@ -89,8 +89,9 @@ export async function placeRequest(
   const { ticket } = outcome;
   events.queued?.(outcome);
   if (!request.wait) return { kind: 'queued', ticket };
-  const admitted = await awaitTicket(io, ticket.id, deadline);
-  if (admitted === undefined) return { kind: 'still-queued', ticket };
+  const waited = await awaitTicket(io, ticket.id, deadline, events.untilStopped);
+  if (waited.kind === 'gave-up') return { kind: 'still-queued', ticket, why: waited.why };
+  const admitted = waited.ticket;
   const reservation = await admittedReservation(io, admitted);
   if (reservation === undefined || admitted.host === null) {
     throw new DogsledError(`ticket ${ticket.id} was admitted, but its reservation has already expired`);

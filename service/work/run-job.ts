@@ -30,7 +30,7 @@ import type { Deadline } from './deadline.js';
 import { launchRemoteJob } from './remote-job.js';
 import { remoteWorktree } from './remote-worktree.js';
 import { type Queued, submitWork } from './submit.js';
-import { awaitTicket } from './ticket-wait.js';
+import { awaitTicket, type StopScope } from './ticket-wait.js';
 
 export interface RunJobRequest {
   command: string[];
@@ -51,6 +51,8 @@ export interface RunJobEvents {
   queued?: (queued: Queued) => void;
   /** While waiting, the job's output as exec captured it, with backpressure. */
   output: LogWrite;
+  /** Lets the user interrupt the wait for a queued ticket (ticket-wait.ts). */
+  untilStopped?: StopScope;
 }
 
 export type RunJobOutcome =
@@ -62,8 +64,8 @@ export type RunJobOutcome =
   | { kind: 'ended'; record: JobRecord }
   /** The deadline came while the job ran (it keeps running). */
   | { kind: 'still-running'; record: JobRecord }
-  /** The deadline came while the ticket waited (it stays pending). */
-  | { kind: 'still-queued'; ticket: Ticket };
+  /** The deadline or the user ended the wait for the ticket (it stays pending). */
+  | { kind: 'still-queued'; ticket: Ticket; why: 'deadline' | 'interrupted' };
 
 export async function runJob(
   io: HostIO,
@@ -155,8 +157,9 @@ async function placeAndRun(
   if (outcome.kind === 'queued') {
     events.queued?.(outcome);
     if (!request.wait) return { kind: 'queued', ticket: outcome.ticket };
-    const admitted = await awaitTicket(io, outcome.ticket.id, deadline);
-    if (admitted === undefined) return { kind: 'still-queued', ticket: outcome.ticket };
+    const waited = await awaitTicket(io, outcome.ticket.id, deadline, events.untilStopped);
+    if (waited.kind === 'gave-up') return { kind: 'still-queued', ticket: outcome.ticket, why: waited.why };
+    const admitted = waited.ticket;
     if (admitted.job === null) throw new DogsledError(`ticket ${admitted.id} was admitted without a job`);
     return follow(io, admitted.job, deadline, events.output);
   }

@@ -2,8 +2,9 @@
 // one of its hosts (FIFO: new work never overtakes waiting work), else it is placed with the same
 // policy as `place` (which writes the reservation under the placements lock, taken inside the
 // queue lock as lock.ts orders them), else it becomes a pending ticket that the service admits. A
-// job ticket's caller environment goes to tickets/ID.env (never queue.json, which status shows)
-// before the ticket is in the queue, so the service never admits a ticket without it.
+// job or agent ticket's caller environment (core/job-env.ts, core/agent-env.ts) goes to
+// tickets/ID.env (never queue.json, which status shows) before the ticket is in the queue, so the
+// service never admits a ticket without it.
 
 import { ticketsAhead } from '../core/admission-order.js';
 import { findHost, type Refusal } from '../core/placement.js';
@@ -34,7 +35,10 @@ export interface WorkSubmission {
   waiting: boolean;
   /** A ticket even when a host has room: the service admits it (the MCP `spawn`). */
   queueAlways?: boolean;
-  /** The caller's environment for a job (core/job-env.ts), kept until its admission if it queues. */
+  /**
+   * The caller's environment for a job (core/job-env.ts) or a child (core/agent-env.ts), kept until
+   * its admission if it queues.
+   */
   env?: Environment;
 }
 
@@ -91,7 +95,7 @@ export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run
       },
       io.now(),
     );
-    if (job.request !== null && job.env !== undefined) {
+    if ((job.request !== null || job.agent !== undefined) && job.env !== undefined) {
       envFile = ticketEnvPath(io.paths, ticket.id);
       await writeEnvFile(envFile, job.env);
     }

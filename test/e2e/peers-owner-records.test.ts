@@ -161,7 +161,12 @@ describe.skipIf(unsupported)(
       await registerPeerReader(peer(), peerHerdr.socketPath, fleet.peers.remoteCommand, child.pane);
       const sent = await cli(['send', 'far', '--message', 'Also $(id) \u001b[31mthis']);
       expect(sent.code, sent.stderr).toBe(0);
-      expect(sent.stdout).toMatch(new RegExp(`^sent m_\\w+ to far \\(${child.pane}\\)\\n$`));
+      // An idle Claude child on the peer: the answer says it reads the record when it next acts.
+      expect(sent.stdout).toMatch(
+        new RegExp(
+          `^sent (m_\\w+) to far \\(${child.pane}\\): it is idle, so claude reads \\1 at its next prompt or stop\\n$`,
+        ),
+      );
       const childTerminal = (await peerHerdr.call('pane.get', { pane_id: child.pane })).result as Json;
       const there = await inboxOf(peerState(), childTerminal.pane.terminal_id);
       expect(there.map((record) => record.text)).toContain('Also $(id) \u001b[31mthis');

@@ -210,10 +210,13 @@ describe('close refuses before any change', () => {
     await refused(pane, /has uncommitted changes/);
   });
 
-  it('local-only work (a commit nothing else holds)', async () => {
+  it('local-only work (a commit nothing else holds), saying what would let it close', async () => {
     const { pane, path } = await child('local', 'feat/local');
     await repo.commit({ 'new.txt': 'mine\n' }, 'local work', path);
-    await refused(pane, /keeps work: /);
+    await refused(
+      pane,
+      /keeps work: local work: 1 commit not in the default branch or on a remote branch; push feat\/local \(git push origin feat\/local\) or land it in the default branch, then close again\n$/,
+    );
   });
 
   it('a worktree with a lock that is not dogsled', async () => {

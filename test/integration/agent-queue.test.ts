@@ -3,14 +3,14 @@
 // exactly once, also when it is SIGKILLed in the middle of the launch (the restarted service settles
 // the ticket from the launch record and never starts the child again).
 
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endReservations } from '../../service/hosts/place.js';
 import type { Ticket } from '../../service/state/work-schemas.js';
-import { readLaunches } from '../fakes/agents/harness.js';
+import { FAKE_AGENTS_BIN, readLaunches } from '../fakes/agents/harness.js';
 import { eventually, runCli, spawnCli, type startCli } from '../helpers/cli.js';
-import { agentSuite, items, launchRecords, ok, quickTask, tickets } from './agent-fixtures.js';
+import { agentCalls, agentSuite, items, launchRecords, ok, quickTask, tickets } from './agent-fixtures.js';
 import { killAll, roomFor5, startServe, untilEligible, workIO } from './job-queue-fixtures.js';
 
 const suite = agentSuite({ serviceLock: false });
@@ -77,7 +77,9 @@ describe('agent tickets', { timeout: 60_000 }, () => {
     await freeRoom(full);
     const result = await waiting.done;
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^dogsled: agent: queued as t_\w+: no host has room \([^\n]+\)\n$/);
+    expect(result.stderr).toMatch(
+      /^dogsled: agent: queued as t_\w+: no host has room \([^\n]+\); waiting for its admission\n$/,
+    );
     const doc = JSON.parse(result.stdout);
     expect(doc).toMatchObject({ queued: false, name: 'queued-child', ticket: agentTicket.id });
     const settled = await eventually(async () => {
@@ -102,7 +104,7 @@ describe('agent tickets', { timeout: 60_000 }, () => {
     await untilEligible(suite.box);
     const full = await fill(5);
     const result = await runCli(
-      ['agent', '--kind', 'claude', '--name', 'later', '--message', quickTask()],
+      ['agent', '--json', '--kind', 'claude', '--name', 'later', '--message', quickTask()],
       suite.env,
       { cwd: suite.scratch, timeoutMs: 30_000 },
     );
@@ -152,7 +154,7 @@ describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
       });
     }
     const result = await runCli(
-      ['agent', '--kind', 'pi', '--name', 'doomed', '--message', quickTask()],
+      ['agent', '--json', '--kind', 'pi', '--name', 'doomed', '--message', quickTask()],
       suite.env,
       {
         cwd: suite.scratch,
@@ -188,6 +190,80 @@ describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
   });
 });
 
+describe("a child the service starts runs with its caller's PATH", { timeout: 60_000 }, () => {
+  /**
+   * A `claude` only the caller's PATH has: it leaves a mark, then runs the fake. Herdr's panes and
+   * the service (as under the shipped systemd unit) find only the plain fake, or nothing.
+   */
+  async function callerBin(): Promise<{ dir: string; mark: string }> {
+    const dir = join(suite.box.root, 'caller-bin');
+    const mark = join(suite.box.root, 'caller-claude-ran');
+    await mkdir(dir, { recursive: true });
+    const claude = join(dir, 'claude');
+    await writeFile(claude, `#!/bin/sh\necho "$$" >> '${mark}'\nexec '${FAKE_AGENTS_BIN}/claude' "$@"\n`);
+    await chmod(claude, 0o755);
+    return { dir, mark };
+  }
+
+  async function ticketEnvs(): Promise<string[]> {
+    return readdir(join(suite.box.state, 'tickets')).catch(() => [] as string[]);
+  }
+
+  it('a queued child: its ticket keeps the PATH (only it), and the admitted child runs the harness found there', async () => {
+    const { dir, mark } = await callerBin();
+    startServe(await serveEnv(), running);
+    await untilEligible(suite.box);
+    const full = await fill(5);
+    const caller = { ...suite.env, PATH: `${dir}:${suite.env.PATH}`, SECRET_TOKEN: 'not-for-the-child' };
+    const queued = await runCli(
+      ['agent', '--json', '--kind', 'claude', '--name', 'pathed', '--message', quickTask()],
+      caller,
+      { cwd: suite.scratch, timeoutMs: 30_000 },
+    );
+    expect(queued.code).toBe(1);
+    const ticket = JSON.parse(queued.stdout).ticket as string;
+    const saved = JSON.parse(await readFile(join(suite.box.state, 'tickets', `${ticket}.env`), 'utf8'));
+    expect(saved.env).toEqual({ PATH: caller.PATH });
+    await freeRoom(full);
+    await eventually(
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'admitted'),
+      30_000,
+      'the admitted ticket',
+    );
+    // The caller's claude ran, not the one on Herdr's or the service's PATH.
+    expect((await readFile(mark, 'utf8')).trim().split('\n')).toHaveLength(1);
+    expect(await ticketEnvs()).toEqual([]);
+  });
+
+  it('a queued child whose harness is not on its caller PATH fails at once, in one line naming it and the host, with no pane', async () => {
+    startServe(await serveEnv(), running);
+    await untilEligible(suite.box);
+    const full = await fill(5);
+    // The herdr shim and a dogsled, no harness.
+    const bare = `${suite.herdr.binDir}:/usr/bin:/bin`;
+    const queued = await runCli(
+      ['agent', '--json', '--kind', 'claude', '--name', 'nowhere', '--message', quickTask()],
+      { ...suite.env, PATH: bare },
+      { cwd: suite.scratch, timeoutMs: 30_000 },
+    );
+    expect(queued.code).toBe(1);
+    const ticket = JSON.parse(queued.stdout).ticket as string;
+    const panes = (await ok(suite.herdr, 'pane.list')).panes.length;
+    await freeRoom(full);
+    const failed = await eventually(
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'failed'),
+      30_000,
+      'the failed ticket',
+    );
+    expect(failed.error).toBe(
+      `cannot start agent nowhere on local: claude is not found on the caller's PATH ${bare}`,
+    );
+    expect((await ok(suite.herdr, 'pane.list')).panes).toHaveLength(panes);
+    expect(await agentCalls(suite.herdr)).toEqual([]);
+    expect(await launchRecords(suite)).toEqual([]);
+  });
+});
+
 describe('a service killed during an agent admission', { timeout: 60_000 }, () => {
   async function killedAt(point: 'before-launch' | 'after-record' | 'after-launch') {
     const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
@@ -197,7 +273,7 @@ describe('a service killed during an agent admission', { timeout: 60_000 }, () =
     await untilEligible(suite.box);
     const full = await fill(5);
     const queued = await runCli(
-      ['agent', '--kind', 'pi', '--name', 'once', '--message', quickTask()],
+      ['agent', '--json', '--kind', 'pi', '--name', 'once', '--message', quickTask()],
       suite.env,
       { cwd: suite.scratch, timeoutMs: 30_000 },
     );

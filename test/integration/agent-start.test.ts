@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentOutputSchema } from '../../cli/output-schemas.js';
 import { LAUNCH_LINE_MAX_BYTES } from '../../service/core/launch-line.js';
-import { readLaunches, until, waitForLaunch } from '../fakes/agents/harness.js';
+import { FAKE_AGENTS_BIN, readLaunches, waitForLaunch } from '../fakes/agents/harness.js';
 import { runCli } from '../helpers/cli.js';
 import {
   agentCalls,
@@ -79,6 +79,20 @@ describe('agent starts a child', () => {
       expect(pane).toMatchObject({ workspace_id: suite.caller.workspace, agent: kind });
     },
   );
+
+  it('returns once Herdr sees the child run, not at the end of its first turn', async () => {
+    // Herdr calls a child ready only at its first idle: for one that works on its task at once, the
+    // end of its first turn. The start is confirmed by the first try, while the child still works.
+    const long = `Work for a long while.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ hang: true }] })}\n\`\`\`\n`;
+    const result = await agentCli(suite, ['--kind', 'claude', '--name', 'long-turn', '--message', long]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const record = await onlyRecord(suite);
+    expect(record).toMatchObject({ state: 'started', attempts: 1, error: null });
+    expect(record.try_errors).toBeUndefined();
+    const { agent } = await ok(suite.herdr, 'agent.get', { target: 'long-turn' });
+    expect(agent).toMatchObject({ agent: 'claude', agent_status: 'working' });
+    expect(agent.interactive_ready).toBeUndefined();
+  });
 
   it('reads the task from --message-file - (stdin), kept byte for byte but without escapes', async () => {
     const text = `Task with $(touch /tmp/pwned) ; 'quotes' and \u001b[31mred\u001b[0m\n${quickTask()}`;
@@ -271,15 +285,64 @@ describe('Herdr refusals and unknown outcomes', () => {
     expect((await items(suite))[0]).toMatchObject({ close_reason: 'launch failed' });
   });
 
-  it('a child that exits before it is ready is an unknown outcome; the retry starts it again', async () => {
-    const crash = `\`\`\`fake-agent\n${JSON.stringify({ steps: [{ crash: 3 }] })}\n\`\`\`\n`;
-    const result = await agentCli(suite, ['--kind', 'claude', '--name', 'crashy', '--message', crash]);
+  it('a child that exits before Herdr sees it run is an unknown outcome; the retry starts it again', async () => {
+    // A claude that fails without ever showing a state: Herdr finds its process (it lives a second,
+    // ten of Herdr's detection passes), never reads it, and sees it go.
+    const bin = join(suite.box.root, 'crashing-bin');
+    const runs = join(suite.box.root, 'crashing-runs');
+    await mkdir(bin, { recursive: true });
+    const script = `#!/bin/sh\necho ran >> '${runs}'\nsleep 1\nexit 3\n`;
+    await writeFile(join(bin, 'claude'), script, { mode: 0o755 });
+    const env = { ...suite.env, PATH: `${bin}:${suite.env.PATH}` };
+    const result = await agentCli(suite, ['--kind', 'claude', '--name', 'crashy', '--message', quickTask()], {
+      env,
+    });
     expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     const record = await onlyRecord(suite);
     expect(record).toMatchObject({ state: 'failed', attempts: 3 });
-    await until(
-      async () => ((await readLaunches(suite.logDir)).length === 3 ? true : undefined),
-      'three launches',
-    );
+    expect((await readFile(runs, 'utf8')).trim().split('\n')).toHaveLength(3);
+  });
+});
+
+describe("the caller's PATH", () => {
+  it.each([
+    ['placed here', []],
+    ['pinned here', ['--host', 'local']],
+  ])(
+    '%s: a harness not on it is refused before any pane, in one line naming it and the host',
+    async (_, pin) => {
+      const bare = `${suite.herdr.binDir}:/usr/bin:/bin`;
+      const panes = await paneIds(suite.herdr);
+      const result = await agentCli(
+        suite,
+        ['--kind', 'codex', '--name', 'pathless', ...pin, '--message', quickTask()],
+        { env: { ...suite.env, PATH: bare } },
+      );
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toBe(
+        `dogsled: agent: cannot start agent pathless on local: codex is not found on the caller's PATH ${bare}\n`,
+      );
+      expect(await paneIds(suite.herdr)).toEqual(panes);
+      expect(await agentCalls(suite.herdr)).toEqual([]);
+      expect(await launchFileNames(suite)).toEqual([]);
+      expect(await items(suite)).toEqual([]);
+    },
+  );
+
+  it("the child's pane gets it, so the harness found there is the one that runs", async () => {
+    const bin = join(suite.box.root, 'caller-bin');
+    const mark = join(suite.box.root, 'caller-codex-ran');
+    await mkdir(bin, { recursive: true });
+    const fake = join(FAKE_AGENTS_BIN, 'codex');
+    await writeFile(join(bin, 'codex'), `#!/bin/sh\necho ran >> '${mark}'\nexec '${fake}' "$@"\n`, {
+      mode: 0o755,
+    });
+    const env = { ...suite.env, PATH: `${bin}:${suite.env.PATH}` };
+    const result = await agentCli(suite, ['--kind', 'codex', '--name', 'pathed', '--message', quickTask()], {
+      env,
+    });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect((await readFile(mark, 'utf8')).trim()).toBe('ran');
   });
 });

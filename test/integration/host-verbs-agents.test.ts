@@ -147,7 +147,11 @@ describe('host agent clones a missing checkout from the caller origin', () => {
     return execFileSync('git', args, { cwd, encoding: 'utf8' });
   }
 
-  /** An origin holding a mise.toml, and a fake `mise` that records its arguments (or fails). */
+  /**
+   * An origin holding a mise.toml, and a fake `mise` that records its arguments, reports the
+   * checkout untrusted to `trust --show` as mise 2026.9 does (`~/src/proj: untrusted`), and fails
+   * `trust FILE` with `miseExit`.
+   */
   async function setup(miseExit: number): Promise<{ origin: string; log: string; bin: string }> {
     const seed = join(box.root, 'seed');
     await mkdir(seed);
@@ -162,7 +166,15 @@ describe('host agent clones a missing checkout from the caller origin', () => {
     const log = join(box.root, 'mise.log');
     await writeFile(
       join(bin, 'mise'),
-      `#!/bin/sh\nfor a in "$@"; do printf '[%s]' "$a" >> '${log}'; done\necho >> '${log}'\necho 'mise: nope' >&2\nexit ${miseExit}\n`,
+      [
+        '#!/bin/sh',
+        `for a in "$@"; do printf '[%s]' "$a" >> '${log}'; done`,
+        `echo >> '${log}'`,
+        'if [ "$1 $2" = "trust --show" ]; then echo "~/src/proj: untrusted"; exit 0; fi',
+        "echo 'mise: nope' >&2",
+        `exit ${miseExit}`,
+        '',
+      ].join('\n'),
       { mode: 0o755 },
     );
     return { origin, log, bin };
@@ -177,7 +189,7 @@ describe('host agent clones a missing checkout from the caller origin', () => {
     oneLine(result, /needs Herdr or tmux \(/);
     const top = join(box.home, 'src', 'proj');
     expect(git(top, 'remote', 'get-url', 'origin').trim()).toBe(origin);
-    expect(await readFile(log, 'utf8')).toBe(`[trust][--][${join(top, 'mise.toml')}]\n`);
+    expect(await readFile(log, 'utf8')).toBe(`[trust][--show]\n[trust][--][${join(top, 'mise.toml')}]\n`);
     expect(await launchesLeft()).toEqual([]);
   });
 

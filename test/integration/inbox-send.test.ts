@@ -43,7 +43,11 @@ describe('send', () => {
     await registerClaude(t, child);
     const result = await t.cli(lead, ['send', child.pane, '--message', 'Also cover the empty case.']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toMatch(new RegExp(`^sent m_[a-z2-7]{12} to ${child.pane}\\n$`));
+    // A Claude Code reader that is not working reads only at its next prompt or stop: said so.
+    const id = /^sent (m_[a-z2-7]{12}) /.exec(result.stdout)?.[1];
+    expect(result.stdout).toBe(
+      `sent ${id} to ${child.pane}: it is idle, so claude reads ${id} at its next prompt or stop\n`,
+    );
     const inbox = await t.inbox(child);
     expect(inbox).toMatchObject({
       terminal: child.terminal,
@@ -136,7 +140,11 @@ describe('send', () => {
     expect((await t.cli(lead, ['track', 'local', child.pane, '--name', 'helper'])).code).toBe(0);
     const sent = await t.cli(lead, ['send', 'helper', '--message', 'by name']);
     expect(sent.code, sent.stderr).toBe(0);
-    expect(sent.stdout).toMatch(new RegExp(`^sent m_[a-z2-7]{12} to helper \\(${child.pane}\\)\\n$`));
+    expect(sent.stdout).toMatch(
+      new RegExp(
+        `^sent (m_[a-z2-7]{12}) to helper \\(${child.pane}\\): it is idle, so claude reads \\1 at its next prompt or stop\\n$`,
+      ),
+    );
     expect((await t.inbox(child)).records.map((r: { text: string }) => r.text)).toEqual(['by name']);
     // Another owner tracks another pane by the same name: which one is meant cannot be told.
     const other = await t.newPane();
@@ -212,12 +220,37 @@ describe('send by agent name', () => {
     });
     await registerClaude(named, b);
     const result = await named.cli(a, ['send', 'api-dups', '--message', 'Also cover the empty case.']);
-    expect(result.stdout).toMatch(new RegExp(`^sent m_\\w+ to api-dups \\(${b.pane}\\)\\n$`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^sent (m_\\w+) to api-dups \\(${b.pane}\\): it is idle, so claude reads \\1 at its next prompt or stop\\n$`,
+      ),
+    );
     expect((await named.inbox(b)).records[0].sender).toEqual({
       pane: a.pane,
       terminal: a.terminal,
       host: 'local',
       name: 'lead-agent',
     });
+  });
+
+  it('says nothing more when the Claude agent is working: its next stop reads the record', async () => {
+    const pane = await named.newPane();
+    const started = await named.herdr.call('agent.start', {
+      name: 'busy-one',
+      kind: 'claude',
+      pane_id: pane.pane,
+      args: ['fake-agent: {"steps":[{"hang":true}]}'],
+    });
+    expect(started.error).toBeUndefined();
+    await eventually(async () => {
+      const { agents } = (await named.herdr.call('agent.list', {})).result;
+      const agent = agents.find((a: { name?: string }) => a.name === 'busy-one');
+      return agent?.agent_status === 'working' ? true : undefined;
+    });
+    await registerClaude(named, pane);
+    const sender = await named.newPane();
+    const result = await named.cli(sender, ['send', 'busy-one', '--message', 'One more thing.']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(new RegExp(`^sent m_\\w+ to busy-one \\(${pane.pane}\\)\\n$`));
   });
 });

@@ -9,7 +9,7 @@ import { statePaths } from '../../service/state/paths.js';
 import type { ServiceLock } from '../../service/state/service-lock.js';
 import { changeTicket } from '../../service/state/work.js';
 import { QueueSchema, type Ticket } from '../../service/state/work-schemas.js';
-import { eventually, runCli, type Sandbox, sandbox } from '../helpers/cli.js';
+import { eventually, runCli, type Sandbox, sandbox, spawnCli } from '../helpers/cli.js';
 import { ticketFixture } from '../helpers/job-fixtures.js';
 import { holdServiceLock } from '../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../helpers/snapshot.js';
@@ -100,20 +100,40 @@ describe('run refuses bad input before creating anything', () => {
 });
 
 describe('run on a full host', () => {
-  it('prints the queued ticket, exits 1 and leaves a pending ticket with the request', async () => {
+  it('prints the queued ticket as one human line (JSON with --json), exits 1 and leaves a pending ticket with the request', async () => {
     await host(false);
+    const human = await runCli(['run', '--', 'true'], box.env);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toBe('');
+    expect(human.stdout).toMatch(
+      /^queued as (t_[a-z2-7]{12}): no host has room \(local: [^\n]+\); the service starts it when a host has room \(dogsled cancel \1 drops it\)\n$/,
+    );
     const cwd = join(box.root, 'work');
     await mkdir(cwd);
     const env = { ...box.env, HERDR_PANE_ID: 'w1:p2' };
     const result = await runCli(
-      ['run', '--cwd', cwd, '--timeout', '1h', '--idle-timeout', '10m', '--', 'sh', '-c', 'echo hi'],
+      [
+        'run',
+        '--json',
+        '--cwd',
+        cwd,
+        '--timeout',
+        '1h',
+        '--idle-timeout',
+        '10m',
+        '--',
+        'sh',
+        '-c',
+        'echo hi',
+      ],
       env,
     );
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^\{"queued":true,"ticket":"t_[a-z2-7]{12}"\}\n$/);
-    expect(result.stderr).toContain('no host has room (local: ');
+    // Behind the first ticket, which waits for the same host.
+    expect(result.stderr).toContain('1 earlier ticket waits for the same host');
     const ticket = JSON.parse(result.stdout).ticket;
-    expect(await queue()).toEqual([
+    expect((await queue()).slice(1)).toEqual([
       expect.objectContaining({
         id: ticket,
         kind: 'job',
@@ -153,18 +173,39 @@ describe('run on a full host', () => {
     expect((await queue()).map((t) => t.id)).toEqual([ticket]);
   });
 
-  it('waits with --wait until --max, then prints still running and exits 124, leaving the ticket pending', async () => {
+  it('waits with --wait until --max, then prints still running and exits 124, saying the ticket stays queued', async () => {
     // --max bounds the whole call, start-up and placement included: 4 s leaves room on a loaded box.
     await host(false);
     const result = await runCli(['run', '--wait', '--max', '4s', '--json', '--', 'true'], box.env);
     expect(result.code).toBe(124);
     // One JSON document (cli-json-waits.test.ts checks every form against its schema).
-    expect(JSON.parse(result.stdout)).toEqual({
-      queued: true,
-      ticket: expect.stringMatching(/^t_/),
-      still_running: true,
-    });
+    const doc = JSON.parse(result.stdout);
+    expect(doc).toEqual({ queued: true, ticket: expect.stringMatching(/^t_/), still_running: true });
+    expect(result.stderr.split('\n').slice(-2)).toEqual([
+      `dogsled: run: --max reached; ticket ${doc.ticket} stays queued; dogsled cancel ${doc.ticket} drops it`,
+      '',
+    ]);
     expect(await queue()).toEqual([expect.objectContaining({ state: 'pending', waiting: true })]);
+  });
+
+  it('says the ticket stays queued when the user interrupts a --wait (Ctrl-C), and exits 130', async () => {
+    await host(false);
+    const { child, done } = spawnCli(['run', '--wait', '--', 'true'], box.env);
+    // The wait listens for the interrupt from the moment it says it waits.
+    let seen = '';
+    child.stderr?.on('data', (chunk: string) => {
+      seen += chunk;
+    });
+    await eventually(async () => (seen.includes('waiting for its admission') ? true : undefined));
+    child.kill('SIGINT');
+    const result = await done;
+    const [ticket] = await queue();
+    expect(ticket).toMatchObject({ state: 'pending', waiting: true });
+    expect(result).toMatchObject({ code: 130, stdout: '' });
+    expect(result.stderr.split('\n').slice(-2)).toEqual([
+      `dogsled: run: interrupted; ticket ${ticket?.id} stays queued; dogsled cancel ${ticket?.id} drops it`,
+      '',
+    ]);
   });
 });
 
@@ -177,8 +218,8 @@ describe('FIFO', () => {
     );
     const result = await runCli(['run', '--', 'true'], box.env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('1 earlier ticket waits for the same host');
-    const ticket = JSON.parse(result.stdout).ticket;
+    expect(result.stdout).toContain('1 earlier ticket waits for the same host');
+    const ticket = /^queued as (t_\w+):/.exec(result.stdout)?.[1];
     expect((await queue()).map((t) => [t.id, t.state])).toEqual([
       ['t_aaaaaaaaaaaa', 'pending'],
       [ticket, 'pending'],
@@ -222,7 +263,9 @@ describe('run --wait on a queued ticket', () => {
     const launched = await admitByHand(box, ticket.id);
     expect(launched.job).toMatchObject({ ticket: ticket.id, item: launched.item.id, pane: null });
     const result = await waiting;
-    expect(result.stdout).toBe(`{"queued":true,"ticket":"${ticket.id}"}\nadmitted\n`);
+    // A human wait keeps stdout for the job's output; the ticket is named on stderr.
+    expect(result.stdout).toBe('admitted\n');
+    expect(result.stderr).toContain(`dogsled: run: queued as ${ticket.id}: `);
     expect(result.code).toBe(5);
   });
 

@@ -136,11 +136,11 @@ describe('run --wait headless with a supervisor started ahead', () => {
     const run = spawnCli(['run', '--wait', '--max', '30s', '--cwd', work, '--', 'true'], box.env, {
       timeoutMs: 60_000,
     });
-    let stdout = '';
-    run.child.stdout?.on('data', (d: Buffer) => {
-      stdout += String(d);
+    let stderr = '';
+    run.child.stderr?.on('data', (d: Buffer) => {
+      stderr += String(d);
     });
-    await eventually(async () => (stdout.includes('"queued":true') ? true : undefined), 20_000, 'a ticket');
+    await eventually(async () => (stderr.includes('queued as t_') ? true : undefined), 20_000, 'a ticket');
     // Still waiting for admission, and no supervisor waits with it.
     await eventually(async () => ((await standbys()).length === 0 ? true : undefined), 20_000, 'no standby');
     expect(run.child.exitCode).toBeNull();

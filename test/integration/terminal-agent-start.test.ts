@@ -1,4 +1,4 @@
-// The socket agent start's readiness loop (CONTRACT §4.4) against a scripted server whose
+// The socket agent start's confirmation loop (CONTRACT §4.2, §4.4) against a scripted server whose
 // `agent.get` answers come from a list, so each way a launch can end is reproduced exactly.
 
 import { rm } from 'node:fs/promises';
@@ -90,8 +90,23 @@ describe('the readiness loop', () => {
     expect(calls.slice(1).every((c) => c.method === 'agent.get' && c.params.target === 'rev')).toBe(true);
   });
 
-  it('fails as agent_start_failed when the launch stops pending without becoming ready', async () => {
-    const settled = { agent: { ...base, name: 'rev', agent: 'codex' } };
+  it('returns as soon as Herdr detects the requested kind under the name, before it is ready', async () => {
+    // A child that works on its task from its launch prompt is ready only at the end of its first
+    // turn (CONTRACT §4.4); that it runs is known as soon as Herdr detects it.
+    const working = {
+      agent: { ...base, name: 'rev', agent: 'codex', launch_pending: true, agent_status: 'working' },
+    };
+    // Found by its process but not yet read (`unknown`): not yet confirmed.
+    const found = { agent: { ...base, name: 'rev', agent: 'codex', launch_pending: true } };
+    const { transport, calls } = await scripted(pending, [pending, found, working, pending]);
+    const started = await startAgentWithReadiness(transport, options, 10);
+    expect(started.agent).toMatchObject({ agent: 'codex', agent_status: 'working', launch_pending: true });
+    expect(started.agent.interactive_ready).toBeUndefined();
+    expect(calls.filter((c) => c.method === 'agent.get')).toHaveLength(3);
+  });
+
+  it('fails as agent_start_failed when the launch stops pending before Herdr detected anything', async () => {
+    const settled = { agent: { ...base, name: 'rev' } };
     const { transport } = await scripted(pending, [pending, settled]);
     const error = await failure(startAgentWithReadiness(transport, options, 10));
     expect(error.code).toBe('agent_start_failed');

@@ -13,6 +13,7 @@ import {
   pruneSettled,
   reofferExpired,
   sendRefusal,
+  waitsForHook,
   withReader,
 } from '../../service/core/inbox.js';
 import type { Inbox, InboxRecord } from '../../service/state/inbox-schemas.js';
@@ -165,5 +166,18 @@ describe('readers, notices and refusals', () => {
     expect(sendRefusal(read)).toBeNull();
     const records = Array.from({ length: INBOX_UNDELIVERED_MAX }, (_, i) => record(`m_${i}`, T0));
     expect(sendRefusal({ ...read, records })).toBe('full');
+  });
+});
+
+describe('waitsForHook', () => {
+  it('names the state of a Claude Code or Codex agent that is not working; nothing for Pi or a working one', () => {
+    expect(waitsForHook('claude', 'idle')).toBe('idle');
+    expect(waitsForHook('codex', 'done')).toBe('idle');
+    expect(waitsForHook('claude', 'blocked')).toBe('blocked');
+    // A plain shell whose reader is a hook, or an agent Herdr does not list: its hook has to run.
+    expect(waitsForHook('claude', undefined)).toBe('idle');
+    expect(waitsForHook('claude', 'working')).toBeNull();
+    expect(waitsForHook('pi', 'idle')).toBeNull();
+    expect(waitsForHook(undefined, 'idle')).toBeNull();
   });
 });

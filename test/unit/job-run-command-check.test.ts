@@ -1,7 +1,8 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkCommand, findExecutable } from '../../service/jobs/command-check.js';
+import { checkCommand } from '../../service/jobs/command-check.js';
+import { findExecutable } from '../../service/process/find-executable.js';
 import { tempDir } from '../helpers/tree.js';
 
 async function layout() {
