@@ -1,16 +1,25 @@
 // `hook inbox` and `hook gate` (spec, "Inbox" readers and the stop gate): register the reader,
 // claim the next batch, hand it (with the gate's reminder at Stop) to the caller's printer and
 // acknowledge exactly what was printed; or the reminder alone for Pi's settle hook. Outside a Herdr
-// or tmux pane or without a state directory a hook adds nothing.
+// or tmux pane or without a state directory a hook adds nothing. One answer stays under the
+// harness's size cap with every piece in it counted, and a Stop gives no block past what the
+// harness honours in a row (core/stop-chain.ts): what waits then goes with the next prompt.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { batchText } from '../core/inbox-text.js';
+import { batchBudget, batchText } from '../core/inbox-text.js';
+import { nextStopBlock, stopBlockLimit } from '../core/stop-chain.js';
 import type { ProcessIO } from '../state/io.js';
 import { hookPane } from '../terminal/herdr-env.js';
 import { mark } from '../timing.js';
 import { gateCheck } from './gate.js';
 import { type HookHarness, hasStateDir, hookCaller, type InboxHookEvent } from './hook-common.js';
-import { ackDelivery, claimDelivery } from './reader.js';
+import { ackDelivery, claimDelivery, noteStopBlock, recordedStopBlocks } from './reader.js';
+
+/** What the harness said on stdin that the inbox hook uses. */
+export interface InboxHookInput {
+  /** Stop: a Stop hook already continued this turn. */
+  stopHookActive: boolean;
+}
 
 /**
  * `hook inbox`: the next batch for this terminal, and at Stop the gate's reminder if one is due,
@@ -21,19 +30,30 @@ export async function inboxHook(
   io: ProcessIO,
   harness: HookHarness,
   event: InboxHookEvent,
+  input: InboxHookInput,
   print: (text: string) => Promise<void>,
 ): Promise<void> {
   const owner = hookPane(io.env);
   if (owner === null || !(await hasStateDir(io))) return;
   const at = await hookCaller(io, 'hook inbox');
   mark('caller');
-  const delivery = await claimDelivery(io, at, harness);
   if (event === 'Stop') await askForSweep(io, owner);
+  const block =
+    event === 'Stop'
+      ? nextStopBlock(input.stopHookActive, input.stopHookActive ? await recordedStopBlocks(io, at) : 0)
+      : undefined;
+  // Near the harness's cap a block could be dropped with what it carried: the next prompt takes it.
+  if (block !== undefined && block > stopBlockLimit(io.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP)) return;
+  // Every piece of the answer besides the batch, each counted in the size cap.
+  const pieces: string[] = [];
   const reminder = event === 'Stop' ? await gateCheck(io, owner) : undefined;
+  if (reminder !== undefined) pieces.push(reminder);
+  const delivery = await claimDelivery(io, at, harness, { budget: batchBudget(pieces), stopBlocks: block });
   const parts: string[] = [];
   if (delivery.records.length > 0) parts.push(batchText(delivery.records, io.now(), delivery.left));
-  if (reminder !== undefined) parts.push(reminder);
+  parts.push(...pieces);
   if (parts.length === 0) return;
+  if (block !== undefined && delivery.records.length === 0) await noteStopBlock(io, at, block);
   await print(parts.join('\n\n'));
   if (delivery.records.length === 0) return;
   await testPause(io.env);

@@ -3,6 +3,8 @@
 // has never registered a reader is refused at once, so a record never waits where nothing reads it.
 // The sender is named from its own pane, so a failure can come back to its inbox. A peer's agent is
 // reached through its own `host send` (work/peer-actions.ts), which lands here on that host.
+// Under the inbox's lock a send first compacts it (settled records out of the live file, the oldest
+// evicted for room) and is refused, with nothing written, when it does not fit beside what waits.
 
 import {
   INBOX_KINDS,
@@ -12,13 +14,15 @@ import {
   pendingRecord,
   sendRefusal,
 } from '../core/inbox.js';
-import { plainLine } from '../core/text-clean.js';
+import { INBOX_MAX_BYTES } from '../core/inbox-space.js';
+import { clipText, plainLine } from '../core/text-clean.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { newId } from '../state/ids.js';
 import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
 import type { ProcessIO } from '../state/io.js';
 import { updateInbox } from './files.js';
+import { compactLocked, dropBodies, storedBytes, storeRecord } from './settled.js';
 import { callerWhereabouts, openHerdr, targetWhereabouts, type Whereabouts } from './whereabouts.js';
 
 export interface SendRequest {
@@ -40,7 +44,9 @@ export interface SendResult {
 /** Checks the flag that needs no text and no Herdr: the kind. Throws the refusal. */
 export function checkSendOptions(kind: string): void {
   if (!isInboxKind(kind)) {
-    throw new DogsledError(`send: --kind ${plainLine(kind)}: expected one of ${INBOX_KINDS.join(', ')}`);
+    throw new DogsledError(
+      `send: --kind ${clipText(plainLine(kind), 40)}: expected one of ${INBOX_KINDS.join(', ')}`,
+    );
   }
 }
 
@@ -54,6 +60,11 @@ export function checkSendRequest(request: SendRequest): void {
   }
 }
 
+/** Sizes in a refusal, to a tenth of a MiB: `28.0 MiB`. */
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
 export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<SendResult> {
   checkSendRequest(request);
   if (request.host !== null && request.host !== LOCAL_HOST.id && request.host !== LOCAL_HOST.label) {
@@ -63,7 +74,10 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
   const port = await openHerdr({ env: io.env, home: io.home, commandName: 'send' });
   const listing = await port.listAll();
   const to = await targetWhereabouts(port, listing, request.target);
-  if (!to) throw new DogsledError(`send: no agent or pane "${plainLine(request.target)}" on this host`);
+  if (!to)
+    throw new DogsledError(
+      `send: no agent or pane "${clipText(plainLine(request.target), 80)}" on this host`,
+    );
   const from = request.sender === undefined ? await callerWhereabouts(port, io.env, listing) : undefined;
   const sender: InboxSender = request.sender ?? {
     pane: from?.pane ?? null,
@@ -72,7 +86,9 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
     name: from?.name ?? null,
   };
   const label = to.name ? `${to.name} (${to.pane})` : to.pane;
-  const record = await updateInbox(io, to.terminal, to.pane, (inbox) => {
+  const weight = storedBytes(request.text);
+  const dropped: InboxRecord[] = [];
+  const record = await updateInbox(io, to.terminal, to.pane, async (inbox) => {
     const refusal = sendRefusal(inbox);
     if (refusal === 'no reader') {
       throw new DogsledError(
@@ -84,8 +100,21 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
         `send: the inbox of ${label} is full: its reader has not taken what waits there`,
       );
     }
-    const added = pendingRecord({ id: newId('m'), kind, sender, text: request.text }, io.now());
-    return { result: added, next: { ...inbox, pane: to.pane, records: [...inbox.records, added] } };
+    const plan = await compactLocked(io, to.terminal, inbox, { incoming: weight });
+    if (!plan.fits) {
+      throw new DogsledError(
+        `send: no room in the inbox of ${label}: ${mib(plan.waitingBytes)} wait undelivered there and this message needs ${mib(weight)}, over the ${mib(INBOX_MAX_BYTES)} an inbox holds; nothing was sent`,
+      );
+    }
+    dropped.push(...plan.dropped);
+    const added = await storeRecord(
+      io,
+      to.terminal,
+      pendingRecord({ id: newId('m'), kind, sender, text: request.text }, io.now()),
+    );
+    return { result: added, next: { ...inbox, pane: to.pane, records: [...plan.live, added] } };
   });
+  // Written: the records this send dropped for room (or for age) lose their bodies only now.
+  await dropBodies(io, to.terminal, dropped);
   return { record, to };
 }

@@ -105,9 +105,10 @@ describe('hook inbox', () => {
       expect((await t.cli(lead, ['send', child.pane, '--message-file', file])).code).toBe(0);
     const first = hookJson(await t.hook(child, STOP, stopInput(false))).reason as string;
     expect(first.length).toBeLessThan(10_000);
-    expect(first).toMatch(/\(2 more wait for your next prompt or stop: dogsled inbox list\)$/);
+    expect(first).toMatch(/^dogsled inbox: 4 new records/);
+    expect(first).toMatch(/\(1 more wait for your next prompt or stop: dogsled inbox list\)$/);
     const second = hookJson(await t.hook(child, STOP, stopInput(true))).reason as string;
-    expect(second).toMatch(/^dogsled inbox: 2 new records/);
+    expect(second).toMatch(/^dogsled inbox: 1 new record/);
     silent(await t.hook(child, STOP, stopInput(true)));
   });
 });
