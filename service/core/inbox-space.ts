@@ -28,36 +28,21 @@ export const COMPACT_AFTER_MS = 5 * 60_000;
 /** The body pointer a record carries when its text lives in a file of its own (a type: records' fields are open). */
 export type BodyPointer = { bytes: number; chars: number };
 
+/** A text as the inbox file keeps it: whole, or its first part with a pointer to its body file. */
+export type StoredText = { text: string; body?: BodyPointer };
+
 /** How a text is stored: whole, or its first INLINE_TEXT_CHARS with the whole in a body file. */
-export function storedText(text: string): { text: string; body?: BodyPointer } {
+export function storedText(text: string): StoredText {
   if (text.length <= INLINE_TEXT_CHARS) return { text };
   return {
     text: cutAt(text, INLINE_TEXT_CHARS),
-    body: { bytes: utf8Length(text), chars: stripEscapes(text).trimEnd().length },
+    body: { bytes: Buffer.byteLength(text, 'utf8'), chars: stripEscapes(text).trimEnd().length },
   };
-}
-
-/** The UTF-8 size of `text` without encoding it (a lone surrogate counts as its 3-byte replacement). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const low = text.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /** What a record weighs against its terminal's cap: its whole text and its fields. */
 export function recordBytes(record: Pick<InboxRecord, 'text' | 'body'>): number {
-  return (record.body?.bytes ?? utf8Length(record.text)) + RECORD_OVERHEAD_BYTES;
+  return (record.body?.bytes ?? Buffer.byteLength(record.text, 'utf8')) + RECORD_OVERHEAD_BYTES;
 }
 
 export interface CompactionPlan {

@@ -14,7 +14,7 @@ import {
   pendingRecord,
   sendRefusal,
 } from '../core/inbox.js';
-import { INBOX_MAX_BYTES } from '../core/inbox-space.js';
+import { INBOX_MAX_BYTES, recordBytes, storedText } from '../core/inbox-space.js';
 import { clipText, plainLine } from '../core/text-clean.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
@@ -22,7 +22,7 @@ import { newId } from '../state/ids.js';
 import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
 import type { ProcessIO } from '../state/io.js';
 import { updateInbox } from './files.js';
-import { compactLocked, dropBodies, storedBytes, storeRecord } from './settled.js';
+import { compactLocked, dropBodies, storeRecord } from './settled.js';
 import { callerWhereabouts, openHerdr, targetWhereabouts, type Whereabouts } from './whereabouts.js';
 
 export interface SendRequest {
@@ -86,7 +86,9 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
     name: from?.name ?? null,
   };
   const label = to.name ? `${to.name} (${to.pane})` : to.pane;
-  const weight = storedBytes(request.text);
+  // Measured once (a 4 MiB text is cleaned to count its characters): stored below as measured here.
+  const stored = storedText(request.text);
+  const weight = recordBytes(stored);
   const dropped: InboxRecord[] = [];
   const record = await updateInbox(io, to.terminal, to.pane, async (inbox) => {
     const refusal = sendRefusal(inbox);
@@ -111,6 +113,7 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
       io,
       to.terminal,
       pendingRecord({ id: newId('m'), kind, sender, text: request.text }, io.now()),
+      stored,
     );
     return { result: added, next: { ...inbox, pane: to.pane, records: [...plan.live, added] } };
   });

@@ -13,7 +13,7 @@ import {
   type CompactionPlan,
   changesSettled,
   compactionPlan,
-  recordBytes,
+  type StoredText,
   storedText,
 } from '../core/inbox-space.js';
 import { DogsledError, messageOf } from '../errors.js';
@@ -68,18 +68,17 @@ export function mergeRecords(live: Inbox | undefined, settled: readonly InboxRec
  * `record` as the inbox file keeps it: a long text's first part, with the whole written to its body
  * file (0600) first. Called holding the live file's lock, before the record is written there.
  */
-export async function storeRecord(io: StateIO, terminal: string, record: InboxRecord): Promise<InboxRecord> {
-  const stored = storedText(record.text);
+export async function storeRecord(
+  io: StateIO,
+  terminal: string,
+  record: InboxRecord,
+  stored: StoredText = storedText(record.text),
+): Promise<InboxRecord> {
   if (stored.body === undefined) return record;
   const file = bodyFile(io, terminal, record.id);
   await mkdir(inboxDir(io, terminal), { recursive: true, mode: STATE_DIR_MODE });
   await guarded(io, file, () => writeAtomic(file, record.text, { mode: STATE_FILE_MODE }));
   return { ...record, text: stored.text, body: stored.body };
-}
-
-/** What `record` weighs once stored (its whole text and its fields). */
-export function storedBytes(text: string): number {
-  return recordBytes(storedText(text));
 }
 
 /** The whole text of `record`: its body file's when it has one (a body already gone: what is kept). */
@@ -122,13 +121,21 @@ export async function compactLocked(
   const file = settledFile(io, terminal);
   const before = await readSettled(io, terminal);
   const plan = compactionPlan(inbox.records, before, io.now(), options.incoming ?? 0);
-  if (plan.fits && changesSettled(plan, before.length)) {
+  if (!plan.fits) return plan;
+  if (changesSettled(plan, before.length)) {
     await mkdir(inboxDir(io, terminal), { recursive: true, mode: STATE_DIR_MODE });
+    // A long text an older dogsled kept whole in the live file gets its body file on the way out.
+    const settled: InboxRecord[] = [];
+    for (const record of plan.settled) {
+      const legacy = record.body === undefined && RECORD_ID.test(record.id);
+      settled.push(legacy ? await storeRecord(io, terminal, record) : record);
+    }
+    plan.settled = settled;
     // Every writer holds the live lock, so what was read above is still what is there.
     await guarded(io, file, () =>
       updateState(file, SettledInboxSchema, io, () => ({
         result: undefined,
-        next: { version: 1 as const, terminal, records: plan.settled },
+        next: { version: 1 as const, terminal, records: settled },
       })),
     );
   }

@@ -152,13 +152,20 @@ describe('an inbox holds a bounded amount', () => {
     const now = Date.now();
     const inbox = await t.inbox(child);
     const history = Array.from({ length: 10_000 }, (_, i) => deliveredRecord(i, now - 60_000 + i));
+    const long = `${'L'.repeat(100_000)} whole`;
+    history[0] = { ...history[0], text: long } as (typeof history)[0];
     await writeFile(t.inboxPath(child), JSON.stringify({ ...inbox, records: history }));
     const id = await sent('the one that waits');
     // The send moved the history out of the live file: what a hook reads is the one record.
     expect((await t.inbox(child)).records.map((r: { id: string }) => r.id)).toEqual([id]);
-    expect(await settled(child)).toHaveLength(10_000);
+    const moved = await settled(child);
+    expect(moved).toHaveLength(10_000);
+    // A long text kept whole in the live file by an older dogsled got its body file on the way out.
+    expect(moved[0]).toMatchObject({ id: 'm_old0000000', body: { bytes: long.length, chars: long.length } });
+    expect(await readFile(bodyOf(child, 'm_old0000000'), 'utf8')).toBe(long);
     const listed = JSON.parse((await t.cli(child, ['inbox', 'list', '--json'])).stdout);
     expect(listed.received).toHaveLength(10_001);
+    expect(listed.received[0].text).toBe(long);
 
     // The history in a FIFO: a hook that opened it would fail silently or hang.
     await rm(join(dirOf(child), 'settled.json'));

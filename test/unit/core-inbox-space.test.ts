@@ -17,7 +17,6 @@ import {
   recordBytes,
   SETTLED_MAX_RECORDS,
   storedText,
-  utf8Length,
 } from '../../service/core/inbox-space.js';
 import { nextStopBlock, stopBlockLimit } from '../../service/core/stop-chain.js';
 import type { InboxRecord } from '../../service/state/inbox-schemas.js';
@@ -44,12 +43,6 @@ describe('how a text is stored', () => {
     const stored = storedText(long);
     expect(stored.text).toBe('é'.repeat(INLINE_TEXT_CHARS));
     expect(stored.body).toEqual({ bytes: 2 * INLINE_TEXT_CHARS + 10, chars: INLINE_TEXT_CHARS + 5 });
-  });
-
-  it('counts UTF-8 bytes as Buffer does, surrogate pairs and lone halves included', () => {
-    for (const text of ['', 'abc', 'é', '€', '😀', 'a\ud800b', '\udc00', `x${'😀'.repeat(3)}`]) {
-      expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
-    }
   });
 
   it('weighs a record by its whole text and its fields', () => {
