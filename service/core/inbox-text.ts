@@ -16,7 +16,7 @@ import { clipText, cutAt, plainLine } from './text-clean.js';
 /** At most this much of one record's text is delivered; the rest is read with `dogsled inbox list`. */
 export const PREVIEW_CHARS = 2_000;
 /** One delivery (hook output, claim): the batch and the reminders beside it, under Claude Code's cap. */
-export const DELIVERY_CHARS = 9_500;
+export const BATCH_CHARS = 9_500;
 /** A batch's first line and its `(N more wait…)` line stay within this. */
 const BATCH_FRAME_CHARS = 200;
 /** The display form folds a record's text past this many lines (the Pi renderer does the same). */
@@ -58,7 +58,7 @@ export function deliveryEntry(record: InboxRecord, now: number): string {
 
 /** What a delivery leaves for the batch beside `pieces` (reminders), each counted with its separator. */
 export function batchBudget(pieces: readonly string[]): number {
-  let left = DELIVERY_CHARS;
+  let left = BATCH_CHARS;
   for (const piece of pieces) left -= piece.length + 2;
   return Math.max(0, left);
 }
@@ -70,7 +70,7 @@ export function batchBudget(pieces: readonly string[]): number {
 export function pickDelivery(
   records: readonly InboxRecord[],
   now: number,
-  budget: number = DELIVERY_CHARS,
+  budget: number = BATCH_CHARS,
 ): { batch: InboxRecord[]; left: number } {
   return pickBatch(
     records,

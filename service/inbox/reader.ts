@@ -5,7 +5,7 @@
 // write only the live file: what settled earlier (settled.ts) costs them nothing.
 
 import { type AckOutcome, ackRecords, claimRecords, inDeliveryOrder, withReader } from '../core/inbox.js';
-import { DELIVERY_CHARS, pickDelivery } from '../core/inbox-text.js';
+import { BATCH_CHARS, pickDelivery } from '../core/inbox-text.js';
 import { clipText, plainLine } from '../core/text-clean.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { Inbox, InboxRecord } from '../state/inbox-schemas.js';
@@ -43,7 +43,7 @@ export async function claimDelivery(
   harness: string,
   options: ClaimOptions = {},
 ): Promise<Delivery> {
-  const budget = options.budget ?? DELIVERY_CHARS;
+  const budget = options.budget ?? BATCH_CHARS;
   const reader = { harness, registered_ms: io.now(), pane: at.pane };
   const seen = await readInbox(io, at.terminal);
   const registered = seen !== undefined && !withReader(seen, reader).changed;

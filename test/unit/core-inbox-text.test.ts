@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { pendingRecord } from '../../service/core/inbox.js';
 import { storedText } from '../../service/core/inbox-space.js';
 import {
+  BATCH_CHARS,
   batchBudget,
   batchText,
-  DELIVERY_CHARS,
   deliveryEntry,
   displayLines,
   FOLD_LINES,
@@ -75,9 +75,9 @@ describe('the delivery form', () => {
     const { batch, left } = pickDelivery(records, T0);
     expect([batch.length, left]).toEqual([4, 5]);
     const text = batchText(batch, T0, left);
-    expect(text.length).toBeLessThanOrEqual(DELIVERY_CHARS);
+    expect(text.length).toBeLessThanOrEqual(BATCH_CHARS);
     expect(text.length + deliveryEntry(records[4] as InboxRecord, T0).length).toBeGreaterThan(
-      DELIVERY_CHARS - 200,
+      BATCH_CHARS - 200,
     );
     expect(text).toMatch(/^dogsled inbox: 4 new records/);
     expect(text).toMatch(/5 more wait for your next prompt or stop: dogsled inbox list\)$/);
@@ -96,8 +96,8 @@ describe('the delivery form', () => {
     const reminder = 'r'.repeat(5_000);
     const { batch, left } = pickDelivery(records, T0, batchBudget([reminder]));
     expect(batch.length).toBeGreaterThan(0);
-    expect(batchText(batch, T0, left).length + 2 + reminder.length).toBeLessThanOrEqual(DELIVERY_CHARS);
-    expect(pickDelivery(records, T0, batchBudget(['r'.repeat(DELIVERY_CHARS)])).batch).toEqual([]);
+    expect(batchText(batch, T0, left).length + 2 + reminder.length).toBeLessThanOrEqual(BATCH_CHARS);
+    expect(pickDelivery(records, T0, batchBudget(['r'.repeat(BATCH_CHARS)])).batch).toEqual([]);
   });
 
   it('labels the service, a nameless pane and a peer sender', () => {
