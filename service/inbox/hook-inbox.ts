@@ -14,6 +14,7 @@ import { mark } from '../timing.js';
 import { gateCheck } from './gate.js';
 import { type HookHarness, hasStateDir, hookCaller, type InboxHookEvent } from './hook-common.js';
 import { ackDelivery, claimDelivery, noteStopBlock, recordedStopBlocks } from './reader.js';
+import type { Whereabouts } from './whereabouts.js';
 
 /** What the harness said on stdin that the inbox hook uses. */
 export interface InboxHookInput {
@@ -24,7 +25,8 @@ export interface InboxHookInput {
 /**
  * `hook inbox`: the next batch for this terminal, and at Stop the gate's reminder if one is due,
  * given to `print` (the batch, then the reminder); what `print` resolved for is then acknowledged,
- * so a hook that dies before its output is out leaves the batch to be offered again.
+ * so a hook that dies before its output is out leaves the batch to be offered again. The reminder is
+ * decided first and its size is taken from the batch's, so the whole answer stays under BATCH_CHARS.
  */
 export async function inboxHook(
   io: ProcessIO,
@@ -37,32 +39,64 @@ export async function inboxHook(
   if (owner === null || !(await hasStateDir(io))) return;
   const at = await hookCaller(io, 'hook inbox');
   mark('caller');
-  if (event === 'Stop') await askForSweep(io, owner);
-  const block =
-    event === 'Stop'
-      ? nextStopBlock(input.stopHookActive, input.stopHookActive ? await recordedStopBlocks(io, at) : 0)
-      : undefined;
   // Near the harness's cap a block could be dropped with what it carried: the next prompt takes it.
-  if (block !== undefined && block > stopBlockLimit(io.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP)) return;
+  const block = event === 'Stop' ? await stopBlock(io, at, input) : undefined;
+  if (block === null) {
+    await askForSweep(io, owner);
+    return;
+  }
   // Every piece of the answer besides the batch, each counted in the size cap.
   const pieces: string[] = [];
-  const reminder = event === 'Stop' ? await gateCheck(io, owner) : undefined;
+  const reminder = event === 'Stop' ? await stopReminder(io, owner) : undefined;
   if (reminder !== undefined) pieces.push(reminder);
-  const delivery = await claimDelivery(io, at, harness, { budget: batchBudget(pieces), stopBlocks: block });
+  const delivery = await claimDelivery(io, at, harness, {
+    budget: batchBudget(pieces),
+    stopBlocks: block,
+  }).catch((error: unknown) => {
+    // A reminder is recorded as given already: it still goes out, alone.
+    if (pieces.length === 0) throw error;
+    return undefined;
+  });
+  const records = delivery?.records ?? [];
   const parts: string[] = [];
-  if (delivery.records.length > 0) parts.push(batchText(delivery.records, io.now(), delivery.left));
+  if (delivery !== undefined && records.length > 0) parts.push(batchText(records, io.now(), delivery.left));
   parts.push(...pieces);
   if (parts.length === 0) return;
-  if (block !== undefined && delivery.records.length === 0) await noteStopBlock(io, at, block);
+  // A block that claimed nothing still counts (best effort: the reminder is recorded as given).
+  if (block !== undefined && records.length === 0) await noteStopBlock(io, at, block).catch(() => undefined);
   await print(parts.join('\n\n'));
-  if (delivery.records.length === 0) return;
+  if (delivery === undefined || records.length === 0) return;
   await testPause(io.env);
   await ackDelivery(
     io,
     delivery,
-    delivery.records.map((record) => record.id),
+    records.map((record) => record.id),
     false,
   );
+}
+
+/**
+ * The Stop block this answer would be in its chain (core/stop-chain.ts), or null when that is past
+ * what the harness honours in a row (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP).
+ */
+async function stopBlock(
+  io: ProcessIO,
+  at: Pick<Whereabouts, 'terminal'>,
+  input: InboxHookInput,
+): Promise<number | null> {
+  const active = input.stopHookActive;
+  const block = nextStopBlock(active, active ? await recordedStopBlocks(io, at) : undefined);
+  return block > stopBlockLimit(io.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) ? null : block;
+}
+
+/**
+ * What a Stop adds to the inbox's batch: a cleanup pass is requested, then the stop gate's reminder
+ * (finished children with work to land, cleanup findings in the owner's work), once per set. A gate
+ * that fails costs the reminder, never the batch.
+ */
+export async function stopReminder(io: ProcessIO, owner: string): Promise<string | undefined> {
+  await askForSweep(io, owner);
+  return gateCheck(io, owner).catch(() => undefined);
 }
 
 /** Test-only pause between printing and acknowledging, where a crash test kills the hook. */

@@ -33,9 +33,10 @@ export interface ClaimOptions {
 }
 
 /**
- * Registers `harness` as this terminal's reader (first run) and claims the next batch. With the
- * reader registered and nothing deliverable, no lock is taken and nothing is written: the common
- * case of every prompt and stop stays a plain read.
+ * Registers `harness` as this terminal's reader (first run) and claims the next batch, of at most
+ * `budget` delivered characters (a Stop response gives part of BATCH_CHARS to the gate's reminder).
+ * With the reader registered and nothing deliverable, no lock is taken and nothing is written: the
+ * common case of every prompt and stop stays a plain read.
  */
 export async function claimDelivery(
   io: ProcessIO,

@@ -61,6 +61,14 @@ function activityText(pane: AgentPane): string | null {
   return `${pane.activity.kind}: ${pane.activity.text}`;
 }
 
+/**
+ * A child is named as its owner named it (`--name`, on the item), else as Herdr names its agent;
+ * its pane follows, for `close` and `read`. Herdr's name can be gone (a restart clears it).
+ */
+function childLabel(name: string | null, pane: string): string {
+  return name === null ? pane : `${name} (${pane})`;
+}
+
 function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
   const base = {
     item: item.id,
@@ -80,7 +88,7 @@ function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
     return {
       ...base,
       kind: 'agent',
-      label: item.pane ?? item.id,
+      label: item.name ?? item.pane ?? item.id,
       state: 'not seen',
       since_ms: item.created_ms,
     };
@@ -89,7 +97,7 @@ function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
     ...base,
     kind: 'agent',
     pane: pane.pane,
-    label: pane.name === null ? pane.pane : `${pane.name} (${pane.pane})`,
+    label: childLabel(item.name ?? pane.name, pane.pane),
     state: pane.state,
     since_ms: pane.state_since_ms,
     transcript_modified: pane.transcript_modified,
