@@ -233,7 +233,8 @@ describe('claims are leases', () => {
   it('two readers racing never both print one record', async () => {
     await registerClaude(t, child);
     const held = await send('held by the first reader');
-    const env = t.envOf(child, { DOGSLED_TEST: '1', DOGSLED_TEST_HOOK_PAUSE_MS: '60000' });
+    // One clock for every process: the first reader's lease must not end however slow the machine is.
+    const env = t.envOf(child, { ...clock(T0), DOGSLED_TEST_HOOK_PAUSE_MS: '60000' });
     const first = spawn(process.execPath, [join(ROOT, 'dist', 'dogsled.cjs'), 'hook', ...PROMPT], { env });
     let printed = '';
     first.stdout.on('data', (d: Buffer) => {
@@ -246,9 +247,11 @@ describe('claims are leases', () => {
         10_000,
         'first',
       );
-      silent(await t.hook(child, STOP, stopInput(false)));
+      silent(await t.hook(child, STOP, stopInput(false), clock(T0)));
       const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => send(`burst ${i}`)));
-      const runs = await Promise.all(Array.from({ length: 4 }, () => t.hook(child, STOP, stopInput(false))));
+      const runs = await Promise.all(
+        Array.from({ length: 4 }, () => t.hook(child, STOP, stopInput(false), clock(T0))),
+      );
       const seen = runs.flatMap((run) => {
         const reason = run.stdout === '' ? '' : (hookJson(run).reason as string);
         return ids.filter((_, i) => reason.includes(`burst ${i}`));
