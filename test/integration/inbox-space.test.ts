@@ -5,7 +5,7 @@
 // nothing), and a crash between the settled write and the live write loses and repeats nothing.
 
 import { execFileSync } from 'node:child_process';
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InboxWorker } from '../../service/daemon/inbox-worker.js';
@@ -176,6 +176,45 @@ describe('an inbox holds a bounded amount', () => {
     expect(reason).toContain('the one that waits');
     expect((await t.inbox(child)).records).toEqual([expect.objectContaining({ id, state: 'delivered' })]);
   }, 60_000);
+
+  it('refuses a send in one line when the settled file or its directory is not what it should be, and hooks still deliver', async () => {
+    const waiting = await sent('waiting before the damage');
+    const cases: Array<[string, () => Promise<void>, RegExp]> = [
+      [
+        'a directory',
+        async () => {
+          await mkdir(join(dirOf(child), 'settled.json'), { recursive: true });
+        },
+        /settled\.json is a directory, not a regular file/,
+      ],
+      [
+        'a FIFO',
+        async () => {
+          await rm(join(dirOf(child), 'settled.json'), { recursive: true });
+          execFileSync('mkfifo', [join(dirOf(child), 'settled.json')]);
+        },
+        /settled\.json is a FIFO, not a regular file/,
+      ],
+      [
+        'a file in place of the directory',
+        async () => {
+          await rm(dirOf(child), { recursive: true });
+          await writeFile(dirOf(child), 'not a directory');
+        },
+        /settled\.json.*ENOTDIR/,
+      ],
+    ];
+    await mkdir(dirOf(child), { recursive: true });
+    for (const [, damage, pattern] of cases) {
+      await damage();
+      const refused = await sendFile('not stored');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(pattern);
+      expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect((await t.inbox(child)).records.map((r: { id: string }) => r.id)).toEqual([waiting]);
+    }
+    expect(hookJson(await t.hook(child, STOP, stop)).reason).toContain('waiting before the damage');
+  });
 
   it('loses and repeats nothing when a send dies between the settled write and the live write', async () => {
     const first = await sent('delivered before the crash');
