@@ -9,9 +9,10 @@ import type { ChildFacts, JobEvent, OwnerFacts } from '../core/watchdog.js';
 import { readInbox } from '../inbox/files.js';
 import type { StateIO } from '../state/io.js';
 import { jobLogPath, listJobRecords } from '../state/job-records.js';
+import { readParents } from '../state/parents.js';
 import { type AgentPane, HostSnapshotSchema } from '../state/schemas.js';
 import { readState } from '../state/store.js';
-import { type Parents, ParentsSchema, type WatchdogState } from '../state/watchdog-schemas.js';
+import type { Parents, WatchdogState } from '../state/watchdog-schemas.js';
 import { readItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 
@@ -39,7 +40,7 @@ export async function readWatchdogFacts(io: StateIO, children: ChildSource): Pro
   const [snapshot, items, parents, orphans] = await Promise.all([
     readState(io.paths.host, HostSnapshotSchema, io),
     readItems(io),
-    readState(io.paths.parents, ParentsSchema, io),
+    readParents(io),
     children.orphans(),
   ]);
   return { panes: snapshot?.probe.agent_panes ?? [], items: items.items, parents, orphans };
@@ -69,7 +70,8 @@ function childLabel(name: string | null, pane: string): string {
   return name === null ? pane : `${name} (${pane})`;
 }
 
-function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
+/** One open child as a check-in note shows it, its pane read from the snapshot. */
+export function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
   const base = {
     item: item.id,
     host: item.host,
