@@ -11,6 +11,7 @@ import { DogsledError } from '../../service/errors.js';
 import {
   CONTEXT_HOOK_EVENTS,
   HOOK_HARNESSES,
+  hookInput,
   INBOX_HOOK_EVENTS,
   STATE_HOOK_EVENTS,
 } from '../../service/inbox/hook-common.js';
@@ -25,6 +26,11 @@ export type HookSubcommand = (typeof HOOK_SUBCOMMANDS)[number];
 const HOOK_BUDGET_MS = 4_500;
 /** The harness's JSON is small; anything past this is not read (nothing here needs it whole). */
 const STDIN_MAX_BYTES = 1024 * 1024;
+/**
+ * Once stdin holds a whole JSON object, reading stops after this long with nothing more: a harness
+ * that never closes stdin must not cost a hook its budget.
+ */
+const STDIN_IDLE_MS = 20;
 
 export interface HookFlags {
   sub: HookSubcommand;
@@ -72,17 +78,34 @@ function checked(flags: HookFlags) {
   return { sub: 'gate' as const };
 }
 
-/** Reads the harness's JSON to its end (bounded); a terminal on stdin means nobody sends any. */
+/**
+ * Reads the harness's JSON: to its end, or STDIN_IDLE_MS after it holds a whole object and nothing
+ * more came (bounded); a terminal on stdin means nobody sends any.
+ */
 async function drainStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  let seen = 0;
-  const kept: Buffer[] = [];
-  for await (const chunk of process.stdin) {
-    seen += (chunk as Buffer).length;
-    if (seen > STDIN_MAX_BYTES) break;
-    kept.push(chunk as Buffer);
-  }
-  return Buffer.concat(kept).toString('utf8');
+  const stdin = process.stdin;
+  if (stdin.isTTY) return '';
+  return new Promise((resolve) => {
+    let seen = 0;
+    const kept: Buffer[] = [];
+    let idle: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(idle);
+      stdin.off('data', take).off('end', finish).off('error', finish);
+      // Not waiting for an end that may never come; the harness wrote what it had.
+      stdin.destroy();
+      resolve(Buffer.concat(kept).toString('utf8'));
+    };
+    const take = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > STDIN_MAX_BYTES) return finish();
+      kept.push(chunk);
+      clearTimeout(idle);
+      if (hookInput(Buffer.concat(kept).toString('utf8')) !== undefined)
+        idle = setTimeout(finish, STDIN_IDLE_MS);
+    };
+    stdin.on('data', take).on('end', finish).on('error', finish);
+  });
 }
 
 /** Resolves once every byte is handed to the OS, so an ack never precedes its output. */
@@ -133,7 +156,8 @@ async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promi
   }
   const { inboxHook } = await import('../../service/inbox/hook-inbox.js');
   mark('inbox loaded');
-  await inboxHook(io, hook.harness, hook.event, (text) =>
+  const input = { stopHookActive: hookInput(stdin)?.stop_hook_active === true };
+  await inboxHook(io, hook.harness, hook.event, input, (text) =>
     print(hook.event === 'Stop' ? stopBlock(text) : additionalContext(hook.event, text)),
   );
   mark('inbox done');

@@ -85,7 +85,7 @@ export function claimJson(delivery: Delivery, now: number): string {
     left: delivery.left,
     text: records.length === 0 ? null : batchText(records, now, delivery.left),
     records: records.map((record) => ({
-      ...recordView(record, previewText(record.text)),
+      ...recordView(record, previewText(record)),
       from: senderLabel(record.sender),
     })),
   };

@@ -1,19 +1,24 @@
 // How inbox records read: the delivery form a harness receives (a bounded preview per record, a
 // bounded batch) and the display form `inbox list` and the Pi panel show (folded past twelve lines).
 // Record text is untrusted, so escapes are stripped here, on the way out, never trusted from storage.
-// Claude Code keeps about 10,000 characters of hook context whole; a batch stays under that.
+// Claude Code keeps about 10,000 characters of hook context (and of a Stop reason) whole; everything
+// one hook prints, the batch and any reminder beside it, stays under that.
 
 import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
 import type { Ticket } from '../state/work-schemas.js';
 import { formatAge } from './duration.js';
+import { pickBatch, senderField } from './inbox.js';
+import { INLINE_TEXT_CHARS } from './inbox-space.js';
 import { shellLine } from './shell-quote.js';
 import { stripEscapes } from './strip-escapes.js';
 import { clipText, cutAt, plainLine } from './text-clean.js';
 
 /** At most this much of one record's text is delivered; the rest is read with `dogsled inbox list`. */
 export const PREVIEW_CHARS = 2_000;
-/** One delivery (hook output, claim) stays under Claude Code's whole-context size. */
-export const BATCH_CHARS = 8_000;
+/** One delivery (hook output, claim): the batch and the reminders beside it, under Claude Code's cap. */
+export const BATCH_CHARS = 9_500;
+/** A batch's first line and its `(N more wait…)` line stay within this. */
+const BATCH_FRAME_CHARS = 200;
 /** The display form folds a record's text past this many lines (the Pi renderer does the same). */
 export const FOLD_LINES = 12;
 /** A displayed line longer than this is cut: a one-line 1 MB message must not become one 1 MB row. */
@@ -21,34 +26,58 @@ export const LINE_CHARS = 200;
 
 /** `reviewer (w1:p3)`, `w1:p3`, `reviewer (w9:p1) on netcup`, or `dogsled` for the service itself. */
 export function senderLabel(sender: InboxSender): string {
-  const pane = sender.pane === null ? null : plainLine(sender.pane);
-  const name = sender.name === null ? null : plainLine(sender.name);
+  // Each field bounded here too: a record stored before peers' fields were bounded may hold any length.
+  const pane = senderField(sender.pane);
+  const name = senderField(sender.name);
   const who = name && pane ? `${name} (${pane})` : (name ?? pane ?? 'dogsled');
-  return sender.host === 'local' ? who : `${who} on ${plainLine(sender.host)}`;
+  return sender.host === 'local' ? who : `${who} on ${senderField(sender.host) ?? '?'}`;
 }
 
 function header(record: InboxRecord, now: number): string {
   return `${plainLine(record.kind)} from ${senderLabel(record.sender)}, ${formatAge(now - record.created_ms)} ago`;
 }
 
-/** The record's text as delivered: escapes stripped, cut at PREVIEW_CHARS with a pointer to the rest. */
-export function previewText(text: string): string {
-  const clean = stripEscapes(text).trimEnd();
-  if (clean.length <= PREVIEW_CHARS) return clean;
-  return `${cutAt(clean, PREVIEW_CHARS)}\n… ${clean.length} characters in all; read the whole message with: dogsled inbox list`;
+/**
+ * The record's text as delivered: escapes stripped, cut at PREVIEW_CHARS with a pointer to the rest.
+ * Only the stored first part of a long text is cleaned (a record with a body file holds no more; one
+ * stored whole by an older dogsled is cut first), so a preview costs the same for any size.
+ */
+export function previewText(record: Pick<InboxRecord, 'text' | 'body'>): string {
+  const head = record.text.length > INLINE_TEXT_CHARS ? cutAt(record.text, INLINE_TEXT_CHARS) : record.text;
+  const clean = stripEscapes(head).trimEnd();
+  const whole = record.body === undefined && head === record.text;
+  if (whole && clean.length <= PREVIEW_CHARS) return clean;
+  const total = record.body?.chars ?? (whole ? clean.length : record.text.length);
+  return `${cutAt(clean, PREVIEW_CHARS)}\n… ${total} characters in all; read the whole message with: dogsled inbox list`;
 }
 
 /** One record in a delivery: `[message from reviewer (w1:p3), 2m ago]` and its preview. */
 export function deliveryEntry(record: InboxRecord, now: number): string {
-  return `[${header(record, now)}]\n${previewText(record.text)}`;
+  return `[${header(record, now)}]\n${previewText(record)}`;
+}
+
+/** What a delivery leaves for the batch beside `pieces` (reminders), each counted with its separator. */
+export function batchBudget(pieces: readonly string[]): number {
+  let left = BATCH_CHARS;
+  for (const piece of pieces) left -= piece.length + 2;
+  return Math.max(0, left);
 }
 
 /**
- * An upper bound of deliveryEntry's length that costs no stripping: the batch is chosen before a
- * large text is cleaned, and stripping only ever shortens it.
+ * The next batch: deliverable records, oldest first, while batchText of them stays within `budget`,
+ * each counted as delivered (its sender, header and preview), so a delivery is as full as the cap allows.
  */
-export function deliverySizeBound(record: InboxRecord): number {
-  return 160 + record.kind.length + Math.min(record.text.length, PREVIEW_CHARS + 100);
+export function pickDelivery(
+  records: readonly InboxRecord[],
+  now: number,
+  budget: number = BATCH_CHARS,
+): { batch: InboxRecord[]; left: number } {
+  return pickBatch(
+    records,
+    now,
+    budget - BATCH_FRAME_CHARS,
+    (record) => deliveryEntry(record, now).length + 2,
+  );
 }
 
 /** A whole delivery: a line naming the inbox, each entry, and how many more wait. */

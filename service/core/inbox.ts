@@ -7,6 +7,7 @@
 
 import type { Inbox, InboxReader, InboxRecord, InboxSender } from '../state/inbox-schemas.js';
 import { backoffRetryAt } from './backoff.js';
+import { clipText, plainLine } from './text-clean.js';
 
 export const INBOX_KINDS = [
   'message',
@@ -50,7 +51,8 @@ export function inDeliveryOrder<T extends Pick<InboxRecord, 'created_ms' | 'id'>
 
 /**
  * The records one delivery takes: deliverable ones in order while their delivered size (`sizeOf`)
- * fits `budget`. The first always goes, so a backlog of large records still moves one per delivery.
+ * fits `budget`. A delivered record is bounded (a preview) well under a whole delivery, so a backlog
+ * of large records still moves; only a delivery mostly taken by something else leaves them all.
  */
 export function pickBatch(
   records: readonly InboxRecord[],
@@ -63,7 +65,7 @@ export function pickBatch(
   let used = 0;
   for (const record of ready) {
     const size = sizeOf(record);
-    if (batch.length > 0 && used + size > budget) break;
+    if (used + size > budget) break;
     batch.push(record);
     used += size;
   }
@@ -175,7 +177,8 @@ export function failUndelivered(
   return { next, failed: changed };
 }
 
-function settledAt(record: InboxRecord): number | null {
+/** When a record was delivered or failed, or null while it waits. */
+export function settledAt(record: InboxRecord): number | null {
   if (record.state === 'delivered') return record.delivered_ms ?? record.created_ms;
   if (record.state === 'failed') return record.failed_ms ?? record.created_ms;
   return null;
@@ -186,15 +189,8 @@ export function isExpiredRecord(record: InboxRecord, now: number): boolean {
   return settled !== null && now - settled > INBOX_RETENTION_MS;
 }
 
-/** Drops records settled more than a day ago. */
-export function pruneSettled(inbox: Inbox, now: number): { next: Inbox; dropped: number } {
-  const records = inbox.records.filter((record) => !isExpiredRecord(record, now));
-  const dropped = inbox.records.length - records.length;
-  return { next: dropped > 0 ? { ...inbox, records } : inbox, dropped };
-}
-
 /** An inbox whose terminal is gone and that holds nothing worth keeping can be removed. */
-export function isDisposable(inbox: Inbox, now: number): boolean {
+export function isDisposable(inbox: { records: readonly InboxRecord[] }, now: number): boolean {
   return inbox.records.every((record) => isExpiredRecord(record, now));
 }
 
@@ -203,6 +199,8 @@ export interface NewRecord {
   kind: InboxKind;
   sender: InboxSender;
   text: string;
+  /** The text's body pointer when `text` is only its first part (core/inbox-space.ts). */
+  body?: { bytes: number; chars: number };
   ref?: string | null;
   /** An admission of `place --branch`: its worktree and pane, for a reader that acts on them. */
   path?: string;
@@ -215,6 +213,7 @@ export function pendingRecord(record: NewRecord, now: number): InboxRecord {
     kind: record.kind,
     sender: record.sender,
     text: record.text,
+    ...(record.body === undefined ? {} : { body: record.body }),
     created_ms: now,
     state: 'pending',
     attempts: 0,
@@ -260,6 +259,35 @@ export function waitsForHook(harness: string | undefined, status: string | undef
   if (status === 'working') return null;
   // Herdr's `done` is an idle agent nobody has looked at yet.
   return status === 'blocked' ? 'blocked' : 'idle';
+}
+
+/** The longest sender field kept or shown (a pane id, an agent name, a host name). */
+export const SENDER_FIELD_CHARS = 100;
+/** A host identity (identity.json): where a `<name> finished` for a sender on another host goes. */
+const HOST_IDENTITY = /^h_[a-z2-7]{12}$/;
+
+/** One sender field as kept: escape-free, one line, bounded; empty is none. */
+export function senderField(value: string | null | undefined): string | null {
+  if (typeof value !== 'string') return null;
+  const clean = clipText(plainLine(value).trim(), SENDER_FIELD_CHARS);
+  return clean === '' ? null : clean;
+}
+
+/**
+ * A sender as a peer named it (`host send`, a record from a peer's outbox), made safe to keep: each
+ * field cleaned and bounded, no field beyond the known ones, no terminal (a peer's names none here),
+ * an identity only in its own form, and never the name `localId` of this host itself.
+ */
+export function senderFromPeer(sender: InboxSender, localId: string): InboxSender {
+  const host = senderField(sender.host);
+  const hostId = sender.host_id;
+  return {
+    pane: senderField(sender.pane),
+    terminal: null,
+    host: host === null || host === localId ? 'a peer' : host,
+    name: senderField(sender.name),
+    host_id: typeof hostId === 'string' && HOST_IDENTITY.test(hostId) ? hostId : null,
+  };
 }
 
 /** The service as a sender: notices it posts itself (admissions, undelivered messages). */

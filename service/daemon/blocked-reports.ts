@@ -4,12 +4,12 @@
 // Herdr while nothing new is blocked; the episode is the pane's state_since_ms, which is part of the
 // record's ref, so a restarted service posts no episode twice.
 
-import { appendRecord, pendingRecord } from '../core/inbox.js';
+import { pendingRecord } from '../core/inbox.js';
 import { blockedText } from '../core/inbox-text.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
-import { updateInbox } from '../inbox/files.js';
 import { ownerElsewhere, postForOwner } from '../inbox/outbox.js';
+import { postRecord } from '../inbox/post.js';
 import { openHerdr, paneWhereabouts } from '../inbox/whereabouts.js';
 import { newId } from '../state/ids.js';
 import { HostSnapshotSchema } from '../state/schemas.js';
@@ -88,11 +88,8 @@ export class BlockedReports {
         this.handled.add(ref);
         if (owner === undefined) continue;
         const record = report(item, pane, ref);
-        await updateInbox(deps, owner.terminal, owner.pane, (inbox) => {
-          const { next, added } = appendRecord(inbox, record);
-          if (added) posted.push(ref);
-          return added ? { result: undefined, next } : { result: undefined };
-        });
+        const post = await postRecord(deps, owner.terminal, owner.pane, record);
+        if (post?.added) posted.push(ref);
       } catch (error) {
         this.warn(`dogsled serve: blocked report of ${item.name ?? item.id}: ${messageOf(error)}`);
       }

@@ -11,12 +11,13 @@
 import { closeChild } from '../agents/close-child.js';
 import { finalReply } from '../agents/final-reply.js';
 import { cancellingWork, turnEnded } from '../core/done-rule.js';
-import { appendRecord, pendingRecord } from '../core/inbox.js';
+import { pendingRecord } from '../core/inbox.js';
 import { finishedText, senderFinishedText } from '../core/inbox-text.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
-import { readInbox, updateInbox } from '../inbox/files.js';
 import { postForHost } from '../inbox/outbox.js';
+import { postRecord } from '../inbox/post.js';
+import { readAllRecords } from '../inbox/settled.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
 import { newId } from '../state/ids.js';
@@ -117,8 +118,9 @@ export class FinishWorker {
       }));
     }
     if (!turnEnded(mark, agent)) return null;
-    const inbox = await readInbox(this.deps, pane.terminal_id).catch(() => undefined);
-    const work = cancellingWork(mark, inbox?.records ?? []);
+    // Settled records too: the work may have been delivered and moved out of the live file since.
+    const records = await readAllRecords(this.deps, pane.terminal_id).catch(() => []);
+    const work = cancellingWork(mark, records);
     if (work !== null) {
       // The child took new work in its final turn: it is not finished, so nothing closes.
       return this.change(mark.id, (m) => ({
@@ -138,7 +140,7 @@ export class FinishWorker {
       if (item?.branch) await this.watchBranches();
       // Posted once (by its ref) before anything closes: a crash after it repeats nothing.
       if (item?.owner) await this.tellOwner(port, listing, item, reply);
-      if (item) await this.tellSenders(listing, item, pane.terminal_id, inbox?.records ?? []);
+      if (item) await this.tellSenders(listing, item, pane.terminal_id, records);
     }
     await closeChild({ ...this.deps, port }, { pane: pane.pane_id, caller: null, mode: 'done' });
     await closeItemsOf(this.deps, pane.pane_id, pane.terminal_id, 'done');
@@ -187,10 +189,7 @@ export class FinishWorker {
       },
       this.deps.now(),
     );
-    await updateInbox(this.deps, owner.terminal, owner.pane, (inbox) => {
-      const { next, record: posted, added } = appendRecord(inbox, record);
-      return added ? { result: posted, next } : { result: posted };
-    });
+    await postRecord(this.deps, owner.terminal, owner.pane, record);
   }
 
   /**
@@ -233,10 +232,7 @@ export class FinishWorker {
         },
         this.deps.now(),
       );
-      await updateInbox(this.deps, terminal, pane, (inbox) => {
-        const { next, added } = appendRecord(inbox, record);
-        return added ? { result: undefined, next } : { result: undefined };
-      });
+      await postRecord(this.deps, terminal, pane, record);
     }
     // A sender on another host hears it through this host's outbox, which its service takes.
     for (const far of elsewhere.values()) {

@@ -5,13 +5,14 @@
 // acks. A crash between write and ack loses nothing (the lease ends and the records come again) and
 // delivers nothing twice (each inbox record is posted once by its ref).
 
-import { appendRecord } from '../core/inbox.js';
+import { senderFromPeer } from '../core/inbox.js';
 import { awaitsPeer, OUTBOX_LEASE_MS, ownerItemsAfter } from '../core/outbox.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { PeerHost } from '../hosts/fleet.js';
+import { LOCAL_HOST } from '../hosts/local.js';
 import { peerCall } from '../hosts/remote.js';
-import { updateInbox } from '../inbox/files.js';
 import { awaitedPeers } from '../inbox/outbox.js';
+import { postRecord } from '../inbox/post.js';
 import { openHerdr, paneWhereabouts } from '../inbox/whereabouts.js';
 import { hostIdentity } from '../state/identity.js';
 import type { InboxRecord } from '../state/inbox-schemas.js';
@@ -117,11 +118,9 @@ async function deliver(
   record: InboxRecord,
 ): Promise<void> {
   // The child's host, as this host knows it: a peer's own records call it `local`.
-  const posted: InboxRecord = { ...record, sender: { ...record.sender, host: peer.id } };
-  await updateInbox(io, owner.terminal, owner.pane, (inbox) => {
-    const { next, added } = appendRecord(inbox, posted);
-    return added ? { result: undefined, next } : { result: undefined };
-  });
+  // Every sender field came from the peer: cleaned and bounded like a peer's `host send`.
+  const sender = { ...senderFromPeer(record.sender, LOCAL_HOST.id), host: peer.id };
+  await postRecord(io, owner.terminal, owner.pane, { ...record, sender });
 }
 
 /** The lease asked of a peer; tests shorten it (DOGSLED_TEST=1) to see a lost claimer's records again. */

@@ -8,7 +8,7 @@
 // (parents.json) reaches its owner through the outbox instead (forwardStalls).
 
 import { checkInText } from '../core/check-in-text.js';
-import { appendRecord, pendingRecord, serviceSender } from '../core/inbox.js';
+import { pendingRecord, serviceSender } from '../core/inbox.js';
 import { clipText, plainLine } from '../core/text-clean.js';
 import {
   checkInPlan,
@@ -22,7 +22,8 @@ import {
 } from '../core/watchdog.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
-import { guarded, updateInbox } from '../inbox/files.js';
+import { guarded } from '../inbox/files.js';
+import { postRecord } from '../inbox/post.js';
 import { newId } from '../state/ids.js';
 import type { ProcessIO } from '../state/io.js';
 import { readState, updateState } from '../state/store.js';
@@ -195,13 +196,15 @@ export class WatchdogWorker {
       this.io.now(),
     );
     const posted = pending;
-    const added = await updateInbox(this.io, posted.terminal, posted.pane, (inbox) => {
-      // A reader that went away meanwhile: the check-in stays pending until one reads here again.
-      if (inbox.reader === null) return { result: false };
-      const { next, added } = appendRecord(inbox, record);
-      return added ? { result: true, next } : { result: true };
-    });
-    if (!added) return undefined;
+    // A reader that went away meanwhile: the check-in stays pending until one reads here again.
+    const added = await postRecord(
+      this.io,
+      posted.terminal,
+      posted.pane,
+      record,
+      (inbox) => inbox.reader !== null,
+    );
+    if (added === undefined) return undefined;
     const open = new Set(facts.children.map((child) => child.item));
     await this.update((current) => {
       const now = current ?? emptyWatchdog(this.io.now());

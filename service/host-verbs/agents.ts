@@ -16,6 +16,7 @@ import {
   writeTaskFile,
 } from '../agents/launch-files.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
+import { senderFromPeer } from '../core/inbox.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { endReservations } from '../hosts/place.js';
@@ -150,7 +151,9 @@ export async function sendVerb(args: readonly string[], io: VerbIO): Promise<Ver
   }
   const names = { verb: 'send', noun: 'request', kind: 'a message' };
   const { text, sender } = stdinRequest(names, io, SendInputSchema);
-  return { value: await sendMessage(io, { target, host: null, kind, text, sender }) };
+  // Every field the caller named itself by is cleaned and bounded before it is stored or shown here.
+  const from = senderFromPeer(sender, LOCAL_HOST.id);
+  return { value: await sendMessage(io, { target, host: null, kind, text, sender: from }) };
 }
 
 const WorktreeRequestSchema = lazySchema(() =>

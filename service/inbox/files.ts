@@ -1,15 +1,16 @@
-// The inbox files of this host: inbox/<terminal>.json, one per Herdr terminal, read without a lock
-// and changed only under the file's own lock through updateState. Lock order: an inbox lock is taken
+// The inbox files of this host: inbox/<terminal>.json, one per Herdr terminal (its live file: what
+// waits), read without a lock and changed only under the file's own lock through updateState; what
+// settled and long texts are in inbox/<terminal>.d (settled.ts). Lock order: an inbox lock is taken
 // alone, never inside another lock and never two at once (a notice to a sender is a second, separate
-// update). Only regular files are read: a directory, FIFO or symlink in their place is a one-line
-// error naming the file, never a hang.
+// update); only its own settled.json's lock is taken inside it. Only regular files are read: a
+// directory, FIFO or symlink in their place is a one-line error naming the file, never a hang.
 
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { emptyInbox } from '../core/inbox.js';
 import { clipText, plainLine } from '../core/text-clean.js';
 import { DogsledError, messageOf } from '../errors.js';
-import { type Inbox, InboxSchema } from '../state/inbox-schemas.js';
+import { type Inbox, type InboxRecord, InboxSchema } from '../state/inbox-schemas.js';
 import type { StateIO } from '../state/io.js';
 import { withLock } from '../state/lock.js';
 import { readState, updateState } from '../state/store.js';
@@ -82,6 +83,11 @@ export async function readInbox(io: StateIO, terminal: string): Promise<Inbox | 
   return guarded(io, file, () => readState(file, InboxSchema, io));
 }
 
+export interface InboxUpdate<R> {
+  result: R;
+  next?: Inbox | undefined;
+}
+
 /**
  * Read-modify-write of one inbox under its lock; `fn` sees an empty inbox when there is none yet.
  * `pane` is where the terminal is now, recorded for display.
@@ -90,7 +96,7 @@ export async function updateInbox<R>(
   io: StateIO,
   terminal: string,
   pane: string | null,
-  fn: (inbox: Inbox) => { result: R; next?: Inbox | undefined },
+  fn: (inbox: Inbox) => Promise<InboxUpdate<R>> | InboxUpdate<R>,
 ): Promise<R> {
   const file = inboxFile(io, terminal);
   return guarded(io, file, () =>
@@ -98,17 +104,23 @@ export async function updateInbox<R>(
   );
 }
 
-/** Removes an inbox when `disposable` still holds under its lock (a gone terminal's settled file). */
+/**
+ * Removes an inbox, its settled records and bodies included, when `disposable` still holds under its
+ * lock for every record it has (a gone terminal's, once nothing in it is worth keeping).
+ */
 export async function removeInbox(
   io: StateIO,
   terminal: string,
-  disposable: (inbox: Inbox) => boolean,
+  disposable: (records: readonly InboxRecord[]) => boolean,
 ): Promise<boolean> {
   const file = inboxFile(io, terminal);
+  const { mergeRecords, readSettled, removeInboxDir } = await import('./settled.js');
   return guarded(io, file, () =>
     withLock(file, async () => {
       const current = await readState(file, InboxSchema, io);
-      if (current !== undefined && !disposable(current)) return false;
+      if (!disposable(mergeRecords(current, await readSettled(io, terminal)))) return false;
+      // The directory first: a crash between the two leaves the live file, removed the next time.
+      await removeInboxDir(io, terminal);
       await unlink(file).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error;
       });

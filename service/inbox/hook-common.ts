@@ -20,6 +20,18 @@ export const STATE_HOOK_EVENTS = ['Notification'] as const;
 /** Herdr calls inside a hook get this long each; the whole hook has five seconds. */
 const HOOK_CALL_MS = 2_000;
 
+/** The JSON object a harness sent on stdin, or undefined while it is not one (yet). */
+export function hookInput(stdin: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(stdin) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A host where dogsled never ran has nothing to read, and a hook creates nothing there. */
 export async function hasStateDir(io: ProcessIO): Promise<boolean> {
   try {

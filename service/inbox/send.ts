@@ -5,6 +5,8 @@
 // nothing reads it. The sender is named from its own pane, so a failure can come back to its inbox.
 // A peer's agent is reached through its own `host send` (work/peer-actions.ts), which lands here on
 // that host; which host a target is on, when `--host` is not given, is decided there too.
+// Under the inbox's lock a send first compacts it (settled records out of the live file, the oldest
+// evicted for room) and is refused, with nothing written, when it does not fit beside what waits.
 
 import {
   INBOX_KINDS,
@@ -15,7 +17,8 @@ import {
   sendRefusal,
   waitsForHook,
 } from '../core/inbox.js';
-import { plainLine } from '../core/text-clean.js';
+import { INBOX_MAX_BYTES, recordBytes, storedText } from '../core/inbox-space.js';
+import { clipText, plainLine } from '../core/text-clean.js';
 import { DogsledError } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { newId } from '../state/ids.js';
@@ -23,6 +26,7 @@ import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
 import type { ProcessIO } from '../state/io.js';
 import { readItems } from '../state/work.js';
 import { updateInbox } from './files.js';
+import { compactLocked, dropBodies, storeRecord } from './settled.js';
 import { targetsHere } from './targets.js';
 import { callerWhereabouts, openHerdr, type Whereabouts } from './whereabouts.js';
 
@@ -50,7 +54,9 @@ export interface SendResult {
 /** Checks the flag that needs no text and no Herdr: the kind. Throws the refusal. */
 export function checkSendOptions(kind: string): void {
   if (!isInboxKind(kind)) {
-    throw new DogsledError(`send: --kind ${plainLine(kind)}: expected one of ${INBOX_KINDS.join(', ')}`);
+    throw new DogsledError(
+      `send: --kind ${clipText(plainLine(kind), 40)}: expected one of ${INBOX_KINDS.join(', ')}`,
+    );
   }
 }
 
@@ -64,6 +70,11 @@ export function checkSendRequest(request: SendRequest): void {
   }
 }
 
+/** Sizes in a refusal, to a tenth of a MiB: `28.0 MiB`. */
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
 export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<SendResult> {
   checkSendRequest(request);
   if (request.host !== null && request.host !== LOCAL_HOST.id && request.host !== LOCAL_HOST.label) {
@@ -75,7 +86,9 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
   const found = await targetsHere(port, listing, request.target, (await readItems(io)).items);
   const [to] = found;
   if (to === undefined) {
-    throw new DogsledError(`send: no agent or pane "${plainLine(request.target)}" on this host`);
+    throw new DogsledError(
+      `send: no agent or pane "${clipText(plainLine(request.target), 80)}" on this host`,
+    );
   }
   if (found.length > 1) {
     const listed = found
@@ -84,7 +97,7 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
       .concat(found.length > 5 ? [`and ${found.length - 5} more`] : [])
       .join(', ');
     throw new DogsledError(
-      `send: "${plainLine(request.target)}" names ${found.length} panes here: ${plainLine(listed)}; send to one pane id; nothing was sent`,
+      `send: "${clipText(plainLine(request.target), 80)}" names ${found.length} panes here: ${plainLine(listed)}; send to one pane id; nothing was sent`,
     );
   }
   const from = request.sender === undefined ? await callerWhereabouts(port, io.env, listing) : undefined;
@@ -95,8 +108,12 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
     name: from?.name ?? null,
   };
   const label = to.name ? `${to.name} (${to.pane})` : to.pane;
+  // Measured once (a 4 MiB text is cleaned to count its characters): stored below as measured here.
+  const stored = storedText(request.text);
+  const weight = recordBytes(stored);
+  const dropped: InboxRecord[] = [];
   let harness: string | undefined;
-  const record = await updateInbox(io, to.terminal, to.pane, (inbox) => {
+  const record = await updateInbox(io, to.terminal, to.pane, async (inbox) => {
     harness = inbox?.reader?.harness;
     const refusal = sendRefusal(inbox);
     if (refusal === 'no reader') {
@@ -109,9 +126,23 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
         `send: the inbox of ${label} is full: its reader has not taken what waits there`,
       );
     }
-    const added = pendingRecord({ id: newId('m'), kind, sender, text: request.text }, io.now());
-    return { result: added, next: { ...inbox, pane: to.pane, records: [...inbox.records, added] } };
+    const plan = await compactLocked(io, to.terminal, inbox, { incoming: weight });
+    if (!plan.fits) {
+      throw new DogsledError(
+        `send: no room in the inbox of ${label}: ${mib(plan.waitingBytes)} wait undelivered there and this message needs ${mib(weight)}, over the ${mib(INBOX_MAX_BYTES)} an inbox holds; nothing was sent`,
+      );
+    }
+    dropped.push(...plan.dropped);
+    const added = await storeRecord(
+      io,
+      to.terminal,
+      pendingRecord({ id: newId('m'), kind, sender, text: request.text }, io.now()),
+      stored,
+    );
+    return { result: added, next: { ...inbox, pane: to.pane, records: [...plan.live, added] } };
   });
+  // Written: the records this send dropped for room (or for age) lose their bodies only now.
+  await dropBodies(io, to.terminal, dropped);
   const status = listing.agents.find((agent) => agent.terminal_id === to.terminal)?.agent_status;
   const state = waitsForHook(harness, status);
   return { record, to, waits: state === null || harness === undefined ? null : { harness, state } };

@@ -1,5 +1,5 @@
 // zod schemas of the message layer's files: inbox/<terminal>.json (one per Herdr terminal: its reader
-// and its records) and gate.json (the stop gate's once-per-set history per owner). Objects are loose,
+// and the records that wait), inbox/<terminal>.d/settled.json (what was delivered or failed) and gate.json (the stop gate's once-per-set history per owner). Objects are loose,
 // so fields written by a newer dogsled survive a read-modify-write by this one.
 
 import * as z from 'zod/mini';
@@ -35,8 +35,20 @@ export const InboxRecordSchema = lazySchema(() =>
     /** message, task, reply, blocked, admission, launch_failed, check_in, undelivered (core/inbox.ts). */
     kind: id,
     sender: InboxSenderSchema,
-    /** Stored whole and as sent: untrusted, so escapes are stripped whenever it is shown or delivered. */
+    /**
+     * As sent: untrusted, so escapes are stripped whenever it is shown or delivered. With `body`, only
+     * its first part (core/inbox-space.ts); the whole text is the body file.
+     */
     text: z.string(),
+    /** A text too long for the inbox file lives whole in inbox/<terminal>.d/<id>.txt (inbox/settled.ts). */
+    body: z.optional(
+      z.looseObject({
+        /** The whole text's size in UTF-8. */
+        bytes: count,
+        /** The whole text's length once cleaned, as a delivery's preview counts it. */
+        chars: count,
+      }),
+    ),
     created_ms: ms,
     state: z.enum(INBOX_STATES),
     /** How many times a reader claimed it. */
@@ -61,6 +73,8 @@ export const InboxReaderSchema = lazySchema(() =>
     harness: id,
     registered_ms: ms,
     pane: z.nullable(z.string()),
+    /** Stop blocks this reader's hook gave in a row, the latest included (core/stop-chain.ts). */
+    stop_blocks: z.optional(count),
   }),
 );
 
@@ -71,6 +85,18 @@ export const InboxSchema = lazySchema(() =>
     /** The pane this terminal was last seen in, for display (a pane id follows the layout). */
     pane: z.nullable(z.string()),
     reader: z.nullable(InboxReaderSchema),
+    records: z.array(InboxRecordSchema),
+  }),
+);
+
+/**
+ * inbox/<terminal>.d/settled.json: the records of one terminal that were delivered or failed, moved
+ * out of its live file so that a hook's read never grows with the history (inbox/settled.ts).
+ */
+export const SettledInboxSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    terminal: id,
     records: z.array(InboxRecordSchema),
   }),
 );
@@ -108,5 +134,6 @@ export type InboxSender = z.infer<typeof InboxSenderSchema>;
 export type InboxRecord = z.infer<typeof InboxRecordSchema>;
 export type InboxReader = z.infer<typeof InboxReaderSchema>;
 export type Inbox = z.infer<typeof InboxSchema>;
+export type SettledInbox = z.infer<typeof SettledInboxSchema>;
 export type Gate = z.infer<typeof GateSchema>;
 export type PaneTerminals = z.infer<typeof PaneTerminalsSchema>;

@@ -259,7 +259,7 @@ describe('the stop gate', () => {
     const other = await t.newPane();
     // Records that fill a whole batch on their own: with the reminder beside them they would not fit.
     for (let i = 0; i < 4; i++) {
-      const sent = await t.cli(other, ['send', lead.pane, '--message', `${i}${'x'.repeat(1832)}`]);
+      const sent = await t.cli(other, ['send', lead.pane, '--message', `${i}${'x'.repeat(2999)}`]);
       expect(sent.code).toBe(0);
     }
     const stop = ['inbox', '--harness', 'claude', '--event', 'Stop'];

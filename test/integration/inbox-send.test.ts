@@ -2,7 +2,7 @@
 // inbox file with the sender named, and every refusal (no reader, another host, a bad kind, no text,
 // no Herdr, a broken inbox file) is one line, exit 2, with nothing written.
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_AGENTS_BIN } from '../fakes/agents/harness.js';
@@ -88,12 +88,15 @@ describe('send', () => {
     ]);
   });
 
-  it('stores a 1 MB message whole and refuses one past the limit', async () => {
+  it('stores a 1 MB message whole (in its body file) and refuses one past the limit', async () => {
     await registerClaude(t, child);
     const big = join(t.box.root, 'big.txt');
     await writeFile(big, 'm'.repeat(1_000_000));
     expect((await t.cli(lead, ['send', child.pane, '--message-file', big])).code).toBe(0);
-    expect((await t.inbox(child)).records[0].text).toHaveLength(1_000_000);
+    const [stored] = (await t.inbox(child)).records;
+    expect(stored.text).toHaveLength(2_048);
+    const body = join(t.box.state, 'inbox', `${child.terminal}.d`, `${stored.id}.txt`);
+    expect(await readFile(body, 'utf8')).toHaveLength(1_000_000);
     const huge = join(t.box.root, 'huge.txt');
     await writeFile(huge, 'h'.repeat(5 * 1024 * 1024));
     oneLineError(

@@ -33,7 +33,7 @@ async function pi(pane: PaneRef | undefined, options: Parameters<typeof startPi>
 }
 
 async function recordOf(pane: PaneRef, index = 0) {
-  return (await t.inbox(pane))?.records?.[index];
+  return (await t.records(pane))[index];
 }
 
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;

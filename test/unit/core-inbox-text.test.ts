@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { pendingRecord } from '../../service/core/inbox.js';
+import { storedText } from '../../service/core/inbox-space.js';
 import {
   BATCH_CHARS,
+  batchBudget,
   batchText,
   deliveryEntry,
-  deliverySizeBound,
   displayLines,
   FOLD_LINES,
   PREVIEW_CHARS,
+  pickDelivery,
   previewText,
   senderLabel,
   ticketNoticeText,
@@ -48,26 +50,54 @@ describe('the delivery form', () => {
   });
 
   it('delivers a 1 MB message as a bounded preview that points to inbox list', () => {
-    const huge = `${'line of text '.repeat(80_000)}`;
-    const preview = previewText(huge);
+    const huge = `${'line of text '.repeat(80_000)}\x1b[2J`;
+    const stored = record('', storedText(huge));
+    const preview = previewText(stored);
     expect(preview.length).toBeLessThan(PREVIEW_CHARS + 120);
-    expect(preview).toContain('characters in all; read the whole message with: dogsled inbox list');
-    expect(deliverySizeBound(record(huge))).toBeGreaterThanOrEqual(deliveryEntry(record(huge), T0).length);
+    expect(preview).toContain(
+      `\n… ${huge.length - 4 - 1} characters in all; read the whole message with: dogsled inbox list`,
+    );
+    // Stored whole by an older dogsled: cut before it is cleaned, counted raw.
+    expect(previewText(record(huge))).toContain(`… ${huge.length} characters in all`);
   });
 
   it('never cuts a surrogate pair in half', () => {
     const text = `${'a'.repeat(PREVIEW_CHARS - 1)}😀${'b'.repeat(50)}`;
-    const cut = previewText(text).split('\n')[0] as string;
+    const cut = previewText(record(text)).split('\n')[0] as string;
     expect(cut.endsWith('a')).toBe(true);
     expect(clipText(`ab😀cd`, 4)).toBe('ab…');
   });
 
-  it('keeps a batch of many full records under the batch size with its header', () => {
-    const records = Array.from({ length: 3 }, (_, i) => record('x'.repeat(PREVIEW_CHARS), { id: `m_${i}` }));
-    const text = batchText(records, T0, 2);
-    expect(text.length).toBeLessThan(BATCH_CHARS);
-    expect(text).toMatch(/^dogsled inbox: 3 new records/);
-    expect(text).toMatch(/2 more wait for your next prompt or stop: dogsled inbox list\)$/);
+  it('fills a delivery as far as the cap allows, counting every entry as delivered', () => {
+    const records = Array.from({ length: 9 }, (_, i) =>
+      record('x'.repeat(PREVIEW_CHARS), { id: `m_${i}`, created_ms: T0 + i }),
+    );
+    const { batch, left } = pickDelivery(records, T0);
+    expect([batch.length, left]).toEqual([4, 5]);
+    const text = batchText(batch, T0, left);
+    expect(text.length).toBeLessThanOrEqual(BATCH_CHARS);
+    expect(text.length + deliveryEntry(records[4] as InboxRecord, T0).length).toBeGreaterThan(
+      BATCH_CHARS - 200,
+    );
+    expect(text).toMatch(/^dogsled inbox: 4 new records/);
+    expect(text).toMatch(/5 more wait for your next prompt or stop: dogsled inbox list\)$/);
+  });
+
+  it('counts the sender in a batch, and leaves room for every other piece of the answer', () => {
+    const long = 'n'.repeat(30_000);
+    const hostile = record('short', { sender: { pane: long, terminal: null, host: long, name: long } });
+    const entry = deliveryEntry(hostile, T0);
+    expect(entry.length).toBeLessThan(400);
+    const records = Array.from({ length: 9 }, (_, i) => ({
+      ...hostile,
+      id: `m_${i}`,
+      text: 'y'.repeat(1_500),
+    }));
+    const reminder = 'r'.repeat(5_000);
+    const { batch, left } = pickDelivery(records, T0, batchBudget([reminder]));
+    expect(batch.length).toBeGreaterThan(0);
+    expect(batchText(batch, T0, left).length + 2 + reminder.length).toBeLessThanOrEqual(BATCH_CHARS);
+    expect(pickDelivery(records, T0, batchBudget(['r'.repeat(BATCH_CHARS)])).batch).toEqual([]);
   });
 
   it('labels the service, a nameless pane and a peer sender', () => {
@@ -76,6 +106,13 @@ describe('the delivery form', () => {
     expect(senderLabel({ pane: 'w2:p1', terminal: 't', host: 'netcup', name: 'x\x1b[2Jy' })).toBe(
       'xy (w2:p1) on netcup',
     );
+  });
+
+  it('bounds every field of a stored sender, however long', () => {
+    const long = `a\x1b]0;t\x07${'b'.repeat(30_000)}`;
+    const label = senderLabel({ pane: long, terminal: null, host: long, name: long });
+    expect(label.length).toBeLessThan(3 * 100 + 20);
+    expect(hasControl(label)).toBe(false);
   });
 });
 

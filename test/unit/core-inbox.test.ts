@@ -10,7 +10,6 @@ import {
   isDisposable,
   pendingRecord,
   pickBatch,
-  pruneSettled,
   reofferExpired,
   sendRefusal,
   waitsForHook,
@@ -50,10 +49,10 @@ describe('which records a reader may take', () => {
     ]);
   });
 
-  it('stops a batch at the budget but always takes the first, so a huge record still moves', () => {
+  it('stops a batch at the budget, and takes nothing when even the first does not fit', () => {
     const inbox = inboxOf(record('m_1', T0, 'x'.repeat(50)), record('m_2', T0 + 1, 'y'.repeat(60)));
     expect(pickBatch(inbox.records, T0 + 5, 100, size)).toMatchObject({ batch: [{ id: 'm_1' }], left: 1 });
-    expect(pickBatch(inbox.records, T0 + 5, 10, size)).toMatchObject({ batch: [{ id: 'm_1' }], left: 1 });
+    expect(pickBatch(inbox.records, T0 + 5, 10, size)).toMatchObject({ batch: [], left: 2 });
     expect(pickBatch(inbox.records, T0 + 5, 110, size).batch).toHaveLength(2);
   });
 });
@@ -121,12 +120,11 @@ describe('acks, re-offers and failures', () => {
     expect(failed.map((r) => [r.id, r.state, r.reason])).toEqual([['m_2', 'failed', 'its terminal is gone']]);
   });
 
-  it('keeps settled records a day, then drops them; an inbox of expired records is disposable', () => {
-    const inbox = ackRecords(inboxOf(record('m_1', T0), record('m_2', T0)), ['m_1'], T0).next;
-    expect(pruneSettled(inbox, T0 + 24 * HOUR).dropped).toBe(0);
-    const pruned = pruneSettled(inbox, T0 + 24 * HOUR + 1);
-    expect(pruned.next.records.map((r) => r.id)).toEqual(['m_2']);
-    expect(isDisposable(pruned.next, T0 + 48 * HOUR)).toBe(false);
+  it('an inbox is disposable once every record settled more than a day ago', () => {
+    const inbox = ackRecords(inboxOf(record('m_1', T0), record('m_2', T0)), ['m_1', 'm_2'], T0).next;
+    expect(isDisposable(inbox, T0 + 24 * HOUR)).toBe(false);
+    expect(isDisposable(inbox, T0 + 24 * HOUR + 1)).toBe(true);
+    expect(isDisposable(inboxOf(record('m_3', T0)), T0 + 48 * HOUR)).toBe(false);
     expect(isDisposable(inboxOf(), T0)).toBe(true);
   });
 });

@@ -14,7 +14,7 @@ import type { MessageRenderer, PiComponent } from './pi-api.js';
 export const MESSAGE_TYPE = 'dogsled';
 /** One record's text as injected: the claim's preview plus its pointer line, never more. */
 const RECORD_MAX = PREVIEW_CHARS + 200;
-/** A whole message stays well inside what one steer should carry (the claim's batch is ~8,000). */
+/** A whole message stays well inside what one steer should carry (the claim's batch is at most 9,500). */
 const MESSAGE_MAX = 12_000;
 
 /** A record as `inbox claim` gives it (the fields this extension reads). */
