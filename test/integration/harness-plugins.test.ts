@@ -10,7 +10,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, sandbox } from '../helpers/cli.js';
+import { DoctorReportSchema } from '../../service/cleanup/report.js';
+import { CLI, type Sandbox, sandbox } from '../helpers/cli.js';
 import {
   CodexAppServer,
   clientEnv,
@@ -39,6 +40,14 @@ const CODEX_HOOKS = [
   ['userPromptSubmit', 'dogsled hook inbox --harness codex --event UserPromptSubmit || true'],
   ['stop', 'dogsled hook inbox --harness codex --event Stop || true'],
 ];
+
+/** doctor's install findings for `check`, in the clients' sandbox. */
+async function doctorSays(env: NodeJS.ProcessEnv, cwd: string, check: string) {
+  const done = await runIn(process.execPath, [CLI, 'doctor', '--json'], env, cwd);
+  expect(done.code, done.stderr).toBe(0);
+  const report = DoctorReportSchema.parse(JSON.parse(done.stdout));
+  return report.install?.find((finding) => finding.check === check);
+}
 
 function client(name: 'claude' | 'codex'): string | undefined {
   const found = harnessClient(name);
@@ -109,6 +118,12 @@ describe.skipIf(!claude)('Claude Code', () => {
   });
 
   it('installs from the marketplace file and registers the hooks, the skill and `dogsled mcp`, which it connects to', async () => {
+    expect(await doctorSays(env, box.home, 'claude')).toEqual({
+      check: 'claude',
+      state: 'fix',
+      detail: 'the dogsled plugin is not installed in Claude Code',
+      fix: `claude plugin marketplace add oisin-ee/dogsled#v${VERSION} && claude plugin install dogsled@dogsled`,
+    });
     expect((await cli(['plugin', 'marketplace', 'add', market])).code).toBe(0);
     const installed = await cli(['plugin', 'install', 'dogsled@dogsled']);
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
@@ -127,6 +142,17 @@ describe.skipIf(!claude)('Claude Code', () => {
     // Claude Code starts the plugin's server (`dogsled mcp`, this build, on PATH) and talks MCP to it.
     const servers = await cli(['mcp', 'list']);
     expect(servers.stdout).toMatch(/plugin:dogsled:dogsled: dogsled mcp - ✔ Connected/);
+
+    // doctor reads Claude Code's own records of it: installed, then disabled.
+    expect(await doctorSays(env, box.home, 'claude')).toMatchObject({
+      state: 'ok',
+      detail: `dogsled@dogsled ${VERSION} installed in Claude Code`,
+    });
+    expect((await cli(['plugin', 'disable', 'dogsled@dogsled'])).code).toBe(0);
+    expect(await doctorSays(env, box.home, 'claude')).toMatchObject({
+      state: 'fix',
+      fix: 'claude plugin enable dogsled@dogsled',
+    });
   });
 });
 
@@ -144,6 +170,10 @@ describe.skipIf(!codex)('Codex', () => {
   afterAll(() => box?.cleanup());
 
   it('adds the marketplace and the plugin, and lists `dogsled mcp` with the variables it forwards', async () => {
+    expect(await doctorSays(env, box.home, 'codex')).toMatchObject({
+      state: 'fix',
+      fix: `codex plugin marketplace add oisin-ee/dogsled --ref v${VERSION} && codex plugin add dogsled@dogsled`,
+    });
     const added = await cli(['plugin', 'marketplace', 'add', market]);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toContain('Added marketplace `dogsled`');
@@ -176,6 +206,14 @@ describe.skipIf(!codex)('Codex', () => {
       const ours = listed.hooks.filter((hook) => hook.pluginId === 'dogsled@dogsled');
       expect(ours.map((hook) => [hook.eventName, hook.command])).toEqual(CODEX_HOOKS);
       expect(new Set(ours.map((hook) => hook.trustStatus))).toEqual(new Set(['untrusted']));
+      // doctor reads the same from Codex's config: the plugin is there, its hooks are not trusted.
+      expect(await doctorSays(env, box.home, 'codex')).toMatchObject({ state: 'ok' });
+      expect(await doctorSays(env, box.home, 'codex-hooks')).toEqual({
+        check: 'codex-hooks',
+        state: 'fix',
+        detail: '4 of 4 dogsled hooks not trusted: Codex skips them without a word',
+        fix: 'codex, then /hooks: review and trust the dogsled hooks',
+      });
       await trustCodexHooks(server, ours);
       const after = await codexHooks(server, box.home);
       expect(

@@ -132,6 +132,29 @@ describe('npm install -g --prefix DIR ./dogsled-X.Y.Z.tgz', () => {
     expect((await run(process.execPath, ['-e', script])).stdout).toBe('ok\n');
   });
 
+  it("has doctor name the prefix's bin directory when PATH lacks it, and find it when it is there", async () => {
+    const box = await sandbox();
+    try {
+      const doctor = async (path: string) => {
+        const { stdout } = await run(join(prefix, 'bin', 'dogsled'), ['doctor', '--json'], {
+          env: { ...box.env, PATH: path },
+          cwd: box.home,
+        });
+        return JSON.parse(stdout).install.find((f: { check: string }) => f.check === 'path');
+      };
+      expect(await doctor('/usr/bin:/bin')).toMatchObject({
+        state: 'fix',
+        fix: `export PATH="${join(prefix, 'bin')}:$PATH" (and in your shell's profile)`,
+      });
+      expect(await doctor(`${join(prefix, 'bin')}:/usr/bin:/bin`)).toMatchObject({
+        state: 'ok',
+        detail: `dogsled on PATH is ${join(installed, 'dist', 'dogsled.cjs')}`,
+      });
+    } finally {
+      await box.cleanup();
+    }
+  }, 60_000);
+
   it('runs the quick start from there: serve in the background, then status', async () => {
     const box = await sandbox();
     try {
