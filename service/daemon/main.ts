@@ -11,6 +11,7 @@ import { type ProbeDeps, probeHost, rootedReader } from '../probe/index.js';
 import type { HostIO } from '../state/io.js';
 import { VERSION } from '../version.js';
 import { realAgentLane } from './agent-lane-readers.js';
+import { readFactsInChild } from './facts.js';
 import { type ServeOptions, serve } from './serve.js';
 
 /** How long a tick waits for Herdr and the pane reads before publishing the last known panes. */
@@ -44,6 +45,7 @@ export async function runService(io: HostIO, options: ServeOptions): Promise<voi
           (await enabledPeers({ ...io, warn })).map((peer) => peerTarget(peer, io.config.remote_command)),
       },
       warmSupervisor: {},
+      facts: (signal) => readFactsInChild(io, signal),
     },
     options,
   );

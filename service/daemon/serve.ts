@@ -10,6 +10,7 @@ import { DogsledError, messageOf } from '../errors.js';
 import type { HostProbe } from '../probe/index.js';
 import type { HostIO } from '../state/io.js';
 import { ensureStateDir } from '../state/paths.js';
+import type { HostFacts } from '../state/schemas.js';
 import { acquireServiceLock } from '../state/service-lock.js';
 import { sweepOrphanTemps } from '../state/temp-sweep.js';
 import { span } from '../timing.js';
@@ -45,6 +46,8 @@ export interface ServiceIO extends HostIO {
   quota?: Pick<QuotaWorkerIO, 'managementUrl' | 'platform' | 'peers' | 'transport'>;
   /** Keep a job supervisor warm for headless launches (warm-keeper.ts); without it, none. */
   warmSupervisor?: Pick<WarmKeeperIO, 'self'>;
+  /** What the host is, read once at start in the background (facts.ts); without it, none. */
+  facts?: (signal: AbortSignal) => Promise<HostFacts>;
 }
 
 export interface ServeOptions {
@@ -133,11 +136,15 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
           },
           stop,
         );
+  // Not for --once: it publishes before a child could answer.
+  let facts: HostFacts | null = null;
+  const factsRead = options.once || !io.facts ? undefined : io.facts(stop).then((read) => (facts = read));
   const publisher = new Publisher(
     io,
     { pid: io.pid, started_ms, interval_ms: options.intervalMs, version: io.version },
     guard,
     () => [...laneErrors.values()],
+    () => facts,
   );
   const sweeper = new TempSweeper(io);
   try {
@@ -172,6 +179,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     await watchdog?.stop();
     await sweep?.stop();
     await quota?.stop();
+    await factsRead;
     await pool.close();
     await lock.release();
   }

@@ -4,6 +4,7 @@
 // lock, and its headroom refused while it is unreachable or stale.
 
 import type { Headroom } from '../core/headroom.js';
+import { cleanFacts } from '../core/host-facts.js';
 import { peerHeadroom, peerService, retryInMs } from '../core/peer-reads.js';
 import { plainLine } from '../core/text-clean.js';
 import type { PeerEntry } from '../state/peer-schemas.js';
@@ -50,5 +51,6 @@ export function peerView(peer: PeerHost, entry: PeerEntry | undefined, now: numb
     reservations: reply?.host.reservations ?? [],
     errors: (reply?.host.errors ?? []).map((error) => plainLine(error)),
     retry_ms: retryInMs(entry, now),
+    facts: cleanFacts(reply?.host.facts),
   };
 }
