@@ -10,6 +10,7 @@ import { launchLine } from '../core/launch-line.js';
 import { childRole } from '../core/launch-state.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { HostIO } from '../state/io.js';
+import { linkChild } from '../state/parents.js';
 import { oneLine } from '../state/quarantine.js';
 import { appendItem, updateItems } from '../state/work.js';
 import type { AgentRequest, Item } from '../state/work-schemas.js';
@@ -193,6 +194,7 @@ export async function launchAgent(
       pane: where.pane,
       terminal_id: where.terminal,
     }));
+    if (spec.remoteOwner) await linkRemoteOwner(io, spec, where);
     await writeContractFile(io.paths, request.launch, {
       name: request.name,
       kind: request.kind,
@@ -245,6 +247,30 @@ export async function launchAgent(
   mark('agent: ready');
   const shown = await changeItem(io, spec.itemId, (current) => current);
   return { record: started.record, item: shown, worktree };
+}
+
+/**
+ * A child whose owner is on another host is tracked here in parents.json by its terminal: the
+ * watchdog then treats it as that owner's child (its stall goes to the owner through the outbox, and
+ * it is no top-level pane to notify). A failed write costs only that, never the launch.
+ */
+async function linkRemoteOwner(
+  io: AgentLaunchIO,
+  spec: AgentLaunchSpec,
+  where: { pane: string; terminal: string },
+): Promise<void> {
+  const owner = spec.remoteOwner as { host: string; pane: string | null };
+  await linkChild(io, where.terminal, {
+    owner: owner.pane,
+    owner_host: owner.host,
+    item: spec.itemId,
+    pane: where.pane,
+    linked_ms: io.now(),
+  }).catch((error: unknown) =>
+    io.warn(
+      `dogsled: warning: agent: cannot record ${spec.request.name} in parents.json: ${messageOf(error)}`,
+    ),
+  );
 }
 
 /**

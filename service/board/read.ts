@@ -1,19 +1,18 @@
 // Reads what the board rule needs for one owner from cached state only: items.json and queue.json,
-// the job records of the owner's jobs, the agent panes of the host snapshot and the service's
-// branch observations (branches.json, for TO LAND). Nothing is probed
+// the job records of the owner's jobs, the agent panes of the host snapshot, and the owner's TO LAND
+// rows from the one reader the stop gate and prompt context use (work/to-land.ts). Nothing is probed
 // and nothing is written (a job whose wrapper died is finalized by the service, not by a reader).
 // `dogsled board`, the sidebar and (later) the Pi widget call readBoard.
 
 import { type BoardAgentPane, type BoardJob, type Board as BoardT, boardOf } from '../core/board.js';
-import { forwardedBranches } from '../core/outbox.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
-import { readBranchObservations } from '../state/branch-observations.js';
 import type { StateIO } from '../state/io.js';
 import { readJobRecord } from '../state/job-records.js';
 import { HostSnapshotSchema } from '../state/schemas.js';
 import { readState } from '../state/store.js';
 import { readItems, readQueue } from '../state/work.js';
+import { readToLand } from '../work/to-land.js';
 
 export type Board = BoardT;
 
@@ -43,12 +42,10 @@ export async function readBoard(io: StateIO, owner: string): Promise<Board> {
   );
   const agentPanes = new Map<string, BoardAgentPane>();
   for (const pane of snapshot?.probe.agent_panes ?? []) agentPanes.set(pane.pane, pane);
-  const ids = new Set(mine.map((item) => item.id));
-  // A child on a peer: its branch as the peer last forwarded it (the branch is not readable here).
-  const observed = [
-    ...(await readBranchObservations(io).catch(() => [])),
-    ...forwardedBranches(mine, LOCAL_HOST.id),
-  ];
-  const branches = observed.filter((entry) => ids.has(entry.item));
-  return boardOf({ owner, items: mine, tickets: queue.tickets, jobs, agentPanes, branches }, io.now());
+  const panes = snapshot?.probe.agent_panes ?? [];
+  const toLand = await readToLand(io, owner, mine, panes).catch((error: unknown) => {
+    io.warn(`dogsled: warning: board: TO LAND: ${messageOf(error)}`);
+    return [];
+  });
+  return boardOf({ owner, items: mine, tickets: queue.tickets, jobs, agentPanes, toLand }, io.now());
 }

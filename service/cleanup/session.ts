@@ -95,7 +95,10 @@ function applyIO(session: Session): PruneIO {
     closures: {
       port: herdr.live,
       paneContext: () => paneContext(session.io, herdr.callerPaneId),
-      worktreePanes: (path) => worktreePanes(herdr.live, path, herdr.callerPaneId),
+      worktreePanes: (path) =>
+        worktreePanes(herdr.live, path, herdr.callerPaneId, () =>
+          paneContext(session.io, herdr.callerPaneId),
+        ),
     },
   };
 }

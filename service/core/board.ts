@@ -1,7 +1,7 @@
 // The board rule (spec, "Items and closing"): an owner's work grouped by what the owner must do,
 // TO LAND, ATTENTION, RUNNING, WAITING, then DONE (history that needs nothing, shown folded). Each
 // row carries what a renderer draws (`dogsled board`, the sidebar, the Pi widget). Pure: the reader
-// in service/board gathers items, tickets, job records, agent panes and branch observations.
+// in service/board gathers items, tickets, job records, agent panes and the owner's TO LAND rows.
 // Untrusted text (commands, names, errors) is made escape-free here, once, for every renderer.
 
 import { formatAge } from './duration.js';
@@ -9,6 +9,7 @@ import { endToken, NEVER_STARTED, neverStarted } from './job-status.js';
 import { isHeld } from './quota-hold.js';
 import { shellLine } from './shell-quote.js';
 import { clippedLine, plainLine } from './text-clean.js';
+import type { LandRow } from './to-land.js';
 
 export const BOARD_GROUPS = ['to_land', 'attention', 'running', 'waiting', 'done'] as const;
 export type BoardGroupId = (typeof BOARD_GROUPS)[number];
@@ -133,23 +134,6 @@ export interface BoardAgentPane {
   state_since_ms: number;
 }
 
-/**
- * Extension point for TO LAND: a branch of a child that still holds commits or changes the default
- * branch lacks (durable items and branch observations; `<child>: branch <b> +N to land`).
- */
-export interface BranchObservation {
-  /** The item of the child that made it, and the child's name. */
-  item: string;
-  child: string;
-  host: string;
-  branch: string;
-  ahead: number;
-  dirty: boolean;
-  /** Integrated into the default branch, or deleted: the row leaves. */
-  landed: boolean;
-  observed_ms: number;
-}
-
 export interface BoardInput {
   owner: string;
   /**
@@ -163,7 +147,8 @@ export interface BoardInput {
   jobs: ReadonlyMap<string, BoardJob>;
   /** Agent panes by pane id (host snapshots); empty until agents join. */
   agentPanes?: ReadonlyMap<string, BoardAgentPane>;
-  branches?: readonly BranchObservation[];
+  /** The owner's TO LAND rows (core/to-land.ts), the ones the stop gate and prompt context read. */
+  toLand?: readonly LandRow[];
 }
 
 /** The board of `input.owner` at `now`. Rows in each group are oldest first. */
@@ -175,9 +160,7 @@ export function boardOf(input: BoardInput, now: number): Board {
     if (row) rows.push(row);
   }
   rows.push(...ticketRows(input, now));
-  for (const branch of input.branches ?? []) {
-    if (!branch.landed && (branch.ahead > 0 || branch.dirty)) rows.push(toLandRow(branch, now));
-  }
+  for (const land of input.toLand ?? []) rows.push(toLandRow(land, now));
   const groups = BOARD_GROUPS.map((id) => ({
     id,
     title: GROUP_TITLES[id],
@@ -293,7 +276,7 @@ function endReason(job: BoardJob): string {
  * - blocked: ATTENTION (it asks the owner); stalled: ATTENTION with the stall's age;
  * - working or unknown: RUNNING; idle or done without a done mark: ATTENTION `idle` (it may be
  *   waiting for an answer; only `dogsled done` hands a task back);
- * - a closed agent item: gone (its branch, if any, is a TO LAND row of its own).
+ * - a closed agent item: gone (its branch, if any, is a TO LAND row of its own: `toLand`).
  */
 function agentRow(
   item: BoardItem,
@@ -393,22 +376,22 @@ function ticketRows(input: BoardInput, now: number): BoardRow[] {
 }
 
 /** `<child>: branch <b> +N to land`. */
-function toLandRow(branch: BranchObservation, now: number): BoardRow {
-  const child = safeText(branch.child, 60);
-  const name = safeText(branch.branch, 120);
-  const what = [branch.ahead > 0 ? `+${branch.ahead}` : null, branch.dirty ? 'dirty' : null]
+function toLandRow(land: LandRow, now: number): BoardRow {
+  const child = safeText(land.name, 60);
+  const name = safeText(land.branch, 120);
+  const what = [land.ahead > 0 ? `+${land.ahead}` : null, land.dirty ? 'dirty' : null]
     .filter(Boolean)
     .join(' ');
   return {
-    ...blank('agent', branch.item, 'to_land'),
-    host: branch.host,
+    ...blank('agent', land.item, 'to_land'),
+    host: land.host,
     title: child,
     detail: `branch ${name}`,
     state: 'to land',
-    since_ms: branch.observed_ms,
-    age_ms: ageOf(branch.observed_ms, now),
+    since_ms: land.observed_ms,
+    age_ms: ageOf(land.observed_ms, now),
     reason: `${child}: branch ${name} ${what} to land`,
-    item: branch.item,
+    item: land.item,
   };
 }
 

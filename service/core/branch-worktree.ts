@@ -37,9 +37,46 @@ export type BranchWorktreePlan =
       from: string;
     };
 
+/**
+ * The longest worktree directory name (the branch with each / as -), in bytes: the file system's
+ * 255 less room for the number git appends to its own copy of the name (`.git/worktrees/<name>N`)
+ * when that is taken. A longer one is a branch git makes and then cannot give a worktree.
+ */
+export const WORKTREE_NAME_MAX_BYTES = 240;
+
+/** The longest part of a branch name between slashes: git's ref file, `<part>.lock`, is 255 at most. */
+export const BRANCH_PART_MAX_BYTES = 250;
+
+const encoder = new TextEncoder();
+
+/**
+ * Why git cannot give `branch` a worktree at worktreePathFor although `check-ref-format --branch`
+ * accepts the name, or null. Git itself refuses `HEAD` and a leading `-` in new branches (checked
+ * here too, whatever git's version). `@` passes that check, but `git worktree add` makes the branch
+ * and then fails in a directory named `@` (git 2.39: "not a git repository: .git/worktrees/@"); a
+ * name too long for one directory fails the same way, after the branch is made.
+ */
+export function worktreeNameProblem(branch: string): string | null {
+  if (branch === 'HEAD') return 'git reserves HEAD';
+  if (branch.startsWith('-')) return 'it would read as an option';
+  const name = worktreeNameOf(branch);
+  if (name === '@') return 'git cannot make a worktree in a directory named @';
+  const part = branch.split('/').find((each) => encoder.encode(each).length > BRANCH_PART_MAX_BYTES);
+  if (part !== undefined) return `a part between slashes is over ${BRANCH_PART_MAX_BYTES} bytes`;
+  const bytes = encoder.encode(name).length;
+  if (bytes > WORKTREE_NAME_MAX_BYTES) {
+    return `its worktree directory name would be ${bytes} bytes, over ${WORKTREE_NAME_MAX_BYTES}`;
+  }
+  return null;
+}
+
+function worktreeNameOf(branch: string): string {
+  return branch.replaceAll('/', '-');
+}
+
 /** `<dir>/<branch with each / as ->`: one directory per branch, directly under the worktree dir. */
 export function worktreePathFor(dir: string, branch: string): string {
-  return `${dir.replace(/\/+$/, '')}/${branch.replaceAll('/', '-')}`;
+  return `${dir.replace(/\/+$/, '')}/${worktreeNameOf(branch)}`;
 }
 
 export function branchWorktreePlan(facts: BranchWorktreeFacts): BranchWorktreePlan {

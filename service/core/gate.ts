@@ -1,68 +1,20 @@
 // The stop gate (spec, "Prompt context and integrations"): before an owner stops, a reminder about
 // its finished children with work to land, once per distinct set of them, across restarts. A set is
 // the child item ids with their commit counts and dirty states; row order and idle/done transitions
-// do not make a new set, new commits or a new dirty state do. Closing every owner item clears the
-// history. Pure: the hooks read items, panes and gate.json, and write what gateStep decides.
+// do not make a new set, new commits or a new dirty state do. The rows are the owner's TO LAND rows
+// (core/to-land.ts), closed children's included; the history is cleared once the owner has neither
+// open items nor rows. Pure: the hooks read the rows and gate.json, and write what gateStep decides.
 
-import type { Item } from '../state/work-schemas.js';
-
-/** The facts of an agent pane the gate reads (a subset of a snapshot's agent pane). */
-export interface LandFacts {
-  pane: string;
-  terminal_id: string;
-  name: string | null;
-  state: string;
-  branch: string | null;
-  ahead: number | null;
-  dirty: boolean | null;
-  landed: boolean | null;
-}
-
-/** One TO LAND row: a finished child whose branch holds commits or changes its owner has not landed. */
-export interface LandRow {
-  item: string;
-  name: string;
-  branch: string | null;
-  ahead: number;
-  dirty: boolean;
-}
+import { clipText } from './text-clean.js';
+import type { LandRow } from './to-land.js';
 
 /** How many set keys an owner's history keeps; older sets may remind again, which is harmless. */
 export const GATE_HISTORY_MAX = 20;
 /** Rows named in one reminder; the rest are counted. */
 const REMINDER_ROWS = 10;
-
-const FINISHED = new Set(['idle', 'done']);
-
-/** The pane facts that belong to an item: by terminal first (a moved pane keeps it), else by pane. */
-export function factsFor<T extends Pick<LandFacts, 'pane' | 'terminal_id'>>(
-  item: Pick<Item, 'pane' | 'terminal_id'>,
-  panes: readonly T[],
-): T | undefined {
-  if (item.terminal_id !== null) {
-    const byTerminal = panes.find((p) => p.terminal_id === item.terminal_id);
-    if (byTerminal) return byTerminal;
-  }
-  return item.pane === null ? undefined : panes.find((p) => p.pane === item.pane);
-}
-
-/**
- * The owner's TO LAND rows: open agent items whose child is idle or done with commits ahead of the
- * default branch or uncommitted changes, and not landed. Working children and clean ones never count.
- */
-export function toLandRows(items: readonly Item[], panes: readonly LandFacts[], owner: string): LandRow[] {
-  const rows: LandRow[] = [];
-  for (const item of items) {
-    if (item.kind !== 'agent' || item.owner !== owner || item.closed_ms !== null) continue;
-    const facts = factsFor(item, panes);
-    if (!facts || !FINISHED.has(facts.state) || facts.landed === true) continue;
-    const ahead = facts.ahead ?? 0;
-    const dirty = facts.dirty === true;
-    if (ahead === 0 && !dirty) continue;
-    rows.push({ item: item.id, name: facts.name ?? facts.pane, branch: facts.branch, ahead, dirty });
-  }
-  return rows.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
-}
+/** A child's name and branch are cut to these lengths: the reminder's size stays bounded. */
+const NAME_CHARS = 60;
+const BRANCH_CHARS = 120;
 
 /** The set's identity: ids with commit counts and dirty states, independent of row order. */
 export function gateKey(rows: readonly LandRow[]): string {
@@ -74,19 +26,24 @@ export function gateKey(rows: readonly LandRow[]): string {
 
 export interface GateStep {
   remind: boolean;
-  /** The owner's new history; null removes it (no open items). */
+  /** The owner's new history; null removes it (no open items, nothing to land). */
   next: string[] | null;
   changed: boolean;
 }
 
-/** Whether this stop gets a reminder, and the history to keep. */
+/**
+ * Whether this stop gets a reminder, and the history to keep. An owner with no open items and
+ * nothing to land starts over; closing a child that still has work to land does not (its row stays,
+ * so the same set is not repeated).
+ */
 export function gateStep(
   history: readonly string[] | undefined,
   rows: readonly LandRow[],
   openItems: number,
 ): GateStep {
   const kept = history === undefined ? null : [...history];
-  if (openItems === 0) return { remind: false, next: null, changed: history !== undefined };
+  if (openItems === 0 && rows.length === 0)
+    return { remind: false, next: null, changed: history !== undefined };
   if (rows.length === 0) return { remind: false, next: kept, changed: false };
   const key = gateKey(rows);
   if (history?.includes(key)) return { remind: false, next: kept, changed: false };
@@ -94,10 +51,11 @@ export function gateStep(
 }
 
 function rowText(row: LandRow, clean: (text: string) => string): string {
-  const parts = [row.branch === null ? 'detached' : `branch ${clean(row.branch)}`];
+  const parts = [`branch ${clipText(clean(row.branch), BRANCH_CHARS)}`];
   if (row.ahead > 0) parts.push(`${row.ahead} commit${row.ahead === 1 ? '' : 's'} to land`);
   if (row.dirty) parts.push('uncommitted changes');
-  return `- ${clean(row.name)}: ${parts.join(', ')}`;
+  const where = row.host === 'local' ? '' : ` on ${clipText(clean(row.host), NAME_CHARS)}`;
+  return `- ${clipText(clean(row.name), NAME_CHARS)}${where}: ${parts.join(', ')}`;
 }
 
 /** The reminder itself. It asks; it never commits, merges, closes or discards anything. */
@@ -108,7 +66,7 @@ export function gateReminder(rows: readonly LandRow[], clean: (text: string) => 
   if (rows.length > REMINDER_ROWS) lines.push(`- and ${rows.length - REMINDER_ROWS} more (dogsled board)`);
   lines.push(
     'Review each one, ask a child with uncommitted changes to commit, and integrate its branch; or say ' +
-      'explicitly what blocks or defers it. dogsled has committed, merged, closed and discarded nothing.',
+      'explicitly what blocks or defers it. This reminder commits, merges, closes and discards nothing.',
   );
   return lines.join('\n');
 }

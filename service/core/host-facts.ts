@@ -1,36 +1,9 @@
 // A host's facts (OS, kernel, CPU, memory, GPUs; state/schemas.ts HostFactsSchema) for people: one
-// line, as `status` shows it under each host and the sidebar under each host card, and the facts a
-// peer sent made escape-free before anything shows them. Pure.
+// line, as `status` shows it under each host and the sidebar under each host card. Pure. (A peer's
+// facts arrive escape-free: its whole snapshot is cleaned where it is parsed, state/peer-schemas.ts.)
 
 import type { HostFacts } from '../state/schemas.js';
-import { plainLine } from './text-clean.js';
 import { formatBytes } from './units.js';
-
-/** A peer's facts with every string escape-free (a peer's text is untrusted). */
-export function cleanFacts(facts: HostFacts | null | undefined): HostFacts | null {
-  if (!facts) return null;
-  const clean = (text: string) => plainLine(text);
-  return {
-    ...facts,
-    os: facts.os && {
-      platform: clean(facts.os.platform),
-      distro: clean(facts.os.distro),
-      release: clean(facts.os.release),
-      kernel: clean(facts.os.kernel),
-      arch: clean(facts.os.arch),
-    },
-    cpu: facts.cpu && { ...facts.cpu, model: clean(facts.cpu.model) },
-    gpus:
-      facts.gpus === null
-        ? null
-        : facts.gpus.map((gpu) => ({
-            vendor: clean(gpu.vendor),
-            model: clean(gpu.model),
-            memory_bytes: gpu.memory_bytes,
-          })),
-    errors: facts.errors.map(clean),
-  };
-}
 
 const KERNELS: Record<string, string> = { linux: 'Linux', darwin: 'Darwin' };
 

@@ -1,12 +1,13 @@
 // The owner summary of prompt context (spec, "Prompt context and integrations"): an owner's own
 // children, jobs and tickets, grouped by what the owner must do: work to land, attention (blocked or
-// stalled children), idle, done, running, queued. Pure: items, tickets and the snapshot's agent
-// panes in; hook context renders it above the fleet lines.
+// stalled children), idle, done, running, queued. Pure: items, tickets, the snapshot's agent panes
+// and the owner's TO LAND rows in; hook context renders it above the fleet lines.
 
 import type { Item, Ticket } from '../state/work-schemas.js';
-import { factsFor, type LandFacts, type LandRow, toLandRows } from './gate.js';
+import { factsFor, type LandPane, type LandRow } from './to-land.js';
 
-export interface OwnerPaneFacts extends LandFacts {
+export interface OwnerPaneFacts extends LandPane {
+  name: string | null;
   stalled_since_ms: number | null;
   state_since_ms: number;
 }
@@ -39,7 +40,7 @@ function agentEntry(
   item: Item,
   facts: OwnerPaneFacts | undefined,
 ): { group: keyof OwnerWork; entry: WorkEntry } {
-  const label = facts?.name ?? item.pane ?? item.id;
+  const label = item.name ?? facts?.name ?? item.pane ?? item.id;
   if (!facts)
     return {
       group: 'running',
@@ -58,15 +59,18 @@ function agentEntry(
   return { group: 'running', entry };
 }
 
-/** The owner's open items and unsettled tickets, grouped. Closed items and settled tickets do not show. */
+/**
+ * The owner's work, grouped: `toLand` is its TO LAND rows (core/to-land.ts, closed children's
+ * included), then its other open items and unsettled tickets. A child with a row shows only there.
+ */
 export function ownerWork(
   owner: string,
   items: readonly Item[],
   tickets: readonly Ticket[],
   panes: readonly OwnerPaneFacts[],
+  toLand: readonly LandRow[],
 ): OwnerWork {
-  const work: OwnerWork = { toLand: [], attention: [], idle: [], done: [], running: [], queued: [] };
-  work.toLand = toLandRows(items, panes, owner);
+  const work: OwnerWork = { toLand: [...toLand], attention: [], idle: [], done: [], running: [], queued: [] };
   const landing = new Set(work.toLand.map((row) => row.item));
   for (const item of items) {
     if (item.owner !== owner || item.closed_ms !== null || landing.has(item.id)) continue;

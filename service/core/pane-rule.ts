@@ -141,6 +141,18 @@ export interface AgentFacts {
   openChildren: number;
 }
 
+/** Dogsled work a pane owns: open items and queued or admitting tickets whose owner it is. */
+export interface OwnedWork {
+  items: number;
+  tickets: number;
+}
+
+/**
+ * The pane's terminal's inbox: how many undelivered records wait for its registered reader (0 when
+ * no reader is registered), or why the file could not be read.
+ */
+export type InboxFacts = { pending: number } | { unreadable: string };
+
 export interface PaneFacts {
   pane: string;
   terminalId: string;
@@ -157,6 +169,10 @@ export interface PaneFacts {
   records: readonly PaneRecord[];
   /** The service's observations of this terminal. */
   watch: WatchEntry | undefined;
+  /** Work it owns: owning dogsled work counts as a dogsled record (absent: none). */
+  owns?: OwnedWork;
+  /** Its inbox (absent: none was ever written). */
+  inbox?: InboxFacts;
 }
 
 export type PaneVerdict = { kind: 'close'; reason: string } | { kind: 'keep'; reason: string };
@@ -167,6 +183,8 @@ const close = (reason: string): PaneVerdict => ({ kind: 'close', reason });
 export function paneVerdict(facts: PaneFacts, now: number, maxGapMs: number = WATCH_MAX_GAP_MS): PaneVerdict {
   if (facts.caller) return keep("the caller's pane");
   if (facts.focused) return keep('focused in Herdr');
+  const owner = ownerKeep(facts);
+  if (owner !== null) return keep(owner);
   if (facts.agent) return agentVerdict(facts.agent, facts.watch, now, maxGapMs);
   const prompt = facts.prompt;
   if (prompt.kind === 'running') return keep(prompt.reason);
@@ -183,6 +201,32 @@ export function paneVerdict(facts: PaneFacts, now: number, maxGapMs: number = WA
     return close(`empty ${prompt.shell} prompt; its ${what}`);
   }
   return emptyShellVerdict(prompt.shell, facts.watch, now, maxGapMs);
+}
+
+/**
+ * Why a pane stays as an owner, or null: it owns open items or queued tickets, or its terminal's
+ * registered inbox reader has records waiting. An owner's pane is where its children's replies,
+ * blocked reports and notices arrive; closing it would fail them all ("its terminal is gone"),
+ * whatever its prompt or agent looks like, so no pane rule and no worktree removal closes it.
+ */
+export function ownerKeep(facts: Pick<PaneFacts, 'owns' | 'inbox'>): string | null {
+  const owned = ownedText(facts.owns);
+  if (owned !== null) return `it owns ${owned}`;
+  if (facts.inbox === undefined) return null;
+  if ('unreadable' in facts.inbox) return `its inbox cannot be read: ${facts.inbox.unreadable}`;
+  const { pending } = facts.inbox;
+  if (pending === 0) return null;
+  return `its inbox reader has ${pending} undelivered ${pending === 1 ? 'record' : 'records'}`;
+}
+
+/** `2 open items and 1 queued ticket`, or null when it owns nothing. */
+function ownedText(owns: OwnedWork | undefined): string | null {
+  if (owns === undefined) return null;
+  const parts = [
+    owns.items > 0 ? `${owns.items} open ${owns.items === 1 ? 'item' : 'items'}` : '',
+    owns.tickets > 0 ? `${owns.tickets} queued ${owns.tickets === 1 ? 'ticket' : 'tickets'}` : '',
+  ].filter(Boolean);
+  return parts.length === 0 ? null : parts.join(' and ');
 }
 
 const RECORD_NAMES = { job: 'job', launch: 'launch', item: 'agent item' } as const;

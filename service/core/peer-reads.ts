@@ -11,6 +11,13 @@ import type { UnreachableCategory } from './unreachable.js';
 /** At most one read per peer in this long, whoever asks. */
 export const PEER_READ_EVERY_MS = 10_000;
 
+/**
+ * The largest `host snapshot` answer taken from a peer, in bytes on the wire. An honest one is a
+ * few kilobytes, and this holds thousands of jobs and agent panes; a larger one is refused as
+ * `remote command failed` before it is parsed, so it is never cached, nor read by every `status`.
+ */
+export const PEER_SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;
+
 /** The part of a cache entry these rules read and write. */
 export interface PeerReadState {
   /** Last read attempt, on this host's clock; null before the first. */

@@ -1,9 +1,12 @@
-// Removes terminal control sequences from untrusted text (pane output, transcripts, logs) before it
-// is shown or stored for display. One pass, no regular expressions: hostile input cannot make it
-// slow, and an unterminated string sequence swallows the rest of the text rather than leaking it.
-// Kept: printable text, `\n` and `\t`. Removed: CSI, OSC, DCS/SOS/PM/APC strings (7- and 8-bit
-// forms), other escape sequences, C0 controls (including `\r`), DEL and C1 controls. The one-line
-// forms built on it (newlines and tabs folded, cut to a length) are in text-clean.ts.
+// Removes terminal control sequences from untrusted text (pane output, transcripts, logs, what a
+// peer or an agent sends) before it is shown, stored for display or delivered. One pass, no regular
+// expressions: hostile input cannot make it slow, and an unterminated string sequence swallows the
+// rest of the text rather than leaking it. Kept: printable text, `\n` and `\t`. Removed: CSI, OSC,
+// DCS/SOS/PM/APC strings (7- and 8-bit forms), other escape sequences, C0 controls (including
+// `\r`), DEL and C1 controls, and the characters that show nothing yet change what is read: bidi
+// overrides, embeddings, isolates and marks (text that reads in another order than it runs),
+// zero-width spaces and joiners, and Unicode tags (invisible ASCII). The one-line forms built on it
+// (newlines and tabs folded, cut to a length) are in text-clean.ts.
 
 const ESC = 0x1b;
 const BEL = 0x07;
@@ -14,6 +17,8 @@ const STRING_7BIT = new Set([0x5d, 0x50, 0x58, 0x5e, 0x5f]); // ] P X ^ _
 const STRING_8BIT = new Set([0x9d, 0x90, 0x98, 0x9e, 0x9f]);
 const CSI_7BIT = 0x5b; // [
 const CSI_8BIT = 0x9b;
+/** Below this, no character is invisible: plain ASCII and Latin text costs one comparison. */
+const FIRST_INVISIBLE = 0x061c;
 
 export function stripEscapes(text: string): string {
   let out = '';
@@ -22,12 +27,15 @@ export function stripEscapes(text: string): string {
   const n = text.length;
   while (i < n) {
     const c = text.charCodeAt(i);
-    if (!isControl(c)) {
+    const hidden = c >= FIRST_INVISIBLE ? invisibleLength(text, i, c) : 0;
+    if (hidden === 0 && !isControl(c)) {
       i++;
       continue;
     }
     if (i > plainFrom) out += text.slice(plainFrom, i);
-    if (c === 0x0a || c === 0x09) {
+    if (hidden > 0) {
+      i += hidden;
+    } else if (c === 0x0a || c === 0x09) {
       out += text[i];
       i++;
     } else if (c === ESC) {
@@ -47,6 +55,32 @@ export function stripEscapes(text: string): string {
 
 function isControl(c: number): boolean {
   return c < 0x20 || (c >= 0x7f && c <= 0x9f);
+}
+
+/**
+ * UTF-16 units of the invisible character at `i` (`c` is its first unit), 0 when it is not one:
+ * U+061C (Arabic letter mark), U+180E (Mongolian vowel separator), U+200B-U+200F (zero-width
+ * space, non-joiner and joiner; left-to-right and right-to-left marks), U+202A-U+202E (bidi
+ * embeddings and overrides), U+2060-U+206F (word joiner, invisible operators, bidi isolates,
+ * deprecated format controls), U+FEFF (zero-width no-break space), and the tags U+E0000-U+E007F
+ * (a surrogate pair: U+DB40, then U+DC00-U+DC7F).
+ */
+function invisibleLength(text: string, i: number, c: number): number {
+  if (
+    c === 0x061c ||
+    c === 0x180e ||
+    (c >= 0x200b && c <= 0x200f) ||
+    (c >= 0x202a && c <= 0x202e) ||
+    (c >= 0x2060 && c <= 0x206f) ||
+    c === 0xfeff
+  ) {
+    return 1;
+  }
+  if (c === 0xdb40) {
+    const low = text.charCodeAt(i + 1);
+    if (low >= 0xdc00 && low <= 0xdc7f) return 2;
+  }
+  return 0;
 }
 
 /** `i` is just after ESC. Returns the index after the whole sequence. */

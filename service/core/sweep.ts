@@ -124,49 +124,121 @@ export interface CleanupFinding {
   /** Stable identity for the once-per-set history. */
   key: string;
   kind: 'failure' | 'unlinked' | 'landed_dirty';
-  /** The worktree or checkout path, or a pane id for a pane failure. */
+  /**
+   * What the finding is about, which decides who created it: a checkout (worktree, landed-dirty,
+   * unlinked), a pane, a branch of a repository, or something of the host's own (no creator).
+   */
+  subject: 'checkout' | 'pane' | 'branch' | 'host';
+  /** The worktree or checkout path, a pane id for a pane failure, the repository for a branch. */
   path: string;
+  /** The branch of a branch failure, else null. */
+  branch: string | null;
   text: string;
 }
+
+/** Which failures are about a checkout, a pane or a branch; any other kind is the host's own. */
+const FAILURE_SUBJECTS: Readonly<Record<string, CleanupFinding['subject']>> = {
+  worktree: 'checkout',
+  pane: 'pane',
+  branch: 'branch',
+};
 
 export function cleanupFindings(pass: SweepPass): CleanupFinding[] {
   const findings: CleanupFinding[] = [];
   for (const failure of pass.failures) {
     findings.push({
-      key: `failure:${failure.kind}:${failure.path}`,
+      key: `failure:${failure.kind}:${failure.path}${failure.kind === 'branch' ? `:${failure.branch}` : ''}`,
       kind: 'failure',
+      subject: FAILURE_SUBJECTS[failure.kind] ?? 'host',
       path: failure.path,
-      text: `${failure.kind} ${failure.path}: removal failed: ${failure.error}`,
+      branch: failure.branch,
+      text: `${failure.kind} ${failure.path}${failure.kind === 'branch' && failure.branch ? ` (${failure.branch})` : ''}: removal failed: ${failure.error}`,
     });
   }
   for (const hold of pass.unlinked) {
-    findings.push({ key: `unlinked:${hold.path}`, kind: 'unlinked', path: hold.path, text: hold.reason });
+    findings.push({
+      key: `unlinked:${hold.path}`,
+      kind: 'unlinked',
+      subject: 'checkout',
+      path: hold.path,
+      branch: null,
+      text: hold.reason,
+    });
   }
   for (const dirty of pass.landed_dirty) {
     const shown = dirty.paths.slice(0, 10).join(', ');
     findings.push({
       key: `landed_dirty:${dirty.checkout}:${dirty.dirty}`,
       kind: 'landed_dirty',
+      subject: 'checkout',
       path: dirty.checkout,
+      branch: null,
       text: `${dirty.checkout} (${dirty.ref}) is landed but has ${plural(dirty.dirty, 'uncommitted path')}: ${shown}`,
     });
   }
   return findings;
 }
 
-/** What an owner created on this host: its children's panes and the directories they work in. */
+/**
+ * What an owner created on this host (the spec's ownership rule): its open items' panes, where
+ * those panes work, and what its launches made or started a child in.
+ */
 export interface CreatedWork {
+  /** Its open children's panes: a pane that failed to close is theirs. */
   panes: ReadonlySet<string>;
+  /**
+   * Where it works through others: its open children's working directories and recorded
+   * worktrees, and the worktree or directory each of its launches made or started a child in.
+   */
   paths: readonly string[];
+  /** Branches its launches made (`--branch`), with their repository's main checkout. */
+  branches: ReadonlyArray<{ repository: string; branch: string }>;
+  /**
+   * The checkouts this host knows (registered worktrees): a directory belongs to the deepest
+   * checkout that holds it, so a worktree inside a main checkout is not the main checkout's.
+   */
+  checkouts: readonly string[];
 }
 
-/** The findings whose work this owner created; host-level ones (no creator) reach nobody. */
+/** The checkout `path` is in: the deepest of `roots` that holds it, else null. */
+function checkoutOf(path: string, roots: readonly string[]): string | null {
+  let best: string | null = null;
+  for (const root of roots) {
+    if (inside(path, root) && (best === null || root.length > best.length)) best = root;
+  }
+  return best;
+}
+
+/**
+ * The findings whose work this owner created. A directory that merely holds the checkout (a child
+ * in a parent directory of someone else's worktree) is not the checkout's creator, and host-level
+ * findings (no creator) reach nobody.
+ */
 export function ownedFindings(findings: readonly CleanupFinding[], created: CreatedWork): CleanupFinding[] {
-  return findings.filter(
-    (finding) =>
-      created.panes.has(finding.path) ||
-      created.paths.some((path) => inside(path, finding.path) || inside(finding.path, path)),
+  const roots = [
+    ...created.checkouts,
+    ...findings.filter((finding) => finding.subject === 'checkout').map((finding) => finding.path),
+  ];
+  const homes = new Set(
+    created.paths.flatMap((path) => {
+      const home = checkoutOf(path, roots);
+      return home === null ? [] : [home];
+    }),
   );
+  return findings.filter((finding) => {
+    switch (finding.subject) {
+      case 'pane':
+        return created.panes.has(finding.path);
+      case 'checkout':
+        return homes.has(finding.path);
+      case 'branch':
+        return created.branches.some(
+          (made) => made.repository === finding.path && made.branch === finding.branch,
+        );
+      default:
+        return false;
+    }
+  });
 }
 
 export function findingsKey(findings: readonly CleanupFinding[]): string {

@@ -11,6 +11,30 @@ export function plainLine(text: string): string {
   return stripEscapes(text).replace(CONTROLS, ' ');
 }
 
+/** How deep plainStrings follows a value: an honest document is a few levels deep. */
+const MAX_DEPTH = 32;
+
+/**
+ * A JSON value (parsed JSON or msgpack) with every string in it, object keys included, made a
+ * plainLine: for a document from another host, none of whose fields is trusted, wherever it is
+ * shown. Nesting past MAX_DEPTH is cut to null (no honest document goes there, and a deeper one
+ * would cost a stack per level).
+ */
+export function plainStrings<T>(value: T): T {
+  return plainValue(value, 0) as T;
+}
+
+function plainValue(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return plainLine(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return null;
+  if (Array.isArray(value)) return value.map((item) => plainValue(item, depth + 1));
+  // fromEntries defines each key as data: a `__proto__` key stays a key, never a prototype.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [plainLine(key), plainValue(item, depth + 1)]),
+  );
+}
+
 /** At most `max` UTF-16 units, with `…` where it was cut (the caller's `max` is positive). */
 export function cutLine(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

@@ -65,3 +65,19 @@ const SOCKET_CODES: Readonly<Record<string, UnreachableCategory>> = {
 export function socketErrorCategory(code: string | undefined): UnreachableCategory | undefined {
   return code === undefined ? undefined : SOCKET_CODES[code];
 }
+
+/**
+ * A failure that does not pass by itself: the peer refuses our key (`auth`), or offers a key other
+ * than the one on file, or none is on file (`host key`). Waiting for it is waiting for a person, so
+ * work pinned to such a peer is refused at once with what to do; the other categories pass (a
+ * restarted sshd, a route back, a thawed host) and are worth waiting for. `target` is what ssh is
+ * given for the peer.
+ */
+export function lastingFailure(category: string | null, target: string): string | undefined {
+  if (category === 'auth')
+    return `unreachable: auth (it refuses our key): run \`ssh ${target}\` to review the key`;
+  if (category === 'host key') {
+    return `unreachable: host key (its key is not the one on file): run \`ssh ${target}\` to review the key`;
+  }
+  return undefined;
+}

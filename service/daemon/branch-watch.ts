@@ -1,20 +1,19 @@
 // The service's observations of its children's branches for TO LAND (spec, "Items and closing"):
 // every kept agent item with a branch on this host, whether the branch still holds commits the
 // default branch lacks (`<child>: branch <b> +N to land`), and whether its worktree, while it
-// exists, is dirty. A deleted branch or one the loss rule proves integrated into the default branch
-// (merged, squashed, cherry-picked) has nothing to land; a pushed one still has, also once its local
-// branch was deleted (origin/<branch> is judged then): pushed is not landed. Git is read without a
-// fetch: remote-tracking refs are as fresh as the last cleanup pass.
+// exists, is dirty. "Integration or branch deletion removes the row": a branch the loss rule proves
+// integrated into the default branch (merged, squashed, cherry-picked) has nothing to land, and
+// neither has a deleted one (`close` deletes a branch only when the default branch or a freshly
+// fetched remote holds its commits). A pushed branch that still exists here is not landed: its
+// commits are counted against the default branch alone. Git is read without a fetch.
 
-import { gatherCommitFacts } from '../cleanup/commit-facts.js';
 import { surveyRepository } from '../cleanup/survey.js';
 import { type CommitsVerdict, inDefaultBranch } from '../core/loss-types.js';
 import { messageOf } from '../errors.js';
 import { readDirty } from '../git/checkout-facts.js';
 import { pathPresent } from '../git/git-dir.js';
 import { readGraph } from '../git/graph.js';
-import { type DefaultBranch, defaultBranchOf, readRefs } from '../git/refs.js';
-import { repositoryAt } from '../git/repository.js';
+import type { DefaultBranch } from '../git/refs.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import {
   type BranchObservationRecord,
@@ -74,9 +73,8 @@ async function observe(
     env: io.env,
   });
   const branch = survey.branches.find((entry) => entry.facts.name === item.branch);
-  // The local branch is gone (`close` deletes a pushed one: its commits are safe on the remote), but
-  // its work is not landed until the default branch holds it: the remote branch is judged instead.
-  if (branch === undefined) return { ...base, ...(await remoteOnly(io, item)) };
+  // Deleted (by `close`, which deletes only what is held elsewhere, or by the owner): the row goes.
+  if (branch === undefined) return { ...base, ahead: 0, dirty: false, landed: true };
   const ahead = await aheadOf(
     item.repository,
     branch.facts.sha,
@@ -107,31 +105,4 @@ async function aheadOf(
   const graph = await readGraph(repository, [tip], defaults.refs, { env: io.env });
   // Not in the default branch, so at least its tip is missing there.
   return Math.max(1, graph.order.length);
-}
-
-/** `origin/<branch>` judged by the loss rule's integration proofs, or landed when it is gone too. */
-async function remoteOnly(
-  io: WorkerIO,
-  item: Item & { branch: string; repository: string },
-): Promise<{ ahead: number; dirty: boolean; landed: boolean }> {
-  const git = { env: io.env };
-  const refs = await readRefs(item.repository, git);
-  const remote = refs.find((ref) => ref.name === `refs/remotes/origin/${item.branch}`);
-  if (remote === undefined) return { ahead: 0, dirty: false, landed: true };
-  const repository = await repositoryAt(item.repository, git);
-  const defaults = defaultBranchOf(refs);
-  const facts = await gatherCommitFacts({
-    cwd: item.repository,
-    objectDir: repository.objectDir,
-    refs,
-    defaultBranch: defaults,
-    // Remote-tracking refs must not count as holding it: the question is integration, not safety.
-    fetchOk: false,
-    tips: [remote.sha],
-    env: io.env,
-  });
-  const commits = facts.verdicts.get(remote.sha);
-  if (commits === undefined) throw new Error(`cannot judge origin/${item.branch}`);
-  const ahead = await aheadOf(item.repository, remote.sha, commits, defaults, io);
-  return { ahead, dirty: false, landed: ahead === 0 && isLanded(commits) };
 }

@@ -9,17 +9,15 @@
 // and branches of children whose owner is on another host to the outbox (owner-forward.ts).
 
 import { closeChild } from '../agents/close-child.js';
-import { recentOutput } from '../agents/start-tries.js';
+import { finalReply } from '../agents/final-reply.js';
 import { cancellingWork, turnEnded } from '../core/done-rule.js';
 import { appendRecord, pendingRecord } from '../core/inbox.js';
 import { finishedText, senderFinishedText } from '../core/inbox-text.js';
-import { stripEscapes } from '../core/strip-escapes.js';
 import { messageOf } from '../errors.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { readInbox, updateInbox } from '../inbox/files.js';
 import { postForHost } from '../inbox/outbox.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
-import { discoverTranscript, readFinalReply } from '../probe/transcripts/index.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../state/done-marks.js';
 import { newId } from '../state/ids.js';
 import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
@@ -27,7 +25,7 @@ import { oneLine } from '../state/quarantine.js';
 import { updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Agent, Listing } from '../terminal/records.js';
+import type { Listing } from '../terminal/records.js';
 import { closeItemsOf } from '../work/close.js';
 import { BlockedReports } from './blocked-reports.js';
 import { BRANCH_WATCH_MS, observeBranches } from './branch-watch.js';
@@ -56,12 +54,7 @@ export class FinishWorker {
         this.warnOnce(`dogsled serve: blocked reports: ${oneLine(messageOf(error))}`),
       );
     const now = this.deps.now();
-    if (closed.length > 0 || now - this.watchedMs >= BRANCH_WATCH_MS) {
-      this.watchedMs = now;
-      await observeBranches(this.deps, (line) => this.warnOnce(line)).catch((error: unknown) =>
-        this.warnOnce(`dogsled serve: branches: ${oneLine(messageOf(error))}`),
-      );
-    }
+    if (closed.length > 0 || now - this.watchedMs >= BRANCH_WATCH_MS) await this.watchBranches();
     await forwardToOwners(this.deps).catch((error: unknown) =>
       this.warnOnce(`dogsled serve: outbox: ${oneLine(messageOf(error))}`),
     );
@@ -137,9 +130,12 @@ export class FinishWorker {
     }
     if (mark.state === 'marked')
       await this.change(mark.id, (m) => ({ ...m, state: 'ended', state_ms: this.deps.now() }));
-    const reply = await this.reply(port, agent);
+    const reply = await finalReply(this.deps, port, agent);
     if (mark.item !== null) {
       const item = await this.keepReply(mark.item, reply);
+      // Its branch is observed first, so the owner's Stop that delivers the reply also carries the
+      // TO LAND reminder (an older observation may predate the child's last commit).
+      if (item?.branch) await this.watchBranches();
       // Posted once (by its ref) before anything closes: a crash after it repeats nothing.
       if (item?.owner) await this.tellOwner(port, listing, item, reply);
       if (item) await this.tellSenders(listing, item, pane.terminal_id, inbox?.records ?? []);
@@ -149,25 +145,11 @@ export class FinishWorker {
     return this.change(mark.id, (m) => ({ ...m, state: 'closed', state_ms: this.deps.now(), error: null }));
   }
 
-  private async reply(port: TerminalPort, agent: Agent): Promise<string | null> {
-    const kind = agent.agent;
-    const session = agent.agent_session;
-    if (kind !== undefined) {
-      const found = await discoverTranscript(
-        {
-          agent: kind,
-          session: session ? { kind: session.kind, value: session.value } : null,
-          home: this.deps.home,
-        },
-        { now: this.deps.now },
-      ).catch(() => null);
-      if (found?.path) {
-        const text = await readFinalReply(found.path, kind);
-        if (text !== null) return text;
-      }
-    }
-    const recent = await recentOutput(port, agent.pane_id);
-    return recent === null ? null : stripEscapes(recent);
+  private async watchBranches(): Promise<void> {
+    this.watchedMs = this.deps.now();
+    await observeBranches(this.deps, (line) => this.warnOnce(line)).catch((error: unknown) =>
+      this.warnOnce(`dogsled serve: branches: ${oneLine(messageOf(error))}`),
+    );
   }
 
   private async keepReply(itemId: string, reply: string | null): Promise<Item | undefined> {

@@ -9,6 +9,8 @@ import { ownerElsewhere, type Posted, postForOwner } from '../inbox/outbox.js';
 import { readBranchObservations } from '../state/branch-observations.js';
 import { newId } from '../state/ids.js';
 import type { BranchSeen } from '../state/outbox-schemas.js';
+import { readParents, unlinkChildren } from '../state/parents.js';
+import type { ParentLink } from '../state/watchdog-schemas.js';
 import { readItems, updateItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 import type { WorkerIO } from './worker-io.js';
@@ -18,6 +20,11 @@ function sameBranch(a: BranchSeen | null | undefined, b: BranchSeen): boolean {
 }
 
 export async function forwardToOwners(io: WorkerIO): Promise<void> {
+  await forward(io);
+  await dropFinishedLinks(io);
+}
+
+async function forward(io: WorkerIO): Promise<void> {
   const items = (await readItems(io)).items.filter(ownerElsewhere) as Item[];
   if (items.length === 0) return;
   const observed = new Map((await readBranchObservations(io).catch(() => [])).map((b) => [b.item, b]));
@@ -57,6 +64,25 @@ export async function forwardToOwners(io: WorkerIO): Promise<void> {
       await change(io, item.id, (current) => ({ ...current, owner_told_ms: io.now() }));
     }
   }
+}
+
+/**
+ * parents.json keeps a child while its owner may still hear of it: the link goes once the child's
+ * close was posted for its owner, or when its item is gone from items.json. Read without the lock
+ * first, so a host without such children takes no lock each pass.
+ */
+async function dropFinishedLinks(io: WorkerIO): Promise<void> {
+  const parents = await readParents(io);
+  if (parents === undefined || Object.keys(parents.children).length === 0) return;
+  const items = new Map((await readItems(io)).items.map((item) => [item.id, item]));
+  const over = (link: ParentLink) => {
+    // A link that names no item is not one this host wrote: it stays.
+    if (link.item == null) return false;
+    const item = items.get(link.item);
+    return item === undefined || (item.closed_ms !== null && item.owner_told_ms != null);
+  };
+  if (!Object.values(parents.children).some(over)) return;
+  await unlinkChildren(io, (_terminal, link) => over(link));
 }
 
 async function change(io: WorkerIO, id: string, fn: (item: Item) => Item): Promise<void> {

@@ -4,7 +4,8 @@
 // pending in watchdog.json before it is posted (once, by its ref) and marked delivered after, so a
 // restart re-posts the same record and never a second one; a notification is recorded before it is
 // sent, so a crash loses it rather than repeating it. Lock order: watchdog.json and an inbox are
-// each taken alone, never one inside the other.
+// each taken alone, never one inside the other. A stalled child whose owner is on another host
+// (parents.json) reaches its owner through the outbox instead (forwardStalls).
 
 import { checkInText } from '../core/check-in-text.js';
 import { appendRecord, pendingRecord, serviceSender } from '../core/inbox.js';
@@ -40,6 +41,7 @@ import {
   readWatchdogFacts,
   type WatchdogFacts,
 } from '../watchdog/facts.js';
+import { forwardStalls } from './stall-forward.js';
 import { runLoop } from './work-loop.js';
 
 /** One Herdr call of the watchdog (a pane read, a notification) gets this long. */
@@ -61,6 +63,8 @@ export interface WatchdogPass {
   notified: string[];
   /** Job-completion events first seen this pass. */
   events: string[];
+  /** Stall check-ins posted this pass for owners on other hosts, by ref. */
+  forwarded: string[];
 }
 
 const EMPTY_OWNER: WatchdogOwner = { last_check_in_ms: null, last_event_ms: null, stalls: {}, pending: null };
@@ -68,11 +72,13 @@ const EMPTY_OWNER: WatchdogOwner = { last_check_in_ms: null, last_event_ms: null
 export class WatchdogWorker {
   private port: TerminalPort | null | undefined;
   private readonly warned = new Set<string>();
+  /** Stall episodes forwarded to owners elsewhere in this service run (the ref stops a repeat after). */
+  private readonly forwarded = new Set<string>();
 
   constructor(private readonly io: WatchdogIO) {}
 
   async pass(): Promise<WatchdogPass> {
-    const result: WatchdogPass = { checkIns: [], notified: [], events: [] };
+    const result: WatchdogPass = { checkIns: [], notified: [], events: [], forwarded: [] };
     let state = await this.start();
     const events = await newJobEvents(this.io, state);
     if (events.length > 0) {
@@ -89,6 +95,11 @@ export class WatchdogWorker {
       }
     }
     result.notified = await this.notifyStalls(facts);
+    result.forwarded = await forwardStalls(this.io, facts, {
+      told: this.forwarded,
+      paneText: (owner) => this.withPaneText(owner),
+      warn: (line) => this.warnOnce(line),
+    });
     return result;
   }
 
@@ -317,6 +328,15 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
   ]);
 }
 
+/**
+ * The watchdog looks every minute. DOGSLED_TEST_WATCHDOG_PACE_MS (with DOGSLED_TEST=1) shortens the
+ * look, never the rules (a check-in still waits 30 quiet minutes), so a test sees a stall in seconds.
+ */
+export function watchdogPaceMs(env: NodeJS.ProcessEnv): number {
+  const test = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_WATCHDOG_PACE_MS) : Number.NaN;
+  return Number.isSafeInteger(test) && test > 0 ? Math.min(test, WATCHDOG_PACE_MS) : WATCHDOG_PACE_MS;
+}
+
 /** Runs the watchdog every minute until the signal aborts; `report` carries its failure into host.json. */
 export function startWatchdogWorker(
   io: WatchdogIO,
@@ -327,7 +347,7 @@ export function startWatchdogWorker(
   const worker = new WatchdogWorker(io);
   const done = runLoop({
     name: 'watchdog',
-    paceMs: WATCHDOG_PACE_MS,
+    paceMs: watchdogPaceMs(io.env),
     minGapMs: 1_000,
     signal: AbortSignal.any([signal, stopper.signal]),
     warn: io.warn,

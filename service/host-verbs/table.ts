@@ -121,6 +121,11 @@ export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
     takesInput: false,
     load: async () => (await import('./cleanup.js')).pruneVerb,
   },
+  whereis: {
+    summary: 'the agents and panes a name or pane id names here, for a send that looks across the fleet',
+    takesInput: false,
+    load: async () => (await import('./whereis.js')).whereisVerb,
+  },
 };
 
 /** The verb named `name`, or a one-line refusal naming the known ones. */

@@ -10,6 +10,7 @@ import {
   afterPeerFailure,
   afterPeerRead,
   NEVER_READ,
+  PEER_SNAPSHOT_MAX_BYTES,
   type PeerReadState,
   peerReadDue,
 } from '../core/peer-reads.js';
@@ -112,6 +113,7 @@ async function readPeer(
   try {
     const answer = await io.transport.exec(peerTarget(peer, io.remoteCommand), ['snapshot'], {
       timeoutMs,
+      maxReplyBytes: PEER_SNAPSHOT_MAX_BYTES,
       ...(io.signal ? { signal: io.signal } : {}),
     });
     const reply = answer.ok ? PeerReplySchema.safeParse(answer.value) : undefined;

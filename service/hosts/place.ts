@@ -7,6 +7,8 @@
 import * as z from 'zod/mini';
 import { findHost, planPlacement, type Refusal } from '../core/placement.js';
 import { liveReservations, withoutReservations } from '../core/reservations.js';
+import { plainLine } from '../core/text-clean.js';
+import { lastingFailure } from '../core/unreachable.js';
 import { DogsledError } from '../errors.js';
 import { newId } from '../state/ids.js';
 import type { HostIO, StateIO } from '../state/io.js';
@@ -40,29 +42,51 @@ export interface PlaceRequest {
 
 export async function placeWork(io: HostIO, request: PlaceRequest): Promise<PlaceOutcome> {
   const options = request.transport ? { transport: request.transport } : {};
-  if ((await enabledPeers(io)).length === 0) {
+  const peers = await enabledPeers(io);
+  let read: readonly PeerHost[] = peers;
+  if (request.pin !== undefined) {
+    const pinned = findHost<{ id: string; label: string }>([LOCAL_HOST, ...peers], request.pin);
+    if (pinned === undefined) {
+      const known = [LOCAL_HOST, ...peers].map((host) => host.id).join(', ');
+      throw new DogsledError(`place: unknown host "${request.pin}" (known: ${known})`);
+    }
+    // A pin reads only the pinned host: a hung peer elsewhere costs it nothing.
+    read = peers.filter((peer) => peer === pinned);
+  }
+  if (read.length === 0) {
     // This host alone: reserveLocally judges it under the placements lock, the same view and the
     // same refusal a plan would give, so a plan first would only read every file twice.
-    if (request.pin !== undefined && findHost([LOCAL_HOST], request.pin) === undefined) {
-      throw new DogsledError(`place: unknown host "${request.pin}" (known: ${LOCAL_HOST.id})`);
-    }
     return reserveLocally(io, request.owner);
   }
-  const [local, peers] = await Promise.all([readLocalHost(io), readPeerHosts(io, options)]);
-  const plan = planPlacement([local, ...peers.views], request.pin);
+  const [local, views] = await Promise.all([
+    request.pin === undefined ? readLocalHost(io) : undefined,
+    readPeerHosts(io, { ...options, peers: read }),
+  ]);
+  const plan = planPlacement(local === undefined ? views.views : [local, ...views.views], request.pin);
   if (plan.kind === 'unknown-host') {
     throw new DogsledError(`place: unknown host "${plan.pin}" (known: ${plan.known.join(', ')})`);
   }
   if (plan.kind === 'full') return plan;
   const refusals: Refusal[] = [];
   for (const candidate of plan.order) {
-    const peer = peers.peers.find((p) => p.id === candidate.id);
+    const peer = read.find((p) => p.id === candidate.id);
     const outcome =
       peer === undefined ? await reserveLocally(io, request.owner) : await reserveOnPeer(io, peer, request);
     if (outcome.kind === 'placed') return outcome;
     refusals.push(...outcome.refusals);
   }
   return { kind: 'full', refusals };
+}
+
+/**
+ * Work pinned to `peer` is refused at once while the peer fails in a way that does not pass by
+ * itself (it refuses our key, or its host key is not the one on file): a wait would last until its
+ * deadline. Reads that peer alone (its cache entry, read again over SSH when due).
+ */
+export async function refuseLastingFailure(io: HostIO, peer: PeerHost): Promise<void> {
+  const { views } = await readPeerHosts(io, { peers: [peer] });
+  const why = lastingFailure(views[0]?.unreachable ?? null, peer.target);
+  if (why !== undefined) throw new DogsledError(`${plainLine(peer.label)}: ${why}`);
 }
 
 /** The peer's own recheck and reservation (`host reserve`); unreachable is a refusal like any. */

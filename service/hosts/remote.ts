@@ -16,6 +16,7 @@ export interface PeerCallOptions {
   input?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
+  maxReplyBytes?: number;
 }
 
 export function defaultTransport(io: Pick<HostIO, 'env'>): Transport {
@@ -35,6 +36,7 @@ export async function peerCall(
       timeoutMs: options.timeoutMs ?? ROUTINE_CAP_MS,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.maxReplyBytes === undefined ? {} : { maxReplyBytes: options.maxReplyBytes }),
     });
   } catch (error) {
     if (error instanceof UnreachableError) {

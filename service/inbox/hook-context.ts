@@ -9,6 +9,7 @@ import type { HostIO } from '../state/io.js';
 import type { SweepPass } from '../state/sweep-schemas.js';
 import { readItems, readQueue } from '../state/work.js';
 import { hookPane } from '../terminal/herdr-env.js';
+import { readToLand } from '../work/to-land.js';
 import { type HookHarness, hasStateDir, hookCaller } from './hook-common.js';
 
 export interface HookContext {
@@ -47,16 +48,20 @@ export async function contextHook(
   if (host.sample_ms === null) return undefined;
   const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
   const panes: OwnerPaneFacts[] = host.probe?.agent_panes ?? [];
-  const mine = items.items.filter((item) => item.owner === owner && item.closed_ms === null);
   const { readLatestSweep } = await import('../sweep/files.js');
   const sweep = (await readLatestSweep(io).catch(() => undefined)) ?? null;
   const { ownerFindings } = await import('./gate.js');
-  const own = sweep === null || mine.length === 0 ? [] : await ownerFindings(io, mine, panes);
+  const own =
+    sweep === null || !items.items.some((item) => item.owner === owner)
+      ? []
+      : await ownerFindings(io, owner, items.items, panes);
+  // The board's and the stop gate's own rows: an unreadable branches.json costs the line, not the context.
+  const toLand = await readToLand(io, owner, items.items, panes).catch(() => []);
   return {
     sweep,
     ownFindings: own.length,
     owner,
-    work: ownerWork(owner, items.items, queue.tickets, panes),
+    work: ownerWork(owner, items.items, queue.tickets, panes, toLand),
     hosts: [host],
     openItems: items.items.filter((item) => item.closed_ms === null).length,
     orphaned: items.items.filter((item) => item.closed_ms === null && item.orphaned).length,

@@ -4,7 +4,7 @@
 // or tmux pane or without a state directory a hook adds nothing.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { batchText } from '../core/inbox-text.js';
+import { BATCH_CHARS, batchText } from '../core/inbox-text.js';
 import type { ProcessIO } from '../state/io.js';
 import { hookPane } from '../terminal/herdr-env.js';
 import { mark } from '../timing.js';
@@ -15,7 +15,8 @@ import { ackDelivery, claimDelivery } from './reader.js';
 /**
  * `hook inbox`: the next batch for this terminal, and at Stop the gate's reminder if one is due,
  * given to `print` (the batch, then the reminder); what `print` resolved for is then acknowledged,
- * so a hook that dies before its output is out leaves the batch to be offered again.
+ * so a hook that dies before its output is out leaves the batch to be offered again. The reminder is
+ * decided first and its size is taken from the batch's, so the whole answer stays under BATCH_CHARS.
  */
 export async function inboxHook(
   io: ProcessIO,
@@ -27,22 +28,37 @@ export async function inboxHook(
   if (owner === null || !(await hasStateDir(io))) return;
   const at = await hookCaller(io, 'hook inbox');
   mark('caller');
-  const delivery = await claimDelivery(io, at, harness);
-  if (event === 'Stop') await askForSweep(io, owner);
-  const reminder = event === 'Stop' ? await gateCheck(io, owner) : undefined;
+  const reminder = event === 'Stop' ? await stopReminder(io, owner) : undefined;
+  const budget = BATCH_CHARS - (reminder === undefined ? 0 : reminder.length + 2);
+  const delivery = await claimDelivery(io, at, harness, budget).catch((error: unknown) => {
+    // The reminder is recorded as given already: it still goes out, alone.
+    if (reminder === undefined) throw error;
+    return undefined;
+  });
+  const records = delivery?.records ?? [];
   const parts: string[] = [];
-  if (delivery.records.length > 0) parts.push(batchText(delivery.records, io.now(), delivery.left));
+  if (delivery !== undefined && records.length > 0) parts.push(batchText(records, io.now(), delivery.left));
   if (reminder !== undefined) parts.push(reminder);
   if (parts.length === 0) return;
   await print(parts.join('\n\n'));
-  if (delivery.records.length === 0) return;
+  if (delivery === undefined || records.length === 0) return;
   await testPause(io.env);
   await ackDelivery(
     io,
     delivery,
-    delivery.records.map((record) => record.id),
+    records.map((record) => record.id),
     false,
   );
+}
+
+/**
+ * What a Stop adds to the inbox's batch: a cleanup pass is requested, then the stop gate's reminder
+ * (finished children with work to land, cleanup findings in the owner's work), once per set. A gate
+ * that fails costs the reminder, never the batch.
+ */
+export async function stopReminder(io: ProcessIO, owner: string): Promise<string | undefined> {
+  await askForSweep(io, owner);
+  return gateCheck(io, owner).catch(() => undefined);
 }
 
 /** Test-only pause between printing and acknowledging, where a crash test kills the hook. */

@@ -32,26 +32,27 @@ export interface Delivery {
 type Draw = () => number;
 
 /**
- * Registers `harness` as this terminal's reader (first run) and claims the next batch. With the
- * reader registered and nothing deliverable, no lock is taken and nothing is written: the common
- * case of every prompt and stop stays a plain read.
+ * Registers `harness` as this terminal's reader (first run) and claims the next batch, of at most
+ * `budget` delivered characters (a Stop response gives part of BATCH_CHARS to the gate's reminder).
+ * With the reader registered and nothing deliverable, no lock is taken and nothing is written: the
+ * common case of every prompt and stop stays a plain read.
  */
 export async function claimDelivery(
   io: ProcessIO,
   at: Pick<Whereabouts, 'terminal' | 'pane'>,
   harness: string,
+  budget: number = BATCH_CHARS,
   draw: Draw = Math.random,
 ): Promise<Delivery> {
   const reader = { harness, registered_ms: io.now(), pane: at.pane };
   const seen = await readInbox(io, at.terminal);
   const registered = seen !== undefined && !withReader(seen, reader).changed;
-  const ready =
-    seen === undefined ? [] : pickBatch(seen.records, io.now(), BATCH_CHARS, deliverySizeBound).batch;
+  const ready = seen === undefined ? [] : pickBatch(seen.records, io.now(), budget, deliverySizeBound).batch;
   if (registered && ready.length === 0) return { terminal: at.terminal, pane: at.pane, records: [], left: 0 };
   return updateInbox(io, at.terminal, at.pane, (inbox) => {
     const now = io.now();
     const joined = withReader(inbox, reader);
-    const { batch, left } = pickBatch(joined.next.records, now, BATCH_CHARS, deliverySizeBound);
+    const { batch, left } = pickBatch(joined.next.records, now, budget, deliverySizeBound);
     const { next, claimed } = claimRecords(
       joined.next,
       batch.map((record) => record.id),

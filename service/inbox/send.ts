@@ -1,8 +1,10 @@
 // `send`: one record into the inbox of an agent on this host. The target is resolved through the
-// terminal port, Herdr or tmux (an agent name, else a pane), to its terminal; a target whose harness
-// has never registered a reader is refused at once, so a record never waits where nothing reads it.
-// The sender is named from its own pane, so a failure can come back to its inbox. A peer's agent is
-// reached through its own `host send` (work/peer-actions.ts), which lands here on that host.
+// terminal port, Herdr or tmux (an agent name, an open child's or tracked pane's name, else a pane:
+// inbox/targets.ts), to its terminal; a name that names two panes here is refused, and a target
+// whose harness has never registered a reader is refused at once, so a record never waits where
+// nothing reads it. The sender is named from its own pane, so a failure can come back to its inbox.
+// A peer's agent is reached through its own `host send` (work/peer-actions.ts), which lands here on
+// that host; which host a target is on, when `--host` is not given, is decided there too.
 
 import {
   INBOX_KINDS,
@@ -18,8 +20,10 @@ import { LOCAL_HOST } from '../hosts/local.js';
 import { newId } from '../state/ids.js';
 import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
 import type { ProcessIO } from '../state/io.js';
+import { readItems } from '../state/work.js';
 import { updateInbox } from './files.js';
-import { callerWhereabouts, openHerdr, targetWhereabouts, type Whereabouts } from './whereabouts.js';
+import { targetsHere } from './targets.js';
+import { callerWhereabouts, openHerdr, type Whereabouts } from './whereabouts.js';
 
 export interface SendRequest {
   /** An agent name or a pane id. */
@@ -62,8 +66,21 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
   const kind = request.kind as InboxKind;
   const port = await openHerdr({ env: io.env, home: io.home, commandName: 'send' });
   const listing = await port.listAll();
-  const to = await targetWhereabouts(port, listing, request.target);
-  if (!to) throw new DogsledError(`send: no agent or pane "${plainLine(request.target)}" on this host`);
+  const found = await targetsHere(port, listing, request.target, (await readItems(io)).items);
+  const [to] = found;
+  if (to === undefined) {
+    throw new DogsledError(`send: no agent or pane "${plainLine(request.target)}" on this host`);
+  }
+  if (found.length > 1) {
+    const listed = found
+      .slice(0, 5)
+      .map((at) => (at.name ? `${at.pane} ${at.name}` : at.pane))
+      .concat(found.length > 5 ? [`and ${found.length - 5} more`] : [])
+      .join(', ');
+    throw new DogsledError(
+      `send: "${plainLine(request.target)}" names ${found.length} panes here: ${plainLine(listed)}; send to one pane id; nothing was sent`,
+    );
+  }
   const from = request.sender === undefined ? await callerWhereabouts(port, io.env, listing) : undefined;
   const sender: InboxSender = request.sender ?? {
     pane: from?.pane ?? null,

@@ -1,9 +1,13 @@
 // The peer cache's file (peers/ID.json): the last snapshot a peer answered with (`host snapshot`),
 // when it was read on this host's clock, and how its reads fare (the failure category, the backoff).
 // The reply is read loosely: a newer or older peer may add or lack fields; what the rules need is
-// checked, and a reply that lacks it is a peer that did not answer as dogsled.
+// checked, and a reply that lacks it is a peer that did not answer as dogsled. Every string in it,
+// known field or not, is made one escape-free line by the schema itself: whoever reads a peer's
+// snapshot (status, place, ps, the board, the sidebar, MCP, Pi) reads it through this schema, from
+// the wire or from the cache, so none of them sees a peer's raw text.
 
 import * as z from 'zod/mini';
+import { plainStrings } from '../core/text-clean.js';
 import { UNREACHABLE_CATEGORIES } from '../core/unreachable.js';
 import { lazySchema } from './lazy-schema.js';
 import {
@@ -19,22 +23,24 @@ const ms = lazySchema(() => z.int());
 
 /** `host snapshot` as a peer answers it; `service` is absent from peers without the liveness field. */
 export const PeerReplySchema = lazySchema(() =>
-  z.looseObject({
-    now_ms: ms,
-    host: z.looseObject({
-      hostname: z.nullable(z.string()),
-      service: z.optional(z.enum(['up', 'down', 'unknown'])),
-      sample_ms: z.nullable(ms),
-      interval_ms: z.optional(z.nullable(z.int())),
-      probe: z.nullable(ProbeSchema),
-      headroom: HeadroomSchema,
-      reservations: z.array(ReservationSchema),
-      errors: z.array(z.string()),
-      /** Absent from peers before host facts; a reply whose facts do not parse is still read. */
-      facts: z.optional(z.catch(z.nullable(HostFactsSchema), null)),
-    }),
-    jobs: z.optional(z.array(JobSummarySchema)),
-  }),
+  z
+    .looseObject({
+      now_ms: ms,
+      host: z.looseObject({
+        hostname: z.nullable(z.string()),
+        service: z.optional(z.enum(['up', 'down', 'unknown'])),
+        sample_ms: z.nullable(ms),
+        interval_ms: z.optional(z.nullable(z.int())),
+        probe: z.nullable(ProbeSchema),
+        headroom: HeadroomSchema,
+        reservations: z.array(ReservationSchema),
+        errors: z.array(z.string()),
+        /** Absent from peers before host facts; a reply whose facts do not parse is still read. */
+        facts: z.optional(z.catch(z.nullable(HostFactsSchema), null)),
+      }),
+      jobs: z.optional(z.array(JobSummarySchema)),
+    })
+    .check(z.overwrite((reply) => plainStrings(reply))),
 );
 
 export const PeerEntrySchema = lazySchema(() =>

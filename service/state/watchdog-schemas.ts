@@ -64,14 +64,20 @@ export const WatchdogSchema = lazySchema(() =>
   }),
 );
 
-/** One tracked child on this host (parents.json, written by the agent work). */
+/**
+ * One tracked child on this host whose owner is on another host (parents.json, written when `host
+ * agent` launches it here, dropped once its close was forwarded to the owner).
+ */
 export const ParentLinkSchema = lazySchema(() =>
   z.looseObject({
-    /** The owner's pane and host. */
-    owner: id,
-    owner_host: z.string(),
+    /** The owner's pane on its host (null: the owner ran outside Herdr and tmux). */
+    owner: z.nullable(z.string()),
+    /** The owner's host identity (identity.json there): its messages wait in outbox.json here. */
+    owner_host: id,
+    /** The child's item here, and its pane when it was launched. */
     item: z.optional(z.nullable(z.string())),
     pane: z.optional(z.nullable(z.string())),
+    linked_ms: z.optional(ms),
   }),
 );
 
@@ -87,4 +93,5 @@ export type PendingCheckIn = z.infer<typeof PendingCheckInSchema>;
 export type WatchdogOwner = z.infer<typeof WatchdogOwnerSchema>;
 export type JobEventRecord = z.infer<typeof JobEventSchema>;
 export type WatchdogState = z.infer<typeof WatchdogSchema>;
+export type ParentLink = z.infer<typeof ParentLinkSchema>;
 export type Parents = z.infer<typeof ParentsSchema>;

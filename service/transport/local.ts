@@ -9,6 +9,7 @@ import {
   abortReason,
   deadlineOf,
   type ExecOptions,
+  oversizeDetail,
   type PeerTarget,
   type Transport,
   UnreachableError,
@@ -34,9 +35,13 @@ export class LocalTransport implements Transport {
       timeoutMs: deadlineOf(options),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.maxReplyBytes === undefined ? {} : { maxOutputBytes: options.maxReplyBytes }),
     });
     if (result.aborted && options.signal) throw abortReason(options.signal);
     if (result.timedOut) throw new UnreachableError(target.host, 'timeout', oneShotDetail(result));
+    if (result.truncated && options.maxReplyBytes !== undefined) {
+      throw new UnreachableError(target.host, 'remote command failed', oversizeDetail(options.maxReplyBytes));
+    }
     const reply = oneShotReply(result);
     if (reply) return reply;
     throw new UnreachableError(target.host, 'remote command failed', oneShotDetail(result));

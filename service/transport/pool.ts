@@ -102,6 +102,7 @@ export class SshPool implements Transport {
         timeoutMs: remaining,
         signal,
         ...(options.input === undefined ? {} : { input: options.input }),
+        ...(options.maxReplyBytes === undefined ? {} : { maxReplyBytes: options.maxReplyBytes }),
       });
     } catch (error) {
       // Silence for the whole wait, heartbeats included: the peer hangs (a frozen host, a dead
@@ -236,8 +237,7 @@ export class SshPool implements Transport {
   private drop(peer: Peer, connection: Ssh2Connection): void {
     if (peer.connection === connection) peer.connection = undefined;
     connection.channel.close();
-    connection.client.end();
-    connection.client.destroy();
+    connection.destroy();
   }
 }
 

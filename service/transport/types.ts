@@ -20,6 +20,11 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Bytes for the verb's stdin (a message, a quota snapshot); nothing when absent. */
   input?: string | Uint8Array;
+  /**
+   * The largest reply taken, in bytes on the wire: a longer one is refused as `remote command
+   * failed` before it is parsed (default: the transport's own limit, 64 MiB).
+   */
+  maxReplyBytes?: number;
 }
 
 /** What the verb answered. `exitCode` is what `dogsled host <verb>` exits with on that host. */
@@ -65,6 +70,11 @@ export class UnreachableError extends DogsledError {
     this.name = 'UnreachableError';
     this.detail = debugText(detail);
   }
+}
+
+/** The detail of a reply refused for its size. */
+export function oversizeDetail(maxBytes: number, bytes?: number): string {
+  return `a reply ${bytes === undefined ? 'over' : `of ${bytes} bytes, over`} the ${maxBytes}-byte limit`;
 }
 
 export function debugText(raw: string): string {

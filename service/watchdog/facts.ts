@@ -9,9 +9,10 @@ import type { ChildFacts, JobEvent, OwnerFacts } from '../core/watchdog.js';
 import { readInbox } from '../inbox/files.js';
 import type { StateIO } from '../state/io.js';
 import { jobLogPath, listJobRecords } from '../state/job-records.js';
+import { readParents } from '../state/parents.js';
 import { type AgentPane, HostSnapshotSchema } from '../state/schemas.js';
 import { readState } from '../state/store.js';
-import { type Parents, ParentsSchema, type WatchdogState } from '../state/watchdog-schemas.js';
+import type { Parents, WatchdogState } from '../state/watchdog-schemas.js';
 import { readItems } from '../state/work.js';
 import type { Item } from '../state/work-schemas.js';
 
@@ -39,7 +40,7 @@ export async function readWatchdogFacts(io: StateIO, children: ChildSource): Pro
   const [snapshot, items, parents, orphans] = await Promise.all([
     readState(io.paths.host, HostSnapshotSchema, io),
     readItems(io),
-    readState(io.paths.parents, ParentsSchema, io),
+    readParents(io),
     children.orphans(),
   ]);
   return { panes: snapshot?.probe.agent_panes ?? [], items: items.items, parents, orphans };
@@ -61,7 +62,16 @@ function activityText(pane: AgentPane): string | null {
   return `${pane.activity.kind}: ${pane.activity.text}`;
 }
 
-function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
+/**
+ * A child is named as its owner named it (`--name`, on the item), else as Herdr names its agent;
+ * its pane follows, for `close` and `read`. Herdr's name can be gone (a restart clears it).
+ */
+function childLabel(name: string | null, pane: string): string {
+  return name === null ? pane : `${name} (${pane})`;
+}
+
+/** One open child as a check-in note shows it, its pane read from the snapshot. */
+export function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
   const base = {
     item: item.id,
     host: item.host,
@@ -80,7 +90,7 @@ function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
     return {
       ...base,
       kind: 'agent',
-      label: item.pane ?? item.id,
+      label: item.name ?? item.pane ?? item.id,
       state: 'not seen',
       since_ms: item.created_ms,
     };
@@ -89,7 +99,7 @@ function childFacts(item: Item, panes: readonly AgentPane[]): ChildFacts {
     ...base,
     kind: 'agent',
     pane: pane.pane,
-    label: pane.name === null ? pane.pane : `${pane.name} (${pane.pane})`,
+    label: childLabel(item.name ?? pane.name, pane.pane),
     state: pane.state,
     since_ms: pane.state_since_ms,
     transcript_modified: pane.transcript_modified,

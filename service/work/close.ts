@@ -3,15 +3,18 @@
 // host; a peer runs the same steps itself (`host close`, peer-actions.ts).
 
 import { type CloseResult, closeChild } from '../agents/close-child.js';
+import { finalReply } from '../agents/final-reply.js';
 import { applyClosures } from '../core/item-closing.js';
 import { LOCAL_HOST } from '../hosts/local.js';
 import { hostOfFlag } from '../hosts/remote-cleanup.js';
 import { branchHolds } from '../state/branch-observations.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, updateItems } from '../state/work.js';
+import type { Item } from '../state/work-schemas.js';
 import { needsTerminal } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
+import type { TerminalPort } from '../terminal/port.js';
 import { closeOnPeer } from './peer-actions.js';
 
 export async function closePane(io: HostIO, pane: string, host: string | null): Promise<CloseResult> {
@@ -30,33 +33,66 @@ export async function closeHere(io: HostIO, pane: string, caller: string | null)
     (found) => found.terminal_id,
     () => null,
   );
+  const reply = await replyBeforeClose(io, port, pane, terminal);
   const result = await closeChild({ ...io, port }, { pane, caller, mode: 'close' });
-  await closeItemsOf(io, pane, terminal, 'closed');
+  await closeItemsOf(io, pane, terminal, 'closed', reply);
   return result;
 }
 
 /**
+ * The child's final reply, read while its pane still exists (spec: "close ends it and keeps the
+ * reply"), when the pane is an open agent item's here; null when there is none or it cannot be read.
+ */
+async function replyBeforeClose(
+  io: HostIO,
+  port: TerminalPort,
+  pane: string,
+  terminal: string | null,
+): Promise<string | null> {
+  const child = (await readItems(io)).items.some(
+    (item) => item.kind === 'agent' && item.closed_ms === null && ofPane(item, pane, terminal),
+  );
+  if (!child) return null;
+  try {
+    return await finalReply(io, port, await port.getAgent(pane));
+  } catch {
+    return null;
+  }
+}
+
+/** This host's item of the pane, or of its terminal (a moved pane keeps its terminal). */
+function ofPane(item: Item, pane: string, terminal: string | null): boolean {
+  return (
+    item.host === LOCAL_HOST.id &&
+    (item.pane === pane || (terminal !== null && item.terminal_id === terminal))
+  );
+}
+
+/**
  * Closes this host's open items of a pane (or its terminal) with `reason`; replies already captured
- * stay. An item on a peer is never closed here: pane ids repeat across hosts.
+ * stay, and an agent item without one keeps `reply` (what `close` read before the pane went). An
+ * item on a peer is never closed here: pane ids repeat across hosts.
  */
 export async function closeItemsOf(
   io: HostIO,
   pane: string,
   terminal: string | null,
   reason: string,
+  reply: string | null = null,
 ): Promise<void> {
   const holds = await branchHolds(io);
   await updateItems(io, (items) => {
     const holding = holds(items.items);
-    const ids = items.items
-      .filter(
-        (item) =>
-          item.closed_ms === null &&
-          item.host === LOCAL_HOST.id &&
-          (item.pane === pane || (terminal !== null && item.terminal_id === terminal)),
-      )
-      .map((item) => ({ id: item.id, reason }));
-    const { next, changed } = applyClosures(items, ids, io.now(), holding);
+    const closing = items.items.filter((item) => item.closed_ms === null && ofPane(item, pane, terminal));
+    const ids = closing.map((item) => ({ id: item.id, reason }));
+    const replied = new Set(
+      closing.filter((item) => item.kind === 'agent' && item.reply == null).map((item) => item.id),
+    );
+    const withReply =
+      reply === null || replied.size === 0
+        ? items
+        : { ...items, items: items.items.map((item) => (replied.has(item.id) ? { ...item, reply } : item)) };
+    const { next, changed } = applyClosures(withReply, ids, io.now(), holding);
     return changed ? { result: undefined, next } : { result: undefined };
   });
 }

@@ -7,19 +7,24 @@ import * as z from 'zod/mini';
 import type { CloseResult } from '../agents/close-child.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { applyClosures } from '../core/item-closing.js';
+import { type HostAnswer, needsPeers, sendTarget } from '../core/send-target.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { PeerHost } from '../hosts/fleet.js';
+import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
+import { readPeerEntry } from '../hosts/peer-cache.js';
 import { peerCall } from '../hosts/remote.js';
 import { hostOfFlag } from '../hosts/remote-cleanup.js';
 import { awaitNotices } from '../inbox/outbox.js';
 import { checkSendRequest, type SendRequest, type SendResult, sendMessage } from '../inbox/send.js';
+import { targetsOnThisHost } from '../inbox/targets.js';
 import { branchHolds } from '../state/branch-observations.js';
 import { hostIdentity } from '../state/identity.js';
 import { InboxRecordSchema, type InboxSender } from '../state/inbox-schemas.js';
 import type { HostIO, ProcessIO } from '../state/io.js';
 import { lazySchema } from '../state/lazy-schema.js';
 import { updateItems } from '../state/work.js';
+import { isTerminalError } from '../terminal/errors.js';
 import { callerPane } from '../terminal/herdr-env.js';
 import type { ReadReport } from './read.js';
 
@@ -108,22 +113,44 @@ export async function sendOnPeer(
   return parsed(peer, 'send', SendResultSchema, value);
 }
 
+/** Peers asked where a target is get this long each: a hung one must not hold a send for long. */
+const WHEREIS_MS = 10_000;
+
+const WhereisSchema = lazySchema(() =>
+  z.looseObject({
+    matches: z.array(z.looseObject({ terminal: z.string(), pane: z.string(), name: text })),
+  }),
+);
+
 /**
- * `send` to any host: this host's inbox (inbox/send.ts), or a peer's named by `--host`. The record
- * on a peer names the sender by this machine's hostname, never `local`, which there means the peer.
+ * `send` to any host: this host's inbox (inbox/send.ts), or a peer's named by `--host`. Without
+ * `--host` the target is looked up across the fleet (core/send-target.ts): a name on every enabled
+ * peer (`host whereis`, each over the transport), a pane id on the peers only when this host has no
+ * such pane; found on one host it goes there, on two or more it is refused with all of them listed.
  */
 export async function sendAnywhere(
   io: ProcessIO,
   request: SendRequest,
   load: () => Promise<HostIO>,
 ): Promise<SendResult> {
-  if (request.host === null || request.host === LOCAL_HOST.id || request.host === LOCAL_HOST.label) {
+  if (request.host === LOCAL_HOST.id || request.host === LOCAL_HOST.label) {
     return sendMessage(io, { ...request, host: null });
   }
   checkSendRequest({ ...request, host: null });
+  if (request.host === null) return sendFound(io, request, load);
   const host = await load();
   const peer = await hostOfFlag(host, request.host);
   if (peer === null) return sendMessage(io, { ...request, host: null });
+  return sendToPeer(io, host, peer, request);
+}
+
+/** The record written on `peer` and named as sent from here. */
+async function sendToPeer(
+  io: ProcessIO,
+  host: HostIO,
+  peer: PeerHost,
+  request: SendRequest,
+): Promise<SendResult> {
   // With this host's identity: the child's host tells the sender `<name> finished` through its outbox.
   const sender: InboxSender = {
     pane: callerPane(io.env),
@@ -143,4 +170,56 @@ export async function sendAnywhere(
     host.warn(`dogsled: warning: send: ${messageOf(error)}`),
   );
   return sent;
+}
+
+/** Without `--host`: the one host in the fleet where the target is, or a one-line refusal. */
+async function sendFound(
+  io: ProcessIO,
+  request: SendRequest,
+  load: () => Promise<HostIO>,
+): Promise<SendResult> {
+  const here = await lookHere(io, request.target);
+  if (!needsPeers(request.target, here)) return sendMessage(io, { ...request, host: null });
+  const host = await load();
+  const peers = await enabledPeers(host);
+  // No peer to ask: this host's own answer, with its own refusals (no reader, no Herdr…).
+  if (peers.length === 0) return sendMessage(io, { ...request, host: null });
+  const answers = [here, ...(await Promise.all(peers.map((peer) => lookOnPeer(host, peer, request.target))))];
+  const decision = sendTarget(request.target, answers);
+  if (decision.kind === 'refused') throw new DogsledError(decision.message);
+  if (decision.kind === 'here') return sendMessage(io, { ...request, host: null });
+  const peer = peers.find((candidate) => candidate.id === decision.host) as PeerHost;
+  return sendToPeer(io, host, peer, request);
+}
+
+async function lookHere(io: ProcessIO, target: string): Promise<HostAnswer> {
+  try {
+    return { host: 'local', label: LOCAL_HOST.label, matches: await targetsOnThisHost(io, target) };
+  } catch (error) {
+    if (!(error instanceof DogsledError) && !isTerminalError(error)) throw error;
+    return { host: 'local', label: LOCAL_HOST.label, error: messageOf(error) };
+  }
+}
+
+/** A peer's candidates, or why it could not be asked (unreachable, backing off, no Herdr there…). */
+async function lookOnPeer(io: HostIO, peer: PeerHost, target: string): Promise<HostAnswer> {
+  const entry = await readPeerEntry(io, peer.id).catch(() => undefined);
+  if (entry?.unreachable && entry.retry_at_ms !== null && io.now() < entry.retry_at_ms) {
+    return { host: peer.id, label: peer.label, error: `unreachable: ${entry.unreachable}` };
+  }
+  try {
+    const value = await peerCall(io, peer, ['whereis', target], { timeoutMs: WHEREIS_MS });
+    const { matches } = parsed(peer, 'whereis', WhereisSchema, value);
+    return { host: peer.id, label: peer.label, matches };
+  } catch (error) {
+    if (!(error instanceof DogsledError)) throw error;
+    // peerCall names the peer first; the refusal lists it by its label already.
+    const reason = messageOf(error);
+    const prefix = `${peer.label}: `;
+    return {
+      host: peer.id,
+      label: peer.label,
+      error: reason.startsWith(prefix) ? reason.slice(prefix.length) : reason,
+    };
+  }
 }

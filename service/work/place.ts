@@ -5,6 +5,7 @@
 // branch's worktree on the chosen host (here, or a peer's checkout) is made or reused once the
 // placement is known.
 
+import { PEER_SNAPSHOT_MAX_BYTES } from '../core/peer-reads.js';
 import { findHost } from '../core/placement.js';
 import { DogsledError } from '../errors.js';
 import { enabledPeers } from '../hosts/fleet.js';
@@ -110,7 +111,8 @@ async function admittedReservation(io: HostIO, ticket: Ticket): Promise<Reservat
     return (await readReservations(io)).find((r) => r.id === ticket.reservation);
   const peer = (await enabledPeers(io)).find((p) => p.id === ticket.host);
   if (peer === undefined) throw new DogsledError(`host ${ticket.host} left the fleet while placing`);
-  const reply = PeerReplySchema.safeParse(await peerCall(io, peer, ['snapshot']));
+  const answer = await peerCall(io, peer, ['snapshot'], { maxReplyBytes: PEER_SNAPSHOT_MAX_BYTES });
+  const reply = PeerReplySchema.safeParse(answer);
   if (!reply.success) throw new DogsledError(`${peer.label}: host snapshot answered something else`);
   return reply.data.host.reservations.find((r) => r.id === ticket.reservation);
 }

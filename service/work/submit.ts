@@ -12,7 +12,7 @@ import { pendingInOrder, pendingTicket } from '../core/tickets.js';
 import { DogsledError } from '../errors.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local.js';
-import { type Placed, placeWork } from '../hosts/place.js';
+import { type Placed, placeWork, refuseLastingFailure } from '../hosts/place.js';
 import { newId } from '../state/ids.js';
 import type { HostIO } from '../state/io.js';
 import { type Environment, removeEnvFile, ticketEnvPath, writeEnvFile } from '../state/job-env.js';
@@ -50,22 +50,25 @@ export interface Queued {
 
 export type SubmitOutcome = Placed | Queued;
 
-/** The hosts work may be pinned to, by id or label: this one and every enabled peer. */
-async function knownHosts(io: HostIO): Promise<Array<{ id: string; label: string }>> {
-  const peers = await enabledPeers(io);
-  return [LOCAL_HOST, ...peers.map(({ id, label }) => ({ id, label }))];
-}
-
 /** `command` names the caller in one-line errors (`run: unknown host "x" (known: local)`). */
 export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run'): Promise<SubmitOutcome> {
   let envFile: string | undefined;
-  const hosts = await knownHosts(io);
+  // The hosts work may be pinned to, by id or label: this one and every enabled peer.
+  const peers = await enabledPeers(io);
+  const hosts: Array<{ id: string; label: string }> = [
+    LOCAL_HOST,
+    ...peers.map(({ id, label }) => ({ id, label })),
+  ];
+  const pinned = job.pin === null ? undefined : findHost(hosts, job.pin);
+  if (job.pin !== null && pinned === undefined) {
+    const known = hosts.map((host) => host.id).join(', ');
+    throw new DogsledError(`${command}: unknown host "${job.pin}" (known: ${known})`);
+  }
+  // A peer that refuses our key is refused now, not waited for until the deadline (nor queued).
+  const peer = peers.find((p) => p.id === pinned?.id);
+  if (peer !== undefined) await refuseLastingFailure(io, peer);
   return updateQueue<SubmitOutcome>(io, async (queue) => {
-    const pool = job.pin === null ? hosts : [findHost(hosts, job.pin)].filter((h) => h !== undefined);
-    if (pool.length === 0) {
-      const known = hosts.map((host) => host.id).join(', ');
-      throw new DogsledError(`${command}: unknown host "${job.pin}" (known: ${known})`);
-    }
+    const pool = pinned === undefined ? hosts : [pinned];
     // A ticket waiting for its harness's quota holds no host: new work does not queue behind it.
     const waiting = pendingInOrder(queue.tickets).filter((ticket) => !isHeld(ticket, io.now()));
     const behind = ticketsAhead(waiting, hosts, new Set(pool.map((host) => host.id)));

@@ -9,7 +9,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { runRepoCommands } from '../cleanup/commands.js';
 import { repositoryLockPath } from '../cleanup/locks.js';
-import { branchWorktreePlan, worktreePathFor } from '../core/branch-worktree.js';
+import { branchWorktreePlan, worktreeNameProblem, worktreePathFor } from '../core/branch-worktree.js';
 import { SETUP_CAP_MS } from '../core/budget.js';
 import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
 import { stripEscapes } from '../core/strip-escapes.js';
@@ -91,7 +91,7 @@ export async function checkBranchRequest(
   // Git takes C1 controls (U+0080-U+009F) in names, and a terminal would act on them in any message.
   const nameProblem = CONTROL.test(branch)
     ? 'it contains a control character'
-    : await branchNameProblem(repository.main, branch, git);
+    : ((await branchNameProblem(repository.main, branch, git)) ?? worktreeNameProblem(branch));
   if (nameProblem !== null) throw new DogsledError(`--branch ${shown(branch)}: ${nameProblem}`);
   if (request.base !== undefined && CONTROL.test(request.base)) {
     throw new DogsledError(`--base ${shown(request.base)}: it contains a control character`);

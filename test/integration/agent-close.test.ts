@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { readAnchor } from '../../service/worktrees/anchor.js';
-import { runCli } from '../helpers/cli.js';
+import { eventually, runCli } from '../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../helpers/git-scenarios.js';
 import { agentCli, agentSuite, items, type Json, ok, paneIds, quickTask } from './agent-fixtures.js';
 import { repoSnapshot, worktreeList } from './worktree-fixtures.js';
@@ -95,6 +95,36 @@ describe('close takes the last pane of an agent worktree with the worktree', () 
     const closed = await close(pane);
     expect(JSON.parse(closed.stdout)).toEqual({ pane, worktree: null, pane_closed: true });
     expect(await paneIds(suite.herdr)).not.toContain(pane);
+  });
+
+  it('keeps the reply the child wrote without done on its item (spec: "close ends it and keeps the reply")', async () => {
+    const result = await agentCli(suite, [
+      '--kind',
+      'claude',
+      '--name',
+      'answerer',
+      '--json',
+      '--message',
+      quickTask('Here is my answer: 42.'),
+    ]);
+    const { pane, item } = JSON.parse(result.stdout);
+    // Its turn ended (the reply is in its transcript): Herdr shows it idle or done.
+    await eventually(
+      async () => {
+        const status = (await ok(suite.herdr, 'agent.get', { target: pane })).agent.agent_status;
+        return status === 'idle' || status === 'done' ? true : undefined;
+      },
+      15_000,
+      'the child finished its turn',
+    );
+    const closed = await close(pane);
+    expect({ code: closed.code, stderr: closed.stderr }).toEqual({ code: 0, stderr: '' });
+    expect((await items(suite)).find((i) => i.id === item)).toMatchObject({
+      close_reason: 'closed',
+      reply: 'Here is my answer: 42.',
+    });
+    const read = await runCli(['read', 'answerer', '--json'], suite.env);
+    expect(JSON.parse(read.stdout)).toMatchObject({ name: 'answerer', reply: 'Here is my answer: 42.' });
   });
 
   it("closes only this host's items of the pane: a peer's item with the same pane id stays open", async () => {

@@ -1,7 +1,8 @@
 // TO LAND rows of finished children against real repositories, through the service's own branch
 // watch and completion worker and the board reader: a kept branch shows while it holds commits the
 // default branch lacks, also once it is pushed (pushed is not landed), also days after its child
-// finished (its item outlives the day's retention), and leaves when it is squash-merged or deleted.
+// finished (its item outlives the day's retention), and leaves when it is squash-merged or deleted
+// (spec: "Integration or branch deletion removes the row"), a pushed one too.
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -75,26 +76,22 @@ describe('TO LAND', () => {
     expect(await toLand()).toEqual(['unit: branch feat/pushed +2 to land']);
     await repo.push('feat/pushed');
     expect(await toLand()).toEqual(['unit: branch feat/pushed +2 to land']);
-    // What `close` does to a pushed branch (the loss rule lets it go: the remote holds its commits).
-    await repo.git(['branch', '-D', 'feat/pushed']);
-    expect(await toLand()).toEqual(['unit: branch feat/pushed +2 to land']);
     // Main moves on meanwhile: still two commits of the branch to land.
     await repo.commit({ 'other.txt': 'other\n' }, 'unrelated');
     await repo.push('main');
     expect(await toLand()).toEqual(['unit: branch feat/pushed +2 to land']);
-    await repo.git(['merge', '-q', '--squash', 'origin/feat/pushed']);
+    await repo.git(['merge', '-q', '--squash', 'feat/pushed']);
     await repo.commit({}, 'squash feat/pushed');
     await repo.push('main');
     expect(await toLand()).toEqual([]);
   });
 
-  it('drops the row of a pushed branch deleted on both sides', async () => {
+  it('drops the row once the branch is deleted, a pushed one too (what `close` does to it)', async () => {
     await repo.branch('feat/gone', [{ 'g.txt': 'work\n' }]);
     await finishedChild('feat/gone', 60_000);
     await repo.push('feat/gone');
-    await repo.git(['branch', '-D', 'feat/gone']);
     expect(await toLand()).toEqual(['unit: branch feat/gone +1 to land']);
-    await repo.git(['push', '-q', 'origin', '--delete', 'feat/gone']);
+    await repo.git(['branch', '-D', 'feat/gone']);
     expect(await toLand()).toEqual([]);
   });
 

@@ -95,10 +95,10 @@ describe('host verbs by name', () => {
     const result = await runCli(['host', '\u001b]0;pwned\u0007x'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'dogsled: host: unknown verb "x" (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, rpc)\n',
+      'dogsled: host: unknown verb "x" (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, whereis, rpc)\n',
     );
     expect((await runCli(['host'], env)).stderr).toBe(
-      'dogsled: host: which verb? (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, rpc)\n',
+      'dogsled: host: which verb? (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, whereis, rpc)\n',
     );
   });
 
@@ -278,6 +278,29 @@ describe('host rpc', () => {
     expect((error as UnreachableError).detail).toMatch(/not a request/);
   });
 
+  it('fails a request whose reply is over its limit as a failed remote command, without reading megabytes to their end', async () => {
+    const server = rpcServer();
+    const channel = await server.channel;
+    // A small reply over a small limit: that request fails, the channel goes on.
+    const small = await channel
+      .request('echo', ['x'.repeat(500)], { timeoutMs: 15_000, maxReplyBytes: 100 })
+      .catch((e: unknown) => e);
+    expect(small).toBeInstanceOf(UnreachableError);
+    expect(small).toMatchObject({ category: 'remote command failed' });
+    expect((small as UnreachableError).detail).toMatch(/^a reply of \d+ bytes, over the 100-byte limit/);
+    expect(await channel.request('echo', ['y'], { timeoutMs: 15_000 })).toMatchObject({ ok: true });
+    // Megabytes for a bounded request alone: the frame's announced length ends the channel.
+    const big = await channel
+      .request('echo', [], {
+        timeoutMs: 15_000,
+        input: Buffer.alloc(4 * 1024 * 1024, 'x'),
+        maxReplyBytes: 1024 * 1024,
+      })
+      .catch((e: unknown) => e);
+    expect(big).toMatchObject({ category: 'remote command failed' });
+    expect(channel.closed).toBe(true);
+  });
+
   it('beats each second while a slow request runs, and only then', async () => {
     const child = spawn(process.execPath, [CLI, 'host', 'rpc'], {
       env: { ...env, DOGSLED_TEST_ECHO_DELAY_MS: '2500' },
@@ -331,6 +354,11 @@ describe('LocalTransport', () => {
       exitCode: 0,
       value: { args: HOSTILE, input: 'x' },
     });
+    const oversize = await local
+      .exec(target, ['echo', 'x'.repeat(2_000)], { maxReplyBytes: 1_000 })
+      .catch((e: unknown) => e);
+    expect(oversize).toBeInstanceOf(UnreachableError);
+    expect(oversize).toMatchObject({ category: 'remote command failed' });
     expect(await local.exec(target, ['nope'])).toMatchObject({
       ok: false,
       exitCode: 2,

@@ -97,6 +97,22 @@ describe('hook inbox', () => {
     expect(result.stdout).not.toContain('\\u001b');
   });
 
+  it('removes bidi overrides and zero-width characters from what reaches the harness and inbox list', async () => {
+    await registerClaude(t, child);
+    // Read as written, this says to push to "main"; U+202E makes it show as something else.
+    await send('push \u202Eniam\u202C to o\u200Brigin\u2066\u{E0041}\u2069 now');
+    const hidden = /[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]|\u{DB40}/u;
+    const listed = JSON.parse((await t.cli(child, ['inbox', 'list', '--json'])).stdout);
+    expect(listed.received[0].text).toBe('push niam to origin now');
+    expect(listed.lines.some((line: string) => hidden.test(line))).toBe(false);
+    const human = (await t.cli(child, ['inbox', 'list'])).stdout;
+    expect(human).toContain('    push niam to origin now\n');
+    expect(hidden.test(human)).toBe(false);
+    const reason = hookJson(await t.hook(child, STOP, stopInput(false))).reason as string;
+    expect(reason).toContain('push niam to origin now');
+    expect(hidden.test(reason)).toBe(false);
+  });
+
   it('delivers a backlog in bounded batches, one per stop, oldest first', async () => {
     await registerClaude(t, child);
     const file = join(t.box.root, 'long.txt');

@@ -131,6 +131,28 @@ describe('send', () => {
     oneLineError(unknown, /^dogsled: send: no agent or pane "no-such-agent" on this host\n$/);
   });
 
+  it('resolves a tracked pane by its name, and refuses a name two owners gave two panes here', async () => {
+    await registerClaude(t, child);
+    expect((await t.cli(lead, ['track', 'local', child.pane, '--name', 'helper'])).code).toBe(0);
+    const sent = await t.cli(lead, ['send', 'helper', '--message', 'by name']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toMatch(new RegExp(`^sent m_[a-z2-7]{12} to helper \\(${child.pane}\\)\\n$`));
+    expect((await t.inbox(child)).records.map((r: { text: string }) => r.text)).toEqual(['by name']);
+    // Another owner tracks another pane by the same name: which one is meant cannot be told.
+    const other = await t.newPane();
+    const third = await t.newPane();
+    expect((await t.cli(third, ['track', 'local', other.pane, '--name', 'helper'])).code).toBe(0);
+    const dup = await t.cli(lead, ['send', 'helper', '--message', 'which?']);
+    oneLineError(
+      dup,
+      new RegExp(
+        `^dogsled: send: "helper" names 2 panes here: ${child.pane} helper, ${other.pane} helper; send to one pane id; nothing was sent\\n$`,
+      ),
+    );
+    expect((await t.inbox(child)).records).toHaveLength(1);
+    expect(await t.inbox(other)).toBeUndefined();
+  });
+
   it('needs Herdr or tmux', async () => {
     const env = { ...t.box.env, HERDR_SOCKET_PATH: join(t.box.root, 'absent.sock'), PATH: '/usr/bin:/bin' };
     const result = await runCli(['send', 'w1:p1', '--message', 'x'], env);

@@ -257,4 +257,125 @@ describe('cleanup findings through the gate', () => {
     );
     expect(await gateCheck(io, 'w1:p1')).toContain('3 uncommitted paths');
   });
+  it('reach the creator only: not a child in a parent directory, nor one in a worktree nested in the main checkout', async () => {
+    const main = '/work/repo';
+    const nested = '/work/repo/.worktrees/other';
+    const made = '/work/repo/.worktrees/made';
+    const launched = (
+      id: string,
+      owner: string,
+      cwd: string,
+      worktree: string | null,
+      branch: string | null,
+    ) => ({
+      id,
+      ticket: null,
+      item: null,
+      owner,
+      host: 'local',
+      name: 'kid',
+      kind: 'claude',
+      profile: null,
+      model: null,
+      role: 'writer',
+      cwd,
+      branch,
+      worktree,
+      pane: 'w9:p1',
+      terminal_id: 't9',
+      workspace: null,
+      task_file: `/x/${id}.task.md`,
+      contract_file: `/x/${id}.contract.md`,
+      state: 'started',
+      attempts: 1,
+      error: null,
+      recent_output: null,
+      created_ms: T0 - 60_000,
+      state_ms: T0 - 50_000,
+      started_ms: T0 - 50_000,
+    });
+    const child = (id: string, owner: string, pane: string, terminal: string, more = {}) =>
+      itemFixture({ id, kind: 'agent', owner, pane, terminal_id: terminal, command: undefined, ...more });
+    const items = [
+      child('i_a', 'w1:p1', 'w2:p1', 't2', { worktree: mine }),
+      // A child whose directory is the main checkout: a parent directory of every worktree in it.
+      child('i_c', 'w7:p1', 'w3:p1', 't3'),
+      // A child in a registered worktree inside the main checkout.
+      child('i_d', 'w8:p1', 'w4:p1', 't4'),
+      // Closed: its launch record still names who made the worktree and its branch.
+      child('i_e', 'w5:p1', 'w9:p1', 't9', {
+        closed_ms: T0 - 10_000,
+        close_reason: 'closed',
+        launch: 'l_made',
+        worktree: made,
+        branch: 'feat/made',
+        repository: main,
+      }),
+      // Another owner's item naming that launch does not make it that owner's.
+      child('i_f', 'w6:p1', 'w9:p2', 't10', {
+        closed_ms: T0 - 10_000,
+        close_reason: 'closed',
+        launch: 'l_made',
+      }),
+    ];
+    await writeFile(join(box.state, 'items.json'), JSON.stringify({ version: 1, items }));
+    await mkdir(join(box.state, 'launches'), { recursive: true });
+    await writeFile(
+      join(box.state, 'launches', 'l_made.json'),
+      JSON.stringify(launched('l_made', 'w5:p1', made, made, 'feat/made')),
+    );
+    await writeFile(
+      join(box.state, 'worktrees.json'),
+      JSON.stringify({
+        version: 1,
+        worktrees: [
+          { path: mine, repository: main, branch: 'mine', created_ms: T0 },
+          { path: nested, repository: main, branch: 'other', created_ms: T0 },
+        ],
+      }),
+    );
+    const snapshot = snapshotFixture({ sample_ms: T0 });
+    const pane = (id: string, terminal: string, cwd: string) =>
+      agentPane({ pane: id, terminal }, { state: 'idle', transcript: null, transcript_modified: null, cwd });
+    snapshot.probe.agent_panes = [
+      pane('w2:p1', 't2', `${mine}/src`),
+      pane('w3:p1', 't3', main),
+      pane('w4:p1', 't4', `${nested}/lib`),
+    ];
+    await writeSnapshot(box.state, snapshot);
+    const io = stateIO();
+    await recordSweep(
+      io,
+      pass(T0, {
+        landed_dirty: [
+          { repository: main, checkout: mine, ref: 'mine', dirty: 1, paths: ['m'] },
+          { repository: main, checkout: main, ref: 'main', dirty: 1, paths: ['top'] },
+        ],
+        unlinked: [
+          {
+            repository: main,
+            path: made,
+            reason: `worktree unregistered by git; directory remains: ${made}`,
+          },
+        ],
+        failures: [{ kind: 'branch', path: main, branch: 'feat/made', error: 'tip moved' }],
+      }),
+    );
+    const a = await gateCheck(io, 'w1:p1');
+    expect(a).toContain(`${mine} (mine) is landed`);
+    expect(a).not.toContain(`${main} (main)`);
+    expect(a).not.toContain('feat/made');
+    const c = await gateCheck(io, 'w7:p1');
+    expect(c).toContain(`${main} (main) is landed`);
+    expect(c).not.toContain(mine);
+    expect(c).not.toContain(made);
+    expect(await gateCheck(io, 'w8:p1')).toBeUndefined();
+    const e = await gateCheck(io, 'w5:p1');
+    expect(e).toContain(`directory remains: ${made}`);
+    expect(e).toContain(`branch ${main} (feat/made): removal failed: tip moved`);
+    expect(e).not.toContain(`${main} (main)`);
+    expect(await gateCheck(io, 'w6:p1')).toBeUndefined();
+    // Told once, though its only items are closed: the set is remembered while it lasts.
+    expect(await gateCheck(io, 'w5:p1')).toBeUndefined();
+  });
 });

@@ -63,6 +63,22 @@ describe('the watchdog', () => {
     expect((await watchdog(t, () => T0 + 60 * MIN).pass()).checkIns).toHaveLength(1);
   });
 
+  it('names each child as its owner named it, not by its pane, also when Herdr shows no name or no pane', async () => {
+    await registerClaude(t, lead);
+    await writeItems(t, [
+      childItem(lead, child, { name: 'hang1' }),
+      childItem(lead, { pane: 'w9:p9', terminal: 'term_gone' }, { id: 'i_gone', name: 'lost2\x1b[2J' }),
+    ]);
+    await writePanes(t, [
+      agentPane(lead),
+      agentPane(child, { state: 'working', name: null, stalled_since_ms: T0 - MIN }),
+    ]);
+    const [note] = (await watchdog(t, () => T0).pass()).checkIns;
+    expect(note?.text).toContain(`- hang1 (${child.pane}) on local: working`);
+    expect(note?.text).toContain('- lost2 on local: not seen');
+    expect(note?.text).not.toContain(`- ${child.pane} on local`);
+  });
+
   it('never checks in with a working or blocked owner; the check-in stays due until it is idle', async () => {
     await ownerWithChild('working');
     await watchdog(t, () => T0).pass();

@@ -3,9 +3,12 @@
 // a directory, a FIFO or corrupt; parents.json corrupt; a FIFO where a job log belongs.
 
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { linkChild } from '../../service/state/parents.js';
+import { statePaths } from '../../service/state/paths.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../helpers/inbox-fixture.js';
 import {
   agentPane,
@@ -75,6 +78,93 @@ describe('stall notifications', () => {
     await writeFile(join(t.box.state, 'parents.json'), JSON.stringify(parents));
     expect((await watchdog(t, () => T0 + MIN).pass()).notified).toEqual([]);
     expect(await notifications()).toEqual([]);
+  });
+});
+
+describe('a stalled child whose owner is on another host', () => {
+  const OWNER_HOST = 'h_abcdefghijkl';
+
+  async function remoteChild(): Promise<void> {
+    await writeItems(t, [
+      childItem(lead, child, {
+        id: 'i_far',
+        owner: null,
+        owner_host: OWNER_HOST,
+        owner_pane: 'w9:p9',
+        name: 'far\u001b[31m',
+      }),
+    ]);
+    await linkChild({ paths: statePaths(t.box.state), now: () => T0, warn: () => {} }, child.terminal, {
+      owner: 'w9:p9',
+      owner_host: OWNER_HOST,
+      item: 'i_far',
+      pane: child.pane,
+      linked_ms: T0,
+    });
+  }
+
+  async function outbox(): Promise<
+    Array<{
+      owner_host: string;
+      ref: string;
+      message?: { owner_pane: string; record: { kind: string; text: string } };
+    }>
+  > {
+    const text = await readFile(join(t.box.state, 'outbox.json'), 'utf8').catch(() => null);
+    return text === null ? [] : JSON.parse(text).records;
+  }
+
+  it('reaches its owner through the outbox once per stall episode, and gets no notification here', async () => {
+    await remoteChild();
+    await writePanes(t, [agentPane(child, { state: 'working', name: 'far', stalled_since_ms: T0 })]);
+    let now = T0 + MIN;
+    const worker = watchdog(t, () => now);
+    const first = await worker.pass();
+    expect(first.forwarded).toEqual([`stall:i_far:${T0}`]);
+    expect(first.notified).toEqual([]);
+    expect(first.checkIns).toEqual([]);
+    const [record] = await outbox();
+    expect(record).toMatchObject({
+      owner_host: OWNER_HOST,
+      ref: `stall:i_far:${T0}`,
+      message: { owner_pane: 'w9:p9', record: { kind: 'check_in' } },
+    });
+    const text = record?.message?.record.text ?? '';
+    expect(text).toMatch(/^dogsled check-in \(a child stalled\)\./);
+    expect(text).toContain(`far (${child.pane}) on ${hostname()}: working`);
+    expect(text).toContain('STALLED 60s');
+    expect(text).not.toMatch(/\u001b/);
+    // The next look and a restarted service add nothing for the same episode.
+    now = T0 + 2 * MIN;
+    expect((await worker.pass()).forwarded).toEqual([]);
+    const restarted = watchdog(t, () => T0 + 3 * MIN);
+    expect((await restarted.pass()).forwarded).toEqual([`stall:i_far:${T0}`]);
+    expect(await outbox()).toHaveLength(1);
+    // A new episode is told again.
+    await writePanes(t, [
+      agentPane(child, { state: 'working', name: 'far', stalled_since_ms: T0 + 30 * MIN }),
+    ]);
+    expect((await restarted.pass()).forwarded).toEqual([`stall:i_far:${T0 + 30 * MIN}`]);
+    expect(await outbox()).toHaveLength(2);
+    expect(await notifications()).toEqual([]);
+  });
+
+  it('tells nobody once the child closed, and a link without an owner pane reaches no one', async () => {
+    await remoteChild();
+    const far = { id: 'i_far', owner: null, owner_host: OWNER_HOST, owner_pane: 'w9:p9' };
+    await writeItems(t, [childItem(lead, child, { ...far, closed_ms: T0 })]);
+    await writePanes(t, [agentPane(child, { state: 'working', stalled_since_ms: T0 })]);
+    expect((await watchdog(t, () => T0 + MIN).pass()).forwarded).toEqual([]);
+    await writeItems(t, [childItem(lead, child, far)]);
+    const parents = {
+      version: 1,
+      children: { [child.terminal]: { owner: null, owner_host: OWNER_HOST, item: 'i_far' } },
+    };
+    await writeFile(join(t.box.state, 'parents.json'), JSON.stringify(parents));
+    const pass = await watchdog(t, () => T0 + MIN).pass();
+    expect(pass.forwarded).toEqual([]);
+    expect(pass.notified).toEqual([]);
+    expect(await outbox()).toEqual([]);
   });
 });
 

@@ -229,22 +229,23 @@ describe('the board rule for agents and branches (extension points)', () => {
     expect(row).toMatchObject({ group: 'attention', state: 'stalled', age_ms: 12 * MIN });
   });
 
-  it('lists a branch with work to land, and drops it once landed', () => {
-    const branch = {
+  it('lists the TO LAND rows it is given as `<child>: branch <b> +N to land`, escape-free', () => {
+    const land = {
       item: 'i_a',
-      child: 'reviewer',
+      name: 'reviewer\u001b[2J',
       host: 'local',
       branch: 'feat/x',
       ahead: 2,
-      dirty: false,
-      landed: false,
+      dirty: true,
       observed_ms: NOW - MIN,
     };
-    expect(only({ branches: [branch] })).toMatchObject({
+    expect(only({ toLand: [land] })).toMatchObject({
       group: 'to_land',
-      reason: 'reviewer: branch feat/x +2 to land',
+      item: 'i_a',
+      reason: 'reviewer: branch feat/x +2 dirty to land',
+      age_ms: MIN,
     });
-    expect(boardRows(board({ branches: [{ ...branch, landed: true }] }))).toEqual([]);
+    expect(boardRows(board({ toLand: [] }))).toEqual([]);
   });
 });
 

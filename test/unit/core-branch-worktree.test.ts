@@ -2,6 +2,8 @@ import { describe, expect, test } from 'vitest';
 import {
   type BranchWorktreeFacts,
   branchWorktreePlan,
+  WORKTREE_NAME_MAX_BYTES,
+  worktreeNameProblem,
   worktreePathFor,
 } from '../../service/core/branch-worktree.js';
 import { childRole, launchIsFinal, launchPaneRecord } from '../../service/core/launch-state.js';
@@ -38,6 +40,28 @@ describe('worktreePathFor', () => {
   test('puts each branch directly under the worktree dir, every / as -', () => {
     expect(worktreePathFor('/repo/.worktrees', 'feat/unit/a')).toBe('/repo/.worktrees/feat-unit-a');
     expect(worktreePathFor('/repo/.worktrees/', 'x')).toBe('/repo/.worktrees/x');
+  });
+});
+
+describe('worktreeNameProblem', () => {
+  test('refuses what git accepts as a branch but cannot give a worktree, and what git reserves', () => {
+    expect(worktreeNameProblem('@')).toBe('git cannot make a worktree in a directory named @');
+    expect(worktreeNameProblem('HEAD')).toBe('git reserves HEAD');
+    expect(worktreeNameProblem('-x')).toBe('it would read as an option');
+    expect(worktreeNameProblem(`a/${'b'.repeat(251)}`)).toBe('a part between slashes is over 250 bytes');
+    // Bytes, not characters: é is two.
+    expect(worktreeNameProblem(`${'é'.repeat(60)}/${'é'.repeat(61)}`)).toBe(
+      'its worktree directory name would be 243 bytes, over 240',
+    );
+  });
+
+  test('keeps names whose directory git can make, up to the byte bound', () => {
+    for (const name of ['a@', '@a', '@/a', 'x/HEAD', 'HEAD/x', 'x/-y', 'head', 'feat/unit']) {
+      expect(worktreeNameProblem(name), name).toBeNull();
+    }
+    expect(worktreeNameProblem('x'.repeat(WORKTREE_NAME_MAX_BYTES))).toBeNull();
+    expect(worktreeNameProblem(`${'x'.repeat(120)}/${'y'.repeat(119)}`)).toBeNull();
+    expect(worktreeNameProblem(`${'x'.repeat(120)}/${'y'.repeat(120)}`)).not.toBeNull();
   });
 });
 

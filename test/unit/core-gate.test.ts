@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  GATE_HISTORY_MAX,
-  gateKey,
-  gateReminder,
-  gateStep,
-  type LandFacts,
-  toLandRows,
-} from '../../service/core/gate.js';
+import { GATE_HISTORY_MAX, gateKey, gateReminder, gateStep } from '../../service/core/gate.js';
 import { isEmptyWork, type OwnerPaneFacts, ownerWork } from '../../service/core/owner-work.js';
+import { type LandObservation, type LandRow, ownerToLand } from '../../service/core/to-land.js';
 import type { Item, Ticket } from '../../service/state/work-schemas.js';
 
 const T0 = 1_700_000_000_000;
@@ -26,6 +20,8 @@ function agentItem(id: string, terminal: string, over: Partial<Item> = {}): Item
     close_reason: null,
     job: null,
     ticket: null,
+    name: `child-${terminal}`,
+    branch: `feat/${terminal}`,
     ...over,
   };
 }
@@ -36,17 +32,25 @@ function pane(terminal: string, over: Partial<OwnerPaneFacts> = {}): OwnerPaneFa
     terminal_id: terminal,
     name: `child-${terminal}`,
     state: 'idle',
-    branch: `feat/${terminal}`,
-    ahead: 2,
-    dirty: false,
-    landed: false,
     stalled_since_ms: null,
     state_since_ms: T0,
     ...over,
   };
 }
 
-describe('TO LAND rows', () => {
+function seen(item: string, over: Partial<LandObservation> = {}): LandObservation {
+  return {
+    item,
+    branch: `feat/${item.slice(2)}`,
+    ahead: 2,
+    dirty: false,
+    landed: false,
+    observed_ms: T0,
+    ...over,
+  };
+}
+
+describe('TO LAND rows (one rule for the board, the gate, the Stop response and context)', () => {
   it('name finished children with commits or changes, never working, clean, landed or foreign ones', () => {
     const items = [
       agentItem('i_a', 'ta'),
@@ -55,26 +59,84 @@ describe('TO LAND rows', () => {
       agentItem('i_d', 'td'),
       agentItem('i_e', 'te'),
       agentItem('i_f', 'tf', { owner: 'w9:p9' }),
-      agentItem('i_g', 'tg', { closed_ms: T0 }),
+      agentItem('i_h', 'th', { branch: null }),
     ];
-    const panes: LandFacts[] = [
+    const panes = [
       pane('ta'),
       pane('tb', { state: 'working' }),
-      pane('tc', { ahead: 0, dirty: false }),
-      pane('td', { landed: true }),
-      pane('te', { state: 'done', ahead: 0, dirty: true }),
+      pane('tc'),
+      pane('td'),
+      pane('te', { state: 'done' }),
       pane('tf'),
-      pane('tg'),
+      pane('th'),
     ];
-    expect(toLandRows(items, panes, OWNER)).toEqual([
-      { item: 'i_a', name: 'child-ta', branch: 'feat/ta', ahead: 2, dirty: false },
-      { item: 'i_e', name: 'child-te', branch: 'feat/te', ahead: 0, dirty: true },
+    const observed = [
+      seen('i_a'),
+      seen('i_b'),
+      seen('i_c', { ahead: 0 }),
+      seen('i_d', { landed: true }),
+      seen('i_e', { ahead: 0, dirty: true }),
+      seen('i_f'),
+      seen('i_h'),
+    ];
+    expect(ownerToLand(OWNER, items, observed, panes)).toEqual([
+      {
+        item: 'i_a',
+        name: 'child-ta',
+        host: 'local',
+        branch: 'feat/a',
+        ahead: 2,
+        dirty: false,
+        observed_ms: T0,
+      },
+      {
+        item: 'i_e',
+        name: 'child-te',
+        host: 'local',
+        branch: 'feat/e',
+        ahead: 0,
+        dirty: true,
+        observed_ms: T0,
+      },
     ]);
+  });
+
+  it('keep a closed child from its item and observation, without any live pane', () => {
+    const closed = agentItem('i_done', 'tx', { closed_ms: T0 + 5, close_reason: 'done', host: 'netcup' });
+    expect(ownerToLand(OWNER, [closed], [seen('i_done', { ahead: 1 })], [])).toEqual([
+      expect.objectContaining({
+        item: 'i_done',
+        name: 'child-tx',
+        host: 'netcup',
+        branch: 'feat/done',
+        ahead: 1,
+      }),
+    ]);
+    // Integration or deletion (the branch watch says landed) removes the row; so does no observation.
+    expect(ownerToLand(OWNER, [closed], [seen('i_done', { ahead: 0, landed: true })], [])).toEqual([]);
+    expect(ownerToLand(OWNER, [closed], [], [])).toEqual([]);
+  });
+
+  it('do not count an open child that is not seen idle or done, and read the newest observation', () => {
+    const open = agentItem('i_o', 'to');
+    expect(ownerToLand(OWNER, [open], [seen('i_o')], [])).toEqual([]);
+    expect(ownerToLand(OWNER, [open], [seen('i_o')], [pane('to', { state: 'blocked' })])).toEqual([]);
+    const older = seen('i_o', { ahead: 1, observed_ms: T0 });
+    const newer = seen('i_o', { ahead: 3, observed_ms: T0 + 1 });
+    expect(ownerToLand(OWNER, [open], [newer, older], [pane('to')]).map((r) => r.ahead)).toEqual([3]);
   });
 });
 
 describe('the gate, once per distinct set', () => {
-  const row = (item: string, ahead = 1, dirty = false) => ({ item, name: item, branch: 'b', ahead, dirty });
+  const row = (item: string, ahead = 1, dirty = false): LandRow => ({
+    item,
+    name: item,
+    host: 'local',
+    branch: 'b',
+    ahead,
+    dirty,
+    observed_ms: T0,
+  });
 
   it('reminds of a new set once; row order and the same set again stay silent', () => {
     const first = gateStep(undefined, [row('i_a'), row('i_b')], 2);
@@ -92,10 +154,21 @@ describe('the gate, once per distinct set', () => {
     expect(gateKey([row('i_a')])).toBe(gateKey([{ ...row('i_a'), name: 'renamed' }]));
   });
 
-  it('stays silent with nothing to land, and clears the history once the owner has no open items', () => {
+  it('stays silent with nothing to land, and clears the history once the owner has no open items and nothing to land', () => {
     expect(gateStep(['x'], [], 3)).toMatchObject({ remind: false, changed: false, next: ['x'] });
     expect(gateStep(['x'], [], 0)).toMatchObject({ remind: false, changed: true, next: null });
     expect(gateStep(undefined, [], 0)).toMatchObject({ changed: false });
+  });
+
+  it('keeps the history while closed children still have work to land, so closing them repeats nothing', () => {
+    const history = gateStep(undefined, [row('i_a')], 1).next ?? [];
+    expect(gateStep(history, [row('i_a')], 0)).toMatchObject({
+      remind: false,
+      changed: false,
+      next: history,
+    });
+    expect(gateStep(history, [row('i_a', 2)], 0)).toMatchObject({ remind: true, changed: true });
+    expect(gateStep(undefined, [row('i_a')], 0)).toMatchObject({ remind: true });
   });
 
   it('keeps a bounded history', () => {
@@ -110,7 +183,11 @@ describe('the gate, once per distinct set', () => {
     expect(text).toContain('Before you stop: 2 finished children have work to land.');
     expect(text).toContain('- child-a: branch b, 2 commits to land');
     expect(text).toContain('- child-b: branch b, uncommitted changes');
-    expect(text).toContain('dogsled has committed, merged, closed and discarded nothing.');
+    expect(text).toContain('This reminder commits, merges, closes and discards nothing.');
+    const far = gateReminder([{ ...row('kid'), host: 'netcup\x1b[2J' }], (t) => t.replace(/\x1b\[2J/g, ''));
+    expect(far).toContain('- kid on netcup: branch b, 1 commit to land');
+    const huge = gateReminder([{ ...row('n'.repeat(5000)), branch: 'b'.repeat(5000) }], (t) => t);
+    expect(huge.length).toBeLessThan(600);
     const many = gateReminder(
       Array.from({ length: 14 }, (_, i) => row(`c${i}`)),
       (t) => t,
@@ -133,7 +210,7 @@ describe("the owner's work", () => {
       pane('ta'),
       pane('tb', { state: 'blocked' }),
       pane('tc', { state: 'working', stalled_since_ms: T0 + 5 }),
-      pane('td', { ahead: 0 }),
+      pane('td'),
     ];
     const ticket = {
       id: 't_1',
@@ -143,7 +220,8 @@ describe("the owner's work", () => {
       request: null,
     } as unknown as Ticket;
     const settled = { ...ticket, id: 't_2', state: 'admitted' } as Ticket;
-    const work = ownerWork(OWNER, items, [ticket, settled], panes);
+    const toLand = ownerToLand(OWNER, items, [seen('i_land'), seen('i_idle', { ahead: 0 })], panes);
+    const work = ownerWork(OWNER, items, [ticket, settled], panes, toLand);
     expect(work.toLand.map((r) => r.item)).toEqual(['i_land']);
     expect(work.attention.map((e) => [e.label, e.state])).toEqual([
       ['child-tb', 'blocked'],
@@ -151,10 +229,10 @@ describe("the owner's work", () => {
     ]);
     expect(work.idle.map((e) => e.label)).toEqual(['child-td']);
     expect(work.running.map((e) => [e.label, e.state])).toEqual([
-      ['i_gone', 'not seen'],
+      ['child-tz', 'not seen'],
       ['job j_1', 'running'],
     ]);
     expect(work.queued.map((e) => e.label)).toEqual(['t_1']);
-    expect(isEmptyWork(ownerWork('w5:p5', items, [ticket], panes))).toBe(true);
+    expect(isEmptyWork(ownerWork('w5:p5', items, [ticket], panes, []))).toBe(true);
   });
 });

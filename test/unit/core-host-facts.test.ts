@@ -3,10 +3,10 @@
 // escape-free before anything shows them.
 
 import { describe, expect, it } from 'vitest';
-import { cleanFacts, factsLine } from '../../service/core/host-facts.js';
+import { factsLine } from '../../service/core/host-facts.js';
 import { peerView } from '../../service/hosts/peer-view.js';
 import { type FactsReadings, factsOf } from '../../service/probe/host-facts.js';
-import type { PeerEntry } from '../../service/state/peer-schemas.js';
+import { PeerEntrySchema } from '../../service/state/peer-schemas.js';
 import type { HostFacts } from '../../service/state/schemas.js';
 
 const MIB = 1024 * 1024;
@@ -153,52 +153,58 @@ describe('factsLine', () => {
 });
 
 describe("a peer's facts", () => {
-  it('are escape-free in its view, and absent facts are null', () => {
+  const entry = (facts: unknown) =>
+    PeerEntrySchema.parse({
+      version: 1,
+      id: 'p',
+      target: 'p',
+      attempt_ms: 1,
+      read_ms: 1,
+      unreachable: null,
+      failures: 0,
+      retry_at_ms: null,
+      reply: {
+        now_ms: 1,
+        host: {
+          hostname: 'p',
+          sample_ms: 1,
+          probe: null,
+          headroom: {
+            free_cores: null,
+            measured: null,
+            declared: null,
+            eligible: false,
+            reason: [],
+            reservations: 0,
+            live_agents: 0,
+            active_agents: 0,
+          },
+          reservations: [],
+          errors: [],
+          ...(facts === undefined ? {} : { facts }),
+        },
+      },
+    });
+  const peer = { id: 'p', label: 'p', target: 'p', enabled: true };
+
+  it('are escape-free in its view, as read from the wire or the cache', () => {
     const hostile: HostFacts = {
       ...linux,
       os: { ...linux.os!, distro: '\x1b[2J\x1b]52;c;ZXZpbA==\x07Debian' },
       gpus: [{ vendor: 'x\x1b[31m', model: 'RTX\r\n4090', memory_bytes: 1 }],
       errors: ['\x1b[1mbold'],
     };
-    expect(cleanFacts(hostile)).toMatchObject({
+    expect(peerView(peer, entry(hostile), 2).facts).toMatchObject({
       os: { distro: 'Debian' },
       gpus: [{ vendor: 'x', model: 'RTX 4090', memory_bytes: 1 }],
       errors: ['bold'],
     });
-    const entry = (facts: unknown) =>
-      ({
-        version: 1,
-        id: 'p',
-        target: 'p',
-        attempt_ms: 1,
-        read_ms: 1,
-        unreachable: null,
-        failures: 0,
-        retry_at_ms: null,
-        reply: {
-          now_ms: 1,
-          host: {
-            hostname: 'p',
-            sample_ms: 1,
-            probe: null,
-            headroom: {
-              free_cores: null,
-              measured: null,
-              declared: null,
-              eligible: false,
-              reason: [],
-              reservations: 0,
-              live_agents: 0,
-              active_agents: 0,
-            },
-            reservations: [],
-            errors: [],
-            ...(facts === undefined ? {} : { facts }),
-          },
-        },
-      }) as PeerEntry;
-    const peer = { id: 'p', label: 'p', target: 'p', enabled: true };
-    expect(peerView(peer, entry(hostile), 2).facts?.os?.distro).toBe('Debian');
+  });
+
+  it('are null from an older peer, and a reply whose facts do not parse is still read', () => {
     expect(peerView(peer, entry(undefined), 2).facts).toBeNull();
+    const view = peerView(peer, entry({ read_ms: 'soon', gpus: 'many' }), 2);
+    expect(view.facts).toBeNull();
+    expect(view.hostname).toBe('p');
   });
 });

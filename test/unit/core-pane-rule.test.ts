@@ -4,6 +4,7 @@ import {
   classifyForeground,
   type Foreground,
   type JudgedPane,
+  ownerKeep,
   type PaneFacts,
   paneVerdict,
   promptState,
@@ -269,6 +270,57 @@ describe('paneVerdict: shells', () => {
     });
     expect(paneVerdict(watched, NOW).kind).toBe('keep');
     expect(paneVerdict(watched, NOW, 20 * MIN).kind).toBe('close');
+  });
+});
+
+describe('paneVerdict: owners (owning dogsled work is a dogsled record)', () => {
+  it('keeps a shell or an agent that owns open items or queued tickets, however long it rested', () => {
+    const owner = emptyShell({ owns: { items: 2, tickets: 1 } }, 16 * MIN);
+    expect(paneVerdict(owner, NOW)).toEqual({
+      kind: 'keep',
+      reason: 'it owns 2 open items and 1 queued ticket',
+    });
+    expect(paneVerdict(emptyShell({ owns: { items: 0, tickets: 1 } }), NOW).reason).toBe(
+      'it owns 1 queued ticket',
+    );
+    expect(paneVerdict({ ...agentPane({}), owns: { items: 1, tickets: 0 } }, NOW).reason).toBe(
+      'it owns 1 open item',
+    );
+    // Before its directory or its own finished records are looked at.
+    const gone = emptyShell({
+      directoryGone: true,
+      records: [{ kind: 'job', id: 'j1', finished: true }],
+      owns: { items: 1, tickets: 0 },
+    });
+    expect(paneVerdict(gone, NOW).kind).toBe('keep');
+  });
+
+  it('keeps a pane whose registered reader has records waiting, or whose inbox cannot be read', () => {
+    expect(paneVerdict(emptyShell({ inbox: { pending: 3 } }), NOW)).toEqual({
+      kind: 'keep',
+      reason: 'its inbox reader has 3 undelivered records',
+    });
+    expect(paneVerdict({ ...agentPane({}), inbox: { pending: 1 } }, NOW).reason).toBe(
+      'its inbox reader has 1 undelivered record',
+    );
+    expect(paneVerdict(emptyShell({ inbox: { unreadable: 'inbox/t.json is a FIFO' } }), NOW).reason).toBe(
+      'its inbox cannot be read: inbox/t.json is a FIFO',
+    );
+  });
+
+  it('owning nothing and an inbox with nothing waiting change nothing', () => {
+    const idle = emptyShell({ owns: { items: 0, tickets: 0 }, inbox: { pending: 0 } }, 16 * MIN);
+    expect(paneVerdict(idle, NOW)).toEqual({
+      kind: 'close',
+      reason: 'empty bash prompt for 16m with no dogsled record',
+    });
+    expect(ownerKeep({})).toBeNull();
+  });
+
+  it("never outranks the caller's and the focused pane", () => {
+    expect(paneVerdict(emptyShell({ caller: true, owns: { items: 1, tickets: 0 } }), NOW).reason).toBe(
+      "the caller's pane",
+    );
   });
 });
 

@@ -64,4 +64,23 @@ describe('stripEscapes', () => {
     const hostile = '\x1b['.repeat(50_000) + 'x'.repeat(10) + '\x1b]'.repeat(50_000);
     expect(stripEscapes(hostile)).toBe('x'.repeat(9));
   });
+  it('removes bidi overrides, embeddings, isolates and marks: the text reads in the order it runs', () => {
+    // "Trojan source": U+202E makes `txt.exe` show as `exe.txt`.
+    expect(stripEscapes('invoice\u202Etxt.exe')).toBe('invoicetxt.exe');
+    expect(stripEscapes('a\u202Ab\u202Bc\u202Cd\u202De')).toBe('abcde');
+    expect(stripEscapes('a\u2066b\u2067c\u2068d\u2069e')).toBe('abcde');
+    expect(stripEscapes('a\u200Eb\u200Fc\u061Cd')).toBe('abcd');
+  });
+
+  it('removes zero-width characters, deprecated format controls and Unicode tags', () => {
+    expect(stripEscapes('p\u200Ba\u200Cs\u200Ds\u2060w\uFEFFo\u180Er\u2063d')).toBe('password');
+    expect(stripEscapes('a\u206Ab\u206Fc')).toBe('abc');
+    // Tags spell ASCII invisibly (U+E0041 is a tag "A"): gone, whole pairs.
+    expect(stripEscapes('ok\u{E0001}\u{E0041}\u{E0042}\u{E007F}!')).toBe('ok!');
+  });
+
+  it('keeps visible characters next to the invisible ranges', () => {
+    const text = 'a\u2010b\u2029c\u2070d\u{E0100}e\u{1F600}f\u061Bg\uFEFEh';
+    expect(stripEscapes(text)).toBe(text);
+  });
 });

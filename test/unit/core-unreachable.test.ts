@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { socketErrorCategory, sshFailureCategory } from '../../service/core/unreachable.js';
+import {
+  lastingFailure,
+  socketErrorCategory,
+  sshFailureCategory,
+  UNREACHABLE_CATEGORIES,
+} from '../../service/core/unreachable.js';
 
 // What OpenSSH 9 prints (ssh exits 255), as captured from the peers of test/e2e.
 const CHANGED_KEY = [
@@ -64,5 +69,23 @@ describe('socketErrorCategory', () => {
   it('names no category for codes it does not know', () => {
     expect(socketErrorCategory('EWHATEVER')).toBeUndefined();
     expect(socketErrorCategory(undefined)).toBeUndefined();
+  });
+});
+
+describe('lastingFailure', () => {
+  it('names auth and host key as lasting, with the ssh command that reviews the key', () => {
+    expect(lastingFailure('auth', 'me@box')).toBe(
+      'unreachable: auth (it refuses our key): run `ssh me@box` to review the key',
+    );
+    expect(lastingFailure('host key', 'box')).toBe(
+      'unreachable: host key (its key is not the one on file): run `ssh box` to review the key',
+    );
+  });
+
+  it('leaves every other category, and a peer that answered, to be waited for', () => {
+    const passing = UNREACHABLE_CATEGORIES.filter((c) => c !== 'auth' && c !== 'host key');
+    expect(passing).toHaveLength(5);
+    for (const category of passing) expect(lastingFailure(category, 'box')).toBeUndefined();
+    expect(lastingFailure(null, 'box')).toBeUndefined();
   });
 });

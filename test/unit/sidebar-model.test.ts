@@ -358,19 +358,21 @@ describe('keys, mouse and the menu', () => {
       name: 'fixer',
       harness: 'claude',
     };
-    const branches = [
+    const landing = [
       {
         item: 'i_gone',
-        child: 'lander',
+        name: 'lander',
         host: 'local',
         branch: 'feat/x',
         ahead: 2,
         dirty: false,
-        landed: false,
         observed_ms: NOW - 1000,
       },
     ];
-    const board = boardOf({ owner: 'w1:p1', items: [child], tickets: [], jobs: new Map(), branches }, NOW);
+    const board = boardOf(
+      { owner: 'w1:p1', items: [child], tickets: [], jobs: new Map(), toLand: landing },
+      NOW,
+    );
     const rows = board.groups.flatMap((g) => g.rows);
     const running = menuFor(rows.find((r) => r.item === 'i_child')!);
     expect(running.map((e) => [e.action, e.enabled, e.confirm])).toEqual([

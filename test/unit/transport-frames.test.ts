@@ -33,6 +33,19 @@ describe('frames', () => {
     expect(decoder.push(frame.subarray(50_000))).toEqual([{ big: 'x'.repeat(100_000) }]);
   });
 
+  it("names each frame's length, and the length a frame announces before its body is in", () => {
+    const frame = encodeFrame({ big: 'x'.repeat(100_000) });
+    const decoder = new FrameDecoder();
+    expect(decoder.announced).toBeUndefined();
+    expect(decoder.pushSized(frame.subarray(0, 2))).toEqual([]);
+    expect(decoder.announced).toBeUndefined();
+    expect(decoder.pushSized(frame.subarray(2, 50_000))).toEqual([]);
+    expect(decoder.announced).toBe(frame.length - 4);
+    const [whole] = decoder.pushSized(frame.subarray(50_000));
+    expect(whole?.bytes).toBe(frame.length - 4);
+    expect(decoder.announced).toBeUndefined();
+  });
+
   it('refuses a stream that is not frames (a shell banner read as a length)', () => {
     expect(() => new FrameDecoder().push(Buffer.from('Welcome to the peer\n'))).toThrow(FrameError);
     const tooLong = Buffer.alloc(4);
