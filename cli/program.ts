@@ -212,6 +212,18 @@ export function buildProgram(done: Done): Command {
     );
 
   program
+    .command('service')
+    .description('run `dogsled serve` under your service manager (systemd user unit, launchd agent)')
+    .argument('[verb]', 'status (default), install (write, enable and start), uninstall')
+    .option('--json', 'one JSON document')
+    .action(
+      action(done, async () => {
+        const { serviceCommand } = await import('./commands/service.js');
+        return (verb: string | undefined, flags: object, ctx: CliContext) => serviceCommand(verb, flags, ctx);
+      }),
+    );
+
+  program
     .command('retry')
     .description('read a peer again now, whatever its backoff')
     .argument('<host>', 'host id or label')

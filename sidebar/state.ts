@@ -76,6 +76,7 @@ export function sidebarHost(view: HostView, history: Array<number | null>): Side
     reservations: view.reservations.length,
     probe: view.probe,
     busy_history: history,
+    facts: view.facts,
   };
 }
 

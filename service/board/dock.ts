@@ -7,6 +7,7 @@
 // removed or corrupt, an open killed before writing it) is found again by the board's tag (adoptBoard).
 // tmux docks at the left natively (dockInTmux); the rest is the same.
 
+import { installLines } from '../core/install-lines.js';
 import { DogsledError, messageOf } from '../errors.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
 import { boardFile, updateBoardEntry } from '../state/sidebar-files.js';
@@ -16,6 +17,7 @@ import { isTerminalError, needsPane, needsTerminal } from '../terminal/errors.js
 import type { TerminalPort } from '../terminal/port.js';
 import type { Layout, Pane, Rect } from '../terminal/records.js';
 import type { TmuxTerminal } from '../terminal/tmux.js';
+import { VERSION } from '../version.js';
 
 /** The board's width in cells beside Herdr's own sidebar (spec, "Pi"). */
 export const BOARD_WIDTH = 38;
@@ -205,7 +207,7 @@ async function splitLeft(
       // The board is the plugin's pane: say what to install rather than Herdr's bare refusal.
       if (!isTerminalError(error, 'plugin_not_found')) throw error;
       throw new DogsledError(
-        `the ${PLUGIN_ID} plugin is not installed in Herdr: herdr plugin install <owner>/<repo>/plugins/herdr --yes`,
+        `the ${PLUGIN_ID} plugin is not installed in Herdr: ${installLines(VERSION).herdr}`,
       );
     });
   if (!pane) throw new DogsledError('herdr opened the board without a pane (is its placement split?)');

@@ -152,6 +152,17 @@ export const DoctorReportSchema = lazySchema(() =>
       error: z.nullable(z.string()),
     }),
     warnings: z.array(z.string()),
+    /** How this host has dogsled installed (doctor only; absent from older peers). */
+    install: z.optional(
+      z.array(
+        z.object({
+          check: z.enum(['service', 'path', 'claude', 'codex', 'codex-hooks', 'herdr', 'warm']),
+          state: z.enum(['ok', 'fix', 'skip']),
+          detail: z.string(),
+          fix: z.nullable(z.string()),
+        }),
+      ),
+    ),
   }),
 );
 

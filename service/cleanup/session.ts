@@ -5,6 +5,7 @@
 
 import { type PlanEntry, type PruneCategory, selectPlan } from '../core/prune-plan.js';
 import { DogsledError } from '../errors.js';
+import { installSection } from '../install/install-facts.js';
 import type { HostIO } from '../state/io.js';
 import { type CleanupIO, surveyCleanup } from './doctor.js';
 import { gatherTerminalFacts, paneContext, type TerminalFacts } from './panes/facts.js';
@@ -47,11 +48,21 @@ function cleanupIO(io: HostIO, caller: CleanupCaller, terminal: TerminalFacts): 
   };
 }
 
-/** `dogsled doctor`: the survey as a report (with hot processes); changes nothing. */
+/**
+ * `dogsled doctor`: the survey as a report (with hot processes), and how this host has dogsled
+ * installed (install-facts.ts), read at the same time; changes nothing.
+ */
 export async function doctorReport(io: HostIO, caller: CleanupCaller, host: string): Promise<DoctorReport> {
   const session = await openSession(io, caller);
-  const { report } = await surveyCleanup(session.io, { processes: true, host });
-  return report;
+  const live = session.terminal.herdr?.live;
+  const herdr = live?.kind.startsWith('herdr')
+    ? { port: live }
+    : { why: session.terminal.why || 'not Herdr' };
+  const [{ report }, install] = await Promise.all([
+    surveyCleanup(session.io, { processes: true, host }),
+    installSection({ ...io, platform: process.platform, herdr }),
+  ]);
+  return { ...report, install };
 }
 
 export interface PruneRequest {

@@ -12,6 +12,7 @@ import type { HostIO } from '../state/io.js';
 import type { ConfigLocation } from '../state/paths.js';
 import { VERSION } from '../version.js';
 import { realAgentLane } from './agent-lane-readers.js';
+import { readFactsInChild } from './facts.js';
 import { type ServeOptions, serve } from './serve.js';
 
 /** How long a tick waits for Herdr and the pane reads before publishing the last known panes. */
@@ -52,6 +53,7 @@ export async function runService(
           (await enabledPeers({ ...io, warn })).map((peer) => peerTarget(peer, io.config.remote_command)),
       },
       warmSupervisor: {},
+      facts: (signal) => readFactsInChild(io, signal),
     },
     options,
   );

@@ -10,7 +10,7 @@ import { liveReservations } from '../core/reservations.js';
 import { DogsledError, messageOf } from '../errors.js';
 import { readReservations } from '../hosts/local.js';
 import type { HostProbe } from '../probe/index.js';
-import { type HostSnapshot, HostSnapshotSchema, PlacementsSchema } from '../state/schemas.js';
+import { type HostFacts, type HostSnapshot, HostSnapshotSchema, PlacementsSchema } from '../state/schemas.js';
 import { readState, updateState, writeState } from '../state/store.js';
 import { JobSummaries } from './job-summaries.js';
 import { appendSample } from './samples-log.js';
@@ -39,6 +39,8 @@ export class Publisher {
     private readonly guard: () => Promise<void>,
     /** The current failures of the service's workers (a watchdog.json that cannot be read...). */
     private readonly laneErrors: () => string[] = () => [],
+    /** What the host is, once read (null before). */
+    private readonly facts: () => HostFacts | null = () => null,
   ) {
     this.jobs = new JobSummaries(deps.paths);
   }
@@ -79,6 +81,7 @@ export class Publisher {
       errors: [...agents.errors, ...errors, ...this.laneErrors()],
       policy: deps.config,
       now: deps.now(),
+      facts: this.facts(),
     });
     this.previousTicks = reading.cpu_ticks;
     const writeError = await this.writeSnapshot(snapshot);

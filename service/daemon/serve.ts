@@ -10,6 +10,7 @@ import { DogsledError, messageOf } from '../errors.js';
 import type { HostProbe } from '../probe/index.js';
 import type { HostIO } from '../state/io.js';
 import { type ConfigLocation, ensureStateDir } from '../state/paths.js';
+import type { HostFacts } from '../state/schemas.js';
 import { acquireServiceLock } from '../state/service-lock.js';
 import { sweepOrphanTemps } from '../state/temp-sweep.js';
 import { span } from '../timing.js';
@@ -48,6 +49,8 @@ export interface ServiceIO extends HostIO {
   warmSupervisor?: Pick<WarmKeeperIO, 'self'>;
   /** config.toml, followed while the service runs (config-watch.ts); without it, read once. */
   configFile?: ConfigLocation;
+  /** What the host is, read once at start in the background (facts.ts); without it, none. */
+  facts?: (signal: AbortSignal) => Promise<HostFacts>;
 }
 
 export interface ServeOptions {
@@ -141,11 +144,15 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
           },
           stop,
         );
+  // Not for --once: it publishes before a child could answer.
+  let facts: HostFacts | null = null;
+  const factsRead = options.once || !io.facts ? undefined : io.facts(stop).then((read) => (facts = read));
   const publisher = new Publisher(
     io,
     { pid: io.pid, started_ms, interval_ms: options.intervalMs, version: io.version },
     guard,
     () => [...laneErrors.values()],
+    () => facts,
   );
   const sweeper = new TempSweeper(io);
   try {
@@ -181,6 +188,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     await watchdog?.stop();
     await sweep?.stop();
     await quota?.stop();
+    await factsRead;
     await pool.close();
     await lock.release();
   }

@@ -5,7 +5,7 @@ import { agentCounts } from '../core/agent-pane-clocks.js';
 import { busyBetween, type CpuTicks } from '../core/cpu-busy.js';
 import { headroomOf, measureOf, type Policy } from '../core/headroom.js';
 import type { HostProbe } from '../probe/index.js';
-import type { AgentPane, HostSnapshot, JobSummary, Probe, Sample } from '../state/schemas.js';
+import type { AgentPane, HostFacts, HostSnapshot, JobSummary, Probe, Sample } from '../state/schemas.js';
 
 export interface SnapshotInput {
   reading: HostProbe;
@@ -20,6 +20,8 @@ export interface SnapshotInput {
   errors: string[];
   policy: Policy;
   now: number;
+  /** What the host is (read once at start); null until then. */
+  facts?: HostFacts | null;
 }
 
 export function composeSnapshot(input: SnapshotInput): HostSnapshot {
@@ -48,6 +50,7 @@ export function composeSnapshot(input: SnapshotInput): HostSnapshot {
     headroom: headroomOf({ ...facts, measure: measureOf(now, probe) }, input.policy, now),
     errors: input.errors,
     jobs: input.jobs,
+    facts: input.facts ?? null,
   };
 }
 

@@ -31,6 +31,11 @@ export const HOST_VERBS: Readonly<Record<string, HostVerb>> = {
     takesInput: false,
     load: async () => (await import('./snapshot.js')).snapshotVerb,
   },
+  facts: {
+    summary: 'what this host is: OS, kernel, CPU, memory and GPUs (systeminformation)',
+    takesInput: false,
+    load: async () => (await import('./facts.js')).factsVerb,
+  },
   todos: {
     summary: "the todos of this host's live agent panes (todo-sections.json)",
     takesInput: false,

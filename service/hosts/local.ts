@@ -80,5 +80,6 @@ export function localView(local: LocalFacts, policy: Policy, now: number): HostV
     reservations: liveReservations(local.reservations, now),
     errors: snapshot?.errors ?? [],
     retry_ms: null,
+    facts: snapshot?.facts ?? null,
   };
 }

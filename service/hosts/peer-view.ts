@@ -51,5 +51,6 @@ export function peerView(peer: PeerHost, entry: PeerEntry | undefined, now: numb
     reservations: reply?.host.reservations ?? [],
     errors: reply?.host.errors ?? [],
     retry_ms: retryInMs(entry, now),
+    facts: reply?.host.facts ?? null,
   };
 }

@@ -4,7 +4,7 @@
 
 import * as z from 'zod/mini';
 import { lazySchema } from '../state/lazy-schema.js';
-import { HeadroomSchema, ProbeSchema, ReservationSchema } from '../state/schemas.js';
+import { HeadroomSchema, HostFactsSchema, ProbeSchema, ReservationSchema } from '../state/schemas.js';
 import { SweepPassSchema } from '../state/sweep-schemas.js';
 import { ItemSchema, TicketSchema } from '../state/work-schemas.js';
 
@@ -26,6 +26,8 @@ export const HostViewSchema = lazySchema(() =>
     reservations: z.array(ReservationSchema),
     errors: z.array(z.string()),
     retry_ms: z.nullable(z.int()),
+    /** What the host is (OS, kernel, CPU, memory, GPUs); null before its service has read it. */
+    facts: z.nullable(HostFactsSchema),
   }),
 );
 

@@ -49,7 +49,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   disk_free_min_percent: 15,
   reservation_load: 1.0,
   reservation_ttl_ms: 90_000,
-  remote_command: ['mise', 'x', '--', 'dogsled'],
+  // dogsled on the peer's PATH for a non-interactive SSH command; mise users set their own.
+  remote_command: ['dogsled'],
   cleanup: { repositories: [], repository_paths: [] },
   terminal: 'auto',
   quota: { management_url: null, hold_when_exhausted: true },

@@ -10,7 +10,13 @@ import * as z from 'zod/mini';
 import { plainStrings } from '../core/text-clean.js';
 import { UNREACHABLE_CATEGORIES } from '../core/unreachable.js';
 import { lazySchema } from './lazy-schema.js';
-import { HeadroomSchema, JobSummarySchema, ProbeSchema, ReservationSchema } from './schemas.js';
+import {
+  HeadroomSchema,
+  HostFactsSchema,
+  JobSummarySchema,
+  ProbeSchema,
+  ReservationSchema,
+} from './schemas.js';
 import './zod-messages.js';
 
 const ms = lazySchema(() => z.int());
@@ -29,6 +35,8 @@ export const PeerReplySchema = lazySchema(() =>
         headroom: HeadroomSchema,
         reservations: z.array(ReservationSchema),
         errors: z.array(z.string()),
+        /** Absent from peers before host facts; a reply whose facts do not parse is still read. */
+        facts: z.optional(z.catch(z.nullable(HostFactsSchema), null)),
       }),
       jobs: z.optional(z.array(JobSummarySchema)),
     })

@@ -193,6 +193,41 @@ export const JobSummarySchema = lazySchema(() =>
   }),
 );
 
+/**
+ * What this host is (systeminformation, read once when serve starts): its OS and kernel, CPU model
+ * and core counts, total memory and GPUs with their memory. A part that could not be read is null,
+ * with the reason in `errors`. Text is escape-free.
+ */
+export const HostFactsSchema = lazySchema(() =>
+  z.looseObject({
+    read_ms: ms,
+    os: z.nullable(
+      z.looseObject({
+        platform: z.string(),
+        distro: z.string(),
+        release: z.string(),
+        kernel: z.string(),
+        arch: z.string(),
+      }),
+    ),
+    cpu: z.nullable(
+      z.looseObject({
+        model: z.string(),
+        /** Logical CPUs, physical cores, and of those the performance and efficiency cores. */
+        cores: count,
+        physical_cores: count,
+        performance_cores: count,
+        efficiency_cores: count,
+      }),
+    ),
+    memory_bytes: z.nullable(bytes),
+    gpus: z.nullable(
+      z.array(z.looseObject({ vendor: z.string(), model: z.string(), memory_bytes: z.nullable(bytes) })),
+    ),
+    errors: z.array(z.string()),
+  }),
+);
+
 export const HostSnapshotSchema = lazySchema(() =>
   z.looseObject({
     version: z.literal(1),
@@ -204,6 +239,8 @@ export const HostSnapshotSchema = lazySchema(() =>
     errors: z.array(z.string()),
     /** This host's job records (ended ones for 24 hours); absent in snapshots before jobs. */
     jobs: z.optional(z.array(JobSummarySchema)),
+    /** What the host is (HostFactsSchema); null until read after start, absent from older versions. */
+    facts: z.optional(z.nullable(HostFactsSchema)),
   }),
 );
 
@@ -260,6 +297,7 @@ export type Probe = z.infer<typeof ProbeSchema>;
 export type AgentPane = z.infer<typeof AgentPaneSchema>;
 export type Activity = z.infer<typeof ActivitySchema>;
 export type HostSnapshot = z.infer<typeof HostSnapshotSchema>;
+export type HostFacts = z.infer<typeof HostFactsSchema>;
 export type Reservation = z.infer<typeof ReservationSchema>;
 export type Placements = z.infer<typeof PlacementsSchema>;
 export type Sample = z.infer<typeof SampleSchema>;

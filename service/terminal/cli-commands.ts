@@ -241,6 +241,7 @@ const COMMANDS: Record<string, (p: Params, m: string) => CliCommand> = {
       ...focusFlag(p),
     ),
   'plugin.pane.close': (p, m) => envelope('plugin', 'pane', 'close', need(p, 'pane_id', m)),
+  'plugin.list': (p) => envelope('plugin', 'list', ...flags(p, [['--plugin', 'plugin_id']]), '--json'),
 };
 
 /** The CLI command for a socket method, or a `needs_herdr` error when the CLI has no equivalent. */

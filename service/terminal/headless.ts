@@ -113,6 +113,7 @@ export class HeadlessTerminal implements TerminalPort {
   openWorktree = () => this.refuse('worktree open', 'worktree.open');
   openPluginPane = () => this.refuse('plugin pane open', 'plugin.pane.open', true);
   closePluginPane = () => this.refuse('plugin pane close', 'plugin.pane.close', true);
+  listPlugins = () => this.refuse('plugin list', 'plugin.list', true);
 
   async reportPaneMetadata(): Promise<MetadataResult> {
     return { applied: false };

@@ -49,6 +49,8 @@ import {
   PaneSchema,
   type PaneSwap,
   PaneSwapSchema,
+  type Plugin,
+  PluginSchema,
   type ProcessInfo,
   ProcessInfoSchema,
   parseRecord,
@@ -332,6 +334,11 @@ export class HerdrTerminal implements TerminalPort {
 
   async closePluginPane(paneId: string): Promise<void> {
     await this.ok('plugin.pane.close', { pane_id: paneId });
+  }
+
+  async listPlugins(pluginId?: string): Promise<Plugin[]> {
+    const reply = await this.call('plugin.list', { plugin_id: pluginId }, 'plugin_list');
+    return this.list(reply, 'plugins', 'plugin.list', PluginSchema);
   }
 
   runCommand(options: RunCommandOptions): Promise<LaunchedCommand> {

@@ -13,6 +13,7 @@ import type {
   Pane,
   PaneRead,
   PaneSwap,
+  Plugin,
   ProcessInfo,
   ServerInfo,
   Tab,
@@ -253,6 +254,8 @@ export interface TerminalPort {
   /** The new plugin pane, or undefined for a popup (Herdr gives popups no pane). */
   openPluginPane(options: OpenPluginPaneOptions): Promise<Pane | undefined>;
   closePluginPane(paneId: string): Promise<void>;
+  /** The plugins Herdr has installed or linked (only `pluginId` when given); Herdr only. */
+  listPlugins(pluginId?: string): Promise<Plugin[]>;
 
   /**
    * Runs argv in a new tab (or workspace) on Herdr by typing its POSIX-quoted line plus Enter, or as

@@ -161,6 +161,16 @@ export const WorktreeSourceSchema = lazySchema(() =>
 
 export const NotificationSchema = lazySchema(() => z.looseObject({ shown: z.boolean(), reason: z.string() }));
 
+/** A plugin Herdr has registered (`plugin.list`): what doctor checks of its own. */
+export const PluginSchema = lazySchema(() =>
+  z.looseObject({
+    plugin_id: z.string(),
+    version: z.optional(z.string()),
+    enabled: z.optional(z.boolean()),
+    plugin_root: z.optional(z.string()),
+  }),
+);
+
 export const ServerInfoSchema = lazySchema(() =>
   z.looseObject({
     version: z.string(),
@@ -239,6 +249,7 @@ export type ProcessInfo = z.infer<typeof ProcessInfoSchema>;
 export type Worktree = z.infer<typeof WorktreeSchema>;
 export type WorktreeSource = z.infer<typeof WorktreeSourceSchema>;
 export type Notification = z.infer<typeof NotificationSchema>;
+export type Plugin = z.infer<typeof PluginSchema>;
 export type ServerInfo = z.infer<typeof ServerInfoSchema>;
 export type Listing = z.infer<typeof ListingSchema>;
 export type Machine = z.infer<typeof MachineSchema>;

@@ -433,6 +433,8 @@ export class TmuxTerminal implements TerminalPort {
     return this.closePane(paneId);
   }
 
+  listPlugins = () => Promise.reject(needsHerdr('plugin list', 'tmux has no plugins', 'plugin.list'));
+
   machines(): Promise<Machine[] | null> {
     return Promise.resolve(null);
   }

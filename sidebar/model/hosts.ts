@@ -6,7 +6,9 @@
 // host shows `?` and `no reply <age>`, its last numbers dimmed.
 
 import { formatAge } from '../../service/core/duration.js';
+import { factsLine } from '../../service/core/host-facts.js';
 import { glanceMarker, glanceNumbers } from '../../service/core/host-marks.js';
+import type { HostFacts } from '../../service/state/schemas.js';
 import { cells, clipCells, displayText, fitCells } from './cells.js';
 import type { Line, Role, Segment, SidebarHost, Thresholds } from './types.js';
 
@@ -141,6 +143,11 @@ function meterLine(host: SidebarHost, width: number, t: Thresholds): Segment[] {
   );
 }
 
+/** `  Debian GNU/Linux 12, Linux 6.1 · AMD EPYC…`: what the host is, dim, cut to the card. */
+function factsSegments(facts: HostFacts, width: number): Segment[] {
+  return [{ text: fitCells(`  ${displayText(factsLine(facts))}`, width), fg: 'overlay1', dim: true }];
+}
+
 /** Segments clipped or padded to exactly `width` cells. */
 export function fill(parts: Segment[], used: number, width: number): Segment[] {
   if (used <= width) return used < width ? [...parts, { text: ' '.repeat(width - used) }] : parts;
@@ -173,6 +180,7 @@ export function hostLines(
   for (const host of hosts) {
     lines.push({ segments: headLine(host, width, folded, t) });
     if (!folded) lines.push({ segments: meterLine(host, width, t) });
+    if (!folded && host.facts) lines.push({ segments: factsSegments(host.facts, width) });
   }
   return lines;
 }

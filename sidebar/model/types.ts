@@ -3,6 +3,7 @@
 // model never names a colour or touches a terminal; app.ts maps roles to the theme's colours.
 
 import type { Board, BoardRow } from '../../service/core/board.js';
+import type { HostFacts } from '../../service/state/schemas.js';
 import type { TodoLines } from '../../service/state/sidebar-schemas.js';
 
 /** Herdr's theme tokens (CONTRACT §7) used as colour roles. */
@@ -67,6 +68,8 @@ export interface SidebarHost {
   } | null;
   /** Busy fractions of the last samples, oldest first (null: no CPU sample then). */
   busy_history: Array<number | null>;
+  /** What the host is (OS, CPU, memory, GPUs), as `status` shows it; absent until its service read it. */
+  facts?: HostFacts | null;
 }
 
 export type TodoView = { available: true; lines: TodoLines } | { available: false; reason: string };

@@ -15,6 +15,8 @@ import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { eventually, ROOT, runCli, sandbox, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tree.js';
 
+const VERSION = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version as string;
+
 let dir: string;
 let herdr: FakeHerdr;
 let state: string;
@@ -54,7 +56,7 @@ beforeAll(async () => {
   // The real manifest, with a stand-in board command: these tests are about where the pane goes.
   const plugin = join(dir, 'plugin');
   await mkdir(join(plugin, 'bin'), { recursive: true });
-  await copyFile(join(ROOT, 'plugins', 'herdr', 'herdr-plugin.toml'), join(plugin, 'herdr-plugin.toml'));
+  await copyFile(join(ROOT, 'herdr-plugin.toml'), join(plugin, 'herdr-plugin.toml'));
   await writeFile(join(plugin, 'bin', 'dogsled'), '#!/bin/sh\nexec sleep 600\n');
   await chmod(join(plugin, 'bin', 'dogsled'), 0o755);
   await ok('plugin.link', { path: plugin });
@@ -183,7 +185,7 @@ describe('board --open and --toggle', () => {
     const failed = await runCli(['board', '--open'], env);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toBe(
-      'dogsled: board: the dogsled plugin is not installed in Herdr: herdr plugin install <owner>/<repo>/plugins/herdr --yes\n',
+      `dogsled: board: the dogsled plugin is not installed in Herdr: herdr plugin install oisin-ee/dogsled --ref v${VERSION} --yes\n`,
     );
     first = (await dock('--open')).pane;
   });

@@ -41,7 +41,7 @@ describe('loadConfig', () => {
       disk_free_min_percent: 15,
       reservation_load: 1.0,
       reservation_ttl_ms: 90000,
-      remote_command: ['mise', 'x', '--', 'dogsled'],
+      remote_command: ['dogsled'],
       cleanup: { repositories: [], repository_paths: [] },
       terminal: 'auto',
       quota: { management_url: null, hold_when_exhausted: true },

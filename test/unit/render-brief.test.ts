@@ -48,6 +48,7 @@ function host(label: string, busy = 0.5): HostView {
     reservations: [],
     errors: [],
     retry_ms: null,
+    facts: null,
   };
 }
 
