@@ -68,9 +68,11 @@ async function startChild(name: string, branch: string, go?: string): Promise<st
     { reply: 'Starting.' },
     ...wait,
     { work_ms: 200 },
-    { run: 'echo work > work.txt && git add work.txt && git commit -qm "child work"' },
+    // Each child its own change: identical ones would land together when the first is squashed,
+    // and the sweep would then race the test's own `branch -D` of the second.
+    { run: `echo ${name} > ${name}.txt && git add ${name}.txt && git commit -qm "${name} work"` },
     { run: 'dogsled done' },
-    { reply: `${name}: added work.txt on ${branch}.` },
+    { reply: `${name}: added ${name}.txt on ${branch}.` },
   ];
   await writeFile(task, `Finish the unit.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps })}\n\`\`\`\n`);
   const started = await agentCli(
@@ -106,7 +108,7 @@ describe('an owner whose child finishes with dogsled done', () => {
     const block = hookJson(await stop());
     expect(block.decision).toBe('block');
     expect(block.reason).toContain('c1 finished');
-    expect(block.reason).toContain('c1: added work.txt on feat/c1.');
+    expect(block.reason).toContain('c1: added c1.txt on feat/c1.');
     expect(block.reason).toContain('Before you stop: 1 finished child has work to land.');
     expect(block.reason).toContain('- c1: branch feat/c1, 1 commit to land');
     // The same set: no second reminder, from either hook, across processes.
