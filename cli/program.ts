@@ -2,9 +2,9 @@
 // module is loaded only when it runs. Hot commands may skip this file entirely (see fast-path.ts).
 
 import { Command, CommanderError, Option } from 'commander';
-import { EXIT } from '../service/core/exit-codes.js';
-import { DogsledError } from '../service/errors.js';
-import { VERSION } from '../service/version.js';
+import { DogsledError } from '../service/core/common/errors.js';
+import { EXIT } from '../service/core/common/exit-codes.js';
+import { VERSION } from '../service/core/common/version.js';
 import { namedError, runCommand } from './command.js';
 import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
 import { STATUS_INTERVAL_DEFAULT } from './flags.js';

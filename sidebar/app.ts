@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import blessed from 'blessed';
 import type { HostIO } from '../service/state/io.js';
-import { mark, span } from '../service/timing.js';
+import { mark, span } from '../service/time/timing.js';
 import { Actions } from './actions.js';
 import type { Board } from './board.js';
 import { bindInput } from './input.js';

@@ -2,7 +2,7 @@
 // ⏎'s focus of a child's pane. While a modal is up, keys and clicks go to it: any key or click closes
 // the read popup, q and escape close any modal, y and n answer a confirmation.
 
-import type { BoardRow } from '../service/core/board.js';
+import type { BoardRow } from '../service/core/board/board-rule.js';
 import type { Board, Screen } from './board.js';
 import type { Modals } from './menu.js';
 import type { SidebarState } from './model/types.js';

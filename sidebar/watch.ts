@@ -7,7 +7,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { StatePaths } from '../service/state/paths.js';
-import { idHash } from '../service/state/sidebar-files.js';
+import { idHash } from '../service/state/records/sidebar-files.js';
 
 export interface WatchTarget {
   dir: string;

@@ -1,16 +1,16 @@
 // `dogsled agent --kind K --name N (--message T | --message-file PATH|-) [--profile P] [--branch B
 // [--base R]] [--host H] [--cwd D] [--wait] [--max D] [--json]`: reads the task, hands it to
-// service/work/agent.ts and prints the started child, or the ticket when every host is full (exit 1;
+// service/actions/agent.ts and prints the started child, or the ticket when every host is full (exit 1;
 // with --wait, the child the service started once it admitted the ticket).
 
 import { readFile } from 'node:fs/promises';
+import { type AgentOutcome, runAgent } from '../../service/actions/agent.js';
 import { TASK_MAX_BYTES } from '../../service/agents/launch-files.js';
-import { EXIT } from '../../service/core/exit-codes.js';
-import { requestedKind } from '../../service/core/launch-line.js';
-import { shown } from '../../service/core/visible.js';
-import { DogsledError, fileErrorText } from '../../service/errors.js';
-import { type AgentOutcome, runAgent } from '../../service/work/agent.js';
-import { Deadline } from '../../service/work/deadline.js';
+import { requestedKind } from '../../service/core/agents/launch-line.js';
+import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
+import { EXIT } from '../../service/core/common/exit-codes.js';
+import { shown } from '../../service/core/text/visible.js';
+import { Deadline } from '../../service/time/deadline.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';

@@ -6,8 +6,8 @@
 // --harness or --event, an unknown flag) is a failure like any: one line in the state dir's
 // hooks.log (service/inbox/hook-log.ts), exit 0, nothing printed.
 
-import { clipText, plainLine } from '../../service/core/text-clean.js';
-import { DogsledError } from '../../service/errors.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { clipText, plainLine } from '../../service/core/text/text-clean.js';
 import {
   CONTEXT_HOOK_EVENTS,
   HOOK_HARNESSES,
@@ -15,7 +15,7 @@ import {
   INBOX_HOOK_EVENTS,
   STATE_HOOK_EVENTS,
 } from '../../service/inbox/hook-common.js';
-import { mark } from '../../service/timing.js';
+import { mark } from '../../service/time/timing.js';
 import type { CliContext } from '../context.js';
 import { writeAll } from '../stdout.js';
 

@@ -1,15 +1,15 @@
 // `dogsled place [--host ID] [--json] [--wait] [--max D]`: reserve room on the best host
-// (service/work/place.ts) and print the reservation. When every host is full (or earlier tickets
+// (service/actions/place.ts) and print the reservation. When every host is full (or earlier tickets
 // wait for the same hosts), the request becomes a FIFO ticket: `{"queued":true,"ticket":…}` and
 // exit 1, or with --wait the placement once the service admits it. With --json, stdout holds
 // exactly one document (output-schemas.ts).
 
-import { formatAge } from '../../service/core/duration.js';
-import { EXIT } from '../../service/core/exit-codes.js';
-import { DogsledError } from '../../service/errors.js';
-import type { Placed as Placement } from '../../service/hosts/place.js';
-import { Deadline } from '../../service/work/deadline.js';
-import { placeRequest } from '../../service/work/place.js';
+import { placeRequest } from '../../service/actions/place.js';
+import { formatAge } from '../../service/core/common/duration.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { EXIT } from '../../service/core/common/exit-codes.js';
+import type { Placed as Placement } from '../../service/hosts/reserve-room.js';
+import { Deadline } from '../../service/time/deadline.js';
 import type { BranchWorktree } from '../../service/worktrees/branch-worktree.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';

@@ -1,17 +1,17 @@
 // `dogsled run [--wait] [--host H] [--cwd DIR] [--timeout D] [--idle-timeout D] [--max D] -- CMD...`:
-// runs the command as a job (service/work/run-job.ts: check, submit, launch, follow) and renders
+// runs the command as a job (service/actions/run.ts: check, submit, launch, follow) and renders
 // what happened: where it runs, its ticket when it queued (exit 1), or with --wait its output and
 // its exit status. One --max deadline covers all of it; a wait that reaches it prints
 // `still running` and exits 124, leaving the job or ticket as it is.
 
-import { EXIT } from '../../service/core/exit-codes.js';
-import { exitStatusOf } from '../../service/core/job-status.js';
-import { DogsledError } from '../../service/errors.js';
+import { type RunJobOutcome, runJob } from '../../service/actions/run.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { EXIT } from '../../service/core/common/exit-codes.js';
+import { exitStatusOf } from '../../service/core/jobs/job-status.js';
 import { checkArgumentsText } from '../../service/jobs/command-check.js';
-import type { LogWrite } from '../../service/jobs/logs.js';
-import type { JobRecord } from '../../service/state/job-records.js';
-import { Deadline } from '../../service/work/deadline.js';
-import { type RunJobOutcome, runJob } from '../../service/work/run-job.js';
+import type { LogWrite } from '../../service/jobs/job-logs.js';
+import type { JobRecord } from '../../service/state/records/job-records.js';
+import { Deadline } from '../../service/time/deadline.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag, optionalDurationFlag } from '../flags.js';
 import { hostIO } from '../io.js';

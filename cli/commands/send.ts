@@ -1,14 +1,14 @@
 // `dogsled send NAME|PANE [--host H] [--kind K] (--message TEXT | --message-file PATH|-)`: one
 // record into an agent's inbox on this host or a peer. The text comes from the flag, a file, or stdin with
 // `-`; the action (resolution, the reader check, the write) is service/inbox/send.ts, on the peer
-// through service/work/peer-actions.ts.
+// through service/actions/peer-actions.ts.
 
 import { open } from 'node:fs/promises';
-import { MESSAGE_MAX_BYTES } from '../../service/core/inbox.js';
-import { plainLine } from '../../service/core/text-clean.js';
-import { DogsledError, fileErrorText } from '../../service/errors.js';
+import { sendAnywhere } from '../../service/actions/peer-actions.js';
+import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
+import { MESSAGE_MAX_BYTES } from '../../service/core/inbox/inbox.js';
+import { plainLine } from '../../service/core/text/text-clean.js';
 import { checkSendOptions } from '../../service/inbox/send.js';
-import { sendAnywhere } from '../../service/work/peer-actions.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

@@ -3,7 +3,7 @@
 // this shell's PATH, enables and (re)starts it; status says what the unit runs and whether it does;
 // uninstall stops and removes it.
 
-import { DogsledError } from '../../service/errors.js';
+import { DogsledError } from '../../service/core/common/errors.js';
 import {
   type InstallReport,
   installService,

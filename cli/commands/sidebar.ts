@@ -2,8 +2,8 @@
 // module that loads blessed). The owner is --owner, else $DOGSLED_OWNER (set by `board --open` on
 // the pane it docks), else the pane a Herdr plugin pane was opened beside.
 
-import { DogsledError } from '../../service/errors.js';
-import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr-env.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

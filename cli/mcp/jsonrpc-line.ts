@@ -6,8 +6,8 @@
 // short, cleaned piece of the input.
 
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { MESSAGE_MAX_BYTES } from '../../service/core/inbox.js';
-import { plainLine } from '../../service/core/text-clean.js';
+import { MESSAGE_MAX_BYTES } from '../../service/core/inbox/inbox.js';
+import { plainLine } from '../../service/core/text/text-clean.js';
 
 /**
  * The longest line read, in bytes (25 MiB): the largest message a tool takes (`send`'s 4 MiB) with

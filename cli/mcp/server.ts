@@ -17,10 +17,10 @@ import {
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
-import { stripEscapes } from '../../service/core/strip-escapes.js';
-import { plainLine } from '../../service/core/text-clean.js';
-import { DogsledError } from '../../service/errors.js';
-import { VERSION } from '../../service/version.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { VERSION } from '../../service/core/common/version.js';
+import { stripEscapes } from '../../service/core/text/strip-escapes.js';
+import { plainLine } from '../../service/core/text/text-clean.js';
 import { namedError, runCommand } from '../command.js';
 import type { CliContext } from '../context.js';
 import { LineTransport } from './stdio-transport.js';

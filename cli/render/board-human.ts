@@ -2,8 +2,8 @@
 // line under it with an agent's harness and model, and one with the reason for ATTENTION and TO
 // LAND), within 80 columns. DONE is history that needs nothing, so it is one count line. Every text in a row is already escape-free (core/board.ts).
 
-import { type Board, type BoardRow, GROUP_TITLES } from '../../service/core/board.js';
-import { formatAge } from '../../service/core/duration.js';
+import { type Board, type BoardRow, GROUP_TITLES } from '../../service/core/board/board-rule.js';
+import { formatAge } from '../../service/core/common/duration.js';
 import type { Paint } from './color.js';
 import { clip, plainLine } from './text.js';
 

@@ -2,11 +2,11 @@
 // hold…) and a name, with the reason on an indented line; within 80 columns. Paths and names come
 // from the filesystem and Git, so terminal escapes are stripped before anything is shown.
 
+import type { DoctorReport, WorktreeEntry } from '../../service/cleanup/doctor-report.js';
 import type { PaneEntry } from '../../service/cleanup/panes/doctor-section.js';
-import type { DoctorReport, WorktreeEntry } from '../../service/cleanup/report.js';
-import type { InstallFinding } from '../../service/core/install-findings.js';
-import { stripEscapes } from '../../service/core/strip-escapes.js';
-import { formatBytes } from '../../service/core/units.js';
+import { formatBytes } from '../../service/core/common/units.js';
+import type { InstallFinding } from '../../service/core/install/install-findings.js';
+import { stripEscapes } from '../../service/core/text/strip-escapes.js';
 import type { Paint } from './color.js';
 
 export const WIDTH = 80;

@@ -6,14 +6,14 @@
 import { constants } from 'node:fs';
 import { lstat, open, readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LaunchKey, SignOfLife, StartFacts } from '../core/agent-start.js';
-import { signsOfLife } from '../core/agent-start.js';
-import { inboxTerminals } from '../inbox/files.js';
+import type { LaunchKey, SignOfLife, StartFacts } from '../core/agents/start-tries-rule.js';
+import { signsOfLife } from '../core/agents/start-tries-rule.js';
+import { inboxTerminals } from '../inbox/inbox-files.js';
 import { readOutbox } from '../inbox/outbox.js';
 import { readAllRecords } from '../inbox/settled.js';
-import { readDoneMarks } from '../state/done-marks.js';
 import type { StateIO } from '../state/io.js';
-import { readItems } from '../state/work.js';
+import { readDoneMarks } from '../state/records/done-marks.js';
+import { readItems } from '../state/records/queue-items.js';
 
 /** The launch as its record knows it. */
 export interface LaunchFacts {

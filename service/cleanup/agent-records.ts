@@ -7,13 +7,13 @@
 // case is kept.
 
 import { launchPaneRecords, listLaunchRecords } from '../agents/launch-files.js';
-import { isUndelivered } from '../core/inbox.js';
-import type { InboxFacts, OwnedWork, PaneRecord } from '../core/pane-rule.js';
-import { messageOf } from '../errors.js';
-import { inboxTerminals, readInbox } from '../inbox/files.js';
-import { readDoneMarks } from '../state/done-marks.js';
+import type { InboxFacts, OwnedWork, PaneRecord } from '../core/cleanup/pane-rule.js';
+import { messageOf } from '../core/common/errors.js';
+import { isUndelivered } from '../core/inbox/inbox.js';
+import { inboxTerminals, readInbox } from '../inbox/inbox-files.js';
 import type { StateIO } from '../state/io.js';
-import { readItems, readQueue } from '../state/work.js';
+import { readDoneMarks } from '../state/records/done-marks.js';
+import { readItems, readQueue } from '../state/records/queue-items.js';
 
 export interface AgentPaneFacts {
   records: Map<string, PaneRecord[]>;

@@ -3,15 +3,15 @@
 // removable entries as a plan that the caller confirms and that is applied entry by entry with a
 // recheck before each removal (prune). Without Herdr there are simply no pane entries.
 
-import { type PlanEntry, type PruneCategory, selectPlan } from '../core/prune-plan.js';
-import { DogsledError } from '../errors.js';
+import { type PlanEntry, type PruneCategory, selectPlan } from '../core/cleanup/prune-plan.js';
+import { DogsledError } from '../core/common/errors.js';
 import { installSection } from '../install/install-facts.js';
 import type { HostIO } from '../state/io.js';
 import { type CleanupIO, surveyCleanup } from './doctor.js';
-import { gatherTerminalFacts, paneContext, type TerminalFacts } from './panes/facts.js';
+import type { DoctorReport, PruneReport } from './doctor-report.js';
+import { gatherTerminalFacts, paneContext, type TerminalFacts } from './panes/pane-facts.js';
 import { worktreePanes } from './panes/prune-closures.js';
 import { applyPlan, type Outcome, type PruneIO } from './prune.js';
-import type { DoctorReport, PruneReport } from './report.js';
 
 /** Who runs the cleanup: its directory (its repository is surveyed and its checkout held). */
 export interface CleanupCaller {

@@ -1,6 +1,6 @@
 // `serve` follows its policy file and the profiles without a restart: chokidar watches config.toml
 // and the profiles directory (loaded here only, on the service's first start, never by a command
-// that starts often: test/unit/hot-start-up.test.ts). A changed config.toml is loaded and, when it
+// that starts often: test/unit/tooling/hot-start-up.test.ts). A changed config.toml is loaded and, when it
 // loads, becomes the policy every worker reads (the same object, changed in place, since the
 // service's IO was copied into each worker); one that no longer loads keeps the last good policy
 // and says why, and a broken profile says why, in host.json's errors, which `status` shows. Launches
@@ -9,12 +9,12 @@
 import { dirname, resolve } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { listProfiles, profilesDir } from '../agents/profiles.js';
-import { messageOf } from '../errors.js';
-import type { Config } from '../state/config.js';
-import { loadConfig } from '../state/config.js';
+import { messageOf } from '../core/common/errors.js';
+import { oneLine } from '../core/text/text-clean.js';
+import type { Config } from '../state/config/config.js';
+import { loadConfig } from '../state/config/config.js';
 import type { HostIO } from '../state/io.js';
 import type { ConfigLocation } from '../state/paths.js';
-import { oneLine } from '../state/quarantine.js';
 
 /** Editors write a file in steps (truncate, write, rename): one reload once they settle. */
 const SETTLE_MS = 150;

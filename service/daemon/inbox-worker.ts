@@ -5,6 +5,7 @@
 // and posts the ticket notices admission leaves (`notice: "pending"`) to the owner's inbox.
 // Crash-safe by order: a notice is posted (once, by its ref) before the record it is about changes.
 
+import { messageOf } from '../core/common/errors.js';
 import {
   failUndelivered,
   isDisposable,
@@ -13,22 +14,21 @@ import {
   pendingRecord,
   reofferExpired,
   serviceSender,
-} from '../core/inbox.js';
-import { compactionDue } from '../core/inbox-space.js';
-import { ticketNoticeText, undeliveredText } from '../core/inbox-text.js';
-import { messageOf } from '../errors.js';
-import { LOCAL_HOST } from '../hosts/local.js';
-import { inboxTerminals, readInbox, removeInbox, updateInbox } from '../inbox/files.js';
+} from '../core/inbox/inbox.js';
+import { compactionDue } from '../core/inbox/inbox-space.js';
+import { ticketNoticeText, undeliveredText } from '../core/inbox/inbox-text.js';
+import { LOCAL_HOST } from '../hosts/local-facts.js';
+import { inboxTerminals, readInbox, removeInbox, updateInbox } from '../inbox/inbox-files.js';
 import { postRecord } from '../inbox/post.js';
 import { compactLocked, dropBodies } from '../inbox/settled.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
-import { newId } from '../state/ids.js';
-import type { Inbox, InboxRecord } from '../state/inbox-schemas.js';
+import { newId } from '../state/engine/ids.js';
 import type { ProcessIO } from '../state/io.js';
-import { readQueue, updateQueue } from '../state/work.js';
-import type { Ticket } from '../state/work-schemas.js';
+import { readQueue, updateQueue } from '../state/records/queue-items.js';
+import type { Inbox, InboxRecord } from '../state/schemas/inbox-schemas.js';
+import type { Ticket } from '../state/schemas/queue-items-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Listing } from '../terminal/records.js';
+import type { Listing } from '../terminal/port-records.js';
 import { type LoopOptions, runLoop } from './work-loop.js';
 
 /** How long one Herdr listing may take before this pass judges no terminal gone. */

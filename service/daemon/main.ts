@@ -3,16 +3,16 @@
 // readers, this process's identity, quota collection and the publication loop (serve.ts) together.
 
 import { hostname } from 'node:os';
-import { stallThreshold } from '../core/stall.js';
+import { stallThreshold } from '../core/agents/stall.js';
+import { VERSION } from '../core/common/version.js';
 import { enabledPeers } from '../hosts/fleet.js';
-import { LOCAL_HOST } from '../hosts/local.js';
+import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { peerTarget } from '../hosts/peer-cache.js';
 import { type ProbeDeps, probeHost, rootedReader } from '../probe/index.js';
 import type { HostIO } from '../state/io.js';
 import type { ConfigLocation } from '../state/paths.js';
-import { VERSION } from '../version.js';
-import { realAgentLane } from './agent-lane-readers.js';
-import { readFactsInChild } from './facts.js';
+import { realAgentLane } from './agents/agents-readers.js';
+import { readFactsInChild } from './publish/facts-child.js';
 import { type ServeOptions, serve } from './serve.js';
 
 /** How long a tick waits for Herdr and the pane reads before publishing the last known panes. */

@@ -6,27 +6,27 @@
 
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DogsledError, messageOf } from '../errors.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
 import type { HostProbe } from '../probe/index.js';
+import { sweepOrphanTemps } from '../state/engine/temp-sweep.js';
 import type { HostIO } from '../state/io.js';
 import { type ConfigLocation, ensureStateDir } from '../state/paths.js';
-import type { HostFacts } from '../state/schemas.js';
-import { acquireServiceLock } from '../state/service-lock.js';
-import { sweepOrphanTemps } from '../state/temp-sweep.js';
-import { span } from '../timing.js';
+import { acquireServiceLock } from '../state/records/service-lock.js';
+import type { HostFacts } from '../state/schemas/host-schemas.js';
+import { span } from '../time/timing.js';
 import { SshPool } from '../transport/pool.js';
 import type { Transport } from '../transport/types.js';
-import { AdmissionWorker, startWorkWorkers } from './admission-worker.js';
-import type { AgentLane } from './agent-lane.js';
-import { CompletionWorker } from './completion.js';
+import type { AgentLane } from './agents/agents-worker.js';
+import { OrphanLane, orphanSource } from './agents/orphans-pass.js';
+import { startTodosWorker, TodosWorker } from './agents/todos-worker.js';
+import { startWatchdogWorker, type WatchdogIO, WatchdogWorker } from './agents/watchdog-worker.js';
 import { watchConfig } from './config-watch.js';
-import { OrphanLane, orphanSource } from './orphans.js';
-import { Publisher } from './publisher.js';
+import { Publisher } from './publish/publisher.js';
+import { AdmissionWorker, startWorkWorkers } from './queue/admission-worker.js';
+import { CompletionWorker } from './queue/completion-worker.js';
 import { type QuotaWorkerIO, startQuotaWorker } from './quota-worker.js';
 import { type SweepIO, SweepWorker, startSweepWorker } from './sweep-worker.js';
-import { startTodosWorker, TodosWorker } from './todos-worker.js';
-import { startWarmKeeper, type WarmKeeperIO } from './warm-keeper.js';
-import { startWatchdogWorker, type WatchdogIO, WatchdogWorker } from './watchdog-worker.js';
+import { startWarmKeeper, type WarmKeeperIO } from './warm-worker.js';
 import type { WorkerIO } from './worker-io.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */

@@ -4,8 +4,8 @@
 // the branch) this process just made when it or its setup failed. Names and revisions are only ever
 // argv words.
 
-import { DogsledError, messageOf } from '../errors.js';
-import { failureOf, type GitIO, gitIO, runGit, succeeded } from './run.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { failureOf, type GitIO, gitIO, runGit, succeeded } from './run-git.js';
 import { type GitWorktree, listWorktrees } from './worktrees.js';
 
 /**

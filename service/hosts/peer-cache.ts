@@ -6,6 +6,7 @@
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { messageOf } from '../core/common/errors.js';
 import {
   afterPeerFailure,
   afterPeerRead,
@@ -13,13 +14,12 @@ import {
   PEER_SNAPSHOT_MAX_BYTES,
   type PeerReadState,
   peerReadDue,
-} from '../core/peer-reads.js';
-import { messageOf } from '../errors.js';
+} from '../core/fleet/peer-reads.js';
+import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE } from '../state/paths.js';
-import { type PeerEntry, PeerEntrySchema, PeerReplySchema } from '../state/peer-schemas.js';
-import { readState, updateState } from '../state/store.js';
-import { monotonicMs } from '../timers.js';
+import { type PeerEntry, PeerEntrySchema, PeerReplySchema } from '../state/schemas/peer-schemas.js';
+import { monotonicMs } from '../time/timers.js';
 import { type PeerTarget, type Transport, UnreachableError } from '../transport/types.js';
 import type { PeerHost } from './fleet.js';
 

@@ -3,16 +3,16 @@
 // in gate.json (under its lock, taken alone) before the reminder is printed. A crash after the record
 // loses one reminder; it never repeats one, so an unchanged set cannot make a continuation loop.
 
-import { GATE_HISTORY_MAX, gateReminder, gateStep } from '../core/gate.js';
-import { plainLine } from '../core/text-clean.js';
-import { factsFor, type LandPane } from '../core/to-land.js';
-import { type Gate, GateSchema } from '../state/inbox-schemas.js';
+import { GATE_HISTORY_MAX, gateReminder, gateStep } from '../core/inbox/gate-rule.js';
+import { factsFor, type LandPane } from '../core/inbox/to-land-rule.js';
+import { plainLine } from '../core/text/text-clean.js';
+import { mayHaveToLand, readToLand } from '../queue/to-land-rows.js';
+import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
-import { readState, updateState } from '../state/store.js';
-import { readItems } from '../state/work.js';
-import type { Item } from '../state/work-schemas.js';
-import { mayHaveToLand, readToLand } from '../work/to-land.js';
-import { guarded } from './files.js';
+import { readItems } from '../state/records/queue-items.js';
+import { type Gate, GateSchema } from '../state/schemas/inbox-schemas.js';
+import type { Item } from '../state/schemas/queue-items-schemas.js';
+import { guarded } from './inbox-files.js';
 
 function ownerOpenItems(items: readonly Item[], owner: string): Item[] {
   return items.filter((item) => item.owner === owner && item.closed_ms === null);
@@ -23,7 +23,7 @@ type GatePane = LandPane & { cwd?: string | null };
 
 /** The snapshot's schema is large and only needed when the owner has open items. */
 async function agentPanes(io: StateIO): Promise<GatePane[]> {
-  const { HostSnapshotSchema } = await import('../state/schemas.js');
+  const { HostSnapshotSchema } = await import('../state/schemas/host-schemas.js');
   const snapshot = await readState(io.paths.host, HostSnapshotSchema, io);
   return snapshot?.probe.agent_panes ?? [];
 }
@@ -47,8 +47,8 @@ export async function ownerFindings(
   panes: readonly GatePane[],
 ) {
   const [{ readLatestSweep }, sweep] = await Promise.all([
-    import('../sweep/files.js'),
-    import('../core/sweep.js'),
+    import('../sweep/sweep-files.js'),
+    import('../core/cleanup/sweep-rule.js'),
   ]);
   const pass = await readLatestSweep(io).catch(() => undefined);
   if (pass === undefined) return [];
@@ -58,7 +58,7 @@ export async function ownerFindings(
   if (mine.length === 0) return [];
   const [{ readLaunchRecord }, { readRegistries }] = await Promise.all([
     import('../agents/launch-files.js'),
-    import('../state/registries.js'),
+    import('../state/records/registries.js'),
   ]);
   const childPanes = new Set<string>();
   const paths: string[] = [];
@@ -107,7 +107,7 @@ export async function gateCheck(io: StateIO, owner: string): Promise<string | un
     : [];
   if (open.length === 0 && history === undefined && !landing && findings.length === 0) return undefined;
   const rows = landing ? await readToLand(io, owner, items, panes) : [];
-  const { cleanupReminder, findingsKey } = await import('../core/sweep.js');
+  const { cleanupReminder, findingsKey } = await import('../core/cleanup/sweep-rule.js');
   const findingSet = findingsKey(findings);
   const newFindings = (sets: readonly string[] | undefined) =>
     findingSet !== '' && !sets?.includes(findingSet);

@@ -5,8 +5,8 @@
 
 import { stat } from 'node:fs/promises';
 import type { ProcessIO } from '../state/io.js';
-import { callerPane, ownPane } from '../terminal/herdr-env.js';
-import { ownTmuxTerminal, tmuxCallerPane } from '../terminal/tmux-env.js';
+import { callerPane, ownPane } from '../terminal/herdr/herdr-env.js';
+import { ownTmuxTerminal, tmuxCallerPane } from '../terminal/tmux/tmux-env.js';
 import type { Whereabouts } from './whereabouts.js';
 
 export const HOOK_HARNESSES = ['claude', 'codex', 'pi'] as const;

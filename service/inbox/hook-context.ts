@@ -2,14 +2,14 @@
 // tickets, then the fleet as `status --brief` shows it. Nothing outside a Herdr or tmux pane or without a
 // service snapshot. At SessionStart, Claude Code and Codex hooks also register the session's reader.
 
-import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/owner-work.js';
-import { readLocalHost } from '../hosts/local.js';
+import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/inbox/owner-work.js';
+import { readLocalHost } from '../hosts/local-facts.js';
 import type { HostView } from '../hosts/view.js';
+import { readToLand } from '../queue/to-land-rows.js';
 import type { HostIO } from '../state/io.js';
-import type { SweepPass } from '../state/sweep-schemas.js';
-import { readItems, readQueue } from '../state/work.js';
-import { hookPane } from '../terminal/herdr-env.js';
-import { readToLand } from '../work/to-land.js';
+import { readItems, readQueue } from '../state/records/queue-items.js';
+import type { SweepPass } from '../state/schemas/sweep-schemas.js';
+import { hookPane } from '../terminal/herdr/herdr-env.js';
 import { type HookHarness, hasStateDir, hookCaller } from './hook-common.js';
 
 export interface HookContext {
@@ -48,7 +48,7 @@ export async function contextHook(
   if (host.sample_ms === null) return undefined;
   const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
   const panes: OwnerPaneFacts[] = host.probe?.agent_panes ?? [];
-  const { readLatestSweep } = await import('../sweep/files.js');
+  const { readLatestSweep } = await import('../sweep/sweep-files.js');
   const sweep = (await readLatestSweep(io).catch(() => undefined)) ?? null;
   const { ownerFindings } = await import('./gate.js');
   const own =

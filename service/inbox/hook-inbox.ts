@@ -6,11 +6,11 @@
 // harness honours in a row (core/stop-chain.ts): what waits then goes with the next prompt.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { batchBudget, batchText } from '../core/inbox-text.js';
-import { nextStopBlock, stopBlockLimit } from '../core/stop-chain.js';
+import { batchBudget, batchText } from '../core/inbox/inbox-text.js';
+import { nextStopBlock, stopBlockLimit } from '../core/inbox/stop-chain.js';
 import type { ProcessIO } from '../state/io.js';
-import { hookPane } from '../terminal/herdr-env.js';
-import { mark } from '../timing.js';
+import { hookPane } from '../terminal/herdr/herdr-env.js';
+import { mark } from '../time/timing.js';
 import { gateCheck } from './gate.js';
 import { type HookHarness, hasStateDir, hookCaller, type InboxHookEvent } from './hook-common.js';
 import { ackDelivery, claimDelivery, noteStopBlock, recordedStopBlocks } from './reader.js';

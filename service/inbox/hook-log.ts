@@ -6,9 +6,9 @@
 
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { oneLine } from '../core/text/text-clean.js';
+import { openAppendRegular } from '../state/engine/regular-file.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE } from '../state/paths.js';
-import { oneLine } from '../state/quarantine.js';
-import { openAppendRegular } from '../state/regular-file.js';
 
 export const HOOKS_LOG = 'hooks.log';
 /** A log a person reads, not an archive: a few hundred lines. */

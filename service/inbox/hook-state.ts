@@ -3,10 +3,10 @@
 // the session the harness named on stdin (Claude and Codex send session_id and transcript_path).
 // Herdr panes need none of it.
 
-import { stateOfHookEvent } from '../core/hook-agent-state.js';
-import { writeAgentReport } from '../state/agent-reports.js';
-import { ownPane } from '../terminal/herdr-env.js';
-import { ownTmuxTerminal } from '../terminal/tmux-env.js';
+import { stateOfHookEvent } from '../core/agents/hook-agent-state.js';
+import { writeAgentReport } from '../state/records/agent-reports.js';
+import { ownPane } from '../terminal/herdr/herdr-env.js';
+import { ownTmuxTerminal } from '../terminal/tmux/tmux-env.js';
 import { hookInput } from './hook-common.js';
 
 export async function reportHookState(

@@ -3,10 +3,10 @@
 // with a long text in its own body file. A notice is never refused for space: it is what the
 // service owes the reader, and the service makes no runaway ones.
 
-import { appendRecord } from '../core/inbox.js';
-import type { Inbox, InboxRecord } from '../state/inbox-schemas.js';
+import { appendRecord } from '../core/inbox/inbox.js';
 import type { StateIO } from '../state/io.js';
-import { updateInbox } from './files.js';
+import type { Inbox, InboxRecord } from '../state/schemas/inbox-schemas.js';
+import { updateInbox } from './inbox-files.js';
 import { readSettled, storeRecord } from './settled.js';
 
 export interface Posted {

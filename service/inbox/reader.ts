@@ -4,13 +4,19 @@
 // between claim and ack gets the record offered again when its lease ends. Claims and acks read and
 // write only the live file: what settled earlier (settled.ts) costs them nothing.
 
-import { type AckOutcome, ackRecords, claimRecords, inDeliveryOrder, withReader } from '../core/inbox.js';
-import { BATCH_CHARS, pickDelivery } from '../core/inbox-text.js';
-import { clipText, plainLine } from '../core/text-clean.js';
-import { DogsledError, messageOf } from '../errors.js';
-import type { Inbox, InboxRecord } from '../state/inbox-schemas.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import {
+  type AckOutcome,
+  ackRecords,
+  claimRecords,
+  inDeliveryOrder,
+  withReader,
+} from '../core/inbox/inbox.js';
+import { BATCH_CHARS, pickDelivery } from '../core/inbox/inbox-text.js';
+import { clipText, plainLine } from '../core/text/text-clean.js';
 import type { ProcessIO } from '../state/io.js';
-import { inboxTerminals, readInbox, updateInbox } from './files.js';
+import type { Inbox, InboxRecord } from '../state/schemas/inbox-schemas.js';
+import { inboxTerminals, readInbox, updateInbox } from './inbox-files.js';
 import { mergeRecords, readSettled, withWholeText } from './settled.js';
 import type { Whereabouts } from './whereabouts.js';
 

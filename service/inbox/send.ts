@@ -8,6 +8,7 @@
 // Under the inbox's lock a send first compacts it (settled records out of the live file, the oldest
 // evicted for room) and is refused, with nothing written, when it does not fit beside what waits.
 
+import { DogsledError } from '../core/common/errors.js';
 import {
   INBOX_KINDS,
   type InboxKind,
@@ -16,18 +17,17 @@ import {
   pendingRecord,
   sendRefusal,
   waitsForHook,
-} from '../core/inbox.js';
-import { INBOX_MAX_BYTES, recordBytes, storedText } from '../core/inbox-space.js';
-import { clipText, plainLine } from '../core/text-clean.js';
-import { DogsledError } from '../errors.js';
-import { LOCAL_HOST } from '../hosts/local.js';
-import { newId } from '../state/ids.js';
-import type { InboxRecord, InboxSender } from '../state/inbox-schemas.js';
+} from '../core/inbox/inbox.js';
+import { INBOX_MAX_BYTES, recordBytes, storedText } from '../core/inbox/inbox-space.js';
+import { clipText, plainLine } from '../core/text/text-clean.js';
+import { LOCAL_HOST } from '../hosts/local-facts.js';
+import { newId } from '../state/engine/ids.js';
 import type { ProcessIO } from '../state/io.js';
-import { readItems } from '../state/work.js';
-import { updateInbox } from './files.js';
+import { readItems } from '../state/records/queue-items.js';
+import type { InboxRecord, InboxSender } from '../state/schemas/inbox-schemas.js';
+import { updateInbox } from './inbox-files.js';
+import { targetsHere } from './send-targets.js';
 import { compactLocked, dropBodies, storeRecord } from './settled.js';
-import { targetsHere } from './targets.js';
 import { callerWhereabouts, openHerdr, type Whereabouts } from './whereabouts.js';
 
 export interface SendRequest {

@@ -9,22 +9,22 @@
 
 import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DogsledError, messageOf } from '../core/common/errors.js';
 import {
   type CompactionPlan,
   changesSettled,
   compactionPlan,
   type StoredText,
   storedText,
-} from '../core/inbox-space.js';
-import { DogsledError, messageOf } from '../errors.js';
-import { tempOwner, writeAtomic } from '../state/atomic-write.js';
-import { type Inbox, type InboxRecord, SettledInboxSchema } from '../state/inbox-schemas.js';
+} from '../core/inbox/inbox-space.js';
+import { tempOwner, writeAtomic } from '../state/engine/atomic-write.js';
+import { identityAlive, selfIdentity } from '../state/engine/liveness.js';
+import { readRegular } from '../state/engine/regular-file.js';
+import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
-import { identityAlive, selfIdentity } from '../state/liveness.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE } from '../state/paths.js';
-import { readRegular } from '../state/regular-file.js';
-import { readState, updateState } from '../state/store.js';
-import { guarded, inboxFile, readInbox } from './files.js';
+import { type Inbox, type InboxRecord, SettledInboxSchema } from '../state/schemas/inbox-schemas.js';
+import { guarded, inboxFile, readInbox } from './inbox-files.js';
 
 /** Record ids as newId makes them; a peer's record with any other id gets no file named by it. */
 const RECORD_ID = /^[a-z]_[a-z0-9]{6,32}$/;

@@ -3,11 +3,11 @@
 // TMUX_PANE) or from an agent name or pane a sender typed.
 // Records are keyed by terminal, so a record follows the terminal and never a reused pane id.
 
-import { DogsledError } from '../errors.js';
-import { isTerminalError, needsTerminal } from '../terminal/errors.js';
-import { callerPane } from '../terminal/herdr-env.js';
+import { DogsledError } from '../core/common/errors.js';
+import { callerPane } from '../terminal/herdr/herdr-env.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Listing } from '../terminal/records.js';
+import type { Listing } from '../terminal/port-records.js';
+import { isTerminalError, needsTerminal } from '../terminal/terminal-errors.js';
 
 export interface Whereabouts {
   terminal: string;

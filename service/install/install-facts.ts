@@ -7,20 +7,20 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
 import { parse } from 'smol-toml';
+import { messageOf } from '../core/common/errors.js';
+import { VERSION } from '../core/common/version.js';
 import {
   codexHookKeys,
   type InstallFacts,
   installFindings,
   type PluginRecord,
-} from '../core/install-findings.js';
-import { installLines } from '../core/install-lines.js';
-import { messageOf } from '../errors.js';
-import { selfInvocation } from '../jobs/self-invocation.js';
+} from '../core/install/install-findings.js';
+import { installLines } from '../core/install/install-lines.js';
 import { warmAnswers } from '../jobs/warm-claim.js';
 import { findExecutable } from '../process/find-executable.js';
-import { readServiceState } from '../state/service-lock.js';
+import { selfInvocation } from '../process/self-invocation.js';
+import { readServiceState } from '../state/records/service-lock.js';
 import type { TerminalPort } from '../terminal/port.js';
-import { VERSION } from '../version.js';
 import { serviceStatus } from './manager.js';
 import type { ServiceManagerIO } from './service-files.js';
 

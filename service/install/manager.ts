@@ -6,6 +6,7 @@
 
 import { access, mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { DogsledError, messageOf } from '../core/common/errors.js';
 import {
   LAUNCHD_LABEL,
   launchdCommand,
@@ -14,11 +15,10 @@ import {
   systemdCommand,
   systemdUnit,
   unitProblem,
-} from '../core/service-unit.js';
-import { plainLine } from '../core/text-clean.js';
-import { DogsledError, messageOf } from '../errors.js';
-import { type RunResult, runProcess, SpawnError } from '../process/run.js';
-import { writeAtomic } from '../state/atomic-write.js';
+} from '../core/install/service-unit.js';
+import { plainLine } from '../core/text/text-clean.js';
+import { type RunResult, runProcess, SpawnError } from '../process/run-process.js';
+import { writeAtomic } from '../state/engine/atomic-write.js';
 import { ensureStateDir } from '../state/paths.js';
 import {
   type ManagerKind,

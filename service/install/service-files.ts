@@ -5,10 +5,10 @@
 
 import { realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { LAUNCHD_LABEL, type ServiceSpec, SYSTEMD_UNIT, serveArgv } from '../core/service-unit.js';
-import { DogsledError } from '../errors.js';
-import { selfInvocation } from '../jobs/self-invocation.js';
+import { DogsledError } from '../core/common/errors.js';
+import { LAUNCHD_LABEL, type ServiceSpec, SYSTEMD_UNIT, serveArgv } from '../core/install/service-unit.js';
 import { findExecutable } from '../process/find-executable.js';
+import { selfInvocation } from '../process/self-invocation.js';
 import type { ProcessIO } from '../state/io.js';
 
 export type ManagerKind = 'systemd' | 'launchd';

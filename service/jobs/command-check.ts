@@ -5,10 +5,10 @@
 
 import { isUtf8 } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
+import { oneLine } from '../core/text/text-clean.js';
 import { findExecutable } from '../process/find-executable.js';
-import { OWN_CMDLINE_PATH } from '../process/table.js';
-import { oneLine } from '../state/quarantine.js';
+import { OWN_CMDLINE_PATH } from '../process/process-table.js';
 
 /** Throws `<prefix>command not found: foo` (exit 2) when the job's command cannot run here. */
 export async function checkCommand(

@@ -12,9 +12,9 @@
 // Its mem().total is os.totalmem(), which is hw.memsize: the total here is the spec's number.
 
 import type { Systeminformation } from 'systeminformation';
-import { plainLine } from '../core/text-clean.js';
-import { messageOf } from '../errors.js';
-import type { HostFacts } from '../state/schemas.js';
+import { messageOf } from '../core/common/errors.js';
+import { plainLine } from '../core/text/text-clean.js';
+import type { HostFacts } from '../state/schemas/host-schemas.js';
 
 /** Text from the host's tools: escape-free, one line, and short. */
 const TEXT_MAX = 120;

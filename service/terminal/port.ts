@@ -20,7 +20,7 @@ import type {
   Workspace,
   Worktree,
   WorktreeSource,
-} from './records.js';
+} from './port-records.js';
 
 export type TerminalKind = 'herdr-socket' | 'herdr-cli' | 'tmux' | 'headless';
 export type Env = Record<string, string>;

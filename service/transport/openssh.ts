@@ -3,9 +3,9 @@
 // `remote_command + ["host", verb, …args]` with every word POSIX-quoted, so the peer's shell hands
 // dogsled exactly the argv we hold. ssh's own failures (exit 255) become an unreachable category.
 
-import { shellLine } from '../core/shell-quote.js';
-import { sshFailureCategory } from '../core/unreachable.js';
-import { runProcess } from '../process/run.js';
+import { shellLine } from '../core/common/shell-quote.js';
+import { sshFailureCategory } from '../core/fleet/unreachable.js';
+import { runProcess } from '../process/run-process.js';
 import { oneShotDetail, oneShotReply } from './one-shot.js';
 import {
   abortReason,

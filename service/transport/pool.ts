@@ -5,8 +5,8 @@
 // The owner's stop (`signal`) or `close()` ends every call and every connection being made at once:
 // a frozen peer never holds its owner's shutdown.
 
-import { backoffDelayMs } from '../core/backoff.js';
-import { DogsledError } from '../errors.js';
+import { backoffDelayMs } from '../core/common/backoff.js';
+import { DogsledError } from '../core/common/errors.js';
 import { OpenSshTransport } from './openssh.js';
 import { type ResolvedHost, resolveHost } from './ssh-config.js';
 import type { Ssh2Connection } from './ssh2-connect.js';

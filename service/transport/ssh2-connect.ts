@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { connect as netConnect, type Socket } from 'node:net';
 import type { AuthenticationType, Client, ClientChannel, ConnectConfig, ParsedKey } from 'ssh2';
-import { socketErrorCategory, type UnreachableCategory } from '../core/unreachable.js';
+import { socketErrorCategory, type UnreachableCategory } from '../core/fleet/unreachable.js';
 import {
   type HostKeyVerdict,
   hostKeyAlgorithms,

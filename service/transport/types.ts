@@ -3,9 +3,9 @@
 // on this host), openssh.ts (one `ssh` per call) and pool.ts (one ssh2 connection per peer carrying
 // an RPC channel). A verb's own failure on a reachable host is a reply, never an unreachable error.
 
-import { stripEscapes } from '../core/strip-escapes.js';
-import type { UnreachableCategory } from '../core/unreachable.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
+import type { UnreachableCategory } from '../core/fleet/unreachable.js';
+import { stripEscapes } from '../core/text/strip-escapes.js';
 
 export interface PeerTarget {
   /** What ssh is given: a Host alias of ~/.ssh/config, a name, or `user@host`. */

@@ -8,12 +8,12 @@
 
 import { lstat, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SETUP_CAP_MS } from '../core/budget.js';
-import { stripEscapes } from '../core/strip-escapes.js';
-import { shown } from '../core/visible.js';
-import { DogsledError } from '../errors.js';
-import { endingOf, type RunResult, runProcess, SpawnError, succeeded } from '../process/run.js';
-import { oneLine } from '../state/quarantine.js';
+import { DogsledError } from '../core/common/errors.js';
+import { SETUP_CAP_MS } from '../core/placement/budget.js';
+import { stripEscapes } from '../core/text/strip-escapes.js';
+import { oneLine } from '../core/text/text-clean.js';
+import { shown } from '../core/text/visible.js';
+import { endingOf, type RunResult, runProcess, SpawnError, succeeded } from '../process/run-process.js';
 
 /** The files mise reads as a directory's configuration (the ones that need trust). */
 const MISE_FILES = [

@@ -4,7 +4,7 @@
 // (and every spare row). Each panel shows its lines from its scroll offset; the selected card is
 // kept in view. Pure: the app calls it on every refresh and on every key.
 
-import { type BoardRow, boardRows } from '../../service/core/board.js';
+import { type BoardRow, boardRows } from '../../service/core/board/board-rule.js';
 import { clipCells, displayText, fitCells } from './cells.js';
 import { hostLines } from './hosts.js';
 import { todoLines } from './todos.js';

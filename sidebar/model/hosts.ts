@@ -5,10 +5,10 @@
 // and red past it, disk yellow below twice disk_free_min_percent and red below it. An unreachable
 // host shows `?` and `no reply <age>`, its last numbers dimmed.
 
-import { formatAge } from '../../service/core/duration.js';
-import { factsLine } from '../../service/core/host-facts.js';
-import { glanceMarker, glanceNumbers } from '../../service/core/host-marks.js';
-import type { HostFacts } from '../../service/state/schemas.js';
+import { formatAge } from '../../service/core/common/duration.js';
+import { factsLine } from '../../service/core/fleet/facts-line.js';
+import { glanceMarker, glanceNumbers } from '../../service/core/placement/host-marks.js';
+import type { HostFacts } from '../../service/state/schemas/host-schemas.js';
 import { cells, clipCells, displayText, fitCells } from './cells.js';
 import type { Line, Role, Segment, SidebarHost, Thresholds } from './types.js';
 

@@ -2,9 +2,9 @@
 // what is drawn (Frame: three panels of lines made of segments with semantic colour roles). The
 // model never names a colour or touches a terminal; app.ts maps roles to the theme's colours.
 
-import type { Board, BoardRow } from '../../service/core/board.js';
-import type { HostFacts } from '../../service/state/schemas.js';
-import type { TodoLines } from '../../service/state/sidebar-schemas.js';
+import type { Board, BoardRow } from '../../service/core/board/board-rule.js';
+import type { HostFacts } from '../../service/state/schemas/host-schemas.js';
+import type { TodoLines } from '../../service/state/schemas/sidebar-schemas.js';
 
 /** Herdr's theme tokens (CONTRACT §7) used as colour roles. */
 export type Role =

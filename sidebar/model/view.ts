@@ -3,7 +3,7 @@
 // line each, the selected card's group, the todos' done and dropped), a click focuses a panel and
 // selects or folds the line under it, the wheel scrolls. The menu's entries for a row are here too.
 
-import { type BoardRow, boardRows } from '../../service/core/board.js';
+import { type BoardRow, boardRows } from '../../service/core/board/board-rule.js';
 import { displayText } from './cells.js';
 import { TODOS_FOLD } from './todos.js';
 import { type Frame, PANELS, type PanelId, rowKey, type SidebarState, type ViewState } from './types.js';

@@ -1,9 +1,9 @@
-// The Agents & Jobs panel: the board's groups (service/core/board.ts), each a header line and one
+// The Agents & Jobs panel: the board's groups (service/core/board/board-rule.ts), each a header line and one
 // three-line card per row: a state pill and the title; what and where; age and why. A folded group
 // is its header alone (DONE starts folded). The selected card is drawn on the selection colour.
 
-import type { Board, BoardGroupId, BoardRow } from '../../service/core/board.js';
-import { formatAge } from '../../service/core/duration.js';
+import type { Board, BoardGroupId, BoardRow } from '../../service/core/board/board-rule.js';
+import { formatAge } from '../../service/core/common/duration.js';
 import { cells, clipCells, displayText, fitCells } from './cells.js';
 import { fill } from './hosts.js';
 import { type Line, type Role, rowKey, type Segment } from './types.js';

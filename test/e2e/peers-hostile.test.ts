@@ -12,7 +12,7 @@ import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
 import { eventually, exited, ROOT, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
 import { hostileReply, tainted } from '../helpers/hostile-snapshot.js';
 import { itemFixture } from '../helpers/job-fixtures.js';
-import { appendItems } from '../integration/job-queue-fixtures.js';
+import { appendItems } from '../integration/jobs/job-queue-fixtures.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
 
 const unsupported = peerSupport();

@@ -7,7 +7,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statePaths } from '../../service/state/paths.js';
-import { readQueue } from '../../service/state/work.js';
+import { readQueue } from '../../service/state/records/queue-items.js';
 import { eventually, runCli, spawnCli } from '../helpers/cli.js';
 import { keyOf } from './peers/client.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
 import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
-import { appendItems, itemFixture } from '../integration/job-queue-fixtures.js';
+import { appendItems, itemFixture } from '../integration/jobs/job-queue-fixtures.js';
 import { keyOf } from './peers/client.js';
 import { acceptedConnections, type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';

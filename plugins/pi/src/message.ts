@@ -4,10 +4,10 @@
 // sequence or a megabyte into the session. The renderer shows each record's kind, sender and text,
 // folded past twelve lines until the message is expanded.
 
-import { formatAge } from '../../../service/core/duration.js';
-import { FOLD_LINES, PREVIEW_CHARS } from '../../../service/core/inbox-text.js';
-import { stripEscapes } from '../../../service/core/strip-escapes.js';
-import { plainLine } from '../../../service/core/text-clean.js';
+import { formatAge } from '../../../service/core/common/duration.js';
+import { FOLD_LINES, PREVIEW_CHARS } from '../../../service/core/inbox/inbox-text.js';
+import { stripEscapes } from '../../../service/core/text/strip-escapes.js';
+import { plainLine } from '../../../service/core/text/text-clean.js';
 import { clipCells, displayText } from '../../../sidebar/model/cells.js';
 import type { MessageRenderer, PiComponent } from './pi-api.js';
 

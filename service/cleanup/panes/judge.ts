@@ -16,17 +16,17 @@ import {
   type PromptState,
   paneVerdict,
   type WorkspaceFacts,
-} from '../../core/pane-rule.js';
-import { stripEscapes } from '../../core/strip-escapes.js';
-import { contains } from '../../core/target-rule.js';
-import { messageOf } from '../../errors.js';
+} from '../../core/cleanup/pane-rule.js';
+import { contains } from '../../core/cleanup/target-rule.js';
+import { messageOf } from '../../core/common/errors.js';
+import { stripEscapes } from '../../core/text/strip-escapes.js';
 import { mapLimited } from '../../probe/map-limited.js';
 import { type ChildReader, probePrompt, readChildren } from '../../probe/shell-panes.js';
-import type { JobRecord } from '../../state/job-records.js';
-import { type PaneWatch, watchEntries, watchMaxGap } from '../../state/pane-watch-file.js';
-import { isTerminalError, TerminalError } from '../../terminal/errors.js';
+import type { JobRecord } from '../../state/records/job-records.js';
+import { type PaneWatch, watchEntries, watchMaxGap } from '../../state/records/pane-watch-file.js';
 import type { TerminalPort } from '../../terminal/port.js';
-import type { Listing, Pane } from '../../terminal/records.js';
+import type { Listing, Pane } from '../../terminal/port-records.js';
+import { isTerminalError, TerminalError } from '../../terminal/terminal-errors.js';
 
 /** What the rule needs besides the live panes; the same for the section and each recheck. */
 export interface PaneContext {

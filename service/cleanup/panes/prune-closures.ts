@@ -6,16 +6,16 @@
 // the teardown (a pane that is not an idle shell keeps the worktree: a skip) and again right before
 // they close, so nothing busy is ever closed with a worktree.
 
-import { paneActivity } from '../../core/holds.js';
-import { ownerKeep, workspaceVerdicts } from '../../core/pane-rule.js';
-import { contains } from '../../core/target-rule.js';
-import { DogsledError, messageOf } from '../../errors.js';
-import { isTerminalError, TerminalError } from '../../terminal/errors.js';
+import { paneActivity } from '../../core/cleanup/holds.js';
+import { ownerKeep, workspaceVerdicts } from '../../core/cleanup/pane-rule.js';
+import { contains } from '../../core/cleanup/target-rule.js';
+import { DogsledError, messageOf } from '../../core/common/errors.js';
 import type { TerminalPort } from '../../terminal/port.js';
-import type { Listing, Pane } from '../../terminal/records.js';
+import type { Listing, Pane } from '../../terminal/port-records.js';
+import { isTerminalError, TerminalError } from '../../terminal/terminal-errors.js';
 import type { PaneEntry, WorkspaceEntry } from './doctor-section.js';
-import { type ReadPane, readPanes, realOrSame } from './facts.js';
 import { callerTerminal, judgeAll, ownerFactsOf, type PaneContext, workspaceFacts } from './judge.js';
+import { type ReadPane, readPanes, realOrSame } from './pane-facts.js';
 
 export type Closure =
   | { kind: 'closed'; target: string; panes: string[] }
