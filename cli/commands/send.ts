@@ -11,6 +11,7 @@ import { plainLine } from '../../service/core/text/text-clean.js';
 import { checkSendOptions } from '../../service/inbox/send.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
+import { sentLine } from '../render/send-line.js';
 
 export interface SendFlags {
   host?: string;
@@ -64,13 +65,6 @@ export async function sendCommand(target: string, flags: SendFlags, ctx: CliCont
   checkSendOptions(flags.kind ?? 'message');
   const text = await messageText(flags);
   const request = { target, host: flags.host ?? null, kind: flags.kind ?? 'message', text };
-  const { record, to, waits } = await sendAnywhere(ctx, request, () => hostIO(ctx));
-  const label = to.name ? `${plainLine(to.name)} (${plainLine(to.pane)})` : plainLine(to.pane);
-  // Claude Code and Codex read their inbox from their hooks: an agent of theirs that is not
-  // working sees the record only when it next acts (spec, "Inbox").
-  const later = waits
-    ? `: it is ${plainLine(waits.state)}, so ${plainLine(waits.harness)} reads ${record.id} at its next prompt or stop`
-    : '';
-  ctx.out(`sent ${record.id} to ${label}${later}\n`);
+  ctx.out(`${sentLine(await sendAnywhere(ctx, request, () => hostIO(ctx)))}\n`);
   return 0;
 }

@@ -10,7 +10,6 @@ import { sendAnywhere } from '../../service/actions/peer-actions.js';
 import { placeRequest } from '../../service/actions/place.js';
 import { runJob } from '../../service/actions/run.js';
 import { readStatus } from '../../service/actions/status.js';
-import { plainLine } from '../../service/core/text/text-clean.js';
 import { listMyInbox } from '../../service/inbox/mine.js';
 import { stopRef } from '../../service/jobs/by-ref.js';
 import { Deadline } from '../../service/time/deadline.js';
@@ -18,6 +17,7 @@ import { cwdFlag, hostFlag, optionalDurationFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { Placed, Queued, RunStarted } from '../output-schemas.js';
 import { inboxListJson } from '../render/inbox.js';
+import { sentLine } from '../render/send-line.js';
 import { CLOSE, DONE, READ, SPAWN } from './agent-tools.js';
 import {
   type CancelArgs,
@@ -115,9 +115,7 @@ const SEND = tool(
       kind: args.kind ?? 'message',
       text: args.message,
     };
-    const { record, to } = await sendAnywhere(ctx, request, () => hostIO(ctx));
-    const label = to.name ? `${plainLine(to.name)} (${to.pane})` : to.pane;
-    return { line: `sent ${record.id} to ${label}` };
+    return { line: sentLine(await sendAnywhere(ctx, request, () => hostIO(ctx))) };
   },
 );
 
