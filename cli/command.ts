@@ -3,10 +3,10 @@
 // makes every error a user sees name the command it came from (`dogsled: wait: unknown job "x"`),
 // a system error (ENOSPC, EROFS, EACCES…) included.
 
-import { EXIT } from '../service/core/exit-codes.js';
-import { DogsledError } from '../service/errors.js';
-import { isSystemError, systemErrorText } from '../service/state/fs-errors.js';
-import { oneLine } from '../service/state/quarantine.js';
+import { DogsledError } from '../service/core/common/errors.js';
+import { EXIT } from '../service/core/common/exit-codes.js';
+import { oneLine } from '../service/core/text/text-clean.js';
+import { isSystemError, systemErrorText } from '../service/state/engine/fs-errors.js';
 
 /** Runs command `name`; an action that returns nothing succeeded. */
 export async function runCommand(name: string, action: () => Promise<number | undefined>): Promise<number> {

@@ -27,6 +27,10 @@ const HOOK_OPTIONS: Record<string, NonNullable<ParseArgsConfig['options']>> = {
   state: { harness: { type: 'string' }, event: { type: 'string' } },
 };
 
+/**
+ * A hook's flags. A flag its harness registered wrongly is still a hook run: `usage` carries the
+ * mistake to the hook, which logs it and exits 0 silently (spec: hook failures print nothing).
+ */
 function parseHook(rest: string[]): Record<string, unknown> | undefined {
   const [sub, ...args] = rest;
   const options = sub === undefined ? undefined : HOOK_OPTIONS[sub];
@@ -34,8 +38,8 @@ function parseHook(rest: string[]): Record<string, unknown> | undefined {
   try {
     const { values } = parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, strict: true });
     return { ...values, sub };
-  } catch {
-    return undefined;
+  } catch (error) {
+    return { sub, usage: (error as Error).message };
   }
 }
 

@@ -5,9 +5,9 @@
 
 import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { MAX_DEFAULT_MS } from '../service/core/budget.js';
-import { parseDuration, parseSeconds } from '../service/core/duration.js';
-import { DogsledError } from '../service/errors.js';
+import { parseDuration, parseSeconds } from '../service/core/common/duration.js';
+import { DogsledError } from '../service/core/common/errors.js';
+import { MAX_DEFAULT_MS } from '../service/core/placement/budget.js';
 
 /** `status --watch` refreshes every 5 seconds unless `--interval` says otherwise. */
 export const STATUS_INTERVAL_DEFAULT = '5';

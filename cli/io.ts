@@ -2,7 +2,7 @@
 // config.toml loaded, for the commands that judge hosts or run work here. Commands that never read
 // the policy (exec and the job commands) pass the context itself and never load the config module.
 
-import { loadConfig } from '../service/state/config.js';
+import { loadConfig } from '../service/state/config/config.js';
 import type { HostIO } from '../service/state/io.js';
 import type { CliContext } from './context.js';
 

@@ -2,9 +2,9 @@
 // module is loaded only when it runs. Hot commands may skip this file entirely (see fast-path.ts).
 
 import { Command, CommanderError, Option } from 'commander';
-import { EXIT } from '../service/core/exit-codes.js';
-import { DogsledError } from '../service/errors.js';
-import { VERSION } from '../service/version.js';
+import { DogsledError } from '../service/core/common/errors.js';
+import { EXIT } from '../service/core/common/exit-codes.js';
+import { VERSION } from '../service/core/common/version.js';
 import { namedError, runCommand } from './command.js';
 import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
 import { STATUS_INTERVAL_DEFAULT } from './flags.js';
@@ -209,6 +209,18 @@ export function buildProgram(done: Done): Command {
         const { machineCommand } = await import('./commands/machine.js');
         return (verb: string | undefined, args: string[], flags: object, ctx: CliContext) =>
           machineCommand(verb, args, flags, ctx);
+      }),
+    );
+
+  program
+    .command('service')
+    .description('run `dogsled serve` under your service manager (systemd user unit, launchd agent)')
+    .argument('[verb]', 'status (default), install (write, enable and start), uninstall')
+    .option('--json', 'one JSON document')
+    .action(
+      action(done, async () => {
+        const { serviceCommand } = await import('./commands/service.js');
+        return (verb: string | undefined, flags: object, ctx: CliContext) => serviceCommand(verb, flags, ctx);
       }),
     );
 

@@ -3,9 +3,9 @@
 // control characters removed), because messages quote what the user typed (`--host`, `--cwd`, a job
 // id, an unknown option) and a typed escape sequence must not drive the terminal.
 
-import { EXIT } from '../service/core/exit-codes.js';
-import { plainLine } from '../service/core/text-clean.js';
-import { DogsledError } from '../service/errors.js';
+import { DogsledError } from '../service/core/common/errors.js';
+import { EXIT } from '../service/core/common/exit-codes.js';
+import { plainLine } from '../service/core/text/text-clean.js';
 
 /** Prints `dogsled: <message>` (and its hint) on stderr; returns the exit status. */
 export function reportError(error: unknown, write: (text: string) => void): number {

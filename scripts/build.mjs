@@ -49,10 +49,10 @@ export const BUNDLE_EXTERNALS = [
  *   terminal is remembered (service/inbox/pane-terminals.ts): a third of the hook bundle;
  * - `place --branch`'s worktree layer, with the terminal it opens (service/worktrees/branch-worktree.ts);
  * - the terminal a job's supervisor reports its pane through, which a headless job never opens
- *   (service/terminal/open.ts from service/jobs/exec-report.ts);
- * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/machines.ts).
+ *   (service/terminal/open.ts from service/jobs/supervisor/exec-pane-state.ts);
+ * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/herdr/herdr-machines.ts).
  * A cold file has its own copies of what it imports: DogsledError is recognised across copies by a
- * brand (service/errors.ts), and what crosses the boundary holds no module state.
+ * brand (service/core/common/errors.ts), and what crosses the boundary holds no module state.
  */
 const COLD = [
   {
@@ -63,16 +63,16 @@ const COLD = [
   {
     out: 'hot/place-branch',
     module: 'service/worktrees/branch-worktree.ts',
-    importer: 'service/work/place.ts',
+    importer: 'service/actions/place.ts',
   },
   {
     out: 'hot/exec-terminal',
     module: 'service/terminal/open.ts',
-    importer: 'service/jobs/exec-report.ts',
+    importer: 'service/jobs/supervisor/exec-pane-state.ts',
   },
   {
     out: 'hot/herdr-machines',
-    module: 'service/terminal/machines.ts',
+    module: 'service/terminal/herdr/herdr-machines.ts',
     importer: 'service/hosts/machine-list.ts',
   },
 ];
@@ -174,7 +174,7 @@ export async function buildCli(outdir = join(root, 'dist')) {
   const cold = await build({ ...commonJS, entryPoints: COLD_ENTRIES });
   const result = await build({
     ...common,
-    entryPoints: { full: 'cli/full.ts', 'code-cache-write': 'service/state/code-cache-write.ts' },
+    entryPoints: { full: 'cli/full.ts', 'code-cache-write': 'service/state/code-cache/code-cache-write.ts' },
     chunkNames: 'chunks/[name]-[hash]',
     splitting: true,
   });

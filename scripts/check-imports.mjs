@@ -6,7 +6,7 @@
 // child processes start only in the runner and the job supervisor, Herdr's variables are read or
 // set only in service/terminal (a message may name one), and /proc paths appear only in
 // service/process and service/probe (process.getBuiltinModule counts as an import). No zod schema is
-// built at a module's top level outside lazySchema (service/state/lazy-schema.ts): built at import,
+// built at a module's top level outside lazySchema (service/state/engine/lazy-schema.ts): built at import,
 // a module's schemas were most of a hook's start-up. blessed and blessed-contrib are loaded only by
 // sidebar/app.ts (other modules may import their types, which the bundle erases), and blessed-contrib
 // only by a module's path, never its index (which loads every widget and costs start-up). Comments
@@ -32,7 +32,10 @@ const IMPURE = {
 };
 
 /** Where a child process may be started: the one runner, detached launches, the job supervisor. */
-const CHILD_PROCESS_OWNERS = [/^service\/process\/(run|launch)\.ts$/, /^service\/jobs\/exec(-[a-z-]+)?\.ts$/];
+const CHILD_PROCESS_OWNERS = [
+  /^service\/process\/(run-process|launch-detached)\.ts$/,
+  /^service\/jobs\/supervisor\/exec(-[a-z-]+)?\.ts$/,
+];
 /** The only folder that reads Herdr's variables (HERDR_PANE_ID, HERDR_ENV, HERDR_SOCKET_PATH...). */
 const HERDR_OWNER = /^service\/terminal\//;
 /** Where /proc/<pid> (service/process) and host-wide /proc files (service/probe) are read. */
@@ -217,7 +220,7 @@ for (const dir of PRODUCT_DIRS) {
     if (!CHILD_PROCESS_OWNERS.some((owner) => owner.test(name))) {
       for (const { spec, typeOnly } of imports(file, text)) {
         if (!typeOnly && (spec === 'node:child_process' || spec === 'child_process')) {
-          problems.push(`${name}: starts processes itself (${spec}); use service/process/run.ts`);
+          problems.push(`${name}: starts processes itself (${spec}); use service/process/run-process.ts`);
         }
       }
     }
@@ -225,7 +228,7 @@ for (const dir of PRODUCT_DIRS) {
       const eager = eagerSchemas(file, text)[0];
       if (eager) {
         problems.push(
-          `${name}:${eager.line}: builds a zod schema at import; wrap it in lazySchema (service/state/lazy-schema.ts)`,
+          `${name}:${eager.line}: builds a zod schema at import; wrap it in lazySchema (service/state/engine/lazy-schema.ts)`,
         );
       }
     }
@@ -254,7 +257,9 @@ for (const dir of PRODUCT_DIRS) {
     if (!PROC_OWNERS.test(name)) {
       const proc = words.find((word) => word.kind === 'string' && PROC_PATH.test(word.text));
       if (proc) {
-        problems.push(`${name}: reads /proc (${JSON.stringify(proc.text)}); use service/process/table.ts`);
+        problems.push(
+          `${name}: reads /proc (${JSON.stringify(proc.text)}); use service/process/process-table.ts`,
+        );
       }
     }
   }

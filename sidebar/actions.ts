@@ -6,10 +6,10 @@
 // `dogsled read`). Each returns text for the screen, escape-free; nothing here ever types into a
 // terminal.
 
-import { dismissRow } from '../service/board/seen.js';
-import type { BoardRow } from '../service/core/board.js';
-import { messageOf } from '../service/errors.js';
-import { runProcess } from '../service/process/run.js';
+import { dismissRow } from '../service/board/board-seen-file.js';
+import type { BoardRow } from '../service/core/board/board-rule.js';
+import { messageOf } from '../service/core/common/errors.js';
+import { runProcess } from '../service/process/run-process.js';
 import type { HostIO } from '../service/state/io.js';
 import type { TerminalPort } from '../service/terminal/port.js';
 import { displayText } from './model/cells.js';
@@ -85,7 +85,7 @@ export class Actions {
   /** `dogsled read TARGET`: the newest output and, for a child, its final reply, as screen lines. */
   async read(target: string, lines: number): Promise<string[]> {
     try {
-      const { readTarget } = await import('../service/work/read.js');
+      const { readTarget } = await import('../service/actions/read.js');
       const report = await readTarget(this.io, target, null);
       const output =
         report.output === null ? ['(no output to read: the pane is gone)'] : report.output.split('\n');

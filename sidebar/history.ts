@@ -3,7 +3,7 @@
 // the file about once an hour when it trims, which a shorter file or a changed inode betrays). A
 // file that is not a regular file, or any read error, is no history; a torn line is skipped.
 
-import { openRegular } from '../service/state/regular-file.js';
+import { openRegular } from '../service/state/engine/regular-file.js';
 import type { HistoryPoint } from './model/detail.js';
 
 /** A day at a 1-second interval is ~30 MB: never read more than this much of the file's end. */

@@ -4,7 +4,7 @@
 // any modal, y and n answer a confirmation. While the detail view is up, w switches its window,
 // arrows scroll it, and q, escape, ⏎ or a click close it.
 
-import type { BoardRow } from '../service/core/board.js';
+import type { BoardRow } from '../service/core/board/board-rule.js';
 import type { Board, Screen } from './board.js';
 import type { Modals } from './menu.js';
 import { panelIds } from './model/build.js';

@@ -2,7 +2,7 @@
 // the y/n confirmation of stop, cancel and close, the one-line box a message to a child is typed in,
 // and the read popup. Each acts through the app's Actions, then says how it went on the message line.
 
-import type { BoardRow } from '../service/core/board.js';
+import type { BoardRow } from '../service/core/board/board-rule.js';
 import type { Board } from './board.js';
 import { dismiss } from './input.js';
 import { displayText, wrapCells } from './model/cells.js';

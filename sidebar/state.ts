@@ -3,15 +3,15 @@
 // host's busy history from samples.jsonl, the owner's board, and the owner's todo publication. It never probes a host
 // and never writes. A file that cannot be read becomes a problem line, never a crash.
 
-import { readBoard } from '../service/board/read.js';
-import { messageOf } from '../service/errors.js';
-import { localView, readLocalFacts } from '../service/hosts/local.js';
+import { readBoard } from '../service/board/read-board.js';
+import { messageOf } from '../service/core/common/errors.js';
+import { localView, readLocalFacts } from '../service/hosts/local-facts.js';
 import { cachedPeerHosts } from '../service/hosts/peers.js';
 import type { HostView } from '../service/hosts/view.js';
+import { openRegular, readRegular } from '../service/state/engine/regular-file.js';
 import type { HostIO } from '../service/state/io.js';
-import { openRegular, readRegular } from '../service/state/regular-file.js';
-import type { JobSummary } from '../service/state/schemas.js';
-import { readTodoLines } from '../service/state/sidebar-files.js';
+import { readTodoLines } from '../service/state/records/sidebar-files.js';
+import type { JobSummary } from '../service/state/schemas/host-schemas.js';
 import type { SidebarHost, SidebarState, TodoView } from './model/types.js';
 
 /** The tail of samples.jsonl read for sparklines: ~50 lines of ~300 bytes. */
@@ -109,6 +109,7 @@ export function sidebarHost(
     })),
     probe: view.probe,
     busy_history: history,
+    facts: view.facts,
   };
 }
 

@@ -12,7 +12,7 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { StatePaths } from '../service/state/paths.js';
-import { idHash } from '../service/state/sidebar-files.js';
+import { idHash } from '../service/state/records/sidebar-files.js';
 
 export interface WatchTarget {
   /** A file, or a directory whose entries `matches` names. */

@@ -1,21 +1,22 @@
 // `dogsled agent --kind K --name N (--message T | --message-file PATH|-) [--profile P] [--branch B
 // [--base R]] [--host H] [--cwd D] [--wait] [--max D] [--json]`: reads the task, hands it to
-// service/work/agent.ts and prints the started child, or the ticket when every host is full (exit 1;
+// service/actions/agent.ts and prints the started child, or the ticket when every host is full (exit 1;
 // with --wait, the child the service started once it admitted the ticket).
 
 import { readFile } from 'node:fs/promises';
+import { type AgentOutcome, runAgent } from '../../service/actions/agent.js';
 import { TASK_MAX_BYTES } from '../../service/agents/launch-files.js';
-import { EXIT } from '../../service/core/exit-codes.js';
-import { requestedKind } from '../../service/core/launch-line.js';
-import { shown } from '../../service/core/visible.js';
-import { DogsledError, fileErrorText } from '../../service/errors.js';
-import { type AgentOutcome, runAgent } from '../../service/work/agent.js';
-import { Deadline } from '../../service/work/deadline.js';
+import { requestedKind } from '../../service/core/agents/launch-line.js';
+import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
+import { EXIT } from '../../service/core/common/exit-codes.js';
+import { shown } from '../../service/core/text/visible.js';
+import { Deadline } from '../../service/time/deadline.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { AgentStarted, StillQueued } from '../output-schemas.js';
-import { whyQueued } from '../render/queued.js';
+import { queuedLine, staysQueued, whyQueued } from '../render/queued.js';
+import { untilStopped } from '../stop-signal.js';
 
 export interface AgentFlags {
   kind?: string;
@@ -53,11 +54,19 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
     wait: Boolean(flags.wait),
   };
   const outcome = await runAgent(io, work, deadline, {
+    // The spec prints the ticket as JSON (--json); a --json wait keeps stdout for its one final
+    // document, and a human wait for the child it starts.
     queued: (queued) => {
       const { ticket } = queued;
-      ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}`);
-      if (!(flags.wait && flags.json)) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
+      if (!flags.json && !flags.wait) {
+        ctx.out(`${queuedLine(queued)}\n`);
+        return;
+      }
+      if (!flags.wait) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
+      const waiting = flags.wait ? '; waiting for its admission' : '';
+      ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}${waiting}`);
     },
+    untilStopped,
   });
   return render(outcome, flags, ctx);
 }
@@ -65,9 +74,14 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
 function render(outcome: AgentOutcome, flags: AgentFlags, ctx: CliContext): number {
   if (outcome.kind === 'queued') return EXIT.queued;
   if (outcome.kind === 'still-queued') {
-    const still: StillQueued = { queued: true, ticket: outcome.ticket.id, still_running: true };
+    const id = outcome.ticket.id;
+    if (outcome.why === 'interrupted') {
+      ctx.warn(staysQueued('agent', id, 'interrupted'));
+      return EXIT.interrupted;
+    }
+    const still: StillQueued = { queued: true, ticket: id, still_running: true };
     ctx.out(flags.json ? `${JSON.stringify(still)}\n` : 'still running\n');
-    ctx.warn(`dogsled: agent: --max reached; ticket ${outcome.ticket.id} is still pending`);
+    ctx.warn(staysQueued('agent', id, 'deadline'));
     return EXIT.stillRunning;
   }
   const { record } = outcome;

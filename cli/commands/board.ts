@@ -1,13 +1,13 @@
 // `dogsled board [--json] [--owner PANE]`: the caller's children, jobs and tickets grouped by what the
-// owner must do (service/core/board.ts); `--json` is the document the Pi widget and the sidebar draw.
+// owner must do (service/core/board/board-rule.ts); `--json` is the document the Pi widget and the sidebar draw.
 // `board --open` / `--toggle` open, reuse or close the caller's board docked at the left of its tab;
 // `board --dismiss ID` marks an ATTENTION row seen, which moves it to DONE for that owner.
 
+import { dismissRow } from '../../service/board/board-seen-file.js';
 import { dockCallerBoard } from '../../service/board/dock.js';
-import { readBoard } from '../../service/board/read.js';
-import { dismissRow } from '../../service/board/seen.js';
-import { DogsledError } from '../../service/errors.js';
-import { callerPane } from '../../service/terminal/herdr-env.js';
+import { readBoard } from '../../service/board/read-board.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { callerPane } from '../../service/terminal/herdr/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { dismissedText, renderBoard } from '../render/board-human.js';
 import { paint } from '../render/color.js';

@@ -1,7 +1,7 @@
-// `dogsled cancel TICKET [--json]`: cancels a pending ticket (service/work/cancel.ts) and prints it.
+// `dogsled cancel TICKET [--json]`: cancels a pending ticket (service/actions/cancel.ts) and prints it.
 // Any other state is refused in one line (exit 2): an admitted job is stopped with `stop`.
 
-import { cancelPending } from '../../service/work/cancel.js';
+import { cancelPending } from '../../service/actions/cancel.js';
 import type { CliContext } from '../context.js';
 import { ownerText, ticketWhat } from '../render/status-work.js';
 

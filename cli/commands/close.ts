@@ -1,7 +1,7 @@
-// `dogsled close PANE [--host H] [--json]`: ends a child now (service/work/close.ts) and prints
+// `dogsled close PANE [--host H] [--json]`: ends a child now (service/actions/close.ts) and prints
 // {pane,worktree:{path,branch,workspace,branch_deleted,anchor_closed?}|null,pane_closed}.
 
-import { closePane } from '../../service/work/close.js';
+import { closePane } from '../../service/actions/close.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

@@ -3,8 +3,8 @@
 // count), nothing is removed. `--host` runs the same survey on a peer (host doctor there).
 
 import { type CleanupCaller, doctorReport } from '../../service/cleanup/session.js';
-import { LOCAL_HOST } from '../../service/hosts/local.js';
-import { hostOfFlag, remoteDoctor } from '../../service/hosts/remote-cleanup.js';
+import { LOCAL_HOST } from '../../service/hosts/local-facts.js';
+import { hostOfFlag, remoteDoctor } from '../../service/hosts/peer-cleanup.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 import { paint } from '../render/color.js';

@@ -1,7 +1,7 @@
 // `dogsled done [--json]`, as a child in its final working turn: marks the task complete
-// (service/work/done.ts). The service closes the child once the turn ends.
+// (service/actions/done.ts). The service closes the child once the turn ends.
 
-import { markDone } from '../../service/work/done.js';
+import { markDone } from '../../service/actions/done.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

@@ -2,17 +2,20 @@
 // JSON their harness sends arrives on stdin (the only command that reads stdin unasked). A hook
 // never loops and never breaks its harness: it prints only when it has something new, acknowledges
 // exactly what it printed, and on any failure (no state dir, a corrupt inbox, no Herdr, its
-// five-second budget spent) exits 0 with no output at all. Flag mistakes are still usage errors.
+// five-second budget spent) exits 0 with no output at all. A flag registered wrongly (an unknown
+// --harness or --event, an unknown flag) is a failure like any: one line in the state dir's
+// hooks.log (service/inbox/hook-log.ts), exit 0, nothing printed.
 
-import { clipText, plainLine } from '../../service/core/text-clean.js';
-import { DogsledError } from '../../service/errors.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { clipText, plainLine } from '../../service/core/text/text-clean.js';
 import {
   CONTEXT_HOOK_EVENTS,
   HOOK_HARNESSES,
+  hookInput,
   INBOX_HOOK_EVENTS,
   STATE_HOOK_EVENTS,
 } from '../../service/inbox/hook-common.js';
-import { mark } from '../../service/timing.js';
+import { mark } from '../../service/time/timing.js';
 import type { CliContext } from '../context.js';
 import { writeAll } from '../stdout.js';
 
@@ -23,11 +26,18 @@ export type HookSubcommand = (typeof HOOK_SUBCOMMANDS)[number];
 const HOOK_BUDGET_MS = 4_500;
 /** The harness's JSON is small; anything past this is not read (nothing here needs it whole). */
 const STDIN_MAX_BYTES = 1024 * 1024;
+/**
+ * Once stdin holds a whole JSON object, reading stops after this long with nothing more: a harness
+ * that never closes stdin must not cost a hook its budget.
+ */
+const STDIN_IDLE_MS = 20;
 
 export interface HookFlags {
   sub: HookSubcommand;
   harness?: string;
   event?: string;
+  /** A flag the fast path could not parse (cli/fast-path.ts): the hook only logs it. */
+  usage?: string;
 }
 
 function oneOf<T extends string>(
@@ -41,8 +51,9 @@ function oneOf<T extends string>(
   throw new DogsledError(`${command}: ${flag} must be ${allowed.join(' or ')}, got ${got}`);
 }
 
-/** Validated flags: a plugin that registers a hook wrongly hears it at once (its `|| true` keeps the harness going). */
+/** Validated flags; a mistake throws the one line hooks.log gets. */
 function checked(flags: HookFlags) {
+  if (flags.usage !== undefined) throw new DogsledError(`hook ${flags.sub}: ${plainLine(flags.usage)}`);
   if (flags.sub === 'inbox') {
     return {
       sub: 'inbox' as const,
@@ -67,17 +78,34 @@ function checked(flags: HookFlags) {
   return { sub: 'gate' as const };
 }
 
-/** Reads the harness's JSON to its end (bounded); a terminal on stdin means nobody sends any. */
+/**
+ * Reads the harness's JSON: to its end, or STDIN_IDLE_MS after it holds a whole object and nothing
+ * more came (bounded); a terminal on stdin means nobody sends any.
+ */
 async function drainStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  let seen = 0;
-  const kept: Buffer[] = [];
-  for await (const chunk of process.stdin) {
-    seen += (chunk as Buffer).length;
-    if (seen > STDIN_MAX_BYTES) break;
-    kept.push(chunk as Buffer);
-  }
-  return Buffer.concat(kept).toString('utf8');
+  const stdin = process.stdin;
+  if (stdin.isTTY) return '';
+  return new Promise((resolve) => {
+    let seen = 0;
+    const kept: Buffer[] = [];
+    let idle: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(idle);
+      stdin.off('data', take).off('end', finish).off('error', finish);
+      // Not waiting for an end that may never come; the harness wrote what it had.
+      stdin.destroy();
+      resolve(Buffer.concat(kept).toString('utf8'));
+    };
+    const take = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > STDIN_MAX_BYTES) return finish();
+      kept.push(chunk);
+      clearTimeout(idle);
+      if (hookInput(Buffer.concat(kept).toString('utf8')) !== undefined)
+        idle = setTimeout(finish, STDIN_IDLE_MS);
+    };
+    stdin.on('data', take).on('end', finish).on('error', finish);
+  });
 }
 
 /** Resolves once every byte is handed to the OS, so an ack never precedes its output. */
@@ -128,14 +156,23 @@ async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promi
   }
   const { inboxHook } = await import('../../service/inbox/hook-inbox.js');
   mark('inbox loaded');
-  await inboxHook(io, hook.harness, hook.event, (text) =>
+  const input = { stopHookActive: hookInput(stdin)?.stop_hook_active === true };
+  await inboxHook(io, hook.harness, hook.event, input, (text) =>
     print(hook.event === 'Stop' ? stopBlock(text) : additionalContext(hook.event, text)),
   );
   mark('inbox done');
 }
 
 export async function hookCommand(flags: HookFlags, ctx: CliContext): Promise<number> {
-  const hook = checked(flags);
+  let hook: ReturnType<typeof checked>;
+  try {
+    hook = checked(flags);
+  } catch (error) {
+    // Registered wrongly: the harness gets the silent success every hook failure gets.
+    const { logHookProblem } = await import('../../service/inbox/hook-log.js');
+    await logHookProblem(ctx.stateDir, (error as Error).message, ctx.now());
+    return 0;
+  }
   // The edge of a hook: whatever hangs (a lock held by a frozen process, a FIFO where a state file
   // should be, a Herdr that never answers), the harness gets a silent success before it kills us.
   const budget = setTimeout(() => process.exit(0), HOOK_BUDGET_MS);

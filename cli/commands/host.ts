@@ -3,8 +3,8 @@
 // same verbs as frames on stdin/stdout. The verbs live in service/host-verbs; this only wires stdio.
 
 import { buffer } from 'node:stream/consumers';
-import { DogsledError } from '../../service/errors.js';
-import { HOST_VERBS, hostVerb, runVerb } from '../../service/host-verbs/table.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { HOST_VERBS, hostVerb, runVerb } from '../../service/host-verbs/verb-table.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

@@ -1,7 +1,7 @@
 // `dogsled items [--owner PANE] [--json]`: this host's items and queued tickets as `{items,queue}`,
-// both filtered to one owner pane with --owner (service/work/items.ts).
+// both filtered to one owner pane with --owner (service/actions/items.ts).
 
-import { readOwnedWork } from '../../service/work/items.js';
+import { readOwnedWork } from '../../service/actions/items.js';
 import type { CliContext } from '../context.js';
 import { renderItems } from '../render/status-work.js';
 

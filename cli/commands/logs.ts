@@ -7,9 +7,9 @@
 // (colours, progress bars), like `cat` of the file. Views that show output inside dogsled's own text
 // (status, read) strip it.
 
-import { EXIT } from '../../service/core/exit-codes.js';
+import { EXIT } from '../../service/core/common/exit-codes.js';
 import { type LogsOutcome, logsOfRef } from '../../service/jobs/by-ref.js';
-import { logsRemoteRef, remoteJobOf } from '../../service/jobs/remote.js';
+import { logsRemoteRef, remoteJobOf } from '../../service/jobs/peer-job.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 import { untilStopped } from '../stop-signal.js';

@@ -1,8 +1,7 @@
 // `dogsled machine list|rename|disable|enable|reconnect|add`: the fleet's host list
-// (service/hosts/machines.ts): Herdr's saved machines when it has any, else `[[hosts]]` in
+// (service/actions/machine.ts): Herdr's saved machines when it has any, else `[[hosts]]` in
 // dogsled's config. Prints one line per change, or the list as a table; --json one document.
 
-import { DogsledError } from '../../service/errors.js';
 import {
   addMachine,
   enableMachine,
@@ -11,7 +10,8 @@ import {
   type MachineOutcome,
   reconnectMachine,
   renameMachine,
-} from '../../service/hosts/machines.js';
+} from '../../service/actions/machine.js';
+import { DogsledError } from '../../service/core/common/errors.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 import { plainLine } from '../render/text.js';

@@ -1,20 +1,22 @@
 // `dogsled place [--host ID] [--json] [--wait] [--max D]`: reserve room on the best host
-// (service/work/place.ts) and print the reservation. When every host is full (or earlier tickets
+// (service/actions/place.ts) and print the reservation. When every host is full (or earlier tickets
 // wait for the same hosts), the request becomes a FIFO ticket: `{"queued":true,"ticket":…}` and
 // exit 1, or with --wait the placement once the service admits it. With --json, stdout holds
 // exactly one document (output-schemas.ts).
 
-import { formatAge } from '../../service/core/duration.js';
-import { EXIT } from '../../service/core/exit-codes.js';
-import { DogsledError } from '../../service/errors.js';
-import type { Placed as Placement } from '../../service/hosts/place.js';
-import { Deadline } from '../../service/work/deadline.js';
-import { placeRequest } from '../../service/work/place.js';
+import { placeRequest } from '../../service/actions/place.js';
+import { formatAge } from '../../service/core/common/duration.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { EXIT } from '../../service/core/common/exit-codes.js';
+import type { Placed as Placement } from '../../service/hosts/reserve-room.js';
+import { Deadline } from '../../service/time/deadline.js';
 import type { BranchWorktree } from '../../service/worktrees/branch-worktree.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { Placed, PlacedBranch, StillQueued } from '../output-schemas.js';
+import { staysQueued } from '../render/queued.js';
+import { untilStopped } from '../stop-signal.js';
 
 export interface PlaceFlags {
   json?: boolean;
@@ -47,12 +49,18 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
       // The spec prints the ticket; a --json wait keeps stdout for its one final document.
       if (!(flags.wait && flags.json)) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
     },
+    untilStopped,
   });
   if (outcome.kind === 'queued') return EXIT.queued;
   if (outcome.kind === 'still-queued') {
-    const still: StillQueued = { queued: true, ticket: outcome.ticket.id, still_running: true };
+    const id = outcome.ticket.id;
+    if (outcome.why === 'interrupted') {
+      ctx.warn(staysQueued('place', id, 'interrupted'));
+      return EXIT.interrupted;
+    }
+    const still: StillQueued = { queued: true, ticket: id, still_running: true };
     ctx.out(flags.json ? `${JSON.stringify(still)}\n` : 'still running\n');
-    ctx.warn(`dogsled: place: --max reached; ticket ${outcome.ticket.id} is still pending`);
+    ctx.warn(staysQueued('place', id, 'deadline'));
     return EXIT.stillRunning;
   }
   printPlaced(ctx, flags, outcome);

@@ -5,13 +5,17 @@
 // no pane entries.
 
 import { createInterface } from 'node:readline/promises';
-import type { PruneReport } from '../../service/cleanup/report.js';
+import type { PruneReport } from '../../service/cleanup/doctor-report.js';
 import { pruneCleanup } from '../../service/cleanup/session.js';
-import { EXIT } from '../../service/core/exit-codes.js';
-import { type PlanEntry, PRUNE_CATEGORIES, type PruneCategory } from '../../service/core/prune-plan.js';
-import { DogsledError } from '../../service/errors.js';
-import { LOCAL_HOST } from '../../service/hosts/local.js';
-import { hostOfFlag, remotePrune } from '../../service/hosts/remote-cleanup.js';
+import {
+  type PlanEntry,
+  PRUNE_CATEGORIES,
+  type PruneCategory,
+} from '../../service/core/cleanup/prune-plan.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { EXIT } from '../../service/core/common/exit-codes.js';
+import { LOCAL_HOST } from '../../service/hosts/local-facts.js';
+import { hostOfFlag, remotePrune } from '../../service/hosts/peer-cleanup.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 import { paint } from '../render/color.js';

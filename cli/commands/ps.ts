@@ -2,9 +2,9 @@
 // first. Records that do not parse are warnings on stderr, never a failure; with --json stdout holds
 // only `{"jobs":[...]}`, each record with its derived state.
 
-import { messageOf } from '../../service/errors.js';
+import { messageOf } from '../../service/core/common/errors.js';
 import { readPeerJobs } from '../../service/hosts/peer-jobs.js';
-import { listJobs, mergeJobs, peerJobs } from '../../service/jobs/list.js';
+import { listJobs, mergeJobs, peerJobs } from '../../service/jobs/job-list.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 import { paint } from '../render/color.js';

@@ -1,7 +1,7 @@
 // `dogsled read TARGET [--host H] [--json]`: a child's or job's newest output and a child's captured
-// final reply (service/work/read.ts), escapes already stripped.
+// final reply (service/actions/read.ts), escapes already stripped.
 
-import { readTarget } from '../../service/work/read.js';
+import { readTarget } from '../../service/actions/read.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

@@ -1,9 +1,9 @@
-// `dogsled retry HOST [--json]`: reads an unreachable (or any) peer again now (service/hosts/retry.ts)
+// `dogsled retry HOST [--json]`: reads an unreachable (or any) peer again now (service/actions/retry.ts)
 // and says how it answered; a peer that still cannot be read is one line and exit 2.
 
-import { formatAge } from '../../service/core/duration.js';
-import { DogsledError } from '../../service/errors.js';
-import { retryPeer } from '../../service/hosts/retry.js';
+import { retryPeer } from '../../service/actions/retry.js';
+import { formatAge } from '../../service/core/common/duration.js';
+import { DogsledError } from '../../service/core/common/errors.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

@@ -1,22 +1,23 @@
 // `dogsled run [--wait] [--host H] [--cwd DIR] [--timeout D] [--idle-timeout D] [--max D] -- CMD...`:
-// runs the command as a job (service/work/run-job.ts: check, submit, launch, follow) and renders
+// runs the command as a job (service/actions/run.ts: check, submit, launch, follow) and renders
 // what happened: where it runs, its ticket when it queued (exit 1), or with --wait its output and
 // its exit status. One --max deadline covers all of it; a wait that reaches it prints
 // `still running` and exits 124, leaving the job or ticket as it is.
 
-import { EXIT } from '../../service/core/exit-codes.js';
-import { exitStatusOf } from '../../service/core/job-status.js';
-import { DogsledError } from '../../service/errors.js';
+import { type RunJobOutcome, runJob } from '../../service/actions/run.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { EXIT } from '../../service/core/common/exit-codes.js';
+import { exitStatusOf } from '../../service/core/jobs/job-status.js';
 import { checkArgumentsText } from '../../service/jobs/command-check.js';
-import type { LogWrite } from '../../service/jobs/logs.js';
-import type { JobRecord } from '../../service/state/job-records.js';
-import { Deadline } from '../../service/work/deadline.js';
-import { type RunJobOutcome, runJob } from '../../service/work/run-job.js';
+import type { LogWrite } from '../../service/jobs/job-logs.js';
+import type { JobRecord } from '../../service/state/records/job-records.js';
+import { Deadline } from '../../service/time/deadline.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag, optionalDurationFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { RunEnded, RunStarted, RunStillRunning, StillQueued } from '../output-schemas.js';
-import { whyQueued } from '../render/queued.js';
+import { queuedLine, staysQueued, whyQueued } from '../render/queued.js';
+import { untilStopped } from '../stop-signal.js';
 
 export interface RunFlags {
   wait?: boolean;
@@ -50,12 +51,18 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     branch: flags.branch === undefined ? null : { name: flags.branch, base: flags.base ?? null },
   };
   const outcome = await runJob(io, request, deadline, {
-    // The spec prints the ticket; a --json wait keeps stdout for its one final document.
+    // The spec prints the ticket as JSON (--json); a --json wait keeps stdout for its one final
+    // document, and a human wait for the job's output.
     queued: (queued) => {
-      if (!(flags.wait && flags.json))
-        ctx.out(`${JSON.stringify({ queued: true, ticket: queued.ticket.id })}\n`);
-      ctx.warn(`dogsled: run: queued as ${queued.ticket.id}: ${whyQueued(queued)}`);
+      if (!flags.json && !flags.wait) {
+        ctx.out(`${queuedLine(queued)}\n`);
+        return;
+      }
+      if (!flags.wait) ctx.out(`${JSON.stringify({ queued: true, ticket: queued.ticket.id })}\n`);
+      const waiting = flags.wait ? '; waiting for its admission' : '';
+      ctx.warn(`dogsled: run: queued as ${queued.ticket.id}: ${whyQueued(queued)}${waiting}`);
     },
+    untilStopped,
     // With --json the job's output goes to stderr, so stdout holds only the final document.
     output: flags.json ? writeTo(process.stderr) : writeTo(process.stdout),
   });
@@ -100,8 +107,14 @@ function render(outcome: RunJobOutcome, flags: RunFlags, ctx: CliContext): numbe
     }
     case 'still-queued': {
       const id = outcome.ticket.id;
+      if (outcome.why === 'interrupted') {
+        ctx.warn(staysQueued('run', id, 'interrupted'));
+        return EXIT.interrupted;
+      }
       const doc: StillQueued = { queued: true, ticket: id, still_running: true };
-      return stillRunning(ctx, flags, doc, `ticket ${id} is still pending`);
+      ctx.out(flags.json ? `${JSON.stringify(doc)}\n` : 'still running\n');
+      ctx.warn(staysQueued('run', id, 'deadline'));
+      return EXIT.stillRunning;
     }
   }
 }

@@ -1,16 +1,17 @@
 // `dogsled send NAME|PANE [--host H] [--kind K] (--message TEXT | --message-file PATH|-)`: one
 // record into an agent's inbox on this host or a peer. The text comes from the flag, a file, or stdin with
 // `-`; the action (resolution, the reader check, the write) is service/inbox/send.ts, on the peer
-// through service/work/peer-actions.ts.
+// through service/actions/peer-actions.ts.
 
 import { open } from 'node:fs/promises';
-import { MESSAGE_MAX_BYTES } from '../../service/core/inbox.js';
-import { plainLine } from '../../service/core/text-clean.js';
-import { DogsledError, fileErrorText } from '../../service/errors.js';
+import { sendAnywhere } from '../../service/actions/peer-actions.js';
+import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
+import { MESSAGE_MAX_BYTES } from '../../service/core/inbox/inbox.js';
+import { plainLine } from '../../service/core/text/text-clean.js';
 import { checkSendOptions } from '../../service/inbox/send.js';
-import { sendAnywhere } from '../../service/work/peer-actions.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
+import { sentLine } from '../render/send-line.js';
 
 export interface SendFlags {
   host?: string;
@@ -64,8 +65,6 @@ export async function sendCommand(target: string, flags: SendFlags, ctx: CliCont
   checkSendOptions(flags.kind ?? 'message');
   const text = await messageText(flags);
   const request = { target, host: flags.host ?? null, kind: flags.kind ?? 'message', text };
-  const { record, to } = await sendAnywhere(ctx, request, () => hostIO(ctx));
-  const label = to.name ? `${plainLine(to.name)} (${to.pane})` : to.pane;
-  ctx.out(`sent ${record.id} to ${label}\n`);
+  ctx.out(`${sentLine(await sendAnywhere(ctx, request, () => hostIO(ctx)))}\n`);
   return 0;
 }

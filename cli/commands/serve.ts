@@ -17,17 +17,20 @@ export async function serveCommand(flags: ServeFlags, ctx: CliContext): Promise<
   const io = await hostIO(ctx);
   const once = Boolean(flags.once);
   await untilStopped((signal) =>
-    runService(io, {
-      intervalMs,
-      once,
-      signal,
-      onStarted: () => {
-        if (once) return;
-        ctx.warn(
-          `dogsled serve: publishing ${io.paths.host} every ${intervalMs / 1000}s (pid ${process.pid})`,
-        );
+    runService(
+      { ...io, configFile: ctx.config },
+      {
+        intervalMs,
+        once,
+        signal,
+        onStarted: () => {
+          if (once) return;
+          ctx.warn(
+            `dogsled serve: publishing ${io.paths.host} every ${intervalMs / 1000}s (pid ${process.pid})`,
+          );
+        },
       },
-    }),
+    ),
   );
   if (once) ctx.out(`published ${io.paths.host}\n`);
   return 0;

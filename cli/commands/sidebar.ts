@@ -3,9 +3,9 @@
 // the pane it docks), else the pane a Herdr plugin pane was opened beside.
 
 import { dirname, join } from 'node:path';
-import { DogsledError } from '../../service/errors.js';
-import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr-env.js';
-import { mark } from '../../service/timing.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr/herdr-env.js';
+import { mark } from '../../service/time/timing.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

@@ -1,12 +1,12 @@
-// `dogsled status [--json|--line|--brief] [--watch]`: renders what service/hosts/status.ts reads
+// `dogsled status [--json|--line|--brief] [--watch]`: renders what service/actions/status.ts reads
 // (the hosts' snapshots, service locks and placements, never a probe; every form but --line also
 // the open items and pending tickets), once or every --interval with --watch.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DogsledError } from '../../service/errors.js';
-import { readHosts, readStatus } from '../../service/hosts/status.js';
+import { readHosts, readStatus } from '../../service/actions/status.js';
+import { DogsledError } from '../../service/core/common/errors.js';
 import type { HostIO } from '../../service/state/io.js';
-import { mark } from '../../service/timing.js';
+import { mark } from '../../service/time/timing.js';
 import type { CliContext } from '../context.js';
 import { intervalFlag, STATUS_INTERVAL_DEFAULT } from '../flags.js';
 import { hostIO } from '../io.js';

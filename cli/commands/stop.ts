@@ -6,7 +6,7 @@
 // that is said, and is no error.
 
 import { stopRef } from '../../service/jobs/by-ref.js';
-import { remoteJobOf, stopRemoteJob } from '../../service/jobs/remote.js';
+import { remoteJobOf, stopRemoteJob } from '../../service/jobs/peer-job.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 import { renderStopOutcome } from '../render/jobs-human.js';

@@ -1,8 +1,8 @@
 // `dogsled track HOST PANE --name N [--json]`: makes an existing pane one of the caller's children
-// (service/work/track.ts) and prints its item.
+// (service/actions/track.ts) and prints its item.
 
-import { DogsledError } from '../../service/errors.js';
-import { trackPane } from '../../service/work/track.js';
+import { trackPane } from '../../service/actions/track.js';
+import { DogsledError } from '../../service/core/common/errors.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 

@@ -4,11 +4,11 @@
 // (default 30m from the command's start) it prints `still running` and exits 124; a wait never
 // cancels or signals its job.
 
-import { EXIT } from '../../service/core/exit-codes.js';
-import { exitStatusOf } from '../../service/core/job-status.js';
+import { EXIT } from '../../service/core/common/exit-codes.js';
+import { exitStatusOf } from '../../service/core/jobs/job-status.js';
 import { waitForRef } from '../../service/jobs/by-ref.js';
-import { remoteJobOf, waitRemoteRef } from '../../service/jobs/remote.js';
-import { Deadline } from '../../service/work/deadline.js';
+import { remoteJobOf, waitRemoteRef } from '../../service/jobs/peer-job.js';
+import { Deadline } from '../../service/time/deadline.js';
 import type { CliContext } from '../context.js';
 import { maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';

@@ -1,14 +1,14 @@
 // The child-agent tools (spec, "Tools"): `spawn`, `read`, `close` and `done`, each calling the
-// service function its command calls (service/work/agent.ts, read.ts, close.ts, done.ts) and
+// service function its command calls (service/actions/agent.ts, read.ts, close.ts, done.ts) and
 // answering with that command's `--json`. `spawn` differs from `dogsled agent` on purpose: it always
 // answers with a durable queued ticket, even when a host has room, and the service admits, launches
 // and confirms the child outside the call (the owner's inbox hears of the start or its failure).
 
-import { runAgent } from '../../service/work/agent.js';
-import { closePane } from '../../service/work/close.js';
-import { Deadline } from '../../service/work/deadline.js';
-import { markDone } from '../../service/work/done.js';
-import { readTarget } from '../../service/work/read.js';
+import { runAgent } from '../../service/actions/agent.js';
+import { closePane } from '../../service/actions/close.js';
+import { markDone } from '../../service/actions/done.js';
+import { readTarget } from '../../service/actions/read.js';
+import { Deadline } from '../../service/time/deadline.js';
 import { cwdFlag, hostFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { Queued } from '../output-schemas.js';

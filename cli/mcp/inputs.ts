@@ -5,7 +5,7 @@
 //
 // Each schema's JSON Schema (what `tools/list` shows) is written out beside it, with descriptions
 // for the model: zod's toJSONSchema would keep its generator in the chunks every command loads.
-// test/unit/mcp-inputs.test.ts holds each one equal to zod's own conversion.
+// test/unit/cli/mcp-inputs.test.ts holds each one equal to zod's own conversion.
 
 import * as z from 'zod/mini';
 

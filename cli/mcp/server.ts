@@ -1,25 +1,29 @@
 // `dogsled mcp`: the tools of tools.ts served over stdio with the official MCP SDK, which only this
-// command loads. A call's failure is the tool's error result (`dogsled: <tool>: <why>`, one plain
-// line), never the server's end; arguments the schema refuses are the SDK's error result. Every
+// command loads, through our own line transport (stdio-transport.ts: bounded lines, every bad line
+// answered). A call's failure is the tool's error result (`dogsled: <tool>: <why>`, one plain
+// line), never the server's end; params the protocol's schema refuses are one -32602 line. Every
 // string an answer carries is escape-stripped: it may quote panes, logs and other agents. stdout
 // belongs to the protocol, so nothing else may write there; the server ends when stdin closes.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  InitializeRequestSchema,
+  type JSONRPCRequest,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
-import { stripEscapes } from '../../service/core/strip-escapes.js';
-import { plainLine } from '../../service/core/text-clean.js';
-import { DogsledError } from '../../service/errors.js';
-import { VERSION } from '../../service/version.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { VERSION } from '../../service/core/common/version.js';
+import { stripEscapes } from '../../service/core/text/strip-escapes.js';
+import { plainLine } from '../../service/core/text/text-clean.js';
 import { namedError, runCommand } from '../command.js';
 import type { CliContext } from '../context.js';
+import { LineTransport } from './stdio-transport.js';
 import { TOOLS, type ToolAnswer, type ToolDefinition } from './tools.js';
 
 /**
@@ -50,11 +54,9 @@ export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOO
     running.add(call);
     return call.finally(() => running.delete(call));
   });
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport({ refuseParams, warn: (line) => ctx.warn(line) });
   const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
-    process.stdin.once('end', resolve);
-    process.stdin.once('close', resolve);
+    void transport.ended.then(resolve);
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await server.connect(transport);
@@ -67,6 +69,26 @@ export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOO
     await Promise.allSettled([...running]);
   }
   await server.close();
+}
+
+/** The requests this server answers, each with the schema the SDK parses its params with. */
+const REQUESTS = new Map<string, { safeParse: (value: unknown) => { success: boolean; error?: unknown } }>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
+
+/**
+ * Why the SDK would refuse a request's params, as one line (`tools/call: params.name: …`), or null.
+ * Asked before the SDK sees the request: its own refusal is the schema error's multi-line dump.
+ */
+function refuseParams(request: JSONRPCRequest): string | null {
+  const schema = REQUESTS.get(request.method);
+  if (schema === undefined) return null;
+  const parsed = schema.safeParse(request);
+  if (parsed.success) return null;
+  return `${plainLine(request.method)}: invalid params: ${argumentProblems(parsed.error as z.core.$ZodError)}`;
 }
 
 async function callTool(tool: ToolDefinition, args: unknown, ctx: CliContext): Promise<CallToolResult> {

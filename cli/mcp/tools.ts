@@ -5,19 +5,19 @@
 // its ticket. The caller is HERDR_PANE_ID of the harness that started `dogsled mcp`, as the service
 // functions read it from the environment.
 
-import { plainLine } from '../../service/core/text-clean.js';
-import { readStatus } from '../../service/hosts/status.js';
+import { cancelPending } from '../../service/actions/cancel.js';
+import { sendAnywhere } from '../../service/actions/peer-actions.js';
+import { placeRequest } from '../../service/actions/place.js';
+import { runJob } from '../../service/actions/run.js';
+import { readStatus } from '../../service/actions/status.js';
 import { listMyInbox } from '../../service/inbox/mine.js';
 import { stopRef } from '../../service/jobs/by-ref.js';
-import { cancelPending } from '../../service/work/cancel.js';
-import { Deadline } from '../../service/work/deadline.js';
-import { sendAnywhere } from '../../service/work/peer-actions.js';
-import { placeRequest } from '../../service/work/place.js';
-import { runJob } from '../../service/work/run-job.js';
+import { Deadline } from '../../service/time/deadline.js';
 import { cwdFlag, hostFlag, optionalDurationFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { Placed, Queued, RunStarted } from '../output-schemas.js';
 import { inboxListJson } from '../render/inbox.js';
+import { sentLine } from '../render/send-line.js';
 import { CLOSE, DONE, READ, SPAWN } from './agent-tools.js';
 import {
   type CancelArgs,
@@ -115,9 +115,7 @@ const SEND = tool(
       kind: args.kind ?? 'message',
       text: args.message,
     };
-    const { record, to } = await sendAnywhere(ctx, request, () => hostIO(ctx));
-    const label = to.name ? `${plainLine(to.name)} (${to.pane})` : to.pane;
-    return { line: `sent ${record.id} to ${label}` };
+    return { line: sentLine(await sendAnywhere(ctx, request, () => hostIO(ctx))) };
   },
 );
 

@@ -3,9 +3,9 @@
 // LAND), within 80 columns. DONE is history that needs nothing (and rows the owner dismissed), so it
 // is one count line. Every text in a row is already escape-free (core/board.ts).
 
-import type { Dismissed } from '../../service/board/seen.js';
-import { type Board, type BoardRow, GROUP_TITLES } from '../../service/core/board.js';
-import { formatAge } from '../../service/core/duration.js';
+import type { Dismissed } from '../../service/board/board-seen-file.js';
+import { type Board, type BoardRow, GROUP_TITLES } from '../../service/core/board/board-rule.js';
+import { formatAge } from '../../service/core/common/duration.js';
 import type { Paint } from './color.js';
 import { clip, plainLine } from './text.js';
 

@@ -2,10 +2,11 @@
 // hold…) and a name, with the reason on an indented line; within 80 columns. Paths and names come
 // from the filesystem and Git, so terminal escapes are stripped before anything is shown.
 
+import type { DoctorReport, WorktreeEntry } from '../../service/cleanup/doctor-report.js';
 import type { PaneEntry } from '../../service/cleanup/panes/doctor-section.js';
-import type { DoctorReport, WorktreeEntry } from '../../service/cleanup/report.js';
-import { stripEscapes } from '../../service/core/strip-escapes.js';
-import { formatBytes } from '../../service/core/units.js';
+import { formatBytes } from '../../service/core/common/units.js';
+import type { InstallFinding } from '../../service/core/install/install-findings.js';
+import { stripEscapes } from '../../service/core/text/strip-escapes.js';
 import type { Paint } from './color.js';
 
 export const WIDTH = 80;
@@ -79,6 +80,7 @@ export function renderDoctor(report: DoctorReport, paint: Paint): string[] {
     lines.push(paint.bold(title), ...rows);
   };
 
+  section('install', installRows(report.install ?? [], paint));
   section(
     'repositories',
     report.repositories.flatMap((repo) => {
@@ -178,4 +180,28 @@ export function renderDoctor(report: DoctorReport, paint: Paint): string[] {
   if (lines.length > 0) lines.push('');
   lines.push(removable === 0 ? 'nothing to prune' : `${removable} removable: dogsled prune shows the plan`);
   return lines;
+}
+
+const NAME = 13;
+const CHECK_NAMES: Record<InstallFinding['check'], string> = {
+  service: 'service',
+  path: 'PATH',
+  claude: 'Claude Code',
+  codex: 'Codex',
+  'codex-hooks': 'Codex hooks',
+  herdr: 'Herdr',
+  warm: 'warm job',
+};
+
+/** `ok      service     serve runs under systemd (pid 4242)`, and under a fix, the command to run. */
+function installRows(findings: readonly InstallFinding[], paint: Paint): string[] {
+  return findings.flatMap((finding) => {
+    const colour = finding.state === 'ok' ? paint.green : finding.state === 'fix' ? paint.yellow : paint.dim;
+    const name = CHECK_NAMES[finding.check].padEnd(NAME);
+    const [first = '', ...rest] = wrap(finding.detail, ' '.repeat(2 + MARK + NAME));
+    const rows = [colour(`  ${finding.state.padEnd(MARK)}${name}${first.trimStart()}`), ...rest.map(colour)];
+    if (finding.fix !== null)
+      rows.push(...wrap(`run: ${finding.fix}`, ' '.repeat(2 + MARK + NAME)).map(paint.bold));
+    return rows;
+  });
 }

@@ -2,9 +2,9 @@
 // attention, what runs, what waits), then the fleet lines of `status --brief`. Every name and
 // command came from a file other programs write, so each is one escape-free, bounded line.
 
-import { formatAge } from '../../service/core/duration.js';
-import type { OwnerWork, WorkEntry } from '../../service/core/owner-work.js';
-import { sweepCounts } from '../../service/core/sweep.js';
+import { sweepCounts } from '../../service/core/cleanup/sweep-rule.js';
+import { formatAge } from '../../service/core/common/duration.js';
+import type { OwnerWork, WorkEntry } from '../../service/core/inbox/owner-work.js';
 import type { HookContext } from '../../service/inbox/hook-context.js';
 import { renderBrief } from './status-brief.js';
 import { sweepLine } from './status-sweep.js';
@@ -39,10 +39,11 @@ export function renderOwnerWork(work: OwnerWork, now: number): string[] {
   const summary = counts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
   if (summary.length === 0) return [];
   const land = work.toLand.map((row) => {
-    const facts = [row.branch === null ? 'detached' : plainLine(row.branch)];
+    const facts = [`branch ${clip(plainLine(row.branch), 120)}`];
     if (row.ahead > 0) facts.push(`+${row.ahead}`);
     if (row.dirty) facts.push('dirty');
-    return `${plainLine(row.name)} (${facts.join(' ')})`;
+    if (row.host !== 'local') facts.push(`on ${clip(plainLine(row.host), 60)}`);
+    return `${clip(plainLine(row.name), 60)} (${facts.join(' ')})`;
   });
   const text = (list: readonly WorkEntry[]) => list.map((entry) => entryText(entry, now));
   return [

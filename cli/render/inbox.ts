@@ -2,12 +2,12 @@
 // came from a sender is escape-free here, in JSON too. `list` gives each received text whole (the
 // preview a hook delivers points here); `claim` gives the delivery form, bounded like a hook's.
 
-import { formatAge } from '../../service/core/duration.js';
-import { batchText, displayLines, previewText, senderLabel } from '../../service/core/inbox-text.js';
-import { stripEscapes } from '../../service/core/strip-escapes.js';
-import { plainLine } from '../../service/core/text-clean.js';
+import { formatAge } from '../../service/core/common/duration.js';
+import { batchText, displayLines, previewText, senderLabel } from '../../service/core/inbox/inbox-text.js';
+import { stripEscapes } from '../../service/core/text/strip-escapes.js';
+import { plainLine } from '../../service/core/text/text-clean.js';
 import type { Delivery, InboxListing, SentRecord } from '../../service/inbox/reader.js';
-import type { InboxRecord } from '../../service/state/inbox-schemas.js';
+import type { InboxRecord } from '../../service/state/schemas/inbox-schemas.js';
 import { clip } from './text.js';
 
 function nullable(text: string | null): string | null {
@@ -85,7 +85,7 @@ export function claimJson(delivery: Delivery, now: number): string {
     left: delivery.left,
     text: records.length === 0 ? null : batchText(records, now, delivery.left),
     records: records.map((record) => ({
-      ...recordView(record, previewText(record.text)),
+      ...recordView(record, previewText(record)),
       from: senderLabel(record.sender),
     })),
   };

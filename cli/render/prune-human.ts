@@ -1,9 +1,9 @@
 // `dogsled prune` for people: the plan before the question, then one line per removal, skip and
 // failure as they happen. Paths come from the filesystem and Git: escapes are stripped (fit).
 
-import type { PruneFailure, PruneResult, PruneSkip } from '../../service/cleanup/report.js';
-import type { PlanEntry } from '../../service/core/prune-plan.js';
-import { formatBytes } from '../../service/core/units.js';
+import type { PruneFailure, PruneResult, PruneSkip } from '../../service/cleanup/doctor-report.js';
+import type { PlanEntry } from '../../service/core/cleanup/prune-plan.js';
+import { formatBytes } from '../../service/core/common/units.js';
 import type { Paint } from './color.js';
 import { checkedOut, clean, shortPath, verdictRow } from './doctor-human.js';
 

@@ -1,10 +1,23 @@
-// Why a request became a ticket, in one line for stderr: the earlier tickets it waits behind, or each
-// host's refusal. Shared by `place`, `run` and `agent`, which queue alike; the words are the board's
-// too (service/core/queued-why.ts).
+// What a caller hears about its ticket, shared by `place`, `run` and `agent`, which queue alike: why
+// the request became a ticket (one line, in the words the board shows beside a WAITING row:
+// service/core/placement/queued-why.ts), the human line for a ticket nobody waits for, and what a wait that
+// gave up leaves behind (the ticket stays pending: a wait never cancels).
 
-import { queuedWhy } from '../../service/core/queued-why.js';
-import type { Queued } from '../../service/work/submit.js';
+import { queuedWhy } from '../../service/core/placement/queued-why.js';
+import type { Queued } from '../../service/queue/submit.js';
 
 export function whyQueued(queued: Pick<Queued, 'behind' | 'refusals'>): string {
   return queuedWhy(queued.behind, queued.refusals);
+}
+
+/** A ticket's human line when nobody waits for it: the service starts it once a host has room. */
+export function queuedLine(queued: Pick<Queued, 'ticket' | 'behind' | 'refusals'>): string {
+  const id = queued.ticket.id;
+  return `queued as ${id}: ${whyQueued(queued)}; the service starts it when a host has room (dogsled cancel ${id} drops it)`;
+}
+
+/** What a wait that gave up (its --max, or Ctrl-C) says on stderr: the ticket is still there. */
+export function staysQueued(command: string, ticket: string, why: 'deadline' | 'interrupted'): string {
+  const how = why === 'deadline' ? '--max reached' : 'interrupted';
+  return `dogsled: ${command}: ${how}; ticket ${ticket} stays queued; dogsled cancel ${ticket} drops it`;
 }

@@ -1,15 +1,18 @@
 // `dogsled status` for people: one block per host, aligned, within 80 columns. Reads a report
 // object only, the same one `--json` prints.
 
-import { stalledPanes } from '../../service/core/agent-pane-clocks.js';
-import { formatAge } from '../../service/core/duration.js';
-import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/host-marks.js';
-import { formatBytes, formatCores } from '../../service/core/units.js';
+import { stalledPanes } from '../../service/core/agents/agent-pane-clocks.js';
+import { formatAge } from '../../service/core/common/duration.js';
+import { formatBytes, formatCores } from '../../service/core/common/units.js';
+import { factsLine } from '../../service/core/fleet/facts-line.js';
+import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/placement/host-marks.js';
 import type { HostView, StatusReport } from '../../service/hosts/view.js';
 import { renderAgentPanes } from './agent-pane-lines.js';
 import type { Paint } from './color.js';
+import { clip } from './text.js';
 
 const SHOWN_RESERVATIONS = 3;
+const WIDTH = 80;
 
 export function renderStatus(report: StatusReport, paint: Paint): string[] {
   const lines: string[] = [];
@@ -29,6 +32,8 @@ function renderHost(host: HostView, now: number, paint: Paint): string[] {
   const age = host.age_ms === null ? 'no snapshot' : `sampled ${formatAge(host.age_ms)} ago`;
   const title = `${paint.bold(host.label)}  ${host.hostname ?? ''}`.trimEnd();
   const lines = [`${title}  ·  ${host.reachable ? service : unreachableText(host, paint)} · ${age}`];
+  // What the host is, one line, cut to the width (a GPU list can be long).
+  if (host.facts) lines.push(row('system', clip(factsLine(host.facts), WIDTH - 12)));
   const probe = host.probe;
   if (!probe) {
     const hint = host.local

@@ -1,8 +1,8 @@
 // Untrusted text for people: commands, reasons and errors come from files other programs write,
 // so each is shown as one line with terminal escapes and control characters removed.
 
-import { shellLine } from '../../service/core/shell-quote.js';
-import { plainLine } from '../../service/core/text-clean.js';
+import { shellLine } from '../../service/core/common/shell-quote.js';
+import { plainLine } from '../../service/core/text/text-clean.js';
 
 export { plainLine };
 

@@ -3,12 +3,12 @@
 // else a new tab in the caller's (or the active) workspace. Herdr's own worktree verbs open a
 // repository's workspace, so Herdr links it and later work there finds it.
 
-import type { TabPlacement } from '../core/tab-placement.js';
-import type { GitIO } from '../git/run.js';
+import type { TabPlacement } from '../core/jobs/tab-placement.js';
+import type { GitIO } from '../git/run-git.js';
 import { placeJobTab } from '../jobs/tab-placement-facts.js';
-import { TerminalError } from '../terminal/errors.js';
 import type { Env, TerminalPort } from '../terminal/port.js';
-import type { Pane } from '../terminal/records.js';
+import type { Pane } from '../terminal/port-records.js';
+import { TerminalError } from '../terminal/terminal-errors.js';
 
 export interface AgentPane {
   pane: string;

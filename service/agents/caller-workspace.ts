@@ -3,8 +3,8 @@
 // absent). The owner's side names it from its own Herdr; the peer's side finds or makes it there.
 
 import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
-import { TerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
+import { TerminalError } from '../terminal/terminal-errors.js';
 
 /** The label of the workspace `pane` is in, or null (no pane, headless, Herdr cannot say). */
 export async function callerWorkspaceName(port: TerminalPort, pane: string | null): Promise<string | null> {

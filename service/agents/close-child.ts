@@ -8,15 +8,15 @@
 import { basename } from 'node:path';
 import { runRepoCommands } from '../cleanup/commands.js';
 import { repositoryLockPath } from '../cleanup/locks.js';
-import { readPanes, realOrSame } from '../cleanup/panes/facts.js';
+import { readPanes, realOrSame } from '../cleanup/panes/pane-facts.js';
 import { closing } from '../cleanup/panes/prune-closures.js';
 import { TEARDOWN_DEADLINE_MS } from '../cleanup/prune.js';
 import { surveyRepository } from '../cleanup/survey.js';
-import { paneActivity } from '../core/holds.js';
-import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
-import { contains } from '../core/target-rule.js';
-import { shown } from '../core/visible.js';
-import { DogsledError, isDogsledError, messageOf } from '../errors.js';
+import { paneActivity } from '../core/cleanup/holds.js';
+import { AGENT_LOCK_REASON } from '../core/cleanup/loss-rule.js';
+import { contains } from '../core/cleanup/target-rule.js';
+import { DogsledError, isDogsledError, messageOf } from '../core/common/errors.js';
+import { shown } from '../core/text/visible.js';
 import { findCheckoutRoot, readDirty } from '../git/checkout-facts.js';
 import {
   deleteBranch,
@@ -27,14 +27,14 @@ import {
   unlockWorktree,
 } from '../git/mutate.js';
 import { repositoryAt } from '../git/repository.js';
-import type { GitIO } from '../git/run.js';
+import type { GitIO } from '../git/run-git.js';
+import { loadRepoConfig } from '../state/config/repo-config.js';
+import { withLock } from '../state/engine/lock.js';
 import type { HostIO } from '../state/io.js';
-import { withLock } from '../state/lock.js';
-import { dropWorktreeRegistration, readRegistries } from '../state/registries.js';
-import { loadRepoConfig } from '../state/repo-config.js';
-import { readItems } from '../state/work.js';
+import { readItems } from '../state/records/queue-items.js';
+import { dropWorktreeRegistration, readRegistries } from '../state/records/registries.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Listing, Pane } from '../terminal/records.js';
+import type { Listing, Pane } from '../terminal/port-records.js';
 import { closeIdleAnchor } from '../worktrees/anchor-close.js';
 
 export interface CloseRequest {
@@ -206,10 +206,14 @@ async function closeInWorktree(
     const verdict = found?.verdict;
     if (verdict?.kind !== 'removable') {
       const why = verdict?.reason ?? 'it cannot be checked';
-      // Commits only this branch has are what an orphan's status calls unpushed.
+      // Commits only this branch has are what an orphan's status calls unpushed; the refusal says
+      // what would let the close go ahead.
+      const unblock = why.startsWith('local work: ')
+        ? `; push ${scope.branch} (git push origin ${scope.branch}) or land it in the default branch, then close again`
+        : '';
       throw new KeepsWork(
         why.replace(/^local work: /, 'unpushed: '),
-        `worktree ${scope.path} keeps work: ${why}`,
+        `worktree ${scope.path} keeps work: ${why}${unblock}`,
       );
     }
     deleteTheBranch =

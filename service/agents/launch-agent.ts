@@ -1,24 +1,28 @@
 // Launching one placed child agent, for `dogsled agent` and for the service's admission alike: check
-// the launch line (before any pane exists), make or reuse the `--branch` worktree (every refusal
-// before any change), write the durable launch record and the owner's item, open the child's pane,
-// write its contract, then `herdr agent start` with up to three tries (start-tries.ts). Nothing is
-// typed into the pane but the launch line Herdr types; the task is launches/<id>.task.md.
+// the launch line and that the harness is on the caller's PATH (before any pane exists), make or
+// reuse the `--branch` worktree (every refusal before any change), write the durable launch record
+// and the owner's item, open the child's pane with the caller's PATH (core/agent-env.ts), write its
+// contract, then `herdr agent start` with up to three tries (start-tries.ts). Nothing is typed into
+// the pane but the launch line Herdr types; the task is launches/<id>.task.md.
 
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { launchLine } from '../core/launch-line.js';
-import { childRole } from '../core/launch-state.js';
-import { DogsledError, messageOf } from '../errors.js';
+import { harnessBinary } from '../core/agents/agent-env.js';
+import { launchLine } from '../core/agents/launch-line.js';
+import { childRole } from '../core/agents/launch-state.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { oneLine } from '../core/text/text-clean.js';
+import { findExecutable } from '../process/find-executable.js';
 import type { HostIO } from '../state/io.js';
-import { oneLine } from '../state/quarantine.js';
-import { appendItem, updateItems } from '../state/work.js';
-import type { AgentRequest, Item } from '../state/work-schemas.js';
-import { needsTerminal } from '../terminal/errors.js';
+import { linkChild } from '../state/records/parents.js';
+import { appendItem, updateItems } from '../state/records/queue-items.js';
+import type { AgentRequest, Item } from '../state/schemas/queue-items-schemas.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Pane } from '../terminal/records.js';
-import { mark } from '../timing.js';
-import type { Deadline } from '../work/deadline.js';
+import type { Pane } from '../terminal/port-records.js';
+import { needsTerminal } from '../terminal/terminal-errors.js';
+import type { Deadline } from '../time/deadline.js';
+import { mark } from '../time/timing.js';
 import { type BranchWorktree, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import { discardCreatedWorktree } from '../worktrees/unused-work.js';
 import { openAgentPane } from './agent-pane.js';
@@ -51,6 +55,12 @@ export interface AgentLaunchSpec {
   host: string;
   ticket: string | null;
   reservation: string | null;
+  /**
+   * What the child's launch takes from its caller's environment (core/agent-env.ts: PATH), which
+   * its pane gets; undefined or null (a peer's launch, a ticket from an older dogsled) leaves the
+   * pane's environment to Herdr or tmux, as it was.
+   */
+  env?: Record<string, string> | null;
 }
 
 export interface AgentLaunched {
@@ -90,13 +100,20 @@ export async function launchAgent(
 ): Promise<AgentLaunched> {
   const { request } = spec;
   const { args, profile } = await checkAgentLine(io, request);
+  const files = launchFiles(io.paths, request.launch);
+  if (spec.env) {
+    await checkHarness(request, spec.host, spec.env).catch(async (error: unknown) => {
+      // Refused before anything exists: the launch never began, so its task file goes too.
+      await rm(files.task, { force: true }).catch(() => undefined);
+      throw error;
+    });
+  }
   const port = await deadline.step('finding Herdr', 'routine', () =>
     (
       io.terminal ?? (() => openTerminal({ env: io.env, home: io.home, commandName: 'agent', warn: io.warn }))
     )(),
   );
   if (port.kind === 'headless') throw needsTerminal('agent', port.why);
-  const files = launchFiles(io.paths, request.launch);
   const worktree =
     request.branch === null
       ? null
@@ -166,8 +183,8 @@ export async function launchAgent(
     await appendItem(io, item);
     await io.afterRecord?.();
     // The child's own `dogsled done` and hooks find this state directory whatever its shell's
-    // profile or Herdr's environment says.
-    const env = { DOGSLED_STATE: resolve(io.paths.dir) };
+    // profile or Herdr's environment says, and its shell finds the harness its caller would.
+    const env = { ...(spec.env ?? {}), DOGSLED_STATE: resolve(io.paths.dir) };
     where = await deadline.step('opening the agent pane', 'routine', async (signal) => {
       if (worktree !== null) {
         const pane = await worktreeTab(io, port, worktree, request.name, env);
@@ -193,6 +210,7 @@ export async function launchAgent(
       pane: where.pane,
       terminal_id: where.terminal,
     }));
+    if (spec.remoteOwner) await linkRemoteOwner(io, spec, where);
     await writeContractFile(io.paths, request.launch, {
       name: request.name,
       kind: request.kind,
@@ -245,6 +263,48 @@ export async function launchAgent(
   mark('agent: ready');
   const shown = await changeItem(io, spec.itemId, (current) => current);
   return { record: started.record, item: shown, worktree };
+}
+
+/**
+ * Refuses a child whose harness is not on the PATH its pane gets, before any pane exists: typed
+ * there, the line would fail in the shell, and Herdr would report only that no agent came up.
+ */
+export async function checkHarness(
+  request: Pick<AgentRequest, 'kind' | 'name' | 'cwd'>,
+  host: string,
+  env: Record<string, string>,
+): Promise<void> {
+  const binary = harnessBinary(request.kind);
+  if ((await findExecutable(binary, request.cwd, env.PATH)) !== undefined) return;
+  const where =
+    env.PATH === undefined || env.PATH === ''
+      ? 'the caller has no PATH'
+      : `the caller's PATH ${oneLine(env.PATH, 200)}`;
+  throw new DogsledError(`cannot start agent ${request.name} on ${host}: ${binary} is not found on ${where}`);
+}
+
+/**
+ * A child whose owner is on another host is tracked here in parents.json by its terminal: the
+ * watchdog then treats it as that owner's child (its stall goes to the owner through the outbox, and
+ * it is no top-level pane to notify). A failed write costs only that, never the launch.
+ */
+async function linkRemoteOwner(
+  io: AgentLaunchIO,
+  spec: AgentLaunchSpec,
+  where: { pane: string; terminal: string },
+): Promise<void> {
+  const owner = spec.remoteOwner as { host: string; pane: string | null };
+  await linkChild(io, where.terminal, {
+    owner: owner.pane,
+    owner_host: owner.host,
+    item: spec.itemId,
+    pane: where.pane,
+    linked_ms: io.now(),
+  }).catch((error: unknown) =>
+    io.warn(
+      `dogsled: warning: agent: cannot record ${spec.request.name} in parents.json: ${messageOf(error)}`,
+    ),
+  );
 }
 
 /**

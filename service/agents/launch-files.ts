@@ -5,18 +5,18 @@
 
 import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { launchPaneRecord } from '../core/launch-state.js';
-import type { PaneRecord } from '../core/pane-rule.js';
-import { stripEscapes } from '../core/strip-escapes.js';
-import { DogsledError, messageOf } from '../errors.js';
-import { writeAtomic } from '../state/atomic-write.js';
-import { newId } from '../state/ids.js';
+import { launchPaneRecord } from '../core/agents/launch-state.js';
+import type { PaneRecord } from '../core/cleanup/pane-rule.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { stripEscapes } from '../core/text/strip-escapes.js';
+import { oneLine } from '../core/text/text-clean.js';
+import { writeAtomic } from '../state/engine/atomic-write.js';
+import { newId } from '../state/engine/ids.js';
+import { readRecordFile } from '../state/engine/record-file.js';
+import { updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
-import { type LaunchRecord, LaunchRecordSchema } from '../state/launch-schemas.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE, type StatePaths } from '../state/paths.js';
-import { oneLine } from '../state/quarantine.js';
-import { readRecordFile } from '../state/record-file.js';
-import { updateState } from '../state/store.js';
+import { type LaunchRecord, LaunchRecordSchema } from '../state/schemas/launch-schemas.js';
 import { type ContractFacts, childContract } from './contract.js';
 
 export type { LaunchRecord };

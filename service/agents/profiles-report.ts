@@ -3,7 +3,7 @@
 // surface shows the same thing.
 
 import * as z from 'zod/mini';
-import { lazySchema } from '../state/lazy-schema.js';
+import { lazySchema } from '../state/engine/lazy-schema.js';
 import { listProfiles, profilesDir, ROLES, THINKING_LEVELS } from './profiles.js';
 
 export const ProfileRowSchema = lazySchema(() =>

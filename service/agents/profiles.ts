@@ -6,11 +6,11 @@
 import { access, constants, readdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as z from 'zod/mini';
-import type { LaunchProfile } from '../core/launch-line.js';
-import { DogsledError, messageOf } from '../errors.js';
-import { lazySchema } from '../state/lazy-schema.js';
-import { oneLine } from '../state/quarantine.js';
-import '../state/zod-messages.js';
+import type { LaunchProfile } from '../core/agents/launch-line.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { oneLine } from '../core/text/text-clean.js';
+import { lazySchema } from '../state/engine/lazy-schema.js';
+import '../state/engine/zod-messages.js';
 
 export const PROFILE_FILE = 'profile.json';
 /** A profile is a few lines of JSON; a bigger file is not one (and is not read whole). */

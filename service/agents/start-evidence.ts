@@ -6,13 +6,14 @@
 import { constants } from 'node:fs';
 import { lstat, open, readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LaunchKey, SignOfLife, StartFacts } from '../core/agent-start.js';
-import { signsOfLife } from '../core/agent-start.js';
-import { inboxTerminals, readInbox } from '../inbox/files.js';
+import type { LaunchKey, SignOfLife, StartFacts } from '../core/agents/start-tries-rule.js';
+import { signsOfLife } from '../core/agents/start-tries-rule.js';
+import { inboxTerminals } from '../inbox/inbox-files.js';
 import { readOutbox } from '../inbox/outbox.js';
-import { readDoneMarks } from '../state/done-marks.js';
+import { readAllRecords } from '../inbox/settled.js';
 import type { StateIO } from '../state/io.js';
-import { readItems } from '../state/work.js';
+import { readDoneMarks } from '../state/records/done-marks.js';
+import { readItems } from '../state/records/queue-items.js';
 
 /** The launch as its record knows it. */
 export interface LaunchFacts {
@@ -59,8 +60,9 @@ export async function startSigns(io: StateIO & { home: string }, launch: LaunchF
 
 async function inboxRecords(io: StateIO): Promise<StartFacts['inbox']> {
   const terminals = (await inboxTerminals(io).catch(() => [] as string[])).slice(0, INBOXES_MAX);
-  const inboxes = await Promise.all(terminals.map((t) => readInbox(io, t).catch(() => undefined)));
-  return inboxes.flatMap((inbox) => inbox?.records ?? []);
+  // Settled records too: the child's first message may have been delivered and moved out since.
+  const inboxes = await Promise.all(terminals.map((t) => readAllRecords(io, t).catch(() => [])));
+  return inboxes.flat();
 }
 
 /** Where each harness keeps the sessions of a working directory (Codex: by local date). */

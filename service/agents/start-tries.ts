@@ -13,15 +13,15 @@ import {
   reconcile,
   type SignOfLife,
   type TryOutcome,
-} from '../core/agent-start.js';
-import { stripEscapes } from '../core/strip-escapes.js';
-import { messageOf } from '../errors.js';
+} from '../core/agents/start-tries-rule.js';
+import { messageOf } from '../core/common/errors.js';
+import { stripEscapes } from '../core/text/strip-escapes.js';
+import { oneLine } from '../core/text/text-clean.js';
 import type { StateIO } from '../state/io.js';
-import { oneLine } from '../state/quarantine.js';
-import { isFinalRefusal, isTerminalError, TerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Agent } from '../terminal/records.js';
-import type { Deadline } from '../work/deadline.js';
+import type { Agent } from '../terminal/port-records.js';
+import { isFinalRefusal, isTerminalError, TerminalError } from '../terminal/terminal-errors.js';
+import type { Deadline } from '../time/deadline.js';
 import { type LaunchRecord, updateLaunchRecord } from './launch-files.js';
 import { startSigns } from './start-evidence.js';
 

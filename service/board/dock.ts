@@ -7,15 +7,17 @@
 // removed or corrupt, an open killed before writing it) is found again by the board's tag (adoptBoard).
 // tmux docks at the left natively (dockInTmux); the rest is the same.
 
-import { DogsledError, messageOf } from '../errors.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { VERSION } from '../core/common/version.js';
+import { installLines } from '../core/install/install-lines.js';
+import { writeState } from '../state/engine/store.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
-import { boardFile, updateBoardEntry } from '../state/sidebar-files.js';
-import { type BoardEntry, BoardEntrySchema } from '../state/sidebar-schemas.js';
-import { writeState } from '../state/store.js';
-import { isTerminalError, needsPane, needsTerminal } from '../terminal/errors.js';
+import { boardFile, updateBoardEntry } from '../state/records/sidebar-files.js';
+import { type BoardEntry, BoardEntrySchema } from '../state/schemas/sidebar-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Layout, Pane, Rect } from '../terminal/records.js';
-import type { TmuxTerminal } from '../terminal/tmux.js';
+import type { Layout, Pane, Rect } from '../terminal/port-records.js';
+import { isTerminalError, needsPane, needsTerminal } from '../terminal/terminal-errors.js';
+import type { TmuxTerminal } from '../terminal/tmux/tmux.js';
 
 /** The board's width in cells beside Herdr's own sidebar (spec, "Pi"). */
 export const BOARD_WIDTH = 38;
@@ -205,7 +207,7 @@ async function splitLeft(
       // The board is the plugin's pane: say what to install rather than Herdr's bare refusal.
       if (!isTerminalError(error, 'plugin_not_found')) throw error;
       throw new DogsledError(
-        `the ${PLUGIN_ID} plugin is not installed in Herdr: herdr plugin install <owner>/<repo>/plugins/herdr --yes`,
+        `the ${PLUGIN_ID} plugin is not installed in Herdr: ${installLines(VERSION).herdr}`,
       );
     });
   if (!pane) throw new DogsledError('herdr opened the board without a pane (is its placement split?)');
@@ -228,7 +230,7 @@ async function dockInTmux(
   caller: Pane,
   io: StateIO,
 ): Promise<{ pane: Pane; ratio: null }> {
-  const { selfInvocation } = await import('../jobs/self-invocation.js');
+  const { selfInvocation } = await import('../process/self-invocation.js');
   const pane = await (port as TmuxTerminal).dockLeft({
     targetPaneId: caller.pane_id,
     width: BOARD_WIDTH,
@@ -264,7 +266,7 @@ export function splitPath(id: string): boolean[] {
 export async function dockCallerBoard(io: ProcessIO, toggle: boolean): Promise<DockResult> {
   const command = toggle ? 'board --toggle' : 'board --open';
   const { openTerminal } = await import('../terminal/open.js');
-  const { callerPane, pluginContextPane } = await import('../terminal/herdr-env.js');
+  const { callerPane, pluginContextPane } = await import('../terminal/herdr/herdr-env.js');
   const port = await openTerminal({
     env: io.env,
     home: io.home,

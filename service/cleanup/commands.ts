@@ -4,12 +4,12 @@
 // the command's last lines of output, stripped of terminal escapes (the output is untrusted).
 
 import { stat } from 'node:fs/promises';
-import { expandCommand, type TemplateValues } from '../core/command-template.js';
-import { formatAge } from '../core/duration.js';
-import { stripEscapes } from '../core/strip-escapes.js';
-import { DogsledError, messageOf } from '../errors.js';
-import { type RunResult, runProcess, SpawnError } from '../process/run.js';
-import { monotonicMs } from '../timers.js';
+import { expandCommand, type TemplateValues } from '../core/agents/command-template.js';
+import { formatAge } from '../core/common/duration.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { stripEscapes } from '../core/text/strip-escapes.js';
+import { type RunResult, runProcess, SpawnError } from '../process/run-process.js';
+import { monotonicMs } from '../time/timers.js';
 
 /** Lines of output a failure carries (spec: "its last lines of output"). */
 export const FAILURE_OUTPUT_LINES = 20;

@@ -11,7 +11,7 @@ import {
   holderIndex,
   holdingOf,
   type RefTip,
-} from '../core/loss-commits.js';
+} from '../core/cleanup/loss-commits.js';
 import {
   CANDIDATE_WINDOW,
   type Candidate,
@@ -22,14 +22,20 @@ import {
   type IntegrationPlan,
   planIntegration,
   type TargetWindow,
-} from '../core/loss-integration.js';
-import { commitsVerdict } from '../core/loss-rule.js';
-import type { AppliedRun, CommitsProof, CommitsVerdict, MergeAnswer, TreeDiff } from '../core/loss-types.js';
-import { messageOf } from '../errors.js';
+} from '../core/cleanup/loss-integration.js';
+import { commitsVerdict } from '../core/cleanup/loss-rule.js';
+import type {
+  AppliedRun,
+  CommitsProof,
+  CommitsVerdict,
+  MergeAnswer,
+  TreeDiff,
+} from '../core/cleanup/loss-types.js';
+import { messageOf } from '../core/common/errors.js';
 import { diffTrees } from '../git/diff.js';
 import { readGraph, readWindow } from '../git/graph.js';
 import type { DefaultBranch, GitRef } from '../git/refs.js';
-import type { GitIO } from '../git/run.js';
+import type { GitIO } from '../git/run-git.js';
 import { answerMerges } from '../git/three-way.js';
 
 /** `env` and `signal` (GitIO) are every git call's environment and deadline. */

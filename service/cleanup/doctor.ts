@@ -5,24 +5,24 @@
 // refreshes remote-tracking refs).
 
 import { basename, resolve } from 'node:path';
-import { isExpiredJob } from '../core/job-expiry.js';
-import type { PlanEntry } from '../core/prune-plan.js';
-import { type Target, targetVerdict } from '../core/target-rule.js';
-import { messageOf } from '../errors.js';
+import type { PlanEntry } from '../core/cleanup/prune-plan.js';
+import { type Target, targetVerdict } from '../core/cleanup/target-rule.js';
+import { messageOf } from '../core/common/errors.js';
+import { isExpiredJob } from '../core/jobs/job-expiry.js';
 import type { FetchOutcome } from '../git/refs.js';
 import { statfsSpace } from '../probe/home-disk.js';
-import { type ProcessTable, readProcessTable } from '../process/table.js';
+import { type ProcessTable, readProcessTable } from '../process/process-table.js';
+import { loadRepoConfig } from '../state/config/repo-config.js';
 import type { HostIO } from '../state/io.js';
-import { type JobRecord, listJobRecords } from '../state/job-records.js';
-import { pathIsAbsent, readRegistries } from '../state/registries.js';
-import { loadRepoConfig } from '../state/repo-config.js';
+import { type JobRecord, listJobRecords } from '../state/records/job-records.js';
+import { pathIsAbsent, readRegistries } from '../state/records/registries.js';
+import { findTargets } from './build-targets.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk-findings.js';
+import type { DoctorReport, JobEntry, TargetEntry, WorktreeEntry } from './doctor-report.js';
 import { addPanes, type DoctorHerdr } from './panes/doctor-section.js';
 import { hotProcesses } from './processes.js';
-import type { DoctorReport, JobEntry, TargetEntry, WorktreeEntry } from './report.js';
 import { callerRepository, discoverRepositories, type RepositoryCandidate } from './repositories.js';
 import { type HoldSource, type RepoSurvey, surveyRepository, type WorktreeSurvey } from './survey.js';
-import { findTargets } from './targets.js';
 
 export interface CleanupIO extends HostIO {
   /** The caller's working directory: its repository is surveyed, and it holds its checkout. */

@@ -1,12 +1,12 @@
 // Doctor's report-only hot processes: above 100% CPU and outside every Herdr pane's ancestry, found
-// in the host's process table (service/process/table.ts). A process is named by its program (comm),
+// in the host's process table (service/process/process-table.ts). A process is named by its program (comm),
 // never by its arguments, which may hold secrets. An unreadable table is an answer of its own: the
 // loss rule treats it as a hold, and doctor reports it.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { messageOf } from '../errors.js';
-import { type ProcessEntry, type ProcessTable, readProcessTable } from '../process/table.js';
-import { oneLine } from '../state/quarantine.js';
+import { messageOf } from '../core/common/errors.js';
+import { oneLine } from '../core/text/text-clean.js';
+import { type ProcessEntry, type ProcessTable, readProcessTable } from '../process/process-table.js';
 
 /** Report-only threshold (spec: "Processes above 100% CPU"): more than one core's worth. */
 export const HOT_CPU_PERCENT = 100;

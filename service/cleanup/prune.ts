@@ -7,11 +7,11 @@
 // independent.
 
 import { lstat } from 'node:fs/promises';
-import { isExpiredJob } from '../core/job-expiry.js';
-import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
-import { type PlanEntry, type Recheck, recheckBranch, recheckWorktree } from '../core/prune-plan.js';
-import { targetVerdict } from '../core/target-rule.js';
-import { messageOf } from '../errors.js';
+import { AGENT_LOCK_REASON } from '../core/cleanup/loss-rule.js';
+import { type PlanEntry, type Recheck, recheckBranch, recheckWorktree } from '../core/cleanup/prune-plan.js';
+import { targetVerdict } from '../core/cleanup/target-rule.js';
+import { messageOf } from '../core/common/errors.js';
+import { isExpiredJob } from '../core/jobs/job-expiry.js';
 import {
   deleteBranch,
   lockWorktree,
@@ -21,28 +21,28 @@ import {
   unlockWorktree,
 } from '../git/mutate.js';
 import type { FetchOutcome } from '../git/refs.js';
-import { gitIO } from '../git/run.js';
+import { gitIO } from '../git/run-git.js';
 import { listWorktrees } from '../git/worktrees.js';
-import { readProcessTable } from '../process/table.js';
-import { listJobRecords, removeJob } from '../state/job-records.js';
-import { withLock } from '../state/lock.js';
+import { readProcessTable } from '../process/process-table.js';
+import { loadRepoConfig } from '../state/config/repo-config.js';
+import { withLock } from '../state/engine/lock.js';
+import { listJobRecords, removeJob } from '../state/records/job-records.js';
 import {
   dropStaleRepositories,
   dropStaleWorktrees,
   dropWorktreeRegistration,
   pathIsAbsent,
   readRegistries,
-} from '../state/registries.js';
-import { loadRepoConfig } from '../state/repo-config.js';
+} from '../state/records/registries.js';
 import type { TerminalPort } from '../terminal/port.js';
+import { removeTarget } from './build-targets.js';
 import { runRepoCommands } from './commands.js';
 import type { CleanupIO, CleanupSurvey } from './doctor.js';
+import type { PruneFailure, PruneReport, PruneResult, PruneSkip } from './doctor-report.js';
 import { repositoryLockPath } from './locks.js';
 import type { PaneContext } from './panes/judge.js';
 import { type Closure, prunePane, pruneWorkspace, type WorktreePanes } from './panes/prune-closures.js';
-import type { PruneFailure, PruneReport, PruneResult, PruneSkip } from './report.js';
 import { surveyRepository } from './survey.js';
-import { removeTarget } from './targets.js';
 
 /** All of a worktree's teardown commands together get this long. */
 export const TEARDOWN_DEADLINE_MS = 5 * 60_000;

@@ -6,10 +6,10 @@
 
 import { lstat, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../core/common/errors.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
-import type { GitIO } from '../git/run.js';
-import type { RepositoryEntry } from './report.js';
+import type { GitIO } from '../git/run-git.js';
+import type { RepositoryEntry } from './doctor-report.js';
 
 export type RepositorySource = RepositoryEntry['sources'][number];
 

@@ -3,14 +3,15 @@
 // removable entries as a plan that the caller confirms and that is applied entry by entry with a
 // recheck before each removal (prune). Without Herdr there are simply no pane entries.
 
-import { type PlanEntry, type PruneCategory, selectPlan } from '../core/prune-plan.js';
-import { DogsledError } from '../errors.js';
+import { type PlanEntry, type PruneCategory, selectPlan } from '../core/cleanup/prune-plan.js';
+import { DogsledError } from '../core/common/errors.js';
+import { installSection } from '../install/install-facts.js';
 import type { HostIO } from '../state/io.js';
 import { type CleanupIO, surveyCleanup } from './doctor.js';
-import { gatherTerminalFacts, paneContext, type TerminalFacts } from './panes/facts.js';
+import type { DoctorReport, PruneReport } from './doctor-report.js';
+import { gatherTerminalFacts, paneContext, type TerminalFacts } from './panes/pane-facts.js';
 import { worktreePanes } from './panes/prune-closures.js';
 import { applyPlan, type Outcome, type PruneIO } from './prune.js';
-import type { DoctorReport, PruneReport } from './report.js';
 
 /** Who runs the cleanup: its directory (its repository is surveyed and its checkout held). */
 export interface CleanupCaller {
@@ -47,11 +48,21 @@ function cleanupIO(io: HostIO, caller: CleanupCaller, terminal: TerminalFacts): 
   };
 }
 
-/** `dogsled doctor`: the survey as a report (with hot processes); changes nothing. */
+/**
+ * `dogsled doctor`: the survey as a report (with hot processes), and how this host has dogsled
+ * installed (install-facts.ts), read at the same time; changes nothing.
+ */
 export async function doctorReport(io: HostIO, caller: CleanupCaller, host: string): Promise<DoctorReport> {
   const session = await openSession(io, caller);
-  const { report } = await surveyCleanup(session.io, { processes: true, host });
-  return report;
+  const live = session.terminal.herdr?.live;
+  const herdr = live?.kind.startsWith('herdr')
+    ? { port: live }
+    : { why: session.terminal.why || 'not Herdr' };
+  const [{ report }, install] = await Promise.all([
+    surveyCleanup(session.io, { processes: true, host }),
+    installSection({ ...io, platform: process.platform, herdr }),
+  ]);
+  return { ...report, install };
 }
 
 export interface PruneRequest {
@@ -84,7 +95,10 @@ function applyIO(session: Session): PruneIO {
     closures: {
       port: herdr.live,
       paneContext: () => paneContext(session.io, herdr.callerPaneId),
-      worktreePanes: (path) => worktreePanes(herdr.live, path, herdr.callerPaneId),
+      worktreePanes: (path) =>
+        worktreePanes(herdr.live, path, herdr.callerPaneId, () =>
+          paneContext(session.io, herdr.callerPaneId),
+        ),
     },
   };
 }

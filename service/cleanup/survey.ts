@@ -13,19 +13,24 @@ import {
   type WorktreeFacts,
   type WorktreeVerdict,
   worktreeVerdict,
-} from '../core/loss-rule.js';
-import type { CommitsVerdict, Hold } from '../core/loss-types.js';
-import { DogsledError, messageOf } from '../errors.js';
+} from '../core/cleanup/loss-rule.js';
+import type { CommitsVerdict, Hold } from '../core/cleanup/loss-types.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
 import { pathPresent } from '../git/git-dir.js';
+import {
+  branchHeldByOperation,
+  checkoutIdentity,
+  operationInProgress,
+  readStatus,
+} from '../git/git-status.js';
 import { branchName } from '../git/mutate.js';
 import { type DefaultBranch, defaultBranchOf, type FetchOutcome, fetchAll, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
-import type { GitIO } from '../git/run.js';
-import { branchHeldByOperation, checkoutIdentity, operationInProgress, readStatus } from '../git/status.js';
+import type { GitIO } from '../git/run-git.js';
 import type { GitWorktree } from '../git/worktrees.js';
 import { mapLimited } from '../probe/map-limited.js';
-import type { WorktreeRecord } from '../state/registry-schemas.js';
-import { loadRepoConfig } from '../state/repo-config.js';
+import { loadRepoConfig } from '../state/config/repo-config.js';
+import type { WorktreeRecord } from '../state/schemas/registry-schemas.js';
 import { gatherCommitFacts } from './commit-facts.js';
 
 /** Holds that other layers know about (panes, processes, launches, items), by checkout path. */

@@ -1,35 +1,43 @@
 // The service's inbox worker (spec, "Inbox"): offers records whose lease ended again (rewriting them
-// pending, so a reader watching the file sees the change), drops records settled a day ago, fails
-// the undelivered records of a terminal Herdr no longer shows and tells each sender in its own
-// inbox, and posts the ticket notices admission leaves (`notice: "pending"`) to the owner's inbox.
+// pending, so a reader watching the file sees the change), moves settled records out of the live
+// files into their settled files (inbox/settled.ts) and drops those settled a day ago, fails the
+// undelivered records of a terminal Herdr no longer shows and tells each sender in its own inbox,
+// and posts the ticket notices admission leaves (`notice: "pending"`) to the owner's inbox.
 // Crash-safe by order: a notice is posted (once, by its ref) before the record it is about changes.
 
+import { messageOf } from '../core/common/errors.js';
 import {
-  appendRecord,
   failUndelivered,
   isDisposable,
+  isExpiredRecord,
   isUndelivered,
   pendingRecord,
-  pruneSettled,
   reofferExpired,
   serviceSender,
-} from '../core/inbox.js';
-import { ticketNoticeText, undeliveredText } from '../core/inbox-text.js';
-import { messageOf } from '../errors.js';
-import { LOCAL_HOST } from '../hosts/local.js';
-import { inboxTerminals, readInbox, removeInbox, updateInbox } from '../inbox/files.js';
+} from '../core/inbox/inbox.js';
+import { compactionDue } from '../core/inbox/inbox-space.js';
+import { ticketNoticeText, undeliveredText } from '../core/inbox/inbox-text.js';
+import { LOCAL_HOST } from '../hosts/local-facts.js';
+import { inboxTerminals, readInbox, removeInbox, updateInbox } from '../inbox/inbox-files.js';
+import { postRecord } from '../inbox/post.js';
+import { compactLocked, dropBodies } from '../inbox/settled.js';
 import { paneWhereabouts } from '../inbox/whereabouts.js';
-import { newId } from '../state/ids.js';
-import type { Inbox, InboxRecord } from '../state/inbox-schemas.js';
+import { newId } from '../state/engine/ids.js';
 import type { ProcessIO } from '../state/io.js';
-import { readQueue, updateQueue } from '../state/work.js';
-import type { Ticket } from '../state/work-schemas.js';
+import { readQueue, updateQueue } from '../state/records/queue-items.js';
+import type { Inbox, InboxRecord } from '../state/schemas/inbox-schemas.js';
+import type { Ticket } from '../state/schemas/queue-items-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Listing } from '../terminal/records.js';
+import type { Listing } from '../terminal/port-records.js';
 import { type LoopOptions, runLoop } from './work-loop.js';
 
 /** How long one Herdr listing may take before this pass judges no terminal gone. */
 const LISTING_TIMEOUT_MS = 10_000;
+/**
+ * How often each terminal's settled file is tidied (a day's retention, orphan bodies) and a gone
+ * terminal's removal tried: both read the settled file, which a pass on every interval need not.
+ */
+const SETTLED_TIDY_MS = 10 * 60_000;
 export const TERMINAL_GONE = 'its terminal is gone';
 
 /** One Herdr listing that answered, and the port that took it (a moved owner pane resolves through it). */
@@ -47,6 +55,8 @@ export interface InboxPass {
 
 export class InboxWorker {
   private readonly warned = new Set<string>();
+  /** When each terminal's settled file was last tidied by this worker. */
+  private readonly tidied = new Map<string, number>();
 
   /** The state it tends, and the environment and home Herdr is found with. */
   constructor(private readonly io: ProcessIO) {}
@@ -59,8 +69,10 @@ export class InboxWorker {
     const seen = notices.length > 0 || inboxes.length > 0 ? await this.seeTerminals() : undefined;
     for (const { terminal, inbox } of inboxes) {
       try {
-        result.reoffered += await this.tidy(terminal, inbox);
-        if (seen && !seen.terminals.has(terminal)) result.failed.push(...(await this.gone(terminal, inbox)));
+        const settledDue = this.settledDue(terminal);
+        result.reoffered += await this.tidy(terminal, inbox, settledDue);
+        if (seen && !seen.terminals.has(terminal))
+          result.failed.push(...(await this.gone(terminal, inbox, settledDue)));
       } catch (error) {
         this.warnOnce(messageOf(error));
       }
@@ -91,26 +103,47 @@ export class InboxWorker {
     return found;
   }
 
-  /** Expired leases back to pending, settled records past a day dropped; returns how many were re-offered. */
-  private async tidy(terminal: string, seen: Inbox): Promise<number> {
+  /** Whether this pass tidies `terminal`'s settled file (then the next one in SETTLED_TIDY_MS does). */
+  private settledDue(terminal: string): boolean {
     const now = this.io.now();
-    if (reofferExpired(seen, now).reoffered.length === 0 && pruneSettled(seen, now).dropped === 0) return 0;
-    return updateInbox(this.io, terminal, seen.pane, (inbox) => {
+    const last = this.tidied.get(terminal);
+    if (last !== undefined && now - last < SETTLED_TIDY_MS) return false;
+    this.tidied.set(terminal, now);
+    return true;
+  }
+
+  /**
+   * Expired leases back to pending; settled records out of the live file once enough wait there
+   * (or `settledDue`: then the settled file is tidied too). Returns how many were re-offered.
+   */
+  private async tidy(terminal: string, seen: Inbox, settledDue: boolean): Promise<number> {
+    const now = this.io.now();
+    const compact =
+      settledDue || compactionDue(seen.records, now) || seen.records.some((r) => isExpiredRecord(r, now));
+    if (reofferExpired(seen, now).reoffered.length === 0 && !compact) return 0;
+    const dropped: InboxRecord[] = [];
+    const reoffered = await updateInbox(this.io, terminal, seen.pane, async (inbox) => {
       const reoffer = reofferExpired(inbox, this.io.now());
-      const pruned = pruneSettled(reoffer.next, this.io.now());
-      const changed = reoffer.reoffered.length > 0 || pruned.dropped > 0;
-      return changed ? { result: reoffer.reoffered.length, next: pruned.next } : { result: 0 };
+      const count = reoffer.reoffered.length;
+      if (!compact) return count > 0 ? { result: count, next: reoffer.next } : { result: 0 };
+      const plan = await compactLocked(this.io, terminal, reoffer.next, { sweep: settledDue });
+      dropped.push(...plan.dropped);
+      const changed = count > 0 || plan.live.length !== inbox.records.length;
+      return changed ? { result: count, next: { ...reoffer.next, records: plan.live } } : { result: count };
     });
+    await dropBodies(this.io, terminal, dropped);
+    return reoffered;
   }
 
   /**
    * A terminal Herdr no longer shows: each undelivered record fails, after its sender's inbox has
    * a notice about it; a file with nothing left to keep is removed.
    */
-  private async gone(terminal: string, seen: Inbox): Promise<InboxRecord[]> {
+  private async gone(terminal: string, seen: Inbox, settledDue: boolean): Promise<InboxRecord[]> {
     const undelivered = seen.records.filter(isUndelivered);
-    // A gone terminal keeps its failed records a day for its senders' `inbox list`: nothing to do till then.
-    if (undelivered.length === 0 && !isDisposable(seen, this.io.now())) return [];
+    // A gone terminal keeps its failed records a day for its senders' `inbox list`: nothing to do till
+    // then (its settled records are looked at only as often as they are tidied).
+    if (undelivered.length === 0 && !(settledDue && isDisposable(seen, this.io.now()))) return [];
     const target = seen.pane ?? terminal;
     for (const record of undelivered) {
       const back = record.sender.terminal;
@@ -125,10 +158,7 @@ export class InboxWorker {
         },
         this.io.now(),
       );
-      await updateInbox(this.io, back, record.sender.pane, (inbox) => {
-        const { next, added } = appendRecord(inbox, notice);
-        return added ? { result: undefined, next } : { result: undefined };
-      });
+      await postRecord(this.io, back, record.sender.pane, notice);
     }
     const failed =
       undelivered.length === 0
@@ -138,7 +168,7 @@ export class InboxWorker {
             const { next, failed } = failUndelivered(inbox, TERMINAL_GONE, this.io.now(), only);
             return failed.length > 0 ? { result: failed, next } : { result: failed };
           });
-    await removeInbox(this.io, terminal, (inbox) => isDisposable(inbox, this.io.now()));
+    await removeInbox(this.io, terminal, (records) => isDisposable({ records }, this.io.now()));
     return failed;
   }
 
@@ -171,10 +201,7 @@ export class InboxWorker {
       },
       this.io.now(),
     );
-    const posted = await updateInbox(this.io, owner.terminal, owner.pane, (inbox) => {
-      const { next, record, added } = appendRecord(inbox, notice);
-      return added ? { result: record, next } : { result: record };
-    });
+    const posted = (await postRecord(this.io, owner.terminal, owner.pane, notice))?.record;
     await updateQueue(this.io, (queue) => {
       const index = queue.tickets.findIndex((t) => t.id === ticket.id);
       const current = queue.tickets[index];

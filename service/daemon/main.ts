@@ -3,21 +3,29 @@
 // readers, this process's identity, quota collection and the publication loop (serve.ts) together.
 
 import { hostname } from 'node:os';
-import { stallThreshold } from '../core/stall.js';
+import { stallThreshold } from '../core/agents/stall.js';
+import { VERSION } from '../core/common/version.js';
 import { enabledPeers } from '../hosts/fleet.js';
-import { LOCAL_HOST } from '../hosts/local.js';
+import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { peerTarget } from '../hosts/peer-cache.js';
 import { type ProbeDeps, probeHost, rootedReader } from '../probe/index.js';
 import type { HostIO } from '../state/io.js';
-import { VERSION } from '../version.js';
-import { realAgentLane } from './agent-lane-readers.js';
+import type { ConfigLocation } from '../state/paths.js';
+import { realAgentLane } from './agents/agents-readers.js';
+import { readFactsInChild } from './publish/facts-child.js';
 import { type ServeOptions, serve } from './serve.js';
 
 /** How long a tick waits for Herdr and the pane reads before publishing the last known panes. */
 const AGENT_READ_BUDGET_MS = 5_000;
 
-/** Runs the service until `options.signal` aborts (or once, with `options.once`). */
-export async function runService(io: HostIO, options: ServeOptions): Promise<void> {
+/**
+ * Runs the service until `options.signal` aborts (or once, with `options.once`); `configFile`, the
+ * config.toml `io.config` came from, is followed while it runs.
+ */
+export async function runService(
+  io: HostIO & { configFile?: ConfigLocation },
+  options: ServeOptions,
+): Promise<void> {
   const { intervalMs } = options;
   const stall = stallThreshold(io.env.DOGSLED_TEST_STALL_MS);
   if (stall.warning) io.warn(`dogsled: warning: ${stall.warning}`);
@@ -36,6 +44,7 @@ export async function runService(io: HostIO, options: ServeOptions): Promise<voi
       version: VERSION,
       agents,
       quota: {
+        // Read when the quota worker starts; a changed management_url needs a restart.
         managementUrl: io.config.quota.management_url,
         platform: process.platform,
         // Read at each push, from the list the peers lane uses: a machine Herdr adds or disables
@@ -44,6 +53,7 @@ export async function runService(io: HostIO, options: ServeOptions): Promise<voi
           (await enabledPeers({ ...io, warn })).map((peer) => peerTarget(peer, io.config.remote_command)),
       },
       warmSupervisor: {},
+      facts: (signal) => readFactsInChild(io, signal),
     },
     options,
   );

@@ -4,11 +4,11 @@
 // never pushed on. Without a management URL it has nothing to do and does not run.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QUOTA_REFRESH_MS } from '../core/quota-rules.js';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../core/common/errors.js';
+import { QUOTA_REFRESH_MS } from '../core/quota/quota-rules.js';
 import { QuotaPusher } from '../quota/push.js';
+import { readQuota } from '../quota/quota-store.js';
 import { type QuotaIO, refreshQuota } from '../quota/refresh.js';
-import { readQuota } from '../quota/store.js';
 import type { PeerTarget, Transport } from '../transport/types.js';
 
 /** Never sooner than this between passes, whatever a retry time says. */

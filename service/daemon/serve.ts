@@ -6,25 +6,27 @@
 
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DogsledError, messageOf } from '../errors.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
 import type { HostProbe } from '../probe/index.js';
+import { sweepOrphanTemps } from '../state/engine/temp-sweep.js';
 import type { HostIO } from '../state/io.js';
-import { ensureStateDir } from '../state/paths.js';
-import { acquireServiceLock } from '../state/service-lock.js';
-import { sweepOrphanTemps } from '../state/temp-sweep.js';
-import { span } from '../timing.js';
+import { type ConfigLocation, ensureStateDir } from '../state/paths.js';
+import { acquireServiceLock } from '../state/records/service-lock.js';
+import type { HostFacts } from '../state/schemas/host-schemas.js';
+import { span } from '../time/timing.js';
 import { SshPool } from '../transport/pool.js';
 import type { Transport } from '../transport/types.js';
-import { AdmissionWorker, startWorkWorkers } from './admission-worker.js';
-import type { AgentLane } from './agent-lane.js';
-import { CompletionWorker } from './completion.js';
-import { OrphanLane, orphanSource } from './orphans.js';
-import { Publisher } from './publisher.js';
+import type { AgentLane } from './agents/agents-worker.js';
+import { OrphanLane, orphanSource } from './agents/orphans-pass.js';
+import { startTodosWorker, TodosWorker } from './agents/todos-worker.js';
+import { startWatchdogWorker, type WatchdogIO, WatchdogWorker } from './agents/watchdog-worker.js';
+import { watchConfig } from './config-watch.js';
+import { Publisher } from './publish/publisher.js';
+import { AdmissionWorker, startWorkWorkers } from './queue/admission-worker.js';
+import { CompletionWorker } from './queue/completion-worker.js';
 import { type QuotaWorkerIO, startQuotaWorker } from './quota-worker.js';
 import { type SweepIO, SweepWorker, startSweepWorker } from './sweep-worker.js';
-import { startTodosWorker, TodosWorker } from './todos-worker.js';
-import { startWarmKeeper, type WarmKeeperIO } from './warm-keeper.js';
-import { startWatchdogWorker, type WatchdogIO, WatchdogWorker } from './watchdog-worker.js';
+import { startWarmKeeper, type WarmKeeperIO } from './warm-worker.js';
 import type { WorkerIO } from './worker-io.js';
 
 /** The second tick comes soon after the first, so a fresh service has a CPU sample within a second. */
@@ -45,6 +47,10 @@ export interface ServiceIO extends HostIO {
   quota?: Pick<QuotaWorkerIO, 'managementUrl' | 'platform' | 'peers' | 'transport'>;
   /** Keep a job supervisor warm for headless launches (warm-keeper.ts); without it, none. */
   warmSupervisor?: Pick<WarmKeeperIO, 'self'>;
+  /** config.toml, followed while the service runs (config-watch.ts); without it, read once. */
+  configFile?: ConfigLocation;
+  /** What the host is, read once at start in the background (facts.ts); without it, none. */
+  facts?: (signal: AbortSignal) => Promise<HostFacts>;
 }
 
 export interface ServeOptions {
@@ -104,6 +110,11 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     if (error === undefined) laneErrors.delete(name);
     else laneErrors.set(name, error);
   };
+  // A changed config.toml or profile is the service's at once; one that no longer loads is said.
+  const configWatch =
+    options.once || !io.configFile
+      ? undefined
+      : watchConfig({ ...io, configFile: io.configFile }, stop, (lane, problem) => laneReport(lane)(problem));
   const watchdogIO = { ...workerIO, children: orphanSource(workerIO) };
   const watchdog = options.once ? undefined : startWatchdogWorker(watchdogIO, stop, laneReport('watchdog'));
   const sweepIO: SweepIO = {
@@ -133,11 +144,15 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
           },
           stop,
         );
+  // Not for --once: it publishes before a child could answer.
+  let facts: HostFacts | null = null;
+  const factsRead = options.once || !io.facts ? undefined : io.facts(stop).then((read) => (facts = read));
   const publisher = new Publisher(
     io,
     { pid: io.pid, started_ms, interval_ms: options.intervalMs, version: io.version },
     guard,
     () => [...laneErrors.values()],
+    () => facts,
   );
   const sweeper = new TempSweeper(io);
   try {
@@ -165,6 +180,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
       }
     }
   } finally {
+    await configWatch?.close();
     io.agents?.close();
     await warm?.stop();
     await work?.stop();
@@ -172,6 +188,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     await watchdog?.stop();
     await sweep?.stop();
     await quota?.stop();
+    await factsRead;
     await pool.close();
     await lock.release();
   }

@@ -15,15 +15,15 @@ import {
   sweepCounts,
   sweepCountsText,
   sweepScope,
-} from '../core/sweep.js';
-import { plainLine } from '../core/text-clean.js';
-import { messageOf } from '../errors.js';
-import { LOCAL_HOST } from '../hosts/local.js';
-import { listenPrivate } from '../state/private-socket.js';
-import type { SweepPass } from '../state/sweep-schemas.js';
-import { markSweepHandled, readSweepRequest, recordSweep } from '../sweep/files.js';
-import { callerPane } from '../terminal/herdr-env.js';
-import type { OrphanReport } from './orphans.js';
+} from '../core/cleanup/sweep-rule.js';
+import { messageOf } from '../core/common/errors.js';
+import { plainLine } from '../core/text/text-clean.js';
+import { LOCAL_HOST } from '../hosts/local-facts.js';
+import { listenPrivate } from '../state/engine/private-socket.js';
+import type { SweepPass } from '../state/schemas/sweep-schemas.js';
+import { markSweepHandled, readSweepRequest, recordSweep } from '../sweep/sweep-files.js';
+import { callerPane } from '../terminal/herdr/herdr-env.js';
+import type { OrphanReport } from './agents/orphans-pass.js';
 import { runLoop } from './work-loop.js';
 import type { WorkerIO } from './worker-io.js';
 

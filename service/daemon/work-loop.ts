@@ -5,7 +5,7 @@
 
 import { watch } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../core/common/errors.js';
 
 export interface LoopOptions {
   /** Names the worker in warnings: `dogsled serve: admission: ...`. */

@@ -5,11 +5,11 @@
 
 import { lstat, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
 import { gitDirsOf } from './git-dir.js';
+import { readChanges } from './git-status.js';
 import { defaultBranchOf, readRefs } from './refs.js';
-import { type GitIO, gitIO, gitText } from './run.js';
-import { readChanges } from './status.js';
+import { type GitIO, gitIO, gitText } from './run-git.js';
 
 export interface CheckoutFacts {
   branch: string | null;

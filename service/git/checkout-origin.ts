@@ -5,9 +5,9 @@
 
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { SETUP_CAP_MS } from '../core/budget.js';
-import { DogsledError } from '../errors.js';
-import { failureOf, type GitIO, gitIO, runGit, succeeded } from './run.js';
+import { DogsledError } from '../core/common/errors.js';
+import { SETUP_CAP_MS } from '../core/placement/budget.js';
+import { failureOf, type GitIO, gitIO, runGit, succeeded } from './run-git.js';
 
 /** The top of the checkout `path` is in, or null when it is in none. */
 export async function checkoutTop(path: string, io: GitIO): Promise<string | null> {

@@ -1,9 +1,9 @@
 // Tree differences for the loss rule, many at once: one `git diff-tree --stdin` answers every
 // (from, to) pair of commits, path by path with modes and object ids, renames never followed.
 
-import { type DiffPair, diffKey } from '../core/loss-integration.js';
-import type { PathChange, TreeDiff } from '../core/loss-types.js';
-import { type GitIO, gitIO, gitText, splitNul } from './run.js';
+import { type DiffPair, diffKey } from '../core/cleanup/loss-integration.js';
+import type { PathChange, TreeDiff } from '../core/cleanup/loss-types.js';
+import { type GitIO, gitIO, gitText, splitNul } from './run-git.js';
 
 const NULL_MODE = '000000';
 

@@ -2,7 +2,7 @@
 // default branch lacks (with their parents, so every "is this held" question is answered in
 // memory), and the newest part of the default branch where applying commits are searched.
 
-import { type GitIO, gitIO, gitText } from './run.js';
+import { type GitIO, gitIO, gitText } from './run-git.js';
 
 export interface CommitGraph {
   /** Each commit with its parents, in rev-list order. */

@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import { createReadStream, type Dirent } from 'node:fs';
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { HiddenEdit, InnerCheckout } from '../core/loss-types.js';
+import type { HiddenEdit, InnerCheckout } from '../core/cleanup/loss-types.js';
 import { mapLimited } from '../probe/map-limited.js';
 import { pathPresent } from './git-dir.js';
 import type { IndexNote } from './index-file.js';
-import { type GitIO, gitIO, runGit, succeeded } from './run.js';
+import { type GitIO, gitIO, runGit, succeeded } from './run-git.js';
 
 /** Stats and reads in flight at once. */
 const CONCURRENCY = 16;

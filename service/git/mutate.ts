@@ -2,8 +2,8 @@
 // already rechecked: unlock (and re-lock after a failed removal), restore deleted tracked paths from
 // HEAD, `git worktree remove` without force, and `git branch -D`. None of them forces anything.
 
-import { DogsledError } from '../errors.js';
-import { failureOf, type GitIO, gitIO, runGit, succeeded } from './run.js';
+import { DogsledError } from '../core/common/errors.js';
+import { failureOf, type GitIO, gitIO, runGit, succeeded } from './run-git.js';
 
 async function mustRun(args: string[], cwd: string, what: string, io: GitIO): Promise<void> {
   const result = await runGit(args, { ...gitIO(io), cwd });

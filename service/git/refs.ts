@@ -2,7 +2,7 @@
 // that has each branch checked out), the default branch Git names for the remote, and the fetch that
 // each cleanup pass runs before remote-tracking refs count.
 
-import { FETCH_TIMEOUT_MS, failureOf, type GitIO, gitIO, gitText, runGit, succeeded } from './run.js';
+import { FETCH_TIMEOUT_MS, failureOf, type GitIO, gitIO, gitText, runGit, succeeded } from './run-git.js';
 
 export interface GitRef {
   /** Full name: `refs/heads/x`, `refs/remotes/origin/x`. */

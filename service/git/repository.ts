@@ -2,7 +2,7 @@
 // by all its worktrees), its object directory, and its main checkout (the first worktree Git lists).
 
 import { join } from 'node:path';
-import { type GitIO, gitIO, gitText } from './run.js';
+import { type GitIO, gitIO, gitText } from './run-git.js';
 import { type GitWorktree, listWorktrees } from './worktrees.js';
 
 export interface RepositoryIdentity {

@@ -7,11 +7,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { questionKey } from '../core/loss-integration.js';
-import type { MergeAnswer, MergeQuestion } from '../core/loss-types.js';
-import { DogsledError } from '../errors.js';
+import { questionKey } from '../core/cleanup/loss-integration.js';
+import type { MergeAnswer, MergeQuestion } from '../core/cleanup/loss-types.js';
+import { DogsledError } from '../core/common/errors.js';
 import { ScratchObjects } from './objects.js';
-import { failureOf, type GitIO, gitIO, gitText, runGit, splitNul } from './run.js';
+import { failureOf, type GitIO, gitIO, gitText, runGit, splitNul } from './run-git.js';
 
 /** Git's answer to each question, keyed by questionKey. */
 export async function answerMerges(

@@ -2,7 +2,7 @@
 // branch or detached, and the locked and prunable annotations with their reasons. The first entry
 // is the main worktree (or the bare repository).
 
-import { type GitIO, gitIO, gitText, splitNul } from './run.js';
+import { type GitIO, gitIO, gitText, splitNul } from './run-git.js';
 
 export interface GitWorktree {
   path: string;

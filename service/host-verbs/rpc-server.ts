@@ -5,12 +5,12 @@
 // the server ends: there is no way to find the next frame boundary in garbage.
 
 import type { Readable, Writable } from 'node:stream';
-import { DogsledError, messageOf } from '../errors.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { VERSION } from '../core/common/version.js';
 import type { HostIO } from '../state/io.js';
 import { encodeFrame, FrameDecoder } from '../transport/frames.js';
 import { RequestSchema, WIRE_VERSION } from '../transport/wire.js';
-import { VERSION } from '../version.js';
-import { HOST_VERBS, runVerb } from './table.js';
+import { HOST_VERBS, runVerb } from './verb-table.js';
 
 export interface RpcServerOptions {
   input: Readable;

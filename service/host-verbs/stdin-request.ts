@@ -3,8 +3,8 @@
 // arguments, text that is not JSON and a document of the wrong shape in the same words.
 
 import type * as z from 'zod/mini';
-import { DogsledError } from '../errors.js';
-import type { VerbIO } from './table.js';
+import { DogsledError } from '../core/common/errors.js';
+import type { VerbIO } from './verb-table.js';
 
 /** How a verb names what it reads: `the ask on stdin is not an admission ask`. */
 export interface StdinNames {

@@ -2,10 +2,10 @@
 // machine-list.ts) when this Herdr has any, else the `[[hosts]]` list of dogsled's own config. The local host is never in the list;
 // a machine whose id could not name a cache file is left out with a warning, never guessed at.
 
-import { HOST_ID } from '../state/config-rules.js';
+import { oneLine } from '../core/text/text-clean.js';
+import { HOST_ID } from '../state/config/config-rules.js';
 import type { HostIO } from '../state/io.js';
-import { oneLine } from '../state/quarantine.js';
-import type { Machine } from '../terminal/records.js';
+import type { Machine } from '../terminal/port-records.js';
 import { machineList } from './machine-list.js';
 
 export interface PeerHost {

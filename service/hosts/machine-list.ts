@@ -6,13 +6,13 @@
 // entry after a change.
 
 import { rm } from 'node:fs/promises';
-import { PEER_READ_EVERY_MS } from '../core/peer-reads.js';
+import { PEER_READ_EVERY_MS } from '../core/fleet/peer-reads.js';
+import { readState, writeState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { ensureStateDir } from '../state/paths.js';
-import { type MachineList, MachineListSchema } from '../state/peer-schemas.js';
-import { readState, writeState } from '../state/store.js';
-import { findHerdrBinary } from '../terminal/locate.js';
-import type { Machine } from '../terminal/records.js';
+import { type MachineList, MachineListSchema } from '../state/schemas/peer-schemas.js';
+import { findHerdrBinary } from '../terminal/herdr/locate.js';
+import type { Machine } from '../terminal/port-records.js';
 
 export interface MachineListIO extends Pick<StateIO, 'paths' | 'now' | 'warn'> {
   env: NodeJS.ProcessEnv;
@@ -31,7 +31,7 @@ export async function machineList(
   if (binary === undefined) return null;
   // Herdr's machine verbs load only where a herdr binary is: in the hot bundles they are a file of
   // their own (scripts/build.mjs, COLD).
-  const { checkedMachines, listMachines } = await import('../terminal/machines.js');
+  const { checkedMachines, listMachines } = await import('../terminal/herdr/herdr-machines.js');
   const key = { binary, home: io.env.HOME ?? null, xdg_config_home: io.env.XDG_CONFIG_HOME ?? null };
   const now = io.now();
   if (!options.fresh) {

@@ -6,19 +6,20 @@
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { messageOf } from '../core/common/errors.js';
 import {
   afterPeerFailure,
   afterPeerRead,
   NEVER_READ,
+  PEER_SNAPSHOT_MAX_BYTES,
   type PeerReadState,
   peerReadDue,
-} from '../core/peer-reads.js';
-import { messageOf } from '../errors.js';
+} from '../core/fleet/peer-reads.js';
+import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE } from '../state/paths.js';
-import { type PeerEntry, PeerEntrySchema, PeerReplySchema } from '../state/peer-schemas.js';
-import { readState, updateState } from '../state/store.js';
-import { monotonicMs } from '../timers.js';
+import { type PeerEntry, PeerEntrySchema, PeerReplySchema } from '../state/schemas/peer-schemas.js';
+import { monotonicMs } from '../time/timers.js';
 import { type PeerTarget, type Transport, UnreachableError } from '../transport/types.js';
 import type { PeerHost } from './fleet.js';
 
@@ -112,6 +113,7 @@ async function readPeer(
   try {
     const answer = await io.transport.exec(peerTarget(peer, io.remoteCommand), ['snapshot'], {
       timeoutMs,
+      maxReplyBytes: PEER_SNAPSHOT_MAX_BYTES,
       ...(io.signal ? { signal: io.signal } : {}),
     });
     const reply = answer.ok ? PeerReplySchema.safeParse(answer.value) : undefined;

@@ -3,7 +3,7 @@
 // local job: the caller lists those first and shows this failure as a warning.
 
 import type { HostIO } from '../state/io.js';
-import type { JobSummary } from '../state/schemas.js';
+import type { JobSummary } from '../state/schemas/host-schemas.js';
 import { OpenSshTransport } from '../transport/openssh.js';
 import { enabledPeers } from './fleet.js';
 import { refreshPeers } from './peer-cache.js';

@@ -1,12 +1,13 @@
 // A peer as status and placement see it, from its cache entry alone: the last snapshot it answered
 // with (times moved onto this host's clock through the peer's own `now_ms`, so clock skew between
 // hosts does not age or rejuvenate it), whether the last read reached it, its service from its own
-// lock, and its headroom refused while it is unreachable or stale.
+// lock, and its headroom refused while it is unreachable or stale. The snapshot's strings are clean
+// already (peer-schemas.ts cleans every one as it is parsed); the label is this host's own.
 
-import type { Headroom } from '../core/headroom.js';
-import { peerHeadroom, peerService, retryInMs } from '../core/peer-reads.js';
-import { plainLine } from '../core/text-clean.js';
-import type { PeerEntry } from '../state/peer-schemas.js';
+import { peerHeadroom, peerService, retryInMs } from '../core/fleet/peer-reads.js';
+import type { Headroom } from '../core/placement/headroom.js';
+import { plainLine } from '../core/text/text-clean.js';
+import type { PeerEntry } from '../state/schemas/peer-schemas.js';
 import type { PeerHost } from './fleet.js';
 import type { HostView } from './view.js';
 
@@ -37,7 +38,7 @@ export function peerView(peer: PeerHost, entry: PeerEntry | undefined, now: numb
   return {
     id: peer.id,
     label: plainLine(peer.label),
-    hostname: reply?.host.hostname == null ? null : plainLine(reply.host.hostname),
+    hostname: reply?.host.hostname ?? null,
     local: false,
     service: reachable && reply ? peerService(reply.host.service, ageMs) : 'unknown',
     reachable,
@@ -48,7 +49,8 @@ export function peerView(peer: PeerHost, entry: PeerEntry | undefined, now: numb
     probe: reply?.host.probe ?? null,
     headroom,
     reservations: reply?.host.reservations ?? [],
-    errors: (reply?.host.errors ?? []).map((error) => plainLine(error)),
+    errors: reply?.host.errors ?? [],
     retry_ms: retryInMs(entry, now),
+    facts: reply?.host.facts ?? null,
   };
 }

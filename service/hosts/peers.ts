@@ -26,6 +26,8 @@ export interface PeerHostsOptions {
   /** Default: one OpenSSH process per read. */
   transport?: Transport;
   budgetMs?: number;
+  /** The peers to read (a pinned one); default every enabled peer. */
+  peers?: readonly PeerHost[];
 }
 
 export interface PeerHosts {
@@ -34,7 +36,7 @@ export interface PeerHosts {
 }
 
 export async function readPeerHosts(io: HostIO, options: PeerHostsOptions = {}): Promise<PeerHosts> {
-  const peers = await enabledPeers(io);
+  const peers = options.peers ? [...options.peers] : await enabledPeers(io);
   if (peers.length === 0) return { peers, views: [] };
   const transport = options.transport ?? new OpenSshTransport({ env: io.env });
   const entries = await refreshPeers({ ...io, transport, remoteCommand: io.config.remote_command }, peers, {

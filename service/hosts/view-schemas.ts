@@ -3,10 +3,15 @@
 // `place --json` and `run --json` are the CLI's documents (cli/output-schemas.ts).
 
 import * as z from 'zod/mini';
-import { lazySchema } from '../state/lazy-schema.js';
-import { HeadroomSchema, ProbeSchema, ReservationSchema } from '../state/schemas.js';
-import { SweepPassSchema } from '../state/sweep-schemas.js';
-import { ItemSchema, TicketSchema } from '../state/work-schemas.js';
+import { lazySchema } from '../state/engine/lazy-schema.js';
+import {
+  HeadroomSchema,
+  HostFactsSchema,
+  ProbeSchema,
+  ReservationSchema,
+} from '../state/schemas/host-schemas.js';
+import { ItemSchema, TicketSchema } from '../state/schemas/queue-items-schemas.js';
+import { SweepPassSchema } from '../state/schemas/sweep-schemas.js';
 
 export const HostViewSchema = lazySchema(() =>
   z.object({
@@ -26,6 +31,8 @@ export const HostViewSchema = lazySchema(() =>
     reservations: z.array(ReservationSchema),
     errors: z.array(z.string()),
     retry_ms: z.nullable(z.int()),
+    /** What the host is (OS, kernel, CPU, memory, GPUs); null before its service has read it. */
+    facts: z.nullable(HostFactsSchema),
   }),
 );
 

@@ -1,31 +1,29 @@
-// The stop gate's I/O: reads the owner's items and the snapshot's agent panes, asks core/gate.ts
-// whether this set of finished children was already reminded of, and records the set in gate.json
-// (under its lock, taken alone) before the reminder is printed. A crash after the record loses one
-// reminder; it never repeats one, so an unchanged set cannot make a continuation loop.
+// The stop gate's I/O: reads the owner's TO LAND rows (work/to-land.ts, the board's own), asks
+// core/gate.ts whether this set of finished children was already reminded of, and records the set
+// in gate.json (under its lock, taken alone) before the reminder is printed. A crash after the record
+// loses one reminder; it never repeats one, so an unchanged set cannot make a continuation loop.
 
-import {
-  factsFor,
-  GATE_HISTORY_MAX,
-  gateReminder,
-  gateStep,
-  type LandFacts,
-  toLandRows,
-} from '../core/gate.js';
-import { plainLine } from '../core/text-clean.js';
-import { type Gate, GateSchema } from '../state/inbox-schemas.js';
+import { GATE_HISTORY_MAX, gateReminder, gateStep } from '../core/inbox/gate-rule.js';
+import { factsFor, type LandPane } from '../core/inbox/to-land-rule.js';
+import { plainLine } from '../core/text/text-clean.js';
+import { mayHaveToLand, readToLand } from '../queue/to-land-rows.js';
+import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
-import { readState, updateState } from '../state/store.js';
-import { readItems } from '../state/work.js';
-import type { Item } from '../state/work-schemas.js';
-import { guarded } from './files.js';
+import { readItems } from '../state/records/queue-items.js';
+import { type Gate, GateSchema } from '../state/schemas/inbox-schemas.js';
+import type { Item } from '../state/schemas/queue-items-schemas.js';
+import { guarded } from './inbox-files.js';
 
 function ownerOpenItems(items: readonly Item[], owner: string): Item[] {
   return items.filter((item) => item.owner === owner && item.closed_ms === null);
 }
 
-/** The snapshot's schema is large and only needed when the owner has agent children. */
-async function agentPanes(io: StateIO): Promise<LandFacts[]> {
-  const { HostSnapshotSchema } = await import('../state/schemas.js');
+/** The snapshot's agent panes (with their checkouts' cwd, for the sweep's findings). */
+type GatePane = LandPane & { cwd?: string | null };
+
+/** The snapshot's schema is large and only needed when the owner has open items. */
+async function agentPanes(io: StateIO): Promise<GatePane[]> {
+  const { HostSnapshotSchema } = await import('../state/schemas/host-schemas.js');
   const snapshot = await readState(io.paths.host, HostSnapshotSchema, io);
   return snapshot?.probe.agent_panes ?? [];
 }
@@ -37,52 +35,98 @@ function withHistory(gate: Gate | undefined, owner: string, sets: string[] | nul
   return { ...(gate ?? { version: 1 }), version: 1, owners };
 }
 
-/** The latest sweep pass's findings in work `owner` created (its open items' panes and checkouts). */
-export async function ownerFindings(io: StateIO, open: readonly Item[], panes: readonly LandFacts[]) {
+/**
+ * The latest sweep pass's findings in work `owner` created (core/sweep.ts, the ownership rule): its
+ * open items' panes and the checkouts they work in, and what its launches made or started a child
+ * in (its items, open or kept after closing, name their launch records).
+ */
+export async function ownerFindings(
+  io: StateIO,
+  owner: string,
+  items: readonly Item[],
+  panes: readonly GatePane[],
+) {
   const [{ readLatestSweep }, sweep] = await Promise.all([
-    import('../sweep/files.js'),
-    import('../core/sweep.js'),
+    import('../sweep/sweep-files.js'),
+    import('../core/cleanup/sweep-rule.js'),
   ]);
   const pass = await readLatestSweep(io).catch(() => undefined);
   if (pass === undefined) return [];
   const findings = sweep.cleanupFindings(pass);
   if (findings.length === 0) return [];
-  const childPanes = new Set(open.flatMap((item) => (item.pane === null ? [] : [item.pane])));
+  const mine = items.filter((item) => item.owner === owner);
+  if (mine.length === 0) return [];
+  const [{ readLaunchRecord }, { readRegistries }] = await Promise.all([
+    import('../agents/launch-files.js'),
+    import('../state/records/registries.js'),
+  ]);
+  const childPanes = new Set<string>();
   const paths: string[] = [];
-  for (const item of open) {
-    const facts = factsFor(item, panes) as (LandFacts & { cwd?: string | null }) | undefined;
-    if (facts?.cwd) paths.push(facts.cwd);
+  const branches: Array<{ repository: string; branch: string }> = [];
+  for (const item of mine) {
+    if (item.closed_ms === null) {
+      if (item.pane !== null) childPanes.add(item.pane);
+      const facts = factsFor(item, panes);
+      if (facts?.cwd) paths.push(facts.cwd);
+      if (item.worktree) paths.push(item.worktree);
+    }
+    if (item.launch == null) continue;
+    // Unreadable: it proves nothing, so nothing is claimed through it.
+    const launch = await readLaunchRecord(io.paths, item.launch).catch(() => undefined);
+    if (launch === undefined || launch.owner !== owner) continue;
+    if (launch.worktree !== null) paths.push(launch.worktree);
+    if (launch.started_ms !== null) paths.push(launch.cwd);
+    if (launch.branch !== null && item.repository)
+      branches.push({ repository: item.repository, branch: launch.branch });
   }
-  return sweep.ownedFindings(findings, { panes: childPanes, paths });
+  const registered = await readRegistries(io).catch(() => ({ worktrees: [] as Array<{ path: string }> }));
+  return sweep.ownedFindings(findings, {
+    panes: childPanes,
+    paths,
+    branches,
+    checkouts: registered.worktrees.map((worktree) => worktree.path),
+  });
 }
 
 /**
- * The reminders for `owner`: its finished children with work to land, and the latest sweep's
- * findings in work it created, each once per distinct set (separate histories in gate.json), or
- * undefined when neither has anything new. Clears the owner's history once it has no open items.
+ * The reminders for `owner`: its finished children with work to land (closed ones included: their
+ * rows come from items and branch observations), and the latest sweep's findings in work it
+ * created, each once per distinct set (separate histories in gate.json), or undefined when neither
+ * has anything new. Clears the owner's history once it has no open items and nothing to land.
  */
 export async function gateCheck(io: StateIO, owner: string): Promise<string | undefined> {
   const items = (await readItems(io)).items;
   const open = ownerOpenItems(items, owner);
   const seen = await guarded(io, io.paths.gate, () => readState(io.paths.gate, GateSchema, io));
   const history = seen?.owners[owner]?.sets;
-  if (open.length === 0 && history === undefined) return undefined;
+  const landing = mayHaveToLand(items, owner);
   const panes = open.length > 0 ? await agentPanes(io) : [];
-  const rows = open.some((item) => item.kind === 'agent') ? toLandRows(items, panes, owner) : [];
-  const findings = open.length > 0 ? await ownerFindings(io, open, panes) : [];
-  const { cleanupReminder, findingsKey } = await import('../core/sweep.js');
+  // A launch names its owner after its child closed: findings are looked for while it has items here.
+  const findings = items.some((item) => item.owner === owner)
+    ? await ownerFindings(io, owner, items, panes)
+    : [];
+  if (open.length === 0 && history === undefined && !landing && findings.length === 0) return undefined;
+  const rows = landing ? await readToLand(io, owner, items, panes) : [];
+  const { cleanupReminder, findingsKey } = await import('../core/cleanup/sweep-rule.js');
   const findingSet = findingsKey(findings);
   const newFindings = (sets: readonly string[] | undefined) =>
     findingSet !== '' && !sets?.includes(findingSet);
-  if (!gateStep(history, rows, open.length).changed && !newFindings(seen?.owners[owner]?.cleanup_sets)) {
+  // With neither open items nor rows the TO LAND history starts over, but an owner told of findings
+  // keeps its entry while they last, so the same set is never told twice.
+  const keepsEntry = open.length === 0 && rows.length === 0 && findings.length > 0;
+  const landStep = (sets: readonly string[] | undefined) => {
+    if (!keepsEntry) return gateStep(sets, rows, open.length);
+    return { remind: false, next: [], changed: sets === undefined || sets.length > 0 };
+  };
+  if (!landStep(history).changed && !newFindings(seen?.owners[owner]?.cleanup_sets)) {
     return undefined;
   }
   const remind = await guarded(io, io.paths.gate, () =>
     updateState(io.paths.gate, GateSchema, io, (current) => {
       const mine = current?.owners[owner];
-      const step = gateStep(mine?.sets, rows, open.length);
+      const step = landStep(mine?.sets);
       // An owner with open items keeps a history, even one with no TO LAND set yet.
-      const cleanup = open.length > 0 && newFindings(mine?.cleanup_sets);
+      const cleanup = newFindings(mine?.cleanup_sets);
       if (!step.changed && !cleanup) return { result: { land: false, cleanup: false } };
       const landSets = step.next ?? (open.length > 0 ? [] : null);
       const next = withHistory(current, owner, landSets, io.now());

@@ -5,8 +5,8 @@
 
 import { stat } from 'node:fs/promises';
 import type { ProcessIO } from '../state/io.js';
-import { callerPane, ownPane } from '../terminal/herdr-env.js';
-import { ownTmuxTerminal, tmuxCallerPane } from '../terminal/tmux-env.js';
+import { callerPane, ownPane } from '../terminal/herdr/herdr-env.js';
+import { ownTmuxTerminal, tmuxCallerPane } from '../terminal/tmux/tmux-env.js';
 import type { Whereabouts } from './whereabouts.js';
 
 export const HOOK_HARNESSES = ['claude', 'codex', 'pi'] as const;
@@ -19,6 +19,18 @@ export const STATE_HOOK_EVENTS = ['Notification'] as const;
 
 /** Herdr calls inside a hook get this long each; the whole hook has five seconds. */
 const HOOK_CALL_MS = 2_000;
+
+/** The JSON object a harness sent on stdin, or undefined while it is not one (yet). */
+export function hookInput(stdin: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(stdin) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A host where dogsled never ran has nothing to read, and a hook creates nothing there. */
 export async function hasStateDir(io: ProcessIO): Promise<boolean> {

@@ -2,13 +2,14 @@
 // tickets, then the fleet as `status --brief` shows it. Nothing outside a Herdr or tmux pane or without a
 // service snapshot. At SessionStart, Claude Code and Codex hooks also register the session's reader.
 
-import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/owner-work.js';
-import { readLocalHost } from '../hosts/local.js';
+import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/inbox/owner-work.js';
+import { readLocalHost } from '../hosts/local-facts.js';
 import type { HostView } from '../hosts/view.js';
+import { readToLand } from '../queue/to-land-rows.js';
 import type { HostIO } from '../state/io.js';
-import type { SweepPass } from '../state/sweep-schemas.js';
-import { readItems, readQueue } from '../state/work.js';
-import { hookPane } from '../terminal/herdr-env.js';
+import { readItems, readQueue } from '../state/records/queue-items.js';
+import type { SweepPass } from '../state/schemas/sweep-schemas.js';
+import { hookPane } from '../terminal/herdr/herdr-env.js';
 import { type HookHarness, hasStateDir, hookCaller } from './hook-common.js';
 
 export interface HookContext {
@@ -47,16 +48,20 @@ export async function contextHook(
   if (host.sample_ms === null) return undefined;
   const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
   const panes: OwnerPaneFacts[] = host.probe?.agent_panes ?? [];
-  const mine = items.items.filter((item) => item.owner === owner && item.closed_ms === null);
-  const { readLatestSweep } = await import('../sweep/files.js');
+  const { readLatestSweep } = await import('../sweep/sweep-files.js');
   const sweep = (await readLatestSweep(io).catch(() => undefined)) ?? null;
   const { ownerFindings } = await import('./gate.js');
-  const own = sweep === null || mine.length === 0 ? [] : await ownerFindings(io, mine, panes);
+  const own =
+    sweep === null || !items.items.some((item) => item.owner === owner)
+      ? []
+      : await ownerFindings(io, owner, items.items, panes);
+  // The board's and the stop gate's own rows: an unreadable branches.json costs the line, not the context.
+  const toLand = await readToLand(io, owner, items.items, panes).catch(() => []);
   return {
     sweep,
     ownFindings: own.length,
     owner,
-    work: ownerWork(owner, items.items, queue.tickets, panes),
+    work: ownerWork(owner, items.items, queue.tickets, panes, toLand),
     hosts: [host],
     openItems: items.items.filter((item) => item.closed_ms === null).length,
     orphaned: items.items.filter((item) => item.closed_ms === null && item.orphaned).length,

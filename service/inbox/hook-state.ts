@@ -3,10 +3,11 @@
 // the session the harness named on stdin (Claude and Codex send session_id and transcript_path).
 // Herdr panes need none of it.
 
-import { stateOfHookEvent } from '../core/hook-agent-state.js';
-import { writeAgentReport } from '../state/agent-reports.js';
-import { ownPane } from '../terminal/herdr-env.js';
-import { ownTmuxTerminal } from '../terminal/tmux-env.js';
+import { stateOfHookEvent } from '../core/agents/hook-agent-state.js';
+import { writeAgentReport } from '../state/records/agent-reports.js';
+import { ownPane } from '../terminal/herdr/herdr-env.js';
+import { ownTmuxTerminal } from '../terminal/tmux/tmux-env.js';
+import { hookInput } from './hook-common.js';
 
 export async function reportHookState(
   env: NodeJS.ProcessEnv,
@@ -19,7 +20,7 @@ export async function reportHookState(
   if (ownPane(env) !== null) return;
   const terminal = ownTmuxTerminal(env);
   if (terminal === null) return;
-  const sent = parse(stdin);
+  const sent = hookInput(stdin) ?? {};
   const state = stateOfHookEvent(event, sent);
   if (state === undefined) return;
   await writeAgentReport(stateDir, {
@@ -31,15 +32,6 @@ export async function reportHookState(
     session_id: text(sent.session_id),
     transcript_path: absolute(text(sent.transcript_path)),
   });
-}
-
-function parse(stdin: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(stdin) as unknown;
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 function text(value: unknown): string | null {

@@ -2,8 +2,8 @@
 // reach it: the caller's pane is resolved through the terminal port (Herdr, else tmux) to its
 // terminal, then the reader functions act on that terminal's file. Outside a pane there is none.
 
-import { clipText, plainLine } from '../core/text-clean.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
+import { clipText, plainLine } from '../core/text/text-clean.js';
 import type { ProcessIO } from '../state/io.js';
 import { HOOK_HARNESSES } from './hook-common.js';
 import { ackDelivery, claimDelivery, type Delivery, type InboxListing, listInbox } from './reader.js';

@@ -3,13 +3,24 @@
 // owner is elsewhere, and `host outbox claim|ack` (the owner's service, over SSH) takes them. One
 // file under its own lock, taken alone; anything but a regular file there is a one-line error.
 
-import { ackRecords, addRecord, claimRecords, keptRecords, NOTICE_AWAIT_MS } from '../core/outbox.js';
-import { newId } from '../state/ids.js';
+import {
+  ackRecords,
+  addRecord,
+  claimRecords,
+  keptRecords,
+  NOTICE_AWAIT_MS,
+} from '../core/inbox/outbox-rule.js';
+import { newId } from '../state/engine/ids.js';
+import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
-import { NoticesSchema, type Outbox, type OutboxRecord, OutboxSchema } from '../state/outbox-schemas.js';
-import { readState, updateState } from '../state/store.js';
-import type { Item } from '../state/work-schemas.js';
-import { guarded } from './files.js';
+import {
+  NoticesSchema,
+  type Outbox,
+  type OutboxRecord,
+  OutboxSchema,
+} from '../state/schemas/outbox-schemas.js';
+import type { Item } from '../state/schemas/queue-items-schemas.js';
+import { guarded } from './inbox-files.js';
 
 export type Posted = Pick<OutboxRecord, 'ref'> & Partial<Pick<OutboxRecord, 'message' | 'closed' | 'branch'>>;
 

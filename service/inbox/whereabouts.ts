@@ -3,11 +3,11 @@
 // TMUX_PANE) or from an agent name or pane a sender typed.
 // Records are keyed by terminal, so a record follows the terminal and never a reused pane id.
 
-import { DogsledError } from '../errors.js';
-import { isTerminalError, needsTerminal } from '../terminal/errors.js';
-import { callerPane } from '../terminal/herdr-env.js';
+import { DogsledError } from '../core/common/errors.js';
+import { callerPane } from '../terminal/herdr/herdr-env.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Listing } from '../terminal/records.js';
+import type { Listing } from '../terminal/port-records.js';
+import { isTerminalError, needsTerminal } from '../terminal/terminal-errors.js';
 
 export interface Whereabouts {
   terminal: string;
@@ -39,7 +39,7 @@ export async function openHerdr(options: TerminalOptions): Promise<TerminalPort>
   return port;
 }
 
-function nameOf(listing: Listing | undefined, terminal: string): string | null {
+export function nameOf(listing: Listing | undefined, terminal: string): string | null {
   return listing?.agents.find((agent) => agent.terminal_id === terminal)?.name ?? null;
 }
 
@@ -90,18 +90,4 @@ export async function requireCaller(
       `${command}: ${port.kind === 'tmux' ? 'tmux' : 'Herdr'} does not know this pane (${pane})`,
     );
   return found;
-}
-
-/**
- * A target a sender typed: a live agent's name first (names are unique among live agents), else a
- * pane id (a moved pane's old id resolves through Herdr).
- */
-export async function targetWhereabouts(
-  port: TerminalPort,
-  listing: Listing,
-  target: string,
-): Promise<Whereabouts | undefined> {
-  const agent = listing.agents.find((a) => a.name === target);
-  if (agent) return { terminal: agent.terminal_id, pane: agent.pane_id, name: agent.name ?? null };
-  return paneWhereabouts(port, target, listing);
 }

@@ -4,14 +4,14 @@
 // reported (logs) or refused with a pointer to `cancel` (stop, which acts on what runs, never on
 // what waits). A wait or follow never signals or cancels the job.
 
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
-import { type JobRecord, readJobRecord } from '../state/job-records.js';
-import type { Ticket } from '../state/work-schemas.js';
+import { type JobRecord, readJobRecord } from '../state/records/job-records.js';
+import type { Ticket } from '../state/schemas/queue-items-schemas.js';
+import { copyJobLog, followJobLog, type LogWrite } from './job-logs.js';
 import { type JobRef, noJob, resolveJobRef, settledRef, untilRecorded } from './job-ref.js';
-import { copyJobLog, followJobLog, type LogWrite } from './logs.js';
-import { STOP_GRACE_MS, type StopOutcome, stopJob } from './stop.js';
-import { waitForJob } from './wait.js';
+import { STOP_GRACE_MS, type StopOutcome, stopJob } from './job-stop.js';
+import { waitForJob } from './job-wait.js';
 
 /** How a wait or a follow ended: the job's end, its deadline, or the caller's interrupt. */
 export type WaitOutcome =

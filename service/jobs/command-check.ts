@@ -4,28 +4,11 @@
 // refuses arguments that are not UTF-8 text (see undecodableArgument).
 
 import { isUtf8 } from 'node:buffer';
-import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { DogsledError } from '../errors.js';
-import { OWN_CMDLINE_PATH } from '../process/table.js';
-import { oneLine } from '../state/quarantine.js';
-
-/** Where `command` resolves to from `cwd`, or undefined when it cannot run. */
-export async function findExecutable(command: string, cwd: string, path: string | undefined) {
-  if (command === '') return undefined;
-  if (command.includes('/')) {
-    const file = resolve(cwd, command);
-    return (await isExecutableFile(file)) ? file : undefined;
-  }
-  // An empty PATH entry means the current directory, as in a POSIX shell.
-  for (const dir of (path ?? '').split(delimiter)) {
-    const base = dir === '' ? cwd : isAbsolute(dir) ? dir : resolve(cwd, dir);
-    const file = join(base, command);
-    if (await isExecutableFile(file)) return file;
-  }
-  return undefined;
-}
+import { readFile } from 'node:fs/promises';
+import { DogsledError } from '../core/common/errors.js';
+import { oneLine } from '../core/text/text-clean.js';
+import { findExecutable } from '../process/find-executable.js';
+import { OWN_CMDLINE_PATH } from '../process/process-table.js';
 
 /** Throws `<prefix>command not found: foo` (exit 2) when the job's command cannot run here. */
 export async function checkCommand(
@@ -37,16 +20,6 @@ export async function checkCommand(
   const [name] = command;
   if (name === undefined || (await findExecutable(name, cwd, env.PATH)) === undefined) {
     throw new DogsledError(`${prefix}command not found: ${oneLine(name ?? '')}`);
-  }
-}
-
-async function isExecutableFile(file: string): Promise<boolean> {
-  try {
-    if (!(await stat(file)).isFile()) return false;
-    await access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -3,13 +3,13 @@
 // ticket still pending (or being admitted) has no job to act on yet; each command says what it does
 // then. A failed or cancelled ticket never gets a job.
 
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
+import { oneLine } from '../core/text/text-clean.js';
+import { waitForTicket } from '../queue/ticket-wait.js';
 import type { StateIO } from '../state/io.js';
-import { readJobRecord } from '../state/job-records.js';
-import { oneLine } from '../state/quarantine.js';
-import { readQueue } from '../state/work.js';
-import type { Ticket } from '../state/work-schemas.js';
-import { waitForTicket } from '../work/ticket-wait.js';
+import { readJobRecord } from '../state/records/job-records.js';
+import { readQueue } from '../state/records/queue-items.js';
+import type { Ticket } from '../state/schemas/queue-items-schemas.js';
 
 export type JobRef =
   | { kind: 'job'; id: string; ticket?: Ticket }

@@ -1,10 +1,10 @@
 // Is this still the job's process group? A job record names its wrapper and its process group by
-// pid plus start time (service/process/table.ts), so a pid the kernel reused for an unrelated process
+// pid plus start time (service/process/process-table.ts), so a pid the kernel reused for an unrelated process
 // is never taken for the job, and never signalled. Without /proc (macOS) the start time cannot be
 // read: a group is signalled only when the record carries no start time either (exec recorded none
 // there), accepting the pid-reuse risk that platform leaves.
 
-import { groupMembers, hasProc } from '../process/table.js';
+import { groupMembers, hasProc } from '../process/process-table.js';
 
 export type GroupSignal = 'signalled' | 'gone';
 

@@ -1,11 +1,11 @@
 // The reconciler for jobs whose exec wrapper died without writing the end (SIGKILL, OOM, a reboot):
 // such a record would say "running" forever and hang every waiter. ps, wait, logs --follow and the
 // service call reconcileJob; it ends the record as `wrapper lost` and kills what is left of the job's
-// process group. Both checks are identity checks (pid + start time, service/process/table.ts).
+// process group. Both checks are identity checks (pid + start time, service/process/process-table.ts).
 
-import { processAlive } from '../process/table.js';
+import { processAlive } from '../process/process-table.js';
 import type { StateIO } from '../state/io.js';
-import { type JobRecord, updateJobRecord } from '../state/job-records.js';
+import { type JobRecord, updateJobRecord } from '../state/records/job-records.js';
 import { signalGroup } from './proc-identity.js';
 
 export const WRAPPER_LOST = 'wrapper lost';

@@ -4,13 +4,13 @@
 
 import { realpath } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { chooseTabPlacement, type ShownCheckout, type TabPlacement } from '../core/tab-placement.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
+import { chooseTabPlacement, type ShownCheckout, type TabPlacement } from '../core/jobs/tab-placement.js';
 import { findCheckoutRoot } from '../git/checkout-facts.js';
 import { repositoryAt } from '../git/repository.js';
-import type { GitIO } from '../git/run.js';
-import { TerminalError } from '../terminal/errors.js';
+import type { GitIO } from '../git/run-git.js';
 import type { TerminalPort } from '../terminal/port.js';
+import { TerminalError } from '../terminal/terminal-errors.js';
 
 /** Where the job's tab goes, judged from Herdr's current session. */
 export async function placeJobTab(

@@ -72,3 +72,29 @@ function claimOnce(
     socket.on('error', abort);
   });
 }
+
+/**
+ * Whether a warm supervisor listens and answers now (doctor): an empty claim, which it refuses
+ * ("refused") and which takes nothing from it; false when nothing answers within `waitMs`.
+ */
+export async function warmAnswers(paths: StatePaths, waitMs: number = WARM_CLAIM_MS): Promise<boolean> {
+  if (!(await warmListening(paths))) return false;
+  return new Promise((resolve) => {
+    const socket = process.getBuiltinModule('node:net').connect(paths.supervisorSock);
+    let heard = '';
+    const done = (answered: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answered);
+    };
+    const timer = setTimeout(() => done(false), waitMs);
+    socket.setEncoding('latin1');
+    socket.on('connect', () => socket.write('\n'));
+    socket.on('data', (chunk: string) => {
+      heard += chunk;
+      if (heard.includes('\n')) done(heard === 'refused\n');
+    });
+    socket.on('end', () => done(false));
+    socket.on('error', () => done(false));
+  });
+}

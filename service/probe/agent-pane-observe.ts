@@ -3,8 +3,8 @@
 // panes is read once per tick, and reads run on at most `width` workers. One pane's failed read
 // leaves that pane's facts null and never fails the tick.
 
-import type { ObservedAgentPane } from '../core/agent-pane-clocks.js';
-import { messageOf } from '../errors.js';
+import type { ObservedAgentPane } from '../core/agents/agent-pane-clocks.js';
+import { messageOf } from '../core/common/errors.js';
 import { mapLimited } from './map-limited.js';
 import type { TranscriptFacts } from './transcripts/index.js';
 

@@ -2,10 +2,10 @@
 // The parsers are pure and tested on recorded output; `darwinHost` only runs the commands through
 // an injected runner. iostat measures busy over its own one-second window, so no tick state is kept.
 
-import { messageOf } from '../errors.js';
-import { endingOf, type RunResult, runProcess, SpawnError, succeeded } from '../process/run.js';
-import type { Memory } from '../state/schemas.js';
-import { measurementFailed } from './read.js';
+import { messageOf } from '../core/common/errors.js';
+import { endingOf, type RunResult, runProcess, SpawnError, succeeded } from '../process/run-process.js';
+import type { Memory } from '../state/schemas/host-schemas.js';
+import { measurementFailed } from './proc-reader.js';
 
 /** Runs a program (never a shell) and resolves with its stdout. */
 export type Run = (cmd: string, args: string[], timeoutMs: number) => Promise<string>;

@@ -3,9 +3,9 @@
 // bavail rather than bfree.
 
 import { statfs } from 'node:fs/promises';
-import { messageOf } from '../errors.js';
-import type { Disk } from '../state/schemas.js';
-import { measurementFailed } from './read.js';
+import { messageOf } from '../core/common/errors.js';
+import type { Disk } from '../state/schemas/host-schemas.js';
+import { measurementFailed } from './proc-reader.js';
 
 export interface DiskSpace {
   total_bytes: number;

@@ -4,16 +4,16 @@
 // throws DogsledError; no number here is ever a default standing in for a measurement.
 
 import { availableParallelism, homedir, loadavg } from 'node:os';
-import type { CpuTicks, Disk, Memory } from '../state/schemas.js';
+import type { CpuTicks, Disk, Memory } from '../state/schemas/host-schemas.js';
 import { darwinHost, type Run, runCommand } from './darwin.js';
 import { homeDisk, type Statfs, statfsSpace } from './home-disk.js';
 import { linuxCpu } from './linux-cpu.js';
 import { linuxMemory } from './linux-memory.js';
-import { measurementFailed, type ReadText, readText } from './read.js';
+import { measurementFailed, type ReadText, readText } from './proc-reader.js';
 
 export type { Run } from './darwin.js';
 export type { DiskSpace, Statfs } from './home-disk.js';
-export { type ReadText, readText, rootedReader } from './read.js';
+export { type ReadText, readText, rootedReader } from './proc-reader.js';
 
 export interface HostProbe {
   os: string;

@@ -1,9 +1,9 @@
 // Linux CPU facts from /proc: cumulative tick counters (busy is the difference of two readings,
-// see service/core/cpu-busy.ts), the number of CPUs the kernel reports, and the 1-minute load.
+// see service/core/placement/cpu-busy.ts), the number of CPUs the kernel reports, and the 1-minute load.
 // Parsers are pure; `linuxCpu` only reads the two files.
 
-import type { CpuTicks } from '../state/schemas.js';
-import { measurementFailed, type ReadText } from './read.js';
+import type { CpuTicks } from '../state/schemas/host-schemas.js';
+import { measurementFailed, type ReadText } from './proc-reader.js';
 
 export const PROC_STAT = '/proc/stat';
 export const PROC_LOADAVG = '/proc/loadavg';

@@ -3,9 +3,9 @@
 // exists both it and the host are measured and the tighter (less free) is reported, because a
 // generous limit on a crowded host protects nothing. v2 is preferred when its tree has limits.
 
-import type { Memory } from '../state/schemas.js';
+import type { Memory } from '../state/schemas/host-schemas.js';
 import { type CgroupLevel, cgroupLevels, memoryMounts, parseMountinfo, parseProcCgroup } from './cgroup.js';
-import { measurementFailed, type ReadText } from './read.js';
+import { measurementFailed, type ReadText } from './proc-reader.js';
 
 export const PROC_MEMINFO = '/proc/meminfo';
 export const PROC_SELF_CGROUP = '/proc/self/cgroup';

@@ -4,19 +4,19 @@
 // one worker per CPU, and one pane's failed check resets only that pane's clock.
 
 import { availableParallelism } from 'node:os';
-import { classifyForeground, type PromptState, promptState } from '../core/pane-rule.js';
+import { classifyForeground, type PromptState, promptState } from '../core/cleanup/pane-rule.js';
 import {
   carryWatch,
   type PaneSample,
   WATCH_MAX_GAP_MS,
   type WatchEntry,
   type WatchMap,
-} from '../core/pane-watch-carry.js';
-import { messageOf } from '../errors.js';
-import { childNames } from '../process/table.js';
-import { isTerminalError } from '../terminal/errors.js';
+} from '../core/cleanup/pane-watch-carry.js';
+import { messageOf } from '../core/common/errors.js';
+import { childNames } from '../process/process-table.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { Listing, Pane } from '../terminal/records.js';
+import type { Listing, Pane } from '../terminal/port-records.js';
+import { isTerminalError } from '../terminal/terminal-errors.js';
 import { mapLimited } from './map-limited.js';
 
 /** The program names of a process's direct children, or null when they cannot be read. */

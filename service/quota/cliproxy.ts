@@ -15,7 +15,7 @@
 //   remainingFraction, resetTime}]}]}`, errors as `{error: "..."}` with a 4xx/5xx status.
 
 import { Agent, request } from 'node:https';
-import { safeText } from '../core/quota-rows.js';
+import { safeText } from '../core/quota/quota-rows.js';
 
 export interface ManagementTarget {
   /** The https origin from `[quota] management_url`, without a trailing slash. */

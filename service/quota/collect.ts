@@ -20,7 +20,7 @@ import {
   type QuotaSnapshot,
   safeText,
   TEXT_LIMITS,
-} from '../core/quota-rows.js';
+} from '../core/quota/quota-rows.js';
 import { ManagementError, type ManagementSession } from './cliproxy.js';
 
 /** Claude's usage endpoint (Anthropic OAuth; undocumented, used by Claude Code itself). */

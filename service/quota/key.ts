@@ -6,8 +6,8 @@
 // Tests on Linux: with DOGSLED_TEST=1, DOGSLED_TEST_QUOTA_KEY_COMMAND names an executable run with no
 // arguments whose stdout is the key, read exactly as `security`'s is.
 
-import { safeText } from '../core/quota-rows.js';
-import { runProcess, SpawnError, succeeded } from '../process/run.js';
+import { safeText } from '../core/quota/quota-rows.js';
+import { runProcess, SpawnError, succeeded } from '../process/run-process.js';
 
 export const KEYCHAIN_SERVICE = 'dogsled';
 export const KEYCHAIN_ACCOUNT = 'cliproxy-management';

@@ -3,10 +3,10 @@
 // waits out the shared backoff (core/backoff.ts) before the next try; a peer that keeps a newer
 // snapshot has succeeded. The snapshot holds no management credential: nothing secret leaves.
 
-import { backoffRetryAt } from '../core/backoff.js';
-import type { QuotaSnapshot } from '../core/quota-rows.js';
-import { NO_PUSH, type PushState, pushDue } from '../core/quota-rules.js';
-import { messageOf } from '../errors.js';
+import { backoffRetryAt } from '../core/common/backoff.js';
+import { messageOf } from '../core/common/errors.js';
+import type { QuotaSnapshot } from '../core/quota/quota-rows.js';
+import { NO_PUSH, type PushState, pushDue } from '../core/quota/quota-rules.js';
 import type { PeerTarget, Transport } from '../transport/types.js';
 
 export interface PushOutcome {

@@ -5,19 +5,19 @@
 // quota-collect.json so every process on the host honours it.
 
 import { hostname } from 'node:os';
-import { backoffRetryAt } from '../core/backoff.js';
-import { formatAge } from '../core/duration.js';
-import { type QuotaSnapshot, safeText } from '../core/quota-rows.js';
-import { refreshDue } from '../core/quota-rules.js';
-import { DogsledError, messageOf } from '../errors.js';
+import { backoffRetryAt } from '../core/common/backoff.js';
+import { formatAge } from '../core/common/duration.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { type QuotaSnapshot, safeText } from '../core/quota/quota-rows.js';
+import { refreshDue } from '../core/quota/quota-rules.js';
+import { withLock } from '../state/engine/lock.js';
+import { readState, writeState } from '../state/engine/store.js';
 import type { HostIO, StateIO } from '../state/io.js';
-import { withLock } from '../state/lock.js';
-import { type QuotaCollect, QuotaCollectSchema } from '../state/quota-schemas.js';
-import { readState, writeState } from '../state/store.js';
+import { type QuotaCollect, QuotaCollectSchema } from '../state/schemas/quota-schemas.js';
 import { ManagementError, openManagement } from './cliproxy.js';
 import { collectQuota } from './collect.js';
 import { keySource, readManagementKey } from './key.js';
-import { readQuota, storeSnapshot } from './store.js';
+import { readQuota, storeSnapshot } from './quota-store.js';
 
 /** State IO, and what collecting needs beyond it. */
 export interface QuotaIO extends StateIO {

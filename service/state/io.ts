@@ -4,7 +4,7 @@
 // process's environment and home (Herdr, git, job panes). A function that needs a little more
 // takes a small extension of one of them, named `...IO`; the CLI makes them in cli/io.ts.
 
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import type { StatePaths } from './paths.js';
 
 export interface StateIO {

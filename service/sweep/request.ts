@@ -4,7 +4,7 @@
 // publication interval. Never runs the survey itself.
 
 import type { StateIO } from '../state/io.js';
-import { writeSweepRequest } from './files.js';
+import { writeSweepRequest } from './sweep-files.js';
 
 /** The poke gets this long; a hook has five seconds in all. */
 const WAKE_MS = 300;

@@ -4,9 +4,9 @@
 // a file that does not read here simply asks for nothing.
 
 import { join } from 'node:path';
-import { DogsledError } from '../errors.js';
-import { readTomlFile } from '../state/toml-file.js';
-import { tmuxServerEnv } from './tmux-env.js';
+import { DogsledError } from '../core/common/errors.js';
+import { readTomlFile } from '../state/engine/toml-file.js';
+import { tmuxServerEnv } from './tmux/tmux-env.js';
 
 export const TERMINAL_CHOICES = ['auto', 'tmux'] as const;
 export type TerminalChoice = (typeof TERMINAL_CHOICES)[number];

@@ -5,17 +5,17 @@
 // a binary exists. The ping is also the once-per-start protocol check, which warns and never fails.
 
 import { tmuxChoice } from './choice.js';
-import { CliTransport } from './cli.js';
-import { isTerminalError } from './errors.js';
-import { HeadlessTerminal } from './headless.js';
-import { HerdrTerminal } from './herdr.js';
-import { exists, findHerdrBinary, socketCandidate } from './locate.js';
+import { HeadlessTerminal } from './headless/headless.js';
+import { HerdrTerminal } from './herdr/herdr.js';
+import { ROUTINE_TIMEOUT_MS, SocketTransport } from './herdr/herdr-channel.js';
+import { CliTransport } from './herdr/herdr-cli.js';
+import { connectFailure } from './herdr/herdr-socket.js';
+import { exists, findHerdrBinary, socketCandidate } from './herdr/locate.js';
 import type { TerminalPort } from './port.js';
-import { parseRecord, type ServerInfo, ServerInfoSchema } from './records.js';
-import { connectFailure } from './socket.js';
-import { TmuxTerminal } from './tmux.js';
-import type { HookReport } from './tmux-records.js';
-import { ROUTINE_TIMEOUT_MS, SocketTransport } from './transport.js';
+import { parseRecord, type ServerInfo, ServerInfoSchema } from './port-records.js';
+import { isTerminalError } from './terminal-errors.js';
+import { TmuxTerminal } from './tmux/tmux.js';
+import type { HookReport } from './tmux/tmux-records.js';
 
 /** The socket protocol this adapter was written against (Herdr 0.8.0). */
 export const HERDR_PROTOCOL = 20;
@@ -123,7 +123,7 @@ async function pingSocket(path: string, from: string, timeoutMs: number): Promis
 /** The hook reports in this process's state dir (agent-reports/), read on each listing. */
 async function hookReportsOf(env: NodeJS.ProcessEnv, home: string): Promise<ReadonlyMap<string, HookReport>> {
   const [{ readAgentReports }, { stateDirFrom }] = await Promise.all([
-    import('../state/agent-reports.js'),
+    import('../state/records/agent-reports.js'),
     import('../state/paths.js'),
   ]);
   return readAgentReports(stateDirFrom(env, home));

@@ -13,13 +13,14 @@ import type {
   Pane,
   PaneRead,
   PaneSwap,
+  Plugin,
   ProcessInfo,
   ServerInfo,
   Tab,
   Workspace,
   Worktree,
   WorktreeSource,
-} from './records.js';
+} from './port-records.js';
 
 export type TerminalKind = 'herdr-socket' | 'herdr-cli' | 'tmux' | 'headless';
 export type Env = Record<string, string>;
@@ -253,6 +254,8 @@ export interface TerminalPort {
   /** The new plugin pane, or undefined for a popup (Herdr gives popups no pane). */
   openPluginPane(options: OpenPluginPaneOptions): Promise<Pane | undefined>;
   closePluginPane(paneId: string): Promise<void>;
+  /** The plugins Herdr has installed or linked (only `pluginId` when given); Herdr only. */
+  listPlugins(pluginId?: string): Promise<Plugin[]>;
 
   /**
    * Runs argv in a new tab (or workspace) on Herdr by typing its POSIX-quoted line plus Enter, or as

@@ -1,9 +1,9 @@
-// The command line typed into a pane's shell: POSIX quoting (service/core/shell-quote.ts), plus a
+// The command line typed into a pane's shell: POSIX quoting (service/core/common/shell-quote.ts), plus a
 // refusal of control characters, which cannot be typed safely: a newline would submit the line
 // early, an escape would reach the terminal. Herdr refuses them in agent arguments for the same reason.
 
-import { shellLine } from '../core/shell-quote.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
+import { shellLine } from '../core/common/shell-quote.js';
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 

@@ -30,9 +30,14 @@ export class FrameDecoder {
 
   /** Whole frames completed by `chunk`, decoded; throws FrameError on a stream that is not frames. */
   push(chunk: Buffer): unknown[] {
+    return this.pushSized(chunk).map((frame) => frame.value);
+  }
+
+  /** As push, with each frame's body length (what a reader bounds a reply by). */
+  pushSized(chunk: Buffer): Array<{ value: unknown; bytes: number }> {
     this.pending.push(chunk);
     this.size += chunk.length;
-    const frames: unknown[] = [];
+    const frames: Array<{ value: unknown; bytes: number }> = [];
     while (this.size >= HEADER) {
       const head = this.peek(HEADER);
       const length = head.readUInt32BE(0);
@@ -42,7 +47,7 @@ export class FrameDecoder {
       if (this.size < HEADER + length) break;
       const body = this.take(HEADER + length).subarray(HEADER);
       try {
-        frames.push(packr.unpack(body));
+        frames.push({ value: packr.unpack(body), bytes: length });
       } catch (error) {
         throw new FrameError(`a frame is not msgpack: ${(error as Error).message}`);
       }
@@ -53,6 +58,11 @@ export class FrameDecoder {
   /** Bytes received that do not yet make a whole frame. */
   get buffered(): number {
     return this.size;
+  }
+
+  /** The body length the next frame announced, once its header is in; undefined before. */
+  get announced(): number | undefined {
+    return this.size >= HEADER ? this.peek(HEADER).readUInt32BE(0) : undefined;
   }
 
   private peek(n: number): Buffer {

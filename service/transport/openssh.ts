@@ -3,15 +3,16 @@
 // `remote_command + ["host", verb, …args]` with every word POSIX-quoted, so the peer's shell hands
 // dogsled exactly the argv we hold. ssh's own failures (exit 255) become an unreachable category.
 
-import { shellLine } from '../core/shell-quote.js';
-import { sshFailureCategory } from '../core/unreachable.js';
-import { runProcess } from '../process/run.js';
+import { shellLine } from '../core/common/shell-quote.js';
+import { sshFailureCategory } from '../core/fleet/unreachable.js';
+import { runProcess } from '../process/run-process.js';
 import { oneShotDetail, oneShotReply } from './one-shot.js';
 import {
   abortReason,
   checkHost,
   deadlineOf,
   type ExecOptions,
+  oversizeDetail,
   type PeerTarget,
   type Transport,
   UnreachableError,
@@ -78,9 +79,14 @@ export class OpenSshTransport implements Transport {
       timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.maxReplyBytes === undefined ? {} : { maxOutputBytes: options.maxReplyBytes }),
     });
     if (result.aborted && options.signal) throw abortReason(options.signal);
     if (result.timedOut) throw this.fail(target, 'timeout', oneShotDetail(result));
+    // Past the cap the runner stopped ssh: the answer is too large to be dogsled's, not a lost link.
+    if (result.truncated && options.maxReplyBytes !== undefined) {
+      throw this.fail(target, 'remote command failed', oversizeDetail(options.maxReplyBytes));
+    }
     const stderr = result.stderr.toString('utf8');
     if (result.exitCode === SSH_ERROR_EXIT) {
       const category = sshFailureCategory(stderr);

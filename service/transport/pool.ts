@@ -5,8 +5,8 @@
 // The owner's stop (`signal`) or `close()` ends every call and every connection being made at once:
 // a frozen peer never holds its owner's shutdown.
 
-import { backoffDelayMs } from '../core/backoff.js';
-import { DogsledError } from '../errors.js';
+import { backoffDelayMs } from '../core/common/backoff.js';
+import { DogsledError } from '../core/common/errors.js';
 import { OpenSshTransport } from './openssh.js';
 import { type ResolvedHost, resolveHost } from './ssh-config.js';
 import type { Ssh2Connection } from './ssh2-connect.js';
@@ -102,6 +102,7 @@ export class SshPool implements Transport {
         timeoutMs: remaining,
         signal,
         ...(options.input === undefined ? {} : { input: options.input }),
+        ...(options.maxReplyBytes === undefined ? {} : { maxReplyBytes: options.maxReplyBytes }),
       });
     } catch (error) {
       // Silence for the whole wait, heartbeats included: the peer hangs (a frozen host, a dead
@@ -236,8 +237,7 @@ export class SshPool implements Transport {
   private drop(peer: Peer, connection: Ssh2Connection): void {
     if (peer.connection === connection) peer.connection = undefined;
     connection.channel.close();
-    connection.client.end();
-    connection.client.destroy();
+    connection.destroy();
   }
 }
 

@@ -4,8 +4,8 @@
 // that is not frames, or an exit before the hello, means the remote command failed.
 
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder } from './frames.js';
-import { abortReason, debugText, UnreachableError, type VerbReply } from './types.js';
+import { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from './frames.js';
+import { abortReason, debugText, oversizeDetail, UnreachableError, type VerbReply } from './types.js';
 import { FatalSchema, HelloSchema, ReplySchema } from './wire.js';
 
 export interface ChannelStreams {
@@ -23,12 +23,15 @@ export interface RequestOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   input?: string | Uint8Array;
+  /** The largest reply frame taken; a longer one fails this request as `remote command failed`. */
+  maxReplyBytes?: number;
 }
 
 interface Pending {
   resolve: (reply: VerbReply) => void;
   reject: (error: unknown) => void;
   started: number;
+  maxBytes: number;
 }
 
 /** Stderr kept for debug text: the last bytes are the ones that explain. */
@@ -121,6 +124,7 @@ export class RpcChannel {
       options.signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, {
         started: performance.now(),
+        maxBytes: Math.min(options.maxReplyBytes ?? MAX_FRAME_BYTES, MAX_FRAME_BYTES),
         resolve: (reply) => {
           cleanup();
           resolve(reply);
@@ -141,9 +145,9 @@ export class RpcChannel {
 
   private onData(chunk: Buffer): void {
     this.lastHeardAt = performance.now();
-    let frames: unknown[];
+    let frames: Array<{ value: unknown; bytes: number }>;
     try {
-      frames = this.decoder.push(chunk);
+      frames = this.decoder.pushSized(chunk);
     } catch (error) {
       this.fail(
         'remote command failed',
@@ -151,10 +155,22 @@ export class RpcChannel {
       );
       return;
     }
-    for (const frame of frames) this.onFrame(frame);
+    for (const frame of frames) this.onFrame(frame.value, frame.bytes);
+    // A frame on its way that no waiting request would take is not buffered to the end: with only
+    // bounded requests waiting (snapshot reads), a peer answering megabytes more ends the channel.
+    const coming = this.decoder.announced;
+    if (coming !== undefined && !this.helloWaiter && this.pending.size > 0 && coming > this.largestTaken()) {
+      this.fail('remote command failed', oversizeDetail(this.largestTaken(), coming));
+    }
   }
 
-  private onFrame(frame: unknown): void {
+  private largestTaken(): number {
+    let largest = 0;
+    for (const pending of this.pending.values()) largest = Math.max(largest, pending.maxBytes);
+    return largest;
+  }
+
+  private onFrame(frame: unknown, bytes: number): void {
     if (this.helloWaiter) {
       const hello = HelloSchema.safeParse(frame);
       if (!hello.success) {
@@ -172,6 +188,12 @@ export class RpcChannel {
     if (reply.success) {
       const pending = this.pending.get(reply.data.id);
       if (!pending) return; // Its caller gave up (deadline, abort) already.
+      if (bytes > pending.maxBytes) {
+        pending.reject(
+          new UnreachableError(this.host, 'remote command failed', oversizeDetail(pending.maxBytes, bytes)),
+        );
+        return;
+      }
       const durationMs = Math.round(performance.now() - pending.started);
       pending.resolve(
         reply.data.ok

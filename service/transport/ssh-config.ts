@@ -4,9 +4,9 @@
 // expanded here as ssh would.
 
 import { hostname as localHostname, userInfo } from 'node:os';
-import { stripEscapes } from '../core/strip-escapes.js';
-import { DogsledError } from '../errors.js';
-import { runProcess } from '../process/run.js';
+import { DogsledError } from '../core/common/errors.js';
+import { stripEscapes } from '../core/text/strip-escapes.js';
+import { runProcess } from '../process/run-process.js';
 import { abortReason, checkHost } from './types.js';
 
 export interface ResolvedHost {

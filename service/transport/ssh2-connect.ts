@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { connect as netConnect, type Socket } from 'node:net';
 import type { AuthenticationType, Client, ClientChannel, ConnectConfig, ParsedKey } from 'ssh2';
-import { socketErrorCategory, type UnreachableCategory } from '../core/unreachable.js';
+import { socketErrorCategory, type UnreachableCategory } from '../core/fleet/unreachable.js';
 import {
   type HostKeyVerdict,
   hostKeyAlgorithms,
@@ -23,6 +23,8 @@ import { abortReason, type PeerTarget, UnreachableError } from './types.js';
 export interface Ssh2Connection {
   client: Client;
   channel: RpcChannel;
+  /** Ends the connection now: SSH's goodbye if it can still be sent, and the socket closed. */
+  destroy: () => void;
 }
 
 export interface ConnectSettings {
@@ -126,14 +128,21 @@ export async function connectPeer(settings: ConnectSettings): Promise<Ssh2Connec
       () => fail('timeout', 'no rpc channel in time'),
       signal,
     );
+    // ssh2's own end() only half-closes the socket, and its destroy() does nothing once end() ran:
+    // a peer that never answers the FIN (a frozen sshd) would keep the socket, and this process,
+    // alive. The socket is ours, so it is destroyed here, whatever ssh2 thinks of it.
+    const destroy = (): void => {
+      client.end();
+      socket.destroy();
+    };
     // A stop before the hello destroys the socket, which ends this wait with the channel.
     const channel = await RpcChannel.open(
       target.host,
-      { readable: stream, writable: stream, stderr: stream.stderr, destroy: () => client.end() },
+      { readable: stream, writable: stream, stderr: stream.stderr, destroy },
       remaining(),
     );
     client.once('close', () => channel.close());
-    return { client, channel };
+    return { client, channel, destroy };
   } catch (error) {
     client.end();
     socket.destroy();

@@ -3,9 +3,9 @@
 // on this host), openssh.ts (one `ssh` per call) and pool.ts (one ssh2 connection per peer carrying
 // an RPC channel). A verb's own failure on a reachable host is a reply, never an unreachable error.
 
-import { stripEscapes } from '../core/strip-escapes.js';
-import type { UnreachableCategory } from '../core/unreachable.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
+import type { UnreachableCategory } from '../core/fleet/unreachable.js';
+import { stripEscapes } from '../core/text/strip-escapes.js';
 
 export interface PeerTarget {
   /** What ssh is given: a Host alias of ~/.ssh/config, a name, or `user@host`. */
@@ -20,6 +20,11 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Bytes for the verb's stdin (a message, a quota snapshot); nothing when absent. */
   input?: string | Uint8Array;
+  /**
+   * The largest reply taken, in bytes on the wire: a longer one is refused as `remote command
+   * failed` before it is parsed (default: the transport's own limit, 64 MiB).
+   */
+  maxReplyBytes?: number;
 }
 
 /** What the verb answered. `exitCode` is what `dogsled host <verb>` exits with on that host. */
@@ -65,6 +70,11 @@ export class UnreachableError extends DogsledError {
     this.name = 'UnreachableError';
     this.detail = debugText(detail);
   }
+}
+
+/** The detail of a reply refused for its size. */
+export function oversizeDetail(maxBytes: number, bytes?: number): string {
+  return `a reply ${bytes === undefined ? 'over' : `of ${bytes} bytes, over`} the ${maxBytes}-byte limit`;
 }
 
 export function debugText(raw: string): string {

@@ -5,7 +5,7 @@
 // request runs the server also sends `{ t: 'beat' }` each second, which carries nothing but life.
 
 import * as z from 'zod/mini';
-import { lazySchema } from '../state/lazy-schema.js';
+import { lazySchema } from '../state/engine/lazy-schema.js';
 
 export const WIRE_VERSION = 1;
 

@@ -4,8 +4,8 @@
 // unfocused, not the caller's, and holds one pane with no agent. Anything else keeps it.
 
 import { rm } from 'node:fs/promises';
-import { isTerminalError } from '../terminal/errors.js';
 import type { TerminalPort } from '../terminal/port.js';
+import { isTerminalError } from '../terminal/terminal-errors.js';
 import { anchorPath, readAnchor } from './anchor.js';
 
 /** Null when no anchor was recorded; else whether it was closed. */

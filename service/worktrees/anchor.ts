@@ -4,8 +4,8 @@
 
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DogsledError, messageOf } from '../errors.js';
-import { writeAtomic } from '../state/atomic-write.js';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { writeAtomic } from '../state/engine/atomic-write.js';
 
 export const ANCHOR_FILE = 'agent-worktree-anchor';
 /** As git's own files in the common directory: readable by the repository's other tools. */

@@ -9,16 +9,16 @@ import { lstat, realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { runRepoCommands } from '../cleanup/commands.js';
 import { repositoryLockPath } from '../cleanup/locks.js';
-import { branchWorktreePlan, worktreePathFor } from '../core/branch-worktree.js';
-import { SETUP_CAP_MS } from '../core/budget.js';
-import { AGENT_LOCK_REASON } from '../core/loss-rule.js';
-import { stripEscapes } from '../core/strip-escapes.js';
-import { shown } from '../core/visible.js';
-import { DogsledError, isDogsledError, messageOf } from '../errors.js';
+import { branchWorktreePlan, worktreeNameProblem, worktreePathFor } from '../core/agents/branch-rule.js';
+import { AGENT_LOCK_REASON } from '../core/cleanup/loss-rule.js';
+import { DogsledError, isDogsledError, messageOf } from '../core/common/errors.js';
+import { SETUP_CAP_MS } from '../core/placement/budget.js';
+import { stripEscapes } from '../core/text/strip-escapes.js';
+import { shown } from '../core/text/visible.js';
 import { deleteBranch } from '../git/mutate.js';
 import { defaultBranchOf, type GitRef, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
-import type { GitIO } from '../git/run.js';
+import type { GitIO } from '../git/run-git.js';
 import {
   addLockedWorktree,
   branchNameProblem,
@@ -26,20 +26,20 @@ import {
   resolveCommit,
 } from '../git/worktree-add.js';
 import { type GitWorktree, listWorktrees } from '../git/worktrees.js';
+import { loadRepoConfig } from '../state/config/repo-config.js';
+import { LOCK_TIMEOUT_MS, withLock } from '../state/engine/lock.js';
 import type { ProcessIO } from '../state/io.js';
-import { LOCK_TIMEOUT_MS, withLock } from '../state/lock.js';
 import {
   dropWorktreeRegistration,
   readRegistries,
   rememberRepository,
   rememberWorktree,
-} from '../state/registries.js';
-import { loadRepoConfig } from '../state/repo-config.js';
-import { needsTerminal } from '../terminal/errors.js';
+} from '../state/records/registries.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort, WorktreeList } from '../terminal/port.js';
-import { mark } from '../timing.js';
-import type { Deadline } from '../work/deadline.js';
+import { needsTerminal } from '../terminal/terminal-errors.js';
+import type { Deadline } from '../time/deadline.js';
+import { mark } from '../time/timing.js';
 import { writeAnchor } from './anchor.js';
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -91,7 +91,7 @@ export async function checkBranchRequest(
   // Git takes C1 controls (U+0080-U+009F) in names, and a terminal would act on them in any message.
   const nameProblem = CONTROL.test(branch)
     ? 'it contains a control character'
-    : await branchNameProblem(repository.main, branch, git);
+    : ((await branchNameProblem(repository.main, branch, git)) ?? worktreeNameProblem(branch));
   if (nameProblem !== null) throw new DogsledError(`--branch ${shown(branch)}: ${nameProblem}`);
   if (request.base !== undefined && CONTROL.test(request.base)) {
     throw new DogsledError(`--base ${shown(request.base)}: it contains a control character`);

@@ -1,14 +1,19 @@
-// After a fresh clone for work from another host (spec, "Repository configuration"), the new
-// checkout's mise configuration is trusted, and nothing else: each mise config file the clone holds
-// is named to `mise trust` by its own path. No mise on PATH, or no mise file, is nothing to do.
+// After a fresh clone for work from another host (spec, "Repository configuration"), dogsled asks
+// mise whether the new checkout's configuration is trusted (`mise trust --show` in the checkout,
+// which answers `<dir>: trusted|untrusted` for the directory and each parent with a config, a
+// directory under HOME written `~/…`), and
+// only when mise reports the checkout itself untrusted does it trust that checkout's configuration,
+// each mise file by its own path; a parent's configuration is never touched. No mise on PATH, no
+// mise file, or a mise that cannot say (an older one without --show) is nothing to do.
 
-import { lstat } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SETUP_CAP_MS } from '../core/budget.js';
-import { shown } from '../core/visible.js';
-import { DogsledError } from '../errors.js';
-import { endingOf, runProcess, SpawnError, succeeded } from '../process/run.js';
-import { oneLine } from '../state/quarantine.js';
+import { DogsledError } from '../core/common/errors.js';
+import { SETUP_CAP_MS } from '../core/placement/budget.js';
+import { stripEscapes } from '../core/text/strip-escapes.js';
+import { oneLine } from '../core/text/text-clean.js';
+import { shown } from '../core/text/visible.js';
+import { endingOf, type RunResult, runProcess, SpawnError, succeeded } from '../process/run-process.js';
 
 /** The files mise reads as a directory's configuration (the ones that need trust). */
 const MISE_FILES = [
@@ -22,30 +27,28 @@ const MISE_FILES = [
   '.mise/config.toml',
 ];
 
-export async function trustFreshClone(
-  top: string,
-  io: { env: NodeJS.ProcessEnv; signal?: AbortSignal | undefined; timeoutMs?: number },
-): Promise<string[]> {
+interface MiseIO {
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number;
+}
+
+/** The checkout's mise files that this trusted: none unless mise reported the checkout untrusted. */
+export async function trustFreshClone(top: string, io: MiseIO): Promise<string[]> {
   const found: string[] = [];
   for (const name of MISE_FILES) {
     const path = join(top, name);
     if ((await lstat(path).catch(() => undefined))?.isFile()) found.push(path);
   }
+  if (found.length === 0) return [];
+  const status = await mise(['trust', '--show'], top, io);
+  if (status === undefined || !succeeded(status)) return [];
+  if (!(await reportsUntrusted(status.stdout.toString('utf8'), top, io.env.HOME))) return [];
   const trusted: string[] = [];
   for (const file of found) {
     const timeoutMs = io.timeoutMs ?? SETUP_CAP_MS;
-    let result: Awaited<ReturnType<typeof runProcess>>;
-    try {
-      result = await runProcess('mise', ['trust', '--', file], {
-        env: io.env,
-        cwd: top,
-        timeoutMs,
-        ...(io.signal === undefined ? {} : { signal: io.signal }),
-      });
-    } catch (error) {
-      if (error instanceof SpawnError && error.code === 'ENOENT') return trusted;
-      throw error;
-    }
+    const result = await mise(['trust', '--', file], top, io);
+    if (result === undefined) return trusted;
     if (!succeeded(result)) {
       const said = oneLine(result.stderr.toString('utf8').trim().split('\n').slice(-1)[0] ?? '');
       throw new DogsledError(
@@ -55,4 +58,35 @@ export async function trustFreshClone(
     trusted.push(file);
   }
   return trusted;
+}
+
+/** mise's answer, or undefined when there is no mise to ask. */
+async function mise(args: string[], cwd: string, io: MiseIO): Promise<RunResult | undefined> {
+  try {
+    return await runProcess('mise', args, {
+      env: io.env,
+      cwd,
+      timeoutMs: io.timeoutMs ?? SETUP_CAP_MS,
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
+    });
+  } catch (error) {
+    if (error instanceof SpawnError && error.code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Whether `mise trust --show` names the checkout itself (as given, or its real path) untrusted. */
+async function reportsUntrusted(answer: string, top: string, home: string | undefined): Promise<boolean> {
+  const bare = (path: string): string => path.replace(/\/+$/, '');
+  const names = new Set([bare(top), bare(await realpath(top).catch(() => top))]);
+  const expanded = (path: string): string =>
+    home !== undefined && home !== '' && (path === '~' || path.startsWith('~/'))
+      ? `${bare(home)}${path.slice(1)}`
+      : path;
+  return stripEscapes(answer)
+    .split('\n')
+    .some((line) => {
+      const match = /^(.*): (trusted|untrusted)\s*$/.exec(line);
+      return match !== null && match[2] === 'untrusted' && names.has(bare(expanded(match[1] ?? '')));
+    });
 }

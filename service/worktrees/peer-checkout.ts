@@ -8,11 +8,11 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import * as z from 'zod/mini';
-import { shown } from '../core/visible.js';
-import { DogsledError } from '../errors.js';
+import { DogsledError } from '../core/common/errors.js';
+import { shown } from '../core/text/visible.js';
 import { checkoutTop, cloneCheckout, originOf } from '../git/checkout-origin.js';
+import { lazySchema } from '../state/engine/lazy-schema.js';
 import type { ProcessIO } from '../state/io.js';
-import { lazySchema } from '../state/lazy-schema.js';
 import { trustFreshClone } from './mise-trust.js';
 
 /** What the caller sends: its directory, and the repository that holds it when there is one. */

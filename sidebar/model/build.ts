@@ -7,7 +7,7 @@
 // view. Ages are drawn as of `now` (agedState), so a redraw alone moves them on. Pure: the app calls
 // it on every refresh, every key and every tick.
 
-import { type BoardRow, boardRows } from '../../service/core/board.js';
+import { type BoardRow, boardRows } from '../../service/core/board/board-rule.js';
 import { clipCells, displayText, fitCells, wrapWords } from './cells.js';
 import { hostLines } from './hosts.js';
 import { TODOS_HINT, todoLines } from './todos.js';

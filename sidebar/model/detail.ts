@@ -5,10 +5,11 @@
 // come in as points, the charts go out as series; a pane too short for charts gets their numbers as
 // text, so nothing is hidden, only smaller.
 
-import { commandTitle } from '../../service/core/board.js';
-import { formatAge } from '../../service/core/duration.js';
-import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/host-marks.js';
-import { formatBytes, formatCores } from '../../service/core/units.js';
+import { commandTitle } from '../../service/core/board/board-rule.js';
+import { formatAge } from '../../service/core/common/duration.js';
+import { formatBytes, formatCores } from '../../service/core/common/units.js';
+import { factsLine } from '../../service/core/fleet/facts-line.js';
+import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/placement/host-marks.js';
 import { clipCells, displayText, fitCells, middleCells, wrapWords } from './cells.js';
 import type { DetailView, HistoryWindow, Line, Role, SidebarHost } from './types.js';
 
@@ -151,6 +152,9 @@ function headLines(host: SidebarHost, width: number): Line[] {
     const disk = `disk ${formatBytes(probe.disk.free_bytes)} free (${share}%)`;
     lines.push(...wrapped(disk, width, 'text', '', '  '));
   }
+  // What the host is (OS, CPU model, memory, GPUs), as `status` shows it under each host.
+  if (host.facts)
+    lines.push(...wrapped(`system ${displayText(factsLine(host.facts))}`, width, 'subtext0', '', '  '));
   return lines;
 }
 

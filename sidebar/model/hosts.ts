@@ -6,8 +6,8 @@
 // disk_free_min_percent (yellow) or below it (red). An unreachable host shows `?` and `no reply
 // <age>`, its last numbers dimmed. A card's lines carry its host id, which ⏎ opens in the detail view.
 
-import { formatAge } from '../../service/core/duration.js';
-import { glanceMarker, glanceNumbers, NOT_ELIGIBLE } from '../../service/core/host-marks.js';
+import { formatAge } from '../../service/core/common/duration.js';
+import { glanceMarker, glanceNumbers, NOT_ELIGIBLE } from '../../service/core/placement/host-marks.js';
 import { cells, clipCells, displayText, fitCells, middleCells, wrapWords } from './cells.js';
 import { hostWhy } from './reasons.js';
 import type { Line, Role, Segment, SidebarHost, Thresholds } from './types.js';

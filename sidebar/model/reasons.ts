@@ -3,8 +3,8 @@
 // the hosts the sidebar reads) and why a host takes no work (the headroom reasons of `status`).
 // Pure: the cards (work.ts), the hosts panel (hosts.ts) and the host detail view read them.
 
-import type { BoardRow } from '../../service/core/board.js';
-import { queuedWhy } from '../../service/core/queued-why.js';
+import type { BoardRow } from '../../service/core/board/board-rule.js';
+import { queuedWhy } from '../../service/core/placement/queued-why.js';
 import { displayText } from './cells.js';
 import type { SidebarHost } from './types.js';
 

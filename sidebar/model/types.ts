@@ -2,8 +2,9 @@
 // what is drawn (Frame: three panels of lines made of segments with semantic colour roles). The
 // model never names a colour or touches a terminal; app.ts maps roles to the theme's colours.
 
-import type { Board, BoardRow } from '../../service/core/board.js';
-import type { TodoLines } from '../../service/state/sidebar-schemas.js';
+import type { Board, BoardRow } from '../../service/core/board/board-rule.js';
+import type { HostFacts } from '../../service/state/schemas/host-schemas.js';
+import type { TodoLines } from '../../service/state/schemas/sidebar-schemas.js';
 
 /** Herdr's theme tokens (CONTRACT §7) used as colour roles. */
 export type Role =
@@ -78,6 +79,8 @@ export interface SidebarHost {
   } | null;
   /** Busy fractions of the last samples, oldest first (null: no CPU sample then). */
   busy_history: Array<number | null>;
+  /** What the host is (OS, CPU, memory, GPUs), as `status` shows it; absent until its service read it. */
+  facts?: HostFacts | null;
 }
 
 /** A job on a host, as its snapshot publishes it (running ones, and ended ones for a day). */

@@ -5,7 +5,7 @@
 // opens on a host, switches between the last hour and day, scrolls and closes. The menu's entries
 // for a row are here too.
 
-import { type BoardRow, boardRows } from '../../service/core/board.js';
+import { type BoardRow, boardRows } from '../../service/core/board/board-rule.js';
 import { displayText } from './cells.js';
 import { TODOS_FOLD } from './todos.js';
 import { type Frame, PANELS, type PanelId, rowKey, type SidebarState, type ViewState } from './types.js';

@@ -1,12 +1,12 @@
-// The Agents & Jobs panel: the board's groups (service/core/board.ts), each a header line and one card
+// The Agents & Jobs panel: the board's groups (service/core/board/board-rule.ts), each a header line and one card
 // per row. A card says first what the owner must do (a pill: "+1 to land", "exit 3", "blocked", "#2
 // queued") and then the title; then kind, id and where; then age and why. Nothing the owner acts on
 // is cut: a pill, an id or a reason that does not fit wraps to the next line, and only names
 // (titles, branches, models, directories) are shortened, from the middle. A folded group is its
 // header alone (DONE starts folded). The selected card is marked `▌` and drawn on the selection colour.
 
-import type { Board, BoardGroupId, BoardRow } from '../../service/core/board.js';
-import { formatAge } from '../../service/core/duration.js';
+import type { Board, BoardGroupId, BoardRow } from '../../service/core/board/board-rule.js';
+import { formatAge } from '../../service/core/common/duration.js';
 import { cells, displayText, fitCells, middleCells, wrapWords } from './cells.js';
 import { rowAction, rowWhy } from './reasons.js';
 import { type Line, type Role, rowKey, type Segment, type SidebarHost } from './types.js';

@@ -24,9 +24,9 @@ mkdirSync(outdir, { recursive: true });
 await build({
   absWorkingDir: ROOT,
   entryPoints: {
-    admission: 'service/core/admission-order.ts',
-    tickets: 'service/core/tickets.ts',
-    work: 'service/state/work.ts',
+    admission: 'service/core/placement/admission-order.ts',
+    tickets: 'service/core/placement/tickets.ts',
+    work: 'service/state/records/queue-items.ts',
   },
   outdir,
   outExtension: { '.js': '.mjs' },

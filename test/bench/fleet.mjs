@@ -33,7 +33,7 @@ const {
   fixtures: { itemFixture },
 } = await loadBundled('fleet', {
   peers: 'test/e2e/peers/index.ts',
-  work: 'service/state/work.ts',
+  work: 'service/state/records/queue-items.ts',
   paths: 'service/state/paths.ts',
   fixtures: 'test/helpers/job-fixtures.ts',
 });
@@ -147,7 +147,7 @@ try {
   }
   const category = (alias) => faulty.last.find((h) => h.id === alias)?.unreachable ?? 'reachable';
 
-  // The service: an open item makes it keep the peer cache fresh (service/daemon/peers-lane.ts).
+  // The service: an open item makes it keep the peer cache fresh (service/daemon/peers/peers-worker.ts).
   const io = { paths: statePaths(state), now: Date.now, warn: () => undefined };
   await ensureStateDir(state);
   await updateItems(io, (current) => ({

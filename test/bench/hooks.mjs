@@ -1,22 +1,27 @@
 // The harness hooks' start-up: `hook inbox` (Stop) and `hook context` (UserPromptSubmit) with nothing
 // pending and with 10 records (10 pending inbox records; 10 open items of the owner), against
 // `node -e 0` and `status --line`, interleaved so drift hits all alike, against the fake Herdr. The
-// budget: within 1.5x of `node -e 0` with nothing pending. Needs the built CLI (`npm run bench`
-// builds it). BENCH_RUNS shortens it.
+// budget: within 1.5x of `node -e 0` with nothing pending. `hook inbox` with one pending record is
+// measured alone, beside 10,000 delivered records as the inbox keeps them (its settled file), and
+// beside the same history in the live file as dogsled kept it before the settled file (what a
+// hook paid then). Wall and CPU time (user + system) of each. Needs the built CLI (`npm run bench`
+// builds it). BENCH_RUNS shortens it; BENCH_BASELINE=PATH (another build's dist/dogsled.cjs) adds
+// its `hook inbox` rows beside this build's.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, call, median, ROOT, RUNS } from './lib.mjs';
+import { CLI, call, childrenCpuMs, median, ROOT, RUNS } from './lib.mjs';
 
 const FAKE = join(ROOT, 'test', 'fakes', 'herdr');
 
 function timed(argv, env, input) {
+  const cpuBefore = childrenCpuMs();
   const start = process.hrtime.bigint();
   const r = spawnSync(argv[0], argv.slice(1), { env, input, stdio: ['pipe', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return { ms, stdout: String(r.stdout) };
+  return { ms, cpuMs: childrenCpuMs() - cpuBefore, stdout: String(r.stdout) };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-hooks-'));
@@ -85,11 +90,51 @@ try {
   }));
   const writeItems = (list) =>
     writeFileSync(join(state, 'items.json'), JSON.stringify({ version: 1, items: list }));
+  const history = Array.from({ length: 10_000 }, (_, i) => ({
+    ...records[i % 10],
+    id: `m_hist${String(i).padStart(6, '0')}`,
+    created_ms: now - 3_600_000 + i,
+    state: 'delivered',
+    attempts: 1,
+    delivered_ms: now - 3_600_000 + i,
+  }));
+  const settledDir = join(state, 'inbox', `${child.terminal_id}.d`);
+  const settledFile = join(settledDir, 'settled.json');
+  const settled = JSON.stringify({ version: 1, terminal: child.terminal_id, records: history }, null, 2);
+  /** One pending record, and the history where `where` says: none, the settled file, the live file. */
+  const onePending = (where, cli = CLI) => {
+    rmSync(settledDir, { recursive: true, force: true });
+    if (where === 'settled') {
+      mkdirSync(settledDir, { recursive: true, mode: 0o700 });
+      writeFileSync(settledFile, settled);
+    }
+    const live = where === 'live' ? [...history, records[0]] : [records[0]];
+    writeFileSync(inboxFile, JSON.stringify({ ...registered, records: live }, null, 2));
+    const run = timed([process.execPath, cli, ...inboxArgs.slice(2)], asChild, stopInput);
+    if (!run.stdout.includes('1 new record')) throw new Error(`hook inbox printed ${run.stdout}`);
+    return run;
+  };
+  const nothingPending = (cli = CLI) => {
+    rmSync(settledDir, { recursive: true, force: true });
+    writeFileSync(inboxFile, JSON.stringify({ ...registered, records: [] }, null, 2));
+    return timed([process.execPath, cli, ...inboxArgs.slice(2)], asChild, stopInput);
+  };
+  const baseline = process.env.BENCH_BASELINE;
+  const baselineCases = baseline
+    ? [
+        ['hook inbox, nothing pending (baseline)', () => nothingPending(baseline)],
+        ['hook inbox, 1 pending (baseline)', () => onePending('none', baseline)],
+        [
+          'hook inbox, 1 pending, 10,000 delivered in the live file (baseline)',
+          () => onePending('live', baseline),
+        ],
+      ]
+    : [];
 
   const cases = [
     ['node -e 0', () => timed([process.execPath, '-e', '0'], base)],
     ['status --line', () => timed([process.execPath, CLI, 'status', '--line'], base)],
-    ['hook inbox, nothing pending', () => timed(inboxArgs, asChild, stopInput)],
+    ['hook inbox, nothing pending', () => nothingPending()],
     [
       'hook inbox, 10 records',
       () => {
@@ -99,6 +144,10 @@ try {
         return run;
       },
     ],
+    ['hook inbox, 1 pending', () => onePending('none')],
+    ['hook inbox, 1 pending, 10,000 delivered', () => onePending('settled')],
+    ['hook inbox, 1 pending, 10,000 delivered in the live file (before)', () => onePending('live')],
+    ...baselineCases,
     [
       'hook context, nothing pending',
       () => {
@@ -116,18 +165,30 @@ try {
       },
     ],
   ];
-  const times = new Map(cases.map(([name]) => [name, []]));
+  const times = new Map(cases.map(([name]) => [name, { wall: [], cpu: [] }]));
   for (let i = 0; i < 3; i++) for (const [, run] of cases) run();
-  for (let i = 0; i < RUNS; i++) for (const [name, run] of cases) times.get(name).push(run().ms);
-  const floor = median(times.get('node -e 0'));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [name, run] of cases) {
+      const { ms, cpuMs } = run();
+      times.get(name).wall.push(ms);
+      times.get(name).cpu.push(cpuMs);
+    }
+  }
+  const floor = times.get('node -e 0');
+  const [floorWall, floorCpu] = [median(floor.wall), median(floor.cpu)];
 
   console.log(
-    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${RUNS} runs each.\n`,
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${RUNS} runs each; load ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}.\n`,
   );
-  console.log('| hook (fake Herdr) | median wall | vs `node -e 0` |');
-  console.log('|---|---:|---:|');
-  for (const [name, xs] of times) {
-    console.log(`| \`${name}\` | ${median(xs).toFixed(1)} ms | ${(median(xs) / floor).toFixed(2)}× |`);
+  console.log('| hook (fake Herdr) | median wall | wall vs `node -e 0` | CPU vs `node -e 0` |');
+  console.log('|---|---:|---:|---:|');
+  for (const [name, { wall, cpu }] of times) {
+    const [w, c] = [median(wall), median(cpu)];
+    console.log(
+      `| \`${name}\` | ${w.toFixed(1)} ms | ${(w / floorWall).toFixed(2)}× | ${(c / floorCpu).toFixed(2)}× |`,
+    );
   }
 } finally {
   server?.stdin?.end();

@@ -38,7 +38,7 @@ export function timeAndCpu(argv, env) {
   return { ms, cpuMs: childrenCpuMs() - cpuBefore };
 }
 
-function childrenCpuMs() {
+export function childrenCpuMs() {
   const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / TICK;
 }

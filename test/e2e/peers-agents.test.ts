@@ -180,7 +180,12 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
       "it's $(id)\n`x`",
     ]);
     expect({ code: sent.code, stderr: sent.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(sent.stdout).toMatch(new RegExp(`^sent m_[a-z2-7]{12} to brancher \\(${doc.pane}\\)\n$`));
+    // The peer says what the local send says: an idle Claude child reads it when it next acts.
+    expect(sent.stdout).toMatch(
+      new RegExp(
+        `^sent (m_[a-z2-7]{12}) to brancher \\(${doc.pane}\\): it is idle, so claude reads \\1 at its next prompt or stop\n$`,
+      ),
+    );
     const inbox = JSON.parse(
       await readFile(join(peerState('big'), 'inbox', `${doc.terminal_id}.json`), 'utf8'),
     );

@@ -3,10 +3,13 @@
 // reservation there; `--host` pins; a remote job runs with every argument unchanged and its exit
 // status; `ps --all`, `logs --follow`, `stop` and `wait` of a job on a peer.
 
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statePaths } from '../../service/state/paths.js';
+import { readQueue } from '../../service/state/records/queue-items.js';
 import { eventually, runCli, spawnCli } from '../helpers/cli.js';
+import { keyOf } from './peers/client.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
 
@@ -19,6 +22,15 @@ const HOSTILE = ['-n', "it's", 'a "b" c', '$(id)', '`id`', '*', '~', 'x\ny', ';r
 describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120_000 }, () => {
   let fleet: Fleet;
   const coldCache = () => rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
+  /** The peer cache entries this host holds: which peers were read. */
+  const peerEntries = async () =>
+    (await readdir(join(fleet.box.state, 'peers')).catch(() => [] as string[]))
+      .filter((name) => name.endsWith('.json'))
+      .sort();
+  const pendingTickets = async () =>
+    (
+      await readQueue({ paths: statePaths(fleet.box.state), now: Date.now, warn: () => undefined })
+    ).tickets.filter((ticket) => ticket.state === 'pending');
   const peerPlacements = async (tag: string) => {
     const home = fleet.peers.peer(tag).user.home;
     const text = await readFile(join(home, '.local', 'state', 'dogsled', 'placements.json'), 'utf8');
@@ -125,5 +137,87 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
     expect(JSON.parse(pruned.stdout).results).toEqual([expect.objectContaining({ path: gone })]);
     const again = await runCli(['prune', '--host', 'big', 'repositories'], fleet.env, { timeoutMs: 60_000 });
     expect(again.stdout).toBe('nothing to prune\n');
+  });
+  it('reads only the pinned host: a frozen peer elsewhere is not read for --host local or --host mid', async () => {
+    const small = fleet.peers.peer('small');
+    await coldCache();
+    await small.sshd.freeze();
+    try {
+      // No service runs on this host here, so it has no room: the pin queues a ticket, reading no peer.
+      const local = await runCli(['place', '--host', 'local', '--json'], fleet.env, { timeoutMs: 30_000 });
+      expect(local.code, local.stderr).toBe(1);
+      expect(await peerEntries()).toEqual([]);
+      const cancelled = await runCli(['cancel', JSON.parse(local.stdout).ticket], fleet.env);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      const mid = await runCli(['place', '--host', 'mid', '--json'], fleet.env, { timeoutMs: 30_000 });
+      expect(mid.code, mid.stderr).toBe(0);
+      expect(JSON.parse(mid.stdout)).toMatchObject({ placed: true, host: 'mid' });
+      expect(await peerEntries()).toEqual(['mid.json']);
+    } finally {
+      await small.sshd.thaw();
+    }
+  });
+
+  it('refuses work pinned to a peer that refuses our key or whose key changed at once, queueing nothing', async () => {
+    const other = keyOf(await readFile(`${fleet.peers.client.identity}.pub`, 'utf8'));
+    await coldCache();
+    try {
+      await fleet.writeConfig({ big: 'nobody-at-all@big' });
+      await fleet.peers.writeKnownHosts({ mid: other });
+      const place = await runCli(['place', '--host', 'big', '--wait', '--max', '30s', '--json'], fleet.env, {
+        timeoutMs: 60_000,
+      });
+      expect(place.stdout).toBe('');
+      expect(place.stderr).toBe(
+        'dogsled: place: big: unreachable: auth (it refuses our key): run `ssh nobody-at-all@big` to review the key\n',
+      );
+      expect(place.code).toBe(2);
+      const run = await runCli(['run', '--host', 'mid', '--wait', '--max', '30s', '--', 'true'], fleet.env, {
+        timeoutMs: 60_000,
+      });
+      expect(run.stderr).toBe(
+        'dogsled: run: mid: unreachable: host key (its key is not the one on file): run `ssh mid` to review the key\n',
+      );
+      expect(run.code).toBe(2);
+      const agent = await runCli(
+        [
+          'agent',
+          '--host',
+          'big',
+          '--kind',
+          'claude',
+          '--name',
+          'keyless',
+          '--wait',
+          '--max',
+          '30s',
+          '--message',
+          'hello',
+        ],
+        fleet.env,
+        { timeoutMs: 60_000 },
+      );
+      expect(agent.stderr).toMatch(/^dogsled: agent: big: unreachable: auth \(it refuses our key\)/);
+      expect(agent.code).toBe(2);
+      // Nothing waits for them: no ticket, and no task file of the refused child.
+      expect((await pendingTickets()).map((t) => t.pin)).toEqual([]);
+      expect(await readdir(join(fleet.box.state, 'launches')).catch(() => [])).toEqual([]);
+    } finally {
+      await fleet.writeConfig();
+      await fleet.peers.writeKnownHosts();
+      await coldCache();
+    }
+    // A failure that passes by itself is worth waiting for: a stopped sshd queues the pinned work.
+    const small = fleet.peers.peer('small');
+    await small.sshd.stop();
+    try {
+      const queued = await runCli(['place', '--host', 'small', '--json'], fleet.env, { timeoutMs: 30_000 });
+      expect(queued.code, queued.stderr).toBe(1);
+      expect(queued.stderr).toContain('unreachable: connection refused');
+      await runCli(['cancel', JSON.parse(queued.stdout).ticket], fleet.env);
+    } finally {
+      await small.sshd.start();
+      await coldCache();
+    }
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
 import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
-import { appendItems, itemFixture } from '../integration/job-queue-fixtures.js';
+import { appendItems, itemFixture } from '../integration/jobs/job-queue-fixtures.js';
 import { keyOf } from './peers/client.js';
 import { acceptedConnections, type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
@@ -74,6 +74,24 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
     const brief = await runCli(['status', '--brief'], fleet.env);
     expect(brief.stdout.split('\n').filter(Boolean)).toHaveLength(5);
   });
+
+  it("carries each peer's facts (what the host is, as its service read them) into status", async () => {
+    // A peer's service reads its facts in a child after it starts: a later read of the peer has them.
+    const report = await eventually(
+      async () => {
+        await Promise.all(['small', 'big', 'mid'].map((id) => runCli(['retry', id], fleet.env)));
+        const read = await status();
+        return ['small', 'big', 'mid'].every((id) => host(read, id).facts?.cpu) ? read : undefined;
+      },
+      60_000,
+      "every peer's facts",
+    );
+    for (const id of ['small', 'big', 'mid']) {
+      expect(host(report, id).facts).toMatchObject({ os: { platform: 'linux' }, errors: [] });
+    }
+    const human = (await runCli(['status'], fleet.env)).stdout;
+    expect(human.split('\n').filter((line) => line.startsWith('  system ')).length).toBeGreaterThanOrEqual(3);
+  }, 90_000);
 
   it('reads each peer at most once per 10 s for 20 concurrent callers', async () => {
     await coldCache();

@@ -6,13 +6,13 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QuotaSnapshot } from '../../service/core/quota-rows.js';
+import type { QuotaSnapshot } from '../../service/core/quota/quota-rows.js';
 import { QuotaPusher } from '../../service/quota/push.js';
 import { OpenSshTransport } from '../../service/transport/openssh.js';
 import { SshPool } from '../../service/transport/pool.js';
 import type { PeerTarget, Transport } from '../../service/transport/types.js';
 import { eventually, exited, sandbox, startCli } from '../helpers/cli.js';
-import { KEY, useFakeCliproxy } from '../integration/quota-fixtures.js';
+import { KEY, useFakeCliproxy } from '../integration/quota/quota-fixtures.js';
 import { acceptedConnections } from './peers/fleet.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
 

@@ -2,7 +2,7 @@
 // never SSH's own words; the raw text kept (escapes stripped) for a debug log only.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DogsledError } from '../../service/errors.js';
+import { DogsledError } from '../../service/core/common/errors.js';
 import { OpenSshTransport } from '../../service/transport/openssh.js';
 import { SshPool } from '../../service/transport/pool.js';
 import { type PeerTarget, type Transport, UnreachableError } from '../../service/transport/types.js';

@@ -9,10 +9,10 @@ import { lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:f
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { type CleanupIO, type CleanupSurvey, surveyCleanup } from '../../service/cleanup/doctor.js';
+import type { PruneReport } from '../../service/cleanup/doctor-report.js';
 import { applyPlan } from '../../service/cleanup/prune.js';
-import type { PruneReport } from '../../service/cleanup/report.js';
-import { type PruneCategory, selectPlan } from '../../service/core/prune-plan.js';
-import { DEFAULT_CONFIG } from '../../service/state/config.js';
+import { type PruneCategory, selectPlan } from '../../service/core/cleanup/prune-plan.js';
+import { DEFAULT_CONFIG } from '../../service/state/config/config.js';
 import { statePaths } from '../../service/state/paths.js';
 import { type CliResult, runCli } from './cli.js';
 import { tempDir } from './tree.js';

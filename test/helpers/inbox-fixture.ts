@@ -29,6 +29,8 @@ export interface InboxBox {
   ): Promise<CliResult>;
   /** The inbox file of `pane`'s terminal, parsed, or undefined. */
   inbox(pane: PaneRef): Promise<InboxFile | undefined>;
+  /** Every record of `pane`'s terminal, oldest first: live ones and those moved to its settled file. */
+  records(pane: PaneRef): Promise<InboxFile[]>;
   inboxPath(pane: PaneRef): string;
   close(): Promise<void>;
 }
@@ -75,6 +77,14 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
       } catch {
         return undefined;
       }
+    },
+    records: async (pane) => {
+      const read = async (path: string) => JSON.parse(await readFile(path, 'utf8').catch(() => '{}'));
+      const settled = await read(join(box.state, 'inbox', `${pane.terminal}.d`, 'settled.json'));
+      const byId = new Map<string, InboxFile>();
+      for (const record of [...(settled.records ?? []), ...((await read(inboxPath(pane))).records ?? [])])
+        byId.set(record.id, record);
+      return [...byId.values()].sort((a, b) => a.created_ms - b.created_ms);
     },
     inboxPath,
     close: async () => {

@@ -3,7 +3,7 @@
 
 import { hostname } from 'node:os';
 import { ensureStateDir, statePaths } from '../../service/state/paths.js';
-import { acquireServiceLock, type ServiceLock } from '../../service/state/service-lock.js';
+import { acquireServiceLock, type ServiceLock } from '../../service/state/records/service-lock.js';
 
 export async function holdServiceLock(stateDir: string): Promise<ServiceLock> {
   await ensureStateDir(stateDir);

@@ -2,7 +2,7 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentPane, HostSnapshot } from '../../service/state/schemas.js';
+import type { AgentPane, HostSnapshot } from '../../service/state/schemas/host-schemas.js';
 
 const GIB = 1024 ** 3;
 

@@ -6,10 +6,10 @@
 
 import { hostname } from 'node:os';
 import * as z from 'zod/mini';
-import { withLock } from '../../service/state/lock.js';
+import { withLock } from '../../service/state/engine/lock.js';
+import { updateState } from '../../service/state/engine/store.js';
 import { statePaths } from '../../service/state/paths.js';
-import { acquireServiceLock } from '../../service/state/service-lock.js';
-import { updateState } from '../../service/state/store.js';
+import { acquireServiceLock } from '../../service/state/records/service-lock.js';
 
 const CounterSchema = z.looseObject({ count: z.int().check(z.nonnegative()) });
 

@@ -5,7 +5,7 @@
 
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { shellLine } from '../../service/core/shell-quote.js';
+import { shellLine } from '../../service/core/common/shell-quote.js';
 
 const run = promisify(execFile);
 

@@ -1,4 +1,4 @@
-// The job supervisor a running `serve` keeps warm (service/daemon/warm-keeper.ts), found in the
+// The job supervisor a running `serve` keeps warm (service/daemon/warm-worker.ts), found in the
 // process table by its state dir and its DOGSLED_EXEC_WARM marker.
 
 import { readdir, readFile, stat } from 'node:fs/promises';

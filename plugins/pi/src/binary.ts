@@ -3,8 +3,8 @@
 // exit, a signal or the deadline all come back as `ok: false` with one line saying why; nothing
 // here throws, because a failing binary must never break Pi's prompt.
 
-import { stripEscapes } from '../../../service/core/strip-escapes.js';
-import { runProcess, SpawnError } from '../../../service/process/run.js';
+import { stripEscapes } from '../../../service/core/text/strip-escapes.js';
+import { runProcess, SpawnError } from '../../../service/process/run-process.js';
 import { dogsledBin, type PiDeps } from './deps.js';
 
 /** The five-second budget of every hook (spec: "A hook has a five-second command budget"). */

@@ -4,7 +4,7 @@
 
 import { homedir } from 'node:os';
 import { stateDirFrom } from '../../../service/state/paths.js';
-import { callerPane } from '../../../service/terminal/herdr-env.js';
+import { callerPane } from '../../../service/terminal/herdr/herdr-env.js';
 
 declare const __DOGSLED_PI_VERSION__: string | undefined;
 
@@ -26,7 +26,7 @@ export function processDeps(): PiDeps {
   };
 }
 
-/** The CLI's rule (service/state/clock.ts): DOGSLED_TEST_NOW_MS counts only with DOGSLED_TEST=1. */
+/** The CLI's rule (service/state/engine/clock.ts): DOGSLED_TEST_NOW_MS counts only with DOGSLED_TEST=1. */
 export function clockOf(env: NodeJS.ProcessEnv): () => number {
   const text = env.DOGSLED_TEST === '1' ? env.DOGSLED_TEST_NOW_MS : undefined;
   const value = Number(text);

@@ -9,13 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type LongTimer, longTimeout } from '../../../service/timers.js';
+import { type LongTimer, longTimeout } from '../../../service/time/timers.js';
 import { callDogsled, jsonOf } from './binary.js';
 import { type PiDeps, stateDir } from './deps.js';
 import { batchMessage, type ClaimedRecord, claimedRecords, MESSAGE_TYPE } from './message.js';
 import type { ExtensionAPI, ExtensionContext } from './pi-api.js';
 
-/** Herdr terminal ids as the inbox files use them (service/inbox/files.ts refuses anything else). */
+/** Herdr terminal ids as the inbox files use them (service/inbox/inbox-files.ts refuses anything else). */
 const TERMINAL_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /** An inbox larger than this is not read for the pre-check; the claim decides instead. */
 const PRECHECK_MAX_BYTES = 64 * 1024 * 1024;

@@ -6,7 +6,7 @@
 // binary's, a call's answer is exactly what Claude Code and Codex get, and nothing stays running.
 // A tool's error result becomes a thrown error, which is how Pi marks a tool call as failed.
 
-import { runProcess, SpawnError } from '../../../service/process/run.js';
+import { runProcess, SpawnError } from '../../../service/process/run-process.js';
 import { oneLine } from './binary.js';
 import { dogsledBin, type PiDeps } from './deps.js';
 import type { ExtensionAPI } from './pi-api.js';

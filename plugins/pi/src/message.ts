@@ -4,17 +4,17 @@
 // sequence or a megabyte into the session. The renderer shows each record's kind, sender and text,
 // folded past twelve lines until the message is expanded.
 
-import { formatAge } from '../../../service/core/duration.js';
-import { FOLD_LINES, PREVIEW_CHARS } from '../../../service/core/inbox-text.js';
-import { stripEscapes } from '../../../service/core/strip-escapes.js';
-import { plainLine } from '../../../service/core/text-clean.js';
+import { formatAge } from '../../../service/core/common/duration.js';
+import { FOLD_LINES, PREVIEW_CHARS } from '../../../service/core/inbox/inbox-text.js';
+import { stripEscapes } from '../../../service/core/text/strip-escapes.js';
+import { plainLine } from '../../../service/core/text/text-clean.js';
 import { clipCells, displayText } from '../../../sidebar/model/cells.js';
 import type { MessageRenderer, PiComponent } from './pi-api.js';
 
 export const MESSAGE_TYPE = 'dogsled';
 /** One record's text as injected: the claim's preview plus its pointer line, never more. */
 const RECORD_MAX = PREVIEW_CHARS + 200;
-/** A whole message stays well inside what one steer should carry (the claim's batch is ~8,000). */
+/** A whole message stays well inside what one steer should carry (the claim's batch is at most 9,500). */
 const MESSAGE_MAX = 12_000;
 
 /** A record as `inbox claim` gives it (the fields this extension reads). */

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { plainLine } from '../../../service/core/text-clean.js';
-import { writeAtomic } from '../../../service/state/atomic-write.js';
+import { plainLine } from '../../../service/core/text/text-clean.js';
+import { writeAtomic } from '../../../service/state/engine/atomic-write.js';
 import { ownPane, type PiDeps, stateDir } from './deps.js';
 
 /** pi-todo announces its display here (protocol 3), and answers a request for it on the other. */
@@ -79,7 +79,7 @@ export function todoDisplay(payload: unknown): TodoDisplay | undefined {
   };
 }
 
-/** 16 hex digits of SHA-256 of the pane id: the name service/state/sidebar-files.ts reads. */
+/** 16 hex digits of SHA-256 of the pane id: the name service/state/records/sidebar-files.ts reads. */
 export function todoLinesFile(deps: PiDeps, pane: string): string {
   return join(
     stateDir(deps),

@@ -5,7 +5,7 @@
 // stays in the editor: these are Pi shortcuts, never a focused component. Each action goes through
 // the dogsled MCP tools (read, stop, cancel, send), the code the CLI runs too.
 
-import { stripEscapes } from '../../../service/core/strip-escapes.js';
+import { stripEscapes } from '../../../service/core/text/strip-escapes.js';
 import type { PiDeps } from './deps.js';
 import { callServerTool } from './mcp-tools.js';
 import type { ExtensionAPI, ExtensionContext } from './pi-api.js';

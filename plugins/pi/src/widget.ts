@@ -4,8 +4,8 @@
 // what `status --json`, `board --json` and pi-todo gave, and the keys' WidgetView, into lines; the
 // refresher in extension.ts reads them every ten seconds, only inside a Herdr pane.
 
-import { formatAge } from '../../../service/core/duration.js';
-import { plainLine } from '../../../service/core/text-clean.js';
+import { formatAge } from '../../../service/core/common/duration.js';
+import { plainLine } from '../../../service/core/text/text-clean.js';
 import { bytesShort, meter } from '../../../sidebar/model/hosts.js';
 import type { TodoDisplay } from './todos.js';
 

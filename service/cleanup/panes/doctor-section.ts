@@ -3,21 +3,21 @@
 // plan removes closes with that worktree, so it is no entry of its own.
 
 import * as z from 'zod/mini';
-import { type PaneDisposition, type PaneFacts, workspaceVerdicts } from '../../core/pane-rule.js';
-import type { PlanEntry } from '../../core/prune-plan.js';
-import { stripEscapes } from '../../core/strip-escapes.js';
-import { messageOf } from '../../errors.js';
+import { type PaneDisposition, type PaneFacts, workspaceVerdicts } from '../../core/cleanup/pane-rule.js';
+import type { PlanEntry } from '../../core/cleanup/prune-plan.js';
+import { messageOf } from '../../core/common/errors.js';
+import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { lazySchema } from '../../state/engine/lazy-schema.js';
 import type { StateIO } from '../../state/io.js';
-import type { JobRecord } from '../../state/job-records.js';
-import { lazySchema } from '../../state/lazy-schema.js';
-import { readPaneWatch } from '../../state/pane-watch-file.js';
-import { isTerminalError } from '../../terminal/errors.js';
+import type { JobRecord } from '../../state/records/job-records.js';
+import { readPaneWatch } from '../../state/records/pane-watch-file.js';
 import type { TerminalPort } from '../../terminal/port.js';
-import type { Listing } from '../../terminal/records.js';
+import type { Listing } from '../../terminal/port-records.js';
+import { isTerminalError } from '../../terminal/terminal-errors.js';
 import { agentPaneFacts } from '../agent-records.js';
-import type { DoctorReport } from '../report.js';
-import { realOrSame } from './facts.js';
+import type { DoctorReport } from '../doctor-report.js';
 import { callerTerminal, displayPath, judgeAll, type PaneContext, workspaceFacts } from './judge.js';
+import { realOrSame } from './pane-facts.js';
 
 export const PaneEntrySchema = lazySchema(() =>
   z.object({

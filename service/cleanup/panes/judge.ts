@@ -6,24 +6,27 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import {
   type AgentFacts,
+  type InboxFacts,
   type JudgedPane,
+  type OwnedWork,
+  ownerKeep,
   type PaneFacts,
   type PaneRecord,
   type PaneVerdict,
   type PromptState,
   paneVerdict,
   type WorkspaceFacts,
-} from '../../core/pane-rule.js';
-import { stripEscapes } from '../../core/strip-escapes.js';
-import { contains } from '../../core/target-rule.js';
-import { messageOf } from '../../errors.js';
+} from '../../core/cleanup/pane-rule.js';
+import { contains } from '../../core/cleanup/target-rule.js';
+import { messageOf } from '../../core/common/errors.js';
+import { stripEscapes } from '../../core/text/strip-escapes.js';
 import { mapLimited } from '../../probe/map-limited.js';
 import { type ChildReader, probePrompt, readChildren } from '../../probe/shell-panes.js';
-import type { JobRecord } from '../../state/job-records.js';
-import { type PaneWatch, watchEntries, watchMaxGap } from '../../state/pane-watch-file.js';
-import { isTerminalError, TerminalError } from '../../terminal/errors.js';
+import type { JobRecord } from '../../state/records/job-records.js';
+import { type PaneWatch, watchEntries, watchMaxGap } from '../../state/records/pane-watch-file.js';
 import type { TerminalPort } from '../../terminal/port.js';
-import type { Listing, Pane } from '../../terminal/records.js';
+import type { Listing, Pane } from '../../terminal/port-records.js';
+import { isTerminalError, TerminalError } from '../../terminal/terminal-errors.js';
 
 /** What the rule needs besides the live panes; the same for the section and each recheck. */
 export interface PaneContext {
@@ -37,6 +40,10 @@ export interface PaneContext {
   records?: ReadonlyMap<string, readonly PaneRecord[]>;
   /** Done marks and open children of agents, by terminal id. */
   agentMarks?: ReadonlyMap<string, { done: boolean; openChildren: number }>;
+  /** Work each owner owns, by the owner's pane id (a launch-time id that may be an alias now). */
+  owners?: ReadonlyMap<string, OwnedWork>;
+  /** Inboxes by terminal id, or why none could be listed. */
+  inboxes?: ReadonlyMap<string, InboxFacts> | { unreadable: string };
   children?: ChildReader;
   /** Parallel process checks; default one per available CPU. */
   width?: number;
@@ -89,6 +96,7 @@ export async function judgeAll(
   const watch = watchEntries(ctx.watch);
   const maxGap = watchMaxGap(ctx.watch);
   const children = ctx.children ?? readChildren;
+  const ownerFacts = await ownerFactsOf(port, listing, ctx);
   const judged = await mapLimited(
     panes,
     ctx.width ?? availableParallelism(),
@@ -131,6 +139,7 @@ export async function judgeAll(
         cwd,
         records: [...jobRecordsOf(pane, ctx.jobs), ...(ctx.records?.get(terminal) ?? [])],
         watch: watch[terminal],
+        ...ownerFacts(terminal),
       };
       const verdict: PaneVerdict = paneVerdict(facts, ctx.now, maxGap);
       const removedWorktree =
@@ -140,7 +149,8 @@ export async function judgeAll(
         workspace: pane.workspace_id,
         caller: facts.caller,
         verdict,
-        idleShell: agentFacts === null && prompt.kind === 'empty',
+        // An owner's shell is never closed along with a worktree either.
+        idleShell: agentFacts === null && prompt.kind === 'empty' && ownerKeep(facts) === null,
         removedWorktree,
         terminalId: terminal,
         info: pane,
@@ -149,6 +159,47 @@ export async function judgeAll(
     },
   );
   return judged.filter((pane): pane is Judged => pane !== null);
+}
+
+/** What makes each terminal an owner the rule keeps (core/pane-rule.ts `ownerKeep`). */
+export async function ownerFactsOf(
+  port: TerminalPort,
+  listing: Listing,
+  ctx: Pick<PaneContext, 'owners' | 'inboxes'>,
+): Promise<(terminal: string) => Pick<PaneFacts, 'owns' | 'inbox'>> {
+  const owned = await ownedByTerminal(port, listing, ctx.owners);
+  const inboxes = ctx.inboxes;
+  return (terminal) => {
+    const owns = owned.get(terminal);
+    const inbox =
+      inboxes === undefined
+        ? undefined
+        : 'unreadable' in inboxes
+          ? { unreadable: inboxes.unreadable }
+          : inboxes.get(terminal);
+    return { ...(owns === undefined ? {} : { owns }), ...(inbox === undefined ? {} : { inbox }) };
+  };
+}
+
+/**
+ * The work each terminal owns. Items and tickets name their owner by the pane id it had then, which
+ * stays an alias after a move, so an id the listing does not show is resolved through Herdr; an id
+ * Herdr no longer knows owns no pane here.
+ */
+async function ownedByTerminal(
+  port: TerminalPort,
+  listing: Listing,
+  owners: ReadonlyMap<string, OwnedWork> | undefined,
+): Promise<Map<string, OwnedWork>> {
+  const byTerminal = new Map<string, OwnedWork>();
+  for (const [owner, work] of owners ?? []) {
+    if (work.items === 0 && work.tickets === 0) continue;
+    const terminal = await callerTerminal(port, listing, owner);
+    if (terminal === null) continue;
+    const seen = byTerminal.get(terminal) ?? { items: 0, tickets: 0 };
+    byTerminal.set(terminal, { items: seen.items + work.items, tickets: seen.tickets + work.tickets });
+  }
+  return byTerminal;
 }
 
 /**

@@ -6,16 +6,16 @@
 // the teardown (a pane that is not an idle shell keeps the worktree: a skip) and again right before
 // they close, so nothing busy is ever closed with a worktree.
 
-import { paneActivity } from '../../core/holds.js';
-import { workspaceVerdicts } from '../../core/pane-rule.js';
-import { contains } from '../../core/target-rule.js';
-import { DogsledError, messageOf } from '../../errors.js';
-import { isTerminalError, TerminalError } from '../../terminal/errors.js';
+import { paneActivity } from '../../core/cleanup/holds.js';
+import { ownerKeep, workspaceVerdicts } from '../../core/cleanup/pane-rule.js';
+import { contains } from '../../core/cleanup/target-rule.js';
+import { DogsledError, messageOf } from '../../core/common/errors.js';
 import type { TerminalPort } from '../../terminal/port.js';
-import type { Listing, Pane } from '../../terminal/records.js';
+import type { Listing, Pane } from '../../terminal/port-records.js';
+import { isTerminalError, TerminalError } from '../../terminal/terminal-errors.js';
 import type { PaneEntry, WorkspaceEntry } from './doctor-section.js';
-import { type ReadPane, readPanes, realOrSame } from './facts.js';
-import { callerTerminal, judgeAll, type PaneContext, workspaceFacts } from './judge.js';
+import { callerTerminal, judgeAll, ownerFactsOf, type PaneContext, workspaceFacts } from './judge.js';
+import { type ReadPane, readPanes, realOrSame } from './pane-facts.js';
 
 export type Closure =
   | { kind: 'closed'; target: string; panes: string[] }
@@ -135,17 +135,21 @@ interface Found {
   busy: string | null;
 }
 
+/** The owners' records, read again at each check: an owner's pane keeps the worktree it works in. */
+export type OwnerContext = () => Promise<Pick<PaneContext, 'owners' | 'inboxes'>>;
+
 export async function worktreePanes(
   port: TerminalPort,
   path: string,
   callerPaneId: string | null,
+  owners?: OwnerContext,
 ): Promise<WorktreePanes> {
-  const first = await find(port, path, callerPaneId);
+  const first = await find(port, path, callerPaneId, owners);
   if (first.busy !== null) return { kind: 'busy', reason: first.busy };
   return {
     kind: 'ready',
     close: async () => {
-      const now = await find(port, path, callerPaneId);
+      const now = await find(port, path, callerPaneId, owners);
       if (now.busy !== null) throw new DogsledError(`kept after its teardown: ${now.busy}`);
       const closed: string[] = [];
       if (now.workspace !== null) {
@@ -170,7 +174,12 @@ export async function closing(run: () => Promise<void>): Promise<boolean> {
   throw new DogsledError(`cannot close its Herdr panes: ${done.why}`);
 }
 
-async function find(port: TerminalPort, path: string, callerPaneId: string | null): Promise<Found> {
+async function find(
+  port: TerminalPort,
+  path: string,
+  callerPaneId: string | null,
+  owners: OwnerContext | undefined,
+): Promise<Found> {
   const read = await attempt(() => port.listAll());
   if (!read.ok) throw new DogsledError(`cannot read Herdr's panes: ${read.why}`);
   const listing = read.value;
@@ -191,12 +200,15 @@ async function find(port: TerminalPort, path: string, callerPaneId: string | nul
   }
   const panes = await readPanes(port, { ...listing, panes: chosen });
   const callerTerminalId = await callerTerminal(port, listing, callerPaneId);
+  const ownerOf = owners === undefined ? undefined : await ownerFactsOf(port, listing, await owners());
   for (const pane of panes) {
     if (pane.info.pane_id === callerPaneId || pane.info.terminal_id === callerTerminalId) {
       return { workspace, panes, busy: `the caller's pane ${pane.info.pane_id} works in it` };
     }
     const activity = paneActivity(pane.hold);
     if (activity !== null) return { workspace, panes, busy: `pane ${pane.info.pane_id} ${activity}` };
+    const owner = ownerOf === undefined ? null : ownerKeep(ownerOf(pane.info.terminal_id));
+    if (owner !== null) return { workspace, panes, busy: `pane ${pane.info.pane_id} stays: ${owner}` };
   }
   return { workspace, panes, busy: null };
 }

@@ -4,8 +4,8 @@
 // the directories whose modification time moved; transcript facts are reused while a file's size
 // and modification time are unchanged.
 
-import type { TranscriptFacts } from './facts.js';
 import type { TranscriptFs } from './fs.js';
+import type { TranscriptFacts } from './transcript-facts.js';
 
 /** Session id -> every transcript path carrying that id (more than one is ambiguous). */
 export type SessionIndex = Map<string, string[]>;

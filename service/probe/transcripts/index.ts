@@ -10,10 +10,10 @@ export {
   type SessionRef,
   type TranscriptIO,
 } from './discover.js';
-export { type Activity, NO_FACTS, type TranscriptFacts, transcriptFacts } from './facts.js';
 export { formatOf, type TranscriptFormat } from './formats.js';
 export { type FileFacts, nodeTranscriptFs, type TranscriptFs } from './fs.js';
 export { jsonRecords } from './lines.js';
-export { HEAD_BYTES, readTranscriptFacts, TAIL_WINDOWS, type TranscriptReadIO } from './read.js';
 export { REPLY_MAX_CHARS, readFinalReply } from './reply.js';
 export { ACTIVITY_TEXT_MAX, displayLine } from './summary.js';
+export { type Activity, NO_FACTS, type TranscriptFacts, transcriptFacts } from './transcript-facts.js';
+export { HEAD_BYTES, readTranscriptFacts, TAIL_WINDOWS, type TranscriptReadIO } from './transcript-read.js';

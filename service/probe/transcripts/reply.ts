@@ -2,7 +2,7 @@
 // reader keeps one display line). Read from the file's tail only; null when the tail holds no
 // assistant message or the file cannot be read. The text is untrusted: escapes are stripped.
 
-import { stripEscapes } from '../../core/strip-escapes.js';
+import { stripEscapes } from '../../core/text/strip-escapes.js';
 import { formatOf, type TranscriptFormat } from './formats.js';
 import { nodeTranscriptFs, type TranscriptFs } from './fs.js';
 import { isRecord, type JsonRecord, jsonRecords } from './lines.js';

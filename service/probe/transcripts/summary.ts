@@ -1,7 +1,7 @@
 // Display text for transcript activity: escape sequences stripped, whitespace folded to one line,
 // bounded length. Tool calls become "Name: what it acts on" from the argument that says most.
 
-import { stripEscapes } from '../../core/strip-escapes.js';
+import { stripEscapes } from '../../core/text/strip-escapes.js';
 import { isRecord } from './lines.js';
 
 export const ACTIVITY_TEXT_MAX = 200;

@@ -5,7 +5,7 @@
 
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { shellWord } from '../../../service/core/shell-quote.js';
+import { shellWord } from '../../../service/core/common/shell-quote.js';
 import { run } from './procs.js';
 
 export interface ClientHost {

@@ -1,0 +1,90 @@
+// samples.jsonl: one line per tick, appended. Only the service lock's holder writes it (checked by
+// `guard` before each write), so no file lock is needed. A torn last line from a crash or a full disk
+// is fenced off with a newline, and unreadable lines are dropped at the next trim instead of failing
+// the service. Anything but a regular file in its place is refused, never opened blocking.
+
+import { needsTrim, trimCutoff } from '../../core/placement/samples.js';
+import { writeAtomic } from '../../state/engine/atomic-write.js';
+import { fsFailure } from '../../state/engine/fs-errors.js';
+import { openAppendRegular, openRegular, readRegular } from '../../state/engine/regular-file.js';
+import type { Sample } from '../../state/schemas/host-schemas.js';
+
+const HEAD_BYTES = 4096;
+const MODE = 0o600;
+
+interface Head {
+  size: number;
+  firstTs: number | null;
+  endsWithNewline: boolean;
+}
+
+export async function appendSample(
+  file: string,
+  sample: Sample,
+  now: number,
+  guard: () => Promise<void> = async () => {},
+): Promise<void> {
+  const line = `${JSON.stringify(sample)}\n`;
+  const head = await readHead(file);
+  if (head && head.size > 0 && needsTrim(head.firstTs, now)) {
+    await rewriteFrom(file, trimCutoff(now), line, guard);
+    return;
+  }
+  await guard();
+  await append(file, head && head.size > 0 && !head.endsWithNewline ? `\n${line}` : line);
+}
+
+/** A FIFO put in the file's place since readHead looked fails, never blocks (openAppendRegular). */
+async function append(file: string, text: string): Promise<void> {
+  const handle = await openAppendRegular(file, MODE);
+  try {
+    await handle.appendFile(text);
+  } catch (error) {
+    throw fsFailure('write', file, error);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+async function readHead(file: string): Promise<Head | undefined> {
+  const handle = await openRegular(file);
+  if (handle === undefined) return undefined;
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return { size, firstTs: null, endsWithNewline: true };
+    const buffer = Buffer.alloc(Math.min(size, HEAD_BYTES));
+    await handle.read(buffer, 0, buffer.length, 0);
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    const newline = buffer.indexOf(10);
+    const firstLine = newline === -1 ? null : buffer.subarray(0, newline).toString('utf8');
+    return { size, firstTs: firstLine === null ? null : tsOf(firstLine), endsWithNewline: last[0] === 10 };
+  } catch (error) {
+    throw fsFailure('read', file, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function rewriteFrom(
+  file: string,
+  cutoff: number,
+  extra: string,
+  guard: () => Promise<void>,
+): Promise<void> {
+  const kept = ((await readRegular(file)) ?? '').split('\n').filter((line) => {
+    const ts = tsOf(line);
+    return ts !== null && ts >= cutoff;
+  });
+  const body = kept.length > 0 ? `${kept.join('\n')}\n${extra}` : extra;
+  await writeAtomic(file, body, { mode: MODE, guard });
+}
+
+function tsOf(line: string): number | null {
+  try {
+    const value = JSON.parse(line) as { ts_ms?: unknown };
+    return typeof value.ts_ms === 'number' ? value.ts_ms : null;
+  } catch {
+    return null;
+  }
+}

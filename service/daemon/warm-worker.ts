@@ -1,0 +1,105 @@
+// The service keeps one job supervisor warm (jobs/exec-warm.ts) so a waiting headless `run` hands
+// its job over instead of starting a second Node. One at a time: the next starts once this one says
+// it was taken or is gone. One that dies unclaimed is replaced at once the first time, then after
+// the spec's backoff (10 s, 20 s, ... 5 min), so a crash loop costs little. Each is a child of the
+// service in its own session, its stdin a pipe from here: unclaimed, it leaves when the service goes.
+
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelayMs } from '../core/common/backoff.js';
+import { messageOf } from '../core/common/errors.js';
+import { SUPERVISOR_ENV, WARM_ENV } from '../core/jobs/job-env.js';
+import { launchWarm, type Warm } from '../process/launch-detached.js';
+import { execArgv, selfInvocation, WARM_ID } from '../process/self-invocation.js';
+import type { ProcessIO } from '../state/io.js';
+import { outsideAnyPane } from '../terminal/herdr/herdr-env.js';
+
+export interface WarmKeeperIO extends Pick<ProcessIO, 'paths' | 'env' | 'warn'> {
+  /** The argv prefix that runs dogsled (`[node, dist/dogsled.cjs]`); default: this process's own. */
+  self?: readonly string[];
+}
+
+export interface WarmKeeper {
+  stop(): Promise<void>;
+}
+
+/** Keeps a warm supervisor until `signal` aborts or stop(); the one then waiting leaves. */
+export function startWarmKeeper(io: WarmKeeperIO, signal: AbortSignal): WarmKeeper {
+  const stopper = new AbortController();
+  const stopped = AbortSignal.any([signal, stopper.signal]);
+  let current: Warm | undefined;
+  const stopping = aborted(stopped);
+  const done = (async () => {
+    let deaths = 0;
+    let warned = '';
+    while (!stopped.aborted) {
+      let warm: Warm;
+      try {
+        warm = await launchWarm(execArgv(io.self ?? selfInvocation(), WARM_ID), {
+          cwd: io.paths.dir,
+          env: warmEnv(io),
+        });
+      } catch (error) {
+        const message = messageOf(error);
+        if (message !== warned) io.warn(`dogsled serve: warm supervisor: cannot start: ${message}`);
+        warned = message;
+        await pause(backoffDelayMs(deaths++, Math.random()), stopped);
+        continue;
+      }
+      current = warm;
+      if (stopped.aborted) break;
+      const outcome = await Promise.race([warm.taken, stopping]);
+      current = undefined;
+      // Taken, it no longer reads the pipe; gone, there is no one to read it.
+      warm.cancel();
+      if (outcome === 'stop') break;
+      deaths = outcome === 'taken' ? 0 : deaths + 1;
+      if (deaths < 2) continue;
+      const wait = backoffDelayMs(deaths - 2, Math.random());
+      // Said once per loop: the service's log gets one line, not one per try.
+      if (deaths === 2) {
+        io.warn(
+          `dogsled serve: warm supervisor: exited twice before taking a job; retrying with backoff (${Math.round(wait / 1000)}s, then longer); runs start their own meanwhile`,
+        );
+      }
+      await pause(wait, stopped);
+    }
+    current?.cancel();
+  })();
+  return {
+    stop: async () => {
+      stopper.abort();
+      await done;
+    },
+  };
+}
+
+/**
+ * The service's environment with the supervisor's markers, as a launch's supervisor gets it
+ * (jobs/launch.ts): the job itself runs with its caller's (jobs/ID.env). A test's lock pause is
+ * the service's, not its jobs'.
+ */
+function warmEnv(io: WarmKeeperIO): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...io.env,
+    DOGSLED_STATE: resolve(io.paths.dir),
+    [SUPERVISOR_ENV]: '1',
+    [WARM_ENV]: '1',
+    ...outsideAnyPane(),
+  };
+  delete env.DOGSLED_TEST_LOCK_HOLD_FILE;
+  delete env.DOGSLED_TEST_LOCK_HOLD_MS;
+  return env;
+}
+
+function aborted(signal: AbortSignal): Promise<'stop'> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve('stop');
+    else signal.addEventListener('abort', () => resolve('stop'), { once: true });
+  });
+}
+
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return;
+  await sleep(ms, undefined, { signal, ref: false }).catch(() => undefined);
+}

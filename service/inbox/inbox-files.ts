@@ -1,0 +1,149 @@
+// The inbox files of this host: inbox/<terminal>.json, one per Herdr terminal (its live file: what
+// waits), read without a lock and changed only under the file's own lock through updateState; what
+// settled and long texts are in inbox/<terminal>.d (settled.ts). Lock order: an inbox lock is taken
+// alone, never inside another lock and never two at once (a notice to a sender is a second, separate
+// update); only its own settled.json's lock is taken inside it. Only regular files are read: a
+// directory, FIFO or symlink in their place is a one-line error naming the file, never a hang.
+
+import { lstat, readdir, unlink } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { DogsledError, messageOf } from '../core/common/errors.js';
+import { emptyInbox } from '../core/inbox/inbox.js';
+import { clipText, plainLine } from '../core/text/text-clean.js';
+import { withLock } from '../state/engine/lock.js';
+import { readState, updateState } from '../state/engine/store.js';
+import type { StateIO } from '../state/io.js';
+import { type Inbox, type InboxRecord, InboxSchema } from '../state/schemas/inbox-schemas.js';
+
+/**
+ * Herdr's terminal ids are `term_<hex>`, tmux's `%<pane>@<server pid>` (both safe as file names);
+ * anything that could leave the directory is refused.
+ */
+const TERMINAL_ID = /^(?:[A-Za-z0-9][A-Za-z0-9_.-]{0,127}|%\d{1,12}@\d{1,12})$/;
+const SUFFIX = '.json';
+
+export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string {
+  if (!TERMINAL_ID.test(terminal) || terminal.includes('..')) {
+    throw new DogsledError(
+      `inbox: terminal id "${clipText(plainLine(terminal), 80)}" is not a safe file name`,
+    );
+  }
+  return join(io.paths.inbox, `${terminal}${SUFFIX}`);
+}
+
+function shown(io: Pick<StateIO, 'paths'>, file: string): string {
+  return relative(io.paths.dir, file) || file;
+}
+
+/** Refuses anything but a regular file (or nothing) at `file`, before it is opened. */
+async function assertRegular(io: Pick<StateIO, 'paths'>, file: string): Promise<void> {
+  let kind: string;
+  try {
+    const stats = await lstat(file);
+    if (stats.isFile()) return;
+    kind = stats.isDirectory()
+      ? 'a directory'
+      : stats.isFIFO()
+        ? 'a FIFO'
+        : stats.isSymbolicLink()
+          ? 'a symlink'
+          : 'not a regular file';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    throw new DogsledError(`cannot read ${shown(io, file)}: ${code ?? messageOf(error)}`, {
+      cause: error,
+    });
+  }
+  throw new DogsledError(`${shown(io, file)} is ${kind}, not a regular file`);
+}
+
+/**
+ * Runs `action` on a state file of the message layer: anything but a regular file there is refused
+ * first, and file-system failures become one line naming the file (DogsledErrors pass through).
+ */
+export async function guarded<T>(
+  io: Pick<StateIO, 'paths'>,
+  file: string,
+  action: () => Promise<T>,
+): Promise<T> {
+  await assertRegular(io, file);
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof DogsledError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new DogsledError(`${shown(io, file)}: ${code ?? messageOf(error)}`, { cause: error });
+  }
+}
+
+/** The terminal's inbox, or undefined when nothing was ever written to it (or it was corrupt). */
+export async function readInbox(io: StateIO, terminal: string): Promise<Inbox | undefined> {
+  const file = inboxFile(io, terminal);
+  return guarded(io, file, () => readState(file, InboxSchema, io));
+}
+
+export interface InboxUpdate<R> {
+  result: R;
+  next?: Inbox | undefined;
+}
+
+/**
+ * Read-modify-write of one inbox under its lock; `fn` sees an empty inbox when there is none yet.
+ * `pane` is where the terminal is now, recorded for display.
+ */
+export async function updateInbox<R>(
+  io: StateIO,
+  terminal: string,
+  pane: string | null,
+  fn: (inbox: Inbox) => Promise<InboxUpdate<R>> | InboxUpdate<R>,
+): Promise<R> {
+  const file = inboxFile(io, terminal);
+  return guarded(io, file, () =>
+    updateState(file, InboxSchema, io, (current) => fn(current ?? emptyInbox(terminal, pane))),
+  );
+}
+
+/**
+ * Removes an inbox, its settled records and bodies included, when `disposable` still holds under its
+ * lock for every record it has (a gone terminal's, once nothing in it is worth keeping).
+ */
+export async function removeInbox(
+  io: StateIO,
+  terminal: string,
+  disposable: (records: readonly InboxRecord[]) => boolean,
+): Promise<boolean> {
+  const file = inboxFile(io, terminal);
+  const { mergeRecords, readSettled, removeInboxDir } = await import('./settled.js');
+  return guarded(io, file, () =>
+    withLock(file, async () => {
+      const current = await readState(file, InboxSchema, io);
+      if (!disposable(mergeRecords(current, await readSettled(io, terminal)))) return false;
+      // The directory first: a crash between the two leaves the live file, removed the next time.
+      await removeInboxDir(io, terminal);
+      await unlink(file).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      return true;
+    }),
+  );
+}
+
+/** The terminals that have an inbox file here (locks, quarantined and temp files left out). */
+export async function inboxTerminals(io: Pick<StateIO, 'paths'>): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(io.paths.inbox);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    throw new DogsledError(`inbox: cannot list ${shown(io, io.paths.inbox)}: ${code ?? messageOf(error)}`, {
+      cause: error,
+    });
+  }
+  return names
+    .filter((name) => name.endsWith(SUFFIX))
+    .map((name) => name.slice(0, -SUFFIX.length))
+    .filter((terminal) => TERMINAL_ID.test(terminal) && !terminal.includes('..'))
+    .sort();
+}

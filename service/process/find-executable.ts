@@ -1,0 +1,36 @@
+// Where a command name resolves on a PATH, as a POSIX shell would look it up: a name with a slash is
+// a path (relative to `cwd`), else the first executable regular file in a PATH directory (an empty
+// entry is the current directory). Stats and access checks only; nothing is run.
+
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+
+/** Where `command` resolves to from `cwd`, or undefined when it cannot run. */
+export async function findExecutable(
+  command: string,
+  cwd: string,
+  path: string | undefined,
+): Promise<string | undefined> {
+  if (command === '') return undefined;
+  if (command.includes('/')) {
+    const file = resolve(cwd, command);
+    return (await isExecutableFile(file)) ? file : undefined;
+  }
+  for (const dir of (path ?? '').split(delimiter)) {
+    const base = dir === '' ? cwd : isAbsolute(dir) ? dir : resolve(cwd, dir);
+    const file = join(base, command);
+    if (await isExecutableFile(file)) return file;
+  }
+  return undefined;
+}
+
+async function isExecutableFile(file: string): Promise<boolean> {
+  try {
+    if (!(await stat(file)).isFile()) return false;
+    await access(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

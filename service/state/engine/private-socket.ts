@@ -1,0 +1,30 @@
+// A Unix socket in the state directory that only its user can connect to: bound under a private
+// name, made 0600, then renamed onto its path, so no one connects before its mode is set. Used for
+// supervisor.sock (the warm supervisor) and sweep.sock (the service's cleanup wake-up).
+
+import { chmod, lstat, rename, unlink } from 'node:fs/promises';
+import type { Server } from 'node:net';
+import { messageOf } from '../../core/common/errors.js';
+import { STATE_FILE_MODE } from '../paths.js';
+
+/** Listens at `path` (replacing a stale socket, never a directory); returns the socket's inode. */
+export async function listenPrivate(server: Server, path: string): Promise<number> {
+  const own = `${path}.${process.pid}`;
+  await unlink(own).catch(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(own, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  try {
+    await chmod(own, STATE_FILE_MODE);
+    await rename(own, path);
+    return (await lstat(path)).ino;
+  } catch (error) {
+    server.close();
+    await unlink(own).catch(() => undefined);
+    throw new Error(`cannot listen on ${path}: ${messageOf(error)}`);
+  }
+}

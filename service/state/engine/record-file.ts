@@ -1,0 +1,47 @@
+// Reading one record file of a directory of records (launches/, and the same shape as jobs/) for
+// listings that must never fail or hang: only a regular file is opened (a FIFO named like a record
+// would block a reader for ever), and every problem becomes a one-line reason instead of a throw.
+
+import { lstat, readFile } from 'node:fs/promises';
+import type * as z from 'zod/mini';
+import { messageOf } from '../../core/common/errors.js';
+import { oneLine } from '../../core/text/text-clean.js';
+
+/** The record, or why not: `reason` null means the file is simply not there (removed meanwhile). */
+export type RecordRead<T> = { record: T } | { reason: string | null };
+
+/** Reads `path` as the record whose `id` must match its file name. */
+export async function readRecordFile<S extends z.ZodMiniType<{ id: string }>>(
+  path: string,
+  id: string,
+  schema: S,
+): Promise<RecordRead<z.output<S>>> {
+  let text: string;
+  try {
+    if (!(await lstat(path)).isFile()) return { reason: 'not a regular file' };
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { reason: null };
+    return { reason: `cannot read (${code ?? oneLine(messageOf(error))})` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { reason: `not JSON: ${oneLine(messageOf(error))}` };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.map(String).join('.') ?? '';
+    return {
+      reason: `schema: ${oneLine(where ? `${where}: ${issue?.message}` : (issue?.message ?? 'invalid'))}`,
+    };
+  }
+  const record = parsed.data as z.output<S>;
+  if ((record as { id: string }).id !== id) {
+    return { reason: `record id "${oneLine((record as { id: string }).id)}" does not match its file name` };
+  }
+  return { record };
+}

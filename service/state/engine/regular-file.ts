@@ -1,0 +1,93 @@
+// State files are read, and logs appended to, only when they are regular files. A directory, FIFO,
+// socket or device in their place is refused with one line naming it: opened with O_NONBLOCK so a
+// FIFO can never block, and checked on the open handle (and, for reads, before opening).
+
+import { constants, type Stats } from 'node:fs';
+import { type FileHandle, open, stat } from 'node:fs/promises';
+import { DogsledError } from '../../core/common/errors.js';
+import { oneLine } from '../../core/text/text-clean.js';
+import { fsFailure } from './fs-errors.js';
+
+/** The open file, or undefined when it does not exist. */
+export async function openRegular(path: string): Promise<FileHandle | undefined> {
+  try {
+    const before = await stat(path);
+    if (!before.isFile()) throw notRegular(path, before);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fsFailure('read', path, error);
+  }
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fsFailure('read', path, error);
+  }
+  try {
+    const after = await handle.stat();
+    if (!after.isFile()) throw notRegular(path, after);
+    return handle;
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw fsFailure('read', path, error);
+  }
+}
+
+/**
+ * A regular file opened for appending, created with `mode` when missing. O_NONBLOCK: a FIFO in its
+ * place with no reader fails (ENXIO) instead of blocking, and one with a reader is refused.
+ */
+export async function openAppendRegular(path: string, mode: number): Promise<FileHandle> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+      mode,
+    );
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFile(path, kindOf(stats), 'write');
+    return handle;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    throw fsFailure('write', path, error);
+  }
+}
+
+/** The whole text of a regular file, or undefined when it does not exist. */
+export async function readRegular(path: string): Promise<string | undefined> {
+  const handle = await openRegular(path);
+  if (handle === undefined) return undefined;
+  try {
+    return await handle.readFile('utf8');
+  } catch (error) {
+    throw fsFailure('read', path, error);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** A directory, FIFO, socket or device where a state file belongs. */
+export class NotRegularFile extends DogsledError {
+  /** `a directory`, `a FIFO`, ... */
+  readonly kind: string;
+
+  constructor(path: string, kind: string, action: 'read' | 'write' = 'read') {
+    super(`cannot ${action} ${oneLine(path, 400)}: it is ${kind}, not a regular file`);
+    this.kind = kind;
+  }
+}
+
+function notRegular(path: string, stats: Stats): NotRegularFile {
+  return new NotRegularFile(path, kindOf(stats));
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'not a file';
+}

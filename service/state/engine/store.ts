@@ -1,0 +1,206 @@
+// The state-file store: whole-file JSON records validated by their zod schema on every read and
+// write. Writes go to a temp file in the same dir, fsync, rename (0600), so a reader sees one whole
+// version or the previous one; read-modify-write happens only under the file's lock, and its write
+// is dropped if the lock turns out lost. Only regular files are read (regular-file.ts). A file that
+// does not parse is quarantined with one warning; files with a backup (paths.ts) are then recovered
+// from `<name>.prev`, the others read as missing, never as `{}`.
+
+import type { FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type * as z from 'zod/mini';
+import { oneLine } from '../../core/text/text-clean.js';
+import type { StateIO } from '../io.js';
+import { backupOf, STATE_FILE_MODE } from '../paths.js';
+import { stageAtomic, writeAtomic } from './atomic-write.js';
+import { fsFailure } from './fs-errors.js';
+import { type HeldLock, testHoldInLock, withLock } from './lock.js';
+import { quarantineFile, quarantineWarning } from './quarantine.js';
+import { openRegular, readRegular } from './regular-file.js';
+
+/** The part of StateIO the store uses: it is given each file's path. */
+type StoreIO = Pick<StateIO, 'now' | 'warn' | 'signal'>;
+
+export interface Update<T, R> {
+  result: R;
+  /** The new record; undefined leaves the file untouched. */
+  next?: T | undefined;
+}
+
+type Read<T> = { kind: 'ok'; value: T } | { kind: 'missing' } | { kind: 'corrupt'; reason: string };
+
+/** The record in `file`, or undefined when it is missing or was corrupt (then it is moved aside). */
+export async function readState<S extends z.ZodMiniType>(
+  file: string,
+  schema: S,
+  ctx: StoreIO,
+): Promise<z.output<S> | undefined> {
+  const first = await readOnce(file, schema, undefined);
+  if (first.kind === 'ok') return first.value;
+  if (first.kind === 'missing') return undefined;
+  // Judge again under the lock, so a locked writer cannot replace the file between verdict and move.
+  return withLock(file, (held) => readLocked(file, schema, ctx, held), { signal: ctx.signal });
+}
+
+export interface WriteOptions {
+  /** Runs right before each rename; throws to write nothing (a lock found lost). */
+  guard?: () => Promise<void>;
+}
+
+/**
+ * Validates, then replaces `file` atomically. A file with a backup gets the same text in
+ * `<name>.prev` first, so the backup always holds every acknowledged change. A value that fails its
+ * schema is a bug, not user error.
+ */
+export async function writeState<S extends z.ZodMiniType>(
+  file: string,
+  schema: S,
+  value: z.input<S>,
+  options: WriteOptions = {},
+): Promise<void> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new Error(`writeState ${basename(file)}: value fails its schema: ${describeIssue(parsed.error)}`);
+  }
+  const text = `${JSON.stringify(parsed.data, null, 2)}\n`;
+  const write = { mode: STATE_FILE_MODE, ...(options.guard ? { guard: options.guard } : {}) };
+  const backup = backupOf(file);
+  if (backup === undefined) return writeAtomic(file, text, write);
+  // Both temp files are written and synced together (one fsync's wait, not two); the renames keep
+  // their order, backup first, so the backup still holds every acknowledged change.
+  const staged = await Promise.allSettled([stageAtomic(backup, text, write), stageAtomic(file, text, write)]);
+  const [prev, main] = staged;
+  if (prev.status === 'rejected' || main.status === 'rejected') {
+    for (const s of staged) if (s.status === 'fulfilled') await s.value.abandon();
+    throw prev.status === 'rejected' ? prev.reason : (main as PromiseRejectedResult).reason;
+  }
+  try {
+    await prev.value.commit();
+  } catch (error) {
+    await main.value.abandon();
+    throw error;
+  }
+  await main.value.commit();
+}
+
+/**
+ * Read-modify-write under the file's lock. `fn` sees the current record (undefined when missing)
+ * and returns `{ result, next }`; `next` is written unless undefined. Records are loose objects, so
+ * fields written by a newer dogsled survive when `fn` spreads the record it was given.
+ */
+export async function updateState<S extends z.ZodMiniType, U extends Update<z.input<S>, unknown>>(
+  file: string,
+  schema: S,
+  ctx: StoreIO,
+  fn: (current: z.output<S> | undefined) => Promise<U> | U,
+): Promise<U['result']> {
+  return withLock(
+    file,
+    async (held: HeldLock) => {
+      const current = await readLocked(file, schema, ctx, held);
+      const { result, next } = await fn(current);
+      if (next !== undefined) {
+        await testHoldInLock(file);
+        // Writing after the lock was lost could overwrite the new holder's write, and writing after
+        // the caller gave up would be a change nobody was told of: both are checked before each
+        // rename, the lock on its owner record itself.
+        const guard = async (): Promise<void> => {
+          ctx.signal?.throwIfAborted();
+          await held.assertOwned();
+        };
+        held.assertHeld();
+        await writeState(file, schema, next, { guard });
+      }
+      return result;
+    },
+    { signal: ctx.signal },
+  );
+}
+
+/** Caller holds the file's lock. Bounded retries: each miss means an unlocked writer just replaced it. */
+async function readLocked<S extends z.ZodMiniType>(
+  file: string,
+  schema: S,
+  ctx: StoreIO,
+  held: HeldLock,
+): Promise<z.output<S> | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const read = await readOnce(file, schema, { ...ctx, held });
+    if (read.kind === 'ok') return read.value;
+    if (read.kind === 'missing') return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * One read. With `ctx` (the caller holds the lock), a corrupt file is quarantined while our
+ * descriptor still pins its inode, so the identity check in quarantineFile cannot be fooled by inode
+ * reuse; with a valid backup, the backup's text replaces it and is the value read.
+ */
+async function readOnce<S extends z.ZodMiniType>(
+  file: string,
+  schema: S,
+  ctx: (StoreIO & { held: HeldLock }) | undefined,
+): Promise<Read<z.output<S>>> {
+  const handle = await openRegular(file);
+  if (handle === undefined) return { kind: 'missing' };
+  try {
+    const text = await readAll(handle, file);
+    const verdict = judge(text, schema);
+    if (verdict.kind !== 'corrupt' || !ctx) return verdict;
+    const identity = await handle.stat();
+    const backupFile = backupOf(file);
+    const backup = backupFile === undefined ? undefined : await readBackup(backupFile, schema);
+    // With a backup the corrupt file is copied aside and then replaced; without, moved aside.
+    const movedTo = await quarantineFile(file, identity, ctx.now(), { keep: backup !== undefined });
+    // Not moved: the file was replaced or removed after we read it; the caller reads it again.
+    if (movedTo === undefined) return verdict;
+    if (backupFile === undefined || backup === undefined) {
+      ctx.warn(quarantineWarning(file, verdict.reason, movedTo));
+      return { kind: 'missing' };
+    }
+    await writeAtomic(file, backup.text, { mode: STATE_FILE_MODE, guard: ctx.held.assertOwned });
+    ctx.warn(quarantineWarning(file, verdict.reason, movedTo, backupFile));
+    return { kind: 'ok', value: backup.value };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readAll(handle: FileHandle, file: string): Promise<string> {
+  try {
+    return await handle.readFile('utf8');
+  } catch (error) {
+    throw fsFailure('read', file, error);
+  }
+}
+
+/** The backup's text and value when it is a valid record; anything else means no backup. */
+async function readBackup<S extends z.ZodMiniType>(
+  backup: string,
+  schema: S,
+): Promise<{ text: string; value: z.output<S> } | undefined> {
+  const text = await readRegular(backup).catch(() => undefined);
+  if (text === undefined) return undefined;
+  const verdict = judge(text, schema);
+  return verdict.kind === 'ok' ? { text, value: verdict.value } : undefined;
+}
+
+function judge<S extends z.ZodMiniType>(text: string, schema: S): Read<z.output<S>> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { kind: 'corrupt', reason: `not JSON: ${(error as Error).message}` };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return { kind: 'corrupt', reason: `schema: ${describeIssue(parsed.error)}` };
+  return { kind: 'ok', value: parsed.data };
+}
+
+/** The first issue, with its path: `reservations.0.id: Invalid input: expected string, received number`. */
+function describeIssue(error: z.core.$ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  const where = issue.path.map(String).join('.');
+  return oneLine(where ? `${where}: ${issue.message}` : issue.message);
+}

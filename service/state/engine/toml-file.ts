@@ -1,0 +1,47 @@
+// Reading a TOML settings file (the host config, a repository's dogsled.toml): the file's absence
+// is the caller's to judge, every other problem is one line through the caller's `fail`. smol-toml
+// loads only when a file exists, since most hosts and repositories have none.
+
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import type * as z from 'zod/mini';
+import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { oneLine } from '../../core/text/text-clean.js';
+
+let toml: typeof import('smol-toml') | undefined;
+
+/** The parsed document, or undefined when the file does not exist. */
+export async function readTomlFile(path: string, fail: (problem: string) => DogsledError): Promise<unknown> {
+  let text: string;
+  let file: FileHandle | undefined;
+  try {
+    // Opened without blocking, then checked: a FIFO in a config's place is refused, never waited
+    // on, and a directory or device is no config either.
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!(await file.stat()).isFile()) throw fail('not a regular file');
+    text = await file.readFile('utf8');
+  } catch (error) {
+    if (error instanceof DogsledError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw fail(`cannot read (${code ?? messageOf(error)})`);
+  } finally {
+    await file?.close();
+  }
+  try {
+    toml ??= await import('smol-toml');
+    return toml.parse(text);
+  } catch (error) {
+    if (!(toml && error instanceof toml.TomlError)) throw error;
+    const what = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
+    throw fail(`malformed TOML at line ${error.line}: ${oneLine(what)}`);
+  }
+}
+
+/** Unknown keys, named with their full path: reported first, as a typo explains the rest. */
+export function unknownKeys(error: z.core.$ZodError): string | null {
+  const unknown = error.issues.find((issue) => issue.code === 'unrecognized_keys');
+  if (unknown?.code !== 'unrecognized_keys') return null;
+  const names = unknown.keys.map((key) => `"${[...unknown.path, key].join('.')}"`);
+  return `unknown key${names.length > 1 ? 's' : ''} ${names.join(', ')}`;
+}

@@ -1,0 +1,172 @@
+// Job records: the atomic jobs/ID.json that `run` creates and `exec` completes for each job (spec,
+// "Jobs, agents, and owners"), its output log jobs/ID.log and the stop request jobs/ID.stop. A record
+// moves created -> started -> ended and is replaced whole each time. Listing is tolerant and
+// read-only: a record that does not parse is reported, never quarantined or fatal, because doctor
+// changes nothing. Retention is core/job-expiry.ts.
+
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type * as z from 'zod/mini';
+import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { oneLine } from '../../core/text/text-clean.js';
+import { NotRegularFile, readRegular } from '../engine/regular-file.js';
+import { updateState, writeState } from '../engine/store.js';
+import type { StateIO } from '../io.js';
+import type { StatePaths } from '../paths.js';
+import { JobRecordSchema } from '../schemas/host-schemas.js';
+
+export { JobRecordSchema };
+export type JobRecord = z.infer<typeof JobRecordSchema>;
+
+export interface JobListing {
+  records: JobRecord[];
+  /** Record files that could not be read or do not match the schema (or their own name). */
+  problems: Array<{ path: string; reason: string }>;
+}
+
+export type JobRemoval = { kind: 'removed'; paths: string[] } | { kind: 'gone' };
+
+/** Job ids are file names: letters, digits, `_` and `-` only, so no id can name a path elsewhere. */
+const JOB_ID = /^[A-Za-z0-9_-]+$/;
+
+export function jobRecordPath(paths: StatePaths, id: string): string {
+  return join(paths.jobs, `${checkedId(id)}.json`);
+}
+
+export function jobLogPath(paths: StatePaths, id: string): string {
+  return join(paths.jobs, `${checkedId(id)}.log`);
+}
+
+/** The caller's environment until exec claims the job (state/job-env.ts); never in the record itself. */
+export function jobEnvPath(paths: StatePaths, id: string): string {
+  return join(paths.jobs, `${checkedId(id)}.env`);
+}
+
+/** Created by `stop` before it kills the group, so exec records the end as stopped, not as a crash. */
+export function jobStopPath(paths: StatePaths, id: string): string {
+  return join(paths.jobs, `${checkedId(id)}.stop`);
+}
+
+/** Replaces the record atomically (jobs/ is created 0700 when missing). */
+export async function writeJobRecord(paths: StatePaths, record: JobRecord): Promise<void> {
+  await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
+  await writeState(jobRecordPath(paths, record.id), JobRecordSchema, record);
+}
+
+/**
+ * Read-modify-write of one record under its lock: `run`, `exec`, `stop` and the service all change
+ * records, and a whole-file replace without the lock would drop another writer's fields. `fn` gets
+ * the current record (undefined when missing) and returns the new one, or undefined to leave it.
+ */
+export async function updateJobRecord<R>(
+  io: StateIO,
+  id: string,
+  fn: (current: JobRecord | undefined) => { result: R; next?: JobRecord },
+): Promise<R> {
+  await mkdir(io.paths.jobs, { recursive: true, mode: 0o700 });
+  return updateState(jobRecordPath(io.paths, id), JobRecordSchema, io, fn);
+}
+
+/**
+ * The record of job `id`. An unknown or malformed id, and a record that does not parse, are one-line
+ * DogsledErrors (exit 2): every command that names a job reads it through here.
+ */
+export async function readJobRecord(paths: StatePaths, id: string): Promise<JobRecord> {
+  if (!JOB_ID.test(id)) throw new DogsledError(`unknown job "${oneLine(id)}"`);
+  const read = await readRecord(jobRecordPath(paths, id), id);
+  if ('record' in read) return read.record;
+  if (read.reason === null) throw new DogsledError(`unknown job "${id}"`);
+  throw new DogsledError(`job ${id}: record ${jobRecordPath(paths, id)}: ${read.reason}`);
+}
+
+/** Every record in jobs/, sorted by creation time. A missing jobs/ dir is an empty list. */
+export async function listJobRecords(paths: StatePaths): Promise<JobListing> {
+  let names: string[];
+  try {
+    names = await readdir(paths.jobs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
+    return { records: [], problems: [{ path: paths.jobs, reason: `cannot read (${codeOf(error)})` }] };
+  }
+  const listing: JobListing = { records: [], problems: [] };
+  for (const name of names.sort()) {
+    // Quarantined copies end in .bad-<ms> and temp files in .tmp-<writer>: not records.
+    if (!name.endsWith('.json')) continue;
+    const path = join(paths.jobs, name);
+    const read = await readRecord(path, name.slice(0, -'.json'.length));
+    if ('record' in read) listing.records.push(read.record);
+    else if (read.reason !== null) listing.problems.push({ path, reason: read.reason });
+  }
+  listing.records.sort((a, b) => a.created_ms - b.created_ms || a.id.localeCompare(b.id));
+  return listing;
+}
+
+/**
+ * Removes the job's log, then its record (so a crash in between leaves a record that the next pass
+ * removes, never an orphan log). `gone` when neither was there.
+ */
+export async function removeJob(paths: StatePaths, id: string): Promise<JobRemoval> {
+  const removed: string[] = [];
+  const files = [
+    jobEnvPath(paths, id),
+    jobStopPath(paths, id),
+    jobLogPath(paths, id),
+    jobRecordPath(paths, id),
+  ];
+  for (const path of files) {
+    try {
+      await rm(path);
+      removed.push(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw new DogsledError(`job ${id}: cannot remove ${path}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+  return removed.length > 0 ? { kind: 'removed', paths: removed } : { kind: 'gone' };
+}
+
+type RecordRead = { record: JobRecord } | { reason: string | null };
+
+async function readRecord(path: string, id: string): Promise<RecordRead> {
+  let text: string | undefined;
+  try {
+    // Only a regular file: a FIFO or device in a record's place must never block the reader.
+    text = await readRegular(path);
+  } catch (error) {
+    return { reason: `cannot read (${notRegularOrCode(error)})` };
+  }
+  // Removed by a concurrent prune between readdir and read: not a problem.
+  if (text === undefined) return { reason: null };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { reason: `not JSON: ${oneLine(messageOf(error))}` };
+  }
+  const parsed = JobRecordSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.map(String).join('.') ?? '';
+    return {
+      reason: `schema: ${oneLine(where ? `${where}: ${issue?.message}` : (issue?.message ?? 'invalid'))}`,
+    };
+  }
+  if (parsed.data.id !== id)
+    return { reason: `record id "${oneLine(parsed.data.id)}" does not match its file name` };
+  return { record: parsed.data };
+}
+
+function checkedId(id: string): string {
+  if (!JOB_ID.test(id)) throw new DogsledError(`job id "${oneLine(id)}" is not valid`);
+  return id;
+}
+
+/** `a FIFO, not a regular file`, or the errno code (`EACCES`) of a read that failed. */
+function notRegularOrCode(error: unknown): string {
+  if (error instanceof NotRegularFile) return `${error.kind}, not a regular file`;
+  return codeOf((error as { cause?: unknown }).cause ?? error);
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? oneLine(messageOf(error));
+}

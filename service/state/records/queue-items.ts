@@ -1,0 +1,72 @@
+// Reading and changing queue.json and items.json. Reads take no lock (writers replace the files
+// atomically); every change is a read-modify-write under the file's lock. Lock order: queue.json
+// before items.json, never the reverse (lock.ts).
+
+import { DogsledError } from '../../core/common/errors.js';
+import { oneLine } from '../../core/text/text-clean.js';
+import { readState, updateState } from '../engine/store.js';
+import type { StateIO } from '../io.js';
+import {
+  EMPTY_ITEMS,
+  EMPTY_QUEUE,
+  type Item,
+  type Items,
+  ItemsSchema,
+  type Queue,
+  QueueSchema,
+  type Ticket,
+} from '../schemas/queue-items-schemas.js';
+
+export async function readQueue(io: StateIO): Promise<Queue> {
+  return (await readState(io.paths.queue, QueueSchema, io)) ?? EMPTY_QUEUE;
+}
+
+export async function readItems(io: StateIO): Promise<Items> {
+  return (await readState(io.paths.items, ItemsSchema, io)) ?? EMPTY_ITEMS;
+}
+
+/** `fn` returns the result and, when it changed anything, the new queue. */
+export async function updateQueue<R>(
+  io: StateIO,
+  fn: (queue: Queue) => Promise<{ result: R; next?: Queue }> | { result: R; next?: Queue },
+): Promise<R> {
+  return updateState(io.paths.queue, QueueSchema, io, (current) => fn(current ?? EMPTY_QUEUE));
+}
+
+export async function updateItems<R>(
+  io: StateIO,
+  fn: (items: Items) => Promise<{ result: R; next?: Items }> | { result: R; next?: Items },
+): Promise<R> {
+  return updateState(io.paths.items, ItemsSchema, io, (current) => fn(current ?? EMPTY_ITEMS));
+}
+
+export async function appendItem(io: StateIO, item: Item): Promise<void> {
+  await updateItems(io, (items) => ({
+    result: undefined,
+    next: { ...items, items: [...items.items, item] },
+  }));
+}
+
+/** Replaces ticket `id` with `change(ticket)`; the ticket must exist. */
+export async function changeTicket(
+  io: StateIO,
+  id: string,
+  change: (ticket: Ticket) => Ticket,
+): Promise<Ticket> {
+  return updateQueue(io, (queue) => {
+    const index = queue.tickets.findIndex((ticket) => ticket.id === id);
+    const ticket = queue.tickets[index];
+    if (ticket === undefined) throw new DogsledError(`unknown ticket "${oneLine(id)}"`);
+    const changed = change(ticket);
+    const tickets = queue.tickets.slice();
+    tickets[index] = changed;
+    return { result: changed, next: { ...queue, tickets } };
+  });
+}
+
+/** The ticket named `id`, or a one-line error naming it. */
+export function findTicket(queue: Queue, id: string): Ticket {
+  const ticket = queue.tickets.find((t) => t.id === id);
+  if (ticket === undefined) throw new DogsledError(`unknown ticket "${oneLine(id)}"`);
+  return ticket;
+}

@@ -1,0 +1,80 @@
+// The peer cache's file (peers/ID.json): the last snapshot a peer answered with (`host snapshot`),
+// when it was read on this host's clock, and how its reads fare (the failure category, the backoff).
+// The reply is read loosely: a newer or older peer may add or lack fields; what the rules need is
+// checked, and a reply that lacks it is a peer that did not answer as dogsled. Every string in it,
+// known field or not, is made one escape-free line by the schema itself: whoever reads a peer's
+// snapshot (status, place, ps, the board, the sidebar, MCP, Pi) reads it through this schema, from
+// the wire or from the cache, so none of them sees a peer's raw text.
+
+import * as z from 'zod/mini';
+import { UNREACHABLE_CATEGORIES } from '../../core/fleet/unreachable.js';
+import { plainStrings } from '../../core/text/text-clean.js';
+import { lazySchema } from '../engine/lazy-schema.js';
+import {
+  HeadroomSchema,
+  HostFactsSchema,
+  JobSummarySchema,
+  ProbeSchema,
+  ReservationSchema,
+} from './host-schemas.js';
+import '../engine/zod-messages.js';
+
+const ms = lazySchema(() => z.int());
+
+/** `host snapshot` as a peer answers it; `service` is absent from peers without the liveness field. */
+export const PeerReplySchema = lazySchema(() =>
+  z
+    .looseObject({
+      now_ms: ms,
+      host: z.looseObject({
+        hostname: z.nullable(z.string()),
+        service: z.optional(z.enum(['up', 'down', 'unknown'])),
+        sample_ms: z.nullable(ms),
+        interval_ms: z.optional(z.nullable(z.int())),
+        probe: z.nullable(ProbeSchema),
+        headroom: HeadroomSchema,
+        reservations: z.array(ReservationSchema),
+        errors: z.array(z.string()),
+        /** Absent from peers before host facts; a reply whose facts do not parse is still read. */
+        facts: z.optional(z.catch(z.nullable(HostFactsSchema), null)),
+      }),
+      jobs: z.optional(z.array(JobSummarySchema)),
+    })
+    .check(z.overwrite((reply) => plainStrings(reply))),
+);
+
+export const PeerEntrySchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    id: z.string(),
+    target: z.string(),
+    attempt_ms: z.nullable(ms),
+    read_ms: z.nullable(ms),
+    unreachable: z.nullable(z.enum(UNREACHABLE_CATEGORIES)),
+    failures: z.int().check(z.nonnegative()),
+    retry_at_ms: z.nullable(ms),
+    /** The last reply that answered (kept while the peer is unreachable: its age shows). */
+    reply: z.nullable(PeerReplySchema),
+  }),
+);
+
+export type PeerReply = z.infer<typeof PeerReplySchema>;
+export type PeerEntry = z.infer<typeof PeerEntrySchema>;
+
+/**
+ * machine-list.json: the last `herdr machine list` of this host, shared by every caller for 10 s
+ * (hosts/machine-list.ts). Keyed by what decides which list Herdr prints: its binary, and the
+ * HOME and XDG_CONFIG_HOME it ran with. The machines are checked again by the terminal layer.
+ */
+export const MachineListSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    binary: z.string(),
+    home: z.nullable(z.string()),
+    xdg_config_home: z.nullable(z.string()),
+    read_ms: ms,
+    /** null: this Herdr has no machine verbs. */
+    machines: z.nullable(z.array(z.looseObject({}))),
+  }),
+);
+export type MachineList = z.infer<typeof MachineListSchema>;

@@ -1,0 +1,112 @@
+// The Herdr socket client: exactly one request per connection (Herdr reads one line, answers one
+// line, closes), newline-delimited JSON, a fresh request id per call and a client deadline, since
+// the server has none. A missing or refusing socket fails at once as `unreachable`; anything but one
+// well-formed envelope in reply is `protocol`.
+
+import { TerminalError } from '../terminal-errors.js';
+import { type Reply, replyOf } from './envelope.js';
+
+export interface SocketCallOptions {
+  /** Client deadline; undefined waits as long as the server holds the call (waits only). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Replies are one JSON line; the listing of a large session is well under this. */
+const MAX_REPLY_BYTES = 64 * 1024 * 1024;
+
+let counter = 0;
+
+/** Why a connect to `path` failed, phrased for `needs Herdr (...)` and error messages. */
+export function connectFailure(path: string, errno: string | undefined): string {
+  switch (errno) {
+    case 'ENOENT':
+      return `socket ${path} does not exist`;
+    case 'ECONNREFUSED':
+      return `socket ${path} refused the connection`;
+    case 'EACCES':
+    case 'EPERM':
+      return `socket ${path} is not accessible`;
+    default:
+      return `socket ${path} is not a usable socket (${errno ?? 'unknown error'})`;
+  }
+}
+
+export function socketCall(
+  path: string,
+  method: string,
+  params: Record<string, unknown>,
+  options: SocketCallOptions = {},
+): Promise<Reply> {
+  const id = `dogsled:${process.pid}:${++counter}`;
+  return new Promise<Reply>((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(options.signal.reason);
+      return;
+    }
+    const socket = process.getBuiltinModule('node:net').createConnection({ path });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let connected = false;
+    let settled = false;
+
+    const finish = (error: unknown, reply?: Reply) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      // Destroying the socket also cancels a server-side wait (Herdr polls for the close).
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(reply!);
+    };
+    const fail = (code: 'protocol' | 'unreachable' | 'timeout', why: string, cause?: unknown) =>
+      finish(new TerminalError(code, `herdr ${method}: ${why}`, { method, cause }));
+    const onAbort = () => finish(options.signal?.reason);
+
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => fail('timeout', `no reply within ${options.timeoutMs} ms`), options.timeoutMs);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    socket.on('connect', () => {
+      connected = true;
+      socket.write(`${JSON.stringify({ id, method, params })}\n`);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      const newline = chunk.indexOf(0x0a);
+      chunks.push(newline === -1 ? chunk : chunk.subarray(0, newline));
+      size += chunk.length;
+      if (newline !== -1) settle(Buffer.concat(chunks).toString('utf8'), false);
+      else if (size > MAX_REPLY_BYTES) fail('protocol', `reply larger than ${MAX_REPLY_BYTES} bytes`);
+    });
+    socket.on('end', () => {
+      // A server may close right after a reply without its newline; an empty or cut line is not one.
+      const line = Buffer.concat(chunks).toString('utf8');
+      if (line.trim() === '') fail('protocol', 'connection closed without a reply');
+      else settle(line, true);
+    });
+    socket.on('close', () => fail('protocol', 'connection closed without a reply'));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (!connected) fail('unreachable', connectFailure(path, error.code), error);
+      else fail('protocol', `connection failed before the reply (${error.code ?? error.message})`, error);
+    });
+
+    function settle(line: string, atEnd: boolean) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        const what = atEnd ? 'truncated reply' : 'malformed reply';
+        fail('protocol', `${what}: ${JSON.stringify(line.slice(0, 80))}`);
+        return;
+      }
+      try {
+        finish(undefined, replyOf(value, id, method));
+      } catch (error) {
+        finish(error);
+      }
+    }
+  });
+}

@@ -1,0 +1,173 @@
+// Shared set-up of the `dogsled agent` tests: a private state dir that a held service lock and a
+// fresh snapshot make placeable, a fake Herdr whose panes find the fake agents and this build's
+// `dogsled` on PATH (so a child's own `dogsled done` runs for real), the caller's pane, and readers
+// for what a launch left behind (launch records, items, Herdr's panes).
+
+import { chmod, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import type { ServiceLock } from '../../../service/state/records/service-lock.js';
+import type { LaunchRecord } from '../../../service/state/schemas/launch-schemas.js';
+import {
+  type Item,
+  ItemsSchema,
+  QueueSchema,
+  type Ticket,
+} from '../../../service/state/schemas/queue-items-schemas.js';
+import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
+import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
+import { CLI, type CliResult, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { holdServiceLock } from '../../helpers/service-holder.js';
+import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: replies of the fake are plain JSON, checked by the assertions
+export type Json = any;
+
+export interface AgentSuite {
+  box: Sandbox;
+  herdr: FakeHerdr;
+  env: NodeJS.ProcessEnv;
+  logDir: string;
+  /** A plain directory outside any repository. */
+  scratch: string;
+  caller: { workspace: string; pane: string };
+  lock: ServiceLock;
+}
+
+/** A `dogsled` on PATH that runs this build, for the children's own calls. */
+async function dogsledShim(dir: string): Promise<string> {
+  const bin = join(dir, 'bin');
+  await mkdir(bin, { recursive: true });
+  const shim = join(bin, 'dogsled');
+  await writeFile(shim, `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`);
+  await chmod(shim, 0o755);
+  return bin;
+}
+
+/**
+ * `paneState`: the DOGSLED_STATE Herdr's panes inherit from its server (default the sandbox's own);
+ * a decoy shows whether a child finds its launcher's state dir without it.
+ */
+export function agentSuite(options: { serviceLock?: boolean; paneState?: string } = {}): AgentSuite {
+  const suite = {} as AgentSuite;
+  beforeEach(async () => {
+    const box = await sandbox({ DOGSLED_TEST: '1', DOGSLED_TEST_LAUNCH_BACKOFF_SCALE: '0.01' });
+    suite.box = box;
+    // Without the lock, a real serve publishes the host: no fixture snapshot stands in for it.
+    if (options.serviceLock !== false) {
+      suite.lock = await holdServiceLock(box.state);
+      await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now() - 500, cores: 8, busy: 0 }));
+    }
+    suite.logDir = join(box.root, 'agent-log');
+    const bin = await dogsledShim(box.root);
+    const path = `${bin}:${FAKE_AGENTS_BIN}:${process.env.PATH ?? ''}`;
+    suite.herdr = await startFakeHerdr({
+      dir: join(box.root, 'herdr'),
+      env: {
+        HOME: box.home,
+        PATH: path,
+        FAKE_AGENT_LOG_DIR: suite.logDir,
+        DOGSLED_STATE: options.paneState === undefined ? box.state : join(box.root, options.paneState),
+        DOGSLED_TEST: '1',
+        // Children commit their work: a fixed identity, and no user or system git config.
+        GIT_AUTHOR_NAME: 'Child',
+        GIT_AUTHOR_EMAIL: 'child@example.com',
+        GIT_COMMITTER_NAME: 'Child',
+        GIT_COMMITTER_EMAIL: 'child@example.com',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+      },
+    });
+    suite.scratch = join(box.root, 'scratch');
+    await mkdir(suite.scratch);
+    suite.scratch = await realpath(suite.scratch);
+    const created = (await ok(suite.herdr, 'workspace.create', { cwd: box.home })) as Json;
+    suite.caller = { workspace: created.workspace.workspace_id, pane: created.root_pane.pane_id };
+    suite.env = {
+      ...box.env,
+      HERDR_SOCKET_PATH: suite.herdr.socketPath,
+      HERDR_ENV: '1',
+      HERDR_PANE_ID: suite.caller.pane,
+      PATH: `${bin}:${suite.herdr.env.PATH}`,
+    };
+  });
+  afterEach(async () => {
+    await suite.herdr?.stop();
+    await suite.lock?.release();
+    await suite.box?.cleanup();
+  });
+  return suite;
+}
+
+export async function ok(herdr: FakeHerdr, method: string, params: Record<string, unknown> = {}) {
+  const reply = await herdr.call(method, params);
+  if (reply.error) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
+  return reply.result as Json;
+}
+
+export function agentCli(
+  suite: AgentSuite,
+  args: string[],
+  options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return runCli(['agent', ...args], options.env ?? suite.env, {
+    cwd: options.cwd ?? suite.scratch,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    ...(options.input === undefined ? {} : { input: options.input }),
+  });
+}
+
+export async function launchRecords(suite: AgentSuite): Promise<LaunchRecord[]> {
+  const dir = join(suite.box.state, 'launches');
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const records: LaunchRecord[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json'))) {
+    records.push(JSON.parse(await readFile(join(dir, name), 'utf8')));
+  }
+  return records;
+}
+
+/** The one launch record a test made. */
+export async function onlyRecord(suite: AgentSuite): Promise<LaunchRecord> {
+  const records = await launchRecords(suite);
+  if (records.length !== 1 || records[0] === undefined) throw new Error(`${records.length} launch records`);
+  return records[0];
+}
+
+export async function launchFileNames(suite: AgentSuite): Promise<string[]> {
+  return (await readdir(join(suite.box.state, 'launches')).catch(() => [] as string[])).sort();
+}
+
+export async function items(suite: AgentSuite): Promise<Item[]> {
+  const text = await readFile(join(suite.box.state, 'items.json'), 'utf8').catch(() => null);
+  return text === null ? [] : ItemsSchema.parse(JSON.parse(text)).items;
+}
+
+export async function tickets(suite: AgentSuite): Promise<Ticket[]> {
+  const text = await readFile(join(suite.box.state, 'queue.json'), 'utf8').catch(() => null);
+  return text === null ? [] : QueueSchema.parse(JSON.parse(text)).tickets;
+}
+
+export async function paneIds(herdr: FakeHerdr): Promise<string[]> {
+  return ((await ok(herdr, 'pane.list')) as Json).panes.map((pane: Json) => pane.pane_id).sort();
+}
+
+export async function agentCalls(herdr: FakeHerdr): Promise<Json[]> {
+  return ((await ok(herdr, '_fake.calls.list', { method: 'agent.start' })) as Json).calls;
+}
+
+/**
+ * A task whose child answers once (so Herdr sees it ready), then works in a second turn: commits a
+ * file, runs `dogsled done`, and ends with `reply`.
+ */
+export function doneTask(reply: string, commit = true): string {
+  const steps: unknown[] = [{ reply: 'Starting.' }, { sleep_ms: 400 }, { work_ms: 200 }];
+  if (commit) steps.push({ run: 'echo work > work.txt && git add work.txt && git commit -qm "child work"' });
+  steps.push({ run: 'dogsled done' }, { reply });
+  return `Finish the unit.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps })}\n\`\`\`\n`;
+}
+
+/** A task whose fake agent replies at once (so Herdr sees it idle and ready), then stays alive. */
+export function quickTask(reply = 'Finished.'): string {
+  return `Do the thing.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply }] })}\n\`\`\`\n`;
+}

@@ -1,0 +1,333 @@
+// Agent tickets through a real `serve` (fake /proc with room for 5) and the fake Herdr: `agent --wait`
+// on a full host queues and is admitted FIFO with jobs, and the service launches an admitted agent
+// exactly once, also when it is SIGKILLed in the middle of the launch (the restarted service settles
+// the ticket from the launch record and never starts the child again).
+
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { endReservations } from '../../../service/hosts/reserve-room.js';
+import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
+import { FAKE_AGENTS_BIN, readLaunches } from '../../fakes/agents/harness.js';
+import { eventually, runCli, spawnCli, type startCli } from '../../helpers/cli.js';
+import { killAll, roomFor5, startServe, untilEligible, workIO } from '../jobs/job-queue-fixtures.js';
+import { agentCalls, agentSuite, items, launchRecords, ok, quickTask, tickets } from './agent-fixtures.js';
+
+const suite = agentSuite({ serviceLock: false });
+const running: Array<ReturnType<typeof startCli>> = [];
+let stopTicker: () => void = () => undefined;
+
+afterEach(async () => {
+  stopTicker();
+  await killAll(running);
+});
+
+/**
+ * serve's environment: the fake /proc and Herdr, no caller pane of its own. Reservations outlive any
+ * case (10 minutes): the host is full until the case frees it.
+ */
+async function serveEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
+  const host = await roomFor5(suite.box, 600_000);
+  stopTicker = host.stop;
+  const { HERDR_PANE_ID: _pane, ...env } = { ...suite.env, ...host.env };
+  return {
+    ...env,
+    HERDR_SOCKET_PATH: suite.env.HERDR_SOCKET_PATH,
+    PATH: suite.env.PATH,
+    DOGSLED_TEST_LAUNCH_BACKOFF_SCALE: '0.01',
+    ...extra,
+  };
+}
+
+/** Fills the host with `count` reservations; room comes back when the test ends them (freeRoom). */
+async function fill(count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const placed = await runCli(['place', '--json'], suite.env);
+    expect({ code: placed.code, stderr: placed.stderr }).toEqual({ code: 0, stderr: '' });
+    ids.push(JSON.parse(placed.stdout).reservation);
+  }
+  return ids;
+}
+
+/** Room appears: the reservations end as a job's end ends its own, not when their TTL runs out. */
+async function freeRoom(ids: readonly string[]): Promise<void> {
+  expect(await endReservations(workIO(suite.box), ids)).toBe(ids.length);
+}
+
+describe('agent tickets', { timeout: 60_000 }, () => {
+  it('agent --wait on a full host queues and is admitted FIFO with a job queued after it', async () => {
+    startServe(await serveEnv(), running);
+    await untilEligible(suite.box);
+    const full = await fill(5);
+    const waiting = spawnCli(
+      ['agent', '--wait', '--json', '--kind', 'pi', '--name', 'queued-child', '--message', quickTask()],
+      suite.env,
+      { cwd: suite.scratch, timeoutMs: 60_000 },
+    );
+    const agentTicket = await eventually(
+      async () => (await tickets(suite)).find((t) => t.kind === 'agent'),
+      15_000,
+      'the agent ticket',
+    );
+    const job = await runCli(['run', '--json', '--cwd', suite.scratch, '--', 'true'], suite.env);
+    expect(job.code).toBe(1);
+    const jobTicket = JSON.parse(job.stdout).ticket as string;
+
+    await freeRoom(full);
+    const result = await waiting.done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /^dogsled: agent: queued as t_\w+: no host has room \([^\n]+\); waiting for its admission\n$/,
+    );
+    const doc = JSON.parse(result.stdout);
+    expect(doc).toMatchObject({ queued: false, name: 'queued-child', ticket: agentTicket.id });
+    const settled = await eventually(async () => {
+      const all = await tickets(suite);
+      const both = [all.find((t) => t.id === agentTicket.id), all.find((t) => t.id === jobTicket)];
+      return both.every((t) => t?.state === 'admitted') ? (both as Ticket[]) : undefined;
+    }, 20_000);
+    const [agentDone, jobDone] = settled as [Ticket, Ticket];
+    // FIFO: the agent ticket came first, so it was claimed (and admitted) no later than the job.
+    expect(agentDone.created_ms).toBeLessThan(jobDone.created_ms);
+    expect(agentDone.state_ms).toBeLessThanOrEqual(jobDone.state_ms);
+    expect((await items(suite)).find((i) => i.ticket === agentTicket.id)).toMatchObject({
+      kind: 'agent',
+      name: 'queued-child',
+      launch: doc.launch,
+    });
+    expect(await readLaunches(suite.logDir)).toHaveLength(1);
+  });
+
+  it('a non-waiting agent on a full host prints its ticket and exits 1; the service starts it later', async () => {
+    startServe(await serveEnv(), running);
+    await untilEligible(suite.box);
+    const full = await fill(5);
+    const result = await runCli(
+      ['agent', '--json', '--kind', 'claude', '--name', 'later', '--message', quickTask()],
+      suite.env,
+      { cwd: suite.scratch, timeoutMs: 30_000 },
+    );
+    expect(result.code).toBe(1);
+    const ticket = JSON.parse(result.stdout).ticket as string;
+    expect(result.stderr).toMatch(/^dogsled: agent: queued as t_\w+: no host has room/);
+    await freeRoom(full);
+    const admitted = await eventually(
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'admitted'),
+      20_000,
+      'the admitted ticket',
+    );
+    // The owner did not wait: its inbox hears of the admission (the notice is then delivered).
+    const terminal = (await ok(suite.herdr, 'pane.get', { pane_id: suite.caller.pane })).pane.terminal_id;
+    const inbox = await eventually(
+      async () => {
+        const text = await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
+          () => '',
+        );
+        return text.includes(ticket) ? JSON.parse(text) : undefined;
+      },
+      20_000,
+      'the admission in the owner inbox',
+    );
+    expect(inbox.records).toContainEqual(
+      expect.objectContaining({
+        kind: 'admission',
+        text: expect.stringContaining(`(agent later (claude)) was admitted on local`),
+      }),
+    );
+    expect(admitted.notice === 'pending' || admitted.notice === 'delivered').toBe(true);
+    const [record] = await launchRecords(suite);
+    expect(record).toMatchObject({ ticket, state: 'started', name: 'later' });
+  });
+});
+
+describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
+  it("fails its ticket after three tries and the owner's inbox says so (launch_failed)", async () => {
+    startServe(await serveEnv(), running);
+    await untilEligible(suite.box);
+    const full = await fill(5);
+    for (let i = 0; i < 3; i++) {
+      await ok(suite.herdr, '_fake.fail_next', {
+        method: 'agent.start',
+        code: 'internal_error',
+        message: `boom ${i}`,
+      });
+    }
+    const result = await runCli(
+      ['agent', '--json', '--kind', 'pi', '--name', 'doomed', '--message', quickTask()],
+      suite.env,
+      {
+        cwd: suite.scratch,
+        timeoutMs: 30_000,
+      },
+    );
+    expect(result.code).toBe(1);
+    const ticket = JSON.parse(result.stdout).ticket as string;
+    await freeRoom(full);
+    const failed = await eventually(
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'failed'),
+      40_000,
+      'the failed ticket',
+    );
+    expect(failed.error).toMatch(/cannot start agent doomed on local: internal_error: /);
+    const terminal = (await ok(suite.herdr, 'pane.get', { pane_id: suite.caller.pane })).pane.terminal_id;
+    const inbox = await eventually(
+      async () => {
+        const text = await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
+          () => '',
+        );
+        return text.includes('launch_failed') ? JSON.parse(text) : undefined;
+      },
+      20_000,
+      'the failure in the owner inbox',
+    );
+    expect(inbox.records).toContainEqual(
+      expect.objectContaining({
+        kind: 'launch_failed',
+        text: expect.stringContaining(`Ticket ${ticket} (agent doomed (pi)) failed`),
+      }),
+    );
+  });
+});
+
+describe("a child the service starts runs with its caller's PATH", { timeout: 60_000 }, () => {
+  /**
+   * A `claude` only the caller's PATH has: it leaves a mark, then runs the fake. Herdr's panes and
+   * the service (as under the shipped systemd unit) find only the plain fake, or nothing.
+   */
+  async function callerBin(): Promise<{ dir: string; mark: string }> {
+    const dir = join(suite.box.root, 'caller-bin');
+    const mark = join(suite.box.root, 'caller-claude-ran');
+    await mkdir(dir, { recursive: true });
+    const claude = join(dir, 'claude');
+    await writeFile(claude, `#!/bin/sh\necho "$$" >> '${mark}'\nexec '${FAKE_AGENTS_BIN}/claude' "$@"\n`);
+    await chmod(claude, 0o755);
+    return { dir, mark };
+  }
+
+  async function ticketEnvs(): Promise<string[]> {
+    return readdir(join(suite.box.state, 'tickets')).catch(() => [] as string[]);
+  }
+
+  it('a queued child: its ticket keeps the PATH (only it), and the admitted child runs the harness found there', async () => {
+    const { dir, mark } = await callerBin();
+    startServe(await serveEnv(), running);
+    await untilEligible(suite.box);
+    const full = await fill(5);
+    const caller = { ...suite.env, PATH: `${dir}:${suite.env.PATH}`, SECRET_TOKEN: 'not-for-the-child' };
+    const queued = await runCli(
+      ['agent', '--json', '--kind', 'claude', '--name', 'pathed', '--message', quickTask()],
+      caller,
+      { cwd: suite.scratch, timeoutMs: 30_000 },
+    );
+    expect(queued.code).toBe(1);
+    const ticket = JSON.parse(queued.stdout).ticket as string;
+    const saved = JSON.parse(await readFile(join(suite.box.state, 'tickets', `${ticket}.env`), 'utf8'));
+    expect(saved.env).toEqual({ PATH: caller.PATH });
+    await freeRoom(full);
+    await eventually(
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'admitted'),
+      30_000,
+      'the admitted ticket',
+    );
+    // The caller's claude ran, not the one on Herdr's or the service's PATH.
+    expect((await readFile(mark, 'utf8')).trim().split('\n')).toHaveLength(1);
+    expect(await ticketEnvs()).toEqual([]);
+  });
+
+  it('a queued child whose harness is not on its caller PATH fails at once, in one line naming it and the host, with no pane', async () => {
+    startServe(await serveEnv(), running);
+    await untilEligible(suite.box);
+    const full = await fill(5);
+    // The herdr shim and a dogsled, no harness.
+    const bare = `${suite.herdr.binDir}:/usr/bin:/bin`;
+    const queued = await runCli(
+      ['agent', '--json', '--kind', 'claude', '--name', 'nowhere', '--message', quickTask()],
+      { ...suite.env, PATH: bare },
+      { cwd: suite.scratch, timeoutMs: 30_000 },
+    );
+    expect(queued.code).toBe(1);
+    const ticket = JSON.parse(queued.stdout).ticket as string;
+    const panes = (await ok(suite.herdr, 'pane.list')).panes.length;
+    await freeRoom(full);
+    const failed = await eventually(
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'failed'),
+      30_000,
+      'the failed ticket',
+    );
+    expect(failed.error).toBe(
+      `cannot start agent nowhere on local: claude is not found on the caller's PATH ${bare}`,
+    );
+    expect((await ok(suite.herdr, 'pane.list')).panes).toHaveLength(panes);
+    expect(await agentCalls(suite.herdr)).toEqual([]);
+    expect(await launchRecords(suite)).toEqual([]);
+  });
+});
+
+describe('a service killed during an agent admission', { timeout: 60_000 }, () => {
+  async function killedAt(point: 'before-launch' | 'after-record' | 'after-launch') {
+    const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
+    // The host is full until the ticket has queued; then it has room and the ticket is admitted.
+    const env = await serveEnv();
+    const first = startServe({ ...env, ...pause }, running);
+    await untilEligible(suite.box);
+    const full = await fill(5);
+    const queued = await runCli(
+      ['agent', '--json', '--kind', 'pi', '--name', 'once', '--message', quickTask()],
+      suite.env,
+      { cwd: suite.scratch, timeoutMs: 30_000 },
+    );
+    expect(queued.code).toBe(1);
+    const id = JSON.parse(queued.stdout).ticket as string;
+    await freeRoom(full);
+    await eventually(
+      async () => {
+        const ticket = (await tickets(suite)).find((t) => t.id === id);
+        if (ticket?.state !== 'admitting') return undefined;
+        const records = await launchRecords(suite);
+        if (point === 'before-launch') return true;
+        // The pause comes after the record and the owner's item: wait for both, or the kill may land
+        // between them.
+        if (point === 'after-record')
+          return (records.length === 1 && (await items(suite)).length === 1) || undefined;
+        return records[0]?.state === 'started' || undefined;
+      },
+      40_000,
+      `an admission paused at ${point}`,
+    );
+    first.kill('SIGKILL');
+    await eventually(async () => first.exitCode !== null || first.signalCode !== null || undefined);
+    startServe(env, running);
+    return eventually(
+      async () => (await tickets(suite)).find((t) => t.id === id && t.state !== 'admitting'),
+      20_000,
+      'the interrupted ticket settled',
+    );
+  }
+
+  it('after the child started: admitted, and the child is never started again', async () => {
+    const ticket = await killedAt('after-launch');
+    expect(ticket.state).toBe('admitted');
+    expect(await readLaunches(suite.logDir)).toHaveLength(1);
+    const [record] = await launchRecords(suite);
+    expect(record).toMatchObject({ state: 'started', attempts: 1 });
+  });
+
+  it('after the record, before any try: failed as never started, nothing typed, the item closed', async () => {
+    const ticket = await killedAt('after-record');
+    expect(ticket.state).toBe('failed');
+    expect(ticket.error).toMatch(/never started: the service \(pid \d+\) stopped while launching it/);
+    const [record] = await launchRecords(suite);
+    expect(record).toMatchObject({ state: 'failed', attempts: 0 });
+    expect(await readLaunches(suite.logDir)).toEqual([]);
+    expect((await items(suite))[0]).toMatchObject({ close_reason: 'launch failed' });
+  });
+
+  it('before the launch began: failed, nothing ran', async () => {
+    const ticket = await killedAt('before-launch');
+    expect(ticket.state).toBe('failed');
+    expect(ticket.error).toMatch(/nothing ran/);
+    expect(await launchRecords(suite)).toEqual([]);
+    expect(await readLaunches(suite.logDir)).toEqual([]);
+  });
+});

@@ -1,0 +1,150 @@
+// Fixtures of the queue tests: tickets, items and job records written through the real state
+// modules, and a real `serve` measuring a fake /proc whose room the test decides (cores, busy 0,
+// and a config whose reservation_load leaves room for exactly N reservations).
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Launched, launchJob } from '../../../service/jobs/job-launch.js';
+import { newId } from '../../../service/state/engine/ids.js';
+import type { StateIO } from '../../../service/state/io.js';
+import { ensureStateDir, statePaths } from '../../../service/state/paths.js';
+import { type JobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
+import {
+  changeTicket,
+  readItems,
+  readQueue,
+  updateItems,
+  updateQueue,
+} from '../../../service/state/records/queue-items.js';
+import type { Item, Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
+import { Deadline } from '../../../service/time/deadline.js';
+import { CLI, eventually, exited, type Sandbox, startCli } from '../../helpers/cli.js';
+import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
+
+export { itemFixture, jobFixture, ticketFixture } from '../../helpers/job-fixtures.js';
+
+export function workIO(box: Sandbox): StateIO {
+  return { paths: statePaths(box.state), now: Date.now, warn: () => undefined };
+}
+
+export async function appendTickets(box: Sandbox, tickets: readonly Ticket[]): Promise<void> {
+  await ensureStateDir(box.state);
+  await updateQueue(workIO(box), (queue) => ({
+    result: undefined,
+    next: { ...queue, tickets: [...queue.tickets, ...tickets] },
+  }));
+}
+
+export async function appendItems(box: Sandbox, items: readonly Item[]): Promise<void> {
+  await ensureStateDir(box.state);
+  await updateItems(workIO(box), (current) => ({
+    result: undefined,
+    next: { ...current, items: [...current.items, ...items] },
+  }));
+}
+
+/**
+ * Plays the admission worker for one pending job ticket, headless: pre-assign the ids
+ * (`admitting`), launch the job, then mark the ticket admitted.
+ */
+export async function admitByHand(box: Sandbox, ticketId: string): Promise<Launched> {
+  const io = workIO(box);
+  const ids = { job: newId('j'), item: newId('i') };
+  const ticket = await changeTicket(io, ticketId, (t) => ({ ...t, state: 'admitting', ...ids }));
+  const launched = await launchJob(
+    { ...io, env: box.env, home: box.home, self: [process.execPath, CLI] },
+    {
+      jobId: ids.job,
+      itemId: ids.item,
+      request: ticket.request!,
+      owner: null,
+      host: 'local',
+      ticket: ticketId,
+      reservation: null,
+      env: null,
+    },
+    new Deadline(10_000),
+  );
+  await changeTicket(io, ticketId, (t) => ({ ...t, state: 'admitted', host: 'local' }));
+  return launched;
+}
+
+export async function writeJobs(box: Sandbox, records: readonly JobRecord[]): Promise<void> {
+  await ensureStateDir(box.state);
+  for (const record of records) await writeJobRecord(statePaths(box.state), record);
+}
+
+export async function tickets(box: Sandbox): Promise<Ticket[]> {
+  return (await readQueue(workIO(box))).tickets;
+}
+
+export async function items(box: Sandbox): Promise<Item[]> {
+  return (await readItems(workIO(box))).items;
+}
+
+export interface Serving {
+  child: ReturnType<typeof startCli>;
+  env: NodeJS.ProcessEnv;
+  stop: () => Promise<void>;
+}
+
+/**
+ * A fake /proc of 8 idle cores and a config where each reservation takes 1.5 cores and 2 must stay
+ * free: room for exactly 5 reservations, each gone after `ttlMs`. Memory and disk never refuse.
+ */
+export async function roomFor5(
+  box: Sandbox,
+  ttlMs: number,
+): Promise<{ env: NodeJS.ProcessEnv; stop: () => void }> {
+  await writeFile(
+    box.configPath,
+    `reservation_load = 1.5\nreservation_ttl_ms = ${ttlMs}\nmemory_reserve_bytes = 0\ndisk_free_min_percent = 0\n`,
+  );
+  const proc = join(box.root, 'fakeroot');
+  let total = 10_000;
+  await writeProc(proc, { cores: 8, total, idle: total });
+  // An idle kernel: the counters move, all of it idle, so the service has a CPU sample of 0% busy.
+  // One write at a time (they share a temp name), until stopped.
+  let stopped = false;
+  const tick = async () => {
+    while (!stopped) {
+      total += 100;
+      await advanceStat(proc, { cores: 8, total, idle: total }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  void tick();
+  return {
+    env: { ...box.env, DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: proc },
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
+
+export function startServe(env: NodeJS.ProcessEnv, running: Array<ReturnType<typeof startCli>>) {
+  const child = startCli(['serve', '--interval', '0.3'], env);
+  running.push(child);
+  return child;
+}
+
+export async function killAll(running: Array<ReturnType<typeof startCli>>): Promise<void> {
+  for (const child of running.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+  }
+}
+
+/** Waits until `serve` published a snapshot in which the host is eligible. */
+export async function untilEligible(box: Sandbox): Promise<void> {
+  await eventually(
+    async () => {
+      const snapshot = JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'));
+      return snapshot.headroom.eligible === true || undefined;
+    },
+    15_000,
+    'an eligible host',
+  );
+}

@@ -1,0 +1,301 @@
+// The supervisor `serve` keeps warm (service/daemon/warm-worker.ts, service/jobs/supervisor/exec-warm.ts): a
+// waiting headless `run` hands it its job, so the job's supervisor is that already-started process,
+// and the service starts the next one. One real service for the whole file. Every failure to hand it
+// over (a frozen warm supervisor, hostile bytes on its socket, a directory, FIFO or stale socket in
+// its place) falls back to a supervisor of the run's own, with the same job: run once, with the
+// caller's environment, directory, exit status and signal.
+
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type JobRecord, JobRecordSchema } from '../../../service/state/records/job-records.js';
+import type { ServiceLock } from '../../../service/state/records/service-lock.js';
+import { eventually, exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
+import { freshHost } from '../../helpers/run-fixtures.js';
+import { holdServiceLock } from '../../helpers/service-holder.js';
+import { theWarmOne as theWarmOneOf, warmPids as warmPidsOf } from '../../helpers/warm-supervisor.js';
+import { roomFor5, untilEligible } from './job-queue-fixtures.js';
+
+let box: Sandbox;
+let work: string;
+let env: NodeJS.ProcessEnv;
+let serve: ReturnType<typeof startCli>;
+let stopProc: () => void;
+
+beforeAll(async () => {
+  box = await sandbox();
+  work = join(box.root, 'work');
+  await mkdir(work);
+  const room = await roomFor5(box, 60_000);
+  env = room.env;
+  stopProc = room.stop;
+  serve = startCli(['serve', '--interval', '0.3'], env);
+  await untilEligible(box);
+}, 30_000);
+
+afterAll(async () => {
+  if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
+  stopProc();
+  await box.cleanup();
+});
+
+const sock = () => join(box.state, 'supervisor.sock');
+
+async function record(id: string): Promise<JobRecord> {
+  return JobRecordSchema.parse(JSON.parse(await readFile(join(box.state, 'jobs', `${id}.json`), 'utf8')));
+}
+
+/** The one job whose command's last word is `last` (each test names its jobs apart). */
+async function jobRunning(last: string): Promise<JobRecord> {
+  const found: JobRecord[] = [];
+  for (const name of await readdir(join(box.state, 'jobs'))) {
+    if (!name.endsWith('.json')) continue;
+    const job = await record(name.slice(0, -'.json'.length));
+    if (job.command.at(-1) === last) found.push(job);
+  }
+  expect(found).toHaveLength(1);
+  return found[0] as JobRecord;
+}
+
+const warmPids = () => warmPidsOf(box.state);
+const theWarmOne = (not?: number) => theWarmOneOf(box.state, not);
+
+/** One claim line sent to supervisor.sock as a launch would; what it answers. */
+function claimLine(line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(sock());
+    let heard = '';
+    socket.setEncoding('latin1');
+    socket.on('connect', () => socket.write(line));
+    socket.on('data', (d: string) => {
+      heard += d;
+    });
+    socket.on('end', () => resolve(heard));
+    socket.on('error', reject);
+  });
+}
+
+describe('run --wait headless with the service running', () => {
+  it('is supervised by the warm process, with the caller environment, directory and status', async () => {
+    const warm = await theWarmOne();
+    const script = 'echo "[$MY_VAR] [$PWD] [$(pwd)]"; env | grep -c DOGSLED_EXEC_; exit 7';
+    const result = await runCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', script, 'env-cwd'], {
+      ...env,
+      MY_VAR: 'mine \u001b[31m',
+    });
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stdout).toBe(`[mine \u001b[31m] [${work}] [${work}]\n0\n`);
+    const job = await jobRunning('env-cwd');
+    expect(job).toMatchObject({ wrapper_pid: warm, exit_code: 7, signal: null, reason: null });
+    // Its environment was read and removed, as any supervisor does.
+    await expect(stat(join(box.state, 'jobs', `${job.id}.env`))).rejects.toThrow();
+    // The service started the next one, and the claimed one has gone with its job.
+    const next = await theWarmOne(warm);
+    expect(next).not.toBe(warm);
+  });
+
+  it('reports a job killed by a signal and one past its --timeout as before', async () => {
+    await theWarmOne();
+    const killed = await runCli(
+      ['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'kill -KILL $$', 'killed'],
+      env,
+    );
+    expect(killed.code, killed.stderr).toBe(137);
+    expect(await jobRunning('killed')).toMatchObject({ signal: 'SIGKILL', exit_code: null });
+    await theWarmOne();
+    const late = await runCli(['run', '--wait', '--timeout', '1s', '--cwd', work, '--', 'sleep', '31'], env);
+    expect(late.code, late.stderr).toBe(143);
+    expect(await jobRunning('31')).toMatchObject({ reason: 'timeout' });
+  });
+
+  it('is stopped by stop, and wait reports it, as any job', async () => {
+    const warm = await theWarmOne();
+    const run = spawnCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'sleep 30', 'to-stop'], env, {
+      timeoutMs: 30_000,
+    });
+    const job = await eventually(async () => {
+      const found = await jobRunning('to-stop').catch(() => undefined);
+      return found?.pgid ? found : undefined;
+    }, 20_000);
+    expect(job.wrapper_pid).toBe(warm);
+    const stopped = await runCli(['stop', job.id], env);
+    expect(stopped).toMatchObject({ code: 0, stdout: `${job.id} stopped (sent SIGTERM)\n` });
+    expect((await run.done).code).toBe(143);
+    expect(await runCli(['wait', job.id], env)).toMatchObject({ code: 143 });
+    expect(await record(job.id)).toMatchObject({ reason: 'stopped', signal: 'SIGTERM', exit_code: null });
+  });
+
+  it('supervises a run that does not wait too: the caller returns, the job runs once, wait reports it', async () => {
+    const warm = await theWarmOne();
+    const started = await runCli(
+      ['run', '--cwd', work, '--', 'sh', '-c', 'echo "[$MY_VAR]"; exit 4', 'no-wait'],
+      { ...env, MY_VAR: 'mine' },
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const id = /^started (j_\w+) on local \(headless\)/.exec(started.stdout)?.[1];
+    expect(id, started.stdout).toBeDefined();
+    expect(await runCli(['wait', id as string], env)).toMatchObject({ code: 4 });
+    expect(await record(id as string)).toMatchObject({ wrapper_pid: warm, exit_code: 4 });
+    expect(await readFile(join(box.state, 'jobs', `${id}.log`), 'utf8')).toBe('[mine]\n');
+    await theWarmOne(warm);
+  });
+
+  it('gives two concurrent runs one supervisor each, each job run once', async () => {
+    await theWarmOne();
+    const runs = await Promise.all(
+      ['a', 'b'].map((name) =>
+        runCli(
+          ['run', '--wait', '--cwd', work, '--', 'sh', '-c', `echo ${name}; exit 3`, `two-${name}`],
+          env,
+          {
+            timeoutMs: 30_000,
+          },
+        ),
+      ),
+    );
+    const jobs = [];
+    for (const [i, run] of runs.entries()) {
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stdout).toBe(`${['a', 'b'][i]}\n`);
+      const job = await jobRunning(`two-${['a', 'b'][i]}`);
+      expect(await readFile(join(box.state, 'jobs', `${job.id}.log`), 'utf8')).toBe(`${['a', 'b'][i]}\n`);
+      jobs.push(job);
+    }
+    expect(jobs[0]?.wrapper_pid).not.toBe(jobs[1]?.wrapper_pid);
+    await theWarmOne();
+  });
+
+  it('keeps listening after hostile or malformed claims, and refuses a job already started', async () => {
+    const warm = await theWarmOne();
+    for (const line of ['\u001b]0;j_x\u0007\n', 'j_../../etc\n', `j_${'a'.repeat(200)}\n`, '\n']) {
+      expect(await claimLine(line)).toBe('refused\n');
+    }
+    expect(await theWarmOne()).toBe(warm);
+    // A claim for an ended job takes the warm one, whose start claim refuses it: nothing runs.
+    const done = await runCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'echo once', 'ended'], env);
+    expect(done.stdout).toBe('once\n');
+    const next = await theWarmOne(warm);
+    const { id } = await jobRunning('ended');
+    const before = await readFile(join(box.state, 'jobs', `${id}.json`), 'utf8');
+    expect(await claimLine(`${id}\n`)).toBe('refused\n');
+    expect(await readFile(join(box.state, 'jobs', `${id}.json`), 'utf8')).toBe(before);
+    expect(await readFile(join(box.state, 'jobs', `${id}.log`), 'utf8')).toBe('once\n');
+    await theWarmOne(next);
+  });
+
+  it('falls back when the warm supervisor is frozen, and the resumed one does not run the job again', async () => {
+    const warm = await theWarmOne();
+    process.kill(warm, 'SIGSTOP');
+    try {
+      const result = await runCli(
+        ['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'echo ran; exit 4', 'frozen'],
+        env,
+        {
+          timeoutMs: 30_000,
+        },
+      );
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stdout).toBe('ran\n');
+      const job = await jobRunning('frozen');
+      const { id } = job;
+      expect(job.wrapper_pid).not.toBe(warm);
+      const before = await readFile(join(box.state, 'jobs', `${id}.json`), 'utf8');
+      // The run that gave up on it removed its socket: the next launch does not wait on it too.
+      await expect(stat(sock())).rejects.toThrow(/ENOENT/);
+      process.kill(warm, 'SIGCONT');
+      // Resumed, it reads the claim its claimer gave up on, is refused the start, and leaves.
+      await eventually(async () => ((await warmPids()).includes(warm) ? undefined : true), 20_000, 'it gone');
+      expect(await readFile(join(box.state, 'jobs', `${id}.json`), 'utf8')).toBe(before);
+      expect(await readFile(join(box.state, 'jobs', `${id}.log`), 'utf8')).toBe('ran\n');
+    } finally {
+      // Never left frozen, even when an expectation above failed (it may be gone by now).
+      try {
+        process.kill(warm, 'SIGCONT');
+      } catch {}
+    }
+    await theWarmOne(warm);
+  });
+
+  it('leaves with the service: once serve stops, no warm supervisor remains', async () => {
+    await theWarmOne();
+    serve.kill('SIGTERM');
+    await exited(serve);
+    await eventually(async () => ((await warmPids()).length === 0 ? true : undefined), 20_000, 'none');
+  });
+});
+
+describe('run --wait headless without a warm supervisor', () => {
+  let lock: ServiceLock | undefined;
+  beforeAll(async () => {
+    // The service stopped with the previous describe: the test plays it, and no warm one answers.
+    lock = await holdServiceLock(box.state);
+  });
+  afterAll(async () => {
+    await lock?.release();
+  });
+
+  /** A socket whose listener was killed: connecting is refused. */
+  async function staleSocket(path: string): Promise<void> {
+    const child = spawn(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(path)}, () => console.log('up'))`,
+    ]);
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    child.kill('SIGKILL');
+    await exited(child);
+  }
+
+  it.each([
+    ['a directory', (path: string) => mkdir(path)],
+    ['a FIFO', async (path: string) => void (await exited(spawn('mkfifo', [path])))],
+    ['a stale socket', staleSocket],
+  ])('runs the job once when supervisor.sock is %s', async (what, make) => {
+    await rm(sock(), { recursive: true, force: true });
+    await make(sock());
+    await freshHost(box.state, true);
+    const result = await runCli(
+      ['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'echo ran; exit 6', `fallback-${what}`],
+      {
+        ...box.env,
+        MY_VAR: 'mine',
+      },
+    );
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stdout).toBe('ran\n');
+    const job = await jobRunning(`fallback-${what}`);
+    expect(job).toMatchObject({ exit_code: 6 });
+    expect(await readFile(join(box.state, 'jobs', `${job.id}.log`), 'utf8')).toBe('ran\n');
+  });
+});
+
+describe('a warm supervisor that cannot listen', () => {
+  it('backs off with one warning, and runs still start their own supervisor', async () => {
+    await rm(sock(), { recursive: true, force: true });
+    await mkdir(sock());
+    const again = startCli(['serve', '--interval', '0.3'], env);
+    try {
+      // Each warm one fails to put its socket over the directory and exits before taking a job.
+      await eventually(
+        async () =>
+          again.output().includes('warm supervisor: exited twice before taking a job') ? true : undefined,
+        20_000,
+        'the backoff warning',
+      );
+      await untilEligible(box);
+      const result = await runCli(
+        ['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'echo ran', 'no-warm'],
+        env,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('ran\n');
+      expect((await stat(sock())).isDirectory()).toBe(true);
+      expect(again.output().match(/warm supervisor/g)).toHaveLength(1);
+      expect(again.exitCode).toBeNull();
+    } finally {
+      again.kill('SIGTERM');
+      await exited(again);
+    }
+  });
+});

@@ -1,0 +1,193 @@
+// The Pi extension's inbox reader against the fake Pi host, in a pane of the fake Herdr: a batch is
+// injected as one message (a new turn when idle, a steer while running), acknowledged only after Pi
+// wrote it to the session, offered again when Pi never wrote it, and never carries escapes or a
+// megabyte; without HERDR_PANE_ID nothing runs.
+
+import { execFileSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MESSAGE_TYPE } from '../../../plugins/pi/src/message.js';
+import { PLAIN_THEME } from '../../fakes/pi-api/fake-pi.js';
+import { calls, logLines, type PiRun, startPi, until } from '../../fakes/pi-api/harness.js';
+import { type InboxBox, inboxPair, type PaneRef } from '../../helpers/inbox-fixture.js';
+
+let t: InboxBox;
+let lead: PaneRef;
+let child: PaneRef;
+const runs: PiRun[] = [];
+
+beforeEach(async () => {
+  ({ t, lead, child } = await inboxPair());
+});
+
+afterEach(async () => {
+  for (const run of runs.splice(0)) await run.fake.shutdown();
+  await t.close();
+});
+
+async function pi(pane: PaneRef | undefined, options: Parameters<typeof startPi>[2] = {}): Promise<PiRun> {
+  const run = await startPi(t, pane, options);
+  runs.push(run);
+  return run;
+}
+
+async function recordOf(pane: PaneRef, index = 0) {
+  return (await t.records(pane))[index];
+}
+
+const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+describe('the Pi inbox reader', () => {
+  it('turns a message to an idle Pi into one new turn, acknowledged after Pi wrote it', async () => {
+    const run = await pi(child);
+    const sent = await t.cli(lead, ['send', child.pane, '--message', 'Also cover the empty case.']);
+    expect(sent).toMatchObject({ code: 0 });
+    await until(async () => ((await recordOf(child))?.state === 'delivered' ? true : undefined), 'delivery');
+    expect(run.fake.sent).toHaveLength(1);
+    expect(run.fake.sent[0]).toMatchObject({
+      streaming: false,
+      options: { deliverAs: 'steer', triggerTurn: true },
+      message: { customType: MESSAGE_TYPE, display: true },
+    });
+    expect(run.fake.sent[0]?.message.content).toContain('Also cover the empty case.');
+    expect(run.fake.turns).toBe(1);
+    const lines = await logLines(run);
+    const written = lines.findIndex((line) => line.startsWith('written '));
+    const ack = lines.findIndex((line) => line.startsWith('call inbox ack'));
+    expect(written).toBeGreaterThanOrEqual(0);
+    expect(ack).toBeGreaterThan(written);
+  });
+
+  it('steers a running agent with the whole batch as one message, and acks only once Pi took it', async () => {
+    await t.cli(child, ['inbox', 'claim', '--harness', 'pi']);
+    await t.cli(lead, ['send', child.pane, '--message', 'first']);
+    await t.cli(lead, ['send', child.pane, '--kind', 'task', '--message', 'second']);
+    const run = await pi(child, { start: false });
+    run.fake.streaming = true;
+    await run.fake.startSession();
+    await until(() => (run.fake.sent.length > 0 ? true : undefined), 'the injection');
+    expect(run.fake.sent).toHaveLength(1);
+    const details = run.fake.sent[0]?.message.details as { records: Array<{ id: string; kind: string }> };
+    expect(details.records.map((r) => r.kind)).toEqual(['message', 'task']);
+    // A whole CLI run later, Pi still holds the steer unwritten: nothing may be acknowledged yet.
+    const listed = JSON.parse((await t.cli(child, ['inbox', 'list', '--json'])).stdout);
+    expect(listed.received.map((r: { state: string }) => r.state)).toEqual(['claimed', 'claimed']);
+    expect(await calls(run)).not.toContainEqual(expect.stringMatching(/^inbox ack/));
+    await run.fake.takeSteering();
+    await until(
+      async () => ((await recordOf(child, 1))?.state === 'delivered' ? true : undefined),
+      'delivery',
+    );
+    expect((await recordOf(child, 0))?.state).toBe('delivered');
+    const lines = await logLines(run);
+    expect(lines.findIndex((line) => line.startsWith('call inbox ack'))).toBeGreaterThan(
+      lines.findIndex((line) => line.startsWith('written ')),
+    );
+    expect(run.fake.turns).toBe(0);
+  });
+
+  it('offers a batch again when Pi died between the claim and the write, and delivers it exactly once more', async () => {
+    const dead = await pi(child, { writes: 'never', name: 'dead' });
+    await t.cli(lead, ['send', child.pane, '--message', 'do not lose me']);
+    await until(() => (dead.fake.sent.length > 0 ? true : undefined), 'the first injection');
+    const claimed = await recordOf(child);
+    expect(claimed).toMatchObject({ state: 'claimed', attempts: 1 });
+    await dead.fake.shutdown();
+    runs.splice(runs.indexOf(dead), 1);
+    // The next Pi starts after the lease (at most five minutes) has run out.
+    const later = String(Date.now() + 6 * 60_000);
+    const next = await pi(child, { name: 'next', env: { DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: later } });
+    await until(
+      async () => ((await recordOf(child))?.state === 'delivered' ? true : undefined),
+      'redelivery',
+    );
+    expect(await recordOf(child)).toMatchObject({ id: claimed.id, state: 'delivered', attempts: 2 });
+    expect(next.fake.sent).toHaveLength(1);
+    expect(next.fake.sent[0]?.message.content).toContain('do not lose me');
+    expect(dead.fake.entries).toHaveLength(0);
+    expect(await calls(dead)).not.toContainEqual(expect.stringMatching(/^inbox ack/));
+  });
+
+  it('never injects escape sequences or a megabyte, and folds a long record past twelve lines', async () => {
+    const run = await pi(child);
+    const big = join(t.box.root, 'big.txt');
+    await writeFile(big, `\x1b]0;owned\x07\x1b[31mred\x1b[0m \x9b2J\n${'x'.repeat(1_000_000)}`);
+    expect(await t.cli(lead, ['send', child.pane, '--message-file', big])).toMatchObject({ code: 0 });
+    await until(
+      async () => ((await recordOf(child))?.state === 'delivered' ? true : undefined),
+      'delivery 1',
+    );
+    const long = Array.from({ length: 30 }, (_, i) => `line ${i} \x1b[2K`).join('\n');
+    await t.cli(lead, ['send', child.pane, '--message', long]);
+    await until(
+      async () => ((await recordOf(child, 1))?.state === 'delivered' ? true : undefined),
+      'delivery 2',
+    );
+    for (const { message } of run.fake.sent) {
+      expect(message.content).not.toMatch(RAW);
+      expect(message.content).not.toContain('\x1b');
+      expect(message.content.length).toBeLessThan(13_000);
+      expect(JSON.stringify(message.details)).not.toMatch(/\\u001b|\\u009b/);
+    }
+    expect(run.fake.sent[0]?.message.content).toContain('red');
+    const render = run.fake.renderers.get(MESSAGE_TYPE);
+    const message = { role: 'custom' as const, timestamp: 0, ...run.fake.sent[1]!.message };
+    const folded = render?.(message, { expanded: false }, PLAIN_THEME)?.render(40) ?? [];
+    expect(folded).toContain('  … 18 more lines (expand to read)');
+    expect(folded.every((line) => line.length <= 40 && !RAW.test(line))).toBe(true);
+    const open = render?.(message, { expanded: true }, PLAIN_THEME)?.render(40) ?? [];
+    expect(open).toContain('  line 29');
+    const huge = { role: 'custom' as const, timestamp: 0, ...run.fake.sent[0]!.message };
+    for (const expanded of [false, true]) {
+      const lines = render?.(huge, { expanded }, PLAIN_THEME)?.render(24) ?? [];
+      expect(lines.length).toBeLessThan(20);
+      expect(lines.every((line) => line.length <= 24 && !RAW.test(line))).toBe(true);
+    }
+  });
+
+  it('reports an inbox that became a FIFO or a directory on the status line, without hanging', async () => {
+    const run = await pi(child);
+    await until(
+      async () => ((await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined),
+      'registration',
+    );
+    const path = t.inboxPath(child);
+    await rm(path);
+    execFileSync('mkfifo', [path]);
+    const fifo = await until(() => run.fake.statuses.get('dogsled'), 'a FIFO status');
+    expect(fifo).toMatch(/^inbox: .*FIFO/);
+    await rm(path);
+    await mkdir(path);
+    await until(
+      () => (/directory/.test(run.fake.statuses.get('dogsled') ?? '') ? true : undefined),
+      'a directory status',
+    );
+    await rm(path, { recursive: true });
+    // Removing it is a change too: the reader registers again, and messages flow.
+    await until(
+      async () => ((await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined),
+      're-registration',
+    );
+    expect(await t.cli(lead, ['send', child.pane, '--message', 'back again'])).toMatchObject({ code: 0 });
+    await until(() => (run.fake.sent.length > 0 ? true : undefined), 'the message');
+  });
+
+  it('starts no process, watch or timer without HERDR_PANE_ID, and says dogsled is unavailable', async () => {
+    const run = await pi(undefined);
+    await run.fake.emit('before_agent_start', { prompt: 'hi', systemPrompt: '' });
+    await run.fake.emit('agent_before_settle', { outcome: 'completed', entries: [], continue: false });
+    await run.fake.commands.get('work')?.handler('', run.fake.ctx);
+    expect(await calls(run)).toEqual(['--version']);
+    expect(run.fake.widgets.get('dogsled')?.[0]).toBe(
+      'dogsled unavailable: not in a Herdr pane (no HERDR_PANE_ID)',
+    );
+    // No reader registered for the terminal Pi runs in: a message to it is refused.
+    const sent = await t.cli(lead, ['send', child.pane, '--message', 'anyone?']);
+    expect(sent.code).toBe(2);
+    expect(sent.stderr).toMatch(/no inbox reader|reader/);
+    // The same Pi in its pane registers at once (the control).
+    const inPane = await pi(child, { name: 'in-pane' });
+    expect(await calls(inPane)).toContain('inbox claim --harness pi');
+  });
+});

@@ -1,0 +1,172 @@
+// The process runner with real children: exit codes, signals, the deadline's escalation to SIGKILL,
+// aborts, output caps, stdin, an environment that is only what the caller gives.
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { endingOf, runProcess, SpawnError, succeeded } from '../../../service/process/run-process.js';
+
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+const sh = (script: string, options: Partial<Parameters<typeof runProcess>[2]> = {}) =>
+  runProcess('sh', ['-c', script], { env, ...options });
+
+describe('runProcess', () => {
+  it('reports the exit status and both streams; only status 0 is success', async () => {
+    const ok = await sh('echo out; echo err >&2');
+    expect(ok).toMatchObject({ exitCode: 0, signal: null, timedOut: false, aborted: false });
+    expect(ok.stdout.toString()).toBe('out\n');
+    expect(ok.stderr.toString()).toBe('err\n');
+    expect(succeeded(ok)).toBe(true);
+    const failed = await sh('exit 3');
+    expect(failed.exitCode).toBe(3);
+    expect(succeeded(failed)).toBe(false);
+  });
+
+  it('counts a child killed by a signal as a failure, never as status 0', async () => {
+    const result = await sh('kill -KILL $$');
+    expect(result).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+    expect(succeeded(result)).toBe(false);
+  });
+
+  it('kills a child that ignores SIGTERM at its deadline, with SIGKILL after the grace', async () => {
+    const result = await sh('trap "" TERM; echo ready; while :; do sleep 0.1; done', { timeoutMs: 300 });
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toBe('SIGKILL');
+    expect(result.stdout.toString()).toBe('ready\n');
+    expect(succeeded(result)).toBe(false);
+  });
+
+  it('stops the child when the signal aborts, and says so', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const aborted = await runProcess('sleep', ['30'], { env, signal: controller.signal });
+    expect(aborted).toMatchObject({ aborted: true, signal: 'SIGTERM', timedOut: false });
+    const already = await runProcess('sleep', ['30'], { env, signal: AbortSignal.abort() });
+    expect(already.aborted).toBe(true);
+  });
+
+  it('keeps at most the cap of each stream and says it dropped the rest', async () => {
+    const result = await sh('head -c 100000 /dev/zero', { maxOutputBytes: 1000 });
+    expect(result.stdout.length).toBe(1000);
+    expect(result.truncated).toBe(true);
+  });
+
+  it('writes the input to stdin, bytes as bytes, and closes it', async () => {
+    const result = await runProcess('od', ['-An', '-tx1'], { env, input: Buffer.from([0, 0x1b, 0xff]) });
+    expect(result.stdout.toString().trim()).toBe('00 1b ff');
+    const none = await runProcess('cat', [], { env });
+    expect(none.stdout.length).toBe(0);
+  });
+
+  it('gives the child only the environment the caller passed', async () => {
+    process.env.DOGSLED_RUNNER_LEAK = 'leaked';
+    try {
+      const result = await sh('echo "[$DOGSLED_RUNNER_LEAK][$ONLY]"', { env: { ...env, ONLY: 'given' } });
+      expect(result.stdout.toString()).toBe('[][given]\n');
+    } finally {
+      delete process.env.DOGSLED_RUNNER_LEAK;
+    }
+  });
+
+  it('rejects with a typed error when the program cannot be started', async () => {
+    const error = await runProcess('/nonexistent/dogsled-no-such-program', [], { env }).catch((e) => e);
+    expect(error).toBeInstanceOf(SpawnError);
+    expect(error).toMatchObject({
+      code: 'ENOENT',
+      message: 'cannot run /nonexistent/dogsled-no-such-program: ENOENT',
+    });
+  });
+
+  it('signals the whole group of a detached child at its deadline', async () => {
+    const result = await sh('sleep 30 & echo $!; wait', { timeoutMs: 300, detached: true });
+    expect(result.timedOut).toBe(true);
+    // The background sleep got the group's SIGTERM: gone, or a zombie its new parent has not reaped.
+    const pid = Number(result.stdout.toString().trim());
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    expect(stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')).toBe(true);
+  });
+});
+
+describe('runProcess: runaway children and leftovers', () => {
+  it('stops a child whose output passes the cap, and never calls that a success', async () => {
+    const result = await runProcess('yes', [], { env, maxOutputBytes: 1000 });
+    expect(result.stdout.length).toBe(1000);
+    expect(result).toMatchObject({ truncated: true, timedOut: false, aborted: false });
+    expect(succeeded(result)).toBe(false);
+    expect(endingOf(result)).toBe('output too large');
+  });
+
+  it("keeps the end of the output in 'tail' mode and lets the child run to its own exit", async () => {
+    const seen: string[] = [];
+    const result = await sh('seq 1 20000; echo last >&2', {
+      maxOutputBytes: 12,
+      keep: 'tail',
+      onData: (chunk, stream) => seen.push(`${stream}:${chunk.length > 0}`),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.toString()).toBe('19999\n20000\n');
+    expect(result.stderr.toString()).toBe('last\n');
+    expect(result.truncated).toBe(true);
+    expect(seen).toContain('stdout:true');
+    expect(seen).toContain('stderr:true');
+  });
+
+  it('answers once the child exits even when a background grandchild keeps its pipes open', async () => {
+    const result = await sh('sleep 60 & echo $!');
+    const pid = Number(result.stdout.toString().trim());
+    try {
+      expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+      expect(pid).toBeGreaterThan(1);
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('with no grace sends SIGKILL at the deadline, never SIGTERM first', async () => {
+    const result = await sh('trap "echo got-term" TERM; echo ready; while :; do sleep 0.1; done', {
+      timeoutMs: 300,
+      killGraceMs: 0,
+    });
+    expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
+    expect(result.stdout.toString()).toBe('ready\n');
+  });
+
+  it('kills what a stopped detached child left in its group, even members that ignore SIGTERM', async () => {
+    const result = await sh('(trap "" TERM; exec sleep 60) & echo $!; wait', {
+      timeoutMs: 300,
+      detached: true,
+    });
+    expect(result.timedOut).toBe(true);
+    const pid = Number(result.stdout.toString().trim());
+    // SIGKILL reached it as soon as the leader was gone: dead, or a zombie awaiting its reaper.
+    await until(async () => {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      return stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    });
+  });
+
+  it('starts nothing for a signal that has already aborted', async () => {
+    const result = await runProcess('/nonexistent/dogsled-no-such-program', [], {
+      env,
+      signal: AbortSignal.abort(),
+    });
+    expect(result).toMatchObject({ aborted: true, exitCode: null, signal: null });
+    expect(succeeded(result)).toBe(false);
+  });
+
+  it('gives a child without input /dev/null, not a terminal or an inherited descriptor', async () => {
+    const result = await runProcess('readlink', ['/proc/self/fd/0'], { env });
+    expect(result.stdout.toString().trim()).toBe('/dev/null');
+  });
+});
+
+/** Polls `check` until it holds; the test's own timeout bounds the wait. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe('a deadline longer than a timer can hold', () => {
+  it('is held at the longest timer, never fired at once', async () => {
+    const result = await sh('sleep 0.3; echo done', { timeoutMs: 30 * 24 * 3600_000 });
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(result.stdout.toString()).toBe('done\n');
+  });
+});

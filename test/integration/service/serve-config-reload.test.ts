@@ -1,0 +1,127 @@
+// `serve` follows config.toml and the profiles without a restart (chokidar): a changed policy is
+// what the service judges its host by at once, a file that no longer loads keeps the last good
+// policy and says why in host.json's errors (which `status` shows), and a broken profile is said
+// there too until it is fixed.
+
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
+
+let box: Sandbox;
+const running: Array<ReturnType<typeof startCli>> = [];
+let stopTicker: () => void = () => undefined;
+
+beforeEach(async () => {
+  box = await sandbox({ DOGSLED_TEST: '1' });
+});
+
+afterEach(async () => {
+  stopTicker();
+  await killAll(running);
+  await box.cleanup();
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: host.json as written, asserted field by field
+async function snapshot(): Promise<any> {
+  return JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'));
+}
+
+/** Replaced whole, as an editor or a dotfiles install writes it. */
+async function writeConfig(text: string): Promise<void> {
+  const temp = `${box.configPath}.tmp`;
+  await writeFile(temp, text);
+  await rename(temp, box.configPath);
+}
+
+const ROOMY = 'reservation_load = 1.5\nreservation_ttl_ms = 600000\nmemory_reserve_bytes = 0\n';
+
+describe('serve follows config.toml and the profiles', { timeout: 90_000 }, () => {
+  it('a changed policy applies at once; a broken file keeps the last good one and says why; a fix clears it', async () => {
+    const host = await roomFor5(box, 600_000);
+    stopTicker = host.stop;
+    startServe({ ...box.env, ...host.env }, running);
+    await untilEligible(box);
+
+    // No disk can keep 100% free: the service refuses its host once it has the new policy.
+    await writeConfig(`${ROOMY}disk_free_min_percent = 100\n`);
+    const refused = await eventually(
+      async () => {
+        const { headroom } = await snapshot();
+        return headroom.eligible === false ? headroom : undefined;
+      },
+      30_000,
+      'the new policy in host.json',
+    );
+    expect(refused.reason.join(' ')).toMatch(/disk/);
+
+    // A typo: the service keeps judging by the last policy that loaded, and says why.
+    await writeConfig(`${ROOMY}disk_free_min_percent = 0\nfree_cores_min = 2\n`);
+    const errors = await eventually(
+      async () => {
+        const { errors } = await snapshot();
+        return errors.length > 0 ? (errors as string[]) : undefined;
+      },
+      30_000,
+      'the broken file in host.json',
+    );
+    expect(errors).toEqual([
+      `config ${box.configPath}: unknown key "free_cores_min"; the service keeps the last policy that loaded`,
+    ]);
+    expect((await snapshot()).headroom.eligible).toBe(false);
+
+    // A directory in its place: the same, with its own reason.
+    await rm(box.configPath);
+    await mkdir(box.configPath);
+    await eventually(
+      async () => {
+        const [error] = (await snapshot()).errors as string[];
+        return error !== undefined && !error.includes('free_cores_min') ? error : undefined;
+      },
+      30_000,
+      'the directory in host.json',
+    ).then((error) =>
+      expect(error).toMatch(/^config \S+: .*; the service keeps the last policy that loaded$/),
+    );
+    expect((await snapshot()).headroom.eligible).toBe(false);
+    await rm(box.configPath, { recursive: true });
+
+    // Fixed: the policy is the file's again and the error is gone.
+    await writeConfig(`${ROOMY}disk_free_min_percent = 0\n`);
+    await untilEligible(box);
+    await eventually(
+      async () => ((await snapshot()).errors.length === 0 ? true : undefined),
+      30_000,
+      'no error',
+    );
+  });
+
+  it('a broken profile is said in status until it is fixed', async () => {
+    const host = await roomFor5(box, 600_000);
+    stopTicker = host.stop;
+    startServe({ ...box.env, ...host.env }, running);
+    await untilEligible(box);
+    const dir = join(box.home, '.config', 'dogsled', 'profiles', 'general');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'profile.json'), '{"model": ');
+    await eventually(
+      async () =>
+        (await snapshot()).errors.some((e: string) => e.startsWith('profile general: broken: '))
+          ? true
+          : undefined,
+      30_000,
+      'the broken profile in host.json',
+    );
+    const status = await runCli(['status'], box.env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/error +profile general: broken: /);
+    await writeFile(join(dir, 'profile.json'), '{"model": "alias/sol"}');
+    await eventually(
+      async () => ((await snapshot()).errors.length === 0 ? true : undefined),
+      30_000,
+      'the fixed profile',
+    );
+    await rm(dir, { recursive: true });
+  });
+});

@@ -1,0 +1,86 @@
+// The fast path (cli/fast-path.ts) parses the hot commands without commander, so its flags must be
+// exactly the ones cli/program.ts declares for the same commands, with the same defaults: otherwise
+// a flag would mean one thing on the fast path and another in the full command line.
+
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fastFlags, HOT_COMMANDS, parseFast } from '../../../cli/fast-path.js';
+import { buildProgram } from '../../../cli/program.js';
+
+describe('the fast path', () => {
+  const program = buildProgram(() => {});
+
+  it.each(Object.entries(fastFlags()))(
+    '%s accepts exactly the flags of the full command line',
+    (name, flags) => {
+      const command = program.commands.find((entry) => entry.name() === name);
+      const declared = (command?.options ?? []).map((option) => (option.long ?? '').replace(/^--/, ''));
+      const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      expect([...flags].sort()).toEqual(declared.map(camel).sort());
+    },
+  );
+
+  it('gives status --interval no default on either path, so the command can tell it was given', () => {
+    const status = program.commands.find((entry) => entry.name() === 'status');
+    const interval = status?.options.find((option) => option.long === '--interval');
+    expect(interval?.defaultValue).toBeUndefined();
+    expect(parseFast(['status'])?.flags.interval).toBeUndefined();
+  });
+
+  it('leaves help and unknown flags to the full command line', () => {
+    expect(parseFast(['status', '--help'])).toBeUndefined();
+    expect(parseFast(['status', '--lines'])).toBeUndefined();
+    expect(parseFast(['exec', '--help'])).toBeUndefined();
+    expect(parseFast(['exec', 'j_x', 'true'])).toBeUndefined();
+    expect(parseFast(['exec', 'j_x', '--'])).toBeUndefined();
+  });
+
+  it('takes both forms of exec: the id alone (what a launch types) and the id with its command', () => {
+    expect(parseFast(['exec', 'j_x'])).toEqual({ name: 'exec', flags: { id: 'j_x' } });
+    expect(parseFast(['exec', 'j_x', '--', 'sh', '-c', 'true'])).toEqual({
+      name: 'exec',
+      flags: { id: 'j_x', command: ['sh', '-c', 'true'] },
+    });
+  });
+
+  it('takes run with its command after -- and its flags (named as commander names them) before it', () => {
+    expect(
+      parseFast([
+        'run',
+        '--wait',
+        '--idle-timeout',
+        '5m',
+        '--cwd=/tmp',
+        '--',
+        'sh',
+        '-c',
+        'exit 3',
+        '--',
+        '-x',
+      ]),
+    ).toEqual({
+      name: 'run',
+      flags: { wait: true, idleTimeout: '5m', cwd: '/tmp', command: ['sh', '-c', 'exit 3', '--', '-x'] },
+    });
+    expect(parseFast(['run', '--', '--wait'])).toEqual({ name: 'run', flags: { command: ['--wait'] } });
+  });
+
+  it('leaves run without --, with an empty command or with words before -- to the full command line', () => {
+    expect(parseFast(['run', 'true'])).toBeUndefined();
+    expect(parseFast(['run', '--wait', '--'])).toBeUndefined();
+    expect(parseFast(['run', 'make', '--', 'test'])).toBeUndefined();
+    expect(parseFast(['run', '--wait=yes', '--', 'true'])).toBeUndefined();
+    expect(parseFast(['run', '--cwd', '--', 'true'])).toBeUndefined();
+    expect(parseFast(['run', '--help', '--', 'true'])).toBeUndefined();
+    expect(parseFast(['place', '--hots', 'a'])).toBeUndefined();
+    expect(parseFast(['place', 'extra'])).toBeUndefined();
+  });
+
+  it('builds a bundle for each hot command and for nothing else (cli/hot/NAME.ts)', async () => {
+    const files = await readdir(join(import.meta.dirname, '..', '..', '..', 'cli', 'hot'));
+    const bundled = files.filter((name) => name !== 'entry.ts').map((name) => name.replace(/\.ts$/, ''));
+    expect(bundled.sort()).toEqual([...HOT_COMMANDS].sort());
+    for (const name of HOT_COMMANDS) expect(Object.keys(fastFlags())).toContain(name);
+  });
+});

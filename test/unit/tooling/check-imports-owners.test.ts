@@ -1,0 +1,193 @@
+// `npm run check`'s layering script on a fixture tree: child processes, Herdr's variables and /proc
+// paths are refused outside their owners, in code only (comments and longer names are fine); a zod
+// schema built at a module's top level (outside lazySchema) is refused, since every command that
+// imports the module would pay for it at start-up.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureTree } from '../../helpers/tree.js';
+
+const SCRIPT = join(import.meta.dirname, '..', '..', '..', 'scripts', 'check-imports.mjs');
+
+function check(root: string): { code: number | null; lines: string[] } {
+  const result = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
+  return { code: result.status, lines: result.stderr.split('\n').filter((line) => line !== '') };
+}
+
+describe('the owners check', () => {
+  it('refuses a child process, a Herdr variable or a /proc path outside its owner', async () => {
+    const root = await fixtureTree({
+      'service/cleanup/spawns.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+      'service/cleanup/requires.ts': "export const c = require('child_process');\n",
+      'cli/commands/pane.ts': 'export const pane = (env: NodeJS.ProcessEnv) => env.HERDR_PANE_ID;\n',
+      'service/jobs/clears.ts': "export const cleared = { HERDR_ENV: '' };\n",
+      'service/jobs/indexes.ts':
+        "export const socket = (env: NodeJS.ProcessEnv) => env['HERDR_SOCKET_PATH'];\n",
+      'service/inbox/destructures.ts':
+        'export const tab = ({ HERDR_TAB_ID: tab }: NodeJS.ProcessEnv) => tab;\n',
+      'sidebar/shape.ts': 'export interface Env {\n  HERDR_CONFIG_PATH?: string;\n}\n',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture is source code with a template.
+      'service/jobs/reads.ts': 'export const stat = (pid: number) => `/proc/${pid}/stat`;\n',
+      'service/state/root.ts': "export const root = '/proc';\n",
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      "cli/commands/pane.ts: reads Herdr's HERDR_PANE_ID outside service/terminal; ask the terminal layer",
+      'service/cleanup/requires.ts: starts processes itself (child_process); use service/process/run-process.ts',
+      'service/cleanup/spawns.ts: starts processes itself (node:child_process); use service/process/run-process.ts',
+      "service/inbox/destructures.ts: reads Herdr's HERDR_TAB_ID outside service/terminal; ask the terminal layer",
+      "service/jobs/clears.ts: reads Herdr's HERDR_ENV outside service/terminal; ask the terminal layer",
+      "service/jobs/indexes.ts: reads Herdr's HERDR_SOCKET_PATH outside service/terminal; ask the terminal layer",
+      'service/jobs/reads.ts: reads /proc ("/proc/"); use service/process/process-table.ts',
+      'service/state/root.ts: reads /proc ("/proc"); use service/process/process-table.ts',
+      "sidebar/shape.ts: reads Herdr's HERDR_CONFIG_PATH outside service/terminal; ask the terminal layer",
+    ]);
+  });
+
+  it('lets the owners do it, anyone name them in comments, messages, longer names or constants, and skips build output', async () => {
+    const root = await fixtureTree({
+      'service/process/run-process.ts':
+        "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+      'service/process/process-table.ts': "export const root = '/proc';\n",
+      'service/probe/cpu.ts': "export const stat = '/proc/stat';\n",
+      'service/jobs/supervisor/exec-child.ts':
+        "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+      'service/terminal/env.ts': 'export const pane = (env: NodeJS.ProcessEnv) => env.HERDR_PANE_ID;\n',
+      'service/jobs/report.ts': [
+        "// The pane is HERDR_PANE_ID, read by the terminal layer; /proc/PID/stat is the table's.",
+        "import type { ChildProcess } from 'node:child_process';",
+        'export const EXEC_HERDR_TIMEOUT_MS = 10_000;',
+        "export const where = '/procedures/proc';",
+        'export type Child = ChildProcess;',
+        '',
+      ].join('\n'),
+      // A plugin's built bundle holds the code it was built from, owners included.
+      'plugins/pi/dist/index.js':
+        "import { spawn } from 'node:child_process';\nexport const pane = process.env.HERDR_PANE_ID;\n",
+      'cli/commands/board.ts': [
+        "export const why = 'no owner: run it in a Herdr pane (HERDR_PANE_ID) or give --owner PANE';",
+        'export const hint = `dogsled items --owner "$HERDR_PANE_ID"`;',
+        'const HERDR_TIMEOUT_MS = 10_000;',
+        'export const timeout = { ms: HERDR_TIMEOUT_MS };',
+        '',
+      ].join('\n'),
+    });
+    expect(check(root)).toEqual({ code: 0, lines: [] });
+  });
+
+  it("keeps blessed and blessed-contrib in sidebar/app.ts, and blessed-contrib's index out of everything", async () => {
+    const refused = await fixtureTree({
+      'sidebar/app.ts': [
+        "import blessed from 'blessed';",
+        "import contrib from 'blessed-contrib';",
+        "export const map = require.resolve('blessed-contrib/index.js');",
+        'export const b = [blessed, contrib];',
+        '',
+      ].join('\n'),
+      'sidebar/panel.ts': "import blessed from 'blessed';\nexport const b = blessed;\n",
+      // Its types may come along; a value beside them loads the package, and so does
+      // `import { type A }`, which verbatimModuleSyntax keeps as `import 'blessed'`.
+      'sidebar/menu.ts': [
+        "import type { Widgets } from 'blessed';",
+        "import { escape } from 'blessed';",
+        'export const e: [Widgets.Screen?, typeof escape?] = [];',
+        '',
+      ].join('\n'),
+      'sidebar/input.ts': "import { type Widgets } from 'blessed';\nexport type S = Widgets.Screen;\n",
+      'cli/commands/gauge.ts': "export const g = require('blessed-contrib/lib/widget/gauge.js');\n",
+    });
+    const result = check(refused);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      'cli/commands/gauge.ts: loads blessed-contrib/lib/widget/gauge.js outside sidebar/app.ts',
+      'sidebar/app.ts: loads blessed-contrib\'s index ("blessed-contrib"); load the widget\'s module',
+      'sidebar/app.ts: loads blessed-contrib\'s index ("blessed-contrib/index.js"); load the widget\'s module',
+      'sidebar/input.ts: loads blessed outside sidebar/app.ts',
+      'sidebar/menu.ts: loads blessed outside sidebar/app.ts',
+      'sidebar/panel.ts: loads blessed outside sidebar/app.ts',
+    ]);
+    const allowed = await fixtureTree({
+      'sidebar/app.ts': [
+        "// Not blessed-contrib's index: it loads every widget.",
+        "import blessed from 'blessed';",
+        "export const spark = require.resolve('blessed-contrib/lib/widget/sparkline.js');",
+        'export const b = blessed;',
+        '',
+      ].join('\n'),
+      'sidebar/model/theme.ts': "export const name = 'blessedColour';\n",
+      // Types only: the bundle erases them, so only sidebar/app.ts loads blessed.
+      'sidebar/menu.ts': [
+        "import type blessed from 'blessed';",
+        "import type { Widgets } from 'blessed';",
+        "export type { Widgets as W } from 'blessed';",
+        'export type Tui = typeof blessed;',
+        'export type Screen = Widgets.Screen;',
+        '',
+      ].join('\n'),
+    });
+    expect(check(allowed)).toEqual({ code: 0, lines: [] });
+  });
+});
+
+const ZOD = "import * as z from 'zod/mini';\nimport { lazySchema } from './lazy-schema.js';\n";
+
+describe('the start-up check', () => {
+  it('refuses a schema built at import and a child process loaded as a builtin outside its owner', async () => {
+    const root = await fixtureTree({
+      'service/state/eager.ts': `${ZOD}export const A = z.looseObject({ a: z.string() });\n`,
+      'service/state/nested.ts': `${ZOD}export const B = lazySchema(() => z.int());\nexport const C = [z.string()];\n`,
+      'cli/render/field.ts': `${ZOD}const id = z.string().check(z.minLength(1));\nexport const f = () => id;\n`,
+      'service/cleanup/builtin.ts':
+        "export const spawn = () => process.getBuiltinModule('node:child_process').spawn;\n",
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      'cli/render/field.ts:3: builds a zod schema at import; wrap it in lazySchema (service/state/engine/lazy-schema.ts)',
+      'service/cleanup/builtin.ts: starts processes itself (node:child_process); use service/process/run-process.ts',
+      'service/state/eager.ts:3: builds a zod schema at import; wrap it in lazySchema (service/state/engine/lazy-schema.ts)',
+      'service/state/nested.ts:4: builds a zod schema at import; wrap it in lazySchema (service/state/engine/lazy-schema.ts)',
+    ]);
+  });
+
+  it('lets schemas be built lazily, inside functions, in the MCP modules and in the output documents', async () => {
+    const root = await fixtureTree({
+      'service/state/lazy.ts': [
+        ZOD,
+        '// z.looseObject({}) in a comment is not code.',
+        'export const A = lazySchema(() => z.looseObject({ a: z.string(), b: z.array(z.int()) }));',
+        'export const B = lazySchema(() => z.pick(A, { a: true }));',
+        'export function parse(value: unknown) {',
+        '  return z.safeParse(z.string(), value);',
+        '}',
+        'export const check = (value: unknown) => z.int().safeParse(value);',
+        '',
+      ].join('\n'),
+      'cli/mcp/inputs.ts': `${ZOD}export const Input = z.strictObject({});\n`,
+      'cli/output-schemas.ts': `${ZOD}export const Placed = z.strictObject({});\n`,
+      'service/process/run-process.ts':
+        "export const spawn = () => process.getBuiltinModule('node:child_process').spawn;\n",
+    });
+    const result = check(root);
+    expect(result.lines).toEqual([]);
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('the purity check', () => {
+  it('keeps service/core free of I/O: a type import is erased, an inline `type` binding is not', async () => {
+    const root = await fixtureTree({
+      'service/core/reads.ts': "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
+      'service/core/inline.ts': "import { type Stats } from 'node:fs';\nexport type S = Stats;\n",
+      'service/core/types.ts': "import type { Stats } from 'node:fs';\nexport type S = Stats;\n",
+      'service/core/rule.ts': "import { type S } from './types.js';\nexport const n = (s: S) => s.size;\n",
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.map((line) => line.split(':')[0]).sort()).toEqual([
+      'service/core/inline.ts',
+      'service/core/reads.ts',
+    ]);
+  });
+});

@@ -1,0 +1,358 @@
+// What importing a hot bundle (dist/hot/NAME.cjs, built by the suite's global set-up) costs,
+// counted rather than timed: no zod schema is built at import (zod's own post-processor hook sees
+// every construction), and none of the builtins that only some paths need (node:crypto,
+// node:child_process, node:net, node:perf_hooks) is loaded. Hooks run on every prompt and stop;
+// the time these took at import was most of what they cost beyond `node -e 0`. The hook bundle
+// leaves the terminal layer (a third of its size, needed until a pane's terminal is remembered) to
+// dist/hot/hook-whereabouts.cjs; `place` leaves its --branch worktree layer and Herdr's machine verbs
+// (the terminal layer, two fifths of it) to dist/hot/place-branch.cjs and herdr-machines.cjs, and an
+// error thrown there is still a DogsledError (one line, exit 2) when the hot bundle reports it; a
+// job's supervisor (exec) leaves the terminal it reports a pane through to dist/hot/exec-terminal.cjs.
+import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import {
+  chown,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CLI, ROOT, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+
+const execFileAsync = promisify(execFile);
+
+const PROBE = `
+let built = 0;
+globalThis.__zod_globalConfig = { postProcessor: () => { built += 1; } };
+const before = new Set(process.moduleLoadList);
+await import(process.argv[1]);
+const loaded = process.moduleLoadList.filter((m) => !before.has(m)).map((m) => m.replace(/^NativeModule /, ''));
+process.stdout.write(JSON.stringify({ built, loaded }));
+`;
+
+/** Imports the bundle in a fresh node (nothing runs but its top level) and reports what that did. */
+function importCost(bundle: string): { built: number; loaded: string[] } {
+  const result = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', PROBE, pathToFileURL(bundle).href],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (result.status !== 0) throw new Error(`importing ${bundle} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+const ON_USE_ONLY = ['crypto', 'child_process', 'net', 'perf_hooks'];
+
+const HOT = ['hook', 'place', 'status', 'run', 'exec', 'sidebar'];
+
+/** A hot bundle or a cold file beside them: CommonJS, dist/hot/NAME.cjs. */
+function bundleText(name: string): string {
+  return readFileSync(join(ROOT, 'dist', 'hot', `${name}.cjs`), 'utf8');
+}
+
+/** Required on first use only: a require() at the top would load the cold file on every call. */
+const lazily = (file: string) => `Promise.resolve().then(()=>__toESM(require("./${file}.cjs")`;
+
+describe('hot bundles at import', () => {
+  // exec is the job's supervisor: it always starts a child.
+  const needs: Record<string, string[]> = { exec: ['child_process', 'net'] };
+  for (const name of HOT) {
+    it(`${name}: builds no zod schema and loads no builtin it may not need`, () => {
+      const cost = importCost(join(ROOT, 'dist', 'hot', `${name}.cjs`));
+      expect(cost.built).toBe(0);
+      const mayLoad = ON_USE_ONLY.filter((m) => !needs[name]?.includes(m));
+      expect(cost.loaded.filter((m) => mayLoad.includes(m))).toEqual([]);
+    });
+  }
+
+  it('hook: the terminal lookup is a file of its own, loaded only when needed', () => {
+    expect(bundleText('hook')).not.toContain('function openTerminal(');
+    expect(bundleText('hook')).toContain(lazily('hook-whereabouts'));
+    expect(bundleText('hook-whereabouts')).toContain('function openTerminal(');
+  });
+
+  it('place: the terminal layer is in files of their own, loaded only by --branch or a herdr binary', () => {
+    const place = bundleText('place');
+    for (const fn of ['openTerminal', 'listMachines', 'ensureBranchWorktree']) {
+      expect(place).not.toContain(`function ${fn}(`);
+    }
+    // Only on first use: loaded at the top, they would load on every placement.
+    expect(place).toContain(lazily('place-branch'));
+    expect(place).toContain(lazily('herdr-machines'));
+    expect(place.split('require("./').length).toBe(3);
+    expect(bundleText('place-branch')).toContain('function openTerminal(');
+    expect(bundleText('herdr-machines')).toContain('function listMachines(');
+  });
+
+  it("exec: the terminal a job's supervisor reports its pane through is loaded only under a terminal", () => {
+    // A headless job's supervisor, on `run --wait`'s critical path, never opens it.
+    expect(bundleText('exec')).not.toContain('function openTerminal(');
+    expect(bundleText('exec')).toContain(lazily('exec-terminal'));
+    expect(bundleText('exec-terminal')).toContain('function openTerminal(');
+  });
+
+  it("place: an error thrown in a cold file is the hot bundle's DogsledError: one line, exit 2", async () => {
+    const box = await sandbox();
+    try {
+      const notRepo = join(box.root, 'not-a-repo');
+      await mkdir(notRepo);
+      const result = await runCli(['place', '--branch', 'feat', '--repo', notRepo], box.env, {
+        cwd: notRepo,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^dogsled: place: --branch needs a Git repository: [^\n]*\n$/);
+      expect(result.stdout).toBe('');
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it('proper-lockfile gets node:fs, not graceful-fs (which patches the global fs on load)', () => {
+    for (const name of HOT) expect(bundleText(name)).not.toContain('graceful-fs/graceful-fs.js');
+    expect(bundleText('place')).toContain('proper-lockfile/lib/lockfile.js');
+  });
+
+  it('the entry is one CommonJS file: a hot command loads no module but it and its bundle', () => {
+    // An ES module entry costs Node's module loader and a facade of each built-in it imports; the
+    // entry reaches the rest of the CLI (full.mjs) and the cache writer only through import() of a URL.
+    const entry = readFileSync(join(ROOT, 'dist', 'dogsled.cjs'), 'utf8');
+    expect(entry.match(/(?:from|import|require)\s*\(?\s*["'](?!node:)[^"']*["']/g)).toBeNull();
+    expect(entry).not.toMatch(/^\s*(?:import|export)\s/m);
+    expect(entry).toContain('new URL("full.mjs"');
+  });
+
+  it('status --json loads neither assert, the streams, node:net nor the ES module translators', async () => {
+    // signal-exit (proper-lockfile's) loaded assert, which opens stderr as a stream; process.stdout
+    // is a stream; an ES module entry loads the module translators. Each was milliseconds a command.
+    const box = await sandbox();
+    try {
+      const out = join(box.root, 'modules.txt');
+      const probe = join(box.root, 'probe.cjs');
+      await writeFile(
+        probe,
+        `const before = new Set(process.moduleLoadList);
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
+      );
+      // The second run compiles from the code cache the first one wrote, as every later run does
+      // (a cache is written only into a state dir that exists).
+      await mkdir(box.state, { recursive: true, mode: 0o700 });
+      for (let i = 0; i < 2; i++) {
+        const { stdout } = await execFileAsync(process.execPath, ['-r', probe, CLI, 'status', '--json'], {
+          env: box.env,
+        });
+        expect(JSON.parse(stdout)).toBeTypeOf('object');
+      }
+      const loaded = (await readFile(out, 'utf8')).split('\n');
+      expect(loaded).toContain('NativeModule vm');
+      for (const name of ['assert', 'stream', 'net', 'tty', 'internal/modules/esm/translators'])
+        expect(loaded).not.toContain(`NativeModule ${name}`);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it("dist/dogsled.mjs, the entry's former name, still runs the CLI", async () => {
+    const box = await sandbox();
+    try {
+      const { stdout } = await execFileAsync(
+        process.execPath,
+        [join(ROOT, 'dist', 'dogsled.mjs'), 'status', '--json'],
+        { env: box.env },
+      );
+      expect(JSON.parse(stdout)).toBeTypeOf('object');
+    } finally {
+      await box.cleanup();
+    }
+  });
+});
+
+// The hot bundles compile through V8's code cache (cli/hot-loader.ts, code-cache/NAME-HASH.bin in the
+// state dir). A cache is never trusted: whatever sits in its place, the command answers as it would
+// without one, and a cache that can be replaced is. DOGSLED_TIMING=1 names what the loader did.
+describe('the hot bundles’ code cache', () => {
+  // NAME-<16 hex of the bundle's hash>.bin: each build keeps its own.
+  const bundleHash = (name: string) =>
+    /^\/\/ dogsled-bundle ([0-9a-f]+)\n/.exec(
+      readFileSync(join(ROOT, 'dist', 'hot', `${name}.cjs`), 'utf8'),
+    )?.[1] ?? '';
+  const cacheOf = (box: Sandbox) =>
+    join(box.state, 'code-cache', `status-${bundleHash('status').slice(0, 16)}.bin`);
+  async function status(box: Sandbox): Promise<{ cache: string; written: boolean }> {
+    const result = await runCli(['status', '--json'], { ...box.env, DOGSLED_TIMING: '1' });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toBeTypeOf('object');
+    const lines = result.stderr.split('\n').filter(Boolean);
+    // Nothing but the timing marks: a refused cache is not the user's business.
+    expect(lines.filter((line) => !line.startsWith('timing '))).toEqual([]);
+    const cache = /compiled \(code cache: ([^)]+)\)/.exec(result.stderr)?.[1];
+    if (cache === undefined) throw new Error(`no compile mark in ${result.stderr}`);
+    return { cache, written: result.stderr.includes('code cache written') };
+  }
+
+  it('is written after the first run (0600 in a 0700 dir) and used by the next', async () => {
+    const box = await sandbox();
+    try {
+      await mkdir(box.state);
+      expect(await status(box)).toEqual({ cache: 'absent', written: true });
+      expect((await stat(cacheOf(box))).mode & 0o777).toBe(0o600);
+      expect((await stat(join(box.state, 'code-cache'))).mode & 0o777).toBe(0o700);
+      expect(await status(box)).toEqual({ cache: 'used', written: false });
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it('a run that fails writes none, and a command without a state dir makes none', async () => {
+    const box = await sandbox();
+    try {
+      const bad = await runCli(['status', '--json', '--line'], box.env);
+      expect(bad.code).toBe(2);
+      await mkdir(box.state);
+      expect((await runCli(['status', '--json', '--line'], box.env)).code).toBe(2);
+      expect(await readdir(box.state)).toEqual([]);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it('refuses whatever is not its own, answers anyway and replaces what it can', async () => {
+    const box = await sandbox();
+    try {
+      await mkdir(box.state);
+      await status(box);
+      const good = await readFile(cacheOf(box));
+      const keyEnd = good.indexOf(10);
+      const dataStart = good.indexOf(10, keyEnd + 1) + 1;
+      const length = (good.length - dataStart) / 2;
+      const cases: Array<[string, string, () => Promise<void>]> = [
+        // V8 does not checksum a cache in a release build: this byte would abort the process.
+        [
+          'a byte of the data V8 would get',
+          'damaged',
+          async () => {
+            const bad = Buffer.from(good);
+            const at = dataStart + Math.floor(length / 2);
+            bad[at] = (bad[at] ?? 0) ^ 0x5a;
+            await writeFile(cacheOf(box), bad);
+          },
+        ],
+        ['truncated', 'truncated', () => writeFile(cacheOf(box), good.subarray(0, good.length - 1000))],
+        ['empty', 'foreign key', () => writeFile(cacheOf(box), '')],
+        [
+          'another bundle',
+          'foreign key',
+          () =>
+            writeFile(
+              cacheOf(box),
+              Buffer.concat([Buffer.from('dogsled-code-cache 1 other'), good.subarray(keyEnd)]),
+            ),
+        ],
+        [
+          'not V8 data',
+          'rejected by V8',
+          async () => {
+            const junk = Buffer.alloc(4096, 'x');
+            await writeFile(
+              cacheOf(box),
+              Buffer.concat([good.subarray(0, keyEnd + 1), Buffer.from(`${junk.length}\n`), junk, junk]),
+            );
+          },
+        ],
+        ['a FIFO', 'not a regular file', () => execFileAsync('mkfifo', [cacheOf(box)]).then(() => undefined)],
+        [
+          'a symlink to a good cache',
+          'not a regular file',
+          async () => {
+            await writeFile(`${cacheOf(box)}.good`, good);
+            await symlink(`${cacheOf(box)}.good`, cacheOf(box));
+          },
+        ],
+        [
+          "another user's file",
+          "another user's file",
+          async () => {
+            await writeFile(cacheOf(box), good);
+            await chown(cacheOf(box), 65534, 65534);
+          },
+        ],
+      ];
+      // Replaced by a cache of our own: a file of this user with the good key and two equal copies.
+      const replaced = async () => {
+        const info = await lstat(cacheOf(box));
+        const text = await readFile(cacheOf(box));
+        const start = text.indexOf(10, text.indexOf(10) + 1) + 1;
+        const half = (text.length - start) / 2;
+        return (
+          info.isFile() &&
+          info.uid === process.getuid?.() &&
+          text.subarray(0, keyEnd).equals(good.subarray(0, keyEnd)) &&
+          text.subarray(start, start + half).equals(text.subarray(start + half))
+        );
+      };
+      for (const [what, refused, make] of cases) {
+        await rm(cacheOf(box), { recursive: true, force: true });
+        await make();
+        expect({ what, ...(await status(box)) }).toEqual({ what, cache: refused, written: true });
+        expect({ what, replaced: await replaced() }).toEqual({ what, replaced: true });
+      }
+      expect(await status(box)).toEqual({ cache: 'used', written: false });
+      // A directory cannot be replaced by a file: refused on every run, and every run answers.
+      await rm(cacheOf(box), { force: true });
+      await mkdir(cacheOf(box));
+      for (let i = 0; i < 2; i++) {
+        expect(await status(box)).toEqual({ cache: 'not a regular file', written: false });
+      }
+      expect((await stat(cacheOf(box))).isDirectory()).toBe(true);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it("leaves another build's cache of the same command, and drops one unused for a week", async () => {
+    const box = await sandbox();
+    try {
+      const dir = join(box.state, 'code-cache');
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      // Another build's caches: one written today, one a week and a day ago, and one from before
+      // caches named their build; a cache of another command, however old, is not this one's to drop.
+      const fresh = join(dir, 'status-0123456789abcdef.bin');
+      const stale = join(dir, 'status-fedcba9876543210.bin');
+      const legacy = join(dir, 'status.bin');
+      const other = join(dir, 'place-fedcba9876543210.bin');
+      for (const file of [fresh, stale, legacy, other]) await writeFile(file, 'dogsled-code-cache 1 other\n');
+      const weekAgo = new Date(Date.now() - 8 * 86_400_000);
+      for (const file of [stale, legacy, other]) await utimes(file, weekAgo, weekAgo);
+      expect(await status(box)).toEqual({ cache: 'absent', written: true });
+      expect((await readdir(dir)).sort()).toEqual(
+        [basename(cacheOf(box)), basename(fresh), basename(other)].sort(),
+      );
+      // Its own cache is used next time, whatever the other build does with its own.
+      expect(await status(box)).toEqual({ cache: 'used', written: false });
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it('every hot bundle starts with the hash of the rest, which keys its cache', () => {
+    for (const name of HOT) {
+      const text = readFileSync(join(ROOT, 'dist', 'hot', `${name}.cjs`));
+      const newline = text.indexOf(10);
+      const hash = createHash('sha256')
+        .update(text.subarray(newline + 1))
+        .digest('hex');
+      expect(text.subarray(0, newline).toString()).toBe(`// dogsled-bundle ${hash}`);
+    }
+  });
+});
