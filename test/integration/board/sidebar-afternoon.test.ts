@@ -190,9 +190,10 @@ describe.skipIf(!HAS_TMUX)('an afternoon with the board open', () => {
     const why = await eventually(
       async () => {
         const text = await board(pane);
-        return text.includes('#2 queued make lint') && text.includes('no host has room (local: cpu:')
-          ? text
-          : undefined;
+        if (text.includes('#2 queued make lint') && text.includes('no host has room (local: cpu:'))
+          return text;
+        // Thrown, not undefined, so a timeout shows the board as it last was.
+        throw new Error(`the board reads: ${text}`);
       },
       20_000,
       'the queued ticket and why',
