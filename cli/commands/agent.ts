@@ -4,13 +4,12 @@
 // with --wait, the child the service started once it admitted the ticket).
 
 import { readFile } from 'node:fs/promises';
-import { type AgentOutcome, runAgent } from '../../service/actions/agent.js';
-import { TASK_MAX_BYTES } from '../../service/agents/launch-files.js';
+import { type AgentOutcome, runAgent, TASK_MAX_BYTES } from '../../service/actions/agent.js';
+import { Deadline } from '../../service/actions/call-budget.js';
 import { requestedKind } from '../../service/core/agents/launch-line.js';
 import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';
 import { shown } from '../../service/core/text/visible.js';
-import { Deadline } from '../../service/time/deadline.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
@@ -53,21 +52,26 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
     pin,
     wait: Boolean(flags.wait),
   };
-  const outcome = await runAgent(io, work, deadline, {
-    // The spec prints the ticket as JSON (--json); a --json wait keeps stdout for its one final
-    // document, and a human wait for the child it starts.
-    queued: (queued) => {
-      const { ticket } = queued;
-      if (!flags.json && !flags.wait) {
-        ctx.out(`${queuedLine(queued)}\n`);
-        return;
-      }
-      if (!flags.wait) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
-      const waiting = flags.wait ? '; waiting for its admission' : '';
-      ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}${waiting}`);
+  const outcome = await runAgent(
+    {
+      ...io,
+      // The spec prints the ticket as JSON (--json); a --json wait keeps stdout for its one final
+      // document, and a human wait for the child it starts.
+      queued: (queued) => {
+        const { ticket } = queued;
+        if (!flags.json && !flags.wait) {
+          ctx.out(`${queuedLine(queued)}\n`);
+          return;
+        }
+        if (!flags.wait) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
+        const waiting = flags.wait ? '; waiting for its admission' : '';
+        ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}${waiting}`);
+      },
+      untilStopped,
     },
-    untilStopped,
-  });
+    work,
+    deadline,
+  );
   return render(outcome, flags, ctx);
 }
 

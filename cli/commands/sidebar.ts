@@ -2,8 +2,8 @@
 // module that loads blessed). The owner is --owner, else $DOGSLED_OWNER (set by `board --open` on
 // the pane it docks), else the pane a Herdr plugin pane was opened beside.
 
+import { herdrConfigPath, sidebarOwner } from '../../service/actions/sidebar.js';
 import { DogsledError } from '../../service/core/common/errors.js';
-import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 
@@ -12,8 +12,7 @@ export interface SidebarFlags {
 }
 
 export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Promise<number> {
-  const owner = flags.owner || ctx.env.DOGSLED_OWNER || pluginContextPane(ctx.env);
-  if (!owner) throw new DogsledError('no owner: give --owner PANE (board --open sets it)');
+  const owner = sidebarOwner(ctx.env, flags.owner);
   if (!process.stdout.isTTY || !process.stdin.isTTY) throw new DogsledError('needs a terminal');
   const io = await hostIO(ctx);
   const testing = ctx.env.DOGSLED_TEST === '1';

@@ -2,7 +2,7 @@
 // the request became a ticket (one line), the human line for a ticket nobody waits for, and what a
 // wait that gave up leaves behind (the ticket stays pending: a wait never cancels).
 
-import type { Queued } from '../../service/queue/submit.js';
+import type { Queued } from '../../service/actions/verb-io.js';
 
 export function whyQueued(queued: Pick<Queued, 'behind' | 'refusals'>): string {
   const { behind } = queued;
