@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { type AgentOutcome, runAgent, TASK_MAX_BYTES } from '../../service/actions/agent.js';
 import { Deadline } from '../../service/actions/call-budget.js';
+import type { UserIO } from '../../service/actions/verb-io.js';
 import { requestedKind } from '../../service/core/agents/launch-line.js';
 import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';
@@ -52,26 +53,22 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
     pin,
     wait: Boolean(flags.wait),
   };
-  const outcome = await runAgent(
-    {
-      ...io,
-      // The spec prints the ticket as JSON (--json); a --json wait keeps stdout for its one final
-      // document, and a human wait for the child it starts.
-      queued: (queued) => {
-        const { ticket } = queued;
-        if (!flags.json && !flags.wait) {
-          ctx.out(`${queuedLine(queued)}\n`);
-          return;
-        }
-        if (!flags.wait) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
-        const waiting = flags.wait ? '; waiting for its admission' : '';
-        ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}${waiting}`);
-      },
-      untilStopped,
+  const user: UserIO = {
+    // The spec prints the ticket as JSON (--json); a --json wait keeps stdout for its one final
+    // document, and a human wait for the child it starts.
+    queued: (queued) => {
+      const { ticket } = queued;
+      if (!flags.json && !flags.wait) {
+        ctx.out(`${queuedLine(queued)}\n`);
+        return;
+      }
+      if (!flags.wait) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
+      const waiting = flags.wait ? '; waiting for its admission' : '';
+      ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}${waiting}`);
     },
-    work,
-    deadline,
-  );
+    untilStopped,
+  };
+  const outcome = await runAgent({ ...io, ...user }, work, deadline);
   return render(outcome, flags, ctx);
 }
 

@@ -118,9 +118,11 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
   it('stops from MCP a job that MCP run placed on a peer, as `dogsled stop` does', async () => {
     // The tools and the commands call the same actions: the peer is found, and stopped, the same way.
     const mcp = await startMcp(fleet.env, '/tmp');
+    const small = fleet.peers.peer('small');
     try {
+      // The peer's record quotes the command back: a title escape in it never reaches the client.
       const started = await mcp.json<{ queued: boolean; job: string; host: string }>('run', {
-        command: ['sh', '-c', 'echo started; exec sleep 60'],
+        command: ['sh', '-c', 'echo started; exec sleep 60', 'sh', '\x1b]0;owned\x07'],
         host: 'small',
         cwd: '/tmp',
       });
@@ -128,7 +130,13 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
       const id = started.job;
       const stopped = await mcp.call('stop', { job: id });
       expect(stopped.isError, stopped.text).toBe(false);
-      expect(JSON.parse(stopped.text)).toMatchObject({ id, host: 'small' });
+      const record = JSON.parse(stopped.text);
+      expect(record).toMatchObject({
+        id,
+        host: 'small',
+        command: ['sh', '-c', expect.any(String), 'sh', expect.any(String)],
+      });
+      expect(record.command[4]).not.toMatch(/[\x1b\x07]/);
       // Stopped there: its final record says the signal, as `wait` of it exits 128 + SIGTERM.
       const waited = await runCli(['wait', id], fleet.env, { timeoutMs: 30_000 });
       expect(waited.code, waited.stderr).toBe(143);
@@ -137,6 +145,16 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
       const again = await runCli(['stop', id, '--json'], fleet.env, { timeoutMs: 30_000 });
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ id, host: 'small' });
+      // A peer that cannot be reached is a one-line error naming it, not an unknown job.
+      await small.sshd.stop();
+      try {
+        const unreachable = await mcp.call('stop', { job: id });
+        expect(unreachable.isError).toBe(true);
+        expect(unreachable.text).toMatch(/^dogsled: stop: small: unreachable: [^\n]*$/);
+      } finally {
+        await small.sshd.start();
+        await coldCache();
+      }
     } finally {
       await mcp.close();
     }
