@@ -9,7 +9,7 @@
 // streams) before the first line runs.
 
 import { pathToFileURL } from 'node:url';
-import { mark, STARTED_EVENT } from '../service/time/timing.js';
+import { mark, STARTED_EVENT } from '../service/actions/timing-marks.js';
 import { HOT_COMMANDS, parseFast } from './fast-path.js';
 import { loadHot } from './hot-loader.js';
 

@@ -3,9 +3,9 @@
 // the pane it docks), else the pane a Herdr plugin pane was opened beside.
 
 import { dirname, join } from 'node:path';
+import { herdrConfigPath, sidebarOwner } from '../../service/actions/sidebar.js';
+import { mark } from '../../service/actions/timing-marks.js';
 import { DogsledError } from '../../service/core/common/errors.js';
-import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr/herdr-env.js';
-import { mark } from '../../service/time/timing.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 
@@ -17,8 +17,7 @@ export interface SidebarFlags {
 }
 
 export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Promise<number> {
-  const owner = flags.owner || ctx.env.DOGSLED_OWNER || pluginContextPane(ctx.env);
-  if (!owner) throw new DogsledError('no owner: give --owner PANE (board --open sets it)');
+  const owner = sidebarOwner(ctx.env, flags.owner);
   if (!process.stdout.isTTY || !process.stdin.isTTY) throw new DogsledError('needs a terminal');
   const io = await hostIO(ctx);
   mark('config');

@@ -3,7 +3,7 @@
 // LAND), within 80 columns. DONE is history that needs nothing (and rows the owner dismissed), so it
 // is one count line. Every text in a row is already escape-free (core/board.ts).
 
-import type { Dismissed } from '../../service/board/board-seen-file.js';
+import type { Dismissed } from '../../service/actions/board.js';
 import { type Board, type BoardRow, GROUP_TITLES } from '../../service/core/board/board-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import type { Paint } from './color.js';

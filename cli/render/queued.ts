@@ -3,8 +3,8 @@
 // service/core/placement/queued-why.ts), the human line for a ticket nobody waits for, and what a wait that
 // gave up leaves behind (the ticket stays pending: a wait never cancels).
 
+import type { Queued } from '../../service/actions/verb-io.js';
 import { queuedWhy } from '../../service/core/placement/queued-why.js';
-import type { Queued } from '../../service/queue/submit.js';
 
 export function whyQueued(queued: Pick<Queued, 'behind' | 'refusals'>): string {
   return queuedWhy(queued.behind, queued.refusals);

@@ -3,8 +3,8 @@
 // its hooks (Claude Code and Codex) and its agent is not working, that the record waits for its
 // next prompt or stop (spec, "Inbox").
 
+import type { SendResult } from '../../service/actions/peer-actions.js';
 import { plainLine } from '../../service/core/text/text-clean.js';
-import type { SendResult } from '../../service/inbox/send.js';
 
 export function sentLine({ record, to, waits }: SendResult): string {
   const label = to.name ? `${plainLine(to.name)} (${plainLine(to.pane)})` : plainLine(to.pane);
