@@ -29,6 +29,8 @@ export function renderBoard(board: Board, paint: Paint): string[] {
       const well = group.rows.length - seen;
       const parts = [well > 0 ? `${well} ended well` : null, seen > 0 ? `${seen} seen` : null];
       lines.push(paint.dim(`DONE  ${parts.filter(Boolean).join(', ')} (dogsled ps --all)`));
+      // Finished children stay one line each: what they cost is the one thing left to read.
+      for (const row of group.rows) if (row.receipt !== null) lines.push(paint.dim(receiptRow(row)));
       continue;
     }
     lines.push(paint.bold(group.title));
@@ -50,10 +52,20 @@ function rowLines(row: BoardRow, paint: Paint): string[] {
   // An agent row names its harness and model (spec: the board); a job's title is its command already.
   const harness = row.kind === 'agent' && row.group !== 'to_land' ? row.detail : null;
   const why = row.group === 'attention' || row.group === 'to_land' ? row.reason : null;
-  for (const text of [harness, why]) {
+  // A child to land says what it cost under the branch it left.
+  const cost = row.group === 'to_land' && row.receipt !== null ? `cost ${row.receipt}` : null;
+  for (const text of [harness, why, cost]) {
     if (text !== null) lines.push(`  ${' '.repeat(ID_WIDTH)} ${clip(text, WIDTH - ID_WIDTH - 3)}`);
   }
   return lines;
+}
+
+/** `  kid  finished 2m  12k tok · $0.31`: a finished child under DONE. */
+function receiptRow(row: BoardRow): string {
+  const state = `${row.state} ${row.age_ms === null ? '' : formatAge(row.age_ms)}`.trim();
+  const cost = row.receipt ?? '';
+  const title = clip(row.title, Math.max(8, WIDTH - 8 - state.length - cost.length));
+  return `  ${title}  ${state}  ${cost}`;
 }
 
 /** `board --dismiss`: what was marked seen, or that it was already. */

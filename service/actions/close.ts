@@ -3,8 +3,10 @@
 // host; a peer runs the same steps itself (`host close`, peer-actions.ts).
 
 import { type CloseResult, closeChild } from '../agents/close-child.js';
-import { finalReply } from '../agents/final-reply.js';
+import { type ChildEnd, childEnd } from '../agents/final-reply.js';
 import { applyClosures } from '../core/agents/item-closing.js';
+import { priceTable } from '../core/receipts/prices.js';
+import { childReceipt } from '../core/receipts/receipt.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { hostOfFlag } from '../hosts/peer-cleanup.js';
 import type { HostIO } from '../state/io.js';
@@ -33,28 +35,29 @@ export async function closeHere(io: HostIO, pane: string, caller: string | null)
     (found) => found.terminal_id,
     () => null,
   );
-  const reply = await replyBeforeClose(io, port, pane, terminal);
+  const end = await endBeforeClose(io, port, pane, terminal);
   const result = await closeChild({ ...io, port }, { pane, caller, mode: 'close' });
-  await closeItemsOf(io, pane, terminal, 'closed', reply);
+  await closeItemsOf(io, pane, terminal, 'closed', end);
   return result;
 }
 
 /**
- * The child's final reply, read while its pane still exists (spec: "close ends it and keeps the
- * reply"), when the pane is an open agent item's here; null when there is none or it cannot be read.
+ * The child's final reply and usage, read while its pane still exists (spec: "close ends it and
+ * keeps the reply"), when the pane is an open agent item's here; null when there is none or it
+ * cannot be read.
  */
-async function replyBeforeClose(
+async function endBeforeClose(
   io: HostIO,
   port: TerminalPort,
   pane: string,
   terminal: string | null,
-): Promise<string | null> {
+): Promise<ChildEnd | null> {
   const child = (await readItems(io)).items.some(
     (item) => item.kind === 'agent' && item.closed_ms === null && ofPane(item, pane, terminal),
   );
   if (!child) return null;
   try {
-    return await finalReply(io, port, await port.getAgent(pane));
+    return await childEnd(io, port, await port.getAgent(pane));
   } catch {
     return null;
   }
@@ -69,29 +72,33 @@ function ofPane(item: Item, pane: string, terminal: string | null): boolean {
 }
 
 /**
- * Closes this host's open items of a pane (or its terminal) with `reason`; replies already captured
- * stay, and an agent item without one keeps `reply` (what `close` read before the pane went). An
- * item on a peer is never closed here: pane ids repeat across hosts.
+ * Closes this host's open items of a pane (or its terminal) with `reason`; replies and receipts
+ * already captured stay, and an agent item without them keeps `end`'s (what `close` read before the
+ * pane went). An item on a peer is never closed here: pane ids repeat across hosts.
  */
 export async function closeItemsOf(
   io: HostIO,
   pane: string,
   terminal: string | null,
   reason: string,
-  reply: string | null = null,
+  end: ChildEnd | null = null,
 ): Promise<void> {
   const holds = await branchHolds(io);
+  const prices = priceTable(io.config.prices);
   await updateItems(io, (items) => {
     const holding = holds(items.items);
     const closing = items.items.filter((item) => item.closed_ms === null && ofPane(item, pane, terminal));
     const ids = closing.map((item) => ({ id: item.id, reason }));
-    const replied = new Set(
-      closing.filter((item) => item.kind === 'agent' && item.reply == null).map((item) => item.id),
-    );
+    const agents = new Set(closing.filter((item) => item.kind === 'agent').map((item) => item.id));
+    const ended = (item: Item): Item => ({
+      ...item,
+      reply: item.reply ?? end?.reply ?? null,
+      receipt: item.receipt ?? childReceipt(end?.usage ?? null, prices, item.created_ms, io.now()),
+    });
     const withReply =
-      reply === null || replied.size === 0
+      end === null || agents.size === 0
         ? items
-        : { ...items, items: items.items.map((item) => (replied.has(item.id) ? { ...item, reply } : item)) };
+        : { ...items, items: items.items.map((item) => (agents.has(item.id) ? ended(item) : item)) };
     const { next, changed } = applyClosures(withReply, ids, io.now(), holding);
     return changed ? { result: undefined, next } : { result: undefined };
   });

@@ -9,6 +9,7 @@ import { applyClosures } from '../core/agents/item-closing.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { type HostAnswer, needsPeers, sendTarget } from '../core/inbox/send-target.js';
 import { SETUP_CAP_MS } from '../core/placement/budget.js';
+import { plainStrings } from '../core/text/text-clean.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
@@ -24,6 +25,7 @@ import { branchHolds } from '../state/records/branch-observations.js';
 import { hostIdentity } from '../state/records/identity.js';
 import { updateItems } from '../state/records/queue-items.js';
 import { InboxRecordSchema, type InboxSender } from '../state/schemas/inbox-schemas.js';
+import { ReceiptSchema } from '../state/schemas/receipt-schemas.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import { isTerminalError } from '../terminal/terminal-errors.js';
 import type { ReadReport } from './read.js';
@@ -44,6 +46,8 @@ const ReadReportSchema = lazySchema(() =>
     pane: text,
     output: text,
     reply: text,
+    // Absent from an older peer: its receipt is not known here.
+    receipt: z.optional(z.nullable(ReceiptSchema)),
   }),
 );
 
@@ -86,7 +90,8 @@ export async function readOnPeer(
   shownAs = target,
 ): Promise<ReadReport> {
   const report = parsed(peer, 'read', ReadReportSchema, await peerCall(io, peer, ['read', target]));
-  return { ...report, target: shownAs, host: peer.id };
+  // A peer's receipt names models its transcripts wrote: shown only escape-free.
+  return { ...report, receipt: plainStrings(report.receipt ?? null), target: shownAs, host: peer.id };
 }
 
 /**

@@ -5,6 +5,7 @@
 
 import { lstat, open } from 'node:fs/promises';
 import { DogsledError } from '../core/common/errors.js';
+import type { Receipt } from '../core/receipts/receipt.js';
 import { stripEscapes } from '../core/text/strip-escapes.js';
 import { shown } from '../core/text/visible.js';
 import { readFleet } from '../hosts/fleet.js';
@@ -34,7 +35,14 @@ export interface ReadReport {
   output: string | null;
   /** A child's captured final reply; null until it finished (always null for a job). */
   reply: string | null;
+  /**
+   * A finished child's receipt (core/receipts): its usage and cost estimate, `tokens: null` when its
+   * transcript recorded none; null while it runs, for a job, and for a child that ended unseen.
+   */
+  receipt: Receipt | null;
 }
+
+export type { Receipt };
 
 export async function readTarget(io: HostIO, target: string, host: string | null): Promise<ReadReport> {
   const pinned = host === null ? null : await hostOfFlag(io, host);
@@ -61,6 +69,7 @@ export async function readTarget(io: HostIO, target: string, host: string | null
       pane: item?.pane ?? null,
       output: await logTail(io, jobId),
       reply: null,
+      receipt: null,
     };
   }
   if (item === undefined) throw new DogsledError(`no child or job ${shown(target)} here`);
@@ -73,6 +82,7 @@ export async function readTarget(io: HostIO, target: string, host: string | null
     pane: item.pane,
     output: item.closed_ms === null ? await paneTail(io, item) : null,
     reply: item.reply == null ? null : stripEscapes(item.reply),
+    receipt: item.receipt ?? null,
   };
 }
 

@@ -25,6 +25,7 @@ export const BoardRowSchema = lazySchema(() =>
     ticket: nullableText,
     group: z.enum(BOARD_GROUPS),
     seen_ms: z.nullable(z.int()),
+    receipt: nullableText,
   }),
 );
 

@@ -34,7 +34,8 @@ export function rowWhy(
 ): { text: string; long: boolean; lead?: string } | null {
   if (row.group === 'to_land' && row.detail) {
     // `branch <name>`: the word stays whole, the name is what may be shortened.
-    const detail = displayText(row.detail);
+    const cost = row.receipt ? ` · ${displayText(row.receipt)}` : '';
+    const detail = `${displayText(row.detail)}${cost}`;
     return detail.startsWith('branch ')
       ? { lead: 'branch ', text: detail.slice('branch '.length), long: false }
       : { text: detail, long: false };
@@ -45,6 +46,15 @@ export function rowWhy(
     if (why) return { text: why, long: true };
   }
   if (row.reason) return { text: displayText(row.reason), long: true };
+  // A finished child: what it cost first, since its harness and model may be cut from the middle.
+  if (row.receipt)
+    return {
+      text: [row.receipt, row.detail]
+        .filter(Boolean)
+        .map((t) => displayText(t as string))
+        .join(' · '),
+      long: false,
+    };
   if (row.detail) return { text: displayText(row.detail), long: false };
   return null;
 }

@@ -9,7 +9,19 @@ import { shellLine } from '../common/shell-quote.js';
 import type { LandRow } from '../inbox/to-land-rule.js';
 import { endToken, NEVER_STARTED, neverStarted } from '../jobs/job-status.js';
 import { isHeld } from '../quota/quota-hold.js';
+import { receiptText } from '../receipts/receipt.js';
 import { clippedLine, plainLine } from '../text/text-clean.js';
+
+import type {
+  BoardAgentPane,
+  BoardInput,
+  BoardItem,
+  BoardJob,
+  BoardSeen,
+  BoardTicket,
+} from './board-input.js';
+
+export type { BoardAgentPane, BoardInput, BoardItem, BoardJob, BoardSeen, BoardTicket };
 
 export const BOARD_GROUPS = ['to_land', 'attention', 'running', 'waiting', 'done'] as const;
 export type BoardGroupId = (typeof BOARD_GROUPS)[number];
@@ -56,6 +68,8 @@ export interface BoardRow {
   group: BoardGroupId;
   /** When the owner dismissed it (`board --dismiss`): an ATTENTION row moved to DONE; else null. */
   seen_ms: number | null;
+  /** A finished child's receipt, `12k tok · $0.31` or `usage unknown` (core/receipts); else null. */
+  receipt: string | null;
 }
 
 export interface BoardGroup {
@@ -71,112 +85,23 @@ export interface Board {
   groups: BoardGroup[];
 }
 
-/** An owner's item as the board reads it (items.json). */
-export interface BoardItem {
-  id: string;
-  kind: 'job' | 'agent';
-  host: string;
-  pane: string | null;
-  owner: string | null;
-  created_ms: number;
-  closed_ms: number | null;
-  close_reason: string | null;
-  job: string | null;
-  ticket: string | null;
-  command?: readonly string[] | undefined;
-  /** Agents: the name, harness and model the child was started with. */
-  name?: string | null | undefined;
-  harness?: string | null | undefined;
-  model?: string | null | undefined;
-}
-
-/** A job record's facts (jobs/ID.json, or a host snapshot's job summary). */
-export interface BoardJob {
-  id: string;
-  command: readonly string[];
-  cwd: string;
-  host: string;
-  pane: string | null;
-  created_ms: number;
-  started_ms: number | null;
-  ended_ms: number | null;
-  exit_code: number | null;
-  signal: string | null;
-  reason: string | null;
-}
-
-export interface BoardTicket {
-  id: string;
-  kind: string;
-  owner: string | null;
-  pin: string | null;
-  created_ms: number;
-  state: string;
-  state_ms: number;
-  host: string | null;
-  request: { command: readonly string[] } | null;
-  /** An agent ticket: the child it starts. */
-  agent?: { name: string; kind: string } | null | undefined;
-  error: string | null;
-  /** Its harness's quota is exhausted (core/quota-hold.ts): it waits for the reset, not for room. */
-  hold?: { reason: string; until_ms: number } | null | undefined;
-}
-
-/**
- * Extension point for agents: what the host snapshot says of an agent item's pane (probe.agent_panes).
- * The agent lane fills it in; without it an open agent item shows as `unknown`.
- */
-export interface BoardAgentPane {
-  pane: string;
-  agent: string;
-  state: string;
-  name: string | null;
-  model: string | null;
-  stalled_since_ms: number | null;
-  state_since_ms: number;
-}
-
-export interface BoardInput {
-  owner: string;
-  /**
-   * Every item of the owner still kept: open, closed within the last day, or a child's whose branch
-   * still has work to land (item-closing.ts).
-   */
-  items: readonly BoardItem[];
-  /** The whole queue (places in line count every owner's pending tickets). */
-  tickets: readonly BoardTicket[];
-  /** Job facts by job id. */
-  jobs: ReadonlyMap<string, BoardJob>;
-  /** Agent panes by pane id (host snapshots); empty until agents join. */
-  agentPanes?: ReadonlyMap<string, BoardAgentPane>;
-  /** The owner's TO LAND rows (core/to-land.ts), the ones the stop gate and prompt context read. */
-  toLand?: readonly LandRow[];
-  /** The owner's dismissals (board-seen.json). */
-  seen?: readonly BoardSeen[];
-}
-
-/**
- * An ATTENTION row the owner marked seen: it moves to DONE while the same row (kind, id) stays in
- * the same state (since_ms); a new failure of the same job or ticket, or an agent blocked again,
- * starts a new state and shows in ATTENTION again. The job's own record is never touched.
- */
-export interface BoardSeen {
-  kind: RowKind;
-  id: string;
-  since_ms: number | null;
-  seen_ms: number;
-}
-
 /** The board of `input.owner` at `now`. Rows in each group are oldest first. */
 export function boardOf(input: BoardInput, now: number): Board {
   const rows: BoardRow[] = [];
+  const landing = new Set((input.toLand ?? []).map((land) => land.item));
+  const receipts = new Map<string, string>();
   for (const item of input.items) {
     if (item.owner !== input.owner) continue;
+    if (item.kind === 'agent' && item.closed_ms !== null && item.receipt !== undefined)
+      receipts.set(item.id, receiptText(item.receipt));
+    // A finished child with a branch to land is its TO LAND row, which carries its receipt.
+    if (item.kind === 'agent' && item.closed_ms !== null && landing.has(item.id)) continue;
     const row = item.kind === 'job' ? jobRow(item, input.jobs, now) : agentRow(item, input.agentPanes, now);
     if (row) rows.push(row);
   }
   rows.push(...ticketRows(input, now));
-  for (const land of input.toLand ?? []) rows.push(toLandRow(land, now));
+  for (const land of input.toLand ?? [])
+    rows.push({ ...toLandRow(land, now), receipt: receipts.get(land.item) ?? null });
   for (const seen of input.seen ?? []) {
     const row = rows.find(
       (r) =>
@@ -223,6 +148,7 @@ function blank(kind: RowKind, id: string, group: BoardGroupId): BoardRow {
     ticket: null,
     group,
     seen_ms: null,
+    receipt: null,
   };
 }
 
@@ -303,14 +229,15 @@ function endReason(job: BoardJob): string {
  * - blocked: ATTENTION (it asks the owner); stalled: ATTENTION with the stall's age;
  * - working or unknown: RUNNING; idle or done without a done mark: ATTENTION `idle` (it may be
  *   waiting for an answer; only `dogsled done` hands a task back);
- * - a closed agent item: gone (its branch, if any, is a TO LAND row of its own: `toLand`).
+ * - a closed agent item: DONE with its receipt while items.json keeps it (its branch, if any, is a
+ *   TO LAND row of its own instead: `toLand`); one closed before receipts were taken is gone.
  */
 function agentRow(
   item: BoardItem,
   panes: ReadonlyMap<string, BoardAgentPane> | undefined,
   now: number,
 ): BoardRow | undefined {
-  if (item.closed_ms !== null) return undefined;
+  if (item.closed_ms !== null) return item.receipt === undefined ? undefined : finishedRow(item, now);
   const pane = item.pane === null ? undefined : panes?.get(item.pane);
   const name = safeText(item.name ?? pane?.name ?? item.id, 60);
   const harness = item.harness ?? pane?.agent;
@@ -344,6 +271,25 @@ function agentRow(
     return at('attention', pane.state, since, 'idle without dogsled done');
   }
   return at('running', pane.state === 'working' ? 'working' : 'unknown', since);
+}
+
+/** A child that finished (`done`), was closed, or whose pane went: DONE, with its receipt. */
+function finishedRow(item: BoardItem, now: number): BoardRow {
+  const closed = item.closed_ms ?? now;
+  const detail = [item.harness, item.model].filter((part): part is string => Boolean(part));
+  return {
+    ...blank('agent', item.id, 'done'),
+    host: item.host,
+    pane: item.pane,
+    title: safeText(item.name ?? item.id, 60),
+    detail: detail.length > 0 ? detail.map((p) => safeText(p, 60)).join(' · ') : null,
+    state: item.close_reason === 'done' ? 'finished' : safeText(item.close_reason ?? 'closed', 40),
+    since_ms: closed,
+    age_ms: ageOf(closed, now),
+    item: item.id,
+    ticket: item.ticket,
+    receipt: receiptText(item.receipt),
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { InboxRecord, InboxSender } from '../../state/schemas/inbox-schemas
 import type { Ticket } from '../../state/schemas/queue-items-schemas.js';
 import { formatAge } from '../common/duration.js';
 import { shellLine } from '../common/shell-quote.js';
+import { type Receipt, receiptLine } from '../receipts/receipt.js';
 import { stripEscapes } from '../text/strip-escapes.js';
 import { clipText, cutAt, plainLine } from '../text/text-clean.js';
 import { pickBatch, senderField } from './inbox.js';
@@ -115,10 +116,11 @@ export function undeliveredText(record: InboxRecord, target: string, reason: str
 }
 
 /** What an owner hears when its child finished: its name and its captured final reply. */
-export function finishedText(name: string, reply: string | null): string {
+export function finishedText(name: string, reply: string | null, receipt: Receipt | null = null): string {
   const said =
     reply === null || reply.trim() === '' ? '(no final reply was captured)' : stripEscapes(reply).trim();
-  return `${plainLine(name)} finished; its branch, if any, is kept for you to land. Final reply:\n${said}`;
+  const cost = receipt === null ? '' : ` (${receiptLine(receipt)})`;
+  return `${plainLine(name)} finished${cost}; its branch, if any, is kept for you to land. Final reply:\n${said}`;
 }
 
 /** What an owner hears when its child waits for an answer in its own pane. */

@@ -10,11 +10,14 @@
 
 import { closeItemsOf } from '../../actions/close.js';
 import { closeChild } from '../../agents/close-child.js';
-import { finalReply } from '../../agents/final-reply.js';
+import { childEnd } from '../../agents/final-reply.js';
 import { cancellingWork, turnEnded } from '../../core/agents/done-rule.js';
 import { messageOf } from '../../core/common/errors.js';
 import { pendingRecord } from '../../core/inbox/inbox.js';
 import { finishedText, senderFinishedText } from '../../core/inbox/inbox-text.js';
+import { priceTable } from '../../core/receipts/prices.js';
+import { childReceipt } from '../../core/receipts/receipt.js';
+import type { ModelUsage } from '../../core/receipts/usage.js';
 import { oneLine } from '../../core/text/text-clean.js';
 import { LOCAL_HOST } from '../../hosts/local-facts.js';
 import { postForHost } from '../../inbox/outbox.js';
@@ -132,9 +135,9 @@ export class FinishWorker {
     }
     if (mark.state === 'marked')
       await this.change(mark.id, (m) => ({ ...m, state: 'ended', state_ms: this.deps.now() }));
-    const reply = await finalReply(this.deps, port, agent);
+    const { reply, usage } = await childEnd(this.deps, port, agent);
     if (mark.item !== null) {
-      const item = await this.keepReply(mark.item, reply);
+      const item = await this.keepEnd(mark.item, reply, usage);
       // Its branch is observed first, so the owner's Stop that delivers the reply also carries the
       // TO LAND reminder (an older observation may predate the child's last commit).
       if (item?.branch) await this.watchBranches();
@@ -154,13 +157,20 @@ export class FinishWorker {
     );
   }
 
-  private async keepReply(itemId: string, reply: string | null): Promise<Item | undefined> {
+  /** The reply and receipt onto the item, once: a repeated pass keeps the first receipt. */
+  private async keepEnd(
+    itemId: string,
+    reply: string | null,
+    usage: ModelUsage[] | null,
+  ): Promise<Item | undefined> {
+    const prices = priceTable(this.deps.config.prices);
     return updateItems(this.deps, (items) => {
       const index = items.items.findIndex((item) => item.id === itemId);
       const item = items.items[index];
-      if (item === undefined || item.reply === reply) return { result: item };
+      if (item === undefined || (item.reply === reply && item.receipt != null)) return { result: item };
       const list = items.items.slice();
-      const next = { ...item, reply };
+      const receipt = item.receipt ?? childReceipt(usage, prices, item.created_ms, this.deps.now());
+      const next = { ...item, reply, receipt };
       list[index] = next;
       return { result: next, next: { ...items, items: list } };
     });
@@ -184,7 +194,7 @@ export class FinishWorker {
         kind: 'reply',
         // From the child itself, so the owner's reader names who answered.
         sender: { pane: item.pane, terminal: item.terminal_id, host: item.host, name: item.name ?? null },
-        text: finishedText(item.name ?? item.id, reply),
+        text: finishedText(item.name ?? item.id, reply, item.receipt ?? null),
         ref: `reply:${item.id}`,
       },
       this.deps.now(),

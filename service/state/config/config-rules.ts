@@ -5,6 +5,7 @@
 // `<key>: expected <rule>, found <what the file holds>[ at <path>]`.
 
 import { MAX_DURATION_MS, parseDuration } from '../../core/common/duration.js';
+import type { ModelPrice } from '../../core/receipts/prices.js';
 
 /** The file's keys with their defaults not yet filled in. */
 export interface ConfigFile {
@@ -18,6 +19,8 @@ export interface ConfigFile {
   terminal?: 'auto' | 'tmux';
   quota?: { management_url?: string; hold_when_exhausted?: boolean };
   hosts?: Array<{ id: string; label?: string; target?: string; enabled?: boolean }>;
+  prices?: { as_of?: string; models?: Record<string, ModelPrice> };
+  budget?: { usd_per_day?: number; host_usd_per_day?: number };
 }
 
 /** A host id names its cache file (peers/ID.json): letters, digits, `.`, `_`, `-`; never `local`. */
@@ -44,6 +47,14 @@ const RULES = {
   'hosts.label': 'a non-empty string without control characters',
   'hosts.target': 'an ssh destination: no spaces or control characters, not starting with "-"',
   'hosts.enabled': 'a boolean',
+  prices: 'a table',
+  'prices.as_of': 'a date written YYYY-MM-DD',
+  'prices.models': 'a table of models ([prices.models."MODEL"] with input, output, cache_read, cache_write)',
+  'prices.models.name': 'a model id without control characters, at most 80 characters',
+  'prices.models.price': 'a number >= 0 of US dollars per million tokens',
+  budget: 'a table',
+  'budget.usd_per_day': 'a number > 0 of US dollars',
+  'budget.host_usd_per_day': 'a number > 0 of US dollars',
 } as const;
 
 type Rule = keyof typeof RULES;
@@ -79,18 +90,27 @@ const TOP = [
   'terminal',
   'quota',
   'hosts',
+  'prices',
+  'budget',
 ];
 const NESTED: Record<string, readonly string[]> = {
   cleanup: ['repositories'],
   quota: ['management_url', 'hold_when_exhausted'],
+  prices: ['as_of', 'models'],
+  budget: ['usd_per_day', 'host_usd_per_day'],
 };
+const PRICE_KEYS = ['input', 'output', 'cache_read', 'cache_write'];
 const HOST_KEYS = ['id', 'label', 'target', 'enabled'];
 
 /** The first table's unknown keys, inner tables before the top level, as `unknown key "a.b"`. */
 function unknownKeys(file: Record<string, unknown>): string | undefined {
   const tables: Array<[Path, Record<string, unknown>, readonly string[]]> = [];
-  for (const key of ['cleanup', 'quota'])
+  for (const key of ['cleanup', 'quota', 'prices', 'budget'])
     if (isTable(file[key])) tables.push([[key], file[key], NESTED[key] ?? []]);
+  const models = isTable(file.prices) ? file.prices.models : undefined;
+  if (isTable(models))
+    for (const [name, price] of Object.entries(models))
+      if (isTable(price)) tables.unshift([['prices', 'models', name], price, PRICE_KEYS]);
   if (Array.isArray(file.hosts))
     file.hosts.forEach((host, i) => {
       if (isTable(host)) tables.push([['hosts', i], host, HOST_KEYS]);
@@ -135,6 +155,8 @@ function checked(file: Record<string, unknown>): ConfigFile {
   }
   if (file.quota !== undefined) out.quota = quota(table(file.quota, ['quota'], 'quota'));
   if (file.hosts !== undefined) out.hosts = hosts(file.hosts);
+  if (file.prices !== undefined) out.prices = prices(table(file.prices, ['prices'], 'prices'));
+  if (file.budget !== undefined) out.budget = budget(table(file.budget, ['budget'], 'budget'));
   // A key the file leaves out stays undefined: the caller fills in the default.
   return out;
 }
@@ -201,6 +223,63 @@ function hosts(value: unknown): NonNullable<ConfigFile['hosts']> {
       ...(enabled === undefined ? {} : { enabled: enabled as boolean }),
     };
   });
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MODEL_ID = /^[^\u0000-\u001f\u007f-\u009f]{1,80}$/;
+
+/** `[prices]`: the date they were taken and a table per model, each of its four prices (USD per million). */
+function prices(value: Record<string, unknown>): NonNullable<ConfigFile['prices']> {
+  const out: NonNullable<ConfigFile['prices']> = {};
+  const asOf = value.as_of;
+  if (asOf !== undefined) {
+    // An unquoted TOML date is a date object; a quoted one must still name a real day.
+    const text = asOf instanceof Date ? asOf.toISOString().slice(0, 10) : asOf;
+    const day = typeof text === 'string' ? DAY.exec(text) : null;
+    if (day === null || Number.isNaN(Date.parse(`${text as string}T00:00:00Z`)))
+      throw expected('prices.as_of', asOf);
+    out.as_of = text as string;
+  }
+  if (value.models !== undefined) {
+    const models = table(value.models, ['prices', 'models'], 'prices.models');
+    const checkedModels: Record<string, ModelPrice> = {};
+    for (const [name, entry] of Object.entries(models)) {
+      const at: Path = ['prices', 'models', name];
+      if (!MODEL_ID.test(name)) throw expected('prices.models.name', name, at);
+      const price = table(entry, at, 'prices.models');
+      const number = (key: string): number | undefined => {
+        const amount = price[key];
+        if (amount === undefined) return undefined;
+        if (typeof amount === 'number' && Number.isFinite(amount) && amount >= 0) return amount;
+        throw expected('prices.models.price', amount, [...at, key]);
+      };
+      const input = number('input');
+      const output = number('output');
+      if (input === undefined) throw expected('prices.models.price', undefined, [...at, 'input']);
+      if (output === undefined) throw expected('prices.models.price', undefined, [...at, 'output']);
+      // Without a cache price, cached tokens cost what input does: an estimate errs high, never low.
+      checkedModels[name.toLowerCase()] = {
+        input,
+        output,
+        cache_read: number('cache_read') ?? input,
+        cache_write: number('cache_write') ?? input,
+      };
+    }
+    out.models = checkedModels;
+  }
+  return out;
+}
+
+function budget(value: Record<string, unknown>): NonNullable<ConfigFile['budget']> {
+  const out: NonNullable<ConfigFile['budget']> = {};
+  for (const key of ['usd_per_day', 'host_usd_per_day'] as const) {
+    const amount = value[key];
+    if (amount === undefined) continue;
+    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0)
+      throw expected(`budget.${key}`, amount);
+    out[key] = amount;
+  }
+  return out;
 }
 
 function table(value: unknown, path: Path, rule: Rule): Record<string, unknown> {

@@ -4,6 +4,7 @@
 
 import { homedir } from 'node:os';
 import { DogsledError } from '../../core/common/errors.js';
+import type { ModelPrice } from '../../core/receipts/prices.js';
 import { oneLine } from '../../core/text/text-clean.js';
 import { readTomlFile } from '../engine/toml-file.js';
 import { type ConfigFile, checkConfigFile } from './config-rules.js';
@@ -32,6 +33,10 @@ export interface Config {
   };
   /** dogsled's own peer list (`[[hosts]]`), used when Herdr has no saved machines. */
   hosts: ConfigHost[];
+  /** `[prices]`: models priced over the shipped table (core/receipts/prices.ts), and their date. */
+  prices: { as_of: string | null; models: Record<string, ModelPrice> };
+  /** `[budget]`: USD a day each owner's children, and this host's, may spend before new ones wait. */
+  budget: { usd_per_day: number | null; host_usd_per_day: number | null };
 }
 
 /** One `[[hosts]]` entry: a peer reached by ssh at `target`, known as `id` (and `label`). */
@@ -55,6 +60,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   terminal: 'auto',
   quota: { management_url: null, hold_when_exhausted: true },
   hosts: [],
+  prices: { as_of: null, models: {} },
+  budget: { usd_per_day: null, host_usd_per_day: null },
 });
 
 /**
@@ -84,6 +91,11 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
       hold_when_exhausted: file.quota?.hold_when_exhausted ?? DEFAULT_CONFIG.quota.hold_when_exhausted,
     },
     hosts: configHosts(file.hosts ?? [], fail),
+    prices: { as_of: file.prices?.as_of ?? null, models: file.prices?.models ?? {} },
+    budget: {
+      usd_per_day: file.budget?.usd_per_day ?? null,
+      host_usd_per_day: file.budget?.host_usd_per_day ?? null,
+    },
   };
 }
 

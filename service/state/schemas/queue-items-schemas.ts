@@ -7,6 +7,7 @@ import * as z from 'zod/mini';
 import { AGENT_KINDS } from '../../core/agents/launch-line.js';
 import { lazySchema } from '../engine/lazy-schema.js';
 import '../engine/zod-messages.js';
+import { ReceiptSchema } from './receipt-schemas.js';
 
 const ms = lazySchema(() => z.int());
 const id = lazySchema(() => z.string().check(z.minLength(1)));
@@ -167,6 +168,11 @@ export const ItemSchema = lazySchema(() =>
     cwd: z.optional(z.nullable(z.string())),
     /** The child's final reply, captured when it finished (escapes stripped). */
     reply: z.optional(z.nullable(z.string())),
+    /**
+     * What the child used and cost (core/receipts), read from its transcript when it finished or was
+     * closed; absent: not captured (a child that ended otherwise, or an older dogsled).
+     */
+    receipt: z.optional(z.nullable(ReceiptSchema)),
     /**
      * The owner's item of a child on a peer: what the peer last saw of its branch (forwarded through
      * the peer's outbox), for TO LAND here, where the branch cannot be read. On the peer: what it

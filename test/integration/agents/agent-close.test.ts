@@ -125,6 +125,41 @@ describe('close takes the last pane of an agent worktree with the worktree', () 
     });
     const read = await runCli(['read', 'answerer', '--json'], suite.env);
     expect(JSON.parse(read.stdout)).toMatchObject({ name: 'answerer', reply: 'Here is my answer: 42.' });
+    // Its receipt too: the task file read and the reply, two responses of the fake's usage.
+    expect(JSON.parse(read.stdout).receipt).toMatchObject({ tokens: 2 * 18_666, turns: 2, usd: 0.0212 });
+  });
+
+  it('says a closed child whose transcript records no usage cost "usage unknown", never 0', async () => {
+    const task = `Answer.\n\n\`\`\`fake-agent\n${JSON.stringify({ usage: false, steps: [{ reply: 'No meter.' }] })}\n\`\`\`\n`;
+    const result = await agentCli(suite, [
+      '--kind',
+      'claude',
+      '--name',
+      'unmetered',
+      '--json',
+      '--message',
+      task,
+    ]);
+    const { pane, item } = JSON.parse(result.stdout);
+    await eventually(
+      async () => {
+        const status = (await ok(suite.herdr, 'agent.get', { target: pane })).agent.agent_status;
+        return status === 'idle' || status === 'done' ? true : undefined;
+      },
+      15_000,
+      'the child finished its turn',
+    );
+    const closed = await close(pane);
+    expect({ code: closed.code, stderr: closed.stderr }).toEqual({ code: 0, stderr: '' });
+    expect((await items(suite)).find((i) => i.id === item)?.receipt).toMatchObject({
+      tokens: null,
+      usd: null,
+    });
+    const read = await runCli(['read', 'unmetered'], suite.env);
+    expect(read.stdout).toContain('receipt: usage unknown');
+    const board = await runCli(['board', '--json'], suite.env);
+    const done = JSON.parse(board.stdout).groups.find((g: Json) => g.id === 'done').rows;
+    expect(done).toContainEqual(expect.objectContaining({ item, state: 'closed', receipt: 'usage unknown' }));
   });
 
   it("closes only this host's items of the pane: a peer's item with the same pane id stays open", async () => {

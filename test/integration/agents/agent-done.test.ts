@@ -7,6 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SHIPPED_AS_OF } from '../../../service/core/receipts/prices.js';
+import { receiptText } from '../../../service/core/receipts/receipt.js';
 import { DoneFileSchema } from '../../../service/state/records/done-marks.js';
 import { readEvents, until, waitForLaunch } from '../../fakes/agents/harness.js';
 import { eventually, runCli, type startCli } from '../../helpers/cli.js';
@@ -42,6 +44,13 @@ afterEach(async () => {
   await killAll(running);
 });
 afterAll(removeScenarios);
+
+/** The fakes' default models (test/fakes/agents/lib/main.mjs), as each transcript names them. */
+const MODELS = {
+  claude: 'claude-sonnet-4-5-20250929',
+  codex: 'gpt-5-codex',
+  pi: 'anthropic/claude-sonnet-4-5',
+};
 
 async function boardRows(group: string): Promise<Json[]> {
   const result = await runCli(['board', '--json'], suite.env);
@@ -107,9 +116,29 @@ describe('a child that calls dogsled done', () => {
       );
       expect(inbox.records.find((r: Json) => r.kind === 'reply').text).toContain(reply);
 
+      // Its receipt: every response the fake wrote used FAKE_USAGE (18,666 tokens), at the fake's model.
+      const receipt = item.receipt as Json;
+      const perTurn = { claude: 0.010593, pi: 0.010593, codex: 0.0051825 }[kind];
+      expect(receipt).toMatchObject({ model: MODELS[kind], prices_as_of: SHIPPED_AS_OF });
+      expect(receipt.turns).toBeGreaterThanOrEqual(3);
+      expect(receipt.tokens).toBe(receipt.turns * 18_666);
+      expect(receipt.usd).toBeCloseTo(receipt.turns * perTurn, 3);
+      expect(receipt.wall_ms).toBeGreaterThan(0);
+      const cost = receiptText(receipt);
+      expect(cost).toMatch(/^\d+k tok · \$0\.\d\d$/);
+      expect(inbox.records.find((r: Json) => r.kind === 'reply').text).toContain(
+        `${name} finished (${cost} at`,
+      );
+
       const read = await runCli(['read', name, '--json'], suite.env);
       expect(read.code).toBe(0);
-      expect(JSON.parse(read.stdout)).toMatchObject({ kind: 'agent', name, reply, output: null });
+      expect(JSON.parse(read.stdout)).toMatchObject({ kind: 'agent', name, reply, output: null, receipt });
+      const human = await runCli(['read', name], suite.env);
+      expect(human.stdout).toContain(
+        `receipt: ${cost} at ${SHIPPED_AS_OF} prices, ${MODELS[kind]} (${receipt.turns} turns`,
+      );
+      const listed = await runCli(['items', '--json'], suite.env);
+      expect(JSON.parse(listed.stdout).items.find((i: Json) => i.id === doc.item).receipt).toEqual(receipt);
 
       // The owner's board shows the kept branch TO LAND until it is squash-merged into main.
       const toLand = await eventually(
@@ -121,13 +150,24 @@ describe('a child that calls dogsled done', () => {
         'the TO LAND row',
       );
       expect(toLand).toEqual([
-        expect.objectContaining({ item: doc.item, reason: `${name}: branch ${branch} +1 to land` }),
+        expect.objectContaining({
+          item: doc.item,
+          reason: `${name}: branch ${branch} +1 to land`,
+          receipt: cost,
+        }),
       ]);
+      const board = await runCli(['board'], suite.env);
+      expect(board.stdout).toContain(`${name}: branch ${branch} +1 to land\n`);
+      expect(board.stdout).toContain(`cost ${cost}\n`);
       await repo.squash(branch);
       await eventually(
         async () => ((await boardRows('to_land')).length === 0 ? true : undefined),
         20_000,
         'the row gone',
+      );
+      // Landed, the child is a DONE row that still says what it cost.
+      expect(await boardRows('done')).toContainEqual(
+        expect.objectContaining({ item: doc.item, state: 'finished', receipt: cost }),
       );
     },
   );

@@ -118,6 +118,11 @@ describe('spawn', () => {
     const byCli = await cli(['close', pane]);
     expect(byCli.code).toBe(2);
     expect(again).toEqual({ isError: true, text: byCli.stderr.trim() });
+    // The closed child's receipt, as read --json has it.
+    const after = (await server.json('read', { target: 'kid' })) as { receipt: { tokens: number } };
+    expect(after).toEqual(JSON.parse((await cli(['read', '--json', 'kid'])).stdout));
+    expect(after.receipt).toMatchObject({ model: 'claude-sonnet-4-5-20250929', tokens: expect.any(Number) });
+    expect(after.receipt.tokens).toBeGreaterThan(0);
   }, 120_000);
 
   it('queues without a service at all: the ticket waits, and cancel takes it back', async () => {

@@ -46,7 +46,74 @@ describe('loadConfig', () => {
       terminal: 'auto',
       quota: { management_url: null, hold_when_exhausted: true },
       hosts: [],
+      prices: { as_of: null, models: {} },
+      budget: { usd_per_day: null, host_usd_per_day: null },
     });
+  });
+
+  test('[prices] prices models over the shipped table, dated; [budget] caps a day', async () => {
+    const config = await loadConfig(
+      await configFile(`[prices]
+as_of = 2026-02-01
+[prices.models."Llama-3-70B"]
+input = 0.5
+output = 1.5
+[prices.models."gpt-5"]
+input = 1
+output = 8
+cache_read = 0.1
+cache_write = 1
+[budget]
+usd_per_day = 20
+host_usd_per_day = 55.5
+`),
+      false,
+      HOME,
+    );
+    expect(config.prices).toEqual({
+      as_of: '2026-02-01',
+      models: {
+        // Without cache prices, cached tokens cost what input does.
+        'llama-3-70b': { input: 0.5, output: 1.5, cache_read: 0.5, cache_write: 0.5 },
+        'gpt-5': { input: 1, output: 8, cache_read: 0.1, cache_write: 1 },
+      },
+    });
+    expect(config.budget).toEqual({ usd_per_day: 20, host_usd_per_day: 55.5 });
+  });
+
+  test.each([
+    [
+      '[prices]\nas_of = "2026-2-1"',
+      'prices.as_of: expected a date written YYYY-MM-DD, found the string "2026-2-1"',
+    ],
+    ['[prices]\ncurrency = "EUR"', 'unknown key "prices.currency"'],
+    ['[prices.models.gpt-5]\ninput = 1\noutput = 2\ncached = 1', 'unknown key "prices.models.gpt-5.cached"'],
+    [
+      '[prices.models.gpt-5]\ninput = -1\noutput = 2',
+      'prices.models.price: expected a number >= 0 of US dollars per million tokens, found the number -1 at prices.models.gpt-5.input',
+    ],
+    [
+      '[prices.models.gpt-5]\ninput = 1',
+      'prices.models.price: expected a number >= 0 of US dollars per million tokens, found nothing at prices.models.gpt-5.output',
+    ],
+    [
+      '[prices.models."a\\u001b[2Jb"]\ninput = 1\noutput = 1',
+      'prices.models.name: expected a model id without control characters, at most 80 characters, found the string',
+    ],
+    ['[prices]\nmodels = 3', 'prices.models: expected a table of models'],
+    [
+      '[budget]\nusd_per_day = 0',
+      'budget.usd_per_day: expected a number > 0 of US dollars, found the number 0',
+    ],
+    [
+      '[budget]\nusd_per_day = "5"',
+      'budget.usd_per_day: expected a number > 0 of US dollars, found the string "5"',
+    ],
+    ['[budget]\nusd_per_week = 5', 'unknown key "budget.usd_per_week"'],
+  ])('refuses %j naming the key', async (toml, message) => {
+    const line = await errorOf(toml);
+    expect(line).toContain(message);
+    expect(line).not.toContain('\u001b');
   });
 
   test('a missing file named by --config or $DOGSLED_CONFIG is an error', async () => {
@@ -100,6 +167,8 @@ enabled = false
         { id: 'netcup', label: 'netcup', target: 'netcup', enabled: true },
         { id: 'm-2', label: 'momokaya-2', target: 'me@10.0.0.2', enabled: false },
       ],
+      prices: DEFAULT_CONFIG.prices,
+      budget: DEFAULT_CONFIG.budget,
     });
     expect(await readdir(join(path, '..'))).toEqual(before);
   });

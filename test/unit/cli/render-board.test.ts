@@ -25,6 +25,7 @@ function row(over: Partial<BoardRow>): BoardRow {
     ticket: null,
     group: 'running',
     seen_ms: null,
+    receipt: null,
     ...over,
   };
 }
@@ -63,6 +64,29 @@ describe('board rows for people', () => {
       expect.stringMatching(/^ {2}agent i_other +working .*writer$/),
       `${' '.repeat(25)}pi · anthropic/claude-sonnet-4-5`,
       expect.stringMatching(/^ {2}job j_1 +working .*make test$/),
+    ]);
+  });
+
+  it('list finished children under DONE with what each cost', () => {
+    const done = [
+      row({ group: 'done', state: 'finished', title: 'kid', age_ms: 120_000, receipt: '12k tok · $0.31' }),
+      row({
+        id: 'i_2',
+        group: 'done',
+        state: 'closed',
+        title: 'other',
+        age_ms: 60_000,
+        receipt: 'usage unknown',
+      }),
+    ];
+    const lines = renderBoard(
+      { version: 1, owner: 'w1:p1', now_ms: NOW, groups: [{ id: 'done', title: 'DONE', rows: done }] },
+      paint(false),
+    );
+    expect(lines.slice(1)).toEqual([
+      'DONE  2 ended well (dogsled ps --all)',
+      '  kid  finished 2m  12k tok · $0.31',
+      '  other  closed 60s  usage unknown',
     ]);
   });
 });

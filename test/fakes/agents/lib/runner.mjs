@@ -92,6 +92,7 @@ export class FakeAgent {
   /** A user prompt: its hooks, its turn, and the turns its script goes on to. */
   async prompt(text, script, { taskFiles = [] } = {}) {
     this.log.event('prompt', { text, task_files: taskFiles.map((file) => file.path) });
+    if (script.usage !== undefined) this.transcript.usage = script.usage;
     this.out(`> ${firstLine(text)}`);
     const event = this.kind === 'pi' ? 'before_agent_start' : 'UserPromptSubmit';
     this.transcript.prepareTurn();

@@ -49,7 +49,15 @@ function normalise(value) {
   [...script.steps, ...(onBlock ?? [])].forEach(checkStep);
   if (script.herdr_reports !== undefined && typeof script.herdr_reports !== 'boolean')
     throw new ScriptError('herdr_reports must be true or false');
-  return { steps: script.steps, onStopBlock: onBlock, herdrReports: script.herdr_reports ?? true };
+  const usage = script.usage;
+  if (usage !== undefined && usage !== false && (usage === null || typeof usage !== 'object'))
+    throw new ScriptError('usage must be false or {input, output, cache_read, cache_write}');
+  return {
+    steps: script.steps,
+    onStopBlock: onBlock,
+    herdrReports: script.herdr_reports ?? true,
+    ...(usage === undefined ? {} : { usage }),
+  };
 }
 
 function checkStep(step) {

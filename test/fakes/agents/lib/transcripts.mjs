@@ -18,6 +18,12 @@ function appendLines(path, records) {
 
 const iso = () => new Date().toISOString();
 
+/**
+ * What each model response uses unless a script says otherwise (`"usage": {...}`, or `false` for a
+ * transcript without usage): the shape of a real coding turn, mostly prompt-cache reads.
+ */
+export const FAKE_USAGE = Object.freeze({ input: 6, output: 240, cache_read: 18_000, cache_write: 420 });
+
 export function openTranscript(kind, session, { cwd, model, provider, thinking }) {
   if (kind === 'claude') return new ClaudeTranscript(session, cwd, model);
   if (kind === 'codex') return new CodexTranscript(session, cwd, model);
@@ -32,6 +38,7 @@ class ClaudeTranscript {
     this.cwd = cwd;
     this.model = model;
     this.parent = null;
+    this.usage = FAKE_USAGE;
   }
 
   write(record) {
@@ -53,25 +60,39 @@ class ClaudeTranscript {
     this.parent = uuid;
   }
 
+  /**
+   * One API response. Like Claude Code, each content block is its own line, all with the response's
+   * message id, request id and usage (so a reader must count the response once).
+   */
   assistantMessage(content, stopReason) {
-    this.write({
-      type: 'assistant',
-      requestId: `req_fake_${randomUUID().slice(0, 8)}`,
-      message: {
-        id: `msg_fake_${randomUUID().slice(0, 8)}`,
-        type: 'message',
-        role: 'assistant',
-        model: this.model,
-        content,
-        stop_reason: stopReason,
-        stop_sequence: null,
-        usage: {
-          input_tokens: 10,
-          output_tokens: 5,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
+    const requestId = `req_fake_${randomUUID().slice(0, 8)}`;
+    const id = `msg_fake_${randomUUID().slice(0, 8)}`;
+    const u = this.usage;
+    const usage = u
+      ? {
+          input_tokens: u.input,
+          cache_creation_input_tokens: u.cache_write,
+          cache_read_input_tokens: u.cache_read,
+          cache_creation: { ephemeral_5m_input_tokens: u.cache_write, ephemeral_1h_input_tokens: 0 },
+          output_tokens: u.output,
+          service_tier: 'standard',
+        }
+      : undefined;
+    content.forEach((block, i) => {
+      this.write({
+        type: 'assistant',
+        requestId,
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: this.model,
+          content: [block],
+          stop_reason: i === content.length - 1 ? stopReason : null,
+          stop_sequence: null,
+          ...(usage ? { usage } : {}),
         },
-      },
+      });
     });
   }
 
@@ -92,7 +113,13 @@ class ClaudeTranscript {
 
   toolCall(name, input) {
     const id = `toolu_fake_${randomUUID().slice(0, 12)}`;
-    this.assistantMessage([{ type: 'tool_use', id, name, input }], 'tool_use');
+    this.assistantMessage(
+      [
+        { type: 'thinking', thinking: `Calling ${name}.`, signature: 'fake' },
+        { type: 'tool_use', id, name, input },
+      ],
+      'tool_use',
+    );
     return id;
   }
 
@@ -120,6 +147,14 @@ class CodexTranscript {
     this.model = model;
     this.turnId = null;
     this.prepared = null;
+    this.usage = FAKE_USAGE;
+    this.totals = {
+      input_tokens: 0,
+      cached_input_tokens: 0,
+      output_tokens: 0,
+      reasoning_output_tokens: 0,
+      total_tokens: 0,
+    };
     if (session.source !== 'resume' || !existsSync(session.path)) {
       this.write('session_meta', {
         id: session.id,
@@ -136,6 +171,35 @@ class CodexTranscript {
 
   write(type, payload) {
     appendLines(this.path, [{ timestamp: iso(), type, payload }]);
+  }
+
+  /**
+   * A response's token_count event, as Codex writes after each: running totals and the last
+   * response's, input counting its cached part (cache writes are not billed apart), then the same
+   * totals again on a rate-limit update, as Codex repeats them.
+   */
+  tokenCount() {
+    const u = this.usage;
+    if (!u) return;
+    const last = {
+      input_tokens: u.input + u.cache_read + u.cache_write,
+      cached_input_tokens: u.cache_read,
+      output_tokens: u.output,
+      reasoning_output_tokens: Math.floor(u.output / 4),
+      total_tokens: u.input + u.cache_read + u.cache_write + u.output,
+    };
+    for (const key of Object.keys(this.totals)) this.totals[key] += last[key];
+    const info = {
+      total_token_usage: { ...this.totals },
+      last_token_usage: last,
+      model_context_window: 272_000,
+    };
+    const rate_limits = {
+      primary: { used_percent: 7, window_minutes: 300, resets_in_seconds: 9000 },
+      secondary: { used_percent: 31, window_minutes: 10080, resets_in_seconds: 400000 },
+    };
+    this.write('event_msg', { type: 'token_count', info, rate_limits });
+    this.write('event_msg', { type: 'token_count', info, rate_limits });
   }
 
   context(_event, text) {
@@ -158,6 +222,7 @@ class CodexTranscript {
       content: [{ type: 'output_text', text }],
     });
     this.write('event_msg', { type: 'agent_message', message: text });
+    this.tokenCount();
   }
 
   toolCall(name, input) {
@@ -168,6 +233,7 @@ class CodexTranscript {
       arguments: JSON.stringify(input),
       call_id: id,
     });
+    this.tokenCount();
     return id;
   }
 
@@ -219,6 +285,7 @@ class PiTranscript {
     this.provider = provider;
     this.model = model;
     this.parent = null;
+    this.usage = FAKE_USAGE;
     this.pending = [];
     this.flushed = session.source === 'resume' && existsSync(session.path ?? '');
     if (!this.flushed)
@@ -251,7 +318,7 @@ class PiTranscript {
         api: 'anthropic-messages',
         provider: this.provider,
         model: this.model,
-        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { total: 0 } },
+        ...(this.usage ? { usage: piUsage(this.usage) } : {}),
         stopReason,
       },
       true,
@@ -289,6 +356,24 @@ class PiTranscript {
   prepareTurn() {}
   turnStart() {}
   turnEnd() {}
+}
+
+/** Pi's usage record: its four counts, their total, and the cost Pi itself works out ($3/$15 per M). */
+function piUsage(u) {
+  const cost = {
+    input: (u.input * 3) / 1e6,
+    output: (u.output * 15) / 1e6,
+    cacheRead: (u.cache_read * 0.3) / 1e6,
+    cacheWrite: (u.cache_write * 3.75) / 1e6,
+  };
+  return {
+    input: u.input,
+    output: u.output,
+    cacheRead: u.cache_read,
+    cacheWrite: u.cache_write,
+    totalTokens: u.input + u.output + u.cache_read + u.cache_write,
+    cost: { ...cost, total: cost.input + cost.output + cost.cacheRead + cost.cacheWrite },
+  };
 }
 
 /** The tool each harness uses to run a shell command, with its argument shape. */

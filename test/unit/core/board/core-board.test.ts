@@ -247,6 +247,52 @@ describe('the board rule for agents and branches (extension points)', () => {
     });
     expect(boardRows(board({ toLand: [] }))).toEqual([]);
   });
+
+  const receipt = {
+    tokens: 12_400,
+    usd: 0.31,
+    turns: 4,
+    model: 'gpt-5',
+    models: [],
+    prices_as_of: '2025-11-24',
+    wall_ms: 5 * MIN,
+  };
+
+  it('shows a finished child in DONE with its receipt, and one with a branch on its TO LAND row', () => {
+    const closed = agent({ closed_ms: NOW - 2 * MIN, close_reason: 'done', receipt });
+    expect(only({ items: [closed] })).toMatchObject({
+      group: 'done',
+      state: 'finished',
+      title: 'reviewer',
+      age_ms: 2 * MIN,
+      receipt: '12k tok · $0.31',
+    });
+    const unknown = agent({
+      closed_ms: NOW - MIN,
+      close_reason: 'pane gone',
+      receipt: { ...receipt, tokens: null, usd: null },
+    });
+    expect(only({ items: [unknown] })).toMatchObject({
+      group: 'done',
+      state: 'pane gone',
+      receipt: 'usage unknown',
+    });
+    const land = {
+      item: 'i_a',
+      name: 'reviewer',
+      host: 'local',
+      branch: 'feat/x',
+      ahead: 1,
+      dirty: false,
+      observed_ms: NOW - MIN,
+    };
+    expect(only({ items: [closed], toLand: [land] })).toMatchObject({
+      group: 'to_land',
+      receipt: '12k tok · $0.31',
+    });
+    // A child closed before receipts were taken is gone, as before.
+    expect(boardRows(board({ items: [agent({ closed_ms: NOW - MIN, close_reason: 'done' })] }))).toEqual([]);
+  });
 });
 
 describe('board text is safe to draw', () => {

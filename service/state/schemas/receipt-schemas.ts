@@ -1,0 +1,33 @@
+// zod schema of a receipt (core/receipts/receipt.ts) as items.json, history.jsonl and a peer's
+// `host read` carry it. Loose, like every record: a newer dogsled's fields survive.
+
+import * as z from 'zod/mini';
+import { lazySchema } from '../engine/lazy-schema.js';
+import '../engine/zod-messages.js';
+
+const count = lazySchema(() => z.int().check(z.nonnegative()));
+const usd = lazySchema(() => z.nullable(z.number().check(z.nonnegative())));
+
+export const ModelReceiptSchema = lazySchema(() =>
+  z.looseObject({
+    model: z.string(),
+    input: count,
+    output: count,
+    cache_read: count,
+    cache_write: count,
+    turns: count,
+    usd,
+  }),
+);
+
+export const ReceiptSchema = lazySchema(() =>
+  z.looseObject({
+    tokens: z.nullable(count),
+    usd,
+    turns: z.nullable(count),
+    model: z.nullable(z.string()),
+    models: z.array(ModelReceiptSchema),
+    prices_as_of: z.nullable(z.string()),
+    wall_ms: z.nullable(z.int()),
+  }),
+);
