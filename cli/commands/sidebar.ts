@@ -24,7 +24,7 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
   const testing = ctx.env.DOGSLED_TEST === '1';
   const fixtureHosts = testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined;
   // The state is read while the app and blessed load: the first frame waits for the slower of the two.
-  const firstRead = import('../../sidebar/state.js').then(({ readSidebarState }) =>
+  const firstRead = import('../../service/actions/sidebar-state.js').then(({ readSidebarState }) =>
     readSidebarState(io, { owner, fixtureHosts }),
   );
   firstRead.catch(() => undefined);

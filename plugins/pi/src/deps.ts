@@ -3,8 +3,7 @@
 // them from the real process; tests pass their own, so nothing here reads process.env directly.
 
 import { homedir } from 'node:os';
-import { stateDirFrom } from '../../../service/state/paths.js';
-import { callerPane } from '../../../service/terminal/herdr/herdr-env.js';
+import { callerPane, stateDirFrom } from '../../../service/actions/pi-extension.js';
 
 declare const __DOGSLED_PI_VERSION__: string | undefined;
 
