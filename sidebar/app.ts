@@ -1,7 +1,8 @@
-// The one module that loads blessed: the sidebar app, which reads cached state (state.ts), refreshed
-// when files change (watch.ts), builds the pure frame (model/build.ts) and draws it through its layout
-// (layout.ts) or, for a host, its detail view (model/detail.ts, detail-view.ts); keys and mouse
-// (input.ts) and the menu and its modals (menu.ts) act on it as their Board, with blessed handed over.
+// The one module that loads blessed: the sidebar app, which reads cached state through its action
+// (service/actions/sidebar-state.ts), refreshed when files change (watch.ts), builds the pure frame
+// (model/build.ts) and draws it through its layout (layout.ts) or, for a host, its detail view
+// (model/detail.ts, detail-view.ts); keys and mouse (input.ts) and the menu and its modals (menu.ts)
+// act on it as their Board, with blessed handed over.
 // blessed and blessed-contrib are external to the bundle and loaded only by `dogsled sidebar`: of
 // blessed the four widgets the board uses (its index loads all thirty-four), of blessed-contrib
 // only by a widget's module path, never the package index, which loads every widget (the map,
