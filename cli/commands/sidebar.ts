@@ -3,6 +3,7 @@
 // the pane it docks), else the pane a Herdr plugin pane was opened beside.
 
 import { DogsledError } from '../../service/core/common/errors.js';
+import { testKnob } from '../../service/core/common/test-knobs.js';
 import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
@@ -16,13 +17,12 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
   if (!owner) throw new DogsledError('no owner: give --owner PANE (board --open sets it)');
   if (!process.stdout.isTTY || !process.stdin.isTTY) throw new DogsledError('needs a terminal');
   const io = await hostIO(ctx);
-  const testing = ctx.env.DOGSLED_TEST === '1';
   const { runSidebar } = await import('../../sidebar/app.js');
   return runSidebar({
     io,
     owner,
     entry: process.argv[1] ?? '',
-    fixtureHosts: testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined,
+    fixtureHosts: testKnob(ctx.env, 'SIDEBAR_HOSTS'),
     herdrConfig: herdrConfigPath(ctx.env, ctx.home),
     noColor: 'NO_COLOR' in ctx.env,
   });

@@ -11,6 +11,7 @@ import { harnessBinary } from '../core/agents/agent-env.js';
 import { launchLine } from '../core/agents/launch-line.js';
 import { childRole } from '../core/agents/launch-state.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
+import { testKnob } from '../core/common/test-knobs.js';
 import { oneLine } from '../core/text/text-clean.js';
 import { findExecutable } from '../process/find-executable.js';
 import type { HostIO } from '../state/io.js';
@@ -393,9 +394,7 @@ async function changeItem(io: AgentLaunchIO, id: string, change: (item: Item) =>
   });
 }
 
-/** DOGSLED_TEST_LAUNCH_BACKOFF_SCALE (with DOGSLED_TEST=1) shrinks the 10 s backoff for tests. */
+/** The LAUNCH_BACKOFF_SCALE knob shrinks the 10 s backoff for tests. */
 function backoffScale(env: NodeJS.ProcessEnv): number {
-  if (env.DOGSLED_TEST !== '1') return 1;
-  const scale = Number(env.DOGSLED_TEST_LAUNCH_BACKOFF_SCALE ?? '');
-  return Number.isFinite(scale) && scale > 0 && scale <= 1 ? scale : 1;
+  return testKnob(env, 'LAUNCH_BACKOFF_SCALE') ?? 1;
 }

@@ -39,7 +39,7 @@ export interface StartTriesIO extends StateIO {
   deadline: Deadline;
   /** A draw in [0, 1) for the backoff's jitter. */
   random: () => number;
-  /** Shrinks the backoff in tests (DOGSLED_TEST_LAUNCH_BACKOFF_SCALE); 1 in production. */
+  /** Shrinks the backoff in tests (the LAUNCH_BACKOFF_SCALE knob); 1 in production. */
   backoffScale: number;
 }
 

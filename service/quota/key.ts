@@ -3,9 +3,10 @@
 // Linux host never reads it and its quota commands use the cache. The key is captured in memory
 // only: never in argv (the command names the item, not the key), a file, a log or an error.
 //
-// Tests on Linux: with DOGSLED_TEST=1, DOGSLED_TEST_QUOTA_KEY_COMMAND names an executable run with no
-// arguments whose stdout is the key, read exactly as `security`'s is.
+// Tests on Linux: the QUOTA_KEY_COMMAND knob (core/common/test-knobs.ts) names an executable run with
+// no arguments whose stdout is the key, read exactly as `security`'s is.
 
+import { testKnob } from '../core/common/test-knobs.js';
 import { safeText } from '../core/quota/quota-rows.js';
 import { runProcess, SpawnError, succeeded } from '../process/run-process.js';
 
@@ -22,7 +23,7 @@ export type KeySource =
   | { kind: 'none'; reason: string };
 
 export function keySource(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): KeySource {
-  const test = env.DOGSLED_TEST === '1' ? env.DOGSLED_TEST_QUOTA_KEY_COMMAND : undefined;
+  const test = testKnob(env, 'QUOTA_KEY_COMMAND');
   if (test) return { kind: 'command', file: test, args: [], what: 'the test key command' };
   if (platform !== 'darwin') {
     return { kind: 'none', reason: 'only macOS collects quota; this host reads its cached snapshot' };
