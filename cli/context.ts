@@ -6,7 +6,7 @@
 
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { plainLine } from '../service/core/text/text-clean.js';
+import { plainLine } from '../service/core/text/clean.js';
 import { clockFromEnv } from '../service/state/engine/clock.js';
 import type { ProcessIO } from '../service/state/io.js';
 import { configPathFrom, stateDirFrom, statePaths } from '../service/state/paths.js';

@@ -9,7 +9,7 @@ import { TASK_MAX_BYTES } from '../../service/agents/launch-files.js';
 import { requestedKind } from '../../service/core/agents/launch-line.js';
 import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';
-import { shown } from '../../service/core/text/visible.js';
+import { quoted } from '../../service/core/text/clean.js';
 import { Deadline } from '../../service/time/deadline.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
@@ -124,10 +124,10 @@ async function taskText(flags: AgentFlags): Promise<string> {
   try {
     bytes = path === '-' ? await readStdin() : await readFile(path);
   } catch (error) {
-    throw new DogsledError(`--message-file ${shown(path)}: ${fileErrorText(error)}`);
+    throw new DogsledError(`--message-file ${quoted(path)}: ${fileErrorText(error)}`);
   }
   if (bytes.length > TASK_MAX_BYTES) {
-    throw new DogsledError(`--message-file ${shown(path)}: over the ${TASK_MAX_BYTES}-byte limit`);
+    throw new DogsledError(`--message-file ${quoted(path)}: over the ${TASK_MAX_BYTES}-byte limit`);
   }
   return bytes.toString('utf8');
 }

@@ -7,7 +7,7 @@
 // hooks.log (service/inbox/hook-log.ts), exit 0, nothing printed.
 
 import { DogsledError } from '../../service/core/common/errors.js';
-import { clipText, plainLine } from '../../service/core/text/text-clean.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 import {
   CONTEXT_HOOK_EVENTS,
   HOOK_HARNESSES,
@@ -47,7 +47,7 @@ function oneOf<T extends string>(
   command: string,
 ): T {
   if (value !== undefined && (allowed as readonly string[]).includes(value)) return value as T;
-  const got = value === undefined ? 'nothing' : `"${clipText(plainLine(value), 40)}"`;
+  const got = value === undefined ? 'nothing' : `"${clip(plainLine(value), 40)}"`;
   throw new DogsledError(`${command}: ${flag} must be ${allowed.join(' or ')}, got ${got}`);
 }
 

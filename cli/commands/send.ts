@@ -7,7 +7,7 @@ import { open } from 'node:fs/promises';
 import { sendAnywhere } from '../../service/actions/peer-actions.js';
 import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
 import { MESSAGE_MAX_BYTES } from '../../service/core/inbox/inbox.js';
-import { plainLine } from '../../service/core/text/text-clean.js';
+import { plainLine } from '../../service/core/text/clean.js';
 import { checkSendOptions } from '../../service/inbox/send.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';

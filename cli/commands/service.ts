@@ -4,6 +4,7 @@
 // uninstall stops and removes it.
 
 import { DogsledError } from '../../service/core/common/errors.js';
+import { plainLine } from '../../service/core/text/clean.js';
 import {
   type InstallReport,
   installService,
@@ -13,7 +14,7 @@ import {
 } from '../../service/install/manager.js';
 import type { ServiceManagerIO } from '../../service/install/service-files.js';
 import type { CliContext } from '../context.js';
-import { commandLine, plainLine } from '../render/text.js';
+import { commandLine } from '../render/text.js';
 
 export interface ServiceFlags {
   json?: boolean;

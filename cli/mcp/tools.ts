@@ -10,7 +10,7 @@ import { sendAnywhere } from '../../service/actions/peer-actions.js';
 import { placeRequest } from '../../service/actions/place.js';
 import { runJob } from '../../service/actions/run.js';
 import { readStatus } from '../../service/actions/status.js';
-import { plainLine } from '../../service/core/text/text-clean.js';
+import { plainLine } from '../../service/core/text/clean.js';
 import { listMyInbox } from '../../service/inbox/mine.js';
 import { stopRef } from '../../service/jobs/by-ref.js';
 import { Deadline } from '../../service/time/deadline.js';

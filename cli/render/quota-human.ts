@@ -5,8 +5,8 @@
 
 import { formatAge } from '../../service/core/common/duration.js';
 import type { QuotaRow } from '../../service/core/quota/quota-rows.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 import type { QuotaReport } from '../../service/quota/quota-report.js';
-import { clip, plainLine } from './text.js';
 
 const POOL_WIDTH = 10;
 const ACCOUNT_WIDTH = 24;

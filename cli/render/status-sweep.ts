@@ -4,8 +4,8 @@
 
 import { sweepCounts, sweepCountsText } from '../../service/core/cleanup/sweep-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 import type { SweepPass } from '../../service/state/schemas/sweep-schemas.js';
-import { clip, plainLine } from './text.js';
 
 /** Findings listed under the line; the rest are counted. */
 const SHOWN = 8;

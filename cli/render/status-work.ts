@@ -5,8 +5,9 @@
 import { orphanedText } from '../../service/core/cleanup/orphan-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { isHeld } from '../../service/core/quota/quota-hold.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 import type { Item, Ticket } from '../../service/state/schemas/queue-items-schemas.js';
-import { clip, commandLine, plainLine } from './text.js';
+import { commandLine } from './text.js';
 
 const COMMAND_WIDTH = 36;
 /** What fits a status row in 80 columns beside ids, ages and the owner. */

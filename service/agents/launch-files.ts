@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { launchPaneRecord } from '../core/agents/launch-state.js';
 import type { PaneRecord } from '../core/cleanup/pane-rule.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine, stripEscapes } from '../core/text/clean.js';
 import { writeAtomic } from '../state/engine/atomic-write.js';
 import { newId } from '../state/engine/ids.js';
 import { readRecordFile } from '../state/engine/record-file.js';
@@ -38,7 +37,7 @@ export function newLaunchId(): string {
 }
 
 export function launchFiles(paths: StatePaths, id: string): LaunchFiles {
-  if (!LAUNCH_ID.test(id)) throw new DogsledError(`launch id "${oneLine(id)}" is not valid`);
+  if (!LAUNCH_ID.test(id)) throw new DogsledError(`launch id "${squeezedLine(id)}" is not valid`);
   return {
     record: join(paths.launches, `${id}.json`),
     task: join(paths.launches, `${id}.task.md`),
@@ -301,5 +300,5 @@ function describe(error: unknown): string {
   if (code === 'EISDIR') return 'a directory is in the way';
   if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file is in the way';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return oneLine(messageOf(error));
+  return squeezedLine(messageOf(error));
 }

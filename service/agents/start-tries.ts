@@ -15,8 +15,7 @@ import {
   type TryOutcome,
 } from '../core/agents/start-tries-rule.js';
 import { messageOf } from '../core/common/errors.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine, stripEscapes } from '../core/text/clean.js';
 import type { StateIO } from '../state/io.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent } from '../terminal/port-records.js';
@@ -141,7 +140,7 @@ async function tryOnce(
     });
     return { outcome: { kind: 'started' }, agent: started.agent };
   } catch (error) {
-    const text = oneLine(errorText(error));
+    const text = squeezedLine(errorText(error));
     if (isFinalRefusal(error)) return { outcome: { kind: 'refused', error: text }, agent: null };
     return { outcome: { kind: 'unknown', error: text }, agent: null };
   }

@@ -19,7 +19,7 @@ import {
   waitsForHook,
 } from '../core/inbox/inbox.js';
 import { INBOX_MAX_BYTES, recordBytes, storedText } from '../core/inbox/inbox-space.js';
-import { clipText, plainLine } from '../core/text/text-clean.js';
+import { clip, plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { newId } from '../state/engine/ids.js';
 import type { ProcessIO } from '../state/io.js';
@@ -55,7 +55,7 @@ export interface SendResult {
 export function checkSendOptions(kind: string): void {
   if (!isInboxKind(kind)) {
     throw new DogsledError(
-      `send: --kind ${clipText(plainLine(kind), 40)}: expected one of ${INBOX_KINDS.join(', ')}`,
+      `send: --kind ${clip(plainLine(kind), 40)}: expected one of ${INBOX_KINDS.join(', ')}`,
     );
   }
 }
@@ -86,9 +86,7 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
   const found = await targetsHere(port, listing, request.target, (await readItems(io)).items);
   const [to] = found;
   if (to === undefined) {
-    throw new DogsledError(
-      `send: no agent or pane "${clipText(plainLine(request.target), 80)}" on this host`,
-    );
+    throw new DogsledError(`send: no agent or pane "${clip(plainLine(request.target), 80)}" on this host`);
   }
   if (found.length > 1) {
     const listed = found
@@ -97,7 +95,7 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
       .concat(found.length > 5 ? [`and ${found.length - 5} more`] : [])
       .join(', ');
     throw new DogsledError(
-      `send: "${clipText(plainLine(request.target), 80)}" names ${found.length} panes here: ${plainLine(listed)}; send to one pane id; nothing was sent`,
+      `send: "${clip(plainLine(request.target), 80)}" names ${found.length} panes here: ${plainLine(listed)}; send to one pane id; nothing was sent`,
     );
   }
   const from = request.sender === undefined ? await callerWhereabouts(port, io.env, listing) : undefined;

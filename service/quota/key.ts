@@ -7,7 +7,7 @@
 // no arguments whose stdout is the key, read exactly as `security`'s is.
 
 import { testKnob } from '../core/common/test-knobs.js';
-import { safeText } from '../core/quota/quota-rows.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { runProcess, SpawnError, succeeded } from '../process/run-process.js';
 
 export const KEYCHAIN_SERVICE = 'dogsled';
@@ -67,7 +67,7 @@ export async function readManagementKey(
   if (result.truncated) return unreadable('its output is too long to be a key');
   if (!succeeded(result)) {
     // security's stderr names the problem ("could not be found in the keychain"); stdout is never shown.
-    const stderr = safeText(result.stderr.toString('utf8'), 160);
+    const stderr = squeezedLine(result.stderr.toString('utf8'), 160);
     const how = result.timedOut
       ? 'no answer in time'
       : result.aborted

@@ -6,7 +6,7 @@
 import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { plainLine } from '../../../service/core/text/text-clean.js';
+import { plainLine } from '../../../service/core/text/clean.js';
 import { writeAtomic } from '../../../service/state/engine/atomic-write.js';
 import { systemErrorText } from '../../../service/state/engine/fs-errors.js';
 

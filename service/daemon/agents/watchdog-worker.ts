@@ -21,7 +21,7 @@ import { messageOf } from '../../core/common/errors.js';
 import { testKnob } from '../../core/common/test-knobs.js';
 import { checkInText } from '../../core/inbox/check-in-text.js';
 import { pendingRecord, serviceSender } from '../../core/inbox/inbox.js';
-import { clipText, plainLine } from '../../core/text/text-clean.js';
+import { clip, plainLine } from '../../core/text/clean.js';
 import { LOCAL_HOST } from '../../hosts/local-facts.js';
 import { guarded } from '../../inbox/inbox-files.js';
 import { postRecord } from '../../inbox/post.js';
@@ -280,7 +280,7 @@ export class WatchdogWorker {
         await withTimeout(
           (port as TerminalPort).notify({
             // A pane's name is the agent's own text: untrusted, so escape-free and short.
-            title: `dogsled: ${clipText(plainLine(pane.name ?? pane.pane), 60)} stalled`,
+            title: `dogsled: ${clip(plainLine(pane.name ?? pane.pane), 60)} stalled`,
             body: `No transcript change in ${pane.pane} since it stalled; it may need you.`,
             sound: 'request',
           }),

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { testKnob } from '../../core/common/test-knobs.js';
 import { SETUP_CAP_MS } from '../../core/placement/budget.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { Deadline } from '../../time/deadline.js';
 import type { WorkerIO } from '../worker-io.js';
 
@@ -36,7 +36,7 @@ export async function launchUnderCap(
   } catch (error) {
     if (!(error instanceof DogsledError))
       deps.warn(`dogsled serve: admission of ${ticket}: ${String(error)}`);
-    return { error: oneLine(messageOf(error)), cause: error };
+    return { error: squeezedLine(messageOf(error)), cause: error };
   }
 }
 

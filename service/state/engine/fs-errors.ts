@@ -4,7 +4,7 @@
 // space left on device (ENOSPC)`, exit 2, instead of an internal error with a stack.
 
 import { DogsledError, messageOf } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 
 /** A Node system error: an errno code and the syscall that failed. */
 export function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
@@ -20,15 +20,15 @@ export function isSystemError(error: unknown): error is NodeJS.ErrnoException & 
 
 /** `no space left on device (ENOSPC)`: Node's strerror text without the syscall and paths. */
 export function systemErrorText(error: unknown): string {
-  if (!isSystemError(error)) return oneLine(messageOf(error));
+  if (!isSystemError(error)) return squeezedLine(messageOf(error));
   const text = /^[A-Z0-9]+: ([^,]+)/.exec(error.message)?.[1] ?? error.code;
-  return `${oneLine(text)} (${error.code})`;
+  return `${squeezedLine(text)} (${error.code})`;
 }
 
 /** `cannot <action> <path>: <why>`, keeping the cause for debugging. */
 export function fsFailure(action: string, path: string, error: unknown): DogsledError {
   if (error instanceof DogsledError) return error;
-  return new DogsledError(`cannot ${action} ${oneLine(path, 400)}: ${systemErrorText(error)}`, {
+  return new DogsledError(`cannot ${action} ${squeezedLine(path, 400)}: ${systemErrorText(error)}`, {
     cause: error,
   });
 }

@@ -4,7 +4,7 @@
 // (`new-window … -- argv`), never typed; agents are in agents-tmux.ts, the record mapping in
 // tmux-records.ts and tmux's parsing rules in tmux-argv.ts.
 
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { stripEscapes } from '../../core/text/clean.js';
 import { forwardedPort } from '../herdr/herdr.js';
 import { ROUTINE_TIMEOUT_MS } from '../herdr/herdr-channel.js';
 import type {
