@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { launchPaneRecord } from '../core/agents/launch-state.js';
 import type { PaneRecord } from '../core/cleanup/pane-rule.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
+import { checkedMessage } from '../core/inbox/message-text.js';
 import { squeezedLine, stripEscapes } from '../core/text/clean.js';
 import { writeAtomic } from '../state/engine/atomic-write.js';
 import { newId } from '../state/engine/ids.js';
@@ -51,14 +52,13 @@ export function launchFiles(paths: StatePaths, id: string): LaunchFiles {
  */
 export async function writeTaskFile(paths: StatePaths, id: string, text: string): Promise<string> {
   const clean = stripEscapes(text);
-  if (clean.trim() === '')
-    throw new DogsledError('the task is empty: give it with --message or --message-file');
   const bytes = Buffer.byteLength(clean);
   if (bytes > TASK_MAX_BYTES) {
     throw new DogsledError(
       `the task is ${bytes} bytes, over the ${TASK_MAX_BYTES}-byte limit: put large material in files and name them in the task`,
     );
   }
+  checkedMessage(clean, 'the task');
   const file = launchFiles(paths, id).task;
   await writeWhole(paths, file, clean.endsWith('\n') ? clean : `${clean}\n`);
   return file;

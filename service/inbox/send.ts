@@ -13,12 +13,12 @@ import {
   INBOX_KINDS,
   type InboxKind,
   isInboxKind,
-  MESSAGE_MAX_BYTES,
   pendingRecord,
   sendRefusal,
   waitsForHook,
 } from '../core/inbox/inbox.js';
 import { INBOX_MAX_BYTES, recordBytes, storedText } from '../core/inbox/inbox-space.js';
+import { checkedMessage } from '../core/inbox/message-text.js';
 import { clip, plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { newId } from '../state/engine/ids.js';
@@ -63,11 +63,7 @@ export function checkSendOptions(kind: string): void {
 /** Checks what needs no Herdr: the host, the kind and the text. Throws the one-line refusal. */
 export function checkSendRequest(request: SendRequest): void {
   checkSendOptions(request.kind);
-  if (request.text.trim() === '') throw new DogsledError('send: the message is empty; nothing was sent');
-  const bytes = Buffer.byteLength(request.text, 'utf8');
-  if (bytes > MESSAGE_MAX_BYTES) {
-    throw new DogsledError(`send: the message is ${bytes} bytes; at most ${MESSAGE_MAX_BYTES} are sent`);
-  }
+  checkedMessage(request.text, 'the message');
 }
 
 /** Sizes in a refusal, to a tenth of a MiB: `28.0 MiB`. */

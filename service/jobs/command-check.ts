@@ -4,10 +4,10 @@
 // refuses arguments that are not UTF-8 text (see undecodableArgument).
 
 import { isUtf8 } from 'node:buffer';
-import { readFile } from 'node:fs/promises';
 import { DogsledError } from '../core/common/errors.js';
 import { quotedBytes, squeezedLine } from '../core/text/clean.js';
 import { findExecutable } from '../process/find-executable.js';
+import { ownArgvWords } from '../process/own-argv.js';
 import { OWN_CMDLINE_PATH } from '../process/process-table.js';
 
 /** Throws `<prefix>command not found: foo` (exit 2) when the job's command cannot run here. */
@@ -41,8 +41,7 @@ export async function undecodableArgument(
 ): Promise<string | undefined> {
   const suspect = args.findIndex((arg) => arg.includes('\uFFFD'));
   if (suspect < 0) return undefined;
-  const raw = await readFile(cmdline).catch(() => undefined);
-  const words = raw === undefined ? [] : splitCmdline(raw);
+  const words = (await ownArgvWords(cmdline)) ?? [];
   // Node's own options sit before the script in cmdline, so the arguments are its last entries.
   const tail = words.length >= args.length ? words.slice(words.length - args.length) : undefined;
   if (tail === undefined || tail.some((word, i) => word.toString('utf8') !== args[i])) {
@@ -60,16 +59,4 @@ export async function checkArgumentsText(args: readonly string[], command = 'run
     `${command}: argument ${bad} is not valid UTF-8: job arguments must be text ` +
       `(a shell can build such bytes: printf '\\377' inside sh -c)`,
   );
-}
-
-function splitCmdline(raw: Buffer): Buffer[] {
-  const words: Buffer[] = [];
-  let start = 0;
-  for (let i = 0; i < raw.length; i++) {
-    if (raw[i] !== 0) continue;
-    words.push(raw.subarray(start, i));
-    start = i + 1;
-  }
-  if (start < raw.length) words.push(raw.subarray(start));
-  return words;
 }
