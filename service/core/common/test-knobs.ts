@@ -42,6 +42,8 @@ const KNOBS = {
   PROBE_ROOT: { read: 'text', gated: true },
   QUOTA_KEY_COMMAND: { read: 'text', gated: true },
   SIDEBAR_HOSTS: { read: 'text', gated: true },
+  SIDEBAR_POLL_MS: { read: 'ms', gated: true },
+  SIDEBAR_BACKGROUND_MS: { read: 'ms', gated: true },
 } as const satisfies Record<string, Knob>;
 
 export type KnobName = keyof typeof KNOBS;

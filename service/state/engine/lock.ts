@@ -30,9 +30,9 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatAge } from '../../core/common/duration.js';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { systemErrorText } from '../../core/common/system-errors.js';
 import { testKnob } from '../../core/common/test-knobs.js';
 import { monotonicMs } from '../../time/timers.js';
-import { systemErrorText } from './fs-errors.js';
 import { identityAlive, selfIdentity } from './liveness.js';
 import {
   type LockOwner,
