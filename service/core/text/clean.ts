@@ -9,6 +9,8 @@
 //                              at max (160 by default): a quote of a file inside a message
 //   clip(text, max)            at most max UTF-16 units, `…` where it was cut
 //   cutAt(text, at)            at most `at` UTF-16 units, nothing added
+//   clipPoints(text, max)      at most max code points, `…` where it was cut: an emoji counts one,
+//                              as a reader sees it (a transcript's activity line)
 //   quoted(text, max)          plainLine, clipped (80), in double quotes: a value inside an error
 //   quotedVisible(text, max)   every control character spelled \xNN, clipped (80), in double quotes:
 //                              a value whose exact characters matter (a launch line)
@@ -46,6 +48,15 @@ export function clip(text: string, max: number): string {
 export function cutAt(text: string, at: number): string {
   const code = text.charCodeAt(at - 1);
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? at - 1 : at);
+}
+
+/** At most `max` code points, with `…` in the last one where it was cut. */
+export function clipPoints(text: string, max: number): string {
+  // A string of at most max UTF-16 units holds at most max code points: no need to split it.
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  if (points.length <= max) return text;
+  return `${points.slice(0, Math.max(0, max - 1)).join('')}…`;
 }
 
 /**

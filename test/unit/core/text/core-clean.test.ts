@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   clip,
+  clipPoints,
   cutAt,
   plainLine,
   plainStrings,
@@ -113,5 +114,16 @@ describe('plainStrings and strippedStrings', () => {
       expect(cut).toBeNull();
       expect(depth).toBe(32);
     }
+  });
+});
+
+describe('clipPoints', () => {
+  it('counts code points, so an emoji is one and is never split', () => {
+    expect(clipPoints('😀😀😀', 3)).toBe('😀😀😀');
+    expect(clipPoints('😀😀😀😀', 3)).toBe('😀😀…');
+    // clip counts UTF-16 units: the same bound keeps one emoji there.
+    expect(clip('😀😀😀😀', 3)).toBe('😀…');
+    expect(clipPoints('abcdef', 1)).toBe('…');
+    expect(clipPoints('abc', 0)).toBe('…');
   });
 });
