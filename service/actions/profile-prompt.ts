@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { systemErrorText } from '../core/common/system-errors.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import { writeAtomic } from '../state/engine/atomic-write.js';
 
 /** A prompt larger than this is not a prompt anyone edits in Pi's editor. */

@@ -6,7 +6,7 @@
 // here before it is written.
 
 import { publishTodoLines, removeTodoLines, todoLinesPath } from '../../../service/actions/pi-extension.js';
-import { plainLine } from '../../../service/core/text/text-clean.js';
+import { clip, plainLine } from '../../../service/core/text/clean.js';
 import { ownPane, type PiDeps, stateDir } from './deps.js';
 
 /** pi-todo announces its display here (protocol 3), and answers a request for it on the other. */
@@ -42,8 +42,7 @@ export interface TodoLines extends TodoDisplay {
 
 function text(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const line = plainLine(value);
-  return line.length > TEXT_MAX ? `${line.slice(0, TEXT_MAX - 1)}…` : line;
+  return clip(plainLine(value), TEXT_MAX);
 }
 
 function count(value: unknown): number | undefined {
