@@ -9,7 +9,7 @@ import { applyClosures } from '../core/agents/item-closing.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { type HostAnswer, needsPeers, sendTarget } from '../core/inbox/send-target.js';
 import { SETUP_CAP_MS } from '../core/placement/budget.js';
-import { plainStrings } from '../core/text/text-clean.js';
+import { plainStrings } from '../core/text/clean.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';

@@ -4,7 +4,7 @@
 // the whole transcript records (core/receipts). Escapes are stripped; null when neither can be read.
 
 import type { ModelUsage } from '../core/receipts/usage.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
+import { stripEscapes } from '../core/text/clean.js';
 import { discoverTranscript, formatOf, readFinalReply } from '../probe/transcripts/index.js';
 import { readTranscriptUsage } from '../probe/transcripts/usage-read.js';
 import type { TerminalPort } from '../terminal/port.js';

@@ -3,7 +3,7 @@
 // the cost of a model the table does not price. Model names come from transcripts: they are made
 // escape-free one-liners here, once, for every renderer and file. Pure.
 
-import { clippedLine } from '../text/text-clean.js';
+import { clip, plainLine } from '../text/clean.js';
 import { modelPrice, type PriceTable } from './prices.js';
 import { type ModelUsage, type TokenCounts, totalTokens } from './usage.js';
 
@@ -105,7 +105,7 @@ export function roundUsd(usd: number): number {
 
 /** A model name from a transcript: escape-free, one line, bounded; `unknown` when empty. */
 export function modelName(text: string): string {
-  const clean = clippedLine(text, MODEL_NAME_MAX).trim();
+  const clean = clip(plainLine(text), MODEL_NAME_MAX).trim();
   return clean === '' ? 'unknown' : clean;
 }
 

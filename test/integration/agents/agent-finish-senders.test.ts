@@ -96,7 +96,10 @@ describe('a finished child', () => {
     ]);
     const owner = (await readInbox(workerIO(), await terminalOf(suite.caller.pane)))?.records ?? [];
     expect(owner.map((record) => record.kind)).toEqual(['reply']);
-    expect(owner[0]?.text).toMatch(/^fin finished; its branch, if any, is kept for you to land/);
+    // With its receipt: the fake Pi's usage at the shipped Sonnet prices.
+    expect(owner[0]?.text).toMatch(
+      /^fin finished \(\d+k tok · \$0\.\d\d at \d{4}-\d\d-\d\d prices, anthropic\/claude-sonnet-4-5\); its branch, if any, is kept for you to land/,
+    );
   }, 60_000);
 });
 
