@@ -169,6 +169,17 @@ export function buildProgram(done: Done): Command {
     .action(action(done, async () => (await import('./commands/items.js')).itemsCommand));
 
   program
+    .command('history')
+    .description('ended children and jobs of the last 30 days, with their receipts')
+    .option('--json', 'print {entries}, or the statistics with --stats')
+    .option('--since <d>', 'ended within a duration (90m, 48h, 7d) or since a day (2026-12-01)')
+    .option('--owner <pane>', 'only this owner pane')
+    .option('--host <h>', 'only this host (local, or a peer id)')
+    .option('--search <text>', 'name, task, branch, model, harness or outcome contains it')
+    .option('--stats', 'runs, success rate, time, tokens and cost per harness, model, host and day')
+    .action(action(done, async () => (await import('./commands/history.js')).historyCommand));
+
+  program
     .command('board')
     .description("an owner's children, jobs and tickets: TO LAND, ATTENTION, RUNNING, WAITING")
     .option('--json', 'one JSON document (what the Pi widget and the sidebar draw)')

@@ -81,6 +81,8 @@ export interface StatePaths {
   /** The latest requested sweep pass (sweep.json) and seven days of passes (sweeps.jsonl). */
   sweep: string;
   sweeps: string;
+  /** Ended children and jobs, 30 days (history.jsonl, service/history). */
+  history: string;
 }
 
 /** `$DOGSLED_STATE`, else `$XDG_STATE_HOME/dogsled`, else `~/.local/state/dogsled`. */
@@ -133,6 +135,7 @@ export function statePaths(dir: string): StatePaths {
     supervisorSock: join(dir, 'supervisor.sock'),
     sweep: join(dir, 'sweep.json'),
     sweeps: join(dir, 'sweeps.jsonl'),
+    history: join(dir, 'history.jsonl'),
   };
 }
 

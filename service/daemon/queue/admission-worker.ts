@@ -28,6 +28,7 @@ import {
   withTicket,
 } from '../../core/placement/tickets.js';
 import { squeezedLine } from '../../core/text/clean.js';
+import { recordHistory } from '../../history/history-pass.js';
 import type { PeerHost } from '../../hosts/fleet.js';
 import { hostFacts, LOCAL_HOST, readLocalFacts } from '../../hosts/local-facts.js';
 import { type PlaceOutcome, reserveLocally } from '../../hosts/reserve-room.js';
@@ -377,6 +378,16 @@ export interface WorkWorkers {
  * Starts the admission, completion and finish workers of a service run, each on its own pace, independent
  * of snapshot publication. They end when `signal` aborts or `stop()` is called.
  */
+const historyWarned = new Set<string>();
+
+/** One warning per distinct failure (a directory in history.jsonl's place is named once). */
+function warnHistory(io: WorkerIO, error: unknown): void {
+  const line = `dogsled serve: history: ${squeezedLine(messageOf(error), 300)}`;
+  if (historyWarned.has(line)) return;
+  historyWarned.add(line);
+  io.warn(line);
+}
+
 export function startWorkWorkers(
   /** With the service's pool: the peers lane reads over it, admission calls peers over it. */
   deps: WorkerIO & { transport: SshPool },
@@ -415,6 +426,8 @@ export function startWorkWorkers(
       name: 'completion',
       pass: async () => {
         await completion.pass();
+        // Items closed by any lane (completion, finish, close) reach history.jsonl here, one writer.
+        await recordHistory(full).catch((error: unknown) => warnHistory(full, error));
       },
     }),
     runLoop({

@@ -23,6 +23,7 @@
 //   6. any file's own lock taken by readState to quarantine it (brief, takes nothing inside)
 //   7. inbox/<terminal>.json, gate.json   the message layer's files, each taken alone (service/inbox)
 //   7p. parents.json   taken alone (state/parents.ts), never around or inside another lock
+//   7h. history.jsonl  taken alone (history/history-file.ts), released before items.json is marked
 // Locks are not re-entrant: locking a file twice in one process waits for itself until the timeout.
 
 import { mkdir, open, rm, stat, unlink, writeFile } from 'node:fs/promises';

@@ -173,6 +173,8 @@ export const ItemSchema = lazySchema(() =>
      * closed; absent: not captured (a child that ended otherwise, or an older dogsled).
      */
     receipt: z.optional(z.nullable(ReceiptSchema)),
+    /** When its history.jsonl entry was written (service/history), so it is written once. */
+    history_ms: z.optional(z.nullable(ms)),
     /**
      * The owner's item of a child on a peer: what the peer last saw of its branch (forwarded through
      * the peer's outbox), for TO LAND here, where the branch cannot be read. On the peer: what it

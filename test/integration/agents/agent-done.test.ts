@@ -137,6 +137,23 @@ describe('a child that calls dogsled done', () => {
       expect(human.stdout).toContain(
         `receipt: ${cost} at ${SHIPPED_AS_OF} prices, ${MODELS[kind]} (${receipt.turns} turns`,
       );
+      // The service's history pass writes it to history.jsonl; `history --stats` sums it.
+      const stats = await eventually(
+        async () => {
+          const result = await runCli(['history', '--stats', '--json', '--search', name], suite.env);
+          const doc = JSON.parse(result.stdout);
+          return doc.total.runs === 1 ? doc : undefined;
+        },
+        20_000,
+        'the child in history',
+      );
+      expect(stats.total).toMatchObject({
+        ok: 1,
+        tokens: receipt.tokens,
+        usd: receipt.usd,
+        unknown_usage: 0,
+      });
+      expect(stats.harness).toEqual([expect.objectContaining({ key: kind, runs: 1 })]);
       const listed = await runCli(['items', '--json'], suite.env);
       expect(JSON.parse(listed.stdout).items.find((i: Json) => i.id === doc.item).receipt).toEqual(receipt);
 
