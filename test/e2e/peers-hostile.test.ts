@@ -9,9 +9,10 @@ import { chmod, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
-import { eventually, exited, ROOT, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
+import { exited, ROOT, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
 import { hostileReply, tainted } from '../helpers/hostile-snapshot.js';
 import { itemFixture } from '../helpers/job-fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 import { appendItems } from '../integration/jobs/job-queue-fixtures.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
 
@@ -130,13 +131,13 @@ describe.skipIf(unsupported)('a hostile peer', { timeout: 120_000 }, () => {
     await appendItems(box, [itemFixture({ id: 'i_hostile01', host: 'local', job: null })]);
     const serve = startCli(['serve', '--interval', '1'], env);
     try {
-      const entry = await eventually(
+      const entry = await waitFor(
+        "the service's read of evil",
         async () => {
           const text = await readFile(entryPath(), 'utf8').catch(() => '');
           return text === '' ? undefined : JSON.parse(text);
         },
-        30_000,
-        "the service's read of evil",
+        { timeoutMs: 30_000 },
       );
       expect(entry).toMatchObject({ unreachable: 'remote command failed', reply: null });
       expect((await stat(entryPath())).size).toBeLessThan(64 * 1024);

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statePaths } from '../../service/state/paths.js';
 import { readQueue } from '../../service/state/records/queue-items.js';
-import { eventually, runCli, spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 import { keyOf } from './peers/client.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
@@ -92,11 +93,9 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
     follow.child.stdout?.on('data', (chunk: Buffer) => {
       followed += chunk.toString('utf8');
     });
-    await eventually(
-      async () => (followed.includes('started\n') ? true : undefined),
-      20_000,
-      'the job output',
-    );
+    await waitFor('the job output', async () => (followed.includes('started\n') ? true : undefined), {
+      timeoutMs: 20_000,
+    });
     await coldCache();
     const ps = JSON.parse((await runCli(['ps', '--all', '--json'], fleet.env, { timeoutMs: 30_000 })).stdout);
     expect(ps.jobs.find((j: { id: string }) => j.id === id)).toMatchObject({

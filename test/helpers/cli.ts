@@ -138,23 +138,3 @@ export function exited(child: ChildProcess): Promise<{ code: number | null; sign
   }
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
-
-/** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}

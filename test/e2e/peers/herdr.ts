@@ -6,6 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
 import { callSocket, type Envelope } from '../../fakes/herdr/harness.js';
+import { waitFor } from '../../helpers/wait.js';
 import type { Peer } from './index.js';
 import { stopTree } from './procs.js';
 
@@ -38,15 +39,16 @@ export async function startPeerHerdr(peer: Peer, options: { binFirst?: string } 
   child.stderr?.on('data', (chunk: Buffer) => {
     log += chunk.toString('utf8');
   });
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const pong = await callSocket(socketPath, 'ping').catch(() => undefined);
-    if (pong?.result?.type === 'pong') break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`the fake Herdr on ${peer.alias} did not start:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const started = await waitFor(
+    `the fake Herdr on ${peer.alias} to answer ping`,
+    async () => {
+      if (child.exitCode !== null) return 'exited';
+      const pong = await callSocket(socketPath, 'ping').catch(() => undefined);
+      return pong?.result?.type === 'pong' ? 'ready' : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 50 },
+  ).catch(() => 'silent');
+  if (started !== 'ready') throw new Error(`the fake Herdr on ${peer.alias} did not start:\n${log}`);
   return {
     socketPath,
     logDir,

@@ -9,6 +9,7 @@ import { chmod, chown, cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from '
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CLI } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { type Client, createClient, keyOf } from './client.js';
 import { createNetns, type Netns } from './netns.js';
 import { run, stopTree } from './procs.js';
@@ -207,12 +208,13 @@ async function startPeer(
       const [file, ...args] = asUser(serveArgs, options.env);
       serve = spawn(file as string, args, { stdio: 'ignore' });
       const snapshot = join(home, '.local', 'state', 'dogsled', 'host.json');
-      const deadline = Date.now() + 20_000;
-      while (!(await stat(snapshot).catch(() => undefined))) {
-        if (Date.now() > deadline || serve.exitCode !== null)
-          throw new Error(`serve on ${spec.tag} published nothing`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const child = serve;
+      const published = await waitFor(
+        `serve on ${spec.tag} to publish`,
+        async () => (child.exitCode !== null ? 'exited' : await stat(snapshot).then(() => 'published')),
+        { timeoutMs: 20_000, intervalMs: 50 },
+      ).catch(() => 'silent');
+      if (published !== 'published') throw new Error(`serve on ${spec.tag} published nothing`);
     },
     stopServe,
   };

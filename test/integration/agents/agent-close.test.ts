@@ -7,8 +7,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { readAnchor } from '../../../service/worktrees/anchor.js';
-import { eventually, runCli } from '../../helpers/cli.js';
+import { runCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 import { repoSnapshot, worktreeList } from '../cleanup/worktree-fixtures.js';
 import { agentCli, agentSuite, items, type Json, ok, paneIds, quickTask } from './agent-fixtures.js';
 
@@ -109,13 +110,13 @@ describe('close takes the last pane of an agent worktree with the worktree', () 
     ]);
     const { pane, item } = JSON.parse(result.stdout);
     // Its turn ended (the reply is in its transcript): Herdr shows it idle or done.
-    await eventually(
+    await waitFor(
+      'the child finished its turn',
       async () => {
         const status = (await ok(suite.herdr, 'agent.get', { target: pane })).agent.agent_status;
         return status === 'idle' || status === 'done' ? true : undefined;
       },
-      15_000,
-      'the child finished its turn',
+      { timeoutMs: 15_000 },
     );
     const closed = await close(pane);
     expect({ code: closed.code, stderr: closed.stderr }).toEqual({ code: 0, stderr: '' });

@@ -12,9 +12,10 @@ import { ORPHAN_CLOSED } from '../../../service/core/cleanup/orphan-rule.js';
 import { inspectLock } from '../../../service/state/engine/lock.js';
 import { type SweepPass, SweepPassSchema } from '../../../service/state/schemas/sweep-schemas.js';
 import { requestSweep } from '../../../service/sweep/request.js';
-import { readEvents, until, waitForLaunch } from '../../fakes/agents/harness.js';
-import { eventually, runCli, type startCli } from '../../helpers/cli.js';
+import { readEvents, waitForLaunch } from '../../fakes/agents/harness.js';
+import { runCli, type startCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 import { worktreeList } from '../cleanup/worktree-fixtures.js';
 import { killAll, roomFor5, startServe, untilEligible, workIO } from '../jobs/job-queue-fixtures.js';
 import { agentCli, agentSuite, items, type Json, ok, paneIds } from './agent-fixtures.js';
@@ -86,13 +87,13 @@ async function itemOf(id: string): Promise<Json> {
 
 /** The item once closed (by the orphan check, the finish worker or anything else). */
 function closedItem(id: string, what: string): Promise<Json> {
-  return eventually(
+  return waitFor(
+    what,
     async () => {
       const item = await itemOf(id);
       return item === undefined || item.closed_ms === null ? undefined : item;
     },
-    30_000,
-    what,
+    { timeoutMs: 30_000 },
   );
 }
 
@@ -105,15 +106,15 @@ async function history(): Promise<SweepPass[]> {
 }
 
 async function orphanedAs(id: string, reason: RegExp | string): Promise<Json> {
-  return eventually(
+  return waitFor(
+    `item ${id} orphaned: ${reason}`,
     async () => {
       const item = await itemOf(id);
       const text = item?.orphaned?.reason;
       if (text === undefined || text === null) return undefined;
       return (typeof reason === 'string' ? text === reason : reason.test(text)) ? item : undefined;
     },
-    30_000,
-    `item ${id} orphaned: ${reason}`,
+    { timeoutMs: 30_000 },
   );
 }
 
@@ -142,15 +143,14 @@ describe('an orphan whose checkout loses nothing is closed', () => {
       expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: '' });
       const doc = JSON.parse(started.stdout);
       const launch = await waitForLaunch(suite.logDir);
-      await until(
-        async () => ((await readEvents(launch)) as Json[]).find((e) => e.event === 'exit'),
-        'the child died after done',
+      await waitFor('the child died after done', async () =>
+        ((await readEvents(launch)) as Json[]).find((e) => e.event === 'exit'),
       );
       // Its owner is alive: it is no orphan, and nothing closes it (the agent left, so no turn ends).
-      await eventually(
-        async () => ((await ok(suite.herdr, 'agent.list')).agents.length === 0 ? true : undefined),
-        20_000,
+      await waitFor(
         'the agent gone from Herdr',
+        async () => ((await ok(suite.herdr, 'agent.list')).agents.length === 0 ? true : undefined),
+        { timeoutMs: 20_000 },
       );
       const waiting = await itemOf(doc.item);
       expect(waiting).toMatchObject({ closed_ms: null });
@@ -163,13 +163,13 @@ describe('an orphan whose checkout loses nothing is closed', () => {
       expect((await worktreeList(repo)).map((w) => w.path)).not.toContain(doc.worktree);
       // main does not hold its commit (only origin/feat/lost does): the branch stays to be landed.
       expect(await refSha(repo, 'refs/heads/feat/lost')).not.toBeNull();
-      const passes = await eventually(
+      const passes = await waitFor(
+        'the closure in sweeps.jsonl',
         async () => {
           const all = await history();
           return all.some((pass) => pass.results.length > 0) ? all : undefined;
         },
-        10_000,
-        'the closure in sweeps.jsonl',
+        { timeoutMs: 10_000 },
       );
       const pass = passes.find((p) => p.results.length > 0);
       expect(pass).toMatchObject({
@@ -261,14 +261,14 @@ describe('an orphan that would lose or disturb work stays open with its reason',
       expect(context.code).toBe(0);
       expect(context.stdout).toContain('4 orphaned');
 
-      const held = await eventually(
+      const held = await waitFor(
+        'the holds in sweeps.jsonl',
         async () => {
           const all = await history();
           const last = all.filter((pass) => (pass.orphans?.length ?? 0) === 4).at(-1);
           return last;
         },
-        10_000,
-        'the holds in sweeps.jsonl',
+        { timeoutMs: 10_000 },
       );
       expect(held.trigger).toBe('orphans');
       expect(held.orphans?.map((o) => o.reason).sort()).toEqual([
@@ -310,14 +310,14 @@ describe('an orphan that would lose or disturb work stays open with its reason',
 
       // A requested cleanup pass records the orphan it holds in sweep.json, and status lists it.
       await requestSweep(workIO(suite.box), null);
-      const latest = await eventually(
+      const latest = await waitFor(
+        'the requested pass',
         async () => {
           const text = await readFile(join(suite.box.state, 'sweep.json'), 'utf8').catch(() => null);
           const pass = text === null ? undefined : SweepPassSchema.parse(JSON.parse(text));
           return pass?.trigger === 'request' ? pass : undefined;
         },
-        60_000,
-        'the requested pass',
+        { timeoutMs: 60_000 },
       );
       expect(latest.orphans).toEqual([
         expect.objectContaining({
@@ -345,10 +345,10 @@ describe('a serve frozen inside the items lock while it closes an orphan', () =>
       const child = await shellChild(owner, 'frozen', null);
       await ok(suite.herdr, 'pane.close', { pane_id: owner });
       const file = join(suite.box.state, 'items.json');
-      await eventually(
-        async () => ((await inspectLock(file))?.owner?.pid === child0.pid ? true : undefined),
-        30_000,
+      await waitFor(
         'serve inside the items lock',
+        async () => ((await inspectLock(file))?.owner?.pid === child0.pid ? true : undefined),
+        { timeoutMs: 30_000 },
       );
       child0.kill('SIGSTOP');
       try {
@@ -364,13 +364,13 @@ describe('a serve frozen inside the items lock while it closes an orphan', () =>
       }
       const closed = await closedItem(child.item, 'the closure completed');
       expect(closed.close_reason).toBe(ORPHAN_CLOSED);
-      const results = await eventually(
+      const results = await waitFor(
+        'the closure in sweeps.jsonl',
         async () => {
           const all = (await history()).flatMap((pass) => pass.results);
           return all.length > 0 ? all : undefined;
         },
-        10_000,
-        'the closure in sweeps.jsonl',
+        { timeoutMs: 10_000 },
       );
       expect(results).toEqual([expect.objectContaining({ kind: 'orphan', path: child.path })]);
     },

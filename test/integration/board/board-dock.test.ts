@@ -12,8 +12,9 @@ import { inspectLock } from '../../../service/state/engine/lock.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { boardFile } from '../../../service/state/records/sidebar-files.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually, ROOT, runCli, sandbox, spawnCli } from '../../helpers/cli.js';
+import { ROOT, runCli, sandbox, spawnCli } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const VERSION = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version as string;
 
@@ -250,13 +251,13 @@ describe('board --open and --toggle', () => {
     );
     // Frozen in the pause before its write, never between connecting to Herdr and sending the
     // request: the fake, like Herdr, drops a connection that sends no line within 5 s.
-    await eventually(
+    await waitFor(
+      'the first open to pause inside the registry lock',
       async () =>
         (await readFile(`${file}.holding`, 'utf8').catch(() => '')) === String(frozen.child.pid)
           ? true
           : undefined,
-      15_000,
-      'the first open to pause inside the registry lock',
+      { timeoutMs: 15_000 },
     );
     expect((await inspectLock(file))?.owner?.pid).toBe(frozen.child.pid);
     frozen.child.kill('SIGSTOP');
@@ -365,13 +366,13 @@ describe('a lost registry entry', () => {
       { timeoutMs: 60_000 },
     );
     // The lock's test pause comes after the split and before the entry's write.
-    await eventually(
+    await waitFor(
+      'the open to pause after its split',
       async () =>
         (await readFile(`${file()}.holding`, 'utf8').catch(() => '')) === String(killed.child.pid)
           ? true
           : undefined,
-      30_000,
-      'the open to pause after its split',
+      { timeoutMs: 30_000 },
     );
     killed.child.kill('SIGKILL');
     await killed.done;

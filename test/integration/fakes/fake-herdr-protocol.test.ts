@@ -10,8 +10,8 @@ import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 // biome-ignore lint/suspicious/noExplicitAny: records from the fake are plain JSON, checked by the assertions
 type Json = any;
 
-import { eventually } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let dir: string;
 let herdr: FakeHerdr;
@@ -180,7 +180,7 @@ describe('ids, records and close semantics', () => {
   it('removes a pane whose shell exits, closing its workspace when it was the last one', async () => {
     const { workspace, root_pane } = await ok('workspace.create', { cwd: dir });
     await ok('pane.send_input', { pane_id: root_pane.pane_id, text: 'exit', keys: ['Enter'] });
-    await eventually(async () =>
+    await waitFor('the root pane gone', async () =>
       (await herdr.call('pane.get', { pane_id: root_pane.pane_id })).error?.code === 'pane_not_found'
         ? true
         : undefined,
@@ -215,7 +215,7 @@ describe('pane processes', () => {
       keys: ['Enter'],
     });
     const expected = `${pane}|1|x1|xterm-256color`;
-    const text = await eventually(async () => {
+    const text = await waitFor('the expected text in the pane', async () => {
       const { read } = await ok('pane.read', { pane_id: pane, source: 'recent', lines: 5 });
       return read.text.includes(expected) ? read.text : undefined;
     });
@@ -335,7 +335,7 @@ describe('stop', () => {
         return false;
       }
     };
-    await eventually(async () => (alive(shell) ? undefined : true), 3000, 'pane shell to die');
+    await waitFor('pane shell to die', async () => (alive(shell) ? undefined : true), { timeoutMs: 3000 });
     await expect(fake.call('ping')).rejects.toThrow();
     await rm(own, { recursive: true, force: true });
   });

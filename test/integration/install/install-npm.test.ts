@@ -8,9 +8,10 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventually, exited, ROOT, sandbox } from '../../helpers/cli.js';
+import { exited, ROOT, sandbox } from '../../helpers/cli.js';
 import { packedRelease } from '../../helpers/pack.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const run = promisify(execFile);
 const PKG = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
@@ -166,13 +167,13 @@ describe('npm install -g --prefix DIR ./dogsled-X.Y.Z.tgz', () => {
       });
       try {
         // The second tick carries a CPU sample: status then shows busy cores, not "no sample yet".
-        const status = await eventually(
+        const status = await waitFor(
+          'a status with a CPU sample',
           async () => {
             const { stdout } = await run('dogsled', ['status'], { env, cwd: box.home });
             return /cores busy/.test(stdout) ? stdout : undefined;
           },
-          30_000,
-          'a status with a CPU sample',
+          { timeoutMs: 30_000 },
         );
         expect(status).toMatch(/service up/);
         expect(status).toMatch(/^ {2}memory +.* used of /m);

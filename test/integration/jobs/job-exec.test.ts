@@ -17,8 +17,9 @@ import {
   readJobRecord,
   writeJobRecord,
 } from '../../../service/state/records/job-records.js';
-import { CLI, type CliResult, eventually, exited, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, type CliResult, exited, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let paths: StatePaths;
@@ -75,13 +76,13 @@ async function childrenOf(pid: number): Promise<number[]> {
 
 /** The record once the command runs (its group is recorded). */
 function running(job: JobRecord): Promise<JobRecord> {
-  return eventually(
+  return waitFor(
+    `job ${job.id} running`,
     async () => {
       const record = await readJobRecord(paths, job.id);
       return typeof record.pgid === 'number' ? record : undefined;
     },
-    10_000,
-    `job ${job.id} running`,
+    { timeoutMs: 10_000 },
   );
 }
 
@@ -158,7 +159,9 @@ describe.concurrent('the log', () => {
       'echo before; sleep 0.5; i=0; while [ $i -lt 2000 ]; do echo "line $i"; i=$((i+1)); done; exit 4',
     ]);
     const child = startExec(job);
-    await eventually(async () => (child.out().includes('before') ? true : undefined), 10_000, 'first line');
+    await waitFor('first line', async () => (child.out().includes('before') ? true : undefined), {
+      timeoutMs: 10_000,
+    });
     child.stdout?.destroy();
     const { code } = await exited(child);
     expect(code).toBe(4);
@@ -252,7 +255,9 @@ describe.concurrent('stop and termination', () => {
     const job = await newJob(['sh', '-c', `sleep 1; touch ${marker}`]);
     const child = startExec(job);
     // Once exec has started its supervisor (which may still be booting), exec is past its own start.
-    await eventually(async () => ((await childrenOf(child.pid as number)).length > 0 ? true : undefined));
+    await waitFor('the supervisor to start its child', async () =>
+      (await childrenOf(child.pid as number)).length > 0 ? true : undefined,
+    );
     child.kill('SIGTERM');
     await exited(child);
     const record = await readJobRecord(paths, job.id);

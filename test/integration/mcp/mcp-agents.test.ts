@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QueuedSchema } from '../../../cli/output-schemas.js';
 import { readLaunches } from '../../fakes/agents/harness.js';
-import { eventually, runCli, type startCli } from '../../helpers/cli.js';
+import { runCli, type startCli } from '../../helpers/cli.js';
 import { type McpSession, startMcp } from '../../helpers/mcp-client.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   agentSuite,
   items,
@@ -71,10 +72,10 @@ describe('spawn', () => {
     expect(ticket).toMatchObject({ kind: 'agent', owner: suite.caller.pane, waiting: false });
     expect(ticket?.agent).toMatchObject({ kind: 'claude', name: 'kid', cwd: suite.scratch });
 
-    const admitted = await eventually(
-      async () => (await tickets(suite)).find((t) => t.id === answer.ticket && t.state === 'admitted'),
-      30_000,
+    const admitted = await waitFor(
       'the admitted ticket',
+      async () => (await tickets(suite)).find((t) => t.id === answer.ticket && t.state === 'admitted'),
+      { timeoutMs: 30_000 },
     );
     const [record] = await launchRecords(suite);
     expect(record).toMatchObject({ ticket: answer.ticket, state: 'started', name: 'kid', kind: 'claude' });
@@ -85,28 +86,28 @@ describe('spawn', () => {
     });
     // The caller did not wait: its inbox hears of the start.
     const terminal = (await ok(suite.herdr, 'pane.get', { pane_id: suite.caller.pane })).pane.terminal_id;
-    await eventually(
+    await waitFor(
+      'the admission in the owner inbox',
       async () => {
         const text = await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
           () => '',
         );
         return text.includes(`(agent kid (claude)) was admitted on local`) || undefined;
       },
-      20_000,
-      'the admission in the owner inbox',
+      { timeoutMs: 20_000 },
     );
     expect(admitted.notice === 'pending' || admitted.notice === 'delivered').toBe(true);
 
     // read answers as read --json does, once the child's pane stops changing.
     const pane = record?.pane as string;
-    await eventually(
+    await waitFor(
+      'read to answer as read --json',
       async () => {
         const byCli = await cli(['read', '--json', 'kid']);
         const mine = await server.json('read', { target: 'kid' });
         return JSON.stringify(mine) === byCli.stdout.trim() || undefined;
       },
-      20_000,
-      'read to answer as read --json',
+      { timeoutMs: 20_000 },
     );
     expect(await server.json('read', { target: 'kid' })).toMatchObject({ kind: 'agent', pane });
 

@@ -12,9 +12,10 @@ import { inspectLock } from '../../../service/state/engine/lock.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { HostSnapshotSchema, PlacementsSchema } from '../../../service/state/schemas/host-schemas.js';
 import { QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const STALE_MS = 1_000;
 /** Well past the stale window: a waiter that still judged by mtime alone would break the lock. */
@@ -57,11 +58,11 @@ async function frozenPlace(file: string) {
     ['place', '--json'],
     testEnv({ DOGSLED_TEST_LOCK_HOLD_FILE: file, DOGSLED_TEST_LOCK_HOLD_MS: '3000' }),
   );
-  await eventually(
+  await waitFor(
+    `the first place to hold ${file}`,
     async () =>
       (await inspectLock(join(box.state, file)))?.owner?.pid === first.child.pid ? true : undefined,
-    15_000,
-    `the first place to hold ${file}`,
+    { timeoutMs: 15_000 },
   );
   first.child.kill('SIGSTOP');
   return first;
@@ -115,11 +116,11 @@ describe('a place frozen past its own deadline', () => {
       ['place', '--json', '--max', '5s'],
       testEnv({ DOGSLED_TEST_LOCK_HOLD_FILE: 'queue.json', DOGSLED_TEST_LOCK_HOLD_MS: '3000' }),
     );
-    await eventually(
+    await waitFor(
+      'the place to hold queue.json',
       async () =>
         (await inspectLock(join(box.state, 'queue.json')))?.owner?.pid === first.child.pid ? true : undefined,
-      15_000,
-      'the place to hold queue.json',
+      { timeoutMs: 15_000 },
     );
     first.child.kill('SIGSTOP');
     // Past both its pause inside the lock and its --max: on resume both are due.
@@ -140,12 +141,12 @@ describe('a serve stopped for longer than the stale window', () => {
     const env = testEnv();
     const serving = startCli(['serve', '--interval', '0.3'], env);
     children.push(serving);
-    await eventually(
+    await waitFor(
+      'a snapshot with a CPU sample',
       async () =>
         HostSnapshotSchema.parse(JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'))).probe
           .busy !== null || undefined,
-      15_000,
-      'a snapshot with a CPU sample',
+      { timeoutMs: 15_000 },
     );
     serving.kill('SIGSTOP');
     await sleep(FROZEN_MS);
@@ -162,12 +163,12 @@ describe('a serve stopped for longer than the stale window', () => {
     ]);
     serving.kill('SIGCONT');
     const before = HostSnapshotSchema.parse(JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8')));
-    await eventually(
+    await waitFor(
+      'the resumed serve to publish again',
       async () =>
         HostSnapshotSchema.parse(JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'))).sample_ms >
           before.sample_ms || undefined,
-      15_000,
-      'the resumed serve to publish again',
+      { timeoutMs: 15_000 },
     );
     serving.kill('SIGTERM');
     expect(await exited(serving)).toEqual({ code: 0, signal: null });
