@@ -12,6 +12,7 @@ import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
 import { exited, ROOT, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
 import { hostileReply, tainted } from '../helpers/hostile-snapshot.js';
 import { itemFixture } from '../helpers/job-fixtures.js';
+import { readableCopy } from '../helpers/readable-copy.js';
 import { waitFor } from '../helpers/wait.js';
 import { appendItems } from '../integration/jobs/job-queue-fixtures.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
@@ -75,7 +76,9 @@ describe.skipIf(unsupported)('a hostile peer', { timeout: 120_000 }, () => {
     await mkdir(dir, { mode: 0o755 });
     await chmod(dir, 0o755);
     await writeFile(join(dir, 'dogsled.cjs'), HOSTILE_PEER, { mode: 0o644 });
-    const remote = [process.execPath, join(dir, 'dogsled.cjs'), join(ROOT, 'node_modules', 'msgpackr')];
+    // The peer's user loads its own copy: it may not read the checkout's node_modules.
+    const packr = await readableCopy(join(ROOT, 'node_modules', 'msgpackr'), join(dir, 'msgpackr'));
+    const remote = [process.execPath, join(dir, 'dogsled.cjs'), packr];
     await writeFile(
       box.configPath,
       `remote_command = ${JSON.stringify(remote)}\n\n[[hosts]]\nid = "evil"\ntarget = "evil"\n`,

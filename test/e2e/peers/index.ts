@@ -9,6 +9,7 @@ import { chmod, chown, cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from '
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CLI } from '../../helpers/cli.js';
+import { readableCopy, readableFakes } from '../../helpers/readable-copy.js';
 import { waitFor } from '../../helpers/wait.js';
 import { type Client, createClient, keyOf } from './client.js';
 import { createNetns, type Netns } from './netns.js';
@@ -31,6 +32,8 @@ export interface Peer {
   hostname: string;
   sshd: Sshd;
   netns: Netns | undefined;
+  /** A copy of test/fakes the peer's user can read (the checkout may be closed to other users). */
+  fakes: string;
   /** Runs argv as the peer's user, in its namespaces, with a clean environment. */
   run: (argv: readonly string[]) => Promise<string>;
   /** Starts argv as the peer's user, as run does (with `env` added); stdin is a pipe. */
@@ -96,11 +99,13 @@ export async function startPeers(specs: readonly PeerSpec[], dist = DIST): Promi
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
   };
   try {
-    const bundle = await copyBundle(root, dist);
+    // Copied, never the checkout itself: it may sit in a directory the peer users cannot enter.
+    const bundle = await readableCopy(dist, join(root, "it's dist $HOME"));
+    const fakes = await readableFakes(join(root, 'checkout'));
     const remoteCommand = [process.execPath, join(bundle, 'dogsled.cjs')];
     const client = await createClient(await dir(root, 'client', 0o700));
     for (const spec of specs)
-      made.push(await startPeer(root, spec, client, remoteCommand[1] as string, cleanups));
+      made.push(await startPeer(root, spec, client, { bundle: remoteCommand[1] as string, fakes }, cleanups));
     await client.writeConfig(
       made.map((peer) => ({
         alias: peer.alias,
@@ -143,7 +148,7 @@ async function startPeer(
   root: string,
   spec: PeerSpec,
   client: Client,
-  bundle: string,
+  { bundle, fakes }: { bundle: string; fakes: string },
   cleanups: Array<() => Promise<void>>,
 ): Promise<Peer> {
   const name = userName(spec.tag);
@@ -189,6 +194,7 @@ async function startPeer(
     hostname,
     sshd,
     netns,
+    fakes,
     run: (argv) => run(asUser(argv)),
     spawn: (argv, env = {}) => {
       const [file, ...args] = asUser(argv, env);
@@ -218,20 +224,6 @@ async function startPeer(
     },
     stopServe,
   };
-}
-
-/** The built bundle, copied under a name a shell would split and expand if it were ever spliced. */
-async function copyBundle(root: string, dist: string): Promise<string> {
-  const target = join(root, "it's dist $HOME");
-  await cp(dist, target, { recursive: true });
-  await worldReadable(target);
-  return target;
-}
-
-async function worldReadable(path: string): Promise<void> {
-  const info = await stat(path);
-  await chmod(path, info.isDirectory() ? 0o755 : 0o644);
-  if (info.isDirectory()) for (const name of await readdir(path)) await worldReadable(join(path, name));
 }
 
 async function dir(root: string, name: string, mode: number): Promise<string> {
