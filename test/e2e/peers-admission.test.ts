@@ -152,7 +152,7 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     await fleet.peers.peer(PEER).writeHomeFile('.gitconfig', '[safe]\n\tdirectory = *\n');
     herdr = await startPeerHerdr(fleet.peers.peer(PEER));
     await untilPeersEligible(fleet);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await stopServe();

@@ -54,7 +54,7 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
     // The caller's repository: a clone of an origin every peer can read, under the caller's home.
     ({ origin, checkout } = await callerCheckout(fleet, "it's proj"));
     await untilPeersEligible(fleet);
-  }, 240_000);
+  });
 
   afterAll(async () => {
     for (const herdr of Object.values(herdrs ?? {})) await herdr.stop();

@@ -53,7 +53,7 @@ if (verb === 'rpc') {
 }
 `;
 
-describe.skipIf(unsupported)('a hostile peer', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('a hostile peer', () => {
   let peers: Peers;
   let box: Sandbox;
   let env: NodeJS.ProcessEnv;
@@ -92,7 +92,7 @@ describe.skipIf(unsupported)('a hostile peer', { timeout: 120_000 }, () => {
       DOGSLED_TEST: '1',
       DOGSLED_TEST_PEER_BUDGET_MS: '8000',
     };
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await peers?.stop();

@@ -103,7 +103,7 @@ describe.skipIf(unsupported)(
       await untilPeersEligible(fleet);
       // The owner's service takes the peer's outbox every half second.
       serve = startCli(['serve', '--interval', '1'], { ...base, DOGSLED_TEST_PEERS_PACE_MS: '500' });
-    }, 240_000);
+    });
 
     afterAll(async () => {
       if (serve && serve.exitCode === null && serve.signalCode === null) {

@@ -119,7 +119,7 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     ({ checkout } = await callerCheckout(fleet, 'proj'));
     await untilPeersEligible(fleet);
     startOwnerServe();
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await stopOwnerServe();

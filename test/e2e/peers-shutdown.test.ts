@@ -25,7 +25,7 @@ if (unsupported) console.warn(`peers-shutdown: skipped: ${unsupported}`);
 /** A hang detector far above the 2 s the service has to exit: not a speed assertion. */
 const HANG_MS = 10_000;
 
-describe.skipIf(unsupported)('serve stops with a frozen peer', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('serve stops with a frozen peer', () => {
   let fleet: Fleet;
   let serve: ReturnType<typeof startCli> | undefined;
   const entry = () => join(fleet.box.state, 'peers', 'big.json');
@@ -85,7 +85,7 @@ describe.skipIf(unsupported)('serve stops with a frozen peer', { timeout: 120_00
     await untilPeersEligible(fleet);
     // The service reads big itself: no entry of another reader's stands in for its pooled read.
     await rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
-  }, 180_000);
+  });
 
   afterEach(async () => {
     await fleet.peers.peer('big').sshd.thaw();

@@ -37,7 +37,7 @@ const snapshot = (fetched_ms: number, account = 'me@example.com'): QuotaSnapshot
   ],
 });
 
-describe.skipIf(unsupported)('quota-store on a real peer', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('quota-store on a real peer', () => {
   let peers: Peers;
   let openssh: OpenSshTransport;
   let pool: SshPool;
@@ -52,7 +52,7 @@ describe.skipIf(unsupported)('quota-store on a real peer', { timeout: 120_000 },
     peers = await startPeers([{ tag: 'q1' }]);
     openssh = new OpenSshTransport({ bin: peers.client.ssh });
     pool = new SshPool({ ssh: { bin: peers.client.ssh } });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await pool?.close();

@@ -30,7 +30,7 @@ async function failure(
   return error;
 }
 
-describe.skipIf(unsupported)('unreachable peers', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('unreachable peers', () => {
   let peers: Peers;
   const debug: string[] = [];
   const transports: Array<[string, () => Transport]> = [
@@ -42,7 +42,7 @@ describe.skipIf(unsupported)('unreachable peers', { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     peers = await startPeers([{ tag: 'lo' }]);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await peers?.stop();

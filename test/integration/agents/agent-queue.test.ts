@@ -56,7 +56,7 @@ async function freeRoom(ids: readonly string[]): Promise<void> {
   expect(await endReservations(workIO(suite.box), ids)).toBe(ids.length);
 }
 
-describe('agent tickets', { timeout: 60_000 }, () => {
+describe('agent tickets', () => {
   it('agent --wait on a full host queues and is admitted FIFO with a job queued after it', async () => {
     startServe(await serveEnv(), running);
     await untilEligible(suite.box);
@@ -146,7 +146,7 @@ describe('agent tickets', { timeout: 60_000 }, () => {
   });
 });
 
-describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
+describe('a queued child that cannot be started', () => {
   it("fails its ticket after three tries and the owner's inbox says so (launch_failed)", async () => {
     startServe(await serveEnv(), running);
     await untilEligible(suite.box);
@@ -195,7 +195,7 @@ describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
   });
 });
 
-describe("a child the service starts runs with its caller's PATH", { timeout: 60_000 }, () => {
+describe("a child the service starts runs with its caller's PATH", () => {
   /**
    * A `claude` only the caller's PATH has: it leaves a mark, then runs the fake. Herdr's panes and
    * the service (as under the shipped systemd unit) find only the plain fake, or nothing.
@@ -269,7 +269,7 @@ describe("a child the service starts runs with its caller's PATH", { timeout: 60
   });
 });
 
-describe('a service killed during an agent admission', { timeout: 60_000 }, () => {
+describe('a service killed during an agent admission', () => {
   async function killedAt(point: 'before-launch' | 'after-record' | 'after-launch') {
     const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
     // The host is full until the ticket has queued; then it has room and the ticket is admitted.

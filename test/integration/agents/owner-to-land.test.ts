@@ -146,5 +146,5 @@ describe('an owner whose child finishes with dogsled done', () => {
     expect(await stop()).toMatchObject({ code: 0, stdout: '' });
     const after = JSON.parse(await readFile(join(suite.box.state, 'gate.json'), 'utf8'));
     expect(after.owners).toEqual({});
-  }, 60_000);
+  });
 });

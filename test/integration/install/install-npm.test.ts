@@ -70,7 +70,7 @@ describe('npm install -g --prefix DIR ./dogsled-X.Y.Z.tgz', () => {
     );
     output = done.stdout + done.stderr;
     installed = join(prefix, 'lib', 'node_modules', 'dogsled');
-  }, 180_000);
+  });
 
   it('puts dogsled in DIR/bin and the package, with its units, plugins and profiles, in DIR/lib', async () => {
     const { stdout } = await run(join(prefix, 'bin', 'dogsled'), ['--version']);
@@ -154,7 +154,7 @@ describe('npm install -g --prefix DIR ./dogsled-X.Y.Z.tgz', () => {
     } finally {
       await box.cleanup();
     }
-  }, 60_000);
+  });
 
   it('runs the quick start from there: serve in the background, then status', async () => {
     const box = await sandbox();
@@ -186,5 +186,5 @@ describe('npm install -g --prefix DIR ./dogsled-X.Y.Z.tgz', () => {
     } finally {
       await box.cleanup();
     }
-  }, 60_000);
+  });
 });

@@ -162,7 +162,7 @@ describe('admission of a queue by a running service', () => {
         (await items(box)).every((i) => i.close_reason === 'job ended (exit 0)') ? true : undefined,
       { timeoutMs: 15_000 },
     );
-  }, 90_000);
+  });
 
   it('records an unknown pin or a launch failure on the ticket, admits the rest (a place ticket by its reservation) and drops day-old tickets', async () => {
     const host = await roomFor5(box, 60_000);
@@ -213,7 +213,7 @@ describe('admission of a queue by a running service', () => {
     const record = await readJobRecord(statePaths(box.state), final[1]!.job!);
     expect(record.reason).toMatch(/^launch failed: /);
     expect((await items(box)).find((i) => i.id === final[1]!.item)?.close_reason).toBe('launch failed');
-  }, 40_000);
+  });
 });
 
 describe("a queued job's environment", () => {
@@ -274,7 +274,7 @@ describe("a queued job's environment", () => {
       },
       { timeoutMs: 10_000 },
     );
-  }, 60_000);
+  });
 });
 
 describe('a ticket environment file that is not a regular file', () => {
@@ -301,7 +301,7 @@ describe('a ticket environment file that is not a regular file', () => {
       timeoutMs: 15_000,
     });
     expect(await starts()).toEqual(['t1']);
-  }, 40_000);
+  });
 
   it('a tickets path that is a file never holds admission up', async () => {
     const host = await roomFor5(box, 60_000);
@@ -319,7 +319,7 @@ describe('a ticket environment file that is not a regular file', () => {
     await waitFor('the job ran', async () => ((await starts()).length > 0 ? true : undefined), {
       timeoutMs: 15_000,
     });
-  }, 40_000);
+  });
 });
 
 describe('a service killed in the middle of an admission', () => {
@@ -417,7 +417,7 @@ describe('a service killed in the middle of an admission', () => {
     );
     expect(record).toMatchObject({ exit_code: 0, reason: null, reservation: admitting.reservation });
     expect(await reserved(admitting.reservation)).toBe(false);
-  }, 60_000);
+  });
 
   it('killed after the record, before exec: the record ends at once with its reason and nothing runs', async () => {
     const paths = statePaths(box.state);
@@ -449,7 +449,7 @@ describe('a service killed in the middle of an admission', () => {
     );
     await noRelaunch(ticket, admitting.job);
     expect(await starts()).toEqual([]);
-  }, 60_000);
+  });
 
   it('killed before the launch: the ticket fails saying nothing ran, and its room is given back', async () => {
     const { admitting, pid, ticket } = await killedAt('before-launch', (now) => reserved(now.reservation));
@@ -462,5 +462,5 @@ describe('a service killed in the middle of an admission', () => {
     expect(await reserved(admitting.reservation)).toBe(false);
     await noRelaunch(ticket, null);
     expect(await starts()).toEqual([]);
-  }, 60_000);
+  });
 });

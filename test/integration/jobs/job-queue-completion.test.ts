@@ -181,7 +181,7 @@ describe('closing items without Herdr', () => {
     });
     expect(closed).toBeGreaterThan(now);
     expect((await item('i_created'))?.close_reason).toBe('job ended (exit 0)');
-  }, 40_000);
+  });
 });
 
 describe('closing items whose pane is gone from Herdr', () => {
@@ -219,5 +219,5 @@ describe('closing items whose pane is gone from Herdr', () => {
     await new Promise((r) => setTimeout(r, 2_500));
     expect((await item('i_live'))?.closed_ms).toBeNull();
     expect((await item('i_pane_only'))?.closed_ms).toBeNull();
-  }, 40_000);
+  });
 });

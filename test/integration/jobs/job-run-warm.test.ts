@@ -34,7 +34,7 @@ beforeAll(async () => {
   stopProc = room.stop;
   serve = startCli(['serve', '--interval', '0.3'], env);
   await untilEligible(box);
-}, 30_000);
+});
 
 afterAll(async () => {
   if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');

@@ -119,7 +119,7 @@ describe('spawn', () => {
     const byCli = await cli(['close', pane]);
     expect(byCli.code).toBe(2);
     expect(again).toEqual({ isError: true, text: byCli.stderr.trim() });
-  }, 120_000);
+  });
 
   it('queues without a service at all: the ticket waits, and cancel takes it back', async () => {
     const server = await mcp();
@@ -130,7 +130,7 @@ describe('spawn', () => {
     expect(ticket).toMatchObject({ id: answer.ticket, state: 'pending', pin: 'local' });
     expect(await launchFileNames(suite)).toEqual([`${ticket?.agent?.launch}.task.md`]);
     expect(await server.json('cancel', { ticket: answer.ticket })).toMatchObject({ state: 'cancelled' });
-  }, 60_000);
+  });
 
   it('refuses bad input as an error result and leaves no task file and no ticket', async () => {
     const server = await mcp();
@@ -168,7 +168,7 @@ describe('spawn', () => {
     expect(refused.text).toMatch(/needs Herdr or tmux \(/);
     expect((await launchFileNames(suite)).filter((name) => name.endsWith('.task.md'))).toEqual([]);
     expect(await tickets(suite)).toEqual([]);
-  }, 90_000);
+  });
 });
 
 describe('done and read, as the CLI answers', () => {
@@ -196,7 +196,7 @@ describe('done and read, as the CLI answers', () => {
     expect(refusedByCli.code).toBe(2);
     expect(refused).toEqual({ isError: true, text: refusedByCli.stderr.trim() });
     expect(refused.text).toMatch(/^dogsled: done: you still have queued tickets: t_/);
-  }, 60_000);
+  });
 
   it('read and close of what does not exist are refused as the CLI refuses them', async () => {
     const server = await mcp();
@@ -219,5 +219,5 @@ describe('done and read, as the CLI answers', () => {
     expect(fifo.text).toMatch(/^dogsled: close: /);
     await rm(join(suite.box.state, 'items.json'));
     expect((await server.call('status')).isError).toBe(false);
-  }, 60_000);
+  });
 });

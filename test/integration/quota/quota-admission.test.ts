@@ -190,7 +190,7 @@ describe('quota-aware admission', () => {
       timeoutMs: 15_000,
     });
     expect(await agentStarts()).toEqual(['codex']);
-  }, 90_000);
+  });
 
   it('holds nothing with hold_when_exhausted = false, nor a harness whose pool has room', async () => {
     await serving('\n[quota]\nhold_when_exhausted = false\n');
@@ -217,5 +217,5 @@ describe('quota-aware admission', () => {
       { timeoutMs: 15_000 },
     );
     expect((await agentStarts()).sort()).toEqual(['claude', 'codex']);
-  }, 60_000);
+  });
 });

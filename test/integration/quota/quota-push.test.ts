@@ -251,7 +251,7 @@ describe('the quota worker', () => {
 });
 
 describe('dogsled serve', () => {
-  test('collects quota on start when a management URL is configured', { timeout: 30_000 }, async () => {
+  test('collects quota on start when a management URL is configured', async () => {
     bench.fake.accounts = everyShape();
     bench.fake.authFiles = null;
     const box = await sandbox({

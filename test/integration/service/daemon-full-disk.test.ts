@@ -122,7 +122,7 @@ describe.skipIf(!isRoot)('a full disk under the state directory', () => {
     // Nothing was left half-written: no temp file of ours or write-file-atomic's.
     expect((await readdir(state)).filter((n) => /\.tmp-|\.json\.\d+$/.test(n))).toEqual([]);
     expect(child.exitCode).toBeNull();
-  }, 90_000);
+  });
 });
 
 describe('orphaned temp files', () => {

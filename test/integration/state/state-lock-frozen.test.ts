@@ -96,7 +96,7 @@ describe('a place stopped inside its lock for longer than the stale window', () 
       JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8')),
     );
     expect(file.reservations.map((r) => r.id).sort()).toEqual(ids.sort());
-  }, 60_000);
+  });
 
   it('keeps its lock on queue.json: both queued tickets stand', async () => {
     // No service: every place becomes a ticket.
@@ -106,7 +106,7 @@ describe('a place stopped inside its lock for longer than the stale window', () 
     const ids = [JSON.parse(a.stdout).ticket, JSON.parse(b.stdout).ticket];
     const queue = QueueSchema.parse(JSON.parse(await readFile(join(box.state, 'queue.json'), 'utf8')));
     expect(queue.tickets.map((t) => t.id).sort()).toEqual(ids.sort());
-  }, 60_000);
+  });
 });
 
 describe('a place frozen past its own deadline', () => {
@@ -133,7 +133,7 @@ describe('a place frozen past its own deadline', () => {
     const queue = await readFile(join(box.state, 'queue.json'), 'utf8').catch(() => undefined);
     expect(queue === undefined ? [] : QueueSchema.parse(JSON.parse(queue)).tickets).toEqual([]);
     expect(await inspectLock(join(box.state, 'queue.json'))).toBeUndefined();
-  }, 60_000);
+  });
 });
 
 describe('a serve stopped for longer than the stale window', () => {
@@ -172,5 +172,5 @@ describe('a serve stopped for longer than the stale window', () => {
     );
     serving.kill('SIGTERM');
     expect(await exited(serving)).toEqual({ code: 0, signal: null });
-  }, 60_000);
+  });
 });

@@ -153,5 +153,5 @@ describe('a child in tmux', () => {
     expect(toLand).toEqual([
       expect.objectContaining({ item: doc.item, reason: 'unit-tmux: branch feat/tmux-done +1 to land' }),
     ]);
-  }, 120_000);
+  });
 });
