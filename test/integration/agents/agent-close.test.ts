@@ -230,7 +230,10 @@ describe('close refuses before any change', () => {
     const { pane, path } = await child('withshell', 'feat/shell');
     const other = (await ok(suite.herdr, 'tab.create', { cwd: path })).root_pane.pane_id;
     await ok(suite.herdr, 'pane.send_input', { pane_id: other, text: 'sleep 30\n' });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor('the shell to run sleep', async () => {
+      const info = (await ok(suite.herdr, 'pane.process_info', { pane_id: other })).process_info;
+      return info.foreground_processes.some((p: Json) => p.name === 'sleep');
+    });
     await refused(pane, /is in use: pane \S+ runs sleep/);
   });
 });

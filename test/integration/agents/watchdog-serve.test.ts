@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectLock } from '../../../service/state/engine/lock.js';
 import { HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
 import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
 import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
@@ -79,7 +80,7 @@ describe('the watchdog in serve', () => {
     );
     child.kill('SIGSTOP');
     // Frozen well past the stale window: readers answer, a second serve names the holder.
-    await new Promise((r) => setTimeout(r, 3_000));
+    await lockUnrefreshedFor(file, 2 * 1_000);
     const status = await runCli(['status', '--json'], box.env);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).hosts[0].service).toBe('up');

@@ -13,6 +13,7 @@ import { statePaths } from '../../../service/state/paths.js';
 import { boardFile } from '../../../service/state/records/sidebar-files.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { ROOT, runCli, sandbox, spawnCli } from '../../helpers/cli.js';
+import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
 import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -261,14 +262,15 @@ describe('board --open and --toggle', () => {
     );
     expect((await inspectLock(file))?.owner?.pid).toBe(frozen.child.pid);
     frozen.child.kill('SIGSTOP');
-    await sleep(3000);
+    await lockUnrefreshedFor(file, 2_000);
     const second = spawnCli(
       ['board', '--open', '--json'],
       { ...env, DOGSLED_TEST: '1', DOGSLED_TEST_LOCK_STALE_MS: '1000' },
       { timeoutMs: 60_000 },
     );
+    // Long enough for the second to start and retry past the stale window (no event marks a waiter's
+    // attempts): still waiting, since a live holder's lock is never taken.
     await sleep(3000);
-    // Past the stale window and still waiting: a live holder's lock is never taken.
     expect(second.child.exitCode).toBeNull();
     frozen.child.kill('SIGCONT');
     const [a, b] = await Promise.all([frozen.done, second.done]);

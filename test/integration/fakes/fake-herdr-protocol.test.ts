@@ -2,7 +2,7 @@
 // empty-id invalid_request rule, ids, records, close semantics with their events, pane exit,
 // layout/swap/ratio, input and reads, failure injection, and that stop() leaves nothing behind.
 
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
@@ -251,7 +251,9 @@ describe('metadata and notifications', () => {
 
     await report({ tokens: { short: 'lived' }, ttl_ms: 30 });
     expect((await ok('pane.get', { pane_id: pane })).pane.tokens.short).toBe('lived');
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await waitFor('the short-lived token to expire', async () => {
+      return (await ok('pane.get', { pane_id: pane })).pane.tokens.short === undefined;
+    });
     expect((await ok('pane.get', { pane_id: pane })).pane.tokens).toEqual({ b: 'two', c: 'three' });
 
     const many = (n: number, prefix: string) =>
@@ -324,7 +326,14 @@ describe('stop', () => {
     await fake.call('pane.send_input', { pane_id: root_pane.pane_id, text: 'sleep 300 &', keys: ['Enter'] });
     const shell = (await fake.call('pane.process_info', { pane_id: root_pane.pane_id })).result.process_info
       .shell_pid;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the background sleep to start', async () => {
+      for (const name of await readdir('/proc')) {
+        const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+        if (stat.includes('(sleep)') && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === shell)
+          return true;
+      }
+      return false;
+    });
     await fake.stop();
     await fake.stop();
     const alive = (pid: number) => {

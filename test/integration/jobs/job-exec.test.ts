@@ -74,6 +74,17 @@ async function childrenOf(pid: number): Promise<number[]> {
   return found;
 }
 
+/** Pids whose command line mentions any of `words`. */
+async function mentioning(words: string[]): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const argv = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (words.some((word) => argv.includes(word))) found.push(Number(name));
+  }
+  return found;
+}
+
 /** The record once the command runs (its group is recorded). */
 function running(job: JobRecord): Promise<JobRecord> {
   return waitFor(
@@ -266,7 +277,11 @@ describe.concurrent('stop and termination', () => {
       exit_code: null,
       reason: 'wrapper terminated',
     });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Nothing of the job may live on: not its supervisor, not its command (which would touch the marker).
+    await waitFor(
+      'nothing of the job left running',
+      async () => (await mentioning([job.id, marker])).length === 0,
+    );
     await expect(stat(marker)).rejects.toThrow();
   });
 });

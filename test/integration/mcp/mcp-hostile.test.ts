@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectLock } from '../../../service/state/engine/lock.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { CLI, exited, runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
+import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
 import { type McpSession, startMcp } from '../../helpers/mcp-client.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
@@ -159,7 +160,9 @@ describe('a lock holder frozen with SIGSTOP', () => {
     void place.then(() => {
       settled = true;
     });
-    await sleep(3_000);
+    await lockUnrefreshedFor(join(box.state, 'queue.json'), 2_000);
+    // A few of the call's retries past the stale window (no event marks a waiter's attempts).
+    await sleep(500);
     // Past the stale window: the frozen holder keeps its lock, the call waits, the server answers.
     expect(settled).toBe(false);
     expect((await session.call('status')).isError).toBe(false);

@@ -13,6 +13,7 @@ import type { ServiceLock } from '../../../service/state/records/service-lock.js
 import { HostSnapshotSchema, PlacementsSchema } from '../../../service/state/schemas/host-schemas.js';
 import { QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
+import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -74,8 +75,10 @@ async function frozenPlace(file: string) {
  */
 async function secondBehindFrozen(file: string) {
   const first = await frozenPlace(file);
-  await sleep(FROZEN_MS);
+  await lockUnrefreshedFor(join(box.state, file), 2 * STALE_MS);
   const second = start(['place', '--json'], testEnv());
+  // Long enough for the second to start and try the lock again and again past the stale window: a
+  // waiter that judged by age alone would have broken it (no event marks a waiter's attempts).
   await sleep(FROZEN_MS);
   // The second caller is still waiting for the frozen holder, not writing over it.
   expect(second.child.exitCode).toBeNull();
@@ -149,7 +152,7 @@ describe('a serve stopped for longer than the stale window', () => {
       { timeoutMs: 15_000 },
     );
     serving.kill('SIGSTOP');
-    await sleep(FROZEN_MS);
+    await lockUnrefreshedFor(join(box.state, 'service'), 2 * STALE_MS);
     const status = await runCli(['status', '--json'], env);
     expect(JSON.parse(status.stdout).hosts[0].service).toBe('up');
     // A minute later its snapshot is stale: not eligible, but still a running service.
