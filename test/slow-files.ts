@@ -8,6 +8,7 @@ export const SLOW_FILES = [
   'test/integration/agents/agent-queue.test.ts',
   'test/integration/agents/owner-to-land.test.ts',
   'test/integration/agents/watchdog-serve.test.ts',
+  'test/integration/board/sidebar-afternoon.test.ts',
   'test/integration/cleanup/cleanup-owner-panes.test.ts',
   'test/integration/cleanup/doctor-install.test.ts',
   'test/integration/cleanup/sweep-serve.test.ts',

@@ -6,6 +6,8 @@ import type { StateIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
 import type { Item, Ticket } from '../state/schemas/queue-items-schemas.js';
 
+export type { Item, Ticket };
+
 export interface OwnedWork {
   items: Item[];
   queue: Ticket[];

@@ -22,6 +22,25 @@ export const BoardEntrySchema = lazySchema(() =>
   }),
 );
 
+/** One dismissal: the owner's row (kind and id) in the state it was in (since_ms) when seen. */
+export const BoardSeenEntrySchema = lazySchema(() =>
+  z.looseObject({
+    owner: z.string(),
+    kind: z.enum(['agent', 'job', 'ticket']),
+    id: z.string().check(z.minLength(1)),
+    since_ms: z.nullable(ms),
+    seen_ms: ms,
+  }),
+);
+
+/** board-seen.json: the ATTENTION rows owners dismissed (`board --dismiss`, the sidebar's `d`). */
+export const BoardSeenSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    seen: z.array(BoardSeenEntrySchema),
+  }),
+);
+
 /** One section of pi-todo's display: `progress`, `now`, `next`, `done`, `dropped`, or another kind. */
 export const TodoSectionSchema = lazySchema(() =>
   z.looseObject({
@@ -76,3 +95,5 @@ export type TodoSection = z.infer<typeof TodoSectionSchema>;
 export type TodoLines = z.infer<typeof TodoLinesSchema>;
 export type PaneTodos = z.infer<typeof PaneTodosSchema>;
 export type TodoSections = z.infer<typeof TodoSectionsSchema>;
+export type BoardSeenEntry = z.infer<typeof BoardSeenEntrySchema>;
+export type BoardSeenFile = z.infer<typeof BoardSeenSchema>;

@@ -11,6 +11,8 @@ import { stopTree } from './procs.js';
 
 export interface PeerHerdr {
   socketPath: string;
+  /** The PATH its panes get: a caller started in one of them has it. */
+  path: string;
   /** Where the peer's fake agents record their launches. */
   logDir: string;
   call: (method: string, params?: Record<string, unknown>) => Promise<Envelope>;
@@ -51,6 +53,7 @@ export async function startPeerHerdr(peer: Peer, options: { binFirst?: string } 
   if (started !== 'ready') throw new Error(`the fake Herdr on ${peer.alias} did not start:\n${log}`);
   return {
     socketPath,
+    path,
     logDir,
     call: (method, params = {}) => callSocket(socketPath, method, params),
     stop: async () => {
