@@ -1,5 +1,5 @@
 // The test files of the slow project (vitest.config.ts): every end-to-end file (real SSH peers) and
-// every file that starts a real `serve`. `npm run test:fast` runs all the others;
+// every file that starts a real `serve`, with a service's timeouts, started first (test/helpers/sequencer.ts);
 // test/unit/tooling/slow-files.test.ts keeps this list in step with the files that start a serve.
 export const SLOW_FILES = [
   'test/e2e/**/*.test.ts',

@@ -1,5 +1,5 @@
-// The slow project (test/slow-files.ts) holds every file that starts a real `serve`: one that
-// started one from the fast project would make `npm run test:fast` wait on a service again.
+// The slow project (test/slow-files.ts) holds every file that starts a real `serve`: it has the
+// timeouts such a file needs, and the sequencer starts it among the first.
 
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
