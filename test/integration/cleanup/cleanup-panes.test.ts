@@ -25,8 +25,9 @@ import type { PaneWatch } from '../../../service/state/records/pane-watch-file.j
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually } from '../../helpers/cli.js';
+
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let root: string;
 let work: string;
@@ -73,10 +74,10 @@ async function split(of: Made): Promise<Made> {
 }
 
 function settled(pane: string, kind: 'empty' | 'running') {
-  return eventually(
-    async () => ((await probePrompt(port, pane)).state.kind === kind ? true : undefined),
-    10_000,
+  return waitFor(
     `pane ${pane} ${kind}`,
+    async () => ((await probePrompt(port, pane)).state.kind === kind ? true : undefined),
+    { timeoutMs: 10_000 },
   );
 }
 

@@ -18,8 +18,9 @@ import {
 } from '../../../service/state/records/queue-items.js';
 import type { Item, Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
 import { Deadline } from '../../../service/time/deadline.js';
-import { CLI, eventually, exited, type Sandbox, startCli } from '../../helpers/cli.js';
+import { CLI, exited, type Sandbox, startCli } from '../../helpers/cli.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 export { itemFixture, jobFixture, ticketFixture } from '../../helpers/job-fixtures.js';
 
@@ -139,12 +140,12 @@ export async function killAll(running: Array<ReturnType<typeof startCli>>): Prom
 
 /** Waits until `serve` published a snapshot in which the host is eligible. */
 export async function untilEligible(box: Sandbox): Promise<void> {
-  await eventually(
+  await waitFor(
+    'an eligible host',
     async () => {
       const snapshot = JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'));
       return snapshot.headroom.eligible === true || undefined;
     },
-    15_000,
-    'an eligible host',
+    { timeoutMs: 15_000 },
   );
 }
