@@ -6,7 +6,7 @@
 
 import { peerHeadroom, peerService, retryInMs } from '../core/fleet/peer-reads.js';
 import type { Headroom } from '../core/placement/headroom.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import type { PeerEntry } from '../state/schemas/peer-schemas.js';
 import type { PeerHost } from './fleet.js';
 import type { HostView } from './view.js';
