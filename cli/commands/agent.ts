@@ -5,7 +5,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { type AgentOutcome, runAgent } from '../../service/actions/agent.js';
-import { TASK_MAX_BYTES } from '../../service/agents/launch-files.js';
+import { TASK_MAX_BYTES } from '../../service/core/agents/child-contract.js';
 import { requestedKind } from '../../service/core/agents/launch-line.js';
 import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';

@@ -6,7 +6,6 @@
 
 import { rm } from 'node:fs/promises';
 import { type AgentLaunched, checkAgentLine, checkHarness, launchAgent } from '../agents/launch-agent.js';
-import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
 import { agentCallerEnvironment } from '../core/agents/agent-env.js';
 import { DogsledError } from '../core/common/errors.js';
 import { findHost } from '../core/placement/placement.js';
@@ -17,6 +16,7 @@ import { type Queued, submitWork } from '../queue/submit.js';
 import { awaitTicket, type StopScope } from '../queue/ticket-wait.js';
 import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
+import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../state/records/launch-files.js';
 import { readItems } from '../state/records/queue-items.js';
 import type { LaunchRecord } from '../state/schemas/launch-schemas.js';
 import type { AgentRequest, Item, Ticket } from '../state/schemas/queue-items-schemas.js';

@@ -14,6 +14,15 @@ import { DogsledError, messageOf } from '../core/common/errors.js';
 import { oneLine } from '../core/text/text-clean.js';
 import { findExecutable } from '../process/find-executable.js';
 import type { HostIO } from '../state/io.js';
+import {
+  createLaunchRecord,
+  type LaunchRecord,
+  LaunchTaken,
+  launchFiles,
+  neverTried,
+  updateLaunchRecord,
+  writeContractFile,
+} from '../state/records/launch-files.js';
 import { linkChild } from '../state/records/parents.js';
 import { appendItem, updateItems } from '../state/records/queue-items.js';
 import type { AgentRequest, Item } from '../state/schemas/queue-items-schemas.js';
@@ -24,19 +33,10 @@ import { needsTerminal } from '../terminal/terminal-errors.js';
 import type { Deadline } from '../time/deadline.js';
 import { mark } from '../time/timing.js';
 import { type BranchWorktree, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
-import { discardCreatedWorktree } from '../worktrees/unused-work.js';
 import { openAgentPane } from './agent-pane.js';
-import {
-  createLaunchRecord,
-  type LaunchRecord,
-  LaunchTaken,
-  launchFiles,
-  neverTried,
-  updateLaunchRecord,
-  writeContractFile,
-} from './launch-files.js';
 import { launchProfile, loadProfile, type Profile, profilesDir } from './profiles.js';
 import { startWithTries } from './start-tries.js';
+import { discardCreatedWorktree } from './unused-work.js';
 
 export interface AgentLaunchIO extends HostIO {
   /** An already opened terminal port (the caller's); default openTerminal. */

@@ -18,11 +18,11 @@ import { messageOf } from '../core/common/errors.js';
 import { stripEscapes } from '../core/text/strip-escapes.js';
 import { oneLine } from '../core/text/text-clean.js';
 import type { StateIO } from '../state/io.js';
+import { type LaunchRecord, updateLaunchRecord } from '../state/records/launch-files.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent } from '../terminal/port-records.js';
 import { isFinalRefusal, isTerminalError, TerminalError } from '../terminal/terminal-errors.js';
 import type { Deadline } from '../time/deadline.js';
-import { type LaunchRecord, updateLaunchRecord } from './launch-files.js';
 import { startSigns } from './start-evidence.js';
 
 /** Herdr's own start deadline bounds (CONTRACT §4.3 #10). */

@@ -5,11 +5,12 @@
 // update); only its own settled.json's lock is taken inside it. Only regular files are read: a
 // directory, FIFO or symlink in their place is a one-line error naming the file, never a hang.
 
-import { lstat, readdir, unlink } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { emptyInbox } from '../core/inbox/inbox.js';
 import { clipText, plainLine } from '../core/text/text-clean.js';
+import { guarded, shownPath } from '../state/engine/guarded.js';
 import { withLock } from '../state/engine/lock.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
@@ -29,52 +30,6 @@ export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string 
     );
   }
   return join(io.paths.inbox, `${terminal}${SUFFIX}`);
-}
-
-function shown(io: Pick<StateIO, 'paths'>, file: string): string {
-  return relative(io.paths.dir, file) || file;
-}
-
-/** Refuses anything but a regular file (or nothing) at `file`, before it is opened. */
-async function assertRegular(io: Pick<StateIO, 'paths'>, file: string): Promise<void> {
-  let kind: string;
-  try {
-    const stats = await lstat(file);
-    if (stats.isFile()) return;
-    kind = stats.isDirectory()
-      ? 'a directory'
-      : stats.isFIFO()
-        ? 'a FIFO'
-        : stats.isSymbolicLink()
-          ? 'a symlink'
-          : 'not a regular file';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
-    throw new DogsledError(`cannot read ${shown(io, file)}: ${code ?? messageOf(error)}`, {
-      cause: error,
-    });
-  }
-  throw new DogsledError(`${shown(io, file)} is ${kind}, not a regular file`);
-}
-
-/**
- * Runs `action` on a state file of the message layer: anything but a regular file there is refused
- * first, and file-system failures become one line naming the file (DogsledErrors pass through).
- */
-export async function guarded<T>(
-  io: Pick<StateIO, 'paths'>,
-  file: string,
-  action: () => Promise<T>,
-): Promise<T> {
-  await assertRegular(io, file);
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof DogsledError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DogsledError(`${shown(io, file)}: ${code ?? messageOf(error)}`, { cause: error });
-  }
 }
 
 /** The terminal's inbox, or undefined when nothing was ever written to it (or it was corrupt). */
@@ -137,9 +92,12 @@ export async function inboxTerminals(io: Pick<StateIO, 'paths'>): Promise<string
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];
-    throw new DogsledError(`inbox: cannot list ${shown(io, io.paths.inbox)}: ${code ?? messageOf(error)}`, {
-      cause: error,
-    });
+    throw new DogsledError(
+      `inbox: cannot list ${shownPath(io, io.paths.inbox)}: ${code ?? messageOf(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   return names
     .filter((name) => name.endsWith(SUFFIX))

@@ -10,6 +10,7 @@ import {
   keptRecords,
   NOTICE_AWAIT_MS,
 } from '../core/inbox/outbox-rule.js';
+import { guarded } from '../state/engine/guarded.js';
 import { newId } from '../state/engine/ids.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
@@ -20,7 +21,6 @@ import {
   OutboxSchema,
 } from '../state/schemas/outbox-schemas.js';
 import type { Item } from '../state/schemas/queue-items-schemas.js';
-import { guarded } from './inbox-files.js';
 
 export type Posted = Pick<OutboxRecord, 'ref'> & Partial<Pick<OutboxRecord, 'message' | 'closed' | 'branch'>>;
 

@@ -4,8 +4,8 @@
 // simply dropped). Anything but a regular file in their place is a one-line error naming it.
 
 import { isLatestRecord, keptHistory } from '../core/cleanup/sweep-rule.js';
-import { guarded } from '../inbox/inbox-files.js';
 import { writeAtomic } from '../state/engine/atomic-write.js';
+import { guarded } from '../state/engine/guarded.js';
 import { readRegular } from '../state/engine/regular-file.js';
 import { readState, updateState, writeState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';

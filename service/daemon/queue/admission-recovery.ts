@@ -5,7 +5,6 @@
 // its ticket fails with that reason and its room is given back. Also removes the caller
 // environments (tickets/ID.env) of tickets that will never launch.
 
-import { type LaunchRecord, readLaunchRecord, updateLaunchRecord } from '../../agents/launch-files.js';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import {
   type Admitter,
@@ -20,6 +19,7 @@ import { endReservations } from '../../hosts/reserve-room.js';
 import type { StateIO } from '../../state/io.js';
 import { jobEnvPath, removeEnvFile, ticketEnvIds, ticketEnvPath } from '../../state/records/env-files.js';
 import { type JobRecord, readJobRecord, updateJobRecord } from '../../state/records/job-records.js';
+import { type LaunchRecord, readLaunchRecord, updateLaunchRecord } from '../../state/records/launch-files.js';
 import { updateItems, updateQueue } from '../../state/records/queue-items.js';
 import type { Queue, Ticket } from '../../state/schemas/queue-items-schemas.js';
 

@@ -6,8 +6,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeTaskFile } from '../../../service/agents/launch-files.js';
 import { statePaths } from '../../../service/state/paths.js';
+import { writeTaskFile } from '../../../service/state/records/launch-files.js';
 import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
 import { readLaunches } from '../../fakes/agents/harness.js';
 import { eventually, runCli, type startCli } from '../../helpers/cli.js';
