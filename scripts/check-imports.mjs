@@ -9,8 +9,9 @@
 // built at a module's top level outside lazySchema (service/state/engine/lazy-schema.ts): built at import,
 // a module's schemas were most of a hook's start-up. blessed and blessed-contrib are loaded only by
 // sidebar/app.ts (other modules may import their types, which the bundle erases), and blessed-contrib
-// only by a module's path, never its index (which loads every widget and costs start-up). Comments
-// may say anything: only code counts.
+// only by a module's path, never its index (which loads every widget and costs start-up). The
+// folders of service/ import values in layer order (LAYERS below). Comments may say anything: only
+// code counts.
 // Exits 1 with one line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -265,10 +266,110 @@ for (const dir of PRODUCT_DIRS) {
   }
 }
 
+// Layers (DESIGN §2, issue #30). The folders of service/, bottom to top: a value import may run
+// within a layer or down, never up, so each layer can be read, tested and changed without the ones
+// above it (a dynamic import() and a re-export count). Type imports are erased from the bundle and
+// may cross. Two folders of one layer never import values from each other both ways (that pair
+// would be one concern split in two), every folder has a layer, and no two files under service/
+// share a base name (index.ts aside): one name, one meaning.
+const LAYERS = [
+  { name: 'core', folders: ['core'] },
+  { name: 'system', folders: ['time', 'process'] },
+  { name: 'state', folders: ['state'] },
+  { name: 'adapters', folders: ['probe', 'git', 'terminal', 'transport'] },
+  {
+    name: 'features',
+    folders: [
+      'hosts',
+      'jobs',
+      'agents',
+      'worktrees',
+      'inbox',
+      'cleanup',
+      'quota',
+      'board',
+      'todos',
+      'sweep',
+      'watchdog',
+      'queue',
+      'install',
+    ],
+  },
+  { name: 'actions', folders: ['actions', 'host-verbs'] },
+  { name: 'daemon', folders: ['daemon'] },
+];
+const LAYER_ORDER = LAYERS.map((layer) => layer.name).join(' → ');
+/** A base name any folder may use for its entry point. */
+const SHARED_BASE_NAMES = new Set(['index.ts']);
+
+/** The service folder of a path relative to the root (`service/jobs/supervisor/x.ts` → `jobs`). */
+function serviceFolder(name) {
+  const parts = name.split('/');
+  return parts[0] === 'service' && parts.length > 2 ? parts[1] : null;
+}
+
+function layerIndex(folder) {
+  return LAYERS.findIndex((layer) => layer.folders.includes(folder));
+}
+
+async function layerProblems() {
+  const found = [];
+  const SERVICE = join(root, 'service');
+  const files = (await sourceFiles(SERVICE)).sort();
+  const unplaced = new Set();
+  /** Value imports between two folders of one layer: `from>to` → the first such import seen. */
+  const sideways = new Map();
+  const byBaseName = new Map();
+  for (const file of files) {
+    const name = relative(root, file);
+    const base = name.split('/').at(-1);
+    if (!SHARED_BASE_NAMES.has(base)) byBaseName.set(base, [...(byBaseName.get(base) ?? []), name]);
+    const from = serviceFolder(name);
+    if (from === null || layerIndex(from) < 0) {
+      unplaced.add(from === null ? name : `service/${from}`);
+      continue;
+    }
+    const fromLayer = layerIndex(from);
+    for (const { spec, typeOnly } of imports(file, await readFile(file, 'utf8'))) {
+      if (!spec.startsWith('.')) continue;
+      const to = serviceFolder(relative(root, resolve(dirname(file), spec)));
+      if (to === null || to === from) continue;
+      const toLayer = layerIndex(to);
+      if (typeOnly || toLayer < 0) {
+        // A type crosses freely; a folder in no layer is reported once, below.
+      } else if (toLayer > fromLayer) {
+        found.push(
+          `${name}: imports ${spec} upward, from the ${LAYERS[fromLayer].name} layer (${from}) into the ${LAYERS[toLayer].name} layer (${to}); layers run ${LAYER_ORDER}`,
+        );
+      } else if (toLayer === fromLayer) {
+        const key = `${from}>${to}`;
+        if (!sideways.has(key)) sideways.set(key, `${name} imports ${spec}`);
+      }
+    }
+  }
+  for (const where of [...unplaced].sort()) {
+    found.push(`${where}: in no layer; give it one in scripts/check-imports.mjs (${LAYER_ORDER})`);
+  }
+  for (const [key, one] of sideways) {
+    const [from, to] = key.split('>');
+    const other = sideways.get(`${to}>${from}`);
+    if (other === undefined || from > to) continue;
+    found.push(
+      `service/${from} and service/${to} import values from each other (${one}; ${other}): move what both need down a layer, or to the folder that owns it`,
+    );
+  }
+  for (const [base, names] of byBaseName) {
+    if (names.length > 1) found.push(`${names.join(', ')}: share the name ${base}; give each its own`);
+  }
+  return found;
+}
+
+problems.push(...(await layerProblems()));
+
 if (problems.length > 0) {
   for (const line of problems) console.error(line);
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables, /proc and blessed stay with their owners; schemas are built on first use',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables, /proc and blessed stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name',
 );
