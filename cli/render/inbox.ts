@@ -4,10 +4,10 @@
 
 import { formatAge } from '../../service/core/common/duration.js';
 import { batchText, displayLines, previewText, senderLabel } from '../../service/core/inbox/inbox-text.js';
+import type { InboxRecord } from '../../service/core/inbox/inbox-types.js';
 import { stripEscapes } from '../../service/core/text/strip-escapes.js';
 import { plainLine } from '../../service/core/text/text-clean.js';
 import type { Delivery, InboxListing, SentRecord } from '../../service/inbox/reader.js';
-import type { InboxRecord } from '../../service/state/schemas/inbox-schemas.js';
 import { clip } from './text.js';
 
 function nullable(text: string | null): string | null {

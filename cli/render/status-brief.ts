@@ -4,10 +4,10 @@
 
 import { stalledPanes } from '../../service/core/agents/agent-pane-clocks.js';
 import { sweepCounts } from '../../service/core/cleanup/sweep-rule.js';
+import type { SweepPass } from '../../service/core/cleanup/sweep-types.js';
 import { formatBytes } from '../../service/core/common/units.js';
 import { glance } from '../../service/core/placement/host-marks.js';
 import type { HostView } from '../../service/hosts/view.js';
-import type { SweepPass } from '../../service/state/schemas/sweep-schemas.js';
 import { glanceOf } from './status-line.js';
 
 export const BRIEF_MAX_LINES = 6;

@@ -3,8 +3,8 @@
 // other programs, so each line is escape-free and clipped.
 
 import { sweepCounts, sweepCountsText } from '../../service/core/cleanup/sweep-rule.js';
+import type { SweepPass } from '../../service/core/cleanup/sweep-types.js';
 import { formatAge } from '../../service/core/common/duration.js';
-import type { SweepPass } from '../../service/state/schemas/sweep-schemas.js';
 import { clip, plainLine } from './text.js';
 
 /** Findings listed under the line; the rest are counted. */

@@ -8,15 +8,17 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { harnessBinary } from '../core/agents/agent-env.js';
+import type { Item } from '../core/agents/item-types.js';
 import { launchLine } from '../core/agents/launch-line.js';
 import { childRole } from '../core/agents/launch-state.js';
+import type { LaunchRecord } from '../core/agents/launch-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
+import type { AgentRequest } from '../core/placement/queue-types.js';
 import { oneLine } from '../core/text/text-clean.js';
 import { findExecutable } from '../process/find-executable.js';
 import type { HostIO } from '../state/io.js';
 import {
   createLaunchRecord,
-  type LaunchRecord,
   LaunchTaken,
   launchFiles,
   neverTried,
@@ -25,7 +27,6 @@ import {
 } from '../state/records/launch-files.js';
 import { linkChild } from '../state/records/parents.js';
 import { appendItem, updateItems } from '../state/records/queue-items.js';
-import type { AgentRequest, Item } from '../state/schemas/queue-items-schemas.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane } from '../terminal/port-records.js';

@@ -6,6 +6,7 @@
 // ran and finished before Herdr confirmed its start (its own `done` closed the pane) started.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { LaunchRecord } from '../core/agents/launch-types.js';
 import {
   afterTry,
   type PaneNow,
@@ -18,7 +19,7 @@ import { messageOf } from '../core/common/errors.js';
 import { stripEscapes } from '../core/text/strip-escapes.js';
 import { oneLine } from '../core/text/text-clean.js';
 import type { StateIO } from '../state/io.js';
-import { type LaunchRecord, updateLaunchRecord } from '../state/records/launch-files.js';
+import { updateLaunchRecord } from '../state/records/launch-files.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent } from '../terminal/port-records.js';
 import { isFinalRefusal, isTerminalError, TerminalError } from '../terminal/terminal-errors.js';

@@ -11,6 +11,7 @@ import { readTarget } from '../actions/read.js';
 import { workspaceNamed } from '../agents/caller-workspace.js';
 import { launchAgent } from '../agents/launch-agent.js';
 import { discardFreshClone } from '../agents/unused-work.js';
+import type { LaunchRecord } from '../core/agents/launch-types.js';
 import { DogsledError } from '../core/common/errors.js';
 import { senderFromPeer } from '../core/inbox/inbox.js';
 import { SETUP_CAP_MS } from '../core/placement/budget.js';
@@ -26,7 +27,6 @@ import {
   writeTaskFile,
 } from '../state/records/launch-files.js';
 import { InboxSenderSchema } from '../state/schemas/inbox-schemas.js';
-import type { LaunchRecord } from '../state/schemas/launch-schemas.js';
 import { AgentRequestSchema } from '../state/schemas/queue-items-schemas.js';
 import { openTerminal } from '../terminal/open.js';
 import { Deadline } from '../time/deadline.js';

@@ -3,7 +3,9 @@
 // in gate.json (under its lock, taken alone) before the reminder is printed. A crash after the record
 // loses one reminder; it never repeats one, so an unchanged set cannot make a continuation loop.
 
+import type { Item } from '../core/agents/item-types.js';
 import { GATE_HISTORY_MAX, gateReminder, gateStep } from '../core/inbox/gate-rule.js';
+import type { Gate } from '../core/inbox/inbox-types.js';
 import { factsFor, type LandPane } from '../core/inbox/to-land-rule.js';
 import { plainLine } from '../core/text/text-clean.js';
 import { mayHaveToLand, readToLand } from '../queue/to-land-rows.js';
@@ -11,8 +13,7 @@ import { guarded } from '../state/engine/guarded.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { readItems } from '../state/records/queue-items.js';
-import { type Gate, GateSchema } from '../state/schemas/inbox-schemas.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
+import { GateSchema } from '../state/schemas/inbox-schemas.js';
 
 function ownerOpenItems(items: readonly Item[], owner: string): Item[] {
   return items.filter((item) => item.owner === owner && item.closed_ms === null);

@@ -9,12 +9,13 @@ import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { emptyInbox } from '../core/inbox/inbox.js';
+import type { Inbox, InboxRecord } from '../core/inbox/inbox-types.js';
 import { clipText, plainLine } from '../core/text/text-clean.js';
 import { guarded, shownPath } from '../state/engine/guarded.js';
 import { withLock } from '../state/engine/lock.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
-import { type Inbox, type InboxRecord, InboxSchema } from '../state/schemas/inbox-schemas.js';
+import { InboxSchema } from '../state/schemas/inbox-schemas.js';
 
 /**
  * Herdr's terminal ids are `term_<hex>`, tmux's `%<pane>@<server pid>` (both safe as file names);

@@ -7,8 +7,8 @@
 
 import { formatAge } from '../../service/core/common/duration.js';
 import { factsLine } from '../../service/core/fleet/facts-line.js';
+import type { HostFacts } from '../../service/core/fleet/fleet-types.js';
 import { glanceMarker, glanceNumbers } from '../../service/core/placement/host-marks.js';
-import type { HostFacts } from '../../service/state/schemas/host-schemas.js';
 import { cells, clipCells, displayText, fitCells } from './cells.js';
 import type { Line, Role, Segment, SidebarHost, Thresholds } from './types.js';
 

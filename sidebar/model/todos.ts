@@ -2,7 +2,7 @@
 // other section Pi sends, as it titles it), and one fold for done and dropped. A pane without a
 // usable publication shows `todos unavailable` and why.
 
-import type { TodoSection } from '../../service/state/schemas/sidebar-schemas.js';
+import type { TodoSection } from '../../service/core/board/board-types.js';
 import { displayText, fitCells } from './cells.js';
 import { fill } from './hosts.js';
 import type { Line, Role, TodoView } from './types.js';

@@ -3,8 +3,8 @@
 // model never names a colour or touches a terminal; app.ts maps roles to the theme's colours.
 
 import type { Board, BoardRow } from '../../service/core/board/board-rule.js';
-import type { HostFacts } from '../../service/state/schemas/host-schemas.js';
-import type { TodoLines } from '../../service/state/schemas/sidebar-schemas.js';
+import type { TodoLines } from '../../service/core/board/board-types.js';
+import type { HostFacts } from '../../service/core/fleet/fleet-types.js';
 
 /** Herdr's theme tokens (CONTRACT §7) used as colour roles. */
 export type Role =

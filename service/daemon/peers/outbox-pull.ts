@@ -7,7 +7,9 @@
 
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { senderFromPeer } from '../../core/inbox/inbox.js';
+import type { InboxRecord } from '../../core/inbox/inbox-types.js';
 import { awaitsPeer, OUTBOX_LEASE_MS, ownerItemsAfter } from '../../core/inbox/outbox-rule.js';
+import type { OutboxRecord } from '../../core/inbox/outbox-types.js';
 import type { PeerHost } from '../../hosts/fleet.js';
 import { LOCAL_HOST } from '../../hosts/local-facts.js';
 import { peerCall } from '../../hosts/peer-verb.js';
@@ -16,8 +18,7 @@ import { postRecord } from '../../inbox/post.js';
 import { openHerdr, paneWhereabouts } from '../../inbox/whereabouts.js';
 import { hostIdentity } from '../../state/records/identity.js';
 import { readItems, updateItems } from '../../state/records/queue-items.js';
-import type { InboxRecord } from '../../state/schemas/inbox-schemas.js';
-import { type OutboxRecord, OutboxRecordSchema } from '../../state/schemas/outbox-schemas.js';
+import { OutboxRecordSchema } from '../../state/schemas/outbox-schemas.js';
 import type { TerminalPort } from '../../terminal/port.js';
 import type { Transport } from '../../transport/types.js';
 import type { WorkerIO } from '../worker-io.js';

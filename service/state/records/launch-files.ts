@@ -7,6 +7,7 @@ import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ContractFacts, childContract, TASK_MAX_BYTES } from '../../core/agents/child-contract.js';
 import { launchPaneRecord } from '../../core/agents/launch-state.js';
+import type { LaunchRecord } from '../../core/agents/launch-types.js';
 import type { PaneRecord } from '../../core/cleanup/pane-rule.js';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { stripEscapes } from '../../core/text/strip-escapes.js';
@@ -17,9 +18,7 @@ import { readRecordFile } from '../engine/record-file.js';
 import { updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE, type StatePaths } from '../paths.js';
-import { type LaunchRecord, LaunchRecordSchema } from '../schemas/launch-schemas.js';
-
-export type { LaunchRecord };
+import { LaunchRecordSchema } from '../schemas/launch-schemas.js';
 
 export interface LaunchFiles {
   record: string;

@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { ensureStateDir, statePaths } from '../../../service/state/paths.js';
 import { listJobRecords, readJobRecord } from '../../../service/state/records/job-records.js';
-import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
 import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
 import { theWarmOne } from '../../helpers/warm-supervisor.js';
 import {

@@ -6,9 +6,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { writeTaskFile } from '../../../service/state/records/launch-files.js';
-import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
 import { readLaunches } from '../../fakes/agents/harness.js';
 import { eventually, runCli, type startCli } from '../../helpers/cli.js';
 import { agentSuite, quickTask } from '../agents/agent-fixtures.js';

@@ -2,7 +2,7 @@
 // panel; none while the service has not read them, and none when the panel is folded.
 
 import { describe, expect, it } from 'vitest';
-import type { HostFacts } from '../../../service/state/schemas/host-schemas.js';
+import type { HostFacts } from '../../../service/core/fleet/fleet-types.js';
 import { hostLines } from '../../../sidebar/model/hosts.js';
 import type { Line, SidebarHost } from '../../../sidebar/model/types.js';
 
