@@ -1,5 +1,7 @@
-// Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they import only
-// core modules, their own, or types from anywhere, and read no clock, environment or randomness),
+// Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they read no
+// clock, environment or randomness; the core imports only itself, types too, and the model only
+// core modules, its own, or types from anywhere), each zod schema in service/state/schemas is
+// checked against the core's record at compile time and defines no record type of its own,
 // service/ never imports the CLI or the sidebar, and a command module (cli/commands) takes nothing
 // but types from service/state: it calls one service function, so it never writes a state file,
 // takes a lock or builds a record itself. In all product code (cli, service, sidebar, plugins):
@@ -269,9 +271,11 @@ for (const dir of PRODUCT_DIRS) {
 // Layers (DESIGN §2, issue #30). The folders of service/, bottom to top: a value import may run
 // within a layer or down, never up, so each layer can be read, tested and changed without the ones
 // above it (a dynamic import() and a re-export count). Type imports are erased from the bundle and
-// may cross. Two folders of one layer never import values from each other both ways (that pair
-// would be one concern split in two), every folder has a layer, and no two files under service/
-// share a base name (index.ts aside): one name, one meaning.
+// may cross, except into the core: it owns the types it works on (each state schema is checked
+// against them at compile time) and imports only itself, types too. Two folders of one layer never
+// import values from each other both ways (that pair would be one concern split in two), every
+// folder has a layer, and no two files under service/ share a base name (index.ts aside): one
+// name, one meaning.
 const LAYERS = [
   { name: 'core', folders: ['core'] },
   { name: 'system', folders: ['time', 'process'] },
@@ -331,8 +335,12 @@ async function layerProblems() {
     }
     const fromLayer = layerIndex(from);
     for (const { spec, typeOnly } of imports(file, await readFile(file, 'utf8'))) {
-      if (!spec.startsWith('.')) continue;
-      const to = serviceFolder(relative(root, resolve(dirname(file), spec)));
+      const to = spec.startsWith('.') ? serviceFolder(relative(root, resolve(dirname(file), spec))) : null;
+      // The core owns the types its rules work on: it imports nothing else, not even a type. (The
+      // purity check above names a value it imports from elsewhere.)
+      if (from === 'core' && to !== 'core' && typeOnly) {
+        found.push(`${name}: service/core imports only service/core, types too, but imports ${spec}`);
+      }
       if (to === null || to === from) continue;
       const toLayer = layerIndex(to);
       if (typeOnly || toLayer < 0) {
@@ -364,12 +372,41 @@ async function layerProblems() {
   return found;
 }
 
-problems.push(...(await layerProblems()));
+// The state schemas read the core's records (DESIGN §2, issue #30): every schema exported from
+// service/state/schemas names the core type it must match (`Check<Matches<typeof XSchema, X>>`,
+// service/state/engine/schema-match.ts, which tsc then proves), and none defines a record type of
+// its own from zod (`z.infer`, `z.output`, `z.input`).
+const SCHEMAS = join(root, 'service', 'state', 'schemas');
+const EXPORTED_SCHEMA = /^export const (\w+Schema)\b/gm;
+const INFERRED = /\bz\.(infer|output|input)</;
+
+async function schemaProblems() {
+  const found = [];
+  for (const file of (await sourceFiles(SCHEMAS)).sort()) {
+    const name = relative(root, file);
+    const code = (await readFile(file, 'utf8')).replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+    if (INFERRED.test(code)) {
+      found.push(
+        `${name}: defines a record type from a schema (z.${code.match(INFERRED)[1]}); the core owns the types`,
+      );
+    }
+    for (const [, schema] of code.matchAll(EXPORTED_SCHEMA)) {
+      if (!new RegExp(`\\bMatches<typeof ${schema},`).test(code)) {
+        found.push(
+          `${name}: ${schema} is checked against no core type; add Check<Matches<typeof ${schema}, Record>> (state/engine/schema-match.ts)`,
+        );
+      }
+    }
+  }
+  return found;
+}
+
+problems.push(...(await layerProblems()), ...(await schemaProblems()));
 
 if (problems.length > 0) {
   for (const line of problems) console.error(line);
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables, /proc and blessed stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables, /proc and blessed stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
 );

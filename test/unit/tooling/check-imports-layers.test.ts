@@ -1,7 +1,9 @@
 // `npm run check`'s layer rules on fixture trees: the folders of service/ import values only within
 // their layer or down (core → system → state → adapters → features → actions → daemon), two folders
 // never import values from each other both ways, every folder has a layer, and no two files under
-// service/ share a base name. Types cross freely; dynamic imports and re-exports are values.
+// service/ share a base name. Types cross freely, except into the core, which owns its types and
+// imports nothing else; each state schema is checked against a core record, and defines none of its
+// own. Dynamic imports and re-exports are values.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,7 +56,8 @@ describe('the layer order', () => {
       'service/process/run-process.ts': value('../time/timers.js'),
       'service/time/timers.ts': value('../core/common/units.js'),
       'service/core/common/units.ts':
-        "import type { Run } from '../../actions/run.js';\nexport type R = Run;\nexport const x = 1;\n",
+        "import type { Ms } from '../placement/host-types.js';\nexport const x: Ms = 1;\n",
+      'service/core/placement/host-types.ts': 'export type Ms = number;\n',
       'service/state/engine/store.ts':
         "import type { Port } from '../../terminal/port.js';\nexport type P = Port;\n",
       'service/jobs/supervisor/exec.ts': value('../../time/timers.js'),
@@ -130,5 +133,72 @@ describe('file names under service/', () => {
       'service/daemon/publish/outbox.ts, service/inbox/outbox.ts: share the name outbox.ts; give each its own',
       'service/inbox/read.ts, service/jobs/read.ts, service/state/records/read.ts: share the name read.ts; give each its own',
     ]);
+  });
+});
+
+describe('the core owns its types', () => {
+  const LAZY = "import { lazySchema } from '../engine/lazy-schema.js';\n";
+  const schemaFile = (body: string) =>
+    LAZY +
+    "import * as z from 'zod/mini';\nimport type { Lease } from '../../core/placement/lease-types.js';\n" +
+    "import type { Check, Matches } from '../engine/schema-match.js';\n" +
+    'export const LeaseSchema = lazySchema(() => z.looseObject({ id: z.string() }));\n' +
+    body;
+
+  it('refuses a core module that imports a type from outside the core, naming the import', async () => {
+    const root = await fixtureTree({
+      'service/core/placement/tickets.ts':
+        "import type { Ticket } from '../../state/schemas/queue-schemas.js';\nexport const first = (t: Ticket[]) => t[0];\n",
+      'service/core/inbox/inbox-text.ts':
+        "import type { Port } from '../../terminal/port.js';\nexport type P = Port;\n",
+      'service/core/common/units.ts':
+        "import type { Ms } from '../placement/lease-types.js';\nexport const x: Ms = 1;\n",
+      'service/core/placement/lease-types.ts': 'export type Ms = number;\n',
+      'service/state/schemas/queue-schemas.ts': 'export type Ticket = { id: string };\n',
+      'service/terminal/port.ts': 'export type Port = { id: string };\n',
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      'service/core/inbox/inbox-text.ts: service/core imports only service/core, types too, but imports ../../terminal/port.js',
+      'service/core/placement/tickets.ts: service/core imports only service/core, types too, but imports ../../state/schemas/queue-schemas.js',
+    ]);
+  });
+
+  it('refuses a state schema checked against no core record, and a record type inferred from a schema', async () => {
+    const root = await fixtureTree({
+      'service/core/placement/lease-types.ts': 'export type Lease = { id: string };\n',
+      'service/state/schemas/lease-schemas.ts': schemaFile(
+        'export const LeasesSchema = lazySchema(() => z.looseObject({ leases: z.array(LeaseSchema) }));\n' +
+          'export type LeasesMatch = [Check<Matches<typeof LeaseSchema, Lease>>];\n',
+      ),
+      'service/state/schemas/hold-schemas.ts':
+        LAZY +
+        "import * as z from 'zod/mini';\nexport const HoldSchema = lazySchema(() => z.looseObject({ id: z.string() }));\n" +
+        'export type Hold = z.infer<typeof HoldSchema>;\n',
+      'service/state/schemas/pin-schemas.ts':
+        LAZY +
+        "import * as z from 'zod/mini';\nconst PinSchema = lazySchema(() => z.looseObject({ id: z.string() }));\n" +
+        'export type Pin = z.output<typeof PinSchema>;\n',
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      'service/state/schemas/hold-schemas.ts: HoldSchema is checked against no core type; add Check<Matches<typeof HoldSchema, Record>> (state/engine/schema-match.ts)',
+      'service/state/schemas/hold-schemas.ts: defines a record type from a schema (z.infer); the core owns the types',
+      'service/state/schemas/lease-schemas.ts: LeasesSchema is checked against no core type; add Check<Matches<typeof LeasesSchema, Record>> (state/engine/schema-match.ts)',
+      'service/state/schemas/pin-schemas.ts: defines a record type from a schema (z.output); the core owns the types',
+    ]);
+  });
+
+  it('lets a schema that names its core record pass, a mention in a comment aside', async () => {
+    const root = await fixtureTree({
+      'service/core/placement/lease-types.ts': 'export type Lease = { id: string };\n',
+      'service/state/schemas/lease-schemas.ts': schemaFile(
+        '// Not z.infer<typeof LeaseSchema>: the core owns Lease.\n' +
+          'export type LeasesMatch = [Check<Matches<typeof LeaseSchema, Lease>>];\n',
+      ),
+    });
+    expect(check(root)).toEqual({ code: 0, lines: [] });
   });
 });
