@@ -5,8 +5,8 @@
 
 import { DogsledError } from '../service/core/common/errors.js';
 import { EXIT } from '../service/core/common/exit-codes.js';
+import { isSystemError, systemErrorText } from '../service/core/common/system-errors.js';
 import { oneLine } from '../service/core/text/text-clean.js';
-import { isSystemError, systemErrorText } from '../service/state/engine/fs-errors.js';
 
 /** Runs command `name`; an action that returns nothing succeeded. */
 export async function runCommand(name: string, action: () => Promise<number | undefined>): Promise<number> {

@@ -6,10 +6,8 @@
 
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import { callerPlaces, type ProcessIO } from '../service/actions/verb-io.js';
 import { plainLine } from '../service/core/text/text-clean.js';
-import { clockFromEnv } from '../service/state/engine/clock.js';
-import type { ProcessIO } from '../service/state/io.js';
-import { configPathFrom, stateDirFrom, statePaths } from '../service/state/paths.js';
 import { stdoutIsTTY, writeOut } from './stdout.js';
 
 export interface CliContext extends ProcessIO {
@@ -31,14 +29,14 @@ export function contextFromProcess(globals: GlobalOptions): CliContext {
   if (globals.terminal) env.DOGSLED_TERMINAL = globals.terminal;
   if (globals.config) env.DOGSLED_CONFIG = resolve(globals.config);
   const home = env.HOME || homedir();
-  const stateDir = stateDirFrom(env, home);
+  const { stateDir, paths, config, now } = callerPlaces(env, home, globals.config);
   return {
     env,
     home,
-    now: clockFromEnv(env),
+    now,
     stateDir,
-    paths: statePaths(stateDir),
-    config: configPathFrom(globals.config, env, home),
+    paths,
+    config,
     out: writeOut,
     // Warnings quote files and flags other programs and people wrote: one plain line each.
     warn: (line) => process.stderr.write(`${plainLine(line)}\n`),

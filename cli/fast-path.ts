@@ -59,6 +59,10 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
       interval: { type: 'string' },
     },
   },
+  // The board's app, which a person opens and waits for.
+  sidebar: {
+    options: { owner: { type: 'string' } },
+  },
   exec: {
     options: {},
     parse: (rest) => {
@@ -101,7 +105,14 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
 };
 
 /** Built as bundles of their own (scripts/build.mjs, cli/hot/NAME.ts). */
-export const HOT_COMMANDS: ReadonlySet<string> = new Set(['status', 'exec', 'hook', 'run', 'place']);
+export const HOT_COMMANDS: ReadonlySet<string> = new Set([
+  'status',
+  'exec',
+  'hook',
+  'run',
+  'place',
+  'sidebar',
+]);
 
 /**
  * `run [flags] -- CMD...`: the flags before the first `--`, the command after it. Without `--` (or

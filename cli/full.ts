@@ -3,7 +3,7 @@
 // through the full command line. main.ts is a file of its own so that a hot command loads no module
 // but its bundle; this one holds what the others need.
 
-import { mark } from '../service/time/timing.js';
+import { mark } from '../service/actions/timing-marks.js';
 import { runCommand } from './command.js';
 import { contextFromProcess } from './context.js';
 

@@ -9,9 +9,13 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { codeCacheFile, readCodeCache } from '../service/state/code-cache/code-cache.js';
-import { stateDirFrom } from '../service/state/paths.js';
-import { mark } from '../service/time/timing.js';
+import {
+  type CodeCacheWriter,
+  codeCacheFile,
+  readCodeCache,
+  stateDirFrom,
+} from '../service/actions/hot-code-cache.js';
+import { mark } from '../service/actions/timing-marks.js';
 import type { HotRun } from './hot/entry.js';
 
 // Node's own CommonJS wrapper; the cache is of exactly this text around the bundle.
@@ -54,9 +58,7 @@ export function loadHot(dist: URL, name: string, env: NodeJS.ProcessEnv = proces
       try {
         // After the run: the functions it compiled lazily are in the cache too.
         const data = script.createCachedData();
-        const writer: typeof import('../service/state/code-cache/code-cache-write.js') = await import(
-          new URL('code-cache-write.mjs', dist).href
-        );
+        const writer: CodeCacheWriter = await import(new URL('code-cache-write.mjs', dist).href);
         await writer.writeCodeCache(stateDir, cacheFile, key, data, name);
         mark('code cache written');
       } catch {

@@ -9,7 +9,7 @@
 // streams) before the first line runs.
 
 import { pathToFileURL } from 'node:url';
-import { mark } from '../service/time/timing.js';
+import { mark, STARTED_EVENT } from '../service/actions/timing-marks.js';
 import { HOT_COMMANDS, parseFast } from './fast-path.js';
 import { loadHot } from './hot-loader.js';
 
@@ -23,9 +23,21 @@ async function main(args: string[]): Promise<number> {
   if (fast && HOT_COMMANDS.has(fast.name)) {
     // It reports its own errors (hot/entry.ts).
     const hot = loadHot(DIST, fast.name);
-    const code = await hot.run(fast.flags);
-    await hot.remember(code);
-    return code;
+    let remembered: Promise<void> | undefined;
+    const remember = (code: number) => {
+      remembered ??= hot.remember(code);
+      return remembered;
+    };
+    // A command that runs until a person closes it writes its cache once it has started (timing.ts).
+    const started = () => void remember(0);
+    process.on(STARTED_EVENT, started);
+    try {
+      const code = await hot.run(fast.flags);
+      await remember(code);
+      return code;
+    } finally {
+      process.removeListener(STARTED_EVENT, started);
+    }
   }
   return (await loadFull()).runFull(args, fast);
 }

@@ -175,6 +175,7 @@ export function buildProgram(done: Done): Command {
     .option('--owner <pane>', "the owner pane (default: the caller's Herdr or tmux pane)")
     .option('--open', "open or reuse the caller's board, docked at the left of its Herdr tab")
     .option('--toggle', "close the caller's docked board when it is open, else open it")
+    .option('--dismiss <id>', 'mark an ATTENTION row seen (a job, ticket or item id): it moves to DONE')
     .action(action(done, async () => (await import('./commands/board.js')).boardCommand));
 
   program

@@ -36,6 +36,11 @@ export function writeAll(text: string): void {
   }
 }
 
+/** Text for stderr beside a command's output (a plan shown while stdout holds --json). */
+export function writeErr(text: string): void {
+  process.stderr.write(text);
+}
+
 /** Whether stdout is a terminal, asked of process.stdout only when a command needs to know. */
 export function stdoutIsTTY(): boolean {
   return Boolean(process.stdout.isTTY);

@@ -2,9 +2,11 @@
 // clock, environment or randomness; the core imports only itself, types too, and the model only
 // core modules, its own, or types from anywhere), each zod schema in service/state/schemas is
 // checked against the core's record at compile time and defines no record type of its own,
-// service/ never imports the CLI or the sidebar, and a command module (cli/commands) takes nothing
-// but types from service/state: it calls one service function, so it never writes a state file,
-// takes a lock or builds a record itself. In all product code (cli, service, sidebar, plugins):
+// service/ never imports the CLI or the sidebar, and a front end (FRONT_ENDS: the CLI, its commands,
+// MCP tools, renderers and hot bundles) reaches the service only through service/actions, one
+// function per verb, and service/core's types and pure rules, never a feature, adapter or state
+// module, not even for a type: it calls its verb's action, so it never writes a state file, takes a
+// lock, builds a record or decides "this host or a peer" itself. In all product code (cli, service, sidebar, plugins):
 // child processes start only in the runner and the job supervisor, Herdr's variables are read or
 // set only in service/terminal (a message may name one), and /proc paths appear only in
 // service/process and service/probe (process.getBuiltinModule counts as an import). No zod schema is
@@ -23,8 +25,18 @@ import ts from 'typescript';
 // The checkout to check: this one, or another tree (a test's fixture) named as the one argument.
 const root = process.argv[2] ? resolve(process.argv[2]) : join(dirname(fileURLToPath(import.meta.url)), '..');
 const CORE = join(root, 'service', 'core');
-const STATE = join(root, 'service', 'state');
-const COMMANDS = join(root, 'cli', 'commands');
+/**
+ * The front ends and what of service/ they may import. The sidebar (sidebar/) and the Pi extension
+ * (plugins/pi/src) join the list once they call actions. Two commands run a program of the service's
+ * own instead of a verb, each through its one entry: `serve` the service's composition root, `host`
+ * the verbs peers run here (host-verbs sits beside actions, and calls them).
+ */
+const FRONT_ENDS = ['cli'];
+const FRONT_DOORS = ['service/actions/', 'service/core/'];
+const PROGRAM_ENTRIES = {
+  'cli/commands/serve.ts': ['service/daemon/main.ts'],
+  'cli/commands/host.ts': ['service/host-verbs/verb-table.ts', 'service/host-verbs/rpc-server.ts'],
+};
 const IMPURE = {
   'process.': /\bprocess\./,
   'Date.now()': /\bDate\.now\(/,
@@ -127,6 +139,13 @@ function imports(file, text) {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
       found.push({ spec: node.moduleSpecifier.text, typeOnly: typeOnlyImport(node) });
     } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
+      // `typeof import('…')`: a type, erased from the bundle, but a dependency all the same.
+      found.push({ spec: node.argument.literal.text, typeOnly: true });
+    } else if (
       ts.isCallExpression(node) &&
       (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
         (ts.isIdentifier(node.expression) && node.expression.text === 'require') ||
@@ -189,12 +208,18 @@ for (const file of await sourceFiles(join(root, 'service'))) {
   }
 }
 
-for (const file of await sourceFiles(COMMANDS)) {
-  const name = relative(root, file);
-  for (const { spec, typeOnly } of imports(file, await readFile(file, 'utf8'))) {
-    const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
-    if (!typeOnly && target?.startsWith(`${STATE}/`)) {
-      problems.push(`${name}: a command imports ${spec}: state is read and written by service functions`);
+// A front end's door into the service: actions, and core's types and pure rules (DESIGN §2).
+for (const frontEnd of FRONT_ENDS) {
+  for (const file of await sourceFiles(join(root, frontEnd))) {
+    const name = relative(root, file);
+    for (const { spec } of imports(file, await readFile(file, 'utf8'))) {
+      if (!spec.startsWith('.')) continue;
+      const target = relative(root, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
+      if (!target.startsWith('service/') || FRONT_DOORS.some((door) => target.startsWith(door))) continue;
+      if (PROGRAM_ENTRIES[name]?.includes(target)) continue;
+      problems.push(
+        `${name}: a front end imports ${spec}: reach the service through service/actions (service/core for types and pure rules)`,
+      );
     }
   }
 }
@@ -408,5 +433,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; commands leave state to service/; processes, Herdr variables, /proc and blessed stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc and blessed stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
 );

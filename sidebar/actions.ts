@@ -1,9 +1,13 @@
-// What the sidebar does for the person, outside the screen: focus a child's pane in Herdr (⏎);
+// What the sidebar does for the person, outside the screen: switch the terminal to a child's pane (⏎:
+// Herdr focuses it; tmux switches the clients showing the board to the child's session and window);
 // send a child a message, close it, stop a job and cancel a ticket (through the dogsled CLI itself,
-// so each keeps its own checks, locks and wording); and read a child's or job's newest output (the
-// same service call as `dogsled read`). Each returns text for the screen, escape-free; nothing here
-// ever types into a terminal.
+// so each keeps its own checks, locks and wording); dismiss an ATTENTION row (the service function
+// `board --dismiss` calls); and read a child's or job's newest output (the same service call as
+// `dogsled read`). Each returns text for the screen, escape-free; nothing here ever types into a
+// terminal.
 
+import { dismissRow } from '../service/board/board-seen-file.js';
+import type { BoardRow } from '../service/core/board/board-rule.js';
 import { messageOf } from '../service/core/common/errors.js';
 import { runProcess } from '../service/process/run-process.js';
 import type { HostIO } from '../service/state/io.js';
@@ -31,12 +35,27 @@ export class Actions {
     return this.port;
   }
 
-  /** ⏎ on a card: the child's pane, focused in Herdr. */
-  async focus(pane: string | null): Promise<string> {
-    if (pane === null) return 'no pane to focus';
+  /** ⏎ on a card: the terminal switched to the row's pane. */
+  async jump(row: BoardRow): Promise<string> {
+    if (row.pane === null) {
+      return row.group === 'to_land'
+        ? `${displayText(row.title)} has no pane: its branch waits to land`
+        : `${row.kind} ${displayText(row.id)} has no pane to switch to`;
+    }
     try {
-      await (await this.terminal()).focusPane(pane);
-      return `focused ${displayText(pane)}`;
+      await (await this.terminal()).focusPane(row.pane);
+      return `switched to ${displayText(row.title)} (${displayText(row.pane)})`;
+    } catch (error) {
+      return displayText(messageOf(error));
+    }
+  }
+
+  /** `d` on an ATTENTION row: marked seen for `owner`, so it moves to DONE. */
+  async dismiss(owner: string, row: BoardRow): Promise<string> {
+    try {
+      const done = await dismissRow(this.io, owner, row.id);
+      const what = `${done.kind} ${displayText(done.id)} (${displayText(done.state)})`;
+      return done.already ? `${what} was seen already` : `${what} seen: moved to DONE`;
     } catch (error) {
       return displayText(messageOf(error));
     }

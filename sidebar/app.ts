@@ -1,33 +1,64 @@
 // The one module that loads blessed: the sidebar app, which reads cached state (state.ts), refreshed
 // when files change (watch.ts), builds the pure frame (model/build.ts) and draws it through its layout
-// (layout.ts); keys and mouse (input.ts) and the menu and its modals (menu.ts) act on it as their
-// Board, with blessed handed over. Colours come from Herdr's theme (model/theme.ts). blessed and
-// blessed-contrib are external to the bundle and loaded only by `dogsled sidebar`; of blessed-contrib
-// only the sparkline widget's module and its renderer, never the package index, which loads every
-// widget (the map, markdown, a file watcher) and would cost a few hundred milliseconds of start-up.
+// (layout.ts) or, for a host, its detail view (model/detail.ts, detail-view.ts); keys and mouse
+// (input.ts) and the menu and its modals (menu.ts) act on it as their Board, with blessed handed over.
+// blessed and blessed-contrib are external to the bundle and loaded only by `dogsled sidebar`: of
+// blessed the four widgets the board uses (its index loads all thirty-four), of blessed-contrib
+// only by a widget's module path, never the package index, which loads every widget (the map,
+// markdown, a file watcher) and would cost a few hundred milliseconds of start-up: the sparkline's
+// renderer at start (resolved from its widget, whose module loads all of blessed), the line chart
+// the first time a detail view opens.
 
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import blessed from 'blessed';
+import type blessed from 'blessed';
+import { boardRows } from '../service/core/board/board-rule.js';
 import type { HostIO } from '../service/state/io.js';
-import { mark, span } from '../service/time/timing.js';
+import { hookPane } from '../service/terminal/herdr/herdr-env.js';
+import { mark, span, startedUp } from '../service/time/timing.js';
 import { Actions } from './actions.js';
+import { askBackground } from './background.js';
 import type { Board } from './board.js';
+import { DetailScreen, type LineChart } from './detail-view.js';
+import { SamplesHistory } from './history.js';
 import { bindInput } from './input.js';
 import { Layout } from './layout.js';
 import { Modals } from './menu.js';
-import { buildSidebar } from './model/build.js';
+import { agedState, buildSidebar, panelIds } from './model/build.js';
+import { buildDetail, type HistoryPoint } from './model/detail.js';
 import type { SparklineRenderer } from './model/spark.js';
+import { type Background, backgroundOfColorFgBg } from './model/theme.js';
 import { type Frame, initialView, type Segment, type SidebarState, type ViewState } from './model/types.js';
 import { ensureSelection } from './model/view.js';
 import { readSidebarState } from './state.js';
-import { loadTheme } from './theme-file.js';
-import { sidebarTargets, watchState } from './watch.js';
+import { loadTheme, type ThemeFiles } from './theme-file.js';
+import { sidebarTargets, type Watching, watchState } from './watch.js';
 
 const MESSAGE_MS = 6_000;
-const DEBOUNCE_MS = 100;
+/** Changes this close together cost one read (a service tick writes host.json and samples.jsonl). */
+const DEBOUNCE_MS = 15;
 /** The poll fallback, and how often ages move on the screen. */
-const POLL_MS = 5_000;
+const POLL_MS = 120_000;
+/** How often ages move on the screen: a redraw without reading. */
+const TICK_MS = 30_000;
+
+/**
+ * The part of blessed the board uses, each widget by its module (blessed's index loads every one),
+ * shaped as the package: screen, box, list (the menu), textbox (a message), escape, colors.
+ */
+function loadTui(): typeof blessed {
+  // `require`: the CommonJS wrapper's in the hot bundle, the banner's in an ES module chunk.
+  const lib = (name: string) => require(`blessed/lib/${name}`);
+  return {
+    screen: lib('widgets/screen'),
+    box: lib('widgets/box'),
+    list: lib('widgets/list'),
+    textbox: lib('widgets/textbox'),
+    escape: lib('helpers').escape,
+    colors: lib('colors'),
+  } as unknown as typeof blessed;
+}
 
 export interface SidebarOptions {
   /** This host's IO: its state, its policy, and the environment and home Herdr is found with. */
@@ -36,25 +67,61 @@ export interface SidebarOptions {
   /** The dogsled entry (process.argv[1]) that stop and cancel run. */
   entry: string;
   fixtureHosts?: string | undefined;
-  /** Herdr's config.toml, for the theme. */
-  herdrConfig: string;
+  /** The poll fallback and the bound on the background question (tests only; else the defaults). */
+  pollMs?: number | undefined;
+  backgroundMs?: number | undefined;
+  /** The first read, started by the command while this module and blessed load. */
+  firstRead?: Promise<SidebarState> | undefined;
+  /** dogsled's theme.toml and Herdr's config.toml. */
+  themeFiles: ThemeFiles;
   noColor: boolean;
 }
 
-/**
- * The renderer blessed-contrib's Sparkline widget draws with, resolved from that widget's module so it
- * is the one blessed-contrib ships whatever npm hoisted; null when it cannot be loaded (the cells
- * stay blank rather than the board failing).
- */
-function contribSparkline(): SparklineRenderer | null {
+/** A widget's module, resolved from blessed-contrib so it is the one it ships whatever npm hoisted. */
+function contrib<T>(module: string, pick: (widget: string, load: NodeJS.Require) => T): T | null {
   try {
-    const here = createRequire(import.meta.url);
-    const widget = here.resolve('blessed-contrib/lib/widget/sparkline.js');
-    here(widget);
-    return createRequire(widget)('sparkline') as SparklineRenderer;
+    return pick(require.resolve(module), require);
   } catch {
     return null;
   }
+}
+
+/**
+ * The sparkline renderer blessed-contrib's Sparkline widget draws with, from beside that widget (the
+ * widget itself is not loaded: it loads all of blessed); null: the cells stay blank.
+ */
+function contribSparkline(): SparklineRenderer | null {
+  return contrib('blessed-contrib/lib/widget/sparkline.js', (widget) => {
+    return createRequire(widget)('sparkline') as SparklineRenderer;
+  });
+}
+
+/** blessed-contrib's line chart, for the detail view; null: its numbers are shown as text. */
+function contribLine(): LineChart | null {
+  return contrib('blessed-contrib/lib/widget/charts/line.js', (widget, load) => load(widget) as LineChart);
+}
+
+/**
+ * Terminals inside tmux or Herdr, or that say so, draw 256 colours (tmux maps them for a client that
+ * cannot) even where terminfo says 8 (TERM=screen): blessed would reduce every colour to 8 there.
+ */
+function drawsMoreColours(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.TMUX || env.COLORTERM || /256|direct|truecolor/.test(env.TERM ?? '') || hookPane(env));
+}
+
+/**
+ * blessed computes its 8-colour table by matching every 256-colour entry against the first eight,
+ * and its match cache keeps those answers: an exact xterm-256 colour (the default themes' colours)
+ * would then be drawn as its 8-colour neighbour. The cache is only a memo; emptied, it is rebuilt.
+ */
+function forgetEightColourMatches(tui: typeof blessed): void {
+  (tui.colors as unknown as { _cache: Record<number, number> })._cache = {};
+}
+
+function frameText(frame: Frame): string {
+  return frame.panels
+    .map((panel) => panel.lines.map((line) => line.segments.map((s) => s.text).join('')).join('\n'))
+    .join('\n');
 }
 
 export function runSidebar(options: SidebarOptions): Promise<number> {
@@ -65,7 +132,7 @@ export function runSidebar(options: SidebarOptions): Promise<number> {
 }
 
 class SidebarApp implements Board {
-  readonly tui = blessed;
+  readonly tui = loadTui();
   readonly screen: blessed.Widgets.Screen;
   readonly actions: Actions;
   state: SidebarState | undefined;
@@ -76,49 +143,105 @@ class SidebarApp implements Board {
   private reloading: Promise<void> | undefined;
   private again = false;
   private messageTimer: NodeJS.Timeout | undefined;
-  private closeWatch: (() => void) | undefined;
+  private ticker: NodeJS.Timeout | undefined;
+  private watching: Watching | undefined;
+  private closing = false;
   private drawn = false;
+  /** The text of the frame last drawn, so the age tick draws only when an age reads differently. */
+  private drawnText = '';
+  private background: Background | null;
+  private detail: DetailScreen | undefined;
+  private chart: LineChart | null | undefined;
+  private history: SamplesHistory | undefined;
+  /** The detail view's samples: null for a peer's host, undefined while they are read. */
+  private points: HistoryPoint[] | null | undefined;
 
   constructor(
     private readonly options: SidebarOptions,
     private readonly done: () => void,
   ) {
+    forgetEightColourMatches(this.tui);
     this.actions = new Actions({ ...options.io, entry: options.entry });
-    this.screen = blessed.screen({ smartCSR: true, fullUnicode: true, warnings: false, title: 'dogsled' });
-    const theme = loadTheme(options.herdrConfig, options.noColor);
-    this.layout = new Layout(blessed, this.screen, theme, contribSparkline());
+    this.screen = this.tui.screen({ smartCSR: true, fullUnicode: true, warnings: false, title: 'dogsled' });
+    const tput = this.screen.tput as unknown as { colors: number };
+    if (tput.colors < 256 && drawsMoreColours(options.io.env)) tput.colors = 256;
+    this.background = backgroundOfColorFgBg(options.io.env.COLORFGBG);
+    this.layout = new Layout(this.tui, this.screen, this.theme(), contribSparkline());
+    mark('sidebar screen');
+  }
+
+  private theme() {
+    return loadTheme(this.options.themeFiles, this.options.noColor, this.background);
   }
 
   async start(): Promise<void> {
     bindInput(this, this.modals, () => this.quit());
     this.screen.on('resize', () => this.render());
-    await this.reload();
-    const { io, owner, herdrConfig: config, fixtureHosts } = this.options;
-    const watching = watchState(
-      sidebarTargets(io.paths, owner, config, fixtureHosts),
-      () => {
-        this.layout.theme = loadTheme(config, this.options.noColor);
-        void this.reload();
-      },
-      { debounceMs: DEBOUNCE_MS, pollMs: POLL_MS },
-    );
-    this.closeWatch = () => watching.close();
+    if (!this.options.noColor) {
+      askBackground(
+        process.stdin,
+        process.stdout,
+        (background) => {
+          this.background = background;
+          this.layout.theme = this.theme();
+          this.render();
+        },
+        this.options.backgroundMs,
+      );
+    }
+    await this.reload(this.options.firstRead);
+    // Ages move on by redrawing alone; a read happens when a file changes (and at the slow poll).
+    this.ticker = setInterval(() => this.render(true), TICK_MS);
+    this.ticker.unref();
+    // chokidar is loaded once the board is on the screen: its load never delays the first frame.
+    const { io, owner, themeFiles, fixtureHosts } = this.options;
+    const targets = sidebarTargets(io.paths, owner, [themeFiles.own, themeFiles.herdr], fixtureHosts);
+    const refresh = () => {
+      this.layout.theme = this.theme();
+      return this.reload();
+    };
+    const watching = await watchState(targets, () => void refresh(), {
+      debounceMs: DEBOUNCE_MS,
+      pollMs: this.options.pollMs ?? POLL_MS,
+    }).catch(() => undefined);
+    if (this.closing) {
+      await watching?.close();
+      return;
+    }
+    this.watching = watching;
+    mark('sidebar watching');
+    // What changed between the first read and the watch being in place is read now.
+    await refresh();
   }
 
-  /** One read at a time; a change during a read asks for one more. */
-  reload(): Promise<void> {
+  /** The job records of the board's live jobs, which change when a job starts or ends. */
+  private followJobs(): void {
+    if (!this.watching || !this.state?.board) return;
+    const jobs = boardRows(this.state.board)
+      .filter((row) => row.kind === 'job' && row.job !== null && row.group === 'running')
+      .map((row) => join(this.options.io.paths.jobs, `${row.job}.json`));
+    this.watching.follow(jobs);
+  }
+
+  /** One read at a time; a change during a read asks for one more. `first`: a read already begun. */
+  reload(first?: Promise<SidebarState>): Promise<void> {
     if (this.reloading) {
       this.again = true;
       return this.reloading;
     }
     this.reloading = (async () => {
+      let begun = first;
       do {
         this.again = false;
         const { io, owner, fixtureHosts } = this.options;
         const began = performance.now();
-        this.state = await readSidebarState(io, { owner, fixtureHosts });
+        this.state = await (begun ?? readSidebarState(io, { owner, fixtureHosts }));
+        begun = undefined;
+        if (this.view.detail) await this.readHistory();
         span('sidebar read', performance.now() - began);
         this.view = ensureSelection(this.state, this.view);
+        if (!panelIds(this.state).includes(this.view.focus)) this.view = { ...this.view, focus: 'work' };
+        this.followJobs();
         this.render();
       } while (this.again);
     })().finally(() => {
@@ -127,17 +250,58 @@ class SidebarApp implements Board {
     return this.reloading;
   }
 
-  render(): void {
+  /** The detail view's host's samples: this host's samples.jsonl; a peer's stay on that host. */
+  private async readHistory(): Promise<void> {
+    const host = this.state?.hosts.find((h) => h.id === this.view.detail?.host);
+    if (!host?.local) {
+      this.points = null;
+      return;
+    }
+    this.history ??= new SamplesHistory(this.options.io.paths.samples);
+    this.points = await this.history.read(this.options.io.now());
+  }
+
+  /** Draws the board; `unlessSame` (the age tick): not when its text would not change. */
+  render(unlessSame = false): void {
     if (!this.state) return;
     const began = performance.now();
     const width = Number(this.screen.width);
     const height = Number(this.screen.height);
-    this.frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height);
+    const frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height);
+    const text = frameText(frame);
+    if (unlessSame && !this.view.detail && text === this.drawnText) return;
+    this.frame = frame;
+    this.drawnText = text;
     this.layout.paint(this.frame, this.view);
+    this.paintDetail(width, height);
     this.screen.render();
     span('sidebar render', performance.now() - began);
-    if (!this.drawn) mark('sidebar first frame');
+    if (!this.drawn) {
+      mark('sidebar first frame');
+      startedUp();
+    }
     this.drawn = true;
+  }
+
+  private paintDetail(width: number, height: number): void {
+    const open = this.view.detail;
+    const now = this.options.io.now();
+    const hosts = this.state ? agedState(this.state, now).hosts : [];
+    const host = open ? hosts.find((h) => h.id === open.host) : undefined;
+    if (!open || !host) {
+      this.detail?.destroy();
+      this.detail = undefined;
+      return;
+    }
+    if (this.chart === undefined) this.chart = contribLine();
+    this.detail ??= new DetailScreen(
+      this.tui,
+      this.screen,
+      this.chart,
+      (segments) => this.layout.tagged(segments),
+      (role) => this.colour(role),
+    );
+    this.detail.paint(buildDetail(host, open, this.points, now, width, height));
   }
 
   colour(role: Segment['fg']): string | undefined {
@@ -145,7 +309,13 @@ class SidebarApp implements Board {
   }
 
   setView(view: ViewState): void {
+    const opened = view.detail !== null && view.detail.host !== this.view.detail?.host;
     this.view = view;
+    if (opened) {
+      this.points = undefined;
+      this.history = undefined;
+      void this.readHistory().then(() => this.render());
+    }
     this.render();
   }
 
@@ -157,7 +327,9 @@ class SidebarApp implements Board {
   }
 
   private quit(): void {
-    this.closeWatch?.();
+    this.closing = true;
+    if (this.ticker) clearInterval(this.ticker);
+    void this.watching?.close();
     if (this.messageTimer) clearTimeout(this.messageTimer);
     this.screen.destroy();
     this.done();

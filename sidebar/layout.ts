@@ -1,6 +1,7 @@
-// The sidebar's layout on the screen: three framed panels placed, labelled and filled as the pure
-// frame says (model/build.ts), the message line under them, and segments turned into blessed tags
-// in the theme's colours (sparkline cells drawn with blessed-contrib's renderer, app.ts's to load).
+// The sidebar's layout on the screen: the framed panels placed, labelled and filled as the pure frame
+// says (model/build.ts; a panel it leaves out is hidden), the message line under them, and segments
+// turned into blessed tags in the theme's colours (sparkline cells drawn with blessed-contrib's
+// renderer, app.ts's to load).
 
 import type { Screen, Tui } from './board.js';
 import { drawSpark, type SparklineRenderer } from './model/spark.js';
@@ -36,8 +37,12 @@ export class Layout {
 
   /** Puts the frame into the panels and the message line; the caller renders the screen. */
   paint(frame: Frame, view: ViewState): void {
+    for (const [id, box] of Object.entries(this.boxes)) {
+      if (!frame.panels.some((panel) => panel.id === id)) box.hide();
+    }
     for (const panel of frame.panels) {
       const box = this.boxes[panel.id];
+      box.show();
       box.top = panel.top;
       box.height = panel.height;
       const focused = view.focus === panel.id;
@@ -48,8 +53,11 @@ export class Layout {
       });
       box.setContent(panel.lines.map((line) => this.tagged(line.segments)).join('\n'));
     }
-    if (frame.message) {
-      this.messageBox.setContent(this.tagged([{ text: frame.message, fg: 'teal' }]));
+    if (frame.message.length > 0) {
+      this.messageBox.height = frame.message.length;
+      this.messageBox.setContent(
+        frame.message.map((line) => this.tagged([{ text: line, fg: 'teal' }])).join('\n'),
+      );
       this.messageBox.show();
     } else this.messageBox.hide();
   }
@@ -59,7 +67,8 @@ export class Layout {
     return blessedColour(this.theme.palette[role]);
   }
 
-  private tagged(segments: readonly Segment[]): string {
+  /** Segments as blessed tags, in the theme's colours. */
+  tagged(segments: readonly Segment[]): string {
     return segments
       .map((s) => {
         const fg = this.colour(s.dim ? 'overlay0' : s.fg);

@@ -4,6 +4,7 @@
 
 import type { BoardRow } from '../service/core/board/board-rule.js';
 import type { Board } from './board.js';
+import { dismiss } from './input.js';
 import { displayText, wrapCells } from './model/cells.js';
 import { type MenuEntry, menuFor, question } from './model/view.js';
 
@@ -109,6 +110,7 @@ export class Modals {
       void this.showRead(target);
     }
     if (entry.action === 'send' && row.pane !== null) this.askMessage(row, row.pane);
+    if (entry.action === 'dismiss') void dismiss(board);
   }
 
   /** The message for a child, typed into a one-line box; it travels to `dogsled send` on stdin. */

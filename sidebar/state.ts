@@ -5,7 +5,8 @@
 
 import { readBoard } from '../service/board/read-board.js';
 import { messageOf } from '../service/core/common/errors.js';
-import { readLocalHost } from '../service/hosts/local-facts.js';
+import type { JobSummary } from '../service/core/jobs/job-types.js';
+import { localView, readLocalFacts } from '../service/hosts/local-facts.js';
 import { cachedPeerHosts } from '../service/hosts/peers.js';
 import type { HostView } from '../service/hosts/view.js';
 import { openRegular, readRegular } from '../service/state/engine/regular-file.js';
@@ -47,24 +48,35 @@ export async function readSidebarState(io: HostIO, sources: SidebarSources): Pro
       disk_free_min_percent: io.config.disk_free_min_percent,
     },
     problems,
+    read_ms: io.now(),
   };
 }
 
 async function readHosts(io: HostIO, sources: SidebarSources): Promise<SidebarHost[]> {
   if (sources.fixtureHosts) {
     const text = await readRegular(sources.fixtureHosts);
-    return text === undefined ? [] : ((JSON.parse(text) as { hosts: SidebarHost[] }).hosts ?? []);
+    const hosts =
+      text === undefined ? [] : ((JSON.parse(text) as { hosts: Partial<SidebarHost>[] }).hosts ?? []);
+    return hosts.map(fixtureHost);
   }
-  const [local, history, peers] = await Promise.all([
-    readLocalHost(io),
+  const [facts, history, peers] = await Promise.all([
+    readLocalFacts(io),
     busyHistory(io.paths.samples),
     cachedPeerHosts(io),
   ]);
+  const local = localView(facts, io.config, io.now());
   // A peer's busy history is its host's samples.jsonl, which the cache does not carry.
-  return [sidebarHost(local, history), ...peers.map((peer) => sidebarHost(peer, []))];
+  return [
+    sidebarHost(local, history, facts.snapshot?.jobs ?? []),
+    ...peers.map((peer) => sidebarHost(peer, [], [])),
+  ];
 }
 
-export function sidebarHost(view: HostView, history: Array<number | null>): SidebarHost {
+export function sidebarHost(
+  view: HostView,
+  history: Array<number | null>,
+  jobs: readonly JobSummary[],
+): SidebarHost {
   return {
     id: view.id,
     label: view.label,
@@ -74,9 +86,53 @@ export function sidebarHost(view: HostView, history: Array<number | null>): Side
     eligible: view.headroom.eligible,
     age_ms: view.age_ms,
     reservations: view.reservations.length,
+    reason: view.headroom.reason,
+    free_cores: view.headroom.free_cores,
+    unreachable: view.unreachable,
+    reserved: view.reservations.map((r) => ({ id: r.id, expires_ms: r.expires_ms, owner: r.owner })),
+    agents: (view.probe?.agent_panes ?? []).map((a) => ({
+      pane: a.pane,
+      agent: a.agent,
+      state: a.state,
+      name: a.name,
+      model: a.model,
+    })),
+    jobs: jobs.map((j) => ({
+      id: j.id,
+      command: [...j.command],
+      owner: j.owner ?? null,
+      started_ms: j.started_ms,
+      ended_ms: j.ended_ms,
+      exit_code: j.exit_code,
+      signal: j.signal,
+      reason: j.reason,
+    })),
     probe: view.probe,
     busy_history: history,
     facts: view.facts,
+  };
+}
+
+/** A test fixture's host (DOGSLED_TEST_SIDEBAR_HOSTS), with what it leaves out as an eligible host has it. */
+function fixtureHost(host: Partial<SidebarHost>): SidebarHost {
+  return {
+    id: 'local',
+    label: 'local',
+    local: false,
+    reachable: true,
+    service: 'up',
+    eligible: true,
+    age_ms: null,
+    reservations: 0,
+    reason: [],
+    free_cores: null,
+    unreachable: null,
+    reserved: [],
+    agents: [],
+    jobs: [],
+    probe: null,
+    busy_history: [],
+    ...host,
   };
 }
 
@@ -118,6 +174,6 @@ export async function busyHistory(file: string): Promise<Array<number | null>> {
 async function readTodos(io: HostIO, owner: string): Promise<TodoView> {
   const read = await readTodoLines(io.paths, owner);
   if (read.kind === 'ok') return { available: true, lines: read.lines };
-  if (read.kind === 'missing') return { available: false, reason: 'no presentation for this pane' };
+  if (read.kind === 'missing') return { available: false, reason: null };
   return { available: false, reason: read.reason };
 }

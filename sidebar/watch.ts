@@ -1,17 +1,22 @@
-// Refreshes the sidebar when the files it reads change: fs.watch on their directories (state files
-// are replaced by rename, so the file itself cannot be watched), bursts folded into one refresh, and
-// a slow poll as the fallback where watching is not possible (no inotify room, a network disk, a
-// directory that does not exist yet: it is watched once it appears). Chosen over chokidar, which
-// adds start-up time and wraps the same fs.watch on Linux and macOS.
+// Refreshes the sidebar when the files it reads change, through chokidar (which follows writers'
+// atomic renames and directories that appear later), bursts folded into one refresh, and a slow poll
+// as the fallback where watching is not possible (no inotify room, a network disk) and to move ages
+// on. Each watched path starts at its nearest existing ancestor, and everything but the chain down to
+// it is ignored, so a state dir (or Herdr's config dir) made after the board opened is followed
+// without watching anything else. Job records are watched one by one, only those of the board's
+// live rows (a state dir holds every host job's record, and chokidar watches each file it sees).
+// chokidar is loaded after the first frame (app.ts), so its load never delays the board's first paint.
+// chokidar can lose a path that turns from a directory into something else faster than it looks (it
+// keeps watching the directory that is gone); the poll reads such a path all the same.
 
-import { type FSWatcher, watch } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, dirname, join, sep } from 'node:path';
 import type { StatePaths } from '../service/state/paths.js';
 import { idHash } from '../service/state/records/sidebar-files.js';
 
 export interface WatchTarget {
-  dir: string;
-  /** Which names in `dir` matter; all when omitted. */
+  /** A file, or a directory whose entries `matches` names. */
+  path: string;
   matches?: (name: string) => boolean;
 }
 
@@ -23,17 +28,45 @@ export interface WatchOptions {
 }
 
 export interface Watching {
-  close(): void;
-  /** How many directories are watched now (the rest are polled). */
+  close(): Promise<void>;
+  /** Files watched besides the targets (the job records of live rows); replaces the last set. */
+  follow(files: readonly string[]): void;
+  /** How many paths chokidar watches now (directories and files). */
   watched(): number;
 }
 
-export function watchState(
+/** The nearest ancestor of `path` (or itself) that exists now. */
+function existingAncestor(path: string): string {
+  let current = path;
+  for (;;) {
+    try {
+      statSync(current);
+      return current;
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return current;
+      current = parent;
+    }
+  }
+}
+
+export async function watchState(
   targets: readonly WatchTarget[],
   onChange: () => void,
   options: WatchOptions,
-): Watching {
-  const watchers = new Map<string, FSWatcher>();
+): Promise<Watching> {
+  const { watch } = await import('chokidar');
+  const followed = new Set<string>();
+  const wanted = (path: string): boolean => {
+    if (followed.has(path)) return true;
+    for (const target of targets) {
+      // The target itself and the chain of directories down to it.
+      if (path === target.path || target.path.startsWith(path.endsWith(sep) ? path : `${path}${sep}`))
+        return true;
+      if (target.matches && dirname(path) === target.path && target.matches(basename(path))) return true;
+    }
+    return false;
+  };
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const poke = () => {
@@ -43,57 +76,64 @@ export function watchState(
       if (!closed) onChange();
     }, options.debounceMs);
   };
-  const attach = () => {
-    for (const target of targets) {
-      if (watchers.has(target.dir)) continue;
-      try {
-        const watcher = watch(target.dir, { persistent: false }, (_event, name) => {
-          if (name === null || !target.matches || target.matches(String(name))) poke();
-        });
-        watcher.on('error', () => {
-          watcher.close();
-          watchers.delete(target.dir);
-        });
-        watchers.set(target.dir, watcher);
-      } catch {
-        // Missing or unwatchable: the poll covers it, and the next poll tries again.
-      }
-    }
-  };
-  attach();
-  const poll = setInterval(() => {
-    attach();
-    onChange();
-  }, options.pollMs);
+  const roots = [...new Set(targets.map((target) => existingAncestor(target.path)))];
+  const watcher = watch(roots, {
+    ignoreInitial: true,
+    persistent: false,
+    ignored: (path: string) => !wanted(path),
+  });
+  watcher.on('all', poke);
+  // A watch that fails (no inotify room) leaves the poll to refresh.
+  watcher.on('error', () => undefined);
+  // Resolved once chokidar has looked at everything: a change made before then may have been taken
+  // for part of the initial scan, so the caller reads once more after this.
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  const poll = setInterval(onChange, options.pollMs);
   poll.unref();
   return {
-    close() {
+    async close() {
       closed = true;
       clearInterval(poll);
       if (timer) clearTimeout(timer);
-      for (const watcher of watchers.values()) watcher.close();
-      watchers.clear();
+      await watcher.close();
     },
-    watched: () => watchers.size,
+    follow(files) {
+      const next = new Set(files);
+      const gone = [...followed].filter((file) => !next.has(file));
+      const added = [...next].filter((file) => !followed.has(file));
+      for (const file of gone) followed.delete(file);
+      for (const file of added) followed.add(file);
+      if (gone.length > 0) watcher.unwatch(gone);
+      if (added.length > 0) watcher.add(added);
+    },
+    watched: () => Object.values(watcher.getWatched()).reduce((sum, names) => sum + names.length, 0),
   };
 }
 
-/** What the sidebar reads: the state files, job records, its owner's todos, Herdr's config, a fixture. */
+/**
+ * What the sidebar reads: the state files, the peer cache, its owner's todos, the theme files and a
+ * test's fixture (job records are followed by the app, by row).
+ */
 export function sidebarTargets(
   paths: StatePaths,
   owner: string,
-  herdrConfig: string,
+  themeFiles: readonly string[],
   fixtureHosts: string | undefined,
 ): WatchTarget[] {
-  const todos = `${idHash(owner)}.json`;
-  const files = ['host.json', 'items.json', 'queue.json', 'samples.jsonl'];
+  const files = [
+    paths.host,
+    paths.items,
+    paths.queue,
+    paths.samples,
+    paths.placements,
+    paths.branches,
+    paths.boardSeen,
+    join(paths.todoLines, `${idHash(owner)}.json`),
+    ...themeFiles,
+    ...(fixtureHosts ? [fixtureHosts] : []),
+  ];
   return [
-    { dir: paths.dir, matches: (name) => files.includes(name) },
-    { dir: paths.jobs, matches: (name) => name.endsWith('.json') },
-    { dir: paths.todoLines, matches: (name) => name === todos },
-    { dir: dirname(herdrConfig), matches: (name) => name === basename(herdrConfig) },
-    ...(fixtureHosts
-      ? [{ dir: dirname(fixtureHosts), matches: (name: string) => name === basename(fixtureHosts) }]
-      : []),
+    ...files.map((path) => ({ path })),
+    { path: paths.peers, matches: (name: string) => name.endsWith('.json') },
   ];
 }

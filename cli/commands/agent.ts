@@ -4,13 +4,13 @@
 // with --wait, the child the service started once it admitted the ticket).
 
 import { readFile } from 'node:fs/promises';
-import { type AgentOutcome, runAgent } from '../../service/actions/agent.js';
-import { TASK_MAX_BYTES } from '../../service/core/agents/child-contract.js';
+import { type AgentOutcome, runAgent, TASK_MAX_BYTES } from '../../service/actions/agent.js';
+import { Deadline } from '../../service/actions/call-budget.js';
+import type { UserIO } from '../../service/actions/verb-io.js';
 import { requestedKind } from '../../service/core/agents/launch-line.js';
 import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';
 import { shown } from '../../service/core/text/visible.js';
-import { Deadline } from '../../service/time/deadline.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
@@ -53,7 +53,7 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
     pin,
     wait: Boolean(flags.wait),
   };
-  const outcome = await runAgent(io, work, deadline, {
+  const user: UserIO = {
     // The spec prints the ticket as JSON (--json); a --json wait keeps stdout for its one final
     // document, and a human wait for the child it starts.
     queued: (queued) => {
@@ -67,7 +67,8 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
       ctx.warn(`dogsled: agent: queued as ${ticket.id}: ${whyQueued(queued)}${waiting}`);
     },
     untilStopped,
-  });
+  };
+  const outcome = await runAgent({ ...io, ...user }, work, deadline);
   return render(outcome, flags, ctx);
 }
 

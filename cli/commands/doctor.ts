@@ -1,36 +1,27 @@
-// `dogsled doctor [--json] [--host H]`: the cleanup survey as a report (service/cleanup/session.ts).
-// Changes nothing: every repository is fetched (remote-tracking refs are what make pushed work
-// count), nothing is removed. `--host` runs the same survey on a peer (host doctor there).
+// `dogsled doctor [--json] [--host H]`: the cleanup survey as a report, of this host or of the
+// peer --host names (service/actions/doctor-action.ts). Changes nothing: every repository is
+// fetched (remote-tracking refs are what make pushed work count), nothing is removed.
 
-import { type CleanupCaller, doctorReport } from '../../service/cleanup/session.js';
-import { LOCAL_HOST } from '../../service/hosts/local-facts.js';
-import { hostOfFlag, remoteDoctor } from '../../service/hosts/peer-cleanup.js';
+import { type CleanupUserIO, doctorHost } from '../../service/actions/doctor-action.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 import { paint } from '../render/color.js';
 import { renderDoctor } from '../render/doctor-human.js';
+import { progressOnTerminal } from '../terminal-user.js';
 
 export interface DoctorFlags {
   json?: boolean;
   host?: string;
 }
 
-/** This process as the cleanup's caller: its directory, and a progress line on a terminal. */
-export function cleanupCaller(): CleanupCaller {
-  return {
-    cwd: process.cwd(),
-    // One line rewritten in place, and only on a terminal: piped stderr stays clean.
-    progress: process.stderr.isTTY
-      ? (text) => process.stderr.write(`\r\x1b[K${text === '' ? '' : `dogsled: ${text}…`}`)
-      : undefined,
-  };
+/** The cleanup's IO for this process: its directory, and a progress line on a terminal. */
+export async function cleanupIO(ctx: CliContext): Promise<CleanupUserIO> {
+  const progress = progressOnTerminal();
+  return { ...(await hostIO(ctx)), cwd: process.cwd(), ...(progress ? { progress } : {}) };
 }
 
 export async function doctorCommand(flags: DoctorFlags, ctx: CliContext): Promise<number> {
-  const io = await hostIO(ctx);
-  const peer = await hostOfFlag(io, flags.host);
-  const report =
-    peer === null ? await doctorReport(io, cleanupCaller(), LOCAL_HOST.id) : await remoteDoctor(io, peer);
+  const report = await doctorHost(await cleanupIO(ctx), { host: flags.host });
   if (flags.json) {
     for (const warning of report.warnings) ctx.warn(`dogsled: warning: ${warning}`);
     ctx.out(`${JSON.stringify(report)}\n`);

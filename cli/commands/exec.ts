@@ -1,7 +1,7 @@
-// `dogsled exec ID [-- CMD]`: the job wrapper a job pane runs (service/jobs/supervisor/exec.ts). A closed pane
+// `dogsled exec ID [-- CMD]`: the job wrapper a job pane runs (service/actions/exec-action.ts). A closed pane
 // must never kill it, so writes to a stdout or stderr that went away are ignored here.
 
-import { execJob } from '../../service/jobs/supervisor/exec.js';
+import { execJob } from '../../service/actions/exec-action.js';
 import type { CliContext } from '../context.js';
 
 /** `command` is undefined (or empty) for `exec ID`, which runs the record's own command. */

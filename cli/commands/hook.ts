@@ -4,18 +4,23 @@
 // exactly what it printed, and on any failure (no state dir, a corrupt inbox, no Herdr, its
 // five-second budget spent) exits 0 with no output at all. A flag registered wrongly (an unknown
 // --harness or --event, an unknown flag) is a failure like any: one line in the state dir's
-// hooks.log (service/inbox/hook-log.ts), exit 0, nothing printed.
+// hooks.log, exit 0, nothing printed. The hooks' work is service/actions/hook.ts.
 
-import { DogsledError } from '../../service/core/common/errors.js';
-import { clipText, plainLine } from '../../service/core/text/text-clean.js';
 import {
   CONTEXT_HOOK_EVENTS,
   HOOK_HARNESSES,
+  hookContext,
+  hookGate,
+  hookInbox,
   hookInput,
+  hookProblem,
+  hookState,
   INBOX_HOOK_EVENTS,
   STATE_HOOK_EVENTS,
-} from '../../service/inbox/hook-common.js';
-import { mark } from '../../service/time/timing.js';
+} from '../../service/actions/hook.js';
+import { mark } from '../../service/actions/timing-marks.js';
+import { DogsledError } from '../../service/core/common/errors.js';
+import { clipText, plainLine } from '../../service/core/text/text-clean.js';
 import type { CliContext } from '../context.js';
 import { writeAll } from '../stdout.js';
 
@@ -130,34 +135,30 @@ async function runHook(hook: ReturnType<typeof checked>, ctx: CliContext): Promi
   mark('stdin');
   if (ctx.env.TMUX && hook.sub !== 'gate') {
     // In tmux the hooks are the only source of the agent's state (service/inbox/hook-state.ts).
-    const { reportHookState } = await import('../../service/inbox/hook-state.js');
-    await reportHookState(ctx.env, ctx.stateDir, hook.harness, hook.event, stdin, ctx.now()).catch(() => {});
+    const event = { harness: hook.harness, event: hook.event, stdin, nowMs: ctx.now() };
+    await hookState(ctx.env, ctx.stateDir, event).catch(() => {});
   }
   // `hook state` only reports (above); in a Herdr pane Herdr detects the state itself.
   if (hook.sub === 'state') return;
   if (hook.sub === 'gate') {
-    const { gateHook } = await import('../../service/inbox/hook-inbox.js');
-    const reminder = await gateHook(io);
+    const reminder = await hookGate(io);
     if (reminder !== undefined) await print(`${reminder}\n`);
     return;
   }
   const { additionalContext, stopBlock } = await import('../render/hook-output.js');
   if (hook.sub === 'context') {
-    const [{ contextHook }, { renderHookContext }, { hostIO }] = await Promise.all([
-      import('../../service/inbox/hook-context.js'),
+    const [{ renderHookContext }, { hostIO }] = await Promise.all([
       import('../render/hook-context.js'),
       import('../io.js'),
     ]);
-    const context = await contextHook(await hostIO(io), hook.harness, hook.event);
+    const context = await hookContext(await hostIO(io), hook.harness, hook.event);
     if (context === undefined) return;
     const text = renderHookContext(context, ctx.now());
     await print(hook.harness === 'pi' ? `${text}\n` : additionalContext(hook.event, text));
     return;
   }
-  const { inboxHook } = await import('../../service/inbox/hook-inbox.js');
-  mark('inbox loaded');
   const input = { stopHookActive: hookInput(stdin)?.stop_hook_active === true };
-  await inboxHook(io, hook.harness, hook.event, input, (text) =>
+  await hookInbox(io, { harness: hook.harness, event: hook.event, input }, (text) =>
     print(hook.event === 'Stop' ? stopBlock(text) : additionalContext(hook.event, text)),
   );
   mark('inbox done');
@@ -169,8 +170,7 @@ export async function hookCommand(flags: HookFlags, ctx: CliContext): Promise<nu
     hook = checked(flags);
   } catch (error) {
     // Registered wrongly: the harness gets the silent success every hook failure gets.
-    const { logHookProblem } = await import('../../service/inbox/hook-log.js');
-    await logHookProblem(ctx.stateDir, (error as Error).message, ctx.now());
+    await hookProblem(ctx.stateDir, (error as Error).message, ctx.now());
     return 0;
   }
   // The edge of a hook: whatever hangs (a lock held by a frozen process, a FIFO where a state file

@@ -1,7 +1,7 @@
 // `dogsled inbox list [--json]`, `inbox claim [--harness H]`, `inbox ack ID...`: the caller's own
-// inbox (its Herdr terminal). The actions live in service/inbox/mine.ts; this file renders them.
+// inbox (its Herdr terminal). The actions are service/actions/inbox-action.ts; this file renders them.
 
-import { ackMyInbox, claimMyInbox, listMyInbox } from '../../service/inbox/mine.js';
+import { ackMyInbox, claimMyInbox, listMyInbox } from '../../service/actions/inbox-action.js';
 import type { CliContext } from '../context.js';
 import { claimJson, inboxListHuman, inboxListJson } from '../render/inbox.js';
 

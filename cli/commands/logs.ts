@@ -1,5 +1,6 @@
-// `dogsled logs JOB|TICKET [--follow]`: the job's output, jobs/ID.log, as the bytes exec captured
-// (service/jobs/by-ref.ts). Only files are read, so it works after the tab closed and without Herdr.
+// `dogsled logs JOB|TICKET [--follow]`: the job's output, jobs/ID.log, as the bytes exec captured,
+// here or from the peer that runs it (service/actions/logs.ts). Only files are read, so it works
+// after the tab closed and without Herdr.
 // A ticket is followed to its job; one still queued has no output yet: `logs` says so and exits 1
 // (queued, as `run` does), and `logs --follow` waits for its admission, then follows the job. The
 // bytes are not stripped of terminal escapes, on a terminal either: this is the user's own command
@@ -7,11 +8,10 @@
 // (colours, progress bars), like `cat` of the file. Views that show output inside dogsled's own text
 // (status, read) strip it.
 
+import { type LogsOutcome, readJobLogs } from '../../service/actions/logs.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';
-import { type LogsOutcome, logsOfRef } from '../../service/jobs/by-ref.js';
-import { logsRemoteRef, remoteJobOf } from '../../service/jobs/peer-job.js';
 import type { CliContext } from '../context.js';
-import { hostIO } from '../io.js';
+import { lazyHostIO } from '../io.js';
 import { untilStopped } from '../stop-signal.js';
 
 export interface LogsFlags {
@@ -28,12 +28,7 @@ export async function logsCommand(ref: string, flags: LogsFlags, ctx: CliContext
   process.stdout.on('error', ignore);
   let outcome: LogsOutcome;
   try {
-    const remote = await remoteJobOf(ctx, ref, () => hostIO(ctx));
-    const read = (stopped?: AbortSignal) => {
-      const options = { follow, write: writeStdout, ...(stopped ? { stopped } : {}) };
-      return remote ? logsRemoteRef(remote, ref, options) : logsOfRef(ctx, ref, options);
-    };
-    outcome = follow ? await untilStopped(read) : await read();
+    outcome = await readJobLogs(lazyHostIO(ctx, { output: writeStdout, untilStopped }), ref, { follow });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') return 0;
     throw error;

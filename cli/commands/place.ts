@@ -4,13 +4,12 @@
 // exit 1, or with --wait the placement once the service admits it. With --json, stdout holds
 // exactly one document (output-schemas.ts).
 
-import { placeRequest } from '../../service/actions/place.js';
+import { Deadline } from '../../service/actions/call-budget.js';
+import { type BranchWorktree, type Placement, placeRequest } from '../../service/actions/place.js';
+import type { UserIO } from '../../service/actions/verb-io.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { DogsledError } from '../../service/core/common/errors.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';
-import type { Placed as Placement } from '../../service/hosts/reserve-room.js';
-import { Deadline } from '../../service/time/deadline.js';
-import type { BranchWorktree } from '../../service/worktrees/branch-worktree.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
@@ -39,7 +38,7 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
       ? null
       : { name: flags.branch, base: flags.base ?? null, repo: await repoFlag(flags.repo) };
   const io = await hostIO(ctx);
-  const outcome = await placeRequest(io, { pin, wait: Boolean(flags.wait), branch }, deadline, {
+  const user: UserIO = {
     queued: ({ ticket, behind, refusals }) => {
       const why =
         behind > 0
@@ -50,7 +49,12 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
       if (!(flags.wait && flags.json)) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
     },
     untilStopped,
-  });
+  };
+  const outcome = await placeRequest(
+    { ...io, ...user },
+    { pin, wait: Boolean(flags.wait), branch },
+    deadline,
+  );
   if (outcome.kind === 'queued') return EXIT.queued;
   if (outcome.kind === 'still-queued') {
     const id = outcome.ticket.id;

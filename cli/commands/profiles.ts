@@ -1,7 +1,7 @@
 // `dogsled profiles [--json]`: the Pi profiles of this host (~/.config/dogsled/profiles), usable and
 // broken alike; a broken one is listed with its reason and is not an error of the listing.
 
-import { profilesReport } from '../../service/agents/profiles-report.js';
+import { profilesReport } from '../../service/actions/profiles-action.js';
 import type { CliContext } from '../context.js';
 import { renderProfiles } from '../render/profiles-human.js';
 

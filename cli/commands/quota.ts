@@ -3,10 +3,13 @@
 // quota.json. The hidden `quota --store` takes one snapshot on stdin (what a collector pushes) and
 // stores it with the same newer-wins writer as `host quota-store`.
 
+import {
+  MAX_SNAPSHOT_BYTES,
+  type QuotaMode,
+  quotaReport,
+  storePushedSnapshot,
+} from '../../service/actions/quota.js';
 import { DogsledError } from '../../service/core/common/errors.js';
-import { quotaReport } from '../../service/quota/quota-report.js';
-import { MAX_SNAPSHOT_BYTES, storePushedSnapshot } from '../../service/quota/quota-store.js';
-import type { QuotaMode } from '../../service/quota/refresh.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 import { renderQuota } from '../render/quota-human.js';

@@ -4,14 +4,18 @@
 // its exit status. One --max deadline covers all of it; a wait that reaches it prints
 // `still running` and exits 124, leaving the job or ticket as it is.
 
-import { type RunJobOutcome, runJob } from '../../service/actions/run.js';
+import { Deadline } from '../../service/actions/call-budget.js';
+import {
+  checkArgumentsText,
+  type JobRecord,
+  type LogWrite,
+  type RunJobOutcome,
+  runJob,
+} from '../../service/actions/run.js';
+import type { UserIO } from '../../service/actions/verb-io.js';
 import { DogsledError } from '../../service/core/common/errors.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';
 import { exitStatusOf } from '../../service/core/jobs/job-status.js';
-import type { JobRecord } from '../../service/core/jobs/job-types.js';
-import { checkArgumentsText } from '../../service/jobs/command-check.js';
-import type { LogWrite } from '../../service/jobs/job-logs.js';
-import { Deadline } from '../../service/time/deadline.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag, optionalDurationFlag } from '../flags.js';
 import { hostIO } from '../io.js';
@@ -50,7 +54,7 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     wait: Boolean(flags.wait),
     branch: flags.branch === undefined ? null : { name: flags.branch, base: flags.base ?? null },
   };
-  const outcome = await runJob(io, request, deadline, {
+  const user: UserIO = {
     // The spec prints the ticket as JSON (--json); a --json wait keeps stdout for its one final
     // document, and a human wait for the job's output.
     queued: (queued) => {
@@ -65,7 +69,8 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     untilStopped,
     // With --json the job's output goes to stderr, so stdout holds only the final document.
     output: flags.json ? writeTo(process.stderr) : writeTo(process.stdout),
-  });
+  };
+  const outcome = await runJob({ ...io, ...user }, request, deadline);
   return render(outcome, flags, ctx);
 }
 

@@ -4,13 +4,13 @@
 // through service/actions/peer-actions.ts.
 
 import { open } from 'node:fs/promises';
-import { sendAnywhere } from '../../service/actions/peer-actions.js';
+import { checkSendOptions, sendAnywhere } from '../../service/actions/peer-actions.js';
 import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
 import { MESSAGE_MAX_BYTES } from '../../service/core/inbox/inbox.js';
 import { plainLine } from '../../service/core/text/text-clean.js';
-import { checkSendOptions } from '../../service/inbox/send.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
+import { sentLine } from '../render/send-line.js';
 
 export interface SendFlags {
   host?: string;
@@ -64,13 +64,6 @@ export async function sendCommand(target: string, flags: SendFlags, ctx: CliCont
   checkSendOptions(flags.kind ?? 'message');
   const text = await messageText(flags);
   const request = { target, host: flags.host ?? null, kind: flags.kind ?? 'message', text };
-  const { record, to, waits } = await sendAnywhere(ctx, request, () => hostIO(ctx));
-  const label = to.name ? `${plainLine(to.name)} (${plainLine(to.pane)})` : plainLine(to.pane);
-  // Claude Code and Codex read their inbox from their hooks: an agent of theirs that is not
-  // working sees the record only when it next acts (spec, "Inbox").
-  const later = waits
-    ? `: it is ${plainLine(waits.state)}, so ${plainLine(waits.harness)} reads ${record.id} at its next prompt or stop`
-    : '';
-  ctx.out(`sent ${record.id} to ${label}${later}\n`);
+  ctx.out(`${sentLine(await sendAnywhere(ctx, request, () => hostIO(ctx)))}\n`);
   return 0;
 }

@@ -3,15 +3,15 @@
 // this shell's PATH, enables and (re)starts it; status says what the unit runs and whether it does;
 // uninstall stops and removes it.
 
-import { DogsledError } from '../../service/core/common/errors.js';
 import {
   type InstallReport,
   installService,
+  type ServiceManagerIO,
   type ServiceReport,
   serviceStatus,
   uninstallService,
-} from '../../service/install/manager.js';
-import type { ServiceManagerIO } from '../../service/install/service-files.js';
+} from '../../service/actions/service.js';
+import { DogsledError } from '../../service/core/common/errors.js';
 import type { CliContext } from '../context.js';
 import { commandLine, plainLine } from '../render/text.js';
 

@@ -2,28 +2,52 @@
 // module that loads blessed). The owner is --owner, else $DOGSLED_OWNER (set by `board --open` on
 // the pane it docks), else the pane a Herdr plugin pane was opened beside.
 
+import { dirname, join } from 'node:path';
+import { herdrConfigPath, sidebarOwner } from '../../service/actions/sidebar.js';
+import { mark } from '../../service/actions/timing-marks.js';
 import { DogsledError } from '../../service/core/common/errors.js';
-import { herdrConfigPath, pluginContextPane } from '../../service/terminal/herdr/herdr-env.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
+
+/** The sidebar's own theme, beside config.toml: its `[theme]` wins over Herdr's. */
+const THEME_FILE = 'theme.toml';
 
 export interface SidebarFlags {
   owner?: string;
 }
 
 export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Promise<number> {
-  const owner = flags.owner || ctx.env.DOGSLED_OWNER || pluginContextPane(ctx.env);
-  if (!owner) throw new DogsledError('no owner: give --owner PANE (board --open sets it)');
+  const owner = sidebarOwner(ctx.env, flags.owner);
   if (!process.stdout.isTTY || !process.stdin.isTTY) throw new DogsledError('needs a terminal');
   const io = await hostIO(ctx);
+  mark('config');
   const testing = ctx.env.DOGSLED_TEST === '1';
+  const fixtureHosts = testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined;
+  // The state is read while the app and blessed load: the first frame waits for the slower of the two.
+  const firstRead = import('../../sidebar/state.js').then(({ readSidebarState }) =>
+    readSidebarState(io, { owner, fixtureHosts }),
+  );
+  firstRead.catch(() => undefined);
   const { runSidebar } = await import('../../sidebar/app.js');
+  mark('sidebar loaded');
   return runSidebar({
     io,
     owner,
     entry: process.argv[1] ?? '',
-    fixtureHosts: testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined,
-    herdrConfig: herdrConfigPath(ctx.env, ctx.home),
+    fixtureHosts,
+    firstRead,
+    // Tests lengthen the poll (to see that watching alone refreshes) and the background question.
+    pollMs: testing ? positive(ctx.env.DOGSLED_TEST_SIDEBAR_POLL_MS) : undefined,
+    backgroundMs: testing ? positive(ctx.env.DOGSLED_TEST_SIDEBAR_BACKGROUND_MS) : undefined,
+    themeFiles: {
+      herdr: herdrConfigPath(ctx.env, ctx.home),
+      own: join(dirname(ctx.config.path), THEME_FILE),
+    },
     noColor: 'NO_COLOR' in ctx.env,
   });
+}
+
+function positive(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
 }

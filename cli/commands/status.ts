@@ -4,9 +4,9 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readHosts, readStatus } from '../../service/actions/status.js';
+import { mark } from '../../service/actions/timing-marks.js';
+import type { HostIO } from '../../service/actions/verb-io.js';
 import { DogsledError } from '../../service/core/common/errors.js';
-import type { HostIO } from '../../service/state/io.js';
-import { mark } from '../../service/time/timing.js';
 import type { CliContext } from '../context.js';
 import { intervalFlag, STATUS_INTERVAL_DEFAULT } from '../flags.js';
 import { hostIO } from '../io.js';

@@ -1,14 +1,13 @@
-// `dogsled stop JOB|TICKET [--json]`: asks the job to stop and kills its process group
-// (service/jobs/by-ref.ts and stop.ts hold how). Stopping a job that already ended, or whose group is
-// already gone, is not an error: the result says what happened, as one line or as the record with
-// --json. A ticket still queued is refused with a pointer to `cancel`: stop acts on what runs,
-// cancel on what waits (as the spec keeps them). A failed or cancelled ticket has nothing running:
-// that is said, and is no error.
+// `dogsled stop JOB|TICKET [--json]`: asks the job to stop and kills its process group, here or on
+// the peer that runs it (service/actions/stop.ts, which the MCP stop tool calls too). Stopping a job
+// that already ended, or whose group is already gone, is not an error: the result says what
+// happened, as one line or as the record with --json. A ticket still queued is refused with a
+// pointer to `cancel`: stop acts on what runs, cancel on what waits (as the spec keeps them). A
+// failed or cancelled ticket has nothing running: that is said, and is no error.
 
-import { stopRef } from '../../service/jobs/by-ref.js';
-import { remoteJobOf, stopRemoteJob } from '../../service/jobs/peer-job.js';
+import { stopJobRef } from '../../service/actions/stop.js';
 import type { CliContext } from '../context.js';
-import { hostIO } from '../io.js';
+import { lazyHostIO } from '../io.js';
 import { renderStopOutcome } from '../render/jobs-human.js';
 
 export interface StopFlags {
@@ -16,8 +15,7 @@ export interface StopFlags {
 }
 
 export async function stopCommand(ref: string, flags: StopFlags, ctx: CliContext): Promise<number> {
-  const remote = await remoteJobOf(ctx, ref, () => hostIO(ctx));
-  const outcome = remote ? await stopRemoteJob(remote.io, remote.peer, ref) : await stopRef(ctx, ref);
+  const outcome = await stopJobRef(lazyHostIO(ctx), ref);
   if (outcome.kind === 'settled') {
     const { ticket } = outcome;
     ctx.out(

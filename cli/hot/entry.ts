@@ -3,7 +3,7 @@
 // status returned. The bundle carries its own copy of everything it uses, so no error leaves it:
 // main.ts's copy of DogsledError is not this one.
 
-import { mark } from '../../service/time/timing.js';
+import { mark } from '../../service/actions/timing-marks.js';
 import { runCommand } from '../command.js';
 import { type CliContext, contextFromProcess } from '../context.js';
 import { reportError } from '../report.js';

@@ -5,10 +5,10 @@
 // and confirms the child outside the call (the owner's inbox hears of the start or its failure).
 
 import { runAgent } from '../../service/actions/agent.js';
+import { Deadline } from '../../service/actions/call-budget.js';
 import { closePane } from '../../service/actions/close.js';
 import { markDone } from '../../service/actions/done.js';
 import { readTarget } from '../../service/actions/read.js';
-import { Deadline } from '../../service/time/deadline.js';
 import { cwdFlag, hostFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { Queued } from '../output-schemas.js';

@@ -5,19 +5,19 @@
 // its ticket. The caller is HERDR_PANE_ID of the harness that started `dogsled mcp`, as the service
 // functions read it from the environment.
 
+import { Deadline } from '../../service/actions/call-budget.js';
 import { cancelPending } from '../../service/actions/cancel.js';
+import { listMyInbox } from '../../service/actions/inbox-action.js';
 import { sendAnywhere } from '../../service/actions/peer-actions.js';
 import { placeRequest } from '../../service/actions/place.js';
 import { runJob } from '../../service/actions/run.js';
 import { readStatus } from '../../service/actions/status.js';
-import { plainLine } from '../../service/core/text/text-clean.js';
-import { listMyInbox } from '../../service/inbox/mine.js';
-import { stopRef } from '../../service/jobs/by-ref.js';
-import { Deadline } from '../../service/time/deadline.js';
+import { stopJobRef } from '../../service/actions/stop.js';
 import { cwdFlag, hostFlag, optionalDurationFlag } from '../flags.js';
-import { hostIO } from '../io.js';
+import { hostIO, lazyHostIO } from '../io.js';
 import type { Placed, Queued, RunStarted } from '../output-schemas.js';
 import { inboxListJson } from '../render/inbox.js';
+import { sentLine } from '../render/send-line.js';
 import { CLOSE, DONE, READ, SPAWN } from './agent-tools.js';
 import {
   type CancelArgs,
@@ -94,7 +94,7 @@ const RUN = tool(
       wait: false,
     };
     // Nothing is followed without a wait, so the job's output never reaches this stdout.
-    const outcome = await runJob(io, request, new Deadline(TOOL_CALL_MS), { output: async () => {} });
+    const outcome = await runJob(io, request, new Deadline(TOOL_CALL_MS));
     if (outcome.kind === 'queued')
       return { json: { queued: true, ticket: outcome.ticket.id } satisfies Queued };
     if (outcome.kind !== 'started') throw new Error(`run without a wait ended as ${outcome.kind}`);
@@ -115,9 +115,7 @@ const SEND = tool(
       kind: args.kind ?? 'message',
       text: args.message,
     };
-    const { record, to } = await sendAnywhere(ctx, request, () => hostIO(ctx));
-    const label = to.name ? `${plainLine(to.name)} (${to.pane})` : to.pane;
-    return { line: `sent ${record.id} to ${label}` };
+    return { line: sentLine(await sendAnywhere(ctx, request, () => hostIO(ctx))) };
   },
 );
 
@@ -134,7 +132,8 @@ const STOP = tool(
   'Stop a job (by its id or the ticket a queued run returned): kill its process group, as `dogsled stop --json`. A ticket still queued is cancelled with the cancel tool instead.',
   [StopInput, StopJson],
   async (args: StopArgs, ctx) => {
-    const outcome = await stopRef(ctx, args.job);
+    // The job here or on the peer that runs it, as `dogsled stop` finds it.
+    const outcome = await stopJobRef(lazyHostIO(ctx), args.job);
     return { json: outcome.kind === 'settled' ? outcome.ticket : outcome.record };
   },
 );

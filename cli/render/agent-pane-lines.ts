@@ -1,7 +1,7 @@
 // One line per agent pane under its host in `dogsled status`: where it is, who it is, its state and
 // age, its worktree, and a stall mark. Text that came from the agent never reaches this view.
 
-import type { AgentPane } from '../../service/core/agents/agent-pane-types.js';
+import type { AgentPane } from '../../service/actions/status.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { cutLine } from '../../service/core/text/text-clean.js';
 import type { Paint } from './color.js';

@@ -1,7 +1,9 @@
 // `dogsled board` for people: a count line, then each non-empty group with one line per row (and a
 // line under it with an agent's harness and model, and one with the reason for ATTENTION and TO
-// LAND), within 80 columns. DONE is history that needs nothing, so it is one count line. Every text in a row is already escape-free (core/board.ts).
+// LAND), within 80 columns. DONE is history that needs nothing (and rows the owner dismissed), so it
+// is one count line. Every text in a row is already escape-free (core/board.ts).
 
+import type { Dismissed } from '../../service/actions/board.js';
 import { type Board, type BoardRow, GROUP_TITLES } from '../../service/core/board/board-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import type { Paint } from './color.js';
@@ -23,7 +25,10 @@ export function renderBoard(board: Board, paint: Paint): string[] {
   for (const group of board.groups) {
     if (group.rows.length === 0) continue;
     if (group.id === 'done') {
-      lines.push(paint.dim(`DONE  ${group.rows.length} ended well (dogsled ps --all)`));
+      const seen = group.rows.filter((row) => row.seen_ms !== null).length;
+      const well = group.rows.length - seen;
+      const parts = [well > 0 ? `${well} ended well` : null, seen > 0 ? `${seen} seen` : null];
+      lines.push(paint.dim(`DONE  ${parts.filter(Boolean).join(', ')} (dogsled ps --all)`));
       continue;
     }
     lines.push(paint.bold(group.title));
@@ -49,6 +54,14 @@ function rowLines(row: BoardRow, paint: Paint): string[] {
     if (text !== null) lines.push(`  ${' '.repeat(ID_WIDTH)} ${clip(text, WIDTH - ID_WIDTH - 3)}`);
   }
   return lines;
+}
+
+/** `board --dismiss`: what was marked seen, or that it was already. */
+export function dismissedText(done: Dismissed): string {
+  const what = `${done.kind} ${done.id} (${plainLine(done.state)}, ${clip(plainLine(done.title), 40)})`;
+  return done.already
+    ? `${what} was seen already: it is in DONE on the board of ${plainLine(done.owner)}`
+    : `${what} seen: moved to DONE on the board of ${plainLine(done.owner)}`;
 }
 
 function stateText(row: BoardRow): string {

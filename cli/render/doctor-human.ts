@@ -2,8 +2,7 @@
 // hold…) and a name, with the reason on an indented line; within 80 columns. Paths and names come
 // from the filesystem and Git, so terminal escapes are stripped before anything is shown.
 
-import type { DoctorReport, WorktreeEntry } from '../../service/cleanup/doctor-report.js';
-import type { PaneEntry } from '../../service/cleanup/panes/doctor-section.js';
+import type { DoctorReport, PaneEntry, WorktreeEntry } from '../../service/actions/doctor-action.js';
 import { formatBytes } from '../../service/core/common/units.js';
 import type { InstallFinding } from '../../service/core/install/install-findings.js';
 import { stripEscapes } from '../../service/core/text/strip-escapes.js';

@@ -2,10 +2,10 @@
 // attention, what runs, what waits), then the fleet lines of `status --brief`. Every name and
 // command came from a file other programs write, so each is one escape-free, bounded line.
 
+import type { HookContext } from '../../service/actions/hook.js';
 import { sweepCounts } from '../../service/core/cleanup/sweep-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import type { OwnerWork, WorkEntry } from '../../service/core/inbox/owner-work.js';
-import type { HookContext } from '../../service/inbox/hook-context.js';
 import { renderBrief } from './status-brief.js';
 import { sweepLine } from './status-sweep.js';
 import { clip, commandLine, plainLine } from './text.js';

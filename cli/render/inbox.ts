@@ -2,12 +2,11 @@
 // came from a sender is escape-free here, in JSON too. `list` gives each received text whole (the
 // preview a hook delivers points here); `claim` gives the delivery form, bounded like a hook's.
 
+import type { Delivery, InboxListing, InboxRecord, SentRecord } from '../../service/actions/inbox-action.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { batchText, displayLines, previewText, senderLabel } from '../../service/core/inbox/inbox-text.js';
-import type { InboxRecord } from '../../service/core/inbox/inbox-types.js';
 import { stripEscapes } from '../../service/core/text/strip-escapes.js';
 import { plainLine } from '../../service/core/text/text-clean.js';
-import type { Delivery, InboxListing, SentRecord } from '../../service/inbox/reader.js';
 import { clip } from './text.js';
 
 function nullable(text: string | null): string | null {

@@ -4,10 +4,10 @@
 // and reasons come from record files that any process could have written, so they are stripped of
 // terminal escapes and cut to the width before they reach the terminal.
 
+import type { JobView } from '../../service/actions/ps.js';
+import type { StopOutcome } from '../../service/actions/stop.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { endToken, succeeded } from '../../service/core/jobs/job-status.js';
-import type { JobView } from '../../service/jobs/job-list.js';
-import type { StopOutcome } from '../../service/jobs/job-stop.js';
 import type { Paint } from './color.js';
 import { clip, commandLine, plainLine } from './text.js';
 

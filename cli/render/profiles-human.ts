@@ -2,7 +2,7 @@
 // description), a broken one with its reason. Profile text is the user's, but it may hold anything,
 // so every field is shown as one escape-free line.
 
-import type { ProfilesReport } from '../../service/agents/profiles-report.js';
+import type { ProfilesReport } from '../../service/actions/profiles-action.js';
 import { clip, plainLine } from './text.js';
 
 export function renderProfiles(report: ProfilesReport, width: number): string[] {

@@ -1,7 +1,7 @@
 // `dogsled prune` for people: the plan before the question, then one line per removal, skip and
 // failure as they happen. Paths come from the filesystem and Git: escapes are stripped (fit).
 
-import type { PruneFailure, PruneResult, PruneSkip } from '../../service/cleanup/doctor-report.js';
+import type { PruneFailure, PruneResult, PruneSkip } from '../../service/actions/prune-action.js';
 import type { PlanEntry } from '../../service/core/cleanup/prune-plan.js';
 import { formatBytes } from '../../service/core/common/units.js';
 import type { Paint } from './color.js';

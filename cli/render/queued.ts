@@ -1,16 +1,13 @@
 // What a caller hears about its ticket, shared by `place`, `run` and `agent`, which queue alike: why
-// the request became a ticket (one line), the human line for a ticket nobody waits for, and what a
-// wait that gave up leaves behind (the ticket stays pending: a wait never cancels).
+// the request became a ticket (one line, in the words the board shows beside a WAITING row:
+// service/core/placement/queued-why.ts), the human line for a ticket nobody waits for, and what a wait that
+// gave up leaves behind (the ticket stays pending: a wait never cancels).
 
-import type { Queued } from '../../service/queue/submit.js';
+import type { Queued } from '../../service/actions/verb-io.js';
+import { queuedWhy } from '../../service/core/placement/queued-why.js';
 
 export function whyQueued(queued: Pick<Queued, 'behind' | 'refusals'>): string {
-  const { behind } = queued;
-  if (behind > 0) {
-    return `${behind} earlier ticket${behind === 1 ? '' : 's'} wait${behind === 1 ? 's' : ''} for the same host`;
-  }
-  const why = queued.refusals.map((r) => `${r.label}: ${r.reason.join('; ')}`).join(' | ');
-  return `no host has room (${why})`;
+  return queuedWhy(queued.behind, queued.refusals);
 }
 
 /** A ticket's human line when nobody waits for it: the service starts it once a host has room. */

@@ -3,9 +3,9 @@
 // reads `unknown` with its reason, never as available quota. Every provider string is shown as one
 // escape-free line, whatever the snapshot holds.
 
+import type { QuotaReport } from '../../service/actions/quota.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import type { QuotaRow } from '../../service/core/quota/quota-rows.js';
-import type { QuotaReport } from '../../service/quota/quota-report.js';
 import { clip, plainLine } from './text.js';
 
 const POOL_WIDTH = 10;

@@ -2,12 +2,11 @@
 // fleets share lines so every host stays visible, and the last line counts stalled panes, open
 // items and pending tickets (each only when there are some) and points to `dogsled status`.
 
+import type { HostView, SweepPass } from '../../service/actions/status.js';
 import { stalledPanes } from '../../service/core/agents/agent-pane-clocks.js';
 import { sweepCounts } from '../../service/core/cleanup/sweep-rule.js';
-import type { SweepPass } from '../../service/core/cleanup/sweep-types.js';
 import { formatBytes } from '../../service/core/common/units.js';
 import { glance } from '../../service/core/placement/host-marks.js';
-import type { HostView } from '../../service/hosts/view.js';
 import { glanceOf } from './status-line.js';
 
 export const BRIEF_MAX_LINES = 6;

@@ -1,12 +1,12 @@
 // `dogsled status` for people: one block per host, aligned, within 80 columns. Reads a report
 // object only, the same one `--json` prints.
 
+import type { HostView, StatusReport } from '../../service/actions/status.js';
 import { stalledPanes } from '../../service/core/agents/agent-pane-clocks.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { formatBytes, formatCores } from '../../service/core/common/units.js';
 import { factsLine } from '../../service/core/fleet/facts-line.js';
 import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/placement/host-marks.js';
-import type { HostView, StatusReport } from '../../service/hosts/view.js';
 import { renderAgentPanes } from './agent-pane-lines.js';
 import type { Paint } from './color.js';
 import { clip } from './text.js';

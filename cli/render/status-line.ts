@@ -1,7 +1,7 @@
 // The one-line fleet summary for the tab row: `local 11/12 ▲ · netcup 3/16 · momokaya-2 ?`.
 
+import type { HostView } from '../../service/actions/status.js';
 import { type GlanceFacts, glance } from '../../service/core/placement/host-marks.js';
-import type { HostView } from '../../service/hosts/view.js';
 
 export function glanceOf(host: HostView): GlanceFacts {
   return { ...host, eligible: host.headroom.eligible };

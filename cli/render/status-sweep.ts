@@ -2,8 +2,8 @@
 // warning and hold (removals stay in the journal and --json). Paths and reasons come from git and
 // other programs, so each line is escape-free and clipped.
 
+import type { SweepPass } from '../../service/actions/status.js';
 import { sweepCounts, sweepCountsText } from '../../service/core/cleanup/sweep-rule.js';
-import type { SweepPass } from '../../service/core/cleanup/sweep-types.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { clip, plainLine } from './text.js';
 

@@ -2,10 +2,9 @@
 // the short lists of `items`, and the one-line ticket summary `cancel` prints. Commands and errors
 // come from files other programs write, so each is shown as one escape-free line.
 
-import type { Item } from '../../service/core/agents/item-types.js';
+import type { Item, Ticket } from '../../service/actions/items.js';
 import { orphanedText } from '../../service/core/cleanup/orphan-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
-import type { Ticket } from '../../service/core/placement/queue-types.js';
 import { isHeld } from '../../service/core/quota/quota-hold.js';
 import { clip, commandLine, plainLine } from './text.js';
 

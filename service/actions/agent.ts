@@ -15,8 +15,8 @@ import type { AgentRequest, Ticket } from '../core/placement/queue-types.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
-import { type Queued, submitWork } from '../queue/submit.js';
-import { awaitTicket, type StopScope } from '../queue/ticket-wait.js';
+import { submitWork } from '../queue/submit.js';
+import { awaitTicket } from '../queue/ticket-wait.js';
 import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
 import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../state/records/launch-files.js';
@@ -29,6 +29,10 @@ import type { Deadline } from '../time/deadline.js';
 import { mark } from '../time/timing.js';
 import { checkBranchRequest } from '../worktrees/branch-worktree.js';
 import { launchRemoteAgent } from './remote-agent.js';
+import type { UserHostIO } from './verb-io.js';
+
+/** The longest task a child takes (`--message-file`, stdin): checked by the front end as it reads. */
+export { TASK_MAX_BYTES } from '../core/agents/child-contract.js';
 
 export interface AgentWork {
   kind: string;
@@ -55,12 +59,8 @@ export type AgentOutcome =
   /** The deadline or the user ended the wait for the ticket (it stays pending). */
   | { kind: 'still-queued'; ticket: Ticket; why: 'deadline' | 'interrupted' };
 
-export async function runAgent(
-  io: HostIO,
-  work: AgentWork,
-  deadline: Deadline,
-  events: { queued?: (queued: Queued) => void; untilStopped?: StopScope } = {},
-): Promise<AgentOutcome> {
+/** The user hears of a ticket at once (UserIO.queued) and may interrupt the wait for it (untilStopped). */
+export async function runAgent(io: UserHostIO, work: AgentWork, deadline: Deadline): Promise<AgentOutcome> {
   if (work.base !== null && work.branch === null) throw new DogsledError('--base needs --branch');
   let terminal: TerminalPort | undefined;
   const request: AgentRequest = {
@@ -114,9 +114,9 @@ export async function runAgent(
     });
   mark(`agent: ${outcome.kind}`);
   if (outcome.kind === 'queued') {
-    events.queued?.(outcome);
+    io.queued?.(outcome);
     if (!work.wait) return { kind: 'queued', ticket: outcome.ticket };
-    const waited = await awaitTicket(io, outcome.ticket.id, deadline, events.untilStopped);
+    const waited = await awaitTicket(io, outcome.ticket.id, deadline, io.untilStopped);
     if (waited.kind === 'gave-up') return { kind: 'still-queued', ticket: outcome.ticket, why: waited.why };
     const admitted = waited.ticket;
     return { ...(await launchedBy(io, admitted, request)), ticket: admitted.id };

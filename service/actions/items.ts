@@ -7,6 +7,8 @@ import type { Ticket } from '../core/placement/queue-types.js';
 import type { StateIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
 
+export type { Item, Ticket };
+
 export interface OwnedWork {
   items: Item[];
   queue: Ticket[];

@@ -29,6 +29,10 @@ import { callerPane } from '../terminal/herdr/herdr-env.js';
 import { isTerminalError } from '../terminal/terminal-errors.js';
 import type { ReadReport } from './read.js';
 
+/** `--kind` and the like, checked before the message is read (stdin may be long). */
+export { checkSendOptions } from '../inbox/send.js';
+export type { SendResult };
+
 const text = lazySchema(() => z.nullable(z.string()));
 
 const ReadReportSchema = lazySchema(() =>

@@ -14,14 +14,18 @@ import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST, readReservations } from '../hosts/local-facts.js';
 import { peerCall } from '../hosts/peer-verb.js';
 import type { Placed } from '../hosts/reserve-room.js';
-import { type Queued, submitWork } from '../queue/submit.js';
-import { awaitTicket, type StopScope } from '../queue/ticket-wait.js';
+import { submitWork } from '../queue/submit.js';
+import { awaitTicket } from '../queue/ticket-wait.js';
 import type { HostIO } from '../state/io.js';
 import { PeerReplySchema } from '../state/schemas/peer-schemas.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import type { Deadline } from '../time/deadline.js';
 import type { BranchWorktree } from '../worktrees/branch-worktree.js';
 import { remoteWorktree } from './remote-worktree.js';
+import type { UserHostIO } from './verb-io.js';
+
+export type { Placed as Placement } from '../hosts/reserve-room.js';
+export type { BranchWorktree };
 
 export interface PlaceRequest {
   /** A host id or label (`--host`), else null. */
@@ -43,11 +47,11 @@ export type PlaceWorkOutcome =
   /** The deadline or the user ended the wait for the ticket (it stays pending). */
   | { kind: 'still-queued'; ticket: Ticket; why: 'deadline' | 'interrupted' };
 
+/** The user hears of a ticket at once (UserIO.queued) and may interrupt the wait for it (untilStopped). */
 export async function placeRequest(
-  io: HostIO,
+  io: UserHostIO,
   request: PlaceRequest,
   deadline: Deadline,
-  events: { queued?: (queued: Queued) => void; untilStopped?: StopScope } = {},
 ): Promise<PlaceWorkOutcome> {
   const owner = callerPane(io.env);
   const branch = request.branch ?? null;
@@ -87,9 +91,9 @@ export async function placeRequest(
   );
   if (outcome.kind === 'placed') return withWorktree(outcome);
   const { ticket } = outcome;
-  events.queued?.(outcome);
+  io.queued?.(outcome);
   if (!request.wait) return { kind: 'queued', ticket };
-  const waited = await awaitTicket(io, ticket.id, deadline, events.untilStopped);
+  const waited = await awaitTicket(io, ticket.id, deadline, io.untilStopped);
   if (waited.kind === 'gave-up') return { kind: 'still-queued', ticket, why: waited.why };
   const admitted = waited.ticket;
   const reservation = await admittedReservation(io, admitted);

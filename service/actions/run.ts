@@ -20,8 +20,8 @@ import { followJobLog, type LogWrite } from '../jobs/job-logs.js';
 import { remoteJob, remoteLogs } from '../jobs/peer-job.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
 import { warmListening } from '../jobs/warm-claim.js';
-import { type Queued, submitWork } from '../queue/submit.js';
-import { awaitTicket, type StopScope } from '../queue/ticket-wait.js';
+import { submitWork } from '../queue/submit.js';
+import { awaitTicket } from '../queue/ticket-wait.js';
 import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
 import { readJobRecord } from '../state/records/job-records.js';
@@ -33,6 +33,11 @@ import { mark } from '../time/timing.js';
 import { checkBranchRequest, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import { launchRemoteJob } from './remote-job.js';
 import { remoteWorktree } from './remote-worktree.js';
+import type { UserHostIO } from './verb-io.js';
+
+/** Arguments Node could not decode are refused before anything else is read (command-check.ts). */
+export { checkArgumentsText } from '../jobs/command-check.js';
+export type { JobRecord, LogWrite };
 
 export interface RunJobRequest {
   command: string[];
@@ -48,15 +53,6 @@ export interface RunJobRequest {
   branch?: { name: string; base: string | null } | null;
 }
 
-export interface RunJobEvents {
-  /** The request became a ticket; called at once, before any waiting for its admission. */
-  queued?: (queued: Queued) => void;
-  /** While waiting, the job's output as exec captured it, with backpressure. */
-  output: LogWrite;
-  /** Lets the user interrupt the wait for a queued ticket (ticket-wait.ts). */
-  untilStopped?: StopScope;
-}
-
 export type RunJobOutcome =
   /** Launched, and not waited for. */
   | { kind: 'started'; job: JobRecord; item: Item; label: string }
@@ -69,11 +65,14 @@ export type RunJobOutcome =
   /** The deadline or the user ended the wait for the ticket (it stays pending). */
   | { kind: 'still-queued'; ticket: Ticket; why: 'deadline' | 'interrupted' };
 
+/**
+ * The user hears of a ticket at once (UserIO.queued), may interrupt the wait for its admission
+ * (untilStopped), and with `wait` gets the job's output (output; without one it is not shown).
+ */
 export async function runJob(
-  io: HostIO,
+  io: UserHostIO,
   request: RunJobRequest,
   deadline: Deadline,
-  events: RunJobEvents,
 ): Promise<RunJobOutcome> {
   const { command, cwd } = request;
   const local = request.pin === null || findHost([LOCAL_HOST], request.pin) !== undefined;
@@ -97,7 +96,7 @@ export async function runJob(
       ? await standbySupervisor(io, jobId, cwd)
       : undefined;
   try {
-    return await placeAndRun(io, request, deadline, events, {
+    return await placeAndRun(io, request, deadline, {
       port,
       owner,
       env,
@@ -124,12 +123,12 @@ interface Prepared {
 }
 
 async function placeAndRun(
-  io: HostIO,
+  io: UserHostIO,
   request: RunJobRequest,
   deadline: Deadline,
-  events: RunJobEvents,
   { port, owner, env, jobId, standby, warm, local }: Prepared,
 ): Promise<RunJobOutcome> {
+  const output: LogWrite = io.output ?? (() => {});
   const { command, cwd } = request;
   const callerWorkspace = await deadline.step("finding the caller's workspace", 'routine', () =>
     callerWorkspaceOf(port, owner).catch((error: unknown) => {
@@ -157,13 +156,13 @@ async function placeAndRun(
   // Sent away as soon as it is known unused, not after a wait for admission.
   if (outcome.kind === 'queued' || outcome.host !== LOCAL_HOST.id) standby?.cancel();
   if (outcome.kind === 'queued') {
-    events.queued?.(outcome);
+    io.queued?.(outcome);
     if (!request.wait) return { kind: 'queued', ticket: outcome.ticket };
-    const waited = await awaitTicket(io, outcome.ticket.id, deadline, events.untilStopped);
+    const waited = await awaitTicket(io, outcome.ticket.id, deadline, io.untilStopped);
     if (waited.kind === 'gave-up') return { kind: 'still-queued', ticket: outcome.ticket, why: waited.why };
     const admitted = waited.ticket;
     if (admitted.job === null) throw new DogsledError(`ticket ${admitted.id} was admitted without a job`);
-    return follow(io, admitted.job, deadline, events.output);
+    return follow(io, admitted.job, deadline, output);
   }
   if (outcome.host !== LOCAL_HOST.id) {
     const peer = (await enabledPeers(io)).find((p) => p.id === outcome.host);
@@ -193,7 +192,7 @@ async function placeAndRun(
     const launched = await deadline.step(`launching the job on ${peer.label}`, 'routine', (signal) =>
       launchRemoteJob(io, peer, spec, { signal }),
     );
-    if (request.wait) return followRemote(io, peer, launched.job.id, deadline, events.output);
+    if (request.wait) return followRemote(io, peer, launched.job.id, deadline, output);
     return { kind: 'started', job: launched.job, item: launched.item, label: outcome.label };
   }
   const inWorktree = await jobInWorktree({ ...io, terminal: port }, job, deadline);
@@ -213,7 +212,7 @@ async function placeAndRun(
   );
   standby?.cancel();
   mark('run: launched');
-  if (request.wait) return follow(io, launched.job.id, deadline, events.output);
+  if (request.wait) return follow(io, launched.job.id, deadline, output);
   return { kind: 'started', job: launched.job, item: launched.item, label: outcome.label };
 }
 

@@ -8,6 +8,10 @@ import { readPeerHosts } from '../hosts/peers.js';
 import type { HostView, StatusReport } from '../hosts/view.js';
 import type { HostIO } from '../state/io.js';
 
+export type { AgentPane } from '../core/agents/agent-pane-types.js';
+export type { SweepPass } from '../core/cleanup/sweep-types.js';
+export type { HostView, StatusReport };
+
 export async function readStatus(io: HostIO): Promise<StatusReport> {
   const [hosts, work, sweep] = await Promise.all([readHosts(io), readOpenWork(io), readSweep(io)]);
   return { version: 1, now_ms: io.now(), hosts, ...work, sweep };

@@ -24,6 +24,7 @@ export const BoardRowSchema = lazySchema(() =>
     job: nullableText,
     ticket: nullableText,
     group: z.enum(BOARD_GROUPS),
+    seen_ms: z.nullable(z.int()),
   }),
 );
 

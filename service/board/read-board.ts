@@ -1,12 +1,14 @@
 // Reads what the board rule needs for one owner from cached state only: items.json and queue.json,
 // the job records of the owner's jobs, the agent panes of the host snapshot, and the owner's TO LAND
-// rows from the one reader the stop gate and prompt context use (work/to-land.ts). Nothing is probed
+// rows from the one reader the stop gate and prompt context use (queue/to-land-rows.ts), and the
+// owner's dismissals (board-seen.json). Nothing is probed
 // and nothing is written (a job whose wrapper died is finalized by the service, not by a reader).
 // `dogsled board`, the sidebar and (later) the Pi widget call readBoard.
 
 import {
   type BoardAgentPane,
   type BoardJob,
+  type BoardSeen,
   type Board as BoardT,
   boardOf,
 } from '../core/board/board-rule.js';
@@ -18,14 +20,16 @@ import type { StateIO } from '../state/io.js';
 import { readJobRecord } from '../state/records/job-records.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
 import { HostSnapshotSchema } from '../state/schemas/host-schemas.js';
+import { BoardSeenSchema } from '../state/schemas/sidebar-schemas.js';
 
 export type Board = BoardT;
 
 export async function readBoard(io: StateIO, owner: string): Promise<Board> {
-  const [items, queue, snapshot] = await Promise.all([
+  const [items, queue, snapshot, seen] = await Promise.all([
     readItems(io),
     readQueue(io),
     readState(io.paths.host, HostSnapshotSchema, io).catch(() => undefined),
+    readSeen(io, owner),
   ]);
   const mine = items.items.filter((item) => item.owner === owner);
   const jobs = new Map<string, BoardJob>();
@@ -52,5 +56,19 @@ export async function readBoard(io: StateIO, owner: string): Promise<Board> {
     io.warn(`dogsled: warning: board: TO LAND: ${messageOf(error)}`);
     return [];
   });
-  return boardOf({ owner, items: mine, tickets: queue.tickets, jobs, agentPanes, toLand }, io.now());
+  return boardOf({ owner, items: mine, tickets: queue.tickets, jobs, agentPanes, toLand, seen }, io.now());
+}
+
+/**
+ * The owner's dismissals (board-seen.json). The board is read by hooks that must not fail on it, so a
+ * file that cannot be read is no dismissals, with a warning; a corrupt one is quarantined as usual.
+ */
+export async function readSeen(io: StateIO, owner: string): Promise<BoardSeen[]> {
+  try {
+    const file = await readState(io.paths.boardSeen, BoardSeenSchema, io);
+    return (file?.seen ?? []).filter((entry) => entry.owner === owner);
+  } catch (error) {
+    io.warn(`dogsled: warning: board: ${io.paths.boardSeen}: ${messageOf(error)}`);
+    return [];
+  }
 }

@@ -47,6 +47,8 @@ export interface StatePaths {
   paneTerminals: string;
   /** The docked board of each Herdr tab (boards/<tab-hash>.json). */
   boards: string;
+  /** ATTENTION rows each owner dismissed (`board --dismiss`), which the board shows in DONE (board-seen.json). */
+  boardSeen: string;
   /** What Pi publishes of each pane's todos (todo-lines/<pane-hash>.json, protocol v3). */
   todoLines: string;
   /** The service's copy of the todos of live agent panes (todo-sections.json). */
@@ -113,6 +115,7 @@ export function statePaths(dir: string): StatePaths {
     gate: join(dir, 'gate.json'),
     paneTerminals: join(dir, 'terminals.json'),
     boards: join(dir, 'boards'),
+    boardSeen: join(dir, 'board-seen.json'),
     todoLines: join(dir, 'todo-lines'),
     todoSections: join(dir, 'todo-sections.json'),
     quota: join(dir, 'quota.json'),

@@ -13,3 +13,13 @@ export function mark(stage: string): void {
 export function span(name: string, ms: number): void {
   if (enabled) process.stderr.write(`timing span ${name} ${ms.toFixed(1)}ms\n`);
 }
+
+/**
+ * A long-running hot command (the sidebar) says its start-up is over: main.ts writes the bundle's
+ * code cache then, since such a command seldom exits 0 (a closed pane ends it with a signal).
+ */
+export const STARTED_EVENT = 'dogsled:started';
+
+export function startedUp(): void {
+  process.emit(STARTED_EVENT as 'exit', 0);
+}

@@ -1,13 +1,16 @@
-// buildSidebar(state, view, now, width, height): the whole screen as three framed panels, top to
-// bottom Hosts, Agents & Jobs, Todos. Heights: Hosts takes at most 40% of the screen and folds to
-// one line per host by itself when its cards would not fit; Todos at most 30%; Agents & Jobs the rest
-// (and every spare row). Each panel shows its lines from its scroll offset; the selected card is
-// kept in view. Pure: the app calls it on every refresh and on every key.
+// buildSidebar(state, view, now, width, height): the whole screen as framed panels, top to bottom
+// Hosts, Agents & Jobs and, when the owner has a todo publication, Todos. Heights: Hosts takes at most
+// 40% of the screen and folds to one line per host by itself when its cards would not fit; Todos at
+// most 30%; Agents & Jobs the rest (and every spare row). Without a publication there is no Todos
+// panel: its rows go to agents and jobs, which end with one dim line on where todos come from when
+// a row is spare. Each panel shows its lines from its scroll offset; the selected card is kept in
+// view. Ages are drawn as of `now` (agedState), so a redraw alone moves them on. Pure: the app calls
+// it on every refresh, every key and every tick.
 
 import { type BoardRow, boardRows } from '../../service/core/board/board-rule.js';
-import { clipCells, displayText, fitCells } from './cells.js';
+import { clipCells, displayText, fitCells, wrapWords } from './cells.js';
 import { hostLines } from './hosts.js';
-import { todoLines } from './todos.js';
+import { TODOS_HINT, todoLines } from './todos.js';
 import {
   type Frame,
   type Line,
@@ -26,8 +29,20 @@ const HOSTS_SHARE = 0.4;
 const TODOS_SHARE = 0.3;
 /** Every panel keeps at least one line inside its frame. */
 const MIN_INNER = 1;
+/** A message takes at most this many rows under the panels (what is left of it is cut). */
+const MESSAGE_ROWS = 3;
 /** Below this many screen rows, hosts fold whatever the person chose. */
 export const SHORT_PANE_ROWS = 24;
+
+/** Whether the owner has todos to show (or a publication that cannot be read, which says why). */
+export function hasTodos(state: SidebarState): boolean {
+  return state.todos.available || state.todos.reason !== null;
+}
+
+/** The panels drawn for this state, top to bottom: what tab cycles through. */
+export function panelIds(state: SidebarState): PanelId[] {
+  return hasTodos(state) ? ['hosts', 'work', 'todos'] : ['hosts', 'work'];
+}
 
 export function buildSidebar(
   state: SidebarState,
@@ -36,29 +51,43 @@ export function buildSidebar(
   width: number,
   height: number,
 ): Frame {
-  void now; // ages are computed by the readers; `now` is the frame's time for callers that redraw.
+  state = agedState(state, now);
+  const ids = panelIds(state);
+  const todos = ids.includes('todos');
   const inner = Math.max(1, width - FRAME_COLS);
-  const rows = Math.max(3 * (FRAME_ROWS + MIN_INNER), height - (view.message ? 1 : 0));
+  const message = view.message
+    ? wrapWords(displayText(view.message), width)
+        .slice(0, MESSAGE_ROWS)
+        .map((line) => fitCells(line, width))
+    : [];
+  const rows = Math.max(ids.length * (FRAME_ROWS + MIN_INNER), height - message.length);
   const selected = selectedRow(state, view.selected);
   const selectedKey = selected ? rowKey(selected) : null;
 
   const hostsBudget = Math.max(MIN_INNER, Math.floor(rows * HOSTS_SHARE) - FRAME_ROWS);
-  const cardLines = state.hosts.length * 2;
-  const folded = view.hostsFolded || height < SHORT_PANE_ROWS || cardLines > hostsBudget;
+  const cards = hostLines(state.hosts, inner, false, state.thresholds, view.host);
+  const folded = view.hostsFolded || height < SHORT_PANE_ROWS || cards.length > hostsBudget;
   const hostBody = withProblems(
     state.problems,
-    hostLines(state.hosts, inner, folded, state.thresholds),
+    folded ? hostLines(state.hosts, inner, true, state.thresholds, view.host) : cards,
     inner,
   );
-  const todoBody = todoLines(state.todos, inner, view.todosDoneOpen);
-  const workBody = workLines(state.board, inner, view.foldedGroups, selectedKey);
+  const todoBody = todos ? todoLines(state.todos, inner, view.todosDoneOpen) : [];
+  const workBody = workLines(state.board, inner, view.foldedGroups, selectedKey, state.hosts);
 
   const hostsInner = clampInner(hostBody.length, hostsBudget);
-  const todosInner = clampInner(
-    todoBody.length,
-    Math.max(MIN_INNER, Math.floor(rows * TODOS_SHARE) - FRAME_ROWS),
-  );
-  const workInner = Math.max(MIN_INNER, rows - 3 * FRAME_ROWS - hostsInner - todosInner);
+  const todosInner = todos
+    ? clampInner(todoBody.length, Math.max(MIN_INNER, Math.floor(rows * TODOS_SHARE) - FRAME_ROWS))
+    : 0;
+  const workInner = Math.max(MIN_INNER, rows - ids.length * FRAME_ROWS - hostsInner - todosInner);
+  if (!todos && workBody.length < workInner) {
+    const hint = wrapWords(TODOS_HINT, inner);
+    if (workBody.length + 1 + hint.length <= workInner) {
+      workBody.push({ segments: [{ text: ' '.repeat(inner) }] });
+      for (const chunk of hint)
+        workBody.push({ segments: [{ text: fitCells(chunk, inner), fg: 'overlay0' }] });
+    }
+  }
 
   const panels: PanelView[] = [];
   let top = 0;
@@ -69,10 +98,8 @@ export function buildSidebar(
     innerRows: number,
     extra: Partial<PanelView> = {},
   ) => {
-    const keep = id === 'work' && selectedKey ? lineOf(body, selectedKey) : undefined;
-    // The last card pulls in what follows it (a folded group's header), so nothing hides below it.
-    const last = keep !== undefined && !body.slice(keep + 3).some((line) => line.row !== undefined);
-    const scroll = scrolled(last ? body.length : view.scroll[id], body.length, innerRows, keep);
+    const keep = keptLines(id, body, selectedKey, view.focus === 'hosts' ? view.host : null);
+    const scroll = scrolled(view.scroll[id], body.length, innerRows, keep);
     const range =
       body.length > innerRows
         ? ` ${scroll + 1}-${Math.min(body.length, scroll + innerRows)}/${body.length}`
@@ -97,20 +124,22 @@ export function buildSidebar(
   };
   add('hosts', `Hosts ${state.hosts.length}`, hostBody, hostsInner, { folded });
   add('work', workTitle(state), workBody, workInner);
-  add('todos', todosTitle(state), todoBody, todosInner);
-  return { width, height, panels, message: view.message, selected };
+  if (todos) add('todos', todosTitle(state), todoBody, todosInner);
+  return { width, height, panels, message, selected };
 }
 
 function clampInner(lines: number, budget: number): number {
   return Math.max(MIN_INNER, Math.min(lines, budget));
 }
 
-/** Read problems go first in the Hosts panel, one line each, so they are never hidden. */
+/** Read problems go first in the Hosts panel, wrapped whole, so they are never hidden or cut. */
 function withProblems(problems: readonly string[], body: Line[], width: number): Line[] {
   if (problems.length === 0) return body;
-  const lines = problems.map((p) => ({
-    segments: [{ text: fitCells(`! ${displayText(p)}`, width), fg: 'red' as const }],
-  }));
+  const lines = problems.flatMap((p) =>
+    wrapWords(`! ${displayText(p)}`, width).map((chunk) => ({
+      segments: [{ text: fitCells(chunk, width), fg: 'red' as const }],
+    })),
+  );
   return [...lines, ...body];
 }
 
@@ -123,21 +152,63 @@ function todosTitle(state: SidebarState): string {
   return state.todos.available ? 'Todos' : 'Todos (unavailable)';
 }
 
-/** The first line of the row `key`, if shown. */
-function lineOf(lines: readonly Line[], key: string): number | undefined {
-  const index = lines.findIndex((line) => line.row === key);
-  return index < 0 ? undefined : index;
+/**
+ * The lines of the selected card or host card that must be in view, first to last; the last card of
+ * the work panel pulls in what follows it (a folded group's header), so nothing hides below it.
+ */
+function keptLines(
+  id: PanelId,
+  body: readonly Line[],
+  row: string | null,
+  host: string | null,
+): { first: number; last: number } | undefined {
+  const match = (line: Line) =>
+    id === 'work' ? row !== null && line.row === row : host !== null && line.host === host;
+  if (id === 'todos') return undefined;
+  const first = body.findIndex(match);
+  if (first < 0) return undefined;
+  let last = first;
+  while (last + 1 < body.length && match(body[last + 1] as Line)) last += 1;
+  if (id === 'work' && !body.slice(last + 1).some((line) => line.row !== undefined)) last = body.length - 1;
+  return { first, last };
 }
 
-/** A scroll offset inside the body that keeps line `keep` (and the two after it, a card) in view. */
-function scrolled(wanted: number, total: number, rows: number, keep: number | undefined): number {
+/** A scroll offset inside the body that keeps `keep` in view (its first line when it cannot all fit). */
+function scrolled(
+  wanted: number,
+  total: number,
+  rows: number,
+  keep: { first: number; last: number } | undefined,
+): number {
   const max = Math.max(0, total - rows);
   let scroll = Math.min(Math.max(0, wanted), max);
   if (keep !== undefined) {
-    if (keep < scroll) scroll = keep;
-    else if (keep + 3 > scroll + rows) scroll = Math.min(max, keep + 3 - rows);
+    if (keep.last + 1 > scroll + rows) scroll = Math.min(max, keep.last + 1 - rows);
+    if (keep.first < scroll) scroll = keep.first;
   }
   return scroll;
+}
+
+/**
+ * The state as it reads at `now`: every age the readers computed at `read_ms` moved on by the time
+ * since, so a redraw keeps ages current without reading the files again.
+ */
+export function agedState(state: SidebarState, now: number): SidebarState {
+  const elapsed = state.read_ms === undefined ? 0 : Math.max(0, now - state.read_ms);
+  if (elapsed === 0) return state;
+  const older = (age: number | null) => (age === null ? null : age + elapsed);
+  return {
+    ...state,
+    read_ms: now,
+    hosts: state.hosts.map((host) => ({ ...host, age_ms: older(host.age_ms) })),
+    board: state.board && {
+      ...state.board,
+      groups: state.board.groups.map((group) => ({
+        ...group,
+        rows: group.rows.map((row) => ({ ...row, age_ms: older(row.age_ms) })),
+      })),
+    },
+  };
 }
 
 /** The selected row if it still exists on the board, else null. */

@@ -144,3 +144,61 @@ export function wrapCells(text: string, width: number): string[] {
   lines.push(line);
   return lines;
 }
+
+/**
+ * At most `width` cells, shortened in the middle (`feat/pars…-tests`): a name's start and end are
+ * what tell two apart (a branch's prefix and topic, a model's vendor and version).
+ */
+export function middleCells(text: string, width: number): string {
+  if (width <= 0) return '';
+  if (cells(text) <= width) return text;
+  if (width <= 2) return clipCells(text, width);
+  const chars = [...text];
+  const room = width - 1;
+  const headRoom = Math.ceil(room / 2);
+  let head = '';
+  let used = 0;
+  for (const char of chars) {
+    const w = charCells(char);
+    if (used + w > headRoom) break;
+    head += char;
+    used += w;
+  }
+  let tail = '';
+  let tailUsed = 0;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const char = chars[i] as string;
+    const w = charCells(char);
+    if (used + tailUsed + w > room) break;
+    tail = char + tail;
+    tailUsed += w;
+  }
+  return `${head}${ELLIPSIS}${tail}`;
+}
+
+/**
+ * `text` in lines of at most `width` cells, broken at spaces where it can be (a word longer than a
+ * line is broken inside it): wrapped, never cut, so a reason or an id reaches the screen whole.
+ */
+export function wrapWords(text: string, width: number): string[] {
+  if (width <= 0) return [text];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const candidate = line === '' ? word : `${line} ${word}`;
+    if (cells(candidate) <= width) {
+      line = candidate;
+      continue;
+    }
+    if (line !== '') lines.push(line);
+    if (cells(word) <= width) {
+      line = word;
+      continue;
+    }
+    const pieces = wrapCells(word, width);
+    line = pieces.pop() ?? '';
+    lines.push(...pieces);
+  }
+  lines.push(line);
+  return lines;
+}

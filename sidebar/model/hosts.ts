@@ -1,15 +1,15 @@
-// The Hosts panel: one two-line card per host (label, busy/cores, the `status --line` marker and the
-// cells of a busy sparkline, which the app draws with blessed-contrib's renderer; then an eight-cell
-// memory meter and free disk), or one line per host when folded.
-// Memory and disk take the admission thresholds' colours: memory yellow within 10% of the reserve
-// and red past it, disk yellow below twice disk_free_min_percent and red below it. An unreachable
-// host shows `?` and `no reply <age>`, its last numbers dimmed.
+// The Hosts panel: one card per host (label, busy/cores, the `status --line` marker and the cells of
+// a busy sparkline, which the app draws with blessed-contrib's renderer; a memory meter with free
+// memory and free disk; under a `▲`, why the host takes no work), or one line per host when folded.
+// Memory and disk take the admission thresholds' colours and, so they read without colour, the word
+// `low`: memory within 10% of the reserve (yellow) or past it (red), disk below twice
+// disk_free_min_percent (yellow) or below it (red). An unreachable host shows `?` and `no reply
+// <age>`, its last numbers dimmed. A card's lines carry its host id, which ⏎ opens in the detail view.
 
 import { formatAge } from '../../service/core/common/duration.js';
-import { factsLine } from '../../service/core/fleet/facts-line.js';
-import type { HostFacts } from '../../service/core/fleet/fleet-types.js';
-import { glanceMarker, glanceNumbers } from '../../service/core/placement/host-marks.js';
-import { cells, clipCells, displayText, fitCells } from './cells.js';
+import { glanceMarker, glanceNumbers, NOT_ELIGIBLE } from '../../service/core/placement/host-marks.js';
+import { cells, clipCells, displayText, fitCells, middleCells, wrapWords } from './cells.js';
+import { hostWhy } from './reasons.js';
 import type { Line, Role, Segment, SidebarHost, Thresholds } from './types.js';
 
 export type Level = 'ok' | 'warn' | 'bad';
@@ -19,6 +19,8 @@ export const MEMORY_WARN_MARGIN = 1.1;
 const METER_CELLS = 8;
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 const SPARK_MAX = 12;
+/** A label longer than this is shortened in the middle, so the numbers and marker stay on the line. */
+const LABEL_MAX = 14;
 const GIB = 1024 ** 3;
 
 /** Memory against the reserve admission needs for one more placement (headroom.ts). */
@@ -78,7 +80,7 @@ function unavailableText(host: SidebarHost): string | null {
   return null;
 }
 
-/** Padded to `width` cells: the label and numbers left, the tail (sparkline) right-aligned. */
+/** The first line of a card: the label, numbers and marker left, the busy sparkline right-aligned. */
 function headLine(host: SidebarHost, width: number, folded: boolean, t: Thresholds): Segment[] {
   const facts = { ...host, probe: host.probe };
   const numbers = glanceNumbers(facts);
@@ -86,14 +88,18 @@ function headLine(host: SidebarHost, width: number, folded: boolean, t: Threshol
   const away = unavailableText(host);
   const dim = away !== null;
   const label = displayText(host.label);
-  const parts: Segment[] = [{ text: clipCells(label, 12), fg: 'text', bold: true, dim }];
+  const parts: Segment[] = [{ text: middleCells(label, LABEL_MAX), fg: 'text', bold: true, dim }];
   if (numbers) parts.push({ text: ` ${numbers}`, fg: 'subtext0', dim });
   if (marker) parts.push({ text: ` ${marker}`, fg: marker === '?' ? 'overlay1' : 'peach', bold: true });
   if (away) parts.push({ text: ` ${away}`, fg: 'overlay0', dim });
   const used = parts.reduce((sum, s) => sum + cells(s.text), 0);
   if (folded) {
-    const tail = foldedTail(host, t);
-    return fill([...parts, ...tail.map((s) => ({ ...s, dim: s.dim || dim }))], used, width);
+    const line = [...parts, ...foldedTail(host, t).map((s) => ({ ...s, dim: s.dim || dim }))];
+    return fill(
+      line,
+      line.reduce((sum, s) => sum + cells(s.text), 0),
+      width,
+    );
   }
   const room = Math.min(SPARK_MAX, width - used - 1);
   if (room >= 4 && host.busy_history.length > 0) {
@@ -104,48 +110,75 @@ function headLine(host: SidebarHost, width: number, folded: boolean, t: Threshol
   return fill(parts, used, width);
 }
 
-/** Folded: `mem 64% disk 32%` after the numbers, coloured like the meters. */
+/** A level in words too, so it reads without colour: near the threshold or past it is ` low`. */
+function lowMark(level: Level, role: Role, dim: boolean): Segment[] {
+  return level === 'ok' ? [] : [{ text: ' low', fg: role, bold: true, dim }];
+}
+
+/** Folded: ` free mem 48G disk 50%` after the numbers, free memory and free disk like the cards. */
 function foldedTail(host: SidebarHost, t: Thresholds): Segment[] {
   const probe = host.probe;
   if (!probe) return [];
-  const total = probe.memory.total_bytes;
-  const usedPct = total > 0 ? Math.round((100 * (total - probe.memory.free_bytes)) / total) : 0;
-  const memRole = LEVEL_ROLE[memoryLevel(probe.memory.free_bytes, host.reservations, t)];
-  const diskRole = LEVEL_ROLE[diskLevel(diskPercent(host), t)];
+  const mem = memoryLevel(probe.memory.free_bytes, host.reservations, t);
+  const disk = diskLevel(diskPercent(host), t);
   return [
-    { text: ' mem ', fg: 'overlay1' },
-    { text: `${Math.min(100, Math.max(0, usedPct))}%`, fg: memRole },
+    { text: ' free mem ', fg: 'overlay1' },
+    { text: bytesShort(Math.max(0, probe.memory.free_bytes)), fg: LEVEL_ROLE[mem] },
+    ...lowMark(mem, LEVEL_ROLE[mem], false),
     { text: ' disk ', fg: 'overlay1' },
-    { text: `${Math.round(diskPercent(host))}%`, fg: diskRole },
+    { text: `${Math.round(diskPercent(host))}%`, fg: LEVEL_ROLE[disk] },
+    ...lowMark(disk, LEVEL_ROLE[disk], false),
   ];
 }
 
-/** `mem ██████░░ 4.1G  disk 82G 32%`: memory used, free memory, free disk and its share. */
+/**
+ * The second line: a memory meter (the used share), free memory and free disk, each said `free` so
+ * neither reads as used; the widest of three forms that fits (an eight-cell meter, a four-cell one,
+ * none).
+ */
 function meterLine(host: SidebarHost, width: number, t: Thresholds): Segment[] {
   const probe = host.probe;
   const dim = unavailableText(host) !== null;
   if (!probe) return [{ text: fitCells('  no measurements yet', width), fg: 'overlay0', dim: true }];
   const total = probe.memory.total_bytes;
   const used = total > 0 ? (total - probe.memory.free_bytes) / total : 0;
-  const memRole = LEVEL_ROLE[memoryLevel(probe.memory.free_bytes, host.reservations, t)];
-  const diskRole = LEVEL_ROLE[diskLevel(diskPercent(host), t)];
-  const parts: Segment[] = [
-    { text: '  mem ', fg: 'overlay1', dim },
-    { text: meter(used), fg: memRole, dim },
-    { text: ` ${bytesShort(Math.max(0, probe.memory.free_bytes))}`, fg: memRole, dim },
-    { text: '  disk ', fg: 'overlay1', dim },
-    { text: `${bytesShort(probe.disk.free_bytes)} ${Math.round(diskPercent(host))}%`, fg: diskRole, dim },
+  const mem = memoryLevel(probe.memory.free_bytes, host.reservations, t);
+  const disk = diskLevel(diskPercent(host), t);
+  const memRole = LEVEL_ROLE[mem];
+  const diskRole = LEVEL_ROLE[disk];
+  const free = bytesShort(Math.max(0, probe.memory.free_bytes));
+  const share = `${Math.round(diskPercent(host))}%`;
+  const withMeter = (cellsWide: number): Segment[] => [
+    { text: ' mem ', fg: 'overlay1', dim },
+    { text: meter(used, cellsWide), fg: memRole, dim },
+    { text: ` ${free} free`, fg: memRole, dim },
+    ...lowMark(mem, memRole, dim),
+    { text: ' · disk ', fg: 'overlay1', dim },
+    { text: `${share} free`, fg: diskRole, dim },
+    ...lowMark(disk, diskRole, dim),
   ];
-  return fill(
-    parts,
-    parts.reduce((sum, s) => sum + cells(s.text), 0),
-    width,
-  );
+  const bare: Segment[] = [
+    { text: ' free mem ', fg: 'overlay1', dim },
+    { text: free, fg: memRole, dim },
+    ...lowMark(mem, memRole, dim),
+    { text: ' disk ', fg: 'overlay1', dim },
+    { text: share, fg: diskRole, dim },
+    ...lowMark(disk, diskRole, dim),
+  ];
+  const width_ = (parts: Segment[]) => parts.reduce((sum, s) => sum + cells(s.text), 0);
+  const chosen = [withMeter(METER_CELLS), withMeter(METER_CELLS / 2)].find((p) => width_(p) <= width) ?? bare;
+  return fill(chosen, width_(chosen), width);
 }
 
-/** `  Debian GNU/Linux 12, Linux 6.1 · AMD EPYC…`: what the host is, dim, cut to the card. */
-function factsSegments(facts: HostFacts, width: number): Segment[] {
-  return [{ text: fitCells(`  ${displayText(factsLine(facts))}`, width), fg: 'overlay1', dim: true }];
+/** Under a `▲`: why the host takes no work, wrapped whole (the rest are in the detail view). */
+function reasonLines(host: SidebarHost, width: number): Segment[][] {
+  if (glanceMarker({ ...host, probe: host.probe }) !== NOT_ELIGIBLE) return [];
+  const why = hostWhy(host);
+  if (why === null) return [];
+  const more = host.reason.length > 1 ? ` (+${host.reason.length - 1} more)` : '';
+  return wrapWords(`${NOT_ELIGIBLE} ${why}${more}`, width - 1).map((chunk) =>
+    fill([{ text: ` ${chunk}`, fg: 'peach' }], cells(chunk) + 1, width),
+  );
 }
 
 /** Segments clipped or padded to exactly `width` cells. */
@@ -174,13 +207,23 @@ export function hostLines(
   width: number,
   folded: boolean,
   t: Thresholds,
+  selected: string | null = null,
 ): Line[] {
   if (hosts.length === 0) return [{ segments: [{ text: fitCells('no hosts', width), fg: 'overlay0' }] }];
+  const inner = Math.max(1, width - 1);
   const lines: Line[] = [];
   for (const host of hosts) {
-    lines.push({ segments: headLine(host, width, folded, t) });
-    if (!folded) lines.push({ segments: meterLine(host, width, t) });
-    if (!folded && host.facts) lines.push({ segments: factsSegments(host.facts, width) });
+    const chosen = host.id === selected;
+    const mark: Segment = chosen ? { text: '▌', fg: 'accent' } : { text: ' ' };
+    const rows = [headLine(host, inner, folded, t)];
+    if (!folded) rows.push(meterLine(host, inner, t), ...reasonLines(host, inner));
+    for (const segments of rows) {
+      const marked = [mark, ...segments];
+      lines.push({
+        segments: chosen ? marked.map((s) => (s.bg ? s : { ...s, bg: 'surface0' as Role })) : marked,
+        host: host.id,
+      });
+    }
   }
   return lines;
 }

@@ -1,7 +1,11 @@
-// Colours from Herdr's `[theme]` (CONTRACT §7): catppuccin and catppuccin-latte exactly, with
-// `[theme.custom]` overrides and the legacy `[ui] accent`; every other theme name uses the
-// terminal's own ANSI palette (Herdr's `terminal` row), since its colours are the user's. NO_COLOR
-// gives no colours at all. Pure: the app parses config.toml and hands the object in.
+// Colours: a `[theme]` names one (dogsled's theme.toml first, then Herdr's config.toml, CONTRACT §7):
+// `dogsled-dark` and `dogsled-light` (dogsled's own, from the 256-colour palette), catppuccin and
+// catppuccin-latte exactly, with `[theme.custom]` overrides and the legacy `[ui] accent`; any other
+// name uses the terminal's own ANSI palette (Herdr's `terminal` row), since its colours are the
+// user's. Herdr's `auto_switch` picks `dark_name` or `light_name` by the terminal's background. With
+// no name (or `auto`) it is dogsled-dark or dogsled-light by that background, as the terminal
+// reports it (OSC 11) or COLORFGBG says, else dark. NO_COLOR gives no colours at all. Pure: the app
+// parses the files and asks the terminal, then hands the results in.
 
 import type { Role } from './types.js';
 
@@ -71,11 +75,42 @@ const TERMINAL = palette([
   'yellow',
 ]);
 
+/**
+ * dogsled's defaults, each an exact xterm-256 colour (a terminal without truecolor draws it as is):
+ * light text and mid-grey frames on a dark background; dark text, grey frames and deep colours on a
+ * light one. Pills are drawn in panel_bg on the group's colour, so panel_bg contrasts with all five.
+ */
+const DARK = palette(
+  '#5fafff #1c1c1c #303030 #808080 #262626 #8a8a8a #a8a8a8 #e4e4e4 #bcbcbc #d787ff #87d787 #ffd75f #ff8787 #87afff #5fd7d7 #ffaf5f'.split(
+    ' ',
+  ),
+);
+const LIGHT = palette(
+  '#005fd7 #ffffff #e4e4e4 #8a8a8a #eeeeee #6c6c6c #585858 #1c1c1c #444444 #8700af #008700 #af5f00 #d70000 #005faf #008787 #d75f00'.split(
+    ' ',
+  ),
+);
+
+export type Background = 'dark' | 'light';
+
+const NAMED: Record<string, Palette> = {
+  'dogsled-dark': DARK,
+  'dogsled-light': LIGHT,
+  catppuccin: CATPPUCCIN,
+  'catppuccin-latte': LATTE,
+};
+
 const ALIASES: Record<string, string> = {
   'catppuccin-mocha': 'catppuccin',
   mocha: 'catppuccin',
   latte: 'catppuccin-latte',
   light: 'catppuccin-latte',
+};
+
+/** A theme's light sibling, for Herdr's `auto_switch` without a `light_name`. */
+const LIGHT_OF: Record<string, string> = {
+  catppuccin: 'catppuccin-latte',
+  'dogsled-dark': 'dogsled-light',
 };
 
 const ANSI = new Set([
@@ -125,26 +160,76 @@ function table(value: unknown): Record<string, unknown> {
     : {};
 }
 
-/** The theme of a parsed Herdr config.toml (undefined: no config, Herdr's default catppuccin). */
-export function themeOf(config: unknown, noColor: boolean): Theme {
+/** The `[theme]` table of a parsed TOML file (Herdr's config.toml or dogsled's theme.toml). */
+function themeTable(config: unknown): Record<string, unknown> {
+  return table(table(config).theme);
+}
+
+/**
+ * The theme of parsed config files, first wins for the name and for each custom colour: dogsled's
+ * theme.toml, then Herdr's config.toml (undefined: no such file). `background` is what the terminal
+ * reported, or null.
+ */
+export function themeOf(
+  config: unknown,
+  noColor: boolean,
+  background: Background | null = null,
+  own: unknown = undefined,
+): Theme {
   const none = palette([]);
   if (noColor) return { name: 'none', mono: true, palette: none };
-  const root = table(config);
-  const theme = table(root.theme);
-  const wanted = typeof theme.name === 'string' ? normaliseName(theme.name) : 'catppuccin';
-  const base = wanted === 'catppuccin' ? CATPPUCCIN : wanted === 'catppuccin-latte' ? LATTE : TERMINAL;
-  const name = base === TERMINAL ? 'terminal' : wanted;
+  const mine = themeTable(own);
+  const herdr = themeTable(config);
+  const chosen =
+    chosenName(mine, background) ?? chosenName(herdr, background) ?? `dogsled-${background ?? 'dark'}`;
+  const base = NAMED[chosen] ?? TERMINAL;
+  const name = base === TERMINAL ? 'terminal' : chosen;
   const colours: Palette = { ...base };
-  const custom = table(theme.custom);
-  for (const role of ROLES) {
-    const value = custom[role];
-    if (typeof value === 'string') colours[role] = parseColour(value);
+  for (const custom of [table(herdr.custom), table(mine.custom)]) {
+    for (const role of ROLES) {
+      const value = custom[role];
+      if (typeof value === 'string') colours[role] = parseColour(value);
+    }
   }
-  const legacy = table(root.ui).accent;
-  if (custom.accent === undefined && typeof legacy === 'string' && legacy.trim().toLowerCase() !== 'cyan') {
+  const legacy = table(table(config).ui).accent;
+  const customAccent = table(herdr.custom).accent ?? table(mine.custom).accent;
+  if (customAccent === undefined && typeof legacy === 'string' && legacy.trim().toLowerCase() !== 'cyan') {
     colours.accent = parseColour(legacy);
   }
   return { name, mono: false, palette: colours };
+}
+
+/** The name a `[theme]` table chooses for this background, or undefined when it names none (`auto`). */
+function chosenName(theme: Record<string, unknown>, background: Background | null): string | undefined {
+  if (typeof theme.name !== 'string') return undefined;
+  const name = normaliseName(theme.name);
+  if (name === 'auto') return undefined;
+  if (theme.auto_switch !== true || background === null) return name;
+  const wanted = background === 'light' ? theme.light_name : theme.dark_name;
+  if (typeof wanted === 'string') return normaliseName(wanted);
+  return background === 'light' ? (LIGHT_OF[name] ?? name) : name;
+}
+
+/**
+ * The background of an OSC 11 reply (`ESC ] 11 ; rgb:RRRR/GGGG/BBBB`, 1 to 4 hex digits a channel):
+ * light when its relative luminance is over a half; null when it is not such a reply.
+ */
+export function backgroundOfReply(reply: string): Background | null {
+  const match = /\u001b\]11;rgba?:([0-9a-f]{1,4})\/([0-9a-f]{1,4})\/([0-9a-f]{1,4})/i.exec(reply);
+  if (!match) return null;
+  const [r, g, b] = match.slice(1, 4).map((hex) => Number.parseInt(hex, 16) / (16 ** hex.length - 1)) as [
+    number,
+    number,
+    number,
+  ];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? 'light' : 'dark';
+}
+
+/** COLORFGBG (`fg;bg`, set by rxvt, Konsole and others): light when the background is white (7, 15). */
+export function backgroundOfColorFgBg(value: string | undefined): Background | null {
+  const bg = value?.split(';').at(-1);
+  if (bg === undefined || !/^\d+$/.test(bg)) return null;
+  return bg === '7' || bg === '15' ? 'light' : 'dark';
 }
 
 /** Herdr's ANSI names (ratatui's) as blessed spells them; hex colours pass through. */

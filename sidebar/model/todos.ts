@@ -1,9 +1,10 @@
 // The Todos panel: the owner's pi-todo v3 `display.sections` as a progress bar, NOW, NEXT (and any
-// other section Pi sends, as it titles it), and one fold for done and dropped. A pane without a
-// usable publication shows `todos unavailable` and why.
+// other section Pi sends, as it titles it), and one fold for done and dropped; items wrap, never cut.
+// A publication that cannot be used says why in one line; with no publication at all there is no
+// panel (build.ts), and the Agents & Jobs panel may end with TODOS_HINT.
 
 import type { TodoSection } from '../../service/core/board/board-types.js';
-import { displayText, fitCells } from './cells.js';
+import { displayText, fitCells, wrapWords } from './cells.js';
 import { fill } from './hosts.js';
 import type { Line, Role, TodoView } from './types.js';
 
@@ -34,12 +35,20 @@ export function progressOf(sections: readonly TodoSection[]): { done: number; to
   return { done, total };
 }
 
+/** The one dim line that says where todos come from, when there are none and the room is spare. */
+export const TODOS_HINT = "todos show here when Pi's todo list publishes them";
+
+/** `  • text`, wrapped under its bullet. */
+function item(bullet: string, value: string, width: number, fg: Role): Line[] {
+  return wrapWords(displayText(value), Math.max(1, width - 4)).map((chunk, i) =>
+    text(`${i === 0 ? `  ${bullet} ` : '    '}${chunk}`, width, fg),
+  );
+}
+
 export function todoLines(todos: TodoView, width: number, doneOpen: boolean): Line[] {
   if (!todos.available) {
-    return [
-      text('todos unavailable', width, 'overlay1'),
-      text(`  ${displayText(todos.reason)}`, width, 'overlay0'),
-    ];
+    const why = `todos unavailable: ${displayText(todos.reason ?? 'no publication')}`;
+    return wrapWords(why, width).map((chunk) => text(chunk, width, 'overlay1'));
   }
   const { sections, current } = todos.lines;
   const { done, total } = progressOf(sections);
@@ -58,12 +67,12 @@ export function todoLines(todos: TodoView, width: number, doneOpen: boolean): Li
   const shown = sections.filter((s) => s.kind !== 'progress' && !FOLDED_KINDS.has(s.kind));
   const hasNow = shown.some((s) => s.kind === 'now');
   if (!hasNow && current) {
-    lines.push(text('NOW', width, 'yellow', true), text(`  • ${displayText(current)}`, width, 'text'));
+    lines.push(text('NOW', width, 'yellow', true), ...item('•', current, width, 'text'));
   }
   for (const section of shown) {
     const role: Role = section.kind === 'now' ? 'yellow' : section.kind === 'next' ? 'blue' : 'mauve';
     lines.push(text(displayText(section.title ?? section.kind.toUpperCase()), width, role, true));
-    for (const item of section.lines ?? []) lines.push(text(`  • ${displayText(item)}`, width, 'text'));
+    for (const entry of section.lines ?? []) lines.push(...item('•', entry, width, 'text'));
   }
   const folded = sections.filter((s) => FOLDED_KINDS.has(s.kind));
   if (folded.length > 0) {
@@ -73,10 +82,8 @@ export function todoLines(todos: TodoView, width: number, doneOpen: boolean): Li
     lines.push({ ...text(`${doneOpen ? '▾' : '▸'} ${counts}`, width, 'overlay1'), fold: TODOS_FOLD });
     if (doneOpen) {
       for (const section of folded) {
-        for (const item of section.lines ?? []) {
-          lines.push(
-            text(`  ${section.kind === 'done' ? '✓' : '✗'} ${displayText(item)}`, width, 'overlay0'),
-          );
+        for (const entry of section.lines ?? []) {
+          lines.push(...item(section.kind === 'done' ? '✓' : '✗', entry, width, 'overlay0'));
         }
       }
     }

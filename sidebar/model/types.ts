@@ -48,6 +48,8 @@ export interface Line {
   row?: string;
   /** A fold this line toggles when clicked or chosen with space. */
   fold?: string;
+  /** The host whose card this line belongs to (the Hosts panel), for clicks and ⏎. */
+  host?: string;
 }
 
 export interface SidebarHost {
@@ -59,6 +61,15 @@ export interface SidebarHost {
   eligible: boolean;
   age_ms: number | null;
   reservations: number;
+  /** Why it takes no work (the headroom reasons `status` lists), empty when eligible. */
+  reason: string[];
+  free_cores: number | null;
+  /** Why the last read of a peer failed; null when it answered. */
+  unreachable: string | null;
+  /** Its live reservations, its agent panes and its jobs, for the detail view. */
+  reserved: Array<{ id: string; expires_ms: number; owner: string | null }>;
+  agents: Array<{ pane: string; agent: string; state: string; name: string | null; model: string | null }>;
+  jobs: SidebarJob[];
   probe: {
     cores: number;
     busy: number | null;
@@ -72,7 +83,23 @@ export interface SidebarHost {
   facts?: HostFacts | null;
 }
 
-export type TodoView = { available: true; lines: TodoLines } | { available: false; reason: string };
+/** A job on a host, as its snapshot publishes it (running ones, and ended ones for a day). */
+export interface SidebarJob {
+  id: string;
+  command: string[];
+  owner: string | null;
+  started_ms: number | null;
+  ended_ms: number | null;
+  exit_code: number | null;
+  signal: string | null;
+  reason: string | null;
+}
+
+/**
+ * The owner's todos: Pi's publication, or why it cannot be used (a FIFO, another pane's), or no
+ * publication at all (reason null: no Pi todos here, and no panel is drawn for them).
+ */
+export type TodoView = { available: true; lines: TodoLines } | { available: false; reason: string | null };
 
 export interface Thresholds {
   memory_reserve_bytes: number;
@@ -88,6 +115,8 @@ export interface SidebarState {
   thresholds: Thresholds;
   /** Read problems, one line each, shown at the top of the panel they concern. */
   problems: string[];
+  /** When it was read: ages drawn later move on from it without reading again (absent: now). */
+  read_ms?: number;
 }
 
 export type PanelId = 'hosts' | 'work' | 'todos';
@@ -103,10 +132,24 @@ export interface ViewState {
   todosDoneOpen: boolean;
   /** The selected board row (`kind:id`), kept across refreshes. */
   selected: string | null;
+  /** The selected host (its id) in the Hosts panel, kept across refreshes. */
+  host: string | null;
+  /** The host detail view (⏎ on a host), over the whole screen, or null. */
+  detail: DetailView | null;
   /** First visible line of each panel. */
   scroll: Record<PanelId, number>;
   /** A transient message for the last screen line (an action's outcome), else null. */
   message: string | null;
+}
+
+/** Which samples the detail view's charts cover. */
+export type HistoryWindow = 'hour' | 'day';
+
+export interface DetailView {
+  host: string;
+  window: HistoryWindow;
+  /** First visible line of its text. */
+  scroll: number;
 }
 
 export interface PanelView {
@@ -129,7 +172,8 @@ export interface Frame {
   width: number;
   height: number;
   panels: PanelView[];
-  message: string | null;
+  /** The message under the panels, wrapped whole (at most MESSAGE_ROWS lines). */
+  message: string[];
   /** The selected row after this build (it may have moved to stay on an existing row). */
   selected: BoardRow | null;
 }
@@ -141,6 +185,8 @@ export function initialView(): ViewState {
     foldedGroups: ['group:done'],
     todosDoneOpen: false,
     selected: null,
+    host: null,
+    detail: null,
     scroll: { hosts: 0, work: 0, todos: 0 },
     message: null,
   };

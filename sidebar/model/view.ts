@@ -1,7 +1,9 @@
-// What keys and the mouse do to the view, as pure transitions: tab cycles the panels, arrows move the
-// selection over the board's visible cards, space folds what the focused panel holds (hosts to one
-// line each, the selected card's group, the todos' done and dropped), a click focuses a panel and
-// selects or folds the line under it, the wheel scrolls. The menu's entries for a row are here too.
+// What keys and the mouse do to the view, as pure transitions: tab cycles the panels drawn, arrows
+// move the selection over the board's visible cards or the hosts, space folds what the focused panel
+// holds (hosts to one line each, the selected card's group, the todos' done and dropped), a click
+// focuses a panel and selects or folds the line under it, the wheel scrolls. The host detail view
+// opens on a host, switches between the last hour and day, scrolls and closes. The menu's entries
+// for a row are here too.
 
 import { type BoardRow, boardRows } from '../../service/core/board/board-rule.js';
 import { displayText } from './cells.js';
@@ -9,10 +11,40 @@ import { TODOS_FOLD } from './todos.js';
 import { type Frame, PANELS, type PanelId, rowKey, type SidebarState, type ViewState } from './types.js';
 import { groupFold } from './work.js';
 
-export function cyclePanel(view: ViewState, step: 1 | -1): ViewState {
-  const index = PANELS.indexOf(view.focus);
-  const next = PANELS[(index + step + PANELS.length) % PANELS.length] as PanelId;
+/** Tab: the next panel of those drawn (`panels`, top to bottom). */
+export function cyclePanel(view: ViewState, step: 1 | -1, panels: readonly PanelId[] = PANELS): ViewState {
+  const index = Math.max(0, panels.indexOf(view.focus));
+  const next = panels[(index + step + panels.length) % panels.length] as PanelId;
   return { ...view, focus: next };
+}
+
+/** Arrows over the Hosts panel: the next host (the first when none is selected yet). */
+export function moveHost(state: SidebarState, view: ViewState, step: number): ViewState {
+  const ids = state.hosts.map((host) => host.id);
+  if (ids.length === 0) return { ...view, host: null };
+  const index = ids.indexOf(view.host ?? '');
+  const next = index < 0 ? 0 : Math.min(ids.length - 1, Math.max(0, index + step));
+  return { ...view, host: ids[next] as string };
+}
+
+/** ⏎ on a host: its detail view, on the last hour. */
+export function openDetail(view: ViewState, host: string): ViewState {
+  return { ...view, host, detail: { host, window: 'hour', scroll: 0 } };
+}
+
+export function closeDetail(view: ViewState): ViewState {
+  return { ...view, detail: null };
+}
+
+/** `w` in the detail view: the last day after the last hour, and back. */
+export function switchWindow(view: ViewState): ViewState {
+  if (!view.detail) return view;
+  return { ...view, detail: { ...view.detail, window: view.detail.window === 'hour' ? 'day' : 'hour' } };
+}
+
+export function scrollDetail(view: ViewState, step: number): ViewState {
+  if (!view.detail) return view;
+  return { ...view, detail: { ...view.detail, scroll: Math.max(0, view.detail.scroll + step) } };
 }
 
 /** Rows whose cards are shown (their group is not folded), in board order. */
@@ -76,6 +108,10 @@ export function clickAt(
   if (!panel) return { view, activate: null };
   let next: ViewState = { ...view, focus: panel.id };
   const line = panel.lines[y - panel.top - 1];
+  if (line?.host !== undefined) {
+    next = { ...next, host: line.host };
+    return { view: double ? openDetail(next, line.host) : next, activate: null };
+  }
   if (line?.fold !== undefined && !double) next = toggleNamedFold(state, next, line.fold);
   if (line?.row === undefined) return { view: next, activate: null };
   next = { ...next, selected: line.row };
@@ -94,10 +130,13 @@ export function wheelAt(
   const panel = frame.panels.find((p) => y >= p.top && y < p.top + p.height);
   if (!panel) return view;
   if (panel.id === 'work') return moveSelection(state, view, step);
+  // Over the focused Hosts panel the wheel moves the selected host, which keeps itself in view.
+  if (panel.id === 'hosts' && view.focus === 'hosts' && view.host !== null)
+    return moveHost(state, view, step);
   return scrollPanel(view, panel.id, step);
 }
 
-export type MenuAction = 'read' | 'send' | 'close' | 'stop' | 'cancel';
+export type MenuAction = 'read' | 'send' | 'dismiss' | 'close' | 'stop' | 'cancel';
 
 export interface MenuEntry {
   action: MenuAction;
@@ -127,6 +166,7 @@ export function menuFor(row: BoardRow): MenuEntry[] {
   return [
     entry('read', job || agent, 'a ticket has no output yet'),
     entry('send', reachable, agent ? 'the child has no open pane' : 'only agents take messages'),
+    entry('dismiss', row.group === 'attention', 'only ATTENTION rows are dismissed'),
     entry('close', reachable, agent ? 'the child has no open pane' : 'only agents are closed', true),
     entry('stop', running, job ? 'the job is not running' : 'only running jobs stop', true),
     entry(

@@ -1,12 +1,15 @@
-// The Agents & Jobs panel: the board's groups (service/core/board/board-rule.ts), each a header line and one
-// three-line card per row: a state pill and the title; what and where; age and why. A folded group
-// is its header alone (DONE starts folded). The selected card is drawn on the selection colour.
+// The Agents & Jobs panel: the board's groups (service/core/board/board-rule.ts), each a header line and one card
+// per row. A card says first what the owner must do (a pill: "+1 to land", "exit 3", "blocked", "#2
+// queued") and then the title; then kind, id and where; then age and why. Nothing the owner acts on
+// is cut: a pill, an id or a reason that does not fit wraps to the next line, and only names
+// (titles, branches, models, directories) are shortened, from the middle. A folded group is its
+// header alone (DONE starts folded). The selected card is marked `▌` and drawn on the selection colour.
 
 import type { Board, BoardGroupId, BoardRow } from '../../service/core/board/board-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
-import { cells, clipCells, displayText, fitCells } from './cells.js';
-import { fill } from './hosts.js';
-import { type Line, type Role, rowKey, type Segment } from './types.js';
+import { cells, displayText, fitCells, middleCells, wrapWords } from './cells.js';
+import { rowAction, rowWhy } from './reasons.js';
+import { type Line, type Role, rowKey, type Segment, type SidebarHost } from './types.js';
 
 export const GROUP_ROLE: Record<BoardGroupId, Role> = {
   to_land: 'mauve',
@@ -15,6 +18,9 @@ export const GROUP_ROLE: Record<BoardGroupId, Role> = {
   waiting: 'blue',
   done: 'green',
 };
+
+/** A title keeps at least this many cells beside its pill, else it takes a line of its own. */
+const TITLE_MIN = 8;
 
 export function groupFold(id: BoardGroupId): string {
   return `group:${id}`;
@@ -25,19 +31,21 @@ export function workLines(
   width: number,
   folded: readonly string[],
   selected: string | null,
+  hosts: readonly SidebarHost[] = [],
 ): Line[] {
   if (board === null) return [{ segments: [{ text: fitCells('board unavailable', width), fg: 'red' }] }];
   const lines: Line[] = [];
   for (const group of board.groups) {
     if (group.rows.length === 0) continue;
     const isFolded = folded.includes(groupFold(group.id));
-    const head = `${isFolded ? '▸' : '▾'} ${group.title} ${group.rows.length}`;
+    const seen = group.id === 'done' ? group.rows.filter((row) => row.seen_ms !== null).length : 0;
+    const head = `${isFolded ? '▸' : '▾'} ${group.title} ${group.rows.length}${seen > 0 ? ` (${seen} seen)` : ''}`;
     lines.push({
       segments: [{ text: fitCells(head, width), fg: GROUP_ROLE[group.id], bold: true }],
       fold: groupFold(group.id),
     });
     if (isFolded) continue;
-    for (const row of group.rows) lines.push(...card(row, width, rowKey(row) === selected));
+    for (const row of group.rows) lines.push(...card(row, width, rowKey(row) === selected, hosts));
   }
   if (lines.length === 0) {
     lines.push({ segments: [{ text: fitCells('no agents or jobs', width), fg: 'overlay0' }] });
@@ -45,40 +53,58 @@ export function workLines(
   return lines;
 }
 
-function pillText(row: BoardRow): string {
-  const state = displayText(row.state) || row.kind;
-  return row.place !== null ? ` #${row.place} ${state} ` : ` ${state} `;
+/** Exactly `width` cells: the segments, then spaces. The caller keeps them within the width. */
+function padded(parts: Segment[], width: number): Segment[] {
+  const used = parts.reduce((sum, s) => sum + cells(s.text), 0);
+  return used < width ? [...parts, { text: ' '.repeat(width - used) }] : parts;
 }
 
-function card(row: BoardRow, width: number, selected: boolean): Line[] {
-  const key = rowKey(row);
+export function card(row: BoardRow, width: number, selected: boolean, hosts: readonly SidebarHost[]): Line[] {
   const role = GROUP_ROLE[row.group];
   const mark: Segment = selected ? { text: '▌', fg: 'accent' } : { text: ' ' };
-  const pill = clipCells(pillText(row), Math.max(4, Math.floor(width / 2)));
+  const inner = Math.max(1, width - 1);
+  const out: Segment[][] = [];
+  const push = (parts: Segment[]) => out.push(padded([mark, ...parts], width));
+
+  // The pill, wrapped by words when it is wider than the card (never cut).
+  const pillRoom = Math.max(1, inner - 2);
+  const pills = wrapWords(rowAction(row), pillRoom).map((chunk) => ` ${chunk} `);
+  const pill = (text: string): Segment => ({ text, fg: 'panel_bg', bg: role, bold: true, inverse: true });
   const title = displayText(row.title);
-  const line1 = fill(
-    [
-      mark,
-      { text: pill, fg: 'panel_bg', bg: role, bold: true, inverse: true },
-      { text: ` ${title}`, fg: 'text' },
-    ],
-    1 + cells(pill) + 1 + cells(title),
-    width,
-  );
+  const last = pills.pop() as string;
+  for (const chunk of pills) push([pill(chunk)]);
+  const beside = inner - cells(last) - 1;
+  if (title === '') push([pill(last)]);
+  else if (beside >= Math.min(TITLE_MIN, cells(title))) {
+    push([pill(last), { text: ` ${middleCells(title, beside)}`, fg: 'text' }]);
+  } else {
+    push([pill(last)]);
+    push([{ text: ` ${middleCells(title, inner - 1)}`, fg: 'text' }]);
+  }
+
+  // Kind, id, host and pane: ids are what stop, cancel and --dismiss take, so they wrap whole.
   const where = [row.host, row.pane].filter((part): part is string => Boolean(part)).map(displayText);
   const what = `${row.kind} ${displayText(row.id)}${where.length > 0 ? ` · ${where.join(' ')}` : ''}`;
-  const line2 = fill([mark, { text: ` ${what}`, fg: 'subtext0' }], 1 + 1 + cells(what), width);
+  for (const chunk of wrapWords(what, inner - 1)) push([{ text: ` ${chunk}`, fg: 'subtext0' }]);
+
+  // Age, then why: a reason wraps whole; a description (model, directory) is shortened in the middle.
   const age = row.age_ms === null ? '' : formatAge(row.age_ms);
-  const why = displayText(row.reason ?? row.detail ?? '');
-  const tail = [age, why].filter(Boolean).join(' · ');
-  const line3 = fill(
-    [mark, { text: ` ${tail}`, fg: row.reason !== null ? role : 'overlay1' }],
-    1 + 1 + cells(tail),
-    width,
-  );
-  const lines = [line1, line2, line3].map((segments) => ({
+  const why = rowWhy(row, hosts);
+  const fg: Role = why?.long ? (row.group === 'done' ? 'overlay1' : role) : 'overlay1';
+  if (why === null) {
+    if (age) push([{ text: ` ${age}`, fg: 'overlay1' }]);
+  } else if (why.long) {
+    const text = row.seen_ms !== null ? `seen · ${why.text}` : why.text;
+    const chunks = wrapWords(age ? `${age} · ${text}` : text, inner - 1);
+    for (const chunk of chunks) push([{ text: ` ${chunk}`, fg }]);
+  } else {
+    const lead = `${age ? `${age} · ` : ''}${why.lead ?? ''}`;
+    push([{ text: ` ${lead}${middleCells(why.text, inner - 1 - cells(lead))}`, fg }]);
+  }
+
+  const key = rowKey(row);
+  return out.map((segments) => ({
     segments: selected ? segments.map((s) => (s.bg ? s : { ...s, bg: 'surface0' as Role })) : segments,
     row: key,
   }));
-  return lines;
 }

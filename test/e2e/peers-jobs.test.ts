@@ -1,7 +1,7 @@
 // Placement and jobs across a fleet of real sshd peers, each running `dogsled serve` on a fixture
 // /proc of its own size: `place` picks the freest host and the peer's own recheck writes the
 // reservation there; `--host` pins; a remote job runs with every argument unchanged and its exit
-// status; `ps --all`, `logs --follow`, `stop` and `wait` of a job on a peer.
+// status; `ps --all`, `logs --follow`, `stop` and `wait` of a job on a peer, and its stop from MCP.
 
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statePaths } from '../../service/state/paths.js';
 import { readQueue } from '../../service/state/records/queue-items.js';
 import { eventually, runCli, spawnCli } from '../helpers/cli.js';
+import { startMcp } from '../helpers/mcp-client.js';
 import { keyOf } from './peers/client.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
@@ -112,6 +113,51 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
     expect(waited.code).toBe(143);
     const logs = await runCli(['logs', id], fleet.env);
     expect(logs.stdout).toBe('started\n');
+  });
+
+  it('stops from MCP a job that MCP run placed on a peer, as `dogsled stop` does', async () => {
+    // The tools and the commands call the same actions: the peer is found, and stopped, the same way.
+    const mcp = await startMcp(fleet.env, '/tmp');
+    const small = fleet.peers.peer('small');
+    try {
+      // The peer's record quotes the command back: a title escape in it never reaches the client.
+      const started = await mcp.json<{ queued: boolean; job: string; host: string }>('run', {
+        command: ['sh', '-c', 'echo started; exec sleep 60', 'sh', '\x1b]0;owned\x07'],
+        host: 'small',
+        cwd: '/tmp',
+      });
+      expect(started).toMatchObject({ queued: false, host: 'small' });
+      const id = started.job;
+      const stopped = await mcp.call('stop', { job: id });
+      expect(stopped.isError, stopped.text).toBe(false);
+      const record = JSON.parse(stopped.text);
+      expect(record).toMatchObject({
+        id,
+        host: 'small',
+        command: ['sh', '-c', expect.any(String), 'sh', expect.any(String)],
+      });
+      expect(record.command[4]).not.toMatch(/[\x1b\x07]/);
+      // Stopped there: its final record says the signal, as `wait` of it exits 128 + SIGTERM.
+      const waited = await runCli(['wait', id], fleet.env, { timeoutMs: 30_000 });
+      expect(waited.code, waited.stderr).toBe(143);
+      // A job that ended is no error either, from either front end: both find it on the peer.
+      expect(JSON.parse((await mcp.call('stop', { job: id })).text)).toMatchObject({ id, host: 'small' });
+      const again = await runCli(['stop', id, '--json'], fleet.env, { timeoutMs: 30_000 });
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ id, host: 'small' });
+      // A peer that cannot be reached is a one-line error naming it, not an unknown job.
+      await small.sshd.stop();
+      try {
+        const unreachable = await mcp.call('stop', { job: id });
+        expect(unreachable.isError).toBe(true);
+        expect(unreachable.text).toMatch(/^dogsled: stop: small: unreachable: [^\n]*$/);
+      } finally {
+        await small.sshd.start();
+        await coldCache();
+      }
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('runs doctor and prune on a peer with --host: its own plan, asked here, applied there', async () => {

@@ -135,7 +135,13 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     const peer = fleet.peers.peer('big');
     const go = join(peer.user.home, 'go-own');
     const [node, bundle] = fleet.peers.remoteCommand as [string, string];
-    const herdrEnv = ['env', 'HERDR_ENV=1', `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`];
+    // As a caller in one of the peer's Herdr panes: its PATH finds the harness the child runs.
+    const herdrEnv = [
+      'env',
+      'HERDR_ENV=1',
+      `HERDR_SOCKET_PATH=${peerHerdr.socketPath}`,
+      `PATH=${peerHerdr.path}`,
+    ];
     // Its first turn ends at once: a child is ready (its start confirmed) at its first idle, and one
     // that worked from its launch prompt until the go would hold the start for Herdr's 30 s wait.
     const steps = [

@@ -54,6 +54,8 @@ export interface BoardRow {
   job: string | null;
   ticket: string | null;
   group: BoardGroupId;
+  /** When the owner dismissed it (`board --dismiss`): an ATTENTION row moved to DONE; else null. */
+  seen_ms: number | null;
 }
 
 export interface BoardGroup {
@@ -149,6 +151,20 @@ export interface BoardInput {
   agentPanes?: ReadonlyMap<string, BoardAgentPane>;
   /** The owner's TO LAND rows (core/to-land.ts), the ones the stop gate and prompt context read. */
   toLand?: readonly LandRow[];
+  /** The owner's dismissals (board-seen.json). */
+  seen?: readonly BoardSeen[];
+}
+
+/**
+ * An ATTENTION row the owner marked seen: it moves to DONE while the same row (kind, id) stays in
+ * the same state (since_ms); a new failure of the same job or ticket, or an agent blocked again,
+ * starts a new state and shows in ATTENTION again. The job's own record is never touched.
+ */
+export interface BoardSeen {
+  kind: RowKind;
+  id: string;
+  since_ms: number | null;
+  seen_ms: number;
 }
 
 /** The board of `input.owner` at `now`. Rows in each group are oldest first. */
@@ -161,6 +177,16 @@ export function boardOf(input: BoardInput, now: number): Board {
   }
   rows.push(...ticketRows(input, now));
   for (const land of input.toLand ?? []) rows.push(toLandRow(land, now));
+  for (const seen of input.seen ?? []) {
+    const row = rows.find(
+      (r) =>
+        r.group === 'attention' && r.kind === seen.kind && r.id === seen.id && r.since_ms === seen.since_ms,
+    );
+    if (row) {
+      row.group = 'done';
+      row.seen_ms = seen.seen_ms;
+    }
+  }
   const groups = BOARD_GROUPS.map((id) => ({
     id,
     title: GROUP_TITLES[id],
@@ -196,6 +222,7 @@ function blank(kind: RowKind, id: string, group: BoardGroupId): BoardRow {
     job: null,
     ticket: null,
     group,
+    seen_ms: null,
   };
 }
 

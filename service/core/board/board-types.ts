@@ -1,7 +1,9 @@
 // The records of the board and the todos: boards/<tab-hash>.json (the docked board of a Herdr
-// tab), todo-lines/<pane-hash>.json (what Pi's pi-todo publishes for its pane, protocol v3) and
-// todo-sections.json (the service's copy for live agent panes). The core owns them;
-// sidebar-schemas.ts checks its schemas against them.
+// tab), board-seen.json (the rows owners dismissed), todo-lines/<pane-hash>.json (what Pi's
+// pi-todo publishes for its pane, protocol v3) and todo-sections.json (the service's copy for live
+// agent panes). The core owns them; sidebar-schemas.ts checks its schemas against them.
+
+import type { RowKind } from './board-rule.js';
 
 /** The board pane docked in one Herdr tab; `pane: null` once it was closed or found stale. */
 export type BoardEntry = {
@@ -13,6 +15,18 @@ export type BoardEntry = {
   owner: string | null;
   updated_ms: number;
 };
+
+/** One dismissal in board-seen.json: the owner's row (kind and id) in the state it was in (since_ms) when seen. */
+export type BoardSeenEntry = {
+  owner: string;
+  kind: RowKind;
+  id: string;
+  since_ms: number | null;
+  seen_ms: number;
+};
+
+/** board-seen.json: the ATTENTION rows owners dismissed (`board --dismiss`, the sidebar's `d`). */
+export type BoardSeenFile = { version: 1; seen: BoardSeenEntry[] };
 
 /** One section of pi-todo's display: `progress`, `now`, `next`, `done`, `dropped`, or another kind. */
 export type TodoSection = {

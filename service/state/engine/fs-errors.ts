@@ -3,27 +3,9 @@
 // These are the user's environment, not bugs: `dogsled: cannot write /path/placements.json: no
 // space left on device (ENOSPC)`, exit 2, instead of an internal error with a stack.
 
-import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { DogsledError } from '../../core/common/errors.js';
+import { systemErrorText } from '../../core/common/system-errors.js';
 import { oneLine } from '../../core/text/text-clean.js';
-
-/** A Node system error: an errno code and the syscall that failed. */
-export function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
-  const e = error as NodeJS.ErrnoException | null;
-  return (
-    typeof e === 'object' &&
-    e !== null &&
-    typeof e.code === 'string' &&
-    /^E[A-Z0-9]+$/.test(e.code) &&
-    typeof e.syscall === 'string'
-  );
-}
-
-/** `no space left on device (ENOSPC)`: Node's strerror text without the syscall and paths. */
-export function systemErrorText(error: unknown): string {
-  if (!isSystemError(error)) return oneLine(messageOf(error));
-  const text = /^[A-Z0-9]+: ([^,]+)/.exec(error.message)?.[1] ?? error.code;
-  return `${oneLine(text)} (${error.code})`;
-}
 
 /** `cannot <action> <path>: <why>`, keeping the cause for debugging. */
 export function fsFailure(action: string, path: string, error: unknown): DogsledError {

@@ -30,8 +30,8 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatAge } from '../../core/common/duration.js';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { systemErrorText } from '../../core/common/system-errors.js';
 import { monotonicMs } from '../../time/timers.js';
-import { systemErrorText } from './fs-errors.js';
 import { identityAlive, selfIdentity } from './liveness.js';
 import {
   type LockOwner,

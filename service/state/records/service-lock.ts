@@ -7,8 +7,9 @@
 import { rm, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { systemErrorText } from '../../core/common/system-errors.js';
 import type { ServiceHolder } from '../../core/placement/host-types.js';
-import { fsFailure, systemErrorText } from '../engine/fs-errors.js';
+import { fsFailure } from '../engine/fs-errors.js';
 import { identityAlive } from '../engine/liveness.js';
 import {
   inspectLock,

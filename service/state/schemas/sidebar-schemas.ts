@@ -8,6 +8,8 @@
 import * as z from 'zod/mini';
 import type {
   BoardEntry,
+  BoardSeenEntry,
+  BoardSeenFile,
   PaneTodos,
   TodoLines,
   TodoSection,
@@ -29,6 +31,25 @@ export const BoardEntrySchema = lazySchema(() =>
     /** The owner pane the board shows. */
     owner: z.nullable(z.string()),
     updated_ms: ms,
+  }),
+);
+
+/** One dismissal: the owner's row (kind and id) in the state it was in (since_ms) when seen. */
+export const BoardSeenEntrySchema = lazySchema(() =>
+  z.looseObject({
+    owner: z.string(),
+    kind: z.enum(['agent', 'job', 'ticket']),
+    id: z.string().check(z.minLength(1)),
+    since_ms: z.nullable(ms),
+    seen_ms: ms,
+  }),
+);
+
+/** board-seen.json: the ATTENTION rows owners dismissed (`board --dismiss`, the sidebar's `d`). */
+export const BoardSeenSchema = lazySchema(() =>
+  z.looseObject({
+    version: z.literal(1),
+    seen: z.array(BoardSeenEntrySchema),
   }),
 );
 
@@ -88,4 +109,6 @@ export type SidebarSchemasMatch = [
   Check<Matches<typeof TodoLinesSchema, TodoLines>>,
   Check<Matches<typeof PaneTodosSchema, PaneTodos>>,
   Check<Matches<typeof TodoSectionsSchema, TodoSections>>,
+  Check<Matches<typeof BoardSeenEntrySchema, BoardSeenEntry>>,
+  Check<Matches<typeof BoardSeenSchema, BoardSeenFile>>,
 ];

@@ -297,12 +297,25 @@ export class TmuxTerminal implements TerminalPort {
     await this.client.run(['kill-pane', '-t', paneId], 'pane.close');
   }
 
+  /**
+   * The pane made current in its window and session, and every client that shows the caller's
+   * session (the board's, the one a person looks at) switched to it: a child lives in a session of
+   * its own, and selecting a window of a session nobody looks at changes nothing on the screen.
+   */
   async focusPane(paneId: string): Promise<void> {
     const row = await this.paneRow(paneId, 'pane.focus');
     await this.client.run(
       ['select-window', '-t', row.window_id, SEP, 'select-pane', '-t', paneId],
       'pane.focus',
     );
+    const caller = tmuxCallerPane(this.env);
+    if (caller === null) return;
+    const clients = await this.client
+      .run(['list-clients', '-t', caller, '-F', '#{client_name}'], 'pane.focus')
+      .catch(() => '');
+    for (const client of clients.split('\n').filter((name) => name.trim() !== '')) {
+      await this.client.run(['switch-client', '-c', client, '-t', paneId], 'pane.focus');
+    }
   }
 
   async paneLayout(paneId: string): Promise<Layout> {

@@ -13,6 +13,8 @@ const SERVER = join(import.meta.dirname, '..', '..', 'fakes', 'herdr', 'server.m
 
 export interface PeerHerdr {
   socketPath: string;
+  /** The PATH its panes get: a caller started in one of them has it. */
+  path: string;
   /** Where the peer's fake agents record their launches. */
   logDir: string;
   call: (method: string, params?: Record<string, unknown>) => Promise<Envelope>;
@@ -49,6 +51,7 @@ export async function startPeerHerdr(peer: Peer, options: { binFirst?: string } 
   }
   return {
     socketPath,
+    path,
     logDir,
     call: (method, params = {}) => callSocket(socketPath, method, params),
     stop: async () => {

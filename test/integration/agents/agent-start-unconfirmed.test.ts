@@ -14,8 +14,9 @@ import { agentCli, agentSuite, items, type Json, ok, onlyRecord, paneIds } from 
 
 const suite = agentSuite();
 
+/** A task whose child never reports to Herdr, so Herdr never confirms its start. */
 function task(steps: unknown[]): string {
-  return `Work.\n\`\`\`fake-agent\n${JSON.stringify({ steps })}\n\`\`\`\n`;
+  return `Work.\n\`\`\`fake-agent\n${JSON.stringify({ steps, herdr_reports: false })}\n\`\`\`\n`;
 }
 
 async function doneMarks(): Promise<Json[]> {
@@ -37,7 +38,7 @@ async function startedPane(): Promise<string> {
 
 describe('a start Herdr never confirmed, its pane gone', () => {
   it('started when the child marked done before its pane closed: the launch and item stay', async () => {
-    // Working from its first line, so Herdr never sees it ready: only its pane's end stops the wait.
+    // Never reporting its state, so Herdr never confirms it: only its pane's end stops the wait.
     const launched = agentCli(suite, [
       '--kind',
       'claude',

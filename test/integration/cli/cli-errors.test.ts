@@ -62,7 +62,6 @@ describe('every error names its command', () => {
     [['status', '--lines'], "dogsled: status: unknown option '--lines'"],
     [['wait'], "dogsled: wait: missing required argument 'job'"],
     [['inbox', 'ack'], "dogsled: inbox ack: missing required argument 'ids'"],
-    [['hook', 'inbox', '--bogus'], "dogsled: hook inbox: unknown option '--bogus'"],
     [
       ['status', '--terminal', 'vim'],
       "dogsled: status: option '--terminal <backend>' argument 'vim' is invalid",

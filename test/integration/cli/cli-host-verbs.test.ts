@@ -95,10 +95,10 @@ describe('host verbs by name', () => {
     const result = await runCli(['host', '\u001b]0;pwned\u0007x'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'dogsled: host: unknown verb "x" (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, whereis, rpc)\n',
+      'dogsled: host: unknown verb "x" (known: snapshot, facts, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, whereis, rpc)\n',
     );
     expect((await runCli(['host'], env)).stderr).toBe(
-      'dogsled: host: which verb? (known: snapshot, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, whereis, rpc)\n',
+      'dogsled: host: which verb? (known: snapshot, facts, todos, echo, quota-store, reserve, launch, job, logs, stop, admission, agent, worktree, read, close, send, outbox, doctor, prune, whereis, rpc)\n',
     );
   });
 

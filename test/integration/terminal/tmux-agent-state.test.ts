@@ -3,7 +3,7 @@
 // a permission prompt waits (its Notification hook), and working again once its transcript moves
 // after that report; `hook state` refuses what it does not take.
 
-import { readdir, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEvents, readLaunches, until } from '../../fakes/agents/harness.js';
@@ -75,15 +75,18 @@ describe('agent state in tmux', () => {
     expect(await stateOf('waiter')).toBe('idle');
   });
 
-  it('refuses another harness or event in one line, and outside tmux records nothing', async () => {
+  it('refuses another harness or event in one line of hooks.log, exiting 0 as every hook failure, and outside tmux records nothing', async () => {
     const codex = await cli(t.lead, ['hook', 'state', '--harness', 'codex', '--event', 'Notification'], {});
-    expect(codex).toMatchObject({
-      code: 2,
-      stderr: 'dogsled: hook state: --harness must be claude, got "codex"\n',
-    });
+    expect(codex).toMatchObject({ code: 0, stdout: '', stderr: '' });
     const stop = await cli(t.lead, ['hook', 'state', '--harness', 'claude', '--event', 'Stop\u001b[2J'], {});
-    expect(stop).toMatchObject({ code: 2 });
-    expect(stop.stderr).not.toContain('\u001b');
+    expect(stop).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const log = await readFile(join(t.box.state, 'hooks.log'), 'utf8');
+    expect(log.split('\n')).toEqual([
+      expect.stringMatching(/^\S+Z hook state: --harness must be claude, got "codex"$/),
+      expect.stringMatching(/^\S+Z hook state: --event must be .*, got "Stop.*"$/),
+      '',
+    ]);
+    expect(log).not.toContain('\u001b');
     const outside = await cli(null, ['hook', 'state', '--harness', 'claude', '--event', 'Notification'], {
       notification_type: 'permission_prompt',
     });

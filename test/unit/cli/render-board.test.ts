@@ -24,6 +24,7 @@ function row(over: Partial<BoardRow>): BoardRow {
     job: null,
     ticket: null,
     group: 'running',
+    seen_ms: null,
     ...over,
   };
 }

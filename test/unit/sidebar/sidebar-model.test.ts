@@ -41,6 +41,12 @@ function host(i: number, extra: Partial<SidebarHost> = {}): SidebarHost {
     eligible: true,
     age_ms: 2000,
     reservations: 0,
+    reason: [],
+    free_cores: null,
+    unreachable: null,
+    reserved: [],
+    agents: [],
+    jobs: [],
     probe: {
       cores: 8,
       busy: 0.25,
@@ -92,7 +98,7 @@ function state(extra: Partial<SidebarState> = {}): SidebarState {
     owner: 'w1:p1',
     hosts: [host(0)],
     board: jobsBoard(3),
-    todos: { available: false, reason: 'no presentation for this pane' },
+    todos: { available: false, reason: null },
     thresholds: T,
     problems: [],
     ...extra,
@@ -165,31 +171,48 @@ describe('colours at the admission thresholds', () => {
     });
     const frame = buildSidebar(state({ hosts: [tight] }), initialView(), NOW, 38, 40);
     const meterLine = frame.panels[0]!.lines[1]!;
-    const roles = meterLine.segments
-      .filter((s) => s.text.includes('█') || s.text.includes('%'))
-      .map((s) => s.fg);
+    const roles = meterLine.segments.filter((s) => /^(2\.0G|40%)$/.test(s.text.trim())).map((s) => s.fg);
     expect(roles).toEqual(['red', 'green']);
+    // Not by colour alone: the level is said in words too (the line drops its meter to keep them).
+    expect(text(meterLine)).toMatch(/^ {2}free mem 2\.0G low disk 40% +$/);
+    const roomy = buildSidebar(state(), initialView(), NOW, 38, 40).panels[0]!.lines[1]!;
+    expect(text(roomy)).not.toContain('low');
   });
 });
 
 describe('the Hosts panel', () => {
-  it('draws a two-line card per host with the --line numbers and marker', () => {
-    const frame = buildSidebar(state({ hosts: [host(0, { eligible: false })] }), initialView(), NOW, 38, 40);
-    const [line1, line2] = panelText(frame, 'hosts');
+  it('draws a card per host with the --line numbers and marker, and under a ▲ why it takes no work', () => {
+    const refused = host(0, {
+      eligible: false,
+      reason: ['cpu: 0.5 free cores, needs 2', 'memory: 1.0 GiB free, needs 3.0 GiB (reserve for 1)'],
+    });
+    const frame = buildSidebar(state({ hosts: [refused] }), initialView(), NOW, 38, 40);
+    const [line1, line2, line3] = panelText(frame, 'hosts');
     // The sparkline's cells are blank in the model: the app draws them with blessed-contrib.
-    expect(line1).toBe(`local 2/8 ▲${' '.repeat(25)}`);
+    expect(line1).toBe(` local 2/8 ▲${' '.repeat(24)}`);
     const spark = frame.panels[0]!.lines[0]!.segments.at(-1)!;
     expect(spark).toMatchObject({ text: '     ', spark: [10, 50, 90, null, 100], fg: 'teal' });
-    expect(line2).toContain('mem ███░░░░░ 20G');
-    expect(line2).toContain('disk 200G 40%');
+    // Free memory and free disk, each said `free` (the meter is the used share).
+    expect(line2).toBe('  mem █▌░░ 20G free · disk 40% free ');
+    expect(line3).toBe('  ▲ cpu: 0.5 free cores, needs 2 (+1');
+    expect(panelText(frame, 'hosts')[3]).toMatch(/^ {2}more\) +$/);
     for (const line of panelText(frame, 'hosts')) expect(cells(line)).toBe(36);
+    // Every line of the card names its host, for a click and ⏎.
+    expect(frame.panels[0]!.lines.every((line) => line.host === 'h0')).toBe(true);
+  });
+
+  it('keeps the meter at 60 columns and drops it at 30 rather than cut a figure', () => {
+    const wide = buildSidebar(state(), initialView(), NOW, 60, 40);
+    expect(panelText(wide, 'hosts')[1]).toMatch(/^ {2}mem ███░░░░░ 20G free · disk 40% free +$/);
+    const narrow = buildSidebar(state(), initialView(), NOW, 30, 40);
+    expect(panelText(narrow, 'hosts')[1]).toMatch(/^ {2}free mem 20G disk 40% +$/);
   });
 
   it('shows an unreachable host with ? and the age of its last snapshot, dimmed', () => {
     const away = host(1, { reachable: false, age_ms: 125_000, service: 'unknown' });
     const frame = buildSidebar(state({ hosts: [host(0), away] }), initialView(), NOW, 38, 40);
     const lines = frame.panels[0]!.lines;
-    expect(text(lines[2]!)).toMatch(/^host-1 2\/8 \? no reply 2m/);
+    expect(text(lines[2]!)).toMatch(/^ host-1 2\/8 \? no reply 2m/);
     expect(lines[3]!.segments.filter((s) => s.text.trim()).every((s) => s.dim)).toBe(true);
   });
 
@@ -200,7 +223,8 @@ describe('the Hosts panel', () => {
     const twenty = Array.from({ length: 20 }, (_, i) => host(i));
     const many = buildSidebar(state({ hosts: twenty }), initialView(), NOW, 38, 60);
     expect(many.panels[0]!.folded).toBe(true);
-    expect(text(many.panels[0]!.lines[0]!)).toMatch(/^local 2\/8 mem 38% disk 40%/);
+    // Free memory and free disk, never a used share beside a free one.
+    expect(text(many.panels[0]!.lines[0]!)).toMatch(/^ local 2\/8 free mem 20G disk 40%/);
     const short = buildSidebar(state({ hosts: [host(0)] }), initialView(), NOW, 38, SHORT_PANE_ROWS - 1);
     expect(short.panels[0]!.folded).toBe(true);
     expect(
@@ -283,21 +307,34 @@ describe('the Todos panel', () => {
     ).toEqual(['  ✓ plan', '  ✓ spike', '  ✗ yak']);
   });
 
-  it('says why todos are unavailable', () => {
+  it('says in one line why a publication cannot be used', () => {
+    const fifo = state({ todos: { available: false, reason: 'it is a FIFO' } });
+    const frame = buildSidebar(fifo, initialView(), NOW, 38, 40);
+    expect(panelText(frame, 'todos').map((l) => l.trimEnd())).toEqual(['todos unavailable: it is a FIFO']);
+  });
+
+  it('draws no Todos panel without a publication: its rows go to agents and jobs, with one dim line on todos', () => {
     const frame = buildSidebar(state(), initialView(), NOW, 38, 40);
-    expect(panelText(frame, 'todos').map((l) => l.trimEnd())).toEqual([
-      'todos unavailable',
-      '  no presentation for this pane',
-    ]);
+    expect(frame.panels.map((p) => p.id)).toEqual(['hosts', 'work']);
+    expect(frame.panels.reduce((sum, p) => sum + p.height, 0)).toBe(40);
+    const work = panelText(frame, 'work').map((l) => l.trimEnd());
+    const hint = work.findIndex((l) => l.startsWith('todos'));
+    expect(work.slice(hint).join(' ').trim()).toBe("todos show here when Pi's todo list publishes them");
+    // A full panel keeps its rows for cards: no hint then.
+    const full = buildSidebar(state({ board: jobsBoard(30) }), initialView(), NOW, 38, 40);
+    expect(full.panels.find((p) => p.id === 'work')!.lines.some((l) => text(l).includes('todos'))).toBe(
+      false,
+    );
   });
 });
 
 describe('keys, mouse and the menu', () => {
-  it('tab cycles Hosts, Agents & Jobs, Todos', () => {
+  it('tab cycles Hosts, Agents & Jobs, Todos, skipping a panel not drawn', () => {
     const view = initialView();
     expect(cyclePanel(view, 1).focus).toBe('todos');
     expect(cyclePanel(cyclePanel(view, 1), 1).focus).toBe('hosts');
     expect(cyclePanel(view, -1).focus).toBe('hosts');
+    expect(cyclePanel(view, 1, ['hosts', 'work']).focus).toBe('hosts');
   });
 
   it('space folds what the focused panel holds', () => {
@@ -332,11 +369,13 @@ describe('keys, mouse and the menu', () => {
     expect(menu.map((e) => [e.action, e.enabled, e.confirm])).toEqual([
       ['read', true, false],
       ['send', false, false],
+      ['dismiss', false, false],
       ['close', false, true],
       ['stop', true, true],
       ['cancel', false, true],
     ]);
     const ended = menuFor(rows.find((r) => r.group === 'attention')!);
+    expect(ended.find((e) => e.action === 'dismiss')).toMatchObject({ enabled: true, confirm: false });
     expect(ended.find((e) => e.action === 'stop')).toMatchObject({
       enabled: false,
       note: 'the job is not running',
@@ -363,6 +402,7 @@ describe('keys, mouse and the menu', () => {
         item: 'i_gone',
         name: 'lander',
         host: 'local',
+        repository: '/repo',
         branch: 'feat/x',
         ahead: 2,
         dirty: false,
@@ -378,6 +418,7 @@ describe('keys, mouse and the menu', () => {
     expect(running.map((e) => [e.action, e.enabled, e.confirm])).toEqual([
       ['read', true, false],
       ['send', true, false],
+      ['dismiss', false, false],
       ['close', true, true],
       ['stop', false, true],
       ['cancel', false, true],

@@ -46,6 +46,7 @@ describe('statePaths', () => {
       notices: '/s/notices.json',
       paneTerminals: '/s/terminals.json',
       boards: '/s/boards',
+      boardSeen: '/s/board-seen.json',
       todoLines: '/s/todo-lines',
       todoSections: '/s/todo-sections.json',
       quota: '/s/quota.json',

@@ -1,7 +1,8 @@
 // `npm run check`'s layering script on a fixture tree: child processes, Herdr's variables and /proc
 // paths are refused outside their owners, in code only (comments and longer names are fine); a zod
 // schema built at a module's top level (outside lazySchema) is refused, since every command that
-// imports the module would pay for it at start-up.
+// imports the module would pay for it at start-up; a front end reaches the service only through
+// service/actions and service/core.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -189,5 +190,77 @@ describe('the purity check', () => {
       'service/core/inline.ts',
       'service/core/reads.ts',
     ]);
+  });
+});
+
+describe('the front-end check', () => {
+  const DOOR = 'reach the service through service/actions (service/core for types and pure rules)';
+
+  it('refuses a front end that imports a feature, adapter or state module, a type or a re-export included', async () => {
+    const root = await fixtureTree({
+      'cli/commands/stop.ts':
+        "import { stopRef } from '../../service/jobs/by-ref.js';\nexport const s = stopRef;\n",
+      'cli/render/status.ts':
+        "import type { HostView } from '../../service/hosts/view.js';\nexport type V = HostView;\n",
+      'cli/mcp/tools.ts':
+        "import { type HostIO } from '../../service/state/io.js';\nexport type H = HostIO;\n",
+      'cli/hot-loader.ts':
+        "export type W = typeof import('../service/state/code-cache/code-cache-write.js');\n",
+      'cli/hot/entry.ts': "export { mark } from '../../service/time/timing.js';\n",
+      'cli/commands/hook.ts': "export const load = () => import('../../service/inbox/hook-state.js');\n",
+      // The service's own programs have one command each: `serve` and `host`, no other.
+      'cli/commands/status.ts':
+        "import { runService } from '../../service/daemon/main.js';\nexport const r = runService;\n",
+      'cli/commands/host.ts':
+        "import { hostVerb } from '../../service/host-verbs/verb-table.js';\nimport { f } from '../../service/host-verbs/facts-verb.js';\nexport const h = [hostVerb, f];\n",
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      `cli/commands/hook.ts: a front end imports ../../service/inbox/hook-state.js: ${DOOR}`,
+      `cli/commands/host.ts: a front end imports ../../service/host-verbs/facts-verb.js: ${DOOR}`,
+      `cli/commands/status.ts: a front end imports ../../service/daemon/main.js: ${DOOR}`,
+      `cli/commands/stop.ts: a front end imports ../../service/jobs/by-ref.js: ${DOOR}`,
+      `cli/hot-loader.ts: a front end imports ../service/state/code-cache/code-cache-write.js: ${DOOR}`,
+      `cli/hot/entry.ts: a front end imports ../../service/time/timing.js: ${DOOR}`,
+      `cli/mcp/tools.ts: a front end imports ../../service/state/io.js: ${DOOR}`,
+      `cli/render/status.ts: a front end imports ../../service/hosts/view.js: ${DOOR}`,
+    ]);
+  });
+
+  it('lets a front end call actions, use core, run the service and the host verbs, and import itself or packages', async () => {
+    const root = await fixtureTree({
+      'cli/commands/stop.ts': [
+        "import { stopJobRef } from '../../service/actions/stop.js';",
+        "import type { StopOutcome } from '../../service/actions/stop.js';",
+        "import { EXIT } from '../../service/core/common/exit-codes.js';",
+        "import { lazyHostIO } from '../io.js';",
+        'export const s = [stopJobRef, EXIT, lazyHostIO];',
+        'export type O = StopOutcome;',
+        '',
+      ].join('\n'),
+      'cli/render/status.ts':
+        "import type { Board } from '../../service/core/board/board-rule.js';\nexport type B = Board;\n",
+      'cli/commands/serve.ts':
+        "import { runService } from '../../service/daemon/main.js';\nexport const r = runService;\n",
+      'cli/commands/host.ts': [
+        "import { hostVerb } from '../../service/host-verbs/verb-table.js';",
+        "export const rpc = () => import('../../service/host-verbs/rpc-server.js');",
+        'export const h = hostVerb;',
+        '',
+      ].join('\n'),
+      'cli/commands/sidebar.ts': [
+        "import { readFile } from 'node:fs/promises';",
+        "import { Command } from 'commander';",
+        "export const app = () => import('../../sidebar/app.js');",
+        'export const x = [readFile, Command];',
+        '',
+      ].join('\n'),
+      // Not a front end (yet): the sidebar and the Pi extension join FRONT_ENDS once they call actions.
+      'sidebar/board.ts':
+        "import { readBoard } from '../service/board/read-board.js';\nexport const b = readBoard;\n",
+      'service/actions/stop.ts': "import { stopRef } from '../jobs/by-ref.js';\nexport const s = stopRef;\n",
+    });
+    expect(check(root)).toEqual({ code: 0, lines: [] });
   });
 });

@@ -55,7 +55,7 @@ function importCost(bundle: string): { built: number; loaded: string[] } {
 
 const ON_USE_ONLY = ['crypto', 'child_process', 'net', 'perf_hooks'];
 
-const HOT = ['hook', 'place', 'status', 'run', 'exec'];
+const HOT = ['hook', 'place', 'status', 'run', 'exec', 'sidebar'];
 
 /** A hot bundle or a cold file beside them: CommonJS, dist/hot/NAME.cjs. */
 function bundleText(name: string): string {

@@ -52,9 +52,15 @@ function parseReply(text) {
 export function herdrReporter(kind, env, session) {
   const socketPath = env.HERDR_SOCKET_PATH;
   const paneId = env.HERDR_PANE_ID;
-  const enabled = Boolean(socketPath && paneId);
+  let enabled = Boolean(socketPath && paneId);
   return {
-    enabled,
+    get enabled() {
+      return enabled;
+    },
+    /** A script's `"herdr_reports": false`: an agent Herdr finds by its process alone. */
+    silence() {
+      enabled = false;
+    },
     /** @returns {Promise<{ok: boolean, error?: string, skipped?: boolean}>} */
     async report(state, message) {
       if (!enabled) return { ok: false, skipped: true };

@@ -50,7 +50,7 @@ function defaultScript(prompt) {
       .split('\n')
       .find((l) => l.trim() !== '')
       ?.trim() ?? '';
-  return { steps: [{ reply: `OK: ${line.slice(0, 120)}` }], onStopBlock: null };
+  return { steps: [{ reply: `OK: ${line.slice(0, 120)}` }], onStopBlock: null, herdrReports: true };
 }
 
 /** Script from the prompt or the files it names; the launch prompt may fall back to $FAKE_AGENT_SCRIPT. */
@@ -97,6 +97,7 @@ export async function main(kind) {
     launch,
   });
 
+  const herdr = herdrReporter(kind, env, session);
   const agent = new FakeAgent({
     kind,
     cwd,
@@ -104,7 +105,7 @@ export async function main(kind) {
     session,
     model,
     transcript: openTranscript(kind, session, { cwd, model, provider, thinking: launch.thinking }),
-    herdr: herdrReporter(kind, env, session),
+    herdr,
     hooks: loadHooks(kind, { home, cwd, launch }),
     log,
     input: terminalInput(),
@@ -115,6 +116,7 @@ export async function main(kind) {
     const first = kind === 'pi' ? piFirstMessage(launchFiles, launch.prompt) : launch.prompt;
     if (first) {
       const script = scriptFor(first, launchFiles, env, true);
+      if (!script.herdrReports) herdr.silence();
       await agent.prompt(first, script, { taskFiles: kind === 'pi' ? [] : launchFiles });
       for (const later of launch.laterPrompts) await agent.prompt(later, scriptFor(later, [], env, false));
     } else {

@@ -47,7 +47,9 @@ function normalise(value) {
   if (onBlock !== null && !Array.isArray(onBlock))
     throw new ScriptError('on_stop_block must be a list of steps');
   [...script.steps, ...(onBlock ?? [])].forEach(checkStep);
-  return { steps: script.steps, onStopBlock: onBlock };
+  if (script.herdr_reports !== undefined && typeof script.herdr_reports !== 'boolean')
+    throw new ScriptError('herdr_reports must be true or false');
+  return { steps: script.steps, onStopBlock: onBlock, herdrReports: script.herdr_reports ?? true };
 }
 
 function checkStep(step) {

@@ -273,3 +273,51 @@ describe('board text is safe to draw', () => {
     expect(boardRows(result).map((r) => r.id)).toEqual(['j3', 'j2', 'j1']);
   });
 });
+
+describe('dismissed ATTENTION rows (board --dismiss)', () => {
+  const failed = () => job('j_f', { ended_ms: NOW - 3 * MIN, exit_code: 3 });
+
+  it('moves a dismissed row to DONE with when it was seen, keeping its state and reason', () => {
+    const seen = [{ kind: 'job' as const, id: 'j_f', since_ms: NOW - 3 * MIN, seen_ms: NOW - MIN }];
+    const row = only({ items: [item('i1', 'j_f')], jobs: new Map([['j_f', failed()]]), seen });
+    expect(row).toMatchObject({ group: 'done', state: 'exit 3', reason: 'exited 3', seen_ms: NOW - MIN });
+    const plain = only({ items: [item('i1', 'j_f')], jobs: new Map([['j_f', failed()]]) });
+    expect(plain).toMatchObject({ group: 'attention', seen_ms: null });
+  });
+
+  it('shows the same job again when it fails anew (a new end), and never hides another state', () => {
+    const seen = [{ kind: 'job' as const, id: 'j_f', since_ms: NOW - 30 * MIN, seen_ms: NOW - 20 * MIN }];
+    const row = only({ items: [item('i1', 'j_f')], jobs: new Map([['j_f', failed()]]), seen });
+    expect(row).toMatchObject({ group: 'attention', seen_ms: null });
+    // A dismissal never moves a row out of RUNNING, whatever it names.
+    const running = [{ kind: 'job' as const, id: 'j_r', since_ms: NOW - 9 * MIN, seen_ms: NOW }];
+    expect(
+      only({ items: [item('i2', 'j_r')], jobs: new Map([['j_r', job('j_r')]]), seen: running }).group,
+    ).toBe('running');
+  });
+
+  it('dismisses a blocked agent until its state changes, and a failed ticket', () => {
+    const agent = item('i_a', 'unused', { kind: 'agent', job: null, command: undefined, name: 'fixer' });
+    const pane = (since: number) =>
+      new Map([
+        [
+          'w2:i_a',
+          {
+            pane: 'w2:i_a',
+            agent: 'claude',
+            state: 'blocked',
+            name: 'fixer',
+            model: null,
+            stalled_since_ms: null,
+            state_since_ms: since,
+          },
+        ],
+      ]);
+    const seen = [{ kind: 'agent' as const, id: 'i_a', since_ms: NOW - 4 * MIN, seen_ms: NOW }];
+    expect(only({ items: [agent], agentPanes: pane(NOW - 4 * MIN), seen }).group).toBe('done');
+    expect(only({ items: [agent], agentPanes: pane(NOW - MIN), seen }).group).toBe('attention');
+    const bad = ticket('t_1', { state: 'failed', state_ms: NOW - 2 * MIN, error: 'unknown host "x"' });
+    const ticketSeen = [{ kind: 'ticket' as const, id: 't_1', since_ms: NOW - 2 * MIN, seen_ms: NOW }];
+    expect(only({ tickets: [bad], seen: ticketSeen })).toMatchObject({ group: 'done', seen_ms: NOW });
+  });
+});

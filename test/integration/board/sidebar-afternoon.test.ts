@@ -1,0 +1,217 @@
+// An afternoon as a new user has it, in a real tmux with no Herdr, read through a real tmux client:
+// `board --open` docks the board; a child on a branch finishes and its branch waits TO LAND
+// ("+1 to land" first); a job fails ("exit 3") and is dismissed with `d`; a job queues on a full
+// host and its card says why ("#2 queued", in the words `status` gives); ⏎ on a child still at work switches the
+// client to the child's session. Nothing the owner acts on is cut. A real `serve` runs throughout.
+
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
+import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { freshRepo, type Repo, removeScenarios } from '../../helpers/git-scenarios.js';
+import { type TmuxServer as Outer, startTmux, type Tmux } from '../../helpers/tmux.js';
+import { startTmuxServer, type TmuxServer } from '../../helpers/tmux-server.js';
+import { tempDir } from '../../helpers/tree.js';
+import { doneTask, quickTask } from '../agents/agent-fixtures.js';
+import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
+import { dogsledBin, installPluginHooks } from '../terminal/tmux-fixtures.js';
+import { flat } from './sidebar-fixtures.js';
+
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+let box: Sandbox;
+let server: TmuxServer;
+let outer: Outer | undefined;
+let client: Tmux | undefined;
+let repo: Repo;
+let env: NodeJS.ProcessEnv;
+let caller: string;
+let stopTicker: () => void = () => undefined;
+const running: Array<ReturnType<typeof startCli>> = [];
+
+beforeEach(async () => {
+  box = await sandbox({ DOGSLED_TEST: '1', DOGSLED_TEST_LAUNCH_BACKOFF_SCALE: '0.01' });
+  repo = await freshRepo();
+  const bin = await dogsledBin(box.root);
+  await installPluginHooks(box.home);
+  server = await startTmuxServer({
+    dir: box.root,
+    name: 'afternoon',
+    width: 160,
+    height: 50,
+    env: {
+      PATH: `${bin}:${FAKE_AGENTS_BIN}:${dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: box.home,
+      DOGSLED_STATE: box.state,
+      DOGSLED_TEST: '1',
+      FAKE_AGENT_LOG_DIR: join(box.root, 'agent-log'),
+      GIT_AUTHOR_NAME: 'Child',
+      GIT_AUTHOR_EMAIL: 'child@example.com',
+      GIT_COMMITTER_NAME: 'Child',
+      GIT_COMMITTER_EMAIL: 'child@example.com',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      NCURSES_NO_UTF8_ACS: '1',
+      LANG: 'C.UTF-8',
+    },
+  });
+  caller = (await server.tmux('display-message', '-p', '-t', 'base:', '#{pane_id}')).trim();
+  const host = await roomFor5(box, 120_000);
+  stopTicker = host.stop;
+  startServe({ ...host.env, ...server.env }, running);
+  await untilEligible(box);
+  env = { ...box.env, ...server.env, TMUX_PANE: caller };
+});
+
+afterEach(async () => {
+  stopTicker();
+  await killAll(running);
+  await client?.kill();
+  await outer?.kill();
+  await server.kill();
+  await box.cleanup();
+});
+afterAll(removeScenarios);
+
+async function cli(args: string[], cwd = repo.main) {
+  const result = await runCli(args, env, { cwd, timeoutMs: 60_000 });
+  return result;
+}
+
+/** The board pane's text (inside its frame), as one line. */
+async function board(pane: string): Promise<string> {
+  const rows = (await server.tmux('capture-pane', '-p', '-t', pane)).split('\n');
+  return flat(rows.map((r) => r.slice(1, -1)));
+}
+
+/** Moves the board's selection down, a key at a time (each waited for), to the card showing `text`. */
+async function select(pane: string, text: string): Promise<void> {
+  for (let i = 0; i < 12; i++) {
+    const screen = await server.tmux('capture-pane', '-p', '-t', pane);
+    if (
+      screen
+        .split('\n')
+        .find((r) => r.startsWith('│▌'))
+        ?.includes(text)
+    )
+      return;
+    await client?.keys('Down');
+    await eventually(
+      async () => ((await server.tmux('capture-pane', '-p', '-t', pane)) !== screen ? true : undefined),
+      10_000,
+      'the selection moved',
+    );
+  }
+  throw new Error(`no card showing ${text} to select`);
+}
+
+describe.skipIf(!HAS_TMUX)('an afternoon with the board open', () => {
+  it('lands a child, dismisses a failed job, explains a queued ticket and jumps to a child', async () => {
+    const opened = await cli(['board', '--open', '--json']);
+    expect({ code: opened.code, stderr: opened.stderr }).toEqual({ code: 0, stderr: '' });
+    const pane = JSON.parse(opened.stdout).pane as string;
+    // A person looking at the base session, through a real client.
+    outer = await startTmux(await tempDir('dogsled-outer-'), `af${process.pid}`);
+    client = await outer.open({
+      dir: box.root,
+      width: 160,
+      height: 50,
+      argv: ['tmux', '-S', server.socket, 'attach', '-t', 'base'],
+      env: { TERM: 'xterm-256color', PATH: process.env.PATH, LANG: 'C.UTF-8', HOME: box.home },
+    });
+    await client.waitFor((rows) => rows.some((r) => r.includes('Agents & Jobs')), 'the board on the screen');
+
+    // A child finishes on its branch: TO LAND, the action first.
+    const landed = await cli([
+      'agent',
+      '--kind',
+      'claude',
+      '--name',
+      'parser',
+      '--branch',
+      'feat/parser',
+      '--json',
+      '--message',
+      doneTask('Parser done.'),
+    ]);
+    expect(landed.code).toBe(0);
+    await eventually(
+      async () => ((await board(pane)).includes('+1 to land parser') ? true : undefined),
+      60_000,
+      'TO LAND',
+    );
+    expect(await board(pane)).toContain('branch feat/parser');
+
+    // A job fails; `d` on its card moves it to DONE, its record as it was.
+    const failed = await cli(['run', '--wait', '--', 'sh', '-c', 'exit 3']);
+    expect(failed.code).toBe(3);
+    await eventually(
+      async () => ((await board(pane)).includes("exit 3 sh -c 'exit 3'") ? true : undefined),
+      20_000,
+      'exit 3',
+    );
+    // The board pane is where keys go: select the failed card and dismiss it.
+    await server.tmux('select-pane', '-t', pane);
+    await select(pane, 'exit 3');
+    await client.keys('d');
+    await eventually(
+      async () => ((await board(pane)).includes('DONE 1 (1 seen)') ? true : undefined),
+      10_000,
+      'dismissed',
+    );
+
+    // A second child, still at its prompt (⏎ on it comes last).
+    const working = await cli([
+      'agent',
+      '--kind',
+      'claude',
+      '--name',
+      'fixer',
+      '--json',
+      '--message',
+      quickTask('On it.'),
+    ]);
+    expect(working.code).toBe(0);
+    const childPane = JSON.parse(working.stdout).pane as string;
+    await eventually(
+      async () => ((await board(pane)).includes('fixer') ? true : undefined),
+      30_000,
+      'the child fixer',
+    );
+    // The host fills up (placements until one queues); a job queues behind it, and its card says why.
+    let placed = 0;
+    while ((await cli(['place', '--json'])).code === 0) placed += 1;
+    expect(placed).toBeLessThanOrEqual(5);
+    const queued = await cli(['run', '--json', '--', 'make', 'lint']);
+    expect(queued.code).toBe(1);
+    const status = JSON.parse((await cli(['status', '--json'])).stdout);
+    const reasons: string[] = status.hosts[0].headroom.reason;
+    expect(reasons.some((r) => r.startsWith('cpu: '))).toBe(true);
+    const why = await eventually(
+      async () => {
+        const text = await board(pane);
+        if (text.includes('#2 queued make lint') && text.includes('no host has room (local: cpu:'))
+          return text;
+        // Thrown, not undefined, so a timeout shows the board as it last was.
+        throw new Error(`the board reads: ${text}`);
+      },
+      20_000,
+      'the queued ticket and why',
+    );
+    expect(why).toContain(`no host has room (local: ${reasons.join('; ')})`);
+    expect(why).toContain(`▲ ${reasons[0]}`);
+
+    // ⏎ on the child switches the client to its session.
+    await select(pane, 'fixer');
+    await client.keys('Enter');
+    const where = await eventually(
+      async () => {
+        const line = (await server.tmux('list-clients', '-F', '#{pane_id}')).trim();
+        return line === childPane ? line : undefined;
+      },
+      15_000,
+      "the client on the child's pane",
+    );
+    expect(where).toBe(childPane);
+  }, 180_000);
+});
