@@ -1,12 +1,13 @@
 // Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they read no
-// clock, environment or randomness; the core imports only itself, types too, and the model only
-// core modules, its own, or types from anywhere), each zod schema in service/state/schemas is
-// checked against the core's record at compile time and defines no record type of its own,
-// service/ never imports the CLI or the sidebar, and a front end (FRONT_ENDS: the CLI, its commands,
-// MCP tools, renderers and hot bundles) reaches the service only through service/actions, one
-// function per verb, and service/core's types and pure rules, never a feature, adapter or state
-// module, not even for a type: it calls its verb's action, so it never writes a state file, takes a
-// lock, builds a record or decides "this host or a peer" itself. In all product code (cli, service, sidebar, plugins):
+// clock, environment or randomness; of this project's modules the core imports only its own, types
+// too, and the model only core modules, its own, or types from anywhere), each zod schema in
+// service/state/schemas is checked against the core's record at compile time and defines no record
+// type of its own, service/ never imports the CLI or the sidebar, and a front end (FRONT_ENDS: the
+// CLI, its commands, MCP tools, renderers and hot bundles) reaches the service only through
+// service/actions, one function per verb, and service/core's types and pure rules, never a feature,
+// adapter or state module, not even for a type: it calls its verb's action, so it never writes a
+// state file, takes a lock, builds a record or decides "this host or a peer" itself. In all product
+// code (cli, service, sidebar, plugins):
 // child processes start only in the runner and the job supervisor, Herdr's variables are read or
 // set only in service/terminal (a message may name one), and /proc paths appear only in
 // service/process and service/probe (process.getBuiltinModule counts as an import). No zod schema is
@@ -297,10 +298,10 @@ for (const dir of PRODUCT_DIRS) {
 // within a layer or down, never up, so each layer can be read, tested and changed without the ones
 // above it (a dynamic import() and a re-export count). Type imports are erased from the bundle and
 // may cross, except into the core: it owns the types it works on (each state schema is checked
-// against them at compile time) and imports only itself, types too. Two folders of one layer never
-// import values from each other both ways (that pair would be one concern split in two), every
-// folder has a layer, and no two files under service/ share a base name (index.ts aside): one
-// name, one meaning.
+// against them at compile time) and, of this project's modules, imports only its own, types too.
+// Two folders of one layer never import values from each other both ways (that pair would be one
+// concern split in two), every folder has a layer, and no two files under service/ share a base
+// name (index.ts aside): one name, one meaning.
 const LAYERS = [
   { name: 'core', folders: ['core'] },
   { name: 'system', folders: ['time', 'process'] },
@@ -361,9 +362,10 @@ async function layerProblems() {
     const fromLayer = layerIndex(from);
     for (const { spec, typeOnly } of imports(file, await readFile(file, 'utf8'))) {
       const to = spec.startsWith('.') ? serviceFolder(relative(root, resolve(dirname(file), spec))) : null;
-      // The core owns the types its rules work on: it imports nothing else, not even a type. (The
-      // purity check above names a value it imports from elsewhere.)
-      if (from === 'core' && to !== 'core' && typeOnly) {
+      // The core owns the types its rules work on: of this project's modules it imports only its
+      // own, not even a type from elsewhere (a package's types, node:fs's Stats, are no layer's).
+      // The purity check above names a value it imports from elsewhere.
+      if (from === 'core' && spec.startsWith('.') && to !== 'core' && typeOnly) {
         found.push(`${name}: service/core imports only service/core, types too, but imports ${spec}`);
       }
       if (to === null || to === from) continue;
