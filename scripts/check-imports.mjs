@@ -15,8 +15,9 @@
 // a module's schemas were most of a hook's start-up. blessed and blessed-contrib are loaded only by
 // sidebar/app.ts (other modules may import their types, which the bundle erases), and blessed-contrib
 // only by a module's path, never its index (which loads every widget and costs start-up). The
-// folders of service/ import values in layer order (LAYERS below). Comments may say anything: only
-// code counts.
+// folders of service/ import values in layer order (LAYERS below). The test knobs (DOGSLED_TEST
+// and DOGSLED_TEST_*) are named only by service/core/common/test-knobs.ts, which every production
+// module asks. Comments may say anything: only code counts.
 // Exits 1 with one line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -428,6 +429,32 @@ async function schemaProblems() {
   return found;
 }
 
+problems.push(...(await testKnobReaders()));
+
+/**
+ * A production file that names a test knob's variable in code (a key such as env.DOGSLED_TEST_X or
+ * a string): only the knob module may, so every knob is gated, typed and documented in one place.
+ * Tests and test/fakes set them freely; they are not product code.
+ */
+async function testKnobReaders() {
+  const KNOB_OWNER = 'service/core/common/test-knobs.ts';
+  const KNOB = /\bDOGSLED_TEST(_[A-Z0-9_]*)?\b/;
+  const found = [];
+  for (const dir of PRODUCT_DIRS) {
+    for (const file of await sourceFiles(join(root, dir), SOURCE)) {
+      const name = relative(root, file);
+      if (name === KNOB_OWNER) continue;
+      for (const word of codeWords(file, await readFile(file, 'utf8'))) {
+        const knob = word.kind === 'name' ? null : KNOB.exec(word.text);
+        if (knob === null) continue;
+        found.push(`${name}: names the test knob ${knob[0]}; ask ${KNOB_OWNER} (testKnob)`);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 problems.push(...(await layerProblems()), ...(await schemaProblems()));
 
 if (problems.length > 0) {
@@ -435,5 +462,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc and blessed stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc, blessed and the test knobs stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
 );

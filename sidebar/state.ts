@@ -20,7 +20,7 @@ const HISTORY = 24;
 
 export interface SidebarSources {
   owner: string;
-  /** DOGSLED_TEST=1 with DOGSLED_TEST_SIDEBAR_HOSTS=<file>: hosts from a fixture (peers do not exist yet). */
+  /** The SIDEBAR_HOSTS knob: hosts from a fixture file (core/common/test-knobs.ts). */
   fixtureHosts?: string | undefined;
 }
 

@@ -18,7 +18,7 @@ import {
 } from '../core/cleanup/sweep-rule.js';
 import type { SweepPass } from '../core/cleanup/sweep-types.js';
 import { messageOf } from '../core/common/errors.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { listenPrivate } from '../state/engine/private-socket.js';
 import { markSweepHandled, readSweepRequest, recordSweep } from '../sweep/sweep-files.js';

@@ -7,7 +7,7 @@
 import type { PeerEntry } from '../core/fleet/fleet-types.js';
 import { peerHeadroom, peerService, retryInMs } from '../core/fleet/peer-reads.js';
 import type { Headroom } from '../core/placement/headroom.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import type { PeerHost } from './fleet.js';
 import type { HostView } from './view.js';
 

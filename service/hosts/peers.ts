@@ -2,6 +2,7 @@
 // refreshed when due (in parallel, within one budget, through OpenSSH for a command or the
 // service's pool), then viewed. A caller never waits longer than its budget for a peer.
 
+import { testKnob } from '../core/common/test-knobs.js';
 import type { HostIO } from '../state/io.js';
 import { OpenSshTransport } from '../transport/openssh.js';
 import type { Transport } from '../transport/types.js';
@@ -16,10 +17,9 @@ import type { HostView } from './view.js';
  */
 export const PEER_BUDGET_MS = 4_000;
 
-/** The budget, or DOGSLED_TEST_PEER_BUDGET_MS under DOGSLED_TEST=1 (a loaded test machine). */
+/** The budget, or the PEER_BUDGET_MS knob's (a loaded test machine). */
 export function peerBudgetMs(env: NodeJS.ProcessEnv): number {
-  const test = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_PEER_BUDGET_MS) : Number.NaN;
-  return Number.isFinite(test) && test > 0 ? test : PEER_BUDGET_MS;
+  return testKnob(env, 'PEER_BUDGET_MS') ?? PEER_BUDGET_MS;
 }
 
 export interface PeerHostsOptions {

@@ -7,7 +7,7 @@ import type { Item } from '../core/agents/item-types.js';
 import { GATE_HISTORY_MAX, gateReminder, gateStep } from '../core/inbox/gate-rule.js';
 import type { Gate } from '../core/inbox/inbox-types.js';
 import { factsFor, type LandPane } from '../core/inbox/to-land-rule.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import { mayHaveToLand, readToLand } from '../queue/to-land-rows.js';
 import { guarded } from '../state/engine/guarded.js';
 import { readState, updateState } from '../state/engine/store.js';

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { emptyInbox } from '../core/inbox/inbox.js';
 import type { Inbox, InboxRecord } from '../core/inbox/inbox-types.js';
-import { clipText, plainLine } from '../core/text/text-clean.js';
-import { guarded, shownPath } from '../state/engine/guarded.js';
+import { clip, plainLine } from '../core/text/clean.js';
+import { guarded, relativeName } from '../state/engine/guarded.js';
 import { withLock } from '../state/engine/lock.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
@@ -26,9 +26,7 @@ const SUFFIX = '.json';
 
 export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string {
   if (!TERMINAL_ID.test(terminal) || terminal.includes('..')) {
-    throw new DogsledError(
-      `inbox: terminal id "${clipText(plainLine(terminal), 80)}" is not a safe file name`,
-    );
+    throw new DogsledError(`inbox: terminal id "${clip(plainLine(terminal), 80)}" is not a safe file name`);
   }
   return join(io.paths.inbox, `${terminal}${SUFFIX}`);
 }
@@ -94,7 +92,7 @@ export async function inboxTerminals(io: Pick<StateIO, 'paths'>): Promise<string
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];
     throw new DogsledError(
-      `inbox: cannot list ${shownPath(io, io.paths.inbox)}: ${code ?? messageOf(error)}`,
+      `inbox: cannot list ${relativeName(io, io.paths.inbox)}: ${code ?? messageOf(error)}`,
       {
         cause: error,
       },

@@ -16,7 +16,7 @@ import { STANDBY_ENV } from '../core/jobs/job-env.js';
 import type { JobRecord } from '../core/jobs/job-types.js';
 import type { TabPlacement } from '../core/jobs/tab-placement.js';
 import type { JobRequest } from '../core/placement/queue-types.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { endReservations } from '../hosts/reserve-room.js';
 import { launchStandby, type Standby } from '../process/launch-detached.js';
 import { execArgv, SUPERVISOR_ENV, selfInvocation } from '../process/self-invocation.js';
@@ -278,8 +278,8 @@ class MissingDirectory extends DogsledError {}
 
 async function checkDirectory(cwd: string): Promise<void> {
   const found = await stat(cwd).catch(() => undefined);
-  if (found === undefined) throw new MissingDirectory(`directory ${oneLine(cwd)} does not exist`);
-  if (!found.isDirectory()) throw new MissingDirectory(`${oneLine(cwd)} is not a directory`);
+  if (found === undefined) throw new MissingDirectory(`directory ${squeezedLine(cwd)} does not exist`);
+  if (!found.isDirectory()) throw new MissingDirectory(`${squeezedLine(cwd)} is not a directory`);
 }
 
 /**
@@ -297,7 +297,7 @@ async function failed(launch: JobLaunchIO, spec: LaunchSpec, error: Error): Prom
       (missing: Error) => missing,
     );
   }
-  const why = oneLine(messageOf(cause));
+  const why = squeezedLine(messageOf(cause));
   const now = ctx.now();
   const ended = await updateJobRecord(ctx, spec.jobId, (record) => {
     // exec already started (a reply lost after the line was typed): the job runs; exec ends it.

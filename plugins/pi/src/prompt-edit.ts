@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { systemErrorText } from '../../../service/core/common/system-errors.js';
-import { plainLine } from '../../../service/core/text/text-clean.js';
+import { plainLine } from '../../../service/core/text/clean.js';
 import { writeAtomic } from '../../../service/state/engine/atomic-write.js';
 
 /** A prompt larger than this is not a prompt anyone edits in Pi's editor. */

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { plainLine } from '../../../service/core/text/text-clean.js';
+import { clip, plainLine } from '../../../service/core/text/clean.js';
 import { writeAtomic } from '../../../service/state/engine/atomic-write.js';
 import { ownPane, type PiDeps, stateDir } from './deps.js';
 
@@ -45,8 +45,7 @@ export interface TodoLines extends TodoDisplay {
 
 function text(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const line = plainLine(value);
-  return line.length > TEXT_MAX ? `${line.slice(0, TEXT_MAX - 1)}…` : line;
+  return clip(plainLine(value), TEXT_MAX);
 }
 
 function count(value: unknown): number | undefined {

@@ -7,7 +7,7 @@ import { type PaneDisposition, type PaneFacts, workspaceVerdicts } from '../../c
 import type { PlanEntry } from '../../core/cleanup/prune-plan.js';
 import { messageOf } from '../../core/common/errors.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { stripEscapes } from '../../core/text/clean.js';
 import { lazySchema } from '../../state/engine/lazy-schema.js';
 import type { StateIO } from '../../state/io.js';
 import { readPaneWatch } from '../../state/records/pane-watch-file.js';

@@ -20,7 +20,7 @@ import {
 import { contains } from '../../core/cleanup/target-rule.js';
 import { messageOf } from '../../core/common/errors.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { stripEscapes } from '../../core/text/clean.js';
 import { mapLimited } from '../../probe/map-limited.js';
 import { type ChildReader, probePrompt, readChildren } from '../../probe/shell-panes.js';
 import { type PaneWatch, watchEntries, watchMaxGap } from '../../state/records/pane-watch-file.js';

@@ -4,7 +4,7 @@
 // and every verdict says why in words a user can act on. Reports name programs, never arguments.
 
 import { formatAge } from '../common/duration.js';
-import { stripEscapes } from '../text/strip-escapes.js';
+import { stripEscapes } from '../text/clean.js';
 import type { ProcessInfo } from './pane-processes.js';
 import { isFresh, WATCH_MAX_GAP_MS, type WatchEntry } from './pane-watch-carry.js';
 

@@ -4,8 +4,7 @@
 // what expired and makes room by evicting the oldest settled records. Undelivered records are never
 // evicted: a send that does not fit beside them is refused. Pure: records and `now` in, a plan out.
 
-import { stripEscapes } from '../text/strip-escapes.js';
-import { cutAt } from '../text/text-clean.js';
+import { cutAt, stripEscapes } from '../text/clean.js';
 import { isExpiredRecord, isUndelivered, settledAt } from './inbox.js';
 import type { InboxRecord } from './inbox-types.js';
 

@@ -6,7 +6,7 @@
 // pending|claimed -> failed (the terminal is gone). Delivered and failed records never change again.
 
 import { backoffRetryAt } from '../common/backoff.js';
-import { clipText, plainLine } from '../text/text-clean.js';
+import { clip, plainLine } from '../text/clean.js';
 import type { Inbox, InboxReader, InboxRecord, InboxSender } from './inbox-types.js';
 
 export const INBOX_KINDS = [
@@ -269,7 +269,7 @@ const HOST_IDENTITY = /^h_[a-z2-7]{12}$/;
 /** One sender field as kept: escape-free, one line, bounded; empty is none. */
 export function senderField(value: string | null | undefined): string | null {
   if (typeof value !== 'string') return null;
-  const clean = clipText(plainLine(value).trim(), SENDER_FIELD_CHARS);
+  const clean = clip(plainLine(value).trim(), SENDER_FIELD_CHARS);
   return clean === '' ? null : clean;
 }
 

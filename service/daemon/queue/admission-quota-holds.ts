@@ -10,7 +10,7 @@ import type { Ticket } from '../../core/placement/queue-types.js';
 import { holdTicket, withTicket } from '../../core/placement/tickets.js';
 import { mayHold, sameHold, ticketHolds } from '../../core/quota/quota-hold.js';
 import { emptySnapshot } from '../../core/quota/quota-rules.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { readQuota } from '../../quota/quota-store.js';
 import { updateQueue } from '../../state/records/queue-items.js';
 import type { WorkerIO } from '../worker-io.js';
@@ -51,7 +51,7 @@ export class QuotaHolds {
       return snapshot;
     } catch (error) {
       // Once per distinct trouble, not once a second.
-      const line = `dogsled serve: admission: quota.json: ${oneLine(messageOf(error))}; quota holds nothing back`;
+      const line = `dogsled serve: admission: quota.json: ${squeezedLine(messageOf(error))}; quota holds nothing back`;
       if (line !== this.readError) this.deps.warn(line);
       this.readError = line;
       return emptySnapshot();

@@ -8,7 +8,7 @@ import { DogsledError, messageOf } from '../../core/common/errors.js';
 import type { StateIO } from '../io.js';
 
 /** A state file as a message names it: relative to the state dir, or whole when outside it. */
-export function shownPath(io: Pick<StateIO, 'paths'>, file: string): string {
+export function relativeName(io: Pick<StateIO, 'paths'>, file: string): string {
   return relative(io.paths.dir, file) || file;
 }
 
@@ -28,11 +28,11 @@ async function assertRegular(io: Pick<StateIO, 'paths'>, file: string): Promise<
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return;
-    throw new DogsledError(`cannot read ${shownPath(io, file)}: ${code ?? messageOf(error)}`, {
+    throw new DogsledError(`cannot read ${relativeName(io, file)}: ${code ?? messageOf(error)}`, {
       cause: error,
     });
   }
-  throw new DogsledError(`${shownPath(io, file)} is ${kind}, not a regular file`);
+  throw new DogsledError(`${relativeName(io, file)} is ${kind}, not a regular file`);
 }
 
 /**
@@ -50,6 +50,6 @@ export async function guarded<T>(
   } catch (error) {
     if (error instanceof DogsledError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DogsledError(`${shownPath(io, file)}: ${code ?? messageOf(error)}`, { cause: error });
+    throw new DogsledError(`${relativeName(io, file)}: ${code ?? messageOf(error)}`, { cause: error });
   }
 }

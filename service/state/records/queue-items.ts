@@ -5,7 +5,7 @@
 import type { Item, Items } from '../../core/agents/item-types.js';
 import { DogsledError } from '../../core/common/errors.js';
 import type { Queue, Ticket } from '../../core/placement/queue-types.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { readState, updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
 import { EMPTY_ITEMS, EMPTY_QUEUE, ItemsSchema, QueueSchema } from '../schemas/queue-items-schemas.js';
@@ -49,7 +49,7 @@ export async function changeTicket(
   return updateQueue(io, (queue) => {
     const index = queue.tickets.findIndex((ticket) => ticket.id === id);
     const ticket = queue.tickets[index];
-    if (ticket === undefined) throw new DogsledError(`unknown ticket "${oneLine(id)}"`);
+    if (ticket === undefined) throw new DogsledError(`unknown ticket "${squeezedLine(id)}"`);
     const changed = change(ticket);
     const tickets = queue.tickets.slice();
     tickets[index] = changed;
@@ -60,6 +60,6 @@ export async function changeTicket(
 /** The ticket named `id`, or a one-line error naming it. */
 export function findTicket(queue: Queue, id: string): Ticket {
   const ticket = queue.tickets.find((t) => t.id === id);
-  if (ticket === undefined) throw new DogsledError(`unknown ticket "${oneLine(id)}"`);
+  if (ticket === undefined) throw new DogsledError(`unknown ticket "${squeezedLine(id)}"`);
   return ticket;
 }

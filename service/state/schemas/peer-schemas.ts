@@ -11,7 +11,7 @@
 import * as z from 'zod/mini';
 import type { MachineList, PeerEntry, PeerReply } from '../../core/fleet/fleet-types.js';
 import { UNREACHABLE_CATEGORIES } from '../../core/fleet/unreachable.js';
-import { plainStrings } from '../../core/text/text-clean.js';
+import { plainStrings } from '../../core/text/clean.js';
 import { lazySchema } from '../engine/lazy-schema.js';
 import type { Check, Matches } from '../engine/schema-match.js';
 import {

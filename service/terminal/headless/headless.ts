@@ -7,7 +7,7 @@
 
 import type { ProcessInfo } from '../../core/cleanup/pane-processes.js';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { stripEscapes } from '../../core/text/clean.js';
 import { launchDetached } from '../../process/launch-detached.js';
 import { groupMembers, hasProc, outputTarget, pidAlive, readStat } from '../../process/process-table.js';
 import { SpawnError } from '../../process/run-process.js';

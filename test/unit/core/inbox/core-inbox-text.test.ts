@@ -17,7 +17,7 @@ import {
 } from '../../../../service/core/inbox/inbox-text.js';
 import type { InboxRecord } from '../../../../service/core/inbox/inbox-types.js';
 import type { Ticket } from '../../../../service/core/placement/queue-types.js';
-import { clipText } from '../../../../service/core/text/text-clean.js';
+import { clip } from '../../../../service/core/text/clean.js';
 
 const T0 = 1_700_000_000_000;
 const ESCAPES = '\x1b[31mred\x1b[0m \x1b]0;title\x07 \x9b2J\x1bP+q\x1b\\ bell\x07 cr\r';
@@ -65,7 +65,7 @@ describe('the delivery form', () => {
     const text = `${'a'.repeat(PREVIEW_CHARS - 1)}😀${'b'.repeat(50)}`;
     const cut = previewText(record(text)).split('\n')[0] as string;
     expect(cut.endsWith('a')).toBe(true);
-    expect(clipText(`ab😀cd`, 4)).toBe('ab…');
+    expect(clip(`ab😀cd`, 4)).toBe('ab…');
   });
 
   it('fills a delivery as far as the cap allows, counting every entry as delivered', () => {
