@@ -28,12 +28,12 @@ import ts from 'typescript';
 const root = process.argv[2] ? resolve(process.argv[2]) : join(dirname(fileURLToPath(import.meta.url)), '..');
 const CORE = join(root, 'service', 'core');
 /**
- * The front ends and what of service/ they may import. The sidebar (sidebar/) and the Pi extension
- * (plugins/pi/src) join the list once they call actions. Two commands run a program of the service's
- * own instead of a verb, each through its one entry: `serve` the service's composition root, `host`
- * the verbs peers run here (host-verbs sits beside actions, and calls them).
+ * The front ends and what of service/ they may import: the CLI (its MCP tools included), the sidebar
+ * (sidebar/, its pure model too) and the Pi extension (plugins/pi/src). Two commands run a program of
+ * the service's own instead of a verb, each through its one entry: `serve` the service's composition
+ * root, `host` the verbs peers run here (host-verbs sits beside actions, and calls them).
  */
-const FRONT_ENDS = ['cli'];
+const FRONT_ENDS = ['cli', 'sidebar', 'plugins/pi/src'];
 const FRONT_DOORS = ['service/actions/', 'service/core/'];
 const PROGRAM_ENTRIES = {
   'cli/commands/serve.ts': ['service/daemon/main.ts'],

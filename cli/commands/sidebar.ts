@@ -24,7 +24,7 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
   mark('config');
   const fixtureHosts = testKnob(ctx.env, 'SIDEBAR_HOSTS');
   // The state is read while the app and blessed load: the first frame waits for the slower of the two.
-  const firstRead = import('../../sidebar/state.js').then(({ readSidebarState }) =>
+  const firstRead = import('../../service/actions/sidebar-state.js').then(({ readSidebarState }) =>
     readSidebarState(io, { owner, fixtureHosts }),
   );
   firstRead.catch(() => undefined);

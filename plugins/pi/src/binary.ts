@@ -1,10 +1,10 @@
-// Every dogsled call the extension makes: `$DOGSLED_BIN args…` through the one process runner
-// (argv only, a deadline that escalates to SIGKILL, capped output). A missing binary, a non-zero
+// Every dogsled call the extension makes: `$DOGSLED_BIN args…` through the action for front ends
+// that call the CLI (service/actions/dogsled-call.ts: argv only, a deadline that escalates to SIGKILL, capped output). A missing binary, a non-zero
 // exit, a signal or the deadline all come back as `ok: false` with one line saying why; nothing
 // here throws, because a failing binary must never break Pi's prompt.
 
+import { runDogsled, SpawnError } from '../../../service/actions/dogsled-call.js';
 import { clip, plainLine, stripEscapes } from '../../../service/core/text/clean.js';
-import { runProcess, SpawnError } from '../../../service/process/run-process.js';
 import { dogsledBin, type PiDeps } from './deps.js';
 
 /** The five-second budget of every hook (spec: "A hook has a five-second command budget"). */
@@ -30,7 +30,7 @@ export async function callDogsled(
 ): Promise<CallResult> {
   const bin = dogsledBin(deps);
   try {
-    const result = await runProcess(bin, args, {
+    const result = await runDogsled(bin, args, {
       env: deps.env,
       timeoutMs,
       maxOutputBytes: OUTPUT_MAX,

@@ -3,9 +3,8 @@
 // them from the real process; tests pass their own, so nothing here reads process.env directly.
 
 import { homedir } from 'node:os';
+import { callerPane, stateDirFrom } from '../../../service/actions/pi-extension.js';
 import { testKnob } from '../../../service/core/common/test-knobs.js';
-import { stateDirFrom } from '../../../service/state/paths.js';
-import { callerPane } from '../../../service/terminal/herdr/herdr-env.js';
 
 declare const __DOGSLED_PI_VERSION__: string | undefined;
 

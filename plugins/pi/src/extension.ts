@@ -6,8 +6,8 @@
 // timer: the widget shows todos and says dogsled is unavailable.
 
 import { connect } from 'node:net';
+import { ownSocket } from '../../../service/actions/pi-extension.js';
 import { stripEscapes } from '../../../service/core/text/clean.js';
-import { ownSocket } from '../../../service/terminal/herdr/herdr-env.js';
 import { callDogsled, HOOK_MS, jsonOf, lastLine } from './binary.js';
 import { ownPane, type PiDeps } from './deps.js';
 import { InboxReader } from './inbox-reader.js';

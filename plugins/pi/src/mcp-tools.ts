@@ -6,7 +6,7 @@
 // binary's, a call's answer is exactly what Claude Code and Codex get, and nothing stays running.
 // A tool's error result becomes a thrown error, which is how Pi marks a tool call as failed.
 
-import { runProcess, SpawnError } from '../../../service/process/run-process.js';
+import { type RunResult, runDogsled, SpawnError } from '../../../service/actions/dogsled-call.js';
 import { lastLine } from './binary.js';
 import { dogsledBin, type PiDeps } from './deps.js';
 import type { ExtensionAPI } from './pi-api.js';
@@ -51,9 +51,9 @@ async function exchange(
     { jsonrpc: '2.0', id: 1, method, params },
   ];
   const bin = dogsledBin(deps);
-  let result: Awaited<ReturnType<typeof runProcess>>;
+  let result: RunResult;
   try {
-    result = await runProcess(bin, ['mcp'], {
+    result = await runDogsled(bin, ['mcp'], {
       env: deps.env,
       input: lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
       timeoutMs: options.timeoutMs,
