@@ -6,8 +6,8 @@
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { endReservations } from '../../../service/hosts/reserve-room.js';
-import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
 import { FAKE_AGENTS_BIN, readLaunches } from '../../fakes/agents/harness.js';
 import { runCli, spawnCli, type startCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';

@@ -18,9 +18,10 @@ import {
   pruneWorkspace,
   worktreePanes,
 } from '../../../service/cleanup/panes/prune-closures.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { probePrompt } from '../../../service/probe/shell-panes.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { type JobRecord, listJobRecords } from '../../../service/state/records/job-records.js';
+import { listJobRecords } from '../../../service/state/records/job-records.js';
 import type { PaneWatch } from '../../../service/state/records/pane-watch-file.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';

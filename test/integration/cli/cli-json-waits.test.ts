@@ -17,12 +17,12 @@ import {
   RunStillRunningSchema,
   StillQueuedSchema,
 } from '../../../cli/output-schemas.js';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { launchJob } from '../../../service/jobs/job-launch.js';
 import { newId } from '../../../service/state/engine/ids.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { changeTicket, readQueue } from '../../../service/state/records/queue-items.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
 import { Deadline } from '../../../service/time/deadline.js';
 import { CLI, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { freshHost, gatedScript } from '../../helpers/run-fixtures.js';

@@ -12,8 +12,8 @@ import { gatherTerminalFacts, paneContext } from '../../../service/cleanup/panes
 import { worktreePanes } from '../../../service/cleanup/panes/prune-closures.js';
 import { applyPlan } from '../../../service/cleanup/prune.js';
 import { selectPlan } from '../../../service/core/cleanup/prune-plan.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { probePrompt } from '../../../service/probe/shell-panes.js';
-import type { JobRecord } from '../../../service/state/records/job-records.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { type Sandbox, sandbox } from '../../helpers/cli.js';

@@ -6,13 +6,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellLine } from '../../../service/core/common/shell-quote.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
-import {
-  type JobRecord,
-  jobLogPath,
-  readJobRecord,
-  writeJobRecord,
-} from '../../../service/state/records/job-records.js';
+import { jobLogPath, readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { CLI, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';

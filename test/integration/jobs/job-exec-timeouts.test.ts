@@ -5,14 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { parseProcStat } from '../../../service/process/process-table.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
-import {
-  type JobRecord,
-  jobLogPath,
-  readJobRecord,
-  writeJobRecord,
-} from '../../../service/state/records/job-records.js';
+import { jobLogPath, readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
 import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
 import { waitFor } from '../../helpers/wait.js';

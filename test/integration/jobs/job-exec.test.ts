@@ -8,10 +8,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
 import { jobEnvPath, writeEnvFile } from '../../../service/state/records/env-files.js';
 import {
-  type JobRecord,
   jobLogPath,
   jobStopPath,
   readJobRecord,

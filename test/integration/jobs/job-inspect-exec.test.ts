@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { JobRecord } from '../../../service/state/records/job-records.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { CLI, exited, runCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 import { alive, createJob, type JobSandbox, jobSandbox, killGroup, record } from './job-inspect-fixture.js';

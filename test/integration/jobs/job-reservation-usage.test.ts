@@ -6,8 +6,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { type JobRecord, readJobRecord } from '../../../service/state/records/job-records.js';
+import { readJobRecord } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';

@@ -5,10 +5,11 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { changeTicket } from '../../../service/state/records/queue-items.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { QueueSchema, type Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
+import { QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
 import { ticketFixture } from '../../helpers/job-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';

@@ -5,7 +5,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type JobRecord, JobRecordSchema } from '../../../service/state/records/job-records.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { ItemsSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';

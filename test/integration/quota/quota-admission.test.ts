@@ -6,9 +6,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeTaskFile } from '../../../service/agents/launch-files.js';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { statePaths } from '../../../service/state/paths.js';
-import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
+import { writeTaskFile } from '../../../service/state/records/launch-files.js';
 import { readLaunches } from '../../fakes/agents/harness.js';
 import { runCli, type startCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Item } from '../../../service/state/schemas/queue-items-schemas.js';
+import type { Item } from '../../../service/core/agents/item-types.js';
 import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
 import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';

@@ -5,7 +5,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type JobRecord, JobRecordSchema } from '../../../service/state/records/job-records.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
