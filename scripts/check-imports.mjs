@@ -3,7 +3,7 @@
 // too, and the model only core modules, its own, or types from anywhere), each zod schema in
 // service/state/schemas is checked against the core's record at compile time and defines no record
 // type of its own, service/ never imports the CLI or the sidebar, and a front end (FRONT_ENDS: the
-// CLI, its commands, MCP tools, renderers and hot bundles) reaches the service only through
+// CLI, its commands, MCP tools, renderers and hot bundles; the sidebar; the Pi extension) reaches the service only through
 // service/actions, one function per verb, and service/core's types and pure rules, never a feature,
 // adapter or state module, not even for a type: it calls its verb's action, so it never writes a
 // state file, takes a lock, builds a record or decides "this host or a peer" itself. In all product
