@@ -5,6 +5,7 @@
 import { type CloseResult, closeChild } from '../agents/close-child.js';
 import { type ChildEnd, childEnd } from '../agents/final-reply.js';
 import { applyClosures } from '../core/agents/item-closing.js';
+import type { Item } from '../core/agents/item-types.js';
 import { priceTable } from '../core/receipts/prices.js';
 import { childReceipt } from '../core/receipts/receipt.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
@@ -12,7 +13,6 @@ import { hostOfFlag } from '../hosts/peer-cleanup.js';
 import type { HostIO } from '../state/io.js';
 import { branchHolds } from '../state/records/branch-observations.js';
 import { readItems, updateItems } from '../state/records/queue-items.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';

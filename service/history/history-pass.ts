@@ -5,12 +5,12 @@
 // before items.json's.
 
 import { join } from 'node:path';
+import type { Item } from '../core/agents/item-types.js';
 import { type HistoryEntry, historyEntry } from '../core/history/history-entry.js';
 import { openRegular } from '../state/engine/regular-file.js';
 import type { StateIO } from '../state/io.js';
 import { readJobRecord } from '../state/records/job-records.js';
 import { readItems, updateItems } from '../state/records/queue-items.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
 import { appendHistory } from './history-file.js';
 
 /** The first this much of a task is enough for its first line. */

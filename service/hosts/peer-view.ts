@@ -4,10 +4,10 @@
 // lock, and its headroom refused while it is unreachable or stale. The snapshot's strings are clean
 // already (peer-schemas.ts cleans every one as it is parsed); the label is this host's own.
 
+import type { PeerEntry } from '../core/fleet/fleet-types.js';
 import { peerHeadroom, peerService, retryInMs } from '../core/fleet/peer-reads.js';
 import type { Headroom } from '../core/placement/headroom.js';
 import { plainLine } from '../core/text/clean.js';
-import type { PeerEntry } from '../state/schemas/peer-schemas.js';
 import type { PeerHost } from './fleet.js';
 import type { HostView } from './view.js';
 

@@ -2,7 +2,9 @@
 // fields survive; a line that does not parse is skipped with a warning by its reader.
 
 import * as z from 'zod/mini';
+import type { HistoryEntry } from '../../core/history/history-entry.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 import { ReceiptSchema } from './receipt-schemas.js';
 
@@ -29,3 +31,6 @@ export const HistoryEntrySchema = lazySchema(() =>
     receipt: z.nullable(ReceiptSchema),
   }),
 );
+
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type HistorySchemasMatch = [Check<Matches<typeof HistoryEntrySchema, HistoryEntry>>];

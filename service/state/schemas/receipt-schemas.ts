@@ -2,7 +2,9 @@
 // `host read` carry it. Loose, like every record: a newer dogsled's fields survive.
 
 import * as z from 'zod/mini';
+import type { ModelReceipt, Receipt } from '../../core/receipts/receipt.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 const count = lazySchema(() => z.int().check(z.nonnegative()));
@@ -31,3 +33,9 @@ export const ReceiptSchema = lazySchema(() =>
     wall_ms: z.nullable(z.int()),
   }),
 );
+
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type ReceiptSchemasMatch = [
+  Check<Matches<typeof ModelReceiptSchema, ModelReceipt>>,
+  Check<Matches<typeof ReceiptSchema, Receipt>>,
+];
