@@ -21,7 +21,6 @@ export interface ConfigFile {
   quota?: { management_url?: string; hold_when_exhausted?: boolean };
   hosts?: Array<{ id: string; label?: string; target?: string; enabled?: boolean }>;
   prices?: { as_of?: string; models?: Record<string, ModelPrice> };
-  budget?: { usd_per_day?: number; host_usd_per_day?: number };
 }
 
 /** A host id names its cache file (peers/ID.json): letters, digits, `.`, `_`, `-`; never `local`. */
@@ -53,9 +52,6 @@ const RULES = {
   'prices.models': 'a table of models ([prices.models."MODEL"] with input, output, cache_read, cache_write)',
   'prices.models.name': 'a model id without control characters, at most 80 characters',
   'prices.models.price': 'a number >= 0 of US dollars per million tokens',
-  budget: 'a table',
-  'budget.usd_per_day': 'a number > 0 of US dollars',
-  'budget.host_usd_per_day': 'a number > 0 of US dollars',
 } as const;
 
 type Rule = keyof typeof RULES;
@@ -92,13 +88,11 @@ const TOP = [
   'quota',
   'hosts',
   'prices',
-  'budget',
 ];
 const NESTED: Record<string, readonly string[]> = {
   cleanup: ['repositories'],
   quota: ['management_url', 'hold_when_exhausted'],
   prices: ['as_of', 'models'],
-  budget: ['usd_per_day', 'host_usd_per_day'],
 };
 const PRICE_KEYS = ['input', 'output', 'cache_read', 'cache_write'];
 const HOST_KEYS = ['id', 'label', 'target', 'enabled'];
@@ -106,7 +100,7 @@ const HOST_KEYS = ['id', 'label', 'target', 'enabled'];
 /** The first table's unknown keys, inner tables before the top level, as `unknown key "a.b"`. */
 function unknownKeys(file: Record<string, unknown>): string | undefined {
   const tables: Array<[Path, Record<string, unknown>, readonly string[]]> = [];
-  for (const key of ['cleanup', 'quota', 'prices', 'budget'])
+  for (const key of ['cleanup', 'quota', 'prices'])
     if (isTable(file[key])) tables.push([[key], file[key], NESTED[key] ?? []]);
   const models = isTable(file.prices) ? file.prices.models : undefined;
   if (isTable(models))
@@ -157,7 +151,6 @@ function checked(file: Record<string, unknown>): ConfigFile {
   if (file.quota !== undefined) out.quota = quota(table(file.quota, ['quota'], 'quota'));
   if (file.hosts !== undefined) out.hosts = hosts(file.hosts);
   if (file.prices !== undefined) out.prices = prices(table(file.prices, ['prices'], 'prices'));
-  if (file.budget !== undefined) out.budget = budget(table(file.budget, ['budget'], 'budget'));
   // A key the file leaves out stays undefined: the caller fills in the default.
   return out;
 }
@@ -267,18 +260,6 @@ function prices(value: Record<string, unknown>): NonNullable<ConfigFile['prices'
       };
     }
     out.models = checkedModels;
-  }
-  return out;
-}
-
-function budget(value: Record<string, unknown>): NonNullable<ConfigFile['budget']> {
-  const out: NonNullable<ConfigFile['budget']> = {};
-  for (const key of ['usd_per_day', 'host_usd_per_day'] as const) {
-    const amount = value[key];
-    if (amount === undefined) continue;
-    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0)
-      throw expected(`budget.${key}`, amount);
-    out[key] = amount;
   }
   return out;
 }

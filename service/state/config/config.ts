@@ -35,8 +35,6 @@ export interface Config {
   hosts: ConfigHost[];
   /** `[prices]`: models priced over the shipped table (core/receipts/prices.ts), and their date. */
   prices: { as_of: string | null; models: Record<string, ModelPrice> };
-  /** `[budget]`: USD a day each owner's children, and this host's, may spend before new ones wait. */
-  budget: { usd_per_day: number | null; host_usd_per_day: number | null };
 }
 
 /** One `[[hosts]]` entry: a peer reached by ssh at `target`, known as `id` (and `label`). */
@@ -61,7 +59,6 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   quota: { management_url: null, hold_when_exhausted: true },
   hosts: [],
   prices: { as_of: null, models: {} },
-  budget: { usd_per_day: null, host_usd_per_day: null },
 });
 
 /**
@@ -92,10 +89,6 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
     },
     hosts: configHosts(file.hosts ?? [], fail),
     prices: { as_of: file.prices?.as_of ?? null, models: file.prices?.models ?? {} },
-    budget: {
-      usd_per_day: file.budget?.usd_per_day ?? null,
-      host_usd_per_day: file.budget?.host_usd_per_day ?? null,
-    },
   };
 }
 

@@ -47,11 +47,10 @@ describe('loadConfig', () => {
       quota: { management_url: null, hold_when_exhausted: true },
       hosts: [],
       prices: { as_of: null, models: {} },
-      budget: { usd_per_day: null, host_usd_per_day: null },
     });
   });
 
-  test('[prices] prices models over the shipped table, dated; [budget] caps a day', async () => {
+  test('[prices] prices models over the shipped table, dated', async () => {
     const config = await loadConfig(
       await configFile(`[prices]
 as_of = 2026-02-01
@@ -63,9 +62,6 @@ input = 1
 output = 8
 cache_read = 0.1
 cache_write = 1
-[budget]
-usd_per_day = 20
-host_usd_per_day = 55.5
 `),
       false,
       HOME,
@@ -78,7 +74,6 @@ host_usd_per_day = 55.5
         'gpt-5': { input: 1, output: 8, cache_read: 0.1, cache_write: 1 },
       },
     });
-    expect(config.budget).toEqual({ usd_per_day: 20, host_usd_per_day: 55.5 });
   });
 
   test.each([
@@ -101,15 +96,7 @@ host_usd_per_day = 55.5
       'prices.models.name: expected a model id without control characters, at most 80 characters, found the string',
     ],
     ['[prices]\nmodels = 3', 'prices.models: expected a table of models'],
-    [
-      '[budget]\nusd_per_day = 0',
-      'budget.usd_per_day: expected a number > 0 of US dollars, found the number 0',
-    ],
-    [
-      '[budget]\nusd_per_day = "5"',
-      'budget.usd_per_day: expected a number > 0 of US dollars, found the string "5"',
-    ],
-    ['[budget]\nusd_per_week = 5', 'unknown key "budget.usd_per_week"'],
+    ['[budget]\nusd_per_day = 5', 'unknown key "budget"'],
   ])('refuses %j naming the key', async (toml, message) => {
     const line = await errorOf(toml);
     expect(line).toContain(message);
@@ -168,7 +155,6 @@ enabled = false
         { id: 'm-2', label: 'momokaya-2', target: 'me@10.0.0.2', enabled: false },
       ],
       prices: DEFAULT_CONFIG.prices,
-      budget: DEFAULT_CONFIG.budget,
     });
     expect(await readdir(join(path, '..'))).toEqual(before);
   });
