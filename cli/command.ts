@@ -6,7 +6,7 @@
 import { DogsledError } from '../service/core/common/errors.js';
 import { EXIT } from '../service/core/common/exit-codes.js';
 import { isSystemError, systemErrorText } from '../service/core/common/system-errors.js';
-import { oneLine } from '../service/core/text/text-clean.js';
+import { squeezedLine } from '../service/core/text/clean.js';
 
 /** Runs command `name`; an action that returns nothing succeeded. */
 export async function runCommand(name: string, action: () => Promise<number | undefined>): Promise<number> {
@@ -24,7 +24,7 @@ export async function runCommand(name: string, action: () => Promise<number | un
  * environment, not a bug, so one line and exit 2 rather than an internal error with a stack.
  */
 function systemFailure(error: NodeJS.ErrnoException & { code: string }): DogsledError {
-  const path = typeof error.path === 'string' ? ` ${oneLine(error.path, 400)}` : '';
+  const path = typeof error.path === 'string' ? ` ${squeezedLine(error.path, 400)}` : '';
   return new DogsledError(`${error.syscall}${path}: ${systemErrorText(error)}`, { cause: error });
 }
 

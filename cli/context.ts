@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { callerPlaces, type ProcessIO } from '../service/actions/verb-io.js';
-import { plainLine } from '../service/core/text/text-clean.js';
+import { plainLine } from '../service/core/text/clean.js';
 import { stdoutIsTTY, writeOut } from './stdout.js';
 
 export interface CliContext extends ProcessIO {

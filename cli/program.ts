@@ -5,11 +5,11 @@ import { Command, CommanderError, Option } from 'commander';
 import { DogsledError } from '../service/core/common/errors.js';
 import { EXIT } from '../service/core/common/exit-codes.js';
 import { VERSION } from '../service/core/common/version.js';
+import { clip, plainLine } from '../service/core/text/clean.js';
 import { namedError, runCommand } from './command.js';
 import { type CliContext, contextFromProcess, type GlobalOptions } from './context.js';
 import { STATUS_INTERVAL_DEFAULT } from './flags.js';
 import { LATER_COMMANDS } from './later.js';
-import { clip, plainLine } from './render/text.js';
 
 /** A command's entry point: its positional arguments, then its flags and the context. */
 // biome-ignore lint/suspicious/noExplicitAny: each command declares its own arguments and flags.

@@ -5,7 +5,7 @@
 
 import { DogsledError } from '../service/core/common/errors.js';
 import { EXIT } from '../service/core/common/exit-codes.js';
-import { plainLine } from '../service/core/text/text-clean.js';
+import { plainLine } from '../service/core/text/clean.js';
 
 /** Prints `dogsled: <message>` (and its hint) on stderr; returns the exit status. */
 export function reportError(error: unknown, write: (text: string) => void): number {

@@ -12,7 +12,8 @@
 // a module's schemas were most of a hook's start-up. blessed and blessed-contrib are loaded only by
 // sidebar/app.ts (other modules may import their types, which the bundle erases), and blessed-contrib
 // only by a module's path, never its index (which loads every widget and costs start-up). Comments
-// may say anything: only code counts.
+// may say anything: only code counts. The test knobs (DOGSLED_TEST and DOGSLED_TEST_*) are named
+// only by service/core/common/test-knobs.ts, which every production module asks.
 // Exits 1 with one line per violation.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -23,12 +24,12 @@ import ts from 'typescript';
 const root = process.argv[2] ? resolve(process.argv[2]) : join(dirname(fileURLToPath(import.meta.url)), '..');
 const CORE = join(root, 'service', 'core');
 /**
- * The front ends and what of service/ they may import. The sidebar (sidebar/) and the Pi extension
- * (plugins/pi/src) join the list once they call actions. Two commands run a program of the service's
- * own instead of a verb, each through its one entry: `serve` the service's composition root, `host`
- * the verbs peers run here (host-verbs sits beside actions, and calls them).
+ * The front ends and what of service/ they may import: the CLI (its MCP tools included), the sidebar
+ * (sidebar/, its pure model too) and the Pi extension (plugins/pi/src). Two commands run a program of
+ * the service's own instead of a verb, each through its one entry: `serve` the service's composition
+ * root, `host` the verbs peers run here (host-verbs sits beside actions, and calls them).
  */
-const FRONT_ENDS = ['cli'];
+const FRONT_ENDS = ['cli', 'sidebar', 'plugins/pi/src'];
 const FRONT_DOORS = ['service/actions/', 'service/core/'];
 const PROGRAM_ENTRIES = {
   'cli/commands/serve.ts': ['service/daemon/main.ts'],
@@ -295,10 +296,36 @@ for (const dir of PRODUCT_DIRS) {
   }
 }
 
+problems.push(...(await testKnobReaders()));
+
+/**
+ * A production file that names a test knob's variable in code (a key such as env.DOGSLED_TEST_X or
+ * a string): only the knob module may, so every knob is gated, typed and documented in one place.
+ * Tests and test/fakes set them freely; they are not product code.
+ */
+async function testKnobReaders() {
+  const KNOB_OWNER = 'service/core/common/test-knobs.ts';
+  const KNOB = /\bDOGSLED_TEST(_[A-Z0-9_]*)?\b/;
+  const found = [];
+  for (const dir of PRODUCT_DIRS) {
+    for (const file of await sourceFiles(join(root, dir), SOURCE)) {
+      const name = relative(root, file);
+      if (name === KNOB_OWNER) continue;
+      for (const word of codeWords(file, await readFile(file, 'utf8'))) {
+        const knob = word.kind === 'name' ? null : KNOB.exec(word.text);
+        if (knob === null) continue;
+        found.push(`${name}: names the test knob ${knob[0]}; ask ${KNOB_OWNER} (testKnob)`);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 if (problems.length > 0) {
   for (const line of problems) console.error(line);
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc, blessed and the NATS client stay with their owners; schemas are built on first use',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc, blessed, the NATS client and the test knobs stay with their owners; schemas are built on first use',
 );

@@ -1,17 +1,17 @@
-// What the sidebar does for the person, outside the screen: switch the terminal to a child's pane (⏎:
-// Herdr focuses it; tmux switches the clients showing the board to the child's session and window);
-// send a child a message, close it, stop a job and cancel a ticket (through the dogsled CLI itself,
-// so each keeps its own checks, locks and wording); dismiss an ATTENTION row (the service function
-// `board --dismiss` calls); and read a child's or job's newest output (the same service call as
-// `dogsled read`). Each returns text for the screen, escape-free; nothing here ever types into a
-// terminal.
+// What the sidebar does for the person, outside the screen, each through its action in
+// service/actions: switch the terminal to a child's pane (⏎, jump.ts: Herdr focuses it; tmux switches
+// the clients showing the board to the child's session and window); send a child a message, close
+// it, stop a job and cancel a ticket (dogsled-call.ts: through the dogsled CLI itself, so each keeps
+// its own checks, locks and wording); dismiss an ATTENTION row (board.ts, the action `board
+// --dismiss` calls); and read a child's or job's newest output (read.ts, the action of `dogsled
+// read`). Each returns text for the screen, escape-free; nothing here ever types into a terminal.
 
-import { dismissRow } from '../service/board/board-seen-file.js';
+import { dismissBoardRow } from '../service/actions/board.js';
+import { runDogsled } from '../service/actions/dogsled-call.js';
+import { type PaneJump, paneJump } from '../service/actions/jump.js';
+import type { HostIO } from '../service/actions/verb-io.js';
 import type { BoardRow } from '../service/core/board/board-rule.js';
 import { messageOf } from '../service/core/common/errors.js';
-import { runProcess } from '../service/process/run-process.js';
-import type { HostIO } from '../service/state/io.js';
-import type { TerminalPort } from '../service/terminal/port.js';
 import { displayText } from './model/cells.js';
 
 /** Actions that name a job or ticket run `dogsled <verb> <id>`, bounded like a routine call. */
@@ -24,15 +24,10 @@ export interface ActionIO extends HostIO {
 }
 
 export class Actions {
-  private port: Promise<TerminalPort> | undefined;
+  private readonly focus: PaneJump;
 
-  constructor(private readonly io: ActionIO) {}
-
-  private terminal(): Promise<TerminalPort> {
-    this.port ??= import('../service/terminal/open.js').then(({ openTerminal }) =>
-      openTerminal({ env: this.io.env, home: this.io.home, commandName: 'sidebar', warn: () => {} }),
-    );
-    return this.port;
+  constructor(private readonly io: ActionIO) {
+    this.focus = paneJump(io, 'sidebar');
   }
 
   /** ⏎ on a card: the terminal switched to the row's pane. */
@@ -43,7 +38,7 @@ export class Actions {
         : `${row.kind} ${displayText(row.id)} has no pane to switch to`;
     }
     try {
-      await (await this.terminal()).focusPane(row.pane);
+      await this.focus(row.pane);
       return `switched to ${displayText(row.title)} (${displayText(row.pane)})`;
     } catch (error) {
       return displayText(messageOf(error));
@@ -53,7 +48,7 @@ export class Actions {
   /** `d` on an ATTENTION row: marked seen for `owner`, so it moves to DONE. */
   async dismiss(owner: string, row: BoardRow): Promise<string> {
     try {
-      const done = await dismissRow(this.io, owner, row.id);
+      const done = await dismissBoardRow(this.io, owner, row.id);
       const what = `${done.kind} ${displayText(done.id)} (${displayText(done.state)})`;
       return done.already ? `${what} was seen already` : `${what} seen: moved to DONE`;
     } catch (error) {
@@ -69,7 +64,7 @@ export class Actions {
     const args =
       verb === 'send' ? [this.io.entry, verb, id, '--message-file', '-'] : [this.io.entry, verb, id];
     try {
-      const result = await runProcess(process.execPath, args, {
+      const result = await runDogsled(process.execPath, args, {
         env: this.io.env,
         timeoutMs: ACTION_TIMEOUT_MS,
         ...(message === undefined ? {} : { input: message }),

@@ -1,7 +1,8 @@
-// The one module that loads blessed: the sidebar app, which reads cached state (state.ts), refreshed
-// when files change (watch.ts), builds the pure frame (model/build.ts) and draws it through its layout
-// (layout.ts) or, for a host, its detail view (model/detail.ts, detail-view.ts); keys and mouse
-// (input.ts) and the menu and its modals (menu.ts) act on it as their Board, with blessed handed over.
+// The one module that loads blessed: the sidebar app, which reads cached state through its action
+// (service/actions/sidebar-state.ts), refreshed when files change (watch.ts), builds the pure frame
+// (model/build.ts) and draws it through its layout (layout.ts) or, for a host, its detail view
+// (model/detail.ts, detail-view.ts); keys and mouse (input.ts) and the menu and its modals (menu.ts)
+// act on it as their Board, with blessed handed over.
 // blessed and blessed-contrib are external to the bundle and loaded only by `dogsled sidebar`: of
 // blessed the four widgets the board uses (its index loads all thirty-four), of blessed-contrib
 // only by a widget's module path, never the package index, which loads every widget (the map,
@@ -13,25 +14,25 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type blessed from 'blessed';
+import { type HistoryPoint, SamplesHistory } from '../service/actions/samples-history.js';
+import { drawsMoreColours } from '../service/actions/sidebar.js';
+import { readSidebarState, sidebarReads } from '../service/actions/sidebar-state.js';
+import { mark, span, startedUp } from '../service/actions/timing-marks.js';
+import type { HostIO } from '../service/actions/verb-io.js';
 import { boardRows } from '../service/core/board/board-rule.js';
-import type { HostIO } from '../service/state/io.js';
-import { hookPane } from '../service/terminal/herdr/herdr-env.js';
-import { mark, span, startedUp } from '../service/time/timing.js';
 import { Actions } from './actions.js';
 import { askBackground } from './background.js';
 import type { Board } from './board.js';
 import { DetailScreen, type LineChart } from './detail-view.js';
-import { SamplesHistory } from './history.js';
 import { bindInput } from './input.js';
 import { Layout } from './layout.js';
 import { Modals } from './menu.js';
 import { agedState, buildSidebar, panelIds } from './model/build.js';
-import { buildDetail, type HistoryPoint } from './model/detail.js';
+import { buildDetail } from './model/detail.js';
 import type { SparklineRenderer } from './model/spark.js';
 import { type Background, backgroundOfColorFgBg } from './model/theme.js';
 import { type Frame, initialView, type Segment, type SidebarState, type ViewState } from './model/types.js';
 import { ensureSelection } from './model/view.js';
-import { readSidebarState } from './state.js';
 import { loadTheme, type ThemeFiles } from './theme-file.js';
 import { sidebarTargets, type Watching, watchState } from './watch.js';
 
@@ -99,14 +100,6 @@ function contribSparkline(): SparklineRenderer | null {
 /** blessed-contrib's line chart, for the detail view; null: its numbers are shown as text. */
 function contribLine(): LineChart | null {
   return contrib('blessed-contrib/lib/widget/charts/line.js', (widget, load) => load(widget) as LineChart);
-}
-
-/**
- * Terminals inside tmux or Herdr, or that say so, draw 256 colours (tmux maps them for a client that
- * cannot) even where terminfo says 8 (TERM=screen): blessed would reduce every colour to 8 there.
- */
-function drawsMoreColours(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.TMUX || env.COLORTERM || /256|direct|truecolor/.test(env.TERM ?? '') || hookPane(env));
 }
 
 /**
@@ -195,7 +188,8 @@ class SidebarApp implements Board {
     this.ticker.unref();
     // chokidar is loaded once the board is on the screen: its load never delays the first frame.
     const { io, owner, themeFiles, fixtureHosts } = this.options;
-    const targets = sidebarTargets(io.paths, owner, [themeFiles.own, themeFiles.herdr], fixtureHosts);
+    const reads = sidebarReads(io.paths, owner);
+    const targets = sidebarTargets(reads, [themeFiles.own, themeFiles.herdr], fixtureHosts);
     const refresh = () => {
       this.layout.theme = this.theme();
       return this.reload();

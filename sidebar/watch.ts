@@ -10,9 +10,8 @@
 // keeps watching the directory that is gone); the poll reads such a path all the same.
 
 import { statSync } from 'node:fs';
-import { basename, dirname, join, sep } from 'node:path';
-import type { StatePaths } from '../service/state/paths.js';
-import { idHash } from '../service/state/records/sidebar-files.js';
+import { basename, dirname, sep } from 'node:path';
+import type { SidebarReads } from '../service/actions/sidebar-state.js';
 
 export interface WatchTarget {
   /** A file, or a directory whose entries `matches` names. */
@@ -111,29 +110,17 @@ export async function watchState(
 }
 
 /**
- * What the sidebar reads: the state files, the peer cache, its owner's todos, the theme files and a
- * test's fixture (job records are followed by the app, by row).
+ * What the sidebar reads (its read action names the state files and the peer cache), the theme
+ * files and a test's fixture (job records are followed by the app, by row).
  */
 export function sidebarTargets(
-  paths: StatePaths,
-  owner: string,
+  reads: SidebarReads,
   themeFiles: readonly string[],
   fixtureHosts: string | undefined,
 ): WatchTarget[] {
-  const files = [
-    paths.host,
-    paths.items,
-    paths.queue,
-    paths.samples,
-    paths.placements,
-    paths.branches,
-    paths.boardSeen,
-    join(paths.todoLines, `${idHash(owner)}.json`),
-    ...themeFiles,
-    ...(fixtureHosts ? [fixtureHosts] : []),
-  ];
+  const files = [...reads.files, ...themeFiles, ...(fixtureHosts ? [fixtureHosts] : [])];
   return [
     ...files.map((path) => ({ path })),
-    { path: paths.peers, matches: (name: string) => name.endsWith('.json') },
+    { path: reads.peers, matches: (name: string) => name.endsWith('.json') },
   ];
 }

@@ -3,14 +3,13 @@
 // service/actions/agent.ts and prints the started child, or the ticket when every host is full (exit 1;
 // with --wait, the child the service started once it admitted the ticket).
 
-import { readFile } from 'node:fs/promises';
-import { type AgentOutcome, runAgent, TASK_MAX_BYTES } from '../../service/actions/agent.js';
+import { type AgentOutcome, runAgent } from '../../service/actions/agent.js';
 import { Deadline } from '../../service/actions/call-budget.js';
+import { readMessage } from '../../service/actions/message-input.js';
 import type { UserIO } from '../../service/actions/verb-io.js';
 import { requestedKind } from '../../service/core/agents/launch-line.js';
-import { DogsledError, fileErrorText } from '../../service/core/common/errors.js';
+import { DogsledError } from '../../service/core/common/errors.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';
-import { shown } from '../../service/core/text/visible.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
@@ -38,7 +37,7 @@ export async function agentCommand(flags: AgentFlags, ctx: CliContext): Promise<
   const kind = requestedKind(flags.kind, flags.profile);
   if (kind === null) throw new DogsledError('--kind is required: pi, claude or codex (a --profile means pi)');
   if (flags.name === undefined) throw new DogsledError('--name is required');
-  const task = await taskText(flags);
+  const task = await readMessage(flags, { stdin: process.stdin, stdinFd: 0 });
   const pin = hostFlag(flags.host);
   const cwd = await cwdFlag(flags.cwd);
   const io = await hostIO(ctx);
@@ -112,36 +111,4 @@ function render(outcome: AgentOutcome, flags: AgentFlags, ctx: CliContext): numb
   const where = record.worktree === null ? '' : ` in ${record.worktree} (branch ${record.branch})`;
   ctx.out(`started ${record.name} (${record.kind}) on ${outcome.label}, pane ${record.pane}${where}\n`);
   return EXIT.ok;
-}
-
-/** `--message TEXT`, or the file `--message-file` names (`-`: stdin); exactly one of the two. */
-async function taskText(flags: AgentFlags): Promise<string> {
-  if ((flags.message === undefined) === (flags.messageFile === undefined)) {
-    throw new DogsledError('give the task with exactly one of --message and --message-file');
-  }
-  if (flags.message !== undefined) return flags.message;
-  const path = flags.messageFile as string;
-  let bytes: Buffer;
-  try {
-    bytes = path === '-' ? await readStdin() : await readFile(path);
-  } catch (error) {
-    throw new DogsledError(`--message-file ${shown(path)}: ${fileErrorText(error)}`);
-  }
-  if (bytes.length > TASK_MAX_BYTES) {
-    throw new DogsledError(`--message-file ${shown(path)}: over the ${TASK_MAX_BYTES}-byte limit`);
-  }
-  return bytes.toString('utf8');
-}
-
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    chunks.push(buffer);
-    // Stop reading a runaway stream early; the size check above reports it.
-    if (size > TASK_MAX_BYTES) break;
-  }
-  return Buffer.concat(chunks);
 }

@@ -20,7 +20,7 @@ import {
 } from '../../service/actions/hook.js';
 import { mark } from '../../service/actions/timing-marks.js';
 import { DogsledError } from '../../service/core/common/errors.js';
-import { clipText, plainLine } from '../../service/core/text/text-clean.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 import type { CliContext } from '../context.js';
 import { writeAll } from '../stdout.js';
 
@@ -52,7 +52,7 @@ function oneOf<T extends string>(
   command: string,
 ): T {
   if (value !== undefined && (allowed as readonly string[]).includes(value)) return value as T;
-  const got = value === undefined ? 'nothing' : `"${clipText(plainLine(value), 40)}"`;
+  const got = value === undefined ? 'nothing' : `"${clip(plainLine(value), 40)}"`;
   throw new DogsledError(`${command}: ${flag} must be ${allowed.join(' or ')}, got ${got}`);
 }
 

@@ -12,9 +12,9 @@ import {
   renameMachine,
 } from '../../service/actions/machine.js';
 import { DogsledError } from '../../service/core/common/errors.js';
+import { plainLine } from '../../service/core/text/clean.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
-import { plainLine } from '../render/text.js';
 
 export interface MachineFlags {
   json?: boolean;

@@ -12,8 +12,9 @@ import {
   uninstallService,
 } from '../../service/actions/service.js';
 import { DogsledError } from '../../service/core/common/errors.js';
+import { plainLine } from '../../service/core/text/clean.js';
 import type { CliContext } from '../context.js';
-import { commandLine, plainLine } from '../render/text.js';
+import { commandLine } from '../render/text.js';
 
 export interface ServiceFlags {
   json?: boolean;

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { herdrConfigPath, sidebarOwner } from '../../service/actions/sidebar.js';
 import { mark } from '../../service/actions/timing-marks.js';
 import { DogsledError } from '../../service/core/common/errors.js';
+import { testKnob } from '../../service/core/common/test-knobs.js';
 import type { CliContext } from '../context.js';
 import { hostIO } from '../io.js';
 
@@ -21,10 +22,9 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
   if (!process.stdout.isTTY || !process.stdin.isTTY) throw new DogsledError('needs a terminal');
   const io = await hostIO(ctx);
   mark('config');
-  const testing = ctx.env.DOGSLED_TEST === '1';
-  const fixtureHosts = testing ? ctx.env.DOGSLED_TEST_SIDEBAR_HOSTS : undefined;
+  const fixtureHosts = testKnob(ctx.env, 'SIDEBAR_HOSTS');
   // The state is read while the app and blessed load: the first frame waits for the slower of the two.
-  const firstRead = import('../../sidebar/state.js').then(({ readSidebarState }) =>
+  const firstRead = import('../../service/actions/sidebar-state.js').then(({ readSidebarState }) =>
     readSidebarState(io, { owner, fixtureHosts }),
   );
   firstRead.catch(() => undefined);
@@ -37,17 +37,12 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
     fixtureHosts,
     firstRead,
     // Tests lengthen the poll (to see that watching alone refreshes) and the background question.
-    pollMs: testing ? positive(ctx.env.DOGSLED_TEST_SIDEBAR_POLL_MS) : undefined,
-    backgroundMs: testing ? positive(ctx.env.DOGSLED_TEST_SIDEBAR_BACKGROUND_MS) : undefined,
+    pollMs: testKnob(ctx.env, 'SIDEBAR_POLL_MS'),
+    backgroundMs: testKnob(ctx.env, 'SIDEBAR_BACKGROUND_MS'),
     themeFiles: {
       herdr: herdrConfigPath(ctx.env, ctx.home),
       own: join(dirname(ctx.config.path), THEME_FILE),
     },
     noColor: 'NO_COLOR' in ctx.env,
   });
-}
-
-function positive(value: string | undefined): number | undefined {
-  const n = Number(value);
-  return Number.isFinite(n) && n > 0 ? n : undefined;
 }

@@ -7,7 +7,7 @@
 
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { MESSAGE_MAX_BYTES } from '../../service/core/inbox/inbox.js';
-import { plainLine } from '../../service/core/text/text-clean.js';
+import { cutAt, plainLine } from '../../service/core/text/clean.js';
 
 /**
  * The longest line read, in bytes (25 MiB): the largest message a tool takes (`send`'s 4 MiB) with
@@ -81,7 +81,7 @@ export function readValue(value: unknown): LineOutcome {
   }
   const unknown = Object.keys(record).filter((key) => !MEMBERS.has(key));
   if (unknown.length > 0) {
-    const names = unknown.slice(0, 3).map((key) => JSON.stringify(plainLine(key).slice(0, 40)));
+    const names = unknown.slice(0, 3).map((key) => JSON.stringify(cutAt(plainLine(key), 40)));
     return invalid(id, `unknown member ${names.join(', ')}`);
   }
   const parsed = JSONRPCMessageSchema.safeParse(value);

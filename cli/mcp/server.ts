@@ -19,8 +19,7 @@ import {
 import * as z from 'zod/mini';
 import { DogsledError } from '../../service/core/common/errors.js';
 import { VERSION } from '../../service/core/common/version.js';
-import { stripEscapes } from '../../service/core/text/strip-escapes.js';
-import { plainLine } from '../../service/core/text/text-clean.js';
+import { cutAt, plainLine, strippedStrings } from '../../service/core/text/clean.js';
 import { namedError, runCommand } from '../command.js';
 import type { CliContext } from '../context.js';
 import { LineTransport } from './stdio-transport.js';
@@ -106,7 +105,7 @@ async function callTool(tool: ToolDefinition, args: unknown, ctx: CliContext): P
     return errorResult(tool.name, error, ctx);
   }
   if (answer === undefined) return errorResult(tool.name, new Error('no answer'), ctx);
-  const text = 'json' in answer ? JSON.stringify(plainStrings(answer.json)) : plainLine(answer.line);
+  const text = 'json' in answer ? JSON.stringify(strippedStrings(answer.json)) : plainLine(answer.line);
   return { content: [{ type: 'text', text }] };
 }
 
@@ -124,18 +123,6 @@ function errorResult(name: string, error: unknown, ctx: CliContext): CallToolRes
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/** The document with every string (keys too) escape-free; newlines and tabs in text are kept. */
-export function plainStrings(value: unknown): unknown {
-  if (typeof value === 'string') return stripEscapes(value);
-  if (Array.isArray(value)) return value.map(plainStrings);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [plainLine(key), plainStrings(inner)]),
-    );
-  }
-  return value;
-}
-
 /** Each problem as `path: message`, without the values: they are the caller's, and untrusted. */
 function argumentProblems(error: z.core.$ZodError): string {
   return error.issues
@@ -144,9 +131,9 @@ function argumentProblems(error: z.core.$ZodError): string {
       const path = issue.path.map(String).join('.');
       const keys =
         issue.code === 'unrecognized_keys'
-          ? `unknown ${issue.keys.map((k) => `"${plainLine(k).slice(0, 40)}"`).join(', ')}`
+          ? `unknown ${issue.keys.map((k) => `"${cutAt(plainLine(k), 40)}"`).join(', ')}`
           : issue.message;
-      return path === '' ? keys : `${plainLine(path).slice(0, 80)}: ${keys}`;
+      return path === '' ? keys : `${cutAt(plainLine(path), 80)}: ${keys}`;
     })
     .join('; ');
 }

@@ -11,7 +11,7 @@ import { createWriteStream } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { plainLine } from '../../service/core/text/text-clean.js';
+import { plainLine } from '../../service/core/text/clean.js';
 import {
   type ErrorAnswer,
   errorAnswer,

@@ -3,7 +3,7 @@
 
 import type { AgentPane } from '../../service/actions/status.js';
 import { formatAge } from '../../service/core/common/duration.js';
-import { cutLine } from '../../service/core/text/text-clean.js';
+import { clip } from '../../service/core/text/clean.js';
 import type { Paint } from './color.js';
 
 export const SHOWN_PANES = 12;
@@ -21,8 +21,8 @@ export function renderAgentPanes(panes: readonly AgentPane[], now: number, paint
 }
 
 function paneLine(pane: AgentPane, now: number, paint: Paint): string {
-  const who = cutLine(pane.name ? `${pane.agent} ${pane.name}` : pane.agent, WHO_WIDTH);
-  const parts = [cutLine(pane.pane, 7).padEnd(7), who.padEnd(WHO_WIDTH), stateText(pane, now, paint)];
+  const who = clip(pane.name ? `${pane.agent} ${pane.name}` : pane.agent, WHO_WIDTH);
+  const parts = [clip(pane.pane, 7).padEnd(7), who.padEnd(WHO_WIDTH), stateText(pane, now, paint)];
   const tree = worktreeText(pane);
   if (tree) parts.push(tree);
   return parts.join(' ').trimEnd();
@@ -40,7 +40,7 @@ function stateText(pane: AgentPane, now: number, paint: Paint): string {
 
 function worktreeText(pane: AgentPane): string {
   if (pane.branch === null) return '';
-  const bits = [cutLine(pane.branch, BRANCH_WIDTH)];
+  const bits = [clip(pane.branch, BRANCH_WIDTH)];
   if (pane.ahead) bits.push(`+${pane.ahead}`);
   if (pane.dirty) bits.push('dirty');
   if (pane.landed) bits.push('landed');

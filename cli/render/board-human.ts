@@ -6,8 +6,8 @@
 import type { Dismissed } from '../../service/actions/board.js';
 import { type Board, type BoardRow, GROUP_TITLES } from '../../service/core/board/board-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 import type { Paint } from './color.js';
-import { clip, plainLine } from './text.js';
 
 /** "ticket " and a 14-character id: ids are shown whole, for copying into stop or cancel. */
 const ID_WIDTH = 22;

@@ -5,16 +5,11 @@
 import type { DoctorReport, PaneEntry, WorktreeEntry } from '../../service/actions/doctor-action.js';
 import { formatBytes } from '../../service/core/common/units.js';
 import type { InstallFinding } from '../../service/core/install/install-findings.js';
-import { stripEscapes } from '../../service/core/text/strip-escapes.js';
+import { plainLine } from '../../service/core/text/clean.js';
 import type { Paint } from './color.js';
 
 export const WIDTH = 80;
 const MARK = 8;
-
-/** `text` on one line, terminal escapes stripped. */
-export function clean(text: string): string {
-  return stripEscapes(text).replaceAll('\n', ' ');
-}
 
 /**
  * `text` (escapes stripped) broken at spaces into lines of at most `width` columns, each after
@@ -24,7 +19,7 @@ export function wrap(text: string, indent: string, width = WIDTH): string[] {
   const room = Math.max(20, width - indent.length);
   const lines: string[] = [];
   let line = '';
-  for (const word of clean(text).split(' ')) {
+  for (const word of plainLine(text).split(' ')) {
     if (line !== '' && line.length + 1 + word.length > room) {
       lines.push(indent + line);
       line = word;
@@ -155,11 +150,11 @@ export function renderDoctor(report: DoctorReport, paint: Paint): string[] {
   if (report.disk) {
     section(
       `disk ${report.disk.used_percent}% used: largest dogsled paths`,
-      report.disk.largest.map((item) => `  ${formatBytes(item.bytes).padStart(10)}  ${clean(item.path)}`),
+      report.disk.largest.map((item) => `  ${formatBytes(item.bytes).padStart(10)}  ${plainLine(item.path)}`),
     );
   }
   const hot = report.processes.hot.map(
-    (proc) => `  ${String(proc.pid).padStart(7)}  ${proc.cpu_percent}%  ${clean(proc.name)}`,
+    (proc) => `  ${String(proc.pid).padStart(7)}  ${proc.cpu_percent}%  ${plainLine(proc.name)}`,
   );
   if (report.processes.error) hot.push(...wrap(report.processes.error, '  ').map(paint.yellow));
   section('processes above 100% CPU (report only)', hot);

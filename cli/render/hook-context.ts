@@ -6,9 +6,10 @@ import type { HookContext } from '../../service/actions/hook.js';
 import { sweepCounts } from '../../service/core/cleanup/sweep-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import type { OwnerWork, WorkEntry } from '../../service/core/inbox/owner-work.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 import { renderBrief } from './status-brief.js';
 import { sweepLine } from './status-sweep.js';
-import { clip, commandLine, plainLine } from './text.js';
+import { commandLine } from './text.js';
 
 /** A line of the owner summary; entries past this are counted, not named. */
 const ENTRIES_PER_LINE = 4;

@@ -5,9 +5,7 @@
 import type { Delivery, InboxListing, InboxRecord, SentRecord } from '../../service/actions/inbox-action.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { batchText, displayLines, previewText, senderLabel } from '../../service/core/inbox/inbox-text.js';
-import { stripEscapes } from '../../service/core/text/strip-escapes.js';
-import { plainLine } from '../../service/core/text/text-clean.js';
-import { clip } from './text.js';
+import { clip, plainLine, stripEscapes } from '../../service/core/text/clean.js';
 
 function nullable(text: string | null): string | null {
   return text === null ? null : plainLine(text);

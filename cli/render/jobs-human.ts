@@ -8,8 +8,9 @@ import type { JobView } from '../../service/actions/ps.js';
 import type { StopOutcome } from '../../service/actions/stop.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { endToken, succeeded } from '../../service/core/jobs/job-status.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 import type { Paint } from './color.js';
-import { clip, commandLine, plainLine } from './text.js';
+import { commandLine } from './text.js';
 
 const HOST_WIDTH = 12;
 const END_WIDTH = 16;

@@ -3,7 +3,7 @@
 // so every field is shown as one escape-free line.
 
 import type { ProfilesReport } from '../../service/actions/profiles-action.js';
-import { clip, plainLine } from './text.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 
 export function renderProfiles(report: ProfilesReport, width: number): string[] {
   if (report.profiles.length === 0) return [`no profiles in ${plainLine(report.dir)}`];

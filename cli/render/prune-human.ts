@@ -4,8 +4,9 @@
 import type { PruneFailure, PruneResult, PruneSkip } from '../../service/actions/prune-action.js';
 import type { PlanEntry } from '../../service/core/cleanup/prune-plan.js';
 import { formatBytes } from '../../service/core/common/units.js';
+import { plainLine } from '../../service/core/text/clean.js';
 import type { Paint } from './color.js';
-import { checkedOut, clean, shortPath, verdictRow } from './doctor-human.js';
+import { checkedOut, shortPath, verdictRow } from './doctor-human.js';
 
 function planName(entry: PlanEntry): string {
   switch (entry.kind) {
@@ -60,9 +61,9 @@ function subject(entry: { kind: string; path: string; branch: string | null }): 
 export function renderResult(result: PruneResult, paint: Paint, skip?: PruneSkip): string {
   if (result.kind === 'pane' || result.kind === 'workspace') {
     const what = `${result.kind} ${result.path}`;
-    if (result.already_removed) return paint.green(clean(`closed ${what} (already closed)`));
+    if (result.already_removed) return paint.green(plainLine(`closed ${what} (already closed)`));
     const panes = result.kind === 'workspace' ? ` (panes ${result.panes.join(', ')})` : '';
-    return paint.green(clean(`closed ${what}${panes}`));
+    return paint.green(plainLine(`closed ${what}${panes}`));
   }
   const detail = result.kind === 'worktree' && skip === undefined ? result.detail : '';
   const extra = [
@@ -71,15 +72,19 @@ export function renderResult(result: PruneResult, paint: Paint, skip?: PruneSkip
     result.panes.length > 0 ? `closed ${result.panes.join(', ')}` : '',
     detail,
   ].filter((part) => part !== '');
-  return paint.green(clean(`removed ${subject(result)}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}`));
+  return paint.green(
+    plainLine(`removed ${subject(result)}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}`),
+  );
 }
 
 export function renderSkip(skip: PruneSkip, paint: Paint): string {
-  return paint.yellow(clean(`skipped: ${subject(skip)}: ${skip.reason}`));
+  return paint.yellow(plainLine(`skipped: ${subject(skip)}: ${skip.reason}`));
 }
 
 /** A failure in full, never cut: a teardown's last lines of output follow the first line. */
 export function renderFailure(failure: PruneFailure, paint: Paint): string {
   const [first, ...rest] = failure.error.split('\n');
-  return [paint.red(clean(`failed: ${subject(failure)}: ${first ?? ''}`)), ...rest.map(clean)].join('\n');
+  return [paint.red(plainLine(`failed: ${subject(failure)}: ${first ?? ''}`)), ...rest.map(plainLine)].join(
+    '\n',
+  );
 }

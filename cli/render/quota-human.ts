@@ -6,7 +6,7 @@
 import type { QuotaReport } from '../../service/actions/quota.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import type { QuotaRow } from '../../service/core/quota/quota-rows.js';
-import { clip, plainLine } from './text.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 
 const POOL_WIDTH = 10;
 const ACCOUNT_WIDTH = 24;

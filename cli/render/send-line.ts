@@ -4,7 +4,7 @@
 // next prompt or stop (spec, "Inbox").
 
 import type { SendResult } from '../../service/actions/peer-actions.js';
-import { plainLine } from '../../service/core/text/text-clean.js';
+import { plainLine } from '../../service/core/text/clean.js';
 
 export function sentLine({ record, to, waits }: SendResult): string {
   const label = to.name ? `${plainLine(to.name)} (${plainLine(to.pane)})` : plainLine(to.pane);

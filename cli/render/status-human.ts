@@ -7,9 +7,9 @@ import { formatAge } from '../../service/core/common/duration.js';
 import { formatBytes, formatCores } from '../../service/core/common/units.js';
 import { factsLine } from '../../service/core/fleet/facts-line.js';
 import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/placement/host-marks.js';
+import { clip } from '../../service/core/text/clean.js';
 import { renderAgentPanes } from './agent-pane-lines.js';
 import type { Paint } from './color.js';
-import { clip } from './text.js';
 
 const SHOWN_RESERVATIONS = 3;
 const WIDTH = 80;

@@ -5,7 +5,7 @@
 import type { SweepPass } from '../../service/actions/status.js';
 import { sweepCounts, sweepCountsText } from '../../service/core/cleanup/sweep-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
-import { clip, plainLine } from './text.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
 
 /** Findings listed under the line; the rest are counted. */
 const SHOWN = 8;

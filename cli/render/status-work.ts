@@ -6,7 +6,8 @@ import type { Item, Ticket } from '../../service/actions/items.js';
 import { orphanedText } from '../../service/core/cleanup/orphan-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { isHeld } from '../../service/core/quota/quota-hold.js';
-import { clip, commandLine, plainLine } from './text.js';
+import { clip, plainLine } from '../../service/core/text/clean.js';
+import { commandLine } from './text.js';
 
 const COMMAND_WIDTH = 36;
 /** What fits a status row in 80 columns beside ids, ages and the owner. */

@@ -30,9 +30,6 @@ import { checkBranchRequest } from '../worktrees/branch-worktree.js';
 import { launchRemoteAgent } from './remote-agent.js';
 import type { UserHostIO } from './verb-io.js';
 
-/** The longest task a child takes (`--message-file`, stdin): checked by the front end as it reads. */
-export { TASK_MAX_BYTES } from '../agents/launch-files.js';
-
 export interface AgentWork {
   kind: string;
   name: string;

@@ -5,8 +5,7 @@
 
 import { lstat, open } from 'node:fs/promises';
 import { DogsledError } from '../core/common/errors.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
-import { shown } from '../core/text/visible.js';
+import { quoted, stripEscapes } from '../core/text/clean.js';
 import { readFleet } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { hostOfFlag } from '../hosts/peer-cleanup.js';
@@ -47,7 +46,7 @@ export async function readTarget(io: HostIO, target: string, host: string | null
   if (item !== undefined && item.host !== LOCAL_HOST.id) {
     const peer = (await readFleet(io)).peers.find((entry) => entry.id === item.host);
     if (peer === undefined)
-      throw new DogsledError(`${shown(target)} runs on ${item.host}, which is no longer a known host`);
+      throw new DogsledError(`${quoted(target)} runs on ${item.host}, which is no longer a known host`);
     return readOnPeer(io, peer, item.id, target);
   }
   const jobId = item?.job ?? (/^j_[A-Za-z0-9]+$/.test(target) ? target : null);
@@ -63,7 +62,7 @@ export async function readTarget(io: HostIO, target: string, host: string | null
       reply: null,
     };
   }
-  if (item === undefined) throw new DogsledError(`no child or job ${shown(target)} here`);
+  if (item === undefined) throw new DogsledError(`no child or job ${quoted(target)} here`);
   return {
     target,
     kind: 'agent',

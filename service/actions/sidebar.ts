@@ -1,10 +1,10 @@
 // What `sidebar` needs before it draws (the app itself is sidebar/app.ts, a front end of its own):
 // whose board it shows (the owner given, else $DOGSLED_OWNER that `board --open` sets on the pane it
 // docks, else the pane a Herdr plugin pane was opened beside) and Herdr's config file, which it
-// watches for the user's theme.
+// watches for the user's theme, and whether the terminal it draws in shows 256 colours.
 
 import { DogsledError } from '../core/common/errors.js';
-import { pluginContextPane } from '../terminal/herdr/herdr-env.js';
+import { hookPane, pluginContextPane } from '../terminal/herdr/herdr-env.js';
 
 export { herdrConfigPath } from '../terminal/herdr/herdr-env.js';
 
@@ -12,4 +12,12 @@ export function sidebarOwner(env: NodeJS.ProcessEnv, owner: string | undefined):
   const found = owner || env.DOGSLED_OWNER || pluginContextPane(env);
   if (!found) throw new DogsledError('no owner: give --owner PANE (board --open sets it)');
   return found;
+}
+
+/**
+ * Terminals inside tmux or Herdr, or that say so, draw 256 colours (tmux maps them for a client that
+ * cannot) even where terminfo says 8 (TERM=screen): blessed would reduce every colour to 8 there.
+ */
+export function drawsMoreColours(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.TMUX || env.COLORTERM || /256|direct|truecolor/.test(env.TERM ?? '') || hookPane(env));
 }

@@ -4,7 +4,7 @@
 
 import { DogsledError } from '../core/common/errors.js';
 import { findHost } from '../core/placement/placement.js';
-import { shown } from '../core/text/visible.js';
+import { quoted } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
@@ -19,10 +19,10 @@ const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
 export async function trackPane(io: HostIO, host: string, paneId: string, name: string): Promise<Item> {
   const known = findHost([LOCAL_HOST], host);
-  if (known === undefined) throw new DogsledError(`unknown host ${shown(host)} (known: ${LOCAL_HOST.id})`);
+  if (known === undefined) throw new DogsledError(`unknown host ${quoted(host)} (known: ${LOCAL_HOST.id})`);
   if (!NAME.test(name)) {
     throw new DogsledError(
-      `--name ${shown(name)}: a lowercase letter, then at most 31 lowercase letters, digits, - or _`,
+      `--name ${quoted(name)}: a lowercase letter, then at most 31 lowercase letters, digits, - or _`,
     );
   }
   const owner = callerPane(io.env);
@@ -30,7 +30,8 @@ export async function trackPane(io: HostIO, host: string, paneId: string, name: 
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'track', warn: io.warn });
   if (port.kind === 'headless') throw needsTerminal('track', port.why);
   const pane = await port.getPane(paneId).catch((error: unknown) => {
-    if (isTerminalError(error, 'pane_not_found')) throw new DogsledError(`no pane ${shown(paneId)} in Herdr`);
+    if (isTerminalError(error, 'pane_not_found'))
+      throw new DogsledError(`no pane ${quoted(paneId)} in Herdr`);
     throw error;
   });
   const item: Item = {

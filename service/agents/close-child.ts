@@ -16,7 +16,7 @@ import { paneActivity } from '../core/cleanup/holds.js';
 import { AGENT_LOCK_REASON } from '../core/cleanup/loss-rule.js';
 import { contains } from '../core/cleanup/target-rule.js';
 import { DogsledError, isDogsledError, messageOf } from '../core/common/errors.js';
-import { shown } from '../core/text/visible.js';
+import { quoted } from '../core/text/clean.js';
 import { findCheckoutRoot, readDirty } from '../git/checkout-facts.js';
 import {
   deleteBranch,
@@ -84,7 +84,7 @@ export async function closeChild(io: CloseIO, request: CloseRequest): Promise<Cl
   const { port } = io;
   const listing = await port.listAll();
   const target = listing.panes.find((pane) => pane.pane_id === request.pane);
-  if (target === undefined) throw new DogsledError(`no pane ${shown(request.pane)} in Herdr`);
+  if (target === undefined) throw new DogsledError(`no pane ${quoted(request.pane)} in Herdr`);
   const callerTerminal = listing.panes.find((pane) => pane.pane_id === request.caller)?.terminal_id ?? null;
   if (request.pane === request.caller || target.terminal_id === callerTerminal) {
     throw new DogsledError(`${request.pane} is your own pane`);

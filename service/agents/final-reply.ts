@@ -3,7 +3,7 @@
 // transcript, found by its agent session, else the pane's last lines. Escapes are stripped; null
 // when neither can be read.
 
-import { stripEscapes } from '../core/text/strip-escapes.js';
+import { stripEscapes } from '../core/text/clean.js';
 import { discoverTranscript, readFinalReply } from '../probe/transcripts/index.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent } from '../terminal/port-records.js';

@@ -11,7 +11,8 @@ import { harnessBinary } from '../core/agents/agent-env.js';
 import { launchLine } from '../core/agents/launch-line.js';
 import { childRole } from '../core/agents/launch-state.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { testKnob } from '../core/common/test-knobs.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { findExecutable } from '../process/find-executable.js';
 import type { HostIO } from '../state/io.js';
 import { linkChild } from '../state/records/parents.js';
@@ -221,7 +222,7 @@ export async function launchAgent(
       taskFile: resolve(files.task),
     });
   } catch (error) {
-    await endLaunch(io, spec, 'failed', oneLine(messageOf(error)));
+    await endLaunch(io, spec, 'failed', squeezedLine(messageOf(error)));
     throw failure(request, spec.host, messageOf(error), null, error);
   }
   mark('agent: pane and files');
@@ -279,7 +280,7 @@ export async function checkHarness(
   const where =
     env.PATH === undefined || env.PATH === ''
       ? 'the caller has no PATH'
-      : `the caller's PATH ${oneLine(env.PATH, 200)}`;
+      : `the caller's PATH ${squeezedLine(env.PATH, 200)}`;
   throw new DogsledError(`cannot start agent ${request.name} on ${host}: ${binary} is not found on ${where}`);
 }
 
@@ -342,8 +343,8 @@ function failure(
   cause?: unknown,
 ): DogsledError {
   const tail =
-    recent === null ? '' : `; recent output: ${oneLine(recent.split('\n').slice(-3).join(' | '), 300)}`;
-  const message = `cannot start agent ${request.name} on ${host}: ${oneLine(why)}${tail}`;
+    recent === null ? '' : `; recent output: ${squeezedLine(recent.split('\n').slice(-3).join(' | '), 300)}`;
+  const message = `cannot start agent ${request.name} on ${host}: ${squeezedLine(why)}${tail}`;
   if (cause instanceof DogsledError) return new DogsledError(message, { cause });
   return new DogsledError(message, cause === undefined ? {} : { cause });
 }
@@ -393,9 +394,7 @@ async function changeItem(io: AgentLaunchIO, id: string, change: (item: Item) =>
   });
 }
 
-/** DOGSLED_TEST_LAUNCH_BACKOFF_SCALE (with DOGSLED_TEST=1) shrinks the 10 s backoff for tests. */
+/** The LAUNCH_BACKOFF_SCALE knob shrinks the 10 s backoff for tests. */
 function backoffScale(env: NodeJS.ProcessEnv): number {
-  if (env.DOGSLED_TEST !== '1') return 1;
-  const scale = Number(env.DOGSLED_TEST_LAUNCH_BACKOFF_SCALE ?? '');
-  return Number.isFinite(scale) && scale > 0 && scale <= 1 ? scale : 1;
+  return testKnob(env, 'LAUNCH_BACKOFF_SCALE') ?? 1;
 }

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { launchPaneRecord } from '../core/agents/launch-state.js';
 import type { PaneRecord } from '../core/cleanup/pane-rule.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { checkedMessage } from '../core/inbox/message-text.js';
+import { squeezedLine, stripEscapes } from '../core/text/clean.js';
 import { writeAtomic } from '../state/engine/atomic-write.js';
 import { newId } from '../state/engine/ids.js';
 import { readRecordFile } from '../state/engine/record-file.js';
@@ -38,7 +38,7 @@ export function newLaunchId(): string {
 }
 
 export function launchFiles(paths: StatePaths, id: string): LaunchFiles {
-  if (!LAUNCH_ID.test(id)) throw new DogsledError(`launch id "${oneLine(id)}" is not valid`);
+  if (!LAUNCH_ID.test(id)) throw new DogsledError(`launch id "${squeezedLine(id)}" is not valid`);
   return {
     record: join(paths.launches, `${id}.json`),
     task: join(paths.launches, `${id}.task.md`),
@@ -52,14 +52,13 @@ export function launchFiles(paths: StatePaths, id: string): LaunchFiles {
  */
 export async function writeTaskFile(paths: StatePaths, id: string, text: string): Promise<string> {
   const clean = stripEscapes(text);
-  if (clean.trim() === '')
-    throw new DogsledError('the task is empty: give it with --message or --message-file');
   const bytes = Buffer.byteLength(clean);
   if (bytes > TASK_MAX_BYTES) {
     throw new DogsledError(
       `the task is ${bytes} bytes, over the ${TASK_MAX_BYTES}-byte limit: put large material in files and name them in the task`,
     );
   }
+  checkedMessage(clean, 'the task');
   const file = launchFiles(paths, id).task;
   await writeWhole(paths, file, clean.endsWith('\n') ? clean : `${clean}\n`);
   return file;
@@ -301,5 +300,5 @@ function describe(error: unknown): string {
   if (code === 'EISDIR') return 'a directory is in the way';
   if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file is in the way';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return oneLine(messageOf(error));
+  return squeezedLine(messageOf(error));
 }

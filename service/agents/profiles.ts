@@ -8,7 +8,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as z from 'zod/mini';
 import type { LaunchProfile } from '../core/agents/launch-line.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { lazySchema } from '../state/engine/lazy-schema.js';
 import '../state/engine/zod-messages.js';
 
@@ -94,7 +94,7 @@ export async function listProfiles(root: string): Promise<ProfileEntry[]> {
 /** The profile a launch names. Unknown and broken profiles are one-line errors. */
 export async function loadProfile(root: string, name: string): Promise<Profile> {
   if (name === '' || name === '.' || name === '..' || name.includes('/') || CONTROL.test(name)) {
-    throw new DogsledError(`profile ${JSON.stringify(oneLine(name))}: not a profile name`);
+    throw new DogsledError(`profile ${JSON.stringify(squeezedLine(name))}: not a profile name`);
   }
   const dir = join(root, name);
   if ((await kindOf(dir)) !== 'dir' || (await kindOf(join(dir, PROFILE_FILE))) === 'missing') {
@@ -130,7 +130,7 @@ async function readProfile(root: string, name: string): Promise<ProfileEntry> {
     json = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
     if (error instanceof SyntaxError)
-      return broken(`${PROFILE_FILE} is not JSON (${oneLine(error.message)})`);
+      return broken(`${PROFILE_FILE} is not JSON (${squeezedLine(error.message)})`);
     return broken(`cannot read ${PROFILE_FILE} (${codeOf(error)})`);
   }
   const parsed = ProfileFileSchema.safeParse(json);
@@ -173,7 +173,7 @@ async function readProfile(root: string, name: string): Promise<ProfileEntry> {
  * the profiles directory: `../_shared/lead.md` is fine, `../../.ssh/id_ed25519` is not.
  */
 async function promptProblem(root: string, dir: string, prompt: string): Promise<string | null> {
-  const shown = JSON.stringify(oneLine(prompt));
+  const shown = JSON.stringify(squeezedLine(prompt));
   if (CONTROL.test(prompt)) return `prompt ${shown} contains a control character`;
   if (isAbsolute(prompt)) return `prompt ${shown} must be relative to the profile directory`;
   const path = resolve(dir, prompt);
@@ -224,9 +224,9 @@ function describeIssue(error: z.core.$ZodError): string {
   const key = issue.path[0];
   if (key === undefined) return `${PROFILE_FILE} must hold a JSON object`;
   const rule = typeof key === 'string' ? RULES[key] : undefined;
-  return `${String(key)} ${rule ?? oneLine(issue.message)}`;
+  return `${String(key)} ${rule ?? squeezedLine(issue.message)}`;
 }
 
 function codeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? oneLine(messageOf(error));
+  return (error as NodeJS.ErrnoException).code ?? squeezedLine(messageOf(error));
 }

@@ -15,8 +15,7 @@ import {
   type TryOutcome,
 } from '../core/agents/start-tries-rule.js';
 import { messageOf } from '../core/common/errors.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine, stripEscapes } from '../core/text/clean.js';
 import type { StateIO } from '../state/io.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent } from '../terminal/port-records.js';
@@ -39,7 +38,7 @@ export interface StartTriesIO extends StateIO {
   deadline: Deadline;
   /** A draw in [0, 1) for the backoff's jitter. */
   random: () => number;
-  /** Shrinks the backoff in tests (DOGSLED_TEST_LAUNCH_BACKOFF_SCALE); 1 in production. */
+  /** Shrinks the backoff in tests (the LAUNCH_BACKOFF_SCALE knob); 1 in production. */
   backoffScale: number;
 }
 
@@ -141,7 +140,7 @@ async function tryOnce(
     });
     return { outcome: { kind: 'started' }, agent: started.agent };
   } catch (error) {
-    const text = oneLine(errorText(error));
+    const text = squeezedLine(errorText(error));
     if (isFinalRefusal(error)) return { outcome: { kind: 'refused', error: text }, agent: null };
     return { outcome: { kind: 'unknown', error: text }, agent: null };
   }

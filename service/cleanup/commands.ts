@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { expandCommand, type TemplateValues } from '../core/agents/command-template.js';
 import { formatAge } from '../core/common/duration.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
+import { stripEscapes } from '../core/text/clean.js';
 import { type RunResult, runProcess, SpawnError } from '../process/run-process.js';
 import { monotonicMs } from '../time/timers.js';
 

@@ -5,7 +5,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { messageOf } from '../core/common/errors.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { type ProcessEntry, type ProcessTable, readProcessTable } from '../process/process-table.js';
 
 /** Report-only threshold (spec: "Processes above 100% CPU"): more than one core's worth. */
@@ -87,7 +87,7 @@ export async function hotProcesses(options: HotOptions): Promise<HotProcesses> {
     hot.sort((a, b) => b.cpu_percent - a.cpu_percent || a.pid - b.pid);
     return { processes: hot };
   } catch (error) {
-    return { processes: [], error: `cpu sample: ${oneLine(messageOf(error))}` };
+    return { processes: [], error: `cpu sample: ${squeezedLine(messageOf(error))}` };
   }
 }
 

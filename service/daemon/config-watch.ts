@@ -10,7 +10,7 @@ import { dirname, resolve } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { listProfiles, profilesDir } from '../agents/profiles.js';
 import { messageOf } from '../core/common/errors.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import type { Config } from '../state/config/config.js';
 import { loadConfig } from '../state/config/config.js';
 import type { HostIO } from '../state/io.js';
@@ -49,14 +49,17 @@ export function watchConfig(
       replacePolicy(io.config, await loadConfig(path, explicit, io.home));
       report('config', undefined);
     } catch (error) {
-      report('config', `${oneLine(messageOf(error), 400)}; the service keeps the last policy that loaded`);
+      report(
+        'config',
+        `${squeezedLine(messageOf(error), 400)}; the service keeps the last policy that loaded`,
+      );
     }
     try {
       const broken = (await listProfiles(profiles)).filter((entry) => entry.broken !== null);
       const lines = broken.map((entry) => `profile ${entry.name}: broken: ${entry.broken}`);
-      report('profiles', lines.length === 0 ? undefined : oneLine(lines.join('; '), 800));
+      report('profiles', lines.length === 0 ? undefined : squeezedLine(lines.join('; '), 800));
     } catch (error) {
-      report('profiles', oneLine(messageOf(error), 400));
+      report('profiles', squeezedLine(messageOf(error), 400));
     }
   };
   // One reload at a time, in order: a slow one never lands after the one that followed it.
@@ -88,7 +91,7 @@ export function watchConfig(
     profileFiles.on('all', soon);
     for (const one of watchers) {
       // A watch that fails (too many watched files) leaves the policy as it is, and says so.
-      one.on('error', (error) => report('config', `cannot watch ${path}: ${oneLine(messageOf(error))}`));
+      one.on('error', (error) => report('config', `cannot watch ${path}: ${squeezedLine(messageOf(error))}`));
     }
     await Promise.all(watchers.map((one) => new Promise<void>((done) => one.once('ready', () => done()))));
     // The profiles as they are at start: a broken one is reported without waiting for a change.

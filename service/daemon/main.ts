@@ -4,6 +4,7 @@
 
 import { hostname } from 'node:os';
 import { stallThreshold } from '../core/agents/stall.js';
+import { testKnob } from '../core/common/test-knobs.js';
 import { VERSION } from '../core/common/version.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
@@ -27,7 +28,7 @@ export async function runService(
   options: ServeOptions,
 ): Promise<void> {
   const { intervalMs } = options;
-  const stall = stallThreshold(io.env.DOGSLED_TEST_STALL_MS);
+  const stall = stallThreshold(testKnob(io.env, 'STALL_MS'));
   if (stall.warning) io.warn(`dogsled: warning: ${stall.warning}`);
   const agents = await realAgentLane({
     ...io,
@@ -60,10 +61,10 @@ export async function runService(
 }
 
 /**
- * The real machine, except in tests: with DOGSLED_TEST=1, DOGSLED_TEST_PROBE_ROOT points the Linux
- * probe at a fixture tree of /proc and cgroup files so a test controls what the service measures.
+ * The real machine, except in tests: the PROBE_ROOT knob points the Linux probe at a fixture tree of
+ * /proc and cgroup files so a test controls what the service measures.
  */
 function probeDeps(io: HostIO): Partial<ProbeDeps> {
-  const root = io.env.DOGSLED_TEST === '1' ? io.env.DOGSLED_TEST_PROBE_ROOT : undefined;
+  const root = testKnob(io.env, 'PROBE_ROOT');
   return root ? { home: io.home, read: rootedReader(root), platform: 'linux' } : { home: io.home };
 }

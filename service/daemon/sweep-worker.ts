@@ -17,7 +17,7 @@ import {
   sweepScope,
 } from '../core/cleanup/sweep-rule.js';
 import { messageOf } from '../core/common/errors.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { listenPrivate } from '../state/engine/private-socket.js';
 import type { SweepPass } from '../state/schemas/sweep-schemas.js';

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '../core/common/backoff.js';
 import { messageOf } from '../core/common/errors.js';
+import { knobVariable } from '../core/common/test-knobs.js';
 import { SUPERVISOR_ENV, WARM_ENV } from '../core/jobs/job-env.js';
 import { launchWarm, type Warm } from '../process/launch-detached.js';
 import { execArgv, selfInvocation, WARM_ID } from '../process/self-invocation.js';
@@ -87,8 +88,8 @@ function warmEnv(io: WarmKeeperIO): NodeJS.ProcessEnv {
     [WARM_ENV]: '1',
     ...outsideAnyPane(),
   };
-  delete env.DOGSLED_TEST_LOCK_HOLD_FILE;
-  delete env.DOGSLED_TEST_LOCK_HOLD_MS;
+  delete env[knobVariable('LOCK_HOLD_FILE')];
+  delete env[knobVariable('LOCK_HOLD_MS')];
   return env;
 }
 

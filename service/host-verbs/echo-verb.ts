@@ -4,13 +4,14 @@
 
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { testKnob } from '../core/common/test-knobs.js';
 import { VERSION } from '../core/common/version.js';
 import type { VerbIO, VerbResult } from './verb-table.js';
 
 export async function echoVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
-  // Tests play a slow verb on a live host with this (honoured only under DOGSLED_TEST=1).
-  const delayMs = io.env.DOGSLED_TEST === '1' ? Number(io.env.DOGSLED_TEST_ECHO_DELAY_MS ?? 0) : 0;
-  if (delayMs > 0) await sleep(delayMs);
+  // Tests play a slow verb on a live host with the ECHO_DELAY_MS knob.
+  const delayMs = testKnob(io.env, 'ECHO_DELAY_MS');
+  if (delayMs !== undefined) await sleep(delayMs);
   return {
     value: {
       args: [...args],

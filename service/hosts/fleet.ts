@@ -2,7 +2,7 @@
 // machine-list.ts) when this Herdr has any, else the `[[hosts]]` list of dogsled's own config. The local host is never in the list;
 // a machine whose id could not name a cache file is left out with a warning, never guessed at.
 
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { HOST_ID } from '../state/config/config-rules.js';
 import type { HostIO } from '../state/io.js';
 import type { Machine } from '../terminal/port-records.js';
@@ -40,14 +40,18 @@ type FleetIO = Pick<HostIO, 'env' | 'config' | 'warn' | 'paths' | 'now'>;
 /** `fresh` asks Herdr even when the shared list is young (`dogsled machine`). */
 export async function readFleet(io: FleetIO, options: { fresh?: boolean } = {}): Promise<Fleet> {
   const machines = await machineList(io, MACHINE_LIST_TIMEOUT_MS, options).catch((error: unknown) => {
-    io.warn(`dogsled: warning: herdr machine list: ${oneLine(String((error as Error).message ?? error))}`);
+    io.warn(
+      `dogsled: warning: herdr machine list: ${squeezedLine(String((error as Error).message ?? error))}`,
+    );
     return null;
   });
   if (machines !== null && machines.length > 0) {
     const peers: PeerHost[] = [];
     for (const machine of machines) {
       if (!HOST_ID.test(machine.id) || machine.id === 'local') {
-        io.warn(`dogsled: warning: herdr machine "${oneLine(machine.id)}": not a usable host id, left out`);
+        io.warn(
+          `dogsled: warning: herdr machine "${squeezedLine(machine.id)}": not a usable host id, left out`,
+        );
         continue;
       }
       peers.push(peerOfMachine(machine));

@@ -7,7 +7,7 @@
 import { BUS_STALE_MS, busUnreachable } from '../core/fleet/bus-rules.js';
 import { peerHeadroom, peerService, retryInMs } from '../core/fleet/peer-reads.js';
 import type { Headroom } from '../core/placement/headroom.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import type { PeerEntry } from '../state/schemas/peer-schemas.js';
 import type { PeerHost } from './fleet.js';
 import type { HostView } from './view.js';

@@ -2,6 +2,7 @@
 // refreshed when due (in parallel, within one budget, through OpenSSH for a command or the
 // service's pool), then viewed. A caller never waits longer than its budget for a peer.
 
+import { testKnob } from '../core/common/test-knobs.js';
 import { BUS_STALE_MS } from '../core/fleet/bus-rules.js';
 import type { HostIO } from '../state/io.js';
 import { OpenSshTransport } from '../transport/openssh.js';
@@ -17,16 +18,14 @@ import type { HostView } from './view.js';
  */
 export const PEER_BUDGET_MS = 4_000;
 
-/** The budget, or DOGSLED_TEST_PEER_BUDGET_MS under DOGSLED_TEST=1 (a loaded test machine). */
+/** The budget, or the PEER_BUDGET_MS knob's (a loaded test machine). */
 export function peerBudgetMs(env: NodeJS.ProcessEnv): number {
-  const test = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_PEER_BUDGET_MS) : Number.NaN;
-  return Number.isFinite(test) && test > 0 ? test : PEER_BUDGET_MS;
+  return testKnob(env, 'PEER_BUDGET_MS') ?? PEER_BUDGET_MS;
 }
 
-/** When a bus peer goes stale, or DOGSLED_TEST_BUS_STALE_MS under DOGSLED_TEST=1 (a test's SIGSTOP). */
+/** When a bus peer goes stale, or the BUS_STALE_MS knob's (a test's SIGSTOP). */
 export function busStaleMs(env: NodeJS.ProcessEnv): number {
-  const test = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_BUS_STALE_MS) : Number.NaN;
-  return Number.isSafeInteger(test) && test > 0 ? test : BUS_STALE_MS;
+  return testKnob(env, 'BUS_STALE_MS') ?? BUS_STALE_MS;
 }
 
 export interface PeerHostsOptions {

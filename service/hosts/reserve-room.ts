@@ -9,7 +9,7 @@ import { DogsledError } from '../core/common/errors.js';
 import { lastingFailure } from '../core/fleet/unreachable.js';
 import { findHost, planPlacement, type Refusal } from '../core/placement/placement.js';
 import { liveReservations, withoutReservations } from '../core/placement/reservations.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import { newId } from '../state/engine/ids.js';
 import { lazySchema } from '../state/engine/lazy-schema.js';
 import { updateState } from '../state/engine/store.js';

@@ -5,7 +5,7 @@
 
 import { GATE_HISTORY_MAX, gateReminder, gateStep } from '../core/inbox/gate-rule.js';
 import { factsFor, type LandPane } from '../core/inbox/to-land-rule.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import { mayHaveToLand, readToLand } from '../queue/to-land-rows.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';

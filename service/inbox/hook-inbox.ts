@@ -6,6 +6,7 @@
 // harness honours in a row (core/stop-chain.ts): what waits then goes with the next prompt.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { testKnob } from '../core/common/test-knobs.js';
 import { batchBudget, batchText } from '../core/inbox/inbox-text.js';
 import { nextStopBlock, stopBlockLimit } from '../core/inbox/stop-chain.js';
 import type { ProcessIO } from '../state/io.js';
@@ -101,8 +102,8 @@ export async function stopReminder(io: ProcessIO, owner: string): Promise<string
 
 /** Test-only pause between printing and acknowledging, where a crash test kills the hook. */
 async function testPause(env: NodeJS.ProcessEnv): Promise<void> {
-  const ms = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_HOOK_PAUSE_MS) : 0;
-  if (ms > 0) await sleep(ms);
+  const ms = testKnob(env, 'HOOK_PAUSE_MS');
+  if (ms !== undefined) await sleep(ms);
 }
 
 /**

@@ -6,7 +6,7 @@
 
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { openAppendRegular } from '../state/engine/regular-file.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE } from '../state/paths.js';
 
@@ -23,7 +23,7 @@ export async function logHookProblem(stateDir: string, what: string, nowMs: numb
     if (size > HOOKS_LOG_MAX_BYTES) await rename(file, `${file}.1`);
     const handle = await openAppendRegular(file, STATE_FILE_MODE);
     try {
-      await handle.write(`${new Date(nowMs).toISOString()} ${oneLine(what, 400)}\n`);
+      await handle.write(`${new Date(nowMs).toISOString()} ${squeezedLine(what, 400)}\n`);
     } finally {
       await handle.close();
     }

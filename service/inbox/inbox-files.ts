@@ -9,7 +9,7 @@ import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { emptyInbox } from '../core/inbox/inbox.js';
-import { clipText, plainLine } from '../core/text/text-clean.js';
+import { clip, plainLine } from '../core/text/clean.js';
 import { withLock } from '../state/engine/lock.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
@@ -24,14 +24,12 @@ const SUFFIX = '.json';
 
 export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string {
   if (!TERMINAL_ID.test(terminal) || terminal.includes('..')) {
-    throw new DogsledError(
-      `inbox: terminal id "${clipText(plainLine(terminal), 80)}" is not a safe file name`,
-    );
+    throw new DogsledError(`inbox: terminal id "${clip(plainLine(terminal), 80)}" is not a safe file name`);
   }
   return join(io.paths.inbox, `${terminal}${SUFFIX}`);
 }
 
-function shown(io: Pick<StateIO, 'paths'>, file: string): string {
+function relativeName(io: Pick<StateIO, 'paths'>, file: string): string {
   return relative(io.paths.dir, file) || file;
 }
 
@@ -51,11 +49,11 @@ async function assertRegular(io: Pick<StateIO, 'paths'>, file: string): Promise<
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return;
-    throw new DogsledError(`cannot read ${shown(io, file)}: ${code ?? messageOf(error)}`, {
+    throw new DogsledError(`cannot read ${relativeName(io, file)}: ${code ?? messageOf(error)}`, {
       cause: error,
     });
   }
-  throw new DogsledError(`${shown(io, file)} is ${kind}, not a regular file`);
+  throw new DogsledError(`${relativeName(io, file)} is ${kind}, not a regular file`);
 }
 
 /**
@@ -73,7 +71,7 @@ export async function guarded<T>(
   } catch (error) {
     if (error instanceof DogsledError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DogsledError(`${shown(io, file)}: ${code ?? messageOf(error)}`, { cause: error });
+    throw new DogsledError(`${relativeName(io, file)}: ${code ?? messageOf(error)}`, { cause: error });
   }
 }
 
@@ -137,9 +135,12 @@ export async function inboxTerminals(io: Pick<StateIO, 'paths'>): Promise<string
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];
-    throw new DogsledError(`inbox: cannot list ${shown(io, io.paths.inbox)}: ${code ?? messageOf(error)}`, {
-      cause: error,
-    });
+    throw new DogsledError(
+      `inbox: cannot list ${relativeName(io, io.paths.inbox)}: ${code ?? messageOf(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   return names
     .filter((name) => name.endsWith(SUFFIX))

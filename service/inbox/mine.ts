@@ -3,7 +3,7 @@
 // terminal, then the reader functions act on that terminal's file. Outside a pane there is none.
 
 import { DogsledError } from '../core/common/errors.js';
-import { clipText, plainLine } from '../core/text/text-clean.js';
+import { clip, plainLine } from '../core/text/clean.js';
 import type { ProcessIO } from '../state/io.js';
 import { HOOK_HARNESSES } from './hook-common.js';
 import { ackDelivery, claimDelivery, type Delivery, type InboxListing, listInbox } from './reader.js';
@@ -22,7 +22,7 @@ export async function listMyInbox(io: ProcessIO): Promise<InboxListing> {
 export async function claimMyInbox(io: ProcessIO, harness: string): Promise<Delivery> {
   if (!(HOOK_HARNESSES as readonly string[]).includes(harness)) {
     throw new DogsledError(
-      `inbox claim: --harness must be ${HOOK_HARNESSES.join(', ')}, got "${clipText(plainLine(harness), 40)}"`,
+      `inbox claim: --harness must be ${HOOK_HARNESSES.join(', ')}, got "${clip(plainLine(harness), 40)}"`,
     );
   }
   return claimDelivery(io, await mine(io, 'inbox claim'), harness);

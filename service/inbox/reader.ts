@@ -13,7 +13,7 @@ import {
   withReader,
 } from '../core/inbox/inbox.js';
 import { BATCH_CHARS, pickDelivery } from '../core/inbox/inbox-text.js';
-import { clipText, plainLine } from '../core/text/text-clean.js';
+import { clip, plainLine } from '../core/text/clean.js';
 import type { ProcessIO } from '../state/io.js';
 import type { Inbox, InboxRecord } from '../state/schemas/inbox-schemas.js';
 import { inboxTerminals, readInbox, updateInbox } from './inbox-files.js';
@@ -116,7 +116,7 @@ export async function ackDelivery(
       outcome.failed.push(...outcome.unknown.filter((id) => settled.get(id)?.state === 'failed'));
       outcome.unknown = outcome.unknown.filter((id) => !settled.has(id));
     }
-    const named = (list: string[]) => list.map((id) => clipText(plainLine(id), 40)).join(', ');
+    const named = (list: string[]) => list.map((id) => clip(plainLine(id), 40)).join(', ');
     if (strict && outcome.unknown.length > 0) {
       throw new DogsledError(
         `inbox ack: no record ${named(outcome.unknown)} in this inbox; nothing was acknowledged`,

@@ -13,13 +13,13 @@ import {
   INBOX_KINDS,
   type InboxKind,
   isInboxKind,
-  MESSAGE_MAX_BYTES,
   pendingRecord,
   sendRefusal,
   waitsForHook,
 } from '../core/inbox/inbox.js';
 import { INBOX_MAX_BYTES, recordBytes, storedText } from '../core/inbox/inbox-space.js';
-import { clipText, plainLine } from '../core/text/text-clean.js';
+import { checkedMessage } from '../core/inbox/message-text.js';
+import { clip, plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { newId } from '../state/engine/ids.js';
 import type { ProcessIO } from '../state/io.js';
@@ -55,7 +55,7 @@ export interface SendResult {
 export function checkSendOptions(kind: string): void {
   if (!isInboxKind(kind)) {
     throw new DogsledError(
-      `send: --kind ${clipText(plainLine(kind), 40)}: expected one of ${INBOX_KINDS.join(', ')}`,
+      `send: --kind ${clip(plainLine(kind), 40)}: expected one of ${INBOX_KINDS.join(', ')}`,
     );
   }
 }
@@ -63,11 +63,7 @@ export function checkSendOptions(kind: string): void {
 /** Checks what needs no Herdr: the host, the kind and the text. Throws the one-line refusal. */
 export function checkSendRequest(request: SendRequest): void {
   checkSendOptions(request.kind);
-  if (request.text.trim() === '') throw new DogsledError('send: the message is empty; nothing was sent');
-  const bytes = Buffer.byteLength(request.text, 'utf8');
-  if (bytes > MESSAGE_MAX_BYTES) {
-    throw new DogsledError(`send: the message is ${bytes} bytes; at most ${MESSAGE_MAX_BYTES} are sent`);
-  }
+  checkedMessage(request.text, 'the message');
 }
 
 /** Sizes in a refusal, to a tenth of a MiB: `28.0 MiB`. */
@@ -86,9 +82,7 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
   const found = await targetsHere(port, listing, request.target, (await readItems(io)).items);
   const [to] = found;
   if (to === undefined) {
-    throw new DogsledError(
-      `send: no agent or pane "${clipText(plainLine(request.target), 80)}" on this host`,
-    );
+    throw new DogsledError(`send: no agent or pane "${clip(plainLine(request.target), 80)}" on this host`);
   }
   if (found.length > 1) {
     const listed = found
@@ -97,7 +91,7 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
       .concat(found.length > 5 ? [`and ${found.length - 5} more`] : [])
       .join(', ');
     throw new DogsledError(
-      `send: "${clipText(plainLine(request.target), 80)}" names ${found.length} panes here: ${plainLine(listed)}; send to one pane id; nothing was sent`,
+      `send: "${clip(plainLine(request.target), 80)}" names ${found.length} panes here: ${plainLine(listed)}; send to one pane id; nothing was sent`,
     );
   }
   const from = request.sender === undefined ? await callerWhereabouts(port, io.env, listing) : undefined;

@@ -16,7 +16,7 @@ import {
   systemdUnit,
   unitProblem,
 } from '../core/install/service-unit.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { plainLine } from '../core/text/clean.js';
 import { type RunResult, runProcess, SpawnError } from '../process/run-process.js';
 import { writeAtomic } from '../state/engine/atomic-write.js';
 import { ensureStateDir } from '../state/paths.js';

@@ -5,6 +5,7 @@
 // what waits). A wait or follow never signals or cancels the job.
 
 import { DogsledError } from '../core/common/errors.js';
+import { testKnob } from '../core/common/test-knobs.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
 import { type JobRecord, readJobRecord } from '../state/records/job-records.js';
 import type { Ticket } from '../state/schemas/queue-items-schemas.js';
@@ -106,13 +107,7 @@ export async function stopRef(io: ProcessIO, ref: string): Promise<StopRefOutcom
   return stopJob(io, target.id, { graceMs });
 }
 
-/**
- * The SIGTERM grace, shortened only in tests: DOGSLED_TEST_STOP_GRACE_MS counts only together with
- * DOGSLED_TEST=1 (like the test clock), so a stray variable never changes a real stop.
- */
+/** The SIGTERM grace, shortened only in tests (the STOP_GRACE_MS knob), never by a stray variable. */
 function stopGrace(env: NodeJS.ProcessEnv): number {
-  const text = env.DOGSLED_TEST_STOP_GRACE_MS;
-  if (env.DOGSLED_TEST !== '1' || text === undefined || text === '') return STOP_GRACE_MS;
-  if (!/^\d+$/.test(text)) throw new DogsledError(`DOGSLED_TEST_STOP_GRACE_MS: "${text}" is not an integer`);
-  return Number(text);
+  return testKnob(env, 'STOP_GRACE_MS') ?? STOP_GRACE_MS;
 }

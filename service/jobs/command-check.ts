@@ -4,10 +4,10 @@
 // refuses arguments that are not UTF-8 text (see undecodableArgument).
 
 import { isUtf8 } from 'node:buffer';
-import { readFile } from 'node:fs/promises';
 import { DogsledError } from '../core/common/errors.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { quotedBytes, squeezedLine } from '../core/text/clean.js';
 import { findExecutable } from '../process/find-executable.js';
+import { ownArgvWords } from '../process/own-argv.js';
 import { OWN_CMDLINE_PATH } from '../process/process-table.js';
 
 /** Throws `<prefix>command not found: foo` (exit 2) when the job's command cannot run here. */
@@ -19,13 +19,13 @@ export async function checkCommand(
 ): Promise<void> {
   const [name] = command;
   if (name === undefined || (await findExecutable(name, cwd, env.PATH)) === undefined) {
-    throw new DogsledError(`${prefix}command not found: ${oneLine(name ?? '')}`);
+    throw new DogsledError(`${prefix}command not found: ${squeezedLine(name ?? '')}`);
   }
 }
 
 /**
  * The first of `args` (this process's arguments after the script, as Node decoded them) whose bytes
- * are not UTF-8, shown with \xNN escapes; undefined when all are text.
+ * are not UTF-8, quoted with \xNN escapes (quotedBytes); undefined when all are text.
  *
  * Such an argument is refused rather than run. Node decodes argv as UTF-8 and replaces a bad byte
  * with U+FFFD, so `run -- rm $'f\xff'` would act on another name. Running the exact bytes would
@@ -41,15 +41,14 @@ export async function undecodableArgument(
 ): Promise<string | undefined> {
   const suspect = args.findIndex((arg) => arg.includes('\uFFFD'));
   if (suspect < 0) return undefined;
-  const raw = await readFile(cmdline).catch(() => undefined);
-  const words = raw === undefined ? [] : splitCmdline(raw);
+  const words = (await ownArgvWords(cmdline)) ?? [];
   // Node's own options sit before the script in cmdline, so the arguments are its last entries.
   const tail = words.length >= args.length ? words.slice(words.length - args.length) : undefined;
   if (tail === undefined || tail.some((word, i) => word.toString('utf8') !== args[i])) {
-    return shownBytes(Buffer.from(args[suspect] ?? '', 'utf8'));
+    return quotedBytes(Buffer.from(args[suspect] ?? '', 'utf8'));
   }
   const bad = tail.find((word) => !isUtf8(word));
-  return bad === undefined ? undefined : shownBytes(bad);
+  return bad === undefined ? undefined : quotedBytes(bad);
 }
 
 /** Throws `<command>: argument "f\xff" is not valid UTF-8: ...` when undecodableArgument finds one. */
@@ -57,31 +56,7 @@ export async function checkArgumentsText(args: readonly string[], command = 'run
   const bad = await undecodableArgument(args);
   if (bad === undefined) return;
   throw new DogsledError(
-    `${command}: argument "${bad}" is not valid UTF-8: job arguments must be text ` +
+    `${command}: argument ${bad} is not valid UTF-8: job arguments must be text ` +
       `(a shell can build such bytes: printf '\\377' inside sh -c)`,
   );
-}
-
-function splitCmdline(raw: Buffer): Buffer[] {
-  const words: Buffer[] = [];
-  let start = 0;
-  for (let i = 0; i < raw.length; i++) {
-    if (raw[i] !== 0) continue;
-    words.push(raw.subarray(start, i));
-    start = i + 1;
-  }
-  if (start < raw.length) words.push(raw.subarray(start));
-  return words;
-}
-
-/** Printable ASCII as is; every other byte as \xNN, so the message is one safe line. */
-function shownBytes(bytes: Buffer): string {
-  let text = '';
-  for (const byte of bytes) {
-    text +=
-      byte >= 0x20 && byte < 0x7f && byte !== 0x5c && byte !== 0x22
-        ? String.fromCharCode(byte)
-        : `\\x${byte.toString(16).padStart(2, '0')}`;
-  }
-  return text;
 }

@@ -13,7 +13,7 @@ import { basename, resolve } from 'node:path';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { STANDBY_ENV } from '../core/jobs/job-env.js';
 import type { TabPlacement } from '../core/jobs/tab-placement.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { endReservations } from '../hosts/reserve-room.js';
 import { launchStandby, type Standby } from '../process/launch-detached.js';
 import { execArgv, SUPERVISOR_ENV, selfInvocation } from '../process/self-invocation.js';
@@ -276,8 +276,8 @@ class MissingDirectory extends DogsledError {}
 
 async function checkDirectory(cwd: string): Promise<void> {
   const found = await stat(cwd).catch(() => undefined);
-  if (found === undefined) throw new MissingDirectory(`directory ${oneLine(cwd)} does not exist`);
-  if (!found.isDirectory()) throw new MissingDirectory(`${oneLine(cwd)} is not a directory`);
+  if (found === undefined) throw new MissingDirectory(`directory ${squeezedLine(cwd)} does not exist`);
+  if (!found.isDirectory()) throw new MissingDirectory(`${squeezedLine(cwd)} is not a directory`);
 }
 
 /**
@@ -295,7 +295,7 @@ async function failed(launch: JobLaunchIO, spec: LaunchSpec, error: Error): Prom
       (missing: Error) => missing,
     );
   }
-  const why = oneLine(messageOf(cause));
+  const why = squeezedLine(messageOf(cause));
   const now = ctx.now();
   const ended = await updateJobRecord(ctx, spec.jobId, (record) => {
     // exec already started (a reply lost after the line was typed): the job runs; exec ends it.

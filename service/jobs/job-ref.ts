@@ -4,7 +4,7 @@
 // then. A failed or cancelled ticket never gets a job.
 
 import { DogsledError } from '../core/common/errors.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { waitForTicket } from '../queue/ticket-wait.js';
 import type { StateIO } from '../state/io.js';
 import { readJobRecord } from '../state/records/job-records.js';
@@ -33,7 +33,7 @@ export async function resolveJobRef(io: StateIO, ref: string): Promise<JobRef> {
     return { kind: 'job', id: ref };
   }
   const ticket = (await readQueue(io)).tickets.find((t) => t.id === ref);
-  if (ticket === undefined) throw new DogsledError(`unknown ticket "${oneLine(ref)}"`);
+  if (ticket === undefined) throw new DogsledError(`unknown ticket "${squeezedLine(ref)}"`);
   return refOf(ticket);
 }
 
@@ -72,7 +72,7 @@ export function noJob(command: string, ref: Exclude<SettledRef, { kind: 'job' }>
   if (ref.kind === 'placement') {
     return new DogsledError(`${command}: ticket ${ref.ticket.id} is a placement: it has no job`);
   }
-  return new DogsledError(`${command}: ticket ${ref.ticket.id} ${oneLine(ref.why)}: it has no job`);
+  return new DogsledError(`${command}: ticket ${ref.ticket.id} ${squeezedLine(ref.why)}: it has no job`);
 }
 
 /** How often `untilRecorded` looks again. */

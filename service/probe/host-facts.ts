@@ -13,7 +13,7 @@
 
 import type { Systeminformation } from 'systeminformation';
 import { messageOf } from '../core/common/errors.js';
-import { plainLine } from '../core/text/text-clean.js';
+import { clip, plainLine } from '../core/text/clean.js';
 import type { HostFacts } from '../state/schemas/host-schemas.js';
 
 /** Text from the host's tools: escape-free, one line, and short. */
@@ -34,8 +34,10 @@ export async function readHostFacts(now: number): Promise<HostFacts> {
 }
 
 function text(value: unknown): string {
-  const line = plainLine(typeof value === 'string' ? value : value == null ? '' : String(value)).trim();
-  return line.length > TEXT_MAX ? `${line.slice(0, TEXT_MAX - 1)}…` : line;
+  return clip(
+    plainLine(typeof value === 'string' ? value : value == null ? '' : String(value)).trim(),
+    TEXT_MAX,
+  );
 }
 
 function count(value: unknown): number {

@@ -4,7 +4,7 @@
 // user's) has no cwd, as on Linux. Loaded only on macOS.
 
 import { basename } from 'node:path';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import type { ProcessEntry, ProcessTable } from './process-table.js';
 import { endingOf, type RunResult, runProcess, succeeded } from './run-process.js';
 
@@ -20,7 +20,7 @@ export function parsePsTable(text: string): Map<number, { ppid: number; comm: st
     if (line.trim() === '') continue;
     const match = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
     if (!match) return null;
-    const comm = oneLine(basename((match[3] ?? '').trim()), 64);
+    const comm = squeezedLine(basename((match[3] ?? '').trim()), 64);
     table.set(Number(match[1]), { ppid: Number(match[2]), comm });
   }
   return table;
@@ -87,7 +87,7 @@ async function run(file: string, args: string[], timeoutMs: number): Promise<Run
 }
 
 function why(result: RunResult | string): string {
-  if (typeof result === 'string') return oneLine(result, 120);
+  if (typeof result === 'string') return squeezedLine(result, 120);
   const stderr = result.stderr.toString('utf8').trim().split('\n')[0] ?? '';
-  return oneLine(`${endingOf(result)}${stderr === '' ? '' : `: ${stderr}`}`, 120);
+  return squeezedLine(`${endingOf(result)}${stderr === '' ? '' : `: ${stderr}`}`, 120);
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { messageOf } from '../core/common/errors.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 
 export const PROC_ROOT = '/proc';
 /** This process's raw argv, NUL-separated, exactly as the kernel holds its bytes. */
@@ -67,7 +67,7 @@ export function parseProcStat(text: string): ProcStat | null {
   const number = (field: number) => Number(fields[field - 3]);
   const stat = {
     pid,
-    comm: oneLine(text.slice(open + 1, close), 64),
+    comm: squeezedLine(text.slice(open + 1, close), 64),
     state: fields[0] ?? '?',
     ppid: number(4),
     pgrp: number(5),
@@ -196,7 +196,7 @@ export async function childNames(pid: number, root?: string): Promise<string[] |
       () => undefined,
     );
     // One that exited since the listing is no longer a child.
-    if (comm !== undefined) names.push(oneLine(comm, 64));
+    if (comm !== undefined) names.push(squeezedLine(comm, 64));
   }
   return names;
 }
@@ -289,5 +289,5 @@ function exited(error: unknown): boolean {
 }
 
 function codeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? oneLine(messageOf(error));
+  return (error as NodeJS.ErrnoException).code ?? squeezedLine(messageOf(error));
 }

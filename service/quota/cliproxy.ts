@@ -15,7 +15,7 @@
 //   remainingFraction, resetTime}]}]}`, errors as `{error: "..."}` with a 4xx/5xx status.
 
 import { Agent, request } from 'node:https';
-import { safeText } from '../core/quota/quota-rows.js';
+import { squeezedLine } from '../core/text/clean.js';
 
 export interface ManagementTarget {
   /** The https origin from `[quota] management_url`, without a trailing slash. */
@@ -65,7 +65,7 @@ function call(
   body: unknown,
   signal: AbortSignal,
 ): Promise<unknown> {
-  const scrub = (text: string): string => safeText(scrubKey(text, target.key), 200);
+  const scrub = (text: string): string => squeezedLine(scrubKey(text, target.key), 200);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const url = new URL(`/v0/management/${path}`, target.origin);
   return new Promise((resolve, reject) => {

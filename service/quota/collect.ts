@@ -18,9 +18,9 @@ import {
   poolName,
   type QuotaRow,
   type QuotaSnapshot,
-  safeText,
   TEXT_LIMITS,
 } from '../core/quota/quota-rows.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { ManagementError, type ManagementSession } from './cliproxy.js';
 
 /** Claude's usage endpoint (Anthropic OAuth; undocumented, used by Claude Code itself). */
@@ -69,7 +69,7 @@ export async function collectQuota(
   return {
     version: 1,
     fetched_ms: options.now(),
-    source: safeText(options.hostname, TEXT_LIMITS.source),
+    source: squeezedLine(options.hostname, TEXT_LIMITS.source),
     pools,
   };
 }

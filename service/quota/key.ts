@@ -3,10 +3,11 @@
 // Linux host never reads it and its quota commands use the cache. The key is captured in memory
 // only: never in argv (the command names the item, not the key), a file, a log or an error.
 //
-// Tests on Linux: with DOGSLED_TEST=1, DOGSLED_TEST_QUOTA_KEY_COMMAND names an executable run with no
-// arguments whose stdout is the key, read exactly as `security`'s is.
+// Tests on Linux: the QUOTA_KEY_COMMAND knob (core/common/test-knobs.ts) names an executable run with
+// no arguments whose stdout is the key, read exactly as `security`'s is.
 
-import { safeText } from '../core/quota/quota-rows.js';
+import { testKnob } from '../core/common/test-knobs.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { runProcess, SpawnError, succeeded } from '../process/run-process.js';
 
 export const KEYCHAIN_SERVICE = 'dogsled';
@@ -22,7 +23,7 @@ export type KeySource =
   | { kind: 'none'; reason: string };
 
 export function keySource(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): KeySource {
-  const test = env.DOGSLED_TEST === '1' ? env.DOGSLED_TEST_QUOTA_KEY_COMMAND : undefined;
+  const test = testKnob(env, 'QUOTA_KEY_COMMAND');
   if (test) return { kind: 'command', file: test, args: [], what: 'the test key command' };
   if (platform !== 'darwin') {
     return { kind: 'none', reason: 'only macOS collects quota; this host reads its cached snapshot' };
@@ -66,7 +67,7 @@ export async function readManagementKey(
   if (result.truncated) return unreadable('its output is too long to be a key');
   if (!succeeded(result)) {
     // security's stderr names the problem ("could not be found in the keychain"); stdout is never shown.
-    const stderr = safeText(result.stderr.toString('utf8'), 160);
+    const stderr = squeezedLine(result.stderr.toString('utf8'), 160);
     const how = result.timedOut
       ? 'no answer in time'
       : result.aborted

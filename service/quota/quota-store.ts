@@ -7,7 +7,7 @@ import type * as z from 'zod/mini';
 import { DogsledError } from '../core/common/errors.js';
 import { cleanSnapshot, type QuotaSnapshot } from '../core/quota/quota-rows.js';
 import { emptySnapshot, storeVerdict } from '../core/quota/quota-rules.js';
-import { oneLine } from '../core/text/text-clean.js';
+import { squeezedLine } from '../core/text/clean.js';
 import { readState, type Update, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { QuotaSnapshotSchema } from '../state/schemas/quota-schemas.js';
@@ -63,13 +63,13 @@ export function parseSnapshot(input: Buffer | string): QuotaSnapshot {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new DogsledError(`snapshot on stdin: not JSON: ${oneLine((error as Error).message)}`);
+    throw new DogsledError(`snapshot on stdin: not JSON: ${squeezedLine((error as Error).message)}`);
   }
   const parsed = QuotaSnapshotSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.map(String).join('.') ?? '';
-    const why = oneLine(issue?.message ?? 'invalid');
+    const why = squeezedLine(issue?.message ?? 'invalid');
     throw new DogsledError(`snapshot on stdin: ${where ? `${where}: ` : ''}${why}`);
   }
   // Text a peer sent is shown on this host's terminals: made safe before it is ever stored.

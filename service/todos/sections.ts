@@ -3,7 +3,7 @@
 // (daemon/todos-worker.ts); peers read it through `dogsled host todos`. A live pane without a usable
 // publication is listed as unavailable with the reason, so a reader can say why nothing shows.
 
-import { clippedLine } from '../core/text/text-clean.js';
+import { clip, plainLine } from '../core/text/clean.js';
 import { readState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import type { StatePaths } from '../state/paths.js';
@@ -28,14 +28,11 @@ export interface LivePane {
   terminal_id: string | null;
 }
 
-function clean(text: string): string {
-  return clippedLine(text, TEXT_MAX);
-}
-
 function cleanSection(section: TodoSection): TodoSection {
-  const out: TodoSection = { kind: clean(section.kind) };
-  if (section.title !== undefined) out.title = clean(section.title);
-  if (section.lines !== undefined) out.lines = section.lines.slice(0, LINES_MAX).map(clean);
+  const out: TodoSection = { kind: clip(plainLine(section.kind), TEXT_MAX) };
+  if (section.title !== undefined) out.title = clip(plainLine(section.title), TEXT_MAX);
+  if (section.lines !== undefined)
+    out.lines = section.lines.slice(0, LINES_MAX).map((line) => clip(plainLine(line), TEXT_MAX));
   if (section.done !== undefined) out.done = section.done;
   if (section.total !== undefined) out.total = section.total;
   return out;
@@ -47,10 +44,10 @@ function available(live: LivePane, lines: TodoLines): PaneTodos {
     terminal_id: live.terminal_id,
     available: true,
     reason: null,
-    session: clean(lines.session),
-    branch: lines.branch === null ? null : clean(lines.branch),
+    session: clip(plainLine(lines.session), TEXT_MAX),
+    branch: lines.branch === null ? null : clip(plainLine(lines.branch), TEXT_MAX),
     revision: lines.revision,
-    current: lines.current === null ? null : clean(lines.current),
+    current: lines.current === null ? null : clip(plainLine(lines.current), TEXT_MAX),
     sections: lines.sections.slice(0, SECTIONS_MAX).map(cleanSection),
   };
 }
@@ -60,7 +57,7 @@ function unavailable(live: LivePane, reason: string): PaneTodos {
     pane: live.pane,
     terminal_id: live.terminal_id,
     available: false,
-    reason: clean(reason),
+    reason: clip(plainLine(reason), TEXT_MAX),
     session: null,
     branch: null,
     revision: null,

@@ -3,7 +3,7 @@
 // the exit status: `wait` exits with its job's code); no document and a `dogsled: …` line on stderr
 // is the verb's refusal. Anything else did not come from dogsled: the remote command failed.
 
-import { stripEscapes } from '../core/text/strip-escapes.js';
+import { stripEscapes } from '../core/text/clean.js';
 import type { RunResult } from '../process/run-process.js';
 import type { VerbReply } from './types.js';
 

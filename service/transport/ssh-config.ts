@@ -5,7 +5,7 @@
 
 import { hostname as localHostname, userInfo } from 'node:os';
 import { DogsledError } from '../core/common/errors.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
+import { stripEscapes } from '../core/text/clean.js';
 import { runProcess } from '../process/run-process.js';
 import { abortReason, checkHost } from './types.js';
 

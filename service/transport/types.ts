@@ -5,7 +5,7 @@
 
 import { DogsledError } from '../core/common/errors.js';
 import type { UnreachableCategory } from '../core/fleet/unreachable.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
+import { clip, stripEscapes } from '../core/text/clean.js';
 
 export interface PeerTarget {
   /** What ssh is given: a Host alias of ~/.ssh/config, a name, or `user@host`. */
@@ -78,8 +78,7 @@ export function oversizeDetail(maxBytes: number, bytes?: number): string {
 }
 
 export function debugText(raw: string): string {
-  const text = stripEscapes(raw).trim();
-  return text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS)}…` : text;
+  return clip(stripEscapes(raw).trim(), DETAIL_CHARS);
 }
 
 /** A host name ssh could take for an option, or that holds what no host name holds. */

@@ -13,8 +13,7 @@ import { branchWorktreePlan, worktreeNameProblem, worktreePathFor } from '../cor
 import { AGENT_LOCK_REASON } from '../core/cleanup/loss-rule.js';
 import { DogsledError, isDogsledError, messageOf } from '../core/common/errors.js';
 import { SETUP_CAP_MS } from '../core/placement/budget.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
-import { shown } from '../core/text/visible.js';
+import { plainLine, quoted } from '../core/text/clean.js';
 import { deleteBranch } from '../git/mutate.js';
 import { defaultBranchOf, type GitRef, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
@@ -92,9 +91,9 @@ export async function checkBranchRequest(
   const nameProblem = CONTROL.test(branch)
     ? 'it contains a control character'
     : ((await branchNameProblem(repository.main, branch, git)) ?? worktreeNameProblem(branch));
-  if (nameProblem !== null) throw new DogsledError(`--branch ${shown(branch)}: ${nameProblem}`);
+  if (nameProblem !== null) throw new DogsledError(`--branch ${quoted(branch)}: ${nameProblem}`);
   if (request.base !== undefined && CONTROL.test(request.base)) {
-    throw new DogsledError(`--base ${shown(request.base)}: it contains a control character`);
+    throw new DogsledError(`--base ${quoted(request.base)}: it contains a control character`);
   }
   const terminal =
     deps.terminal ?? (await openTerminal({ env: deps.env, home: deps.home, commandName: request.command }));
@@ -259,7 +258,7 @@ async function setUp(
     const undone = await undo(deps, made);
     // The command comes from the repository's dogsled.toml: shown without its escapes.
     const [first = '', ...rest] = messageOf(error).split('\n');
-    const line = stripEscapes(first).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+    const line = plainLine(first);
     throw new DogsledError([`--branch ${made.branch}: ${line}; ${undone}`, ...rest].join('\n'), {
       cause: error,
     });

@@ -10,9 +10,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError } from '../core/common/errors.js';
 import { SETUP_CAP_MS } from '../core/placement/budget.js';
-import { stripEscapes } from '../core/text/strip-escapes.js';
-import { oneLine } from '../core/text/text-clean.js';
-import { shown } from '../core/text/visible.js';
+import { quoted, squeezedLine, stripEscapes } from '../core/text/clean.js';
 import { endingOf, type RunResult, runProcess, SpawnError, succeeded } from '../process/run-process.js';
 
 /** The files mise reads as a directory's configuration (the ones that need trust). */
@@ -50,9 +48,9 @@ export async function trustFreshClone(top: string, io: MiseIO): Promise<string[]
     const result = await mise(['trust', '--', file], top, io);
     if (result === undefined) return trusted;
     if (!succeeded(result)) {
-      const said = oneLine(result.stderr.toString('utf8').trim().split('\n').slice(-1)[0] ?? '');
+      const said = squeezedLine(result.stderr.toString('utf8').trim().split('\n').slice(-1)[0] ?? '');
       throw new DogsledError(
-        `mise trust ${shown(file)} ${endingOf(result, timeoutMs)}${said ? `: ${said}` : ''}`,
+        `mise trust ${quoted(file)} ${endingOf(result, timeoutMs)}${said ? `: ${said}` : ''}`,
       );
     }
     trusted.push(file);

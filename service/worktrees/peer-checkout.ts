@@ -9,7 +9,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { DogsledError } from '../core/common/errors.js';
-import { shown } from '../core/text/visible.js';
+import { quoted } from '../core/text/clean.js';
 import { checkoutTop, cloneCheckout, originOf } from '../git/checkout-origin.js';
 import { lazySchema } from '../state/engine/lazy-schema.js';
 import type { ProcessIO } from '../state/io.js';
@@ -68,7 +68,7 @@ export async function placeHere(
   const cwd = mapped(io, place.cwd, place.home_relative);
   if (place.checkout === null) {
     const found = await stat(cwd).catch(() => undefined);
-    if (!found?.isDirectory()) throw new DogsledError(`${shown(cwd)} is not a directory on this host`);
+    if (!found?.isDirectory()) throw new DogsledError(`${quoted(cwd)} is not a directory on this host`);
     return { cwd, cloned: false, top: cwd };
   }
   const { checkout } = place;
@@ -77,13 +77,13 @@ export async function placeHere(
   const here = inner === '' ? top : resolve(top, inner);
   const found = await stat(top).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
-    throw new DogsledError(`cannot read ${shown(top)}: ${error.code ?? error.message}`);
+    throw new DogsledError(`cannot read ${quoted(top)}: ${error.code ?? error.message}`);
   });
   const git = { env: io.env, signal: io.signal };
   if (found === undefined) {
     if (checkout.origin === null) {
       throw new DogsledError(
-        `no checkout at ${shown(top)} on this host, and the caller's checkout has no origin to clone from`,
+        `no checkout at ${quoted(top)} on this host, and the caller's checkout has no origin to clone from`,
       );
     }
     const budget = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
@@ -95,11 +95,11 @@ export async function placeHere(
   const same =
     topHere !== null &&
     (await realpath(topHere).catch(() => topHere)) === (await realpath(top).catch(() => top));
-  if (!same) throw new DogsledError(`${shown(top)} on this host is not a checkout of a repository`);
+  if (!same) throw new DogsledError(`${quoted(top)} on this host is not a checkout of a repository`);
   const theirs = await originOf(top, git);
   if (checkout.origin !== null && theirs !== checkout.origin) {
     throw new DogsledError(
-      `the checkout at ${shown(top)} on this host has origin ${shown(theirs ?? '(none)')}, not the caller's ${shown(checkout.origin)}`,
+      `the checkout at ${quoted(top)} on this host has origin ${quoted(theirs ?? '(none)')}, not the caller's ${quoted(checkout.origin)}`,
     );
   }
   return { cwd: here, cloned: false, top };

@@ -4,7 +4,7 @@
 // Basic Multilingual Plane) replaced by U+FFFD. What is left is one cell wide, or two for East Asian
 // wide characters, on which both agree, so a clipped line is exactly as wide as the model says.
 
-import { plainLine } from '../../service/core/text/text-clean.js';
+import { plainLine } from '../../service/core/text/clean.js';
 
 export const REPLACEMENT = '\uFFFD';
 const ELLIPSIS = '…';

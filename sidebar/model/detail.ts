@@ -5,6 +5,7 @@
 // come in as points, the charts go out as series; a pane too short for charts gets their numbers as
 // text, so nothing is hidden, only smaller.
 
+import type { HistoryPoint } from '../../service/actions/samples-history.js';
 import { commandTitle } from '../../service/core/board/board-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
 import { formatBytes, formatCores } from '../../service/core/common/units.js';
@@ -13,12 +14,7 @@ import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/placement/host-mar
 import { clipCells, displayText, fitCells, middleCells, wrapWords } from './cells.js';
 import type { DetailView, HistoryWindow, Line, Role, SidebarHost } from './types.js';
 
-/** One line of samples.jsonl, reduced to what the charts draw (fractions 0-1, null: not measured). */
-export interface HistoryPoint {
-  ts_ms: number;
-  busy: number | null;
-  memory_used: number | null;
-}
+export type { HistoryPoint };
 
 export interface ChartView {
   /** Rows of the screen (inside the frame) the chart takes, its title lines included. */

@@ -3,7 +3,7 @@
 // A publication that cannot be used says why in one line; with no publication at all there is no
 // panel (build.ts), and the Agents & Jobs panel may end with TODOS_HINT.
 
-import type { TodoSection } from '../../service/state/schemas/sidebar-schemas.js';
+import type { TodoSection } from '../../service/actions/sidebar-state.js';
 import { displayText, fitCells, wrapWords } from './cells.js';
 import { fill } from './hosts.js';
 import type { Line, Role, TodoView } from './types.js';

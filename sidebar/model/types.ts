@@ -1,10 +1,12 @@
-// The sidebar's row model: what the app reads (SidebarState), what the person did (ViewState), and
-// what is drawn (Frame: three panels of lines made of segments with semantic colour roles). The
-// model never names a colour or touches a terminal; app.ts maps roles to the theme's colours.
+import type { BoardRow } from '../../service/core/board/board-rule.js';
 
-import type { Board, BoardRow } from '../../service/core/board/board-rule.js';
-import type { HostFacts } from '../../service/state/schemas/host-schemas.js';
-import type { TodoLines } from '../../service/state/schemas/sidebar-schemas.js';
+export type {
+  SidebarHost,
+  SidebarJob,
+  SidebarState,
+  Thresholds,
+  TodoView,
+} from '../../service/actions/sidebar-state.js';
 
 /** Herdr's theme tokens (CONTRACT §7) used as colour roles. */
 export type Role =
@@ -50,73 +52,6 @@ export interface Line {
   fold?: string;
   /** The host whose card this line belongs to (the Hosts panel), for clicks and ⏎. */
   host?: string;
-}
-
-export interface SidebarHost {
-  id: string;
-  label: string;
-  local: boolean;
-  reachable: boolean;
-  service: 'up' | 'down' | 'unknown';
-  eligible: boolean;
-  age_ms: number | null;
-  reservations: number;
-  /** Why it takes no work (the headroom reasons `status` lists), empty when eligible. */
-  reason: string[];
-  free_cores: number | null;
-  /** Why the last read of a peer failed; null when it answered. */
-  unreachable: string | null;
-  /** Its live reservations, its agent panes and its jobs, for the detail view. */
-  reserved: Array<{ id: string; expires_ms: number; owner: string | null }>;
-  agents: Array<{ pane: string; agent: string; state: string; name: string | null; model: string | null }>;
-  jobs: SidebarJob[];
-  probe: {
-    cores: number;
-    busy: number | null;
-    load1: number;
-    memory: { total_bytes: number; free_bytes: number };
-    disk: { total_bytes: number; free_bytes: number };
-  } | null;
-  /** Busy fractions of the last samples, oldest first (null: no CPU sample then). */
-  busy_history: Array<number | null>;
-  /** What the host is (OS, CPU, memory, GPUs), as `status` shows it; absent until its service read it. */
-  facts?: HostFacts | null;
-}
-
-/** A job on a host, as its snapshot publishes it (running ones, and ended ones for a day). */
-export interface SidebarJob {
-  id: string;
-  command: string[];
-  owner: string | null;
-  started_ms: number | null;
-  ended_ms: number | null;
-  exit_code: number | null;
-  signal: string | null;
-  reason: string | null;
-}
-
-/**
- * The owner's todos: Pi's publication, or why it cannot be used (a FIFO, another pane's), or no
- * publication at all (reason null: no Pi todos here, and no panel is drawn for them).
- */
-export type TodoView = { available: true; lines: TodoLines } | { available: false; reason: string | null };
-
-export interface Thresholds {
-  memory_reserve_bytes: number;
-  disk_free_min_percent: number;
-}
-
-export interface SidebarState {
-  owner: string;
-  hosts: SidebarHost[];
-  /** null when it could not be read; `problems` says why. */
-  board: Board | null;
-  todos: TodoView;
-  thresholds: Thresholds;
-  /** Read problems, one line each, shown at the top of the panel they concern. */
-  problems: string[];
-  /** When it was read: ages drawn later move on from it without reading again (absent: now). */
-  read_ms?: number;
 }
 
 export type PanelId = 'hosts' | 'work' | 'todos';

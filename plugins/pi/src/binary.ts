@@ -1,10 +1,10 @@
-// Every dogsled call the extension makes: `$DOGSLED_BIN args…` through the one process runner
-// (argv only, a deadline that escalates to SIGKILL, capped output). A missing binary, a non-zero
+// Every dogsled call the extension makes: `$DOGSLED_BIN args…` through the action for front ends
+// that call the CLI (service/actions/dogsled-call.ts: argv only, a deadline that escalates to SIGKILL, capped output). A missing binary, a non-zero
 // exit, a signal or the deadline all come back as `ok: false` with one line saying why; nothing
 // here throws, because a failing binary must never break Pi's prompt.
 
-import { stripEscapes } from '../../../service/core/text/strip-escapes.js';
-import { runProcess, SpawnError } from '../../../service/process/run-process.js';
+import { runDogsled, SpawnError } from '../../../service/actions/dogsled-call.js';
+import { clip, plainLine, stripEscapes } from '../../../service/core/text/clean.js';
 import { dogsledBin, type PiDeps } from './deps.js';
 
 /** The five-second budget of every hook (spec: "A hook has a five-second command budget"). */
@@ -30,14 +30,14 @@ export async function callDogsled(
 ): Promise<CallResult> {
   const bin = dogsledBin(deps);
   try {
-    const result = await runProcess(bin, args, {
+    const result = await runDogsled(bin, args, {
       env: deps.env,
       timeoutMs,
       maxOutputBytes: OUTPUT_MAX,
     });
     const stdout = result.stdout.toString('utf8');
     if (result.exitCode === 0 && !result.truncated) return { ok: true, stdout, why: '', missing: false };
-    const said = oneLine(result.stderr.toString('utf8')) || oneLine(stdout);
+    const said = lastLine(result.stderr.toString('utf8')) || lastLine(stdout);
     const why = result.timedOut
       ? `no answer within ${timeoutMs / 1000} s`
       : result.signal !== null
@@ -51,20 +51,19 @@ export async function callDogsled(
     return {
       ok: false,
       stdout: '',
-      why: `cannot run ${oneLine(bin)}: ${code ?? String(error)}`,
+      why: `cannot run ${lastLine(bin)}: ${code ?? String(error)}`,
       missing: true,
     };
   }
 }
 
 /** The last non-empty line, escape-free and short: what a failing dogsled said last. */
-export function oneLine(text: string): string {
+export function lastLine(text: string): string {
   const lines = stripEscapes(text)
     .split('\n')
-    .map((line) => line.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim())
+    .map((line) => plainLine(line).trim())
     .filter((line) => line !== '');
-  const last = lines.at(-1) ?? '';
-  return last.length > 200 ? `${last.slice(0, 199)}…` : last;
+  return clip(lines.at(-1) ?? '', 200);
 }
 
 /** Parses a JSON answer; a binary that answers something else is a failure with a reason. */

@@ -3,8 +3,8 @@
 // them from the real process; tests pass their own, so nothing here reads process.env directly.
 
 import { homedir } from 'node:os';
-import { stateDirFrom } from '../../../service/state/paths.js';
-import { callerPane } from '../../../service/terminal/herdr/herdr-env.js';
+import { callerPane, stateDirFrom } from '../../../service/actions/pi-extension.js';
+import { testKnob } from '../../../service/core/common/test-knobs.js';
 
 declare const __DOGSLED_PI_VERSION__: string | undefined;
 
@@ -26,12 +26,18 @@ export function processDeps(): PiDeps {
   };
 }
 
-/** The CLI's rule (service/state/engine/clock.ts): DOGSLED_TEST_NOW_MS counts only with DOGSLED_TEST=1. */
+/**
+ * The CLI's test clock (the NOW_MS knob), except that a malformed value means the real clock: the
+ * extension never fails Pi over a test variable.
+ */
 export function clockOf(env: NodeJS.ProcessEnv): () => number {
-  const text = env.DOGSLED_TEST === '1' ? env.DOGSLED_TEST_NOW_MS : undefined;
-  const value = Number(text);
-  if (text === undefined || !/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) return Date.now;
-  return () => value;
+  let value: number | undefined;
+  try {
+    value = testKnob(env, 'NOW_MS');
+  } catch {
+    return Date.now;
+  }
+  return value === undefined ? Date.now : () => value;
 }
 
 /** `$DOGSLED_BIN`, else `dogsled` on PATH. */

@@ -6,9 +6,9 @@
 // timer: the widget shows todos and says dogsled is unavailable.
 
 import { connect } from 'node:net';
-import { stripEscapes } from '../../../service/core/text/strip-escapes.js';
-import { ownSocket } from '../../../service/terminal/herdr/herdr-env.js';
-import { callDogsled, HOOK_MS, jsonOf, oneLine } from './binary.js';
+import { ownSocket } from '../../../service/actions/pi-extension.js';
+import { stripEscapes } from '../../../service/core/text/clean.js';
+import { callDogsled, HOOK_MS, jsonOf, lastLine } from './binary.js';
 import { ownPane, type PiDeps } from './deps.js';
 import { InboxReader } from './inbox-reader.js';
 import { registerServerTools } from './mcp-tools.js';
@@ -104,7 +104,7 @@ export function dogsledExtension(deps: PiDeps): (pi: ExtensionAPI) => void {
         setStatus(`dogsled unavailable: ${result.why}`);
         return false;
       }
-      const theirs = oneLine(result.stdout);
+      const theirs = lastLine(result.stdout);
       if (theirs !== deps.version) {
         ctx?.ui.notify(
           `dogsled: this Pi extension is ${deps.version} but \`dogsled --version\` says ${theirs}; install the same release of both`,

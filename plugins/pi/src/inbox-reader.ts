@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type LongTimer, longTimeout } from '../../../service/time/timers.js';
+import { type LongTimer, longTimeout } from '../../../service/actions/pi-extension.js';
 import { callDogsled, jsonOf } from './binary.js';
 import { type PiDeps, stateDir } from './deps.js';
 import { batchMessage, type ClaimedRecord, claimedRecords, MESSAGE_TYPE } from './message.js';

@@ -6,8 +6,8 @@
 // binary's, a call's answer is exactly what Claude Code and Codex get, and nothing stays running.
 // A tool's error result becomes a thrown error, which is how Pi marks a tool call as failed.
 
-import { runProcess, SpawnError } from '../../../service/process/run-process.js';
-import { oneLine } from './binary.js';
+import { type RunResult, runDogsled, SpawnError } from '../../../service/actions/dogsled-call.js';
+import { lastLine } from './binary.js';
 import { dogsledBin, type PiDeps } from './deps.js';
 import type { ExtensionAPI } from './pi-api.js';
 
@@ -51,9 +51,9 @@ async function exchange(
     { jsonrpc: '2.0', id: 1, method, params },
   ];
   const bin = dogsledBin(deps);
-  let result: Awaited<ReturnType<typeof runProcess>>;
+  let result: RunResult;
   try {
-    result = await runProcess(bin, ['mcp'], {
+    result = await runDogsled(bin, ['mcp'], {
       env: deps.env,
       input: lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
       timeoutMs: options.timeoutMs,
@@ -63,7 +63,7 @@ async function exchange(
     });
   } catch (error) {
     const code = error instanceof SpawnError ? error.code : String(error);
-    throw new Error(`dogsled: cannot run ${oneLine(bin)}: ${code}`);
+    throw new Error(`dogsled: cannot run ${lastLine(bin)}: ${code}`);
   }
   for (const line of result.stdout.toString('utf8').split('\n')) {
     let answer: Answer & { id?: unknown };
@@ -78,7 +78,7 @@ async function exchange(
     ? `no answer within ${options.timeoutMs / 1000} s`
     : result.truncated
       ? 'answer too large'
-      : oneLine(result.stderr.toString('utf8')) ||
+      : lastLine(result.stderr.toString('utf8')) ||
         (result.signal !== null ? `killed by ${result.signal}` : `exit ${result.exitCode}`);
   throw new Error(`dogsled: mcp: ${why}`);
 }
@@ -86,7 +86,7 @@ async function exchange(
 /** The server's tools, each checked for the fields Pi needs; anything else is left out. */
 export async function listServerTools(deps: PiDeps): Promise<ServerTool[]> {
   const answer = await exchange(deps, 'tools/list', {}, { timeoutMs: LIST_MS });
-  if (answer.error !== undefined) throw new Error(`dogsled: mcp: ${oneLine(String(answer.error.message))}`);
+  if (answer.error !== undefined) throw new Error(`dogsled: mcp: ${lastLine(String(answer.error.message))}`);
   const tools = (answer.result as { tools?: unknown } | undefined)?.tools;
   if (!Array.isArray(tools)) throw new Error('dogsled: mcp: tools/list answered without tools');
   return tools.flatMap((raw) => {
@@ -110,7 +110,7 @@ export async function callServerTool(
     { name, arguments: args ?? {} },
     { timeoutMs: CALL_MS, ...options },
   );
-  if (answer.error !== undefined) throw new Error(oneLine(String(answer.error.message)));
+  if (answer.error !== undefined) throw new Error(lastLine(String(answer.error.message)));
   const result = answer.result as { content?: Array<{ type?: string; text?: unknown }>; isError?: boolean };
   const text = (result?.content ?? [])
     .filter((item) => item?.type === 'text' && typeof item.text === 'string')

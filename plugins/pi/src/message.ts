@@ -6,8 +6,7 @@
 
 import { formatAge } from '../../../service/core/common/duration.js';
 import { FOLD_LINES, PREVIEW_CHARS } from '../../../service/core/inbox/inbox-text.js';
-import { stripEscapes } from '../../../service/core/text/strip-escapes.js';
-import { plainLine } from '../../../service/core/text/text-clean.js';
+import { clip, cutAt, plainLine, stripEscapes } from '../../../service/core/text/clean.js';
 import { clipCells, displayText } from '../../../sidebar/model/cells.js';
 import type { MessageRenderer, PiComponent } from './pi-api.js';
 
@@ -42,17 +41,13 @@ export function claimedRecords(answer: unknown): ClaimedRecord[] {
     return [
       {
         id: r.id,
-        kind: plainLine(typeof r.kind === 'string' ? r.kind : 'message').slice(0, 40),
-        from: plainLine(typeof r.from === 'string' ? r.from : 'dogsled').slice(0, 120),
+        kind: cutAt(plainLine(typeof r.kind === 'string' ? r.kind : 'message'), 40),
+        from: cutAt(plainLine(typeof r.from === 'string' ? r.from : 'dogsled'), 120),
         text: clip(stripEscapes(r.text).trimEnd(), RECORD_MAX),
         created_ms: r.created_ms,
       },
     ];
   });
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function header(record: ClaimedRecord, now: number): string {

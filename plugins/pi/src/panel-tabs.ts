@@ -3,12 +3,12 @@
 // (`dogsled machine list`, and reconnect, rename, enable, disable, add), Profiles (Enter edits the
 // last prompt file) and Inbox. Every action is a `dogsled` argv, so a refusal is the CLI's one line.
 
+import { editPrompt } from '../../../service/actions/profile-prompt.js';
 import { formatAge } from '../../../service/core/common/duration.js';
-import { plainLine } from '../../../service/core/text/text-clean.js';
-import { callDogsled, jsonOf, oneLine } from './binary.js';
+import { plainLine } from '../../../service/core/text/clean.js';
+import { callDogsled, jsonOf, lastLine } from './binary.js';
 import { ownPane, type PiDeps } from './deps.js';
 import type { ExtensionUIContext } from './pi-api.js';
-import { editPrompt } from './prompt-edit.js';
 import { boardLines, hostLine } from './widget.js';
 
 export const PANEL_TABS = ['Status', 'Hosts', 'Profiles', 'Inbox'] as const;
@@ -48,7 +48,7 @@ const lines = (rows: string[]): PanelRow[] => rows.map((text) => ({ text }));
 async function run(deps: PiDeps, args: string[], done?: string): Promise<string> {
   const result = await callDogsled(deps, args);
   if (!result.ok) return result.why;
-  return done ?? (oneLine(result.stdout) || 'done');
+  return done ?? (lastLine(result.stdout) || 'done');
 }
 
 function on(keys: string[], action: PanelAction): Record<string, PanelAction> {

@@ -3,7 +3,7 @@
 // the selected row and say in one line what happened, then the tab is read again. It never starts
 // a process manager, edits todos or writes into a terminal.
 
-import { plainLine } from '../../../service/core/text/text-clean.js';
+import { plainLine } from '../../../service/core/text/clean.js';
 import { textComponent } from './message.js';
 import { PANEL_TABS, type PanelAction, type PanelTab, type TabView } from './panel-tabs.js';
 import type { ExtensionUIContext, PiComponent, PiTheme, PiTui } from './pi-api.js';

@@ -5,11 +5,8 @@
 // extension: its display reaches this one over Pi's event bus, and is made escape-free and bounded
 // here before it is written.
 
-import { createHash } from 'node:crypto';
-import { mkdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { plainLine } from '../../../service/core/text/text-clean.js';
-import { writeAtomic } from '../../../service/state/engine/atomic-write.js';
+import { publishTodoLines, removeTodoLines, todoLinesPath } from '../../../service/actions/pi-extension.js';
+import { clip, plainLine } from '../../../service/core/text/clean.js';
 import { ownPane, type PiDeps, stateDir } from './deps.js';
 
 /** pi-todo announces its display here (protocol 3), and answers a request for it on the other. */
@@ -45,8 +42,7 @@ export interface TodoLines extends TodoDisplay {
 
 function text(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const line = plainLine(value);
-  return line.length > TEXT_MAX ? `${line.slice(0, TEXT_MAX - 1)}…` : line;
+  return clip(plainLine(value), TEXT_MAX);
 }
 
 function count(value: unknown): number | undefined {
@@ -79,13 +75,9 @@ export function todoDisplay(payload: unknown): TodoDisplay | undefined {
   };
 }
 
-/** 16 hex digits of SHA-256 of the pane id: the name service/state/records/sidebar-files.ts reads. */
+/** The pane's publication file (service/actions/pi-extension.ts names it). */
 export function todoLinesFile(deps: PiDeps, pane: string): string {
-  return join(
-    stateDir(deps),
-    'todo-lines',
-    `${createHash('sha256').update(pane).digest('hex').slice(0, 16)}.json`,
-  );
+  return todoLinesPath(stateDir(deps), pane);
 }
 
 export class TodoPublisher {
@@ -117,9 +109,7 @@ export class TodoPublisher {
     if (pane === undefined) return this.chain;
     const lines: TodoLines = { protocol: 3, session, pane, ...display };
     return this.serial(async () => {
-      const file = todoLinesFile(this.deps, pane);
-      await mkdir(join(stateDir(this.deps), 'todo-lines'), { recursive: true, mode: 0o700 });
-      await writeAtomic(file, `${JSON.stringify(lines)}\n`, { mode: 0o600 });
+      await publishTodoLines(stateDir(this.deps), pane, lines);
       this.wrote = true;
     });
   }
@@ -132,9 +122,7 @@ export class TodoPublisher {
     if (pane === undefined || !this.wrote) return this.chain;
     return this.serial(async () => {
       this.wrote = false;
-      await unlink(todoLinesFile(this.deps, pane)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
+      await removeTodoLines(stateDir(this.deps), pane);
     });
   }
 

@@ -5,7 +5,7 @@
 // stays in the editor: these are Pi shortcuts, never a focused component. Each action goes through
 // the dogsled MCP tools (read, stop, cancel, send), the code the CLI runs too.
 
-import { stripEscapes } from '../../../service/core/text/strip-escapes.js';
+import { clip, plainLine } from '../../../service/core/text/clean.js';
 import type { PiDeps } from './deps.js';
 import { callServerTool } from './mcp-tools.js';
 import type { ExtensionAPI, ExtensionContext } from './pi-api.js';
@@ -27,30 +27,27 @@ export interface WidgetHost {
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-function clip(line: string): string {
-  const plain = stripEscapes(line).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-  return plain.length > DETAIL_WIDTH ? `${plain.slice(0, DETAIL_WIDTH - 1)}…` : plain;
-}
-
 /** What Alt+I shows for a row: a read's newest lines and where the rest is, or why there is none. */
 export async function rowDetails(deps: PiDeps, pick: PickRow, cwd: string): Promise<string[]> {
   const row = pick.row;
   if (pick.kind === 'ticket') {
     const place = typeof row.place === 'number' ? `place ${row.place} in the queue` : text(row.state);
-    return [`ticket ${text(row.id)}: ${place}${row.reason ? ` (${text(row.reason)})` : ''}`].map(clip);
+    return [`ticket ${text(row.id)}: ${place}${row.reason ? ` (${text(row.reason)})` : ''}`].map((line) =>
+      clip(plainLine(line), DETAIL_WIDTH),
+    );
   }
   const target = pick.kind === 'job' ? text(row.job) || text(row.id) : text(row.item) || text(row.id);
   let report: { output?: unknown; reply?: unknown };
   try {
     report = JSON.parse(await callServerTool(deps, 'read', { target }, { cwd }));
   } catch (error) {
-    return [clip(error instanceof Error ? error.message : String(error))];
+    return [clip(plainLine(error instanceof Error ? error.message : String(error)), DETAIL_WIDTH)];
   }
   const output = typeof report.output === 'string' ? report.output.split('\n') : ['(the pane is gone)'];
   const lines = output.filter((line) => line.trim() !== '').slice(-DETAIL_LINES);
   if (pick.kind === 'job') lines.push(`full output: dogsled logs ${target}`);
   else if (typeof report.reply === 'string') lines.push(`final reply: ${report.reply.split('\n')[0] ?? ''}`);
-  return lines.map(clip);
+  return lines.map((line) => clip(plainLine(line), DETAIL_WIDTH));
 }
 
 export function registerWidgetKeys(pi: ExtensionAPI, deps: PiDeps, host: WidgetHost): void {
@@ -109,7 +106,13 @@ export function registerWidgetKeys(pi: ExtensionAPI, deps: PiDeps, host: WidgetH
     const pick = selected();
     const job = pick?.kind === 'job' && pick.group !== 'done' ? text(pick.row.job) || text(pick.row.id) : '';
     if (job === '') return ctx.ui.notify('dogsled: Alt+S stops a job: select a running job first', 'info');
-    if (!(await ctx.ui.confirm('Stop job?', `Stop ${job}: ${clip(text(pick?.row.title))}`))) return;
+    if (
+      !(await ctx.ui.confirm(
+        'Stop job?',
+        `Stop ${job}: ${clip(plainLine(text(pick?.row.title)), DETAIL_WIDTH)}`,
+      ))
+    )
+      return;
     await act(ctx, 'stop', { job }, `stopped ${job}`);
   });
   key('alt+c', 'dogsled: cancel the selected queued ticket', async (ctx) => {
@@ -117,7 +120,12 @@ export function registerWidgetKeys(pi: ExtensionAPI, deps: PiDeps, host: WidgetH
     const ticket = pick?.kind === 'ticket' ? text(pick.row.ticket) || text(pick.row.id) : '';
     if (ticket === '')
       return ctx.ui.notify('dogsled: Alt+C cancels queued work: select a ticket first', 'info');
-    if (!(await ctx.ui.confirm('Cancel queued work?', `Cancel ${ticket}: ${clip(text(pick?.row.title))}`)))
+    if (
+      !(await ctx.ui.confirm(
+        'Cancel queued work?',
+        `Cancel ${ticket}: ${clip(plainLine(text(pick?.row.title)), DETAIL_WIDTH)}`,
+      ))
+    )
       return;
     await act(ctx, 'cancel', { ticket }, `cancelled ${ticket}`);
   });
@@ -126,7 +134,7 @@ export function registerWidgetKeys(pi: ExtensionAPI, deps: PiDeps, host: WidgetH
     const target = pick?.kind === 'agent' ? text(pick.row.pane) : '';
     if (target === '')
       return ctx.ui.notify('dogsled: Alt+M messages an agent: select one with a pane', 'info');
-    const message = await ctx.ui.editor(`Message to ${clip(text(pick?.row.title))}`);
+    const message = await ctx.ui.editor(`Message to ${clip(plainLine(text(pick?.row.title)), DETAIL_WIDTH)}`);
     if (message === undefined || message.trim() === '') return;
     await act(ctx, 'send', { target, message }, undefined);
   });
@@ -134,10 +142,13 @@ export function registerWidgetKeys(pi: ExtensionAPI, deps: PiDeps, host: WidgetH
   async function act(ctx: ExtensionContext, tool: string, args: object, said: string | undefined) {
     try {
       const answer = await callServerTool(deps, tool, args, { cwd: ctx.cwd });
-      ctx.ui.notify(`dogsled: ${said ?? clip(answer)}`, 'info');
+      ctx.ui.notify(`dogsled: ${said ?? clip(plainLine(answer), DETAIL_WIDTH)}`, 'info');
       await host.refresh();
     } catch (error) {
-      ctx.ui.notify(clip(error instanceof Error ? error.message : String(error)), 'error');
+      ctx.ui.notify(
+        clip(plainLine(error instanceof Error ? error.message : String(error)), DETAIL_WIDTH),
+        'error',
+      );
     }
   }
 

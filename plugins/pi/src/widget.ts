@@ -5,7 +5,7 @@
 // refresher in extension.ts reads them every ten seconds, only inside a Herdr pane.
 
 import { formatAge } from '../../../service/core/common/duration.js';
-import { plainLine } from '../../../service/core/text/text-clean.js';
+import { cutAt, plainLine } from '../../../service/core/text/clean.js';
 import { bytesShort, meter } from '../../../sidebar/model/hosts.js';
 import type { TodoDisplay } from './todos.js';
 
@@ -82,7 +82,7 @@ const num = (value: unknown): number | undefined =>
 
 /** `local  1.2/8 busy  mem ███░░░░░ 9.8G free  disk 120G`: one line per host. */
 export function hostLine(host: HostFacts): string {
-  const label = plainLine(typeof host.label === 'string' ? host.label : '?').slice(0, 24);
+  const label = cutAt(plainLine(typeof host.label === 'string' ? host.label : '?'), 24);
   if (host.reachable === false || !host.probe) return `${label}  ? no reply`;
   const cores = num(host.probe.cores) ?? 0;
   const busy = (num(host.probe.busy) ?? 0) * cores;
@@ -129,7 +129,7 @@ export function pickRows(board: unknown, doneOpen: boolean): PickRow[] {
 
 function rowLine(row: BoardRowFacts, selected = false): string {
   const state = plainLine(typeof row.state === 'string' ? row.state : '');
-  const title = plainLine(typeof row.title === 'string' ? row.title : '').slice(0, 120);
+  const title = cutAt(plainLine(typeof row.title === 'string' ? row.title : ''), 120);
   const age = num(row.age_ms);
   return `  ${selected ? '›' : ' '} ${state.padEnd(9)} ${title}${age === undefined ? '' : `  ${formatAge(age)}`}`;
 }

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { type PaneDisposition, type PaneFacts, workspaceVerdicts } from '../../core/cleanup/pane-rule.js';
 import type { PlanEntry } from '../../core/cleanup/prune-plan.js';
 import { messageOf } from '../../core/common/errors.js';
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { stripEscapes } from '../../core/text/clean.js';
 import { lazySchema } from '../../state/engine/lazy-schema.js';
 import type { StateIO } from '../../state/io.js';
 import type { JobRecord } from '../../state/records/job-records.js';

@@ -19,7 +19,7 @@ import {
 } from '../../core/cleanup/pane-rule.js';
 import { contains } from '../../core/cleanup/target-rule.js';
 import { messageOf } from '../../core/common/errors.js';
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { stripEscapes } from '../../core/text/clean.js';
 import { mapLimited } from '../../probe/map-limited.js';
 import { type ChildReader, probePrompt, readChildren } from '../../probe/shell-panes.js';
 import type { JobRecord } from '../../state/records/job-records.js';

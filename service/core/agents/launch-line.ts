@@ -4,7 +4,7 @@
 // or with a control character in any word, before a pane exists. Pure: paths come in, data goes out.
 
 import { shellWord } from '../common/shell-quote.js';
-import { shown, visible } from '../text/visible.js';
+import { quoted, quotedVisible } from '../text/clean.js';
 
 export const AGENT_KINDS = ['pi', 'claude', 'codex'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
@@ -85,12 +85,12 @@ interface Word {
 export function launchLine(input: LaunchLineInput): LaunchLineResult {
   const kind = AGENT_KINDS.find((known) => known === input.kind);
   if (kind === undefined) {
-    return { ok: false, error: `unknown kind ${shown(input.kind)}: use pi, claude or codex` };
+    return { ok: false, error: `unknown kind ${quoted(input.kind)}: use pi, claude or codex` };
   }
   if (!AGENT_NAME.test(input.name)) {
     return {
       ok: false,
-      error: `name ${shown(input.name)} is not a Herdr agent name: a lowercase letter, then at most 31 lowercase letters, digits, - or _`,
+      error: `name ${quoted(input.name)} is not a Herdr agent name: a lowercase letter, then at most 31 lowercase letters, digits, - or _`,
     };
   }
   const profile = input.profile ?? null;
@@ -100,7 +100,7 @@ export function launchLine(input: LaunchLineInput): LaunchLineResult {
   if (CONTROL.test(input.stateDir)) {
     return {
       ok: false,
-      error: `the state path ${visible(input.stateDir)} contains a control character, which Herdr cannot type; set DOGSLED_STATE to a directory without one`,
+      error: `the state path ${quotedVisible(input.stateDir)} contains a control character, which Herdr cannot type; set DOGSLED_STATE to a directory without one`,
     };
   }
   const words = agentWords(kind, input, profile);
@@ -108,7 +108,7 @@ export function launchLine(input: LaunchLineInput): LaunchLineResult {
   if (bad !== undefined) {
     return {
       ok: false,
-      error: `${bad.what} contains a control character, which Herdr cannot type: ${visible(bad.text)}`,
+      error: `${bad.what} contains a control character, which Herdr cannot type: ${quotedVisible(bad.text)}`,
     };
   }
   const args = words.map((word) => word.text);
@@ -183,7 +183,7 @@ function longestPart(words: readonly Word[], input: LaunchLineInput, profile: La
     if (uses > 0) {
       parts.push({
         bytes: uses * byteLength(input.stateDir),
-        say: `the state path ${visible(input.stateDir)} takes ${uses * byteLength(input.stateDir)} bytes (${uses} uses); set DOGSLED_STATE to a shorter directory`,
+        say: `the state path ${quotedVisible(input.stateDir)} takes ${uses * byteLength(input.stateDir)} bytes (${uses} uses); set DOGSLED_STATE to a shorter directory`,
       });
     }
   }
@@ -193,7 +193,7 @@ function longestPart(words: readonly Word[], input: LaunchLineInput, profile: La
       .reduce((sum, word) => sum + byteLength(shellWord(word.text)) + 1, 0);
     parts.push({
       bytes,
-      say: `profile ${visible(profile.name)} takes ${bytes} bytes (its model, thinking, prompt paths and pi_args)`,
+      say: `profile ${quotedVisible(profile.name)} takes ${bytes} bytes (its model, thinking, prompt paths and pi_args)`,
     });
   }
   const nameUses = words.reduce((sum, word) => sum + occurrences(word.text, input.name), 0);

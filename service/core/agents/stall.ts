@@ -2,6 +2,8 @@
 // Only the transcript's modification time counts, so screen redraws never reset the clock, and an
 // agent without a readable transcript never stalls. Recovery (a change, or another state) clears it.
 
+import { knobVariable } from '../common/test-knobs.js';
+
 export const STALL_AFTER_MS = 10 * 60_000;
 
 /** States in which silence means trouble; idle, done and blocked agents are waiting on purpose. */
@@ -60,13 +62,13 @@ export function nextStallClock(
   return { state_since_ms, stalled_since_ms, stallable_since_ms };
 }
 
-/** Parses DOGSLED_TEST_STALL_MS: a positive integer of milliseconds, else the ten-minute default. */
+/** Parses the STALL_MS knob: a positive integer of milliseconds, else the ten-minute default. */
 export function stallThreshold(raw: string | undefined): { ms: number; warning: string | null } {
   if (raw === undefined || raw === '') return { ms: STALL_AFTER_MS, warning: null };
   if (/^\d+$/.test(raw) && Number(raw) > 0) return { ms: Number(raw), warning: null };
   return {
     ms: STALL_AFTER_MS,
-    warning: `DOGSLED_TEST_STALL_MS must be a positive number of milliseconds, not ${JSON.stringify(raw)}; using 10m`,
+    warning: `${knobVariable('STALL_MS')} must be a positive number of milliseconds, not ${JSON.stringify(raw)}; using 10m`,
   };
 }
 

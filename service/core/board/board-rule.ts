@@ -9,7 +9,7 @@ import { shellLine } from '../common/shell-quote.js';
 import type { LandRow } from '../inbox/to-land-rule.js';
 import { endToken, NEVER_STARTED, neverStarted } from '../jobs/job-status.js';
 import { isHeld } from '../quota/quota-hold.js';
-import { clippedLine, plainLine } from '../text/text-clean.js';
+import { clip, plainLine } from '../text/clean.js';
 
 export const BOARD_GROUPS = ['to_land', 'attention', 'running', 'waiting', 'done'] as const;
 export type BoardGroupId = (typeof BOARD_GROUPS)[number];
@@ -195,14 +195,9 @@ export function boardOf(input: BoardInput, now: number): Board {
   return { version: 1, owner: input.owner, now_ms: now, groups };
 }
 
-/** One escape-free line, cut at TITLE_MAX. */
-export function safeText(text: string, max = TITLE_MAX): string {
-  return clippedLine(text, max);
-}
-
 export function commandTitle(argv: readonly string[]): string {
   // Each argument is cleaned before quoting, so an unterminated escape cannot swallow a quote.
-  return safeText(shellLine(argv.map(plainLine)));
+  return clip(shellLine(argv.map(plainLine)), TITLE_MAX);
 }
 
 function blank(kind: RowKind, id: string, group: BoardGroupId): BoardRow {
@@ -264,7 +259,7 @@ function jobRow(item: BoardItem, jobs: ReadonlyMap<string, BoardJob>, now: numbe
     host: job.host,
     pane: job.pane,
     title: commandTitle(job.command),
-    detail: safeText(job.cwd),
+    detail: clip(plainLine(job.cwd), TITLE_MAX),
     item: item.id,
     job: job.id,
     ticket: item.ticket,
@@ -282,7 +277,7 @@ function jobRow(item: BoardItem, jobs: ReadonlyMap<string, BoardJob>, now: numbe
     if (neverStarted(job, now)) return at('attention', NEVER_STARTED, job.created_ms, NEVER_STARTED);
     return at('running', 'starting', job.created_ms);
   }
-  const token = safeText(endToken(job), 40);
+  const token = clip(plainLine(endToken(job)), 40);
   if (job.exit_code === 0 && job.reason === null) return at('done', token, job.ended_ms);
   if (job.reason === 'stopped') return at('done', 'stopped', job.ended_ms);
   return at('attention', token, job.ended_ms, endReason(job));
@@ -292,10 +287,10 @@ function endReason(job: BoardJob): string {
   if (job.reason === WRAPPER_LOST) return 'its wrapper died without a final record';
   if (job.reason === 'timeout') return 'killed at its --timeout';
   if (job.reason === 'idle-timeout') return 'killed after --idle-timeout without output';
-  if (job.reason?.startsWith(NEVER_STARTED)) return safeText(job.reason);
+  if (job.reason?.startsWith(NEVER_STARTED)) return clip(plainLine(job.reason), TITLE_MAX);
   if (job.exit_code !== null) return `exited ${job.exit_code}`;
-  if (job.signal !== null) return `killed by ${safeText(job.signal, 20)}`;
-  return safeText(job.reason ?? 'ended without a status');
+  if (job.signal !== null) return `killed by ${clip(plainLine(job.signal), 20)}`;
+  return clip(plainLine(job.reason ?? 'ended without a status'), TITLE_MAX);
 }
 
 /**
@@ -312,10 +307,12 @@ function agentRow(
 ): BoardRow | undefined {
   if (item.closed_ms !== null) return undefined;
   const pane = item.pane === null ? undefined : panes?.get(item.pane);
-  const name = safeText(item.name ?? pane?.name ?? item.id, 60);
+  const name = clip(plainLine(item.name ?? pane?.name ?? item.id), 60);
   const harness = item.harness ?? pane?.agent;
   const model = pane?.model ?? item.model;
-  const detail = [harness, model].filter((part): part is string => Boolean(part)).map((p) => safeText(p, 60));
+  const detail = [harness, model]
+    .filter((part): part is string => Boolean(part))
+    .map((p) => clip(plainLine(p), 60));
   const row = {
     ...blank('agent', item.id, 'running'),
     host: item.host,
@@ -364,11 +361,11 @@ function ticketRows(input: BoardInput, now: number): BoardRow[] {
       ...blank('ticket', ticket.id, 'waiting'),
       host: ticket.host,
       title: ticket.agent
-        ? safeText(`${ticket.agent.name} (${ticket.agent.kind})`, 80)
+        ? clip(plainLine(`${ticket.agent.name} (${ticket.agent.kind})`), 80)
         : ticket.request
           ? commandTitle(ticket.request.command)
           : 'placement',
-      detail: ticket.pin === null ? null : `pinned to ${safeText(ticket.pin, 60)}`,
+      detail: ticket.pin === null ? null : `pinned to ${clip(plainLine(ticket.pin), 60)}`,
       ticket: ticket.id,
     };
     if (ticket.state === 'pending') {
@@ -379,7 +376,7 @@ function ticketRows(input: BoardInput, now: number): BoardRow[] {
         since_ms: ticket.created_ms,
         age_ms: ageOf(ticket.created_ms, now),
         place,
-        reason: ticket.hold && isHeld(ticket, now) ? safeText(ticket.hold.reason) : null,
+        reason: ticket.hold && isHeld(ticket, now) ? clip(plainLine(ticket.hold.reason), TITLE_MAX) : null,
       });
     } else if (ticket.state === 'admitting') {
       rows.push({
@@ -395,7 +392,7 @@ function ticketRows(input: BoardInput, now: number): BoardRow[] {
         state: 'failed',
         since_ms: ticket.state_ms,
         age_ms: ageOf(ticket.state_ms, now),
-        reason: safeText(ticket.error ?? 'admission failed'),
+        reason: clip(plainLine(ticket.error ?? 'admission failed'), TITLE_MAX),
       });
     }
   }
@@ -404,8 +401,8 @@ function ticketRows(input: BoardInput, now: number): BoardRow[] {
 
 /** `<child>: branch <b> +N to land`. */
 function toLandRow(land: LandRow, now: number): BoardRow {
-  const child = safeText(land.name, 60);
-  const name = safeText(land.branch, 120);
+  const child = clip(plainLine(land.name), 60);
+  const name = clip(plainLine(land.branch), 120);
   const what = [land.ahead > 0 ? `+${land.ahead}` : null, land.dirty ? 'dirty' : null]
     .filter(Boolean)
     .join(' ');

@@ -3,7 +3,7 @@
 // the panes, their process facts and the process table. Work is attributed to the deepest checkout
 // that contains it. Reasons name panes and programs, never a program's arguments.
 
-import { stripEscapes } from '../text/strip-escapes.js';
+import { stripEscapes } from '../text/clean.js';
 import type { Hold } from './loss-types.js';
 import { owningCheckout } from './target-rule.js';
 

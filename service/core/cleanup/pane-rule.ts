@@ -5,7 +5,7 @@
 
 import type { ProcessInfo } from '../../terminal/port-records.js';
 import { formatAge } from '../common/duration.js';
-import { stripEscapes } from '../text/strip-escapes.js';
+import { stripEscapes } from '../text/clean.js';
 import { isFresh, WATCH_MAX_GAP_MS, type WatchEntry } from './pane-watch-carry.js';
 
 /** Shell names Herdr accepts as an available shell (CONTRACT §4.1). */

@@ -2,7 +2,7 @@
 // system refuses a file, and what the state layer's one-line file errors (state/engine/fs-errors.ts)
 // are made of. Pure: it reads only the error object it is given.
 
-import { oneLine } from '../text/text-clean.js';
+import { squeezedLine } from '../text/clean.js';
 import { messageOf } from './errors.js';
 
 /** A Node system error: an errno code and the syscall that failed. */
@@ -19,7 +19,7 @@ export function isSystemError(error: unknown): error is NodeJS.ErrnoException & 
 
 /** `no space left on device (ENOSPC)`: Node's strerror text without the syscall and paths. */
 export function systemErrorText(error: unknown): string {
-  if (!isSystemError(error)) return oneLine(messageOf(error));
+  if (!isSystemError(error)) return squeezedLine(messageOf(error));
   const text = /^[A-Z0-9]+: ([^,]+)/.exec(error.message)?.[1] ?? error.code;
-  return `${oneLine(text)} (${error.code})`;
+  return `${squeezedLine(text)} (${error.code})`;
 }

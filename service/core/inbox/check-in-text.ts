@@ -5,7 +5,7 @@
 
 import type { ChildFacts, JobEvent, OwnerFacts } from '../agents/watchdog-rule.js';
 import { formatAge } from '../common/duration.js';
-import { clipText, plainLine } from '../text/text-clean.js';
+import { clip, plainLine } from '../text/clean.js';
 
 /** Children named in one note; the rest are counted. */
 const NOTE_CHILDREN = 20;
@@ -16,15 +16,15 @@ export const JOB_LOG_LINES = 5;
 const QUOTE = '    | ';
 
 function quoted(lines: readonly string[]): string[] {
-  return lines.map((line) => `${QUOTE}${clipText(plainLine(line), LINE_CHARS)}`);
+  return lines.map((line) => `${QUOTE}${clip(plainLine(line), LINE_CHARS)}`);
 }
 
 function commandText(command: readonly string[] | null): string {
-  return command === null ? '' : ` (${clipText(plainLine(command.join(' ')), 60)})`;
+  return command === null ? '' : ` (${clip(plainLine(command.join(' ')), 60)})`;
 }
 
 function childLines(child: ChildFacts, now: number): string[] {
-  const name = clipText(plainLine(child.label), 60);
+  const name = clip(plainLine(child.label), 60);
   const parts = [`${child.state} ${formatAge(now - child.since_ms)}`];
   if (child.stalled_since_ms !== null) parts.push(`STALLED ${formatAge(now - child.stalled_since_ms)}`);
   if (child.transcript_modified !== null) {
@@ -80,7 +80,7 @@ export function checkInText(
   if (facts.orphans.length > 0) {
     lines.push(
       'Orphaned on this host:',
-      ...facts.orphans.map((line) => `- ${clipText(plainLine(line), LINE_CHARS)}`),
+      ...facts.orphans.map((line) => `- ${clip(plainLine(line), LINE_CHARS)}`),
     );
   }
   lines.push(

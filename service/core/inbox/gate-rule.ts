@@ -5,7 +5,7 @@
 // (core/to-land.ts), closed children's included; the history is cleared once the owner has neither
 // open items nor rows. Pure: the hooks read the rows and gate.json, and write what gateStep decides.
 
-import { clipText } from '../text/text-clean.js';
+import { clip } from '../text/clean.js';
 import type { LandRow } from './to-land-rule.js';
 
 /** How many set keys an owner's history keeps; older sets may remind again, which is harmless. */
@@ -51,11 +51,11 @@ export function gateStep(
 }
 
 function rowText(row: LandRow, clean: (text: string) => string): string {
-  const parts = [`branch ${clipText(clean(row.branch), BRANCH_CHARS)}`];
+  const parts = [`branch ${clip(clean(row.branch), BRANCH_CHARS)}`];
   if (row.ahead > 0) parts.push(`${row.ahead} commit${row.ahead === 1 ? '' : 's'} to land`);
   if (row.dirty) parts.push('uncommitted changes');
-  const where = row.host === 'local' ? '' : ` on ${clipText(clean(row.host), NAME_CHARS)}`;
-  return `- ${clipText(clean(row.name), NAME_CHARS)}${where}: ${parts.join(', ')}`;
+  const where = row.host === 'local' ? '' : ` on ${clip(clean(row.host), NAME_CHARS)}`;
+  return `- ${clip(clean(row.name), NAME_CHARS)}${where}: ${parts.join(', ')}`;
 }
 
 /** The reminder itself. It asks; it never commits, merges, closes or discards anything. */

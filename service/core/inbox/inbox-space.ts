@@ -5,8 +5,7 @@
 // evicted: a send that does not fit beside them is refused. Pure: records and `now` in, a plan out.
 
 import type { InboxRecord } from '../../state/schemas/inbox-schemas.js';
-import { stripEscapes } from '../text/strip-escapes.js';
-import { cutAt } from '../text/text-clean.js';
+import { cutAt, stripEscapes } from '../text/clean.js';
 import { isExpiredRecord, isUndelivered, settledAt } from './inbox.js';
 
 /**

@@ -8,8 +8,7 @@ import type { InboxRecord, InboxSender } from '../../state/schemas/inbox-schemas
 import type { Ticket } from '../../state/schemas/queue-items-schemas.js';
 import { formatAge } from '../common/duration.js';
 import { shellLine } from '../common/shell-quote.js';
-import { stripEscapes } from '../text/strip-escapes.js';
-import { clipText, cutAt, plainLine } from '../text/text-clean.js';
+import { clip, cutAt, plainLine, stripEscapes } from '../text/clean.js';
 import { pickBatch, senderField } from './inbox.js';
 import { INLINE_TEXT_CHARS } from './inbox-space.js';
 
@@ -102,7 +101,7 @@ function stateText(record: InboxRecord): string {
 export function displayLines(record: InboxRecord, now: number): string[] {
   const head = `${record.id}  ${header(record, now)} · ${stateText(record)}`;
   const body = stripEscapes(record.text).trimEnd().split('\n');
-  const shown = body.slice(0, FOLD_LINES).map((line) => `  ${clipText(plainLine(line), LINE_CHARS)}`);
+  const shown = body.slice(0, FOLD_LINES).map((line) => `  ${clip(plainLine(line), LINE_CHARS)}`);
   const hidden = body.length - shown.length;
   if (hidden > 0) shown.push(`  … ${hidden} more line${hidden === 1 ? '' : 's'}`);
   return [head, ...shown];
@@ -110,7 +109,7 @@ export function displayLines(record: InboxRecord, now: number): string[] {
 
 /** What the sender's own inbox says about a record that could not be delivered. */
 export function undeliveredText(record: InboxRecord, target: string, reason: string): string {
-  const said = clipText(plainLine(stripEscapes(record.text).trim()), 200);
+  const said = clip(plainLine(stripEscapes(record.text).trim()), 200);
   return `Your ${plainLine(record.kind)} ${record.id} to ${plainLine(target)} was not delivered: ${reason}. It said: ${said}`;
 }
 
@@ -135,10 +134,10 @@ export function senderFinishedText(name: string): string {
 /** What an owner hears when a ticket it did not wait for is admitted or fails. */
 export function ticketNoticeText(ticket: Ticket): string {
   const what = ticket.agent
-    ? `agent ${clipText(plainLine(ticket.agent.name), 40)} (${ticket.agent.kind})`
+    ? `agent ${clip(plainLine(ticket.agent.name), 40)} (${ticket.agent.kind})`
     : ticket.request === null
       ? 'placement'
-      : `job ${clipText(plainLine(shellLine(ticket.request.command)), 120)}`;
+      : `job ${clip(plainLine(shellLine(ticket.request.command)), 120)}`;
   if (ticket.state === 'admitted') {
     const job = ticket.job === null ? '' : ` as ${ticket.job}`;
     const worktree = ticket.worktree

@@ -7,7 +7,7 @@
 
 import type { Inbox, InboxReader, InboxRecord, InboxSender } from '../../state/schemas/inbox-schemas.js';
 import { backoffRetryAt } from '../common/backoff.js';
-import { clipText, plainLine } from '../text/text-clean.js';
+import { clip, plainLine } from '../text/clean.js';
 
 export const INBOX_KINDS = [
   'message',
@@ -269,7 +269,7 @@ const HOST_IDENTITY = /^h_[a-z2-7]{12}$/;
 /** One sender field as kept: escape-free, one line, bounded; empty is none. */
 export function senderField(value: string | null | undefined): string | null {
   if (typeof value !== 'string') return null;
-  const clean = clipText(plainLine(value).trim(), SENDER_FIELD_CHARS);
+  const clean = clip(plainLine(value).trim(), SENDER_FIELD_CHARS);
   return clean === '' ? null : clean;
 }
 

@@ -5,7 +5,7 @@
 // this host's pane comes first, and only a pane unknown here is looked for on the peers. Pure: the
 // candidates each host answered come in, the decision and its one-line refusal come out.
 
-import { clippedLine } from '../text/text-clean.js';
+import { clip, plainLine } from '../text/clean.js';
 
 /** Herdr's agent-name rule (CONTRACT §1.2): what a child or a tracked pane can be called. */
 export const AGENT_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -37,14 +37,9 @@ export function needsPeers(target: string, here: HostAnswer): boolean {
   return isName(target) || !('matches' in here) || here.matches.length === 0;
 }
 
-/** Text from another host (a pane id, an agent name, a reason) as one short escape-free line. */
-function shown(text: string, max = 80): string {
-  return clippedLine(text, max);
-}
-
 function candidateText(candidate: Candidate): string {
-  const name = candidate.name === null ? '' : ` ${shown(candidate.name, 32)}`;
-  return `${shown(candidate.pane, 32)}${name}`;
+  const name = candidate.name === null ? '' : ` ${clip(plainLine(candidate.name), 32)}`;
+  return `${clip(plainLine(candidate.pane), 32)}${name}`;
 }
 
 /** A refusal lists this many entries of a list, then counts the rest: it stays one short line. */
@@ -61,7 +56,7 @@ function listed<T>(entries: readonly T[], text: (entry: T) => string): string {
  * asked. Every refusal is one line naming what was found where, or where it could not look.
  */
 export function sendTarget(target: string, answers: readonly HostAnswer[]): SendTarget {
-  const quoted = `"${shown(target)}"`;
+  const quoted = `"${clip(plainLine(target), 80)}"`;
   const found = answers.filter(
     (answer): answer is Extract<HostAnswer, { matches: readonly Candidate[] }> =>
       'matches' in answer && answer.matches.length > 0,
@@ -70,7 +65,7 @@ export function sendTarget(target: string, answers: readonly HostAnswer[]): Send
   if (found.length > 1) {
     const where = listed(
       found,
-      (answer) => `${shown(answer.label, 40)} (${listed(answer.matches, candidateText)})`,
+      (answer) => `${clip(plainLine(answer.label), 40)} (${listed(answer.matches, candidateText)})`,
     );
     return {
       kind: 'refused',
@@ -81,7 +76,7 @@ export function sendTarget(target: string, answers: readonly HostAnswer[]): Send
     if (only.matches.length > 1) {
       return {
         kind: 'refused',
-        message: `send: ${quoted} names ${only.matches.length} panes on ${shown(only.label, 40)}: ${listed(only.matches, candidateText)}; send to one pane id; nothing was sent`,
+        message: `send: ${quoted} names ${only.matches.length} panes on ${clip(plainLine(only.label), 40)}: ${listed(only.matches, candidateText)}; send to one pane id; nothing was sent`,
       };
     }
     return only.host === 'local' ? { kind: 'here' } : { kind: 'peer', host: only.host };
@@ -89,10 +84,15 @@ export function sendTarget(target: string, answers: readonly HostAnswer[]): Send
   const looked = answers.filter((answer) => 'matches' in answer);
   const failed = answers.filter((answer) => 'error' in answer);
   const parts = [
-    looked.length > 0 ? `looked on ${listed(looked, (answer) => shown(answer.label, 40))}` : 'looked nowhere',
+    looked.length > 0
+      ? `looked on ${listed(looked, (answer) => clip(plainLine(answer.label), 40))}`
+      : 'looked nowhere',
     ...failed
       .slice(0, LISTED)
-      .map((answer) => `${shown(answer.label, 40)}: ${shown((answer as { error: string }).error, 120)}`),
+      .map(
+        (answer) =>
+          `${clip(plainLine(answer.label), 40)}: ${clip(plainLine((answer as { error: string }).error), 120)}`,
+      ),
   ];
   if (failed.length > LISTED) parts.push(`and ${failed.length - LISTED} more could not be asked`);
   return {

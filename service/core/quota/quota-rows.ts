@@ -4,7 +4,7 @@
 // Every string that came from a provider is made one escape-free, bounded line here, before it is
 // stored, pushed or shown; a number that is not a finite percentage is never guessed into one.
 
-import { squeezedLine } from '../text/text-clean.js';
+import { squeezedLine } from '../text/clean.js';
 
 export interface QuotaRow {
   /** The lowercase CLIProxy provider name (claude, codex, or a plugin provider). */
@@ -37,14 +37,9 @@ export const FETCH_ERROR_WINDOW = 'quota';
 /** Longest text kept per field: far above any real name, small enough that a hostile answer stays small. */
 export const TEXT_LIMITS = { pool: 64, account: 128, window: 96, error: 300, source: 255 } as const;
 
-/** One line, escape-free, trimmed and bounded; what every provider string becomes. */
-export function safeText(text: string, max: number): string {
-  return squeezedLine(text, max);
-}
-
 /** The pool of a provider name: lowercase, one safe line; `unknown` when nothing is left. */
 export function poolName(provider: string): string {
-  return safeText(provider, TEXT_LIMITS.pool).toLowerCase() || 'unknown';
+  return squeezedLine(provider, TEXT_LIMITS.pool).toLowerCase() || 'unknown';
 }
 
 /** A percentage clamped to 0..100, or null when it is not a finite number. */
@@ -85,7 +80,7 @@ function row(pool: string, account: string, window: string, used: number, resets
   return {
     pool,
     account,
-    window: safeText(window, TEXT_LIMITS.window) || FETCH_ERROR_WINDOW,
+    window: squeezedLine(window, TEXT_LIMITS.window) || FETCH_ERROR_WINDOW,
     used_pct: used,
     resets_ms: resets,
     error: null,
@@ -99,7 +94,7 @@ export function accountErrorRows(
   windows: readonly string[],
   error: string,
 ): QuotaRow[] {
-  const text = safeText(error, TEXT_LIMITS.error) || 'failed';
+  const text = squeezedLine(error, TEXT_LIMITS.error) || 'failed';
   return windows.map((window) => ({ pool, account, window, used_pct: 0, resets_ms: null, error: text }));
 }
 
@@ -161,7 +156,7 @@ export function codexRows(account: string, answer: unknown, now: number): QuotaR
 
 /** A group's display name as a window prefix: lowercase, runs of anything but [a-z0-9_-] as one `-`. */
 export function groupName(displayName: unknown, index: number): string {
-  const text = typeof displayName === 'string' ? safeText(displayName, TEXT_LIMITS.window) : '';
+  const text = typeof displayName === 'string' ? squeezedLine(displayName, TEXT_LIMITS.window) : '';
   const name = text
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, '-')
@@ -188,8 +183,8 @@ export function bucketRows(pool: string, account: string, answer: unknown, now: 
     for (const item of buckets) {
       const bucket = record(item);
       if (!bucket) continue;
-      const raw = typeof bucket.window === 'string' ? safeText(bucket.window, TEXT_LIMITS.window) : '';
-      const window = safeText(`${prefix}${raw || FETCH_ERROR_WINDOW}`, TEXT_LIMITS.window);
+      const raw = typeof bucket.window === 'string' ? squeezedLine(bucket.window, TEXT_LIMITS.window) : '';
+      const window = squeezedLine(`${prefix}${raw || FETCH_ERROR_WINDOW}`, TEXT_LIMITS.window);
       const used = usedFromRemaining(bucket.remainingFraction);
       if (used === null) {
         rows.push(...accountErrorRows(pool, account, [window], 'remainingFraction is not a number'));
@@ -219,7 +214,7 @@ export interface AccountFacts {
 export function accountLabel(facts: AccountFacts): string {
   for (const candidate of [facts.email, facts.label, facts.account, facts.name, facts.auth_index]) {
     if (typeof candidate !== 'string') continue;
-    let text = safeText(candidate, TEXT_LIMITS.account);
+    let text = squeezedLine(candidate, TEXT_LIMITS.account);
     if (candidate === facts.name) text = text.replace(/\.json$/i, '');
     if (text !== '') return redactSecrets(text);
   }
@@ -267,13 +262,13 @@ export function distinctAccounts(labels: ReadonlyArray<{ pool: string; account: 
 export function cleanSnapshot<S extends QuotaSnapshot>(snapshot: S): S {
   return {
     ...snapshot,
-    source: safeText(snapshot.source, TEXT_LIMITS.source),
+    source: squeezedLine(snapshot.source, TEXT_LIMITS.source),
     pools: snapshot.pools.map((row) => ({
       ...row,
-      pool: safeText(row.pool, TEXT_LIMITS.pool) || 'unknown',
-      account: safeText(row.account, TEXT_LIMITS.account),
-      window: safeText(row.window, TEXT_LIMITS.window) || FETCH_ERROR_WINDOW,
-      error: row.error === null ? null : safeText(row.error, TEXT_LIMITS.error) || 'failed',
+      pool: squeezedLine(row.pool, TEXT_LIMITS.pool) || 'unknown',
+      account: squeezedLine(row.account, TEXT_LIMITS.account),
+      window: squeezedLine(row.window, TEXT_LIMITS.window) || FETCH_ERROR_WINDOW,
+      error: row.error === null ? null : squeezedLine(row.error, TEXT_LIMITS.error) || 'failed',
     })),
   };
 }

@@ -5,8 +5,8 @@
 // DCS/SOS/PM/APC strings (7- and 8-bit forms), other escape sequences, C0 controls (including
 // `\r`), DEL and C1 controls, and the characters that show nothing yet change what is read: bidi
 // overrides, embeddings, isolates and marks (text that reads in another order than it runs),
-// zero-width spaces and joiners, and Unicode tags (invisible ASCII). The one-line forms built on it
-// (newlines and tabs folded, cut to a length) are in text-clean.ts.
+// zero-width spaces and joiners, and Unicode tags (invisible ASCII). Callers import it from clean.ts,
+// the text vocabulary, beside the forms built on it (one line, clipped, quoted).
 
 const ESC = 0x1b;
 const BEL = 0x07;

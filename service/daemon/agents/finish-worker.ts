@@ -15,7 +15,7 @@ import { cancellingWork, turnEnded } from '../../core/agents/done-rule.js';
 import { messageOf } from '../../core/common/errors.js';
 import { pendingRecord } from '../../core/inbox/inbox.js';
 import { finishedText, senderFinishedText } from '../../core/inbox/inbox-text.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { LOCAL_HOST } from '../../hosts/local-facts.js';
 import { postForHost } from '../../inbox/outbox.js';
 import { postRecord } from '../../inbox/post.js';
@@ -52,12 +52,12 @@ export class FinishWorker {
     await this.blocked
       .pass()
       .catch((error: unknown) =>
-        this.warnOnce(`dogsled serve: blocked reports: ${oneLine(messageOf(error))}`),
+        this.warnOnce(`dogsled serve: blocked reports: ${squeezedLine(messageOf(error))}`),
       );
     const now = this.deps.now();
     if (closed.length > 0 || now - this.watchedMs >= BRANCH_WATCH_MS) await this.watchBranches();
     await forwardToOwners(this.deps).catch((error: unknown) =>
-      this.warnOnce(`dogsled serve: outbox: ${oneLine(messageOf(error))}`),
+      this.warnOnce(`dogsled serve: outbox: ${squeezedLine(messageOf(error))}`),
     );
     return closed;
   }
@@ -85,7 +85,7 @@ export class FinishWorker {
     const closed: DoneMark[] = [];
     for (const mark of live) {
       const done = await this.finish(port, listing, mark).catch(async (error: unknown) => {
-        const why = oneLine(messageOf(error), 300);
+        const why = squeezedLine(messageOf(error), 300);
         this.warnOnce(`dogsled serve: done ${mark.id}: ${why}`);
         await this.change(mark.id, (m) => ({ ...m, error: why }));
         return null;
@@ -150,7 +150,7 @@ export class FinishWorker {
   private async watchBranches(): Promise<void> {
     this.watchedMs = this.deps.now();
     await observeBranches(this.deps, (line) => this.warnOnce(line)).catch((error: unknown) =>
-      this.warnOnce(`dogsled serve: branches: ${oneLine(messageOf(error))}`),
+      this.warnOnce(`dogsled serve: branches: ${squeezedLine(messageOf(error))}`),
     );
   }
 

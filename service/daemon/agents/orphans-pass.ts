@@ -20,7 +20,7 @@ import {
 import { completedPass, sweepCounts, sweepCountsText } from '../../core/cleanup/sweep-rule.js';
 import { backoffRetryAt } from '../../core/common/backoff.js';
 import { isDogsledError, messageOf } from '../../core/common/errors.js';
-import { oneLine, plainLine } from '../../core/text/text-clean.js';
+import { plainLine, squeezedLine } from '../../core/text/clean.js';
 import { LOCAL_HOST } from '../../hosts/local-facts.js';
 import { readPeerEntry } from '../../hosts/peer-cache.js';
 import { ownerElsewhere } from '../../inbox/outbox.js';
@@ -141,7 +141,7 @@ export class OrphanLane {
         orphaned.set(item.id, null);
         continue;
       }
-      const reason = oneLine(plainLine(outcome.reason), REASON_CHARS);
+      const reason = squeezedLine(plainLine(outcome.reason), REASON_CHARS);
       const since = item.orphaned?.reason === reason ? item.orphaned.since_ms : io.now();
       orphaned.set(item.id, { reason, since_ms: since });
       report.held.push({
@@ -238,7 +238,7 @@ export class OrphanLane {
           kind: 'orphan',
           path: item.worktree ?? pane,
           branch: item.branch ?? null,
-          error: oneLine(messageOf(error), 300),
+          error: squeezedLine(messageOf(error), 300),
         });
       }
       return { kind: 'kept', reason };

@@ -18,9 +18,10 @@ import {
   WATCHDOG_PACE_MS,
 } from '../../core/agents/watchdog-rule.js';
 import { messageOf } from '../../core/common/errors.js';
+import { testKnob } from '../../core/common/test-knobs.js';
 import { checkInText } from '../../core/inbox/check-in-text.js';
 import { pendingRecord, serviceSender } from '../../core/inbox/inbox.js';
-import { clipText, plainLine } from '../../core/text/text-clean.js';
+import { clip, plainLine } from '../../core/text/clean.js';
 import { LOCAL_HOST } from '../../hosts/local-facts.js';
 import { guarded } from '../../inbox/inbox-files.js';
 import { postRecord } from '../../inbox/post.js';
@@ -279,7 +280,7 @@ export class WatchdogWorker {
         await withTimeout(
           (port as TerminalPort).notify({
             // A pane's name is the agent's own text: untrusted, so escape-free and short.
-            title: `dogsled: ${clipText(plainLine(pane.name ?? pane.pane), 60)} stalled`,
+            title: `dogsled: ${clip(plainLine(pane.name ?? pane.pane), 60)} stalled`,
             body: `No transcript change in ${pane.pane} since it stalled; it may need you.`,
             sound: 'request',
           }),
@@ -332,12 +333,11 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
 }
 
 /**
- * The watchdog looks every minute. DOGSLED_TEST_WATCHDOG_PACE_MS (with DOGSLED_TEST=1) shortens the
- * look, never the rules (a check-in still waits 30 quiet minutes), so a test sees a stall in seconds.
+ * The watchdog looks every minute. The WATCHDOG_PACE_MS knob shortens the look, never the rules (a
+ * check-in still waits 30 quiet minutes), so a test sees a stall in seconds.
  */
 export function watchdogPaceMs(env: NodeJS.ProcessEnv): number {
-  const test = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_WATCHDOG_PACE_MS) : Number.NaN;
-  return Number.isSafeInteger(test) && test > 0 ? Math.min(test, WATCHDOG_PACE_MS) : WATCHDOG_PACE_MS;
+  return Math.min(testKnob(env, 'WATCHDOG_PACE_MS') ?? WATCHDOG_PACE_MS, WATCHDOG_PACE_MS);
 }
 
 /** Runs the watchdog every minute until the signal aborts; `report` carries its failure into host.json. */

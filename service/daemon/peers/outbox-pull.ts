@@ -6,6 +6,7 @@
 // delivers nothing twice (each inbox record is posted once by its ref).
 
 import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { testKnob } from '../../core/common/test-knobs.js';
 import { senderFromPeer } from '../../core/inbox/inbox.js';
 import { awaitsPeer, OUTBOX_LEASE_MS, ownerItemsAfter } from '../../core/inbox/outbox-rule.js';
 import type { PeerHost } from '../../hosts/fleet.js';
@@ -123,18 +124,17 @@ async function deliver(
   await postRecord(io, owner.terminal, owner.pane, { ...record, sender });
 }
 
-/** The lease asked of a peer; tests shorten it (DOGSLED_TEST=1) to see a lost claimer's records again. */
+/** The lease asked of a peer; tests shorten it (OUTBOX_LEASE_MS) to see a lost claimer's records again. */
 function leaseMs(io: WorkerIO): number {
-  const test = io.env.DOGSLED_TEST === '1' ? Number(io.env.DOGSLED_TEST_OUTBOX_LEASE_MS) : Number.NaN;
-  return Number.isSafeInteger(test) && test > 0 ? test : OUTBOX_LEASE_MS;
+  return testKnob(io.env, 'OUTBOX_LEASE_MS') ?? OUTBOX_LEASE_MS;
 }
 
 /**
- * DOGSLED_TEST=1 with DOGSLED_TEST_OUTBOX_CRASH=after-write: the service dies right after writing
- * what it took and before the ack, as a crash there would, so a test can show nothing is lost or doubled.
+ * The OUTBOX_CRASH knob at `after-write`: the service dies right after writing what it took and
+ * before the ack, as a crash there would, so a test can show nothing is lost or doubled.
  */
 function crashForTest(io: WorkerIO): void {
-  if (io.env.DOGSLED_TEST === '1' && io.env.DOGSLED_TEST_OUTBOX_CRASH === 'after-write') {
+  if (testKnob(io.env, 'OUTBOX_CRASH') === 'after-write') {
     process.kill(process.pid, 'SIGKILL');
     throw new DogsledError('outbox: crashed for a test');
   }

@@ -7,6 +7,7 @@
 // When the service stops, its calls there end at once (the stop signal reaches each one): a frozen
 // peer never holds the shutdown, and a call cut short is not the peer's failure.
 
+import { testKnob } from '../../core/common/test-knobs.js';
 import { PEER_READ_EVERY_MS } from '../../core/fleet/peer-reads.js';
 import { awaitsPeer } from '../../core/inbox/outbox-rule.js';
 import { ROUTINE_CAP_MS } from '../../core/placement/budget.js';
@@ -22,14 +23,13 @@ import { OutboxPull } from './outbox-pull.js';
 
 /**
  * The lane's pace: reads are due every 10 s at most, and a pass that finds them fresh costs two file
- * reads. DOGSLED_TEST_PEERS_PACE_MS (with DOGSLED_TEST=1) shortens it so a test sees an outbox record
+ * reads. The PEERS_PACE_MS knob shortens it so a test sees an outbox record
  * taken within a second; the reads keep their spacing, which the peer cache enforces. It only ever
  * shortens: a larger value (past a timer's reach, say) keeps the pace.
  */
 export function peersLanePaceMs(io: Pick<WorkerIO, 'env'>, workPaceMs: number): number {
   const pace = Math.max(workPaceMs, PEER_READ_EVERY_MS);
-  const test = io.env.DOGSLED_TEST === '1' ? Number(io.env.DOGSLED_TEST_PEERS_PACE_MS) : Number.NaN;
-  return Number.isSafeInteger(test) && test > 0 ? Math.min(test, pace) : pace;
+  return Math.min(testKnob(io.env, 'PEERS_PACE_MS') ?? pace, pace);
 }
 
 export class PeersLane {

@@ -4,6 +4,7 @@
 // the child answers, snapshots carry `facts: null`; a child that fails leaves facts with its error.
 
 import { messageOf } from '../../core/common/errors.js';
+import { testKnob } from '../../core/common/test-knobs.js';
 import { runProcess } from '../../process/run-process.js';
 import { selfInvocation } from '../../process/self-invocation.js';
 import type { ProcessIO } from '../../state/io.js';
@@ -12,10 +13,9 @@ import { type HostFacts, HostFactsSchema } from '../../state/schemas/host-schema
 /** systeminformation's commands answer in a second or two; a hung GPU tool must not keep a child. */
 const FACTS_TIMEOUT_MS = 60_000;
 
-/** The child's deadline; with DOGSLED_TEST=1, DOGSLED_TEST_FACTS_TIMEOUT_MS shortens it. */
+/** The child's deadline; the FACTS_TIMEOUT_MS knob sets another for tests. */
 function factsTimeout(env: NodeJS.ProcessEnv): number {
-  const test = env.DOGSLED_TEST === '1' ? Number(env.DOGSLED_TEST_FACTS_TIMEOUT_MS) : Number.NaN;
-  return Number.isInteger(test) && test > 0 ? test : FACTS_TIMEOUT_MS;
+  return testKnob(env, 'FACTS_TIMEOUT_MS') ?? FACTS_TIMEOUT_MS;
 }
 const FACTS_MAX_BYTES = 1 << 20;
 

@@ -4,8 +4,9 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { testKnob } from '../../core/common/test-knobs.js';
 import { SETUP_CAP_MS } from '../../core/placement/budget.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { Deadline } from '../../time/deadline.js';
 import type { WorkerIO } from '../worker-io.js';
 
@@ -35,22 +36,21 @@ export async function launchUnderCap(
   } catch (error) {
     if (!(error instanceof DogsledError))
       deps.warn(`dogsled serve: admission of ${ticket}: ${String(error)}`);
-    return { error: oneLine(messageOf(error)), cause: error };
+    return { error: squeezedLine(messageOf(error)), cause: error };
   }
 }
 
 /**
- * DOGSLED_TEST_ADMISSION_PAUSE_MS (with DOGSLED_TEST=1): a window for SIGKILL tests at the point
- * DOGSLED_TEST_ADMISSION_PAUSE_AT names: `before-launch` (claimed, no record yet), `after-record`
- * (record, item and environment written, no pane yet) or `after-launch` (the default: the pane or
- * process runs exec, or the peer answered; the ticket is not yet `admitted`).
+ * The ADMISSION_PAUSE_MS knob: a window for SIGKILL tests at the point ADMISSION_PAUSE_AT names:
+ * `before-launch` (claimed, no record yet), `after-record` (record, item and environment written, no
+ * pane yet) or `after-launch` (the default: the pane or process runs exec, or the peer answered; the
+ * ticket is not yet `admitted`).
  */
 export async function admissionPause(
   env: NodeJS.ProcessEnv,
   point: 'before-launch' | 'after-record' | 'after-launch',
 ): Promise<void> {
-  if (env.DOGSLED_TEST !== '1') return;
-  if ((env.DOGSLED_TEST_ADMISSION_PAUSE_AT || 'after-launch') !== point) return;
-  const ms = Number(env.DOGSLED_TEST_ADMISSION_PAUSE_MS ?? '');
-  if (Number.isFinite(ms) && ms > 0) await sleep(ms);
+  if ((testKnob(env, 'ADMISSION_PAUSE_AT') ?? 'after-launch') !== point) return;
+  const ms = testKnob(env, 'ADMISSION_PAUSE_MS');
+  if (ms !== undefined) await sleep(ms);
 }

@@ -13,7 +13,7 @@ import { launchFiles } from '../../agents/launch-files.js';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import type { AdmissionHost } from '../../core/placement/admission-order.js';
 import type { LaunchEvidence } from '../../core/placement/tickets.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import type { AdmissionAsk } from '../../host-verbs/admission-verb.js';
 import { enabledPeers, type PeerHost } from '../../hosts/fleet.js';
 import { readPeerEntry } from '../../hosts/peer-cache.js';
@@ -104,7 +104,9 @@ export async function launchThere(
   if (ticket.agent && ticket.item !== null) {
     const { task } = launchFiles(io.paths, ticket.agent.launch);
     const text = await readFile(task, 'utf8').catch((error: unknown) => {
-      throw new DogsledError(`the task file of launch ${ticket.agent?.launch}: ${oneLine(messageOf(error))}`);
+      throw new DogsledError(
+        `the task file of launch ${ticket.agent?.launch}: ${squeezedLine(messageOf(error))}`,
+      );
     });
     const spec = { ...common, itemId: ticket.item, request: ticket.agent, task: text };
     await launchRemoteAgent(io, peer, spec, deadline);
@@ -183,7 +185,7 @@ export async function evidenceThere(
   } catch (error) {
     // The service stopped mid-call: the ticket stays as it is, for the next run to ask again.
     if (stoppedMidCall(io)) throw error;
-    return { kind: 'unknown', why: oneLine(messageOf(error)) };
+    return { kind: 'unknown', why: squeezedLine(messageOf(error)) };
   }
   const answer = AnswerSchema.safeParse(value);
   if (!answer.success) return { kind: 'unknown', why: `${host}: host admission answered something else` };

@@ -9,7 +9,7 @@ import { messageOf } from '../../core/common/errors.js';
 import { holdTicket, withTicket } from '../../core/placement/tickets.js';
 import { mayHold, sameHold, ticketHolds } from '../../core/quota/quota-hold.js';
 import { emptySnapshot } from '../../core/quota/quota-rules.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { readQuota } from '../../quota/quota-store.js';
 import { updateQueue } from '../../state/records/queue-items.js';
 import type { Ticket } from '../../state/schemas/queue-items-schemas.js';
@@ -51,7 +51,7 @@ export class QuotaHolds {
       return snapshot;
     } catch (error) {
       // Once per distinct trouble, not once a second.
-      const line = `dogsled serve: admission: quota.json: ${oneLine(messageOf(error))}; quota holds nothing back`;
+      const line = `dogsled serve: admission: quota.json: ${squeezedLine(messageOf(error))}; quota holds nothing back`;
       if (line !== this.readError) this.deps.warn(line);
       this.readError = line;
       return emptySnapshot();

@@ -15,7 +15,7 @@ import {
   type LaunchEvidence,
   settleInterrupted,
 } from '../../core/placement/tickets.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { endReservations } from '../../hosts/reserve-room.js';
 import type { StateIO } from '../../state/io.js';
 import { jobEnvPath, removeEnvFile, ticketEnvIds, ticketEnvPath } from '../../state/records/env-files.js';
@@ -42,7 +42,7 @@ export async function launchEvidence(
   } catch (error) {
     if (error instanceof DogsledError && error.message.startsWith('unknown job'))
       return { kind: 'no-record' };
-    return { kind: 'unknown', why: oneLine(messageOf(error)) };
+    return { kind: 'unknown', why: squeezedLine(messageOf(error)) };
   }
   const judged = judge(record);
   if (judged !== undefined || !endUnstarted) return judged ?? { kind: 'unknown', why: 'not started yet' };
@@ -72,7 +72,7 @@ async function agentEvidence(
   try {
     record = await readLaunchRecord(io.paths, launch);
   } catch (error) {
-    return { kind: 'unknown', why: oneLine(messageOf(error)) };
+    return { kind: 'unknown', why: squeezedLine(messageOf(error)) };
   }
   if (record === undefined) return { kind: 'no-record' };
   const judged = judgeLaunch(record);

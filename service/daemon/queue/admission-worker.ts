@@ -27,7 +27,7 @@ import {
   settleInterrupted,
   withTicket,
 } from '../../core/placement/tickets.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import type { PeerHost } from '../../hosts/fleet.js';
 import { hostFacts, LOCAL_HOST, readLocalFacts } from '../../hosts/local-facts.js';
 import { type PlaceOutcome, reserveLocally } from '../../hosts/reserve-room.js';
@@ -226,7 +226,7 @@ export class AdmissionWorker {
   /** A launched ticket's environment is done with; the sweep takes it if this fails. */
   private async dropEnv(id: string): Promise<void> {
     await removeEnvFile(ticketEnvPath(this.deps.paths, id)).catch((error: unknown) =>
-      this.deps.warn(`dogsled serve: admission of ${id}: ${oneLine(messageOf(error))}`),
+      this.deps.warn(`dogsled serve: admission of ${id}: ${squeezedLine(messageOf(error))}`),
     );
   }
 
@@ -293,7 +293,7 @@ export class AdmissionWorker {
       this.sweepError = '';
     } catch (error) {
       // Once per distinct trouble, not once a second.
-      const line = `dogsled serve: admission: ${oneLine(messageOf(error))}`;
+      const line = `dogsled serve: admission: ${squeezedLine(messageOf(error))}`;
       if (line !== this.sweepError) this.deps.warn(line);
       this.sweepError = line;
     }
@@ -302,7 +302,7 @@ export class AdmissionWorker {
   /** Gives back what a ticket whose job never ran held; trouble is a warning, the TTL still ends it. */
   private async release(ticket: Ticket, evidence: LaunchEvidence): Promise<void> {
     await releaseUnlaunched(this.deps, ticket, evidence).catch((error: unknown) =>
-      this.deps.warn(`dogsled serve: admission of ${ticket.id}: ${oneLine(messageOf(error))}`),
+      this.deps.warn(`dogsled serve: admission of ${ticket.id}: ${squeezedLine(messageOf(error))}`),
     );
   }
 

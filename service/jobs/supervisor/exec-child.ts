@@ -6,9 +6,10 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fstatSync, statSync } from 'node:fs';
+import { squeezedLine } from '../../core/text/clean.js';
 import { groupMembers, hasProc, startOf } from '../../process/process-table.js';
 import { type LongTimer, longTimeout } from '../../time/timers.js';
-import { type JobEnd, shown } from './exec-record.js';
+import type { JobEnd } from './exec-record.js';
 
 /** What a group gets between SIGTERM and SIGKILL when exec ends it. */
 export const KILL_GRACE_MS = 3_000;
@@ -60,7 +61,7 @@ export async function startChild(plan: ChildPlan): Promise<JobChild | SpawnFailu
 function spawnFailure(error: NodeJS.ErrnoException, file: string, cwd: string): SpawnFailure {
   // Node reports a missing working directory as ENOENT of the command: tell the two apart.
   if (error.code === 'ENOENT' && !isDirectory(cwd)) {
-    const why = `directory ${shown(cwd)} does not exist`;
+    const why = `directory ${squeezedLine(cwd)} does not exist`;
     return {
       kind: 'failed',
       end: { exit_code: null, signal: null, reason: `launch failed: ${why}` },
@@ -68,10 +69,10 @@ function spawnFailure(error: NodeJS.ErrnoException, file: string, cwd: string): 
     };
   }
   if (error.code === 'ENOENT') {
-    const reason = `not found: ${shown(file)}`;
+    const reason = `not found: ${squeezedLine(file)}`;
     return { kind: 'failed', end: { exit_code: 127, signal: null, reason }, message: reason };
   }
-  const reason = `cannot run: ${shown(file)} (${error.code ?? shown(error.message)})`;
+  const reason = `cannot run: ${squeezedLine(file)} (${error.code ?? squeezedLine(error.message)})`;
   return { kind: 'failed', end: { exit_code: 126, signal: null, reason }, message: reason };
 }
 

@@ -7,7 +7,7 @@
 
 import { messageOf } from '../../core/common/errors.js';
 import { endToken, JOB_AGENT, sidebarState } from '../../core/jobs/job-status.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import type { ProcessIO } from '../../state/io.js';
 import type { JobRecord } from '../../state/records/job-records.js';
 import { ownPane } from '../../terminal/herdr/herdr-env.js';
@@ -61,7 +61,7 @@ export class PaneReporter {
         state: 'working',
       });
     } catch (error) {
-      this.failures.push(`report working: ${oneLine(messageOf(error))}`);
+      this.failures.push(`report working: ${squeezedLine(messageOf(error))}`);
     }
   }
 
@@ -102,12 +102,12 @@ export class PaneReporter {
     this.port ??= this.open().then(
       (port) => {
         if (port.kind !== 'headless') return port;
-        this.failures.push(`cannot reach Herdr (${oneLine(port.why)})`);
+        this.failures.push(`cannot reach Herdr (${squeezedLine(port.why)})`);
         this.tell();
         return undefined;
       },
       (error: unknown) => {
-        this.failures.push(`cannot reach Herdr (${oneLine(messageOf(error))})`);
+        this.failures.push(`cannot reach Herdr (${squeezedLine(messageOf(error))})`);
         this.tell();
         return undefined;
       },
@@ -122,6 +122,6 @@ async function failureOf(call: () => Promise<unknown>): Promise<string | undefin
     await call();
     return undefined;
   } catch (error) {
-    return oneLine(messageOf(error));
+    return squeezedLine(messageOf(error));
   }
 }

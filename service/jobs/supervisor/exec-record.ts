@@ -6,8 +6,7 @@
 import { existsSync } from 'node:fs';
 import { DogsledError } from '../../core/common/errors.js';
 import { shellLine } from '../../core/common/shell-quote.js';
-import { stripEscapes } from '../../core/text/strip-escapes.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import type { StateIO } from '../../state/io.js';
 import type { StatePaths } from '../../state/paths.js';
 import { type JobRecord, jobStopPath, updateJobRecord } from '../../state/records/job-records.js';
@@ -27,11 +26,6 @@ export type Claim =
   /** The stop file was there: ended `stopped` without running anything. */
   | { kind: 'stopped'; record: JobRecord };
 
-/** Job text shown in a message: one line, no terminal escapes. */
-export function shown(text: string): string {
-  return oneLine(stripEscapes(text));
-}
-
 /**
  * Why `exec` must not run this record, or undefined when it may. `command` is the one the caller
  * named (`exec ID -- CMD`), undefined for `exec ID`, which runs the record's own.
@@ -45,7 +39,7 @@ export function refusalOf(record: JobRecord, command?: readonly string[]): strin
   if (command === undefined) return undefined;
   const same = record.command.length === command.length && record.command.every((a, i) => a === command[i]);
   if (!same) {
-    return `job ${record.id} runs ${shown(shellLine(record.command))}, not ${shown(shellLine(command))}`;
+    return `job ${record.id} runs ${squeezedLine(shellLine(record.command))}, not ${squeezedLine(shellLine(command))}`;
   }
   return undefined;
 }

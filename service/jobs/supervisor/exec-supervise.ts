@@ -9,7 +9,7 @@ import { closeSync, fchmodSync, openSync } from 'node:fs';
 import { messageOf } from '../../core/common/errors.js';
 import { jobEnvironment } from '../../core/jobs/job-env.js';
 import { exitStatusOf } from '../../core/jobs/job-status.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { endReservations } from '../../hosts/reserve-room.js';
 import { selfStart } from '../../process/process-table.js';
 import { SUPERVISOR_ENV } from '../../process/self-invocation.js';
@@ -110,8 +110,8 @@ async function takeEnvironment(io: ProcessIO, record: JobRecord): Promise<Record
   try {
     caller = await readEnvFile(jobEnvPath(io.paths, record.id));
   } catch (error) {
-    io.warn(`dogsled: exec: job ${record.id}: ${oneLine(messageOf(error))}`);
-    return `its environment: ${oneLine(messageOf(error))}`;
+    io.warn(`dogsled: exec: job ${record.id}: ${squeezedLine(messageOf(error))}`);
+    return `its environment: ${squeezedLine(messageOf(error))}`;
   }
   await forgetEnvironment(io, record.id);
   return jobEnvironment(caller, io.env, record.cwd, paneVariables(io.env));
@@ -119,7 +119,7 @@ async function takeEnvironment(io: ProcessIO, record: JobRecord): Promise<Record
 
 async function forgetEnvironment(io: ProcessIO, id: string): Promise<void> {
   await removeEnvFile(jobEnvPath(io.paths, id)).catch((error: unknown) =>
-    io.warn(`dogsled: exec: job ${id}: ${oneLine(messageOf(error))}`),
+    io.warn(`dogsled: exec: job ${id}: ${squeezedLine(messageOf(error))}`),
   );
 }
 
@@ -128,7 +128,9 @@ async function endReservation(io: ProcessIO, record: JobRecord): Promise<void> {
   const id = record.reservation;
   if (id === null || id === undefined) return;
   await endReservations(io, [id]).catch((error: unknown) =>
-    io.warn(`dogsled: exec: job ${record.id}: cannot end reservation ${id}: ${oneLine(messageOf(error))}`),
+    io.warn(
+      `dogsled: exec: job ${record.id}: cannot end reservation ${id}: ${squeezedLine(messageOf(error))}`,
+    ),
   );
 }
 

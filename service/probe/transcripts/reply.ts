@@ -2,7 +2,7 @@
 // reader keeps one display line). Read from the file's tail only; null when the tail holds no
 // assistant message or the file cannot be read. The text is untrusted: escapes are stripped.
 
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { clip, stripEscapes } from '../../core/text/clean.js';
 import { formatOf, type TranscriptFormat } from './formats.js';
 import { nodeTranscriptFs, type TranscriptFs } from './fs.js';
 import { isRecord, type JsonRecord, jsonRecords } from './lines.js';
@@ -26,8 +26,7 @@ export async function readFinalReply(
     for (let i = records.length - 1; i >= 0; i--) {
       const text = replyOf(format, records[i] as JsonRecord);
       if (text !== null && text.trim() !== '') {
-        const clean = stripEscapes(text).trim();
-        return clean.length > REPLY_MAX_CHARS ? `${clean.slice(0, REPLY_MAX_CHARS - 1)}…` : clean;
+        return clip(stripEscapes(text).trim(), REPLY_MAX_CHARS);
       }
     }
     return null;

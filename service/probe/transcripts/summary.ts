@@ -1,19 +1,16 @@
 // Display text for transcript activity: escape sequences stripped, whitespace folded to one line,
 // bounded length. Tool calls become "Name: what it acts on" from the argument that says most.
 
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { clipPoints, cutAt, squeezedLine } from '../../core/text/clean.js';
 import { isRecord } from './lines.js';
 
 export const ACTIVITY_TEXT_MAX = 200;
 /** Only this much of a message is cleaned: the shown text is a prefix, and messages can be huge. */
 const SCAN_MAX = 4_000;
 
-/** One display line of at most `max` characters (an ellipsis marks a cut). */
+/** One display line of at most `max` code points (clipPoints: an emoji counts one), `…` at a cut. */
 export function displayLine(text: string, max = ACTIVITY_TEXT_MAX): string {
-  const clean = stripEscapes(text.slice(0, SCAN_MAX)).replace(/\s+/g, ' ').trim();
-  const chars = Array.from(clean);
-  if (chars.length <= max) return clean;
-  return `${chars.slice(0, max - 1).join('')}…`;
+  return clipPoints(squeezedLine(cutAt(text, SCAN_MAX), SCAN_MAX), max);
 }
 
 /** Argument keys in the order that best names what a tool call acts on. */

@@ -5,6 +5,7 @@
 // `<key>: expected <rule>, found <what the file holds>[ at <path>]`.
 
 import { MAX_DURATION_MS, parseDuration } from '../../core/common/duration.js';
+import { clip } from '../../core/text/clean.js';
 
 /** The file's keys with their defaults not yet filled in. */
 export interface ConfigFile {
@@ -282,8 +283,7 @@ function pathText(path: Path): string {
 /** What a TOML value is, named by its type: `the string "abc"`, `the number 1.5`, `a table`. */
 function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
-  if (typeof value === 'string')
-    return `the string ${JSON.stringify(value.length > 60 ? `${value.slice(0, 59)}…` : value)}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(clip(value, 60))}`;
   if (typeof value === 'number' || typeof value === 'bigint') return `the number ${String(value)}`;
   if (typeof value === 'boolean') return `the boolean ${value}`;
   if (value instanceof Date) return 'a date';

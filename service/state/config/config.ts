@@ -4,7 +4,7 @@
 
 import { homedir } from 'node:os';
 import { DogsledError } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { readTomlFile } from '../engine/toml-file.js';
 import { type ConfigFile, checkConfigFile } from './config-rules.js';
 
@@ -126,7 +126,7 @@ function configHosts(
   const seen = new Set<string>(['local']);
   for (const [i, host] of hosts.entries()) {
     for (const name of new Set([host.id, host.label])) {
-      if (seen.has(name)) throw fail(`hosts[${i}]: "${oneLine(name)}" names another host already`);
+      if (seen.has(name)) throw fail(`hosts[${i}]: "${squeezedLine(name)}" names another host already`);
       seen.add(name);
     }
   }

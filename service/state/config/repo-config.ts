@@ -7,7 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { templateProblem } from '../../core/agents/command-template.js';
 import { DogsledError } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { lazySchema } from '../engine/lazy-schema.js';
 import { readTomlFile, unknownKeys } from '../engine/toml-file.js';
 import '../engine/zod-messages.js';
@@ -104,5 +104,5 @@ function describe(error: z.core.$ZodError): string {
     .filter((part): part is string => typeof part === 'string')
     .slice(0, 2)
     .join('.');
-  return `${key} ${RULES[key] ?? oneLine(issue.message)}`;
+  return `${key} ${RULES[key] ?? squeezedLine(issue.message)}`;
 }

@@ -5,12 +5,12 @@
 
 import { DogsledError } from '../../core/common/errors.js';
 import { systemErrorText } from '../../core/common/system-errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 
 /** `cannot <action> <path>: <why>`, keeping the cause for debugging. */
 export function fsFailure(action: string, path: string, error: unknown): DogsledError {
   if (error instanceof DogsledError) return error;
-  return new DogsledError(`cannot ${action} ${oneLine(path, 400)}: ${systemErrorText(error)}`, {
+  return new DogsledError(`cannot ${action} ${squeezedLine(path, 400)}: ${systemErrorText(error)}`, {
     cause: error,
   });
 }

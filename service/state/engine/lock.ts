@@ -31,6 +31,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { formatAge } from '../../core/common/duration.js';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { systemErrorText } from '../../core/common/system-errors.js';
+import { testKnob } from '../../core/common/test-knobs.js';
 import { monotonicMs } from '../../time/timers.js';
 import { identityAlive, selfIdentity } from './liveness.js';
 import {
@@ -295,13 +296,13 @@ async function releaseQuietly(release: () => Promise<void>): Promise<void> {
   }
 }
 
-/** The stale window; DOGSLED_TEST_LOCK_STALE_MS shortens it for tests, never the rule. */
+/** The stale window; the LOCK_STALE_MS knob shortens it for tests, never the rule. */
 export function lockStaleMs(): number {
-  return testKnob('DOGSLED_TEST_LOCK_STALE_MS') ?? LOCK_STALE_MS;
+  return testKnob(process.env, 'LOCK_STALE_MS') ?? LOCK_STALE_MS;
 }
 
 /**
- * DOGSLED_TEST_LOCK_HOLD_MS with DOGSLED_TEST_LOCK_HOLD_FILE=<name>: a pause while holding the lock
+ * The LOCK_HOLD_MS knob with LOCK_HOLD_FILE=<name>: a pause while holding the lock
  * on that file, between reading it and writing it (store.ts), so a test can freeze a real process
  * (SIGSTOP) at the worst moment. `<file>.holding` (the pid) exists during the pause: a test that
  * froze the process earlier, in the middle of a request, would see the other side give up on it
@@ -309,8 +310,8 @@ export function lockStaleMs(): number {
  * behaviour it means to test.
  */
 export async function testHoldInLock(file: string): Promise<void> {
-  if (process.env.DOGSLED_TEST_LOCK_HOLD_FILE !== basename(file)) return;
-  const ms = testKnob('DOGSLED_TEST_LOCK_HOLD_MS');
+  if (testKnob(process.env, 'LOCK_HOLD_FILE') !== basename(file)) return;
+  const ms = testKnob(process.env, 'LOCK_HOLD_MS');
   if (ms === undefined) return;
   const marker = `${file}.holding`;
   await writeFile(marker, String(process.pid), { mode: 0o600 });
@@ -320,11 +321,4 @@ export async function testHoldInLock(file: string): Promise<void> {
   } finally {
     await unlink(marker).catch(() => {});
   }
-}
-
-/** Test variables count only with DOGSLED_TEST=1, like DOGSLED_TEST_NOW_MS (clock.ts). */
-function testKnob(name: string): number | undefined {
-  if (process.env.DOGSLED_TEST !== '1') return undefined;
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : undefined;
 }

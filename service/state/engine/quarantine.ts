@@ -6,7 +6,7 @@
 
 import { copyFile, link, lstat, rename, stat, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 
 /** Which version of the file was judged corrupt: a rename by a writer changes dev/ino. */
 export interface FileIdentity {
@@ -101,5 +101,5 @@ export function quarantineWarning(
   recoveredFrom?: string,
 ): string {
   const recovered = recoveredFrom === undefined ? '' : `; recovered from ${basename(recoveredFrom)}`;
-  return `dogsled: warning: ${basename(file)} was corrupt (${oneLine(reason)}); moved to ${basename(movedTo)}${recovered}`;
+  return `dogsled: warning: ${basename(file)} was corrupt (${squeezedLine(reason)}); moved to ${basename(movedTo)}${recovered}`;
 }

@@ -5,7 +5,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import type * as z from 'zod/mini';
 import { messageOf } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 
 /** The record, or why not: `reason` null means the file is simply not there (removed meanwhile). */
 export type RecordRead<T> = { record: T } | { reason: string | null };
@@ -23,25 +23,27 @@ export async function readRecordFile<S extends z.ZodMiniType<{ id: string }>>(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { reason: null };
-    return { reason: `cannot read (${code ?? oneLine(messageOf(error))})` };
+    return { reason: `cannot read (${code ?? squeezedLine(messageOf(error))})` };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { reason: `not JSON: ${oneLine(messageOf(error))}` };
+    return { reason: `not JSON: ${squeezedLine(messageOf(error))}` };
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.map(String).join('.') ?? '';
     return {
-      reason: `schema: ${oneLine(where ? `${where}: ${issue?.message}` : (issue?.message ?? 'invalid'))}`,
+      reason: `schema: ${squeezedLine(where ? `${where}: ${issue?.message}` : (issue?.message ?? 'invalid'))}`,
     };
   }
   const record = parsed.data as z.output<S>;
   if ((record as { id: string }).id !== id) {
-    return { reason: `record id "${oneLine((record as { id: string }).id)}" does not match its file name` };
+    return {
+      reason: `record id "${squeezedLine((record as { id: string }).id)}" does not match its file name`,
+    };
   }
   return { record };
 }

@@ -5,7 +5,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { DogsledError } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { fsFailure } from './fs-errors.js';
 
 /** The open file, or undefined when it does not exist. */
@@ -74,7 +74,7 @@ export class NotRegularFile extends DogsledError {
   readonly kind: string;
 
   constructor(path: string, kind: string, action: 'read' | 'write' = 'read') {
-    super(`cannot ${action} ${oneLine(path, 400)}: it is ${kind}, not a regular file`);
+    super(`cannot ${action} ${squeezedLine(path, 400)}: it is ${kind}, not a regular file`);
     this.kind = kind;
   }
 }

@@ -8,7 +8,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type * as z from 'zod/mini';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import type { StateIO } from '../io.js';
 import { backupOf, STATE_FILE_MODE } from '../paths.js';
 import { stageAtomic, writeAtomic } from './atomic-write.js';
@@ -202,5 +202,5 @@ function describeIssue(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   const where = issue.path.map(String).join('.');
-  return oneLine(where ? `${where}: ${issue.message}` : issue.message);
+  return squeezedLine(where ? `${where}: ${issue.message}` : issue.message);
 }

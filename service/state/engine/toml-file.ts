@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type * as z from 'zod/mini';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 
 let toml: typeof import('smol-toml') | undefined;
 
@@ -34,7 +34,7 @@ export async function readTomlFile(path: string, fail: (problem: string) => Dogs
   } catch (error) {
     if (!(toml && error instanceof toml.TomlError)) throw error;
     const what = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
-    throw fail(`malformed TOML at line ${error.line}: ${oneLine(what)}`);
+    throw fail(`malformed TOML at line ${error.line}: ${squeezedLine(what)}`);
   }
 }
 

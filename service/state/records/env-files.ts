@@ -8,7 +8,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { writeState } from '../engine/store.js';
 import { STATE_DIR_MODE, type StatePaths } from '../paths.js';
 import { EnvFileSchema } from '../schemas/queue-items-schemas.js';
@@ -21,7 +21,7 @@ const ENV_SUFFIX = '.env';
 export { jobEnvPath };
 
 export function ticketEnvPath(paths: StatePaths, id: string): string {
-  if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new DogsledError(`ticket id "${oneLine(id)}" is not valid`);
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new DogsledError(`ticket id "${squeezedLine(id)}" is not valid`);
   return join(paths.tickets, `${id}${ENV_SUFFIX}`);
 }
 
@@ -31,7 +31,7 @@ export async function writeEnvFile(file: string, env: Environment): Promise<void
     await mkdir(join(file, '..'), { recursive: true, mode: STATE_DIR_MODE });
     await writeState(file, EnvFileSchema, { version: 1, env });
   } catch (error) {
-    throw new DogsledError(`cannot write ${file}: ${oneLine(messageOf(error))}`, { cause: error });
+    throw new DogsledError(`cannot write ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
   }
 }
 
@@ -47,7 +47,7 @@ export async function readEnvFile(file: string): Promise<Environment | undefined
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if (absent(error)) return undefined;
-    throw new DogsledError(`cannot read ${file}: ${oneLine(messageOf(error))}`, { cause: error });
+    throw new DogsledError(`cannot read ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
   }
   let text: string;
   try {
@@ -55,7 +55,7 @@ export async function readEnvFile(file: string): Promise<Environment | undefined
     text = await handle.readFile('utf8');
   } catch (error) {
     if (error instanceof DogsledError) throw error;
-    throw new DogsledError(`cannot read ${file}: ${oneLine(messageOf(error))}`, { cause: error });
+    throw new DogsledError(`cannot read ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
   } finally {
     await handle.close();
   }
@@ -76,7 +76,7 @@ export async function removeEnvFile(file: string): Promise<void> {
     await rm(file, { force: true });
   } catch (error) {
     if (absent(error)) return;
-    throw new DogsledError(`cannot remove ${file}: ${oneLine(messageOf(error))}`, { cause: error });
+    throw new DogsledError(`cannot remove ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
   }
 }
 

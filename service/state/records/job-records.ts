@@ -8,7 +8,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type * as z from 'zod/mini';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { NotRegularFile, readRegular } from '../engine/regular-file.js';
 import { updateState, writeState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
@@ -72,7 +72,7 @@ export async function updateJobRecord<R>(
  * DogsledErrors (exit 2): every command that names a job reads it through here.
  */
 export async function readJobRecord(paths: StatePaths, id: string): Promise<JobRecord> {
-  if (!JOB_ID.test(id)) throw new DogsledError(`unknown job "${oneLine(id)}"`);
+  if (!JOB_ID.test(id)) throw new DogsledError(`unknown job "${squeezedLine(id)}"`);
   const read = await readRecord(jobRecordPath(paths, id), id);
   if ('record' in read) return read.record;
   if (read.reason === null) throw new DogsledError(`unknown job "${id}"`);
@@ -141,23 +141,23 @@ async function readRecord(path: string, id: string): Promise<RecordRead> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { reason: `not JSON: ${oneLine(messageOf(error))}` };
+    return { reason: `not JSON: ${squeezedLine(messageOf(error))}` };
   }
   const parsed = JobRecordSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.map(String).join('.') ?? '';
     return {
-      reason: `schema: ${oneLine(where ? `${where}: ${issue?.message}` : (issue?.message ?? 'invalid'))}`,
+      reason: `schema: ${squeezedLine(where ? `${where}: ${issue?.message}` : (issue?.message ?? 'invalid'))}`,
     };
   }
   if (parsed.data.id !== id)
-    return { reason: `record id "${oneLine(parsed.data.id)}" does not match its file name` };
+    return { reason: `record id "${squeezedLine(parsed.data.id)}" does not match its file name` };
   return { record: parsed.data };
 }
 
 function checkedId(id: string): string {
-  if (!JOB_ID.test(id)) throw new DogsledError(`job id "${oneLine(id)}" is not valid`);
+  if (!JOB_ID.test(id)) throw new DogsledError(`job id "${squeezedLine(id)}" is not valid`);
   return id;
 }
 
@@ -168,5 +168,5 @@ function notRegularOrCode(error: unknown): string {
 }
 
 function codeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? oneLine(messageOf(error));
+  return (error as NodeJS.ErrnoException).code ?? squeezedLine(messageOf(error));
 }

@@ -3,7 +3,7 @@
 // before items.json, never the reverse (lock.ts).
 
 import { DogsledError } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { readState, updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
 import {
@@ -56,7 +56,7 @@ export async function changeTicket(
   return updateQueue(io, (queue) => {
     const index = queue.tickets.findIndex((ticket) => ticket.id === id);
     const ticket = queue.tickets[index];
-    if (ticket === undefined) throw new DogsledError(`unknown ticket "${oneLine(id)}"`);
+    if (ticket === undefined) throw new DogsledError(`unknown ticket "${squeezedLine(id)}"`);
     const changed = change(ticket);
     const tickets = queue.tickets.slice();
     tickets[index] = changed;
@@ -67,6 +67,6 @@ export async function changeTicket(
 /** The ticket named `id`, or a one-line error naming it. */
 export function findTicket(queue: Queue, id: string): Ticket {
   const ticket = queue.tickets.find((t) => t.id === id);
-  if (ticket === undefined) throw new DogsledError(`unknown ticket "${oneLine(id)}"`);
+  if (ticket === undefined) throw new DogsledError(`unknown ticket "${squeezedLine(id)}"`);
   return ticket;
 }

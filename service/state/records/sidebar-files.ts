@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { messageOf } from '../../core/common/errors.js';
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { NotRegularFile, openRegular } from '../engine/regular-file.js';
 import { readState, updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
@@ -75,7 +75,7 @@ export async function readTodoLines(paths: StatePaths, paneId: string): Promise<
     }
   } catch (error) {
     if (error instanceof NotRegularFile) return { kind: 'unavailable', reason: `it is ${error.kind}` };
-    return { kind: 'unavailable', reason: oneLine(messageOf(error), 200) };
+    return { kind: 'unavailable', reason: squeezedLine(messageOf(error), 200) };
   }
   let json: unknown;
   try {
@@ -87,10 +87,10 @@ export async function readTodoLines(paths: StatePaths, paneId: string): Promise<
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.map(String).join('.') || 'publication';
-    return { kind: 'unavailable', reason: oneLine(`${where}: ${issue?.message ?? 'invalid'}`, 200) };
+    return { kind: 'unavailable', reason: squeezedLine(`${where}: ${issue?.message ?? 'invalid'}`, 200) };
   }
   if (parsed.data.pane !== paneId) {
-    return { kind: 'unavailable', reason: `published for pane ${oneLine(parsed.data.pane, 40)}` };
+    return { kind: 'unavailable', reason: `published for pane ${squeezedLine(parsed.data.pane, 40)}` };
   }
   return { kind: 'ok', lines: parsed.data };
 }

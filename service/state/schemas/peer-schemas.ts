@@ -8,7 +8,7 @@
 
 import * as z from 'zod/mini';
 import { UNREACHABLE_CATEGORIES } from '../../core/fleet/unreachable.js';
-import { plainStrings } from '../../core/text/text-clean.js';
+import { plainStrings } from '../../core/text/clean.js';
 import { lazySchema } from '../engine/lazy-schema.js';
 import {
   HeadroomSchema,

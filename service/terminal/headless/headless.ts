@@ -6,7 +6,7 @@
 // "no_herdr"), and listing (an empty session).
 
 import { DogsledError, messageOf } from '../../core/common/errors.js';
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { stripEscapes } from '../../core/text/clean.js';
 import { launchDetached } from '../../process/launch-detached.js';
 import { groupMembers, hasProc, outputTarget, pidAlive, readStat } from '../../process/process-table.js';
 import { SpawnError } from '../../process/run-process.js';

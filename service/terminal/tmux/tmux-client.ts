@@ -2,7 +2,7 @@
 // a deadline, the caller's environment. tmux's failures become TerminalErrors: a missing target is
 // pane/tab/workspace_not_found, no server is `unreachable`, anything else `other` with tmux's line.
 
-import { oneLine } from '../../core/text/text-clean.js';
+import { squeezedLine } from '../../core/text/clean.js';
 import { runProcess, SpawnError } from '../../process/run-process.js';
 import { TerminalError, type TerminalErrorCode } from '../terminal-errors.js';
 import { literalArg, type RowFormat } from './tmux-argv.js';
@@ -82,7 +82,7 @@ const NOT_FOUND: [RegExp, TerminalErrorCode][] = [
 ];
 
 function failure(stderr: string, verb: string, method: string, target: string): TerminalError {
-  const line = oneLine(stderr.trim().split('\n')[0] ?? '') || 'failed';
+  const line = squeezedLine(stderr.trim().split('\n')[0] ?? '') || 'failed';
   if (/^no server running on |^error connecting to /.test(line)) {
     return new TerminalError('unreachable', `tmux: no server answers at ${target} (${line})`, {
       method,

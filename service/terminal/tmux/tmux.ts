@@ -4,7 +4,7 @@
 // (`new-window … -- argv`), never typed; agents are in agents-tmux.ts, the record mapping in
 // tmux-records.ts and tmux's parsing rules in tmux-argv.ts.
 
-import { stripEscapes } from '../../core/text/strip-escapes.js';
+import { plainLine, stripEscapes } from '../../core/text/clean.js';
 import { forwardedPort } from '../herdr/herdr.js';
 import { ROUTINE_TIMEOUT_MS } from '../herdr/herdr-channel.js';
 import type {
@@ -490,10 +490,7 @@ export class TmuxTerminal implements TerminalPort {
       .split('\n')
       .filter((name) => name !== '');
     if (clients.length === 0) return { shown: false, reason: 'no_client' };
-    const text = stripEscapes([options.title, options.body].filter(Boolean).join(': ')).replace(
-      /[\u0000-\u001f\u007f]/g,
-      ' ',
-    );
+    const text = plainLine([options.title, options.body].filter(Boolean).join(': '));
     const args = clients.flatMap((client, i) => [
       ...(i > 0 ? [SEP] : []),
       'display-message',

@@ -4,9 +4,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { readSidebarState } from '../../../service/actions/sidebar-state.js';
 import { loadConfig } from '../../../service/state/config/config.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { readSidebarState } from '../../../sidebar/state.js';
 import { type Sandbox, sandbox } from '../../helpers/cli.js';
 
 let box: Sandbox;

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PruneReportSchema } from '../../../service/cleanup/doctor-report.js';
-import { stripEscapes } from '../../../service/core/text/strip-escapes.js';
+import { stripEscapes } from '../../../service/core/text/clean.js';
 import { CLI, type Sandbox, sandbox } from '../../helpers/cli.js';
 import {
   freshRepo,

@@ -8,10 +8,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSidebarState } from '../../../service/actions/sidebar-state.js';
 import { StatusReportSchema } from '../../../service/hosts/view-schemas.js';
 import { loadConfig } from '../../../service/state/config/config.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { readSidebarState } from '../../../sidebar/state.js';
 import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { HIDDEN, hostileReply, tainted } from '../../helpers/hostile-snapshot.js';
 import { startMcp } from '../../helpers/mcp-client.js';

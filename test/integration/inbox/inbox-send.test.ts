@@ -101,7 +101,7 @@ describe('send', () => {
     await writeFile(huge, 'h'.repeat(5 * 1024 * 1024));
     oneLineError(
       await t.cli(lead, ['send', child.pane, '--message-file', huge]),
-      /^dogsled: send: --message-file .*huge\.txt is larger than 4194304 bytes; nothing was sent\n$/,
+      /^dogsled: send: --message-file ".*huge\.txt" is over the 4194304-byte limit\n$/,
     );
     expect((await t.inbox(child)).records).toHaveLength(1);
   });
@@ -117,12 +117,12 @@ describe('send', () => {
     ],
     [[], /^dogsled: send: give the text with exactly one of --message and --message-file\n$/],
     [['--message', 'a', '--message-file', '-'], /exactly one of --message and --message-file/],
-    [['--message', '  \n '], /^dogsled: send: the message is empty; nothing was sent\n$/],
+    [['--message', '  \n '], /^dogsled: send: --message is empty\n$/],
     [
       ['--message-file', '/nonexistent/note'],
-      /^dogsled: send: --message-file \/nonexistent\/note: no such file or directory \(ENOENT\)\n$/,
+      /^dogsled: send: --message-file "\/nonexistent\/note": no such file or directory \(ENOENT\)\n$/,
     ],
-    [['--message-file', '/'], /^dogsled: send: --message-file \/: it is a directory \(EISDIR\)\n$/],
+    [['--message-file', '/'], /^dogsled: send: --message-file "\/": it is a directory \(EISDIR\)\n$/],
     [['--host', '\x1b]0;pwned\x07x\x1b[2J', '--message', 'x'], /^dogsled: send: --host: unknown host "x" /],
   ])('refuses %j in one line with nothing written', async (flags, pattern) => {
     await registerClaude(t, child);

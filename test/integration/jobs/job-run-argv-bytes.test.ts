@@ -102,13 +102,13 @@ describe('undecodableArgument', () => {
         Buffer.from([0x66, 0xff]),
       ]),
     );
-    expect(await undecodableArgument(['run', 'f\uFFFD'], cmdline)).toBe('f\\xff');
+    expect(await undecodableArgument(['run', 'f\uFFFD'], cmdline)).toBe('"f\\xff"');
     // A genuine U+FFFD in the raw bytes is text.
     await writeFile(cmdline, raw([Buffer.from('node'), Buffer.from('x.mjs'), Buffer.from('f\uFFFD')]));
     expect(await undecodableArgument(['f\uFFFD'], cmdline)).toBeUndefined();
     // No suspect argument: the file is never read (it does not even exist).
     expect(await undecodableArgument(['plain', 'ü'], join(box.root, 'missing'))).toBeUndefined();
     // A suspect argument whose raw bytes cannot be read, or do not match, is refused.
-    expect(await undecodableArgument(['f\uFFFD'], join(box.root, 'missing'))).toBe('f\\xef\\xbf\\xbd');
+    expect(await undecodableArgument(['f\uFFFD'], join(box.root, 'missing'))).toBe('"f\\xef\\xbf\\xbd"');
   });
 });

@@ -9,7 +9,7 @@ import { chmod, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PiComponent } from '../../../plugins/pi/src/pi-api.js';
-import { editPrompt } from '../../../plugins/pi/src/prompt-edit.js';
+import { editPrompt } from '../../../service/actions/profile-prompt.js';
 import { type PiRun, startPi, until } from '../../fakes/pi-api/harness.js';
 import { runCli } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';

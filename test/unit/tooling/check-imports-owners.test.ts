@@ -1,8 +1,8 @@
 // `npm run check`'s layering script on a fixture tree: child processes, Herdr's variables and /proc
 // paths are refused outside their owners, in code only (comments and longer names are fine); a zod
 // schema built at a module's top level (outside lazySchema) is refused, since every command that
-// imports the module would pay for it at start-up; a front end reaches the service only through
-// service/actions and service/core.
+// imports the module would pay for it at start-up; a front end (the CLI, the sidebar, the Pi
+// extension) reaches the service only through service/actions and service/core.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -256,11 +256,54 @@ describe('the front-end check', () => {
         'export const x = [readFile, Command];',
         '',
       ].join('\n'),
-      // Not a front end (yet): the sidebar and the Pi extension join FRONT_ENDS once they call actions.
-      'sidebar/board.ts':
-        "import { readBoard } from '../service/board/read-board.js';\nexport const b = readBoard;\n",
       'service/actions/stop.ts': "import { stopRef } from '../jobs/by-ref.js';\nexport const s = stopRef;\n",
+      // The sidebar and the Pi extension are front ends too: actions, core, themselves.
+      'sidebar/app.ts': [
+        "import { readSidebarState } from '../service/actions/sidebar-state.js';",
+        "import type { HostIO } from '../service/actions/verb-io.js';",
+        "import { boardRows } from '../service/core/board/board-rule.js';",
+        "import { Actions } from './actions.js';",
+        'export const a = [readSidebarState, boardRows, Actions];',
+        'export type H = HostIO;',
+        '',
+      ].join('\n'),
+      'sidebar/model/types.ts':
+        "export type { SidebarState } from '../../service/actions/sidebar-state.js';\n",
+      'plugins/pi/src/binary.ts':
+        "import { runDogsled } from '../../../service/actions/dogsled-call.js';\nexport const r = runDogsled;\n",
+      // Not a front end's source: the extension's tests and built bundle.
+      'plugins/pi/test/state.ts':
+        "import { statePaths } from '../../../service/state/paths.js';\nexport const p = statePaths;\n",
     });
     expect(check(root)).toEqual({ code: 0, lines: [] });
+  });
+
+  it('refuses the sidebar, its model and the Pi extension reaching past actions, a type included', async () => {
+    const root = await fixtureTree({
+      'sidebar/state.ts': [
+        "import { readRegular } from '../service/state/engine/regular-file.js';",
+        "import type { HostIO } from '../service/state/io.js';",
+        'export const r = readRegular;',
+        'export type H = HostIO;',
+        '',
+      ].join('\n'),
+      'sidebar/actions.ts': "export const open = () => import('../service/terminal/open.js');\n",
+      'sidebar/model/types.ts':
+        "import type { TodoLines } from '../../service/state/schemas/sidebar-schemas.js';\nexport type T = TodoLines;\n",
+      'plugins/pi/src/todos.ts':
+        "import { writeAtomic } from '../../../service/state/engine/atomic-write.js';\nexport const w = writeAtomic;\n",
+      'plugins/pi/src/deps.ts':
+        "export { callerPane } from '../../../service/terminal/herdr/herdr-env.js';\n",
+    });
+    const result = check(root);
+    expect(result.code).toBe(1);
+    expect(result.lines.sort()).toEqual([
+      `plugins/pi/src/deps.ts: a front end imports ../../../service/terminal/herdr/herdr-env.js: ${DOOR}`,
+      `plugins/pi/src/todos.ts: a front end imports ../../../service/state/engine/atomic-write.js: ${DOOR}`,
+      `sidebar/actions.ts: a front end imports ../service/terminal/open.js: ${DOOR}`,
+      `sidebar/model/types.ts: a front end imports ../../service/state/schemas/sidebar-schemas.js: ${DOOR}`,
+      `sidebar/state.ts: a front end imports ../service/state/engine/regular-file.js: ${DOOR}`,
+      `sidebar/state.ts: a front end imports ../service/state/io.js: ${DOOR}`,
+    ]);
   });
 });

@@ -7,7 +7,7 @@ import {
   worktreePathFor,
 } from '../../../../service/core/agents/branch-rule.js';
 import { childRole, launchIsFinal, launchPaneRecord } from '../../../../service/core/agents/launch-state.js';
-import { visible } from '../../../../service/core/text/visible.js';
+import { quotedVisible } from '../../../../service/core/text/clean.js';
 
 const MAIN_TIP = 'a'.repeat(40);
 const ORIGIN_TIP = 'b'.repeat(40);
@@ -179,9 +179,9 @@ describe('launch states and roles', () => {
   });
 });
 
-describe('visible', () => {
+describe('quotedVisible', () => {
   test('quotes a value and shows every control character, C1 included, as \\xNN', () => {
-    expect(visible('a\nb\u001b[31m\u009b"q"')).toBe('"a\\x0ab\\x1b[31m\\x9b\\"q\\""');
-    expect(visible('x'.repeat(100), 10)).toBe(`"${'x'.repeat(9)}…"`);
+    expect(quotedVisible('a\nb\u001b[31m\u009b"q"')).toBe('"a\\x0ab\\x1b[31m\\x9b\\"q\\""');
+    expect(quotedVisible('x'.repeat(100), 10)).toBe(`"${'x'.repeat(9)}…"`);
   });
 });

@@ -15,7 +15,7 @@ import {
   ticketNoticeText,
   undeliveredText,
 } from '../../../../service/core/inbox/inbox-text.js';
-import { clipText } from '../../../../service/core/text/text-clean.js';
+import { clip } from '../../../../service/core/text/clean.js';
 import type { InboxRecord } from '../../../../service/state/schemas/inbox-schemas.js';
 import type { Ticket } from '../../../../service/state/schemas/queue-items-schemas.js';
 
@@ -65,7 +65,7 @@ describe('the delivery form', () => {
     const text = `${'a'.repeat(PREVIEW_CHARS - 1)}😀${'b'.repeat(50)}`;
     const cut = previewText(record(text)).split('\n')[0] as string;
     expect(cut.endsWith('a')).toBe(true);
-    expect(clipText(`ab😀cd`, 4)).toBe('ab…');
+    expect(clip(`ab😀cd`, 4)).toBe('ab…');
   });
 
   it('fills a delivery as far as the cap allows, counting every entry as delivered', () => {

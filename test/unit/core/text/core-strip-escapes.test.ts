@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stripEscapes } from '../../../../service/core/text/strip-escapes.js';
+import { stripEscapes } from '../../../../service/core/text/clean.js';
 
 describe('stripEscapes', () => {
   it('leaves plain text, newlines, tabs and non-ASCII text untouched', () => {

@@ -1,18 +1,91 @@
-// What the sidebar reads on each refresh, from cached state only: every host the status reader
-// knows (this host, then each enabled peer from the peer cache, never read over SSH here) with this
-// host's busy history from samples.jsonl, the owner's board, and the owner's todo publication. It never probes a host
-// and never writes. A file that cannot be read becomes a problem line, never a crash.
+// `sidebar`'s read, from cached state only: every host the status reader knows (this host, then each
+// enabled peer from the peer cache, never read over SSH here) with this host's busy history from
+// samples.jsonl, the owner's board, and the owner's todo publication: the SidebarState the sidebar's
+// pure model (sidebar/model) draws. It never probes a host and never writes. A file that cannot be
+// read becomes a problem line, never a crash.
 
-import { readBoard } from '../service/board/read-board.js';
-import { messageOf } from '../service/core/common/errors.js';
-import { localView, readLocalFacts } from '../service/hosts/local-facts.js';
-import { cachedPeerHosts } from '../service/hosts/peers.js';
-import type { HostView } from '../service/hosts/view.js';
-import { openRegular, readRegular } from '../service/state/engine/regular-file.js';
-import type { HostIO } from '../service/state/io.js';
-import { readTodoLines } from '../service/state/records/sidebar-files.js';
-import type { JobSummary } from '../service/state/schemas/host-schemas.js';
-import type { SidebarHost, SidebarState, TodoView } from './model/types.js';
+import { readBoard } from '../board/read-board.js';
+import type { Board } from '../core/board/board-rule.js';
+import { messageOf } from '../core/common/errors.js';
+import { localView, readLocalFacts } from '../hosts/local-facts.js';
+import { cachedPeerHosts } from '../hosts/peers.js';
+import type { HostView } from '../hosts/view.js';
+import { openRegular, readRegular } from '../state/engine/regular-file.js';
+import type { HostIO } from '../state/io.js';
+import type { StatePaths } from '../state/paths.js';
+import { readTodoLines, todoLinesFile } from '../state/records/sidebar-files.js';
+import type { HostFacts, JobSummary } from '../state/schemas/host-schemas.js';
+import type { TodoLines } from '../state/schemas/sidebar-schemas.js';
+
+export type { HostFacts } from '../state/schemas/host-schemas.js';
+export type { TodoLines, TodoSection } from '../state/schemas/sidebar-schemas.js';
+
+export interface SidebarHost {
+  id: string;
+  label: string;
+  local: boolean;
+  reachable: boolean;
+  service: 'up' | 'down' | 'unknown';
+  eligible: boolean;
+  age_ms: number | null;
+  reservations: number;
+  /** Why it takes no work (the headroom reasons `status` lists), empty when eligible. */
+  reason: string[];
+  free_cores: number | null;
+  /** Why the last read of a peer failed; null when it answered. */
+  unreachable: string | null;
+  /** Its live reservations, its agent panes and its jobs, for the detail view. */
+  reserved: Array<{ id: string; expires_ms: number; owner: string | null }>;
+  agents: Array<{ pane: string; agent: string; state: string; name: string | null; model: string | null }>;
+  jobs: SidebarJob[];
+  probe: {
+    cores: number;
+    busy: number | null;
+    load1: number;
+    memory: { total_bytes: number; free_bytes: number };
+    disk: { total_bytes: number; free_bytes: number };
+  } | null;
+  /** Busy fractions of the last samples, oldest first (null: no CPU sample then). */
+  busy_history: Array<number | null>;
+  /** What the host is (OS, CPU, memory, GPUs), as `status` shows it; absent until its service read it. */
+  facts?: HostFacts | null;
+}
+
+/** A job on a host, as its snapshot publishes it (running ones, and ended ones for a day). */
+export interface SidebarJob {
+  id: string;
+  command: string[];
+  owner: string | null;
+  started_ms: number | null;
+  ended_ms: number | null;
+  exit_code: number | null;
+  signal: string | null;
+  reason: string | null;
+}
+
+/**
+ * The owner's todos: Pi's publication, or why it cannot be used (a FIFO, another pane's), or no
+ * publication at all (reason null: no Pi todos here, and no panel is drawn for them).
+ */
+export type TodoView = { available: true; lines: TodoLines } | { available: false; reason: string | null };
+
+export interface Thresholds {
+  memory_reserve_bytes: number;
+  disk_free_min_percent: number;
+}
+
+export interface SidebarState {
+  owner: string;
+  hosts: SidebarHost[];
+  /** null when it could not be read; `problems` says why. */
+  board: Board | null;
+  todos: TodoView;
+  thresholds: Thresholds;
+  /** Read problems, one line each, shown at the top of the panel they concern. */
+  problems: string[];
+  /** When it was read: ages drawn later move on from it without reading again (absent: now). */
+  read_ms?: number;
+}
 
 /** The tail of samples.jsonl read for sparklines: ~50 lines of ~300 bytes. */
 const SAMPLES_TAIL_BYTES = 16 * 1024;
@@ -20,8 +93,31 @@ const HISTORY = 24;
 
 export interface SidebarSources {
   owner: string;
-  /** DOGSLED_TEST=1 with DOGSLED_TEST_SIDEBAR_HOSTS=<file>: hosts from a fixture (peers do not exist yet). */
+  /** The SIDEBAR_HOSTS knob: hosts from a fixture file (core/common/test-knobs.ts). */
   fixtureHosts?: string | undefined;
+}
+
+/** What readSidebarState reads, for a front end that refreshes when one of them changes. */
+export interface SidebarReads {
+  files: string[];
+  /** The peer cache: a directory of one .json file per peer. */
+  peers: string;
+}
+
+export function sidebarReads(paths: StatePaths, owner: string): SidebarReads {
+  return {
+    files: [
+      paths.host,
+      paths.items,
+      paths.queue,
+      paths.samples,
+      paths.placements,
+      paths.branches,
+      paths.boardSeen,
+      todoLinesFile(paths, owner),
+    ],
+    peers: paths.peers,
+  };
 }
 
 export async function readSidebarState(io: HostIO, sources: SidebarSources): Promise<SidebarState> {

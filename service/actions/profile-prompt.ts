@@ -1,14 +1,14 @@
-// The Profiles tab's one write: a profile's last prompt file (spec, "--profile": "The profile panel
-// edits the last file"), edited through Pi's editor and replaced atomically. Only a regular file is
-// opened (a FIFO would hang Pi, a directory cannot be a prompt), and a file that changed on disk
-// while the editor was open is not overwritten. Every outcome is one escape-free line.
+// The Pi panel's Profiles tab's one write: a profile's last prompt file (spec, "--profile": "The
+// profile panel edits the last file"), edited through the front end's editor (`ask`) and replaced
+// atomically. Only a regular file is opened (a FIFO would hang Pi, a directory cannot be a prompt),
+// and a file that changed on disk while the editor was open is not overwritten. Every outcome is one escape-free line.
 
 import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { systemErrorText } from '../../../service/core/common/system-errors.js';
-import { plainLine } from '../../../service/core/text/text-clean.js';
-import { writeAtomic } from '../../../service/state/engine/atomic-write.js';
+import { systemErrorText } from '../core/common/system-errors.js';
+import { plainLine } from '../core/text/clean.js';
+import { writeAtomic } from '../state/engine/atomic-write.js';
 
 /** A prompt larger than this is not a prompt anyone edits in Pi's editor. */
 const PROMPT_MAX_BYTES = 1024 * 1024;

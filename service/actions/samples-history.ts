@@ -1,10 +1,17 @@
-// This host's samples.jsonl for the detail view's charts: the last day of it, read once when the view
-// opens and then only what was appended since (the service appends a line per interval and rewrites
-// the file about once an hour when it trims, which a shorter file or a changed inode betrays). A
-// file that is not a regular file, or any read error, is no history; a torn line is skipped.
+// The sidebar's detail view's read: this host's samples.jsonl for its charts, the last day of it,
+// read once when the view opens and then only what was appended since (the service appends a line
+// per interval and rewrites the file about once an hour when it trims, which a shorter file or a
+// changed inode betrays). A file that is not a regular file, or any read error, is no history; a
+// torn line is skipped.
 
-import { openRegular } from '../service/state/engine/regular-file.js';
-import type { HistoryPoint } from './model/detail.js';
+import { openRegular } from '../state/engine/regular-file.js';
+
+/** One line of samples.jsonl, reduced to what the charts draw (fractions 0-1, null: not measured). */
+export interface HistoryPoint {
+  ts_ms: number;
+  busy: number | null;
+  memory_used: number | null;
+}
 
 /** A day at a 1-second interval is ~30 MB: never read more than this much of the file's end. */
 const MAX_READ_BYTES = 48 * 1024 * 1024;
