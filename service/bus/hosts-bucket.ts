@@ -4,7 +4,7 @@
 // is judged by its revision's time, moved onto this host's clock (core/fleet/bus-rules.ts).
 
 import { type KV, Kvm, type KvWatchEntry } from '@nats-io/kv';
-import { HOSTS_BUCKET } from '../core/fleet/bus-rules.js';
+import { BUS_DOCUMENT_MAX_BYTES, HOSTS_BUCKET } from '../core/fleet/bus-rules.js';
 import type { NatsConnection } from './connect.js';
 
 export interface HostKey {
@@ -28,7 +28,11 @@ export class HostsBucket {
    */
   static async open(nc: NatsConnection): Promise<HostsBucket> {
     const kvm = new Kvm(nc);
-    const kv = await kvm.create(HOSTS_BUCKET, { history: 1 }).catch(() => kvm.open(HOSTS_BUCKET));
+    // The server refuses a value over the limit: nats-server 2.9 stores a 50 MB value it then
+    // cannot deliver, and the watch of every host stalls behind it.
+    const kv = await kvm
+      .create(HOSTS_BUCKET, { history: 1, maxValueSize: BUS_DOCUMENT_MAX_BYTES })
+      .catch(() => kvm.open(HOSTS_BUCKET));
     return new HostsBucket(kv);
   }
 
