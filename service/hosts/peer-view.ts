@@ -4,7 +4,7 @@
 // lock, and its headroom refused while it is unreachable or stale. The snapshot's strings are clean
 // already (peer-schemas.ts cleans every one as it is parsed); the label is this host's own.
 
-import { BUS_STALE_MS, busUnreachable } from '../core/fleet/bus-rules.js';
+import { BUS_NOT_PLACED, BUS_STALE_MS, busUnreachable } from '../core/fleet/bus-rules.js';
 import { peerHeadroom, peerService, retryInMs } from '../core/fleet/peer-reads.js';
 import type { Headroom } from '../core/placement/headroom.js';
 import { plainLine } from '../core/text/clean.js';
@@ -42,9 +42,12 @@ export function peerView(
       ? entry.read_ms - Math.max(0, reply.now_ms - reply.host.sample_ms)
       : null;
   const ageMs = sampleMs === null ? null : Math.max(0, now - sampleMs);
-  const headroom = reply
+  const judged = reply
     ? peerHeadroom(reply.host.headroom, { unreachable, ageMs })
     : { ...NO_SNAPSHOT, reason: unreachable ? [`unreachable: ${unreachable}`] : NO_SNAPSHOT.reason };
+  // Work reaches a peer through its verbs, which this version calls over SSH only.
+  const headroom =
+    peer.via === 'bus' ? { ...judged, eligible: false, reason: [...judged.reason, BUS_NOT_PLACED] } : judged;
   return {
     id: peer.id,
     label: plainLine(peer.label),

@@ -17,6 +17,12 @@ export const BUS_STALE_MS = 30_000;
  */
 export { PEER_SNAPSHOT_MAX_BYTES as BUS_DOCUMENT_MAX_BYTES } from './peer-reads.js';
 
+/**
+ * Why a host met only on the bus takes no work yet: it is shown and counted, but its verbs (launch,
+ * logs, stop) are reached over SSH alone in this version.
+ */
+export const BUS_NOT_PLACED = 'bus peer: work is placed on SSH peers only';
+
 /** Where a host answers the `host` verbs by request/reply. */
 export function rpcSubject(id: string): string {
   return `dogsled.rpc.${id}`;

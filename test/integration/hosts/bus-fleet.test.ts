@@ -75,8 +75,12 @@ describe('the fleet bus', () => {
         `${host.id} to see ${others.join(', ')}`,
       );
       expect([...report.keys()].sort()).toEqual(['local', ...others].sort());
-      for (const id of others)
+      for (const id of others) {
         expect(report.get(id)).toMatchObject({ reachable: true, local: false, service: 'up' });
+        // Shown, but no work goes there until its verbs travel over the bus.
+        expect(report.get(id)?.headroom.eligible).toBe(false);
+        expect(report.get(id)?.headroom.reason).toContain('bus peer: work is placed on SSH peers only');
+      }
     }
   });
 
