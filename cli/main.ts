@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { mark, STARTED_EVENT } from '../service/actions/timing-marks.js';
 import { HOT_COMMANDS, parseFast } from './fast-path.js';
 import { loadHot } from './hot-loader.js';
+import { quickAnswer } from './quick-answers.js';
 
 // Beside this file in dist/. A URL, not a literal specifier, so the build leaves them out of it.
 const DIST = pathToFileURL(`${__dirname}/`);
@@ -19,6 +20,7 @@ const loadFull = (): Promise<typeof import('./full.js')> => import(new URL('full
 
 async function main(args: string[]): Promise<number> {
   mark('main');
+  if (quickAnswer(args, `${__dirname}/`)) return 0;
   const fast = parseFast(args);
   if (fast && HOT_COMMANDS.has(fast.name)) {
     // It reports its own errors (hot/entry.ts).

@@ -9,10 +9,11 @@
 // CLI process started from the previous build (a running service, a parallel test run) can still
 // load its lazy chunks while a new build lands.
 
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -194,24 +195,34 @@ export async function buildCli(outdir = join(root, 'dist')) {
   }));
   // The entry last: a process that starts while the build lands finds every file it names.
   const entry = join(outdir, 'dogsled.cjs');
-  const files = [
-    ...cold.outputFiles,
-    ...hotFiles,
-    ...result.outputFiles,
+  const files = [...cold.outputFiles, ...hotFiles, ...result.outputFiles];
+  const entries = [
     ...start.outputFiles,
     { path: join(outdir, 'dogsled.mjs'), contents: Buffer.from(FORMER_ENTRY) },
   ];
-  for (const file of files) {
-    await mkdir(dirname(file.path), { recursive: true });
-    const temp = `${file.path}.${process.pid}.tmp`;
-    await writeFile(temp, file.contents, { mode: 0o755 });
-    await rename(temp, file.path);
-  }
+  for (const file of files) await replaceFile(file);
+  // The top-level help as the full command line prints it on a pipe, for cli/quick-answers.ts.
+  const help = { path: join(outdir, 'help.txt'), contents: renderHelp(join(outdir, 'full.mjs')) };
+  for (const file of [help, ...entries]) await replaceFile(file);
+  files.push(help, ...entries);
   const current = new Set(files.map((file) => file.path));
   await dropOldChunks(join(outdir, 'chunks'), current);
   // The hot bundles were ESM (NAME.mjs) before they were CommonJS.
   await dropOldChunks(join(outdir, 'hot'), current);
   return entry;
+}
+
+async function replaceFile(file) {
+  await mkdir(dirname(file.path), { recursive: true });
+  const temp = `${file.path}.${process.pid}.tmp`;
+  await writeFile(temp, file.contents, { mode: 0o755 });
+  await rename(temp, file.path);
+}
+
+/** `dogsled --help` from the just-built full command line, its stdout a pipe (commander's 80 columns). */
+function renderHelp(full) {
+  const script = `import(${JSON.stringify(pathToFileURL(full).href)}).then((m) => m.runFull(['--help'], undefined))`;
+  return execFileSync(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 /**

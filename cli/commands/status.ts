@@ -2,7 +2,6 @@
 // (the hosts' snapshots, service locks and placements, never a probe; every form but --line also
 // the open items and pending tickets), once or every --interval with --watch.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import { readHosts, readStatus } from '../../service/actions/status.js';
 import { mark } from '../../service/actions/timing-marks.js';
 import type { HostIO } from '../../service/actions/verb-io.js';
@@ -37,6 +36,10 @@ export async function statusCommand(flags: StatusFlags, ctx: CliContext): Promis
     ctx.out(await snapshotText(io, flags, ctx));
     return 0;
   }
+  // Only --watch sleeps: the other forms do not load the module.
+  const { setTimeout: sleep } = process.getBuiltinModule(
+    'node:timers/promises',
+  ) as typeof import('node:timers/promises');
   await untilStopped(async (signal) => {
     while (!signal.aborted) {
       const text = await snapshotText(io, flags, ctx);

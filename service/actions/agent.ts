@@ -6,10 +6,12 @@
 
 import { rm } from 'node:fs/promises';
 import { type AgentLaunched, checkAgentLine, checkHarness, launchAgent } from '../agents/launch-agent.js';
-import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../agents/launch-files.js';
 import { agentCallerEnvironment } from '../core/agents/agent-env.js';
+import type { Item } from '../core/agents/item-types.js';
+import type { LaunchRecord } from '../core/agents/launch-types.js';
 import { DogsledError } from '../core/common/errors.js';
 import { findHost } from '../core/placement/placement.js';
+import type { AgentRequest, Ticket } from '../core/placement/queue-types.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
@@ -17,9 +19,8 @@ import { submitWork } from '../queue/submit.js';
 import { awaitTicket } from '../queue/ticket-wait.js';
 import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
+import { launchFiles, newLaunchId, readLaunchRecord, writeTaskFile } from '../state/records/launch-files.js';
 import { readItems } from '../state/records/queue-items.js';
-import type { LaunchRecord } from '../state/schemas/launch-schemas.js';
-import type { AgentRequest, Item, Ticket } from '../state/schemas/queue-items-schemas.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';

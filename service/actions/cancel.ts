@@ -3,10 +3,10 @@
 // is refused in one line: an admitted job is stopped with `stop`, not cancelled.
 
 import { DogsledError } from '../core/common/errors.js';
+import type { Ticket } from '../core/placement/queue-types.js';
 import { cancelRefusal, cancelTicket, withTicket } from '../core/placement/tickets.js';
 import type { StateIO } from '../state/io.js';
 import { findTicket, updateQueue } from '../state/records/queue-items.js';
-import type { Ticket } from '../state/schemas/queue-items-schemas.js';
 
 /** The cancelled ticket; an unknown id or a ticket that is not pending is a DogsledError. */
 export async function cancelPending(io: StateIO, id: string): Promise<Ticket> {

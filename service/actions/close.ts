@@ -5,12 +5,12 @@
 import { type CloseResult, closeChild } from '../agents/close-child.js';
 import { finalReply } from '../agents/final-reply.js';
 import { applyClosures } from '../core/agents/item-closing.js';
+import type { Item } from '../core/agents/item-types.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { hostOfFlag } from '../hosts/peer-cleanup.js';
 import type { HostIO } from '../state/io.js';
 import { branchHolds } from '../state/records/branch-observations.js';
 import { readItems, updateItems } from '../state/records/queue-items.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';

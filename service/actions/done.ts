@@ -5,7 +5,6 @@
 // keeps the branch (service/daemon/agents/finish-worker.ts). Nothing is closed here: the turn is still running.
 
 import { realpath } from 'node:fs/promises';
-import { listLaunchRecords } from '../agents/launch-files.js';
 import { AGENT_LOCK_REASON } from '../core/cleanup/loss-rule.js';
 import { DogsledError } from '../core/common/errors.js';
 import { findCheckoutRoot, readDirty } from '../git/checkout-facts.js';
@@ -13,6 +12,7 @@ import { repositoryAt } from '../git/repository.js';
 import type { GitIO } from '../git/run-git.js';
 import type { HostIO } from '../state/io.js';
 import { type DoneMark, updateDoneMarks } from '../state/records/done-marks.js';
+import { listLaunchRecords } from '../state/records/launch-files.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';

@@ -1,10 +1,11 @@
 // `dogsled items`: this host's items.json and queue.json, optionally of one owner pane. Reads take
 // no lock: writers replace the files whole.
 
+import type { Item } from '../core/agents/item-types.js';
 import { DogsledError } from '../core/common/errors.js';
+import type { Ticket } from '../core/placement/queue-types.js';
 import type { StateIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
-import type { Item, Ticket } from '../state/schemas/queue-items-schemas.js';
 
 export type { Item, Ticket };
 

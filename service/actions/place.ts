@@ -7,7 +7,9 @@
 
 import { DogsledError } from '../core/common/errors.js';
 import { PEER_SNAPSHOT_MAX_BYTES } from '../core/fleet/peer-reads.js';
+import type { Reservation } from '../core/placement/host-types.js';
 import { findHost } from '../core/placement/placement.js';
+import type { Ticket } from '../core/placement/queue-types.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST, readReservations } from '../hosts/local-facts.js';
 import { peerCall } from '../hosts/peer-verb.js';
@@ -15,9 +17,7 @@ import type { Placed } from '../hosts/reserve-room.js';
 import { submitWork } from '../queue/submit.js';
 import { awaitTicket } from '../queue/ticket-wait.js';
 import type { HostIO } from '../state/io.js';
-import type { Reservation } from '../state/schemas/host-schemas.js';
 import { PeerReplySchema } from '../state/schemas/peer-schemas.js';
-import type { Ticket } from '../state/schemas/queue-items-schemas.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import type { Deadline } from '../time/deadline.js';
 import type { BranchWorktree } from '../worktrees/branch-worktree.js';

@@ -4,6 +4,7 @@
 // `--host`, or by its item) is read there with `host read` (peer-actions.ts).
 
 import { lstat, open } from 'node:fs/promises';
+import type { Item } from '../core/agents/item-types.js';
 import { DogsledError } from '../core/common/errors.js';
 import { quoted, stripEscapes } from '../core/text/clean.js';
 import { readFleet } from '../hosts/fleet.js';
@@ -12,7 +13,6 @@ import { hostOfFlag } from '../hosts/peer-cleanup.js';
 import type { HostIO } from '../state/io.js';
 import { jobLogPath } from '../state/records/job-records.js';
 import { readItems } from '../state/records/queue-items.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
 import { openTerminal } from '../terminal/open.js';
 import { isTerminalError } from '../terminal/terminal-errors.js';
 import { readOnPeer } from './peer-actions.js';

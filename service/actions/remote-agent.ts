@@ -5,7 +5,9 @@
 
 import { callerWorkspaceName } from '../agents/caller-workspace.js';
 import type { AgentLaunched } from '../agents/launch-agent.js';
+import type { Item } from '../core/agents/item-types.js';
 import { DogsledError } from '../core/common/errors.js';
+import type { AgentRequest } from '../core/placement/queue-types.js';
 import type { AgentLaunchRequest } from '../host-verbs/agent-verbs.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { peerCall } from '../hosts/peer-verb.js';
@@ -13,7 +15,7 @@ import type { HostIO } from '../state/io.js';
 import { hostIdentity } from '../state/records/identity.js';
 import { appendItem } from '../state/records/queue-items.js';
 import { LaunchRecordSchema } from '../state/schemas/launch-schemas.js';
-import { type AgentRequest, type Item, ItemSchema } from '../state/schemas/queue-items-schemas.js';
+import { ItemSchema } from '../state/schemas/queue-items-schemas.js';
 import { openTerminal } from '../terminal/open.js';
 import type { Deadline } from '../time/deadline.js';
 import { workPlaceOf } from '../worktrees/peer-checkout.js';

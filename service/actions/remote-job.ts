@@ -3,14 +3,17 @@
 // owner's, keeps the item. A directory under the caller's home maps to the same path under the
 // peer's home; any other directory is taken as it is and must exist there.
 
+import type { Item } from '../core/agents/item-types.js';
 import { DogsledError } from '../core/common/errors.js';
+import type { JobRecord } from '../core/jobs/job-types.js';
+import type { JobRequest } from '../core/placement/queue-types.js';
 import type { LaunchRequest } from '../host-verbs/job-verbs.js';
 import type { PeerHost } from '../hosts/fleet.js';
 import { peerCall } from '../hosts/peer-verb.js';
 import type { HostIO } from '../state/io.js';
-import { type JobRecord, JobRecordSchema } from '../state/records/job-records.js';
+import { JobRecordSchema } from '../state/records/job-records.js';
 import { appendItem } from '../state/records/queue-items.js';
-import { type Item, ItemSchema, type JobRequest } from '../state/schemas/queue-items-schemas.js';
+import { ItemSchema } from '../state/schemas/queue-items-schemas.js';
 import type { Transport } from '../transport/types.js';
 import { homeRelative } from '../worktrees/peer-checkout.js';
 

@@ -6,9 +6,12 @@
 // Node starts; with no service it starts its job's supervisor before placing (jobs/launch.ts), so the
 // two Node start-ups overlap instead of adding up.
 
+import type { Item } from '../core/agents/item-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { callerEnvironment } from '../core/jobs/job-env.js';
+import type { JobRecord } from '../core/jobs/job-types.js';
 import { findHost } from '../core/placement/placement.js';
+import type { JobRequest, Ticket } from '../core/placement/queue-types.js';
 import { enabledPeers, type PeerHost } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { checkCommand } from '../jobs/command-check.js';
@@ -21,8 +24,7 @@ import { submitWork } from '../queue/submit.js';
 import { awaitTicket } from '../queue/ticket-wait.js';
 import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
-import { type JobRecord, readJobRecord } from '../state/records/job-records.js';
-import type { Item, JobRequest, Ticket } from '../state/schemas/queue-items-schemas.js';
+import { readJobRecord } from '../state/records/job-records.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';

@@ -6,7 +6,10 @@
 
 import { readBoard } from '../board/read-board.js';
 import type { Board } from '../core/board/board-rule.js';
+import type { TodoLines } from '../core/board/board-types.js';
 import { messageOf } from '../core/common/errors.js';
+import type { HostFacts } from '../core/fleet/fleet-types.js';
+import type { JobSummary } from '../core/jobs/job-types.js';
 import { localView, readLocalFacts } from '../hosts/local-facts.js';
 import { cachedPeerHosts } from '../hosts/peers.js';
 import type { HostView } from '../hosts/view.js';
@@ -14,11 +17,9 @@ import { openRegular, readRegular } from '../state/engine/regular-file.js';
 import type { HostIO } from '../state/io.js';
 import type { StatePaths } from '../state/paths.js';
 import { readTodoLines, todoLinesFile } from '../state/records/sidebar-files.js';
-import type { HostFacts, JobSummary } from '../state/schemas/host-schemas.js';
-import type { TodoLines } from '../state/schemas/sidebar-schemas.js';
 
-export type { HostFacts } from '../state/schemas/host-schemas.js';
-export type { TodoLines, TodoSection } from '../state/schemas/sidebar-schemas.js';
+export type { TodoLines, TodoSection } from '../core/board/board-types.js';
+export type { HostFacts } from '../core/fleet/fleet-types.js';
 
 export interface SidebarHost {
   id: string;

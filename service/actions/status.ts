@@ -8,8 +8,8 @@ import { readPeerHosts } from '../hosts/peers.js';
 import type { HostView, StatusReport } from '../hosts/view.js';
 import type { HostIO } from '../state/io.js';
 
-export type { AgentPane } from '../state/schemas/host-schemas.js';
-export type { SweepPass } from '../state/schemas/sweep-schemas.js';
+export type { AgentPane } from '../core/agents/agent-pane-types.js';
+export type { SweepPass } from '../core/cleanup/sweep-types.js';
 export type { HostView, StatusReport };
 
 export async function readStatus(io: HostIO): Promise<StatusReport> {

@@ -2,6 +2,7 @@
 // agent item in items.json like a child `agent` started, so the board, `read`, `send` and the
 // completion worker see it. Only this host's panes (peers come with their own transport).
 
+import type { Item } from '../core/agents/item-types.js';
 import { DogsledError } from '../core/common/errors.js';
 import { findHost } from '../core/placement/placement.js';
 import { quoted } from '../core/text/clean.js';
@@ -9,7 +10,6 @@ import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
 import { updateItems } from '../state/records/queue-items.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import { isTerminalError, needsTerminal } from '../terminal/terminal-errors.js';

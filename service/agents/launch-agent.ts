@@ -8,16 +8,26 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { harnessBinary } from '../core/agents/agent-env.js';
+import type { Item } from '../core/agents/item-types.js';
 import { launchLine } from '../core/agents/launch-line.js';
 import { childRole } from '../core/agents/launch-state.js';
+import type { LaunchRecord } from '../core/agents/launch-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { testKnob } from '../core/common/test-knobs.js';
+import type { AgentRequest } from '../core/placement/queue-types.js';
 import { squeezedLine } from '../core/text/clean.js';
 import { findExecutable } from '../process/find-executable.js';
 import type { HostIO } from '../state/io.js';
+import {
+  createLaunchRecord,
+  LaunchTaken,
+  launchFiles,
+  neverTried,
+  updateLaunchRecord,
+  writeContractFile,
+} from '../state/records/launch-files.js';
 import { linkChild } from '../state/records/parents.js';
 import { appendItem, updateItems } from '../state/records/queue-items.js';
-import type { AgentRequest, Item } from '../state/schemas/queue-items-schemas.js';
 import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Pane } from '../terminal/port-records.js';
@@ -25,19 +35,10 @@ import { needsTerminal } from '../terminal/terminal-errors.js';
 import type { Deadline } from '../time/deadline.js';
 import { mark } from '../time/timing.js';
 import { type BranchWorktree, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
-import { discardCreatedWorktree } from '../worktrees/unused-work.js';
 import { openAgentPane } from './agent-pane.js';
-import {
-  createLaunchRecord,
-  type LaunchRecord,
-  LaunchTaken,
-  launchFiles,
-  neverTried,
-  updateLaunchRecord,
-  writeContractFile,
-} from './launch-files.js';
 import { launchProfile, loadProfile, type Profile, profilesDir } from './profiles.js';
 import { startWithTries } from './start-tries.js';
+import { discardCreatedWorktree } from './unused-work.js';
 
 export interface AgentLaunchIO extends HostIO {
   /** An already opened terminal port (the caller's); default openTerminal. */

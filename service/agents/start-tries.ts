@@ -6,6 +6,7 @@
 // ran and finished before Herdr confirmed its start (its own `done` closed the pane) started.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { LaunchRecord } from '../core/agents/launch-types.js';
 import {
   afterTry,
   type PaneNow,
@@ -17,11 +18,11 @@ import {
 import { messageOf } from '../core/common/errors.js';
 import { squeezedLine, stripEscapes } from '../core/text/clean.js';
 import type { StateIO } from '../state/io.js';
+import { updateLaunchRecord } from '../state/records/launch-files.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Agent } from '../terminal/port-records.js';
 import { isFinalRefusal, isTerminalError, TerminalError } from '../terminal/terminal-errors.js';
 import type { Deadline } from '../time/deadline.js';
-import { type LaunchRecord, updateLaunchRecord } from './launch-files.js';
 import { startSigns } from './start-evidence.js';
 
 /** Herdr's own start deadline bounds (CONTRACT §4.3 #10). */

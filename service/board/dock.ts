@@ -7,13 +7,14 @@
 // removed or corrupt, an open killed before writing it) is found again by the board's tag (adoptBoard).
 // tmux docks at the left natively (dockInTmux); the rest is the same.
 
+import type { BoardEntry } from '../core/board/board-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { VERSION } from '../core/common/version.js';
 import { installLines } from '../core/install/install-lines.js';
 import { writeState } from '../state/engine/store.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
 import { boardFile, updateBoardEntry } from '../state/records/sidebar-files.js';
-import { type BoardEntry, BoardEntrySchema } from '../state/schemas/sidebar-schemas.js';
+import { BoardEntrySchema } from '../state/schemas/sidebar-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Layout, Pane, Rect } from '../terminal/port-records.js';
 import { isTerminalError, needsPane, needsTerminal } from '../terminal/terminal-errors.js';

@@ -6,13 +6,13 @@
 // read adds no facts, which keeps panes, and an inbox that cannot be read keeps its pane: a doubtful
 // case is kept.
 
-import { launchPaneRecords, listLaunchRecords } from '../agents/launch-files.js';
 import type { InboxFacts, OwnedWork, PaneRecord } from '../core/cleanup/pane-rule.js';
 import { messageOf } from '../core/common/errors.js';
 import { isUndelivered } from '../core/inbox/inbox.js';
 import { inboxTerminals, readInbox } from '../inbox/inbox-files.js';
 import type { StateIO } from '../state/io.js';
 import { readDoneMarks } from '../state/records/done-marks.js';
+import { launchPaneRecords, listLaunchRecords } from '../state/records/launch-files.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
 
 export interface AgentPaneFacts {

@@ -15,6 +15,7 @@ import {
   worktreeVerdict,
 } from '../core/cleanup/loss-rule.js';
 import type { CommitsVerdict, Hold } from '../core/cleanup/loss-types.js';
+import type { WorktreeRecord } from '../core/cleanup/registry-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { pathPresent } from '../git/git-dir.js';
 import {
@@ -30,7 +31,6 @@ import type { GitIO } from '../git/run-git.js';
 import type { GitWorktree } from '../git/worktrees.js';
 import { mapLimited } from '../probe/map-limited.js';
 import { loadRepoConfig } from '../state/config/repo-config.js';
-import type { WorktreeRecord } from '../state/schemas/registry-schemas.js';
 import { gatherCommitFacts } from './commit-facts.js';
 
 /** Holds that other layers know about (panes, processes, launches, items), by checkout path. */

@@ -17,6 +17,8 @@ import {
 } from '../core/inbox/inbox.js';
 import { compactionDue } from '../core/inbox/inbox-space.js';
 import { ticketNoticeText, undeliveredText } from '../core/inbox/inbox-text.js';
+import type { Inbox, InboxRecord } from '../core/inbox/inbox-types.js';
+import type { Ticket } from '../core/placement/queue-types.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { inboxTerminals, readInbox, removeInbox, updateInbox } from '../inbox/inbox-files.js';
 import { postRecord } from '../inbox/post.js';
@@ -25,8 +27,6 @@ import { paneWhereabouts } from '../inbox/whereabouts.js';
 import { newId } from '../state/engine/ids.js';
 import type { ProcessIO } from '../state/io.js';
 import { readQueue, updateQueue } from '../state/records/queue-items.js';
-import type { Inbox, InboxRecord } from '../state/schemas/inbox-schemas.js';
-import type { Ticket } from '../state/schemas/queue-items-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Listing } from '../terminal/port-records.js';
 import { type LoopOptions, runLoop } from './work-loop.js';

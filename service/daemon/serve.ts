@@ -7,12 +7,12 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError, messageOf } from '../core/common/errors.js';
+import type { HostFacts } from '../core/fleet/fleet-types.js';
 import type { HostProbe } from '../probe/index.js';
 import { sweepOrphanTemps } from '../state/engine/temp-sweep.js';
 import type { HostIO } from '../state/io.js';
 import { type ConfigLocation, ensureStateDir } from '../state/paths.js';
 import { acquireServiceLock } from '../state/records/service-lock.js';
-import type { HostFacts } from '../state/schemas/host-schemas.js';
 import { span } from '../time/timing.js';
 import { SshPool } from '../transport/pool.js';
 import type { Transport } from '../transport/types.js';

@@ -16,11 +16,11 @@ import {
   sweepCountsText,
   sweepScope,
 } from '../core/cleanup/sweep-rule.js';
+import type { SweepPass } from '../core/cleanup/sweep-types.js';
 import { messageOf } from '../core/common/errors.js';
 import { plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { listenPrivate } from '../state/engine/private-socket.js';
-import type { SweepPass } from '../state/schemas/sweep-schemas.js';
 import { markSweepHandled, readSweepRequest, recordSweep } from '../sweep/sweep-files.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import type { OrphanReport } from './agents/orphans-pass.js';

@@ -5,14 +5,16 @@
 // yet, so a launch still on its way here then refuses the id and nothing starts after the answer.
 
 import * as z from 'zod/mini';
-import { endUnstartedLaunch, readLaunchRecord } from '../agents/launch-files.js';
+import type { Item } from '../core/agents/item-types.js';
 import { DogsledError } from '../core/common/errors.js';
+import type { JobRecord } from '../core/jobs/job-types.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { endReservations } from '../hosts/reserve-room.js';
 import { lazySchema } from '../state/engine/lazy-schema.js';
-import { type JobRecord, updateJobRecord } from '../state/records/job-records.js';
+import { updateJobRecord } from '../state/records/job-records.js';
+import { endUnstartedLaunch, readLaunchRecord } from '../state/records/launch-files.js';
 import { readItems } from '../state/records/queue-items.js';
-import { AgentRequestSchema, type Item, JobRequestSchema } from '../state/schemas/queue-items-schemas.js';
+import { AgentRequestSchema, JobRequestSchema } from '../state/schemas/queue-items-schemas.js';
 import { stdinRequest } from './stdin-request.js';
 import type { VerbIO, VerbResult } from './verb-table.js';
 

@@ -10,13 +10,8 @@ import { closeHere } from '../actions/close.js';
 import { readTarget } from '../actions/read.js';
 import { workspaceNamed } from '../agents/caller-workspace.js';
 import { launchAgent } from '../agents/launch-agent.js';
-import {
-  LaunchTaken,
-  launchFiles,
-  neverTried,
-  readLaunchRecord,
-  writeTaskFile,
-} from '../agents/launch-files.js';
+import { discardFreshClone } from '../agents/unused-work.js';
+import type { LaunchRecord } from '../core/agents/launch-types.js';
 import { DogsledError } from '../core/common/errors.js';
 import { senderFromPeer } from '../core/inbox/inbox.js';
 import { SETUP_CAP_MS } from '../core/placement/budget.js';
@@ -24,14 +19,19 @@ import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { endReservations } from '../hosts/reserve-room.js';
 import { sendMessage } from '../inbox/send.js';
 import { lazySchema } from '../state/engine/lazy-schema.js';
+import {
+  LaunchTaken,
+  launchFiles,
+  neverTried,
+  readLaunchRecord,
+  writeTaskFile,
+} from '../state/records/launch-files.js';
 import { InboxSenderSchema } from '../state/schemas/inbox-schemas.js';
-import type { LaunchRecord } from '../state/schemas/launch-schemas.js';
 import { AgentRequestSchema } from '../state/schemas/queue-items-schemas.js';
 import { openTerminal } from '../terminal/open.js';
 import { Deadline } from '../time/deadline.js';
 import { ensureBranchWorktree } from '../worktrees/branch-worktree.js';
 import { type PlacedHere, placeHere, WorkPlaceSchema } from '../worktrees/peer-checkout.js';
-import { discardFreshClone } from '../worktrees/unused-work.js';
 import { stdinRequest } from './stdin-request.js';
 import type { VerbIO, VerbResult } from './verb-table.js';
 

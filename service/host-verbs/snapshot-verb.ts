@@ -3,9 +3,9 @@
 // host's clock, so a caller can judge the snapshot's age without trusting its own clock, and the
 // host's job records from its snapshot (`ps --all` of a peer reads them through the peer cache).
 
+import type { JobSummary } from '../core/jobs/job-types.js';
 import { localView, readLocalFacts } from '../hosts/local-facts.js';
 import type { HostView } from '../hosts/view.js';
-import type { JobSummary } from '../state/schemas/host-schemas.js';
 import { noArguments, type VerbIO, type VerbResult } from './verb-table.js';
 
 export interface HostSnapshotReply {

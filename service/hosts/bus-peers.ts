@@ -4,15 +4,11 @@
 
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { BUS_DOCUMENT_MAX_BYTES } from '../core/fleet/bus-rules.js';
+import type { PeerEntry, PeerReply } from '../core/fleet/fleet-types.js';
 import { readState, writeState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE } from '../state/paths.js';
-import {
-  type PeerEntry,
-  PeerEntrySchema,
-  type PeerReply,
-  PeerReplySchema,
-} from '../state/schemas/peer-schemas.js';
+import { PeerEntrySchema, PeerReplySchema } from '../state/schemas/peer-schemas.js';
 import type { PeerHost } from './fleet.js';
 import { peerEntryPath } from './peer-cache.js';
 

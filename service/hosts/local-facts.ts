@@ -6,16 +6,12 @@
 
 import { hostname } from 'node:os';
 import { type HostFacts, headroomOf, measureOf, type Policy } from '../core/placement/headroom.js';
+import type { HostSnapshot, Reservation } from '../core/placement/host-types.js';
 import { liveReservations } from '../core/placement/reservations.js';
 import { readState } from '../state/engine/store.js';
 import type { HostIO, StateIO } from '../state/io.js';
 import { readServiceState } from '../state/records/service-lock.js';
-import {
-  type HostSnapshot,
-  HostSnapshotSchema,
-  PlacementsSchema,
-  type Reservation,
-} from '../state/schemas/host-schemas.js';
+import { HostSnapshotSchema, PlacementsSchema } from '../state/schemas/host-schemas.js';
 import type { HostView } from './view.js';
 
 /** The local host's id and label; peers are known by their Herdr machine ids. */

@@ -6,11 +6,12 @@
 // entry after a change.
 
 import { rm } from 'node:fs/promises';
+import type { MachineList } from '../core/fleet/fleet-types.js';
 import { PEER_READ_EVERY_MS } from '../core/fleet/peer-reads.js';
 import { readState, writeState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { ensureStateDir } from '../state/paths.js';
-import { type MachineList, MachineListSchema } from '../state/schemas/peer-schemas.js';
+import { MachineListSchema } from '../state/schemas/peer-schemas.js';
 import { findHerdrBinary } from '../terminal/herdr/locate.js';
 import type { Machine } from '../terminal/port-records.js';
 

@@ -7,6 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { messageOf } from '../core/common/errors.js';
+import type { PeerEntry } from '../core/fleet/fleet-types.js';
 import {
   afterPeerFailure,
   afterPeerRead,
@@ -18,7 +19,7 @@ import {
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE } from '../state/paths.js';
-import { type PeerEntry, PeerEntrySchema, PeerReplySchema } from '../state/schemas/peer-schemas.js';
+import { PeerEntrySchema, PeerReplySchema } from '../state/schemas/peer-schemas.js';
 import { monotonicMs } from '../time/timers.js';
 import { type PeerTarget, type Transport, UnreachableError } from '../transport/types.js';
 import type { PeerHost } from './fleet.js';

@@ -2,8 +2,8 @@
 // status does), never by asking each peer for its records. A config that does not load hides no
 // local job: the caller lists those first and shows this failure as a warning.
 
+import type { JobSummary } from '../core/jobs/job-types.js';
 import type { HostIO } from '../state/io.js';
-import type { JobSummary } from '../state/schemas/host-schemas.js';
 import { OpenSshTransport } from '../transport/openssh.js';
 import { enabledPeers } from './fleet.js';
 import { refreshPeers } from './peer-cache.js';

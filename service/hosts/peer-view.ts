@@ -5,10 +5,10 @@
 // already (peer-schemas.ts cleans every one as it is parsed); the label is this host's own.
 
 import { BUS_NOT_PLACED, BUS_STALE_MS, busUnreachable } from '../core/fleet/bus-rules.js';
+import type { PeerEntry } from '../core/fleet/fleet-types.js';
 import { peerHeadroom, peerService, retryInMs } from '../core/fleet/peer-reads.js';
 import type { Headroom } from '../core/placement/headroom.js';
 import { plainLine } from '../core/text/clean.js';
-import type { PeerEntry } from '../state/schemas/peer-schemas.js';
 import type { PeerHost } from './fleet.js';
 import type { HostView } from './view.js';
 

@@ -7,6 +7,7 @@
 import * as z from 'zod/mini';
 import { DogsledError } from '../core/common/errors.js';
 import { lastingFailure } from '../core/fleet/unreachable.js';
+import type { Reservation } from '../core/placement/host-types.js';
 import { findHost, planPlacement, type Refusal } from '../core/placement/placement.js';
 import { liveReservations, withoutReservations } from '../core/placement/reservations.js';
 import { plainLine } from '../core/text/clean.js';
@@ -14,12 +15,7 @@ import { newId } from '../state/engine/ids.js';
 import { lazySchema } from '../state/engine/lazy-schema.js';
 import { updateState } from '../state/engine/store.js';
 import type { HostIO, StateIO } from '../state/io.js';
-import {
-  EMPTY_PLACEMENTS,
-  PlacementsSchema,
-  type Reservation,
-  ReservationSchema,
-} from '../state/schemas/host-schemas.js';
+import { EMPTY_PLACEMENTS, PlacementsSchema, ReservationSchema } from '../state/schemas/host-schemas.js';
 import type { Transport } from '../transport/types.js';
 import { enabledPeers, type PeerHost } from './fleet.js';
 import { LOCAL_HOST, localView, readLocalFacts, readLocalHost } from './local-facts.js';

@@ -3,16 +3,17 @@
 // in gate.json (under its lock, taken alone) before the reminder is printed. A crash after the record
 // loses one reminder; it never repeats one, so an unchanged set cannot make a continuation loop.
 
+import type { Item } from '../core/agents/item-types.js';
 import { GATE_HISTORY_MAX, gateReminder, gateStep } from '../core/inbox/gate-rule.js';
+import type { Gate } from '../core/inbox/inbox-types.js';
 import { factsFor, type LandPane } from '../core/inbox/to-land-rule.js';
 import { plainLine } from '../core/text/clean.js';
 import { mayHaveToLand, readToLand } from '../queue/to-land-rows.js';
+import { guarded } from '../state/engine/guarded.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { readItems } from '../state/records/queue-items.js';
-import { type Gate, GateSchema } from '../state/schemas/inbox-schemas.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
-import { guarded } from './inbox-files.js';
+import { GateSchema } from '../state/schemas/inbox-schemas.js';
 
 function ownerOpenItems(items: readonly Item[], owner: string): Item[] {
   return items.filter((item) => item.owner === owner && item.closed_ms === null);
@@ -57,7 +58,7 @@ export async function ownerFindings(
   const mine = items.filter((item) => item.owner === owner);
   if (mine.length === 0) return [];
   const [{ readLaunchRecord }, { readRegistries }] = await Promise.all([
-    import('../agents/launch-files.js'),
+    import('../state/records/launch-files.js'),
     import('../state/records/registries.js'),
   ]);
   const childPanes = new Set<string>();

@@ -2,13 +2,13 @@
 // tickets, then the fleet as `status --brief` shows it. Nothing outside a Herdr or tmux pane or without a
 // service snapshot. At SessionStart, Claude Code and Codex hooks also register the session's reader.
 
+import type { SweepPass } from '../core/cleanup/sweep-types.js';
 import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/inbox/owner-work.js';
 import { readLocalHost } from '../hosts/local-facts.js';
 import type { HostView } from '../hosts/view.js';
 import { readToLand } from '../queue/to-land-rows.js';
 import type { HostIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
-import type { SweepPass } from '../state/schemas/sweep-schemas.js';
 import { hookPane } from '../terminal/herdr/herdr-env.js';
 import { type HookHarness, hasStateDir, hookCaller } from './hook-common.js';
 

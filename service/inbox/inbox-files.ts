@@ -5,15 +5,17 @@
 // update); only its own settled.json's lock is taken inside it. Only regular files are read: a
 // directory, FIFO or symlink in their place is a one-line error naming the file, never a hang.
 
-import { lstat, readdir, unlink } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { emptyInbox } from '../core/inbox/inbox.js';
+import type { Inbox, InboxRecord } from '../core/inbox/inbox-types.js';
 import { clip, plainLine } from '../core/text/clean.js';
+import { guarded, relativeName } from '../state/engine/guarded.js';
 import { withLock } from '../state/engine/lock.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
-import { type Inbox, type InboxRecord, InboxSchema } from '../state/schemas/inbox-schemas.js';
+import { InboxSchema } from '../state/schemas/inbox-schemas.js';
 
 /**
  * Herdr's terminal ids are `term_<hex>`, tmux's `%<pane>@<server pid>` (both safe as file names);
@@ -27,52 +29,6 @@ export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string 
     throw new DogsledError(`inbox: terminal id "${clip(plainLine(terminal), 80)}" is not a safe file name`);
   }
   return join(io.paths.inbox, `${terminal}${SUFFIX}`);
-}
-
-function relativeName(io: Pick<StateIO, 'paths'>, file: string): string {
-  return relative(io.paths.dir, file) || file;
-}
-
-/** Refuses anything but a regular file (or nothing) at `file`, before it is opened. */
-async function assertRegular(io: Pick<StateIO, 'paths'>, file: string): Promise<void> {
-  let kind: string;
-  try {
-    const stats = await lstat(file);
-    if (stats.isFile()) return;
-    kind = stats.isDirectory()
-      ? 'a directory'
-      : stats.isFIFO()
-        ? 'a FIFO'
-        : stats.isSymbolicLink()
-          ? 'a symlink'
-          : 'not a regular file';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
-    throw new DogsledError(`cannot read ${relativeName(io, file)}: ${code ?? messageOf(error)}`, {
-      cause: error,
-    });
-  }
-  throw new DogsledError(`${relativeName(io, file)} is ${kind}, not a regular file`);
-}
-
-/**
- * Runs `action` on a state file of the message layer: anything but a regular file there is refused
- * first, and file-system failures become one line naming the file (DogsledErrors pass through).
- */
-export async function guarded<T>(
-  io: Pick<StateIO, 'paths'>,
-  file: string,
-  action: () => Promise<T>,
-): Promise<T> {
-  await assertRegular(io, file);
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof DogsledError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DogsledError(`${relativeName(io, file)}: ${code ?? messageOf(error)}`, { cause: error });
-  }
 }
 
 /** The terminal's inbox, or undefined when nothing was ever written to it (or it was corrupt). */

@@ -3,6 +3,7 @@
 // owner is elsewhere, and `host outbox claim|ack` (the owner's service, over SSH) takes them. One
 // file under its own lock, taken alone; anything but a regular file there is a one-line error.
 
+import type { Item } from '../core/agents/item-types.js';
 import {
   ackRecords,
   addRecord,
@@ -10,17 +11,12 @@ import {
   keptRecords,
   NOTICE_AWAIT_MS,
 } from '../core/inbox/outbox-rule.js';
+import type { Outbox, OutboxRecord } from '../core/inbox/outbox-types.js';
+import { guarded } from '../state/engine/guarded.js';
 import { newId } from '../state/engine/ids.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
-import {
-  NoticesSchema,
-  type Outbox,
-  type OutboxRecord,
-  OutboxSchema,
-} from '../state/schemas/outbox-schemas.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
-import { guarded } from './inbox-files.js';
+import { NoticesSchema, OutboxSchema } from '../state/schemas/outbox-schemas.js';
 
 export type Posted = Pick<OutboxRecord, 'ref'> & Partial<Pick<OutboxRecord, 'message' | 'closed' | 'branch'>>;
 

@@ -4,11 +4,12 @@
 // a pane keeps its terminal; a restarted server binds a new socket, whose identity empties the memo.
 // Anything doubtful (no socket, an unreadable memo, a pane not in it) asks Herdr.
 
+import type { PaneTerminals } from '../core/inbox/inbox-types.js';
+import { guarded } from '../state/engine/guarded.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { ProcessIO } from '../state/io.js';
-import { type PaneTerminals, PaneTerminalsSchema } from '../state/schemas/inbox-schemas.js';
+import { PaneTerminalsSchema } from '../state/schemas/inbox-schemas.js';
 import { herdrServerIdentity } from '../terminal/herdr/server-identity.js';
-import { guarded } from './inbox-files.js';
 import type { Whereabouts } from './whereabouts.js';
 
 /** Panes remembered at most; the least recently seen go first. */

@@ -4,8 +4,8 @@
 // service owes the reader, and the service makes no runaway ones.
 
 import { appendRecord } from '../core/inbox/inbox.js';
+import type { Inbox, InboxRecord } from '../core/inbox/inbox-types.js';
 import type { StateIO } from '../state/io.js';
-import type { Inbox, InboxRecord } from '../state/schemas/inbox-schemas.js';
 import { updateInbox } from './inbox-files.js';
 import { readSettled, storeRecord } from './settled.js';
 

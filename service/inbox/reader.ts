@@ -13,9 +13,9 @@ import {
   withReader,
 } from '../core/inbox/inbox.js';
 import { BATCH_CHARS, pickDelivery } from '../core/inbox/inbox-text.js';
+import type { Inbox, InboxRecord } from '../core/inbox/inbox-types.js';
 import { clip, plainLine } from '../core/text/clean.js';
 import type { ProcessIO } from '../state/io.js';
-import type { Inbox, InboxRecord } from '../state/schemas/inbox-schemas.js';
 import { inboxTerminals, readInbox, updateInbox } from './inbox-files.js';
 import { mergeRecords, readSettled, withWholeText } from './settled.js';
 import type { Whereabouts } from './whereabouts.js';

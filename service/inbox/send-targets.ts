@@ -2,10 +2,10 @@
 // any host; this is one host's part, which `host whereis` answers for a peer): a live agent's Herdr
 // name, the name of an open child item or tracked pane here, or a pane id.
 
+import type { Item } from '../core/agents/item-types.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import type { ProcessIO } from '../state/io.js';
 import { readItems } from '../state/records/queue-items.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Listing } from '../terminal/port-records.js';
 import { nameOf, openHerdr, paneWhereabouts, type Whereabouts } from './whereabouts.js';

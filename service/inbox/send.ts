@@ -18,13 +18,13 @@ import {
   waitsForHook,
 } from '../core/inbox/inbox.js';
 import { INBOX_MAX_BYTES, recordBytes, storedText } from '../core/inbox/inbox-space.js';
+import type { InboxRecord, InboxSender } from '../core/inbox/inbox-types.js';
 import { checkedMessage } from '../core/inbox/message-text.js';
 import { clip, plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { newId } from '../state/engine/ids.js';
 import type { ProcessIO } from '../state/io.js';
 import { readItems } from '../state/records/queue-items.js';
-import type { InboxRecord, InboxSender } from '../state/schemas/inbox-schemas.js';
 import { updateInbox } from './inbox-files.js';
 import { targetsHere } from './send-targets.js';
 import { compactLocked, dropBodies, storeRecord } from './settled.js';

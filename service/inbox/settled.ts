@@ -17,14 +17,16 @@ import {
   type StoredText,
   storedText,
 } from '../core/inbox/inbox-space.js';
+import type { Inbox, InboxRecord } from '../core/inbox/inbox-types.js';
 import { tempOwner, writeAtomic } from '../state/engine/atomic-write.js';
+import { guarded } from '../state/engine/guarded.js';
 import { identityAlive, selfIdentity } from '../state/engine/liveness.js';
 import { readRegular } from '../state/engine/regular-file.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE } from '../state/paths.js';
-import { type Inbox, type InboxRecord, SettledInboxSchema } from '../state/schemas/inbox-schemas.js';
-import { guarded, inboxFile, readInbox } from './inbox-files.js';
+import { SettledInboxSchema } from '../state/schemas/inbox-schemas.js';
+import { inboxFile, readInbox } from './inbox-files.js';
 
 /** Record ids as newId makes them; a peer's record with any other id gets no file named by it. */
 const RECORD_ID = /^[a-z]_[a-z0-9]{6,32}$/;

@@ -6,9 +6,10 @@
 
 import { DogsledError } from '../core/common/errors.js';
 import { testKnob } from '../core/common/test-knobs.js';
+import type { JobRecord } from '../core/jobs/job-types.js';
+import type { Ticket } from '../core/placement/queue-types.js';
 import type { ProcessIO, StateIO } from '../state/io.js';
-import { type JobRecord, readJobRecord } from '../state/records/job-records.js';
-import type { Ticket } from '../state/schemas/queue-items-schemas.js';
+import { readJobRecord } from '../state/records/job-records.js';
 import { copyJobLog, followJobLog, type LogWrite } from './job-logs.js';
 import { type JobRef, noJob, resolveJobRef, settledRef, untilRecorded } from './job-ref.js';
 import { STOP_GRACE_MS, type StopOutcome, stopJob } from './job-stop.js';

@@ -10,18 +10,20 @@
 
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import type { Item } from '../core/agents/item-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { STANDBY_ENV } from '../core/jobs/job-env.js';
+import type { JobRecord } from '../core/jobs/job-types.js';
 import type { TabPlacement } from '../core/jobs/tab-placement.js';
+import type { JobRequest } from '../core/placement/queue-types.js';
 import { squeezedLine } from '../core/text/clean.js';
 import { endReservations } from '../hosts/reserve-room.js';
 import { launchStandby, type Standby } from '../process/launch-detached.js';
 import { execArgv, SUPERVISOR_ENV, selfInvocation } from '../process/self-invocation.js';
 import type { ProcessIO } from '../state/io.js';
 import { type Environment, jobEnvPath, removeEnvFile, writeEnvFile } from '../state/records/env-files.js';
-import { type JobRecord, updateJobRecord } from '../state/records/job-records.js';
+import { updateJobRecord } from '../state/records/job-records.js';
 import { appendItem, updateItems } from '../state/records/queue-items.js';
-import type { Item, JobRequest } from '../state/schemas/queue-items-schemas.js';
 import { outsideAnyPane } from '../terminal/herdr/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
 import type { LaunchedCommand, RunCommandOptions, TerminalPort } from '../terminal/port.js';

@@ -5,9 +5,9 @@
 
 import { messageOf } from '../core/common/errors.js';
 import { jobState } from '../core/jobs/job-status.js';
+import type { JobRecord, JobSummary } from '../core/jobs/job-types.js';
 import type { StateIO } from '../state/io.js';
-import { type JobRecord, listJobRecords } from '../state/records/job-records.js';
-import type { JobSummary } from '../state/schemas/host-schemas.js';
+import { listJobRecords } from '../state/records/job-records.js';
 import { reconcileJob, WRAPPER_LOST } from './reconcile.js';
 
 /** `lost`: ended by the reconciler because its wrapper died without recording how the job ended. */

@@ -4,9 +4,10 @@
 // the log, so bytes read after seeing an ended record are the last ones.
 
 import type { FileHandle } from 'node:fs/promises';
+import type { JobRecord } from '../core/jobs/job-types.js';
 import { openRegular } from '../state/engine/regular-file.js';
 import type { StateIO } from '../state/io.js';
-import { type JobRecord, jobLogPath, readJobRecord } from '../state/records/job-records.js';
+import { jobLogPath, readJobRecord } from '../state/records/job-records.js';
 import { JobChanges } from './job-file-watch.js';
 import { reconcileJob } from './reconcile.js';
 

@@ -4,12 +4,12 @@
 // then. A failed or cancelled ticket never gets a job.
 
 import { DogsledError } from '../core/common/errors.js';
+import type { Ticket } from '../core/placement/queue-types.js';
 import { squeezedLine } from '../core/text/clean.js';
 import { waitForTicket } from '../queue/ticket-wait.js';
 import type { StateIO } from '../state/io.js';
 import { readJobRecord } from '../state/records/job-records.js';
 import { readQueue } from '../state/records/queue-items.js';
-import type { Ticket } from '../state/schemas/queue-items-schemas.js';
 
 export type JobRef =
   | { kind: 'job'; id: string; ticket?: Ticket }

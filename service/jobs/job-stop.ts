@@ -7,10 +7,11 @@
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError } from '../core/common/errors.js';
+import type { JobRecord } from '../core/jobs/job-types.js';
 import { processAlive } from '../process/process-table.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
-import { type JobRecord, jobStopPath, readJobRecord, updateJobRecord } from '../state/records/job-records.js';
+import { jobStopPath, readJobRecord, updateJobRecord } from '../state/records/job-records.js';
 import { JobChanges } from './job-file-watch.js';
 import { groupAlive, signalGroup } from './proc-identity.js';
 

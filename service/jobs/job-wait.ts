@@ -2,8 +2,9 @@
 // reconciles a job whose wrapper died, so a lost wrapper never hangs it); it never signals or cancels
 // the job, and giving up at a deadline leaves the job running.
 
+import type { JobRecord } from '../core/jobs/job-types.js';
 import type { StateIO } from '../state/io.js';
-import { type JobRecord, readJobRecord } from '../state/records/job-records.js';
+import { readJobRecord } from '../state/records/job-records.js';
 import { JobChanges } from './job-file-watch.js';
 import { reconcileJob } from './reconcile.js';
 

@@ -6,12 +6,13 @@
 import { access, readdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError } from '../core/common/errors.js';
+import type { JobRecord } from '../core/jobs/job-types.js';
 import { type PeerHost, readFleet } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { readPeerEntry } from '../hosts/peer-cache.js';
 import { peerCall } from '../hosts/peer-verb.js';
 import type { HostIO, StateIO } from '../state/io.js';
-import { type JobRecord, JobRecordSchema, jobRecordPath } from '../state/records/job-records.js';
+import { JobRecordSchema, jobRecordPath } from '../state/records/job-records.js';
 import { readItems } from '../state/records/queue-items.js';
 import type { Transport } from '../transport/types.js';
 import type { LogWrite } from './job-logs.js';

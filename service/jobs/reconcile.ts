@@ -3,9 +3,10 @@
 // service call reconcileJob; it ends the record as `wrapper lost` and kills what is left of the job's
 // process group. Both checks are identity checks (pid + start time, service/process/process-table.ts).
 
+import type { JobRecord } from '../core/jobs/job-types.js';
 import { processAlive } from '../process/process-table.js';
 import type { StateIO } from '../state/io.js';
-import { type JobRecord, updateJobRecord } from '../state/records/job-records.js';
+import { updateJobRecord } from '../state/records/job-records.js';
 import { signalGroup } from './proc-identity.js';
 
 export const WRAPPER_LOST = 'wrapper lost';

@@ -3,8 +3,8 @@
 // an injected runner. iostat measures busy over its own one-second window, so no tick state is kept.
 
 import { messageOf } from '../core/common/errors.js';
+import type { Memory } from '../core/placement/host-types.js';
 import { endingOf, type RunResult, runProcess, SpawnError, succeeded } from '../process/run-process.js';
-import type { Memory } from '../state/schemas/host-schemas.js';
 import { measurementFailed } from './proc-reader.js';
 
 /** Runs a program (never a shell) and resolves with its stdout. */

@@ -4,7 +4,7 @@
 
 import { statfs } from 'node:fs/promises';
 import { messageOf } from '../core/common/errors.js';
-import type { Disk } from '../state/schemas/host-schemas.js';
+import type { Disk } from '../core/placement/host-types.js';
 import { measurementFailed } from './proc-reader.js';
 
 export interface DiskSpace {

@@ -13,8 +13,8 @@
 
 import type { Systeminformation } from 'systeminformation';
 import { messageOf } from '../core/common/errors.js';
+import type { HostFacts } from '../core/fleet/fleet-types.js';
 import { clip, plainLine } from '../core/text/clean.js';
-import type { HostFacts } from '../state/schemas/host-schemas.js';
 
 /** Text from the host's tools: escape-free, one line, and short. */
 const TEXT_MAX = 120;

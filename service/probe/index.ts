@@ -4,7 +4,8 @@
 // throws DogsledError; no number here is ever a default standing in for a measurement.
 
 import { availableParallelism, homedir, loadavg } from 'node:os';
-import type { CpuTicks, Disk, Memory } from '../state/schemas/host-schemas.js';
+import type { CpuTicks } from '../core/placement/cpu-busy.js';
+import type { Disk, Memory } from '../core/placement/host-types.js';
 import { darwinHost, type Run, runCommand } from './darwin.js';
 import { homeDisk, type Statfs, statfsSpace } from './home-disk.js';
 import { linuxCpu } from './linux-cpu.js';

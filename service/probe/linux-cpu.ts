@@ -2,7 +2,7 @@
 // see service/core/placement/cpu-busy.ts), the number of CPUs the kernel reports, and the 1-minute load.
 // Parsers are pure; `linuxCpu` only reads the two files.
 
-import type { CpuTicks } from '../state/schemas/host-schemas.js';
+import type { CpuTicks } from '../core/placement/cpu-busy.js';
 import { measurementFailed, type ReadText } from './proc-reader.js';
 
 export const PROC_STAT = '/proc/stat';

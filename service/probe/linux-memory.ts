@@ -3,7 +3,7 @@
 // exists both it and the host are measured and the tighter (less free) is reported, because a
 // generous limit on a crowded host protects nothing. v2 is preferred when its tree has limits.
 
-import type { Memory } from '../state/schemas/host-schemas.js';
+import type { Memory } from '../core/placement/host-types.js';
 import { type CgroupLevel, cgroupLevels, memoryMounts, parseMountinfo, parseProcCgroup } from './cgroup.js';
 import { measurementFailed, type ReadText } from './proc-reader.js';
 

@@ -9,6 +9,7 @@
 import { DogsledError } from '../core/common/errors.js';
 import { ticketsAhead } from '../core/placement/admission-order.js';
 import { findHost, type Refusal } from '../core/placement/placement.js';
+import type { AgentRequest, JobRequest, PlaceBranch, Ticket } from '../core/placement/queue-types.js';
 import { pendingInOrder, pendingTicket } from '../core/placement/tickets.js';
 import { isHeld } from '../core/quota/quota-hold.js';
 import { enabledPeers } from '../hosts/fleet.js';
@@ -18,7 +19,6 @@ import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
 import { type Environment, removeEnvFile, ticketEnvPath, writeEnvFile } from '../state/records/env-files.js';
 import { updateQueue } from '../state/records/queue-items.js';
-import type { AgentRequest, JobRequest, PlaceBranch, Ticket } from '../state/schemas/queue-items-schemas.js';
 
 export interface WorkSubmission {
   /** The job to start; null asks for a reservation only (`dogsled place`) or starts `agent`. */

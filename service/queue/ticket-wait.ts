@@ -5,10 +5,10 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError } from '../core/common/errors.js';
+import type { Ticket } from '../core/placement/queue-types.js';
 import { isSettled } from '../core/placement/tickets.js';
 import type { StateIO } from '../state/io.js';
 import { readQueue } from '../state/records/queue-items.js';
-import type { Ticket } from '../state/schemas/queue-items-schemas.js';
 import type { Deadline } from '../time/deadline.js';
 
 /** How often the queue is read again; admission takes at least one service tick anyway. */

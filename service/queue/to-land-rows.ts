@@ -4,12 +4,12 @@
 // response and prompt context all call it; the snapshot's agent panes, which the callers read
 // anyway, only say whether a child still open has finished its turn.
 
+import type { Item } from '../core/agents/item-types.js';
 import { forwardedBranches } from '../core/inbox/outbox-rule.js';
 import { type LandPane, type LandRow, mayLand, ownerToLand } from '../core/inbox/to-land-rule.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import type { StateIO } from '../state/io.js';
 import { readBranchObservations } from '../state/records/branch-observations.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
 
 /** Whether `owner` has a child that could have a TO LAND row (an agent item started with a branch). */
 export function mayHaveToLand(items: readonly Item[], owner: string): boolean {

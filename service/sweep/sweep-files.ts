@@ -4,18 +4,14 @@
 // simply dropped). Anything but a regular file in their place is a one-line error naming it.
 
 import { isLatestRecord, keptHistory } from '../core/cleanup/sweep-rule.js';
-import { guarded } from '../inbox/inbox-files.js';
+import type { SweepPass, SweepRequest } from '../core/cleanup/sweep-types.js';
 import { writeAtomic } from '../state/engine/atomic-write.js';
+import { guarded } from '../state/engine/guarded.js';
 import { readRegular } from '../state/engine/regular-file.js';
 import { readState, updateState, writeState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
-import {
-  type SweepPass,
-  SweepPassSchema,
-  type SweepRequest,
-  SweepRequestSchema,
-} from '../state/schemas/sweep-schemas.js';
+import { SweepPassSchema, SweepRequestSchema } from '../state/schemas/sweep-schemas.js';
 
 export function readSweepRequest(io: StateIO): Promise<SweepRequest | undefined> {
   const file = io.paths.sweepRequest;

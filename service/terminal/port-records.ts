@@ -2,9 +2,13 @@
 // their fields. Objects are loose because Herdr adds fields; optional fields are omitted, never
 // null, and booleans Herdr omits when false read as absent. An unknown agent status reads as
 // `unknown` rather than failing the whole reply.
+// The process records are the core's (core/cleanup/pane-processes.ts), which the pane rule reads:
+// the list below has tsc prove the schemas read exactly those.
 
 import * as z from 'zod/mini';
+import type { ForegroundProcess, ProcessInfo } from '../core/cleanup/pane-processes.js';
 import { lazySchema } from '../state/engine/lazy-schema.js';
+import type { Check, Matches } from '../state/engine/schema-match.js';
 import '../state/engine/zod-messages.js';
 import { TerminalError } from './terminal-errors.js';
 
@@ -244,8 +248,6 @@ export type Pane = z.infer<typeof PaneSchema>;
 export type Agent = z.infer<typeof AgentSchema>;
 export type PaneRead = z.infer<typeof PaneReadSchema>;
 /** One of a pane's foreground processes, as Herdr reports it. */
-export type ForegroundProcess = z.infer<typeof ProcessSchema>;
-export type ProcessInfo = z.infer<typeof ProcessInfoSchema>;
 export type Worktree = z.infer<typeof WorktreeSchema>;
 export type WorktreeSource = z.infer<typeof WorktreeSourceSchema>;
 export type Notification = z.infer<typeof NotificationSchema>;
@@ -256,6 +258,12 @@ export type Machine = z.infer<typeof MachineSchema>;
 export type Rect = z.infer<typeof RectSchema>;
 export type Layout = z.infer<typeof LayoutSchema>;
 export type PaneSwap = z.infer<typeof PaneSwapSchema>;
+
+/** tsc fails here when the schema drifts from the core's record the pane rule reads (schema-match.ts). */
+export type PortRecordsMatch = [
+  Check<Matches<typeof ProcessSchema, ForegroundProcess>>,
+  Check<Matches<typeof ProcessInfoSchema, ProcessInfo>>,
+];
 
 /** Validates one record of a reply; a record of the wrong shape is a `protocol` failure. */
 export function parseRecord<T>(schema: z.ZodMiniType<T>, value: unknown, method: string): T {

@@ -3,6 +3,7 @@
 // Ids are opaque strings read from replies: never parse or predict them. Failures are TerminalError
 // (errors.ts); nothing here returns an error value.
 
+import type { ProcessInfo } from '../core/cleanup/pane-processes.js';
 import type {
   Agent,
   AgentStatus,
@@ -14,7 +15,6 @@ import type {
   PaneRead,
   PaneSwap,
   Plugin,
-  ProcessInfo,
   ServerInfo,
   Tab,
   Workspace,

@@ -3,18 +3,13 @@
 // (daemon/todos-worker.ts); peers read it through `dogsled host todos`. A live pane without a usable
 // publication is listed as unavailable with the reason, so a reader can say why nothing shows.
 
+import type { PaneTodos, TodoLines, TodoSection, TodoSections } from '../core/board/board-types.js';
 import { clip, plainLine } from '../core/text/clean.js';
 import { readState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import type { StatePaths } from '../state/paths.js';
 import { readTodoLines } from '../state/records/sidebar-files.js';
-import {
-  type PaneTodos,
-  type TodoLines,
-  type TodoSection,
-  type TodoSections,
-  TodoSectionsSchema,
-} from '../state/schemas/sidebar-schemas.js';
+import { TodoSectionsSchema } from '../state/schemas/sidebar-schemas.js';
 
 /** Bounds on what one pane's todos may carry into the shared file. */
 const TEXT_MAX = 300;

@@ -4,7 +4,10 @@
 
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import type { AgentPane } from '../core/agents/agent-pane-types.js';
+import type { Item } from '../core/agents/item-types.js';
 import type { ChildFacts, JobEvent, OwnerFacts } from '../core/agents/watchdog-rule.js';
+import type { Parents, WatchdogState } from '../core/agents/watchdog-types.js';
 import { JOB_LOG_LINES } from '../core/inbox/check-in-text.js';
 import { readInbox } from '../inbox/inbox-files.js';
 import { readState } from '../state/engine/store.js';
@@ -12,9 +15,7 @@ import type { StateIO } from '../state/io.js';
 import { jobLogPath, listJobRecords } from '../state/records/job-records.js';
 import { readParents } from '../state/records/parents.js';
 import { readItems } from '../state/records/queue-items.js';
-import { type AgentPane, HostSnapshotSchema } from '../state/schemas/host-schemas.js';
-import type { Item } from '../state/schemas/queue-items-schemas.js';
-import type { Parents, WatchdogState } from '../state/schemas/watchdog-schemas.js';
+import { HostSnapshotSchema } from '../state/schemas/host-schemas.js';
 
 /** A job log's tail is read from at most this many bytes: enough for five lines of any sane log. */
 const LOG_TAIL_BYTES = 16 * 1024;

@@ -1,5 +1,6 @@
 // Shared measuring helpers for the benchmark scripts: medians, per-process CPU and memory from
-// /proc, a timer for whole commands, and service/terminal bundled for the terminal benches. Every script reports against a floor measured in its run.
+// /proc, a timer for whole commands, paired start-up runs against `node -e 0`, and service/terminal
+// bundled for the terminal benches. Every script reports against a floor measured in its run.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -7,6 +8,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { bundleModules } from '../../scripts/build.mjs';
+
+// NODE_EXTRA_CA_CERTS makes every Node start read and parse a CA bundle (some 80 ms on a machine
+// whose bare start is 20 ms): a user's machine seldom sets it, and with it set on both sides a
+// command 20 ms slower than the floor looks 1.2× instead of 2×. Every process a benchmark starts
+// inherits this environment or a copy of it, so it goes here, for the floor and the command alike.
+delete process.env.NODE_EXTRA_CA_CERTS;
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'dist', 'dogsled.cjs');
@@ -29,13 +36,71 @@ export function timeOnce(argv, env) {
  * waited for, before and after (/proc/self/stat cutime and cstime). On a loaded machine the CPU
  * figure moves far less than the wall time, which includes waiting for a core.
  */
-export function timeAndCpu(argv, env) {
+export function timeAndCpu(argv, env, input) {
   const cpuBefore = childrenCpuMs();
   const start = process.hrtime.bigint();
-  const r = spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(argv[0], argv.slice(1), {
+    env,
+    input,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+  });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { ms, cpuMs: childrenCpuMs() - cpuBefore };
+}
+
+/**
+ * Start-up of each case against `node -e 0`, paired: every round runs the floor and each case once,
+ * in alternating order (so drift and a neighbour's load hit both alike), after `warmups` rounds that
+ * also write the hot bundles' code caches. A case is `[name, argv, env, input?]` or
+ * `[name, () => ({ ms, cpuMs })]` for one that prepares its own state. Wall: the median of the
+ * per-round ratios (case / the floor of the same round) and the median time. CPU (user + system of
+ * the child, counted by the kernel in 10 ms ticks): the ratio of means, which the ticks do not bias.
+ */
+export function pairedStartup(cases, { runs = RUNS, warmups = 3, floorEnv = process.env } = {}) {
+  const floor = ['node -e 0', [process.execPath, '-e', '0'], floorEnv];
+  const all = [floor, ...cases];
+  const once = ([, argv, env, input]) => (typeof argv === 'function' ? argv() : timeAndCpu(argv, env, input));
+  const times = new Map(all.map(([name]) => [name, []]));
+  for (let i = 0; i < warmups; i++) for (const c of cases) once(c);
+  for (let i = 0; i < runs; i++) {
+    for (const c of i % 2 ? [...all].reverse() : all) times.get(c[0]).push(once(c));
+  }
+  const floorRuns = times.get('node -e 0');
+  const floorCpu = mean(floorRuns.map((x) => x.cpuMs));
+  return [...times].map(([name, xs]) => {
+    const ratios = xs.map((x, i) => x.ms / floorRuns[i].ms);
+    const cpuMs = mean(xs.map((x) => x.cpuMs));
+    return {
+      name,
+      ms: median(xs.map((x) => x.ms)),
+      ratio: median(ratios),
+      ratioLow: quantile(ratios, 0.25),
+      ratioHigh: quantile(ratios, 0.75),
+      cpuMs,
+      cpuRatio: cpuMs / floorCpu,
+    };
+  });
+}
+
+export const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+
+/** The paired table in markdown: the floor's own row first, with its milliseconds. */
+export function startupTable(rows) {
+  const lines = [
+    '| command | median wall | wall vs `node -e 0` (paired median, IQR) | mean CPU | CPU vs `node -e 0` |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const range = r.name === 'node -e 0' ? '' : ` (${r.ratioLow.toFixed(2)}–${r.ratioHigh.toFixed(2)})`;
+    lines.push(
+      `| \`${r.name}\` | ${r.ms.toFixed(1)} ms | ${r.ratio.toFixed(2)}×${range} | ${r.cpuMs.toFixed(1)} ms | ${r.cpuRatio.toFixed(2)}× |`,
+    );
+  }
+  return lines.join('\n');
 }
 
 export function childrenCpuMs() {

@@ -1,24 +1,27 @@
-// `npm run bench`: start-up of the hot commands (and `run --wait -- true` headless, handed to the
-// service's warm supervisor) against `node -e 0` (wall and CPU time), and the service's CPU and
+// `npm run bench`: start-up of every command with a start-up budget against `node -e 0`, paired
+// (lib.mjs: wall and CPU time, the floor measured in every round), and the service's CPU and
 // memory, with the job supervisor it keeps warm, against an idle node process, all measured in the
-// same run on this machine. Prints a markdown table for the README. BENCH_RUNS and BENCH_SECONDS shorten it. BENCH_BASELINE=PATH (another
-// build's dist/dogsled.cjs (or dogsled.mjs before it was CommonJS), e.g. main's) adds its start-up rows, interleaved with this build's, for
-// a paired this-build-against-that one; the load average at the start and the end is printed.
-import { spawn } from 'node:child_process';
+// same run on this machine, with NODE_EXTRA_CA_CERTS unset for every process (lib.mjs says why).
+// The service measures an idle fixture host under a roomy policy, so `place` and `run` always find
+// room however loaded this machine is; the hooks run in a pane of the fake Herdr whose reader is
+// registered, with nothing pending. Prints markdown tables for the README. BENCH_RUNS and
+// BENCH_SECONDS shorten it. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
+// its rows, interleaved with this build's, for a paired this-build-against-that one.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CLI,
+  call,
   idleProc,
-  mean,
-  median,
+  pairedStartup,
+  ROOT,
   RUNS,
   residentCost,
   SECONDS,
+  startupTable,
   stop,
-  timeAndCpu,
-  timeOnce,
 } from './lib.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-'));
@@ -30,33 +33,49 @@ writeFileSync(
   'free_core_fraction_min = 0.0\nmemory_reserve_bytes = 0\ndisk_free_min_percent = 0\nreservation_load = 0.0\nreservation_ttl_ms = 1000\n',
 );
 const baseEnv = { ...process.env, HOME: home, DOGSLED_STATE: join(work, 'state') };
-for (const key of Object.keys(baseEnv)) if (/^(HERDR_|DOGSLED_TEST)/.test(key)) delete baseEnv[key];
+for (const key of Object.keys(baseEnv)) if (/^(HERDR_|DOGSLED_TEST|XDG_|TMUX)/.test(key)) delete baseEnv[key];
 
-/**
- * Interleaves the floor with each command so drift hits both alike, in alternating order; ratio of
- * medians (wall) and of means (CPU, counted in 10 ms ticks). The warm-up runs also write the hot
- * bundles' code caches, which every later run uses.
- */
-function startup(commands) {
-  const runs = [['node -e 0', ['node', '-e', '0']], ...commands];
-  const times = new Map(runs.map(([name]) => [name, []]));
-  for (let i = 0; i < 3; i++) for (const [, argv] of commands) timeOnce(argv, baseEnv);
-  for (let i = 0; i < RUNS; i++) {
-    for (const [name, argv] of i % 2 ? [...runs].reverse() : runs) {
-      times.get(name).push(timeAndCpu(argv, baseEnv));
-    }
+/** Waits until the service's snapshot makes the host eligible (a CPU sample needs a second tick). */
+async function untilEligible() {
+  for (let i = 0; i < 100; i++) {
+    const status = spawnSync(process.execPath, [CLI, 'status', '--json'], { env: baseEnv, encoding: 'utf8' });
+    if (status.status === 0 && JSON.parse(status.stdout).hosts?.[0]?.headroom?.eligible) return;
+    await new Promise((r) => setTimeout(r, 200));
   }
-  const wall = (xs) => median(xs.map((x) => x.ms));
-  const cpu = (xs) => mean(xs.map((x) => x.cpuMs));
-  const floor = times.get('node -e 0');
-  return [...times].map(([name, xs]) => ({
-    name,
-    ms: wall(xs),
-    ratio: wall(xs) / wall(floor),
-    cpuMs: cpu(xs),
-    cpuRatio: cpu(xs) / cpu(floor),
-  }));
+  throw new Error('the host never became eligible');
 }
+
+/** The fake Herdr with two panes, each with a registered reader: the hooks run in `child`. */
+async function startHerdr() {
+  const socketPath = join(work, 'h.sock');
+  const server = spawn(
+    process.execPath,
+    [join(ROOT, 'test', 'fakes', 'herdr', 'server.mjs'), '--socket', socketPath],
+    {
+      env: { ...baseEnv, XDG_CONFIG_HOME: join(work, 'config'), XDG_STATE_HOME: join(work, 'xdg') },
+      stdio: ['pipe', 'ignore', 'inherit'],
+    },
+  );
+  for (let i = 0; !(await call(socketPath, 'ping').catch(() => false)); i++) {
+    if (i > 300) throw new Error('fake herdr did not start');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const pane = async () => (await call(socketPath, 'workspace.create', { cwd: home })).result.root_pane;
+  const herdr = { ...baseEnv, HERDR_SOCKET_PATH: socketPath, HERDR_ENV: '1' };
+  const [lead, child] = [await pane(), await pane()];
+  const envOf = (p) => ({ ...herdr, HERDR_PANE_ID: p.pane_id });
+  for (const p of [lead, child]) {
+    spawnSync(process.execPath, [CLI, 'hook', 'inbox', '--harness', 'claude', '--event', 'Stop'], {
+      env: envOf(p),
+      input: STOP,
+    });
+  }
+  return { server, lead, leadEnv: envOf(lead), childEnv: envOf(child) };
+}
+
+const STOP = '{"hook_event_name":"Stop","stop_hook_active":false}';
+const PROMPT = '{"hook_event_name":"UserPromptSubmit","prompt":"go on"}';
+const NOTIFICATION = '{"hook_event_name":"Notification","notification_type":"idle_prompt"}';
 
 async function measured(name, argv, env) {
   const child = spawn(argv[0], argv.slice(1), { env, stdio: 'ignore' });
@@ -98,37 +117,61 @@ function warmPid(state) {
 }
 
 try {
-  console.error(`building and measuring: ${RUNS} runs per command, ${SECONDS}s per service figure`);
-  // A running service, so status and place see a fresh snapshot with a CPU sample; it measures an
-  // idle fixture host, so place always has room however loaded this machine is.
+  console.error(`measuring: ${RUNS} runs per command, ${SECONDS}s per service figure`);
   const proc = idleProc(join(work, 'proc'));
-  const service = spawn('node', [CLI, 'serve', '--interval', '1'], {
+  const service = spawn(process.execPath, [CLI, 'serve', '--interval', '1'], {
     env: { ...baseEnv, ...proc.env },
     stdio: 'ignore',
   });
-  await new Promise((r) => setTimeout(r, 2500));
+  await untilEligible();
+  const herdr = await startHerdr();
   const scratch = join(work, 'scratch');
   mkdirSync(scratch);
-  const hot = [
-    ['status --line', ['status', '--line']],
-    ['status --json', ['status', '--json']],
-    ['place --json', ['place', '--json']],
+  const { childEnv } = herdr;
+  // [name, args, env, stdin]
+  const commands = [
+    ['status --line', ['status', '--line'], baseEnv],
+    ['status --brief', ['status', '--brief'], baseEnv],
+    ['status --json', ['status', '--json'], baseEnv],
+    ['place --json', ['place', '--json'], baseEnv],
+    ['hook inbox (Stop)', ['hook', 'inbox', '--harness', 'claude', '--event', 'Stop'], childEnv, STOP],
+    [
+      'hook context',
+      ['hook', 'context', '--harness', 'claude', '--event', 'UserPromptSubmit'],
+      childEnv,
+      PROMPT,
+    ],
+    [
+      'hook state',
+      ['hook', 'state', '--harness', 'claude', '--event', 'Notification'],
+      childEnv,
+      NOTIFICATION,
+    ],
+    ['hook gate', ['hook', 'gate'], childEnv, STOP],
     // Headless, handed to the supervisor the service keeps warm (jobs-run.mjs has the detail).
-    ['run --wait -- true', ['run', '--wait', '--cwd', scratch, '--', 'true']],
-    // No Herdr: nothing to deliver (test/bench/hooks.mjs measures it in a pane of the fake Herdr).
-    ['hook inbox', ['hook', 'inbox', '--harness', 'claude', '--event', 'Stop']],
+    ['run --wait -- true', ['run', '--wait', '--cwd', scratch, '--', 'true'], baseEnv],
+    ['send', ['send', herdr.lead.pane_id, '--message', 'bench'], childEnv],
+    ['board --json', ['board', '--json'], childEnv],
+    ['items --json', ['items', '--json'], baseEnv],
+    ['ps --json', ['ps', '--json'], baseEnv],
+    ['--version', ['--version'], baseEnv],
+    ['--help', ['--help'], baseEnv],
   ];
   const baseline = process.env.BENCH_BASELINE;
-  const loadBefore = loadavg()[0];
-  const rows = startup(
-    hot.flatMap(([name, args]) => [
-      [name, ['node', CLI, ...args]],
-      ...(baseline ? [[`${name} (baseline)`, ['node', baseline, ...args]]] : []),
+  const loadBefore = loadavg();
+  const rows = pairedStartup(
+    commands.flatMap(([name, args, env, input]) => [
+      [name, [process.execPath, CLI, ...args], env, input],
+      ...(baseline ? [[`${name} (baseline)`, [process.execPath, baseline, ...args], env, input]] : []),
     ]),
+    { floorEnv: baseEnv },
   );
-  const load = `load ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`;
-  service.kill('SIGTERM');
-  await new Promise((r) => service.once('exit', r));
+  const load = `load ${loadBefore.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')} at the end`;
+  await stop(service);
+  herdr.server.stdin?.end();
+  await stop(herdr.server);
   proc.stop();
 
   const envFor = (name) => ({ ...baseEnv, DOGSLED_STATE: join(work, `state-${name}`) });
@@ -142,13 +185,8 @@ try {
   const floor = resident[0];
 
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${load}.\n`);
-  console.log('| command | median wall | vs `node -e 0` | mean CPU | vs `node -e 0` |');
-  console.log('|---|---:|---:|---:|---:|');
-  for (const r of rows) {
-    console.log(
-      `| \`${r.name}\` | ${r.ms.toFixed(1)} ms | ${r.ratio.toFixed(2)}× | ${r.cpuMs.toFixed(1)} ms | ${r.cpuRatio.toFixed(2)}× |`,
-    );
-  }
+  console.log(`NODE_EXTRA_CA_CERTS unset for both sides; ${RUNS} paired rounds.\n`);
+  console.log(startupTable(rows));
   console.log(`\nService over ${SECONDS} s (CPU as % of one core; RSS at the end; peak RSS):\n`);
   console.log('| process | CPU | RSS | peak RSS | RSS vs idle node |');
   console.log('|---|---:|---:|---:|---:|');

@@ -13,18 +13,19 @@ import { execFileSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeTaskFile } from '../../service/agents/launch-files.js';
+import type { Ticket } from '../../service/core/placement/queue-types.js';
 import { updateState } from '../../service/state/engine/store.js';
 import { statePaths } from '../../service/state/paths.js';
 import { listJobRecords } from '../../service/state/records/job-records.js';
+import { writeTaskFile } from '../../service/state/records/launch-files.js';
 import { readItems, readQueue, updateItems, updateQueue } from '../../service/state/records/queue-items.js';
 import { PeerEntrySchema } from '../../service/state/schemas/peer-schemas.js';
-import type { Ticket } from '../../service/state/schemas/queue-items-schemas.js';
 import { readLaunches } from '../fakes/agents/harness.js';
-import { eventually, exited, runCli, spawnCli, startCli } from '../helpers/cli.js';
+import { exited, runCli, spawnCli, startCli } from '../helpers/cli.js';
 import { ticketFixture } from '../helpers/job-fixtures.js';
 import { startMcp } from '../helpers/mcp-client.js';
 import { advanceStat, writeProc } from '../helpers/proc-fixture.js';
+import { waitFor } from '../helpers/wait.js';
 import { acceptedConnections, type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
 import { peerSupport } from './peers/index.js';
@@ -117,13 +118,13 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     return made.map((t) => t.id);
   };
   const settledAs = (id: string, state: Ticket['state']) =>
-    eventually(
+    waitFor(
+      `ticket ${id} ${state}`,
       async () => {
         const found = await ticket(id);
         return found.state === state ? found : undefined;
       },
-      60_000,
-      `ticket ${id} ${state}`,
+      { timeoutMs: 60_000 },
     );
   const cancel = async (id: string) => {
     const result = await runCli(['cancel', id], fleet.env);
@@ -151,7 +152,7 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     await fleet.peers.peer(PEER).writeHomeFile('.gitconfig', '[safe]\n\tdirectory = *\n');
     herdr = await startPeerHerdr(fleet.peers.peer(PEER));
     await untilPeersEligible(fleet);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await stopServe();
@@ -217,13 +218,13 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     const [missing] = await queue({ pin: PEER, command: ['no-such-command-dogsled', '$(id)'] });
     // A read of the full peer after both were queued: admission judged it and left both waiting.
     const queuedAt = Date.now();
-    await eventually(
+    await waitFor(
+      'a read of the full peer',
       async () => {
         const text = await readFile(join(fleet.box.state, 'peers', `${PEER}.json`), 'utf8');
         return JSON.parse(text).read_ms > queuedAt || undefined;
       },
-      60_000,
-      'a read of the full peer',
+      { timeoutMs: 60_000 },
     );
     expect((await ticket(later)).state).toBe('pending');
     expect((await ticket(missing as string)).state).toBe('pending');
@@ -307,10 +308,10 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     };
     /** The owner's item goes, as if the peer's answer to the launch never came back. */
     const loseItem = async (id: string) => {
-      await eventually(
-        async () => (await readItems(io())).items.some((entry) => entry.id === id) || undefined,
-        60_000,
+      await waitFor(
         'the owner item of the launch on the peer',
+        async () => (await readItems(io())).items.some((entry) => entry.id === id) || undefined,
+        { timeoutMs: 60_000 },
       );
       await updateItems(io(), (items) => ({
         result: undefined,
@@ -425,7 +426,9 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     await startServe();
     // The peer's entry as if read now, its snapshot a minute old, and no read due for ten minutes.
     const file = join(fleet.box.state, 'peers', `${PEER}.json`);
-    await eventually(async () => (await readFile(file, 'utf8')) || undefined, 60_000, 'a peer entry');
+    await waitFor('a peer entry', async () => (await readFile(file, 'utf8')) || undefined, {
+      timeoutMs: 60_000,
+    });
     const now = Date.now();
     await updateState(file, PeerEntrySchema, io(), (entry) => {
       if (!entry?.reply) throw new Error('no peer reply cached');
@@ -464,13 +467,13 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
       const record = JSON.parse(await readFile(join(launches, `${launch}.json`), 'utf8'));
       expect(record).toMatchObject({ state: 'started', name: 'spawned-there', ticket: answer.ticket });
       expect(await readFile(join(launches, `${launch}.task.md`), 'utf8')).toContain('Queued for the peer.');
-      const started = await eventually(
+      const started = await waitFor(
+        'the child on the peer',
         async () => {
           const found = await readLaunches(herdr?.logDir as string);
           return found.length > 0 ? found : undefined;
         },
-        30_000,
-        'the child on the peer',
+        { timeoutMs: 30_000 },
       );
       expect(
         started.filter((found) => found.task_files?.some((f: string) => f.includes(launch))),

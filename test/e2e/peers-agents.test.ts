@@ -2,10 +2,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLaunches, until } from '../fakes/agents/harness.js';
+import { readLaunches } from '../fakes/agents/harness.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { runCli } from '../helpers/cli.js';
 import { registerPeerReader } from '../helpers/peer-inbox.js';
+import { waitFor } from '../helpers/wait.js';
 import { callerCheckout, git } from './peers/checkout.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
@@ -53,7 +54,7 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
     // The caller's repository: a clone of an origin every peer can read, under the caller's home.
     ({ origin, checkout } = await callerCheckout(fleet, "it's proj"));
     await untilPeersEligible(fleet);
-  }, 240_000);
+  });
 
   afterAll(async () => {
     for (const herdr of Object.values(herdrs ?? {})) await herdr.stop();
@@ -88,10 +89,10 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
     const record = JSON.parse(await readFile(join(launches, `${doc.launch}.json`), 'utf8'));
     expect(record).toMatchObject({ state: 'started', host: 'local', name, cwd: '/tmp', pane: doc.pane });
     expect(await readdir(join(fleet.box.state, 'launches')).catch(() => [])).toEqual([]);
-    const [launch] = await until(async () => {
+    const [launch] = await waitFor('the child on small', async () => {
       const found = await readLaunches(herdrs.small?.logDir as string);
       return found.length > 0 ? found : undefined;
-    }, 'the child on small');
+    });
     expect(launch?.task_files).toContain(join(launches, `${doc.launch}.task.md`));
     const item = (await ownerItems()).find((entry) => entry.id === doc.item);
     expect(item).toMatchObject({ kind: 'agent', host: 'small', pane: doc.pane, name, launch: doc.launch });

@@ -9,9 +9,11 @@ import { chmod, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
-import { eventually, exited, ROOT, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
+import { exited, ROOT, runCli, type Sandbox, sandbox, startCli } from '../helpers/cli.js';
 import { hostileReply, tainted } from '../helpers/hostile-snapshot.js';
 import { itemFixture } from '../helpers/job-fixtures.js';
+import { readableCopy } from '../helpers/readable-copy.js';
+import { waitFor } from '../helpers/wait.js';
 import { appendItems } from '../integration/jobs/job-queue-fixtures.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
 
@@ -51,7 +53,7 @@ if (verb === 'rpc') {
 }
 `;
 
-describe.skipIf(unsupported)('a hostile peer', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('a hostile peer', () => {
   let peers: Peers;
   let box: Sandbox;
   let env: NodeJS.ProcessEnv;
@@ -74,7 +76,9 @@ describe.skipIf(unsupported)('a hostile peer', { timeout: 120_000 }, () => {
     await mkdir(dir, { mode: 0o755 });
     await chmod(dir, 0o755);
     await writeFile(join(dir, 'dogsled.cjs'), HOSTILE_PEER, { mode: 0o644 });
-    const remote = [process.execPath, join(dir, 'dogsled.cjs'), join(ROOT, 'node_modules', 'msgpackr')];
+    // The peer's user loads its own copy: it may not read the checkout's node_modules.
+    const packr = await readableCopy(join(ROOT, 'node_modules', 'msgpackr'), join(dir, 'msgpackr'));
+    const remote = [process.execPath, join(dir, 'dogsled.cjs'), packr];
     await writeFile(
       box.configPath,
       `remote_command = ${JSON.stringify(remote)}\n\n[[hosts]]\nid = "evil"\ntarget = "evil"\n`,
@@ -88,7 +92,7 @@ describe.skipIf(unsupported)('a hostile peer', { timeout: 120_000 }, () => {
       DOGSLED_TEST: '1',
       DOGSLED_TEST_PEER_BUDGET_MS: '8000',
     };
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await peers?.stop();
@@ -130,13 +134,13 @@ describe.skipIf(unsupported)('a hostile peer', { timeout: 120_000 }, () => {
     await appendItems(box, [itemFixture({ id: 'i_hostile01', host: 'local', job: null })]);
     const serve = startCli(['serve', '--interval', '1'], env);
     try {
-      const entry = await eventually(
+      const entry = await waitFor(
+        "the service's read of evil",
         async () => {
           const text = await readFile(entryPath(), 'utf8').catch(() => '');
           return text === '' ? undefined : JSON.parse(text);
         },
-        30_000,
-        "the service's read of evil",
+        { timeoutMs: 30_000 },
       );
       expect(entry).toMatchObject({ unreachable: 'remote command failed', reply: null });
       expect((await stat(entryPath())).size).toBeLessThan(64 * 1024);

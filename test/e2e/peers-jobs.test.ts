@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statePaths } from '../../service/state/paths.js';
 import { readQueue } from '../../service/state/records/queue-items.js';
-import { eventually, runCli, spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 import { startMcp } from '../helpers/mcp-client.js';
+import { waitFor } from '../helpers/wait.js';
 import { keyOf } from './peers/client.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
@@ -20,7 +21,7 @@ if (unsupported) console.warn(`peers-jobs: skipped: ${unsupported}`);
 /** Words a shell would split, expand, glob or take for options, had they been spliced into a line. */
 const HOSTILE = ['-n', "it's", 'a "b" c', '$(id)', '`id`', '*', '~', 'x\ny', ';rm -rf /', ''];
 
-describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('placement and jobs across a fleet', () => {
   let fleet: Fleet;
   const coldCache = () => rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
   /** The peer cache entries this host holds: which peers were read. */
@@ -45,7 +46,7 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
       { tag: 'mid', cores: 8 },
     ]);
     await untilPeersEligible(fleet);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await fleet?.stop();
@@ -93,11 +94,9 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', { timeout: 120
     follow.child.stdout?.on('data', (chunk: Buffer) => {
       followed += chunk.toString('utf8');
     });
-    await eventually(
-      async () => (followed.includes('started\n') ? true : undefined),
-      20_000,
-      'the job output',
-    );
+    await waitFor('the job output', async () => (followed.includes('started\n') ? true : undefined), {
+      timeoutMs: 20_000,
+    });
     await coldCache();
     const ps = JSON.parse((await runCli(['ps', '--all', '--json'], fleet.env, { timeoutMs: 30_000 })).stdout);
     expect(ps.jobs.find((j: { id: string }) => j.id === id)).toMatchObject({

@@ -8,8 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
-import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
+import { exited, runCli, startCli } from '../helpers/cli.js';
 import { registerPeerReader } from '../helpers/peer-inbox.js';
+import { waitFor } from '../helpers/wait.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
 import { peerSupport } from './peers/index.js';
@@ -102,7 +103,7 @@ describe.skipIf(unsupported)(
       await untilPeersEligible(fleet);
       // The owner's service takes the peer's outbox every half second.
       serve = startCli(['serve', '--interval', '1'], { ...base, DOGSLED_TEST_PEERS_PACE_MS: '500' });
-    }, 240_000);
+    });
 
     afterAll(async () => {
       if (serve && serve.exitCode === null && serve.signalCode === null) {
@@ -129,13 +130,13 @@ describe.skipIf(unsupported)(
       });
       expect(typeof terminal).toBe('string');
       await registerPeerReader(peer(), peerHerdr.socketPath, fleet.peers.remoteCommand, doc.pane);
-      const stall = await eventually(
+      const stall = await waitFor(
+        "the stall check-in in the owner's inbox",
         async () =>
           (await inboxOf(fleet.box.state, owner.terminal)).find(
             (record) => record.kind === 'check_in' && String(record.ref).startsWith(`stall:${doc.item}:`),
           ),
-        90_000,
-        "the stall check-in in the owner's inbox",
+        { timeoutMs: 90_000 },
       );
       expect(stall.state).toBe('pending');
       expect(stall.sender.host).toBe('big');
@@ -148,11 +149,11 @@ describe.skipIf(unsupported)(
       // Its pane gone (a working child cannot be closed by dogsled): the peer closes its item, tells
       // the owner, and the link goes.
       expect((await peerHerdr.call('pane.close', { pane_id: doc.pane })).error).toBeUndefined();
-      await eventually(
+      await waitFor(
+        'the link dropped once the child closed',
         async () =>
           (await peerJson('parents.json'))?.children?.[terminal as string] === undefined ? true : undefined,
-        60_000,
-        'the link dropped once the child closed',
+        { timeoutMs: 60_000 },
       );
     });
 

@@ -2,8 +2,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
-import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
+import { exited, runCli, startCli } from '../helpers/cli.js';
 import { registerPeerReader } from '../helpers/peer-inbox.js';
+import { waitFor } from '../helpers/wait.js';
 import { callerCheckout } from './peers/checkout.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { type PeerHerdr, startPeerHerdr } from './peers/herdr.js';
@@ -118,7 +119,7 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     ({ checkout } = await callerCheckout(fleet, 'proj'));
     await untilPeersEligible(fleet);
     startOwnerServe();
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await stopOwnerServe();
@@ -179,13 +180,13 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     await peer.run(['touch', go]);
     const text = async () =>
       readFile(join(fleet.box.state, 'inbox', `${sender.terminal}.json`), 'utf8').catch(() => '');
-    const notice = await eventually(
+    const notice = await waitFor(
+      "the sender's finished notice",
       async () =>
         (JSON.parse((await text()) || '{"records":[]}').records as Json[]).find(
           (r) => r.ref === `finished:${started.item}`,
         ),
-      90_000,
-      "the sender's finished notice",
+      { timeoutMs: 90_000 },
     );
     expect(notice).toMatchObject({
       kind: 'reply',
@@ -201,13 +202,13 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       [{ sleep_ms: 3_000 }, { run: COMMIT }, { run: 'dogsled done' }, { reply }],
       ['--branch', 'feat/far', '--cwd', checkout],
     );
-    const item = await eventually(
+    const item = await waitFor(
+      "the owner's item closed",
       async () => {
         const found = await ownerItem(doc.item);
         return found?.closed_ms != null ? found : undefined;
       },
-      90_000,
-      "the owner's item closed",
+      { timeoutMs: 90_000 },
     );
     expect(item).toMatchObject({ host: 'big', close_reason: 'done', branch: 'feat/far', owner: owner.pane });
     // On the peer no pane is the owner (a pane there may carry the owner's id): the owner is named
@@ -224,10 +225,10 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     for (const name of peerInboxes.filter((n) => n.endsWith('.json'))) {
       expect(await readFile(join(peerState(), 'inbox', name), 'utf8')).not.toContain(`reply:${doc.item}`);
     }
-    const record = await eventually(
-      async () => (await ownerRecords()).find((r) => r.ref === `reply:${doc.item}`),
-      30_000,
+    const record = await waitFor(
       "the reply in the owner's inbox",
+      async () => (await ownerRecords()).find((r) => r.ref === `reply:${doc.item}`),
+      { timeoutMs: 30_000 },
     );
     expect(record).toMatchObject({
       kind: 'reply',
@@ -250,14 +251,14 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     expect(reason).toContain("Landed red it's $(id) `x` ; *");
     expect(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(reason)).toBe(false);
 
-    const rows = await eventually(
+    const rows = await waitFor(
+      'the TO LAND row',
       async () => {
         const board = await cli(['board', '--json']);
         const group = JSON.parse(board.stdout).groups.find((g: Json) => g.id === 'to_land');
         return group.rows.length > 0 ? group.rows : undefined;
       },
-      60_000,
-      'the TO LAND row',
+      { timeoutMs: 60_000 },
     );
     expect(rows).toEqual([
       expect.objectContaining({
@@ -266,7 +267,9 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
         reason: 'far-child: branch feat/far +1 to land',
       }),
     ]);
-    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+    await waitFor('outbox empty', async () => ((await outbox()).length === 0 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
   });
 
   it('tells another sender here that the child on the peer finished, through the peer outbox, once', async () => {
@@ -300,10 +303,10 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     );
     expect(sent.code, sent.stderr).toBe(0);
     await fleet.peers.peer('big').run(['touch', go]);
-    const notice = await eventually(
-      async () => (await recordsOf(sender.terminal)).find((r) => r.ref === `finished:${doc.item}`),
-      90_000,
+    const notice = await waitFor(
       "the sender's finished notice",
+      async () => (await recordsOf(sender.terminal)).find((r) => r.ref === `finished:${doc.item}`),
+      { timeoutMs: 90_000 },
     );
     expect(notice).toMatchObject({
       kind: 'reply',
@@ -311,7 +314,9 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
       sender: expect.objectContaining({ host: 'big', name: 'told-child', pane: doc.pane }),
     });
     expect(notice.text).toBe('told-child finished; start a new child for more work.');
-    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+    await waitFor('outbox empty', async () => ((await outbox()).length === 0 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     // Once, and never to the owner, whose inbox has the reply instead.
     expect((await recordsOf(sender.terminal)).filter((r) => r.ref === `finished:${doc.item}`)).toHaveLength(
       1,
@@ -341,17 +346,19 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
 
   it('reports a blocked child to its owner once per episode', async () => {
     const doc = await launch('asker', [{ ask: 'Which one, $(id)?' }], ['--cwd', '/tmp']);
-    const blocked = await eventually(
+    const blocked = await waitFor(
+      'the blocked report',
       async () => {
         const found = (await ownerRecords()).filter((r) => r.kind === 'blocked' && r.ref.includes(doc.item));
         return found.length > 0 ? found : undefined;
       },
-      60_000,
-      'the blocked report',
+      { timeoutMs: 60_000 },
     );
     expect(blocked[0].sender).toMatchObject({ host: 'big', name: 'asker' });
     expect(blocked[0].text).toContain('asker');
-    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+    await waitFor('outbox empty', async () => ((await outbox()).length === 0 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     // The peer's service restarted (the owner's stopped meanwhile): it posts the same episode again,
     // and the owner's inbox still holds one report of it.
     await stopOwnerServe();
@@ -363,13 +370,15 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     });
     // The cases after this one launch there: the restarted service's second tick brings its CPU sample.
     await untilPeersEligible(fleet);
-    await eventually(
-      async () => (await outbox()).find((r) => r.ref === blocked[0].ref),
-      30_000,
+    await waitFor(
       'the episode posted again by the restarted peer service',
+      async () => (await outbox()).find((r) => r.ref === blocked[0].ref),
+      { timeoutMs: 30_000 },
     );
     startOwnerServe();
-    await eventually(async () => ((await outbox()).length === 0 ? true : undefined), 30_000, 'outbox empty');
+    await waitFor('outbox empty', async () => ((await outbox()).length === 0 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     const again = (await ownerRecords()).filter((r) => r.kind === 'blocked' && r.ref.includes(doc.item));
     expect(again).toHaveLength(1);
     await cli(['close', doc.pane, '--host', 'big']);
@@ -384,10 +393,10 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     const sshd = fleet.peers.peer('big').sshd;
     await sshd.stop();
     try {
-      const waiting = await eventually(
-        async () => (await outbox()).find((r) => r.ref === `reply:${doc.item}`),
-        60_000,
+      const waiting = await waitFor(
         'the reply waiting in the peer outbox',
+        async () => (await outbox()).find((r) => r.ref === `reply:${doc.item}`),
+        { timeoutMs: 60_000 },
       );
       expect(waiting.message.owner_pane).toBe(owner.pane);
       expect((await ownerRecords()).some((r) => r.ref === `reply:${doc.item}`)).toBe(false);
@@ -396,10 +405,10 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     }
     expect((await cli(['retry', 'big'])).code).toBe(0);
     // The reply and the close come in one claim: the item closes in the same pass.
-    await eventually(
-      async () => (await ownerItem(doc.item)).closed_ms ?? undefined,
-      60_000,
+    await waitFor(
       "the owner's item closed after recovery",
+      async () => (await ownerItem(doc.item)).closed_ms ?? undefined,
+      { timeoutMs: 60_000 },
     );
     expect((await ownerItem(doc.item)).close_reason).toBe('done');
     expect((await ownerRecords()).filter((r) => r.ref === `reply:${doc.item}`)).toHaveLength(1);
@@ -420,10 +429,10 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     expect((await ownerRecords()).filter((r) => r.ref === `reply:${doc.item}`)).toHaveLength(1);
     expect((await outbox()).some((r) => r.ref === `reply:${doc.item}`)).toBe(true);
     startOwnerServe();
-    await eventually(
-      async () => ((await outbox()).some((r) => r.item === doc.item) ? undefined : true),
-      60_000,
+    await waitFor(
       'the records acked after the lease',
+      async () => ((await outbox()).some((r) => r.item === doc.item) ? undefined : true),
+      { timeoutMs: 60_000 },
     );
     expect((await ownerRecords()).filter((r) => r.ref === `reply:${doc.item}`)).toHaveLength(1);
     expect((await ownerItem(doc.item)).close_reason).toBe('done');

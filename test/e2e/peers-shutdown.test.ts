@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { statePaths } from '../../service/state/paths.js';
 import { readQueue } from '../../service/state/records/queue-items.js';
-import { eventually, exited, startCli } from '../helpers/cli.js';
+import { exited, startCli } from '../helpers/cli.js';
 import { itemFixture, ticketFixture } from '../helpers/job-fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 import { appendItems, appendTickets } from '../integration/jobs/job-queue-fixtures.js';
 import { type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
@@ -24,7 +25,7 @@ if (unsupported) console.warn(`peers-shutdown: skipped: ${unsupported}`);
 /** A hang detector far above the 2 s the service has to exit: not a speed assertion. */
 const HANG_MS = 10_000;
 
-describe.skipIf(unsupported)('serve stops with a frozen peer', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('serve stops with a frozen peer', () => {
   let fleet: Fleet;
   let serve: ReturnType<typeof startCli> | undefined;
   const entry = () => join(fleet.box.state, 'peers', 'big.json');
@@ -71,8 +72,12 @@ describe.skipIf(unsupported)('serve stops with a frozen peer', { timeout: 120_00
 
   /** A first pooled read of big done: its entry written, the pooled connection open. */
   const pooled = async () => {
-    await eventually(async () => (existsSync(entry()) ? true : undefined), 30_000, 'a first pooled read');
-    await eventually(async () => (await established()) || undefined, 30_000, 'the pooled connection');
+    await waitFor('a first pooled read', async () => (existsSync(entry()) ? true : undefined), {
+      timeoutMs: 30_000,
+    });
+    await waitFor('the pooled connection', async () => (await established()) || undefined, {
+      timeoutMs: 30_000,
+    });
   };
 
   beforeAll(async () => {
@@ -80,7 +85,7 @@ describe.skipIf(unsupported)('serve stops with a frozen peer', { timeout: 120_00
     await untilPeersEligible(fleet);
     // The service reads big itself: no entry of another reader's stands in for its pooled read.
     await rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
-  }, 180_000);
+  });
 
   afterEach(async () => {
     await fleet.peers.peer('big').sshd.thaw();
@@ -113,10 +118,10 @@ describe.skipIf(unsupported)('serve stops with a frozen peer', { timeout: 120_00
     await pooled();
     await fleet.peers.peer('big').sshd.freeze();
     await rm(entry(), { force: true });
-    await eventually(
-      async () => (existsSync(`${entry()}.lock`) && (await unread())) || undefined,
-      30_000,
+    await waitFor(
       "big's read sent on the frozen connection",
+      async () => (existsSync(`${entry()}.lock`) && (await unread())) || undefined,
+      { timeoutMs: 30_000 },
     );
     await stopsCleanly(child);
     // The cut read says nothing of the peer: no entry written.
@@ -127,10 +132,10 @@ describe.skipIf(unsupported)('serve stops with a frozen peer', { timeout: 120_00
     await appendItems(fleet.box, [itemFixture({ id: 'i_hand00001', host: 'local', job: null })]);
     await fleet.peers.peer('big').sshd.freeze();
     const child = startServe();
-    await eventually(
-      async () => (existsSync(`${entry()}.lock`) && (await established())) || undefined,
-      30_000,
+    await waitFor(
       'a connection to the frozen sshd',
+      async () => (existsSync(`${entry()}.lock`) && (await established())) || undefined,
+      { timeoutMs: 30_000 },
     );
     await stopsCleanly(child);
     expect(existsSync(entry())).toBe(false);
@@ -143,10 +148,10 @@ describe.skipIf(unsupported)('serve stops with a frozen peer', { timeout: 120_00
     // Its cached snapshot is fresh and roomy: admission asks big to reserve, and big is frozen.
     await fleet.peers.peer('big').sshd.freeze();
     await appendTickets(fleet.box, [ticketFixture({ id: 't_pin000001', pin: 'big' })]);
-    await eventually(
-      async () => (existsSync(join(fleet.box.state, 'queue.json.lock')) && (await unread())) || undefined,
-      30_000,
+    await waitFor(
       'host reserve sent to the frozen peer under the queue lock',
+      async () => (existsSync(join(fleet.box.state, 'queue.json.lock')) && (await unread())) || undefined,
+      { timeoutMs: 30_000 },
     );
     await stopsCleanly(child);
     // Cut short, the admission decided nothing: the ticket waits for the next run.
@@ -165,16 +170,16 @@ describe.skipIf(unsupported)('serve stops with a frozen peer', { timeout: 120_00
       DOGSLED_TEST_LOCK_HOLD_FILE: 'big.json',
       DOGSLED_TEST_LOCK_HOLD_MS: '2000',
     });
-    await eventually(
-      async () => (existsSync(`${entry()}.holding`) ? true : undefined),
-      30_000,
+    await waitFor(
       "big's first read answered",
+      async () => (existsSync(`${entry()}.holding`) ? true : undefined),
+      { timeoutMs: 30_000 },
     );
     await fleet.peers.peer('big').sshd.freeze();
-    await eventually(
-      async () => (!existsSync(`${entry()}.holding`) && existsSync(entry()) && (await unread())) || undefined,
-      30_000,
+    await waitFor(
       'the outbox claim sent to the frozen peer',
+      async () => (!existsSync(`${entry()}.holding`) && existsSync(entry()) && (await unread())) || undefined,
+      { timeoutMs: 30_000 },
     );
     await stopsCleanly(child);
   });

@@ -10,7 +10,8 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusReportSchema } from '../../service/hosts/view-schemas.js';
-import { eventually, exited, runCli, startCli } from '../helpers/cli.js';
+import { exited, runCli, startCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 import { appendItems, itemFixture } from '../integration/jobs/job-queue-fixtures.js';
 import { keyOf } from './peers/client.js';
 import { acceptedConnections, type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
@@ -20,7 +21,7 @@ import { run } from './peers/procs.js';
 const unsupported = peerSupport();
 if (unsupported) console.warn(`peers-status: skipped: ${unsupported}`);
 
-describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('status across a fleet', () => {
   let fleet: Fleet;
 
   async function status(extra: NodeJS.ProcessEnv = {}) {
@@ -44,7 +45,7 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
     ]);
     // Each peer's second tick brings its CPU sample.
     await untilPeersEligible(fleet);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await fleet?.stop();
@@ -77,21 +78,21 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
 
   it("carries each peer's facts (what the host is, as its service read them) into status", async () => {
     // A peer's service reads its facts in a child after it starts: a later read of the peer has them.
-    const report = await eventually(
+    const report = await waitFor(
+      "every peer's facts",
       async () => {
         await Promise.all(['small', 'big', 'mid'].map((id) => runCli(['retry', id], fleet.env)));
         const read = await status();
         return ['small', 'big', 'mid'].every((id) => host(read, id).facts?.cpu) ? read : undefined;
       },
-      60_000,
-      "every peer's facts",
+      { timeoutMs: 60_000 },
     );
     for (const id of ['small', 'big', 'mid']) {
       expect(host(report, id).facts).toMatchObject({ os: { platform: 'linux' }, errors: [] });
     }
     const human = (await runCli(['status'], fleet.env)).stdout;
     expect(human.split('\n').filter((line) => line.startsWith('  system ')).length).toBeGreaterThanOrEqual(3);
-  }, 90_000);
+  });
 
   it('reads each peer at most once per 10 s for 20 concurrent callers', async () => {
     await coldCache();
@@ -196,12 +197,12 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
         const text = await readFile(join(fleet.box.state, 'peers', 'big.json'), 'utf8').catch(() => '');
         return text === '' ? null : (JSON.parse(text).read_ms as number | null);
       };
-      const first = await eventually(async () => (await reads()) ?? undefined, 30_000, 'a first pooled read');
-      await eventually(
-        async () => ((await reads()) ?? 0) > first || undefined,
-        30_000,
-        'a second pooled read',
-      );
+      const first = await waitFor('a first pooled read', async () => (await reads()) ?? undefined, {
+        timeoutMs: 30_000,
+      });
+      await waitFor('a second pooled read', async () => ((await reads()) ?? 0) > first || undefined, {
+        timeoutMs: 30_000,
+      });
     } finally {
       serve.kill('SIGTERM');
       await exited(serve);
@@ -220,7 +221,9 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
     const env = { ...fleet.env, DOGSLED_TEST_PEERS_PACE_MS: '200' };
     /** SIGTERM while big's read is under way (its entry's lock held by the service); what it left. */
     const stopMidRead = async (serve: ReturnType<typeof startCli>, underWay: () => Promise<boolean>) => {
-      await eventually(async () => (await underWay()) || undefined, 30_000, "big's read under way");
+      await waitFor("big's read under way", async () => (await underWay()) || undefined, {
+        timeoutMs: 30_000,
+      });
       const asked = performance.now();
       serve.kill('SIGTERM');
       const end = await exited(serve);
@@ -241,14 +244,16 @@ describe.skipIf(unsupported)('status across a fleet', { timeout: 120_000 }, () =
     // (a first pooled read done: frozen before its hello, the connection would still be being made).
     await rm(entry, { force: true });
     const first = startCli(['serve', '--interval', '1'], env);
-    await eventually(async () => (existsSync(entry) ? true : undefined), 30_000, 'a first pooled read');
-    const rpc = await eventually(
+    await waitFor('a first pooled read', async () => (existsSync(entry) ? true : undefined), {
+      timeoutMs: 30_000,
+    });
+    const rpc = await waitFor(
+      "the service's pooled connection to big",
       async () => {
         const found = await run(['pgrep', '-u', big.user.name, '-f', 'host rpc']).catch(() => '');
         return found === '' ? undefined : found.split('\n').filter(Boolean);
       },
-      30_000,
-      "the service's pooled connection to big",
+      { timeoutMs: 30_000 },
     );
     await run(['kill', '-STOP', ...rpc]);
     try {

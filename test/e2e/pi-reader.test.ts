@@ -6,10 +6,10 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { until } from '../fakes/pi-api/harness.js';
 import { buildPiHost, startPiHost } from '../fakes/pi-api/host-build.js';
 import { CLI } from '../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef } from '../helpers/inbox-fixture.js';
+import { waitFor } from '../helpers/wait.js';
 
 let t: InboxBox;
 let lead: PaneRef;
@@ -35,10 +35,10 @@ async function events(log: string): Promise<any[]> {
 }
 
 async function ready(log: string): Promise<void> {
-  await until(
-    async () => ((await events(log)).some((e) => e.kind === 'ready') ? true : undefined),
+  await waitFor(
     'Pi ready',
-    20_000,
+    async () => ((await events(log)).some((e) => e.kind === 'ready') ? true : undefined),
+    { timeoutMs: 20_000 },
   );
 }
 
@@ -48,21 +48,18 @@ describe('a Pi reader end to end', () => {
     const live = startPiHost(host, log, t.envOf(child, { DOGSLED_BIN: CLI }));
     try {
       await ready(log);
-      await until(
-        async () => ((await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined),
-        'registration',
+      await waitFor('registration', async () =>
+        (await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined,
       );
       const sent = await t.cli(lead, ['send', child.pane, '--message', 'Also cover the empty case.']);
       expect(sent).toMatchObject({ code: 0 });
-      const entry = await until(
-        async () => (await events(log)).find((e) => e.kind === 'entry' && e.entry.customType === 'dogsled'),
-        'the message in the session',
+      const entry = await waitFor('the message in the session', async () =>
+        (await events(log)).find((e) => e.kind === 'entry' && e.entry.customType === 'dogsled'),
       );
       expect(entry.entry.content).toContain('Also cover the empty case.');
       expect(entry.turns).toBe(1);
-      await until(
-        async () => ((await t.inbox(child))?.records?.[0]?.state === 'delivered' ? true : undefined),
-        'ack',
+      await waitFor('ack', async () =>
+        (await t.inbox(child))?.records?.[0]?.state === 'delivered' ? true : undefined,
       );
     } finally {
       live.kill('SIGKILL');
@@ -74,9 +71,8 @@ describe('a Pi reader end to end', () => {
     const dying = startPiHost(host, first, t.envOf(child, { DOGSLED_BIN: CLI, FAKE_PI_WRITES: 'never' }));
     await ready(first);
     await t.cli(lead, ['send', child.pane, '--message', 'survive a crash']);
-    await until(
-      async () => ((await events(first)).some((e) => e.kind === 'sent') ? true : undefined),
-      'injection',
+    await waitFor('injection', async () =>
+      (await events(first)).some((e) => e.kind === 'sent') ? true : undefined,
     );
     dying.kill('SIGKILL');
     await once(dying, 'exit');
@@ -89,10 +85,10 @@ describe('a Pi reader end to end', () => {
       t.envOf(child, { DOGSLED_BIN: CLI, DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: later }),
     );
     try {
-      await until(
-        async () => ((await t.inbox(child))?.records?.[0]?.state === 'delivered' ? true : undefined),
+      await waitFor(
         'redelivery',
-        20_000,
+        async () => ((await t.inbox(child))?.records?.[0]?.state === 'delivered' ? true : undefined),
+        { timeoutMs: 20_000 },
       );
       expect((await t.inbox(child))?.records?.[0]).toMatchObject({ attempts: 2 });
       const entries = (await events(second)).filter((e) => e.kind === 'entry');

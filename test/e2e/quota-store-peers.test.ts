@@ -11,7 +11,8 @@ import { QuotaPusher } from '../../service/quota/push.js';
 import { OpenSshTransport } from '../../service/transport/openssh.js';
 import { SshPool } from '../../service/transport/pool.js';
 import type { PeerTarget, Transport } from '../../service/transport/types.js';
-import { eventually, exited, sandbox, startCli } from '../helpers/cli.js';
+import { exited, sandbox, startCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 import { KEY, useFakeCliproxy } from '../integration/quota/quota-fixtures.js';
 import { acceptedConnections } from './peers/fleet.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
@@ -36,7 +37,7 @@ const snapshot = (fetched_ms: number, account = 'me@example.com'): QuotaSnapshot
   ],
 });
 
-describe.skipIf(unsupported)('quota-store on a real peer', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('quota-store on a real peer', () => {
   let peers: Peers;
   let openssh: OpenSshTransport;
   let pool: SshPool;
@@ -51,7 +52,7 @@ describe.skipIf(unsupported)('quota-store on a real peer', { timeout: 120_000 },
     peers = await startPeers([{ tag: 'q1' }]);
     openssh = new OpenSshTransport({ bin: peers.client.ssh });
     pool = new SshPool({ ssh: { bin: peers.client.ssh } });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await pool?.close();
@@ -146,15 +147,15 @@ describe.skipIf(unsupported)('quota-store on a real peer', { timeout: 120_000 },
       const withOutput = (error: unknown) => {
         throw new Error(`${String(error)}\n${serve.output()}`);
       };
-      const local = await eventually(
-        async () => JSON.parse(await readFile(join(box.state, 'quota.json'), 'utf8')) as QuotaSnapshot,
-        30_000,
+      const local = await waitFor(
         "the caller's quota.json",
+        async () => JSON.parse(await readFile(join(box.state, 'quota.json'), 'utf8')) as QuotaSnapshot,
+        { timeoutMs: 30_000 },
       ).catch(withOutput);
-      const stored = await eventually(
-        async () => (await storedOnPeer()).fetched_ms === local.fetched_ms || undefined,
-        30_000,
+      const stored = await waitFor(
         'the snapshot on the peer',
+        async () => (await storedOnPeer()).fetched_ms === local.fetched_ms || undefined,
+        { timeoutMs: 30_000 },
       )
         .catch(withOutput)
         .then(storedOnPeer);

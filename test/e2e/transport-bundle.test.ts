@@ -25,7 +25,7 @@ try {
 }
 `;
 
-describe.skipIf(unsupported)('the pool from a bundle', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('the pool from a bundle', () => {
   let peers: Peers;
   const outdir = join(ROOT, 'node_modules', '.cache', `dogsled-test-pool-bundle-${process.pid}`);
 
@@ -34,7 +34,7 @@ describe.skipIf(unsupported)('the pool from a bundle', { timeout: 120_000 }, () 
     await mkdir(outdir, { recursive: true });
     await bundleModules({ pool: 'service/transport/pool.ts' }, outdir);
     await writeFile(join(outdir, 'probe.mjs'), PROBE);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await peers?.stop();

@@ -6,7 +6,7 @@ import { DogsledError } from '../../service/core/common/errors.js';
 import { OpenSshTransport } from '../../service/transport/openssh.js';
 import { SshPool } from '../../service/transport/pool.js';
 import { type PeerTarget, type Transport, UnreachableError } from '../../service/transport/types.js';
-import { eventually } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 import { keyOf } from './peers/client.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
 import { run } from './peers/procs.js';
@@ -30,7 +30,7 @@ async function failure(
   return error;
 }
 
-describe.skipIf(unsupported)('unreachable peers', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('unreachable peers', () => {
   let peers: Peers;
   const debug: string[] = [];
   const transports: Array<[string, () => Transport]> = [
@@ -42,7 +42,7 @@ describe.skipIf(unsupported)('unreachable peers', { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     peers = await startPeers([{ tag: 'lo' }]);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await peers?.stop();
@@ -181,7 +181,9 @@ describe.skipIf(unsupported)('unreachable peers', { timeout: 120_000 }, () => {
         const call = pool.exec(target(), ['snapshot'], { timeoutMs: 600_000 }).catch((e: unknown) => e);
         const connected = async () =>
           (await run(['ss', '-Htn', 'state', 'established', `( dport = :${sshd.port} )`])).trim() !== '';
-        await eventually(async () => (await connected()) || undefined, 15_000, 'the TCP connection');
+        await waitFor('the TCP connection', async () => (await connected()) || undefined, {
+          timeoutMs: 15_000,
+        });
         stop.abort();
         const error = await call;
         expect(error).toBeInstanceOf(DogsledError);
@@ -209,12 +211,9 @@ describe.skipIf(unsupported)('unreachable peers', { timeout: 120_000 }, () => {
     await pool.exec(target(), ['snapshot']);
     await pool.close();
     const user = peers.peer('lo').user.name;
-    let left = '';
-    for (let i = 0; i < 100; i++) {
-      left = await run(['pgrep', '-u', user, '-f', 'host rpc']).catch(() => '');
-      if (left === '') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(left).toBe('');
+    await waitFor(
+      'no peer process left',
+      async () => (await run(['pgrep', '-u', user, '-f', 'host rpc']).catch(() => '')) === '',
+    );
   });
 });

@@ -26,7 +26,7 @@ const HOSTILE = [
   '',
 ];
 
-describe.skipIf(unsupported)('peers on separate hosts', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('peers on separate hosts', () => {
   let peers: Peers;
   let openssh: OpenSshTransport;
   let pool: SshPool;
@@ -40,7 +40,7 @@ describe.skipIf(unsupported)('peers on separate hosts', { timeout: 120_000 }, ()
     await Promise.all(peers.peers.map((peer) => peer.startServe()));
     openssh = new OpenSshTransport({ bin: peers.client.ssh });
     pool = new SshPool({ ssh: { bin: peers.client.ssh } });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await pool?.close();

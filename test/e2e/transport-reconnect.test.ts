@@ -8,7 +8,7 @@ import { type Peers, peerSupport, startPeers } from './peers/index.js';
 const unsupported = peerSupport();
 if (unsupported) console.warn(`transport-reconnect: skipped: ${unsupported}`);
 
-describe.skipIf(unsupported)('the pool across a peer restart', { timeout: 120_000 }, () => {
+describe.skipIf(unsupported)('the pool across a peer restart', () => {
   let peers: Peers;
   let pool: SshPool;
   const lines: string[] = [];
@@ -18,7 +18,7 @@ describe.skipIf(unsupported)('the pool across a peer restart', { timeout: 120_00
     peers = await startPeers([{ tag: 'h3', netns: true }]);
     pool = new SshPool({ ssh: { bin: peers.client.ssh }, debug: (line) => lines.push(line) });
     target = { host: 'h3', remoteCommand: peers.remoteCommand };
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await pool?.close();

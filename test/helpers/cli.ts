@@ -56,9 +56,14 @@ export interface SpawnOptions {
   /** The command is killed (SIGKILL) after this long; default 15 s. */
   timeoutMs?: number;
   cwd?: string;
-  /** Run as another user (tests that need a caller who may not read a file; needs root). */
+  /**
+   * Run as another user (tests that need a caller who may not read a file; needs root), with `cli`
+   * set to a copy that user can read (`readableCli`): the checkout may be closed to other users.
+   */
   uid?: number;
   gid?: number;
+  /** The CLI entry to run instead of this checkout's dist/dogsled.cjs. */
+  cli?: string;
 }
 
 export function runCli(
@@ -84,7 +89,7 @@ export function spawnCli(
   env: NodeJS.ProcessEnv,
   options: SpawnOptions = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
     cwd: cwdFor(env, options.cwd),
@@ -137,24 +142,4 @@ export function exited(child: ChildProcess): Promise<{ code: number | null; sign
     return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   }
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
-/** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }

@@ -6,7 +6,16 @@ import { join } from 'node:path';
 // @ts-expect-error: the build script is plain ESM without types.
 import { buildCli, buildPiExtension } from '../../scripts/build.mjs';
 
-export default async function setup(): Promise<void> {
+// vitest runs a global setup once per project (fast, slow) and for the root, all in one process:
+// they share one build rather than race to write dist/.
+const shared = globalThis as { dogsledBuild?: Promise<void> };
+
+export default function setup(): Promise<void> {
+  shared.dogsledBuild ??= build();
+  return shared.dogsledBuild;
+}
+
+async function build(): Promise<void> {
   try {
     await buildCli();
     await buildPiExtension();

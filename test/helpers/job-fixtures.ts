@@ -1,9 +1,10 @@
 // Whole records of the job state files (jobs/ID.json, queue.json tickets, items.json items) with
 // plain defaults, for tests that write state directly; each test overrides what it is about.
 
+import type { Item } from '../../service/core/agents/item-types.js';
+import type { JobRecord } from '../../service/core/jobs/job-types.js';
+import type { Ticket } from '../../service/core/placement/queue-types.js';
 import { pendingTicket } from '../../service/core/placement/tickets.js';
-import type { JobRecord } from '../../service/state/records/job-records.js';
-import type { Item, Ticket } from '../../service/state/schemas/queue-items-schemas.js';
 
 /** A created job that has not started: what `run` writes before its pane exists. */
 export function jobFixture(fields: Partial<JobRecord> & Pick<JobRecord, 'id'>): JobRecord {

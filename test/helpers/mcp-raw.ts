@@ -63,7 +63,8 @@ export async function startRawMcp(env: NodeJS.ProcessEnv, cwd?: string): Promise
   // A server that exits early makes our writes fail: the waits below report it instead.
   child.stdin.on('error', () => {});
 
-  const until = <T>(find: () => T | undefined, timeoutMs: number, what: string): Promise<T> =>
+  // Not a poll: each answer or exit wakes the waiters, which look again at what has arrived.
+  const whenSeen = <T>(what: string, find: () => T | undefined, timeoutMs: number): Promise<T> =>
     new Promise((resolve, reject) => {
       const check = () => {
         const found = find();
@@ -102,7 +103,8 @@ export async function startRawMcp(env: NodeJS.ProcessEnv, cwd?: string): Promise
     write,
     send: (message) => write(`${JSON.stringify(message)}\n`),
     answer: (id, timeoutMs = 30_000) =>
-      until(
+      whenSeen(
+        `an answer with id ${JSON.stringify(id)}`,
         () => {
           if (id !== null) return got.find((answer) => answer.id === id);
           const index = got.findIndex((answer, i) => answer.id === null && !takenNull.has(i));
@@ -111,11 +113,10 @@ export async function startRawMcp(env: NodeJS.ProcessEnv, cwd?: string): Promise
           return got[index];
         },
         timeoutMs,
-        `an answer with id ${JSON.stringify(id)}`,
       ),
     answers: () => got,
     count: (count, timeoutMs = 30_000) =>
-      until(() => (got.length >= count ? got : undefined), timeoutMs, `${count} answers`),
+      whenSeen(`${count} answers`, () => (got.length >= count ? got : undefined), timeoutMs),
     stderr: () => stderr,
     end: async () => {
       child.stdin.end();

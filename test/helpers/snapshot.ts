@@ -2,7 +2,8 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentPane, HostSnapshot } from '../../service/state/schemas/host-schemas.js';
+import type { AgentPane } from '../../service/core/agents/agent-pane-types.js';
+import type { HostSnapshot } from '../../service/core/placement/host-types.js';
 
 const GIB = 1024 ** 3;
 

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { shellLine } from '../../service/core/common/shell-quote.js';
+import { type WaitOptions, waitFor } from './wait.js';
 
 const run = promisify(execFile);
 
@@ -18,8 +19,8 @@ export interface Tmux {
   keys(...keys: string[]): Promise<void>;
   /** Bytes typed as they are (mouse reports, escape sequences). */
   literal(text: string): Promise<void>;
-  /** Waits until `check` holds for the captured screen; fails with the last screen after `timeoutMs`. */
-  waitFor(check: (rows: string[]) => boolean, what: string, timeoutMs?: number): Promise<string[]>;
+  /** Waits until the screen's rows pass `check`; a timeout shows the last screen. */
+  waitFor(what: string, check: (rows: string[]) => boolean, options?: WaitOptions): Promise<string[]>;
   resize(width: number, height: number): Promise<void>;
   /** Whether the program has exited (the pane stays, remain-on-exit). */
   exited(): Promise<boolean>;
@@ -115,15 +116,19 @@ function screen(tmux: Run, target: string, session: string): Tmux {
     literal: async (text) => {
       await tmux('send-keys', '-t', target, '-l', text);
     },
-    waitFor: async (check, what, timeoutMs = 15_000) => {
-      const deadline = Date.now() + timeoutMs;
+    waitFor: async (what, check, options = {}) => {
       let rows: string[] = [];
-      for (;;) {
+      const seen = async () => {
         rows = await capture();
-        if (check(rows)) return rows;
-        if (Date.now() > deadline) throw new Error(`screen never showed ${what}:\n${rows.join('\n')}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+        return check(rows) ? rows : undefined;
+      };
+      return waitFor(`the screen to show ${what}`, seen, {
+        timeoutMs: 15_000,
+        intervalMs: 50,
+        ...options,
+      }).catch((error: Error) => {
+        throw new Error(`${error.message}; the screen:\n${rows.join('\n')}`);
+      });
     },
     resize: async (width, height) => {
       await tmux('resize-window', '-t', target, '-x', String(width), '-y', String(height));

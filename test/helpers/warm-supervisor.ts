@@ -3,7 +3,7 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eventually } from './cli.js';
+import { waitFor } from './wait.js';
 
 /** Live (not zombie) warm supervisors of `stateDir`. */
 export async function warmPids(stateDir: string): Promise<number[]> {
@@ -20,7 +20,8 @@ export async function warmPids(stateDir: string): Promise<number[]> {
 
 /** Once nothing runs: exactly one warm supervisor (not `not`), listening on supervisor.sock; its pid. */
 export function theWarmOne(stateDir: string, not?: number): Promise<number> {
-  return eventually(
+  return waitFor(
+    'one warm supervisor listening',
     async () => {
       const pids = await warmPids(stateDir);
       if (pids.length !== 1 || pids[0] === not) return undefined;
@@ -30,7 +31,6 @@ export function theWarmOne(stateDir: string, not?: number): Promise<number> {
       );
       return listening ? pids[0] : undefined;
     },
-    20_000,
-    'one warm supervisor listening',
+    { timeoutMs: 20_000 },
   );
 }

@@ -19,10 +19,10 @@ import {
 } from '../../core/cleanup/pane-rule.js';
 import { contains } from '../../core/cleanup/target-rule.js';
 import { messageOf } from '../../core/common/errors.js';
+import type { JobRecord } from '../../core/jobs/job-types.js';
 import { stripEscapes } from '../../core/text/clean.js';
 import { mapLimited } from '../../probe/map-limited.js';
 import { type ChildReader, probePrompt, readChildren } from '../../probe/shell-panes.js';
-import type { JobRecord } from '../../state/records/job-records.js';
 import { type PaneWatch, watchEntries, watchMaxGap } from '../../state/records/pane-watch-file.js';
 import type { TerminalPort } from '../../terminal/port.js';
 import type { Listing, Pane } from '../../terminal/port-records.js';

@@ -2,7 +2,7 @@
 // the previous tick (state age and stall), keyed by terminal id because a pane id is only a
 // location and changes when Herdr moves the pane. Also the live and active counts headroom uses.
 
-import type { AgentPane } from '../../state/schemas/host-schemas.js';
+import type { AgentPane } from './agent-pane-types.js';
 import { nextStallClock, type StallMemory } from './stall.js';
 
 /** Everything the service reads about an agent pane; the clocks are derived here. */

@@ -4,8 +4,8 @@
 // it stays until the branch is integrated or deleted, whatever its age. Pure: the completion worker
 // gathers the records, the terminal listing and the branch observations, and applies what these decide.
 
-import type { Item, Items } from '../../state/schemas/queue-items-schemas.js';
 import { endToken, type JobOutcome } from '../jobs/job-status.js';
+import type { Item, Items } from './item-types.js';
 
 export const ITEM_RETENTION_MS = 24 * 3_600_000;
 export const PANE_GONE = 'pane gone';

@@ -4,7 +4,7 @@
 // without a check-in or lifecycle event. Transcript writes are no lifecycle event. Pure: the
 // worker gathers the facts and watchdog.json, and writes what these functions decide.
 
-import type { WatchdogOwner, WatchdogState } from '../../state/schemas/watchdog-schemas.js';
+import type { WatchdogOwner, WatchdogState } from './watchdog-types.js';
 
 /** The owner's service looks every minute. */
 export const WATCHDOG_PACE_MS = 60_000;

@@ -147,7 +147,7 @@ export function inDefaultBranch(proof: CommitsProof): boolean {
   return proof.kind !== 'held';
 }
 
-export interface LandedDirty {
+export type LandedDirty = {
   repository: string;
   checkout: string;
   /** The branch, or `HEAD <sha>` when detached. */
@@ -155,4 +155,4 @@ export interface LandedDirty {
   dirty: number;
   /** Up to ten of the dirty paths. */
   paths: string[];
-}
+};

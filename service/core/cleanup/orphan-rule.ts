@@ -3,7 +3,7 @@
 // working, blocked, of unknown state or on an unreachable host stays open with its reason (dirty and
 // unpushed checkouts are refused by the close itself, whose refusal becomes the reason). Pure.
 
-import type { Item } from '../../state/schemas/queue-items-schemas.js';
+import type { Item } from '../agents/item-types.js';
 
 /** What Herdr shows where the child runs. */
 export type ChildPane =

@@ -3,9 +3,9 @@
 // facts, dogsled's records and the service's observations, and passes `now`. A doubtful pane stays,
 // and every verdict says why in words a user can act on. Reports name programs, never arguments.
 
-import type { ProcessInfo } from '../../terminal/port-records.js';
 import { formatAge } from '../common/duration.js';
 import { stripEscapes } from '../text/clean.js';
+import type { ProcessInfo } from './pane-processes.js';
 import { isFresh, WATCH_MAX_GAP_MS, type WatchEntry } from './pane-watch-carry.js';
 
 /** Shell names Herdr accepts as an available shell (CONTRACT §4.1). */

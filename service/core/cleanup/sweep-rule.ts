@@ -4,8 +4,8 @@
 // passes are kept; and its cleanup findings (failures, unlinked holds, landed-dirty checkouts)
 // reach only the agent that created the work, once per distinct set. Pure.
 
-import type { SweepPass, SweepRequest } from '../../state/schemas/sweep-schemas.js';
 import type { PlanEntry } from './prune-plan.js';
+import type { SweepPass, SweepRequest } from './sweep-types.js';
 
 export const SWEEP_KINDS: ReadonlySet<PlanEntry['kind']> = new Set([
   'worktree',

@@ -2,8 +2,8 @@
 // line, as `status` shows it under each host and the sidebar under each host card. Pure. (A peer's
 // facts arrive escape-free: its whole snapshot is cleaned where it is parsed, state/peer-schemas.ts.)
 
-import type { HostFacts } from '../../state/schemas/host-schemas.js';
 import { formatBytes } from '../common/units.js';
+import type { HostFacts } from './fleet-types.js';
 
 const KERNELS: Record<string, string> = { linux: 'Linux', darwin: 'Darwin' };
 

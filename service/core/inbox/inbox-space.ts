@@ -4,9 +4,9 @@
 // what expired and makes room by evicting the oldest settled records. Undelivered records are never
 // evicted: a send that does not fit beside them is refused. Pure: records and `now` in, a plan out.
 
-import type { InboxRecord } from '../../state/schemas/inbox-schemas.js';
 import { cutAt, stripEscapes } from '../text/clean.js';
 import { isExpiredRecord, isUndelivered, settledAt } from './inbox.js';
+import type { InboxRecord } from './inbox-types.js';
 
 /**
  * A text up to this many UTF-16 units stays in the inbox file whole. A longer one keeps this much

@@ -4,13 +4,13 @@
 // Claude Code keeps about 10,000 characters of hook context (and of a Stop reason) whole; everything
 // one hook prints, the batch and any reminder beside it, stays under that.
 
-import type { InboxRecord, InboxSender } from '../../state/schemas/inbox-schemas.js';
-import type { Ticket } from '../../state/schemas/queue-items-schemas.js';
 import { formatAge } from '../common/duration.js';
 import { shellLine } from '../common/shell-quote.js';
+import type { Ticket } from '../placement/queue-types.js';
 import { clip, cutAt, plainLine, stripEscapes } from '../text/clean.js';
 import { pickBatch, senderField } from './inbox.js';
 import { INLINE_TEXT_CHARS } from './inbox-space.js';
+import type { InboxRecord, InboxSender } from './inbox-types.js';
 
 /** At most this much of one record's text is delivered; the rest is read with `dogsled inbox list`. */
 export const PREVIEW_CHARS = 2_000;

@@ -5,9 +5,9 @@
 // States: pending -> claimed (lease) -> delivered; claimed past its lease -> offered again;
 // pending|claimed -> failed (the terminal is gone). Delivered and failed records never change again.
 
-import type { Inbox, InboxReader, InboxRecord, InboxSender } from '../../state/schemas/inbox-schemas.js';
 import { backoffRetryAt } from '../common/backoff.js';
 import { clip, plainLine } from '../text/clean.js';
+import type { Inbox, InboxReader, InboxRecord, InboxSender } from './inbox-types.js';
 
 export const INBOX_KINDS = [
   'message',

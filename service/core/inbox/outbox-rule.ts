@@ -4,9 +4,8 @@
 // again once the lease ends: the claimer crashed); an ack removes them. A record's `ref` is posted
 // once. Pure: records and `now` in, records out.
 
-import type { BranchObservationRecord } from '../../state/records/branch-observations.js';
-import type { OutboxRecord } from '../../state/schemas/outbox-schemas.js';
-import type { Item } from '../../state/schemas/queue-items-schemas.js';
+import type { Item } from '../agents/item-types.js';
+import type { BranchObservationRecord, OutboxRecord } from './outbox-types.js';
 
 /** How long the owner's service has to write what it claimed into its inbox and ack it. */
 export const OUTBOX_LEASE_MS = 60_000;

@@ -3,7 +3,8 @@
 // stalled children), idle, done, running, queued. Pure: items, tickets, the snapshot's agent panes
 // and the owner's TO LAND rows in; hook context renders it above the fleet lines.
 
-import type { Item, Ticket } from '../../state/schemas/queue-items-schemas.js';
+import type { Item } from '../agents/item-types.js';
+import type { Ticket } from '../placement/queue-types.js';
 import { factsFor, type LandPane, type LandRow } from './to-land-rule.js';
 
 export interface OwnerPaneFacts extends LandPane {

@@ -2,12 +2,12 @@
 // cumulative tick readings. A counter that went backwards (reboot, wrap) yields no sample rather
 // than a made-up number, so a host never looks free because of a bad reading.
 
-export interface CpuTicks {
+export type CpuTicks = {
   /** Sum of all tick columns that count as time (user through steal). */
   total: number;
   /** idle + iowait. */
   idle: number;
-}
+};
 
 export function busyBetween(previous: CpuTicks | null, current: CpuTicks): number | null {
   if (!previous) return null;

@@ -2,8 +2,8 @@
 // the host measures and what dogsled has promised; every refused condition is reported with the
 // numbers behind it so `status --json` explains why a host takes no work.
 
-import type { Probe } from '../../state/schemas/host-schemas.js';
 import { coresWith, distinctBytes, distinctPair } from '../common/units.js';
+import type { Probe } from './host-types.js';
 
 /** Admission needs a snapshot at most this old, whatever the service's interval. */
 export const SNAPSHOT_FRESH_MS = 30_000;

@@ -7,12 +7,10 @@
 // admitted when the job started and failed, with the reason, when it did not. Settled tickets are
 // kept 24 hours for inspection, like ended jobs.
 
-import type { Queue, Ticket } from '../../state/schemas/queue-items-schemas.js';
 import type { QuotaHold } from '../quota/quota-hold.js';
+import type { Admitter, Queue, Ticket } from './queue-types.js';
 
 export const TICKET_RETENTION_MS = 24 * 3_600_000;
-
-export type Admitter = NonNullable<Ticket['admitter']>;
 
 /** A new ticket as the caller asks for it: pending, settled by nobody yet. */
 export function pendingTicket(

@@ -111,6 +111,18 @@ export interface PushState {
   retry_at_ms: number;
 }
 
+/** quota-collect.json: this host's collection attempts; failures in a row back off (common/backoff.ts). */
+export type QuotaCollect = {
+  version: 1;
+  /** Failed collections in a row; 0 after a success. */
+  failures: number;
+  /** Why the last one failed (one safe line), or null. */
+  last_error: string | null;
+  last_attempt_ms: number;
+  /** No automatic collection before this; --refresh ignores it. */
+  retry_at_ms: number;
+};
+
 export const NO_PUSH: Readonly<PushState> = Object.freeze({ pushed_ms: 0, failures: 0, retry_at_ms: 0 });
 
 /** Whether the snapshot stamped `fetched_ms` should go to this peer now. */

@@ -4,6 +4,7 @@
 // publishes the last known panes with an error, so a hung Herdr never delays publication.
 
 import { type ComposedPanes, composeAgentPanes, memoryOf } from '../../core/agents/agent-pane-clocks.js';
+import type { AgentPane } from '../../core/agents/agent-pane-types.js';
 import { STALL_TOKEN, type StallMemory, stallTokenChanges } from '../../core/agents/stall.js';
 import type { WatchMap } from '../../core/cleanup/pane-watch-carry.js';
 import { messageOf } from '../../core/common/errors.js';
@@ -14,7 +15,6 @@ import {
   observeAgentPanes,
 } from '../../probe/agent-pane-observe.js';
 import { observeShellPanes } from '../../probe/shell-panes.js';
-import type { AgentPane } from '../../state/schemas/host-schemas.js';
 import type { TerminalPort } from '../../terminal/port.js';
 import type { Agent, Listing } from '../../terminal/port-records.js';
 

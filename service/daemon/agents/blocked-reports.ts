@@ -4,6 +4,7 @@
 // Herdr while nothing new is blocked; the episode is the pane's state_since_ms, which is part of the
 // record's ref, so a restarted service posts no episode twice.
 
+import type { Item } from '../../core/agents/item-types.js';
 import { messageOf } from '../../core/common/errors.js';
 import { pendingRecord } from '../../core/inbox/inbox.js';
 import { blockedText } from '../../core/inbox/inbox-text.js';
@@ -15,7 +16,6 @@ import { newId } from '../../state/engine/ids.js';
 import { readState } from '../../state/engine/store.js';
 import { readItems } from '../../state/records/queue-items.js';
 import { HostSnapshotSchema } from '../../state/schemas/host-schemas.js';
-import type { Item } from '../../state/schemas/queue-items-schemas.js';
 import type { WorkerIO } from '../worker-io.js';
 
 export class BlockedReports {

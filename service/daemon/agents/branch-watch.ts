@@ -8,20 +8,17 @@
 // commits are counted against the default branch alone. Git is read without a fetch.
 
 import { surveyRepository } from '../../cleanup/survey.js';
+import type { Item } from '../../core/agents/item-types.js';
 import { type CommitsVerdict, inDefaultBranch } from '../../core/cleanup/loss-types.js';
 import { messageOf } from '../../core/common/errors.js';
+import type { BranchObservationRecord } from '../../core/inbox/outbox-types.js';
 import { readDirty } from '../../git/checkout-facts.js';
 import { pathPresent } from '../../git/git-dir.js';
 import { readGraph } from '../../git/graph.js';
 import type { DefaultBranch } from '../../git/refs.js';
 import { LOCAL_HOST } from '../../hosts/local-facts.js';
-import {
-  type BranchObservationRecord,
-  readBranchObservations,
-  writeBranchObservations,
-} from '../../state/records/branch-observations.js';
+import { readBranchObservations, writeBranchObservations } from '../../state/records/branch-observations.js';
 import { readItems } from '../../state/records/queue-items.js';
-import type { Item } from '../../state/schemas/queue-items-schemas.js';
 import type { WorkerIO } from '../worker-io.js';
 
 /** Branches are looked at again at most this often (and after every finished child). */

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { type CloseIO, closeChild, KeepsWork } from '../../agents/close-child.js';
 import { turnEnded } from '../../core/agents/done-rule.js';
 import { applyClosures } from '../../core/agents/item-closing.js';
+import type { Item } from '../../core/agents/item-types.js';
 import {
   type ChildPane,
   ORPHAN_CLOSED,
@@ -18,6 +19,7 @@ import {
   orphanVerdict,
 } from '../../core/cleanup/orphan-rule.js';
 import { completedPass, sweepCounts, sweepCountsText } from '../../core/cleanup/sweep-rule.js';
+import type { OrphanHold, SweepPass } from '../../core/cleanup/sweep-types.js';
 import { backoffRetryAt } from '../../core/common/backoff.js';
 import { isDogsledError, messageOf } from '../../core/common/errors.js';
 import { plainLine, squeezedLine } from '../../core/text/clean.js';
@@ -29,8 +31,6 @@ import type { StateIO } from '../../state/io.js';
 import { branchHolds } from '../../state/records/branch-observations.js';
 import { type DoneMark, readDoneMarks, updateDoneMarks } from '../../state/records/done-marks.js';
 import { readItems, updateItems } from '../../state/records/queue-items.js';
-import type { Item } from '../../state/schemas/queue-items-schemas.js';
-import type { OrphanHold, SweepPass } from '../../state/schemas/sweep-schemas.js';
 import { recordSweep } from '../../sweep/sweep-files.js';
 import { callerPane } from '../../terminal/herdr/herdr-env.js';
 import type { TerminalPort } from '../../terminal/port.js';

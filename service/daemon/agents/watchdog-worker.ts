@@ -17,23 +17,19 @@ import {
   pruneEvents,
   WATCHDOG_PACE_MS,
 } from '../../core/agents/watchdog-rule.js';
+import type { PendingCheckIn, WatchdogOwner, WatchdogState } from '../../core/agents/watchdog-types.js';
 import { messageOf } from '../../core/common/errors.js';
 import { testKnob } from '../../core/common/test-knobs.js';
 import { checkInText } from '../../core/inbox/check-in-text.js';
 import { pendingRecord, serviceSender } from '../../core/inbox/inbox.js';
 import { clip, plainLine } from '../../core/text/clean.js';
 import { LOCAL_HOST } from '../../hosts/local-facts.js';
-import { guarded } from '../../inbox/inbox-files.js';
 import { postRecord } from '../../inbox/post.js';
+import { guarded } from '../../state/engine/guarded.js';
 import { newId } from '../../state/engine/ids.js';
 import { readState, updateState } from '../../state/engine/store.js';
 import type { ProcessIO } from '../../state/io.js';
-import {
-  type PendingCheckIn,
-  type WatchdogOwner,
-  WatchdogSchema,
-  type WatchdogState,
-} from '../../state/schemas/watchdog-schemas.js';
+import { WatchdogSchema } from '../../state/schemas/watchdog-schemas.js';
 import type { TerminalPort } from '../../terminal/port.js';
 import {
   type ChildSource,

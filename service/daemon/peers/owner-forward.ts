@@ -3,16 +3,16 @@
 // posted to this host's outbox for the owner's service to take (inbox/outbox.ts). The item remembers what it forwarded
 // (owner_told_ms, branch_seen), so a restart repeats nothing the owner has not already applied.
 
+import type { Item } from '../../core/agents/item-types.js';
+import type { ParentLink } from '../../core/agents/watchdog-types.js';
 import { pendingRecord } from '../../core/inbox/inbox.js';
 import { finishedText } from '../../core/inbox/inbox-text.js';
+import type { BranchSeen } from '../../core/inbox/outbox-types.js';
 import { ownerElsewhere, type Posted, postForOwner } from '../../inbox/outbox.js';
 import { newId } from '../../state/engine/ids.js';
 import { readBranchObservations } from '../../state/records/branch-observations.js';
 import { readParents, unlinkChildren } from '../../state/records/parents.js';
 import { readItems, updateItems } from '../../state/records/queue-items.js';
-import type { BranchSeen } from '../../state/schemas/outbox-schemas.js';
-import type { Item } from '../../state/schemas/queue-items-schemas.js';
-import type { ParentLink } from '../../state/schemas/watchdog-schemas.js';
 import type { WorkerIO } from '../worker-io.js';
 
 function sameBranch(a: BranchSeen | null | undefined, b: BranchSeen): boolean {

@@ -5,10 +5,11 @@
 
 import { messageOf } from '../../core/common/errors.js';
 import { testKnob } from '../../core/common/test-knobs.js';
+import type { HostFacts } from '../../core/fleet/fleet-types.js';
 import { runProcess } from '../../process/run-process.js';
 import { selfInvocation } from '../../process/self-invocation.js';
 import type { ProcessIO } from '../../state/io.js';
-import { type HostFacts, HostFactsSchema } from '../../state/schemas/host-schemas.js';
+import { HostFactsSchema } from '../../state/schemas/host-schemas.js';
 
 /** systeminformation's commands answer in a second or two; a hung GPU tool must not keep a child. */
 const FACTS_TIMEOUT_MS = 60_000;

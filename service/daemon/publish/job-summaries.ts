@@ -2,9 +2,9 @@
 // each is read once per service run; only records still running are read again each tick.
 
 import { readdir } from 'node:fs/promises';
+import type { JobRecord, JobSummary } from '../../core/jobs/job-types.js';
 import type { StatePaths } from '../../state/paths.js';
-import { type JobRecord, readJobRecord } from '../../state/records/job-records.js';
-import type { JobSummary } from '../../state/schemas/host-schemas.js';
+import { readJobRecord } from '../../state/records/job-records.js';
 
 export class JobSummaries {
   private readonly ended = new Map<string, JobSummary>();

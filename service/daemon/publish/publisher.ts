@@ -6,17 +6,14 @@
 // lock is still ours (`guard`): a service that lost it writes nothing more.
 
 import { DogsledError, messageOf } from '../../core/common/errors.js';
+import type { HostFacts } from '../../core/fleet/fleet-types.js';
 import type { CpuTicks } from '../../core/placement/cpu-busy.js';
+import type { HostSnapshot } from '../../core/placement/host-types.js';
 import { liveReservations } from '../../core/placement/reservations.js';
 import { readReservations } from '../../hosts/local-facts.js';
 import type { HostProbe } from '../../probe/index.js';
 import { readState, updateState, writeState } from '../../state/engine/store.js';
-import {
-  type HostFacts,
-  type HostSnapshot,
-  HostSnapshotSchema,
-  PlacementsSchema,
-} from '../../state/schemas/host-schemas.js';
+import { HostSnapshotSchema, PlacementsSchema } from '../../state/schemas/host-schemas.js';
 import type { ServiceIO } from '../serve.js';
 import { JobSummaries } from './job-summaries.js';
 import { appendSample } from './samples-log.js';

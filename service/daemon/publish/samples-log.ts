@@ -3,11 +3,11 @@
 // is fenced off with a newline, and unreadable lines are dropped at the next trim instead of failing
 // the service. Anything but a regular file in its place is refused, never opened blocking.
 
+import type { Sample } from '../../core/placement/host-types.js';
 import { needsTrim, trimCutoff } from '../../core/placement/samples.js';
 import { writeAtomic } from '../../state/engine/atomic-write.js';
 import { fsFailure } from '../../state/engine/fs-errors.js';
 import { openAppendRegular, openRegular, readRegular } from '../../state/engine/regular-file.js';
-import type { Sample } from '../../state/schemas/host-schemas.js';
 
 const HEAD_BYTES = 4096;
 const MODE = 0o600;

@@ -2,17 +2,13 @@
 // publication loop supplies the reading, the previous CPU ticks and the clock.
 
 import { agentCounts } from '../../core/agents/agent-pane-clocks.js';
+import type { AgentPane } from '../../core/agents/agent-pane-types.js';
+import type { HostFacts } from '../../core/fleet/fleet-types.js';
+import type { JobSummary } from '../../core/jobs/job-types.js';
 import { busyBetween, type CpuTicks } from '../../core/placement/cpu-busy.js';
 import { headroomOf, measureOf, type Policy } from '../../core/placement/headroom.js';
+import type { HostSnapshot, Probe, Sample } from '../../core/placement/host-types.js';
 import type { HostProbe } from '../../probe/index.js';
-import type {
-  AgentPane,
-  HostFacts,
-  HostSnapshot,
-  JobSummary,
-  Probe,
-  Sample,
-} from '../../state/schemas/host-schemas.js';
 
 export interface SnapshotInput {
   reading: HostProbe;

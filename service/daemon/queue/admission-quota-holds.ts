@@ -6,13 +6,13 @@
 // unknown quota, which never holds work back.
 
 import { messageOf } from '../../core/common/errors.js';
+import type { Ticket } from '../../core/placement/queue-types.js';
 import { holdTicket, withTicket } from '../../core/placement/tickets.js';
 import { mayHold, sameHold, ticketHolds } from '../../core/quota/quota-hold.js';
 import { emptySnapshot } from '../../core/quota/quota-rules.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { readQuota } from '../../quota/quota-store.js';
 import { updateQueue } from '../../state/records/queue-items.js';
-import type { Ticket } from '../../state/schemas/queue-items-schemas.js';
 import type { WorkerIO } from '../worker-io.js';
 
 export class QuotaHolds {

@@ -5,10 +5,11 @@
 // its ticket fails with that reason and its room is given back. Also removes the caller
 // environments (tickets/ID.env) of tickets that will never launch.
 
-import { type LaunchRecord, readLaunchRecord, updateLaunchRecord } from '../../agents/launch-files.js';
+import type { LaunchRecord } from '../../core/agents/launch-types.js';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
+import type { JobRecord } from '../../core/jobs/job-types.js';
+import type { Admitter, Queue, Ticket } from '../../core/placement/queue-types.js';
 import {
-  type Admitter,
   interruptedNeverStarted,
   isExpiredTicket,
   isInterrupted,
@@ -19,9 +20,9 @@ import { squeezedLine } from '../../core/text/clean.js';
 import { endReservations } from '../../hosts/reserve-room.js';
 import type { StateIO } from '../../state/io.js';
 import { jobEnvPath, removeEnvFile, ticketEnvIds, ticketEnvPath } from '../../state/records/env-files.js';
-import { type JobRecord, readJobRecord, updateJobRecord } from '../../state/records/job-records.js';
+import { readJobRecord, updateJobRecord } from '../../state/records/job-records.js';
+import { readLaunchRecord, updateLaunchRecord } from '../../state/records/launch-files.js';
 import { updateItems, updateQueue } from '../../state/records/queue-items.js';
-import type { Queue, Ticket } from '../../state/schemas/queue-items-schemas.js';
 
 /**
  * What the ticket's launch left. `endUnstarted` ends a record exec has not claimed (the launcher is

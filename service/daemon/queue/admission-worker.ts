@@ -15,8 +15,8 @@ import {
   type AdmissionStep,
   planAdmissions,
 } from '../../core/placement/admission-order.js';
+import type { Admitter, PlacedWorktree, Queue, Ticket } from '../../core/placement/queue-types.js';
 import {
-  type Admitter,
   admitTicket,
   claimTicket,
   failTicket,
@@ -35,7 +35,6 @@ import { launchJob } from '../../jobs/job-launch.js';
 import { newId } from '../../state/engine/ids.js';
 import { readEnvFile, removeEnvFile, ticketEnvPath } from '../../state/records/env-files.js';
 import { readQueue, updateQueue } from '../../state/records/queue-items.js';
-import type { PlacedWorktree, Queue, Ticket } from '../../state/schemas/queue-items-schemas.js';
 import type { SshPool } from '../../transport/pool.js';
 import { FinishWorker } from '../agents/finish-worker.js';
 import { runInboxWorker } from '../inbox-worker.js';

@@ -5,7 +5,7 @@
 
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { SETUP_CAP_MS } from '../../core/placement/budget.js';
-import type { PlaceBranch, PlacedWorktree, Ticket } from '../../state/schemas/queue-items-schemas.js';
+import type { PlaceBranch, PlacedWorktree, Ticket } from '../../core/placement/queue-types.js';
 import { Deadline } from '../../time/deadline.js';
 import { ensureBranchWorktree } from '../../worktrees/branch-worktree.js';
 import type { WorkerIO } from '../worker-io.js';

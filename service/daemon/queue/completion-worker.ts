@@ -21,9 +21,11 @@ import {
   paneGone,
   type SeenPanes,
 } from '../../core/agents/item-closing.js';
+import type { Item } from '../../core/agents/item-types.js';
 import { messageOf } from '../../core/common/errors.js';
 import { expiredJobs } from '../../core/jobs/job-expiry.js';
 import { NEVER_STARTED, neverStarted } from '../../core/jobs/job-status.js';
+import type { JobRecord } from '../../core/jobs/job-types.js';
 import { LOCAL_HOST } from '../../hosts/local-facts.js';
 import { readPeerEntry } from '../../hosts/peer-cache.js';
 import { endReservations } from '../../hosts/reserve-room.js';
@@ -32,14 +34,8 @@ import { removeAgentReport } from '../../state/records/agent-reports.js';
 import { branchHolds } from '../../state/records/branch-observations.js';
 import { readDoneMarks } from '../../state/records/done-marks.js';
 import { jobEnvPath, removeEnvFile } from '../../state/records/env-files.js';
-import {
-  type JobRecord,
-  readJobRecord,
-  removeJob,
-  updateJobRecord,
-} from '../../state/records/job-records.js';
+import { readJobRecord, removeJob, updateJobRecord } from '../../state/records/job-records.js';
 import { readItems, updateItems } from '../../state/records/queue-items.js';
-import type { Item } from '../../state/schemas/queue-items-schemas.js';
 import type { WorkerIO } from '../worker-io.js';
 
 /** How long one Herdr listing may take before this pass judges no panes. */

@@ -7,9 +7,9 @@
 
 import { messageOf } from '../../core/common/errors.js';
 import { endToken, JOB_AGENT, sidebarState } from '../../core/jobs/job-status.js';
+import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import type { ProcessIO } from '../../state/io.js';
-import type { JobRecord } from '../../state/records/job-records.js';
 import { ownPane } from '../../terminal/herdr/herdr-env.js';
 import type { TerminalPort } from '../../terminal/port.js';
 import { tmuxCallerPane } from '../../terminal/tmux/tmux-env.js';

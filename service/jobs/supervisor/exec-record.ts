@@ -6,10 +6,11 @@
 import { existsSync } from 'node:fs';
 import { DogsledError } from '../../core/common/errors.js';
 import { shellLine } from '../../core/common/shell-quote.js';
+import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import type { StateIO } from '../../state/io.js';
 import type { StatePaths } from '../../state/paths.js';
-import { type JobRecord, jobStopPath, updateJobRecord } from '../../state/records/job-records.js';
+import { jobStopPath, updateJobRecord } from '../../state/records/job-records.js';
 
 /** How the command ended, as the final record spells it, and what it used when that was measured. */
 export interface JobEnd {

@@ -15,14 +15,10 @@ import type { Readable } from 'node:stream';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { STANDBY_ENV, WARM_ENV } from '../../core/jobs/job-env.js';
 import { exitStatusOf, NO_STATUS } from '../../core/jobs/job-status.js';
+import type { JobRecord } from '../../core/jobs/job-types.js';
 import { WARM_ID } from '../../process/self-invocation.js';
 import type { ProcessIO } from '../../state/io.js';
-import {
-  type JobRecord,
-  jobLogPath,
-  readJobRecord,
-  updateJobRecord,
-} from '../../state/records/job-records.js';
+import { jobLogPath, readJobRecord, updateJobRecord } from '../../state/records/job-records.js';
 import { followJobLog, type LogWrite } from '../job-logs.js';
 import { refusalOf } from './exec-record.js';
 import { SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';

@@ -1,14 +1,18 @@
 // branches.json: what the service last saw of the branches its children made (spec, "Items and
 // closing": TO LAND rows come from durable items and branch observations, not live panes). The
 // service is its only writer and replaces it whole; the board and the sidebar only read it.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
 import { itemsHoldingBranches } from '../../core/agents/item-closing.js';
+import type { Item } from '../../core/agents/item-types.js';
 import { forwardedBranches } from '../../core/inbox/outbox-rule.js';
+import type { BranchObservationRecord, BranchObservations } from '../../core/inbox/outbox-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import { readState, writeState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
-import type { Item } from '../schemas/queue-items-schemas.js';
 import '../engine/zod-messages.js';
 
 export const BranchObservationSchema = lazySchema(() =>
@@ -34,7 +38,11 @@ export const BranchObservationsSchema = lazySchema(() =>
   }),
 );
 
-export type BranchObservationRecord = z.infer<typeof BranchObservationSchema>;
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type BranchObservationsMatch = [
+  Check<Matches<typeof BranchObservationSchema, BranchObservationRecord>>,
+  Check<Matches<typeof BranchObservationsSchema, BranchObservations>>,
+];
 
 export function branchesFile(io: Pick<StateIO, 'paths'>): string {
   return io.paths.branches;

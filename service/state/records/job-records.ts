@@ -6,8 +6,8 @@
 
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type * as z from 'zod/mini';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
+import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { NotRegularFile, readRegular } from '../engine/regular-file.js';
 import { updateState, writeState } from '../engine/store.js';
@@ -16,7 +16,6 @@ import type { StatePaths } from '../paths.js';
 import { JobRecordSchema } from '../schemas/host-schemas.js';
 
 export { JobRecordSchema };
-export type JobRecord = z.infer<typeof JobRecordSchema>;
 
 export interface JobListing {
   records: JobRecord[];

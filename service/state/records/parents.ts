@@ -4,9 +4,10 @@
 // the owner's outbox. The watchdog reads it: such a child is nobody's top-level pane here, and its
 // stall goes to its owner through the outbox. Changed only under the file's lock.
 
+import type { ParentLink, Parents } from '../../core/agents/watchdog-types.js';
 import { readState, updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
-import { type ParentLink, type Parents, ParentsSchema } from '../schemas/watchdog-schemas.js';
+import { ParentsSchema } from '../schemas/watchdog-schemas.js';
 
 const EMPTY: Parents = { version: 1, children: {} };
 

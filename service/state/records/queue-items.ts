@@ -2,20 +2,13 @@
 // atomically); every change is a read-modify-write under the file's lock. Lock order: queue.json
 // before items.json, never the reverse (lock.ts).
 
+import type { Item, Items } from '../../core/agents/item-types.js';
 import { DogsledError } from '../../core/common/errors.js';
+import type { Queue, Ticket } from '../../core/placement/queue-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { readState, updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
-import {
-  EMPTY_ITEMS,
-  EMPTY_QUEUE,
-  type Item,
-  type Items,
-  ItemsSchema,
-  type Queue,
-  QueueSchema,
-  type Ticket,
-} from '../schemas/queue-items-schemas.js';
+import { EMPTY_ITEMS, EMPTY_QUEUE, ItemsSchema, QueueSchema } from '../schemas/queue-items-schemas.js';
 
 export async function readQueue(io: StateIO): Promise<Queue> {
   return (await readState(io.paths.queue, QueueSchema, io)) ?? EMPTY_QUEUE;

@@ -6,6 +6,7 @@
 
 import { lstat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { RepositoryRecord, WorktreeRecord } from '../../core/cleanup/registry-types.js';
 import { messageOf } from '../../core/common/errors.js';
 import { readState, updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
@@ -13,8 +14,6 @@ import {
   EMPTY_REPOSITORIES,
   EMPTY_WORKTREES,
   RepositoriesSchema,
-  type RepositoryRecord,
-  type WorktreeRecord,
   WorktreesSchema,
 } from '../schemas/registry-schemas.js';
 

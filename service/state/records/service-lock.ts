@@ -8,6 +8,7 @@ import { rm, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { systemErrorText } from '../../core/common/system-errors.js';
+import type { ServiceHolder } from '../../core/placement/host-types.js';
 import { fsFailure } from '../engine/fs-errors.js';
 import { identityAlive } from '../engine/liveness.js';
 import {
@@ -22,7 +23,7 @@ import {
 import { readRegular } from '../engine/regular-file.js';
 import { writeState } from '../engine/store.js';
 import type { StatePaths } from '../paths.js';
-import { type ServiceHolder, ServiceHolderSchema } from '../schemas/host-schemas.js';
+import { ServiceHolderSchema } from '../schemas/host-schemas.js';
 
 /** Acquisition takes milliseconds; waiting longer than the stale time lets a crashed acquirer expire. */
 const ACQUIRE_TIMEOUT_MS = 15_000;

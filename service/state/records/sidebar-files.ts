@@ -6,18 +6,14 @@
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { BoardEntry, TodoLines } from '../../core/board/board-types.js';
 import { messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { NotRegularFile, openRegular } from '../engine/regular-file.js';
 import { readState, updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
 import type { StatePaths } from '../paths.js';
-import {
-  type BoardEntry,
-  BoardEntrySchema,
-  type TodoLines,
-  TodoLinesSchema,
-} from '../schemas/sidebar-schemas.js';
+import { BoardEntrySchema, TodoLinesSchema } from '../schemas/sidebar-schemas.js';
 
 /** A todo publication larger than this is refused unread: pi-todo's sections are a few KiB. */
 export const TODO_LINES_MAX_BYTES = 256 * 1024;

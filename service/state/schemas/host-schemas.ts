@@ -1,8 +1,28 @@
 // zod schemas of every state file this host writes. Objects are loose: a record written by a newer
 // dogsled may carry fields this version does not know, and read-modify-write keeps them.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
+import type { Activity, AgentPane } from '../../core/agents/agent-pane-types.js';
+import type { HostFacts } from '../../core/fleet/fleet-types.js';
+import type { JobRecord, JobSummary } from '../../core/jobs/job-types.js';
+import type { CpuTicks } from '../../core/placement/cpu-busy.js';
+import type { Headroom } from '../../core/placement/headroom.js';
+import type {
+  Disk,
+  HostIdentity,
+  HostSnapshot,
+  Liveness,
+  Memory,
+  Placements,
+  Probe,
+  Reservation,
+  Sample,
+  ServiceHolder,
+} from '../../core/placement/host-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 const count = lazySchema(() => z.int().check(z.nonnegative()));
@@ -290,18 +310,25 @@ export const ServiceHolderSchema = lazySchema(() =>
   }),
 );
 
-export type CpuTicks = z.infer<typeof CpuTicksSchema>;
-export type Memory = z.infer<typeof MemorySchema>;
-export type Disk = z.infer<typeof DiskSchema>;
-export type Probe = z.infer<typeof ProbeSchema>;
-export type AgentPane = z.infer<typeof AgentPaneSchema>;
-export type Activity = z.infer<typeof ActivitySchema>;
-export type HostSnapshot = z.infer<typeof HostSnapshotSchema>;
-export type HostFacts = z.infer<typeof HostFactsSchema>;
-export type Reservation = z.infer<typeof ReservationSchema>;
-export type Placements = z.infer<typeof PlacementsSchema>;
-export type Sample = z.infer<typeof SampleSchema>;
-export type JobSummary = z.infer<typeof JobSummarySchema>;
-export type ServiceHolder = z.infer<typeof ServiceHolderSchema>;
-
 export const EMPTY_PLACEMENTS: Placements = { version: 1, reservations: [] };
+
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type HostSchemasMatch = [
+  Check<Matches<typeof CpuTicksSchema, CpuTicks>>,
+  Check<Matches<typeof MemorySchema, Memory>>,
+  Check<Matches<typeof DiskSchema, Disk>>,
+  Check<Matches<typeof ActivitySchema, Activity>>,
+  Check<Matches<typeof AgentPaneSchema, AgentPane>>,
+  Check<Matches<typeof ProbeSchema, Probe>>,
+  Check<Matches<typeof HeadroomSchema, Headroom>>,
+  Check<Matches<typeof HostIdentitySchema, HostIdentity>>,
+  Check<Matches<typeof LivenessSchema, Liveness>>,
+  Check<Matches<typeof JobRecordSchema, JobRecord>>,
+  Check<Matches<typeof JobSummarySchema, JobSummary>>,
+  Check<Matches<typeof HostFactsSchema, HostFacts>>,
+  Check<Matches<typeof HostSnapshotSchema, HostSnapshot>>,
+  Check<Matches<typeof ReservationSchema, Reservation>>,
+  Check<Matches<typeof PlacementsSchema, Placements>>,
+  Check<Matches<typeof SampleSchema, Sample>>,
+  Check<Matches<typeof ServiceHolderSchema, ServiceHolder>>,
+];

@@ -1,9 +1,24 @@
 // zod schemas of the message layer's files: inbox/<terminal>.json (one per Herdr terminal: its reader
-// and the records that wait), inbox/<terminal>.d/settled.json (what was delivered or failed) and gate.json (the stop gate's once-per-set history per owner). Objects are loose,
-// so fields written by a newer dogsled survive a read-modify-write by this one.
+// and the records that wait), inbox/<terminal>.d/settled.json (what was delivered or failed) and
+// gate.json (the stop gate's once-per-set history per owner). Objects are loose, so fields written
+// by a newer dogsled survive a read-modify-write by this one.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
+import {
+  type Gate,
+  type GateOwner,
+  INBOX_STATES,
+  type Inbox,
+  type InboxReader,
+  type InboxRecord,
+  type InboxSender,
+  type PaneTerminals,
+  type SettledInbox,
+} from '../../core/inbox/inbox-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 const ms = lazySchema(() => z.int());
@@ -25,9 +40,6 @@ export const InboxSenderSchema = lazySchema(() =>
     host_id: z.optional(z.nullable(z.string())),
   }),
 );
-
-export const INBOX_STATES = ['pending', 'claimed', 'delivered', 'failed'] as const;
-export type InboxState = (typeof INBOX_STATES)[number];
 
 export const InboxRecordSchema = lazySchema(() =>
   z.looseObject({
@@ -130,10 +142,14 @@ export const PaneTerminalsSchema = lazySchema(() =>
   }),
 );
 
-export type InboxSender = z.infer<typeof InboxSenderSchema>;
-export type InboxRecord = z.infer<typeof InboxRecordSchema>;
-export type InboxReader = z.infer<typeof InboxReaderSchema>;
-export type Inbox = z.infer<typeof InboxSchema>;
-export type SettledInbox = z.infer<typeof SettledInboxSchema>;
-export type Gate = z.infer<typeof GateSchema>;
-export type PaneTerminals = z.infer<typeof PaneTerminalsSchema>;
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type InboxSchemasMatch = [
+  Check<Matches<typeof InboxSenderSchema, InboxSender>>,
+  Check<Matches<typeof InboxRecordSchema, InboxRecord>>,
+  Check<Matches<typeof InboxReaderSchema, InboxReader>>,
+  Check<Matches<typeof InboxSchema, Inbox>>,
+  Check<Matches<typeof SettledInboxSchema, SettledInbox>>,
+  Check<Matches<typeof GateOwnerSchema, GateOwner>>,
+  Check<Matches<typeof GateSchema, Gate>>,
+  Check<Matches<typeof PaneTerminalsSchema, PaneTerminals>>,
+];

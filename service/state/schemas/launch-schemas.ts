@@ -2,11 +2,15 @@
 // where it went (pane, terminal, worktree) and how far it got. It is durable evidence for cleanup:
 // the pane rule reads `terminal_id` and `state` (core/launch-state.ts). Loose, so fields written by
 // a newer dogsled survive a read-modify-write by this one.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
 import { AGENT_KINDS } from '../../core/agents/launch-line.js';
 import { LAUNCH_STATES } from '../../core/agents/launch-state.js';
+import type { LaunchRecord } from '../../core/agents/launch-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 const ms = lazySchema(() => z.int());
@@ -59,4 +63,5 @@ export const LaunchRecordSchema = lazySchema(() =>
   }),
 );
 
-export type LaunchRecord = z.infer<typeof LaunchRecordSchema>;
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type LaunchSchemasMatch = [Check<Matches<typeof LaunchRecordSchema, LaunchRecord>>];

@@ -1,9 +1,13 @@
 // zod schema of outbox.json: what children here have for owners on other hosts (service/core/inbox/outbox-rule.ts),
 // kept until each owner's service takes it. Objects are loose, so fields written by a newer dogsled
 // survive a read-modify-write by this one.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
+import type { BranchSeen, Identity, Notices, Outbox, OutboxRecord } from '../../core/inbox/outbox-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import { InboxRecordSchema } from './inbox-schemas.js';
 import '../engine/zod-messages.js';
 
@@ -69,6 +73,11 @@ export const NoticesSchema = lazySchema(() =>
   }),
 );
 
-export type OutboxRecord = z.infer<typeof OutboxRecordSchema>;
-export type Outbox = z.infer<typeof OutboxSchema>;
-export type BranchSeen = z.infer<typeof BranchSeenSchema>;
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type OutboxSchemasMatch = [
+  Check<Matches<typeof BranchSeenSchema, BranchSeen>>,
+  Check<Matches<typeof OutboxRecordSchema, OutboxRecord>>,
+  Check<Matches<typeof OutboxSchema, Outbox>>,
+  Check<Matches<typeof IdentitySchema, Identity>>,
+  Check<Matches<typeof NoticesSchema, Notices>>,
+];

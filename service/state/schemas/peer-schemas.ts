@@ -5,11 +5,15 @@
 // known field or not, is made one escape-free line by the schema itself: whoever reads a peer's
 // snapshot (status, place, ps, the board, the sidebar, MCP, Pi) reads it through this schema, from
 // the wire or from the cache, so none of them sees a peer's raw text.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
+import type { MachineList, PeerEntry, PeerReply } from '../../core/fleet/fleet-types.js';
 import { UNREACHABLE_CATEGORIES } from '../../core/fleet/unreachable.js';
 import { plainStrings } from '../../core/text/clean.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import {
   HeadroomSchema,
   HostFactsSchema,
@@ -63,9 +67,6 @@ export const PeerEntrySchema = lazySchema(() =>
   }),
 );
 
-export type PeerReply = z.infer<typeof PeerReplySchema>;
-export type PeerEntry = z.infer<typeof PeerEntrySchema>;
-
 /**
  * machine-list.json: the last `herdr machine list` of this host, shared by every caller for 10 s
  * (hosts/machine-list.ts). Keyed by what decides which list Herdr prints: its binary, and the
@@ -82,4 +83,10 @@ export const MachineListSchema = lazySchema(() =>
     machines: z.nullable(z.array(z.looseObject({}))),
   }),
 );
-export type MachineList = z.infer<typeof MachineListSchema>;
+
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type PeerSchemasMatch = [
+  Check<Matches<typeof PeerReplySchema, PeerReply>>,
+  Check<Matches<typeof PeerEntrySchema, PeerEntry>>,
+  Check<Matches<typeof MachineListSchema, MachineList>>,
+];

@@ -2,10 +2,25 @@
 // items.json (one item per job or agent an owner started). Both live on the owner's host and change
 // only under their locks (queue.json before items.json, lock.ts). Objects are loose, so fields
 // written by a newer dogsled survive a read-modify-write by this one.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
+import type { Item, Items } from '../../core/agents/item-types.js';
 import { AGENT_KINDS } from '../../core/agents/launch-line.js';
+import type { EnvFile } from '../../core/jobs/job-types.js';
+import {
+  type Admitter,
+  type AgentRequest,
+  type JobRequest,
+  type PlaceBranch,
+  type PlacedWorktree,
+  type Queue,
+  TICKET_STATES,
+  type Ticket,
+} from '../../core/placement/queue-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 const ms = lazySchema(() => z.int());
@@ -64,9 +79,6 @@ export const PlacedWorktreeSchema = lazySchema(() =>
     workspace: id,
   }),
 );
-
-export const TICKET_STATES = ['pending', 'admitting', 'admitted', 'failed', 'cancelled'] as const;
-export type TicketState = (typeof TICKET_STATES)[number];
 
 /** Who was admitting a ticket: a service that is gone with the ticket still `admitting` was interrupted. */
 export const AdmitterSchema = lazySchema(() => z.looseObject({ pid: z.int(), started_ms: ms }));
@@ -202,15 +214,19 @@ export const EnvFileSchema = lazySchema(() =>
   }),
 );
 
-export type JobRequest = z.infer<typeof JobRequestSchema>;
-export type AgentRequest = z.infer<typeof AgentRequestSchema>;
-export type PlaceBranch = z.infer<typeof PlaceBranchSchema>;
-export type PlacedWorktree = z.infer<typeof PlacedWorktreeSchema>;
-export type EnvFile = z.infer<typeof EnvFileSchema>;
-export type Ticket = z.infer<typeof TicketSchema>;
-export type Queue = z.infer<typeof QueueSchema>;
-export type Item = z.infer<typeof ItemSchema>;
-export type Items = z.infer<typeof ItemsSchema>;
-
 export const EMPTY_QUEUE: Queue = { version: 1, tickets: [] };
 export const EMPTY_ITEMS: Items = { version: 1, items: [] };
+
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type QueueItemsSchemasMatch = [
+  Check<Matches<typeof JobRequestSchema, JobRequest>>,
+  Check<Matches<typeof AgentRequestSchema, AgentRequest>>,
+  Check<Matches<typeof PlaceBranchSchema, PlaceBranch>>,
+  Check<Matches<typeof PlacedWorktreeSchema, PlacedWorktree>>,
+  Check<Matches<typeof AdmitterSchema, Admitter>>,
+  Check<Matches<typeof TicketSchema, Ticket>>,
+  Check<Matches<typeof QueueSchema, Queue>>,
+  Check<Matches<typeof ItemSchema, Item>>,
+  Check<Matches<typeof ItemsSchema, Items>>,
+  Check<Matches<typeof EnvFileSchema, EnvFile>>,
+];

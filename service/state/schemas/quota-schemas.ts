@@ -2,10 +2,14 @@
 // peers and what `quota --json` prints) and quota-collect.json (this host's collection backoff).
 // Objects are loose: a newer collector's extra fields survive. Text fields and the row count are
 // bounded, so a pushed snapshot can never grow a state file without limit.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
-import { TEXT_LIMITS } from '../../core/quota/quota-rows.js';
+import { type QuotaRow, type QuotaSnapshot, TEXT_LIMITS } from '../../core/quota/quota-rows.js';
+import type { QuotaCollect } from '../../core/quota/quota-rules.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 /** Far above any real fleet's accounts × windows. */
@@ -47,4 +51,10 @@ export const QuotaCollectSchema = lazySchema(() =>
     retry_at_ms: unixMs,
   }),
 );
-export type QuotaCollect = z.output<typeof QuotaCollectSchema>;
+
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type QuotaSchemasMatch = [
+  Check<Matches<typeof QuotaRowSchema, QuotaRow>>,
+  Check<Matches<typeof QuotaSnapshotSchema, QuotaSnapshot>>,
+  Check<Matches<typeof QuotaCollectSchema, QuotaCollect>>,
+];

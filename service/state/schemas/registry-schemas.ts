@@ -1,9 +1,18 @@
 // zod schemas of the two registries: repositories.json (repositories that placement has seen) and
 // worktrees.json (worktrees that dogsled made). Objects are loose, so fields written by a newer
 // dogsled survive a read-modify-write by this one.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
+import type {
+  Repositories,
+  RepositoryRecord,
+  WorktreeRecord,
+  Worktrees,
+} from '../../core/cleanup/registry-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 const ms = lazySchema(() => z.int());
@@ -48,10 +57,13 @@ export const WorktreesSchema = lazySchema(() =>
   }),
 );
 
-export type RepositoryRecord = z.infer<typeof RepositoryRecordSchema>;
-export type Repositories = z.infer<typeof RepositoriesSchema>;
-export type WorktreeRecord = z.infer<typeof WorktreeRecordSchema>;
-export type Worktrees = z.infer<typeof WorktreesSchema>;
-
 export const EMPTY_REPOSITORIES: Repositories = { version: 1, repositories: [] };
 export const EMPTY_WORKTREES: Worktrees = { version: 1, worktrees: [] };
+
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type RegistrySchemasMatch = [
+  Check<Matches<typeof RepositoryRecordSchema, RepositoryRecord>>,
+  Check<Matches<typeof RepositoriesSchema, Repositories>>,
+  Check<Matches<typeof WorktreeRecordSchema, WorktreeRecord>>,
+  Check<Matches<typeof WorktreesSchema, Worktrees>>,
+];

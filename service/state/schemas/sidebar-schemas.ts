@@ -2,9 +2,21 @@
 // Herdr tab), todo-lines/<pane-hash>.json (what Pi's pi-todo publishes for its pane, protocol v3)
 // and todo-sections.json (the service's copy for live agent panes, read by peers and the sidebar).
 // Objects are loose: fields a newer writer adds survive.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
+import type {
+  BoardEntry,
+  BoardSeenEntry,
+  BoardSeenFile,
+  PaneTodos,
+  TodoLines,
+  TodoSection,
+  TodoSections,
+} from '../../core/board/board-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 const ms = lazySchema(() => z.int());
@@ -90,10 +102,13 @@ export const TodoSectionsSchema = lazySchema(() =>
   }),
 );
 
-export type BoardEntry = z.infer<typeof BoardEntrySchema>;
-export type TodoSection = z.infer<typeof TodoSectionSchema>;
-export type TodoLines = z.infer<typeof TodoLinesSchema>;
-export type PaneTodos = z.infer<typeof PaneTodosSchema>;
-export type TodoSections = z.infer<typeof TodoSectionsSchema>;
-export type BoardSeenEntry = z.infer<typeof BoardSeenEntrySchema>;
-export type BoardSeenFile = z.infer<typeof BoardSeenSchema>;
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type SidebarSchemasMatch = [
+  Check<Matches<typeof BoardEntrySchema, BoardEntry>>,
+  Check<Matches<typeof TodoSectionSchema, TodoSection>>,
+  Check<Matches<typeof TodoLinesSchema, TodoLines>>,
+  Check<Matches<typeof PaneTodosSchema, PaneTodos>>,
+  Check<Matches<typeof TodoSectionsSchema, TodoSections>>,
+  Check<Matches<typeof BoardSeenEntrySchema, BoardSeenEntry>>,
+  Check<Matches<typeof BoardSeenSchema, BoardSeenFile>>,
+];

@@ -2,9 +2,13 @@
 // written by the stop gate), sweep.json (the latest requested pass) and sweeps.jsonl (one completed
 // pass a line, seven days by ts_ms). Objects are loose, so newer fields survive. A pass holds prune's
 // entries and doctor's findings: their fields are built here, once, for cleanup/report.ts too.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
+import type { OrphanHold, SweepPass, SweepRequest } from '../../core/cleanup/sweep-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 const ms = lazySchema(() => z.int());
@@ -100,6 +104,9 @@ export const SweepPassSchema = lazySchema(() => {
   });
 });
 
-export type SweepRequest = z.infer<typeof SweepRequestSchema>;
-export type SweepPass = z.infer<typeof SweepPassSchema>;
-export type OrphanHold = z.infer<typeof OrphanHoldSchema>;
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type SweepSchemasMatch = [
+  Check<Matches<typeof SweepRequestSchema, SweepRequest>>,
+  Check<Matches<typeof OrphanHoldSchema, OrphanHold>>,
+  Check<Matches<typeof SweepPassSchema, SweepPass>>,
+];

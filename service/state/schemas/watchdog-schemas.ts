@@ -2,9 +2,20 @@
 // job-completion events and stall notifications) and parents.json (the tracked children on this
 // host and their owners, written by the agent work, read here). Objects are loose, so fields written
 // by a newer dogsled survive a read-modify-write by this one.
+// The records are the core's (service/core): the list after the schemas has tsc prove that each
+// schema reads exactly its record.
 
 import * as z from 'zod/mini';
+import type {
+  JobEventRecord,
+  ParentLink,
+  Parents,
+  PendingCheckIn,
+  WatchdogOwner,
+  WatchdogState,
+} from '../../core/agents/watchdog-types.js';
 import { lazySchema } from '../engine/lazy-schema.js';
+import type { Check, Matches } from '../engine/schema-match.js';
 import '../engine/zod-messages.js';
 
 const ms = lazySchema(() => z.int());
@@ -89,9 +100,12 @@ export const ParentsSchema = lazySchema(() =>
   }),
 );
 
-export type PendingCheckIn = z.infer<typeof PendingCheckInSchema>;
-export type WatchdogOwner = z.infer<typeof WatchdogOwnerSchema>;
-export type JobEventRecord = z.infer<typeof JobEventSchema>;
-export type WatchdogState = z.infer<typeof WatchdogSchema>;
-export type ParentLink = z.infer<typeof ParentLinkSchema>;
-export type Parents = z.infer<typeof ParentsSchema>;
+/** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
+export type WatchdogSchemasMatch = [
+  Check<Matches<typeof PendingCheckInSchema, PendingCheckIn>>,
+  Check<Matches<typeof WatchdogOwnerSchema, WatchdogOwner>>,
+  Check<Matches<typeof JobEventSchema, JobEventRecord>>,
+  Check<Matches<typeof WatchdogSchema, WatchdogState>>,
+  Check<Matches<typeof ParentLinkSchema, ParentLink>>,
+  Check<Matches<typeof ParentsSchema, Parents>>,
+];

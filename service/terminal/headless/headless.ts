@@ -5,6 +5,7 @@
 // pane/workspace metadata and agent reports (applied: false), notify (shown: false, reason
 // "no_herdr"), and listing (an empty session).
 
+import type { ProcessInfo } from '../../core/cleanup/pane-processes.js';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { stripEscapes } from '../../core/text/clean.js';
 import { launchDetached } from '../../process/launch-detached.js';
@@ -23,7 +24,7 @@ import type {
   RunCommandOptions,
   TerminalPort,
 } from '../port.js';
-import type { Listing, Machine, Notification, PaneRead, ProcessInfo } from '../port-records.js';
+import type { Listing, Machine, Notification, PaneRead } from '../port-records.js';
 import { needsHerdr, needsTerminal, TerminalError } from '../terminal-errors.js';
 
 export interface HeadlessOptions {

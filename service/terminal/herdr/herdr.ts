@@ -3,6 +3,7 @@
 // records.ts types; the agent start over the socket adds the client-side readiness loop.
 
 import type * as z from 'zod/mini';
+import type { ProcessInfo } from '../../core/cleanup/pane-processes.js';
 import type {
   AgentReport,
   AgentStarted,
@@ -46,7 +47,6 @@ import {
   PaneSwapSchema,
   type Plugin,
   PluginSchema,
-  type ProcessInfo,
   ProcessInfoSchema,
   parseRecord,
   type ServerInfo,

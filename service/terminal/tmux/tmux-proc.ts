@@ -3,10 +3,10 @@
 // an agent launched in place of that shell gets the same one. Without /proc (macOS) the answers are
 // empty and the caller falls back to what tmux says.
 
+import type { ForegroundProcess } from '../../core/cleanup/pane-processes.js';
 import { KNOWN_SHELLS } from '../../core/cleanup/pane-rule.js';
 import { groupMembers, readStat, startEnvironment } from '../../process/process-table.js';
 import { foregroundRecord } from '../foreground.js';
-import type { ForegroundProcess } from '../port-records.js';
 
 export { startEnvironment };
 

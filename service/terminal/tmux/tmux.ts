@@ -4,6 +4,7 @@
 // (`new-window … -- argv`), never typed; agents are in agents-tmux.ts, the record mapping in
 // tmux-records.ts and tmux's parsing rules in tmux-argv.ts.
 
+import type { ProcessInfo } from '../../core/cleanup/pane-processes.js';
 import { plainLine, stripEscapes } from '../../core/text/clean.js';
 import { forwardedPort } from '../herdr/herdr.js';
 import { ROUTINE_TIMEOUT_MS } from '../herdr/herdr-channel.js';
@@ -40,7 +41,6 @@ import type {
   Pane,
   PaneRead,
   PaneSwap,
-  ProcessInfo,
   Tab,
   Workspace,
 } from '../port-records.js';

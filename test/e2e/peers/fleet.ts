@@ -5,8 +5,9 @@
 
 import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 import { type PeerSpec, type Peers, startPeers } from './index.js';
 
 export interface FleetPeer extends PeerSpec {
@@ -111,15 +112,15 @@ async function readableTree(dir: string): Promise<void> {
 
 /** Waits until every peer is eligible (its second tick brings a CPU sample), reading it fresh each time. */
 export async function untilPeersEligible(fleet: Fleet): Promise<void> {
-  await eventually(
+  await waitFor(
+    'every peer eligible',
     async () => {
       await rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
       const result = await runCli(['status', '--json'], fleet.env, { timeoutMs: 30_000 });
       const report = JSON.parse(result.stdout) as { hosts: Array<{ headroom: { eligible: boolean } }> };
       return report.hosts.slice(1).every((h) => h.headroom.eligible) || undefined;
     },
-    30_000,
-    'every peer eligible',
+    { timeoutMs: 30_000 },
   );
 }
 

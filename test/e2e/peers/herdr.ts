@@ -4,12 +4,10 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
 import { callSocket, type Envelope } from '../../fakes/herdr/harness.js';
+import { waitFor } from '../../helpers/wait.js';
 import type { Peer } from './index.js';
 import { stopTree } from './procs.js';
-
-const SERVER = join(import.meta.dirname, '..', '..', 'fakes', 'herdr', 'server.mjs');
 
 export interface PeerHerdr {
   socketPath: string;
@@ -28,9 +26,12 @@ export async function startPeerHerdr(peer: Peer, options: { binFirst?: string } 
   const logDir = join(home, 'agent-log');
   await peer.run(['mkdir', '-p', join(home, '.config', 'herdr'), logDir]);
   const first = options.binFirst === undefined ? '' : `${options.binFirst}:`;
-  const path = `${first}${FAKE_AGENTS_BIN}:${join(process.execPath, '..')}:/usr/local/bin:/usr/bin:/bin`;
+  // The peer's copy of the fakes: its user may not read the checkout's.
+  const agents = join(peer.fakes, 'agents', 'bin');
+  const server = join(peer.fakes, 'herdr', 'server.mjs');
+  const path = `${first}${agents}:${join(process.execPath, '..')}:/usr/local/bin:/usr/bin:/bin`;
   const child: ChildProcess = peer.spawn(
-    [process.execPath, SERVER, '--socket', socketPath, '--settle-ms', '50', '--prompt-delay-ms', '20'],
+    [process.execPath, server, '--socket', socketPath, '--settle-ms', '50', '--prompt-delay-ms', '20'],
     { PATH: path, FAKE_AGENT_LOG_DIR: logDir, DOGSLED_TEST: '1' },
   );
   let log = '';
@@ -40,15 +41,16 @@ export async function startPeerHerdr(peer: Peer, options: { binFirst?: string } 
   child.stderr?.on('data', (chunk: Buffer) => {
     log += chunk.toString('utf8');
   });
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const pong = await callSocket(socketPath, 'ping').catch(() => undefined);
-    if (pong?.result?.type === 'pong') break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`the fake Herdr on ${peer.alias} did not start:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const started = await waitFor(
+    `the fake Herdr on ${peer.alias} to answer ping`,
+    async () => {
+      if (child.exitCode !== null) return 'exited';
+      const pong = await callSocket(socketPath, 'ping').catch(() => undefined);
+      return pong?.result?.type === 'pong' ? 'ready' : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 50 },
+  ).catch(() => 'silent');
+  if (started !== 'ready') throw new Error(`the fake Herdr on ${peer.alias} did not start:\n${log}`);
   return {
     socketPath,
     path,

@@ -5,10 +5,12 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { chmod, chown, cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CLI } from '../../helpers/cli.js';
+import { readableCopy, readableFakes } from '../../helpers/readable-copy.js';
+import { waitFor } from '../../helpers/wait.js';
 import { type Client, createClient, keyOf } from './client.js';
 import { createNetns, type Netns } from './netns.js';
 import { run, stopTree } from './procs.js';
@@ -30,6 +32,8 @@ export interface Peer {
   hostname: string;
   sshd: Sshd;
   netns: Netns | undefined;
+  /** A copy of test/fakes the peer's user can read (the checkout may be closed to other users). */
+  fakes: string;
   /** Runs argv as the peer's user, in its namespaces, with a clean environment. */
   run: (argv: readonly string[]) => Promise<string>;
   /** Starts argv as the peer's user, as run does (with `env` added); stdin is a pipe. */
@@ -95,11 +99,13 @@ export async function startPeers(specs: readonly PeerSpec[], dist = DIST): Promi
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
   };
   try {
-    const bundle = await copyBundle(root, dist);
+    // Copied, never the checkout itself: it may sit in a directory the peer users cannot enter.
+    const bundle = await readableCopy(dist, join(root, "it's dist $HOME"));
+    const fakes = await readableFakes(join(root, 'checkout'));
     const remoteCommand = [process.execPath, join(bundle, 'dogsled.cjs')];
     const client = await createClient(await dir(root, 'client', 0o700));
     for (const spec of specs)
-      made.push(await startPeer(root, spec, client, remoteCommand[1] as string, cleanups));
+      made.push(await startPeer(root, spec, client, { bundle: remoteCommand[1] as string, fakes }, cleanups));
     await client.writeConfig(
       made.map((peer) => ({
         alias: peer.alias,
@@ -142,7 +148,7 @@ async function startPeer(
   root: string,
   spec: PeerSpec,
   client: Client,
-  bundle: string,
+  { bundle, fakes }: { bundle: string; fakes: string },
   cleanups: Array<() => Promise<void>>,
 ): Promise<Peer> {
   const name = userName(spec.tag);
@@ -188,6 +194,7 @@ async function startPeer(
     hostname,
     sshd,
     netns,
+    fakes,
     run: (argv) => run(asUser(argv)),
     spawn: (argv, env = {}) => {
       const [file, ...args] = asUser(argv, env);
@@ -207,29 +214,16 @@ async function startPeer(
       const [file, ...args] = asUser(serveArgs, options.env);
       serve = spawn(file as string, args, { stdio: 'ignore' });
       const snapshot = join(home, '.local', 'state', 'dogsled', 'host.json');
-      const deadline = Date.now() + 20_000;
-      while (!(await stat(snapshot).catch(() => undefined))) {
-        if (Date.now() > deadline || serve.exitCode !== null)
-          throw new Error(`serve on ${spec.tag} published nothing`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const child = serve;
+      const published = await waitFor(
+        `serve on ${spec.tag} to publish`,
+        async () => (child.exitCode !== null ? 'exited' : await stat(snapshot).then(() => 'published')),
+        { timeoutMs: 20_000, intervalMs: 50 },
+      ).catch(() => 'silent');
+      if (published !== 'published') throw new Error(`serve on ${spec.tag} published nothing`);
     },
     stopServe,
   };
-}
-
-/** The built bundle, copied under a name a shell would split and expand if it were ever spliced. */
-async function copyBundle(root: string, dist: string): Promise<string> {
-  const target = join(root, "it's dist $HOME");
-  await cp(dist, target, { recursive: true });
-  await worldReadable(target);
-  return target;
-}
-
-async function worldReadable(path: string): Promise<void> {
-  const info = await stat(path);
-  await chmod(path, info.isDirectory() ? 0o755 : 0o644);
-  if (info.isDirectory()) for (const name of await readdir(path)) await worldReadable(join(path, name));
 }
 
 async function dir(root: string, name: string, mode: number): Promise<string> {

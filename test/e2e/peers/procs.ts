@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { waitFor } from '../../helpers/wait.js';
 
 export const execFileP = promisify(execFile);
 
@@ -74,8 +75,9 @@ export async function stopTree(pid: number, graceMs = 3_000): Promise<void> {
       // Gone already.
     }
   }
-  const deadline = Date.now() + graceMs;
-  while (tree.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await waitFor('the tree to end', () => !tree.some(alive), { timeoutMs: graceMs, intervalMs: 20 }).catch(
+    () => undefined,
+  );
   for (const p of tree.filter(alive)) {
     try {
       process.kill(p, 'SIGKILL');

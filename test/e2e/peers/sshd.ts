@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
+import { waitFor } from '../../helpers/wait.js';
 import { run, signalTree, stopTree } from './procs.js';
 
 export interface SshdOptions {
@@ -126,15 +127,16 @@ export async function startSshd(options: SshdOptions): Promise<Sshd> {
 
 /** Resolves once the server sends its SSH banner; rejects if it exits or stays silent. */
 async function waitForBanner(address: string, port: number, child: ChildProcess, stderr: () => string) {
-  const deadline = Date.now() + READY_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`sshd exited (${child.exitCode ?? child.signalCode}): ${stderr().trim()}`);
-    }
-    if (await banner(address, port)) return;
-    await new Promise((r) => setTimeout(r, 50));
+  const seen = await waitFor(
+    `sshd on ${address}:${port} to send its banner`,
+    async () =>
+      child.exitCode !== null || child.signalCode !== null ? 'exited' : await banner(address, port),
+    { timeoutMs: READY_MS, intervalMs: 50 },
+  ).catch(() => 'silent');
+  if (seen === 'exited') {
+    throw new Error(`sshd exited (${child.exitCode ?? child.signalCode}): ${stderr().trim()}`);
   }
-  throw new Error(`sshd on ${address}:${port} sent no banner: ${stderr().trim()}`);
+  if (seen === 'silent') throw new Error(`sshd on ${address}:${port} sent no banner: ${stderr().trim()}`);
 }
 
 function banner(address: string, port: number): Promise<boolean> {

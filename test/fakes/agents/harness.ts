@@ -5,7 +5,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../../helpers/wait.js';
 
 export const FAKE_AGENTS_BIN = join(import.meta.dirname, 'bin');
 
@@ -97,26 +97,12 @@ export async function readLaunches(logDir: string): Promise<LaunchRecord[]> {
   return records.sort((a, b) => a.started_ms - b.started_ms || a.pid - b.pid);
 }
 
-export async function until<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
 export function waitForLaunch(
   logDir: string,
   match: (record: LaunchRecord) => boolean = () => true,
   timeoutMs?: number,
 ): Promise<LaunchRecord> {
-  return until(async () => (await readLaunches(logDir)).find(match), 'a fake agent launch', timeoutMs);
+  return waitFor('a fake agent launch', async () => (await readLaunches(logDir)).find(match), { timeoutMs });
 }
 
 export interface FakeAgentEvent {
@@ -139,7 +125,7 @@ export function waitForEvent(
   match: (event: FakeAgentEvent) => boolean,
   timeoutMs?: number,
 ): Promise<FakeAgentEvent> {
-  return until(async () => (await readEvents(launch)).find(match), 'a fake agent event', timeoutMs);
+  return waitFor('a fake agent event', async () => (await readEvents(launch)).find(match), { timeoutMs });
 }
 
 /** The states a launch reported (or would have reported) to Herdr, in order. */

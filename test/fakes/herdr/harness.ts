@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { waitFor } from '../../helpers/wait.js';
 
 const HERE = import.meta.dirname;
 const SERVER = join(HERE, 'server.mjs');
@@ -127,16 +128,19 @@ export async function startFakeHerdr(options: FakeHerdrOptions): Promise<FakeHer
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
 
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`fake herdr exited during start-up:\n${log}`);
-    const pong = await callSocket(socketPath, 'ping').catch(() => undefined);
-    if (pong?.result?.type === 'pong') break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`fake herdr did not answer ping within ${START_TIMEOUT_MS} ms:\n${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  const started = await waitFor(
+    'the fake herdr to answer ping',
+    async () => {
+      if (child.exitCode !== null) return 'exited';
+      const pong = await callSocket(socketPath, 'ping').catch(() => undefined);
+      return pong?.result?.type === 'pong' ? 'ready' : undefined;
+    },
+    { timeoutMs: START_TIMEOUT_MS, intervalMs: 20 },
+  ).catch(() => 'silent');
+  if (started === 'exited') throw new Error(`fake herdr exited during start-up:\n${log}`);
+  if (started === 'silent') {
+    child.kill('SIGKILL');
+    throw new Error(`fake herdr did not answer ping within ${START_TIMEOUT_MS} ms:\n${log}`);
   }
 
   let stopping: Promise<void> | undefined;

@@ -12,8 +12,6 @@ import { CLI } from '../../helpers/cli.js';
 import type { InboxBox, PaneRef } from '../../helpers/inbox-fixture.js';
 import { FakePi, type FakePiOptions } from './fake-pi.js';
 
-export { until } from '../agents/harness.js';
-
 export interface PiRun {
   fake: FakePi;
   deps: PiDeps;

@@ -4,8 +4,9 @@
 // being kept for ever.
 
 import { describe, expect, it } from 'vitest';
-import { until } from '../../fakes/agents/harness.js';
+
 import { runCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { agentCli, agentSuite, doneTask, type Json, ok, onlyRecord, quickTask } from './agent-fixtures.js';
 
 const suite = agentSuite();
@@ -59,10 +60,10 @@ describe('the pane rule and agent launches', () => {
       doneTask('Bye.', false),
     ]);
     const { pane } = JSON.parse(result.stdout);
-    const entry = await until(async () => {
+    const entry = await waitFor('the done mark seen by doctor', async () => {
       const found = await paneEntry(pane);
       return found.reason.includes('called dogsled done') ? found : undefined;
-    }, 'the done mark seen by doctor');
+    });
     expect(entry).toMatchObject({ removable: false });
     expect(entry.reason).toMatch(
       /^claude called dogsled done; the service has not (yet seen it idle|observed it)/,

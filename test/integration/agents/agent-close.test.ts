@@ -7,8 +7,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { readAnchor } from '../../../service/worktrees/anchor.js';
-import { eventually, runCli } from '../../helpers/cli.js';
+import { runCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 import { repoSnapshot, worktreeList } from '../cleanup/worktree-fixtures.js';
 import { agentCli, agentSuite, items, type Json, ok, paneIds, quickTask } from './agent-fixtures.js';
 
@@ -109,13 +110,13 @@ describe('close takes the last pane of an agent worktree with the worktree', () 
     ]);
     const { pane, item } = JSON.parse(result.stdout);
     // Its turn ended (the reply is in its transcript): Herdr shows it idle or done.
-    await eventually(
+    await waitFor(
+      'the child finished its turn',
       async () => {
         const status = (await ok(suite.herdr, 'agent.get', { target: pane })).agent.agent_status;
         return status === 'idle' || status === 'done' ? true : undefined;
       },
-      15_000,
-      'the child finished its turn',
+      { timeoutMs: 15_000 },
     );
     const closed = await close(pane);
     expect({ code: closed.code, stderr: closed.stderr }).toEqual({ code: 0, stderr: '' });
@@ -229,7 +230,10 @@ describe('close refuses before any change', () => {
     const { pane, path } = await child('withshell', 'feat/shell');
     const other = (await ok(suite.herdr, 'tab.create', { cwd: path })).root_pane.pane_id;
     await ok(suite.herdr, 'pane.send_input', { pane_id: other, text: 'sleep 30\n' });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor('the shell to run sleep', async () => {
+      const info = (await ok(suite.herdr, 'pane.process_info', { pane_id: other })).process_info;
+      return info.foreground_processes.some((p: Json) => p.name === 'sleep');
+    });
     await refused(pane, /is in use: pane \S+ runs sleep/);
   });
 });

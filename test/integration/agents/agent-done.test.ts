@@ -8,9 +8,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DoneFileSchema } from '../../../service/state/records/done-marks.js';
-import { readEvents, until, waitForLaunch } from '../../fakes/agents/harness.js';
-import { eventually, runCli, type startCli } from '../../helpers/cli.js';
+import { readEvents, waitForLaunch } from '../../fakes/agents/harness.js';
+import { runCli, type startCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 import { worktreeList } from '../cleanup/worktree-fixtures.js';
 import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
 import {
@@ -70,10 +71,10 @@ describe('a child that calls dogsled done', () => {
       const doc = JSON.parse(started.stdout);
       const path = join(repo.main, '.worktrees', `feat-${kind}-done`);
 
-      const item = await eventually(
-        async () => (await items(suite)).find((i) => i.id === doc.item && i.closed_ms !== null),
-        30_000,
+      const item = await waitFor(
         'the child closed by the service',
+        async () => (await items(suite)).find((i) => i.id === doc.item && i.closed_ms !== null),
+        { timeoutMs: 30_000 },
       );
       expect(item).toMatchObject({ close_reason: 'done', reply, branch, name });
       expect(await paneIds(suite.herdr)).not.toContain(doc.pane);
@@ -82,13 +83,13 @@ describe('a child that calls dogsled done', () => {
       const tip = await refSha(repo, `refs/heads/${branch}`);
       expect(tip).not.toBeNull();
       expect((await repo.git(['log', '--format=%s', `main..${branch}`])).trim()).toBe('child work');
-      const marks = await eventually(
+      const marks = await waitFor(
+        'the mark closed',
         async () => {
           const all = await doneMarks();
           return all.every((mark) => mark.state === 'closed') ? all : undefined;
         },
-        10_000,
-        'the mark closed',
+        { timeoutMs: 10_000 },
       );
       expect(marks).toEqual([
         expect.objectContaining({ launch: doc.launch, state: 'closed', pane: doc.pane }),
@@ -112,22 +113,22 @@ describe('a child that calls dogsled done', () => {
       expect(JSON.parse(read.stdout)).toMatchObject({ kind: 'agent', name, reply, output: null });
 
       // The owner's board shows the kept branch TO LAND until it is squash-merged into main.
-      const toLand = await eventually(
+      const toLand = await waitFor(
+        'the TO LAND row',
         async () => {
           const rows = await boardRows('to_land');
           return rows.length > 0 ? rows : undefined;
         },
-        20_000,
-        'the TO LAND row',
+        { timeoutMs: 20_000 },
       );
       expect(toLand).toEqual([
         expect.objectContaining({ item: doc.item, reason: `${name}: branch ${branch} +1 to land` }),
       ]);
       await repo.squash(branch);
-      await eventually(
-        async () => ((await boardRows('to_land')).length === 0 ? true : undefined),
-        20_000,
+      await waitFor(
         'the row gone',
+        async () => ((await boardRows('to_land')).length === 0 ? true : undefined),
+        { timeoutMs: 20_000 },
       );
     },
   );
@@ -144,10 +145,10 @@ describe('a child whose pane goes away', () => {
     );
     const { pane, item } = JSON.parse(started.stdout);
     await ok(suite.herdr, 'pane.close', { pane_id: pane });
-    const closed = await eventually(
-      async () => (await items(suite)).find((i) => i.id === item && i.closed_ms !== null),
-      20_000,
+    const closed = await waitFor(
       'the item closed',
+      async () => (await items(suite)).find((i) => i.id === item && i.closed_ms !== null),
+      { timeoutMs: 20_000 },
     );
     expect(closed.close_reason).toBe('pane gone');
   });
@@ -171,10 +172,10 @@ describe('done refuses before it marks anything', () => {
     );
     expect(started.code).toBe(0);
     const launch = await waitForLaunch(suite.logDir);
-    return until(async () => {
+    return waitFor('the child ran dogsled done', async () => {
       const events = (await readEvents(launch)) as Json[];
       return events.find((event) => event.event === 'run' && String(event.command).includes('dogsled done'));
-    }, 'the child ran dogsled done');
+    });
   }
 
   it('a dirty agent worktree', async () => {

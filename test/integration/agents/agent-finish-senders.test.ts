@@ -11,9 +11,10 @@ import type { WorkerIO } from '../../../service/daemon/worker-io.js';
 import { readInbox, updateInbox } from '../../../service/inbox/inbox-files.js';
 import { DEFAULT_CONFIG } from '../../../service/state/config/config.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { eventually, runCli } from '../../helpers/cli.js';
+import { runCli } from '../../helpers/cli.js';
 import { removeScenarios } from '../../helpers/git-scenarios.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 import { appendItems, itemFixture } from '../jobs/job-queue-fixtures.js';
 import { agentCli, agentSuite, items, ok, quickTask } from './agent-fixtures.js';
 import { agentPane } from './watchdog-fixtures.js';
@@ -79,10 +80,10 @@ describe('a finished child', () => {
     // The child's final turn ends.
     await ok(suite.herdr, '_fake.agent.set_status', { target: child, status: 'working' });
     await ok(suite.herdr, '_fake.agent.set_status', { target: child, status: 'idle' });
-    await eventually(
-      async () => ((await new FinishWorker(workerIO()).pass()).length > 0 ? true : undefined),
-      20_000,
+    await waitFor(
       'the finish worker closing the child',
+      async () => ((await new FinishWorker(workerIO()).pass()).length > 0 ? true : undefined),
+      { timeoutMs: 20_000 },
     );
     expect((await items(suite)).find((item) => item.pane === child)).toMatchObject({ close_reason: 'done' });
 

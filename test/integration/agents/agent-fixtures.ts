@@ -6,14 +6,11 @@
 import { chmod, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
+import type { Item } from '../../../service/core/agents/item-types.js';
+import type { LaunchRecord } from '../../../service/core/agents/launch-types.js';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import type { LaunchRecord } from '../../../service/state/schemas/launch-schemas.js';
-import {
-  type Item,
-  ItemsSchema,
-  QueueSchema,
-  type Ticket,
-} from '../../../service/state/schemas/queue-items-schemas.js';
+import { ItemsSchema, QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { CLI, type CliResult, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';

@@ -6,6 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TASK_MAX_BYTES } from '../../../service/core/agents/child-contract.js';
+import { childRole } from '../../../service/core/agents/launch-state.js';
+import { type PaneFacts, paneVerdict } from '../../../service/core/cleanup/pane-rule.js';
+import { DogsledError } from '../../../service/core/common/errors.js';
+import { statePaths } from '../../../service/state/paths.js';
 import {
   createLaunchRecord,
   launchFiles,
@@ -14,15 +19,10 @@ import {
   type NewLaunch,
   newLaunchId,
   readLaunchRecord,
-  TASK_MAX_BYTES,
   updateLaunchRecord,
   writeContractFile,
   writeTaskFile,
-} from '../../../service/agents/launch-files.js';
-import { childRole } from '../../../service/core/agents/launch-state.js';
-import { type PaneFacts, paneVerdict } from '../../../service/core/cleanup/pane-rule.js';
-import { DogsledError } from '../../../service/core/common/errors.js';
-import { statePaths } from '../../../service/state/paths.js';
+} from '../../../service/state/records/launch-files.js';
 import { tempDir } from '../../helpers/tree.js';
 
 let dir: string;

@@ -7,10 +7,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { launchFiles, writeContractFile, writeTaskFile } from '../../../service/agents/launch-files.js';
 import { launchProfile, loadProfile, profilesDir } from '../../../service/agents/profiles.js';
 import { CODEX_CONTRACT, type LaunchProfile, launchLine } from '../../../service/core/agents/launch-line.js';
 import { statePaths } from '../../../service/state/paths.js';
+import {
+  launchFiles,
+  writeContractFile,
+  writeTaskFile,
+} from '../../../service/state/records/launch-files.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';
 import {

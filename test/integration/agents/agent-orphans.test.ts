@@ -9,19 +9,19 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ORPHAN_CLOSED } from '../../../service/core/cleanup/orphan-rule.js';
+import type { SweepPass } from '../../../service/core/cleanup/sweep-types.js';
 import { inspectLock } from '../../../service/state/engine/lock.js';
-import { type SweepPass, SweepPassSchema } from '../../../service/state/schemas/sweep-schemas.js';
+import { SweepPassSchema } from '../../../service/state/schemas/sweep-schemas.js';
 import { requestSweep } from '../../../service/sweep/request.js';
-import { readEvents, until, waitForLaunch } from '../../fakes/agents/harness.js';
-import { eventually, runCli, type startCli } from '../../helpers/cli.js';
+import { readEvents, waitForLaunch } from '../../fakes/agents/harness.js';
+import { runCli, type startCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 import { worktreeList } from '../cleanup/worktree-fixtures.js';
 import { killAll, roomFor5, startServe, untilEligible, workIO } from '../jobs/job-queue-fixtures.js';
 import { agentCli, agentSuite, items, type Json, ok, paneIds } from './agent-fixtures.js';
 
 const suite = agentSuite({ serviceLock: false });
-/** A real serve, a real launch or four children, and closures with a fetch each: minutes on a busy box. */
-const SLOW = 120_000;
 const running: Array<ReturnType<typeof startCli>> = [];
 let stopTicker: () => void = () => undefined;
 let serveEnv: NodeJS.ProcessEnv;
@@ -86,13 +86,13 @@ async function itemOf(id: string): Promise<Json> {
 
 /** The item once closed (by the orphan check, the finish worker or anything else). */
 function closedItem(id: string, what: string): Promise<Json> {
-  return eventually(
+  return waitFor(
+    what,
     async () => {
       const item = await itemOf(id);
       return item === undefined || item.closed_ms === null ? undefined : item;
     },
-    30_000,
-    what,
+    { timeoutMs: 30_000 },
   );
 }
 
@@ -105,275 +105,254 @@ async function history(): Promise<SweepPass[]> {
 }
 
 async function orphanedAs(id: string, reason: RegExp | string): Promise<Json> {
-  return eventually(
+  return waitFor(
+    `item ${id} orphaned: ${reason}`,
     async () => {
       const item = await itemOf(id);
       const text = item?.orphaned?.reason;
       if (text === undefined || text === null) return undefined;
       return (typeof reason === 'string' ? text === reason : reason.test(text)) ? item : undefined;
     },
-    30_000,
-    `item ${id} orphaned: ${reason}`,
+    { timeoutMs: 30_000 },
   );
 }
 
 describe('an orphan whose checkout loses nothing is closed', () => {
-  it(
-    'a fake agent that committed, pushed, called done and died: closed once its owner is gone, branch kept',
-    async () => {
-      await serve();
-      const owner = await newOwner();
-      const task = `Finish.\n\n\`\`\`fake-agent\n${JSON.stringify({
-        steps: [
-          { reply: 'Starting.' },
-          { sleep_ms: 300 },
-          {
-            run: 'echo work > work.txt && git add work.txt && git commit -qm "child work" && git push -q origin HEAD',
-          },
-          { run: 'dogsled done' },
-          { crash: 0 },
-        ],
-      })}\n\`\`\`\n`;
-      const started = await agentCli(
-        suite,
-        ['--kind', 'claude', '--name', 'lost', '--branch', 'feat/lost', '--json', '--message', task],
-        { cwd: repo.main, env: as(owner) },
-      );
-      expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: '' });
-      const doc = JSON.parse(started.stdout);
-      const launch = await waitForLaunch(suite.logDir);
-      await until(
-        async () => ((await readEvents(launch)) as Json[]).find((e) => e.event === 'exit'),
-        'the child died after done',
-      );
-      // Its owner is alive: it is no orphan, and nothing closes it (the agent left, so no turn ends).
-      await eventually(
-        async () => ((await ok(suite.herdr, 'agent.list')).agents.length === 0 ? true : undefined),
-        20_000,
-        'the agent gone from Herdr',
-      );
-      const waiting = await itemOf(doc.item);
-      expect(waiting).toMatchObject({ closed_ms: null });
-      expect(waiting.orphaned ?? null).toBeNull();
-
-      await ok(suite.herdr, 'pane.close', { pane_id: owner });
-      const closed = await closedItem(doc.item, 'the orphan closed');
-      expect(closed.close_reason).toBe(ORPHAN_CLOSED);
-      expect(await paneIds(suite.herdr)).not.toContain(doc.pane);
-      expect((await worktreeList(repo)).map((w) => w.path)).not.toContain(doc.worktree);
-      // main does not hold its commit (only origin/feat/lost does): the branch stays to be landed.
-      expect(await refSha(repo, 'refs/heads/feat/lost')).not.toBeNull();
-      const passes = await eventually(
-        async () => {
-          const all = await history();
-          return all.some((pass) => pass.results.length > 0) ? all : undefined;
+  it('a fake agent that committed, pushed, called done and died: closed once its owner is gone, branch kept', async () => {
+    await serve();
+    const owner = await newOwner();
+    const task = `Finish.\n\n\`\`\`fake-agent\n${JSON.stringify({
+      steps: [
+        { reply: 'Starting.' },
+        { sleep_ms: 300 },
+        {
+          run: 'echo work > work.txt && git add work.txt && git commit -qm "child work" && git push -q origin HEAD',
         },
-        10_000,
-        'the closure in sweeps.jsonl',
-      );
-      const pass = passes.find((p) => p.results.length > 0);
-      expect(pass).toMatchObject({
-        trigger: 'orphans',
-        request_ms: null,
-        results: [
-          expect.objectContaining({
-            kind: 'orphan',
-            path: doc.worktree,
-            branch: 'feat/lost',
-            branch_deleted: false,
-          }),
-        ],
-      });
-      const marks = JSON.parse(await readFile(join(suite.box.state, 'done.json'), 'utf8')).marks;
-      expect(marks).toEqual([expect.objectContaining({ state: 'closed', item: doc.item })]);
-    },
-    SLOW,
-  );
+        { run: 'dogsled done' },
+        { crash: 0 },
+      ],
+    })}\n\`\`\`\n`;
+    const started = await agentCli(
+      suite,
+      ['--kind', 'claude', '--name', 'lost', '--branch', 'feat/lost', '--json', '--message', task],
+      { cwd: repo.main, env: as(owner) },
+    );
+    expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: '' });
+    const doc = JSON.parse(started.stdout);
+    const launch = await waitForLaunch(suite.logDir);
+    await waitFor('the child died after done', async () =>
+      ((await readEvents(launch)) as Json[]).find((e) => e.event === 'exit'),
+    );
+    // Its owner is alive: it is no orphan, and nothing closes it (the agent left, so no turn ends).
+    await waitFor(
+      'the agent gone from Herdr',
+      async () => ((await ok(suite.herdr, 'agent.list')).agents.length === 0 ? true : undefined),
+      { timeoutMs: 20_000 },
+    );
+    const waiting = await itemOf(doc.item);
+    expect(waiting).toMatchObject({ closed_ms: null });
+    expect(waiting.orphaned ?? null).toBeNull();
 
-  it(
-    'a landed child in a shell pane: worktree and branch go, without any sweep request',
-    async () => {
-      await serve();
-      const owner = await newOwner();
-      const child = await shellChild(owner, 'landed', null);
-      await ok(suite.herdr, 'pane.close', { pane_id: owner });
-      const closed = await closedItem(child.item, 'the orphan closed');
-      expect(closed.close_reason).toBe(ORPHAN_CLOSED);
-      expect((await worktreeList(repo)).map((w) => w.path)).toEqual([repo.main]);
-      expect(await refSha(repo, `refs/heads/${child.branch}`)).toBeNull();
-      await expect(readFile(join(suite.box.state, 'sweep-request.json'))).rejects.toThrow();
-    },
-    SLOW,
-  );
+    await ok(suite.herdr, 'pane.close', { pane_id: owner });
+    const closed = await closedItem(doc.item, 'the orphan closed');
+    expect(closed.close_reason).toBe(ORPHAN_CLOSED);
+    expect(await paneIds(suite.herdr)).not.toContain(doc.pane);
+    expect((await worktreeList(repo)).map((w) => w.path)).not.toContain(doc.worktree);
+    // main does not hold its commit (only origin/feat/lost does): the branch stays to be landed.
+    expect(await refSha(repo, 'refs/heads/feat/lost')).not.toBeNull();
+    const passes = await waitFor(
+      'the closure in sweeps.jsonl',
+      async () => {
+        const all = await history();
+        return all.some((pass) => pass.results.length > 0) ? all : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    const pass = passes.find((p) => p.results.length > 0);
+    expect(pass).toMatchObject({
+      trigger: 'orphans',
+      request_ms: null,
+      results: [
+        expect.objectContaining({
+          kind: 'orphan',
+          path: doc.worktree,
+          branch: 'feat/lost',
+          branch_deleted: false,
+        }),
+      ],
+    });
+    const marks = JSON.parse(await readFile(join(suite.box.state, 'done.json'), 'utf8')).marks;
+    expect(marks).toEqual([expect.objectContaining({ state: 'closed', item: doc.item })]);
+  });
+
+  it('a landed child in a shell pane: worktree and branch go, without any sweep request', async () => {
+    await serve();
+    const owner = await newOwner();
+    const child = await shellChild(owner, 'landed', null);
+    await ok(suite.herdr, 'pane.close', { pane_id: owner });
+    const closed = await closedItem(child.item, 'the orphan closed');
+    expect(closed.close_reason).toBe(ORPHAN_CLOSED);
+    expect((await worktreeList(repo)).map((w) => w.path)).toEqual([repo.main]);
+    expect(await refSha(repo, `refs/heads/${child.branch}`)).toBeNull();
+    await expect(readFile(join(suite.box.state, 'sweep-request.json'))).rejects.toThrow();
+  });
 });
 
 describe('an orphan that would lose or disturb work stays open with its reason', () => {
-  it(
-    'dirty, unpushed, working and blocked: reasons on the item lines, counted by the brief and prompt context',
-    async () => {
-      await serve();
-      const owner = await newOwner();
-      const dirty = await shellChild(owner, 'dirty', 'pushed');
-      const unpushed = await shellChild(owner, 'unpushed', 'local');
-      const working = await shellChild(owner, 'working', 'pushed');
-      const blocked = await shellChild(owner, 'blocked', 'pushed');
-      // After done: an untracked file in one, an agent at work or waiting on a question in two.
-      await writeFile(join(dirty.path, 'notes.txt'), 'late\n');
-      for (const [child, state] of [
-        [working, 'working'],
-        [blocked, 'blocked'],
-      ] as const) {
-        await ok(suite.herdr, 'pane.report_agent', {
-          pane_id: child.pane,
-          source: 'test',
-          agent: 'claude',
-          state,
-          ...(state === 'blocked' ? { message: 'Which \u001b[31mone\u001b[0m?' } : {}),
-        });
-      }
-      await ok(suite.herdr, 'pane.close', { pane_id: owner });
-
-      await orphanedAs(dirty.item, 'dirty');
-      await orphanedAs(unpushed.item, /^unpushed: \d+ commit/);
-      await orphanedAs(working.item, 'working');
-      await orphanedAs(blocked.item, 'blocked');
-      // Nothing of theirs went.
-      const paths = (await worktreeList(repo)).map((w) => w.path);
-      for (const child of [dirty, unpushed, working, blocked]) {
-        expect(paths).toContain(child.path);
-        expect(await paneIds(suite.herdr)).toContain(child.pane);
-        expect(await refSha(repo, `refs/heads/${child.branch}`)).not.toBeNull();
-      }
-
-      const status = await runCli(['status'], suite.env);
-      expect(status.code).toBe(0);
-      const line = (item: string) => status.stdout.split('\n').find((l) => l.includes(item)) ?? '';
-      expect(line(dirty.item)).toMatch(/orphaned: dirty$/);
-      expect(line(unpushed.item)).toMatch(/orphaned: unpushed: \d+ commit/);
-      expect(line(working.item)).toContain('orphaned: working');
-      expect(line(blocked.item)).toContain('orphaned: blocked');
-      for (const l of status.stdout.split('\n')) expect(l.length).toBeLessThanOrEqual(80);
-      expect(status.stdout).not.toContain('\u001b');
-
-      const brief = await runCli(['status', '--brief'], suite.env);
-      expect(brief.stdout).toContain('4 orphaned');
-      const context = await runCli(['hook', 'context', '--harness', 'pi'], suite.env);
-      expect(context.code).toBe(0);
-      expect(context.stdout).toContain('4 orphaned');
-
-      const held = await eventually(
-        async () => {
-          const all = await history();
-          const last = all.filter((pass) => (pass.orphans?.length ?? 0) === 4).at(-1);
-          return last;
-        },
-        10_000,
-        'the holds in sweeps.jsonl',
-      );
-      expect(held.trigger).toBe('orphans');
-      expect(held.orphans?.map((o) => o.reason).sort()).toEqual([
-        'blocked',
-        'dirty',
-        expect.stringMatching(/^unpushed: \d+ commit/),
-        'working',
-      ]);
-
-      // The working child goes idle: its turn ended, and the finish worker closes it like any finished
-      // child (it runs first in the lane), so the orphan check has nothing left to do for it.
+  it('dirty, unpushed, working and blocked: reasons on the item lines, counted by the brief and prompt context', async () => {
+    await serve();
+    const owner = await newOwner();
+    const dirty = await shellChild(owner, 'dirty', 'pushed');
+    const unpushed = await shellChild(owner, 'unpushed', 'local');
+    const working = await shellChild(owner, 'working', 'pushed');
+    const blocked = await shellChild(owner, 'blocked', 'pushed');
+    // After done: an untracked file in one, an agent at work or waiting on a question in two.
+    await writeFile(join(dirty.path, 'notes.txt'), 'late\n');
+    for (const [child, state] of [
+      [working, 'working'],
+      [blocked, 'blocked'],
+    ] as const) {
       await ok(suite.herdr, 'pane.report_agent', {
-        pane_id: working.pane,
+        pane_id: child.pane,
         source: 'test',
         agent: 'claude',
-        state: 'idle',
+        state,
+        ...(state === 'blocked' ? { message: 'Which \u001b[31mone\u001b[0m?' } : {}),
       });
-      const closed = await closedItem(working.item, 'the idle orphan closed');
-      expect(closed.close_reason).toBe('done');
-      expect(await itemOf(dirty.item)).toMatchObject({ closed_ms: null });
-    },
-    SLOW,
-  );
+    }
+    await ok(suite.herdr, 'pane.close', { pane_id: owner });
 
-  it(
-    'a child whose owner is still there is no orphan; a requested pass records the one that is held',
-    async () => {
-      await serve();
-      const owner = await newOwner();
-      const child = await shellChild(owner, 'kept', null);
-      const other = await newOwner();
-      const second = await shellChild(other, 'gone-owner', 'local');
-      await ok(suite.herdr, 'pane.close', { pane_id: other });
-      await orphanedAs(second.item, /^unpushed: \d+ commit/);
-      // Every check that orphaned the second one also looked at the first: its owner keeps it as it was.
-      expect(await itemOf(child.item)).toMatchObject({ closed_ms: null });
-      expect((await itemOf(child.item)).orphaned ?? null).toBeNull();
-      expect((await worktreeList(repo)).map((w) => w.path)).toContain(child.path);
+    await orphanedAs(dirty.item, 'dirty');
+    await orphanedAs(unpushed.item, /^unpushed: \d+ commit/);
+    await orphanedAs(working.item, 'working');
+    await orphanedAs(blocked.item, 'blocked');
+    // Nothing of theirs went.
+    const paths = (await worktreeList(repo)).map((w) => w.path);
+    for (const child of [dirty, unpushed, working, blocked]) {
+      expect(paths).toContain(child.path);
+      expect(await paneIds(suite.herdr)).toContain(child.pane);
+      expect(await refSha(repo, `refs/heads/${child.branch}`)).not.toBeNull();
+    }
 
-      // A requested cleanup pass records the orphan it holds in sweep.json, and status lists it.
-      await requestSweep(workIO(suite.box), null);
-      const latest = await eventually(
-        async () => {
-          const text = await readFile(join(suite.box.state, 'sweep.json'), 'utf8').catch(() => null);
-          const pass = text === null ? undefined : SweepPassSchema.parse(JSON.parse(text));
-          return pass?.trigger === 'request' ? pass : undefined;
-        },
-        60_000,
-        'the requested pass',
-      );
-      expect(latest.orphans).toEqual([
-        expect.objectContaining({
-          item: second.item,
-          name: 'gone-owner',
-          reason: expect.stringMatching(/^unpushed: /),
-        }),
-      ]);
-      const status = await runCli(['status'], suite.env);
-      expect(status.stdout).toMatch(/^ {2}- held: orphan gone-owner \(w\w+:p\w+\): unpushed: /m);
-    },
-    SLOW,
-  );
+    const status = await runCli(['status'], suite.env);
+    expect(status.code).toBe(0);
+    const line = (item: string) => status.stdout.split('\n').find((l) => l.includes(item)) ?? '';
+    expect(line(dirty.item)).toMatch(/orphaned: dirty$/);
+    expect(line(unpushed.item)).toMatch(/orphaned: unpushed: \d+ commit/);
+    expect(line(working.item)).toContain('orphaned: working');
+    expect(line(blocked.item)).toContain('orphaned: blocked');
+    for (const l of status.stdout.split('\n')) expect(l.length).toBeLessThanOrEqual(80);
+    expect(status.stdout).not.toContain('\u001b');
+
+    const brief = await runCli(['status', '--brief'], suite.env);
+    expect(brief.stdout).toContain('4 orphaned');
+    const context = await runCli(['hook', 'context', '--harness', 'pi'], suite.env);
+    expect(context.code).toBe(0);
+    expect(context.stdout).toContain('4 orphaned');
+
+    const held = await waitFor(
+      'the holds in sweeps.jsonl',
+      async () => {
+        const all = await history();
+        const last = all.filter((pass) => (pass.orphans?.length ?? 0) === 4).at(-1);
+        return last;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(held.trigger).toBe('orphans');
+    expect(held.orphans?.map((o) => o.reason).sort()).toEqual([
+      'blocked',
+      'dirty',
+      expect.stringMatching(/^unpushed: \d+ commit/),
+      'working',
+    ]);
+
+    // The working child goes idle: its turn ended, and the finish worker closes it like any finished
+    // child (it runs first in the lane), so the orphan check has nothing left to do for it.
+    await ok(suite.herdr, 'pane.report_agent', {
+      pane_id: working.pane,
+      source: 'test',
+      agent: 'claude',
+      state: 'idle',
+    });
+    const closed = await closedItem(working.item, 'the idle orphan closed');
+    expect(closed.close_reason).toBe('done');
+    expect(await itemOf(dirty.item)).toMatchObject({ closed_ms: null });
+  });
+
+  it('a child whose owner is still there is no orphan; a requested pass records the one that is held', async () => {
+    await serve();
+    const owner = await newOwner();
+    const child = await shellChild(owner, 'kept', null);
+    const other = await newOwner();
+    const second = await shellChild(other, 'gone-owner', 'local');
+    await ok(suite.herdr, 'pane.close', { pane_id: other });
+    await orphanedAs(second.item, /^unpushed: \d+ commit/);
+    // Every check that orphaned the second one also looked at the first: its owner keeps it as it was.
+    expect(await itemOf(child.item)).toMatchObject({ closed_ms: null });
+    expect((await itemOf(child.item)).orphaned ?? null).toBeNull();
+    expect((await worktreeList(repo)).map((w) => w.path)).toContain(child.path);
+
+    // A requested cleanup pass records the orphan it holds in sweep.json, and status lists it.
+    await requestSweep(workIO(suite.box), null);
+    const latest = await waitFor(
+      'the requested pass',
+      async () => {
+        const text = await readFile(join(suite.box.state, 'sweep.json'), 'utf8').catch(() => null);
+        const pass = text === null ? undefined : SweepPassSchema.parse(JSON.parse(text));
+        return pass?.trigger === 'request' ? pass : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(latest.orphans).toEqual([
+      expect.objectContaining({
+        item: second.item,
+        name: 'gone-owner',
+        reason: expect.stringMatching(/^unpushed: /),
+      }),
+    ]);
+    const status = await runCli(['status'], suite.env);
+    expect(status.stdout).toMatch(/^ {2}- held: orphan gone-owner \(w\w+:p\w+\): unpushed: /m);
+  });
 });
 
 describe('a serve frozen inside the items lock while it closes an orphan', () => {
-  it(
-    'blocks no reader, is not overtaken, and completes the closure once resumed',
-    async () => {
-      const child0 = await serve({
-        DOGSLED_TEST_LOCK_HOLD_FILE: 'items.json',
-        DOGSLED_TEST_LOCK_HOLD_MS: '1500',
-      });
-      const owner = await newOwner();
-      const child = await shellChild(owner, 'frozen', null);
-      await ok(suite.herdr, 'pane.close', { pane_id: owner });
-      const file = join(suite.box.state, 'items.json');
-      await eventually(
-        async () => ((await inspectLock(file))?.owner?.pid === child0.pid ? true : undefined),
-        30_000,
-        'serve inside the items lock',
-      );
-      child0.kill('SIGSTOP');
-      try {
-        const status = await runCli(['status', '--json'], suite.env);
-        expect(status.code).toBe(0);
-        expect(JSON.parse(status.stdout).items.find((i: Json) => i.id === child.item)).toBeDefined();
-        // An owner's explicit close meanwhile finds the pane already closed, in one line.
-        const close = await runCli(['close', child.pane], suite.env, { timeoutMs: 60_000 });
-        expect(close.code).toBe(2);
-        expect(close.stderr).toMatch(/^dogsled: close: [^\n]*\n$/);
-      } finally {
-        child0.kill('SIGCONT');
-      }
-      const closed = await closedItem(child.item, 'the closure completed');
-      expect(closed.close_reason).toBe(ORPHAN_CLOSED);
-      const results = await eventually(
-        async () => {
-          const all = (await history()).flatMap((pass) => pass.results);
-          return all.length > 0 ? all : undefined;
-        },
-        10_000,
-        'the closure in sweeps.jsonl',
-      );
-      expect(results).toEqual([expect.objectContaining({ kind: 'orphan', path: child.path })]);
-    },
-    SLOW,
-  );
+  it('blocks no reader, is not overtaken, and completes the closure once resumed', async () => {
+    const child0 = await serve({
+      DOGSLED_TEST_LOCK_HOLD_FILE: 'items.json',
+      DOGSLED_TEST_LOCK_HOLD_MS: '1500',
+    });
+    const owner = await newOwner();
+    const child = await shellChild(owner, 'frozen', null);
+    await ok(suite.herdr, 'pane.close', { pane_id: owner });
+    const file = join(suite.box.state, 'items.json');
+    await waitFor(
+      'serve inside the items lock',
+      async () => ((await inspectLock(file))?.owner?.pid === child0.pid ? true : undefined),
+      { timeoutMs: 30_000 },
+    );
+    child0.kill('SIGSTOP');
+    try {
+      const status = await runCli(['status', '--json'], suite.env);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout).items.find((i: Json) => i.id === child.item)).toBeDefined();
+      // An owner's explicit close meanwhile finds the pane already closed, in one line.
+      const close = await runCli(['close', child.pane], suite.env, { timeoutMs: 60_000 });
+      expect(close.code).toBe(2);
+      expect(close.stderr).toMatch(/^dogsled: close: [^\n]*\n$/);
+    } finally {
+      child0.kill('SIGCONT');
+    }
+    const closed = await closedItem(child.item, 'the closure completed');
+    expect(closed.close_reason).toBe(ORPHAN_CLOSED);
+    const results = await waitFor(
+      'the closure in sweeps.jsonl',
+      async () => {
+        const all = (await history()).flatMap((pass) => pass.results);
+        return all.length > 0 ? all : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(results).toEqual([expect.objectContaining({ kind: 'orphan', path: child.path })]);
+  });
 });

@@ -6,10 +6,11 @@
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { endReservations } from '../../../service/hosts/reserve-room.js';
-import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
 import { FAKE_AGENTS_BIN, readLaunches } from '../../fakes/agents/harness.js';
-import { eventually, runCli, spawnCli, type startCli } from '../../helpers/cli.js';
+import { runCli, spawnCli, type startCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { killAll, roomFor5, startServe, untilEligible, workIO } from '../jobs/job-queue-fixtures.js';
 import { agentCalls, agentSuite, items, launchRecords, ok, quickTask, tickets } from './agent-fixtures.js';
 
@@ -55,7 +56,7 @@ async function freeRoom(ids: readonly string[]): Promise<void> {
   expect(await endReservations(workIO(suite.box), ids)).toBe(ids.length);
 }
 
-describe('agent tickets', { timeout: 60_000 }, () => {
+describe('agent tickets', () => {
   it('agent --wait on a full host queues and is admitted FIFO with a job queued after it', async () => {
     startServe(await serveEnv(), running);
     await untilEligible(suite.box);
@@ -65,10 +66,10 @@ describe('agent tickets', { timeout: 60_000 }, () => {
       suite.env,
       { cwd: suite.scratch, timeoutMs: 60_000 },
     );
-    const agentTicket = await eventually(
-      async () => (await tickets(suite)).find((t) => t.kind === 'agent'),
-      15_000,
+    const agentTicket = await waitFor(
       'the agent ticket',
+      async () => (await tickets(suite)).find((t) => t.kind === 'agent'),
+      { timeoutMs: 15_000 },
     );
     const job = await runCli(['run', '--json', '--cwd', suite.scratch, '--', 'true'], suite.env);
     expect(job.code).toBe(1);
@@ -82,11 +83,15 @@ describe('agent tickets', { timeout: 60_000 }, () => {
     );
     const doc = JSON.parse(result.stdout);
     expect(doc).toMatchObject({ queued: false, name: 'queued-child', ticket: agentTicket.id });
-    const settled = await eventually(async () => {
-      const all = await tickets(suite);
-      const both = [all.find((t) => t.id === agentTicket.id), all.find((t) => t.id === jobTicket)];
-      return both.every((t) => t?.state === 'admitted') ? (both as Ticket[]) : undefined;
-    }, 20_000);
+    const settled = await waitFor(
+      'both tickets admitted',
+      async () => {
+        const all = await tickets(suite);
+        const both = [all.find((t) => t.id === agentTicket.id), all.find((t) => t.id === jobTicket)];
+        return both.every((t) => t?.state === 'admitted') ? (both as Ticket[]) : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     const [agentDone, jobDone] = settled as [Ticket, Ticket];
     // FIFO: the agent ticket came first, so it was claimed (and admitted) no later than the job.
     expect(agentDone.created_ms).toBeLessThan(jobDone.created_ms);
@@ -112,22 +117,22 @@ describe('agent tickets', { timeout: 60_000 }, () => {
     const ticket = JSON.parse(result.stdout).ticket as string;
     expect(result.stderr).toMatch(/^dogsled: agent: queued as t_\w+: no host has room/);
     await freeRoom(full);
-    const admitted = await eventually(
-      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'admitted'),
-      20_000,
+    const admitted = await waitFor(
       'the admitted ticket',
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'admitted'),
+      { timeoutMs: 20_000 },
     );
     // The owner did not wait: its inbox hears of the admission (the notice is then delivered).
     const terminal = (await ok(suite.herdr, 'pane.get', { pane_id: suite.caller.pane })).pane.terminal_id;
-    const inbox = await eventually(
+    const inbox = await waitFor(
+      'the admission in the owner inbox',
       async () => {
         const text = await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
           () => '',
         );
         return text.includes(ticket) ? JSON.parse(text) : undefined;
       },
-      20_000,
-      'the admission in the owner inbox',
+      { timeoutMs: 20_000 },
     );
     expect(inbox.records).toContainEqual(
       expect.objectContaining({
@@ -141,7 +146,7 @@ describe('agent tickets', { timeout: 60_000 }, () => {
   });
 });
 
-describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
+describe('a queued child that cannot be started', () => {
   it("fails its ticket after three tries and the owner's inbox says so (launch_failed)", async () => {
     startServe(await serveEnv(), running);
     await untilEligible(suite.box);
@@ -164,22 +169,22 @@ describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
     expect(result.code).toBe(1);
     const ticket = JSON.parse(result.stdout).ticket as string;
     await freeRoom(full);
-    const failed = await eventually(
-      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'failed'),
-      40_000,
+    const failed = await waitFor(
       'the failed ticket',
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'failed'),
+      { timeoutMs: 40_000 },
     );
     expect(failed.error).toMatch(/cannot start agent doomed on local: internal_error: /);
     const terminal = (await ok(suite.herdr, 'pane.get', { pane_id: suite.caller.pane })).pane.terminal_id;
-    const inbox = await eventually(
+    const inbox = await waitFor(
+      'the failure in the owner inbox',
       async () => {
         const text = await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
           () => '',
         );
         return text.includes('launch_failed') ? JSON.parse(text) : undefined;
       },
-      20_000,
-      'the failure in the owner inbox',
+      { timeoutMs: 20_000 },
     );
     expect(inbox.records).toContainEqual(
       expect.objectContaining({
@@ -190,7 +195,7 @@ describe('a queued child that cannot be started', { timeout: 60_000 }, () => {
   });
 });
 
-describe("a child the service starts runs with its caller's PATH", { timeout: 60_000 }, () => {
+describe("a child the service starts runs with its caller's PATH", () => {
   /**
    * A `claude` only the caller's PATH has: it leaves a mark, then runs the fake. Herdr's panes and
    * the service (as under the shipped systemd unit) find only the plain fake, or nothing.
@@ -225,10 +230,10 @@ describe("a child the service starts runs with its caller's PATH", { timeout: 60
     const saved = JSON.parse(await readFile(join(suite.box.state, 'tickets', `${ticket}.env`), 'utf8'));
     expect(saved.env).toEqual({ PATH: caller.PATH });
     await freeRoom(full);
-    await eventually(
-      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'admitted'),
-      30_000,
+    await waitFor(
       'the admitted ticket',
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'admitted'),
+      { timeoutMs: 30_000 },
     );
     // The caller's claude ran, not the one on Herdr's or the service's PATH.
     expect((await readFile(mark, 'utf8')).trim().split('\n')).toHaveLength(1);
@@ -250,10 +255,10 @@ describe("a child the service starts runs with its caller's PATH", { timeout: 60
     const ticket = JSON.parse(queued.stdout).ticket as string;
     const panes = (await ok(suite.herdr, 'pane.list')).panes.length;
     await freeRoom(full);
-    const failed = await eventually(
-      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'failed'),
-      30_000,
+    const failed = await waitFor(
       'the failed ticket',
+      async () => (await tickets(suite)).find((t) => t.id === ticket && t.state === 'failed'),
+      { timeoutMs: 30_000 },
     );
     expect(failed.error).toBe(
       `cannot start agent nowhere on local: claude is not found on the caller's PATH ${bare}`,
@@ -264,7 +269,7 @@ describe("a child the service starts runs with its caller's PATH", { timeout: 60
   });
 });
 
-describe('a service killed during an agent admission', { timeout: 60_000 }, () => {
+describe('a service killed during an agent admission', () => {
   async function killedAt(point: 'before-launch' | 'after-record' | 'after-launch') {
     const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
     // The host is full until the ticket has queued; then it has room and the ticket is admitted.
@@ -280,7 +285,8 @@ describe('a service killed during an agent admission', { timeout: 60_000 }, () =
     expect(queued.code).toBe(1);
     const id = JSON.parse(queued.stdout).ticket as string;
     await freeRoom(full);
-    await eventually(
+    await waitFor(
+      `an admission paused at ${point}`,
       async () => {
         const ticket = (await tickets(suite)).find((t) => t.id === id);
         if (ticket?.state !== 'admitting') return undefined;
@@ -292,16 +298,18 @@ describe('a service killed during an agent admission', { timeout: 60_000 }, () =
           return (records.length === 1 && (await items(suite)).length === 1) || undefined;
         return records[0]?.state === 'started' || undefined;
       },
-      40_000,
-      `an admission paused at ${point}`,
+      { timeoutMs: 40_000 },
     );
     first.kill('SIGKILL');
-    await eventually(async () => first.exitCode !== null || first.signalCode !== null || undefined);
+    await waitFor(
+      'the frozen serve to be killed',
+      async () => first.exitCode !== null || first.signalCode !== null || undefined,
+    );
     startServe(env, running);
-    return eventually(
-      async () => (await tickets(suite)).find((t) => t.id === id && t.state !== 'admitting'),
-      20_000,
+    return waitFor(
       'the interrupted ticket settled',
+      async () => (await tickets(suite)).find((t) => t.id === id && t.state !== 'admitting'),
+      { timeoutMs: 20_000 },
     );
   }
 

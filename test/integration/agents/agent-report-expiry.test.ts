@@ -8,6 +8,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ITEM_RETENTION_MS } from '../../../service/core/agents/item-closing.js';
+import type { Item } from '../../../service/core/agents/item-types.js';
 import { observeBranches } from '../../../service/daemon/agents/branch-watch.js';
 import { CompletionWorker } from '../../../service/daemon/queue/completion-worker.js';
 import type { WorkerIO } from '../../../service/daemon/worker-io.js';
@@ -15,7 +16,6 @@ import { DEFAULT_CONFIG } from '../../../service/state/config/config.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { agentReportsDir, writeAgentReport } from '../../../service/state/records/agent-reports.js';
 import { readItems, updateItems } from '../../../service/state/records/queue-items.js';
-import type { Item } from '../../../service/state/schemas/queue-items-schemas.js';
 import { freshRepo, gitTestEnv, type Repo, removeScenarios } from '../../helpers/git-scenarios.js';
 import { itemFixture } from '../../helpers/job-fixtures.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DoneFileSchema } from '../../../service/state/records/done-marks.js';
 import { findTranscripts, readLaunches, waitForLaunch } from '../../fakes/agents/harness.js';
-import { eventually } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { agentCli, agentSuite, items, type Json, ok, onlyRecord, paneIds } from './agent-fixtures.js';
 
 const suite = agentSuite();
@@ -26,13 +26,13 @@ async function doneMarks(): Promise<Json[]> {
 
 /** The pane of the one `agent.start` call made so far (the launch's own pane). */
 async function startedPane(): Promise<string> {
-  return eventually(
+  return waitFor(
+    'the agent.start call',
     async () => {
       const calls = (await ok(suite.herdr, '_fake.calls.list', { method: 'agent.start' })).calls as Json[];
       return calls[0]?.params.pane_id as string | undefined;
     },
-    30_000,
-    'the agent.start call',
+    { timeoutMs: 30_000 },
   );
 }
 
@@ -48,7 +48,7 @@ describe('a start Herdr never confirmed, its pane gone', () => {
       '--message',
       task([{ run: 'dogsled done' }, { sleep_ms: 120_000 }]),
     ]);
-    const mark = await eventually(async () => (await doneMarks())[0], 30_000, 'the done mark');
+    const mark = await waitFor('the done mark', async () => (await doneMarks())[0], { timeoutMs: 30_000 });
     await ok(suite.herdr, 'pane.close', { pane_id: mark.pane });
     const result = await launched;
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
@@ -79,10 +79,10 @@ describe('a start Herdr never confirmed, its pane gone', () => {
       task([{ sleep_ms: 120_000 }]),
     ]);
     const launch = await waitForLaunch(suite.logDir);
-    await eventually(
-      async () => ((await findTranscripts(suite.box.home, 'claude')).length > 0 ? true : undefined),
-      30_000,
+    await waitFor(
       'the transcript',
+      async () => ((await findTranscripts(suite.box.home, 'claude')).length > 0 ? true : undefined),
+      { timeoutMs: 30_000 },
     );
     await ok(suite.herdr, 'pane.close', { pane_id: launch.herdr_pane_id });
     const result = await launched;

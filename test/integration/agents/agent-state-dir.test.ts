@@ -7,8 +7,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { DoneFileSchema } from '../../../service/state/records/done-marks.js';
-import { eventually } from '../../helpers/cli.js';
+
 import { freshRepo, type Repo, removeScenarios } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 import { agentCli, agentSuite, doneTask, type Json, ok, paneIds } from './agent-fixtures.js';
 
 const suite = agentSuite({ paneState: 'decoy-state' });
@@ -39,10 +40,10 @@ describe("a child's own dogsled done", () => {
       );
       expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: '' });
       const doc = JSON.parse(started.stdout);
-      const mark = await eventually(
-        async () => (await marks(suite.box.state)).find((m) => m.pane === doc.pane),
-        30_000,
+      const mark = await waitFor(
         "the child's done mark in the launcher's state dir",
+        async () => (await marks(suite.box.state)).find((m) => m.pane === doc.pane),
+        { timeoutMs: 30_000 },
       );
       expect(mark).toMatchObject({ item: doc.item });
       expect(await marks(join(suite.box.root, 'decoy-state'))).toEqual([]);

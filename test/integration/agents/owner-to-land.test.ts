@@ -7,9 +7,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliResult, eventually, runCli, type startCli } from '../../helpers/cli.js';
+import { type CliResult, runCli, type startCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, removeScenarios } from '../../helpers/git-scenarios.js';
 import { hookJson } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
 import { agentCli, agentSuite, items, type Json } from './agent-fixtures.js';
 
@@ -85,10 +86,10 @@ async function startChild(name: string, branch: string, go?: string): Promise<st
 }
 
 async function finished(item: string): Promise<void> {
-  await eventually(
-    async () => ((await items(suite)).find((i) => i.id === item)?.close_reason === 'done' ? true : undefined),
-    30_000,
+  await waitFor(
     `${item} closed by the service`,
+    async () => ((await items(suite)).find((i) => i.id === item)?.close_reason === 'done' ? true : undefined),
+    { timeoutMs: 30_000 },
   );
 }
 
@@ -138,10 +139,12 @@ describe('an owner whose child finishes with dogsled done', () => {
     // Landing both removes their rows everywhere; with nothing left the owner's history goes.
     await repo.squash('feat/c1');
     await repo.git(['branch', '-D', 'feat/c2']);
-    await eventually(async () => ((await toLandRows()).length === 0 ? true : undefined), 20_000, 'rows gone');
+    await waitFor('rows gone', async () => ((await toLandRows()).length === 0 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
     expect(await context()).not.toContain('To land');
     expect(await stop()).toMatchObject({ code: 0, stdout: '' });
     const after = JSON.parse(await readFile(join(suite.box.state, 'gate.json'), 'utf8'));
     expect(after.owners).toEqual({});
-  }, 60_000);
+  });
 });

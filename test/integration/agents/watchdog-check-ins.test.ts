@@ -4,8 +4,9 @@
 
 import { writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../../helpers/cli.js';
+
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   agentPane,
   checkIns,
@@ -214,15 +215,15 @@ describe('the watchdog', () => {
       pane_id: child.pane,
       text: "printf 'on screen \\033[31mred\\n'\n",
     });
-    await eventually(
+    await waitFor(
+      'the pane output',
       async () =>
         (
           await t.herdr.call('pane.read', { pane_id: child.pane, source: 'recent' })
         ).result.read.text.includes('on screen red')
           ? true
           : undefined,
-      10_000,
-      'the pane output',
+      { timeoutMs: 10_000 },
     );
     await watchdog(t, () => T0).pass();
     const pass = await watchdog(t, () => T0 + 30 * MIN).pass();

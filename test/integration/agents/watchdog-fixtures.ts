@@ -4,10 +4,10 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AgentPane } from '../../../service/core/agents/agent-pane-types.js';
+import type { Item } from '../../../service/core/agents/item-types.js';
 import { WatchdogWorker } from '../../../service/daemon/agents/watchdog-worker.js';
 import { statePaths } from '../../../service/state/paths.js';
-import type { AgentPane } from '../../../service/state/schemas/host-schemas.js';
-import type { Item } from '../../../service/state/schemas/queue-items-schemas.js';
 import type { InboxBox, PaneRef } from '../../helpers/inbox-fixture.js';
 import { itemFixture, jobFixture } from '../../helpers/job-fixtures.js';
 import { agentPaneFixture, snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';

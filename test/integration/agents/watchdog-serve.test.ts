@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectLock } from '../../../service/state/engine/lock.js';
 import { HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 const running: Array<ReturnType<typeof startCli>> = [];
@@ -40,19 +42,19 @@ describe('the watchdog in serve', () => {
   it('publishes the watchdog failure in host.json errors and keeps publishing while watchdog.json is a directory', async () => {
     await mkdir(join(box.state, 'watchdog.json'), { recursive: true });
     const child = serve();
-    const first = await eventually(
+    const first = await waitFor(
+      'the watchdog error in host.json',
       async () => {
         const s = await snapshot();
         return s.errors.some((e) => e.includes('watchdog.json is a directory')) ? s : undefined;
       },
-      20_000,
-      'the watchdog error in host.json',
+      { timeoutMs: 20_000 },
     );
     expect(first.errors).toContain('watchdog: watchdog.json is a directory, not a regular file');
-    const later = await eventually(
-      async () => ((await snapshot()).sample_ms > first.sample_ms ? true : undefined),
-      20_000,
+    const later = await waitFor(
       'a later snapshot',
+      async () => ((await snapshot()).sample_ms > first.sample_ms ? true : undefined),
+      { timeoutMs: 20_000 },
     );
     expect(later).toBe(true);
     expect(child.output()).toContain('dogsled serve: watchdog: watchdog.json is a directory');
@@ -71,14 +73,14 @@ describe('the watchdog in serve', () => {
     };
     const child = serve(env);
     const file = join(box.state, 'watchdog.json');
-    await eventually(
-      async () => ((await inspectLock(file))?.owner?.pid === child.pid ? true : undefined),
-      20_000,
+    await waitFor(
       'serve inside the watchdog lock',
+      async () => ((await inspectLock(file))?.owner?.pid === child.pid ? true : undefined),
+      { timeoutMs: 20_000 },
     );
     child.kill('SIGSTOP');
     // Frozen well past the stale window: readers answer, a second serve names the holder.
-    await new Promise((r) => setTimeout(r, 3_000));
+    await lockUnrefreshedFor(file, 2 * 1_000);
     const status = await runCli(['status', '--json'], box.env);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).hosts[0].service).toBe('up');
@@ -87,10 +89,10 @@ describe('the watchdog in serve', () => {
     expect(second.stderr).toMatch(/already running on this host \(pid \d+/);
     expect((await inspectLock(file))?.owner?.pid).toBe(child.pid);
     child.kill('SIGCONT');
-    const written = await eventually(
-      async () => JSON.parse(await readFile(file, 'utf8')),
-      20_000,
+    const written = await waitFor(
       'watchdog.json written by the resumed serve',
+      async () => JSON.parse(await readFile(file, 'utf8')),
+      { timeoutMs: 20_000 },
     );
     expect(written).toMatchObject({ version: 1, owners: {}, events: {}, notified: {} });
     child.kill('SIGTERM');

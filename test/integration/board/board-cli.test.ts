@@ -2,10 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { BoardSchema } from '../../../service/board/board-schema.js';
-import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { itemFixture, jobFixture, ticketFixture } from '../../helpers/job-fixtures.js';
 import { freshHost } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const OWNER = 'w1:p1';
 let box: Sandbox;
@@ -44,13 +45,13 @@ describe('dogsled board', () => {
     const ticket = JSON.parse(queued.stdout).ticket as string;
 
     // exec marks the job started a moment after run returns: wait for that settled state.
-    const result = await eventually(
+    const result = await waitFor(
+      'the job running',
       async () => {
         const read = await board();
         return read.stdout.includes('"state":"running"') ? read : undefined;
       },
-      15_000,
-      'the job running',
+      { timeoutMs: 15_000 },
     );
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');

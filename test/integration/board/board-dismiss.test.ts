@@ -7,15 +7,16 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BoardSchema } from '../../../service/board/board-schema.js';
 import { inspectLock } from '../../../service/state/engine/lock.js';
 import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
+import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
 import { itemFixture, jobFixture } from '../../helpers/job-fixtures.js';
 import { startTmux, type Tmux, type TmuxServer } from '../../helpers/tmux.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 import { FAILED_JOB, flat, OWNER, openSidebar, RUNNING_JOB, writeAfternoon } from './sidebar-fixtures.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -152,17 +153,18 @@ describe('board --dismiss', () => {
       { timeoutMs: 60_000 },
     );
     try {
-      await eventually(
+      await waitFor(
+        'the first dismissal inside the lock',
         async () =>
           (await readFile(join(box.state, 'board-seen.json.holding'), 'utf8').catch(() => undefined)) ||
           undefined,
-        15_000,
-        'the first dismissal inside the lock',
+        { timeoutMs: 15_000 },
       );
       first.child.kill('SIGSTOP');
       const second = spawnCli(['board', '--dismiss', 'j_second'], env, { timeoutMs: 60_000 });
-      // Longer than the stale window: a waiter that judged the lock by its age would break it.
-      await sleep(3_000);
+      // Until the frozen lock is three stale windows old: a waiter that judged the lock by its age
+      // would have broken it by then.
+      await lockUnrefreshedFor(join(box.state, 'board-seen.json'), 3_000);
       expect(second.child.exitCode).toBeNull();
       expect((await inspectLock(join(box.state, 'board-seen.json')))?.owner?.pid).toBe(first.child.pid);
       first.child.kill('SIGCONT');
@@ -183,16 +185,15 @@ describe.skipIf(!HAS_TMUX)('the sidebar dismisses with d', () => {
     const before = await record();
     const screen = await openSidebar({ server: server as TmuxServer, box, width: 38, height: 40 });
     screens.push(screen);
-    await screen.waitFor((r) => r.some((l) => l.includes('TO LAND')), 'the board');
+    await screen.waitFor('the board', (r) => r.some((l) => l.includes('TO LAND')));
     await screen.keys('d');
-    await screen.waitFor(
-      (r) => flat(r).includes('only ATTENTION rows are dismissed'),
-      'the refusal on TO LAND',
+    await screen.waitFor('the refusal on TO LAND', (r) =>
+      flat(r).includes('only ATTENTION rows are dismissed'),
     );
     await screen.keys('Down');
-    await screen.waitFor((r) => r.some((l) => l.startsWith('│▌ exit 3')), 'the failed job selected');
+    await screen.waitFor('the failed job selected', (r) => r.some((l) => l.startsWith('│▌ exit 3')));
     await screen.keys('d');
-    const rows = await screen.waitFor((r) => r.some((l) => l.includes('DONE 1 (1 seen)')), 'the job in DONE');
+    const rows = await screen.waitFor('the job in DONE', (r) => r.some((l) => l.includes('DONE 1 (1 seen)')));
     expect(flat(rows)).toContain(`job ${FAILED_JOB} (exit 3) seen: moved to DONE`);
     expect(rows.some((l) => /^│▾ ATTENTION 1 +│$/.test(l))).toBe(true);
     expect(await record()).toBe(before);

@@ -12,8 +12,10 @@ import { inspectLock } from '../../../service/state/engine/lock.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { boardFile } from '../../../service/state/records/sidebar-files.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually, ROOT, runCli, sandbox, spawnCli } from '../../helpers/cli.js';
+import { ROOT, runCli, sandbox, spawnCli } from '../../helpers/cli.js';
+import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const VERSION = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version as string;
 
@@ -250,24 +252,25 @@ describe('board --open and --toggle', () => {
     );
     // Frozen in the pause before its write, never between connecting to Herdr and sending the
     // request: the fake, like Herdr, drops a connection that sends no line within 5 s.
-    await eventually(
+    await waitFor(
+      'the first open to pause inside the registry lock',
       async () =>
         (await readFile(`${file}.holding`, 'utf8').catch(() => '')) === String(frozen.child.pid)
           ? true
           : undefined,
-      15_000,
-      'the first open to pause inside the registry lock',
+      { timeoutMs: 15_000 },
     );
     expect((await inspectLock(file))?.owner?.pid).toBe(frozen.child.pid);
     frozen.child.kill('SIGSTOP');
-    await sleep(3000);
+    await lockUnrefreshedFor(file, 2_000);
     const second = spawnCli(
       ['board', '--open', '--json'],
       { ...env, DOGSLED_TEST: '1', DOGSLED_TEST_LOCK_STALE_MS: '1000' },
       { timeoutMs: 60_000 },
     );
+    // Long enough for the second to start and retry past the stale window (no event marks a waiter's
+    // attempts): still waiting, since a live holder's lock is never taken.
     await sleep(3000);
-    // Past the stale window and still waiting: a live holder's lock is never taken.
     expect(second.child.exitCode).toBeNull();
     frozen.child.kill('SIGCONT');
     const [a, b] = await Promise.all([frozen.done, second.done]);
@@ -365,13 +368,13 @@ describe('a lost registry entry', () => {
       { timeoutMs: 60_000 },
     );
     // The lock's test pause comes after the split and before the entry's write.
-    await eventually(
+    await waitFor(
+      'the open to pause after its split',
       async () =>
         (await readFile(`${file()}.holding`, 'utf8').catch(() => '')) === String(killed.child.pid)
           ? true
           : undefined,
-      30_000,
-      'the open to pause after its split',
+      { timeoutMs: 30_000 },
     );
     killed.child.kill('SIGKILL');
     await killed.done;

@@ -8,11 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
-import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, removeScenarios } from '../../helpers/git-scenarios.js';
 import { type TmuxServer as Outer, startTmux, type Tmux } from '../../helpers/tmux.js';
 import { startTmuxServer, type TmuxServer } from '../../helpers/tmux-server.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 import { doneTask, quickTask } from '../agents/agent-fixtures.js';
 import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
 import { dogsledBin, installPluginHooks } from '../terminal/tmux-fixtures.js';
@@ -96,10 +97,10 @@ async function select(pane: string, text: string): Promise<void> {
     )
       return;
     await client?.keys('Down');
-    await eventually(
-      async () => ((await server.tmux('capture-pane', '-p', '-t', pane)) !== screen ? true : undefined),
-      10_000,
+    await waitFor(
       'the selection moved',
+      async () => ((await server.tmux('capture-pane', '-p', '-t', pane)) !== screen ? true : undefined),
+      { timeoutMs: 10_000 },
     );
   }
   throw new Error(`no card showing ${text} to select`);
@@ -119,7 +120,7 @@ describe.skipIf(!HAS_TMUX)('an afternoon with the board open', () => {
       argv: ['tmux', '-S', server.socket, 'attach', '-t', 'base'],
       env: { TERM: 'xterm-256color', PATH: process.env.PATH, LANG: 'C.UTF-8', HOME: box.home },
     });
-    await client.waitFor((rows) => rows.some((r) => r.includes('Agents & Jobs')), 'the board on the screen');
+    await client.waitFor('the board on the screen', (rows) => rows.some((r) => r.includes('Agents & Jobs')));
 
     // A child finishes on its branch: TO LAND, the action first.
     const landed = await cli([
@@ -135,29 +136,29 @@ describe.skipIf(!HAS_TMUX)('an afternoon with the board open', () => {
       doneTask('Parser done.'),
     ]);
     expect(landed.code).toBe(0);
-    await eventually(
-      async () => ((await board(pane)).includes('+1 to land parser') ? true : undefined),
-      60_000,
+    await waitFor(
       'TO LAND',
+      async () => ((await board(pane)).includes('+1 to land parser') ? true : undefined),
+      { timeoutMs: 60_000 },
     );
     expect(await board(pane)).toContain('branch feat/parser');
 
     // A job fails; `d` on its card moves it to DONE, its record as it was.
     const failed = await cli(['run', '--wait', '--', 'sh', '-c', 'exit 3']);
     expect(failed.code).toBe(3);
-    await eventually(
-      async () => ((await board(pane)).includes("exit 3 sh -c 'exit 3'") ? true : undefined),
-      20_000,
+    await waitFor(
       'exit 3',
+      async () => ((await board(pane)).includes("exit 3 sh -c 'exit 3'") ? true : undefined),
+      { timeoutMs: 20_000 },
     );
     // The board pane is where keys go: select the failed card and dismiss it.
     await server.tmux('select-pane', '-t', pane);
     await select(pane, 'exit 3');
     await client.keys('d');
-    await eventually(
-      async () => ((await board(pane)).includes('DONE 1 (1 seen)') ? true : undefined),
-      10_000,
+    await waitFor(
       'dismissed',
+      async () => ((await board(pane)).includes('DONE 1 (1 seen)') ? true : undefined),
+      { timeoutMs: 10_000 },
     );
 
     // A second child, still at its prompt (⏎ on it comes last).
@@ -173,11 +174,9 @@ describe.skipIf(!HAS_TMUX)('an afternoon with the board open', () => {
     ]);
     expect(working.code).toBe(0);
     const childPane = JSON.parse(working.stdout).pane as string;
-    await eventually(
-      async () => ((await board(pane)).includes('fixer') ? true : undefined),
-      30_000,
-      'the child fixer',
-    );
+    await waitFor('the child fixer', async () => ((await board(pane)).includes('fixer') ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     // The host fills up (placements until one queues); a job queues behind it, and its card says why.
     let placed = 0;
     while ((await cli(['place', '--json'])).code === 0) placed += 1;
@@ -187,7 +186,8 @@ describe.skipIf(!HAS_TMUX)('an afternoon with the board open', () => {
     const status = JSON.parse((await cli(['status', '--json'])).stdout);
     const reasons: string[] = status.hosts[0].headroom.reason;
     expect(reasons.some((r) => r.startsWith('cpu: '))).toBe(true);
-    const why = await eventually(
+    const why = await waitFor(
+      'the queued ticket and why',
       async () => {
         const text = await board(pane);
         if (text.includes('#2 queued make lint') && text.includes('no host has room (local: cpu:'))
@@ -195,8 +195,7 @@ describe.skipIf(!HAS_TMUX)('an afternoon with the board open', () => {
         // Thrown, not undefined, so a timeout shows the board as it last was.
         throw new Error(`the board reads: ${text}`);
       },
-      20_000,
-      'the queued ticket and why',
+      { timeoutMs: 20_000 },
     );
     expect(why).toContain(`no host has room (local: ${reasons.join('; ')})`);
     expect(why).toContain(`▲ ${reasons[0]}`);
@@ -204,13 +203,13 @@ describe.skipIf(!HAS_TMUX)('an afternoon with the board open', () => {
     // ⏎ on the child switches the client to its session.
     await select(pane, 'fixer');
     await client.keys('Enter');
-    const where = await eventually(
+    const where = await waitFor(
+      "the client on the child's pane",
       async () => {
         const line = (await server.tmux('list-clients', '-F', '#{pane_id}')).trim();
         return line === childPane ? line : undefined;
       },
-      15_000,
-      "the client on the child's pane",
+      { timeoutMs: 15_000 },
     );
     expect(where).toBe(childPane);
   }, 180_000);

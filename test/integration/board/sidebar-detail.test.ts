@@ -8,10 +8,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { startTmux, type Tmux, type TmuxServer } from '../../helpers/tmux.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 import { flat, openSidebar, RUNNING_JOB, writeAfternoon, writeHistory } from './sidebar-fixtures.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -49,10 +50,10 @@ async function loadedModules(): Promise<{ env: NodeJS.ProcessEnv; read: () => Pr
   return {
     env: { NODE_OPTIONS: `--require ${preload}` },
     read: async () => {
-      const text = await eventually(
-        async () => (await readFile(out, 'utf8').catch(() => undefined)) as string | undefined,
-        15_000,
+      const text = await waitFor(
         'the sidebar to exit',
+        async () => (await readFile(out, 'utf8').catch(() => undefined)) as string | undefined,
+        { timeoutMs: 15_000 },
       );
       return (JSON.parse(text) as string[])
         .filter((path) => path.includes('/node_modules/blessed-contrib/'))
@@ -74,7 +75,7 @@ describe.skipIf(!HAS_TMUX)('the host detail view', () => {
     const screen = await openSidebar({ server, box, width: 38, height: 60, env: modules.env });
     screens.push(screen);
     await screen.keys('Tab', 'Enter');
-    const hour = await screen.waitFor((r) => inner(r).includes('cpu busy · last hour · avg'), 'the detail');
+    const hour = await screen.waitFor('the detail', (r) => inner(r).includes('cpu busy · last hour · avg'));
     const text = inner(hour);
     expect(hour[0]).toMatch(/^┌─ local ─+┐$/);
     expect(text).toContain('▲ not eligible');
@@ -88,11 +89,11 @@ describe.skipIf(!HAS_TMUX)('the host detail view', () => {
     expect(text).toContain(`running 3m · ${RUNNING_JOB}`);
     expect(text).toContain('w: last day');
     await screen.keys('w');
-    const day = await screen.waitFor((r) => inner(r).includes('cpu busy · last day · avg'), 'the last day');
+    const day = await screen.waitFor('the last day', (r) => inner(r).includes('cpu busy · last day · avg'));
     expect(day.some((l) => /-2[34]h/.test(l))).toBe(true);
     expect(day.filter((l) => BRAILLE.test(l)).length).toBeGreaterThan(4);
     await screen.keys('Escape');
-    await screen.waitFor((r) => r.some((l) => l.includes('Agents & Jobs')), 'the board again');
+    await screen.waitFor('the board again', (r) => r.some((l) => l.includes('Agents & Jobs')));
     await screen.keys('q');
     // The line chart's module, by its path: never blessed-contrib's index.
     const loaded = await modules.read();
@@ -116,7 +117,7 @@ describe.skipIf(!HAS_TMUX)('the host detail view', () => {
     const screen = await openSidebar({ server, box, width: 30, height: 12 });
     screens.push(screen);
     await screen.keys('Tab', 'Enter');
-    const rows = await screen.waitFor((r) => r.some((l) => l.includes('not eligible')), 'the detail');
+    const rows = await screen.waitFor('the detail', (r) => r.some((l) => l.includes('not eligible')));
     expect(rows).toHaveLength(12);
     expect(rows.some((l) => BRAILLE.test(l))).toBe(false);
     // Scrolled to its end, the text has each chart's numbers.
@@ -128,7 +129,7 @@ describe.skipIf(!HAS_TMUX)('the host detail view', () => {
       pages.push(page);
       const before = page.join('\n');
       await screen.keys('Down');
-      page = await screen.waitFor((r) => r.join('\n') !== before, 'the detail scrolled');
+      page = await screen.waitFor('the detail scrolled', (r) => r.join('\n') !== before);
     }
     seen.push(inner(page));
     pages.push(page);
@@ -150,12 +151,12 @@ describe.skipIf(!HAS_TMUX)('the host detail view', () => {
       `${await readFile(join(box.state, 'samples.jsonl'), 'utf8')}${last}\n`,
     );
     await screen.keys('PageUp', 'PageUp', 'PageUp', 'PageUp', 'PageUp', 'PageUp', 'PageUp', 'PageUp');
-    let top = await screen.waitFor((r) => inner(r).startsWith('service down'), 'the top of the detail');
+    let top = await screen.waitFor('the top of the detail', (r) => inner(r).startsWith('service down'));
     for (let i = 0; i < 20 && !/cpu busy · last hour · avg \d+% · max \d+%/.test(inner(top)); i++) {
       const before = top.join('\n');
       await screen.keys('Down');
-      top = await screen.waitFor((r) => r.join('\n') !== before, 'the detail scrolled');
+      top = await screen.waitFor('the detail scrolled', (r) => r.join('\n') !== before);
     }
-    await screen.waitFor((r) => inner(r).includes('max 100%'), 'the new sample in the numbers');
+    await screen.waitFor('the new sample in the numbers', (r) => inner(r).includes('max 100%'));
   });
 });

@@ -175,7 +175,7 @@ export async function openSidebar(options: OpenSidebar): Promise<Tmux> {
       ...options.env,
     },
   });
-  await screen.waitFor((rows) => rows.some((r) => r.includes('Agents & Jobs')), 'the first frame');
+  await screen.waitFor('the first frame', (rows) => rows.some((r) => r.includes('Agents & Jobs')));
   return screen;
 }
 

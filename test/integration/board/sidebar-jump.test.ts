@@ -7,11 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, eventually, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { itemFixture } from '../../helpers/job-fixtures.js';
 import { type TmuxServer as Outer, startTmux, type Tmux } from '../../helpers/tmux.js';
 import { startTmuxServer, type TmuxServer } from '../../helpers/tmux-server.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 let box: Sandbox;
@@ -93,30 +94,28 @@ describe.skipIf(!HAS_TMUX)('⏎ on a child in tmux', () => {
       argv: ['tmux', '-S', inner.socket, 'attach', '-t', 'base'],
       env: { TERM: 'xterm-256color', PATH: process.env.PATH, LANG: 'C.UTF-8', HOME: box.home },
     });
-    await screen.waitFor((rows) => rows.some((r) => r.includes('fixer')), 'the board through the client');
+    await screen.waitFor('the board through the client', (rows) => rows.some((r) => r.includes('fixer')));
     // Eight colours to terminfo inside tmux (TERM=screen), yet the board draws its 256-colour accent.
     expect(await screen.captureAnsi()).toContain('38;5;75');
     await screen.keys('Enter');
-    const client = await eventually(
+    const client = await waitFor(
+      "the client switched to the child's session",
       async () => {
         const line = (
           await inner.tmux('list-clients', '-F', '#{session_name} #{window_index} #{pane_id}')
         ).trim();
         return line.startsWith('child ') ? line : undefined;
       },
-      15_000,
-      "the client switched to the child's session",
+      { timeoutMs: 15_000 },
     );
     expect(client).toBe(`child 1 ${child}`);
-    await screen.waitFor(
-      (rows) => rows.some((r) => r.includes('CHILD-SCREEN')),
-      "the child's window on the screen",
+    await screen.waitFor("the child's window on the screen", (rows) =>
+      rows.some((r) => r.includes('CHILD-SCREEN')),
     );
     // Back on the board, it says where ⏎ went.
     await inner.tmux('switch-client', '-t', 'base');
-    await screen.waitFor(
-      (rows) => rows.some((r) => r.includes(`switched to fixer (${child})`)),
-      'the message',
+    await screen.waitFor('the message', (rows) =>
+      rows.some((r) => r.includes(`switched to fixer (${child})`)),
     );
   });
 });

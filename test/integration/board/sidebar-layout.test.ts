@@ -14,6 +14,7 @@ import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { startTmux, type Tmux, type TmuxServer } from '../../helpers/tmux.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 import { FACTS, flat, openSidebar, panelText, writeAfternoon } from './sidebar-fixtures.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -61,7 +62,7 @@ async function walkBoard(screen: Tmux, cards: number): Promise<string[]> {
   for (let i = 1; i < cards; i++) {
     const before = rows.join('\n');
     await screen.keys('Down');
-    rows = await screen.waitFor((r) => r.join('\n') !== before, `card ${i + 1} selected`);
+    rows = await screen.waitFor(`card ${i + 1} selected`, (r) => r.join('\n') !== before);
     seen.push(...panelText(rows, 'Agents & Jobs'));
   }
   return seen;
@@ -82,7 +83,7 @@ describe.skipIf(!HAS_TMUX)('the afternoon board at every size', () => {
     const reasons = await statusReasons();
     expect(reasons.some((r) => r.startsWith('cpu: '))).toBe(true);
     const screen = await open(width, height);
-    const rows = await screen.waitFor((r) => r.some((l) => l.includes('TO LAND')), 'the board');
+    const rows = await screen.waitFor('the board', (r) => r.some((l) => l.includes('TO LAND')));
     expect(rows).toHaveLength(height);
     for (const row of rows) expect([...row].length).toBeLessThanOrEqual(width);
     // Five cards: to land, exit 3, blocked, running, #2 queued.
@@ -109,13 +110,13 @@ describe.skipIf(!HAS_TMUX)('the afternoon board at every size', () => {
       // Folded in a short pane: the reasons are in the host's detail view, every one of them.
       await screen.keys('Tab', 'Enter');
       const detail: string[] = [];
-      let page = await screen.waitFor((r) => r.some((l) => l.includes('not eligible')), 'the detail view');
+      let page = await screen.waitFor('the detail view', (r) => r.some((l) => l.includes('not eligible')));
       for (let i = 0; i < 40; i++) {
         detail.push(...page.slice(1, -1).map((l) => l.slice(1, -1)));
         if (page.some((l) => l.includes('esc: back'))) break;
         const before = page.join('\n');
         await screen.keys('Down');
-        page = await screen.waitFor((r) => r.join('\n') !== before, 'the detail scrolled');
+        page = await screen.waitFor('the detail scrolled', (r) => r.join('\n') !== before);
       }
       for (const reason of reasons) expect(flat(detail)).toContain(reason);
     }
@@ -124,10 +125,10 @@ describe.skipIf(!HAS_TMUX)('the afternoon board at every size', () => {
   it('shows a board whose state dir appears after it opened, from watching alone (no poll)', async () => {
     await rm(box.state, { recursive: true, force: true });
     const screen = await open(38, 40);
-    await screen.waitFor((r) => r.some((l) => l.includes('no agents or jobs')), 'an empty board');
+    await screen.waitFor('an empty board', (r) => r.some((l) => l.includes('no agents or jobs')));
     await mkdir(box.state, { recursive: true, mode: 0o700 });
     await writeAfternoon(box.state, Date.now());
-    const rows = await screen.waitFor((r) => flat(r).includes(FACTS.toLand), 'the afternoon, once written');
+    const rows = await screen.waitFor('the afternoon, once written', (r) => flat(r).includes(FACTS.toLand));
     expect(flat(rows)).toContain(FACTS.failed);
   });
 });
@@ -140,7 +141,7 @@ describe.skipIf(!HAS_TMUX)('the theme', () => {
   it('draws dogsled-dark in 256 colours (accent 75), never reduced to eight', async () => {
     await writeAfternoon(box.state, Date.now());
     const screen = await open(38, 40);
-    await screen.waitFor((r) => r.some((l) => l.includes('TO LAND')), 'the board');
+    await screen.waitFor('the board', (r) => r.some((l) => l.includes('TO LAND')));
     const ansi = colours(await screen.captureAnsi());
     expect(ansi).toContain('38;5;75');
     expect(ansi).not.toMatch(/(^|[ ;])3[1-7](;|$| )/);
@@ -149,12 +150,12 @@ describe.skipIf(!HAS_TMUX)('the theme', () => {
   it('turns light when the terminal answers that its background is light, and the answer is not read as keys', async () => {
     await writeAfternoon(box.state, Date.now());
     const screen = await open(38, 40, { DOGSLED_TEST_SIDEBAR_BACKGROUND_MS: '60000' });
-    await screen.waitFor((r) => r.some((l) => l.includes('TO LAND')), 'the board');
+    await screen.waitFor('the board', (r) => r.some((l) => l.includes('TO LAND')));
     // Select the ATTENTION card: a `d` leaking from the reply's hex digits would dismiss it.
     await screen.keys('Down');
-    await screen.waitFor((r) => r.some((l) => l.startsWith('│▌ exit 3')), 'the failed job selected');
+    await screen.waitFor('the failed job selected', (r) => r.some((l) => l.startsWith('│▌ exit 3')));
     await screen.literal('\u001b]11;rgb:dddd/dddd/dddd\u001b\\');
-    const ansi = await eventuallyAnsi(screen, (a) => a.includes('38;5;26'), 'the light accent');
+    const ansi = await ansiWith(screen, (a) => a.includes('38;5;26'), 'the light accent');
     expect(ansi).not.toContain('38;5;75');
     const rows = await screen.capture();
     expect(rows.some((r) => /^│▾ ATTENTION 2 +│$/.test(r))).toBe(true);
@@ -168,18 +169,20 @@ describe.skipIf(!HAS_TMUX)('the theme', () => {
     await writeFile(join(box.root, 'herdr-config.toml'), '[theme]\nname = "catppuccin"\n');
     await writeFile(join(dir, 'theme.toml'), '[theme]\nname = "dogsled-light"\n');
     const screen = await open(38, 40);
-    await eventuallyAnsi(screen, (a) => a.includes('38;5;26'), 'the light accent from theme.toml');
+    await ansiWith(screen, (a) => a.includes('38;5;26'), 'the light accent from theme.toml');
     await writeFile(join(dir, 'theme.toml'), '[theme]\n[theme.custom]\naccent = "#d75f87"\n');
-    await eventuallyAnsi(screen, (a) => a.includes('38;5;168'), "the custom accent over Herdr's catppuccin");
+    await ansiWith(screen, (a) => a.includes('38;5;168'), "the custom accent over Herdr's catppuccin");
   });
 });
 
-async function eventuallyAnsi(screen: Tmux, check: (ansi: string) => boolean, what: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const ansi = await screen.captureAnsi();
-    if (check(ansi)) return ansi;
-    if (Date.now() > deadline) throw new Error(`screen never showed ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** The screen's ANSI capture once `check` accepts it. */
+function ansiWith(screen: Tmux, check: (ansi: string) => boolean, what: string): Promise<string> {
+  return waitFor(
+    `the screen to show ${what}`,
+    async () => {
+      const ansi = await screen.captureAnsi();
+      return check(ansi) ? ansi : undefined;
+    },
+    { timeoutMs: 15_000, intervalMs: 50 },
+  );
 }

@@ -10,12 +10,13 @@ import blessed from 'blessed';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { idHash } from '../../../service/state/records/sidebar-files.js';
 import type { SidebarHost } from '../../../sidebar/model/types.js';
-import { CLI, eventually, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { inboxBox, inboxPair, registerClaude } from '../../helpers/inbox-fixture.js';
 import { itemFixture, jobFixture, ticketFixture } from '../../helpers/job-fixtures.js';
 import { agentPaneFixture, snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 import { click, startTmux, type Tmux, type TmuxServer, wheel } from '../../helpers/tmux.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const OWNER = 'w1:p1';
 const GIB = 1024 ** 3;
@@ -189,7 +190,7 @@ async function openSidebar(options: Open = {}): Promise<Tmux> {
     env,
   });
   screens.push(screen);
-  await screen.waitFor((rows) => rows.some((r) => r.includes('Agents & Jobs')), 'the three panels');
+  await screen.waitFor('the three panels', (rows) => rows.some((r) => r.includes('Agents & Jobs')));
   return screen;
 }
 
@@ -222,7 +223,7 @@ describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
       `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(Object.keys(require.cache))));\n`,
     );
     const screen = await openSidebar({ env: { NODE_OPTIONS: `--require ${preload}` } });
-    const rows = await screen.waitFor(has('mem '), 'the memory meter');
+    const rows = await screen.waitFor('the memory meter', has('mem '));
     expect(rows[0]).toMatch(/^┌─ Hosts 1 ─+┐$/);
     // The busy history oldest first, on a 0-100 scale, a gap where a sample had no CPU figure.
     expect(rows[1]).toMatch(/^│ local 4\/8 \? service down +▄▁▂▄ ▆█│$/);
@@ -238,10 +239,10 @@ describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
     // index, which loads every widget, the map and markdown with theirs) is never loaded: it loads
     // all of blessed. Of blessed, the four widgets the board uses and what they need.
     await screen.keys('q');
-    const files = await eventually(
-      async () => (await readFile(loaded, 'utf8').catch(() => undefined)) as string | undefined,
-      15_000,
+    const files = await waitFor(
       'the sidebar to exit',
+      async () => (await readFile(loaded, 'utf8').catch(() => undefined)) as string | undefined,
+      { timeoutMs: 15_000 },
     );
     const modules = (JSON.parse(files) as string[])
       .filter((path) => path.includes('/node_modules/'))
@@ -254,7 +255,7 @@ describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
 
   it('draws 5 hosts as cards and folds 20 to one line each, with an unreachable host dimmed', async () => {
     const five = await openSidebar({ hosts: Array.from({ length: 5 }, (_, i) => fixtureHost(i)) });
-    const rows = await five.waitFor(has('peer-4'), 'five hosts');
+    const rows = await five.waitFor('five hosts', has('peer-4'));
     expect(rows.filter((r) => r.includes(' mem ')).length).toBe(5);
     expect(rows.some((r) => /^│ peer-1 4\/16 +▁▂▄▆█▄│$/.test(r))).toBe(true);
     await five.kill();
@@ -263,7 +264,7 @@ describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
       fixtureHost(i, i === 3 ? { reachable: false, service: 'unknown', age_ms: 125_000 } : {}),
     );
     const many = await openSidebar({ hosts: twenty });
-    const folded = await many.waitFor(has('peer-3'), 'twenty hosts');
+    const folded = await many.waitFor('twenty hosts', has('peer-3'));
     expect(folded.some((r) => /^│ peer-1 4\/16 free mem 39G disk 40% +│$/.test(r))).toBe(true);
     expect(folded.some((r) => /^│ peer-3 12\/16 \? no reply 2m/.test(r))).toBe(true);
     expect(folded.some((r) => /Hosts 20 1-\d+\/20/.test(r))).toBe(true);
@@ -281,13 +282,13 @@ describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
     expect(colours('peer-1')).toContain('5;114');
     // The wheel over the Hosts panel scrolls it.
     await many.literal(wheel(5, 2, 'down'));
-    await many.waitFor(has('Hosts 20 2-'), 'the hosts scrolled by the wheel');
+    await many.waitFor('the hosts scrolled by the wheel', has('Hosts 20 2-'));
   });
 
   it('shows 50 agents, jobs and tickets grouped as the board groups them, in three-line cards', async () => {
     await writeWork(30, 10, 10);
     const screen = await openSidebar();
-    const rows = await screen.waitFor(has('ATTENTION'), 'the board');
+    const rows = await screen.waitFor('the board', has('ATTENTION'));
     expect(rows.some((r) => r.startsWith('┌─ ● Agents & Jobs 46 · w1:p1 1-'))).toBe(true);
     expect(rows.some((r) => /^│▾ ATTENTION 10 +│$/.test(r))).toBe(true);
     const blocked = rows.findIndex((r) => /^│[ ▌] blocked {2}agent-1 +│$/.test(r));
@@ -298,30 +299,30 @@ describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
     expect(rows.some((r) => /^│[ ▌] job j_004 · local w2:p4 +│$/.test(r))).toBe(true);
     // Down to the end: WAITING cards carry their place in line, DONE stays folded.
     await screen.keys(...Array.from({ length: 50 }, () => 'Down'));
-    const end = await screen.waitFor(has('#10 queued'), 'the last ticket');
+    const end = await screen.waitFor('the last ticket', has('#10 queued'));
     // Each says why it waits: no service runs here to admit it.
     expect(end.some((r) => r.includes('no service admits it here'))).toBe(true);
     expect(end.some((r) => /^│▸ DONE 4 +│$/.test(r))).toBe(true);
     // RUNNING holds 22 jobs and the 4 working agents. Space folds the selected card's group and
     // selects the first card shown: WAITING, then ATTENTION.
     await screen.keys('Space');
-    await screen.waitFor(has('▌ blocked  agent-1'), 'WAITING folded, the first card selected');
+    await screen.waitFor('WAITING folded, the first card selected', has('▌ blocked  agent-1'));
     await screen.keys('Space');
-    const running = await screen.waitFor(has('▸ ATTENTION 10'), 'ATTENTION folded');
+    const running = await screen.waitFor('ATTENTION folded', has('▸ ATTENTION 10'));
     expect(running.some((r) => /^│▾ RUNNING 26 +│$/.test(r))).toBe(true);
   });
 
   it('folds hosts by itself in a short pane, and unfolds them when the pane grows', async () => {
     const screen = await openSidebar({ height: 16, hosts: [fixtureHost(0), fixtureHost(1)] });
-    const rows = await screen.waitFor(has('peer-1'), 'the hosts');
+    const rows = await screen.waitFor('the hosts', has('peer-1'));
     expect(rows.filter((r) => r.includes(' mem █')).length).toBe(0);
     expect(rows.some((r) => /^│ local 0\/16 free mem 40G disk 40%/.test(r))).toBe(true);
     expect(rows).toHaveLength(16);
     await screen.resize(WIDTH, 45);
-    const tall = await screen.waitFor((r) => r.filter((row) => row.includes(' mem █')).length === 2, 'cards');
+    const tall = await screen.waitFor('cards', (r) => r.filter((row) => row.includes(' mem █')).length === 2);
     expect(tall).toHaveLength(45);
     await screen.resize(WIDTH, 20);
-    await screen.waitFor((r) => r.length === 20 && !r.some((row) => row.includes(' mem █')), 'folded again');
+    await screen.waitFor('folded again', (r) => r.length === 20 && !r.some((row) => row.includes(' mem █')));
   });
 
   it('updates the screen when a snapshot, the samples or the work change; a samples.jsonl that is not a file draws no sparkline', async () => {
@@ -331,19 +332,19 @@ describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
     // A state file that turns from a directory into a FIFO faster than chokidar looks can leave it
     // watching a directory that is gone: the poll is what reads it then, so this test keeps one.
     const screen = await openSidebar({ env: { DOGSLED_TEST_SIDEBAR_POLL_MS: '500' } });
-    const first = await screen.waitFor(has('local 0/8'), 'the first snapshot');
+    const first = await screen.waitFor('the first snapshot', has('local 0/8'));
     expect(first[1]).toMatch(/^│ local 0\/8 \? service down +│$/);
     await rm(samples, { recursive: true });
     execFileSync('mkfifo', [samples]);
     await writeSnapshot(box.state, snapshotFixture({ sample_ms: Date.now(), cores: 8, busy: 0.75 }));
-    const fifo = await screen.waitFor(has('local 6/8'), 'the new snapshot, never blocked by the FIFO');
+    const fifo = await screen.waitFor('the new snapshot, never blocked by the FIFO', has('local 6/8'));
     expect(fifo[1]).toMatch(/^│ local 6\/8 \? service down +│$/);
     await rm(samples);
     // Out-of-range figures are clamped to the scale.
     await writeSamples(box.state, Date.now(), [-5, 1e308, 0]);
-    await screen.waitFor((r) => /^│ local 6\/8 \? service down +▁█▁│$/.test(r[1] ?? ''), 'the sparkline');
+    await screen.waitFor('the sparkline', (r) => /^│ local 6\/8 \? service down +▁█▁│$/.test(r[1] ?? ''));
     await writeWork(1, 0);
-    await screen.waitFor(has('▸ DONE 1'), 'a new job');
+    await screen.waitFor('a new job', has('▸ DONE 1'));
   });
 });
 
@@ -366,21 +367,21 @@ describe.skipIf(!HAS_TMUX)('sidebar todos', () => {
   it("shows the owner's publication as soon as Pi writes it, and says why a bad one is unavailable", async () => {
     const screen = await openSidebar();
     // No publication: no Todos panel, one dim line on where todos come from.
-    const none = await screen.waitFor(has("todos show here when Pi's todo list"), 'the todos hint');
+    const none = await screen.waitFor('the todos hint', has("todos show here when Pi's todo list"));
     expect(none.some((r) => r.includes('Todos'))).toBe(false);
     // The directory appears after the board opened, then the publication in it.
     const dir = join(box.state, 'todo-lines');
     await mkdir(dir, { recursive: true });
     const file = join(dir, `${idHash(OWNER)}.json`);
     await writeFile(file, JSON.stringify(lines(OWNER)));
-    const rows = await screen.waitFor(has('wire the parser'), 'the todos');
+    const rows = await screen.waitFor('the todos', has('wire the parser'));
     expect(rows.some((r) => /^│▰▰▰▱▱▱▱▱▱▱ 1\/3 +│$/.test(r))).toBe(true);
     expect(rows.some((r) => /^│▸ done 1 +│$/.test(r))).toBe(true);
     await writeFile(file, JSON.stringify(lines('w9:p9')));
-    await screen.waitFor(has('todos unavailable: published for'), 'a publication for another pane');
+    await screen.waitFor('a publication for another pane', has('todos unavailable: published for'));
     await rm(file);
     execFileSync('mkfifo', [file]);
-    await screen.waitFor(has('it is a FIFO'), 'a FIFO refused without blocking');
+    await screen.waitFor('a FIFO refused without blocking', has('it is a FIFO'));
   });
 });
 
@@ -415,8 +416,8 @@ describe.skipIf(!HAS_TMUX)('sidebar colours', () => {
   it('uses no colour with NO_COLOR, and still marks the focused panel', async () => {
     await writeWork(2, 1);
     const screen = await openSidebar({ env: { NO_COLOR: '1' }, hosts: [fixtureHost(0)] });
-    await screen.waitFor(has('RUNNING'), 'the board');
-    await screen.waitFor(has('▁▂▄▆█▄'), 'the sparkline, without colour');
+    await screen.waitFor('the board', has('RUNNING'));
+    await screen.waitFor('the sparkline, without colour', has('▁▂▄▆█▄'));
     const ansi = await screen.captureAnsi();
     expect(colourCodes(ansi)).toEqual([]);
     expect(ansi).toContain('\u001b[1;7m'); // pills are bold and inverse instead
@@ -430,16 +431,16 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
     const screen = await openSidebar({ hosts: [fixtureHost(0)] });
     // Without a todo publication there is no Todos panel to tab to.
     await screen.keys('Tab');
-    await screen.waitFor(has('● Hosts'), 'Hosts focused');
+    await screen.waitFor('Hosts focused', has('● Hosts'));
     await screen.keys('Space');
-    await screen.waitFor((rows) => !rows.some((r) => r.includes(' mem █')), 'hosts folded');
+    await screen.waitFor('hosts folded', (rows) => !rows.some((r) => r.includes(' mem █')));
     await screen.keys('Tab');
-    const before = await screen.waitFor(has('● Agents'), 'Agents focused');
+    const before = await screen.waitFor('Agents focused', has('● Agents'));
     const selected = before.find((r) => r.startsWith('│▌ job'));
     await screen.keys('Down');
     const after = await screen.waitFor(
-      (rows) => rows.find((r) => r.startsWith('│▌ job')) !== selected,
       'a new selection',
+      (rows) => rows.find((r) => r.startsWith('│▌ job')) !== selected,
     );
     expect(after.filter((r) => r.startsWith('│▌')).length).toBe(3);
   });
@@ -458,14 +459,14 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
       });
       expect(started.code).toBe(0);
       const screen = await openSidebar();
-      await screen.waitFor(has('running'), 'the running job');
+      await screen.waitFor('the running job', has('running'));
       await screen.keys('m');
-      const menu = await screen.waitFor(has('send - only agents take messages'), 'the menu');
+      const menu = await screen.waitFor('the menu', has('send - only agents take messages'));
       expect(menu.some((r) => r.includes('close - only agents are closed'))).toBe(true);
       await screen.keys('Down', 'Down', 'Down', 'Down', 'Enter');
-      await screen.waitFor(has('Stop job'), 'the confirmation');
+      await screen.waitFor('the confirmation', has('Stop job'));
       await screen.keys('y');
-      await screen.waitFor(has('▸ DONE 1'), 'the job stopped');
+      await screen.waitFor('the job stopped', has('▸ DONE 1'));
     } finally {
       await lock.release();
     }
@@ -474,13 +475,13 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
   it('cancel asks first, and y cancels the queued ticket', async () => {
     await writeWork(0, 2);
     const screen = await openSidebar({ hosts: [fixtureHost(0)] });
-    await screen.waitFor(has('WAITING 2'), 'the two tickets');
+    await screen.waitFor('the two tickets', has('WAITING 2'));
     await screen.keys('m');
-    await screen.waitFor(has('stop - only running jobs stop'), 'the menu');
+    await screen.waitFor('the menu', has('stop - only running jobs stop'));
     await screen.keys('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
-    await screen.waitFor(has('Cancel ticket t_0? y/n'), 'the confirmation');
+    await screen.waitFor('the confirmation', has('Cancel ticket t_0? y/n'));
     await screen.keys('y');
-    const rows = await screen.waitFor(has('WAITING 1'), 'the ticket cancelled');
+    const rows = await screen.waitFor('the ticket cancelled', has('WAITING 1'));
     expect(rows.some((r) => /^│[ ▌] ticket t_1\b/.test(r))).toBe(true);
     expect(rows.some((r) => /^│[ ▌] ticket t_0\b/.test(r))).toBe(false);
   });
@@ -507,20 +508,20 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
         hosts: [fixtureHost(0)],
         env: t.envOf(lead),
       });
-      await screen.waitFor(has('fixer'), 'the child card');
+      await screen.waitFor('the child card', has('fixer'));
       await screen.keys('m');
-      const menu = await screen.waitFor(has('cancel - only tickets cancel'), 'the menu');
+      const menu = await screen.waitFor('the menu', has('cancel - only tickets cancel'));
       expect(menu.some((r) => r.includes('close -') || r.includes('send -'))).toBe(false);
       await screen.keys('Enter');
-      const read = await screen.waitFor(has('Fixed the parser.'), 'the final reply');
+      const read = await screen.waitFor('the final reply', has('Fixed the parser.'));
       expect(read.some((r) => r.includes('final reply:'))).toBe(true);
       await screen.keys('Escape');
       // send: a one-line box; what is typed reaches `dogsled send` on stdin, and the child's inbox.
       await screen.keys('m', 'Down', 'Enter');
-      await screen.waitFor(has('message to fixer'), 'the message box');
+      await screen.waitFor('the message box', has('message to fixer'));
       await screen.literal('hello child');
       await screen.keys('Enter');
-      await screen.waitFor(has(`sent m_`), "dogsled send's answer");
+      await screen.waitFor("dogsled send's answer", has(`sent m_`));
       const inbox = await t.inbox(child);
       expect(inbox.records).toEqual([
         expect.objectContaining({
@@ -530,9 +531,9 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
         }),
       ]);
       await screen.keys('m', 'Down', 'Down', 'Down', 'Enter');
-      await screen.waitFor(has(`Close fixer (${child.pane})? y/n`), 'the confirmation');
+      await screen.waitFor('the confirmation', has(`Close fixer (${child.pane})? y/n`));
       await screen.keys('n');
-      await screen.waitFor(has('close: not done'), 'the refusal kept');
+      await screen.waitFor('the refusal kept', has('close: not done'));
       // ⏎ on a menu entry chose it, and nothing else: no pane was focused behind the menu.
       const calls = (await t.herdr.call('_fake.calls.list', {})).result.calls as Array<{ method: string }>;
       expect(calls.filter((call) => call.method === 'pane.focus')).toEqual([]);
@@ -563,7 +564,7 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
         hosts: [fixtureHost(0)],
         env: t.envOf(lead),
       });
-      const rows = await screen.waitFor(has('beta'), 'the two children');
+      const rows = await screen.waitFor('the two children', has('beta'));
       const focused = async () => {
         const reply = await t.herdr.call('_fake.calls.list', {});
         return (reply.result.calls as Array<{ method: string; params: { pane_id?: string } }>)
@@ -573,23 +574,21 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
       const alphaRow = rows.findIndex((r) => r.includes('alpha'));
       const betaRow = rows.findIndex((r) => r.includes('beta'));
       await screen.literal(click(5, betaRow));
-      await screen.waitFor((r) => r[betaRow]?.startsWith('│▌') === true, 'the clicked card selected');
+      await screen.waitFor('the clicked card selected', (r) => r[betaRow]?.startsWith('│▌') === true);
       await screen.literal(click(5, alphaRow) + click(5, alphaRow));
-      await screen.waitFor(has(`switched to alpha (${alpha.pane})`), 'the double click focusing the pane');
+      await screen.waitFor('the double click focusing the pane', has(`switched to alpha (${alpha.pane})`));
       // The single click on beta focused nothing: only the double click asked Herdr.
       expect(await focused()).toEqual([alpha.pane]);
       const toBeta = alphaRow < betaRow ? 'Down' : 'Up';
       await screen.keys(toBeta);
-      await screen.waitFor((r) => r[betaRow]?.startsWith('│▌') === true, 'beta selected');
+      await screen.waitFor('beta selected', (r) => r[betaRow]?.startsWith('│▌') === true);
       await screen.keys('Enter');
-      await eventually(
-        async () => ((await focused()).length === 2 ? true : undefined),
-        15_000,
-        '⏎ to focus the pane',
-      );
+      await waitFor('⏎ to focus the pane', async () => ((await focused()).length === 2 ? true : undefined), {
+        timeoutMs: 15_000,
+      });
       expect(await focused()).toEqual([alpha.pane, beta.pane]);
       await screen.literal(wheel(5, betaRow, toBeta === 'Down' ? 'up' : 'down'));
-      await screen.waitFor((r) => r[alphaRow]?.startsWith('│▌') === true, 'the wheel moved the selection');
+      await screen.waitFor('the wheel moved the selection', (r) => r[alphaRow]?.startsWith('│▌') === true);
     } finally {
       await t.close();
     }
@@ -598,8 +597,8 @@ describe.skipIf(!HAS_TMUX)('sidebar keys and mouse', () => {
   it('⏎ without Herdr or tmux says so on the last line', async () => {
     await writeWork(2, 0);
     const screen = await openSidebar({ hosts: [fixtureHost(0)] });
-    await screen.waitFor(has('RUNNING'), 'the board');
+    await screen.waitFor('the board', has('RUNNING'));
     await screen.keys('Enter');
-    await screen.waitFor(has('needs Herdr or tmux'), 'the focus refusal');
+    await screen.waitFor('the focus refusal', has('needs Herdr or tmux'));
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { RepoCommandError, runRepoCommands } from '../../../service/cleanup/commands.js';
 import { isDogsledError } from '../../../service/core/common/errors.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const BUDGET_MS = 20_000;
 
@@ -99,7 +100,7 @@ describe('runRepoCommands', () => {
     );
     expect(error.output).toEqual(['started']);
     const bg = Number(await readFile(join(path, 'bg'), 'utf8'));
-    expect(await alive(bg)).toBe(false);
+    await waitFor(`the background sleep ${bg} to die`, async () => !(await running(bg)));
   });
 
   test('an abort stops the running command and runs no more', async () => {
@@ -113,7 +114,7 @@ describe('runRepoCommands', () => {
       env: process.env,
       signal: controller.signal,
     });
-    await waitForFile(join(path, 'started'));
+    await waitFor('the command to start', () => readFile(join(path, 'started')).then(() => true));
     controller.abort();
     const error = await failure(running);
     expect(error.message).toBe('setup command interrupted: touch started; sleep 30');
@@ -183,27 +184,8 @@ describe('runRepoCommands', () => {
 });
 
 /** Running, as opposed to gone or a zombie that nobody has reaped yet. */
-async function alive(pid: number): Promise<boolean> {
-  // A killed process needs a moment to die; poll briefly rather than judge mid-delivery.
-  for (let i = 0; i < 40; i++) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    if (state === '' || state === 'Z') return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return true;
-}
-
-async function waitForFile(path: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (
-      await readFile(path).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`${path} never appeared`);
+async function running(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== '' && state !== 'Z';
 }

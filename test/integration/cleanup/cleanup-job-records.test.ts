@@ -2,9 +2,9 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { expiredJobs } from '../../../service/core/jobs/job-expiry.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { statePaths } from '../../../service/state/paths.js';
 import {
-  type JobRecord,
   jobLogPath,
   jobRecordPath,
   listJobRecords,

@@ -16,9 +16,10 @@ import { statePaths } from '../../../service/state/paths.js';
 import { requestSweep } from '../../../service/sweep/request.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { type Sandbox, sandbox } from '../../helpers/cli.js';
 import { freshRepo, landedWorktree, removeScenarios, runCliIn } from '../../helpers/git-scenarios.js';
 import { itemFixture, ticketFixture } from '../../helpers/job-fixtures.js';
+import { waitFor } from '../../helpers/wait.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON documents, asserted field by field
 type Json = any;
@@ -58,10 +59,10 @@ async function shell(cwd = box.home): Promise<Shell> {
     terminal: made.root_pane.terminal_id,
   };
   const port = await openTerminal({ env: herdr.env, home: box.home });
-  await eventually(
-    async () => ((await probePrompt(port, at.pane)).state.kind === 'empty' ? true : undefined),
-    10_000,
+  await waitFor(
     `pane ${at.pane} at its prompt`,
+    async () => ((await probePrompt(port, at.pane)).state.kind === 'empty' ? true : undefined),
+    { timeoutMs: 10_000 },
   );
   return at;
 }

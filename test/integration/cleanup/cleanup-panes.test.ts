@@ -18,15 +18,17 @@ import {
   pruneWorkspace,
   worktreePanes,
 } from '../../../service/cleanup/panes/prune-closures.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { probePrompt } from '../../../service/probe/shell-panes.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { type JobRecord, listJobRecords } from '../../../service/state/records/job-records.js';
+import { listJobRecords } from '../../../service/state/records/job-records.js';
 import type { PaneWatch } from '../../../service/state/records/pane-watch-file.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually } from '../../helpers/cli.js';
+
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let root: string;
 let work: string;
@@ -73,10 +75,10 @@ async function split(of: Made): Promise<Made> {
 }
 
 function settled(pane: string, kind: 'empty' | 'running') {
-  return eventually(
-    async () => ((await probePrompt(port, pane)).state.kind === kind ? true : undefined),
-    10_000,
+  return waitFor(
     `pane ${pane} ${kind}`,
+    async () => ((await probePrompt(port, pane)).state.kind === kind ? true : undefined),
+    { timeoutMs: 10_000 },
   );
 }
 

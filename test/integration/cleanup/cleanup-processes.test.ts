@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { hotProcesses, outsidePaneAncestry } from '../../../service/cleanup/processes.js';
 import { type ProcessEntry, readProcessTable } from '../../../service/process/process-table.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 function statLine(pid: number, comm: string, ppid: number, threads = 1): string {
   const rest = [ppid, pid, pid, 0, -1, 4194560, 100, 0, 0, 0, 5, 3, 0, 0, 20, 0, threads, 0, 12345];
@@ -107,7 +108,12 @@ describe('hotProcesses', () => {
     };
     const [outside, inPane] = [busy(), busy()];
     // Until exec, a freshly forked child still carries node's name.
-    for (const pid of [outside, inPane]) await waitForComm(pid, 'sh');
+    for (const pid of [outside, inPane]) {
+      await waitFor(
+        `pid ${pid} to run sh`,
+        async () => (await readFile(`/proc/${pid}/comm`, 'utf8')).trim() === 'sh',
+      );
+    }
     // A single-threaded loop tops out at one core, so the test lowers the threshold; far enough (1%)
     // that a loop still passes it on a box shared with dozens of runnable processes.
     const report = await hotProcesses({
@@ -140,11 +146,3 @@ describe('hotProcesses', () => {
     expect(await hotProcesses({ paneRootPids: [], ownPid: process.pid, table })).toEqual({ processes: [] });
   });
 });
-
-async function waitForComm(pid: number, comm: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() === comm) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`pid ${pid} never became ${comm}`);
-}

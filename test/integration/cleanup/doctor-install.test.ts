@@ -127,7 +127,7 @@ describe('doctor, install section', () => {
       detail: 'the systemd unit runs, but no serve holds the service lock (see serve.log)',
     });
     expect(found.get('warm')).toMatchObject({ state: 'skip' });
-  }, 120_000);
+  });
 
   it("says which records of Claude Code and Codex cannot be read, escape-free, with each one's fix", async () => {
     await mkdir(join(box.home, '.claude', 'plugins', 'installed_plugins.json'), { recursive: true });

@@ -10,7 +10,7 @@ import { StatusReportSchema } from '../../../service/hosts/view-schemas.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { SweepPassSchema } from '../../../service/state/schemas/sweep-schemas.js';
 import { requestSweep } from '../../../service/sweep/request.js';
-import { eventually, exited, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { exited, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import {
   freshRepo,
   landedWorktree,
@@ -21,6 +21,7 @@ import {
   snapshotTree,
   writeFiles,
 } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let repo: Repo;
@@ -116,16 +117,16 @@ describe('the sweep in serve', () => {
   it('wakes through sweep.sock well before its interval', async () => {
     const child = startCli(['serve', '--interval', '3600'], box.env, box.root);
     running.push(child);
-    await eventually(
-      async () => ((await exists(join(box.state, 'sweep.sock'))) ? true : undefined),
-      20_000,
+    await waitFor(
       'sweep.sock',
+      async () => ((await exists(join(box.state, 'sweep.sock'))) ? true : undefined),
+      { timeoutMs: 20_000 },
     );
     // Like every state file, only its user may use it.
     expect((await stat(join(box.state, 'sweep.sock'))).mode & 0o777).toBe(0o600);
     const asked = await requestSweep(io(), null);
     expect(asked.woke).toBe(true);
-    const pass = await eventually(() => latest().catch(() => undefined), 30_000, 'a pass');
+    const pass = await waitFor('a pass', () => latest().catch(() => undefined), { timeoutMs: 30_000 });
     expect(pass.error).toBeNull();
     child.kill('SIGTERM');
     expect((await exited(child)).code).toBe(0);
@@ -136,14 +137,14 @@ describe('the sweep in serve', () => {
     await mkdir(join(box.state, 'sweep.sock'), { recursive: true });
     const child = startCli(['serve', '--interval', '0.5'], box.env, box.root);
     running.push(child);
-    await eventually(
-      async () => (child.output().includes('sweep.sock is a directory') ? true : undefined),
-      20_000,
+    await waitFor(
       'the warning',
+      async () => (child.output().includes('sweep.sock is a directory') ? true : undefined),
+      { timeoutMs: 20_000 },
     );
     const asked = await requestSweep(io(), null);
     expect(asked.woke).toBe(false);
-    const pass = await eventually(() => latest().catch(() => undefined), 30_000, 'a pass');
+    const pass = await waitFor('a pass', () => latest().catch(() => undefined), { timeoutMs: 30_000 });
     expect(pass.error).toBeNull();
     expect(child.output().match(/sweep\.sock is a directory/g)).toHaveLength(1);
     child.kill('SIGTERM');

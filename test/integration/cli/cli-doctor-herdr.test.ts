@@ -9,8 +9,9 @@ import { DoctorReportSchema } from '../../../service/cleanup/doctor-report.js';
 import { probePrompt } from '../../../service/probe/shell-panes.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { type Sandbox, sandbox } from '../../helpers/cli.js';
 import { edit, freshRepo, type Repo, removeScenarios, runCliIn } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let repo: Repo;
@@ -52,10 +53,10 @@ beforeAll(async () => {
   idlePane = opened.root_pane.pane_id;
   idleWorkspace = opened.workspace.workspace_id;
   const port = await openTerminal({ env: herdr.env, home: box.home });
-  await eventually(
-    async () => ((await probePrompt(port, idlePane)).state.kind === 'empty' ? true : undefined),
-    10_000,
+  await waitFor(
     'the idle shell at its prompt',
+    async () => ((await probePrompt(port, idlePane)).state.kind === 'empty' ? true : undefined),
+    { timeoutMs: 10_000 },
   );
 }, 60_000);
 

@@ -17,16 +17,17 @@ import {
   RunStillRunningSchema,
   StillQueuedSchema,
 } from '../../../cli/output-schemas.js';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { launchJob } from '../../../service/jobs/job-launch.js';
 import { newId } from '../../../service/state/engine/ids.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { changeTicket, readQueue } from '../../../service/state/records/queue-items.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
 import { Deadline } from '../../../service/time/deadline.js';
-import { CLI, eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { freshHost, gatedScript } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let lock: ServiceLock;
@@ -59,10 +60,10 @@ function oneDocument<T>(stdout: string, schema: z.ZodMiniType<T>, union: z.ZodMi
 
 /** Plays the service's first step: the caller's pending ticket. */
 function pending(): Promise<Ticket> {
-  return eventually(
-    async () => (await readQueue(io())).tickets.find((t) => t.state === 'pending'),
-    10_000,
+  return waitFor(
     'the pending ticket',
+    async () => (await readQueue(io())).tickets.find((t) => t.state === 'pending'),
+    { timeoutMs: 10_000 },
   );
 }
 

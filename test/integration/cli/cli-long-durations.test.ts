@@ -7,13 +7,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { type JobRecord, JobRecordSchema } from '../../../service/state/records/job-records.js';
+import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import { changeTicket, readQueue } from '../../../service/state/records/queue-items.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { freshHost, gatedScript } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let lock: ServiceLock;
@@ -42,7 +44,8 @@ async function record(id: string): Promise<JobRecord> {
 }
 
 async function startedJob(): Promise<JobRecord> {
-  return eventually(
+  return waitFor(
+    'a started job',
     async () => {
       const names = await readdir(join(box.state, 'jobs')).catch(() => []);
       const name = names.find((entry) => entry.endsWith('.json'));
@@ -50,8 +53,7 @@ async function startedJob(): Promise<JobRecord> {
       const job = await record(name.slice(0, -'.json'.length));
       return job.started_ms === null ? undefined : job;
     },
-    10_000,
-    'a started job',
+    { timeoutMs: 10_000 },
   );
 }
 
@@ -61,10 +63,10 @@ describe('a --max longer than a timer can hold', () => {
   it('place --wait keeps waiting for admission', async () => {
     await host(false);
     const child = startCli(['place', '--wait', '--json', '--max', LONG], box.env);
-    const ticket = await eventually(
-      async () => (await readQueue(io())).tickets.find((t) => t.state === 'pending'),
-      10_000,
+    const ticket = await waitFor(
       'the pending ticket',
+      async () => (await readQueue(io())).tickets.find((t) => t.state === 'pending'),
+      { timeoutMs: 10_000 },
     );
     await sleep(SETTLE_MS);
     expect(child.exitCode).toBeNull();

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlacedSchema } from '../../../cli/output-schemas.js';
 import { StatusReportSchema } from '../../../service/hosts/view-schemas.js';
@@ -14,6 +13,7 @@ import { QueueSchema } from '../../../service/state/schemas/queue-items-schemas.
 import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const NOW = 1_900_000_000_000;
 let box: Sandbox;
@@ -41,13 +41,11 @@ async function placements() {
   return PlacementsSchema.parse(JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8')));
 }
 
-async function eventuallyPending(io: StateIO): Promise<string> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const pending = (await readQueue(io)).tickets.find((t) => t.state === 'pending');
-    if (pending) return pending.id;
-    await sleep(50);
-  }
-  throw new Error('no pending ticket appeared');
+function eventuallyPending(io: StateIO): Promise<string> {
+  return waitFor(
+    'a pending ticket',
+    async () => (await readQueue(io)).tickets.find((t) => t.state === 'pending')?.id,
+  );
 }
 
 async function statusAt(ms: number) {

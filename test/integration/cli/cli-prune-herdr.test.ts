@@ -12,11 +12,11 @@ import { gatherTerminalFacts, paneContext } from '../../../service/cleanup/panes
 import { worktreePanes } from '../../../service/cleanup/panes/prune-closures.js';
 import { applyPlan } from '../../../service/cleanup/prune.js';
 import { selectPlan } from '../../../service/core/cleanup/prune-plan.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { probePrompt } from '../../../service/probe/shell-panes.js';
-import type { JobRecord } from '../../../service/state/records/job-records.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { type Sandbox, sandbox } from '../../helpers/cli.js';
 import {
   cleanupIO,
   freshRepo,
@@ -25,6 +25,7 @@ import {
   removeScenarios,
   runCliIn,
 } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let repo: Repo;
@@ -47,10 +48,10 @@ async function landedWorktree(name: string): Promise<string> {
 /** Waits until the shell of `pane` sits at its prompt. */
 async function idle(pane: string): Promise<void> {
   const port = await openTerminal({ env: herdr.env, home: box.home });
-  await eventually(
-    async () => ((await probePrompt(port, pane)).state.kind === 'empty' ? true : undefined),
-    10_000,
+  await waitFor(
     `pane ${pane} at its prompt`,
+    async () => ((await probePrompt(port, pane)).state.kind === 'empty' ? true : undefined),
+    { timeoutMs: 10_000 },
   );
 }
 
@@ -115,10 +116,10 @@ describe('worktrees and their panes', () => {
     await idle(pane);
     const port = await openTerminal({ env: herdr.env, home: box.home });
     await port.runLine(pane, 'sleep 30');
-    await eventually(
-      async () => ((await probePrompt(port, pane)).state.kind === 'running' ? true : undefined),
-      10_000,
+    await waitFor(
       'sleep running',
+      async () => ((await probePrompt(port, pane)).state.kind === 'running' ? true : undefined),
+      { timeoutMs: 10_000 },
     );
     const result = await runCliIn(repo.main, ['doctor', '--json'], env);
     const entry = JSON.parse(result.stdout).worktrees.find((w: { path: string }) => w.path === busyTree);
@@ -150,10 +151,10 @@ describe('a pane that got busy after the plan', () => {
     });
     await idle(late.pane_id);
     await port.runLine(late.pane_id, 'sleep 30');
-    await eventually(
-      async () => ((await probePrompt(port, late.pane_id)).state.kind === 'running' ? true : undefined),
-      10_000,
+    await waitFor(
       'sleep running',
+      async () => ((await probePrompt(port, late.pane_id)).state.kind === 'running' ? true : undefined),
+      { timeoutMs: 10_000 },
     );
     const report = await applyPlan(
       {

@@ -7,8 +7,9 @@ import {
   SampleSchema,
 } from '../../../service/state/schemas/host-schemas.js';
 import { QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 import { roomFor5 } from '../jobs/job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -37,11 +38,9 @@ async function readSnapshot() {
 }
 
 async function waitForCpuSample() {
-  await eventually(
-    async () => (await readSnapshot()).probe.busy !== null || undefined,
-    10_000,
-    'a CPU sample',
-  );
+  await waitFor('a CPU sample', async () => (await readSnapshot()).probe.busy !== null || undefined, {
+    timeoutMs: 10_000,
+  });
 }
 
 describe('serve --once', () => {
@@ -91,10 +90,10 @@ describe('serve --once runs each action lane once', () => {
       queue.tickets.map((t) => t.reservation).sort(),
     );
     // The admitted job was launched, once.
-    await eventually(
-      async () => ((await readFile(marker, 'utf8').catch(() => '')) === 'ran\n' ? true : undefined),
-      10_000,
+    await waitFor(
       'the job',
+      async () => ((await readFile(marker, 'utf8').catch(() => '')) === 'ran\n' ? true : undefined),
+      { timeoutMs: 10_000 },
     );
     expect((await readdir(join(box.state, 'jobs'))).filter((n) => n.endsWith('.json'))).toHaveLength(1);
     await writeFile(release, '');
@@ -131,11 +130,9 @@ describe('serve as a service', () => {
     const next = serve(['--interval', '0.2']);
     // The budget is below the 10 s stale window on purpose: a takeover that waited for the lock to go
     // stale cannot pass, only one that saw the holder dead.
-    await eventually(
-      async () => (await readSnapshot()).liveness.pid === next.pid || undefined,
-      8_000,
-      'takeover',
-    );
+    await waitFor('takeover', async () => (await readSnapshot()).liveness.pid === next.pid || undefined, {
+      timeoutMs: 8_000,
+    });
     next.kill('SIGTERM');
     expect((await exited(next)).code).toBe(0);
   });
@@ -147,7 +144,7 @@ describe('serve as a service', () => {
     await writeProc(proc, { cores: 4, total, idle });
     const env = { ...box.env, DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: proc };
     const child = serve(['--interval', '0.25'], env);
-    const first = await eventually(async () => await readSnapshot(), 10_000, 'first snapshot');
+    const first = await waitFor('first snapshot', async () => await readSnapshot(), { timeoutMs: 10_000 });
     expect(first.probe.busy).toBeNull();
     expect(first.headroom.eligible).toBe(false);
     expect(first.headroom.reason.some((r) => r.startsWith('no cpu sample'))).toBe(true);
@@ -161,11 +158,9 @@ describe('serve as a service', () => {
       writing = writing.then(() => advanceStat(proc, shape));
     }, 20);
     try {
-      const busy = await eventually(
-        async () => (await readSnapshot()).probe.busy ?? undefined,
-        10_000,
-        'busy',
-      );
+      const busy = await waitFor('busy', async () => (await readSnapshot()).probe.busy ?? undefined, {
+        timeoutMs: 10_000,
+      });
       expect(busy).toBeCloseTo(0.75, 5);
       const snapshot = await readSnapshot();
       expect(snapshot.probe.cores).toBe(4);
@@ -183,7 +178,7 @@ describe('serve as a service', () => {
     await writeProc(proc, { cores: 2, total: 1000, idle: 500 });
     const env = { ...box.env, DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: proc };
     const child = serve(['--interval', '0.2'], env);
-    const before = await eventually(async () => await readSnapshot(), 10_000, 'a snapshot');
+    const before = await waitFor('a snapshot', async () => await readSnapshot(), { timeoutMs: 10_000 });
     await writeFile(join(proc, 'proc', 'meminfo'), 'MemTotal: 1000 kB\n');
     const end = await exited(child);
     expect(end.code).toBe(2);

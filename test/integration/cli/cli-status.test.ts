@@ -6,6 +6,7 @@ import type { ServiceLock } from '../../../service/state/records/service-lock.js
 import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const NOW = 1_900_000_000_000;
 let box: Sandbox;
@@ -134,7 +135,7 @@ describe('status flags', () => {
   it('--watch refreshes at its interval until interrupted, then exits 0', async () => {
     await writeSnapshot(box.state, snapshotFixture({ sample_ms: NOW - 1_000 }));
     const child = startCli(['status', '--watch', '--line', '--interval', '0.1'], env);
-    await new Promise((r) => setTimeout(r, 1_200));
+    await waitFor('three refreshes', () => child.output().trimEnd().split('\n').length >= 3);
     child.kill('SIGINT');
     expect(await exited(child)).toEqual({ code: 0, signal: null });
     const refreshes = child.output().trimEnd().split('\n');

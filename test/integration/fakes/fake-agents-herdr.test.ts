@@ -11,10 +11,10 @@ import {
   type RunningFakeAgent,
   readLaunches,
   startFakeAgent,
-  until,
   waitForLaunch,
 } from '../../fakes/agents/harness.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 interface Call {
   connection: number;
@@ -83,7 +83,7 @@ const reports = () =>
 describe('state reports to Herdr', () => {
   it('send working then idle for a Claude turn, with the session id, one connection each', async () => {
     const agent = start('claude', ['fake-agent: {"steps":[{"work_ms":100},{"reply":"ok"}]}']);
-    await until(() => (reports().length >= 2 ? true : undefined), 'two reports');
+    await waitFor('two reports', () => (reports().length >= 2 ? true : undefined));
     const launch = await waitForLaunch(logDir);
     expect(reports()).toEqual([
       expect.objectContaining({
@@ -103,7 +103,7 @@ describe('state reports to Herdr', () => {
 
   it('send blocked with the question while an ask waits for its answer', async () => {
     const agent = start('codex', ['fake-agent: {"steps":[{"ask":"Which branch?"},{"reply":"thanks"}]}']);
-    await until(() => (reports().some((r) => r.state === 'blocked') ? true : undefined), 'blocked');
+    await waitFor('blocked', () => (reports().some((r) => r.state === 'blocked') ? true : undefined));
     expect(reports().at(-1)).toMatchObject({
       source: 'herdr:codex',
       agent: 'codex',
@@ -111,13 +111,13 @@ describe('state reports to Herdr', () => {
       message: 'Which branch?',
     });
     agent.type('main');
-    await until(() => (reports().at(-1)?.state === 'idle' ? true : undefined), 'idle');
+    await waitFor('idle', () => (reports().at(-1)?.state === 'idle' ? true : undefined));
     expect(reports().map((r) => r.state)).toEqual(['working', 'blocked', 'working', 'idle']);
   });
 
   it('send the transcript path for Pi, and idle at start when there is no prompt', async () => {
     start('pi', []);
-    await until(() => (reports().length >= 1 ? true : undefined), 'a report');
+    await waitFor('a report', () => (reports().length >= 1 ? true : undefined));
     const [launch] = await readLaunches(logDir);
     expect(reports()[0]).toMatchObject({
       source: 'herdr:pi',

@@ -12,13 +12,13 @@ import {
   readLaunches,
   readTranscript,
   startFakeAgent,
-  until,
   writeClaudeHooks,
   writeCodexHooks,
   writePiFakeHooks,
   writeTaskFile,
 } from '../../fakes/agents/harness.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let root: string;
 let home: string;
@@ -47,7 +47,7 @@ afterEach(async () => {
 async function runToIdle(kind: 'claude' | 'codex' | 'pi', args: string[]) {
   const agent = startFakeAgent(kind, args, { cwd: work, env });
   running.push(agent);
-  await until(() => (agent.output().includes('(idle) >') ? true : undefined), 'idle');
+  await waitFor('idle', () => (agent.output().includes('(idle) >') ? true : undefined));
   const [launch] = await readLaunches(logDir);
   return { agent, launch: launch!, events: await readEvents(launch!) };
 }
@@ -146,9 +146,8 @@ describe('Claude Code hooks', () => {
     );
     const { agent, events } = await runToIdle('claude', []);
     agent.type('please do it');
-    await until(
-      () => (agent.output().includes('prompt blocked by hook: no') ? true : undefined),
-      'the block',
+    await waitFor('the block', () =>
+      agent.output().includes('prompt blocked by hook: no') ? true : undefined,
     );
     expect(events.filter((e) => e.event === 'state').map((e) => e.state)).toEqual(['idle']);
   });

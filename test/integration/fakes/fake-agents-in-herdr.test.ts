@@ -10,12 +10,12 @@ import {
   FAKE_AGENTS_BIN,
   readLaunches,
   reportedStates,
-  until,
   waitForLaunch,
   writeTaskFile,
 } from '../../fakes/agents/harness.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let dir: string;
 let home: string;
@@ -52,10 +52,10 @@ interface AgentView {
 }
 
 async function agentWhen(name: string, accept: (agent: AgentView) => boolean): Promise<AgentView> {
-  return until(async () => {
+  return waitFor(`agent ${name}`, async () => {
     const { agent } = (await ok('agent.get', { target: name })) as { agent: AgentView };
     return accept(agent) ? agent : undefined;
-  }, `agent ${name}`);
+  });
 }
 
 describe('fake agents started by the fake Herdr', () => {
@@ -90,10 +90,10 @@ describe('fake agents started by the fake Herdr', () => {
       model: 'claude-opus-4-1',
       activity: { kind: 'message', text: 'Child finished.' },
     });
-    const states = await until(async () => {
+    const states = await waitFor('both states logged', async () => {
       const seen = await reportedStates(launch);
       return seen.length >= 2 ? seen : undefined;
-    }, 'both states logged');
+    });
     expect(states).toEqual(['working', 'idle']);
   });
 

@@ -18,13 +18,13 @@ import {
   readTranscript,
   reportedStates,
   startFakeAgent,
-  until,
   waitForEvent,
   waitForLaunch,
   writeScriptFile,
   writeTaskFile,
 } from '../../fakes/agents/harness.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let root: string;
 let home: string;
@@ -60,7 +60,7 @@ const task = (name: string, script: FakeStep[]) =>
   writeTaskFile(join(work, 'launches', `${name}.task.md`), { script });
 
 const idle = (agent: RunningFakeAgent) =>
-  until(() => (agent.output().includes('(idle) >') ? true : undefined), 'idle');
+  waitFor('idle', () => (agent.output().includes('(idle) >') ? true : undefined));
 
 describe('fake claude', () => {
   it('records its exact argv and cwd, honours --session-id and writes the transcript the product finds', async () => {
@@ -105,9 +105,9 @@ describe('fake claude', () => {
     const agent = start('claude', []);
     await idle(agent);
     agent.type('what is up?');
-    await until(() => (agent.output().includes('● OK: what is up?') ? true : undefined), 'a reply');
+    await waitFor('a reply', () => (agent.output().includes('● OK: what is up?') ? true : undefined));
     agent.type('fake-agent: {"steps":[{"run":"echo typed-run"},{"reply":"ran it"}]}');
-    await until(() => (agent.output().includes('● ran it') ? true : undefined), 'the scripted reply');
+    await waitFor('the scripted reply', () => (agent.output().includes('● ran it') ? true : undefined));
     const [launch] = await readLaunches(logDir);
     expect(await reportedStates(launch!)).toEqual(['idle', 'working', 'idle', 'working', 'idle']);
     const run = (await readEvents(launch!)).find((e) => e.event === 'run');

@@ -11,8 +11,8 @@ import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 // biome-ignore lint/suspicious/noExplicitAny: records from the fake are plain JSON, checked by the assertions
 type Json = any;
 
-import { eventually } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 // argv: [--fake-mode report|silent|working|exit] ...; logs argv and prompts as JSON lines.
 const AGENT = `#!/usr/bin/env node
@@ -111,7 +111,7 @@ async function paneSnapshot(pane: string) {
 }
 
 async function untilForeground(pane: string, name: string) {
-  await eventually(async () => {
+  await waitFor('the pane to run the named foreground process', async () => {
     const info = (await ok('pane.process_info', { pane_id: pane })).process_info;
     return info.foreground_processes.some((p: Json) => p.name === name) ? true : undefined;
   });
@@ -149,7 +149,7 @@ describe('agent detection and reports', () => {
   it('detects an agent process in the foreground and drops it when the process ends', async () => {
     const pane = await newPane();
     await ok('pane.send_input', { pane_id: pane, text: 'claude --fake-mode silent', keys: ['Enter'] });
-    const agent = await eventually(async () => {
+    const agent = await waitFor('the claude agent detected in the pane', async () => {
       const response = await herdr.call('agent.get', { target: pane });
       return response.result?.agent.agent === 'claude' ? response.result.agent : undefined;
     });
@@ -158,7 +158,7 @@ describe('agent detection and reports', () => {
     await ok('_fake.agent.set_status', { target: pane, status: 'working' });
     expect((await ok('agent.get', { target: pane })).agent.agent_status).toBe('working');
     await ok('pane.send_input', { pane_id: pane, keys: ['ctrl+c'] });
-    await eventually(async () =>
+    await waitFor('the agent gone', async () =>
       (await errorCode('agent.get', { target: pane })) === 'agent_not_found' ? true : undefined,
     );
     const detected = (await ok('_fake.events.list', { event: 'pane_agent_detected' })).events.filter(
@@ -251,7 +251,7 @@ describe('agent.start launches', () => {
     expect(await errorCode('agent.start', { name: 'reviewer', kind: 'pi', pane_id: await newPane() })).toBe(
       'agent_name_taken',
     );
-    const ready = await eventually(async () => {
+    const ready = await waitFor('the reviewer ready', async () => {
       const { agent } = await ok('agent.get', { target: 'reviewer' });
       return agent.interactive_ready ? agent : undefined;
     });
@@ -266,7 +266,7 @@ describe('agent.start launches', () => {
   it('releases the name when the launched process exits before it is ready', async () => {
     const pane = await newPane();
     await ok('agent.start', { name: 'quitter', kind: 'codex', pane_id: pane, args: ['--fake-mode', 'exit'] });
-    await eventually(async () =>
+    await waitFor('the quitter gone', async () =>
       (await errorCode('agent.get', { target: 'quitter' })) === 'agent_not_found' ? true : undefined,
     );
     const reused = await ok('agent.start', {
@@ -309,7 +309,9 @@ describe('waits, prompts and subscriptions', () => {
         },
       })}\n`,
     );
-    await eventually(async () => (lines.length >= 2 ? true : undefined));
+    await waitFor('the subscription to start and send an event', async () =>
+      lines.length >= 2 ? true : undefined,
+    );
     expect(lines[0]).toEqual({ id: 'sub', result: { type: 'subscription_started' } });
     expect(lines[1]).toEqual({
       event: 'pane.agent_status_changed',
@@ -325,13 +327,15 @@ describe('waits, prompts and subscriptions', () => {
     await ok('_fake.agent.set_status', { target: pane, status: 'blocked' });
     expect((await waiting).result.agent.agent_status).toBe('blocked');
 
-    await eventually(async () =>
+    await waitFor('a blocked status event', async () =>
       lines.some((l) => l.event === 'pane.agent_status_changed' && l.data.agent_status === 'blocked')
         ? true
         : undefined,
     );
     await ok('pane.close', { pane_id: pane });
-    await eventually(async () => (lines.some((l) => l.event === 'pane_closed') ? true : undefined));
+    await waitFor('a pane_closed event', async () =>
+      lines.some((l) => l.event === 'pane_closed') ? true : undefined,
+    );
     expect(lines.find((l) => l.event === 'pane_closed')).toEqual({
       event: 'pane_closed',
       data: { type: 'pane_closed', pane_id: pane, workspace_id: pane.split(':')[0] },
@@ -342,7 +346,7 @@ describe('waits, prompts and subscriptions', () => {
   it('prompts a ready agent, waits for its turn to finish, and refuses empty prompts', async () => {
     const pane = await newPane();
     await ok('agent.start', { name: 'prompted', kind: 'pi', pane_id: pane, args: ['--fake-mode', 'report'] });
-    await eventually(async () =>
+    await waitFor('the prompted agent ready', async () =>
       (await ok('agent.get', { target: 'prompted' })).agent.interactive_ready ? true : undefined,
     );
     expect(await errorCode('agent.prompt', { target: 'prompted', text: '' })).toBe('empty_agent_prompt');

@@ -10,8 +10,8 @@ import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 // biome-ignore lint/suspicious/noExplicitAny: records from the fake are plain JSON, checked by the assertions
 type Json = any;
 
-import { eventually } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 // A stand-in agent: `--ready` reports idle, `--busy` working forever, `--as K` reports kind K,
 // `--quit` exits at once.
@@ -119,7 +119,7 @@ describe('streams and exit codes', () => {
       stdout: '',
       stderr: '',
     });
-    const text = await eventually(async () => {
+    const text = await waitFor('the raw marker in the pane', async () => {
       const run = await herdrCli(['pane', 'read', pane, '--source', 'recent', '--lines', '10']);
       return run.stdout.includes('\nraw-marker') ? run.stdout : undefined;
     });

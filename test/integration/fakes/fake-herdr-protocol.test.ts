@@ -2,7 +2,7 @@
 // empty-id invalid_request rule, ids, records, close semantics with their events, pane exit,
 // layout/swap/ratio, input and reads, failure injection, and that stop() leaves nothing behind.
 
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
@@ -10,8 +10,8 @@ import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 // biome-ignore lint/suspicious/noExplicitAny: records from the fake are plain JSON, checked by the assertions
 type Json = any;
 
-import { eventually } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let dir: string;
 let herdr: FakeHerdr;
@@ -180,7 +180,7 @@ describe('ids, records and close semantics', () => {
   it('removes a pane whose shell exits, closing its workspace when it was the last one', async () => {
     const { workspace, root_pane } = await ok('workspace.create', { cwd: dir });
     await ok('pane.send_input', { pane_id: root_pane.pane_id, text: 'exit', keys: ['Enter'] });
-    await eventually(async () =>
+    await waitFor('the root pane gone', async () =>
       (await herdr.call('pane.get', { pane_id: root_pane.pane_id })).error?.code === 'pane_not_found'
         ? true
         : undefined,
@@ -215,7 +215,7 @@ describe('pane processes', () => {
       keys: ['Enter'],
     });
     const expected = `${pane}|1|x1|xterm-256color`;
-    const text = await eventually(async () => {
+    const text = await waitFor('the expected text in the pane', async () => {
       const { read } = await ok('pane.read', { pane_id: pane, source: 'recent', lines: 5 });
       return read.text.includes(expected) ? read.text : undefined;
     });
@@ -251,7 +251,9 @@ describe('metadata and notifications', () => {
 
     await report({ tokens: { short: 'lived' }, ttl_ms: 30 });
     expect((await ok('pane.get', { pane_id: pane })).pane.tokens.short).toBe('lived');
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await waitFor('the short-lived token to expire', async () => {
+      return (await ok('pane.get', { pane_id: pane })).pane.tokens.short === undefined;
+    });
     expect((await ok('pane.get', { pane_id: pane })).pane.tokens).toEqual({ b: 'two', c: 'three' });
 
     const many = (n: number, prefix: string) =>
@@ -324,7 +326,14 @@ describe('stop', () => {
     await fake.call('pane.send_input', { pane_id: root_pane.pane_id, text: 'sleep 300 &', keys: ['Enter'] });
     const shell = (await fake.call('pane.process_info', { pane_id: root_pane.pane_id })).result.process_info
       .shell_pid;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the background sleep to start', async () => {
+      for (const name of await readdir('/proc')) {
+        const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+        if (stat.includes('(sleep)') && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === shell)
+          return true;
+      }
+      return false;
+    });
     await fake.stop();
     await fake.stop();
     const alive = (pid: number) => {
@@ -335,7 +344,7 @@ describe('stop', () => {
         return false;
       }
     };
-    await eventually(async () => (alive(shell) ? undefined : true), 3000, 'pane shell to die');
+    await waitFor('pane shell to die', async () => (alive(shell) ? undefined : true), { timeoutMs: 3000 });
     await expect(fake.call('ping')).rejects.toThrow();
     await rm(own, { recursive: true, force: true });
   });

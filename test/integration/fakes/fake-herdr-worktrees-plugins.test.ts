@@ -10,8 +10,8 @@ import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 // biome-ignore lint/suspicious/noExplicitAny: records from the fake are plain JSON, checked by the assertions
 type Json = any;
 
-import { eventually } from '../../helpers/cli.js';
 import { tempDir, writeTree } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let dir: string;
 let repo: string;
@@ -198,7 +198,7 @@ command = ["sh", "-c", "exec sleep 60"]
     const second = (await open()).plugin_pane;
     expect(first).toMatchObject({ plugin_id: 'dogsled', entrypoint: 'sidebar', pane: { label: 'Dogsled' } });
     expect(second.pane.pane_id).not.toBe(first.pane.pane_id);
-    await eventually(async () => {
+    await waitFor("the sidebar plugin's output in the pane", async () => {
       const { read } = await ok('pane.read', { pane_id: first.pane.pane_id, source: 'recent' });
       return read.text.includes('board-for-dogsled-sidebar') ? true : undefined;
     });

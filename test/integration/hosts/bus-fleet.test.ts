@@ -12,14 +12,20 @@ import { createUser } from '@nats-io/nkeys';
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusReportSchema } from '../../../service/hosts/view-schemas.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { HIDDEN, hostileReply } from '../../helpers/hostile-snapshot.js';
 import { NatsServer } from '../../helpers/nats-server.js';
+import { waitFor } from '../../helpers/wait.js';
 
 interface Host {
   id: string;
   box: Sandbox;
   serve: ReturnType<typeof startCli>;
+}
+
+/** Polls a check that runs the CLI, every 100 ms. */
+function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  return waitFor(what, check, { timeoutMs, intervalMs: 100 }) as Promise<T>;
 }
 
 let nats: NatsServer;

@@ -8,8 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { access, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, runCli, spawnCli } from '../../helpers/cli.js';
+import { runCli, spawnCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, removeScenarios } from '../../helpers/git-scenarios.js';
+import { waitFor } from '../../helpers/wait.js';
 import { agentSuite, ok } from '../agents/agent-fixtures.js';
 
 const suite = agentSuite();
@@ -88,7 +89,9 @@ async function endedMidLaunch(repo: Repo, extra = '', ready?: string) {
     input: JSON.stringify(request(repo, 'feat/late')),
     timeoutMs: 90_000,
   });
-  await eventually(async () => (await exists(join(dir, 'in-setup'))) || undefined, 60_000, 'the setup');
+  await waitFor('the setup', async () => (await exists(join(dir, 'in-setup'))) || undefined, {
+    timeoutMs: 60_000,
+  });
   await endLaunch(repo, 'feat/late');
   await writeFile(join(dir, 'go'), '');
   const result = await launch.done;

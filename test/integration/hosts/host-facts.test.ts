@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostViewSchema } from '../../../service/hosts/view-schemas.js';
 import { HostFactsSchema, HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const MIB = 1024 * 1024;
 
@@ -66,14 +67,14 @@ describe('serve', () => {
   it('publishes the facts once read, and status shows them, one line per host', async () => {
     const serve = startCli(['serve'], env);
     try {
-      const snapshot = await eventually(
+      const snapshot = await waitFor(
+        'host.json with facts',
         async () => {
           const text = await readFile(join(box.state, 'host.json'), 'utf8').catch(() => '');
           const parsed = text ? HostSnapshotSchema.parse(JSON.parse(text)) : undefined;
           return parsed?.facts ? parsed : undefined;
         },
-        30_000,
-        'host.json with facts',
+        { timeoutMs: 30_000 },
       );
       expect(snapshot.facts?.gpus).toEqual([
         { vendor: 'NVIDIA Corporation', model: 'NVIDIA GeForce RTX 4090', memory_bytes: 24564 * MIB },
@@ -92,7 +93,7 @@ describe('serve', () => {
     }
     expect((await exited(serve)).code).toBe(0);
     expect(serve.output()).not.toMatch(/host facts/);
-  }, 60_000);
+  });
 
   it('keeps publishing while a GPU tool hangs, then says the facts timed out, leaving nothing running', async () => {
     const marker = join(box.root, 'hung-nvidia-smi');
@@ -101,20 +102,22 @@ describe('serve', () => {
     const serve = startCli(['serve'], hung);
     try {
       // The tool hangs: snapshots go on without facts meanwhile.
-      await eventually(async () => (existsSync(marker) ? true : undefined), 30_000, 'nvidia-smi started');
+      await waitFor('nvidia-smi started', async () => (existsSync(marker) ? true : undefined), {
+        timeoutMs: 30_000,
+      });
       const during = HostSnapshotSchema.parse(
         JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8')),
       );
       expect(during.facts).toBeNull();
-      const after = await eventually(
+      const after = await waitFor(
+        'facts with the timeout',
         async () => {
           const snapshot = HostSnapshotSchema.parse(
             JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8')),
           );
           return snapshot.facts ? snapshot : undefined;
         },
-        30_000,
-        'facts with the timeout',
+        { timeoutMs: 30_000 },
       );
       expect(after.facts).toMatchObject({
         os: null,
@@ -125,13 +128,15 @@ describe('serve', () => {
       expect(after.sample_ms).toBeGreaterThan(during.sample_ms);
       // The hung tool went with the child's process group.
       const pid = Number(await readFile(marker, 'utf8'));
-      await eventually(async () => (isAlive(pid) ? undefined : true), 10_000, 'the hung tool gone');
+      await waitFor('the hung tool gone', async () => (isAlive(pid) ? undefined : true), {
+        timeoutMs: 10_000,
+      });
     } finally {
       serve.kill('SIGTERM');
     }
     expect((await exited(serve)).code).toBe(0);
     expect(serve.output().match(/host facts: dogsled host facts timed out/g)).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('publishes no facts with --once, which ends before a child could answer', async () => {
     const once = await runCli(['serve', '--once'], env, { timeoutMs: 30_000 });

@@ -7,10 +7,10 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AgentPane } from '../../../service/core/agents/agent-pane-types.js';
+import type { Item } from '../../../service/core/agents/item-types.js';
 import { BATCH_CHARS } from '../../../service/core/inbox/inbox-text.js';
 import { updateItems } from '../../../service/state/records/queue-items.js';
-import type { AgentPane } from '../../../service/state/schemas/host-schemas.js';
-import type { Item } from '../../../service/state/schemas/queue-items-schemas.js';
 import {
   hookJson,
   type InboxBox,

@@ -14,10 +14,10 @@ import {
   readLaunches,
   readTranscript,
   startFakeAgent,
-  until,
 } from '../../fakes/agents/harness.js';
 import { CLI, ROOT } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const PLUGIN = join(ROOT, 'plugins', 'dogsled');
 let t: InboxBox;
@@ -78,21 +78,21 @@ function userTexts(records: Record<string, unknown>[]): string[] {
 describe('the Claude Code plugin', () => {
   it('registers at session start and hands a message to the next prompt as context', async () => {
     const agent = start('claude', ['--plugin-dir', PLUGIN]);
-    await until(() => (agent.output().includes('(idle) >') ? true : undefined), 'idle');
-    const inbox = await until(async () => (await t.inbox(child))?.reader ?? undefined, 'the reader');
+    await waitFor('idle', () => (agent.output().includes('(idle) >') ? true : undefined));
+    const inbox = await waitFor('the reader', async () => (await t.inbox(child))?.reader ?? undefined);
     expect(inbox).toMatchObject({ harness: 'claude', pane: child.pane });
 
     const sent = await t.cli(lead, ['send', child.pane, '--message', 'Also cover the empty case.']);
     expect(sent.code).toBe(0);
     agent.type('fake-agent: {"steps":[{"reply":"ok"}]}');
     const [launch] = await readLaunches(logDir);
-    const context = await until(async () => {
+    const context = await waitFor('the message as context', async () => {
       const records = await readTranscript(launch!.transcript!).catch(() => []);
       const attached = records
         .filter((r) => r.type === 'attachment')
         .flatMap((r) => (r.attachment as { content: string[] }).content);
       return attached.find((text) => text.includes('Also cover the empty case.'));
-    }, 'the message as context');
+    });
     expect(context).toMatch(/^dogsled inbox: 1 new record/);
     expect((await t.inbox(child)).records[0].state).toBe('delivered');
   });
@@ -103,8 +103,10 @@ describe('the Claude Code plugin', () => {
       on_stop_block: [{ reply: 'README updated too.' }],
     };
     const agent = start('claude', ['--plugin-dir', PLUGIN, `fake-agent: ${JSON.stringify(script)}`]);
-    await until(async () => ((await stopHooks()).length >= 2 ? true : undefined), 'two stops', 20_000);
-    await until(() => (agent.output().includes('(idle) >') ? true : undefined), 'idle');
+    await waitFor('two stops', async () => ((await stopHooks()).length >= 2 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
+    await waitFor('idle', () => (agent.output().includes('(idle) >') ? true : undefined));
     const stops = await stopHooks();
     expect(stops.map((s) => (s.input as { stop_hook_active: boolean }).stop_hook_active)).toEqual([
       false,
@@ -129,8 +131,10 @@ describe('the Codex plugin', () => {
       on_stop_block: [{ reply: 'Rebased.' }],
     };
     const agent = start('codex', ['-m', 'gpt-5', `fake-agent: ${JSON.stringify(script)}`]);
-    await until(async () => ((await stopHooks()).length >= 2 ? true : undefined), 'two stops', 20_000);
-    await until(() => (agent.output().includes('(idle) >') ? true : undefined), 'idle');
+    await waitFor('two stops', async () => ((await stopHooks()).length >= 2 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
+    await waitFor('idle', () => (agent.output().includes('(idle) >') ? true : undefined));
     expect((await t.inbox(child)).reader.harness).toBe('codex');
     const [launch] = await readLaunches(logDir);
     const said = userTexts(await readTranscript(launch!.transcript!));

@@ -7,7 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, ROOT, runCli } from '../../helpers/cli.js';
+import { ROOT, runCli } from '../../helpers/cli.js';
 import {
   hookJson,
   type InboxBox,
@@ -15,6 +15,7 @@ import {
   type PaneRef,
   registerClaude,
 } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
 let lead: PaneRef;
@@ -176,7 +177,9 @@ describe('hook inbox on failure exits 0 with no output', () => {
       holder.stdout.on('data', (d: Buffer) => {
         said += d.toString();
       });
-      await eventually(async () => (said.includes('locked') ? true : undefined), 10_000, 'the lock holder');
+      await waitFor('the lock holder', async () => (said.includes('locked') ? true : undefined), {
+        timeoutMs: 10_000,
+      });
       process.kill(holder.pid as number, 'SIGSTOP');
       silent(await t.hook(child, STOP, stopInput(false)));
       expect((await t.inbox(child)).records[0].state).toBe('pending');
@@ -184,10 +187,10 @@ describe('hook inbox on failure exits 0 with no output', () => {
       holder.kill('SIGKILL');
     }
     // The holder is dead now: its lock is broken (at once, or once stale) and the record comes out.
-    const after = await eventually(
-      async () => hookJson(await t.hook(child, STOP, stopInput(false))),
-      40_000,
+    const after = await waitFor(
       'delivery after the holder died',
+      async () => hookJson(await t.hook(child, STOP, stopInput(false))),
+      { timeoutMs: 40_000 },
     );
     expect(after.reason).toContain('waiting behind a frozen lock');
   }, 60_000);
@@ -246,11 +249,9 @@ describe('claims are leases', () => {
       printed += d.toString();
     });
     crashed.stdin.end(JSON.stringify(stopInput(false)));
-    await eventually(
-      async () => (printed.includes('deliver me') ? true : undefined),
-      10_000,
-      'the first print',
-    );
+    await waitFor('the first print', async () => (printed.includes('deliver me') ? true : undefined), {
+      timeoutMs: 10_000,
+    });
     crashed.kill('SIGKILL');
     expect((await t.inbox(child)).records[0]).toMatchObject({ id, state: 'claimed', attempts: 1 });
     // Within the lease (8-12 s), no other run takes it.
@@ -273,11 +274,9 @@ describe('claims are leases', () => {
     });
     first.stdin.end('{}');
     try {
-      await eventually(
-        async () => (printed.includes('held by the first') ? true : undefined),
-        10_000,
-        'first',
-      );
+      await waitFor('first', async () => (printed.includes('held by the first') ? true : undefined), {
+        timeoutMs: 10_000,
+      });
       silent(await t.hook(child, STOP, stopInput(false), clock(T0)));
       const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => send(`burst ${i}`)));
       const runs = await Promise.all(

@@ -6,7 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
-import { eventually, runCli } from '../../helpers/cli.js';
+import { runCli } from '../../helpers/cli.js';
 import {
   type InboxBox,
   inboxBox,
@@ -15,6 +15,7 @@ import {
   type PaneRef,
   registerClaude,
 } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
 let lead: PaneRef;
@@ -217,7 +218,7 @@ describe('send by agent name', () => {
       });
       expect(started.error).toBeUndefined();
     }
-    await eventually(async () => {
+    await waitFor('both named agents listed', async () => {
       const { agents } = (await named.herdr.call('agent.list', {})).result;
       return agents.filter((agent: { name?: string }) => agent.name).length === 2 ? true : undefined;
     });
@@ -245,7 +246,7 @@ describe('send by agent name', () => {
       args: ['fake-agent: {"steps":[{"hang":true}]}'],
     });
     expect(started.error).toBeUndefined();
-    await eventually(async () => {
+    await waitFor('busy-one working', async () => {
       const { agents } = (await named.herdr.call('agent.list', {})).result;
       const agent = agents.find((a: { name?: string }) => a.name === 'busy-one');
       return agent?.agent_status === 'working' ? true : undefined;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InboxWorker } from '../../../service/daemon/inbox-worker.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { eventually, spawnCli } from '../../helpers/cli.js';
+import { spawnCli } from '../../helpers/cli.js';
 import {
   hookJson,
   type InboxBox,
@@ -18,6 +18,7 @@ import {
   type PaneRef,
   registerClaude,
 } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
 let lead: PaneRef;
@@ -227,7 +228,9 @@ describe('an inbox holds a bounded amount', () => {
     const file = join(t.box.root, 'lost.txt');
     await writeFile(file, `never stored ${'y'.repeat(5_000)}`);
     const crashing = spawnCli(['send', child.pane, '--message-file', file], env);
-    await eventually(async () => ((await exists(`${t.inboxPath(child)}.holding`)) ? true : undefined));
+    await waitFor('the crashing writer to hold the inbox lock', async () =>
+      (await exists(`${t.inboxPath(child)}.holding`)) ? true : undefined,
+    );
     crashing.child.kill('SIGKILL');
     await crashing.done;
 

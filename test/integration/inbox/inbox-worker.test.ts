@@ -5,8 +5,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InboxWorker, TERMINAL_GONE } from '../../../service/daemon/inbox-worker.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { eventually, exited, startCli } from '../../helpers/cli.js';
+import { exited, startCli } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 import { appendTickets, ticketFixture, tickets } from '../jobs/job-queue-fixtures.js';
 
 let t: InboxBox;
@@ -146,7 +147,9 @@ describe('the inbox worker', () => {
           notice: 'pending',
         }),
       ]);
-      const record = await eventually(async () => (await t.inbox(lead))?.records[0], 15_000, 'the notice');
+      const record = await waitFor('the notice', async () => (await t.inbox(lead))?.records[0], {
+        timeoutMs: 15_000,
+      });
       expect(record).toMatchObject({ kind: 'admission', ref: 'ticket:t_served:admitted' });
     } finally {
       serve.kill('SIGTERM');

@@ -8,7 +8,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { OutboxSchema } from '../../../service/state/schemas/outbox-schemas.js';
-import { eventually, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { type Sandbox, sandbox } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { killAll, startServe } from '../jobs/job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -52,28 +53,28 @@ it("posts a closed child's reply and close to the outbox once, and waits out an 
   const outbox = join(box.state, 'outbox.json');
   await mkdir(outbox);
   const serve = startServe({ ...box.env, DOGSLED_TEST: '1' }, running);
-  await eventually(
-    async () => (serve.output().includes('outbox.json is a directory') ? true : undefined),
-    30_000,
+  await waitFor(
     'the warning about the directory',
+    async () => (serve.output().includes('outbox.json is a directory') ? true : undefined),
+    { timeoutMs: 30_000 },
   );
   expect(serve.output()).toMatch(/^dogsled serve: outbox: outbox\.json is a directory, not a regular file$/m);
   expect((await items())[0]?.owner_told_ms ?? null).toBeNull();
 
   await rm(outbox, { recursive: true });
   execFileSync('mkfifo', [outbox]);
-  await eventually(
-    async () => (serve.output().includes('outbox.json is a FIFO') ? true : undefined),
-    30_000,
+  await waitFor(
     'the warning about the FIFO',
+    async () => (serve.output().includes('outbox.json is a FIFO') ? true : undefined),
+    { timeoutMs: 30_000 },
   );
   expect((await items())[0]?.owner_told_ms ?? null).toBeNull();
 
   await rm(outbox);
-  const told = await eventually(
-    async () => ((await items())[0]?.owner_told_ms != null ? (await items())[0] : undefined),
-    30_000,
+  const told = await waitFor(
     'the close told',
+    async () => ((await items())[0]?.owner_told_ms != null ? (await items())[0] : undefined),
+    { timeoutMs: 30_000 },
   );
   expect(told).toMatchObject({ owner: null, owner_pane: 'w1:p1' });
   const records = OutboxSchema.parse(JSON.parse(await readFile(outbox, 'utf8'))).records;

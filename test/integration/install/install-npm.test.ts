@@ -8,9 +8,10 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventually, exited, ROOT, sandbox } from '../../helpers/cli.js';
+import { exited, ROOT, sandbox } from '../../helpers/cli.js';
 import { packedRelease } from '../../helpers/pack.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const run = promisify(execFile);
 const PKG = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
@@ -82,7 +83,7 @@ describe('npm install -g --prefix DIR ./dogsled-X.Y.Z.tgz', () => {
     );
     output = done.stdout + done.stderr;
     installed = join(prefix, 'lib', 'node_modules', 'dogsled');
-  }, 180_000);
+  });
 
   it('puts dogsled in DIR/bin and the package, with its units, plugins and profiles, in DIR/lib', async () => {
     const { stdout } = await run(join(prefix, 'bin', 'dogsled'), ['--version']);
@@ -166,7 +167,7 @@ describe('npm install -g --prefix DIR ./dogsled-X.Y.Z.tgz', () => {
     } finally {
       await box.cleanup();
     }
-  }, 60_000);
+  });
 
   it('runs the quick start from there: serve in the background, then status', async () => {
     const box = await sandbox();
@@ -179,13 +180,13 @@ describe('npm install -g --prefix DIR ./dogsled-X.Y.Z.tgz', () => {
       });
       try {
         // The second tick carries a CPU sample: status then shows busy cores, not "no sample yet".
-        const status = await eventually(
+        const status = await waitFor(
+          'a status with a CPU sample',
           async () => {
             const { stdout } = await run('dogsled', ['status'], { env, cwd: box.home });
             return /cores busy/.test(stdout) ? stdout : undefined;
           },
-          30_000,
-          'a status with a CPU sample',
+          { timeoutMs: 30_000 },
         );
         expect(status).toMatch(/service up/);
         expect(status).toMatch(/^ {2}memory +.* used of /m);
@@ -198,5 +199,5 @@ describe('npm install -g --prefix DIR ./dogsled-X.Y.Z.tgz', () => {
     } finally {
       await box.cleanup();
     }
-  }, 60_000);
+  });
 });

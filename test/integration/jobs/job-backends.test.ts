@@ -7,8 +7,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { type JobRecord, readJobRecord } from '../../../service/state/records/job-records.js';
+import { readJobRecord } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { type CliResult, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';

@@ -6,15 +6,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellLine } from '../../../service/core/common/shell-quote.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
-import {
-  type JobRecord,
-  jobLogPath,
-  readJobRecord,
-  writeJobRecord,
-} from '../../../service/state/records/job-records.js';
+import { jobLogPath, readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { CLI, eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let paths: StatePaths;
@@ -78,24 +75,24 @@ async function runExec(pane: string, job: JobRecord): Promise<void> {
 }
 
 function ended(job: JobRecord): Promise<JobRecord> {
-  return eventually(
+  return waitFor(
+    `job ${job.id} ended`,
     async () => {
       const record = await readJobRecord(paths, job.id);
       return record.ended_ms === null ? undefined : record;
     },
-    15_000,
-    `job ${job.id} ended`,
+    { timeoutMs: 15_000 },
   );
 }
 
 async function tabGone(tab: string): Promise<void> {
-  await eventually(
+  await waitFor(
+    `tab ${tab} closed`,
     async () => {
       const tabs: Array<{ tab_id: string }> = (await ok('tab.list', { workspace_id: workspace })).tabs;
       return tabs.some((t) => t.tab_id === tab) ? undefined : true;
     },
-    10_000,
-    `tab ${tab} closed`,
+    { timeoutMs: 10_000 },
   );
 }
 
@@ -146,23 +143,23 @@ describe.concurrent('exec in a Herdr pane', () => {
     const script = `echo first; i=0; while [ ! -e ${release} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; echo second >&2; exit 5`;
     const job = await newJob(['sh', '-c', script], { pane, tab });
     await runExec(pane, job);
-    await eventually(
+    await waitFor(
+      'first line logged',
       async () =>
         (await readFile(jobLogPath(paths, job.id), 'utf8').catch(() => '')) === 'first\n' ? true : undefined,
-      10_000,
-      'first line logged',
+      { timeoutMs: 10_000 },
     );
     // The pane shows the output too (exec copies the log to it) until it closes.
     let shown = '';
-    await eventually(
+    await waitFor(
+      'first line shown in the pane',
       async () => {
         shown = (await ok('_fake.pane.output', { pane_id: pane })).text;
         // The line is typed as soon as the tab exists, so the shell's prompt can come after the echo
         // of the typed line and before the job's output: `# first`.
         return /(?:^|\s)first\r?$/m.test(shown) ? true : undefined;
       },
-      10_000,
-      'first line shown in the pane',
+      { timeoutMs: 10_000 },
     ).catch((error: Error) => {
       throw new Error(`${error.message}; the pane showed ${JSON.stringify(shown)}`);
     });
@@ -207,13 +204,13 @@ describe('a tab that cannot be closed', () => {
     });
     await runExec(pane, job);
     expect(await ended(job)).toMatchObject({ exit_code: 0 });
-    await eventually(
+    await waitFor(
+      `pane ${pane} closed`,
       async () => {
         const panes: Array<{ pane_id: string }> = (await ok('pane.list', {})).panes;
         return panes.some((p) => p.pane_id === pane) ? undefined : true;
       },
-      10_000,
-      `pane ${pane} closed`,
+      { timeoutMs: 10_000 },
     );
     await tabGone(tab);
     const closes: Array<{ params: { pane_id: string } }> = (

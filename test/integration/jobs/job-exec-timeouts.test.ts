@@ -5,16 +5,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { parseProcStat } from '../../../service/process/process-table.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
-import {
-  type JobRecord,
-  jobLogPath,
-  readJobRecord,
-  writeJobRecord,
-} from '../../../service/state/records/job-records.js';
-import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { jobLogPath, readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
+import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let paths: StatePaths;
@@ -62,11 +59,9 @@ describe.concurrent('limits from the record', () => {
     });
     expect(await readFile(jobLogPath(paths, job.id), 'utf8')).toBe('started\n');
     const grandchild = Number(await readFile(pidFile, 'utf8'));
-    await eventually(
-      async () => ((await processGone(grandchild)) ? true : undefined),
-      5_000,
-      'grandchild gone',
-    );
+    await waitFor('grandchild gone', async () => ((await processGone(grandchild)) ? true : undefined), {
+      timeoutMs: 5_000,
+    });
   });
 
   it('--idle-timeout kills the group once the output stops, not while it flows', async () => {
@@ -83,11 +78,9 @@ describe.concurrent('limits from the record', () => {
     });
     expect(await readFile(jobLogPath(paths, job.id), 'utf8')).toMatch(/^started\n(tick \d\n){8}$/);
     const grandchild = Number(await readFile(pidFile, 'utf8'));
-    await eventually(
-      async () => ((await processGone(grandchild)) ? true : undefined),
-      5_000,
-      'grandchild gone',
-    );
+    await waitFor('grandchild gone', async () => ((await processGone(grandchild)) ? true : undefined), {
+      timeoutMs: 5_000,
+    });
   });
 
   it('SIGKILLs a group that ignores SIGTERM after the grace', async () => {

@@ -8,17 +8,18 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
 import { jobEnvPath, writeEnvFile } from '../../../service/state/records/env-files.js';
 import {
-  type JobRecord,
   jobLogPath,
   jobStopPath,
   readJobRecord,
   writeJobRecord,
 } from '../../../service/state/records/job-records.js';
-import { CLI, type CliResult, eventually, exited, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, type CliResult, exited, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let paths: StatePaths;
@@ -73,15 +74,26 @@ async function childrenOf(pid: number): Promise<number[]> {
   return found;
 }
 
+/** Pids whose command line mentions any of `words`. */
+async function mentioning(words: string[]): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const argv = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (words.some((word) => argv.includes(word))) found.push(Number(name));
+  }
+  return found;
+}
+
 /** The record once the command runs (its group is recorded). */
 function running(job: JobRecord): Promise<JobRecord> {
-  return eventually(
+  return waitFor(
+    `job ${job.id} running`,
     async () => {
       const record = await readJobRecord(paths, job.id);
       return typeof record.pgid === 'number' ? record : undefined;
     },
-    10_000,
-    `job ${job.id} running`,
+    { timeoutMs: 10_000 },
   );
 }
 
@@ -158,7 +170,9 @@ describe.concurrent('the log', () => {
       'echo before; sleep 0.5; i=0; while [ $i -lt 2000 ]; do echo "line $i"; i=$((i+1)); done; exit 4',
     ]);
     const child = startExec(job);
-    await eventually(async () => (child.out().includes('before') ? true : undefined), 10_000, 'first line');
+    await waitFor('first line', async () => (child.out().includes('before') ? true : undefined), {
+      timeoutMs: 10_000,
+    });
     child.stdout?.destroy();
     const { code } = await exited(child);
     expect(code).toBe(4);
@@ -252,7 +266,9 @@ describe.concurrent('stop and termination', () => {
     const job = await newJob(['sh', '-c', `sleep 1; touch ${marker}`]);
     const child = startExec(job);
     // Once exec has started its supervisor (which may still be booting), exec is past its own start.
-    await eventually(async () => ((await childrenOf(child.pid as number)).length > 0 ? true : undefined));
+    await waitFor('the supervisor to start its child', async () =>
+      (await childrenOf(child.pid as number)).length > 0 ? true : undefined,
+    );
     child.kill('SIGTERM');
     await exited(child);
     const record = await readJobRecord(paths, job.id);
@@ -261,7 +277,11 @@ describe.concurrent('stop and termination', () => {
       exit_code: null,
       reason: 'wrapper terminated',
     });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Nothing of the job may live on: not its supervisor, not its command (which would touch the marker).
+    await waitFor(
+      'nothing of the job left running',
+      async () => (await mentioning([job.id, marker])).length === 0,
+    );
     await expect(stat(marker)).rejects.toThrow();
   });
 });

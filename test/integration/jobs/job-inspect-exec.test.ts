@@ -5,8 +5,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { JobRecord } from '../../../service/state/records/job-records.js';
-import { CLI, eventually, exited, runCli } from '../../helpers/cli.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import { CLI, exited, runCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { alive, createJob, type JobSandbox, jobSandbox, killGroup, record } from './job-inspect-fixture.js';
 
 let box: JobSandbox;
@@ -34,7 +35,7 @@ async function execJob(script: string): Promise<{ id: string; exec: ChildProcess
     stdio: 'ignore',
   });
   children.push(exec);
-  const started = await eventually(async () => {
+  const started = await waitFor('the job started or ended', async () => {
     const current = await record(box.io, job.id);
     return current.ended_ms !== null || typeof current.pgid === 'number' ? current : undefined;
   });
@@ -55,7 +56,7 @@ describe('inspection of jobs that exec runs', () => {
   test('stop ends a running job, grandchild included, and exec records it stopped', async () => {
     const pidFile = join(box.root, 'grandchild.pid');
     const { id } = await execJob(`sh -c 'echo $$ > "$0"; exec sleep 30' '${pidFile}' & wait`);
-    const grandchild = await eventually(async () => {
+    const grandchild = await waitFor("the grandchild's pid file", async () => {
       const text = await readFile(pidFile, 'utf8').catch(() => '');
       return /^\d+\n$/.test(text) ? Number(text) : undefined;
     });
@@ -72,6 +73,8 @@ describe('inspection of jobs that exec runs', () => {
     process.kill(started.wrapper_pid as number, 'SIGKILL');
     expect(await waiter).toMatchObject({ code: 125, stdout: '', stderr: '' });
     expect(await record(box.io, id)).toMatchObject({ reason: 'wrapper lost' });
-    await eventually(async () => ((await alive(started.pgid as number)) ? undefined : true));
+    await waitFor("the job's process group gone", async () =>
+      (await alive(started.pgid as number)) ? undefined : true,
+    );
   });
 });

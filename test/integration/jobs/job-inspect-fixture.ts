@@ -6,12 +6,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { readStat } from '../../../service/process/process-table.js';
 import { newId } from '../../../service/state/engine/ids.js';
 import type { StateIO } from '../../../service/state/io.js';
 import { statePaths } from '../../../service/state/paths.js';
 import {
-  type JobRecord,
   jobLogPath,
   jobStopPath,
   readJobRecord,

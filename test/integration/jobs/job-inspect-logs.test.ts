@@ -3,7 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { jobLogPath } from '../../../service/state/records/job-records.js';
-import { CLI, eventually, exited, runCli, startCli } from '../../helpers/cli.js';
+import { CLI, exited, runCli, startCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   createJob,
   type JobSandbox,
@@ -80,7 +81,9 @@ describe('dogsled logs', () => {
     );
     groups.push(job.pgid);
     const follower = startCli(['logs', job.id, '--follow'], box.env);
-    await eventually(async () => (follower.output().includes('before') ? true : undefined), 10_000, 'before');
+    await waitFor('before', async () => (follower.output().includes('before') ? true : undefined), {
+      timeoutMs: 10_000,
+    });
     expect(follower.exitCode).toBeNull();
     await writeFile(go, '');
     expect(await exited(follower)).toEqual({ code: 0, signal: null });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { readStat } from '../../../service/process/process-table.js';
 import { jobStopPath, updateJobRecord } from '../../../service/state/records/job-records.js';
-import { eventually, runCli } from '../../helpers/cli.js';
+import { runCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   alive,
   createJob,
@@ -37,7 +38,7 @@ async function jobWithGrandchild(wrapper: 'self' | 'dead', ignoreTerm = false) {
     wrapper,
   });
   groups.push(job.pgid);
-  const grandchild = await eventually(async () => {
+  const grandchild = await waitFor("the grandchild's pid file", async () => {
     const text = await readFile(pidFile, 'utf8').catch(() => '');
     return /^\d+\n$/.test(text) ? Number(text) : undefined;
   });

@@ -11,9 +11,10 @@ import { withLock } from '../../../service/state/engine/lock.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
 import { readJobRecord } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { eventually, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { type Sandbox, sandbox } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 import { appendTickets, items, ticketFixture } from './job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -44,7 +45,7 @@ async function holdLock(file: string): Promise<() => Promise<void>> {
   return async () => {
     release();
     // The next waiter takes it as soon as the lock directory is gone.
-    await eventually(async () => (await lockFree(file)) || undefined, 5_000, `${file} released`);
+    await waitFor(`${file} released`, async () => (await lockFree(file)) || undefined, { timeoutMs: 5_000 });
   };
 }
 
@@ -92,13 +93,13 @@ describe('an admission whose launch outlives its deadline', () => {
 
     await release();
     // The launch still in flight ends its record either way; by then any item it wrote is there.
-    const ended = await eventually(
+    const ended = await waitFor(
+      'the job record ended',
       async () => {
         const record = await readJobRecord(paths, jobId);
         return record.ended_ms === null ? undefined : record;
       },
-      10_000,
-      'the job record ended',
+      { timeoutMs: 10_000 },
     );
     expect(ended.started_ms).toBeNull();
     expect(ended.reason).toMatch(/^launch failed: /);

@@ -8,10 +8,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { ensureStateDir, statePaths } from '../../../service/state/paths.js';
 import { listJobRecords, readJobRecord } from '../../../service/state/records/job-records.js';
-import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
-import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { theWarmOne } from '../../helpers/warm-supervisor.js';
 import {
   appendTickets,
@@ -100,7 +101,8 @@ describe('admission of a queue by a running service', () => {
     // Watch the queue while it drains: what has left `pending` is always a prefix of the FIFO order
     // (the cancelled ticket aside), so no ticket is ever admitted before an earlier one.
     const observations: string[][] = [];
-    const final = await eventually(
+    const final = await waitFor(
+      'every ticket settled',
       async () => {
         const now = await tickets(box);
         observations.push(
@@ -108,8 +110,7 @@ describe('admission of a queue by a running service', () => {
         );
         return now.every(settled) ? now : undefined;
       },
-      60_000,
-      'every ticket settled',
+      { timeoutMs: 60_000 },
     );
     // A ticket the service has taken cannot be cancelled any more, and cancel says so in one line.
     const late = await runCli(['cancel', order[0]!, '--json'], host.env);
@@ -146,22 +147,22 @@ describe('admission of a queue by a running service', () => {
 
     // Every admitted job ran exactly once, and the service closed its item when it ended.
     const tags = fifo.map((id) => `t${order.indexOf(id)}`);
-    const ran = await eventually(
+    const ran = await waitFor(
+      'every job ran',
       async () => {
         const lines = await starts();
         return lines.length >= tags.length ? lines : undefined;
       },
-      30_000,
-      'every job ran',
+      { timeoutMs: 30_000 },
     );
     expect(ran.slice().sort()).toEqual(tags.slice().sort());
-    await eventually(
+    await waitFor(
+      'every item closed by its job end',
       async () =>
         (await items(box)).every((i) => i.close_reason === 'job ended (exit 0)') ? true : undefined,
-      15_000,
-      'every item closed by its job end',
+      { timeoutMs: 15_000 },
     );
-  }, 90_000);
+  });
 
   it('records an unknown pin or a launch failure on the ticket, admits the rest (a place ticket by its reservation) and drops day-old tickets', async () => {
     const host = await roomFor5(box, 60_000);
@@ -179,13 +180,13 @@ describe('admission of a queue by a running service', () => {
       // Settled more than a day ago: the service drops it.
       ticketFixture({ id: 't_yesterday', state: 'admitted', state_ms: Date.now() - 25 * 3_600_000 }),
     ]);
-    const final = await eventually(
+    const final = await waitFor(
+      'all settled',
       async () => {
         const now = await tickets(box);
         return now.length === 4 && now.every(settled) ? now : undefined;
       },
-      20_000,
-      'all settled',
+      { timeoutMs: 20_000 },
     );
     expect(final[0]).toMatchObject({
       state: 'failed',
@@ -212,7 +213,7 @@ describe('admission of a queue by a running service', () => {
     const record = await readJobRecord(statePaths(box.state), final[1]!.job!);
     expect(record.reason).toMatch(/^launch failed: /);
     expect((await items(box)).find((i) => i.id === final[1]!.item)?.close_reason).toBe('launch failed');
-  }, 40_000);
+  });
 });
 
 describe("a queued job's environment", () => {
@@ -240,24 +241,25 @@ describe("a queued job's environment", () => {
     // supervisor the service keeps warm runs it.
     const warm = await theWarmOne(box.state);
     await writeFile(join(box.state, 'placements.json'), '{"version":1,"reservations":[]}\n');
-    await eventually(
-      async () => ((await readFile(out, 'utf8').catch(() => '')) === secret ? true : undefined),
-      20_000,
+    await waitFor(
       'the admitted job wrote the variable',
+      async () => ((await readFile(out, 'utf8').catch(() => '')) === secret ? true : undefined),
+      { timeoutMs: 20_000 },
     );
     // The job can write before the worker records its ticket admitted (the warm supervisor starts
     // it at once): wait for the ticket, not for the output alone.
-    const admitted = await eventually(
-      async () => (await tickets(box)).find((t) => t.id === ticket && t.state === 'admitted'),
-      20_000,
+    const admitted = await waitFor(
       'the ticket admitted',
+      async () => (await tickets(box)).find((t) => t.id === ticket && t.state === 'admitted'),
+      { timeoutMs: 20_000 },
     );
     expect(admitted).toMatchObject({ state: 'admitted' });
     expect(await readJobRecord(statePaths(box.state), admitted?.job as string)).toMatchObject({
       wrapper_pid: warm,
     });
     // Both copies are gone once the job started.
-    await eventually(
+    await waitFor(
+      'the environment files removed',
       async () => {
         const left = [envFile, join(box.state, 'jobs', `${admitted?.job}.env`)];
         const present = await Promise.all(
@@ -270,10 +272,9 @@ describe("a queued job's environment", () => {
         );
         return present.every((p) => !p) ? true : undefined;
       },
-      10_000,
-      'the environment files removed',
+      { timeoutMs: 10_000 },
     );
-  }, 60_000);
+  });
 });
 
 describe('a ticket environment file that is not a regular file', () => {
@@ -285,24 +286,22 @@ describe('a ticket environment file that is not a regular file', () => {
     execFileSync('mkfifo', [join(box.state, 'tickets', `${fifo!.id}.env`)]);
     await appendTickets(box, [fifo!, fine!]);
     startServe(host.env, running);
-    const final = await eventually(
+    const final = await waitFor(
+      'both settled',
       async () => {
         const now = await tickets(box);
         return now.every(settled) ? now : undefined;
       },
-      20_000,
-      'both settled',
+      { timeoutMs: 20_000 },
     );
     expect(final[0]).toMatchObject({ state: 'failed' });
     expect(final[0]?.error).toMatch(/tickets\/t_0+\.env is not a regular file$/);
     expect(final[1]).toMatchObject({ state: 'admitted' });
-    await eventually(
-      async () => ((await starts()).length > 0 ? true : undefined),
-      15_000,
-      'the next job ran',
-    );
+    await waitFor('the next job ran', async () => ((await starts()).length > 0 ? true : undefined), {
+      timeoutMs: 15_000,
+    });
     expect(await starts()).toEqual(['t1']);
-  }, 40_000);
+  });
 
   it('a tickets path that is a file never holds admission up', async () => {
     const host = await roomFor5(box, 60_000);
@@ -312,13 +311,15 @@ describe('a ticket environment file that is not a regular file', () => {
     const [ticket] = queueOf(1, () => recordStart('despite'));
     await appendTickets(box, [ticket!]);
     startServe(host.env, running);
-    await eventually(
-      async () => ((await tickets(box))[0]?.state === 'admitted' ? true : undefined),
-      20_000,
+    await waitFor(
       'the ticket admitted',
+      async () => ((await tickets(box))[0]?.state === 'admitted' ? true : undefined),
+      { timeoutMs: 20_000 },
     );
-    await eventually(async () => ((await starts()).length > 0 ? true : undefined), 15_000, 'the job ran');
-  }, 40_000);
+    await waitFor('the job ran', async () => ((await starts()).length > 0 ? true : undefined), {
+      timeoutMs: 15_000,
+    });
+  });
 });
 
 describe('a service killed in the middle of an admission', () => {
@@ -343,34 +344,35 @@ describe('a service killed in the middle of an admission', () => {
     await untilEligible(box);
     const [ticket] = queueOf(1, () => recordStart('interrupted'));
     await appendTickets(box, [ticket!]);
-    const admitting = await eventually(
+    const admitting = await waitFor(
+      `an admission paused at ${point}`,
       async () => {
         const [now] = await tickets(box);
         if (now?.state !== 'admitting' || now.job === null) return undefined;
         return (await reached(now)) ? now : undefined;
       },
-      20_000,
-      `an admission paused at ${point}`,
+      { timeoutMs: 20_000 },
     );
     expect(admitting.admitter).toMatchObject({ pid: first.pid });
     // The admission is stuck in its pause; the service still publishes its snapshot meanwhile.
     const published = await sampleMs();
-    await eventually(
-      async () => ((await sampleMs()) > published ? true : undefined),
-      10_000,
-      'a new snapshot',
-    );
+    await waitFor('a new snapshot', async () => ((await sampleMs()) > published ? true : undefined), {
+      timeoutMs: 10_000,
+    });
     first.kill('SIGKILL');
-    await eventually(async () => first.exitCode !== null || first.signalCode !== null || undefined);
+    await waitFor(
+      'the frozen serve to be killed',
+      async () => first.exitCode !== null || first.signalCode !== null || undefined,
+    );
     startServe(host.env, running);
     return { admitting, pid: first.pid!, ticket: ticket! };
   }
 
   async function settledTicket(id: string): Promise<Ticket> {
-    return eventually(
-      async () => (await tickets(box)).find((t) => t.id === id && t.state !== 'admitting'),
-      20_000,
+    return waitFor(
       'the interrupted ticket settled',
+      async () => (await tickets(box)).find((t) => t.id === id && t.state !== 'admitting'),
+      { timeoutMs: 20_000 },
     );
   }
 
@@ -378,10 +380,10 @@ describe('a service killed in the middle of an admission', () => {
   async function noRelaunch(ticket: Ticket, job: string | null): Promise<void> {
     const [next] = queueOf(1);
     await appendTickets(box, [{ ...next!, id: 't_after_restart' }]);
-    await eventually(
-      async () => (await tickets(box)).find((t) => t.id === 't_after_restart' && t.state === 'admitted'),
-      20_000,
+    await waitFor(
       'a later ticket admitted',
+      async () => (await tickets(box)).find((t) => t.id === 't_after_restart' && t.state === 'admitted'),
+      { timeoutMs: 20_000 },
     );
     expect((await jobsByTicket()).get(ticket.id)).toEqual(job === null ? undefined : [job]);
   }
@@ -401,19 +403,21 @@ describe('a service killed in the middle of an admission', () => {
       notice: 'pending',
     });
     await noRelaunch(ticket, admitting.job);
-    await eventually(async () => ((await starts()).length > 0 ? true : undefined), 15_000, 'the job ran');
+    await waitFor('the job ran', async () => ((await starts()).length > 0 ? true : undefined), {
+      timeoutMs: 15_000,
+    });
     expect(await starts()).toEqual(['interrupted']);
-    const record = await eventually(
+    const record = await waitFor(
+      'the job ended',
       async () => {
         const now = await readJobRecord(paths, admitting.job!);
         return now.ended_ms === null ? undefined : now;
       },
-      15_000,
-      'the job ended',
+      { timeoutMs: 15_000 },
     );
     expect(record).toMatchObject({ exit_code: 0, reason: null, reservation: admitting.reservation });
     expect(await reserved(admitting.reservation)).toBe(false);
-  }, 60_000);
+  });
 
   it('killed after the record, before exec: the record ends at once with its reason and nothing runs', async () => {
     const paths = statePaths(box.state);
@@ -437,15 +441,15 @@ describe('a service killed in the middle of an admission', () => {
     expect(await reserved(admitting.reservation)).toBe(false);
     // The caller's environment, written beside the record, is gone with the launch.
     expect(existsSync(join(box.state, 'jobs', `${admitting.job}.env`))).toBe(false);
-    await eventually(
+    await waitFor(
+      'its item closed',
       async () =>
         (await items(box)).find((i) => i.id === admitting.item)?.closed_ms != null ? true : undefined,
-      15_000,
-      'its item closed',
+      { timeoutMs: 15_000 },
     );
     await noRelaunch(ticket, admitting.job);
     expect(await starts()).toEqual([]);
-  }, 60_000);
+  });
 
   it('killed before the launch: the ticket fails saying nothing ran, and its room is given back', async () => {
     const { admitting, pid, ticket } = await killedAt('before-launch', (now) => reserved(now.reservation));
@@ -458,5 +462,5 @@ describe('a service killed in the middle of an admission', () => {
     expect(await reserved(admitting.reservation)).toBe(false);
     await noRelaunch(ticket, null);
     expect(await starts()).toEqual([]);
-  }, 60_000);
+  });
 });

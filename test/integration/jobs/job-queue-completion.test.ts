@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureStateDir, statePaths } from '../../../service/state/paths.js';
 import { readJobRecord } from '../../../service/state/records/job-records.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   appendItems,
   itemFixture,
@@ -74,15 +75,15 @@ describe('jobs that ended without their wrapper', () => {
     ]);
     for (const id of ['j_orphan', 'j_running']) await writeFile(join(box.state, 'jobs', `${id}.env`), '{}');
     startServe(box.env, running);
-    const left = await eventually(
+    const left = await waitFor(
+      'two reservations ended',
       async () => {
         const ids = JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8')).reservations.map(
           (r: { id: string }) => r.id,
         );
         return ids.length === 2 ? ids : undefined;
       },
-      15_000,
-      'two reservations ended',
+      { timeoutMs: 15_000 },
     );
     expect(left).toEqual(['r_running', 'r_place']);
     const files = await readdir(join(box.state, 'jobs'));
@@ -133,11 +134,9 @@ describe('closing items without Herdr', () => {
       itemFixture({ id: 'i_recent', closed_ms: now - DAY + 600_000, close_reason: 'pane gone' }),
     ]);
     startServe(box.env, running);
-    await eventually(
-      async () => (await item('i_lost'))?.closed_ms ?? undefined,
-      15_000,
-      'the lost job closed',
-    );
+    await waitFor('the lost job closed', async () => (await item('i_lost'))?.closed_ms ?? undefined, {
+      timeoutMs: 15_000,
+    });
     const byId = new Map((await items(box)).map((i) => [i.id, i]));
     expect(byId.get('i_exit3')?.close_reason).toBe('job ended (exit 3)');
     expect(byId.get('i_timeout')?.close_reason).toBe('job ended (timeout)');
@@ -159,14 +158,14 @@ describe('closing items without Herdr', () => {
     const left = await readdir(join(box.state, 'jobs'));
     expect(left.filter((name) => name.startsWith('j_expired'))).toEqual([]);
     // host.json publishes the records (ended ones too), for `ps --all` on other hosts.
-    const published = await eventually(
+    const published = await waitFor(
+      'jobs in host.json',
       async () => {
         const snapshot = JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'));
         const ids = (snapshot.jobs ?? []).map((job: { id: string }) => job.id);
         return ids.includes('j_orphan') && !ids.includes('j_expired') ? snapshot.jobs : undefined;
       },
-      10_000,
-      'jobs in host.json',
+      { timeoutMs: 10_000 },
     );
     expect(published.find((job: { id: string }) => job.id === 'j_exit3')).toMatchObject({
       exit_code: 3,
@@ -177,14 +176,12 @@ describe('closing items without Herdr', () => {
     await writeJobs(box, [
       jobFixture({ id: 'j_created', started_ms: Date.now(), ended_ms: Date.now(), exit_code: 0 }),
     ]);
-    const closed = await eventually(
-      async () => (await item('i_created'))?.closed_ms ?? undefined,
-      10_000,
-      'closed',
-    );
+    const closed = await waitFor('closed', async () => (await item('i_created'))?.closed_ms ?? undefined, {
+      timeoutMs: 10_000,
+    });
     expect(closed).toBeGreaterThan(now);
     expect((await item('i_created'))?.close_reason).toBe('job ended (exit 0)');
-  }, 40_000);
+  });
 });
 
 describe('closing items whose pane is gone from Herdr', () => {
@@ -203,21 +200,17 @@ describe('closing items whose pane is gone from Herdr', () => {
       itemFixture({ id: 'i_pane_only', kind: 'agent', pane: live.pane, terminal_id: null }),
     ]);
     startServe({ ...box.env, HERDR_SOCKET_PATH: herdr.socketPath, HERDR_ENV: '1' }, running);
-    await eventually(
-      async () => (await item('i_gone'))?.closed_ms ?? undefined,
-      15_000,
-      'the gone pane closed',
-    );
+    await waitFor('the gone pane closed', async () => (await item('i_gone'))?.closed_ms ?? undefined, {
+      timeoutMs: 15_000,
+    });
     expect((await item('i_gone'))?.close_reason).toBe('pane gone');
     for (const open of ['i_live', 'i_closing', 'i_pane_only'])
       expect((await item(open))?.closed_ms).toBeNull();
 
     await herdr.call('pane.close', { pane_id: second.pane_id });
-    await eventually(
-      async () => (await item('i_closing'))?.closed_ms ?? undefined,
-      15_000,
-      'the closed pane',
-    );
+    await waitFor('the closed pane', async () => (await item('i_closing'))?.closed_ms ?? undefined, {
+      timeoutMs: 15_000,
+    });
     expect((await item('i_closing'))?.close_reason).toBe('pane gone');
     expect((await item('i_live'))?.closed_ms).toBeNull();
 
@@ -226,5 +219,5 @@ describe('closing items whose pane is gone from Herdr', () => {
     await new Promise((r) => setTimeout(r, 2_500));
     expect((await item('i_live'))?.closed_ms).toBeNull();
     expect((await item('i_pane_only'))?.closed_ms).toBeNull();
-  }, 40_000);
+  });
 });

@@ -4,11 +4,14 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Item } from '../../../service/core/agents/item-types.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { type Launched, launchJob } from '../../../service/jobs/job-launch.js';
 import { newId } from '../../../service/state/engine/ids.js';
 import type { StateIO } from '../../../service/state/io.js';
 import { ensureStateDir, statePaths } from '../../../service/state/paths.js';
-import { type JobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
+import { writeJobRecord } from '../../../service/state/records/job-records.js';
 import {
   changeTicket,
   readItems,
@@ -16,10 +19,10 @@ import {
   updateItems,
   updateQueue,
 } from '../../../service/state/records/queue-items.js';
-import type { Item, Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
 import { Deadline } from '../../../service/time/deadline.js';
-import { CLI, eventually, exited, type Sandbox, startCli } from '../../helpers/cli.js';
+import { CLI, exited, type Sandbox, startCli } from '../../helpers/cli.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 export { itemFixture, jobFixture, ticketFixture } from '../../helpers/job-fixtures.js';
 
@@ -139,12 +142,12 @@ export async function killAll(running: Array<ReturnType<typeof startCli>>): Prom
 
 /** Waits until `serve` published a snapshot in which the host is eligible. */
 export async function untilEligible(box: Sandbox): Promise<void> {
-  await eventually(
+  await waitFor(
+    'an eligible host',
     async () => {
       const snapshot = JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'));
       return snapshot.headroom.eligible === true || undefined;
     },
-    15_000,
-    'an eligible host',
+    { timeoutMs: 15_000 },
   );
 }

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statePaths } from '../../../service/state/paths.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { ticketFixture } from '../../helpers/job-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 import { admitByHand, appendTickets } from './job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -81,10 +82,10 @@ describe('a pending ticket', () => {
     const gate = join(box.root, 'never');
     const ticket = await queuedRun(`while [ ! -e ${gate} ]; do sleep 0.05; done`);
     const job = await admit(ticket);
-    await eventually(
-      async () => ((await runCli(['ps', '--json'], box.env)).stdout.includes('"running"') ? true : undefined),
-      10_000,
+    await waitFor(
       'the job running',
+      async () => ((await runCli(['ps', '--json'], box.env)).stdout.includes('"running"') ? true : undefined),
+      { timeoutMs: 10_000 },
     );
     const stopped = await runCli(['stop', ticket], {
       ...box.env,

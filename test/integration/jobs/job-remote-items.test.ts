@@ -5,7 +5,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { appendItems, itemFixture, items } from './job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -89,7 +90,11 @@ describe('items of jobs on peers', () => {
       JSON.stringify(entry([{ id: 'j_remote1', ended_ms: Date.now(), exit_code: 0 }])),
     );
     expect((await runCli(['serve', '--once'], box.env)).code).toBe(0);
-    await eventually(async () => ((await items(box))[0]?.closed_ms != null ? true : undefined), 5_000);
+    await waitFor(
+      "the remote job's item closed",
+      async () => ((await items(box))[0]?.closed_ms != null ? true : undefined),
+      { timeoutMs: 5_000 },
+    );
     expect((await items(box))[0]?.close_reason).toBe('job ended (exit 0)');
   });
 

@@ -6,12 +6,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { statePaths } from '../../../service/state/paths.js';
-import { type JobRecord, readJobRecord } from '../../../service/state/records/job-records.js';
+import { readJobRecord } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let lock: ServiceLock;
@@ -59,11 +61,9 @@ describe("a job's reservation", () => {
       ['run', '--wait', '--cwd', box.root, '--', 'sh', '-c', `while [ ! -e ${gate} ]; do sleep 0.05; done`],
       box.env,
     );
-    await eventually(
-      async () => ((await reservations()).length === 2 ? true : undefined),
-      10_000,
-      'two reservations',
-    );
+    await waitFor('two reservations', async () => ((await reservations()).length === 2 ? true : undefined), {
+      timeoutMs: 10_000,
+    });
     // The place reservation and the running job fill the host: the next run queues.
     const full = await runCli(['run', '--json', '--cwd', box.root, '--', 'true'], box.env);
     expect(full.code).toBe(1);

@@ -5,14 +5,16 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { changeTicket } from '../../../service/state/records/queue-items.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { QueueSchema, type Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
-import { eventually, runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
+import { QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
+import { runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
 import { ticketFixture } from '../../helpers/job-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 import { admitByHand } from './job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -196,7 +198,9 @@ describe('run on a full host', () => {
     child.stderr?.on('data', (chunk: string) => {
       seen += chunk;
     });
-    await eventually(async () => (seen.includes('waiting for its admission') ? true : undefined));
+    await waitFor("run's waiting notice", async () =>
+      seen.includes('waiting for its admission') ? true : undefined,
+    );
     child.kill('SIGINT');
     const result = await done;
     const [ticket] = await queue();
@@ -243,13 +247,13 @@ describe('FIFO', () => {
 describe('run --wait on a queued ticket', () => {
   /** Plays the service: waits for the run's pending ticket and returns it. */
   async function pending(): Promise<Ticket> {
-    return eventually(
+    return waitFor(
+      'the pending ticket',
       async () => {
         const tickets = await queue().catch(() => []);
         return tickets.find((t) => t.state === 'pending');
       },
-      10_000,
-      'the pending ticket',
+      { timeoutMs: 10_000 },
     );
   }
 

@@ -8,12 +8,14 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type JobRecord, JobRecordSchema } from '../../../service/state/records/job-records.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { CLI, eventually, exited, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
+import { CLI, exited, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
 import { freshHost } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const SUPERVISOR = { DOGSLED_EXEC_SUPERVISOR: '1', DOGSLED_EXEC_STANDBY: '1' };
 
@@ -128,7 +130,9 @@ describe('run --wait headless with a supervisor started ahead', () => {
     expect(result.stdout).toContain('MY_VAR=mine\n');
     expect(result.stdout).not.toContain('DOGSLED_EXEC_');
     // The standby was the job's supervisor: it exits once the final record is written.
-    await eventually(async () => ((await standbys()).length === 0 ? true : undefined), 20_000, 'no standby');
+    await waitFor('no standby', async () => ((await standbys()).length === 0 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
   });
 
   it('sends the standby away as soon as the run queues', async () => {
@@ -140,9 +144,13 @@ describe('run --wait headless with a supervisor started ahead', () => {
     run.child.stderr?.on('data', (d: Buffer) => {
       stderr += String(d);
     });
-    await eventually(async () => (stderr.includes('queued as t_') ? true : undefined), 20_000, 'a ticket');
+    await waitFor('a ticket', async () => (stderr.includes('queued as t_') ? true : undefined), {
+      timeoutMs: 20_000,
+    });
     // Still waiting for admission, and no supervisor waits with it.
-    await eventually(async () => ((await standbys()).length === 0 ? true : undefined), 20_000, 'no standby');
+    await waitFor('no standby', async () => ((await standbys()).length === 0 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
     expect(run.child.exitCode).toBeNull();
     run.child.kill('SIGTERM');
     await run.done;
@@ -157,10 +165,14 @@ describe('run --wait headless with a supervisor started ahead', () => {
       DOGSLED_TEST_LOCK_HOLD_FILE: 'placements.json',
       DOGSLED_TEST_LOCK_HOLD_MS: '60000',
     });
-    await eventually(async () => ((await standbys()).length === 1 ? true : undefined), 20_000, 'a standby');
+    await waitFor('a standby', async () => ((await standbys()).length === 1 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
     run.child.kill('SIGKILL');
     await run.done;
-    await eventually(async () => ((await standbys()).length === 0 ? true : undefined), 20_000, 'no standby');
+    await waitFor('no standby', async () => ((await standbys()).length === 0 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
     const files = await readdir(join(box.state, 'jobs')).catch(() => []);
     for (const name of files.filter((f) => f.endsWith('.json'))) {
       expect((await record(name.replace(/\.json$/, ''))).started_ms).toBeNull();

@@ -10,11 +10,13 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JobRecord, JobRecordSchema } from '../../../service/state/records/job-records.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
 import { freshHost } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
+import { waitFor } from '../../helpers/wait.js';
 import { theWarmOne as theWarmOneOf, warmPids as warmPidsOf } from '../../helpers/warm-supervisor.js';
 import { roomFor5, untilEligible } from './job-queue-fixtures.js';
 
@@ -33,7 +35,7 @@ beforeAll(async () => {
   stopProc = room.stop;
   serve = startCli(['serve', '--interval', '0.3'], env);
   await untilEligible(box);
-}, 30_000);
+});
 
 afterAll(async () => {
   if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
@@ -115,10 +117,14 @@ describe('run --wait headless with the service running', () => {
     const run = spawnCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'sleep 30', 'to-stop'], env, {
       timeoutMs: 30_000,
     });
-    const job = await eventually(async () => {
-      const found = await jobRunning('to-stop').catch(() => undefined);
-      return found?.pgid ? found : undefined;
-    }, 20_000);
+    const job = await waitFor(
+      'the job to-stop running with a process group',
+      async () => {
+        const found = await jobRunning('to-stop').catch(() => undefined);
+        return found?.pgid ? found : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(job.wrapper_pid).toBe(warm);
     const stopped = await runCli(['stop', job.id], env);
     expect(stopped).toMatchObject({ code: 0, stdout: `${job.id} stopped (sent SIGTERM)\n` });
@@ -206,7 +212,9 @@ describe('run --wait headless with the service running', () => {
       await expect(stat(sock())).rejects.toThrow(/ENOENT/);
       process.kill(warm, 'SIGCONT');
       // Resumed, it reads the claim its claimer gave up on, is refused the start, and leaves.
-      await eventually(async () => ((await warmPids()).includes(warm) ? undefined : true), 20_000, 'it gone');
+      await waitFor('it gone', async () => ((await warmPids()).includes(warm) ? undefined : true), {
+        timeoutMs: 20_000,
+      });
       expect(await readFile(join(box.state, 'jobs', `${id}.json`), 'utf8')).toBe(before);
       expect(await readFile(join(box.state, 'jobs', `${id}.log`), 'utf8')).toBe('ran\n');
     } finally {
@@ -222,7 +230,9 @@ describe('run --wait headless with the service running', () => {
     await theWarmOne();
     serve.kill('SIGTERM');
     await exited(serve);
-    await eventually(async () => ((await warmPids()).length === 0 ? true : undefined), 20_000, 'none');
+    await waitFor('none', async () => ((await warmPids()).length === 0 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
   });
 });
 
@@ -277,11 +287,11 @@ describe('a warm supervisor that cannot listen', () => {
     const again = startCli(['serve', '--interval', '0.3'], env);
     try {
       // Each warm one fails to put its socket over the directory and exits before taking a job.
-      await eventually(
+      await waitFor(
+        'the backoff warning',
         async () =>
           again.output().includes('warm supervisor: exited twice before taking a job') ? true : undefined,
-        20_000,
-        'the backoff warning',
+        { timeoutMs: 20_000 },
       );
       await untilEligible(box);
       const result = await runCli(

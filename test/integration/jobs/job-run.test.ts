@@ -5,12 +5,14 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type JobRecord, JobRecordSchema } from '../../../service/state/records/job-records.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { ItemsSchema } from '../../../service/state/schemas/queue-items-schemas.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let lock: ServiceLock;
@@ -34,13 +36,13 @@ async function record(id: string): Promise<JobRecord> {
 }
 
 async function ended(id: string): Promise<JobRecord> {
-  return eventually(
+  return waitFor(
+    `job ${id} to end`,
     async () => {
       const job = await record(id);
       return job.ended_ms === null ? undefined : job;
     },
-    10_000,
-    `job ${id} to end`,
+    { timeoutMs: 10_000 },
   );
 }
 
@@ -121,7 +123,9 @@ describe('run --wait without Herdr', () => {
     const gate = join(box.root, 'gate');
     const script = `echo begun; while [ ! -e ${gate} ]; do sleep 0.05; done; echo done`;
     const child = startCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', script], box.env);
-    await eventually(async () => (child.output().includes('begun\n') ? true : undefined), 10_000, 'begun');
+    await waitFor('begun', async () => (child.output().includes('begun\n') ? true : undefined), {
+      timeoutMs: 10_000,
+    });
     await writeFile(gate, '');
     expect(await exited(child)).toEqual({ code: 0, signal: null });
     expect(child.output()).toBe('begun\ndone\n');

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QueuedSchema } from '../../../cli/output-schemas.js';
 import { readLaunches } from '../../fakes/agents/harness.js';
-import { eventually, runCli, type startCli } from '../../helpers/cli.js';
+import { runCli, type startCli } from '../../helpers/cli.js';
 import { type McpSession, startMcp } from '../../helpers/mcp-client.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   agentSuite,
   items,
@@ -71,10 +72,10 @@ describe('spawn', () => {
     expect(ticket).toMatchObject({ kind: 'agent', owner: suite.caller.pane, waiting: false });
     expect(ticket?.agent).toMatchObject({ kind: 'claude', name: 'kid', cwd: suite.scratch });
 
-    const admitted = await eventually(
-      async () => (await tickets(suite)).find((t) => t.id === answer.ticket && t.state === 'admitted'),
-      30_000,
+    const admitted = await waitFor(
       'the admitted ticket',
+      async () => (await tickets(suite)).find((t) => t.id === answer.ticket && t.state === 'admitted'),
+      { timeoutMs: 30_000 },
     );
     const [record] = await launchRecords(suite);
     expect(record).toMatchObject({ ticket: answer.ticket, state: 'started', name: 'kid', kind: 'claude' });
@@ -85,28 +86,28 @@ describe('spawn', () => {
     });
     // The caller did not wait: its inbox hears of the start.
     const terminal = (await ok(suite.herdr, 'pane.get', { pane_id: suite.caller.pane })).pane.terminal_id;
-    await eventually(
+    await waitFor(
+      'the admission in the owner inbox',
       async () => {
         const text = await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
           () => '',
         );
         return text.includes(`(agent kid (claude)) was admitted on local`) || undefined;
       },
-      20_000,
-      'the admission in the owner inbox',
+      { timeoutMs: 20_000 },
     );
     expect(admitted.notice === 'pending' || admitted.notice === 'delivered').toBe(true);
 
     // read answers as read --json does, once the child's pane stops changing.
     const pane = record?.pane as string;
-    await eventually(
+    await waitFor(
+      'read to answer as read --json',
       async () => {
         const byCli = await cli(['read', '--json', 'kid']);
         const mine = await server.json('read', { target: 'kid' });
         return JSON.stringify(mine) === byCli.stdout.trim() || undefined;
       },
-      20_000,
-      'read to answer as read --json',
+      { timeoutMs: 20_000 },
     );
     expect(await server.json('read', { target: 'kid' })).toMatchObject({ kind: 'agent', pane });
 
@@ -118,7 +119,7 @@ describe('spawn', () => {
     const byCli = await cli(['close', pane]);
     expect(byCli.code).toBe(2);
     expect(again).toEqual({ isError: true, text: byCli.stderr.trim() });
-  }, 120_000);
+  });
 
   it('queues without a service at all: the ticket waits, and cancel takes it back', async () => {
     const server = await mcp();
@@ -129,7 +130,7 @@ describe('spawn', () => {
     expect(ticket).toMatchObject({ id: answer.ticket, state: 'pending', pin: 'local' });
     expect(await launchFileNames(suite)).toEqual([`${ticket?.agent?.launch}.task.md`]);
     expect(await server.json('cancel', { ticket: answer.ticket })).toMatchObject({ state: 'cancelled' });
-  }, 60_000);
+  });
 
   it('refuses bad input as an error result and leaves no task file and no ticket', async () => {
     const server = await mcp();
@@ -167,7 +168,7 @@ describe('spawn', () => {
     expect(refused.text).toMatch(/needs Herdr or tmux \(/);
     expect((await launchFileNames(suite)).filter((name) => name.endsWith('.task.md'))).toEqual([]);
     expect(await tickets(suite)).toEqual([]);
-  }, 90_000);
+  });
 });
 
 describe('done and read, as the CLI answers', () => {
@@ -195,7 +196,7 @@ describe('done and read, as the CLI answers', () => {
     expect(refusedByCli.code).toBe(2);
     expect(refused).toEqual({ isError: true, text: refusedByCli.stderr.trim() });
     expect(refused.text).toMatch(/^dogsled: done: you still have queued tickets: t_/);
-  }, 60_000);
+  });
 
   it('read and close of what does not exist are refused as the CLI refuses them', async () => {
     const server = await mcp();
@@ -218,5 +219,5 @@ describe('done and read, as the CLI answers', () => {
     expect(fifo.text).toMatch(/^dogsled: close: /);
     await rm(join(suite.box.state, 'items.json'));
     expect((await server.call('status')).isError).toBe(false);
-  }, 60_000);
+  });
 });

@@ -11,10 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectLock } from '../../../service/state/engine/lock.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { CLI, eventually, exited, runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
+import { CLI, exited, runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
+import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
 import { type McpSession, startMcp } from '../../helpers/mcp-client.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let lock: ServiceLock | undefined;
@@ -143,13 +145,13 @@ describe('a lock holder frozen with SIGSTOP', () => {
       { timeoutMs: 60_000 },
     );
     children.push(frozen.child);
-    await eventually(
+    await waitFor(
+      'the place to hold queue.json',
       async () =>
         (await inspectLock(join(box.state, 'queue.json')))?.owner?.pid === frozen.child.pid
           ? true
           : undefined,
-      15_000,
-      'the place to hold queue.json',
+      { timeoutMs: 15_000 },
     );
     frozen.child.kill('SIGSTOP');
     const session = await mcp();
@@ -158,7 +160,9 @@ describe('a lock holder frozen with SIGSTOP', () => {
     void place.then(() => {
       settled = true;
     });
-    await sleep(3_000);
+    await lockUnrefreshedFor(join(box.state, 'queue.json'), 2_000);
+    // A few of the call's retries past the stale window (no event marks a waiter's attempts).
+    await sleep(500);
     // Past the stale window: the frozen holder keeps its lock, the call waits, the server answers.
     expect(settled).toBe(false);
     expect((await session.call('status')).isError).toBe(false);

@@ -7,14 +7,16 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlacedSchema, QueuedSchema, RunStartedSchema } from '../../../cli/output-schemas.js';
-import { type JobRecord, JobRecordSchema } from '../../../service/state/records/job-records.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { eventually, runCli } from '../../helpers/cli.js';
+import { runCli } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
 import { type McpSession, startMcp } from '../../helpers/mcp-client.js';
 import { SPEC_TOOLS } from '../../helpers/mcp-spec.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
 let lead: PaneRef;
@@ -63,14 +65,14 @@ async function mcp(pane: PaneRef): Promise<McpSession> {
 }
 
 async function started(id: string): Promise<JobRecord> {
-  return eventually(
+  return waitFor(
+    `job ${id} to start`,
     async () => {
       const text = await readFile(join(t.box.state, 'jobs', `${id}.json`), 'utf8');
       const record = JobRecordSchema.parse(JSON.parse(text));
       return record.started_ms === null ? undefined : record;
     },
-    15_000,
-    `job ${id} to start`,
+    { timeoutMs: 15_000 },
   );
 }
 

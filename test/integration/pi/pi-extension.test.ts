@@ -8,9 +8,10 @@ import { CONTEXT_TYPE } from '../../../plugins/pi/src/extension.js';
 import { TODO_DISPLAY_EVENT, todoLinesFile } from '../../../plugins/pi/src/todos.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { readTodoLines } from '../../../service/state/records/sidebar-files.js';
-import { calls, type PiRun, startPi, until } from '../../fakes/pi-api/harness.js';
+import { calls, type PiRun, startPi } from '../../fakes/pi-api/harness.js';
 import { runCli } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
 let child: PaneRef;
@@ -51,9 +52,8 @@ describe('todos publication', () => {
     const file = todoLinesFile(run.deps, child.pane);
     const paths = statePaths(t.box.state);
     run.fake.busEmit(TODO_DISPLAY_EVENT, display(2, 'Fix the \x1b]0;x\x07parser'));
-    await until(
-      async () => ((await readTodoLines(paths, child.pane)).kind === 'ok' ? true : undefined),
-      'publication',
+    await waitFor('publication', async () =>
+      (await readTodoLines(paths, child.pane)).kind === 'ok' ? true : undefined,
     );
     const published = JSON.parse(await readFile(file, 'utf8'));
     expect(published).toEqual({
@@ -79,9 +79,8 @@ describe('todos publication', () => {
     }
     expect(seen.filter((kind) => kind !== 'ok')).toEqual([]);
     run.fake.busEmit(TODO_DISPLAY_EVENT, display(1, 'an older revision'));
-    await until(
-      async () => (JSON.parse(await readFile(file, 'utf8')).revision === 59 ? true : undefined),
-      'last',
+    await waitFor('last', async () =>
+      JSON.parse(await readFile(file, 'utf8')).revision === 59 ? true : undefined,
     );
     expect(JSON.parse(await readFile(file, 'utf8')).current).toBe('step 59');
     expect(await readdir(paths.todoLines)).toEqual([file.split('/').at(-1)]);
@@ -96,14 +95,13 @@ describe('todos publication', () => {
     const file = todoLinesFile(run.deps, child.pane);
     await mkdir(file, { recursive: true });
     run.fake.busEmit(TODO_DISPLAY_EVENT, display(1, 'blocked'));
-    await until(() => run.fake.statuses.get('dogsled'), 'a status');
+    await waitFor('a status', () => run.fake.statuses.get('dogsled'));
     expect(run.fake.statuses.get('dogsled')).toMatch(/^todos: /);
     expect((await lstat(file)).isDirectory()).toBe(true);
     await rm(file, { recursive: true });
     run.fake.busEmit(TODO_DISPLAY_EVENT, display(2, 'unblocked'));
-    await until(
-      async () => ((await lstat(file).catch(() => undefined))?.isFile() ? true : undefined),
-      'the file',
+    await waitFor('the file', async () =>
+      (await lstat(file).catch(() => undefined))?.isFile() ? true : undefined,
     );
   });
 
@@ -112,9 +110,9 @@ describe('todos publication', () => {
     run.fake.busEmit(TODO_DISPLAY_EVENT, { ...display(1, 'v2'), protocol: 2 });
     run.fake.busEmit(TODO_DISPLAY_EVENT, { protocol: 3, revision: 'x', sections: [] });
     run.fake.busEmit(TODO_DISPLAY_EVENT, display(1, 'v3'));
-    await until(
-      async () => await readFile(todoLinesFile(run.deps, child.pane), 'utf8').catch(() => undefined),
+    await waitFor(
       'v3',
+      async () => await readFile(todoLinesFile(run.deps, child.pane), 'utf8').catch(() => undefined),
     );
     expect(JSON.parse(await readFile(todoLinesFile(run.deps, child.pane), 'utf8')).current).toBe('v3');
   });
@@ -181,13 +179,13 @@ describe('the /dogsled panel', () => {
   it('opens on Status, switches tabs with tab, shows the Inbox lines, and closes with escape', async () => {
     const run = await pi();
     const opened = run.fake.commands.get('dogsled')?.handler('', run.fake.ctx);
-    const panel = await until(() => run.fake.customs[0], 'the panel');
-    await until(() => (!panel.render(80)[1]?.includes('loading…') ? true : undefined), 'status text');
+    const panel = await waitFor('the panel', () => run.fake.customs[0]);
+    await waitFor('status text', () => (!panel.render(80)[1]?.includes('loading…') ? true : undefined));
     expect(panel.render(80)[0]).toContain('[Status]');
     expect(run.fake.widgets.get('dogsled')).toBeUndefined();
     for (const _ of [1, 2, 3]) panel.handleInput?.('\t');
     expect(panel.render(80)[0]).toContain('[Inbox]');
-    await until(() => (panel.render(80)[1] === '› nothing received' ? true : undefined), 'the inbox tab');
+    await waitFor('the inbox tab', () => (panel.render(80)[1] === '› nothing received' ? true : undefined));
     panel.handleInput?.('\x1b');
     await opened;
     expect(panel.render(80).every((line) => line.length <= 80)).toBe(true);
@@ -199,10 +197,10 @@ describe('the widget and /work', () => {
     expect(await runCli(['serve', '--once'], t.envOf(child))).toMatchObject({ code: 0 });
     const run = await pi({ env: { HERDR_ENV: '' } });
     // The widget is drawn at once and again when the first status arrives: wait for the hosts.
-    const widget = await until(() => {
+    const widget = await waitFor('the widget with its hosts', () => {
       const lines = run.fake.widgets.get('dogsled');
       return lines?.[0]?.startsWith('local') ? lines : undefined;
-    }, 'the widget with its hosts');
+    });
     expect(widget[0]).toMatch(/^local {2}[\d.]+\/\d+ busy {2}mem [█░▏▎▍▌▋▊▉]{8} \S+ free {2}disk \S+/);
     expect(widget.at(-1)).toBe('work: nothing open');
     await run.fake.commands.get('work')?.handler('', run.fake.ctx);

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MESSAGE_TYPE } from '../../../plugins/pi/src/message.js';
 import { PLAIN_THEME } from '../../fakes/pi-api/fake-pi.js';
-import { calls, logLines, type PiRun, startPi, until } from '../../fakes/pi-api/harness.js';
+import { calls, logLines, type PiRun, startPi } from '../../fakes/pi-api/harness.js';
 import { type InboxBox, inboxPair, type PaneRef } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
 let lead: PaneRef;
@@ -43,7 +44,9 @@ describe('the Pi inbox reader', () => {
     const run = await pi(child);
     const sent = await t.cli(lead, ['send', child.pane, '--message', 'Also cover the empty case.']);
     expect(sent).toMatchObject({ code: 0 });
-    await until(async () => ((await recordOf(child))?.state === 'delivered' ? true : undefined), 'delivery');
+    await waitFor('delivery', async () =>
+      (await recordOf(child))?.state === 'delivered' ? true : undefined,
+    );
     expect(run.fake.sent).toHaveLength(1);
     expect(run.fake.sent[0]).toMatchObject({
       streaming: false,
@@ -66,7 +69,7 @@ describe('the Pi inbox reader', () => {
     const run = await pi(child, { start: false });
     run.fake.streaming = true;
     await run.fake.startSession();
-    await until(() => (run.fake.sent.length > 0 ? true : undefined), 'the injection');
+    await waitFor('the injection', () => (run.fake.sent.length > 0 ? true : undefined));
     expect(run.fake.sent).toHaveLength(1);
     const details = run.fake.sent[0]?.message.details as { records: Array<{ id: string; kind: string }> };
     expect(details.records.map((r) => r.kind)).toEqual(['message', 'task']);
@@ -75,9 +78,8 @@ describe('the Pi inbox reader', () => {
     expect(listed.received.map((r: { state: string }) => r.state)).toEqual(['claimed', 'claimed']);
     expect(await calls(run)).not.toContainEqual(expect.stringMatching(/^inbox ack/));
     await run.fake.takeSteering();
-    await until(
-      async () => ((await recordOf(child, 1))?.state === 'delivered' ? true : undefined),
-      'delivery',
+    await waitFor('delivery', async () =>
+      (await recordOf(child, 1))?.state === 'delivered' ? true : undefined,
     );
     expect((await recordOf(child, 0))?.state).toBe('delivered');
     const lines = await logLines(run);
@@ -90,7 +92,7 @@ describe('the Pi inbox reader', () => {
   it('offers a batch again when Pi died between the claim and the write, and delivers it exactly once more', async () => {
     const dead = await pi(child, { writes: 'never', name: 'dead' });
     await t.cli(lead, ['send', child.pane, '--message', 'do not lose me']);
-    await until(() => (dead.fake.sent.length > 0 ? true : undefined), 'the first injection');
+    await waitFor('the first injection', () => (dead.fake.sent.length > 0 ? true : undefined));
     const claimed = await recordOf(child);
     expect(claimed).toMatchObject({ state: 'claimed', attempts: 1 });
     await dead.fake.shutdown();
@@ -98,9 +100,8 @@ describe('the Pi inbox reader', () => {
     // The next Pi starts after the lease (at most five minutes) has run out.
     const later = String(Date.now() + 6 * 60_000);
     const next = await pi(child, { name: 'next', env: { DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: later } });
-    await until(
-      async () => ((await recordOf(child))?.state === 'delivered' ? true : undefined),
-      'redelivery',
+    await waitFor('redelivery', async () =>
+      (await recordOf(child))?.state === 'delivered' ? true : undefined,
     );
     expect(await recordOf(child)).toMatchObject({ id: claimed.id, state: 'delivered', attempts: 2 });
     expect(next.fake.sent).toHaveLength(1);
@@ -114,15 +115,13 @@ describe('the Pi inbox reader', () => {
     const big = join(t.box.root, 'big.txt');
     await writeFile(big, `\x1b]0;owned\x07\x1b[31mred\x1b[0m \x9b2J\n${'x'.repeat(1_000_000)}`);
     expect(await t.cli(lead, ['send', child.pane, '--message-file', big])).toMatchObject({ code: 0 });
-    await until(
-      async () => ((await recordOf(child))?.state === 'delivered' ? true : undefined),
-      'delivery 1',
+    await waitFor('delivery 1', async () =>
+      (await recordOf(child))?.state === 'delivered' ? true : undefined,
     );
     const long = Array.from({ length: 30 }, (_, i) => `line ${i} \x1b[2K`).join('\n');
     await t.cli(lead, ['send', child.pane, '--message', long]);
-    await until(
-      async () => ((await recordOf(child, 1))?.state === 'delivered' ? true : undefined),
-      'delivery 2',
+    await waitFor('delivery 2', async () =>
+      (await recordOf(child, 1))?.state === 'delivered' ? true : undefined,
     );
     for (const { message } of run.fake.sent) {
       expect(message.content).not.toMatch(RAW);
@@ -148,29 +147,26 @@ describe('the Pi inbox reader', () => {
 
   it('reports an inbox that became a FIFO or a directory on the status line, without hanging', async () => {
     const run = await pi(child);
-    await until(
-      async () => ((await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined),
-      'registration',
+    await waitFor('registration', async () =>
+      (await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined,
     );
     const path = t.inboxPath(child);
     await rm(path);
     execFileSync('mkfifo', [path]);
-    const fifo = await until(() => run.fake.statuses.get('dogsled'), 'a FIFO status');
+    const fifo = await waitFor('a FIFO status', () => run.fake.statuses.get('dogsled'));
     expect(fifo).toMatch(/^inbox: .*FIFO/);
     await rm(path);
     await mkdir(path);
-    await until(
-      () => (/directory/.test(run.fake.statuses.get('dogsled') ?? '') ? true : undefined),
-      'a directory status',
+    await waitFor('a directory status', () =>
+      /directory/.test(run.fake.statuses.get('dogsled') ?? '') ? true : undefined,
     );
     await rm(path, { recursive: true });
     // Removing it is a change too: the reader registers again, and messages flow.
-    await until(
-      async () => ((await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined),
-      're-registration',
+    await waitFor('re-registration', async () =>
+      (await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined,
     );
     expect(await t.cli(lead, ['send', child.pane, '--message', 'back again'])).toMatchObject({ code: 0 });
-    await until(() => (run.fake.sent.length > 0 ? true : undefined), 'the message');
+    await waitFor('the message', () => (run.fake.sent.length > 0 ? true : undefined));
   });
 
   it('starts no process, watch or timer without HERDR_PANE_ID, and says dogsled is unavailable', async () => {

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PiComponent } from '../../../plugins/pi/src/pi-api.js';
 import { editPrompt } from '../../../service/actions/profile-prompt.js';
-import { type PiRun, startPi, until } from '../../fakes/pi-api/harness.js';
+import { type PiRun, startPi } from '../../fakes/pi-api/harness.js';
 import { runCli } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
 let lead: PaneRef;
@@ -46,7 +47,7 @@ const cur = (run: PiRun): PiComponent => {
 /** Opens /dogsled and moves to `tab` (tab presses); resolves with its closing. */
 async function openPanel(run: PiRun, tabs = 0): Promise<{ closed: Promise<void> }> {
   const closed = run.fake.commands.get('dogsled')?.handler('', run.fake.ctx) ?? Promise.resolve();
-  await until(() => run.fake.customs.at(-1), 'the panel');
+  await waitFor('the panel', () => run.fake.customs.at(-1));
   for (let i = 0; i < tabs; i++) cur(run).handleInput?.('\t');
   await loaded(run);
   // Wrapped: an async function returning the promise itself would wait for the panel to close.
@@ -67,10 +68,10 @@ async function closeClean(run: PiRun, closed: Promise<void>): Promise<void> {
 const body = (run: PiRun) => cur(run).render(200).slice(1, -1);
 
 async function loaded(run: PiRun): Promise<string[]> {
-  return until(() => {
+  return waitFor('the tab', () => {
     const lines = body(run);
     return lines.some((line) => line.includes('loading…')) ? undefined : lines;
-  }, 'the tab');
+  });
 }
 
 /** Moves the selection to the row matching `pattern`, from the top. */
@@ -93,17 +94,14 @@ async function press(run: PiRun, key: string): Promise<string> {
   const panel = cur(run);
   const before = cur(run).render(200);
   cur(run).handleInput?.(key);
-  return until(
-    () => {
-      const now = cur(run);
-      const lines = now.render(200);
-      const said = lines.at(-2) ?? '';
-      if (said === '…' || lines.some((line) => line.includes('loading…'))) return undefined;
-      if (now !== panel) return said;
-      return lines.length > before.length || said !== before.at(-2) ? said : undefined;
-    },
-    `the answer to ${JSON.stringify(key)}`,
-  );
+  return waitFor(`the answer to ${JSON.stringify(key)}`, () => {
+    const now = cur(run);
+    const lines = now.render(200);
+    const said = lines.at(-2) ?? '';
+    if (said === '…' || lines.some((line) => line.includes('loading…'))) return undefined;
+    if (now !== panel) return said;
+    return lines.length > before.length || said !== before.at(-2) ? said : undefined;
+  });
 }
 
 const CONFIG = `# the fleet
@@ -285,7 +283,7 @@ describe('the Profiles tab', () => {
 describe('the widget and the panel', () => {
   it('steps aside while the panel is open and comes back when it closes', async () => {
     const run = await pi({ HERDR_ENV: '' });
-    await until(() => (run.fake.widgets.get('dogsled')?.length ? true : undefined), 'the widget');
+    await waitFor('the widget', () => (run.fake.widgets.get('dogsled')?.length ? true : undefined));
     const { closed } = await openPanel(run);
     expect(run.fake.widgets.get('dogsled')).toBeUndefined();
     await run.fake.shortcuts.get('alt+j')?.handler(run.fake.ctx);

@@ -10,8 +10,9 @@ import {
   TODO_REQUEST_EVENT,
   todoLinesFile,
 } from '../../../plugins/pi/src/todos.js';
-import { type PiRun, startPi, until } from '../../fakes/pi-api/harness.js';
+import { type PiRun, startPi } from '../../fakes/pi-api/harness.js';
 import { type InboxBox, inboxPair, type PaneRef } from '../../helpers/inbox-fixture.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
 let child: PaneRef;
@@ -41,15 +42,15 @@ describe('todos publication', () => {
     const file = todoLinesFile(run.deps, child.pane);
     const published = async () => JSON.parse(await readFile(file, 'utf8').catch(() => '{}'));
     run.fake.busEmit(TODO_DISPLAY_EVENT, display('main', 7, 'on main'));
-    await until(async () => ((await published()).current === 'on main' ? true : undefined), 'main');
+    await waitFor('main', async () => ((await published()).current === 'on main' ? true : undefined));
     // Another branch starts its own revisions: its display replaces main's.
     run.fake.busEmit(TODO_DISPLAY_EVENT, display('feature', 1, 'on feature'));
-    await until(async () => ((await published()).current === 'on feature' ? true : undefined), 'feature');
+    await waitFor('feature', async () => ((await published()).current === 'on feature' ? true : undefined));
     expect(await published()).toMatchObject({ branch: 'feature', revision: 1 });
     // An older revision of the same branch is still ignored.
     run.fake.busEmit(TODO_DISPLAY_EVENT, display('feature', 3, 'feature 3'));
     run.fake.busEmit(TODO_DISPLAY_EVENT, display('feature', 2, 'feature 2'));
-    await until(async () => ((await published()).current === 'feature 3' ? true : undefined), 'feature 3');
+    await waitFor('feature 3', async () => ((await published()).current === 'feature 3' ? true : undefined));
 
     const requests: unknown[] = [];
     run.fake.api.events.on(TODO_REQUEST_EVENT, (data) => requests.push(data));
@@ -57,9 +58,8 @@ describe('todos publication', () => {
     expect(requests).toEqual([{ protocol: 3 }, { protocol: 3 }, { protocol: 3 }]);
 
     run.fake.busEmit(TODO_RELEASE_EVENT, {});
-    await until(
-      async () => ((await lstat(file).catch(() => undefined)) === undefined ? true : undefined),
-      'the publication removed',
+    await waitFor('the publication removed', async () =>
+      (await lstat(file).catch(() => undefined)) === undefined ? true : undefined,
     );
   }, 30_000);
 });

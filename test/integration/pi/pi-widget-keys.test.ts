@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TODO_DISPLAY_EVENT } from '../../../plugins/pi/src/todos.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { type PiRun, startPi, until } from '../../fakes/pi-api/harness.js';
-import { eventually, runCli } from '../../helpers/cli.js';
+import { type PiRun, startPi } from '../../fakes/pi-api/harness.js';
+import { runCli } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
 let lead: PaneRef;
@@ -53,10 +54,14 @@ describe('the widget keys', () => {
   it('select, read, fold, stop and cancel real work, each stop and cancel after a confirmation', async () => {
     await room(true);
     const ended = JSON.parse((await cli(['run', '--json', '--', 'true'])).stdout).job as string;
-    await eventually(async () => (await jobRecord(ended)).ended_ms ?? undefined, 15_000, 'the first job');
+    await waitFor('the first job', async () => (await jobRecord(ended)).ended_ms ?? undefined, {
+      timeoutMs: 15_000,
+    });
     const script = ['sh', '-c', 'echo hello-from-job; echo "\u001b]0;pwned\u0007plain"; sleep 60'];
     const running = JSON.parse((await cli(['run', '--json', '--', ...script])).stdout).job as string;
-    await eventually(async () => (await jobRecord(running)).started_ms ?? undefined, 15_000, 'the job');
+    await waitFor('the job', async () => (await jobRecord(running)).started_ms ?? undefined, {
+      timeoutMs: 15_000,
+    });
     await room(false);
     const queued = await cli(['run', '--json', '--', 'true']);
     expect(queued.code).toBe(1);
@@ -64,7 +69,7 @@ describe('the widget keys', () => {
 
     const run = await startPi(t, lead, { env: { HERDR_ENV: '' } });
     runs.push(run);
-    await until(() => (widget(run).some((line) => /RUNNING 1/.test(line)) ? true : undefined), 'the board');
+    await waitFor('the board', () => (widget(run).some((line) => /RUNNING 1/.test(line)) ? true : undefined));
     expect(widget(run).at(-1)).toMatch(/RUNNING 1 · WAITING 1/);
 
     // Alt+J expands in place and selects; the DONE group starts folded.
@@ -94,13 +99,15 @@ describe('the widget keys', () => {
     expect((await jobRecord(running)).ended_ms).toBeNull();
     run.fake.confirmAnswer = true;
     await press(run, 'alt+s');
-    await eventually(async () => (await jobRecord(running)).ended_ms ?? undefined, 15_000, 'the stop');
+    await waitFor('the stop', async () => (await jobRecord(running)).ended_ms ?? undefined, {
+      timeoutMs: 15_000,
+    });
 
     // Alt+C on the ticket cancels it after the confirmation.
     run.fake.confirmAnswer = false;
     const waiting = () =>
       widget(run).findIndex((line) => line.includes('queued') || line.includes('WAITING'));
-    await until(() => (waiting() >= 0 ? true : undefined), 'the ticket row');
+    await waitFor('the ticket row', () => (waiting() >= 0 ? true : undefined));
     for (let i = 0; i < 5 && !widget(run).some((line) => /^ {2}› +(queued|#)/.test(line)); i++)
       await press(run, 'alt+j');
     await press(run, 'alt+c');
@@ -128,7 +135,7 @@ describe('the widget keys', () => {
     expect(tracked.code, tracked.stderr).toBe(0);
     const run = await startPi(t, lead, { env: { HERDR_ENV: '' } });
     runs.push(run);
-    await until(() => (widget(run).includes('RUNNING 1') ? true : undefined), 'the agent row');
+    await waitFor('the agent row', () => (widget(run).includes('RUNNING 1') ? true : undefined));
     await press(run, 'alt+j');
     expect(widget(run).find((line) => line.startsWith('  › '))).toMatch(/helper/);
     run.fake.editorAnswer = 'please rebase \u001b[31mnow';
@@ -174,7 +181,7 @@ describe('the Todos view', () => {
         { kind: 'dropped', lines: [] },
       ],
     });
-    await until(() => (widget(run).includes('▸ Write the parser') ? true : undefined), 'the display');
+    await waitFor('the display', () => (widget(run).includes('▸ Write the parser') ? true : undefined));
     await run.fake.commands.get('todos')?.handler('', run.fake.ctx);
     expect(widget(run).slice(-8)).toEqual([
       '▸ Write the parser',

@@ -11,8 +11,8 @@ import { parsePsChildren } from '../../../service/process/process-table-darwin.j
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let root: string;
 let work: string;
@@ -36,19 +36,15 @@ afterAll(async () => {
 async function idlePane(): Promise<{ pane: string; terminal: string }> {
   const created = await port.createWorkspace({ cwd: work });
   const pane = created.root_pane.pane_id;
-  await until(pane, (probe) => probe.state.kind === 'empty');
+  await probeUntil(pane, (probe) => probe.state.kind === 'empty');
   return { pane, terminal: created.root_pane.terminal_id };
 }
 
-function until(pane: string, ok: (probe: PaneProbe) => boolean): Promise<PaneProbe> {
-  return eventually(
-    async () => {
-      const probe = await probePrompt(port, pane);
-      return ok(probe) ? probe : undefined;
-    },
-    10_000,
-    `pane ${pane}`,
-  );
+function probeUntil(pane: string, ok: (probe: PaneProbe) => boolean): Promise<PaneProbe> {
+  return waitFor(`pane ${pane}`, async () => {
+    const probe = await probePrompt(port, pane);
+    return ok(probe) ? probe : undefined;
+  });
 }
 
 describe('probePrompt', () => {
@@ -64,14 +60,17 @@ describe('probePrompt', () => {
     await port.runLine(pane, 'sleep 30');
     // Until the shell hands the terminal to the job (and the child execs), the pane briefly looks
     // like a shell with a background child; wait for the settled foreground job.
-    const probe = await until(pane, (p) => p.state.kind === 'running' && p.state.reason === 'runs sleep');
+    const probe = await probeUntil(
+      pane,
+      (p) => p.state.kind === 'running' && p.state.reason === 'runs sleep',
+    );
     expect(probe.state).toEqual({ kind: 'running', program: 'sleep', reason: 'runs sleep' });
   });
 
   it('keeps a shell whose background job still runs', async () => {
     const { pane } = await idlePane();
     await port.runLine(pane, 'sleep 30 &');
-    const probe = await until(pane, (p) => p.state.kind === 'running' && p.state.program === 'sleep');
+    const probe = await probeUntil(pane, (p) => p.state.kind === 'running' && p.state.program === 'sleep');
     expect(probe.state).toEqual({
       kind: 'running',
       program: 'sleep',
@@ -95,7 +94,7 @@ describe('observeShellPanes', () => {
     const busy = await idlePane();
     const agent = await idlePane();
     await port.runLine(busy.pane, 'sleep 30');
-    await until(busy.pane, (p) => p.state.kind === 'running');
+    await probeUntil(busy.pane, (p) => p.state.kind === 'running');
     const report = await herdr.call('pane.report_agent', {
       pane_id: agent.pane,
       source: 'test',
@@ -117,7 +116,7 @@ describe('observeShellPanes', () => {
     });
 
     await port.runLine(quiet.pane, 'sleep 30');
-    await until(quiet.pane, (p) => p.state.kind === 'running');
+    await probeUntil(quiet.pane, (p) => p.state.kind === 'running');
     const second = await observeShellPanes({ port, previous: first.watch, now: t0 + 5_000, width: 1 });
     expect(second.watch[quiet.terminal]?.empty_since_ms).toBeNull();
     expect(second.watch[agent.terminal]?.idle_since_ms).toBe(t0);

@@ -7,12 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { launchDetached } from '../../../service/process/launch-detached.js';
 import { SpawnError } from '../../../service/process/run-process.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
-}
 
 describe('launchDetached', () => {
   it('starts the leader of a new session with its output on the descriptor and only the given environment', async () => {
@@ -35,7 +32,9 @@ describe('launchDetached', () => {
       delete process.env.DOGSLED_LAUNCH_LEAK;
     }
     try {
-      await until(async () => (await readFile(log, 'utf8')).endsWith('\n'));
+      await waitFor('the launched process to write its line', async () =>
+        (await readFile(log, 'utf8')).endsWith('\n'),
+      );
       expect(await readFile(log, 'utf8')).toBe(`[][given] ${dir}\n`);
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
       // After the comm: state ppid pgrp session.

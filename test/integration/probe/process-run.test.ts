@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { endingOf, runProcess, SpawnError, succeeded } from '../../../service/process/run-process.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const sh = (script: string, options: Partial<Parameters<typeof runProcess>[2]> = {}) =>
@@ -137,7 +138,7 @@ describe('runProcess: runaway children and leftovers', () => {
     expect(result.timedOut).toBe(true);
     const pid = Number(result.stdout.toString().trim());
     // SIGKILL reached it as soon as the leader was gone: dead, or a zombie awaiting its reaper.
-    await until(async () => {
+    await waitFor('the child to be gone or a zombie', async () => {
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
       return stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
     });
@@ -157,11 +158,6 @@ describe('runProcess: runaway children and leftovers', () => {
     expect(result.stdout.toString().trim()).toBe('/dev/null');
   });
 });
-
-/** Polls `check` until it holds; the test's own timeout bounds the wait. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
-}
 
 describe('a deadline longer than a timer can hold', () => {
   it('is held at the longest timer, never fired at once', async () => {

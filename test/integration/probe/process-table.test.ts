@@ -22,6 +22,7 @@ import {
 } from '../../../service/process/process-table.js';
 import { statLine, writeProcesses } from '../../helpers/proc-fixture.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 describe('parseProcStat', () => {
   it('reads every field it names after a program name holding spaces and parentheses', () => {
@@ -146,10 +147,6 @@ describe('the process table on the real /proc', () => {
     return child;
   };
 
-  async function until(check: () => Promise<boolean> | boolean): Promise<void> {
-    while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-
   it('knows this process by pid and start time, and a reused pid is not it', async () => {
     const stat = readStatSync(process.pid);
     expect(stat).toMatchObject({ pid: process.pid, ppid: process.ppid });
@@ -165,17 +162,20 @@ describe('the process table on the real /proc', () => {
   it('counts a process frozen with SIGSTOP as alive, and a zombie as dead', async () => {
     const frozen = start(['sleep', '30']);
     const pid = frozen.pid as number;
-    await until(() => readStatSync(pid)?.comm === 'sleep');
+    await waitFor('the child to exec sleep', () => readStatSync(pid)?.comm === 'sleep');
     const born = startOf(pid);
     process.kill(pid, 'SIGSTOP');
-    await until(() => readStatSync(pid)?.state === 'T');
+    await waitFor('the child to stop', () => readStatSync(pid)?.state === 'T');
     expect(processAlive(pid, born)).toBe(true);
     // A child that exits while this process does not reap it yet is a zombie for a moment; a
     // shell that never waits keeps its own child one.
     const parent = start(['sh', '-c', 'sleep 0 & exec sleep 30']);
-    await until(async () => ((await childNames(parent.pid as number)) ?? []).length === 1);
+    await waitFor(
+      'the parent to start its one child',
+      async () => ((await childNames(parent.pid as number)) ?? []).length === 1,
+    );
     const [zombie] = (await childPids(parent.pid as number)) ?? [];
-    await until(() => readStatSync(zombie as number)?.state === 'Z');
+    await waitFor('the child to be a zombie', () => readStatSync(zombie as number)?.state === 'Z');
     expect(processAlive(zombie as number, null)).toBe(false);
   });
 
@@ -185,7 +185,10 @@ describe('the process table on the real /proc', () => {
     await symlink('/bin/sleep', hostile);
     const child = start([hostile, '30']);
     const pid = child.pid as number;
-    await until(async () => (await readStat(pid))?.comm.startsWith('x') === true);
+    await waitFor(
+      'the process to rename itself',
+      async () => (await readStat(pid))?.comm.startsWith('x') === true,
+    );
     expect((await readStat(pid))?.comm).toBe('xy');
     const table = await readProcessTable();
     expect(table.ok && table.processes.find((entry) => entry.pid === pid)?.comm).toBe('xy');
@@ -195,7 +198,10 @@ describe('the process table on the real /proc', () => {
   it("lists a detached group's members and a process's children by name", async () => {
     const leader = start(['sh', '-c', 'sleep 30 & exec sleep 31'], true);
     const pgid = leader.pid as number;
-    await until(async () => (await groupMembers(pgid, startOf(pgid) ?? undefined)).length === 2);
+    await waitFor(
+      'both group members to exec sleep',
+      async () => (await groupMembers(pgid, startOf(pgid) ?? undefined)).length === 2,
+    );
     const members = await groupMembers(pgid, startOf(pgid) ?? undefined);
     expect(members.map((member) => member.comm)).toEqual(['sleep', 'sleep']);
     expect(members.every((member) => member.session === pgid)).toBe(true);

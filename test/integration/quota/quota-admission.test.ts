@@ -6,11 +6,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeTaskFile } from '../../../service/agents/launch-files.js';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { statePaths } from '../../../service/state/paths.js';
-import type { Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
+import { writeTaskFile } from '../../../service/state/records/launch-files.js';
 import { readLaunches } from '../../fakes/agents/harness.js';
-import { eventually, runCli, type startCli } from '../../helpers/cli.js';
+import { runCli, type startCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { agentSuite, quickTask } from '../agents/agent-fixtures.js';
 import {
   appendTickets,
@@ -135,9 +136,10 @@ describe('quota-aware admission', () => {
     ]);
 
     // The job queued after it is admitted; the Codex ticket waits, with the reason on it.
-    await eventually(
+    await waitFor(
+      'the job ticket admitted',
       async () => ((await byId('t_job00000000'))?.state === 'admitted' ? true : undefined),
-      20_000,
+      { timeoutMs: 20_000 },
     );
     const held = await byId('t_codex000000');
     expect(held).toMatchObject({
@@ -149,7 +151,11 @@ describe('quota-aware admission', () => {
       },
     });
     expect(Date.now()).toBeLessThan(reset);
-    await eventually(async () => ((await jobStarts()).includes('t_job00000000') ? true : undefined), 15_000);
+    await waitFor(
+      'the job to start',
+      async () => ((await jobStarts()).includes('t_job00000000') ? true : undefined),
+      { timeoutMs: 15_000 },
+    );
     expect(await agentStarts()).toEqual([]);
 
     // Every reader shows it: status (both forms), items and the owner's board.
@@ -170,19 +176,21 @@ describe('quota-aware admission', () => {
     });
 
     // After the reset: admitted, its hold cleared, its work started once.
-    const admitted = await eventually(
+    const admitted = await waitFor(
+      'the admission after the reset',
       async () => {
         const ticket = await byId('t_codex000000');
         return ticket?.state === 'admitted' ? ticket : undefined;
       },
-      RESET_AHEAD_MS + 20_000,
-      'the admission after the reset',
+      { timeoutMs: RESET_AHEAD_MS + 20_000 },
     );
     expect(admitted.state_ms).toBeGreaterThanOrEqual(reset);
     expect(admitted.hold ?? null).toBeNull();
-    await eventually(async () => ((await agentStarts()).length > 0 ? true : undefined), 15_000);
+    await waitFor('an agent to start', async () => ((await agentStarts()).length > 0 ? true : undefined), {
+      timeoutMs: 15_000,
+    });
     expect(await agentStarts()).toEqual(['codex']);
-  }, 90_000);
+  });
 
   it('holds nothing with hold_when_exhausted = false, nor a harness whose pool has room', async () => {
     await serving('\n[quota]\nhold_when_exhausted = false\n');
@@ -193,13 +201,21 @@ describe('quota-aware admission', () => {
       await agentTicket('t_claude00000', 'claude', now + 1),
     ]);
     for (const id of ['t_codex000000', 't_claude00000']) {
-      const ticket = await eventually(async () => {
-        const found = await byId(id);
-        return found?.state === 'admitted' ? found : undefined;
-      }, 20_000);
+      const ticket = await waitFor(
+        'the ticket admitted',
+        async () => {
+          const found = await byId(id);
+          return found?.state === 'admitted' ? found : undefined;
+        },
+        { timeoutMs: 20_000 },
+      );
       expect(ticket.hold ?? null).toBeNull();
     }
-    await eventually(async () => ((await agentStarts()).length === 2 ? true : undefined), 15_000);
+    await waitFor(
+      'both agents to start',
+      async () => ((await agentStarts()).length === 2 ? true : undefined),
+      { timeoutMs: 15_000 },
+    );
     expect((await agentStarts()).sort()).toEqual(['claude', 'codex']);
-  }, 60_000);
+  });
 });

@@ -11,8 +11,9 @@ import { QuotaPusher } from '../../../service/quota/push.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { LocalTransport } from '../../../service/transport/local-transport.js';
 import type { Transport } from '../../../service/transport/types.js';
-import { CLI, eventually, exited, sandbox, startCli } from '../../helpers/cli.js';
+import { CLI, exited, sandbox, startCli } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 import { everyShape, KEY, NOW, useFakeCliproxy } from './quota-fixtures.js';
 
 const bench = useFakeCliproxy('dogsled-quota-push-');
@@ -108,10 +109,10 @@ describe('pushing to peers', () => {
     const clock = Date.now();
     const pusher = new QuotaPusher({ transport, now: () => clock, signal: stop.signal });
     const pushed = pusher.push(snapshot(clock), [{ host: 'p1', remoteCommand: [] }]);
-    await eventually(
-      async () => (await stat(join(state, 'quota.json.holding')).catch(() => undefined)) && true,
-      15_000,
+    await waitFor(
       'the push inside the peer lock',
+      async () => (await stat(join(state, 'quota.json.holding')).catch(() => undefined)) && true,
+      { timeoutMs: 15_000 },
     );
     stop.abort();
     expect(await pushed).toEqual([]);
@@ -250,7 +251,7 @@ describe('the quota worker', () => {
 });
 
 describe('dogsled serve', () => {
-  test('collects quota on start when a management URL is configured', { timeout: 30_000 }, async () => {
+  test('collects quota on start when a management URL is configured', async () => {
     bench.fake.accounts = everyShape();
     bench.fake.authFiles = null;
     const box = await sandbox({
@@ -262,11 +263,11 @@ describe('dogsled serve', () => {
     const serve = startCli(['serve', '--interval', '5'], box.env);
     try {
       const file = join(box.state, 'quota.json');
-      const deadline = Date.now() + 20_000;
-      while (!(await stat(file).catch(() => undefined)) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      if (!(await stat(file).catch(() => undefined))) throw new Error(serve.output());
+      await waitFor('quota.json from serve', () => stat(file), { timeoutMs: 20_000 }).catch(
+        (error: Error) => {
+          throw new Error(`${error.message}\n${serve.output()}`);
+        },
+      );
       const collected = JSON.parse(await readFile(file, 'utf8'));
       expect(collected.pools.length).toBeGreaterThan(0);
       expect(serve.output()).not.toContain(KEY);

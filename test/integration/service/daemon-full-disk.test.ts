@@ -8,10 +8,12 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { HostSnapshot } from '../../../service/core/placement/host-types.js';
 import { selfIdentity } from '../../../service/state/engine/liveness.js';
-import { type HostSnapshot, HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
-import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
+import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 import { killAll, roomFor5, startServe } from '../jobs/job-queue-fixtures.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -68,20 +70,20 @@ describe.skipIf(!isRoot)('a full disk under the state directory', () => {
     stopTicker = room.stop;
     const env = { ...room.env, DOGSLED_STATE: state };
     const child = startServe(env, running);
-    const good = await eventually(
+    const good = await waitFor(
+      'an eligible snapshot',
       async () => {
         const s = await snapshotIn(state);
         return s.headroom.eligible ? s : undefined;
       },
-      15_000,
-      'an eligible snapshot',
+      { timeoutMs: 15_000 },
     );
     const filler = join(mount, 'filler');
     fill(filler);
-    await eventually(
-      async () => (child.output().includes('no space left on device (ENOSPC)') ? true : undefined),
-      15_000,
+    await waitFor(
       'the service to report the full disk',
+      async () => (child.output().includes('no space left on device (ENOSPC)') ? true : undefined),
+      { timeoutMs: 15_000 },
     );
     // The last complete snapshot stays readable; the service is still running and still up.
     expect((await snapshotIn(state)).sample_ms).toBeGreaterThanOrEqual(good.sample_ms);
@@ -102,10 +104,10 @@ describe.skipIf(!isRoot)('a full disk under the state directory', () => {
 
     const stuck = await snapshotIn(state);
     await rm(filler);
-    await eventually(
-      async () => ((await snapshotIn(state)).sample_ms > stuck.sample_ms ? true : undefined),
-      15_000,
+    await waitFor(
       'the service to publish again',
+      async () => ((await snapshotIn(state)).sample_ms > stuck.sample_ms ? true : undefined),
+      { timeoutMs: 15_000 },
     );
     expect(child.output()).toContain('written again');
     // The failure was reported once, not once per tick.
@@ -121,7 +123,7 @@ describe.skipIf(!isRoot)('a full disk under the state directory', () => {
     // Nothing was left half-written: no temp file of ours or write-file-atomic's.
     expect((await readdir(state)).filter((n) => /\.tmp-|\.json\.\d+$/.test(n))).toEqual([]);
     expect(child.exitCode).toBeNull();
-  }, 90_000);
+  });
 });
 
 describe('orphaned temp files', () => {
@@ -151,7 +153,7 @@ describe('orphaned temp files', () => {
     const room = await roomFor5(box, 90_000);
     stopTicker = room.stop;
     startServe(room.env, running);
-    await eventually(async () => (await snapshotIn(state)) ?? undefined, 15_000, 'a snapshot');
+    await waitFor('a snapshot', async () => (await snapshotIn(state)) ?? undefined, { timeoutMs: 15_000 });
     const left = [
       ...(await readdir(state)),
       ...(await readdir(join(state, 'jobs'))).map((n) => `jobs/${n}`),

@@ -6,9 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type HostSnapshot, HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
-import { eventually, exited, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import type { HostSnapshot } from '../../../service/core/placement/host-types.js';
+import { HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
+import { exited, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
+import { waitFor } from '../../helpers/wait.js';
 import { killAll, roomFor5, startServe, writeJobs } from '../jobs/job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -31,13 +33,13 @@ async function snapshot(): Promise<HostSnapshot> {
 
 /** Waits for a snapshot published after `after` that satisfies `check`. */
 async function published(after: number, check: (s: HostSnapshot) => boolean, what: string) {
-  return eventually(
+  return waitFor(
+    what,
     async () => {
       const s = await snapshot();
       return s.sample_ms > after && check(s) ? s : undefined;
     },
-    15_000,
-    what,
+    { timeoutMs: 15_000 },
   );
 }
 
@@ -81,11 +83,11 @@ describe('serve with a hostile state file', () => {
     const { child, first } = await serving();
     await rm(join(box.state, 'host.json'));
     await mkdir(join(box.state, 'host.json'));
-    await eventually(
+    await waitFor(
+      'the warning',
       async () =>
         child.output().includes(`cannot write ${join(box.state, 'host.json')}`) ? true : undefined,
-      15_000,
-      'the warning',
+      { timeoutMs: 15_000 },
     );
     await rmdir(join(box.state, 'host.json'));
     await published(first.sample_ms, () => true, 'host.json again');

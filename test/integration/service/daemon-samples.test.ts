@@ -1,9 +1,9 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Sample } from '../../../service/core/placement/host-types.js';
 import { SAMPLE_RETENTION_MS } from '../../../service/core/placement/samples.js';
 import { appendSample } from '../../../service/daemon/publish/samples-log.js';
-import type { Sample } from '../../../service/state/schemas/host-schemas.js';
 import { tempDir } from '../../helpers/tree.js';
 
 const DAY = 86_400_000;

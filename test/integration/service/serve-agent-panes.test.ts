@@ -7,9 +7,10 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
-import { FAKE_AGENTS_BIN, readLaunches, until, writeTaskFile } from '../../fakes/agents/harness.js';
+import { FAKE_AGENTS_BIN, readLaunches, writeTaskFile } from '../../fakes/agents/harness.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let herdr: FakeHerdr;
@@ -77,10 +78,10 @@ async function startAgent(name: string, kind: string, cwd: string, steps: unknow
   const task = await writeTaskFile(join(box.root, 'tasks', `${name}.task.md`), { script: steps as never });
   const args = kind === 'pi' ? [`@${task}`] : [`Read the task in ${task}`];
   await ok('agent.start', { name, kind, pane_id: root_pane.pane_id, args });
-  await until(async () => {
+  await waitFor(`${name} reporting its session`, async () => {
     const { agent } = await ok('agent.get', { target: name });
     return agent.agent_session && agent.agent === kind ? agent : undefined;
-  }, `${name} reporting its session`);
+  });
   return root_pane.pane_id as string;
 }
 
@@ -94,10 +95,10 @@ describe('agent panes in the snapshot', () => {
     await startAgent('tester', 'codex', repo, [{ hang: true }]);
     await startAgent('reader', 'pi', box.home, [{ ask: 'Which file?' }]);
     const shell = (await ok('workspace.create', { cwd: box.home })).root_pane;
-    await until(async () => {
+    await waitFor('the writer finishing its turn', async () => {
       const { agent } = await ok('agent.get', { target: 'writer' });
       return agent.agent_status === 'idle' || agent.agent_status === 'done' ? agent : undefined;
-    }, 'the writer finishing its turn');
+    });
 
     const served = await runCli(['serve', '--once'], env, { timeoutMs: 30_000 });
     expect(served.stderr).toBe('');
@@ -162,22 +163,20 @@ describe('agent panes in the snapshot', () => {
     await startAgent('tester', 'codex', repo, [{ hang: true }]);
     const service = startCli(['serve', '--interval', '1'], env);
     try {
-      const stalled = await eventually(
+      const stalled = await waitFor(
+        'the hung agent to stall',
         async () => {
           const pane = (await hostSnapshot()).probe.agent_panes?.find((p) => p.name === 'tester');
           return pane?.stalled_since_ms ? pane : undefined;
         },
-        15_000,
-        'the hung agent to stall',
+        { timeoutMs: 15_000 },
       );
       expect(stalled.state).toBe('working');
       // The sidebar's $dogsled token says so while the stall lasts.
       const tokens = async () => (await ok('pane.get', { pane_id: stalled.pane })).pane.tokens ?? {};
-      await eventually(
-        async () => ((await tokens()).dogsled === 'stalled' ? true : undefined),
-        10_000,
-        'the token',
-      );
+      await waitFor('the token', async () => ((await tokens()).dogsled === 'stalled' ? true : undefined), {
+        timeoutMs: 10_000,
+      });
       const status = await runCli(['status'], env);
       expect(status.stdout).toMatch(/codex tester\s+stalled/);
       expect(status.stdout).toContain('1 stalled');
@@ -186,19 +185,17 @@ describe('agent panes in the snapshot', () => {
       );
 
       await appendFile(stalled.transcript ?? '', `${JSON.stringify({ type: 'event_msg', payload: {} })}\n`);
-      await eventually(
+      await waitFor(
+        'the stall to clear',
         async () => {
           const pane = (await hostSnapshot()).probe.agent_panes?.find((p) => p.name === 'tester');
           return pane && pane.stalled_since_ms === null ? pane : undefined;
         },
-        15_000,
-        'the stall to clear',
+        { timeoutMs: 15_000 },
       );
-      await eventually(
-        async () => ((await tokens()).dogsled === undefined ? true : undefined),
-        10_000,
-        'no token',
-      );
+      await waitFor('no token', async () => ((await tokens()).dogsled === undefined ? true : undefined), {
+        timeoutMs: 10_000,
+      });
     } finally {
       service.kill('SIGTERM');
       await exited(service);

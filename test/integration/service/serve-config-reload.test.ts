@@ -6,7 +6,8 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -37,7 +38,7 @@ async function writeConfig(text: string): Promise<void> {
 
 const ROOMY = 'reservation_load = 1.5\nreservation_ttl_ms = 600000\nmemory_reserve_bytes = 0\n';
 
-describe('serve follows config.toml and the profiles', { timeout: 90_000 }, () => {
+describe('serve follows config.toml and the profiles', () => {
   it('a changed policy applies at once; a broken file keeps the last good one and says why; a fix clears it', async () => {
     const host = await roomFor5(box, 600_000);
     stopTicker = host.stop;
@@ -46,25 +47,25 @@ describe('serve follows config.toml and the profiles', { timeout: 90_000 }, () =
 
     // No disk can keep 100% free: the service refuses its host once it has the new policy.
     await writeConfig(`${ROOMY}disk_free_min_percent = 100\n`);
-    const refused = await eventually(
+    const refused = await waitFor(
+      'the new policy in host.json',
       async () => {
         const { headroom } = await snapshot();
         return headroom.eligible === false ? headroom : undefined;
       },
-      30_000,
-      'the new policy in host.json',
+      { timeoutMs: 30_000 },
     );
     expect(refused.reason.join(' ')).toMatch(/disk/);
 
     // A typo: the service keeps judging by the last policy that loaded, and says why.
     await writeConfig(`${ROOMY}disk_free_min_percent = 0\nfree_cores_min = 2\n`);
-    const errors = await eventually(
+    const errors = await waitFor(
+      'the broken file in host.json',
       async () => {
         const { errors } = await snapshot();
         return errors.length > 0 ? (errors as string[]) : undefined;
       },
-      30_000,
-      'the broken file in host.json',
+      { timeoutMs: 30_000 },
     );
     expect(errors).toEqual([
       `config ${box.configPath}: unknown key "free_cores_min"; the service keeps the last policy that loaded`,
@@ -74,13 +75,13 @@ describe('serve follows config.toml and the profiles', { timeout: 90_000 }, () =
     // A directory in its place: the same, with its own reason.
     await rm(box.configPath);
     await mkdir(box.configPath);
-    await eventually(
+    await waitFor(
+      'the directory in host.json',
       async () => {
         const [error] = (await snapshot()).errors as string[];
         return error !== undefined && !error.includes('free_cores_min') ? error : undefined;
       },
-      30_000,
-      'the directory in host.json',
+      { timeoutMs: 30_000 },
     ).then((error) =>
       expect(error).toMatch(/^config \S+: .*; the service keeps the last policy that loaded$/),
     );
@@ -90,11 +91,9 @@ describe('serve follows config.toml and the profiles', { timeout: 90_000 }, () =
     // Fixed: the policy is the file's again and the error is gone.
     await writeConfig(`${ROOMY}disk_free_min_percent = 0\n`);
     await untilEligible(box);
-    await eventually(
-      async () => ((await snapshot()).errors.length === 0 ? true : undefined),
-      30_000,
-      'no error',
-    );
+    await waitFor('no error', async () => ((await snapshot()).errors.length === 0 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
   });
 
   it('a broken profile is said in status until it is fixed', async () => {
@@ -105,22 +104,22 @@ describe('serve follows config.toml and the profiles', { timeout: 90_000 }, () =
     const dir = join(box.home, '.config', 'dogsled', 'profiles', 'general');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'profile.json'), '{"model": ');
-    await eventually(
+    await waitFor(
+      'the broken profile in host.json',
       async () =>
         (await snapshot()).errors.some((e: string) => e.startsWith('profile general: broken: '))
           ? true
           : undefined,
-      30_000,
-      'the broken profile in host.json',
+      { timeoutMs: 30_000 },
     );
     const status = await runCli(['status'], box.env);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/error +profile general: broken: /);
     await writeFile(join(dir, 'profile.json'), '{"model": "alias/sol"}');
-    await eventually(
-      async () => ((await snapshot()).errors.length === 0 ? true : undefined),
-      30_000,
+    await waitFor(
       'the fixed profile',
+      async () => ((await snapshot()).errors.length === 0 ? true : undefined),
+      { timeoutMs: 30_000 },
     );
     await rm(dir, { recursive: true });
   });

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { launchdCommand, launchdPlist, systemdCommand } from '../../../service/core/install/service-unit.js';
-import { CLI, eventually, exited, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, exited, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const run = promisify(execFile);
 
@@ -88,10 +89,10 @@ describe('dogsled service install', () => {
       stdio: 'ignore',
     });
     try {
-      await eventually(
-        async () => (existsSync(join(env.DOGSLED_STATE!, 'host.json')) ? true : undefined),
-        20_000,
+      await waitFor(
         'host.json from the unit',
+        async () => (existsSync(join(env.DOGSLED_STATE!, 'host.json')) ? true : undefined),
+        { timeoutMs: 20_000 },
       );
       const status = await runCli(['status', '--json'], env);
       expect(JSON.parse(status.stdout).hosts[0].service).toBe('up');
@@ -233,10 +234,10 @@ describe('a real systemd user manager', () => {
     const real = { ...env, PATH: box.env.PATH, HOME: process.env.HOME };
     try {
       expect((await runCli(['service', 'install'], real)).code).toBe(0);
-      await eventually(
-        async () => (existsSync(join(env.DOGSLED_STATE!, 'host.json')) ? true : undefined),
-        30_000,
+      await waitFor(
         'host.json from systemd',
+        async () => (existsSync(join(env.DOGSLED_STATE!, 'host.json')) ? true : undefined),
+        { timeoutMs: 30_000 },
       );
     } finally {
       await runCli(['service', 'uninstall'], real);

@@ -11,6 +11,7 @@ import { ensureStateDir, statePaths } from '../../../service/state/paths.js';
 import { readPaneWatch } from '../../../service/state/records/pane-watch-file.js';
 import { type CliResult, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
+import { readableCli } from '../../helpers/readable-copy.js';
 import { writeJobs } from '../jobs/job-queue-fixtures.js';
 
 const JOB = 'j_hostile00001';
@@ -129,8 +130,9 @@ async function asUnprivileged(args: string[], file: string): Promise<CliResult> 
     return runCli(args, box.env);
   }
   const nobody = 65_534;
+  const cli = await readableCli(join(box.root, 'cli'));
   execFileSync('chown', ['-R', `${nobody}:${nobody}`, box.root]);
   await chown(file, 0, 0);
   await chmod(file, 0o600);
-  return runCli(args, box.env, { uid: nobody, gid: nobody, cwd: box.root });
+  return runCli(args, box.env, { uid: nobody, gid: nobody, cwd: box.root, cli });
 }

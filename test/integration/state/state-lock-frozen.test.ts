@@ -12,9 +12,11 @@ import { inspectLock } from '../../../service/state/engine/lock.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { HostSnapshotSchema, PlacementsSchema } from '../../../service/state/schemas/host-schemas.js';
 import { QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
-import { eventually, exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
+import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const STALE_MS = 1_000;
 /** Well past the stale window: a waiter that still judged by mtime alone would break the lock. */
@@ -57,11 +59,11 @@ async function frozenPlace(file: string) {
     ['place', '--json'],
     testEnv({ DOGSLED_TEST_LOCK_HOLD_FILE: file, DOGSLED_TEST_LOCK_HOLD_MS: '3000' }),
   );
-  await eventually(
+  await waitFor(
+    `the first place to hold ${file}`,
     async () =>
       (await inspectLock(join(box.state, file)))?.owner?.pid === first.child.pid ? true : undefined,
-    15_000,
-    `the first place to hold ${file}`,
+    { timeoutMs: 15_000 },
   );
   first.child.kill('SIGSTOP');
   return first;
@@ -73,8 +75,10 @@ async function frozenPlace(file: string) {
  */
 async function secondBehindFrozen(file: string) {
   const first = await frozenPlace(file);
-  await sleep(FROZEN_MS);
+  await lockUnrefreshedFor(join(box.state, file), 2 * STALE_MS);
   const second = start(['place', '--json'], testEnv());
+  // Long enough for the second to start and try the lock again and again past the stale window: a
+  // waiter that judged by age alone would have broken it (no event marks a waiter's attempts).
   await sleep(FROZEN_MS);
   // The second caller is still waiting for the frozen holder, not writing over it.
   expect(second.child.exitCode).toBeNull();
@@ -95,7 +99,7 @@ describe('a place stopped inside its lock for longer than the stale window', () 
       JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8')),
     );
     expect(file.reservations.map((r) => r.id).sort()).toEqual(ids.sort());
-  }, 60_000);
+  });
 
   it('keeps its lock on queue.json: both queued tickets stand', async () => {
     // No service: every place becomes a ticket.
@@ -105,7 +109,7 @@ describe('a place stopped inside its lock for longer than the stale window', () 
     const ids = [JSON.parse(a.stdout).ticket, JSON.parse(b.stdout).ticket];
     const queue = QueueSchema.parse(JSON.parse(await readFile(join(box.state, 'queue.json'), 'utf8')));
     expect(queue.tickets.map((t) => t.id).sort()).toEqual(ids.sort());
-  }, 60_000);
+  });
 });
 
 describe('a place frozen past its own deadline', () => {
@@ -115,11 +119,11 @@ describe('a place frozen past its own deadline', () => {
       ['place', '--json', '--max', '5s'],
       testEnv({ DOGSLED_TEST_LOCK_HOLD_FILE: 'queue.json', DOGSLED_TEST_LOCK_HOLD_MS: '3000' }),
     );
-    await eventually(
+    await waitFor(
+      'the place to hold queue.json',
       async () =>
         (await inspectLock(join(box.state, 'queue.json')))?.owner?.pid === first.child.pid ? true : undefined,
-      15_000,
-      'the place to hold queue.json',
+      { timeoutMs: 15_000 },
     );
     first.child.kill('SIGSTOP');
     // Past both its pause inside the lock and its --max: on resume both are due.
@@ -132,7 +136,7 @@ describe('a place frozen past its own deadline', () => {
     const queue = await readFile(join(box.state, 'queue.json'), 'utf8').catch(() => undefined);
     expect(queue === undefined ? [] : QueueSchema.parse(JSON.parse(queue)).tickets).toEqual([]);
     expect(await inspectLock(join(box.state, 'queue.json'))).toBeUndefined();
-  }, 60_000);
+  });
 });
 
 describe('a serve stopped for longer than the stale window', () => {
@@ -140,15 +144,15 @@ describe('a serve stopped for longer than the stale window', () => {
     const env = testEnv();
     const serving = startCli(['serve', '--interval', '0.3'], env);
     children.push(serving);
-    await eventually(
+    await waitFor(
+      'a snapshot with a CPU sample',
       async () =>
         HostSnapshotSchema.parse(JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'))).probe
           .busy !== null || undefined,
-      15_000,
-      'a snapshot with a CPU sample',
+      { timeoutMs: 15_000 },
     );
     serving.kill('SIGSTOP');
-    await sleep(FROZEN_MS);
+    await lockUnrefreshedFor(join(box.state, 'service'), 2 * STALE_MS);
     const status = await runCli(['status', '--json'], env);
     expect(JSON.parse(status.stdout).hosts[0].service).toBe('up');
     // A minute later its snapshot is stale: not eligible, but still a running service.
@@ -162,14 +166,14 @@ describe('a serve stopped for longer than the stale window', () => {
     ]);
     serving.kill('SIGCONT');
     const before = HostSnapshotSchema.parse(JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8')));
-    await eventually(
+    await waitFor(
+      'the resumed serve to publish again',
       async () =>
         HostSnapshotSchema.parse(JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'))).sample_ms >
           before.sample_ms || undefined,
-      15_000,
-      'the resumed serve to publish again',
+      { timeoutMs: 15_000 },
     );
     serving.kill('SIGTERM');
     expect(await exited(serving)).toEqual({ code: 0, signal: null });
-  }, 60_000);
+  });
 });

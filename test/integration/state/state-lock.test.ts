@@ -60,17 +60,27 @@ describe('withLock', () => {
     const file = join(dir, 'counter.json');
     await writeFile(file, JSON.stringify({ count: 1 }));
     // Someone removes our lock dir; proper-lockfile notices on its next refresh (stale / 2 = 5 s).
+    // A second lock taken after ours and treated alike is refreshed after ours: once it has noticed
+    // its loss, ours has been refreshed too, and the write comes after that.
+    let plain: Promise<string> = Promise.resolve('not started');
     const update = updateState(file, CounterSchema, ctx, async (current) => {
       await rm(`${file}.lock`, { recursive: true });
-      await new Promise((resolve) => setTimeout(resolve, 6_500));
+      let noticed: () => void = () => undefined;
+      const refreshed = new Promise<void>((resolve) => {
+        noticed = resolve;
+      });
+      plain = withLock(join(dir, 'other.json'), async (held) => {
+        await rm(join(dir, 'other.json.lock'), { recursive: true });
+        await new Promise<void>((resolve) => held.signal.addEventListener('abort', () => resolve()));
+        noticed();
+        return 'done';
+      });
+      plain.catch(() => noticed());
+      await refreshed;
       return { result: null, next: { count: (current?.count ?? 0) + 1 } };
     });
-    const plain = withLock(join(dir, 'other.json'), async (held) => {
-      await rm(join(dir, 'other.json.lock'), { recursive: true });
-      await new Promise<void>((resolve) => held.signal.addEventListener('abort', () => resolve()));
-      return 'done';
-    });
-    const [updated, locked] = await Promise.allSettled([update, plain]);
+    const updated = (await Promise.allSettled([update]))[0];
+    const locked = (await Promise.allSettled([plain]))[0];
     expect(updated.status === 'rejected' && updated.reason).toBeInstanceOf(DogsledError);
     expect(updated.status === 'rejected' && updated.reason.message).toMatch(
       /^lock on counter\.json: lost while held \(/,
@@ -79,7 +89,7 @@ describe('withLock', () => {
     expect(locked.status === 'rejected' && locked.reason.message).toMatch(
       /^lock on other\.json: lost while held/,
     );
-  }, 30_000);
+  });
 });
 
 describe('breaking stale locks', () => {

@@ -9,9 +9,10 @@ import { findHerdrBinary } from '../../../service/terminal/herdr/locate.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';
 import { isFinalRefusal, TerminalError } from '../../../service/terminal/terminal-errors.js';
-import { FAKE_AGENTS_BIN, readLaunches, until } from '../../fakes/agents/harness.js';
+import { FAKE_AGENTS_BIN, readLaunches } from '../../fakes/agents/harness.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const REAL = process.env.DOGSLED_REAL_HERDR === '1';
 
@@ -115,7 +116,7 @@ function contract(label: string, open: () => Promise<Backend>) {
     /** A pane whose shell has started (its process is known), so typed input reaches a shell. */
     async function shellPane() {
       const pane = (await workspace()).root_pane;
-      await until(async () => (await port.processInfo(pane.pane_id)).shell_pid, 'the pane shell');
+      await waitFor('the pane shell', async () => (await port.processInfo(pane.pane_id)).shell_pid);
       return pane;
     }
 
@@ -215,7 +216,7 @@ function contract(label: string, open: () => Promise<Backend>) {
       });
       expect(launched.workspaceId).toBe(ws.workspace.workspace_id);
       expect((await port.getPane(launched.paneId)).tab_id).toBe(launched.tabId);
-      expect(await until(() => readFile(out, 'utf8').catch(() => undefined), 'the job output')).toBe(
+      expect(await waitFor('the job output', () => readFile(out, 'utf8').catch(() => undefined))).toBe(
         "it's|two words|$HOME|*||",
       );
     });
@@ -241,7 +242,7 @@ function contract(label: string, open: () => Promise<Backend>) {
       const name = uniqueName('dup');
       const starting = port.startAgent({ name, kind: 'codex', paneId: first.pane_id, timeoutMs: 30_000 });
       starting.catch(() => undefined);
-      await until(() => port.getAgent(name).catch(() => undefined), 'the first launch to hold the name');
+      await waitFor('the first launch to hold the name', () => port.getAgent(name).catch(() => undefined));
       const before = await settledText(second.pane_id);
       const error = await failure(port.startAgent({ name, kind: 'codex', paneId: second.pane_id }));
       expect(error.code).toBe('agent_name_taken');
@@ -283,11 +284,8 @@ function contract(label: string, open: () => Promise<Backend>) {
         interactive_ready: true,
       });
       expect(started.argv).toEqual(['codex', ...args]);
-      const launch = await until(
-        // A record being written may not parse yet: read again.
-        async () =>
-          (await readLaunches(b.logDir).catch(() => [])).find((l) => l.herdr_pane_id === pane.pane_id),
-        'the fake agent launch record',
+      const launch = await waitFor('the fake agent launch record', async () =>
+        (await readLaunches(b.logDir).catch(() => [])).find((l) => l.herdr_pane_id === pane.pane_id),
       );
       expect(launch.argv).toEqual(args);
       expect((await port.listAgents()).map((a) => a.name)).toContain(name);
@@ -355,7 +353,7 @@ function contract(label: string, open: () => Promise<Backend>) {
       const ws = await workspace();
       expect((await cli.listWorkspaces()).map((w) => w.workspace_id)).toContain(ws.workspace.workspace_id);
       expect((await cli.getPane(ws.root_pane.pane_id)).terminal_id).toBe(ws.root_pane.terminal_id);
-      await until(async () => (await cli.processInfo(ws.root_pane.pane_id)).shell_pid, 'the pane shell');
+      await waitFor('the pane shell', async () => (await cli.processInfo(ws.root_pane.pane_id)).shell_pid);
       const name = uniqueName('cli');
       const started = await cli.startAgent({
         name,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TerminalPort } from '../../../service/terminal/port.js';
 import { TerminalError } from '../../../service/terminal/terminal-errors.js';
-import { until } from '../../fakes/agents/harness.js';
+import { waitFor } from '../../helpers/wait.js';
 
 export interface PortBackend {
   port: TerminalPort;
@@ -69,7 +69,7 @@ export function portContract(label: string, open: () => Promise<PortBackend>): v
       const out = join(b.work, `args-${++serial}.txt`);
       const script = 'printf "%s|" "$@" > "$0.tmp" && pwd >> "$0.tmp" && mv "$0.tmp" "$0"';
       await port.runCommand({ cwd, argv: ['sh', '-c', script, out, ...argv], label: 'job' });
-      return until(() => readFile(out, 'utf8').catch(() => undefined), 'the job output');
+      return waitFor('the job output', () => readFile(out, 'utf8').catch(() => undefined));
     }
 
     it('is the backend it says, with a reason', () => {
@@ -92,7 +92,9 @@ export function portContract(label: string, open: () => Promise<PortBackend>): v
         }),
       );
       await port.runCommand({ cwd: dir, argv: [script], label: 'one' });
-      expect(await until(() => readFile(out, 'utf8').catch(() => undefined), 'the script ran')).toBe('ran\n');
+      expect(await waitFor('the script ran', () => readFile(out, 'utf8').catch(() => undefined))).toBe(
+        'ran\n',
+      );
     });
 
     it('starts a command in a directory whose name holds format and target characters', async () => {
@@ -157,7 +159,7 @@ export function portContract(label: string, open: () => Promise<PortBackend>): v
     it('types a line into a pane, reads it back, and sees its foreground process', async () => {
       if (!b.layout) return;
       const pane = (await port.createWorkspace({ cwd: b.work })).root_pane;
-      await until(async () => (await port.processInfo(pane.pane_id)).shell_pid, 'the pane shell');
+      await waitFor('the pane shell', async () => (await port.processInfo(pane.pane_id)).shell_pid);
       await port.runLine(pane.pane_id, 'echo "marker-$((40 + 2))"; sleep 30');
       await expect
         .poll(async () => (await port.readPane(pane.pane_id)).text, { timeout: 10_000 })

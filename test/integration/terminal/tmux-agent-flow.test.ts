@@ -7,11 +7,12 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Item } from '../../../service/state/schemas/queue-items-schemas.js';
+import type { Item } from '../../../service/core/agents/item-types.js';
 import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
-import { eventually, runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
 import { startTmuxServer, type TmuxServer } from '../../helpers/tmux-server.js';
+import { waitFor } from '../../helpers/wait.js';
 import { doneTask, type Json } from '../agents/agent-fixtures.js';
 import { worktreeList } from '../cleanup/worktree-fixtures.js';
 import { items, killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
@@ -98,10 +99,10 @@ describe('a child in tmux', () => {
     const path = join(repo.main, '.worktrees', 'feat-tmux-done');
     expect(doc.pane).toMatch(/^%\d+$/);
 
-    const item = await eventually(
-      async () => (await items(box)).find((i: Item) => i.id === doc.item && i.closed_ms !== null),
-      40_000,
+    const item = await waitFor(
       'the child closed by the service',
+      async () => (await items(box)).find((i: Item) => i.id === doc.item && i.closed_ms !== null),
+      { timeoutMs: 40_000 },
     );
     expect(item).toMatchObject({ close_reason: 'done', reply, branch: 'feat/tmux-done', name: 'unit-tmux' });
     expect(await paneIds()).not.toContain(doc.pane);
@@ -113,13 +114,13 @@ describe('a child in tmux', () => {
     // The hooks told the service what the child was doing: its `done` saw it working in a session
     // the UserPromptSubmit hook named, and the Stop hook's idle let the service close it.
     // The item closes first; the mark follows it to closed.
-    const marks = await eventually(
+    const marks = await waitFor(
+      'the mark closed',
       async () => {
         const all = JSON.parse(await readFile(join(box.state, 'done.json'), 'utf8')).marks;
         return all.every((mark: Json) => mark.state === 'closed') ? all : undefined;
       },
-      10_000,
-      'the mark closed',
+      { timeoutMs: 10_000 },
     );
     expect(marks).toEqual([
       expect.objectContaining({
@@ -141,16 +142,16 @@ describe('a child in tmux', () => {
       }),
     );
 
-    const toLand = await eventually(
+    const toLand = await waitFor(
+      'the TO LAND row',
       async () => {
         const rows = await boardRows('to_land');
         return rows.length > 0 ? rows : undefined;
       },
-      20_000,
-      'the TO LAND row',
+      { timeoutMs: 20_000 },
     );
     expect(toLand).toEqual([
       expect.objectContaining({ item: doc.item, reason: 'unit-tmux: branch feat/tmux-done +1 to land' }),
     ]);
-  }, 120_000);
+  });
 });

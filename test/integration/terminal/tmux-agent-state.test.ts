@@ -6,8 +6,9 @@
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readEvents, readLaunches, until } from '../../fakes/agents/harness.js';
+import { readEvents, readLaunches } from '../../fakes/agents/harness.js';
 import { runCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { startClaudeChild, tmuxAgentBox } from './tmux-fixtures.js';
 
 const t = tmuxAgentBox('agents-state');
@@ -26,13 +27,12 @@ describe('agent state in tmux', () => {
     const child = await startClaudeChild(t, 'asker', {
       steps: [{ ask: 'May I run rm -rf build?' }, { reply: 'Cleaned.' }],
     });
-    await until(async () => ((await stateOf('asker')) === 'blocked' ? true : undefined), 'blocked');
+    await waitFor('blocked', async () => ((await stateOf('asker')) === 'blocked' ? true : undefined));
     await t.port.runLine(child, 'yes');
-    await until(
-      async () => ((await stateOf('asker')) === 'idle' ? true : undefined),
-      'idle after the answer',
+    await waitFor('idle after the answer', async () =>
+      (await stateOf('asker')) === 'idle' ? true : undefined,
     );
-    const launch = await until(async () => (await readLaunches(t.logDir))[0], 'the launch');
+    const launch = await waitFor('the launch', async () => (await readLaunches(t.logDir))[0]);
     const notified = (await readEvents(launch)).filter(
       (e) => e.event === 'hook' && e.name === 'Notification',
     );
@@ -43,12 +43,12 @@ describe('agent state in tmux', () => {
     const child = await startClaudeChild(t, 'waiter', { steps: [{ reply: 'ready' }] });
     // Idle after its turn's Stop hook ran, not the idle of its session start: a prompt hook still on
     // its way (slow under load) would report working after the notices below.
-    await until(async () => {
+    await waitFor('the turn to stop', async () => {
       const launch = (await readLaunches(t.logDir)).find((l) => l.argv.join(' ').includes('"ready"'));
       const events = launch ? await readEvents(launch) : [];
       return events.some((e) => e.event === 'hook' && e.name === 'Stop') || undefined;
-    }, 'the turn to stop');
-    await until(async () => ((await stateOf('waiter')) === 'idle' ? true : undefined), 'idle');
+    });
+    await waitFor('idle', async () => ((await stateOf('waiter')) === 'idle' ? true : undefined));
     const transcript = join(t.box.root, 'waiter.jsonl');
     await writeFile(transcript, '{}\n');
     const old = new Date(Date.now() - 60_000);

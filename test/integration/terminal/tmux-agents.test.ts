@@ -7,10 +7,11 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';
-import { FAKE_AGENTS_BIN, readLaunches, until } from '../../fakes/agents/harness.js';
+import { FAKE_AGENTS_BIN, readLaunches } from '../../fakes/agents/harness.js';
 import { runCli } from '../../helpers/cli.js';
 import { startTmuxServer, type TmuxServer } from '../../helpers/tmux-server.js';
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 import { failure } from './terminal-port-suite.js';
 
 let root: string;
@@ -46,9 +47,9 @@ afterAll(async () => {
 
 async function shellPane() {
   const pane = (await port.createWorkspace({ cwd: root })).root_pane;
-  await until(
-    async () => (await port.processInfo(pane.pane_id)).foreground_processes.length > 0 || undefined,
+  await waitFor(
     'the shell',
+    async () => (await port.processInfo(pane.pane_id)).foreground_processes.length > 0 || undefined,
   );
   return pane;
 }
@@ -67,10 +68,8 @@ describe('agents in tmux', () => {
     const started = await port.startAgent({ name: 'rev', kind: 'claude', paneId: pane.pane_id, args });
     expect(started.argv).toEqual(['claude', ...args]);
     expect(started.agent).toMatchObject({ name: 'rev', agent: 'claude', pane_id: pane.pane_id });
-    const launch = await until(
-      async () =>
-        (await readLaunches(logDir).catch(() => [])).find((l) => l.argv.includes(args[2] as string)),
-      'the fake claude launch',
+    const launch = await waitFor('the fake claude launch', async () =>
+      (await readLaunches(logDir).catch(() => [])).find((l) => l.argv.includes(args[2] as string)),
     );
     expect(launch.argv).toEqual(args);
     expect(
@@ -84,11 +83,11 @@ describe('agents in tmux', () => {
       (await failure(port.startAgent({ name: 'Bad Name', kind: 'codex', paneId: other.pane_id }))).code,
     ).toBe('invalid_agent_name');
     await port.runLine(other.pane_id, 'sleep 30');
-    await until(
+    await waitFor(
+      'sleep in the foreground',
       async () =>
         (await port.processInfo(other.pane_id)).foreground_processes.some((p) => p.name === 'sleep') ||
         undefined,
-      'sleep in the foreground',
     );
     expect(
       (await failure(port.startAgent({ name: 'busy', kind: 'codex', paneId: other.pane_id }))).code,

@@ -8,9 +8,10 @@ import { afterEach, beforeEach } from 'vitest';
 import { KNOWN_SHELLS } from '../../../service/core/cleanup/pane-rule.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';
-import { FAKE_AGENTS_BIN, until } from '../../fakes/agents/harness.js';
+import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
 import { CLI, ROOT, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { startTmuxServer, type TmuxServer } from '../../helpers/tmux-server.js';
+import { waitFor } from '../../helpers/wait.js';
 
 export interface TmuxAgentBox {
   box: Sandbox;
@@ -75,10 +76,10 @@ export async function startClaudeChild(t: TmuxAgentBox, name: string, script: ob
   const pane = (await t.port.createTab({ cwd: work })).root_pane.pane_id;
   // Until the shell alone is in the foreground: right after the window opens, tmux's child may not
   // have exec'd the shell yet, or the shell's start-up files may still be running a program.
-  await until(async () => {
+  await waitFor('the shell', async () => {
     const fg = (await t.port.processInfo(pane)).foreground_processes;
     return (fg.length === 1 && KNOWN_SHELLS.has((fg[0]?.name ?? '').replace(/^-/, ''))) || undefined;
-  }, 'the shell');
+  });
   await t.port.startAgent({
     name,
     kind: 'claude',

@@ -6,8 +6,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readEvents, readLaunches, until } from '../../fakes/agents/harness.js';
+import { readEvents, readLaunches } from '../../fakes/agents/harness.js';
 import { runCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { startClaudeChild, tmuxAgentBox } from './tmux-fixtures.js';
 
 const t = tmuxAgentBox('inbox');
@@ -35,11 +36,11 @@ describe('the inbox in tmux', () => {
     };
     await writeFile(join(t.box.root, 'note.txt'), text);
     const child = await startClaudeChild(t, 'kid', script);
-    const launch = await until(async () => (await readLaunches(t.logDir))[0], 'the launch');
-    const stops = await until(async () => {
+    const launch = await waitFor('the launch', async () => (await readLaunches(t.logDir))[0]);
+    const stops = await waitFor('two stops', async () => {
       const events = (await readEvents(launch)).filter((e) => e.event === 'hook' && e.name === 'Stop');
       return events.length >= 2 ? events : undefined;
-    }, 'two stops');
+    });
     expect(stops.map((s) => s.block)).toEqual([expect.stringContaining("it's #{pane_id}"), null]);
     expect(stops[0]?.block).not.toContain('\u001b');
 

@@ -5,12 +5,14 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type JobRecord, JobRecordSchema } from '../../../service/state/records/job-records.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 import { startTmuxServer, type TmuxServer } from '../../helpers/tmux-server.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let lock: ServiceLock;
@@ -69,10 +71,10 @@ describe('jobs in tmux', () => {
       (await server.tmux('display-message', '-p', '-t', callerPane, '#{session_id}')).trim(),
     );
     // The window closes once the job has ended; only the caller's window is left.
-    await eventually(
-      async () => ((await windows()).length === 1 ? true : undefined),
-      10_000,
+    await waitFor(
       'the job window to close',
+      async () => ((await windows()).length === 1 ? true : undefined),
+      { timeoutMs: 10_000 },
     );
   });
 

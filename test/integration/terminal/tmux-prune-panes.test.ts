@@ -6,12 +6,13 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PruneReportSchema } from '../../../service/cleanup/doctor-report.js';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { probePrompt } from '../../../service/probe/shell-panes.js';
-import type { JobRecord } from '../../../service/state/records/job-records.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';
-import { eventually, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { startTmuxServer, type TmuxServer } from '../../helpers/tmux-server.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let server: TmuxServer;
@@ -37,10 +38,10 @@ afterEach(async () => {
 /** A new window of the caller's session whose shell sits at its prompt. */
 async function shellWindow(cwd: string): Promise<{ pane_id: string; terminal_id: string; tab_id: string }> {
   const pane = (await port.createTab({ cwd })).root_pane;
-  await eventually(
-    async () => ((await probePrompt(port, pane.pane_id)).state.kind === 'empty' ? true : undefined),
-    10_000,
+  await waitFor(
     `pane ${pane.pane_id} at its prompt`,
+    async () => ((await probePrompt(port, pane.pane_id)).state.kind === 'empty' ? true : undefined),
+    { timeoutMs: 10_000 },
   );
   return pane;
 }
@@ -82,10 +83,10 @@ describe('prune panes in tmux', () => {
     await endedJob('j_idle', idle);
     await endedJob('j_busy', busy);
     await port.runLine(busy.pane_id, 'sleep 30');
-    await eventually(
-      async () => ((await probePrompt(port, busy.pane_id)).state.kind === 'running' ? true : undefined),
-      10_000,
+    await waitFor(
       'sleep running',
+      async () => ((await probePrompt(port, busy.pane_id)).state.kind === 'running' ? true : undefined),
+      { timeoutMs: 10_000 },
     );
     const env = { ...box.env, ...server.env, TMUX_PANE: caller };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderAgentPanes, SHOWN_PANES } from '../../../cli/render/agent-pane-lines.js';
 import { paint } from '../../../cli/render/color.js';
-import type { AgentPane } from '../../../service/state/schemas/host-schemas.js';
+import type { AgentPane } from '../../../service/core/agents/agent-pane-types.js';
 import { agentPaneFixture } from '../../helpers/snapshot.js';
 
 const MIN = 60_000;

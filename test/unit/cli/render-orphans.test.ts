@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { renderBrief } from '../../../cli/render/status-brief.js';
 import { renderSweep } from '../../../cli/render/status-sweep.js';
 import { renderItems, renderWork, ticketWhat } from '../../../cli/render/status-work.js';
+import type { Item } from '../../../service/core/agents/item-types.js';
 import { sweepCounts } from '../../../service/core/cleanup/sweep-rule.js';
-import type { Item, Ticket } from '../../../service/state/schemas/queue-items-schemas.js';
+import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { SweepPassSchema } from '../../../service/state/schemas/sweep-schemas.js';
 
 const NOW = 1_800_000_000_000;

@@ -8,7 +8,7 @@ import {
   paneGone,
   type SeenPanes,
 } from '../../../service/core/agents/item-closing.js';
-import type { Item } from '../../../service/state/schemas/queue-items-schemas.js';
+import type { Item } from '../../../service/core/agents/item-types.js';
 import { itemFixture } from '../../helpers/job-fixtures.js';
 
 const NOW = 1_900_000_000_000;

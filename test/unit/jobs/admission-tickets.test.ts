@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TICKET_STATES, type Ticket } from '../../../service/core/placement/queue-types.js';
 import {
   cancelRefusal,
   interruptedNeverStarted,
@@ -9,11 +10,7 @@ import {
   settleInterrupted,
   TICKET_RETENTION_MS,
 } from '../../../service/core/placement/tickets.js';
-import {
-  TICKET_STATES,
-  type Ticket,
-  TicketSchema,
-} from '../../../service/state/schemas/queue-items-schemas.js';
+import { TicketSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { ticketFixture } from '../../helpers/job-fixtures.js';
 
 const NOW = 1_900_000_000_000;

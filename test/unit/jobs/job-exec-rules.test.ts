@@ -5,10 +5,10 @@ import { closeSync, openSync } from 'node:fs';
 import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { startChild } from '../../../service/jobs/supervisor/exec-child.js';
 import { jobPaneOf } from '../../../service/jobs/supervisor/exec-pane-state.js';
 import { refusalOf } from '../../../service/jobs/supervisor/exec-record.js';
-import type { JobRecord } from '../../../service/state/records/job-records.js';
 import { tempDir } from '../../helpers/tree.js';
 
 const created: JobRecord = {

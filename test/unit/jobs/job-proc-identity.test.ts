@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { groupAlive, signalGroup } from '../../../service/jobs/proc-identity.js';
 import { processAlive, readStat } from '../../../service/process/process-table.js';
-import { eventually } from '../../helpers/cli.js';
+
 import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 import { deadProcess, killGroup } from '../../integration/jobs/job-inspect-fixture.js';
 
 const groups: number[] = [];
@@ -40,13 +41,15 @@ describe('groupAlive and signalGroup', () => {
     const pidFile = join(dir, 'child.pid');
     const job = await group(`sleep 30 & echo $! > '${pidFile}'; exit 0`);
     await job.exited;
-    const child = await eventually(async () => {
+    const child = await waitFor("the grandchild's pid file", async () => {
       const text = await readFile(pidFile, 'utf8').catch(() => '');
       return /^\d+\n$/.test(text) ? Number(text) : undefined;
     });
     expect(await groupAlive(job.pgid, job.start)).toBe(true);
     expect(await signalGroup(job.pgid, job.start, 'SIGKILL')).toBe('signalled');
-    await eventually(async () => ((await groupAlive(job.pgid, job.start)) ? undefined : true));
+    await waitFor("the job's process group gone", async () =>
+      (await groupAlive(job.pgid, job.start)) ? undefined : true,
+    );
     // Dead: gone, or a zombie until whoever inherited the orphan reaps it.
     expect((await readStat(child))?.state ?? 'Z').toBe('Z');
   });

@@ -2,7 +2,7 @@
 // verdict with the reasons `status` gives, and the host's reservations, agents and jobs; a short pane
 // gets the charts' numbers as text.
 import { describe, expect, it } from 'vitest';
-import type { HostFacts } from '../../../service/state/schemas/host-schemas.js';
+import type { HostFacts } from '../../../service/core/fleet/fleet-types.js';
 import { buildDetail, type HistoryPoint, historySeries } from '../../../sidebar/model/detail.js';
 import type { Line, SidebarHost } from '../../../sidebar/model/types.js';
 

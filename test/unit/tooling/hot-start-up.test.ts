@@ -167,6 +167,33 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
     }
   });
 
+  it('--version and --help answer from the entry alone, as the full command line does', async () => {
+    // Loading full.mjs (an ES module, through import()) and commander's declaration of every command
+    // was most of what they cost; the help is commander's own text, rendered by the build.
+    const box = await sandbox();
+    try {
+      const out = join(box.root, 'modules.txt');
+      const probe = join(box.root, 'probe.cjs');
+      await writeFile(
+        probe,
+        `process.on('exit', () => require('node:fs').appendFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n') + '\\n'));`,
+      );
+      const run = async (args: string[]) =>
+        (await execFileAsync(process.execPath, ['-r', probe, CLI, ...args], { env: box.env })).stdout;
+      const full = (await runCli(['help'], box.env)).stdout;
+      expect(full).toContain('Usage: dogsled [options] [command]');
+      expect(await run(['--help'])).toBe(full);
+      expect(await run(['-h'])).toBe(full);
+      const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+      expect(await run(['--version'])).toBe(`${pkg.version}\n`);
+      expect(await run(['-V'])).toBe(`${pkg.version}\n`);
+      const loaded = (await readFile(out, 'utf8')).split('\n');
+      expect(loaded).not.toContain('NativeModule internal/modules/esm/translators');
+    } finally {
+      await box.cleanup();
+    }
+  });
+
   it("dist/dogsled.mjs, the entry's former name, still runs the CLI", async () => {
     const box = await sandbox();
     try {

@@ -10,8 +10,8 @@ import {
   type OwnerFacts,
   pruneEvents,
 } from '../../../../service/core/agents/watchdog-rule.js';
+import type { WatchdogState } from '../../../../service/core/agents/watchdog-types.js';
 import { checkInText } from '../../../../service/core/inbox/check-in-text.js';
-import type { WatchdogState } from '../../../../service/state/schemas/watchdog-schemas.js';
 
 const T0 = 1_800_000_000_000;
 const OWNER = 'w1:p1';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { Item } from '../../../../service/core/agents/item-types.js';
 import {
   type OrphanFacts,
   orphanedCount,
   orphanLines,
   orphanVerdict,
 } from '../../../../service/core/cleanup/orphan-rule.js';
-import type { Item } from '../../../../service/state/schemas/queue-items-schemas.js';
 
 function facts(over: Partial<OrphanFacts> = {}): OrphanFacts {
   return {

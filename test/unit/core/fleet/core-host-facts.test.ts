@@ -4,9 +4,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { factsLine } from '../../../../service/core/fleet/facts-line.js';
+import type { HostFacts } from '../../../../service/core/fleet/fleet-types.js';
 import { peerView } from '../../../../service/hosts/peer-view.js';
 import { type FactsReadings, factsOf } from '../../../../service/probe/host-facts.js';
-import type { HostFacts } from '../../../../service/state/schemas/host-schemas.js';
 import { PeerEntrySchema } from '../../../../service/state/schemas/peer-schemas.js';
 
 const MIB = 1024 * 1024;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Item } from '../../../../service/core/agents/item-types.js';
 import {
   GATE_HISTORY_MAX,
   gateKey,
@@ -11,7 +12,7 @@ import {
   type LandRow,
   ownerToLand,
 } from '../../../../service/core/inbox/to-land-rule.js';
-import type { Item, Ticket } from '../../../../service/state/schemas/queue-items-schemas.js';
+import type { Ticket } from '../../../../service/core/placement/queue-types.js';
 
 const T0 = 1_700_000_000_000;
 const OWNER = 'w1:p1';

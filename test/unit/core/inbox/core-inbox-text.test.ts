@@ -15,9 +15,9 @@ import {
   ticketNoticeText,
   undeliveredText,
 } from '../../../../service/core/inbox/inbox-text.js';
+import type { InboxRecord } from '../../../../service/core/inbox/inbox-types.js';
+import type { Ticket } from '../../../../service/core/placement/queue-types.js';
 import { clip } from '../../../../service/core/text/clean.js';
-import type { InboxRecord } from '../../../../service/state/schemas/inbox-schemas.js';
-import type { Ticket } from '../../../../service/state/schemas/queue-items-schemas.js';
 
 const T0 = 1_700_000_000_000;
 const ESCAPES = '\x1b[31mred\x1b[0m \x1b]0;title\x07 \x9b2J\x1bP+q\x1b\\ bell\x07 cr\r';

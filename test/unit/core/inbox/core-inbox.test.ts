@@ -15,7 +15,7 @@ import {
   waitsForHook,
   withReader,
 } from '../../../../service/core/inbox/inbox.js';
-import type { Inbox, InboxRecord } from '../../../../service/state/schemas/inbox-schemas.js';
+import type { Inbox, InboxRecord } from '../../../../service/core/inbox/inbox-types.js';
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;

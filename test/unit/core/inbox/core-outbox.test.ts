@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Item } from '../../../../service/core/agents/item-types.js';
 import {
   ackRecords,
   addRecord,
@@ -10,9 +11,8 @@ import {
   OUTBOX_RETENTION_MS,
   ownerItemsAfter,
 } from '../../../../service/core/inbox/outbox-rule.js';
+import type { OutboxRecord } from '../../../../service/core/inbox/outbox-types.js';
 import { peerReason } from '../../../../service/hosts/peer-verb.js';
-import type { OutboxRecord } from '../../../../service/state/schemas/outbox-schemas.js';
-import type { Item } from '../../../../service/state/schemas/queue-items-schemas.js';
 
 const NOW = 1_900_000_000_000;
 const A = 'h_aaaaaaaaaaaa';

@@ -6,8 +6,6 @@
 
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { closeChild } from '../agents/close-child.js';
-import { listLaunchRecords } from '../agents/launch-files.js';
 import { repositoryLockPath } from '../cleanup/locks.js';
 import { realOrSame } from '../cleanup/panes/pane-facts.js';
 import { contains } from '../core/cleanup/target-rule.js';
@@ -17,9 +15,11 @@ import { repositoryAt } from '../git/repository.js';
 import { type GitIO, runGit, succeeded } from '../git/run-git.js';
 import { withLock } from '../state/engine/lock.js';
 import type { HostIO } from '../state/io.js';
+import { listLaunchRecords } from '../state/records/launch-files.js';
 import { readItems } from '../state/records/queue-items.js';
 import type { TerminalPort } from '../terminal/port.js';
-import type { BranchWorktree } from './branch-worktree.js';
+import type { BranchWorktree } from '../worktrees/branch-worktree.js';
+import { closeChild } from './close-child.js';
 
 /**
  * Removes a worktree the launch created, as `close` of its root pane would: the loss rule, its

@@ -1,6 +1,10 @@
 // The child contract: what dogsled asks of every child it starts, written per launch to
-// launches/<id>.contract.md (Pi and Claude read it from there; Codex gets core/launch-line.ts's short
-// inline form). It names the facts of this launch so the child never has to guess them.
+// launches/<id>.contract.md (state/records/launch-files.ts; Pi and Claude read it from there, Codex
+// gets launch-line.ts's short inline form). It names the facts of this launch so the child never has
+// to guess them.
+
+/** A task a child could actually read in one go; anything larger is a mistake (a binary, a log). */
+export const TASK_MAX_BYTES = 1024 * 1024;
 
 export interface ContractFacts {
   name: string;

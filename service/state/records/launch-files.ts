@@ -5,30 +5,26 @@
 
 import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { launchPaneRecord } from '../core/agents/launch-state.js';
-import type { PaneRecord } from '../core/cleanup/pane-rule.js';
-import { DogsledError, messageOf } from '../core/common/errors.js';
-import { checkedMessage } from '../core/inbox/message-text.js';
-import { squeezedLine, stripEscapes } from '../core/text/clean.js';
-import { writeAtomic } from '../state/engine/atomic-write.js';
-import { newId } from '../state/engine/ids.js';
-import { readRecordFile } from '../state/engine/record-file.js';
-import { updateState } from '../state/engine/store.js';
-import type { StateIO } from '../state/io.js';
-import { STATE_DIR_MODE, STATE_FILE_MODE, type StatePaths } from '../state/paths.js';
-import { type LaunchRecord, LaunchRecordSchema } from '../state/schemas/launch-schemas.js';
-import { type ContractFacts, childContract } from './contract.js';
-
-export type { LaunchRecord };
+import { type ContractFacts, childContract, TASK_MAX_BYTES } from '../../core/agents/child-contract.js';
+import { launchPaneRecord } from '../../core/agents/launch-state.js';
+import type { LaunchRecord } from '../../core/agents/launch-types.js';
+import type { PaneRecord } from '../../core/cleanup/pane-rule.js';
+import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { checkedMessage } from '../../core/inbox/message-text.js';
+import { squeezedLine, stripEscapes } from '../../core/text/clean.js';
+import { writeAtomic } from '../engine/atomic-write.js';
+import { newId } from '../engine/ids.js';
+import { readRecordFile } from '../engine/record-file.js';
+import { updateState } from '../engine/store.js';
+import type { StateIO } from '../io.js';
+import { STATE_DIR_MODE, STATE_FILE_MODE, type StatePaths } from '../paths.js';
+import { LaunchRecordSchema } from '../schemas/launch-schemas.js';
 
 export interface LaunchFiles {
   record: string;
   task: string;
   contract: string;
 }
-
-/** A task a child could actually read in one go; anything larger is a mistake (a binary, a log). */
-export const TASK_MAX_BYTES = 1024 * 1024;
 
 /** Launch ids are file names: letters, digits, `_` and `-`, so no id can name a path elsewhere. */
 const LAUNCH_ID = /^[A-Za-z0-9_-]+$/;
