@@ -21,6 +21,7 @@ export interface ConfigFile {
   quota?: { management_url?: string; hold_when_exhausted?: boolean };
   hosts?: Array<{ id: string; label?: string; target?: string; enabled?: boolean }>;
   prices?: { as_of?: string; models?: Record<string, ModelPrice> };
+  fleet?: { bus?: string[]; id?: string; creds?: string; tls_ca?: string };
 }
 
 /** A host id names its cache file (peers/ID.json): letters, digits, `.`, `_`, `-`; never `local`. */
@@ -52,6 +53,12 @@ const RULES = {
   'prices.models': 'a table of models ([prices.models."MODEL"] with input, output, cache_read, cache_write)',
   'prices.models.name': 'a model id without control characters, at most 80 characters',
   'prices.models.price': 'a number >= 0 of US dollars per million tokens',
+  fleet: 'a table',
+  'fleet.bus':
+    'a NATS server URL such as "nats://nats.example:4222" (nats:// or tls://, no credentials: use fleet.creds), or a non-empty array of them',
+  'fleet.id': 'a host id: letters, digits, ".", "_" or "-", at most 64, not "local"',
+  'fleet.creds': 'the path of a NATS credentials file',
+  'fleet.tls_ca': 'the path of a PEM file of certificate authorities',
 } as const;
 
 type Rule = keyof typeof RULES;
@@ -88,11 +95,13 @@ const TOP = [
   'quota',
   'hosts',
   'prices',
+  'fleet',
 ];
 const NESTED: Record<string, readonly string[]> = {
   cleanup: ['repositories'],
   quota: ['management_url', 'hold_when_exhausted'],
   prices: ['as_of', 'models'],
+  fleet: ['bus', 'id', 'creds', 'tls_ca'],
 };
 const PRICE_KEYS = ['input', 'output', 'cache_read', 'cache_write'];
 const HOST_KEYS = ['id', 'label', 'target', 'enabled'];
@@ -100,7 +109,7 @@ const HOST_KEYS = ['id', 'label', 'target', 'enabled'];
 /** The first table's unknown keys, inner tables before the top level, as `unknown key "a.b"`. */
 function unknownKeys(file: Record<string, unknown>): string | undefined {
   const tables: Array<[Path, Record<string, unknown>, readonly string[]]> = [];
-  for (const key of ['cleanup', 'quota', 'prices'])
+  for (const key of ['cleanup', 'quota', 'prices', 'fleet'])
     if (isTable(file[key])) tables.push([[key], file[key], NESTED[key] ?? []]);
   const models = isTable(file.prices) ? file.prices.models : undefined;
   if (isTable(models))
@@ -151,6 +160,7 @@ function checked(file: Record<string, unknown>): ConfigFile {
   if (file.quota !== undefined) out.quota = quota(table(file.quota, ['quota'], 'quota'));
   if (file.hosts !== undefined) out.hosts = hosts(file.hosts);
   if (file.prices !== undefined) out.prices = prices(table(file.prices, ['prices'], 'prices'));
+  if (file.fleet !== undefined) out.fleet = fleet(table(file.fleet, ['fleet'], 'fleet'));
   // A key the file leaves out stays undefined: the caller fills in the default.
   return out;
 }
@@ -262,6 +272,49 @@ function prices(value: Record<string, unknown>): NonNullable<ConfigFile['prices'
     out.models = checkedModels;
   }
   return out;
+}
+
+function fleet(value: Record<string, unknown>): NonNullable<ConfigFile['fleet']> {
+  const out: NonNullable<ConfigFile['fleet']> = {};
+  const { bus, id, creds, tls_ca } = value;
+  if (bus !== undefined) {
+    const urls = typeof bus === 'string' ? [bus] : bus;
+    if (!Array.isArray(urls) || urls.length === 0) throw expected('fleet.bus', bus);
+    urls.forEach((url, i) => {
+      const at: Path = typeof bus === 'string' ? ['fleet', 'bus'] : ['fleet', 'bus', i];
+      // A URL's userinfo is a secret: the error line shows where it was, not what.
+      if (typeof url !== 'string' || !busUrl(url))
+        throw expected('fleet.bus', typeof url === 'string' ? withoutUserinfo(url) : url, at);
+    });
+    out.bus = urls as string[];
+  }
+  if (id !== undefined) {
+    if (typeof id !== 'string' || !HOST_ID.test(id) || id === 'local') throw expected('fleet.id', id);
+    out.id = id;
+  }
+  // Paths are named, never read, here: a missing file is the bus's to say when it connects.
+  if (creds !== undefined) {
+    if (typeof creds !== 'string' || !PATH.test(creds)) throw expected('fleet.creds', creds);
+    out.creds = creds;
+  }
+  if (tls_ca !== undefined) {
+    if (typeof tls_ca !== 'string' || !PATH.test(tls_ca)) throw expected('fleet.tls_ca', tls_ca);
+    out.tls_ca = tls_ca;
+  }
+  return out;
+}
+
+const PATH = /^[^\u0000-\u001f\u007f]+$/;
+
+/** `nats://host[:port]` or `tls://host[:port]`, nothing after but one `/`, and no userinfo. */
+function busUrl(text: string): boolean {
+  if (!/^(nats|tls):\/\/[^/?#@\s\\]+\/?$/.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return url.hostname !== '' && !url.username && !url.password;
+  } catch {
+    return false;
+  }
 }
 
 function table(value: unknown, path: Path, rule: Rule): Record<string, unknown> {

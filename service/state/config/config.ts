@@ -35,6 +35,19 @@ export interface Config {
   hosts: ConfigHost[];
   /** `[prices]`: models priced over the shipped table (core/receipts/prices.ts), and their date. */
   prices: { as_of: string | null; models: Record<string, ModelPrice> };
+  fleet: ConfigFleet;
+}
+
+/** `[fleet]`: the NATS bus peers meet on (service/bus); no servers, no bus (SSH peers as ever). */
+export interface ConfigFleet {
+  /** Server URLs, nats:// or tls://; empty: no bus. */
+  bus: string[];
+  /** This host's id on the bus; null: the short host name (service/bus picks it). */
+  id: string | null;
+  /** Credentials file (`~/` expanded); its content is read only when the bus connects. */
+  creds: string | null;
+  /** CA file for tls:// (`~/` expanded); null: the system's roots. */
+  tls_ca: string | null;
 }
 
 /** One `[[hosts]]` entry: a peer reached by ssh at `target`, known as `id` (and `label`). */
@@ -59,6 +72,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   quota: { management_url: null, hold_when_exhausted: true },
   hosts: [],
   prices: { as_of: null, models: {} },
+  fleet: { bus: [], id: null, creds: null, tls_ca: null },
 });
 
 /**
@@ -89,6 +103,12 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
     },
     hosts: configHosts(file.hosts ?? [], fail),
     prices: { as_of: file.prices?.as_of ?? null, models: file.prices?.models ?? {} },
+    fleet: {
+      bus: file.fleet?.bus ?? [],
+      id: file.fleet?.id ?? null,
+      creds: file.fleet?.creds === undefined ? null : expandHome(file.fleet.creds, home),
+      tls_ca: file.fleet?.tls_ca === undefined ? null : expandHome(file.fleet.tls_ca, home),
+    },
   };
 }
 
