@@ -61,6 +61,9 @@ const PRODUCT_DIRS = ['cli', 'service', 'sidebar', 'plugins'];
 /** The one module that loads the TUI libraries. */
 const TUI_OWNER = 'sidebar/app.ts';
 const TUI_PACKAGE = /^blessed(-contrib)?(\/|$)/;
+/** The NATS client (the fleet bus) is loaded only by service/bus, which only the service reaches. */
+const BUS_OWNER = /^service\/bus\//;
+const BUS_PACKAGE = /^@nats-io\//;
 const CONTRIB_INDEX = /^blessed-contrib(\/(index(\.js)?)?)?$/;
 const SOURCE = /\.(ts|mts|js|mjs)$/;
 /** A Herdr variable's name, whole: not a longer name that contains it (EXEC_HERDR_TIMEOUT_MS). */
@@ -282,6 +285,8 @@ for (const dir of PRODUCT_DIRS) {
         );
       } else if (TUI_PACKAGE.test(word.text) && name !== TUI_OWNER) {
         problems.push(`${name}: loads ${word.text} outside ${TUI_OWNER}`);
+      } else if (BUS_PACKAGE.test(word.text) && !BUS_OWNER.test(name)) {
+        problems.push(`${name}: loads ${word.text} outside service/bus`);
       }
     }
     if (!PROC_OWNERS.test(name)) {
@@ -307,7 +312,7 @@ const LAYERS = [
   { name: 'core', folders: ['core'] },
   { name: 'system', folders: ['time', 'process'] },
   { name: 'state', folders: ['state'] },
-  { name: 'adapters', folders: ['probe', 'git', 'terminal', 'transport'] },
+  { name: 'adapters', folders: ['probe', 'git', 'terminal', 'transport', 'bus'] },
   {
     name: 'features',
     folders: [
@@ -462,5 +467,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc, blessed and the test knobs stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
+  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc, blessed, the NATS client and the test knobs stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
 );

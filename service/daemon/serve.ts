@@ -115,6 +115,24 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     options.once || !io.configFile
       ? undefined
       : watchConfig({ ...io, configFile: io.configFile }, stop, (lane, problem) => laneReport(lane)(problem));
+  // The fleet bus, when config.toml names one: its client is loaded only then.
+  const bus =
+    options.once || io.config.fleet.bus.length === 0
+      ? undefined
+      : import('./peers/bus-worker.js')
+          .then(({ startBusWorker }) =>
+            startBusWorker(
+              { ...io, configPath: io.configFile?.path ?? 'config.toml', intervalMs: options.intervalMs },
+              stop,
+              laneReport('bus'),
+            ),
+          )
+          .catch((error: unknown) => {
+            // A host name that makes no host id, say: the service runs on, and says why it is off the bus.
+            laneReport('bus')(messageOf(error));
+            io.warn(`dogsled: warning: ${messageOf(error)}`);
+            return undefined;
+          });
   const watchdogIO = { ...workerIO, children: orphanSource(workerIO) };
   const watchdog = options.once ? undefined : startWatchdogWorker(watchdogIO, stop, laneReport('watchdog'));
   const sweepIO: SweepIO = {
@@ -188,6 +206,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     await watchdog?.stop();
     await sweep?.stop();
     await quota?.stop();
+    await (await bus)?.stop();
     await factsRead;
     await pool.close();
     await lock.release();

@@ -6,6 +6,7 @@ import { squeezedLine } from '../core/text/clean.js';
 import { HOST_ID } from '../state/config/config-rules.js';
 import type { HostIO } from '../state/io.js';
 import type { Machine } from '../terminal/port-records.js';
+import { busPeers } from './bus-peers.js';
 import { machineList } from './machine-list.js';
 
 export interface PeerHost {
@@ -15,6 +16,8 @@ export interface PeerHost {
   /** What ssh is given. */
   target: string;
   enabled: boolean;
+  /** `bus`: a host met on the fleet bus, whose cache entry this host's service writes. */
+  via?: 'bus';
 }
 
 export interface Fleet {
@@ -53,9 +56,23 @@ export async function readFleet(io: FleetIO, options: { fresh?: boolean } = {}):
       }
       peers.push(peerOfMachine(machine));
     }
-    return { source: 'herdr', peers };
+    return { source: 'herdr', peers: await withBusPeers(io, peers) };
   }
-  return { source: 'config', peers: io.config.hosts.map((host) => ({ ...host })) };
+  return {
+    source: 'config',
+    peers: await withBusPeers(
+      io,
+      io.config.hosts.map((host) => ({ ...host })),
+    ),
+  };
+}
+
+/** The hosts met on the bus, after the listed ones; a listed id stays an SSH peer. */
+async function withBusPeers(io: FleetIO, listed: PeerHost[]): Promise<PeerHost[]> {
+  if (io.config.fleet.bus.length === 0) return listed;
+  const known = new Set(listed.map((peer) => peer.id));
+  const met = await busPeers(io).catch(() => []);
+  return [...listed, ...met.filter((peer) => !known.has(peer.id))];
 }
 
 /** The enabled peers: the hosts status shows and placement ranks besides this one. */

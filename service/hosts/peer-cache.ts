@@ -59,6 +59,8 @@ export async function refreshPeer(
   peer: PeerHost,
   options: RefreshOptions,
 ): Promise<PeerEntry | undefined> {
+  // The service keeps a bus peer's entry from the bus; nobody reads it over SSH.
+  if (peer.via === 'bus') return readPeerEntry(io, peer.id);
   const started = monotonicMs();
   const file = peerEntryPath(io, peer.id);
   if (!options.force) {

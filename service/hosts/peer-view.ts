@@ -4,6 +4,7 @@
 // lock, and its headroom refused while it is unreachable or stale. The snapshot's strings are clean
 // already (peer-schemas.ts cleans every one as it is parsed); the label is this host's own.
 
+import { BUS_NOT_PLACED, BUS_STALE_MS, busUnreachable } from '../core/fleet/bus-rules.js';
 import type { PeerEntry } from '../core/fleet/fleet-types.js';
 import { peerHeadroom, peerService, retryInMs } from '../core/fleet/peer-reads.js';
 import type { Headroom } from '../core/placement/headroom.js';
@@ -22,9 +23,18 @@ const NO_SNAPSHOT: Headroom = {
   active_agents: 0,
 };
 
-export function peerView(peer: PeerHost, entry: PeerEntry | undefined, now: number): HostView {
+export function peerView(
+  peer: PeerHost,
+  entry: PeerEntry | undefined,
+  now: number,
+  busStaleMs: number = BUS_STALE_MS,
+): HostView {
   const reply = entry?.reply ?? null;
-  const unreachable = entry?.unreachable ?? null;
+  // A bus peer is as fresh as its key: nothing reads it, so its entry cannot say it went quiet.
+  const unreachable =
+    peer.via === 'bus' && entry !== undefined
+      ? busUnreachable(entry, now, busStaleMs)
+      : (entry?.unreachable ?? null);
   const reachable = entry !== undefined && entry.read_ms !== null && unreachable === null;
   // The snapshot's age when the peer answered, by its clock, plus the time since, by ours.
   const sampleMs =
@@ -32,9 +42,12 @@ export function peerView(peer: PeerHost, entry: PeerEntry | undefined, now: numb
       ? entry.read_ms - Math.max(0, reply.now_ms - reply.host.sample_ms)
       : null;
   const ageMs = sampleMs === null ? null : Math.max(0, now - sampleMs);
-  const headroom = reply
+  const judged = reply
     ? peerHeadroom(reply.host.headroom, { unreachable, ageMs })
     : { ...NO_SNAPSHOT, reason: unreachable ? [`unreachable: ${unreachable}`] : NO_SNAPSHOT.reason };
+  // Work reaches a peer through its verbs, which this version calls over SSH only.
+  const headroom =
+    peer.via === 'bus' ? { ...judged, eligible: false, reason: [...judged.reason, BUS_NOT_PLACED] } : judged;
   return {
     id: peer.id,
     label: plainLine(peer.label),

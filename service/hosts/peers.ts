@@ -3,6 +3,7 @@
 // service's pool), then viewed. A caller never waits longer than its budget for a peer.
 
 import { testKnob } from '../core/common/test-knobs.js';
+import { BUS_STALE_MS } from '../core/fleet/bus-rules.js';
 import type { HostIO } from '../state/io.js';
 import { OpenSshTransport } from '../transport/openssh.js';
 import type { Transport } from '../transport/types.js';
@@ -20,6 +21,11 @@ export const PEER_BUDGET_MS = 4_000;
 /** The budget, or the PEER_BUDGET_MS knob's (a loaded test machine). */
 export function peerBudgetMs(env: NodeJS.ProcessEnv): number {
   return testKnob(env, 'PEER_BUDGET_MS') ?? PEER_BUDGET_MS;
+}
+
+/** When a bus peer goes stale, or the BUS_STALE_MS knob's (a test's SIGSTOP). */
+export function busStaleMs(env: NodeJS.ProcessEnv): number {
+  return testKnob(env, 'BUS_STALE_MS') ?? BUS_STALE_MS;
 }
 
 export interface PeerHostsOptions {
@@ -43,14 +49,18 @@ export async function readPeerHosts(io: HostIO, options: PeerHostsOptions = {}):
     budgetMs: options.budgetMs ?? peerBudgetMs(io.env),
   });
   const now = io.now();
-  return { peers, views: peers.map((peer) => peerView(peer, entries.get(peer.id), now)) };
+  const staleMs = busStaleMs(io.env);
+  return { peers, views: peers.map((peer) => peerView(peer, entries.get(peer.id), now, staleMs)) };
 }
 
 /** Every enabled peer from its cache entry alone, never read over SSH (the sidebar and the board). */
 export async function cachedPeerHosts(io: HostIO): Promise<HostView[]> {
   const peers = await enabledPeers(io);
   const now = io.now();
+  const staleMs = busStaleMs(io.env);
   return Promise.all(
-    peers.map(async (peer) => peerView(peer, await readPeerEntry(io, peer.id).catch(() => undefined), now)),
+    peers.map(async (peer) =>
+      peerView(peer, await readPeerEntry(io, peer.id).catch(() => undefined), now, staleMs),
+    ),
   );
 }

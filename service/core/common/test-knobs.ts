@@ -28,6 +28,7 @@ const KNOBS = {
   WATCHDOG_PACE_MS: { read: 'ms', gated: true },
   PEERS_PACE_MS: { read: 'ms', gated: true },
   PEER_BUDGET_MS: { read: 'ms', gated: true },
+  BUS_STALE_MS: { read: 'ms', gated: true },
   FACTS_TIMEOUT_MS: { read: 'ms', gated: true },
   OUTBOX_LEASE_MS: { read: 'ms', gated: true },
   LOCK_STALE_MS: { read: 'ms', gated: true },

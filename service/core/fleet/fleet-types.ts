@@ -58,6 +58,11 @@ export type PeerEntry = {
   retry_at_ms: number | null;
   /** The last reply that answered (kept while the peer is unreachable: its age shows). */
   reply: PeerReply | null;
+  /**
+   * `bus`: written by this host's service from the fleet bus (never read over SSH); `read_ms` is
+   * when the peer's key last changed, on this host's clock.
+   */
+  via?: 'bus';
 };
 
 /**

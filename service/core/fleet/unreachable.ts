@@ -11,6 +11,10 @@ export const UNREACHABLE_CATEGORIES = [
   'remote command failed',
   /** An established connection closed under a request: whether the verb ran is unknown. */
   'connection lost',
+  /** A bus peer whose key has not changed for 30 s (core/fleet/bus-rules.ts). */
+  'stale',
+  /** A bus peer while this host's service cannot reach the bus; its last snapshot is kept. */
+  'bus down',
 ] as const;
 
 export type UnreachableCategory = (typeof UNREACHABLE_CATEGORIES)[number];

@@ -19,6 +19,7 @@ export interface ConfigFile {
   terminal?: 'auto' | 'tmux';
   quota?: { management_url?: string; hold_when_exhausted?: boolean };
   hosts?: Array<{ id: string; label?: string; target?: string; enabled?: boolean }>;
+  fleet?: { bus?: string[]; id?: string; creds?: string; tls_ca?: string };
 }
 
 /** A host id names its cache file (peers/ID.json): letters, digits, `.`, `_`, `-`; never `local`. */
@@ -45,6 +46,12 @@ const RULES = {
   'hosts.label': 'a non-empty string without control characters',
   'hosts.target': 'an ssh destination: no spaces or control characters, not starting with "-"',
   'hosts.enabled': 'a boolean',
+  fleet: 'a table',
+  'fleet.bus':
+    'a NATS server URL such as "nats://nats.example:4222" (nats:// or tls://, no credentials: use fleet.creds), or a non-empty array of them',
+  'fleet.id': 'a host id: letters, digits, ".", "_" or "-", at most 64, not "local"',
+  'fleet.creds': 'the path of a NATS credentials file',
+  'fleet.tls_ca': 'the path of a PEM file of certificate authorities',
 } as const;
 
 type Rule = keyof typeof RULES;
@@ -80,17 +87,19 @@ const TOP = [
   'terminal',
   'quota',
   'hosts',
+  'fleet',
 ];
 const NESTED: Record<string, readonly string[]> = {
   cleanup: ['repositories'],
   quota: ['management_url', 'hold_when_exhausted'],
+  fleet: ['bus', 'id', 'creds', 'tls_ca'],
 };
 const HOST_KEYS = ['id', 'label', 'target', 'enabled'];
 
 /** The first table's unknown keys, inner tables before the top level, as `unknown key "a.b"`. */
 function unknownKeys(file: Record<string, unknown>): string | undefined {
   const tables: Array<[Path, Record<string, unknown>, readonly string[]]> = [];
-  for (const key of ['cleanup', 'quota'])
+  for (const key of ['cleanup', 'quota', 'fleet'])
     if (isTable(file[key])) tables.push([[key], file[key], NESTED[key] ?? []]);
   if (Array.isArray(file.hosts))
     file.hosts.forEach((host, i) => {
@@ -136,6 +145,7 @@ function checked(file: Record<string, unknown>): ConfigFile {
   }
   if (file.quota !== undefined) out.quota = quota(table(file.quota, ['quota'], 'quota'));
   if (file.hosts !== undefined) out.hosts = hosts(file.hosts);
+  if (file.fleet !== undefined) out.fleet = fleet(table(file.fleet, ['fleet'], 'fleet'));
   // A key the file leaves out stays undefined: the caller fills in the default.
   return out;
 }
@@ -202,6 +212,49 @@ function hosts(value: unknown): NonNullable<ConfigFile['hosts']> {
       ...(enabled === undefined ? {} : { enabled: enabled as boolean }),
     };
   });
+}
+
+function fleet(value: Record<string, unknown>): NonNullable<ConfigFile['fleet']> {
+  const out: NonNullable<ConfigFile['fleet']> = {};
+  const { bus, id, creds, tls_ca } = value;
+  if (bus !== undefined) {
+    const urls = typeof bus === 'string' ? [bus] : bus;
+    if (!Array.isArray(urls) || urls.length === 0) throw expected('fleet.bus', bus);
+    urls.forEach((url, i) => {
+      const at: Path = typeof bus === 'string' ? ['fleet', 'bus'] : ['fleet', 'bus', i];
+      // A URL's userinfo is a secret: the error line shows where it was, not what.
+      if (typeof url !== 'string' || !busUrl(url))
+        throw expected('fleet.bus', typeof url === 'string' ? withoutUserinfo(url) : url, at);
+    });
+    out.bus = urls as string[];
+  }
+  if (id !== undefined) {
+    if (typeof id !== 'string' || !HOST_ID.test(id) || id === 'local') throw expected('fleet.id', id);
+    out.id = id;
+  }
+  // Paths are named, never read, here: a missing file is the bus's to say when it connects.
+  if (creds !== undefined) {
+    if (typeof creds !== 'string' || !PATH.test(creds)) throw expected('fleet.creds', creds);
+    out.creds = creds;
+  }
+  if (tls_ca !== undefined) {
+    if (typeof tls_ca !== 'string' || !PATH.test(tls_ca)) throw expected('fleet.tls_ca', tls_ca);
+    out.tls_ca = tls_ca;
+  }
+  return out;
+}
+
+const PATH = /^[^\u0000-\u001f\u007f]+$/;
+
+/** `nats://host[:port]` or `tls://host[:port]`, nothing after but one `/`, and no userinfo. */
+function busUrl(text: string): boolean {
+  if (!/^(nats|tls):\/\/[^/?#@\s\\]+\/?$/.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return url.hostname !== '' && !url.username && !url.password;
+  } catch {
+    return false;
+  }
 }
 
 function table(value: unknown, path: Path, rule: Rule): Record<string, unknown> {

@@ -32,6 +32,19 @@ export interface Config {
   };
   /** dogsled's own peer list (`[[hosts]]`), used when Herdr has no saved machines. */
   hosts: ConfigHost[];
+  fleet: ConfigFleet;
+}
+
+/** `[fleet]`: the NATS bus peers meet on (service/bus); no servers, no bus (SSH peers as ever). */
+export interface ConfigFleet {
+  /** Server URLs, nats:// or tls://; empty: no bus. */
+  bus: string[];
+  /** This host's id on the bus; null: the short host name (service/bus picks it). */
+  id: string | null;
+  /** Credentials file (`~/` expanded); its content is read only when the bus connects. */
+  creds: string | null;
+  /** CA file for tls:// (`~/` expanded); null: the system's roots. */
+  tls_ca: string | null;
 }
 
 /** One `[[hosts]]` entry: a peer reached by ssh at `target`, known as `id` (and `label`). */
@@ -55,6 +68,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   terminal: 'auto',
   quota: { management_url: null, hold_when_exhausted: true },
   hosts: [],
+  fleet: { bus: [], id: null, creds: null, tls_ca: null },
 });
 
 /**
@@ -84,6 +98,12 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
       hold_when_exhausted: file.quota?.hold_when_exhausted ?? DEFAULT_CONFIG.quota.hold_when_exhausted,
     },
     hosts: configHosts(file.hosts ?? [], fail),
+    fleet: {
+      bus: file.fleet?.bus ?? [],
+      id: file.fleet?.id ?? null,
+      creds: file.fleet?.creds === undefined ? null : expandHome(file.fleet.creds, home),
+      tls_ca: file.fleet?.tls_ca === undefined ? null : expandHome(file.fleet.tls_ca, home),
+    },
   };
 }
 

@@ -59,6 +59,11 @@ export const PeerEntrySchema = lazySchema(() =>
     retry_at_ms: z.nullable(ms),
     /** The last reply that answered (kept while the peer is unreachable: its age shows). */
     reply: z.nullable(PeerReplySchema),
+    /**
+     * `bus`: written by this host's service from the fleet bus (never read over SSH); `read_ms` is
+     * when the peer's key last changed, on this host's clock.
+     */
+    via: z.optional(z.literal('bus')),
   }),
 );
 

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       terminal: 'auto',
       quota: { management_url: null, hold_when_exhausted: true },
       hosts: [],
+      fleet: { bus: [], id: null, creds: null, tls_ca: null },
     });
   });
 
@@ -100,8 +101,28 @@ enabled = false
         { id: 'netcup', label: 'netcup', target: 'netcup', enabled: true },
         { id: 'm-2', label: 'momokaya-2', target: 'me@10.0.0.2', enabled: false },
       ],
+      fleet: { bus: [], id: null, creds: null, tls_ca: null },
     });
     expect(await readdir(join(path, '..'))).toEqual(before);
+  });
+
+  test('[fleet] takes one bus URL or a list, an id, and paths with ~/ expanded', async () => {
+    const one = await configFile('[fleet]\nbus = "nats://nats.example:4222"\n');
+    expect((await loadConfig(one, false, HOME)).fleet).toEqual({
+      bus: ['nats://nats.example:4222'],
+      id: null,
+      creds: null,
+      tls_ca: null,
+    });
+    const all = await configFile(
+      '[fleet]\nbus = ["tls://a.example:4222", "nats://10.0.0.9"]\nid = "alpha"\ncreds = "~/.config/dogsled/nats.creds"\ntls_ca = "/etc/ssl/nats-ca.pem"\n',
+    );
+    expect((await loadConfig(all, false, HOME)).fleet).toEqual({
+      bus: ['tls://a.example:4222', 'nats://10.0.0.9'],
+      id: 'alpha',
+      creds: '/home/ada/.config/dogsled/nats.creds',
+      tls_ca: '/etc/ssl/nats-ca.pem',
+    });
   });
 
   test('a partial file keeps the defaults for the keys it leaves out', async () => {
@@ -114,6 +135,47 @@ enabled = false
     ['a [hooks] table', '[hooks]\nsetup = "make"', 'config P: unknown key "hooks"'],
     ['an unknown key inside [cleanup]', '[cleanup]\nfoo = 1', 'config P: unknown key "cleanup.foo"'],
     ['an unknown key inside [quota]', '[quota]\nkey = "secret"', 'config P: unknown key "quota.key"'],
+    ['an unknown key inside [fleet]', '[fleet]\npassword = "x"', 'config P: unknown key "fleet.password"'],
+    [
+      'a fleet that is not a table',
+      'fleet = "nats://a"',
+      'config P: fleet: expected a table, found the string "nats://a"',
+    ],
+    [
+      'a bus URL of another scheme',
+      '[fleet]\nbus = "http://a:4222"',
+      'config P: fleet.bus: expected a NATS server URL such as "nats://nats.example:4222" (nats:// or tls://, no credentials: use fleet.creds), or a non-empty array of them, found the string "http://a:4222"',
+    ],
+    [
+      'a bus URL with a password',
+      '[fleet]\nbus = ["nats://a", "nats://me:hunter2@b:4222"]',
+      'config P: fleet.bus: expected a NATS server URL such as "nats://nats.example:4222" (nats:// or tls://, no credentials: use fleet.creds), or a non-empty array of them, found the string "nats://***@b:4222" at fleet.bus[1]',
+    ],
+    [
+      'an empty bus list',
+      '[fleet]\nbus = []',
+      'config P: fleet.bus: expected a NATS server URL such as "nats://nats.example:4222" (nats:// or tls://, no credentials: use fleet.creds), or a non-empty array of them, found an empty array',
+    ],
+    [
+      'a fleet id that names no cache file',
+      '[fleet]\nid = "../x"',
+      'config P: fleet.id: expected a host id: letters, digits, ".", "_" or "-", at most 64, not "local", found the string "../x"',
+    ],
+    [
+      'a fleet id "local"',
+      '[fleet]\nid = "local"',
+      'config P: fleet.id: expected a host id: letters, digits, ".", "_" or "-", at most 64, not "local", found the string "local"',
+    ],
+    [
+      'creds that are not a path',
+      '[fleet]\ncreds = 5',
+      'config P: fleet.creds: expected the path of a NATS credentials file, found the number 5',
+    ],
+    [
+      'a tls_ca with a control character',
+      '[fleet]\ntls_ca = "a\\u001bb"',
+      'config P: fleet.tls_ca: expected the path of a PEM file of certificate authorities, found the string "a\\u001bb"',
+    ],
     ['two unknown keys', 'a = 1\nb = 2', 'config P: unknown keys "a", "b"'],
     [
       'malformed TOML',

@@ -129,6 +129,10 @@ describe('hot bundles at import', () => {
     }
   });
 
+  it('no hot bundle carries the NATS client: only the service loads it, when [fleet] bus is set', () => {
+    for (const name of HOT) expect(bundleText(name)).not.toContain('@nats-io/');
+  });
+
   it('proper-lockfile gets node:fs, not graceful-fs (which patches the global fs on load)', () => {
     for (const name of HOT) expect(bundleText(name)).not.toContain('graceful-fs/graceful-fs.js');
     expect(bundleText('place')).toContain('proper-lockfile/lib/lockfile.js');
