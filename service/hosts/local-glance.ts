@@ -1,7 +1,7 @@
 // The lean read behind `status --line` and `--brief`, which a prompt or a tab row runs every few
 // seconds: this host alone, its service up, its files read once each and checked by hand (no zod).
 // It answers only the common case and says so by returning a view; on anything else (no snapshot,
-// the service down or undecided, a peer that could be configured, a file it doubts) it returns
+// the service down or undecided, a peer that could be configured or met on the bus, a file it doubts) it returns
 // undefined and the caller takes the full reader (local-facts.ts, peers.ts), which quarantines a
 // bad file and words every other case. Checking only the fields the answer uses is deliberate: a
 // file wrong elsewhere is quarantined by the next full read (status, place, the service).
@@ -19,7 +19,8 @@ import type { HostView } from './view.js';
 
 /** A one-host fleet's only view, or undefined when the full reader must answer. */
 export async function glanceLocalHost(io: HostIO): Promise<HostView | undefined> {
-  if (io.config.hosts.length > 0) return undefined;
+  // Peers from the config or met on the fleet bus (fleet.ts) are the full reader's.
+  if (io.config.hosts.length > 0 || io.config.fleet.bus.length > 0) return undefined;
   const [alone, up, snapshot, reservations] = await Promise.all([
     noHerdrPeers(io),
     serviceUp(io),

@@ -197,6 +197,14 @@ describe('status --line and --brief fall back to the full path', () => {
     expect(await cli('--line')).toMatchObject({ stdout: 'local 2/8\n', bundles: ['status-lean', 'status'] });
   });
 
+  it('when a fleet bus is configured: its hosts are peers (nothing listens here, so none is met)', async () => {
+    lock = await holdServiceLock(box.state);
+    const config = join(env.HOME ?? '', '.config', 'dogsled');
+    await mkdir(config, { recursive: true });
+    await writeFile(join(config, 'config.toml'), '[fleet]\nbus = "nats://127.0.0.1:1"\n');
+    expect(await cli('--line')).toMatchObject({ stdout: 'local 2/8\n', bundles: ['status-lean', 'status'] });
+  });
+
   it('when a herdr binary could list machines and no fresh empty list is shared', async () => {
     lock = await holdServiceLock(box.state);
     const bin = join(box.root, 'bin');
