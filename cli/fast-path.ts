@@ -114,6 +114,19 @@ export const HOT_COMMANDS: ReadonlySet<string> = new Set([
   'sidebar',
 ]);
 
+/** Built beside the hot bundles (cli/hot/NAME.ts): each answers its command's common case first. */
+export const LEAN_BUNDLES: readonly string[] = ['status-lean'];
+
+/**
+ * The lean bundle that answers a hot command's common case first (cli/hot/status-lean.ts), or
+ * undefined. Only the forms it can answer load it: any other costs a second bundle for nothing.
+ */
+export function leanBundle(fast: { name: string; flags: Record<string, unknown> }): string | undefined {
+  const { config: _config, line, brief, ...others } = fast.flags;
+  if (fast.name !== 'status' || Object.keys(others).length > 0) return undefined;
+  return (line === true) !== (brief === true) ? 'status-lean' : undefined;
+}
+
 /**
  * `run [flags] -- CMD...`: the flags before the first `--`, the command after it. Without `--` (or
  * with no command) the full command line decides what the words mean.

@@ -48,7 +48,9 @@ export function loadHot(dist: URL, name: string, env: NodeJS.ProcessEnv = proces
     cachedData: 'data' in cached ? cached.data : undefined,
   });
   const used = 'data' in cached && script.cachedDataRejected !== true;
-  mark(`compiled (code cache: ${used ? 'used' : 'data' in cached ? 'rejected by V8' : cached.refused})`);
+  mark(
+    `compiled (code cache: ${used ? 'used' : 'data' in cached ? 'rejected by V8' : cached.refused}) ${name}`,
+  );
   const module = { exports: {} as { run: HotRun } };
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
   return {

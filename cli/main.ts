@@ -10,8 +10,9 @@
 
 import { pathToFileURL } from 'node:url';
 import { mark, STARTED_EVENT } from '../service/actions/timing-marks.js';
-import { HOT_COMMANDS, parseFast } from './fast-path.js';
+import { HOT_COMMANDS, leanBundle, parseFast } from './fast-path.js';
 import { loadHot } from './hot-loader.js';
+import { NOT_ANSWERED } from './not-answered.js';
 import { quickAnswer } from './quick-answers.js';
 
 // Beside this file in dist/. A URL, not a literal specifier, so the build leaves them out of it.
@@ -23,25 +24,34 @@ async function main(args: string[]): Promise<number> {
   if (quickAnswer(args, `${__dirname}/`)) return 0;
   const fast = parseFast(args);
   if (fast && HOT_COMMANDS.has(fast.name)) {
-    // It reports its own errors (hot/entry.ts).
-    const hot = loadHot(DIST, fast.name);
-    let remembered: Promise<void> | undefined;
-    const remember = (code: number) => {
-      remembered ??= hot.remember(code);
-      return remembered;
-    };
-    // A command that runs until a person closes it writes its cache once it has started (timing.ts).
-    const started = () => void remember(0);
-    process.on(STARTED_EVENT, started);
-    try {
-      const code = await hot.run(fast.flags);
-      await remember(code);
-      return code;
-    } finally {
-      process.removeListener(STARTED_EVENT, started);
+    const lean = leanBundle(fast);
+    if (lean !== undefined) {
+      const code = await runHot(lean, fast.flags);
+      if (code !== NOT_ANSWERED) return code;
     }
+    return runHot(fast.name, fast.flags);
   }
   return (await loadFull()).runFull(args, fast);
+}
+
+/** Runs a hot bundle; it reports its own errors (hot/entry.ts). */
+async function runHot(name: string, flags: Record<string, unknown>): Promise<number> {
+  const hot = loadHot(DIST, name);
+  let remembered: Promise<void> | undefined;
+  const remember = (code: number) => {
+    remembered ??= hot.remember(code);
+    return remembered;
+  };
+  // A command that runs until a person closes it writes its cache once it has started (timing.ts).
+  const started = () => void remember(0);
+  process.on(STARTED_EVENT, started);
+  try {
+    const code = await hot.run(flags);
+    await remember(code);
+    return code;
+  } finally {
+    process.removeListener(STARTED_EVENT, started);
+  }
 }
 
 main(process.argv.slice(2)).then(

@@ -5,7 +5,7 @@
 // The service measures an idle fixture host under a roomy policy, so `place` and `run` always find
 // room however loaded this machine is; the hooks run in a pane of the fake Herdr whose reader is
 // registered, with nothing pending. Prints markdown tables for the README. BENCH_RUNS and
-// BENCH_SECONDS shorten it. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
+// BENCH_SECONDS shorten it, BENCH_ONLY=WORD keeps the commands whose name holds WORD. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
 // its rows, interleaved with this build's, for a paired this-build-against-that one.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -158,12 +158,16 @@ try {
     ['--help', ['--help'], baseEnv],
   ];
   const baseline = process.env.BENCH_BASELINE;
+  // BENCH_ONLY=WORD: only the commands whose name holds it, and no service figures.
+  const only = process.env.BENCH_ONLY;
   const loadBefore = loadavg();
   const rows = pairedStartup(
-    commands.flatMap(([name, args, env, input]) => [
-      [name, [process.execPath, CLI, ...args], env, input],
-      ...(baseline ? [[`${name} (baseline)`, [process.execPath, baseline, ...args], env, input]] : []),
-    ]),
+    commands
+      .filter(([name]) => only === undefined || name.includes(only))
+      .flatMap(([name, args, env, input]) => [
+        [name, [process.execPath, CLI, ...args], env, input],
+        ...(baseline ? [[`${name} (baseline)`, [process.execPath, baseline, ...args], env, input]] : []),
+      ]),
     { floorEnv: baseEnv },
   );
   const load = `load ${loadBefore.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg()
@@ -176,24 +180,31 @@ try {
 
   const envFor = (name) => ({ ...baseEnv, DOGSLED_STATE: join(work, `state-${name}`) });
   const resident = (
-    await Promise.all([
-      measured('idle node (floor)', ['node', '-e', 'setInterval(() => {}, 1000)'], baseEnv),
-      measuredService('serve --interval 1', ['node', CLI, 'serve', '--interval', '1'], envFor('1')),
-      measuredService('serve --interval 10', ['node', CLI, 'serve', '--interval', '10'], envFor('10')),
-    ])
+    await Promise.all(
+      only !== undefined
+        ? []
+        : [
+            measured('idle node (floor)', ['node', '-e', 'setInterval(() => {}, 1000)'], baseEnv),
+            measuredService('serve --interval 1', ['node', CLI, 'serve', '--interval', '1'], envFor('1')),
+            measuredService('serve --interval 10', ['node', CLI, 'serve', '--interval', '10'], envFor('10')),
+          ],
+    )
   ).flat();
   const floor = resident[0];
 
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${load}.\n`);
   console.log(`NODE_EXTRA_CA_CERTS unset for both sides; ${RUNS} paired rounds.\n`);
   console.log(startupTable(rows));
-  console.log(`\nService over ${SECONDS} s (CPU as % of one core; RSS at the end; peak RSS):\n`);
-  console.log('| process | CPU | RSS | peak RSS | RSS vs idle node |');
-  console.log('|---|---:|---:|---:|---:|');
-  for (const r of resident) {
-    console.log(
-      `| ${r.name} | ${r.cpuPercent.toFixed(2)}% | ${r.rssMiB.toFixed(1)} MiB | ${r.peakMiB.toFixed(1)} MiB | ${(r.rssMiB / floor.rssMiB).toFixed(2)}× |`,
-    );
+  if (floor === undefined) console.log('\nBENCH_ONLY: no service figures.');
+  else {
+    console.log(`\nService over ${SECONDS} s (CPU as % of one core; RSS at the end; peak RSS):\n`);
+    console.log('| process | CPU | RSS | peak RSS | RSS vs idle node |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const r of resident) {
+      console.log(
+        `| ${r.name} | ${r.cpuPercent.toFixed(2)}% | ${r.rssMiB.toFixed(1)} MiB | ${r.peakMiB.toFixed(1)} MiB | ${(r.rssMiB / floor.rssMiB).toFixed(2)}× |`,
+      );
+    }
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

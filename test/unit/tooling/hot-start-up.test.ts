@@ -77,6 +77,16 @@ describe('hot bundles at import', () => {
     });
   }
 
+  it('status-lean: carries no zod and no commander, and builds nothing at import', () => {
+    // The common `status --line`/`--brief` (cli/hot/status-lean.ts): its files are checked by hand.
+    const text = bundleText('status-lean');
+    expect(text).not.toMatch(/zod|commander/i);
+    expect(text.length).toBeLessThan(100_000);
+    const cost = importCost(join(ROOT, 'dist', 'hot', 'status-lean.cjs'));
+    expect(cost.built).toBe(0);
+    expect(cost.loaded.filter((m) => ON_USE_ONLY.includes(m))).toEqual([]);
+  });
+
   it('hook: the terminal lookup is a file of its own, loaded only when needed', () => {
     expect(bundleText('hook')).not.toContain('function openTerminal(');
     expect(bundleText('hook')).toContain(lazily('hook-whereabouts'));

@@ -1,0 +1,53 @@
+// This host as status shows it, from facts already read: a module without the state readers (and
+// their zod schemas), so the lean `status --line` (local-glance.ts) builds the same view as
+// readLocalHost does.
+
+import { hostname } from 'node:os';
+import { type HostFacts, headroomOf, measureOf, type Policy } from '../core/placement/headroom.js';
+import type { HostSnapshot, Reservation } from '../core/placement/host-types.js';
+import { liveReservations } from '../core/placement/reservations.js';
+import type { HostView } from './view.js';
+
+/** The local host's id and label; peers are known by their Herdr machine ids. */
+export const LOCAL_HOST = { id: 'local', label: 'local' } as const;
+
+/** What this host's files say: its latest snapshot, whether its service runs, its reservations. */
+export interface LocalFacts {
+  snapshot: HostSnapshot | null;
+  service: 'up' | 'down';
+  /** Every reservation on file, expired ones included (the rules count the live ones). */
+  reservations: readonly Reservation[];
+}
+
+/** The facts as the placement rules judge them at `now`. */
+export function hostFacts(local: LocalFacts, now: number): HostFacts {
+  const { snapshot } = local;
+  return {
+    id: LOCAL_HOST.id,
+    service: local.service,
+    measure: snapshot ? measureOf(snapshot.sample_ms, snapshot.probe) : null,
+    reservations: liveReservations(local.reservations, now).length,
+  };
+}
+
+/** The host as status shows it, with its headroom recomputed under `policy` at `now`. */
+export function localView(local: LocalFacts, policy: Policy, now: number): HostView {
+  const { snapshot, service } = local;
+  return {
+    ...LOCAL_HOST,
+    hostname: snapshot?.host.hostname ?? hostname(),
+    local: true,
+    service,
+    reachable: true,
+    unreachable: null,
+    sample_ms: snapshot?.sample_ms ?? null,
+    age_ms: snapshot ? Math.max(0, now - snapshot.sample_ms) : null,
+    interval_ms: snapshot?.liveness.interval_ms ?? null,
+    probe: snapshot?.probe ?? null,
+    headroom: headroomOf(hostFacts(local, now), policy, now),
+    reservations: liveReservations(local.reservations, now),
+    errors: snapshot?.errors ?? [],
+    retry_ms: null,
+    facts: snapshot?.facts ?? null,
+  };
+}
