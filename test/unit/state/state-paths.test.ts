@@ -43,6 +43,7 @@ describe('statePaths', () => {
       branches: '/s/branches.json',
       inbox: '/s/inbox',
       gate: '/s/gate.json',
+      history: '/s/history.jsonl',
       notices: '/s/notices.json',
       paneTerminals: '/s/terminals.json',
       boards: '/s/boards',
