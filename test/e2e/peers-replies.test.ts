@@ -321,7 +321,12 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     expect((await recordsOf(sender.terminal)).filter((r) => r.ref === `finished:${doc.item}`)).toHaveLength(
       1,
     );
-    expect((await ownerRecords()).some((r) => r.ref === `reply:${doc.item}`)).toBe(true);
+    // The owner's reply comes through its own service's read of the peer, which need not have run yet.
+    await waitFor(
+      "the owner's reply",
+      async () => ((await ownerRecords()).some((r) => r.ref === `reply:${doc.item}`) ? true : undefined),
+      { timeoutMs: 60_000 },
+    );
     expect((await ownerRecords()).some((r) => r.ref === `finished:${doc.item}`)).toBe(false);
     const listed = await cli(['inbox', 'list', '--json'], { HERDR_PANE_ID: sender.pane });
     expect(listed.code, listed.stderr).toBe(0);
