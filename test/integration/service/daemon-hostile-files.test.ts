@@ -96,7 +96,14 @@ describe('serve with a hostile state file', () => {
       .split('\n')
       .filter((l) => l.includes('cannot write'));
     expect(warnings).toHaveLength(1);
-    expect(child.output()).toContain('written again');
+    // The line follows the write; it reaches the pipe a moment after the file is there.
+    await waitFor(
+      'the recovery line',
+      async () => (child.output().includes('written again') ? true : undefined),
+      {
+        timeoutMs: 15_000,
+      },
+    );
     expect(child.exitCode).toBeNull();
   });
 
