@@ -266,7 +266,7 @@ function contract(label: string, open: () => Promise<Backend>) {
       expect(bad.code).toBe('invalid_agent_name');
     });
 
-    it('starts an agent and returns only once Herdr reports it interactive-ready', async () => {
+    it('starts an agent and returns only once Herdr reports it ready or running as the asked harness', async () => {
       const pane = await shellPane();
       const name = uniqueName('rev');
       const args = ['-m', 'alias/sol', "it's one 'argument' with $HOME"];
@@ -277,12 +277,13 @@ function contract(label: string, open: () => Promise<Backend>) {
         args,
         timeoutMs: 30_000,
       });
-      expect(started.agent).toMatchObject({
-        name,
-        agent: 'codex',
-        pane_id: pane.pane_id,
-        interactive_ready: true,
-      });
+      expect(started.agent).toMatchObject({ name, agent: 'codex', pane_id: pane.pane_id });
+      // Either signal confirms the start: Herdr's interactive-ready flag, or Herdr detecting the
+      // asked harness in a state of its own (a busy machine can show the second before the first).
+      const confirmed =
+        started.agent.interactive_ready === true ||
+        (started.agent.agent_status !== undefined && started.agent.agent_status !== 'unknown');
+      expect(confirmed, JSON.stringify(started.agent)).toBe(true);
       expect(started.argv).toEqual(['codex', ...args]);
       const launch = await waitFor('the fake agent launch record', async () =>
         (await readLaunches(b.logDir).catch(() => [])).find((l) => l.herdr_pane_id === pane.pane_id),
