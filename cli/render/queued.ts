@@ -10,10 +10,16 @@ export function whyQueued(queued: Pick<Queued, 'behind' | 'refusals'>): string {
   return queuedWhy(queued.behind, queued.refusals);
 }
 
-/** A ticket's human line when nobody waits for it: the service starts it once a host has room. */
-export function queuedLine(queued: Pick<Queued, 'ticket' | 'behind' | 'refusals'>): string {
+/**
+ * A ticket's human line when nobody waits for it: the service starts it (`place`: reserves its room)
+ * once a host has room.
+ */
+export function queuedLine(
+  queued: Pick<Queued, 'ticket' | 'behind' | 'refusals'>,
+  does: 'starts it' | 'reserves its room' = 'starts it',
+): string {
   const id = queued.ticket.id;
-  return `queued as ${id}: ${whyQueued(queued)}; the service starts it when a host has room (dogsled cancel ${id} drops it)`;
+  return `queued as ${id}: ${whyQueued(queued)}; the service ${does} when a host has room (dogsled cancel ${id} drops it)`;
 }
 
 /** What a wait that gave up (its --max, or Ctrl-C) says on stderr: the ticket is still there. */
