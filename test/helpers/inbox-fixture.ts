@@ -4,6 +4,8 @@
 
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sendAnywhere } from '../../service/actions/peer-actions.js';
+import { callerPlaces } from '../../service/actions/verb-io.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { type CliResult, runCli, type Sandbox, sandbox } from './cli.js';
 
@@ -21,6 +23,18 @@ export interface InboxBox {
   envOf(pane: PaneRef | string, extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** `dogsled hook ...` from `pane`, with the harness's JSON on stdin. */
   hook(pane: PaneRef, args: string[], input?: object, extra?: NodeJS.ProcessEnv): Promise<CliResult>;
+  /**
+   * What `dogsled send TARGET --message TEXT` from `pane` does, run in this process: the same action
+   * (target resolution through the fake Herdr, the reader check, the locked write), for a test whose
+   * subject is what reads the inbox and not the command; a Node start fewer per record. The new
+   * record's id; a warning or a refusal throws.
+   */
+  send(
+    pane: PaneRef | string,
+    target: string,
+    text: string,
+    options?: { kind?: string; extra?: NodeJS.ProcessEnv },
+  ): Promise<string>;
   /** `dogsled ...` from `pane`. */
   cli(
     pane: PaneRef | string,
@@ -63,6 +77,19 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
       return { pane: reply.result.root_pane.pane_id, terminal: reply.result.root_pane.terminal_id };
     },
     envOf,
+    send: async (pane, target, text, sendOptions = {}) => {
+      const env: NodeJS.ProcessEnv = envOf(pane, sendOptions.extra);
+      const home = env.HOME as string;
+      const { paths, now } = callerPlaces(env, home);
+      const warnings: string[] = [];
+      const io = { env, home, paths, now, warn: (line: string) => void warnings.push(line) };
+      const request = { target, host: null, kind: sendOptions.kind ?? 'message', text };
+      const sent = await sendAnywhere(io, request, () => {
+        throw new Error('send: this sandbox has no peers to look on');
+      });
+      if (warnings.length > 0) throw new Error(`send warned: ${warnings.join('; ')}`);
+      return sent.record.id;
+    },
     hook: (pane, args, input = {}, extra = {}) =>
       runCli(['hook', ...args], envOf(pane, extra), { input: JSON.stringify(input) }),
     cli: (pane, args, cliOptions = {}) =>
