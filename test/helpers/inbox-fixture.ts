@@ -4,6 +4,7 @@
 
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { claimMyInbox } from '../../service/actions/inbox-action.js';
 import { sendAnywhere } from '../../service/actions/peer-actions.js';
 import { callerPlaces } from '../../service/actions/verb-io.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
@@ -35,6 +36,12 @@ export interface InboxBox {
     text: string,
     options?: { kind?: string; extra?: NodeJS.ProcessEnv },
   ): Promise<string>;
+  /**
+   * Registers `pane` as `harness`'s reader as `dogsled inbox claim --harness H` from it does, run in
+   * this process (the claim action), for a test about what reaches that inbox. Throws if the claim
+   * took a record: it is for an inbox with nothing pending, as a reader's first run finds it.
+   */
+  register(pane: PaneRef, harness?: string): Promise<void>;
   /** `dogsled ...` from `pane`. */
   cli(
     pane: PaneRef | string,
@@ -78,17 +85,19 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
     },
     envOf,
     send: async (pane, target, text, sendOptions = {}) => {
-      const env: NodeJS.ProcessEnv = envOf(pane, sendOptions.extra);
-      const home = env.HOME as string;
-      const { paths, now } = callerPlaces(env, home);
-      const warnings: string[] = [];
-      const io = { env, home, paths, now, warn: (line: string) => void warnings.push(line) };
+      const { io, warnings } = processIO(envOf(pane, sendOptions.extra));
       const request = { target, host: null, kind: sendOptions.kind ?? 'message', text };
       const sent = await sendAnywhere(io, request, () => {
         throw new Error('send: this sandbox has no peers to look on');
       });
       if (warnings.length > 0) throw new Error(`send warned: ${warnings.join('; ')}`);
       return sent.record.id;
+    },
+    register: async (pane, harness = 'claude') => {
+      const { io, warnings } = processIO(envOf(pane));
+      const claimed = await claimMyInbox(io, harness);
+      if (warnings.length > 0) throw new Error(`inbox claim warned: ${warnings.join('; ')}`);
+      if (claimed.records.length > 0) throw new Error(`registering ${pane.pane} claimed a record`);
     },
     hook: (pane, args, input = {}, extra = {}) =>
       runCli(['hook', ...args], envOf(pane, extra), { input: JSON.stringify(input) }),
@@ -119,6 +128,14 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
       await box.cleanup();
     },
   };
+}
+
+/** The IO a command run with `env` hands the service (cli/context.ts), its warnings kept. */
+function processIO(env: NodeJS.ProcessEnv) {
+  const home = env.HOME as string;
+  const { paths, now } = callerPlaces(env, home);
+  const warnings: string[] = [];
+  return { io: { env, home, paths, now, warn: (line: string) => void warnings.push(line) }, warnings };
 }
 
 /** A sandbox with two panes: the usual sender (`lead`) and receiver (`child`). */
