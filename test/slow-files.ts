@@ -3,6 +3,7 @@
 // test/unit/tooling/slow-files.test.ts keeps this list in step with the files that start a serve.
 export const SLOW_FILES = [
   'test/e2e/**/*.test.ts',
+  'test/integration/agents/agent-budget.test.ts',
   'test/integration/agents/agent-done.test.ts',
   'test/integration/agents/agent-orphans.test.ts',
   'test/integration/agents/agent-queue.test.ts',
