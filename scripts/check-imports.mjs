@@ -1,13 +1,15 @@
-// Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they read no
-// clock, environment or randomness; of this project's modules the core imports only its own, types
-// too, and the model only core modules, its own, or types from anywhere), each zod schema in
+// Enforces the layering of DESIGN.md §2: service/core, sidebar/model and dash/view are pure (they
+// read no clock, environment or randomness; of this project's modules the core imports only its
+// own, types too, and the model and the page's views only core modules, their own, or types from
+// anywhere), each zod schema in
 // service/state/schemas is checked against the core's record at compile time and defines no record
 // type of its own, service/ never imports the CLI or the sidebar, and a front end (FRONT_ENDS: the
-// CLI, its commands, MCP tools, renderers and hot bundles; the sidebar; the Pi extension) reaches the service only through
+// CLI, its commands, MCP tools, renderers and hot bundles; the sidebar; the dash page's server; the
+// Pi extension) reaches the service only through
 // service/actions, one function per verb, and service/core's types and pure rules, never a feature,
 // adapter or state module, not even for a type: it calls its verb's action, so it never writes a
 // state file, takes a lock, builds a record or decides "this host or a peer" itself. In all product
-// code (cli, service, sidebar, plugins):
+// code (cli, service, sidebar, dash, plugins):
 // child processes start only in the runner and the job supervisor, Herdr's variables are read or
 // set only in service/terminal (a message may name one), and /proc paths appear only in
 // service/process and service/probe (process.getBuiltinModule counts as an import). No zod schema is
@@ -33,7 +35,7 @@ const CORE = join(root, 'service', 'core');
  * the service's own instead of a verb, each through its one entry: `serve` the service's composition
  * root, `host` the verbs peers run here (host-verbs sits beside actions, and calls them).
  */
-const FRONT_ENDS = ['cli', 'sidebar', 'plugins/pi/src'];
+const FRONT_ENDS = ['cli', 'sidebar', 'dash', 'plugins/pi/src'];
 const FRONT_DOORS = ['service/actions/', 'service/core/'];
 const PROGRAM_ENTRIES = {
   'cli/commands/serve.ts': ['service/daemon/main.ts'],
@@ -57,7 +59,7 @@ const CHILD_PROCESS_OWNERS = [
 const HERDR_OWNER = /^service\/terminal\//;
 /** Where /proc/<pid> (service/process) and host-wide /proc files (service/probe) are read. */
 const PROC_OWNERS = /^service\/(process|probe)\//;
-const PRODUCT_DIRS = ['cli', 'service', 'sidebar', 'plugins'];
+const PRODUCT_DIRS = ['cli', 'service', 'sidebar', 'dash', 'plugins'];
 /** The one module that loads the TUI libraries. */
 const TUI_OWNER = 'sidebar/app.ts';
 const TUI_PACKAGE = /^blessed(-contrib)?(\/|$)/;
@@ -229,20 +231,23 @@ for (const frontEnd of FRONT_ENDS) {
   }
 }
 
-// The sidebar's row model is pure too (DESIGN §2, STYLE 9): it may import service/core and itself.
-const MODEL = join(root, 'sidebar', 'model');
-for (const file of await sourceFiles(MODEL)) {
-  const text = await readFile(file, 'utf8');
-  const name = relative(root, file);
-  for (const { spec, typeOnly } of imports(file, text)) {
-    const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
-    if (!typeOnly && !target?.startsWith(`${CORE}/`) && !target?.startsWith(`${MODEL}/`)) {
-      problems.push(`${name}: sidebar/model must stay pure but imports ${spec}`);
+// The sidebar's row model and the page's views are pure too (DESIGN §2, STYLE 9): each may import
+// service/core and itself (and types from anywhere).
+for (const pure of ['sidebar/model', 'dash/view']) {
+  const MODEL = join(root, ...pure.split('/'));
+  for (const file of await sourceFiles(MODEL)) {
+    const text = await readFile(file, 'utf8');
+    const name = relative(root, file);
+    for (const { spec, typeOnly } of imports(file, text)) {
+      const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
+      if (!typeOnly && !target?.startsWith(`${CORE}/`) && !target?.startsWith(`${MODEL}/`)) {
+        problems.push(`${name}: ${pure} must stay pure but imports ${spec}`);
+      }
     }
-  }
-  const code = text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
-  for (const [what, pattern] of Object.entries(IMPURE)) {
-    if (pattern.test(code)) problems.push(`${name}: sidebar/model uses ${what}`);
+    const code = text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+    for (const [what, pattern] of Object.entries(IMPURE)) {
+      if (pattern.test(code)) problems.push(`${name}: ${pure} uses ${what}`);
+    }
   }
 }
 
@@ -468,5 +473,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc, blessed, the NATS client and the test knobs stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
+  'imports: service/core, sidebar/model and dash/view are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc, blessed, the NATS client and the test knobs stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
 );

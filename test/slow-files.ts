@@ -11,6 +11,7 @@ export const SLOW_FILES = [
   'test/integration/agents/watchdog-serve.test.ts',
   'test/integration/board/sidebar-afternoon.test.ts',
   'test/integration/cleanup/cleanup-owner-panes.test.ts',
+  'test/integration/dash/dash-page.test.ts',
   'test/integration/cleanup/doctor-install.test.ts',
   'test/integration/cleanup/sweep-serve.test.ts',
   'test/integration/cli/cli-serve.test.ts',

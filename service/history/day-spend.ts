@@ -14,7 +14,7 @@ import { readState } from '../state/engine/store.js';
 import type { HostIO } from '../state/io.js';
 import { readItems } from '../state/records/queue-items.js';
 import { HostSnapshotSchema } from '../state/schemas/host-schemas.js';
-import { readHistory } from './history-file.js';
+import { type HistoryRead, readHistory } from './history-file.js';
 
 const LOCAL = 'local';
 
@@ -44,15 +44,22 @@ export class RunningCosts {
   }
 }
 
-/** Every child cost a budget counts, history's first (the same child later in items is skipped). */
-export async function readChildSpends(io: HostIO, costs = new RunningCosts()): Promise<ChildSpend[]> {
-  const [history, items, snapshot] = await Promise.all([
-    readHistory(io),
+/**
+ * Every child cost a budget counts, history's first (the same child later in items is skipped);
+ * `history` when the caller has read history.jsonl already.
+ */
+export async function readChildSpends(
+  io: HostIO,
+  costs = new RunningCosts(),
+  history?: HistoryRead,
+): Promise<ChildSpend[]> {
+  const [{ entries }, items, snapshot] = await Promise.all([
+    history ?? readHistory(io),
     readItems(io),
     readState(io.paths.host, HostSnapshotSchema, io).catch(() => undefined),
   ]);
   const spends: ChildSpend[] = [];
-  for (const entry of history.entries) {
+  for (const entry of entries) {
     if (entry.kind !== 'agent') continue;
     spends.push({
       id: entry.id,

@@ -2,15 +2,19 @@
 // record realistic usage): with `[budget.owner] usd_per_day`, a running child's transcript so far and
 // a finished child's receipt count; once the owner's day is spent, `dogsled agent` queues the next
 // child with the reason (exit 1), the board's WAITING row says it, the service writes the same hold
-// on a child queued for room, the running child runs on, and a larger budget admits both.
+// on a child queued for room, the running child runs on, and a larger budget admits both. The page
+// (`dogsled dash`) shows the receipt and the reason, and its Close ends the running child.
 
 import { readFile, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { escapeText } from '../../../dash/view/html.js';
 import type { Ticket } from '../../../service/core/placement/queue-types.js';
+import { receiptText } from '../../../service/core/receipts/receipt.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { writeTaskFile } from '../../../service/state/records/launch-files.js';
-import { runCli, type startCli } from '../../helpers/cli.js';
+import { runCli, startCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 import {
   appendTickets,
@@ -60,6 +64,41 @@ const SPENDER = costlyTask(100_000, [
   { run: 'dogsled done' },
   { reply: 'Done.' },
 ]);
+
+/** A request to the page's server as the page makes it: its token, its origin, JSON. */
+function dashRequest(
+  url: string,
+  method: 'GET' | 'POST',
+  path?: string,
+  body?: unknown,
+): Promise<{ status: number; body: string }> {
+  const page = new URL(url);
+  const token = page.searchParams.get('token') ?? '';
+  const headers: Record<string, string> =
+    method === 'GET'
+      ? {}
+      : { origin: page.origin, 'content-type': 'application/json', 'x-dogsled-token': token };
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: page.hostname,
+        port: page.port,
+        method,
+        path: path ?? `${page.pathname}${page.search}`,
+        headers,
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      },
+    );
+    request.on('error', reject);
+    request.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
 
 const byId = async (id: string) => (await tickets(suite.box)).find((t) => t.id === id);
 
@@ -170,6 +209,30 @@ describe('a day budget per owner', () => {
     const runnerItem = (await items(suite)).find((i) => i.id === runnerDoc.item);
     expect(runnerItem?.closed_ms).toBeNull();
     expect(await paneIds(suite.herdr)).toContain(runnerDoc.pane);
+
+    // The page shows the finished child's receipt and why the next one waits; its Close is the
+    // CLI's close, which ends the running child and keeps its receipt.
+    const dash = startCli(['dash'], env);
+    running.push(dash);
+    const url = await waitFor('the URL dash prints', () => dash.output().match(/^http:\/\/\S+$/m)?.[0], {
+      timeoutMs: 20_000,
+    });
+    const page = await dashRequest(url, 'GET');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(receiptText(finished.receipt));
+    const waiting = await byId(held?.id ?? '');
+    expect(page.body).toContain(escapeText(waiting?.hold?.reason ?? 'no hold'));
+    const closed = await dashRequest(url, 'POST', '/close', { pane: runnerDoc.pane });
+    expect({ status: closed.status, body: JSON.parse(closed.body) }).toEqual({
+      status: 200,
+      body: { ok: true, message: `closed ${runnerDoc.pane}` },
+    });
+    const runnerClosed = (await items(suite)).find((i) => i.id === runnerDoc.item);
+    expect(runnerClosed).toMatchObject({ close_reason: 'closed', receipt: { model: expect.any(String) } });
+    // A pane that is no open child is refused: the page closes children, not any pane.
+    const refused = await dashRequest(url, 'POST', '/close', { pane: suite.caller.pane });
+    expect(refused.status).toBe(409);
+    expect(JSON.parse(refused.body).message).toContain('no open child in pane');
 
     // A larger budget: both are admitted at the service's next pass, their holds cleared.
     await setBudget(config, 100);
