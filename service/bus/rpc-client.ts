@@ -154,7 +154,7 @@ export class BusTransport implements Transport {
    */
   private heard(msg: Msg, decoder: FrameDecoder, received: number, maxBytes: number): Heard {
     if (msg.data.byteLength === 0 && msg.headers?.code === 503)
-      return { category: 'no responder', detail: '' };
+      return { category: 'no responder', detail: 'nobody subscribes to its request subject' };
     // A reply over the bound (a frame header aside) is refused before the rest of it is read.
     if (received > maxBytes + 16) {
       return { category: 'remote command failed', detail: oversizeDetail(maxBytes, received) };

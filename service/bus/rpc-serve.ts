@@ -6,6 +6,7 @@
 // at a time; a flood beyond the waiting room is refused at once rather than held in memory.
 
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { messageOf } from '../core/common/errors.js';
 import { rpcSubject } from '../core/fleet/bus-rules.js';
 import { encodeFrame } from '../transport/frames.js';
 
@@ -64,7 +65,9 @@ export class BusResponder {
   private async run(msg: Msg): Promise<void> {
     this.running += 1;
     try {
-      const reply = await this.answer(msg.data);
+      const reply = await this.answer(msg.data).catch((error: unknown) =>
+        encodeFrame({ t: 'fatal', error: `host rpc: ${messageOf(error)}` }),
+      );
       if (msg.reply) this.send(msg.reply, reply);
     } finally {
       this.running -= 1;
