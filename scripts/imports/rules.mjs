@@ -40,7 +40,7 @@ const PRODUCT_DIRS = ['cli', 'service', 'sidebar', 'dash', 'plugins'];
 /** The one module that loads the TUI libraries. */
 const TUI_OWNER = 'sidebar/app.ts';
 const TUI_PACKAGE = /^blessed(-contrib)?(\/|$)/;
-/** The NATS client (the fleet bus) is loaded only by service/bus, which only the service reaches. */
+/** The NATS client (the fleet bus) is loaded only by service/bus: by the service, and on demand by a command that calls a host met on the bus. */
 const BUS_OWNER = /^service\/bus\//;
 const BUS_PACKAGE = /^@nats-io\//;
 const CONTRIB_INDEX = /^blessed-contrib(\/(index(\.js)?)?)?$/;
