@@ -129,6 +129,8 @@ describe('the fleet bus, end to end', { timeout: 120_000 }, () => {
         HERDR_SOCKET_PATH: ownerHerdr.socketPath,
         HERDR_ENV: '1',
         HERDR_PANE_ID: owner.pane,
+        // A child on a peer runs with its caller's PATH: the caller's has the harness and dogsled.
+        PATH: childHerdr.env.PATH,
       },
       { timeoutMs: 90_000, cwd: scratch },
     );
@@ -175,6 +177,7 @@ describe('the fleet bus, end to end', { timeout: 120_000 }, () => {
       HERDR_SOCKET_PATH: ownerHerdr.socketPath,
       HERDR_ENV: '1',
       HERDR_PANE_ID: owner.pane,
+      PATH: childHerdr.env.PATH,
     };
     const cli = (args: string[]) => runCli(args, env, { timeoutMs: 90_000, cwd: scratch });
     const task = `Wait.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply: 'Ready and waiting.' }] })}\n\`\`\`\n`;
