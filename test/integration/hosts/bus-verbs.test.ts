@@ -227,5 +227,12 @@ describe('host verbs over the bus', () => {
       stdout: '',
       stderr: 'dogsled: read: bravo: unreachable: no responder\n',
     });
+    // The same from a hot command, whose bus client is a cold file of its own: the job pinned there
+    // waits for it, and says why.
+    const run = await cli(['run', '--host', 'bravo', '--', 'true']);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 1, stderr: '' });
+    expect(run.stdout).toMatch(/^queued as (t_\w+): no host has room \(bravo: unreachable: no responder\);/);
+    const ticket = /^queued as (t_\w+)/.exec(run.stdout)?.[1] as string;
+    expect((await cli(['cancel', ticket])).code).toBe(0);
   });
 });

@@ -433,7 +433,7 @@ enabled = false
     [
       'a host without an id',
       '[[hosts]]\nlabel = "a"',
-      'config P: hosts.id: expected a host id for the bus: letters, digits, "_" or "-" (no ".": it is one token of a NATS subject), at most 64, not "local", found nothing at hosts[0].id',
+      'config P: hosts.id: expected a host id: letters, digits, ".", "_" or "-", at most 64, not "local", found nothing at hosts[0].id',
     ],
     [
       'a second host whose enabled is text',
