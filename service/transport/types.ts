@@ -58,6 +58,12 @@ export function deadlineOf(options: { timeoutMs?: number | undefined }): number 
 /** Raw diagnostic text kept for a debug log: escapes stripped, bounded. */
 const DETAIL_CHARS = 2_000;
 
+/**
+ * A hot bundle and the cold file it loads for a call to a bus host (scripts/build.mjs, COLD) each
+ * have a copy of this class: the brand lets the caller's copy recognise the callee's error.
+ */
+const UNREACHABLE_BRAND = Symbol.for('dogsled.UnreachableError');
+
 /** `unreachable: <category>`; the raw SSH text, stripped of escapes, is `detail` (debug only). */
 export class UnreachableError extends DogsledError {
   readonly detail: string;
@@ -74,6 +80,12 @@ export class UnreachableError extends DogsledError {
     this.detail = debugText(detail);
   }
 }
+Object.defineProperty(UnreachableError.prototype, UNREACHABLE_BRAND, { value: true });
+Object.defineProperty(UnreachableError, Symbol.hasInstance, {
+  value(value: unknown): boolean {
+    return typeof value === 'object' && value !== null && UNREACHABLE_BRAND in value;
+  },
+});
 
 /** The detail of a reply refused for its size. */
 export function oversizeDetail(maxBytes: number, bytes?: number): string {

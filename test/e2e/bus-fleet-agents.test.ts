@@ -37,6 +37,8 @@ let ownerHerdr: FakeHerdr;
 let childHerdr: FakeHerdr;
 let owner: { pane: string; terminal: string };
 let scratch: string;
+/** Where this build's `dogsled` is on PATH, for the caller and the child alike. */
+let shimBin: string;
 
 /** A `dogsled` on PATH that runs this build, for the child's own `dogsled done`. */
 async function dogsledShim(dir: string): Promise<string> {
@@ -45,6 +47,21 @@ async function dogsledShim(dir: string): Promise<string> {
   await writeFile(join(bin, 'dogsled'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`);
   await chmod(join(bin, 'dogsled'), 0o755);
   return bin;
+}
+
+/**
+ * The owner's pane, as its caller: its Herdr, and a PATH with the harness the child runs and this
+ * build's dogsled (a child on a peer runs with its caller's PATH).
+ */
+function ownerEnv(): NodeJS.ProcessEnv {
+  const [alpha] = hosts as [BusHost];
+  return {
+    ...alpha.box.env,
+    HERDR_SOCKET_PATH: ownerHerdr.socketPath,
+    HERDR_ENV: '1',
+    HERDR_PANE_ID: owner.pane,
+    PATH: `${shimBin}:${FAKE_AGENTS_BIN}:${process.env.PATH ?? ''}`,
+  };
 }
 
 function doneTask(reply: string): string {
@@ -66,7 +83,8 @@ beforeAll(async () => {
   alpha.env = { ...alpha.env, HERDR_SOCKET_PATH: ownerHerdr.socketPath, HERDR_ENV: '1' };
 
   // The peer's Herdr: its panes run the fake harness and this build's dogsled against its state.
-  const bin = await dogsledShim(bravo.box.root);
+  shimBin = await dogsledShim(scratch);
+  const bin = shimBin;
   childHerdr = await startFakeHerdr({
     dir: join(bravo.box.root, 'herdr'),
     env: {
@@ -124,14 +142,7 @@ describe('the fleet bus, end to end', { timeout: 120_000 }, () => {
         '--message',
         doneTask('Finished far away: all green.'),
       ],
-      {
-        ...alpha.box.env,
-        HERDR_SOCKET_PATH: ownerHerdr.socketPath,
-        HERDR_ENV: '1',
-        HERDR_PANE_ID: owner.pane,
-        // A child on a peer runs with its caller's PATH: the caller's has the harness and dogsled.
-        PATH: childHerdr.env.PATH,
-      },
+      ownerEnv(),
       { timeoutMs: 90_000, cwd: scratch },
     );
     expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: '' });
@@ -172,14 +183,7 @@ describe('the fleet bus, end to end', { timeout: 120_000 }, () => {
 
   it('send finds a child on the bus peer by name, read shows it, close ends it there and here', async () => {
     const [alpha, bravo] = hosts as [BusHost, BusHost];
-    const env = {
-      ...alpha.box.env,
-      HERDR_SOCKET_PATH: ownerHerdr.socketPath,
-      HERDR_ENV: '1',
-      HERDR_PANE_ID: owner.pane,
-      PATH: childHerdr.env.PATH,
-    };
-    const cli = (args: string[]) => runCli(args, env, { timeoutMs: 90_000, cwd: scratch });
+    const cli = (args: string[]) => runCli(args, ownerEnv(), { timeoutMs: 90_000, cwd: scratch });
     const task = `Wait.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply: 'Ready and waiting.' }] })}\n\`\`\`\n`;
     const started = await cli([
       'agent',

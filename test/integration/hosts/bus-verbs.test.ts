@@ -18,6 +18,7 @@ import {
   busStatus,
   busUser,
   credsText,
+  ROOMY_POLICY,
   readmeAuthorization,
   startBusHost,
   stopBusHost,
@@ -179,6 +180,45 @@ describe('host verbs over the bus', () => {
     }
   });
 
+  it("the service admits a queued ticket onto a bus host when it has room, over the service's connection", async () => {
+    const strict = 'memory_reserve_bytes = 1000000000000000\n';
+    const fleet = (id: string) => `[fleet]\nbus = "${nats.url}"\nid = "${id}"\ncreds = "~/nats.creds"\n`;
+    await writeFile(alpha.box.configPath, `${strict}${fleet('alpha')}`);
+    await writeFile(bravo.box.configPath, `${strict}${fleet('bravo')}`);
+    try {
+      await waitFor(
+        'bravo full, as alpha sees it',
+        async () =>
+          (await busStatus(alpha)).hosts.find((h: Json) => h.id === 'bravo')?.headroom.eligible === false,
+        { timeoutMs: 20_000 },
+      );
+      const queued = await cli(['run', '--json', '--', 'sh', '-c', 'echo admitted there']);
+      expect(queued.code, queued.stderr).toBe(1);
+      const { ticket } = JSON.parse(queued.stdout);
+      // Room on bravo: alpha's service reserves and launches there, over the bus.
+      await writeFile(bravo.box.configPath, `${ROOMY_POLICY}${fleet('bravo')}`);
+      const admitted = await waitFor(
+        'the ticket admitted on bravo',
+        async () => {
+          const { queue } = JSON.parse((await cli(['items', '--json'])).stdout);
+          return (queue as Json[]).find((t) => t.id === ticket && t.state === 'admitted');
+        },
+        { timeoutMs: 30_000 },
+      );
+      expect(admitted.host).toBe('bravo');
+      const job = await waitFor('its job ended', async () => {
+        const jobs = JSON.parse((await cli(['ps', '--all', '--json'])).stdout).jobs as Json[];
+        return jobs.find((j) => j.id === admitted.job && j.state === 'ended');
+      });
+      expect(job).toMatchObject({ host: 'bravo', exit_code: 0 });
+      const logs = await cli(['logs', job.id]);
+      expect(logs.stdout).toBe('admitted there\n');
+    } finally {
+      await writeFile(alpha.box.configPath, `${ROOMY_POLICY}${fleet('alpha')}`);
+      await writeFile(bravo.box.configPath, `${ROOMY_POLICY}${fleet('bravo')}`);
+    }
+  });
+
   it('a host whose service is gone is unreachable: no responder, in one line', async () => {
     await stopBusService(bravo);
     const gone = await cli(['read', 'j_zzzzzzzz', '--host', 'bravo']);
@@ -187,5 +227,12 @@ describe('host verbs over the bus', () => {
       stdout: '',
       stderr: 'dogsled: read: bravo: unreachable: no responder\n',
     });
+    // The same from a hot command, whose bus client is a cold file of its own: the job pinned there
+    // waits for it, and says why.
+    const run = await cli(['run', '--host', 'bravo', '--', 'true']);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 1, stderr: '' });
+    expect(run.stdout).toMatch(/^queued as (t_\w+): no host has room \(bravo: unreachable: no responder\);/);
+    const ticket = /^queued as (t_\w+)/.exec(run.stdout)?.[1] as string;
+    expect((await cli(['cancel', ticket])).code).toBe(0);
   });
 });
