@@ -78,9 +78,8 @@ export class OutboxStream {
    * Posts one record for the owner on host `owner`, its id the message id; resolves once the server
    * stored it (or found it stored already), so the caller may then forget it.
    */
-  async post(owner: string, recordId: string, body: Uint8Array): Promise<{ duplicate: boolean }> {
-    const ack = await this.js.publish(outboxSubject(owner, this.id), body, { msgID: recordId });
-    return { duplicate: ack.duplicate };
+  async post(owner: string, recordId: string, body: Uint8Array): Promise<void> {
+    await this.js.publish(outboxSubject(owner, this.id), body, { msgID: recordId });
   }
 
   /**
