@@ -29,19 +29,9 @@ export interface BoardItem {
 }
 
 /** A job record's facts (jobs/ID.json, or a host snapshot's job summary). */
-export type BoardJob = Pick<
-  JobSummary,
-  | 'id'
-  | 'cwd'
-  | 'host'
-  | 'pane'
-  | 'created_ms'
-  | 'started_ms'
-  | 'ended_ms'
-  | 'exit_code'
-  | 'signal'
-  | 'reason'
-> & { command: readonly string[] };
+export type BoardJob = Omit<JobSummary, 'command' | 'owner' | 'peak_rss_bytes' | 'cpu_ms'> & {
+  command: readonly string[];
+};
 
 export interface BoardTicket {
   id: string;
