@@ -13,7 +13,6 @@ import {
   childItem,
   freshState,
   MIN,
-  registerReader,
   T0,
   watchdog,
   watchdogFile,
@@ -41,7 +40,7 @@ afterAll(async () => {
 
 /** The owner idle with a reader, one working child, nothing else: the usual start. */
 async function ownerWithChild(ownerState = 'idle'): Promise<void> {
-  await registerReader(t, lead);
+  await t.register(lead);
   await writeItems(t, [childItem(lead, child)]);
   await writePanes(t, [
     agentPane(lead, { state: ownerState }),
@@ -72,7 +71,7 @@ describe('the watchdog', () => {
   });
 
   it('names each child as its owner named it, not by its pane, also when Herdr shows no name or no pane', async () => {
-    await registerReader(t, lead);
+    await t.register(lead);
     await writeItems(t, [
       childItem(lead, child, { name: 'hang1' }),
       childItem(lead, { pane: 'w9:p9', terminal: 'term_gone' }, { id: 'i_gone', name: 'lost2\x1b[2J' }),
@@ -104,7 +103,7 @@ describe('the watchdog', () => {
     await watchdog(t, () => T0).pass();
     expect((await watchdog(t, () => T0 + 40 * MIN).pass()).checkIns).toEqual([]);
     expect(await t.inbox(lead)).toBeUndefined();
-    await registerReader(t, lead);
+    await t.register(lead);
     expect((await watchdog(t, () => T0 + 41 * MIN).pass()).checkIns).toHaveLength(1);
   });
 
@@ -140,7 +139,7 @@ describe('the watchdog', () => {
   });
 
   it('tells the owner of a completed job with its last five log lines, escapes stripped, after its item closed', async () => {
-    await registerReader(t, lead);
+    await t.register(lead);
     await writeItems(t, []);
     await writePanes(t, [agentPane(lead)]);
     await watchdog(t, () => T0).pass();
@@ -167,7 +166,7 @@ describe('the watchdog', () => {
   });
 
   it('keeps a completed job pending while the owner works, and delivers it when it is idle', async () => {
-    await registerReader(t, lead);
+    await t.register(lead);
     await writePanes(t, [agentPane(lead, { state: 'working' })]);
     await watchdog(t, () => T0).pass();
     await writeEndedJob(t, lead, 'j_late', T0 + MIN, 'done\n');
@@ -178,7 +177,7 @@ describe('the watchdog', () => {
   });
 
   it('does not flood a first start with jobs that ended before the watchdog began', async () => {
-    await registerReader(t, lead);
+    await t.register(lead);
     await writePanes(t, [agentPane(lead)]);
     await writeEndedJob(t, lead, 'j_old', T0 - MIN, 'old\n');
     const pass = await watchdog(t, () => T0).pass();
@@ -212,7 +211,7 @@ describe('the watchdog', () => {
   });
 
   it('quotes plain pane text, escapes stripped, for an agent whose transcript format is unknown', async () => {
-    await registerReader(t, lead);
+    await t.register(lead);
     await writeItems(t, [childItem(lead, child)]);
     await writePanes(t, [
       agentPane(lead),

@@ -4,7 +4,6 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hookInbox } from '../../../service/actions/hook.js';
 import type { AgentPane } from '../../../service/core/agents/agent-pane-types.js';
 import type { Item } from '../../../service/core/agents/item-types.js';
 import { WatchdogWorker } from '../../../service/daemon/agents/watchdog-worker.js';
@@ -111,26 +110,4 @@ export async function freshState(t: InboxBox): Promise<void> {
   await mkdir(state, { mode: 0o700 });
   t.box.state = state;
   t.box.env.DOGSLED_STATE = state;
-}
-
-/**
- * Registers `pane` as a Claude Code reader as its first prompt's `hook inbox` does, through the same
- * action, in this process (inbox-fixture's registerClaude runs the CLI): nothing is printed.
- */
-export async function registerReader(t: InboxBox, pane: PaneRef): Promise<void> {
-  const printed: string[] = [];
-  await hookInbox(
-    {
-      paths: statePaths(t.box.state),
-      now: Date.now,
-      warn: () => undefined,
-      env: t.envOf(pane),
-      home: t.box.home,
-    },
-    { harness: 'claude', event: 'UserPromptSubmit', input: { stopHookActive: false } },
-    async (text) => {
-      printed.push(text);
-    },
-  );
-  if (printed.length > 0) throw new Error(`registration printed ${JSON.stringify(printed)}`);
 }
