@@ -11,7 +11,8 @@ import { runCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
 import { waitFor } from '../../helpers/wait.js';
 import { repoSnapshot, worktreeList } from '../cleanup/worktree-fixtures.js';
-import { agentCli, agentSuite, items, type Json, ok, paneIds, quickTask } from './agent-fixtures.js';
+import { agentSuite, items, type Json, ok, paneIds, quickTask } from './agent-fixtures.js';
+import { startChild } from './child-in-process.js';
 
 // One fake Herdr for the file; each test has its own state dir and repository, and its panes close
 // when it ends.
@@ -23,18 +24,10 @@ beforeEach(async () => {
 });
 afterAll(removeScenarios);
 
-/** A child on `branch` in its worktree, idle after its first reply. */
+/** A child on `branch` in its worktree (started in-process: close is the subject here). */
 async function child(name: string, branch: string): Promise<{ pane: string; path: string; item: string }> {
-  const result = await agentCli(
-    suite,
-    ['--kind', 'claude', '--name', name, '--branch', branch, '--json', '--message', quickTask()],
-    {
-      cwd: repo.main,
-    },
-  );
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  const doc = JSON.parse(result.stdout);
-  return { pane: doc.pane, path: doc.worktree, item: doc.item };
+  const doc = await startChild(suite, { kind: 'claude', name, branch, task: quickTask(), cwd: repo.main });
+  return { pane: doc.pane, path: doc.worktree as string, item: doc.item };
 }
 
 function close(pane: string, extra: string[] = []) {
@@ -85,32 +78,18 @@ describe('close takes the last pane of an agent worktree with the worktree', () 
   });
 
   it('a pane outside any worktree closes alone', async () => {
-    const result = await agentCli(suite, [
-      '--kind',
-      'pi',
-      '--name',
-      'plain',
-      '--json',
-      '--message',
-      quickTask(),
-    ]);
-    const { pane } = JSON.parse(result.stdout);
+    const { pane } = await startChild(suite, { kind: 'pi', name: 'plain', task: quickTask() });
     const closed = await close(pane);
     expect(JSON.parse(closed.stdout)).toEqual({ pane, worktree: null, pane_closed: true });
     expect(await paneIds(suite.herdr)).not.toContain(pane);
   });
 
   it('keeps the reply the child wrote without done on its item (spec: "close ends it and keeps the reply")', async () => {
-    const result = await agentCli(suite, [
-      '--kind',
-      'claude',
-      '--name',
-      'answerer',
-      '--json',
-      '--message',
-      quickTask('Here is my answer: 42.'),
-    ]);
-    const { pane, item } = JSON.parse(result.stdout);
+    const { pane, item } = await startChild(suite, {
+      kind: 'claude',
+      name: 'answerer',
+      task: quickTask('Here is my answer: 42.'),
+    });
     // Its turn ended (the reply is in its transcript): Herdr shows it idle or done.
     await waitFor(
       'the child finished its turn',
@@ -134,16 +113,7 @@ describe('close takes the last pane of an agent worktree with the worktree', () 
 
   it('says a closed child whose transcript records no usage cost "usage unknown", never 0', async () => {
     const task = `Answer.\n\n\`\`\`fake-agent\n${JSON.stringify({ usage: false, steps: [{ reply: 'No meter.' }] })}\n\`\`\`\n`;
-    const result = await agentCli(suite, [
-      '--kind',
-      'claude',
-      '--name',
-      'unmetered',
-      '--json',
-      '--message',
-      task,
-    ]);
-    const { pane, item } = JSON.parse(result.stdout);
+    const { pane, item } = await startChild(suite, { kind: 'claude', name: 'unmetered', task });
     await waitFor(
       'the child finished its turn',
       async () => {
@@ -166,16 +136,7 @@ describe('close takes the last pane of an agent worktree with the worktree', () 
   });
 
   it("closes only this host's items of the pane: a peer's item with the same pane id stays open", async () => {
-    const started = await agentCli(suite, [
-      '--kind',
-      'pi',
-      '--name',
-      'here',
-      '--json',
-      '--message',
-      quickTask(),
-    ]);
-    const { pane, item } = JSON.parse(started.stdout);
+    const { pane, item } = await startChild(suite, { kind: 'pi', name: 'here', task: quickTask() });
     // Pane ids repeat across hosts: a child on a peer can have this very id there.
     const file = join(suite.box.state, 'items.json');
     const doc = JSON.parse(await readFile(file, 'utf8'));

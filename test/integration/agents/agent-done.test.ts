@@ -30,6 +30,7 @@ import {
   waitForNewLaunch,
 } from './agent-fixtures.js';
 import { sharedServe } from './agent-serve.js';
+import { startChild } from './child-in-process.js';
 
 // One sandbox, fake Herdr and serve for the file (room for every child it starts); each test its own
 // repository, and names, ids and panes of its own to find its records by.
@@ -198,14 +199,7 @@ describe('a child that calls dogsled done', () => {
 
 describe('a child whose pane goes away', () => {
   it('has its item closed by the service: pane gone', async () => {
-    const started = await agentCli(
-      suite,
-      ['--kind', 'codex', '--name', 'vanish', '--json', '--message', quickTask()],
-      {
-        cwd: suite.scratch,
-      },
-    );
-    const { pane, item } = JSON.parse(started.stdout);
+    const { pane, item } = await startChild(suite, { kind: 'codex', name: 'vanish', task: quickTask() });
     await ok(suite.herdr, 'pane.close', { pane_id: pane });
     const closed = await waitFor(
       'the item closed',
@@ -228,13 +222,13 @@ describe('done refuses before it marks anything', () => {
     ];
     const task = `Try.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps })}\n\`\`\`\n`;
     const before = await doneMarks();
-    const started = await agentCli(
-      suite,
-      ['--kind', 'claude', '--name', name, '--branch', `feat/${name}`, '--json', '--message', task],
-      { cwd: repo.main },
-    );
-    expect(started.code).toBe(0);
-    const { pane } = JSON.parse(started.stdout);
+    const { pane } = await startChild(suite, {
+      kind: 'claude',
+      name,
+      branch: `feat/${name}`,
+      task,
+      cwd: repo.main,
+    });
     const launch = await waitForNewLaunch(suite, (l) => l.herdr_pane_id === pane);
     const run = await waitFor('the child ran dogsled done', async () => {
       const events = (await readEvents(launch)) as Json[];
@@ -287,14 +281,12 @@ describe('done refuses before it marks anything', () => {
 
 describe('read', () => {
   it("shows a running child's newest output without escapes", async () => {
-    const started = await agentCli(
-      suite,
-      ['--kind', 'pi', '--name', 'reader', '--json', '--message', quickTask('Hello \u001b[31mred\u001b[0m')],
-      {
-        cwd: repo.main,
-      },
-    );
-    expect(started.code).toBe(0);
+    await startChild(suite, {
+      kind: 'pi',
+      name: 'reader',
+      task: quickTask('Hello \u001b[31mred\u001b[0m'),
+      cwd: repo.main,
+    });
     const read = await runCli(['read', 'reader'], suite.env);
     expect(read.code).toBe(0);
     expect(read.stdout).toMatch(/^agent reader \(local w\w+:p\w+\)\n/);

@@ -23,8 +23,9 @@ import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git
 import { waitFor } from '../../helpers/wait.js';
 import { worktreeList } from '../cleanup/worktree-fixtures.js';
 import { workIO } from '../jobs/job-queue-fixtures.js';
-import { agentCli, agentSuite, items, type Json, ok, paneIds, waitForNewLaunch } from './agent-fixtures.js';
+import { agentSuite, items, type Json, ok, paneIds, waitForNewLaunch } from './agent-fixtures.js';
 import { sharedServe } from './agent-serve.js';
+import { startChild } from './child-in-process.js';
 
 // One sandbox, fake Herdr and serve for the file; each test its own repository and owners. A test's
 // panes close when it ends and it waits until the service has closed every item: the next one
@@ -139,13 +140,11 @@ describe('an orphan whose checkout loses nothing is closed', () => {
         { crash: 0 },
       ],
     })}\n\`\`\`\n`;
-    const started = await agentCli(
+    const doc = await startChild(
       suite,
-      ['--kind', 'claude', '--name', 'lost', '--branch', 'feat/lost', '--json', '--message', task],
-      { cwd: repo.main, env: as(owner) },
+      { kind: 'claude', name: 'lost', branch: 'feat/lost', task, cwd: repo.main },
+      as(owner),
     );
-    expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: '' });
-    const doc = JSON.parse(started.stdout);
     const launch = await waitForNewLaunch(suite, (l) => l.herdr_pane_id === doc.pane);
     await waitFor('the child died after done', async () =>
       ((await readEvents(launch)) as Json[]).find((e) => e.event === 'exit'),

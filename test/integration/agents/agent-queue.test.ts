@@ -5,50 +5,63 @@
 
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Ticket } from '../../../service/core/placement/queue-types.js';
-import { endReservations } from '../../../service/hosts/reserve-room.js';
-import { FAKE_AGENTS_BIN, readLaunches } from '../../fakes/agents/harness.js';
-import { runCli, spawnCli, type startCli } from '../../helpers/cli.js';
+import { readReservations } from '../../../service/hosts/local-facts.js';
+import { endReservations, reserveLocally } from '../../../service/hosts/reserve-room.js';
+import { loadConfig } from '../../../service/state/config/config.js';
+import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
+import { runCli, spawnCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
-import { killAll, roomFor5, startServe, untilEligible, workIO } from '../jobs/job-queue-fixtures.js';
-import { agentCalls, agentSuite, items, launchRecords, ok, quickTask, tickets } from './agent-fixtures.js';
+import { workIO } from '../jobs/job-queue-fixtures.js';
+import {
+  agentCalls,
+  agentSuite,
+  items,
+  launchRecords,
+  newLaunches,
+  ok,
+  quickTask,
+  tickets,
+} from './agent-fixtures.js';
+import { sharedServe } from './agent-serve.js';
 
-const suite = agentSuite({ serviceLock: false });
-const running: Array<ReturnType<typeof startCli>> = [];
-let stopTicker: () => void = () => undefined;
-
-afterEach(async () => {
-  stopTicker();
-  await killAll(running);
-});
+// One sandbox, fake Herdr and serve for the file, on a host with room for exactly 5 reservations.
+// Reservations outlive any case (10 minutes): the host is full until the case frees it. Each case
+// finds its tickets, items and launches by id, name or pane.
+const suite = agentSuite({ serviceLock: false, share: 'state' });
+const served = sharedServe(suite, { cores: 8, ttlMs: 600_000, intervalS: 1 });
 
 /**
- * serve's environment: the fake /proc and Herdr, no caller pane of its own. Reservations outlive any
- * case (10 minutes): the host is full until the case frees it.
+ * Fills the host with 5 reservations as `place` takes them (under the placements lock, refused on a
+ * full host), after ending those the cases before left (their admitted children's); room comes back
+ * when the test ends them (freeRoom).
  */
-async function serveEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
-  const host = await roomFor5(suite.box, 600_000);
-  stopTicker = host.stop;
-  const { HERDR_PANE_ID: _pane, ...env } = { ...suite.env, ...host.env };
-  return {
-    ...env,
-    HERDR_SOCKET_PATH: suite.env.HERDR_SOCKET_PATH,
-    PATH: suite.env.PATH,
-    DOGSLED_TEST_LAUNCH_BACKOFF_SCALE: '0.01',
-    ...extra,
+async function fill(): Promise<string[]> {
+  const io = workIO(suite.box);
+  await endReservations(
+    io,
+    (await readReservations(io)).map((r) => r.id),
+  );
+  const host = {
+    ...io,
+    env: suite.env,
+    home: suite.box.home,
+    config: await loadConfig(suite.box.configPath, true, suite.box.home),
   };
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const placed = await reserveLocally(host, suite.caller.pane);
+    if (placed.kind !== 'placed') throw new Error(`reservation ${i + 1} of 5 refused`);
+    ids.push(placed.reservation.id);
+  }
+  expect((await reserveLocally(host, suite.caller.pane)).kind).toBe('full');
+  return ids;
 }
 
-/** Fills the host with `count` reservations; room comes back when the test ends them (freeRoom). */
-async function fill(count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const placed = await runCli(['place', '--json'], suite.env);
-    expect({ code: placed.code, stderr: placed.stderr }).toEqual({ code: 0, stderr: '' });
-    ids.push(JSON.parse(placed.stdout).reservation);
-  }
-  return ids;
+/** The launch records of ticket `id`. */
+async function recordsOf(id: string) {
+  return (await launchRecords(suite)).filter((record) => record.ticket === id);
 }
 
 /** Room appears: the reservations end as a job's end ends its own, not when their TTL runs out. */
@@ -58,9 +71,7 @@ async function freeRoom(ids: readonly string[]): Promise<void> {
 
 describe('agent tickets', () => {
   it('agent --wait on a full host queues and is admitted FIFO with a job queued after it', async () => {
-    startServe(await serveEnv(), running);
-    await untilEligible(suite.box);
-    const full = await fill(5);
+    const full = await fill();
     const waiting = spawnCli(
       ['agent', '--wait', '--json', '--kind', 'pi', '--name', 'queued-child', '--message', quickTask()],
       suite.env,
@@ -68,7 +79,7 @@ describe('agent tickets', () => {
     );
     const agentTicket = await waitFor(
       'the agent ticket',
-      async () => (await tickets(suite)).find((t) => t.kind === 'agent'),
+      async () => (await tickets(suite)).find((t) => t.kind === 'agent' && t.agent?.name === 'queued-child'),
       { timeoutMs: 15_000 },
     );
     const job = await runCli(['run', '--json', '--cwd', suite.scratch, '--', 'true'], suite.env);
@@ -101,13 +112,11 @@ describe('agent tickets', () => {
       name: 'queued-child',
       launch: doc.launch,
     });
-    expect(await readLaunches(suite.logDir)).toHaveLength(1);
+    expect(await newLaunches(suite)).toHaveLength(1);
   });
 
   it('a non-waiting agent on a full host prints its ticket and exits 1; the service starts it later', async () => {
-    startServe(await serveEnv(), running);
-    await untilEligible(suite.box);
-    const full = await fill(5);
+    const full = await fill();
     const result = await runCli(
       ['agent', '--json', '--kind', 'claude', '--name', 'later', '--message', quickTask()],
       suite.env,
@@ -141,16 +150,15 @@ describe('agent tickets', () => {
       }),
     );
     expect(admitted.notice === 'pending' || admitted.notice === 'delivered').toBe(true);
-    const [record] = await launchRecords(suite);
-    expect(record).toMatchObject({ ticket, state: 'started', name: 'later' });
+    expect(await recordsOf(ticket)).toEqual([
+      expect.objectContaining({ ticket, state: 'started', name: 'later' }),
+    ]);
   });
 });
 
 describe('a queued child that cannot be started', () => {
   it("fails its ticket after three tries and the owner's inbox says so (launch_failed)", async () => {
-    startServe(await serveEnv(), running);
-    await untilEligible(suite.box);
-    const full = await fill(5);
+    const full = await fill();
     for (let i = 0; i < 3; i++) {
       await ok(suite.herdr, '_fake.fail_next', {
         method: 'agent.start',
@@ -182,7 +190,7 @@ describe('a queued child that cannot be started', () => {
         const text = await readFile(join(suite.box.state, 'inbox', `${terminal}.json`), 'utf8').catch(
           () => '',
         );
-        return text.includes('launch_failed') ? JSON.parse(text) : undefined;
+        return text.includes(`Ticket ${ticket} `) ? JSON.parse(text) : undefined;
       },
       { timeoutMs: 20_000 },
     );
@@ -216,9 +224,7 @@ describe("a child the service starts runs with its caller's PATH", () => {
 
   it('a queued child: its ticket keeps the PATH (only it), and the admitted child runs the harness found there', async () => {
     const { dir, mark } = await callerBin();
-    startServe(await serveEnv(), running);
-    await untilEligible(suite.box);
-    const full = await fill(5);
+    const full = await fill();
     const caller = { ...suite.env, PATH: `${dir}:${suite.env.PATH}`, SECRET_TOKEN: 'not-for-the-child' };
     const queued = await runCli(
       ['agent', '--json', '--kind', 'claude', '--name', 'pathed', '--message', quickTask()],
@@ -237,13 +243,11 @@ describe("a child the service starts runs with its caller's PATH", () => {
     );
     // The caller's claude ran, not the one on Herdr's or the service's PATH.
     expect((await readFile(mark, 'utf8')).trim().split('\n')).toHaveLength(1);
-    expect(await ticketEnvs()).toEqual([]);
+    expect(await ticketEnvs()).not.toContain(`${ticket}.env`);
   });
 
   it('a queued child whose harness is not on its caller PATH fails at once, in one line naming it and the host, with no pane', async () => {
-    startServe(await serveEnv(), running);
-    await untilEligible(suite.box);
-    const full = await fill(5);
+    const full = await fill();
     // The herdr shim and a dogsled, no harness.
     const bare = `${suite.herdr.binDir}:/usr/bin:/bin`;
     const queued = await runCli(
@@ -254,6 +258,7 @@ describe("a child the service starts runs with its caller's PATH", () => {
     expect(queued.code).toBe(1);
     const ticket = JSON.parse(queued.stdout).ticket as string;
     const panes = (await ok(suite.herdr, 'pane.list')).panes.length;
+    await ok(suite.herdr, '_fake.calls.clear');
     await freeRoom(full);
     const failed = await waitFor(
       'the failed ticket',
@@ -265,20 +270,22 @@ describe("a child the service starts runs with its caller's PATH", () => {
     );
     expect((await ok(suite.herdr, 'pane.list')).panes).toHaveLength(panes);
     expect(await agentCalls(suite.herdr)).toEqual([]);
-    expect(await launchRecords(suite)).toEqual([]);
+    expect(await recordsOf(ticket)).toEqual([]);
   });
 });
 
 describe('a service killed during an agent admission', () => {
+  async function itemsOf(id: string) {
+    return (await items(suite)).filter((item) => item.ticket === id);
+  }
+
   async function killedAt(point: 'before-launch' | 'after-record' | 'after-launch') {
     const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
     // The host is full until the ticket has queued; then it has room and the ticket is admitted.
-    const env = await serveEnv();
-    const first = startServe({ ...env, ...pause }, running);
-    await untilEligible(suite.box);
-    const full = await fill(5);
+    const first = await served.restart(pause);
+    const full = await fill();
     const queued = await runCli(
-      ['agent', '--json', '--kind', 'pi', '--name', 'once', '--message', quickTask()],
+      ['agent', '--json', '--kind', 'pi', '--name', `once-${point}`, '--message', quickTask()],
       suite.env,
       { cwd: suite.scratch, timeoutMs: 30_000 },
     );
@@ -290,12 +297,12 @@ describe('a service killed during an agent admission', () => {
       async () => {
         const ticket = (await tickets(suite)).find((t) => t.id === id);
         if (ticket?.state !== 'admitting') return undefined;
-        const records = await launchRecords(suite);
+        const records = await recordsOf(id);
         if (point === 'before-launch') return true;
         // The pause comes after the record and the owner's item: wait for both, or the kill may land
         // between them.
         if (point === 'after-record')
-          return (records.length === 1 && (await items(suite)).length === 1) || undefined;
+          return (records.length === 1 && (await itemsOf(id)).length === 1) || undefined;
         return records[0]?.state === 'started' || undefined;
       },
       { timeoutMs: 40_000 },
@@ -305,7 +312,8 @@ describe('a service killed during an agent admission', () => {
       'the frozen serve to be killed',
       async () => first.exitCode !== null || first.signalCode !== null || undefined,
     );
-    startServe(env, running);
+    // The file's plain serve again: it settles the ticket from what it finds.
+    await served.restart();
     return waitFor(
       'the interrupted ticket settled',
       async () => (await tickets(suite)).find((t) => t.id === id && t.state !== 'admitting'),
@@ -316,26 +324,24 @@ describe('a service killed during an agent admission', () => {
   it('after the child started: admitted, and the child is never started again', async () => {
     const ticket = await killedAt('after-launch');
     expect(ticket.state).toBe('admitted');
-    expect(await readLaunches(suite.logDir)).toHaveLength(1);
-    const [record] = await launchRecords(suite);
-    expect(record).toMatchObject({ state: 'started', attempts: 1 });
+    expect(await newLaunches(suite)).toHaveLength(1);
+    expect(await recordsOf(ticket.id)).toEqual([expect.objectContaining({ state: 'started', attempts: 1 })]);
   });
 
   it('after the record, before any try: failed as never started, nothing typed, the item closed', async () => {
     const ticket = await killedAt('after-record');
     expect(ticket.state).toBe('failed');
     expect(ticket.error).toMatch(/never started: the service \(pid \d+\) stopped while launching it/);
-    const [record] = await launchRecords(suite);
-    expect(record).toMatchObject({ state: 'failed', attempts: 0 });
-    expect(await readLaunches(suite.logDir)).toEqual([]);
-    expect((await items(suite))[0]).toMatchObject({ close_reason: 'launch failed' });
+    expect(await recordsOf(ticket.id)).toEqual([expect.objectContaining({ state: 'failed', attempts: 0 })]);
+    expect(await newLaunches(suite)).toEqual([]);
+    expect(await itemsOf(ticket.id)).toEqual([expect.objectContaining({ close_reason: 'launch failed' })]);
   });
 
   it('before the launch began: failed, nothing ran', async () => {
     const ticket = await killedAt('before-launch');
     expect(ticket.state).toBe('failed');
     expect(ticket.error).toMatch(/nothing ran/);
-    expect(await launchRecords(suite)).toEqual([]);
-    expect(await readLaunches(suite.logDir)).toEqual([]);
+    expect(await recordsOf(ticket.id)).toEqual([]);
+    expect(await newLaunches(suite)).toEqual([]);
   });
 });

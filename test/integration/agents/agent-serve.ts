@@ -88,6 +88,10 @@ export function sharedServe(
       DOGSLED_TEST: '1',
       DOGSLED_TEST_PROBE_ROOT: proc,
       DOGSLED_TEST_LAUNCH_BACKOFF_SCALE: '0.01',
+      // What the host is (systeminformation in a `dogsled host facts` child, a Node start and a dozen
+      // commands per serve) is no concern of these files: the child's deadline passes at once, and
+      // snapshots say why they carry no facts.
+      DOGSLED_TEST_FACTS_TIMEOUT_MS: '1',
       ...host.env,
     };
     await start();

@@ -6,30 +6,22 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliResult, runCli, type startCli } from '../../helpers/cli.js';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { readBranchObservations } from '../../../service/state/records/branch-observations.js';
+import { type CliResult, runCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, removeScenarios } from '../../helpers/git-scenarios.js';
 import { hookJson } from '../../helpers/inbox-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
-import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
+import { workIO } from '../jobs/job-queue-fixtures.js';
 import { agentCli, agentSuite, items, type Json } from './agent-fixtures.js';
+import { sharedServe } from './agent-serve.js';
 
-const suite = agentSuite({ serviceLock: false });
-const running: Array<ReturnType<typeof startCli>> = [];
-let stopTicker: () => void = () => undefined;
+const suite = agentSuite({ serviceLock: false, share: 'state' });
+sharedServe(suite, { cores: 32, ttlMs: 90_000, intervalS: 1 });
 let repo: Repo;
 
 beforeEach(async () => {
   repo = await freshRepo();
-  const host = await roomFor5(suite.box, 90_000);
-  stopTicker = host.stop;
-  const { HERDR_PANE_ID: _pane, ...env } = { ...suite.env, ...host.env };
-  startServe({ ...env, HERDR_SOCKET_PATH: suite.env.HERDR_SOCKET_PATH, PATH: suite.env.PATH }, running);
-  await untilEligible(suite.box);
-});
-afterEach(async () => {
-  stopTicker();
-  await killAll(running);
 });
 afterAll(removeScenarios);
 
@@ -139,9 +131,16 @@ describe('an owner whose child finishes with dogsled done', () => {
     // Landing both removes their rows everywhere; with nothing left the owner's history goes.
     await repo.squash('feat/c1');
     await repo.git(['branch', '-D', 'feat/c2']);
-    await waitFor('rows gone', async () => ((await toLandRows()).length === 0 ? true : undefined), {
-      timeoutMs: 20_000,
-    });
+    // Once the service's branch watch has seen both go, no reader shows a row.
+    await waitFor(
+      'both branches seen landed or deleted',
+      async () => {
+        const seen = await readBranchObservations(workIO(suite.box));
+        return [c1, c2].every((item) => seen.filter((o) => o.item === item).at(-1)?.landed) || undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(await toLandRows()).toEqual([]);
     expect(await context()).not.toContain('To land');
     expect(await stop()).toMatchObject({ code: 0, stdout: '' });
     const after = JSON.parse(await readFile(join(suite.box.state, 'gate.json'), 'utf8'));

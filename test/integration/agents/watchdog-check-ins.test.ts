@@ -3,14 +3,15 @@
 // restart and a crash between deciding and posting), and carry escape-free, bounded notes.
 
 import { writeFile } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { type InboxBox, inboxPair, type PaneRef } from '../../helpers/inbox-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
 import {
   agentPane,
   checkIns,
   childItem,
+  freshState,
   MIN,
   T0,
   watchdog,
@@ -24,17 +25,22 @@ let t: InboxBox;
 let lead: PaneRef;
 let child: PaneRef;
 
-beforeEach(async () => {
+// One fake Herdr and pair of panes for the file; each test its own state dir.
+beforeAll(async () => {
   ({ t, lead, child } = await inboxPair());
 });
 
-afterEach(async () => {
-  await t.close();
+beforeEach(async () => {
+  await freshState(t);
+});
+
+afterAll(async () => {
+  await t?.close();
 });
 
 /** The owner idle with a reader, one working child, nothing else: the usual start. */
 async function ownerWithChild(ownerState = 'idle'): Promise<void> {
-  await registerClaude(t, lead);
+  await t.register(lead);
   await writeItems(t, [childItem(lead, child)]);
   await writePanes(t, [
     agentPane(lead, { state: ownerState }),
@@ -65,7 +71,7 @@ describe('the watchdog', () => {
   });
 
   it('names each child as its owner named it, not by its pane, also when Herdr shows no name or no pane', async () => {
-    await registerClaude(t, lead);
+    await t.register(lead);
     await writeItems(t, [
       childItem(lead, child, { name: 'hang1' }),
       childItem(lead, { pane: 'w9:p9', terminal: 'term_gone' }, { id: 'i_gone', name: 'lost2\x1b[2J' }),
@@ -97,7 +103,7 @@ describe('the watchdog', () => {
     await watchdog(t, () => T0).pass();
     expect((await watchdog(t, () => T0 + 40 * MIN).pass()).checkIns).toEqual([]);
     expect(await t.inbox(lead)).toBeUndefined();
-    await registerClaude(t, lead);
+    await t.register(lead);
     expect((await watchdog(t, () => T0 + 41 * MIN).pass()).checkIns).toHaveLength(1);
   });
 
@@ -133,7 +139,7 @@ describe('the watchdog', () => {
   });
 
   it('tells the owner of a completed job with its last five log lines, escapes stripped, after its item closed', async () => {
-    await registerClaude(t, lead);
+    await t.register(lead);
     await writeItems(t, []);
     await writePanes(t, [agentPane(lead)]);
     await watchdog(t, () => T0).pass();
@@ -160,7 +166,7 @@ describe('the watchdog', () => {
   });
 
   it('keeps a completed job pending while the owner works, and delivers it when it is idle', async () => {
-    await registerClaude(t, lead);
+    await t.register(lead);
     await writePanes(t, [agentPane(lead, { state: 'working' })]);
     await watchdog(t, () => T0).pass();
     await writeEndedJob(t, lead, 'j_late', T0 + MIN, 'done\n');
@@ -171,7 +177,7 @@ describe('the watchdog', () => {
   });
 
   it('does not flood a first start with jobs that ended before the watchdog began', async () => {
-    await registerClaude(t, lead);
+    await t.register(lead);
     await writePanes(t, [agentPane(lead)]);
     await writeEndedJob(t, lead, 'j_old', T0 - MIN, 'old\n');
     const pass = await watchdog(t, () => T0).pass();
@@ -205,7 +211,7 @@ describe('the watchdog', () => {
   });
 
   it('quotes plain pane text, escapes stripped, for an agent whose transcript format is unknown', async () => {
-    await registerClaude(t, lead);
+    await t.register(lead);
     await writeItems(t, [childItem(lead, child)]);
     await writePanes(t, [
       agentPane(lead),

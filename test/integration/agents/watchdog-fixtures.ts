@@ -97,3 +97,17 @@ export async function checkIns(t: InboxBox, owner: PaneRef): Promise<Array<{ tex
   const inbox = await t.inbox(owner);
   return (inbox?.records ?? []).filter((r: { kind: string }) => r.kind === 'check_in');
 }
+
+let states = 0;
+
+/**
+ * Points `t` at a new, empty state dir of its own; its fake Herdr and panes stay. A file that shares
+ * one inbox sandbox (one fake Herdr start instead of one per test) calls it before each test.
+ */
+export async function freshState(t: InboxBox): Promise<void> {
+  const state = join(t.box.root, `state-${++states}`);
+  // As a running service leaves it: hooks add nothing on a host whose state dir does not exist.
+  await mkdir(state, { mode: 0o700 });
+  t.box.state = state;
+  t.box.env.DOGSLED_STATE = state;
+}

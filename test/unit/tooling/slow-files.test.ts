@@ -8,10 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/cli.js';
 import { SLOW_FILES } from '../../slow-files.js';
 
-/** A test file starts a service: `serve` through the CLI helpers, a fixture's startServe, or npm's bin. */
+/**
+ * A test file starts a service: `serve` through the CLI helpers, a fixture's startServe, the agent
+ * tests' one serve per file (sharedServe), or npm's bin.
+ */
 const STARTS_SERVE = [
   /\b(?:runCli|runCliIn|startCli|spawnCli)\(\s*\[\s*'serve'/,
   /\bstartServe\(/,
+  /\bsharedServe\(/,
   /\bspawn\('dogsled', \['serve'/,
 ];
 
