@@ -1,4 +1,4 @@
-// Enforces the layering of DESIGN.md §2: service/core and sidebar/model are pure (they read no
+// Enforces the layering of DESIGN.md §2: service/core, sidebar/model and dash/view are pure (they read no
 // clock, environment or randomness; of this project's modules the core imports only its own, types
 // too, and the model only core modules, its own, or types from anywhere), each zod schema in
 // service/state/schemas is checked against the core's record at compile time and defines no record
@@ -32,5 +32,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'imports: service/core and sidebar/model are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc, blessed, the NATS client and the test knobs stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
+  'imports: service/core, sidebar/model and dash/view are pure; service does not import cli or sidebar; front ends reach service/ through actions and core; processes, Herdr variables, /proc, blessed, the NATS client and the test knobs stay with their owners; schemas are built on first use; service folders import in layer order, no two import values from each other, no two files share a name; each state schema matches a core type',
 );

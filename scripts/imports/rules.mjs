@@ -12,7 +12,7 @@ import { codeWords, eagerSchemas, imports, sourceFiles } from './parse.mjs';
  * the service's own instead of a verb, each through its one entry: `serve` the service's composition
  * root, `host` the verbs peers run here (host-verbs sits beside actions, and calls them).
  */
-const FRONT_ENDS = ['cli', 'sidebar', 'plugins/pi/src'];
+const FRONT_ENDS = ['cli', 'sidebar', 'dash', 'plugins/pi/src'];
 const FRONT_DOORS = ['service/actions/', 'service/core/'];
 const PROGRAM_ENTRIES = {
   'cli/commands/serve.ts': ['service/daemon/main.ts'],
@@ -36,11 +36,11 @@ const CHILD_PROCESS_OWNERS = [
 const HERDR_OWNER = /^service\/terminal\//;
 /** Where /proc/<pid> (service/process) and host-wide /proc files (service/probe) are read. */
 const PROC_OWNERS = /^service\/(process|probe)\//;
-const PRODUCT_DIRS = ['cli', 'service', 'sidebar', 'plugins'];
+const PRODUCT_DIRS = ['cli', 'service', 'sidebar', 'dash', 'plugins'];
 /** The one module that loads the TUI libraries. */
 const TUI_OWNER = 'sidebar/app.ts';
 const TUI_PACKAGE = /^blessed(-contrib)?(\/|$)/;
-/** The NATS client (the fleet bus) is loaded only by service/bus, which only the service reaches. */
+/** The NATS client (the fleet bus) is loaded only by service/bus: by the service, and on demand by a command that calls a host met on the bus. */
 const BUS_OWNER = /^service\/bus\//;
 const BUS_PACKAGE = /^@nats-io\//;
 const CONTRIB_INDEX = /^blessed-contrib(\/(index(\.js)?)?)?$/;
@@ -113,23 +113,26 @@ async function frontEndProblems(root) {
   return problems;
 }
 
-// The sidebar's row model is pure too (DESIGN §2, STYLE 9): it may import service/core and itself.
+// The sidebar's row model and the page's views are pure too (DESIGN §2, STYLE 9): each may import
+// service/core and itself (and types from anywhere).
 async function modelPurityProblems(root) {
   const CORE = join(root, 'service', 'core');
-  const MODEL = join(root, 'sidebar', 'model');
   const problems = [];
-  for (const file of await sourceFiles(MODEL)) {
-    const text = await readFile(file, 'utf8');
-    const name = relative(root, file);
-    for (const { spec, typeOnly } of imports(file, text)) {
-      const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
-      if (!typeOnly && !target?.startsWith(`${CORE}/`) && !target?.startsWith(`${MODEL}/`)) {
-        problems.push(`${name}: sidebar/model must stay pure but imports ${spec}`);
+  for (const pure of ['sidebar/model', 'dash/view']) {
+    const MODEL = join(root, ...pure.split('/'));
+    for (const file of await sourceFiles(MODEL)) {
+      const text = await readFile(file, 'utf8');
+      const name = relative(root, file);
+      for (const { spec, typeOnly } of imports(file, text)) {
+        const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
+        if (!typeOnly && !target?.startsWith(`${CORE}/`) && !target?.startsWith(`${MODEL}/`)) {
+          problems.push(`${name}: ${pure} must stay pure but imports ${spec}`);
+        }
       }
-    }
-    const code = text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
-    for (const [what, pattern] of Object.entries(IMPURE)) {
-      if (pattern.test(code)) problems.push(`${name}: sidebar/model uses ${what}`);
+      const code = text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+      for (const [what, pattern] of Object.entries(IMPURE)) {
+        if (pattern.test(code)) problems.push(`${name}: ${pure} uses ${what}`);
+      }
     }
   }
   return problems;
