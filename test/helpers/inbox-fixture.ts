@@ -4,9 +4,6 @@
 
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { claimMyInbox } from '../../service/actions/inbox-action.js';
-import { sendAnywhere } from '../../service/actions/peer-actions.js';
-import { callerPlaces } from '../../service/actions/verb-io.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { type CliResult, runCli, type Sandbox, sandbox } from './cli.js';
 
@@ -85,7 +82,8 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
     },
     envOf,
     send: async (pane, target, text, sendOptions = {}) => {
-      const { io, warnings } = processIO(envOf(pane, sendOptions.extra));
+      const { sendAnywhere } = await import('../../service/actions/peer-actions.js');
+      const { io, warnings } = await processIO(envOf(pane, sendOptions.extra));
       const request = { target, host: null, kind: sendOptions.kind ?? 'message', text };
       const sent = await sendAnywhere(io, request, () => {
         throw new Error('send: this sandbox has no peers to look on');
@@ -94,7 +92,8 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
       return sent.record.id;
     },
     register: async (pane, harness = 'claude') => {
-      const { io, warnings } = processIO(envOf(pane));
+      const { claimMyInbox } = await import('../../service/actions/inbox-action.js');
+      const { io, warnings } = await processIO(envOf(pane));
       const claimed = await claimMyInbox(io, harness);
       if (warnings.length > 0) throw new Error(`inbox claim warned: ${warnings.join('; ')}`);
       if (claimed.records.length > 0) throw new Error(`registering ${pane.pane} claimed a record`);
@@ -130,8 +129,12 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
   };
 }
 
-/** The IO a command run with `env` hands the service (cli/context.ts), its warnings kept. */
-function processIO(env: NodeJS.ProcessEnv) {
+/**
+ * The IO a command run with `env` hands the service (cli/context.ts), its warnings kept. The service
+ * modules load on first use: most files that use the fixture run only the CLI.
+ */
+async function processIO(env: NodeJS.ProcessEnv) {
+  const { callerPlaces } = await import('../../service/actions/verb-io.js');
   const home = env.HOME as string;
   const { paths, now } = callerPlaces(env, home);
   const warnings: string[] = [];

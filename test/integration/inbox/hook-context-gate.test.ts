@@ -11,13 +11,7 @@ import type { AgentPane } from '../../../service/core/agents/agent-pane-types.js
 import type { Item } from '../../../service/core/agents/item-types.js';
 import { BATCH_CHARS } from '../../../service/core/inbox/inbox-text.js';
 import { updateItems } from '../../../service/state/records/queue-items.js';
-import {
-  hookJson,
-  type InboxBox,
-  inboxBox,
-  type PaneRef,
-  registerClaude,
-} from '../../helpers/inbox-fixture.js';
+import { hookJson, type InboxBox, inboxBox, type PaneRef } from '../../helpers/inbox-fixture.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 import {
   appendItems,
@@ -267,13 +261,11 @@ describe('the stop gate', () => {
       ids.map((id, i) => ({ ...doneChild(), id, name: `child-${i}-${'n'.repeat(40)}` })),
     );
     await observe({}, ids);
-    await registerClaude(t, lead);
+    await t.register(lead);
     const other = await t.newPane();
     // Records that fill a whole batch on their own: with the reminder beside them they would not fit.
-    for (let i = 0; i < 4; i++) {
-      const sent = await t.cli(other, ['send', lead.pane, '--message', `${i}${'x'.repeat(2999)}`]);
-      expect(sent.code).toBe(0);
-    }
+    // Written by the send action in this process (the hooks below are what is under test).
+    for (let i = 0; i < 4; i++) await t.send(other, lead.pane, `${i}${'x'.repeat(2999)}`);
     const stop = ['inbox', '--harness', 'claude', '--event', 'Stop'];
     const first = hookJson(await t.hook(lead, stop, { stop_hook_active: false }));
     expect(first.reason).toContain('Before you stop: 10 finished children have work to land.');
@@ -303,10 +295,9 @@ describe('the stop gate', () => {
     await appendItems(t.box, [doneChild()]);
     await mkdir(join(t.box.state, 'branches.json'));
     expect(await t.hook(lead, ['gate'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    await registerClaude(t, lead);
+    await t.register(lead);
     const other = await t.newPane();
-    const sent = await t.cli(other, ['send', lead.pane, '--message', 'hello']);
-    expect({ code: sent.code, stderr: sent.stderr }).toEqual({ code: 0, stderr: '' });
+    await t.send(other, lead.pane, 'hello');
     const stop = hookJson(await t.hook(lead, ['inbox', '--harness', 'claude', '--event', 'Stop']));
     expect(stop.reason).toContain('hello');
     expect(stop.reason).not.toContain('Before you stop');

@@ -2,24 +2,30 @@
 // (whole, escape-free) and what it sent; claim registers the reader and leases a bounded batch; ack
 // is all or nothing.
 
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { runCli } from '../../helpers/cli.js';
-import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { type InboxBox, inboxBox, type PaneRef } from '../../helpers/inbox-fixture.js';
 
 let t: InboxBox;
 let lead: PaneRef;
 let child: PaneRef;
 
-beforeEach(async () => {
-  ({ t, lead, child } = await inboxPair());
-  await registerClaude(t, child);
+// One sandbox and fake Herdr for the file; each test gets a sender and a reader pane of its own
+// (their own terminals, so what one lists is its own), the reader registered and the records the
+// commands read written by the actions in this process: the inbox commands are what runs as the CLI.
+beforeAll(async () => {
+  t = await inboxBox();
 });
 
-afterEach(async () => {
-  await t.close();
+beforeEach(async () => {
+  lead = await t.newPane();
+  child = await t.newPane();
+  await t.register(child);
+});
+
+afterAll(async () => {
+  await t?.close();
 });
 
 const Sender = z.object({
@@ -53,20 +59,12 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 describe('inbox list', () => {
   it('gives {pane,terminal,received,sent,lines}: received whole and escape-free, lines folded', async () => {
-    const big = join(t.box.root, 'big.txt');
-    await writeFile(
-      big,
+    await t.send(
+      lead,
+      child.pane,
       `${Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n')}\n${'x'.repeat(1_000_000)}`,
     );
-    await t.cli(lead, ['send', child.pane, '--message-file', big]);
-    await t.cli(lead, [
-      'send',
-      child.pane,
-      '--kind',
-      'task',
-      '--message',
-      '\x1b]0;t\x07do \x1b[1mthis\x1b[0m',
-    ]);
+    await t.send(lead, child.pane, '\x1b]0;t\x07do \x1b[1mthis\x1b[0m', { kind: 'task' });
     const result = await t.cli(child, ['inbox', 'list', '--json']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const listing = ListSchema.parse(JSON.parse(result.stdout));
@@ -86,7 +84,7 @@ describe('inbox list', () => {
   });
 
   it('prints each received text whole for people, and one line per record sent', async () => {
-    await t.cli(lead, ['send', child.pane, '--message', 'first line\nsecond line']);
+    await t.send(lead, child.pane, 'first line\nsecond line');
     const human = await t.cli(child, ['inbox', 'list']);
     expect(human.stdout).toMatch(
       new RegExp(`^inbox of ${child.pane} \\(${child.terminal}\\): 1 received, 0 sent\\n`),
@@ -109,8 +107,8 @@ describe('inbox list', () => {
 
 describe('inbox claim and ack', () => {
   it('claim leases the batch as one message; ack is all or nothing', async () => {
-    await t.cli(lead, ['send', child.pane, '--message', 'one']);
-    await t.cli(lead, ['send', child.pane, '--message', 'two']);
+    await t.send(lead, child.pane, 'one');
+    await t.send(lead, child.pane, 'two');
     const claim = JSON.parse((await t.cli(child, ['inbox', 'claim', '--harness', 'pi'])).stdout);
     expect(claim).toMatchObject({ terminal: child.terminal, pane: child.pane, left: 0 });
     expect(claim.text).toMatch(/^dogsled inbox: 2 new records/);

@@ -51,7 +51,11 @@ function sharedBox(): void {
   });
 }
 
-/** A record from `lead` into `child`'s inbox, as `dogsled send` writes it (the action, in this process). */
+/**
+ * A record from `lead` into `child`'s inbox, as `dogsled send` writes it (the action, in this
+ * process). Readers are registered in process too (t.register), except where the hook's own first
+ * run is what a test reads (its registration, the terminal it remembers).
+ */
 function send(text: string, kind?: string): Promise<string> {
   return t.send(lead, child.pane, text, kind === undefined ? {} : { kind });
 }
@@ -74,7 +78,7 @@ describe('hook inbox', () => {
   });
 
   it('hands pending records to UserPromptSubmit as additionalContext, once, and acknowledges them', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     const id = await send('Also cover the empty case.');
     const first = await t.hook(child, PROMPT, { hook_event_name: 'UserPromptSubmit', prompt: 'go on' });
     expect(first.code).toBe(0);
@@ -90,7 +94,7 @@ describe('hook inbox', () => {
   });
 
   it('continues the turn at Stop with the records as the reason, then stays silent even with stop_hook_active', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     await send('first');
     await send('second', 'task');
     const stop = hookJson(await t.hook(child, STOP, stopInput(false)));
@@ -103,7 +107,7 @@ describe('hook inbox', () => {
   });
 
   it('never lets escape sequences or a whole 1 MB message reach the harness', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     await send('\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m\r\x9b6n text');
     await send(`${'0123456789'.repeat(100_000)}\x1b[?1049h`);
     const result = await t.hook(child, STOP, stopInput(false));
@@ -116,7 +120,7 @@ describe('hook inbox', () => {
   });
 
   it('removes bidi overrides and zero-width characters from what reaches the harness and inbox list', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     // Read as written, this says to push to "main"; U+202E makes it show as something else.
     await send('push \u202Eniam\u202C to o\u200Brigin\u2066\u{E0041}\u2069 now');
     const hidden = /[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]|\u{DB40}/u;
@@ -132,7 +136,7 @@ describe('hook inbox', () => {
   });
 
   it('delivers a backlog in bounded batches, one per stop, oldest first', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     for (let i = 0; i < 5; i++) await send('L'.repeat(5_000));
     const first = hookJson(await t.hook(child, STOP, stopInput(false))).reason as string;
     expect(first.length).toBeLessThan(10_000);
@@ -176,7 +180,7 @@ describe('hook inbox on failure exits 0 with no output', () => {
   });
 
   it('when the inbox lock is held by a process frozen with SIGSTOP, within its budget', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     await send('waiting behind a frozen lock');
     const holder = spawn(
       process.execPath,
@@ -225,7 +229,7 @@ describe('hook inbox on failure exits 0 with no output', () => {
   }, 60_000);
 
   it('a malformed registration exits 0 with no output, as every hook failure, and leaves one line in hooks.log', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     await send('not for a broken hook');
     const wrong = [
       ['inbox', '--harness', 'pi', '--event', 'Stop'],
@@ -270,7 +274,7 @@ describe('claims are leases', () => {
   const T0 = 1_800_000_000_000;
 
   it('a hook killed between claim and ack gets its record offered exactly once more', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     const id = await send('deliver me after a crash');
     const env = t.envOf(child, { ...clock(T0), DOGSLED_TEST_HOOK_PAUSE_MS: '60000' });
     const crashed = spawn(process.execPath, [join(ROOT, 'dist', 'dogsled.cjs'), 'hook', ...STOP], { env });
@@ -293,7 +297,7 @@ describe('claims are leases', () => {
   });
 
   it('two readers racing never both print one record', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     const held = await send('held by the first reader');
     // One clock for every process: the first reader's lease must not end however slow the machine is.
     const env = t.envOf(child, { ...clock(T0), DOGSLED_TEST_HOOK_PAUSE_MS: '60000' });

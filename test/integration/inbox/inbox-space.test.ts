@@ -7,17 +7,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InboxWorker } from '../../../service/daemon/inbox-worker.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { spawnCli } from '../../helpers/cli.js';
-import {
-  hookJson,
-  type InboxBox,
-  inboxPair,
-  type PaneRef,
-  registerClaude,
-} from '../../helpers/inbox-fixture.js';
+import { hookJson, type InboxBox, inboxBox, type PaneRef } from '../../helpers/inbox-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
 
 let t: InboxBox;
@@ -29,13 +23,26 @@ const stop = { hook_event_name: 'Stop', stop_hook_active: false };
 const MIB = 1024 * 1024;
 const DAY = 24 * 3_600_000;
 
-beforeEach(async () => {
-  ({ t, lead, child } = await inboxPair());
-  await registerClaude(t, child);
+// One sandbox and fake Herdr for the file, and a new reader pane (its own terminal and inbox) per
+// test, registered by the claim action in this process; its inbox files are removed after it.
+beforeAll(async () => {
+  t = await inboxBox();
+  lead = await t.newPane();
 });
 
+beforeEach(async () => {
+  child = await t.newPane();
+  await t.register(child);
+});
+
+// The service's inbox pass reads every terminal's files: a test's damaged ones go with it.
 afterEach(async () => {
-  await t.close();
+  await rm(t.inboxPath(child), { recursive: true, force: true });
+  await rm(dirOf(child), { recursive: true, force: true });
+});
+
+afterAll(async () => {
+  await t?.close();
 });
 
 const dirOf = (pane: PaneRef) => join(t.box.state, 'inbox', `${pane.terminal}.d`);
@@ -55,6 +62,14 @@ async function sent(text: string, extra: NodeJS.ProcessEnv = {}): Promise<string
   const result = await sendFile(text, extra);
   expect(result.stderr).toBe('');
   return result.stdout.split(' ')[1] as string;
+}
+
+/**
+ * A record that only sets the scene (what waits before the send under test): written by the send
+ * action in this process, as `send` writes it, without a CLI start for each.
+ */
+function placed(text: string): Promise<string> {
+  return t.send(lead, child.pane, text);
 }
 
 function worker(now: () => number): InboxWorker {
@@ -129,7 +144,7 @@ describe('an inbox holds a bounded amount', () => {
   it('refuses a send that does not fit beside what waits in one line, and makes room from the oldest delivered', async () => {
     const big = 'x'.repeat(4 * MIB);
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push(await sent(big));
+    for (let i = 0; i < 7; i++) ids.push(await placed(big));
     const refused = await sendFile(big);
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
@@ -179,7 +194,7 @@ describe('an inbox holds a bounded amount', () => {
   }, 60_000);
 
   it('refuses a send in one line when the settled file or its directory is not what it should be, and hooks still deliver', async () => {
-    const waiting = await sent('waiting before the damage');
+    const waiting = await placed('waiting before the damage');
     const cases: Array<[string, () => Promise<void>, RegExp]> = [
       [
         'a directory',
@@ -218,7 +233,7 @@ describe('an inbox holds a bounded amount', () => {
   });
 
   it('loses and repeats nothing when a send dies between the settled write and the live write', async () => {
-    const first = await sent('delivered before the crash');
+    const first = await placed('delivered before the crash');
     expect(hookJson(await t.hook(child, STOP, stop)).reason).toContain('delivered before the crash');
     const env = t.envOf(lead, {
       DOGSLED_TEST: '1',

@@ -9,7 +9,6 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QueuedSchema } from '../../../cli/output-schemas.js';
-import { readLaunches } from '../../fakes/agents/harness.js';
 import { runCli, type startCli } from '../../helpers/cli.js';
 import { type McpSession, startMcp } from '../../helpers/mcp-client.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -18,13 +17,16 @@ import {
   items,
   launchFileNames,
   launchRecords,
+  newLaunches,
   ok,
   quickTask,
   tickets,
 } from '../agents/agent-fixtures.js';
 import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
 
-const suite = agentSuite({ serviceLock: false });
+// One fake Herdr for the file (a state dir, scratch and config of its own per test, its panes closed
+// after it): the launches are the file's, so a test reads its own through newLaunches.
+const suite = agentSuite({ serviceLock: false, share: 'herdr' });
 const running: Array<ReturnType<typeof startCli>> = [];
 const sessions: McpSession[] = [];
 let stopTicker: () => void = () => undefined;
@@ -79,7 +81,7 @@ describe('spawn', () => {
     );
     const [record] = await launchRecords(suite);
     expect(record).toMatchObject({ ticket: answer.ticket, state: 'started', name: 'kid', kind: 'claude' });
-    expect(await readLaunches(suite.logDir)).toHaveLength(1);
+    expect(await newLaunches(suite)).toHaveLength(1);
     expect((await items(suite)).find((item) => item.ticket === answer.ticket)).toMatchObject({
       kind: 'agent',
       owner: suite.caller.pane,

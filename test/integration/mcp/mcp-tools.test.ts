@@ -3,15 +3,15 @@
 // and `run` and `place` answer at once with the job or the queued ticket. Both sides run on one
 // test clock (DOGSLED_TEST_NOW_MS), so documents compare whole.
 
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PlacedSchema, QueuedSchema, RunStartedSchema } from '../../../cli/output-schemas.js';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { runCli } from '../../helpers/cli.js';
-import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { type InboxBox, inboxBox, type PaneRef } from '../../helpers/inbox-fixture.js';
 import { type McpSession, startMcp } from '../../helpers/mcp-client.js';
 import { SPEC_TOOLS } from '../../helpers/mcp-spec.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
@@ -26,20 +26,32 @@ let now: number;
 let work: string;
 const sessions: McpSession[] = [];
 
+// One sandbox and fake Herdr for the file; each test gets new panes, a new work directory and a
+// state dir as a running service leaves it (emptied after the test), so the documents it compares
+// are its own. The child's reader is registered by the claim action in this process.
+beforeAll(async () => {
+  t = await inboxBox();
+});
+
 beforeEach(async () => {
-  ({ t, lead, child } = await inboxPair());
-  await registerClaude(t, child);
+  lead = await t.newPane();
+  child = await t.newPane();
+  await t.register(child);
   lock = await holdServiceLock(t.box.state);
   now = Date.now();
   await room(true);
-  work = join(t.box.root, 'work');
-  await mkdir(work);
+  work = await mkdtemp(join(t.box.root, 'work-'));
 });
 
 afterEach(async () => {
   for (const session of sessions.splice(0)) await session.close();
   await lock.release();
-  await t.close();
+  await rm(t.box.state, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  await mkdir(t.box.state, { mode: 0o700 });
+});
+
+afterAll(async () => {
+  await t?.close();
 });
 
 /** A fresh snapshot of this host, by the test clock: 8 idle cores, or 90% busy. */

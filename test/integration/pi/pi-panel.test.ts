@@ -7,32 +7,40 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PiComponent } from '../../../plugins/pi/src/pi-api.js';
 import { editPrompt } from '../../../service/actions/profile-prompt.js';
 import { type PiRun, startPi } from '../../fakes/pi-api/harness.js';
 import { runCli } from '../../helpers/cli.js';
-import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { type InboxBox, inboxBox, type PaneRef } from '../../helpers/inbox-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
 
+// One sandbox and fake Herdr for the file: each test's Pi session runs in `lead` and ends with the
+// test, and what a test writes to the box's config or profiles is removed after it.
 let t: InboxBox;
 let lead: PaneRef;
-let child: PaneRef;
 const runs: PiRun[] = [];
+let sessions = 0;
 
-beforeEach(async () => {
-  ({ t, lead, child } = await inboxPair());
+beforeAll(async () => {
+  t = await inboxBox();
+  lead = await t.newPane();
 });
 
 afterEach(async () => {
   for (const run of runs.splice(0)) await run.fake.shutdown();
-  await t.close();
+  await rm(t.box.configPath, { force: true });
+  await rm(join(t.box.home, '.config', 'dogsled', 'profiles'), { recursive: true, force: true });
+});
+
+afterAll(async () => {
+  await t?.close();
 });
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 async function pi(env: NodeJS.ProcessEnv = {}): Promise<PiRun> {
-  const run = await startPi(t, lead, { env });
+  const run = await startPi(t, lead, { name: `pi-${++sessions}`, env });
   runs.push(run);
   return run;
 }
@@ -114,7 +122,8 @@ target = "nobody@gone.invalid"
 describe('the Status tab', () => {
   it('shows hosts with their retry state, then the caller rows; Enter reads a peer again', async () => {
     await writeFile(t.box.configPath, CONFIG);
-    await registerClaude(t, child);
+    const child = await t.newPane();
+    await t.register(child);
     expect((await runCli(['track', 'local', child.pane, '--name', 'helper'], t.envOf(lead))).code).toBe(0);
     const run = await pi();
     const { closed } = await openPanel(run);

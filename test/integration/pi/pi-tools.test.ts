@@ -3,43 +3,60 @@
 // call answers what the server answers to a real MCP client; a refusal is a failed tool call (Pi's
 // thrown error) carrying the server's one line, and a missing binary registers nothing.
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_PREFIX } from '../../../plugins/pi/src/mcp-tools.js';
 import { calls, type PiRun, startPi } from '../../fakes/pi-api/harness.js';
-import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { type InboxBox, inboxBox, type PaneRef } from '../../helpers/inbox-fixture.js';
 import { type McpSession, startMcp } from '../../helpers/mcp-client.js';
 
+// One sandbox and fake Herdr, one Pi session in `lead` and one MCP client of the server for the
+// tests that compare the two: each session's start runs `dogsled mcp` (and a tool call one more), so
+// the tests share what they only read. Each session logs to a file of its own.
 let t: InboxBox;
 let lead: PaneRef;
 let child: PaneRef;
 const runs: PiRun[] = [];
 const sessions: McpSession[] = [];
 const now = Date.now();
+let started = 0;
 
-beforeEach(async () => {
-  ({ t, lead, child } = await inboxPair());
-  await registerClaude(t, child);
+beforeAll(async () => {
+  t = await inboxBox();
+  lead = await t.newPane();
+  child = await t.newPane();
+  await t.register(child);
 });
 
-afterEach(async () => {
+afterAll(async () => {
   for (const run of runs.splice(0)) await run.fake.shutdown();
   for (const session of sessions.splice(0)) await session.close();
-  await t.close();
+  await t?.close();
 });
 
 const clock = { DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: String(now) };
 
 async function pi(pane: PaneRef | undefined, env: NodeJS.ProcessEnv = {}): Promise<PiRun> {
-  const run = await startPi(t, pane, { env: { ...clock, ...env } });
+  const run = await startPi(t, pane, { name: `pi-${++started}`, env: { ...clock, ...env } });
   runs.push(run);
   return run;
 }
 
+async function mcp(pane: PaneRef): Promise<McpSession> {
+  const session = await startMcp(t.envOf(pane, clock));
+  sessions.push(session);
+  return session;
+}
+
 describe('the mcp__dogsled__* tools', () => {
+  let run: PiRun;
+  let server: McpSession;
+
+  beforeAll(async () => {
+    run = await pi(lead);
+    server = await mcp(lead);
+  });
+
   it("are the server's tools, with its descriptions and schemas, registered once per process", async () => {
-    const run = await pi(lead);
-    const server = await startMcp(t.envOf(lead, clock));
-    sessions.push(server);
     const { tools } = await server.client.listTools();
     expect([...run.fake.tools.keys()]).toEqual(tools.map((tool) => `${TOOL_PREFIX}${tool.name}`));
     expect([...run.fake.tools.keys()]).toContain('mcp__dogsled__spawn');
@@ -48,14 +65,15 @@ describe('the mcp__dogsled__* tools', () => {
       expect(registered?.description).toBe(tool.description);
       expect(registered?.parameters).toEqual(tool.inputSchema);
     }
+    // The session's start listed them (one `dogsled mcp`); another start lists nothing again.
+    const servers = async () => (await calls(run)).filter((args) => args === 'mcp').length;
+    const before = await servers();
+    expect(before).toBeGreaterThan(0);
     await run.fake.startSession();
-    expect((await calls(run)).filter((args) => args === 'mcp')).toHaveLength(1);
+    expect(await servers()).toBe(before);
   }, 60_000);
 
   it('answer as the server answers, owned by the pane Pi runs in; a refusal is a failed call', async () => {
-    const run = await pi(lead);
-    const server = await startMcp(t.envOf(lead, clock));
-    sessions.push(server);
     const status = await run.fake.callTool('mcp__dogsled__status', {});
     expect(status.isError).toBe(false);
     expect(JSON.parse(status.text)).toEqual(await server.json('status'));
@@ -65,8 +83,7 @@ describe('the mcp__dogsled__* tools', () => {
       message: 'from pi \u001b[31mred',
     });
     expect(sent).toMatchObject({ isError: false, text: expect.stringMatching(/^sent m_\w+ to /) });
-    const listing = await startMcp(t.envOf(child, clock));
-    sessions.push(listing);
+    const listing = await mcp(child);
     const inbox = (await listing.json('inbox')) as {
       received: Array<{ text: string; sender: { pane: string } }>;
     };
@@ -84,7 +101,9 @@ describe('the mcp__dogsled__* tools', () => {
       expect(mine.text).toMatch(/^dogsled: (cancel|read): /);
     }
   }, 60_000);
+});
 
+describe('without a pane or a binary', () => {
   it('are not registered outside a Herdr pane, nor without a usable binary', async () => {
     const outside = await pi(undefined);
     expect(outside.fake.tools.size).toBe(0);
