@@ -3,8 +3,8 @@
 // it is the key) on stdout and serves until SIGINT or SIGTERM. A broken config.toml is refused at
 // once, as every command that reads it refuses it.
 
+import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startDash } from '../../dash/server.js';
 import { DashMemory } from '../../service/actions/dash.js';
 import { DogsledError } from '../../service/core/common/errors.js';
@@ -25,9 +25,9 @@ export function portFlag(text: string | undefined): number {
   return port;
 }
 
-/** dist/dash beside the chunk this command was bundled into (dist/chunks/). */
+/** dist/dash beside the entry (dist/dogsled.cjs, or the link npm made to it). */
 function assetsDir(): string {
-  return join(dirname(dirname(fileURLToPath(import.meta.url))), 'dash');
+  return join(dirname(realpathSync(process.argv[1] ?? '.')), 'dash');
 }
 
 export async function dashCommand(flags: DashFlags, ctx: CliContext): Promise<number> {

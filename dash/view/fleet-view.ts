@@ -46,7 +46,7 @@ export function ineligibleWhy(host: DashHost): string[] {
   return host.reason.length > 0 ? host.reason : ['not eligible'];
 }
 
-function hostCard(host: DashHost, now: number): Html {
+function hostCard(host: DashHost, now: number, complete: boolean): Html {
   const state = hostState(host);
   const why = ineligibleWhy(host);
   const running = host.jobs.filter((job) => job.ended_ms === null);
@@ -60,7 +60,11 @@ function hostCard(host: DashHost, now: number): Html {
 <span class="age">sampled ${ago(host.age_ms === null ? null : now - host.age_ms, now)}</span></header>
 <ul class="measures">${measures(host).map((line) => html`<li>${line}</li>`)}</ul>
 ${why.length > 0 ? html`<ul class="why">${why.map((reason) => html`<li>${reason}</li>`)}</ul>` : ''}
-<div class="charts">${hostChart(host.points, 'hour', now)}${hostChart(host.points, 'day', now)}</div>
+<div class="charts">${
+    complete || host.points_from === 'page'
+      ? [hostChart(host.points, 'hour', now), hostChart(host.points, 'day', now)]
+      : html`<p class="empty reading">Reading samples…</p>`
+  }</div>
 ${source}
 ${
   running.length > 0
@@ -73,8 +77,9 @@ ${
 </article>`;
 }
 
-export function fleetSection(hosts: readonly DashHost[], now: number): Html {
+/** `complete`: this host's samples were read (a glance leaves them for the read that follows). */
+export function fleetSection(hosts: readonly DashHost[], now: number, complete = true): Html {
   if (hosts.length === 0)
     return html`<p class="empty">No host is known here yet: is <code>dogsled serve</code> running?</p>`;
-  return html`<div class="hosts">${hosts.map((host) => hostCard(host, now))}</div>`;
+  return html`<div class="hosts">${hosts.map((host) => hostCard(host, now, complete))}</div>`;
 }

@@ -19,16 +19,24 @@ function problemsSection(problems: readonly string[]): Html {
 
 export type Sections = Record<SectionId, Html>;
 
+/** A section a glance left for the full read, which the page's stream brings. */
+function reading(what: string): Html {
+  return html`<p class="empty reading">Reading ${what}…</p>`;
+}
+
 /** Every section for a reader whose history search is `search`. */
 export function renderSections(state: DashState, search: string): Sections {
   const now = state.now_ms;
   return {
     problems: problemsSection(state.problems),
-    fleet: fleetSection(state.hosts, now),
+    fleet: fleetSection(state.hosts, now, state.complete),
     boards: boardsSection(state.boards, now),
-    budget: budgetSection(state.budget, state.budget_active),
-    receipts: receiptsSection(state.receipts, state.prices_as_of, now),
-    'history-body': historySection(state.history, search, now),
+    budget: state.budget === null ? reading('spend') : budgetSection(state.budget, state.budget_active),
+    receipts:
+      state.receipts === null
+        ? reading('receipts')
+        : receiptsSection(state.receipts, state.prices_as_of, now),
+    'history-body': state.history === null ? reading('history') : historySection(state.history, search, now),
   };
 }
 

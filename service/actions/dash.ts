@@ -21,10 +21,9 @@ import type { HostIO } from '../state/io.js';
 import type { StatePaths } from '../state/paths.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
 import { localDay } from '../time/local-day.js';
-import { closePane } from './close.js';
 import { type HistoryPoint, SamplesHistory } from './samples-history.js';
 import { type SidebarHost, sidebarHost } from './sidebar-state.js';
-import { type StopRefOutcome, stopJobRef } from './stop.js';
+import type { StopRefOutcome } from './stop.js';
 import type { LazyHostIO } from './verb-io.js';
 
 export type { CloseResult } from '../agents/close-child.js';
@@ -67,11 +66,13 @@ export interface DashState {
   hosts: DashHost[];
   /** Each owner's board, by owner. */
   boards: Board[];
-  /** Every history entry, oldest first (the page filters and sums them). */
-  history: HistoryEntry[];
-  receipts: DashReceipt[];
+  /** False for a glance (readDashState): history, receipts, budgets and this host's samples unread. */
+  complete: boolean;
+  /** Every history entry, oldest first (the page filters and sums them); null: not read yet. */
+  history: HistoryEntry[] | null;
+  receipts: DashReceipt[] | null;
   /** The day's spend beside each budget; empty without `[budget]` and without spend. */
-  budget: BudgetLine[];
+  budget: BudgetLine[] | null;
   budget_active: boolean;
   prices_as_of: string;
   /** Read problems, one line each. */
@@ -116,7 +117,16 @@ export function dashJobFiles(paths: StatePaths, state: DashState): string[] {
   return [...ids].map((id) => `${paths.jobs}/${id}.json`);
 }
 
-export async function readDashState(io: LazyHostIO, memory: DashMemory): Promise<DashState> {
+/**
+ * `glance`: the hosts as they stand and every board, what a first page needs at once; history,
+ * receipts, budgets and this host's day of samples (files that may hold megabytes) are left out
+ * (null, and no points) for the `full` read that follows.
+ */
+export async function readDashState(
+  io: LazyHostIO,
+  memory: DashMemory,
+  depth: 'glance' | 'full' = 'full',
+): Promise<DashState> {
   const problems: string[] = [];
   const note = (what: string) => (error: unknown) => {
     problems.push(`${what}: ${messageOf(error)}`);
@@ -128,8 +138,9 @@ export async function readDashState(io: LazyHostIO, memory: DashMemory): Promise
     },
   };
   const now = host.now();
+  const full = depth === 'full';
   const [hosts, boards, history] = await Promise.all([
-    readHosts(host, memory, now).catch((error: unknown) => {
+    readHosts(host, memory, now, full).catch((error: unknown) => {
       note('hosts')(error);
       return [];
     }),
@@ -137,16 +148,27 @@ export async function readDashState(io: LazyHostIO, memory: DashMemory): Promise
       note('boards')(error);
       return [];
     }),
-    memory.history.read(host).catch((error: unknown): HistoryRead => {
-      note('history')(error);
-      return { entries: [], skipped: 0 };
-    }),
+    full
+      ? memory.history.read(host).catch((error: unknown): HistoryRead => {
+          note('history')(error);
+          return { entries: [], skipped: 0 };
+        })
+      : undefined,
   ]);
+  const policy = host.config.budget;
+  const base = {
+    now_ms: now,
+    hosts,
+    boards,
+    budget_active: budgetActive(policy),
+    prices_as_of: priceTable(host.config.prices).as_of,
+    problems,
+  };
+  if (history === undefined) return { ...base, complete: false, history: null, receipts: null, budget: null };
   const receipts = await readReceipts(host, history.entries).catch((error: unknown) => {
     note('receipts')(error);
     return [];
   });
-  const policy = host.config.budget;
   const budget = await readChildSpends(host, memory.costs, history)
     .then((spends) =>
       budgetLines(
@@ -159,23 +181,13 @@ export async function readDashState(io: LazyHostIO, memory: DashMemory): Promise
       note('budget')(error);
       return [];
     });
-  return {
-    now_ms: now,
-    hosts,
-    boards,
-    history: history.entries,
-    receipts,
-    budget,
-    budget_active: budgetActive(policy),
-    prices_as_of: priceTable(host.config.prices).as_of,
-    problems,
-  };
+  return { ...base, complete: true, history: history.entries, receipts, budget };
 }
 
-async function readHosts(io: HostIO, memory: DashMemory, now: number): Promise<DashHost[]> {
+async function readHosts(io: HostIO, memory: DashMemory, now: number, full: boolean): Promise<DashHost[]> {
   const [facts, points, peers] = await Promise.all([
     readLocalFacts(io),
-    memory.samples.read(now),
+    full ? memory.samples.read(now) : [],
     cachedPeerHosts(io),
   ]);
   const local = localView(facts, io.config, now);
@@ -266,6 +278,8 @@ const JOB_REF = /^[jt]_[a-z2-7]{12}$/;
 /** Stop, from the page: the CLI's `stop` for a job (or the ticket that started it). */
 export async function dashStop(io: LazyHostIO, ref: string): Promise<StopRefOutcome> {
   if (!JOB_REF.test(ref)) throw new DogsledError('stop: not a job id');
+  // Loaded when asked: the page's first paint does not wait for the job and terminal layers.
+  const { stopJobRef } = await import('./stop.js');
   return stopJobRef(io, ref);
 }
 
@@ -284,5 +298,6 @@ export async function dashClose(io: LazyHostIO, pane: string, host: string | nul
       (host === null || item.host === host),
   );
   if (child === undefined) throw new DogsledError(`close: no open child in pane ${JSON.stringify(pane)}`);
+  const { closePane } = await import('./close.js');
   return closePane(hostIO, pane, child.host);
 }

@@ -123,6 +123,7 @@ describe('text in the page', () => {
   it('reaches no section unescaped, from any field a state file holds', () => {
     const state: DashState = {
       now_ms: NOW,
+      complete: true,
       hosts: [
         host({
           label: HOSTILE,
