@@ -40,6 +40,8 @@ export interface DashOptions {
   debounceMs?: number;
   /** A read at least this often while a reader is connected, in case a watch missed a change. */
   pollMs?: number;
+  /** Called once the first page is out (the CLI writes its bundle's code cache then). */
+  onFirstPage?: () => void;
 }
 
 export interface DashServer {
@@ -121,6 +123,7 @@ export async function startDash(options: DashOptions): Promise<DashServer> {
   };
   const reads = dashReads(paths);
   let watched: Promise<void> | undefined;
+  let firstPageOut = false;
   const startWatching = (): Promise<void> => {
     watched ??= watchState(
       [
@@ -205,14 +208,18 @@ export async function startDash(options: DashOptions): Promise<DashServer> {
 
   async function page(response: ServerResponse, search: string, head: boolean): Promise<void> {
     const fresh = await current();
-    const body = markup(pageBody(renderSections(fresh, search), search, fresh.now_ms));
+    const body = markup(pageBody(renderSections(fresh, search, readers.memo), search, fresh.now_ms));
     const text = pageWith(assets, body);
     response.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
       'content-security-policy': assets.policy,
       ...HARDENING,
     });
-    response.end(head ? undefined : text, () => void startWatching());
+    response.end(head ? undefined : text, () => {
+      void startWatching();
+      if (!firstPageOut) options.onFirstPage?.();
+      firstPageOut = true;
+    });
   }
 
   const closed = new Promise<void>((resolve) => {

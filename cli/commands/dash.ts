@@ -7,6 +7,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startDash } from '../../dash/server.js';
 import { DashMemory } from '../../service/actions/dash.js';
+import { startedUp } from '../../service/actions/timing-marks.js';
 import { DogsledError } from '../../service/core/common/errors.js';
 import type { CliContext } from '../context.js';
 import { lazyHostIO } from '../io.js';
@@ -35,13 +36,10 @@ export async function dashCommand(flags: DashFlags, ctx: CliContext): Promise<nu
   const io = lazyHostIO(ctx);
   await io.hostIO();
   return untilStopped(async (signal) => {
-    const server = await startDash({
-      io,
-      memory: new DashMemory(ctx.paths),
-      assets: assetsDir(),
-      signal,
-      port,
-    }).catch((error: unknown) => {
+    const memory = new DashMemory(ctx.paths);
+    // A page that runs until it is stopped writes its bundle's code cache once it has served a page.
+    const options = { io, memory, assets: assetsDir(), signal, port, onFirstPage: startedUp };
+    const server = await startDash(options).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
         throw new DogsledError(`127.0.0.1:${port} is in use: leave --port out for a free port`);
       throw error;

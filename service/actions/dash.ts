@@ -6,6 +6,7 @@
 // crash. The verbs are the CLI's own: Stop is `stop` (stopJobRef), Close is `close` (closePane),
 // refused here for a pane that is no open child.
 
+import { stat } from 'node:fs/promises';
 import { readBoard } from '../board/read-board.js';
 import type { Board } from '../core/board/board-rule.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
@@ -85,6 +86,8 @@ export class DashMemory {
   readonly history = new HistoryCache();
   readonly costs = new RunningCosts();
   readonly peerPoints = new Map<string, HistoryPoint[]>();
+  /** The receipts last read, with the history and items.json they came from. */
+  receipts: { from: readonly HistoryEntry[]; items: string; value: DashReceipt[] } | undefined;
 
   constructor(paths: StatePaths) {
     this.samples = new SamplesHistory(paths.samples);
@@ -165,7 +168,7 @@ export async function readDashState(
     problems,
   };
   if (history === undefined) return { ...base, complete: false, history: null, receipts: null, budget: null };
-  const receipts = await readReceipts(host, history.entries).catch((error: unknown) => {
+  const receipts = await memoReceipts(host, memory, history.entries).catch((error: unknown) => {
     note('receipts')(error);
     return [];
   });
@@ -235,6 +238,20 @@ async function readBoards(io: HostIO): Promise<Board[]> {
   for (const ticket of queue.tickets) if (ticket.owner) owners.add(ticket.owner);
   const sorted = [...owners].sort();
   return Promise.all(sorted.map((owner) => readBoard(io, owner)));
+}
+
+/**
+ * The receipts, read again only when history or items.json changed: the same array otherwise, so
+ * the page does not draw them again on every snapshot.
+ */
+async function memoReceipts(io: HostIO, memory: DashMemory, history: readonly HistoryEntry[]) {
+  const info = await stat(io.paths.items).catch(() => undefined);
+  const items = info === undefined ? '' : `${info.ino}:${info.size}:${info.mtimeMs}`;
+  const last = memory.receipts;
+  if (last !== undefined && items !== '' && last.from === history && last.items === items) return last.value;
+  const value = await readReceipts(io, history);
+  memory.receipts = { from: history, items, value };
+  return value;
 }
 
 /** Finished children, newest first: history's, and items closed since history's last pass. */
