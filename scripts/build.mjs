@@ -51,7 +51,9 @@ export const BUNDLE_EXTERNALS = [
  * - `place --branch`'s worktree layer, with the terminal it opens (service/worktrees/branch-worktree.ts);
  * - the terminal a job's supervisor reports its pane through, which a headless job never opens
  *   (service/terminal/open.ts from service/jobs/supervisor/exec-pane-state.ts);
- * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/herdr/herdr-machines.ts).
+ * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/herdr/herdr-machines.ts);
+ * - the NATS client, for a call to a host met on the fleet bus (service/bus/rpc-client.ts from
+ *   service/hosts/peer-verb.ts): `run --host` and `place --host` of such a host.
  * A cold file has its own copies of what it imports: DogsledError is recognised across copies by a
  * brand (service/core/common/errors.ts), and what crosses the boundary holds no module state.
  */
@@ -75,6 +77,11 @@ const COLD = [
     out: 'hot/herdr-machines',
     module: 'service/terminal/herdr/herdr-machines.ts',
     importer: 'service/hosts/machine-list.ts',
+  },
+  {
+    out: 'hot/bus-rpc',
+    module: 'service/bus/rpc-client.ts',
+    importer: 'service/hosts/peer-verb.ts',
   },
 ];
 const COLD_ENTRIES = Object.fromEntries(COLD.map((c) => [c.out, c.module]));

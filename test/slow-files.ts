@@ -16,6 +16,8 @@ export const SLOW_FILES = [
   'test/integration/cleanup/sweep-serve.test.ts',
   'test/integration/cli/cli-serve.test.ts',
   'test/integration/hosts/bus-fleet.test.ts',
+  'test/integration/hosts/bus-outbox.test.ts',
+  'test/integration/hosts/bus-verbs.test.ts',
   'test/integration/hosts/host-facts.test.ts',
   'test/integration/inbox/inbox-worker.test.ts',
   'test/integration/inbox/outbox-forward.test.ts',

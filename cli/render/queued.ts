@@ -16,11 +16,17 @@ export function whyQueued(
   return queuedWhy(queued.behind, queued.refusals);
 }
 
-/** A ticket's human line when nobody waits for it: the service starts it once a host has room. */
-export function queuedLine(queued: Pick<Queued, 'ticket' | 'behind' | 'refusals'>): string {
+/**
+ * A ticket's human line when nobody waits for it: the service starts it (`place`: reserves its room)
+ * once a host has room.
+ */
+export function queuedLine(
+  queued: Pick<Queued, 'ticket' | 'behind' | 'refusals'>,
+  does: 'starts it' | 'reserves its room' = 'starts it',
+): string {
   const id = queued.ticket.id;
   const when = queued.ticket.hold != null ? 'its hold ends' : 'a host has room';
-  return `queued as ${id}: ${whyQueued(queued)}; the service starts it when ${when} (dogsled cancel ${id} drops it)`;
+  return `queued as ${id}: ${whyQueued(queued)}; the service ${does} when ${when} (dogsled cancel ${id} drops it)`;
 }
 
 /** What a wait that gave up (its --max, or Ctrl-C) says on stderr: the ticket is still there. */

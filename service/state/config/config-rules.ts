@@ -5,6 +5,7 @@
 // `<key>: expected <rule>, found <what the file holds>[ at <path>]`.
 
 import { MAX_DURATION_MS, parseDuration } from '../../core/common/duration.js';
+import { BUS_ID_PATTERN } from '../../core/fleet/bus-rules.js';
 import type { ModelPrice } from '../../core/receipts/prices.js';
 import { clip } from '../../core/text/clean.js';
 
@@ -57,7 +58,8 @@ const RULES = {
   fleet: 'a table',
   'fleet.bus':
     'a NATS server URL such as "nats://nats.example:4222" (nats:// or tls://, no credentials: use fleet.creds), or a non-empty array of them',
-  'fleet.id': 'a host id: letters, digits, ".", "_" or "-", at most 64, not "local"',
+  'fleet.id':
+    'a host id for the bus: letters, digits, "_" or "-" (no ".": it is one token of a NATS subject), at most 64, not "local"',
   'fleet.creds': 'the path of a NATS credentials file',
   'fleet.tls_ca': 'the path of a PEM file of certificate authorities',
   budget: 'a table ([budget.owner], [budget.host] and [budget.hosts."ID"], each with usd_per_day)',
@@ -308,7 +310,7 @@ function fleet(value: Record<string, unknown>): NonNullable<ConfigFile['fleet']>
     out.bus = urls as string[];
   }
   if (id !== undefined) {
-    if (typeof id !== 'string' || !HOST_ID.test(id) || id === 'local') throw expected('fleet.id', id);
+    if (typeof id !== 'string' || !BUS_ID_PATTERN.test(id) || id === 'local') throw expected('fleet.id', id);
     out.id = id;
   }
   // Paths are named, never read, here: a missing file is the bus's to say when it connects.

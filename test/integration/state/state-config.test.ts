@@ -265,12 +265,17 @@ enabled = false
     [
       'a fleet id that names no cache file',
       '[fleet]\nid = "../x"',
-      'config P: fleet.id: expected a host id: letters, digits, ".", "_" or "-", at most 64, not "local", found the string "../x"',
+      'config P: fleet.id: expected a host id for the bus: letters, digits, "_" or "-" (no ".": it is one token of a NATS subject), at most 64, not "local", found the string "../x"',
+    ],
+    [
+      'a fleet id with a dot (a subject token of its own)',
+      '[fleet]\nid = "eu.alpha"',
+      'config P: fleet.id: expected a host id for the bus: letters, digits, "_" or "-" (no ".": it is one token of a NATS subject), at most 64, not "local", found the string "eu.alpha"',
     ],
     [
       'a fleet id "local"',
       '[fleet]\nid = "local"',
-      'config P: fleet.id: expected a host id: letters, digits, ".", "_" or "-", at most 64, not "local", found the string "local"',
+      'config P: fleet.id: expected a host id for the bus: letters, digits, "_" or "-" (no ".": it is one token of a NATS subject), at most 64, not "local", found the string "local"',
     ],
     [
       'creds that are not a path',

@@ -94,15 +94,17 @@ describe('hot bundles at import', () => {
     expect(bundleText('hook-whereabouts')).toContain('function openTerminal(');
   });
 
-  it('place: the terminal layer is in files of their own, loaded only by --branch or a herdr binary', () => {
+  it('place: the terminal layer and the bus client are in files of their own, loaded only when needed', () => {
     const place = bundleText('place');
-    for (const fn of ['openTerminal', 'listMachines', 'ensureBranchWorktree']) {
+    for (const fn of ['openTerminal', 'listMachines', 'ensureBranchWorktree', 'commandBusTransport']) {
       expect(place).not.toContain(`function ${fn}(`);
     }
     // Only on first use: loaded at the top, they would load on every placement.
     expect(place).toContain(lazily('place-branch'));
     expect(place).toContain(lazily('herdr-machines'));
-    expect(place.split('require("./').length).toBe(3);
+    expect(place).toContain(lazily('bus-rpc'));
+    expect(place.split('require("./').length).toBe(4);
+    expect(bundleText('bus-rpc')).toContain('function commandBusTransport(');
     expect(bundleText('place-branch')).toContain('function openTerminal(');
     expect(bundleText('herdr-machines')).toContain('function listMachines(');
   });
@@ -130,8 +132,9 @@ describe('hot bundles at import', () => {
     }
   });
 
-  it('no hot bundle carries the NATS client: only the service loads it, when [fleet] bus is set', () => {
+  it('no hot bundle carries the NATS client: the service loads it, and a call to a bus host its cold file', () => {
     for (const name of HOT) expect(bundleText(name)).not.toContain('@nats-io/');
+    expect(readFileSync(join(ROOT, 'dist', 'hot', 'bus-rpc.cjs'), 'utf8')).toContain('@nats-io/');
   });
 
   it("no other command carries the dash's server or page: only `dogsled dash` loads them", () => {
