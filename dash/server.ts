@@ -131,7 +131,7 @@ export async function startDash(options: DashOptions): Promise<DashServer> {
         { path: reads.peers, matches: (n: string) => n.endsWith('.json') },
       ],
       () => void refresh().catch(() => undefined),
-      { debounceMs: options.debounceMs ?? 50, pollMs: options.pollMs ?? 60_000 },
+      { debounceMs: options.debounceMs ?? 50, pollMs: options.pollMs ?? 120_000 },
     )
       .then((ready) => {
         watching = ready;

@@ -362,5 +362,6 @@ try {
     `| CPU with serve publishing every 10 s (${IDLE_SECONDS} s) | ${serving.cpu.toFixed(3)}% of a core, ${serving.events} updates | ${serving.floor.toFixed(3)}% (idle node) | - |`,
   );
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  // A service stopped a moment ago may still be writing its last file there.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
