@@ -63,6 +63,10 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
   sidebar: {
     options: { owner: { type: 'string' } },
   },
+  // The live page, which a person opens and waits for (its first page is budgeted).
+  dash: {
+    options: { port: { type: 'string' } },
+  },
   exec: {
     options: {},
     parse: (rest) => {
@@ -112,6 +116,7 @@ export const HOT_COMMANDS: ReadonlySet<string> = new Set([
   'run',
   'place',
   'sidebar',
+  'dash',
 ]);
 
 /** Built beside the hot bundles (cli/hot/NAME.ts): each answers its command's common case first. */

@@ -5,7 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DashState } from '../service/actions/dash.js';
-import { renderSections, SECTION_IDS, type SectionId, sectionMarkup } from './view/page-view.js';
+import { renderSections, SECTION_IDS, type SectionId, SectionMemo, sectionMarkup } from './view/page-view.js';
 
 export const READERS_MAX = 32;
 const PING_MS = 30_000;
@@ -20,6 +20,8 @@ export class Readers {
   private readonly readers = new Set<Reader>();
   private ping: NodeJS.Timeout | undefined;
   private seq = 0;
+  /** Shared with the page's first drawing, so neither draws history twice for the same data. */
+  readonly memo = new SectionMemo();
 
   get size(): number {
     return this.readers.size;
@@ -67,7 +69,7 @@ export class Readers {
   private send(reader: Reader, state: DashState, bySearch: Map<string, Record<SectionId, string>>): void {
     let sections = bySearch.get(reader.search);
     if (sections === undefined) {
-      sections = sectionMarkup(renderSections(state, reader.search));
+      sections = sectionMarkup(renderSections(state, reader.search, this.memo));
       bySearch.set(reader.search, sections);
     }
     const changed: Partial<Record<SectionId, string>> = {};

@@ -19,7 +19,7 @@ import {
 import type { LazyHostIO } from '../service/actions/verb-io.js';
 import { DogsledError, messageOf } from '../service/core/common/errors.js';
 import { squeezedLine } from '../service/core/text/clean.js';
-import { watchState } from '../sidebar/watch.js';
+import { type Watching, watchState } from '../sidebar/watch.js';
 import { pageWith, readAssets } from './assets.js';
 import { Readers } from './events.js';
 import { refusal } from './guard.js';
@@ -40,6 +40,8 @@ export interface DashOptions {
   debounceMs?: number;
   /** A read at least this often while a reader is connected, in case a watch missed a change. */
   pollMs?: number;
+  /** Called once the first page is out (the CLI writes its bundle's code cache then). */
+  onFirstPage?: () => void;
 }
 
 export interface DashServer {
@@ -56,6 +58,7 @@ export async function startDash(options: DashOptions): Promise<DashServer> {
   const assets = await readAssets(options.assets);
   const token = randomBytes(32).toString('base64url');
   const paths = options.io.paths;
+  /** The last full read; undefined until the first one is done. */
   let state: DashState | undefined;
   let reading: Promise<DashState> | undefined;
   let again = false;
@@ -80,22 +83,13 @@ export async function startDash(options: DashOptions): Promise<DashServer> {
     });
     return reading;
   };
+  let watching: Watching | undefined;
   const refresh = async () => {
     if (readers.size === 0) return;
     const fresh = await read();
     watching?.follow(dashJobFiles(paths, fresh));
     readers.update(fresh);
   };
-
-  const reads = dashReads(paths);
-  const watching = await watchState(
-    [
-      ...reads.files.map((path) => ({ path })),
-      { path: reads.peers, matches: (n: string) => n.endsWith('.json') },
-    ],
-    () => void refresh().catch(() => undefined),
-    { debounceMs: options.debounceMs ?? 50, pollMs: options.pollMs ?? 60_000 },
-  ).catch(() => undefined);
 
   const server = createServer((request, response) => {
     void answer(request, response).catch((error: unknown) => {
@@ -110,6 +104,45 @@ export async function startDash(options: DashOptions): Promise<DashServer> {
       resolve(typeof address === 'object' && address !== null ? address.port : 0);
     });
   });
+  // The state is read at once, for the page the printed URL is about to ask for: first a glance (the
+  // hosts and the boards), which a first page is drawn from, then all of it (history, receipts,
+  // budgets, a day of samples: files of megabytes), which the page's stream brings. The watch
+  // (chokidar's load and its first scan) starts once that page is out, or a page's events are asked
+  // for, or a second has passed: never before the first page. A read once it is ready takes what it
+  // missed.
+  const glance = readDashState(options.io, options.memory, 'glance').catch((error: unknown) =>
+    failedRead(undefined, options.io.now(), error),
+  );
+  const firstFull = glance.then(() => read());
+  void firstFull.then((fresh) => readers.update(fresh)).catch(() => undefined);
+  /** The freshest state a page can have now: the full one, else the glance while it is not read yet. */
+  const current = async (): Promise<DashState> => {
+    if (state === undefined) return glance;
+    // Without a page connected nothing kept the state current: read it again (cheap after the first).
+    return readers.size === 0 ? read() : state;
+  };
+  const reads = dashReads(paths);
+  let watched: Promise<void> | undefined;
+  let firstPageOut = false;
+  const startWatching = (): Promise<void> => {
+    watched ??= watchState(
+      [
+        ...reads.files.map((path) => ({ path })),
+        { path: reads.peers, matches: (n: string) => n.endsWith('.json') },
+      ],
+      () => void refresh().catch(() => undefined),
+      { debounceMs: options.debounceMs ?? 50, pollMs: options.pollMs ?? 120_000 },
+    )
+      .then((ready) => {
+        watching = ready;
+        if (options.signal.aborted) void ready.close();
+        else void refresh().catch(() => undefined);
+      })
+      .catch(() => undefined);
+    return watched;
+  };
+  const fallback = setTimeout(startWatching, 1000);
+  fallback.unref();
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -139,7 +172,8 @@ export async function startDash(options: DashOptions): Promise<DashServer> {
     const search = (url.searchParams.get('q') ?? '').slice(0, FIELD_MAX);
     if (url.pathname === '/') return page(response, search, request.method === 'HEAD');
     if (url.pathname === '/events') {
-      const fresh = readers.size === 0 || state === undefined ? await read() : state;
+      void startWatching();
+      const fresh = await current();
       if (readers.size === 0) watching?.follow(dashJobFiles(paths, fresh));
       if (!readers.add(request, response, search, fresh))
         reply(response, 503, { ok: false, message: 'too many pages open on this server' });
@@ -173,21 +207,26 @@ export async function startDash(options: DashOptions): Promise<DashServer> {
   }
 
   async function page(response: ServerResponse, search: string, head: boolean): Promise<void> {
-    const fresh = readers.size === 0 || state === undefined ? await read() : state;
-    const body = markup(pageBody(renderSections(fresh, search), search, fresh.now_ms));
+    const fresh = await current();
+    const body = markup(pageBody(renderSections(fresh, search, readers.memo), search, fresh.now_ms));
     const text = pageWith(assets, body);
     response.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
       'content-security-policy': assets.policy,
       ...HARDENING,
     });
-    response.end(head ? undefined : text);
+    response.end(head ? undefined : text, () => {
+      void startWatching();
+      if (!firstPageOut) options.onFirstPage?.();
+      firstPageOut = true;
+    });
   }
 
   const closed = new Promise<void>((resolve) => {
     const stop = () => {
       readers.close();
-      void watching?.close();
+      clearTimeout(fallback);
+      void watched?.then(() => watching?.close());
       server.close(() => resolve());
       server.closeAllConnections();
     };
@@ -236,6 +275,7 @@ function failedRead(last: DashState | undefined, now: number, error: unknown): D
   if (last !== undefined) return { ...last, problems: [problem, ...last.problems] };
   return {
     now_ms: now,
+    complete: true,
     hosts: [],
     boards: [],
     history: [],

@@ -3,10 +3,11 @@
 // it is the key) on stdout and serves until SIGINT or SIGTERM. A broken config.toml is refused at
 // once, as every command that reads it refuses it.
 
+import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startDash } from '../../dash/server.js';
 import { DashMemory } from '../../service/actions/dash.js';
+import { startedUp } from '../../service/actions/timing-marks.js';
 import { DogsledError } from '../../service/core/common/errors.js';
 import type { CliContext } from '../context.js';
 import { lazyHostIO } from '../io.js';
@@ -25,9 +26,9 @@ export function portFlag(text: string | undefined): number {
   return port;
 }
 
-/** dist/dash beside the chunk this command was bundled into (dist/chunks/). */
+/** dist/dash beside the entry (dist/dogsled.cjs, or the link npm made to it). */
 function assetsDir(): string {
-  return join(dirname(dirname(fileURLToPath(import.meta.url))), 'dash');
+  return join(dirname(realpathSync(process.argv[1] ?? '.')), 'dash');
 }
 
 export async function dashCommand(flags: DashFlags, ctx: CliContext): Promise<number> {
@@ -35,13 +36,10 @@ export async function dashCommand(flags: DashFlags, ctx: CliContext): Promise<nu
   const io = lazyHostIO(ctx);
   await io.hostIO();
   return untilStopped(async (signal) => {
-    const server = await startDash({
-      io,
-      memory: new DashMemory(ctx.paths),
-      assets: assetsDir(),
-      signal,
-      port,
-    }).catch((error: unknown) => {
+    const memory = new DashMemory(ctx.paths);
+    // A page that runs until it is stopped writes its bundle's code cache once it has served a page.
+    const options = { io, memory, assets: assetsDir(), signal, port, onFirstPage: startedUp };
+    const server = await startDash(options).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
         throw new DogsledError(`127.0.0.1:${port} is in use: leave --port out for a free port`);
       throw error;

@@ -21,14 +21,14 @@ export function rowAction(row: BoardRow): Html {
   return html``;
 }
 
-function boardRow(row: BoardRow, now: number): Html {
+function boardRow(row: BoardRow): Html {
   const tone = row.group === 'attention' ? 'warn' : row.group === 'running' ? 'ok' : 'plain';
   return html`<li class="row" data-kind="${row.kind}" data-id="${row.id}" data-group="${row.group}">
 <span class="pill ${tone}">${row.state}</span>
 <span class="title">${row.title}</span>
 ${row.detail ? html`<span class="detail">${row.detail}</span>` : ''}
 ${row.host ? html`<span class="where">on ${row.host}</span>` : ''}
-<span class="age">${ago(row.since_ms, now)}</span>
+<span class="age">${ago(row.since_ms)}</span>
 ${row.place !== null ? html`<span class="place">#${row.place} in line</span>` : ''}
 ${row.receipt ? html`<span class="receipt">${row.receipt}</span>` : ''}
 ${row.reason ? html`<span class="reason">${row.reason}</span>` : ''}
@@ -36,7 +36,7 @@ ${rowAction(row)}
 </li>`;
 }
 
-function boardCard(board: Board, now: number): Html {
+function boardCard(board: Board): Html {
   const open = board.groups.filter((group) => OPEN_GROUPS.has(group.id));
   const done = board.groups.find((group) => group.id === 'done');
   return html`<article class="board" data-owner="${board.owner}">
@@ -44,19 +44,19 @@ function boardCard(board: Board, now: number): Html {
 ${open.map(
   (group) => html`<section class="group" data-group="${group.id}">
 <h4>${group.title} <small>${group.rows.length}</small></h4>
-${group.rows.length === 0 ? html`<p class="empty">none</p>` : html`<ul>${group.rows.map((row) => boardRow(row, now))}</ul>`}
+${group.rows.length === 0 ? html`<p class="empty">none</p>` : html`<ul>${group.rows.map((row) => boardRow(row))}</ul>`}
 </section>`,
 )}
 ${
   done && done.rows.length > 0
     ? html`<details class="group" data-group="done"><summary>${done.title} <small>${done.rows.length}</small></summary>
-<ul>${done.rows.map((row) => boardRow(row, now))}</ul></details>`
+<ul>${done.rows.map((row) => boardRow(row))}</ul></details>`
     : ''
 }
 </article>`;
 }
 
-export function boardsSection(boards: readonly Board[], now: number): Html {
+export function boardsSection(boards: readonly Board[]): Html {
   if (boards.length === 0) return html`<p class="empty">No owner has work here.</p>`;
-  return html`<div class="boards">${boards.map((board) => boardCard(board, now))}</div>`;
+  return html`<div class="boards">${boards.map((board) => boardCard(board))}</div>`;
 }

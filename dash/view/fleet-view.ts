@@ -4,7 +4,6 @@
 
 import type { DashHost } from '../../service/actions/dash.js';
 import { commandTitle } from '../../service/core/board/board-rule.js';
-import { formatAge } from '../../service/core/common/duration.js';
 import { formatBytes, formatCores } from '../../service/core/common/units.js';
 import { hostChart } from './charts.js';
 import { type Html, html } from './html.js';
@@ -17,10 +16,15 @@ export function hostState(host: DashHost): { word: string; tone: 'ok' | 'warn' |
   return host.eligible ? { word: 'eligible', tone: 'ok' } : { word: 'not eligible', tone: 'warn' };
 }
 
-/** `<time>` the page's script keeps moving: `3m ago` from `now` until then. */
-export function ago(ms: number | null, now: number): Html {
+/**
+ * A moment as `<time>`: written as its UTC minute, which the page's script turns into `3m ago` and
+ * keeps moving. The markup does not depend on when it was drawn, so a section whose data did not
+ * change draws the same and is not sent again.
+ */
+export function ago(ms: number | null): Html {
   if (ms === null) return html`–`;
-  return html`<time data-ms="${ms}" data-kind="ago" datetime="${new Date(ms).toISOString()}">${formatAge(now - ms)} ago</time>`;
+  const iso = new Date(ms).toISOString();
+  return html`<time data-ms="${ms}" data-kind="ago" datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
 function measures(host: DashHost): Html[] {
@@ -46,7 +50,7 @@ export function ineligibleWhy(host: DashHost): string[] {
   return host.reason.length > 0 ? host.reason : ['not eligible'];
 }
 
-function hostCard(host: DashHost, now: number): Html {
+function hostCard(host: DashHost, now: number, complete: boolean): Html {
   const state = hostState(host);
   const why = ineligibleWhy(host);
   const running = host.jobs.filter((job) => job.ended_ms === null);
@@ -57,24 +61,29 @@ function hostCard(host: DashHost, now: number): Html {
   return html`<article class="host" data-host="${host.id}">
 <header><h3>${host.label}${host.local ? html` <small>this host</small>` : ''}</h3>
 <span class="pill ${state.tone}">${state.word}</span>
-<span class="age">sampled ${ago(host.age_ms === null ? null : now - host.age_ms, now)}</span></header>
+<span class="age">sampled ${ago(host.age_ms === null ? null : now - host.age_ms)}</span></header>
 <ul class="measures">${measures(host).map((line) => html`<li>${line}</li>`)}</ul>
 ${why.length > 0 ? html`<ul class="why">${why.map((reason) => html`<li>${reason}</li>`)}</ul>` : ''}
-<div class="charts">${hostChart(host.points, 'hour', now)}${hostChart(host.points, 'day', now)}</div>
+<div class="charts">${
+    complete || host.points_from === 'page'
+      ? [hostChart(host.points, 'hour', now), hostChart(host.points, 'day', now)]
+      : html`<p class="empty reading">Reading samples…</p>`
+  }</div>
 ${source}
 ${
   running.length > 0
     ? html`<ul class="jobs">${running.map(
         (job) =>
-          html`<li data-job="${job.id}"><code>${job.id}</code> ${commandTitle(job.command)} <span class="age">running ${ago(job.started_ms, now)}</span></li>`,
+          html`<li data-job="${job.id}"><code>${job.id}</code> ${commandTitle(job.command)} <span class="age">running ${ago(job.started_ms)}</span></li>`,
       )}</ul>`
     : ''
 }
 </article>`;
 }
 
-export function fleetSection(hosts: readonly DashHost[], now: number): Html {
+/** `complete`: this host's samples were read (a glance leaves them for the read that follows). */
+export function fleetSection(hosts: readonly DashHost[], now: number, complete = true): Html {
   if (hosts.length === 0)
     return html`<p class="empty">No host is known here yet: is <code>dogsled serve</code> running?</p>`;
-  return html`<div class="hosts">${hosts.map((host) => hostCard(host, now))}</div>`;
+  return html`<div class="hosts">${hosts.map((host) => hostCard(host, now, complete))}</div>`;
 }

@@ -13,7 +13,9 @@ import { ago } from './fleet-view.js';
 import { type Html, html } from './html.js';
 
 /** Entries listed, newest first; the rest are counted. */
-export const HISTORY_SHOWN = 200;
+export const HISTORY_SHOWN = 100;
+/** Receipts shown open, newest first; the rest are folded under them. */
+const RECEIPTS_OPEN = 10;
 /** What a search may be: longer is cut (a search is one line a person types). */
 export const SEARCH_MAX = 200;
 
@@ -32,9 +34,9 @@ function statsTable(title: string, rows: readonly StatsRow[]): Html {
   )}</tbody></table>`;
 }
 
-function entryRow(entry: HistoryEntry, now: number): Html {
+function entryRow(entry: HistoryEntry): Html {
   return html`<tr class="${entry.ok ? 'ok' : 'bad'}" data-id="${entry.id}">
-<td>${ago(entry.ended_ms, now)}</td><td>${entry.outcome}</td><td>${formatAge(entry.duration_ms)}</td><td>${entry.host}</td>
+<td>${ago(entry.ended_ms)}</td><td>${entry.outcome}</td><td>${formatAge(entry.duration_ms)}</td><td>${entry.host}</td>
 <td>${entry.kind === 'agent' ? `${entry.name} (${entry.harness ?? 'agent'})` : entry.name}${
     entry.summary && entry.summary !== entry.name ? html`<br><small>${entry.summary}</small>` : ''
   }</td>
@@ -42,7 +44,7 @@ function entryRow(entry: HistoryEntry, now: number): Html {
 }
 
 /** The history a search selects, newest first, with the statistics of that selection. */
-export function historySection(entries: readonly HistoryEntry[], search: string, now: number): Html {
+export function historySection(entries: readonly HistoryEntry[], search: string): Html {
   const needle = search.trim().slice(0, SEARCH_MAX);
   const selected = filterHistory(entries, needle === '' ? {} : { search: needle });
   const stats = historyStats(selected);
@@ -58,11 +60,11 @@ ${statsTable(`${selected.length} run${selected.length === 1 ? '' : 's'}${needle 
 ${statsTable('per harness', stats.harness)}${statsTable('per model', stats.model)}${statsTable('per host', stats.host)}${statsTable('per day (UTC)', stats.day)}
 </div>
 <table class="history"><thead><tr><th scope="col">ended</th><th scope="col">outcome</th><th scope="col">took</th><th scope="col">host</th><th scope="col">what</th><th scope="col">receipt</th></tr></thead>
-<tbody>${newest.map((entry) => entryRow(entry, now))}</tbody></table>
+<tbody>${newest.map((entry) => entryRow(entry))}</tbody></table>
 ${more > 0 ? html`<p class="note">${more} older not shown: narrow the search.</p>` : ''}`;
 }
 
-function receiptRow(entry: DashReceipt, now: number): Html {
+function receiptRow(entry: DashReceipt): Html {
   const r = entry.receipt;
   const known = r !== null && r.tokens !== null;
   const kinds = known
@@ -72,17 +74,24 @@ function receiptRow(entry: DashReceipt, now: number): Html {
       )
     : [];
   return html`<tr data-id="${entry.id}">
-<td>${ago(entry.ended_ms, now)}</td><td>${entry.name}<br><small>${entry.harness ?? 'agent'} · ${entry.outcome} · on ${entry.host}</small></td>
+<td>${ago(entry.ended_ms)}</td><td>${entry.name}<br><small>${entry.harness ?? 'agent'} · ${entry.outcome} · on ${entry.host}</small></td>
 <td class="receipt">${receiptText(r)}${r?.prices_as_of ? html`<br><small>at ${r.prices_as_of} prices</small>` : ''}</td>
 <td>${r?.turns ?? '–'}</td><td>${r?.wall_ms == null ? '–' : formatAge(r.wall_ms)}</td>
 <td>${kinds.length > 0 ? html`<ul class="models">${kinds}</ul>` : ''}</td></tr>`;
 }
 
-export function receiptsSection(receipts: readonly DashReceipt[], pricesAsOf: string, now: number): Html {
+export function receiptsSection(receipts: readonly DashReceipt[], pricesAsOf: string): Html {
   if (receipts.length === 0) return html`<p class="empty">No child has finished here yet.</p>`;
+  const head = html`<thead><tr><th scope="col">ended</th><th scope="col">child</th><th scope="col">receipt</th><th scope="col">turns</th><th scope="col">wall</th><th scope="col">per model</th></tr></thead>`;
+  const open = receipts.slice(0, RECEIPTS_OPEN);
+  const folded = receipts.slice(RECEIPTS_OPEN);
   return html`<p class="note">Estimates at the price table's prices (${pricesAsOf} unless a receipt says otherwise); usage a transcript does not record is unknown, never 0.</p>
-<table class="receipts"><thead><tr><th scope="col">ended</th><th scope="col">child</th><th scope="col">receipt</th><th scope="col">turns</th><th scope="col">wall</th><th scope="col">per model</th></tr></thead>
-<tbody>${receipts.map((entry) => receiptRow(entry, now))}</tbody></table>`;
+<table class="receipts">${head}<tbody>${open.map((entry) => receiptRow(entry))}</tbody></table>
+${
+  folded.length === 0
+    ? ''
+    : html`<details><summary>${folded.length} earlier</summary><table class="receipts">${head}<tbody>${folded.map((entry) => receiptRow(entry))}</tbody></table></details>`
+}`;
 }
 
 export function budgetSection(lines: readonly BudgetLine[], active: boolean): Html {

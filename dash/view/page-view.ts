@@ -19,16 +19,49 @@ function problemsSection(problems: readonly string[]): Html {
 
 export type Sections = Record<SectionId, Html>;
 
+/** A section a glance left for the full read, which the page's stream brings. */
+function reading(what: string): Html {
+  return html`<p class="empty reading">Reading ${what}…</p>`;
+}
+
+/**
+ * The heavy sections drawn last, by what they were drawn from: history and receipts are drawn again
+ * only when their data is another (the read keeps the same arrays while their files are unchanged)
+ * or the search is, not on every change of host.json.
+ */
+export class SectionMemo {
+  private readonly drawn = new Map<string, { from: readonly unknown[]; html: Html }>();
+
+  draw(key: string, from: readonly unknown[], make: () => Html): Html {
+    const last = this.drawn.get(key);
+    if (last !== undefined && last.from.length === from.length && last.from.every((x, i) => x === from[i]))
+      return last.html;
+    const html = make();
+    this.drawn.set(key, { from, html });
+    // A search a page left is not kept: a few searches' drawings at most.
+    if (this.drawn.size > 32) this.drawn.delete(this.drawn.keys().next().value as string);
+    return html;
+  }
+}
+
 /** Every section for a reader whose history search is `search`. */
-export function renderSections(state: DashState, search: string): Sections {
-  const now = state.now_ms;
+export function renderSections(state: DashState, search: string, memo = new SectionMemo()): Sections {
+  const { history, receipts } = state;
   return {
     problems: problemsSection(state.problems),
-    fleet: fleetSection(state.hosts, now),
-    boards: boardsSection(state.boards, now),
-    budget: budgetSection(state.budget, state.budget_active),
-    receipts: receiptsSection(state.receipts, state.prices_as_of, now),
-    'history-body': historySection(state.history, search, now),
+    fleet: fleetSection(state.hosts, state.now_ms, state.complete),
+    boards: boardsSection(state.boards),
+    budget: state.budget === null ? reading('spend') : budgetSection(state.budget, state.budget_active),
+    receipts:
+      receipts === null
+        ? reading('receipts')
+        : memo.draw('receipts', [receipts, state.prices_as_of], () =>
+            receiptsSection(receipts, state.prices_as_of),
+          ),
+    'history-body':
+      history === null
+        ? reading('history')
+        : memo.draw(`history ${search}`, [history, search], () => historySection(history, search)),
   };
 }
 

@@ -6,6 +6,7 @@
 // crash. The verbs are the CLI's own: Stop is `stop` (stopJobRef), Close is `close` (closePane),
 // refused here for a pane that is no open child.
 
+import { stat } from 'node:fs/promises';
 import { readBoard } from '../board/read-board.js';
 import type { Board } from '../core/board/board-rule.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
@@ -21,10 +22,9 @@ import type { HostIO } from '../state/io.js';
 import type { StatePaths } from '../state/paths.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
 import { localDay } from '../time/local-day.js';
-import { closePane } from './close.js';
 import { type HistoryPoint, SamplesHistory } from './samples-history.js';
 import { type SidebarHost, sidebarHost } from './sidebar-state.js';
-import { type StopRefOutcome, stopJobRef } from './stop.js';
+import type { StopRefOutcome } from './stop.js';
 import type { LazyHostIO } from './verb-io.js';
 
 export type { CloseResult } from '../agents/close-child.js';
@@ -67,11 +67,13 @@ export interface DashState {
   hosts: DashHost[];
   /** Each owner's board, by owner. */
   boards: Board[];
-  /** Every history entry, oldest first (the page filters and sums them). */
-  history: HistoryEntry[];
-  receipts: DashReceipt[];
+  /** False for a glance (readDashState): history, receipts, budgets and this host's samples unread. */
+  complete: boolean;
+  /** Every history entry, oldest first (the page filters and sums them); null: not read yet. */
+  history: HistoryEntry[] | null;
+  receipts: DashReceipt[] | null;
   /** The day's spend beside each budget; empty without `[budget]` and without spend. */
-  budget: BudgetLine[];
+  budget: BudgetLine[] | null;
   budget_active: boolean;
   prices_as_of: string;
   /** Read problems, one line each. */
@@ -84,6 +86,8 @@ export class DashMemory {
   readonly history = new HistoryCache();
   readonly costs = new RunningCosts();
   readonly peerPoints = new Map<string, HistoryPoint[]>();
+  /** The receipts last read, with the history and items.json they came from. */
+  receipts: { from: readonly HistoryEntry[]; items: string; value: DashReceipt[] } | undefined;
 
   constructor(paths: StatePaths) {
     this.samples = new SamplesHistory(paths.samples);
@@ -116,7 +120,16 @@ export function dashJobFiles(paths: StatePaths, state: DashState): string[] {
   return [...ids].map((id) => `${paths.jobs}/${id}.json`);
 }
 
-export async function readDashState(io: LazyHostIO, memory: DashMemory): Promise<DashState> {
+/**
+ * `glance`: the hosts as they stand and every board, what a first page needs at once; history,
+ * receipts, budgets and this host's day of samples (files that may hold megabytes) are left out
+ * (null, and no points) for the `full` read that follows.
+ */
+export async function readDashState(
+  io: LazyHostIO,
+  memory: DashMemory,
+  depth: 'glance' | 'full' = 'full',
+): Promise<DashState> {
   const problems: string[] = [];
   const note = (what: string) => (error: unknown) => {
     problems.push(`${what}: ${messageOf(error)}`);
@@ -128,8 +141,9 @@ export async function readDashState(io: LazyHostIO, memory: DashMemory): Promise
     },
   };
   const now = host.now();
+  const full = depth === 'full';
   const [hosts, boards, history] = await Promise.all([
-    readHosts(host, memory, now).catch((error: unknown) => {
+    readHosts(host, memory, now, full).catch((error: unknown) => {
       note('hosts')(error);
       return [];
     }),
@@ -137,16 +151,27 @@ export async function readDashState(io: LazyHostIO, memory: DashMemory): Promise
       note('boards')(error);
       return [];
     }),
-    memory.history.read(host).catch((error: unknown): HistoryRead => {
-      note('history')(error);
-      return { entries: [], skipped: 0 };
-    }),
+    full
+      ? memory.history.read(host).catch((error: unknown): HistoryRead => {
+          note('history')(error);
+          return { entries: [], skipped: 0 };
+        })
+      : undefined,
   ]);
-  const receipts = await readReceipts(host, history.entries).catch((error: unknown) => {
+  const policy = host.config.budget;
+  const base = {
+    now_ms: now,
+    hosts,
+    boards,
+    budget_active: budgetActive(policy),
+    prices_as_of: priceTable(host.config.prices).as_of,
+    problems,
+  };
+  if (history === undefined) return { ...base, complete: false, history: null, receipts: null, budget: null };
+  const receipts = await memoReceipts(host, memory, history.entries).catch((error: unknown) => {
     note('receipts')(error);
     return [];
   });
-  const policy = host.config.budget;
   const budget = await readChildSpends(host, memory.costs, history)
     .then((spends) =>
       budgetLines(
@@ -159,23 +184,13 @@ export async function readDashState(io: LazyHostIO, memory: DashMemory): Promise
       note('budget')(error);
       return [];
     });
-  return {
-    now_ms: now,
-    hosts,
-    boards,
-    history: history.entries,
-    receipts,
-    budget,
-    budget_active: budgetActive(policy),
-    prices_as_of: priceTable(host.config.prices).as_of,
-    problems,
-  };
+  return { ...base, complete: true, history: history.entries, receipts, budget };
 }
 
-async function readHosts(io: HostIO, memory: DashMemory, now: number): Promise<DashHost[]> {
+async function readHosts(io: HostIO, memory: DashMemory, now: number, full: boolean): Promise<DashHost[]> {
   const [facts, points, peers] = await Promise.all([
     readLocalFacts(io),
-    memory.samples.read(now),
+    full ? memory.samples.read(now) : [],
     cachedPeerHosts(io),
   ]);
   const local = localView(facts, io.config, now);
@@ -225,6 +240,20 @@ async function readBoards(io: HostIO): Promise<Board[]> {
   return Promise.all(sorted.map((owner) => readBoard(io, owner)));
 }
 
+/**
+ * The receipts, read again only when history or items.json changed: the same array otherwise, so
+ * the page does not draw them again on every snapshot.
+ */
+async function memoReceipts(io: HostIO, memory: DashMemory, history: readonly HistoryEntry[]) {
+  const info = await stat(io.paths.items).catch(() => undefined);
+  const items = info === undefined ? '' : `${info.ino}:${info.size}:${info.mtimeMs}`;
+  const last = memory.receipts;
+  if (last !== undefined && items !== '' && last.from === history && last.items === items) return last.value;
+  const value = await readReceipts(io, history);
+  memory.receipts = { from: history, items, value };
+  return value;
+}
+
 /** Finished children, newest first: history's, and items closed since history's last pass. */
 async function readReceipts(io: HostIO, history: readonly HistoryEntry[]): Promise<DashReceipt[]> {
   const receipts: DashReceipt[] = [];
@@ -266,6 +295,8 @@ const JOB_REF = /^[jt]_[a-z2-7]{12}$/;
 /** Stop, from the page: the CLI's `stop` for a job (or the ticket that started it). */
 export async function dashStop(io: LazyHostIO, ref: string): Promise<StopRefOutcome> {
   if (!JOB_REF.test(ref)) throw new DogsledError('stop: not a job id');
+  // Loaded when asked: the page's first paint does not wait for the job and terminal layers.
+  const { stopJobRef } = await import('./stop.js');
   return stopJobRef(io, ref);
 }
 
@@ -284,5 +315,6 @@ export async function dashClose(io: LazyHostIO, pane: string, host: string | nul
       (host === null || item.host === host),
   );
   if (child === undefined) throw new DogsledError(`close: no open child in pane ${JSON.stringify(pane)}`);
+  const { closePane } = await import('./close.js');
   return closePane(hostIO, pane, child.host);
 }

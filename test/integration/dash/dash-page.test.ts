@@ -22,7 +22,7 @@ import { freshHost, gatedScript } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { waitFor } from '../../helpers/wait.js';
 
-const CHROMIUM = process.env.DOGSLED_TEST_CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OWNER = 'w9:p9';
 const HOSTILE = '<img src=x onerror="window.__pwned=1">\u001b[31mred\u001b]0;title\u0007';
 const RECEIPT = {

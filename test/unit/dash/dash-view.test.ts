@@ -123,6 +123,7 @@ describe('text in the page', () => {
   it('reaches no section unescaped, from any field a state file holds', () => {
     const state: DashState = {
       now_ms: NOW,
+      complete: true,
       hosts: [
         host({
           label: HOSTILE,
@@ -272,14 +273,14 @@ describe('history, receipts and budgets', () => {
   ];
 
   it('lists what a search selects, newest first, summed as history --stats sums it', () => {
-    const all = markup(historySection(entries, '', NOW));
+    const all = markup(historySection(entries, ''));
     expect(all.indexOf('make test')).toBeLessThan(all.indexOf('alpha'));
     expect(all).toContain('3 runs');
-    const codex = markup(historySection(entries, 'CODEX', NOW));
+    const codex = markup(historySection(entries, 'CODEX'));
     expect(codex).toContain('1 run matching “CODEX”');
     expect(codex).toContain('beta');
     expect(codex).not.toContain('alpha');
-    expect(markup(historySection(entries, 'nothing-like-it', NOW))).toContain('Nothing in history matches');
+    expect(markup(historySection(entries, 'nothing-like-it'))).toContain('Nothing in history matches');
   });
 
   it('shows each receipt with its tokens by kind and its prices, and unknown usage as unknown', () => {
@@ -308,7 +309,6 @@ describe('history, receipts and budgets', () => {
           },
         ],
         '2025-11-24',
-        NOW,
       ),
     );
     expect(shown).toContain('19k tok · $0.01');
