@@ -87,6 +87,52 @@ describe('hot bundles at import', () => {
     expect(cost.loaded.filter((m) => ON_USE_ONLY.includes(m))).toEqual([]);
   });
 
+  it('hook-lean: carries no zod, no commander and no terminal layer, and builds nothing at import', () => {
+    // The hooks with nothing pending (cli/hot/hook-lean.ts): their files are checked by hand.
+    const text = bundleText('hook-lean');
+    expect(text).not.toMatch(/zod|commander/i);
+    expect(text).not.toContain('function openTerminal(');
+    expect(text.length).toBeLessThan(150_000);
+    const cost = importCost(join(ROOT, 'dist', 'hot', 'hook-lean.cjs'));
+    expect(cost.built).toBe(0);
+    expect(cost.loaded.filter((m) => ON_USE_ONLY.includes(m))).toEqual([]);
+  });
+
+  it("a prompt's hooks load no builtin module beyond node:vm", async () => {
+    // node:fs/promises (with readline), node:net and the streams (process.stdin), node:module
+    // (createRequire), parseArgs and node:os were each a share of every prompt's start-up.
+    const box = await sandbox();
+    try {
+      const out = join(box.root, 'modules.txt');
+      const probe = join(box.root, 'probe.cjs');
+      await writeFile(
+        probe,
+        `const before = new Set(process.moduleLoadList);
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
+      );
+      await mkdir(box.state, { recursive: true, mode: 0o700 });
+      for (const args of [
+        ['hook', 'inbox', '--harness', 'claude', '--event', 'UserPromptSubmit'],
+        ['hook', 'state', '--harness', 'claude', '--event', 'Notification'],
+      ]) {
+        // Twice: the second run compiles from the code cache the first one wrote.
+        for (let i = 0; i < 2; i++) {
+          const run = spawnSync(process.execPath, ['-r', probe, CLI, ...args], {
+            // Outside any pane: the hooks' own start-up (test/integration/cli/cli-hook-lean.test.ts
+            // holds the same in a pane of the fake Herdr).
+            env: box.env,
+            input: '{"hook_event_name":"UserPromptSubmit"}',
+          });
+          expect(run.status).toBe(0);
+        }
+        const loaded = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+        expect({ args, loaded }).toEqual({ args, loaded: ['NativeModule vm'] });
+      }
+    } finally {
+      await box.cleanup();
+    }
+  });
+
   it('hook: the terminal lookup is a file of its own, loaded only when needed', () => {
     expect(bundleText('hook')).not.toContain('function openTerminal(');
     expect(bundleText('hook')).toContain(lazily('hook-whereabouts'));
@@ -144,7 +190,7 @@ describe('hot bundles at import', () => {
     const entry = readFileSync(join(ROOT, 'dist', 'dogsled.cjs'), 'utf8');
     expect(entry.match(/(?:from|import|require)\s*\(?\s*["'](?!node:)[^"']*["']/g)).toBeNull();
     expect(entry).not.toMatch(/^\s*(?:import|export)\s/m);
-    expect(entry).toContain('new URL("full.mjs"');
+    expect(entry).toMatch(/pathToFileURL\)\(`\$\{DIST\}\/full\.mjs`\)/);
   });
 
   it('status --json loads neither assert, the streams, node:net nor the ES module translators', async () => {
