@@ -148,7 +148,7 @@ export const HOT_COMMANDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Built beside the hot bundles (cli/hot/NAME.ts): each answers its command's common case first. */
-export const LEAN_BUNDLES: readonly string[] = ['status-lean', 'hook-lean'];
+export const LEAN_BUNDLES: readonly string[] = ['status-lean', 'hook-lean', 'place-lean'];
 
 /** A lean bundle to run, and the name its code cache is kept under. */
 export interface LeanRun {
@@ -162,7 +162,7 @@ export interface LeanRun {
 
 /**
  * The lean bundle that answers a hot command's common case first (cli/hot/status-lean.ts,
- * hook-lean.ts), or undefined. Only the forms it can answer load it: any other costs a second
+ * hook-lean.ts, place-lean.ts), or undefined. Only the forms it can answer load it: any other costs a second
  * bundle for nothing.
  */
 export function leanBundle(fast: { name: string; flags: Record<string, unknown> }): LeanRun | undefined {
@@ -172,6 +172,10 @@ export function leanBundle(fast: { name: string; flags: Record<string, unknown> 
     // `sub` is one of the hook names: safe in a file name, as is the event's kind.
     const variant = sub === 'inbox' ? `inbox-${event === 'Stop' ? 'stop' : 'prompt'}` : sub;
     return { bundle: 'hook-lean', cache: `hook-lean-${variant}` };
+  }
+  if (fast.name === 'place') {
+    const { config: _config, json: _json, ...others } = fast.flags;
+    return Object.keys(others).length === 0 ? { bundle: 'place-lean', cache: 'place-lean' } : undefined;
   }
   const { config: _config, line, brief, ...others } = fast.flags;
   if (fast.name !== 'status' || Object.keys(others).length > 0) return undefined;

@@ -20,25 +20,33 @@ import type { HostView } from './view.js';
 
 /** A one-host fleet's only view, or undefined when the full reader must answer. */
 export async function glanceLocalHost(io: HostIO): Promise<HostView | undefined> {
-  // Peers from the config or met on the fleet bus (fleet.ts) are the full reader's.
-  if (io.config.hosts.length > 0 || io.config.fleet.bus.length > 0) return undefined;
-  if (!(await noHerdrPeers(io))) return undefined;
+  if (!(await glanceAlone(io))) return undefined;
   const facts = glanceLocalFacts(io);
   if (facts === undefined || facts.snapshot === null) return undefined;
   return localView(facts, io.config, io.now());
 }
 
 /**
+ * True when this host is the whole fleet: no peer configured, no fleet bus to meet peers on
+ * (fleet.ts), no Herdr that could list machines. Otherwise peers are the full reader's.
+ */
+export async function glanceAlone(io: HostIO): Promise<boolean> {
+  if (io.config.hosts.length > 0 || io.config.fleet.bus.length > 0) return false;
+  return noHerdrPeers(io);
+}
+
+/**
  * This host's facts with its service up, each file read once: `snapshot` null when there is no
  * host.json; undefined when the service is not up or a file is in doubt (readLocalFacts answers).
+ * `reservations` when the caller read them under the placements lock.
  */
-export function glanceLocalFacts(io: StateIO): LocalFacts | undefined {
+export function glanceLocalFacts(io: StateIO, reservations?: readonly Reservation[]): LocalFacts | undefined {
   if (!serviceUp(io)) return undefined;
   const host = glanceJson(io.paths.host);
-  const reservations = reservationsOf(glanceJson(io.paths.placements));
-  if (host === undefined || reservations === undefined) return undefined;
-  if (!host.found) return { snapshot: null, service: 'up', reservations };
-  return isSnapshot(host.value) ? { snapshot: host.value, service: 'up', reservations } : undefined;
+  const onFile = reservations ?? reservationsOf(glanceJson(io.paths.placements));
+  if (host === undefined || onFile === undefined) return undefined;
+  if (!host.found) return { snapshot: null, service: 'up', reservations: onFile };
+  return isSnapshot(host.value) ? { snapshot: host.value, service: 'up', reservations: onFile } : undefined;
 }
 
 /** Up only when the lock's owner record names a process alive on this host (lock.ts's own rule). */

@@ -24,7 +24,7 @@ export interface WorkGlance {
 /** This host's items, tickets and latest pass, or undefined when any of the three is in doubt. */
 export function glanceWork(io: StateIO): WorkGlance | undefined {
   const items = glanceItems(io);
-  const tickets = listOf(io.paths.queue, 'tickets', isTicket);
+  const tickets = glanceTickets(io);
   const sweep = glanceSweep(io);
   if (items === undefined || tickets === undefined || sweep === undefined) return undefined;
   return { items, tickets, sweep };
@@ -33,6 +33,11 @@ export function glanceWork(io: StateIO): WorkGlance | undefined {
 /** This host's items (whose, open or not, orphaned or not), or undefined when in doubt. */
 export function glanceItems(io: StateIO): GlancedItem[] | undefined {
   return listOf(io.paths.items, 'items', isItem);
+}
+
+/** This host's tickets (whose, in which state), or undefined when in doubt. */
+export function glanceTickets(io: StateIO): GlancedTicket[] | undefined {
+  return listOf(io.paths.queue, 'tickets', isTicket);
 }
 
 /** `{version: 1, <key>: [...]}` with every entry `ok`; [] without the file. */

@@ -7,8 +7,8 @@
 // record to deliver, work of the owner, a file it doubts...) are shown to fall back.
 
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseFast } from '../../../cli/fast-path.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
@@ -16,6 +16,7 @@ import { CLI, ROOT } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { mkfifo, restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
 
 const NOW = 1_900_000_000_000;
 const FULL_HOOK = join(ROOT, 'dist', 'hot', 'hook.cjs');
@@ -45,35 +46,8 @@ interface Run {
   files: Record<string, string>;
 }
 
-/** Every file under the state dir, by relative path: what a hook may have written. */
-async function stateFiles(): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      const name = relative(t.box.state, path);
-      if (name === 'code-cache' || name.startsWith('service.lock')) continue;
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile()) files.set(name, await readFile(path));
-      else files.set(name, Buffer.from(`<${entry.isFIFO() ? 'fifo' : 'special'}>`));
-    }
-  };
-  await walk(t.box.state);
-  return files;
-}
-
-/** Puts the state dir back as `saved` holds it (the lock the test holds is left alone). */
-async function restore(saved: Map<string, Buffer>): Promise<void> {
-  for (const entry of await readdir(t.box.state)) {
-    if (entry === 'code-cache' || entry.startsWith('service.lock')) continue;
-    await rm(join(t.box.state, entry), { recursive: true, force: true });
-  }
-  for (const [name, data] of saved) {
-    await mkdir(join(t.box.state, name, '..'), { recursive: true, mode: 0o700 });
-    if (data.toString() === '<fifo>') await mkfifo(join(t.box.state, name));
-    else await writeFile(join(t.box.state, name), data, { mode: 0o600 });
-  }
-}
+const stateFilesNow = () => stateFiles(t.box.state);
+const restore = (saved: Map<string, Buffer>) => restoreState(t.box.state, saved);
 
 function envFor(pane: PaneRef, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return t.envOf(pane, { DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: String(NOW), ...extra });
@@ -108,7 +82,7 @@ async function finished(run: Omit<Run, 'files' | 'bundles'>): Promise<Run> {
     .split('\n')
     .filter((line) => line !== '' && !line.startsWith('timing '))
     .join('\n');
-  const files = Object.fromEntries([...(await stateFiles())].map(([name, data]) => [name, data.toString()]));
+  const files = await stateTexts(t.box.state);
   return { ...run, stderr, bundles, files };
 }
 
@@ -133,7 +107,7 @@ async function viaFull(pane: PaneRef, args: string[], input: object, extra: Node
 
 /** Both on the same state; returns the CLI's run after checking it matches the full hook's. */
 async function compare(pane: PaneRef, args: string[], input: object, extra: NodeJS.ProcessEnv = {}) {
-  const before = await stateFiles();
+  const before = await stateFilesNow();
   const full = await viaFull(pane, args, input, extra);
   await restore(before);
   const lean = await viaCli(pane, args, input, extra);
@@ -152,7 +126,7 @@ beforeAll(async () => {
   lock = await holdServiceLock(t.box.state);
   // The child's reader registered and its terminal remembered, as after its first prompt.
   await registerClaude(t, child);
-  baseline = await stateFiles();
+  baseline = await stateFilesNow();
 }, 60_000);
 
 afterAll(async () => {
@@ -508,7 +482,7 @@ describe('hostile state files: the lean hook falls back, and both answer alike',
   for (const [what, spoil, hooks] of cases) {
     it(`${what}`, async () => {
       await spoil();
-      const spoiled = await stateFiles();
+      const spoiled = await stateFilesNow();
       for (const args of hooks) {
         await restore(spoiled);
         const run = await compare(child, args, args === CONTEXT ? PROMPT_INPUT : STOP_INPUT);
@@ -528,12 +502,3 @@ describe('hostile state files: the lean hook falls back, and both answer alike',
     expect(JSON.parse(run.files['sweep-request.json'] ?? '').requested_ms).toBe(NOW);
   });
 });
-
-async function mkfifo(path: string): Promise<void> {
-  await rm(path, { force: true });
-  await new Promise<void>((resolve, reject) =>
-    spawn('mkfifo', [path]).on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`mkfifo ${code}`)),
-    ),
-  );
-}

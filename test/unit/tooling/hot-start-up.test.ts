@@ -77,26 +77,18 @@ describe('hot bundles at import', () => {
     });
   }
 
-  it('status-lean: carries no zod and no commander, and builds nothing at import', () => {
-    // The common `status --line`/`--brief` (cli/hot/status-lean.ts): its files are checked by hand.
-    const text = bundleText('status-lean');
-    expect(text).not.toMatch(/zod|commander/i);
-    expect(text.length).toBeLessThan(100_000);
-    const cost = importCost(join(ROOT, 'dist', 'hot', 'status-lean.cjs'));
-    expect(cost.built).toBe(0);
-    expect(cost.loaded.filter((m) => ON_USE_ONLY.includes(m))).toEqual([]);
-  });
-
-  it('hook-lean: carries no zod, no commander and no terminal layer, and builds nothing at import', () => {
-    // The hooks with nothing pending (cli/hot/hook-lean.ts): their files are checked by hand.
-    const text = bundleText('hook-lean');
-    expect(text).not.toMatch(/zod|commander/i);
-    expect(text).not.toContain('function openTerminal(');
-    expect(text.length).toBeLessThan(150_000);
-    const cost = importCost(join(ROOT, 'dist', 'hot', 'hook-lean.cjs'));
-    expect(cost.built).toBe(0);
-    expect(cost.loaded.filter((m) => ON_USE_ONLY.includes(m))).toEqual([]);
-  });
+  // The common cases answered without zod (cli/hot/*-lean.ts): their files are checked by hand.
+  for (const name of ['status-lean', 'hook-lean', 'place-lean']) {
+    it(`${name}: carries no zod, no commander and no terminal layer, and builds nothing at import`, () => {
+      const text = bundleText(name);
+      expect(text).not.toMatch(/zod|commander/i);
+      expect(text).not.toContain('function openTerminal(');
+      expect(text.length).toBeLessThan(150_000);
+      const cost = importCost(join(ROOT, 'dist', 'hot', `${name}.cjs`));
+      expect(cost.built).toBe(0);
+      expect(cost.loaded.filter((m) => ON_USE_ONLY.includes(m))).toEqual([]);
+    });
+  }
 
   it("a prompt's hooks load no builtin module beyond node:vm", async () => {
     // node:fs/promises (with readline), node:net and the streams (process.stdin), node:module
