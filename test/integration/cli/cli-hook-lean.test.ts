@@ -238,7 +238,7 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
     expect(run.stdout).not.toContain('\x1b');
   });
 
-  it("a prompt's hooks load no builtin module beyond node:vm", async () => {
+  it("a prompt's hooks load no builtin module beyond node:vm (and node:os for the service's liveness)", async () => {
     const out = join(t.box.root, 'modules.txt');
     const probe = join(t.box.root, 'probe.cjs');
     await writeFile(
@@ -246,7 +246,12 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
       `const before = new Set(process.moduleLoadList);
 process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
     );
-    for (const args of [PROMPT, CONTEXT]) {
+    // The context judges the service up: its lock's owner must be alive on this host (named by os).
+    const expected = new Map([
+      [PROMPT, ['NativeModule vm']],
+      [CONTEXT, ['NativeModule vm', 'Internal Binding os', 'NativeModule os']],
+    ]);
+    for (const [args, modules] of expected) {
       // Twice: the second run compiles from the code cache the first one wrote.
       for (let i = 0; i < 2; i++) {
         const run = await spawned(
@@ -257,7 +262,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
         expect(run.code).toBe(0);
       }
       const loaded = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
-      expect({ args, loaded }).toEqual({ args, loaded: ['NativeModule vm'] });
+      expect({ args, loaded }).toEqual({ args, loaded: modules });
     }
   });
 
