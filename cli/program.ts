@@ -195,6 +195,12 @@ export function buildProgram(done: Done): Command {
     .option('--owner <pane>', 'whose work to show (default: $DOGSLED_OWNER, set by board --open)')
     .action(action(done, async () => (await import('./commands/sidebar.js')).sidebarCommand));
 
+  program
+    .command('dash')
+    .description('a live page of the fleet, the boards, history and receipts, on 127.0.0.1 with a token')
+    .option('--port <n>', 'the port to listen on (default: a free one)')
+    .action(action(done, async () => (await import('./commands/dash.js')).dashCommand));
+
   // Hidden: peers run it as `host VERB ARGS...`, which the fast path takes with every word as data.
   program
     .command('host', { hidden: true })

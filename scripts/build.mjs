@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -51,7 +51,9 @@ export const BUNDLE_EXTERNALS = [
  * - `place --branch`'s worktree layer, with the terminal it opens (service/worktrees/branch-worktree.ts);
  * - the terminal a job's supervisor reports its pane through, which a headless job never opens
  *   (service/terminal/open.ts from service/jobs/supervisor/exec-pane-state.ts);
- * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/herdr/herdr-machines.ts).
+ * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/herdr/herdr-machines.ts);
+ * - the NATS client, for a call to a host met on the fleet bus (service/bus/rpc-client.ts from
+ *   service/hosts/peer-verb.ts): `run --host` and `place --host` of such a host.
  * A cold file has its own copies of what it imports: DogsledError is recognised across copies by a
  * brand (service/core/common/errors.ts), and what crosses the boundary holds no module state.
  */
@@ -75,6 +77,11 @@ const COLD = [
     out: 'hot/herdr-machines',
     module: 'service/terminal/herdr/herdr-machines.ts',
     importer: 'service/hosts/machine-list.ts',
+  },
+  {
+    out: 'hot/bus-rpc',
+    module: 'service/bus/rpc-client.ts',
+    importer: 'service/hosts/peer-verb.ts',
   },
 ];
 const COLD_ENTRIES = Object.fromEntries(COLD.map((c) => [c.out, c.module]));
@@ -200,6 +207,7 @@ export async function buildCli(outdir = join(root, 'dist')) {
     ...start.outputFiles,
     { path: join(outdir, 'dogsled.mjs'), contents: Buffer.from(FORMER_ENTRY) },
   ];
+  files.push(...(await dashPage(outdir)));
   for (const file of files) await replaceFile(file);
   // The top-level help as the full command line prints it on a pipe, for cli/quick-answers.ts.
   const help = { path: join(outdir, 'help.txt'), contents: renderHelp(join(outdir, 'full.mjs')) };
@@ -210,6 +218,25 @@ export async function buildCli(outdir = join(root, 'dist')) {
   // The hot bundles were ESM (NAME.mjs) before they were CommonJS.
   await dropOldChunks(join(outdir, 'hot'), current);
   return entry;
+}
+
+/**
+ * The page `dogsled dash` serves (dash/page/), built once: its script and stylesheet minified, the
+ * page's shell as written. The server inlines both into the one page it sends and allows exactly
+ * them by their hashes (dash/assets.ts). No other command reads these files.
+ */
+async function dashPage(outdir) {
+  const dir = join(root, 'dash', 'page');
+  const [page, style, script] = await Promise.all(
+    ['page.html', 'dash.css', 'dash.js'].map((name) => readFile(join(dir, name), 'utf8')),
+  );
+  const js = await transform(script, { loader: 'js', minify: true, target: 'es2022', legalComments: 'none' });
+  const css = await transform(style, { loader: 'css', minify: true, legalComments: 'none' });
+  return [
+    { path: join(outdir, 'dash', 'page.html'), contents: Buffer.from(page) },
+    { path: join(outdir, 'dash', 'dash.js'), contents: Buffer.from(js.code.trim()) },
+    { path: join(outdir, 'dash', 'dash.css'), contents: Buffer.from(css.code.trim()) },
+  ];
 }
 
 async function replaceFile(file) {

@@ -3,6 +3,7 @@
 // test/unit/tooling/slow-files.test.ts keeps this list in step with the files that start a serve.
 export const SLOW_FILES = [
   'test/e2e/**/*.test.ts',
+  'test/integration/agents/agent-budget.test.ts',
   'test/integration/agents/agent-done.test.ts',
   'test/integration/agents/agent-orphans.test.ts',
   'test/integration/agents/agent-queue.test.ts',
@@ -10,10 +11,13 @@ export const SLOW_FILES = [
   'test/integration/agents/watchdog-serve.test.ts',
   'test/integration/board/sidebar-afternoon.test.ts',
   'test/integration/cleanup/cleanup-owner-panes.test.ts',
+  'test/integration/dash/dash-page.test.ts',
   'test/integration/cleanup/doctor-install.test.ts',
   'test/integration/cleanup/sweep-serve.test.ts',
   'test/integration/cli/cli-serve.test.ts',
   'test/integration/hosts/bus-fleet.test.ts',
+  'test/integration/hosts/bus-outbox.test.ts',
+  'test/integration/hosts/bus-verbs.test.ts',
   'test/integration/hosts/host-facts.test.ts',
   'test/integration/inbox/inbox-worker.test.ts',
   'test/integration/inbox/outbox-forward.test.ts',

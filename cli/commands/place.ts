@@ -1,8 +1,8 @@
 // `dogsled place [--host ID] [--json] [--wait] [--max D]`: reserve room on the best host
 // (service/actions/place.ts) and print the reservation. When every host is full (or earlier tickets
-// wait for the same hosts), the request becomes a FIFO ticket: `{"queued":true,"ticket":…}` and
-// exit 1, or with --wait the placement once the service admits it. With --json, stdout holds
-// exactly one document (output-schemas.ts).
+// wait for the same hosts), the request becomes a FIFO ticket: one human line naming it (with
+// --json `{"queued":true,"ticket":…}`) and exit 1, or with --wait the placement once the service
+// admits it. With --json, stdout holds exactly one document (output-schemas.ts).
 
 import { Deadline } from '../../service/actions/call-budget.js';
 import { placeRequest } from '../../service/actions/place.js';
@@ -14,7 +14,7 @@ import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
 import type { StillQueued } from '../output-schemas.js';
 import { placedText } from '../render/placed.js';
-import { staysQueued } from '../render/queued.js';
+import { queuedLine, staysQueued, whyQueued } from '../render/queued.js';
 import { untilStopped } from '../stop-signal.js';
 
 export interface PlaceFlags {
@@ -39,14 +39,16 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
       : { name: flags.branch, base: flags.base ?? null, repo: await repoFlag(flags.repo) };
   const io = await hostIO(ctx);
   const user: UserIO = {
-    queued: ({ ticket, behind, refusals }) => {
-      const why =
-        behind > 0
-          ? `${behind} earlier ticket(s) wait for the same host`
-          : `no host has room: ${refusals.map((r) => `${r.label}: ${r.reason.join('; ')}`).join(' | ')}`;
-      ctx.warn(`dogsled: place: queued as ${ticket.id}: ${why}`);
-      // The spec prints the ticket; a --json wait keeps stdout for its one final document.
-      if (!(flags.wait && flags.json)) ctx.out(`${JSON.stringify({ queued: true, ticket: ticket.id })}\n`);
+    // As `run` and `agent`: one human line, or the ticket as JSON (--json); a wait keeps stdout for
+    // what it ends with (the placement, or `still running`) and names the ticket on stderr.
+    queued: (queued) => {
+      if (!flags.json && !flags.wait) {
+        ctx.out(`${queuedLine(queued, 'reserves its room')}\n`);
+        return;
+      }
+      if (!flags.wait) ctx.out(`${JSON.stringify({ queued: true, ticket: queued.ticket.id })}\n`);
+      const waiting = flags.wait ? '; waiting for its admission' : '';
+      ctx.warn(`dogsled: place: queued as ${queued.ticket.id}: ${whyQueued(queued)}${waiting}`);
     },
     untilStopped,
   };

@@ -5,15 +5,28 @@
 
 import type { Queued } from '../../service/actions/verb-io.js';
 import { queuedWhy } from '../../service/core/placement/queued-why.js';
+import { plainLine } from '../../service/core/text/clean.js';
 
-export function whyQueued(queued: Pick<Queued, 'behind' | 'refusals'>): string {
+/** Why it queued: its hold (a child whose budget is spent) when it has one, else the room it lacks. */
+export function whyQueued(
+  queued: Pick<Queued, 'behind' | 'refusals'> & { ticket?: Queued['ticket'] },
+): string {
+  const hold = queued.ticket?.hold;
+  if (hold != null) return plainLine(hold.reason);
   return queuedWhy(queued.behind, queued.refusals);
 }
 
-/** A ticket's human line when nobody waits for it: the service starts it once a host has room. */
-export function queuedLine(queued: Pick<Queued, 'ticket' | 'behind' | 'refusals'>): string {
+/**
+ * A ticket's human line when nobody waits for it: the service starts it (`place`: reserves its room)
+ * once a host has room.
+ */
+export function queuedLine(
+  queued: Pick<Queued, 'ticket' | 'behind' | 'refusals'>,
+  does: 'starts it' | 'reserves its room' = 'starts it',
+): string {
   const id = queued.ticket.id;
-  return `queued as ${id}: ${whyQueued(queued)}; the service starts it when a host has room (dogsled cancel ${id} drops it)`;
+  const when = queued.ticket.hold != null ? 'its hold ends' : 'a host has room';
+  return `queued as ${id}: ${whyQueued(queued)}; the service ${does} when ${when} (dogsled cancel ${id} drops it)`;
 }
 
 /** What a wait that gave up (its --max, or Ctrl-C) says on stderr: the ticket is still there. */

@@ -83,7 +83,9 @@ function ticketWhen(ticket: Ticket, now: number): string {
     const queued = `queued ${age(now - ticket.created_ms)}`;
     if (!ticket.hold || !isHeld(ticket, now)) return queued;
     // The ticket's whole reason is in --json and on the board; a status row has room for the pool.
-    return `${queued} · ${clip(plainLine(ticket.hold.pool), 12)} quota exhausted, ${age(ticket.hold.until_ms - now)} left`;
+    const left = age(ticket.hold.until_ms - now);
+    if (ticket.hold.pool === 'budget') return `${queued} · budget spent today, ${left} left`;
+    return `${queued} · ${clip(plainLine(ticket.hold.pool), 12)} quota exhausted, ${left} left`;
   }
   if (ticket.state === 'admitting') return `admitting for ${age(now - ticket.state_ms)}`;
   if (ticket.state === 'admitted') {

@@ -89,8 +89,9 @@ export async function runAgent(io: UserHostIO, work: AgentWork, deadline: Deadli
     );
     terminal = port;
   }
-  // The child runs with the caller's PATH, here or when the service admits its ticket (agent-env.ts):
-  // pinned here, a harness missing from it is refused before anything exists.
+  // The child runs with the caller's PATH, here, on a peer (mapped to its home) or when the service
+  // admits its ticket (agent-env.ts): pinned here, a harness missing from it is refused before
+  // anything exists; a peer refuses it there, before anything exists there.
   const env = agentCallerEnvironment(io.env);
   if (work.pin !== null && !onPeer) await checkHarness(request, LOCAL_HOST.id, env);
   await writeTaskFile(io.paths, request.launch, work.task);
@@ -121,7 +122,7 @@ export async function runAgent(io: UserHostIO, work: AgentWork, deadline: Deadli
   if (outcome.host !== LOCAL_HOST.id) {
     const peer = (await enabledPeers(io)).find((p) => p.id === outcome.host);
     if (peer === undefined) throw new DogsledError(`host ${outcome.host} left the fleet while placing`);
-    const remote = { itemId: newId('i'), request, task: work.task, owner, ticket: null };
+    const remote = { itemId: newId('i'), request, task: work.task, owner, ticket: null, env };
     // The task lives on the host that runs the child: the copy here was only for a queued ticket.
     const launched = await launchRemoteAgent(
       io,

@@ -4,7 +4,7 @@
 
 import { type CloseResult, closeChild } from '../agents/close-child.js';
 import { type ChildEnd, childEnd } from '../agents/final-reply.js';
-import { applyClosures } from '../core/agents/item-closing.js';
+import { applyClosures, PANE_GONE } from '../core/agents/item-closing.js';
 import type { Item } from '../core/agents/item-types.js';
 import { priceTable } from '../core/receipts/prices.js';
 import { childReceipt } from '../core/receipts/receipt.js';
@@ -29,6 +29,21 @@ export async function closePane(io: HostIO, pane: string, host: string | null): 
 
 /** Close on this host; `caller` is the caller's own pane here (refused as a target), else null. */
 export async function closeHere(io: HostIO, pane: string, caller: string | null): Promise<CloseResult> {
+  return (await closeKeeping(io, pane, caller)).result;
+}
+
+/** What a closed child's item keeps: its final reply and receipt (null when it had none). */
+export type KeptEnd = Pick<Item, 'reply' | 'receipt'>;
+
+/**
+ * closeHere, with what the child's item kept (`host close` answers it, so an owner on another host
+ * keeps the same on its own item); `kept` is null when the pane was no open agent item's here.
+ */
+export async function closeKeeping(
+  io: HostIO,
+  pane: string,
+  caller: string | null,
+): Promise<{ result: CloseResult; kept: KeptEnd | null }> {
   const port = await openTerminal({ env: io.env, home: io.home, commandName: 'close', warn: io.warn });
   if (port.kind === 'headless') throw needsTerminal('close', port.why);
   const terminal = await port.getPane(pane).then(
@@ -36,9 +51,15 @@ export async function closeHere(io: HostIO, pane: string, caller: string | null)
     () => null,
   );
   const end = await endBeforeClose(io, port, pane, terminal);
+  const since = io.now();
   const result = await closeChild({ ...io, port }, { pane, caller, mode: 'close' });
-  await closeItemsOf(io, pane, terminal, 'closed', end);
-  return result;
+  const [agent] = (await closeItemsOf(io, pane, terminal, 'closed', end, since)).filter(
+    (item) => item.kind === 'agent',
+  );
+  return {
+    result,
+    kept: agent === undefined ? null : { reply: agent.reply, receipt: agent.receipt ?? null },
+  };
 }
 
 /**
@@ -74,7 +95,10 @@ function ofPane(item: Item, pane: string, terminal: string | null): boolean {
 /**
  * Closes this host's open items of a pane (or its terminal) with `reason`; replies and receipts
  * already captured stay, and an agent item without them keeps `end`'s (what `close` read before the
- * pane went). An item on a peer is never closed here: pane ids repeat across hosts.
+ * pane went). With `since` (when an explicit close began), an agent item of the pane the service
+ * found `pane gone` meanwhile (the close took its pane) is this close's too: it gets `reason` and
+ * `end`'s reply and receipt. An item on a peer is never closed here: pane ids repeat across hosts.
+ * Resolves with the items it closed, as they now are.
  */
 export async function closeItemsOf(
   io: HostIO,
@@ -82,24 +106,42 @@ export async function closeItemsOf(
   terminal: string | null,
   reason: string,
   end: ChildEnd | null = null,
-): Promise<void> {
+  since: number | null = null,
+): Promise<Item[]> {
   const holds = await branchHolds(io);
   const prices = priceTable(io.config.prices);
-  await updateItems(io, (items) => {
+  return updateItems(io, (items) => {
     const holding = holds(items.items);
     const closing = items.items.filter((item) => item.closed_ms === null && ofPane(item, pane, terminal));
     const ids = closing.map((item) => ({ id: item.id, reason }));
-    const agents = new Set(closing.filter((item) => item.kind === 'agent').map((item) => item.id));
+    const raced = new Set(
+      items.items
+        .filter(
+          (item) =>
+            since !== null &&
+            item.kind === 'agent' &&
+            ofPane(item, pane, terminal) &&
+            item.close_reason === PANE_GONE &&
+            (item.closed_ms ?? 0) >= since,
+        )
+        .map((item) => item.id),
+    );
+    const agents = new Set([
+      ...closing.filter((item) => item.kind === 'agent').map((item) => item.id),
+      ...raced,
+    ]);
     const ended = (item: Item): Item => ({
       ...item,
+      ...(raced.has(item.id) ? { close_reason: reason } : {}),
       reply: item.reply ?? end?.reply ?? null,
       receipt: item.receipt ?? childReceipt(end?.usage ?? null, prices, item.created_ms, io.now()),
     });
     const withReply =
-      end === null || agents.size === 0
+      end === null && raced.size === 0
         ? items
         : { ...items, items: items.items.map((item) => (agents.has(item.id) ? ended(item) : item)) };
-    const { next, changed } = applyClosures(withReply, ids, io.now(), holding);
-    return changed ? { result: undefined, next } : { result: undefined };
+    const { next, closed, changed } = applyClosures(withReply, ids, io.now(), holding);
+    const taken = [...closed, ...next.items.filter((item) => raced.has(item.id))];
+    return changed || raced.size > 0 ? { result: taken, next } : { result: taken };
   });
 }

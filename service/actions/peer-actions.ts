@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import * as z from 'zod/mini';
 import type { CloseResult } from '../agents/close-child.js';
 import { applyClosures } from '../core/agents/item-closing.js';
+import type { Item } from '../core/agents/item-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import type { InboxSender } from '../core/inbox/inbox-types.js';
 import { type HostAnswer, needsPeers, sendTarget } from '../core/inbox/send-target.js';
@@ -65,6 +66,10 @@ const CloseResultSchema = lazySchema(() =>
       }),
     ),
     pane_closed: z.boolean(),
+    // What the child's item there kept; absent from an older peer.
+    child: z.optional(
+      z.nullable(z.looseObject({ reply: text, receipt: z.optional(z.nullable(ReceiptSchema)) })),
+    ),
   }),
 );
 
@@ -97,17 +102,28 @@ export async function readOnPeer(
 
 /**
  * `close PANE --host PEER`: the peer's own close (its teardown commands take up to the setup cap),
- * then this host's open items of that pane on that peer close too.
+ * then this host's open items of that pane on that peer close too, keeping the reply and receipt
+ * the peer's item kept (as a close here keeps them; the receipt escape-free, the reply cleaned
+ * where it is shown).
  */
 export async function closeOnPeer(io: HostIO, peer: PeerHost, pane: string): Promise<CloseResult> {
   const value = await peerCall(io, peer, ['close', pane], { timeoutMs: SETUP_CAP_MS });
-  const result = parsed(peer, 'close', CloseResultSchema, value) as CloseResult;
+  const { child, ...rest } = parsed(peer, 'close', CloseResultSchema, value);
+  const result = rest as CloseResult;
   const holds = await branchHolds(io);
   await updateItems(io, (items) => {
-    const ids = items.items
-      .filter((item) => item.closed_ms === null && item.host === peer.id && item.pane === pane)
-      .map((item) => ({ id: item.id, reason: 'closed' }));
-    const { next, changed } = applyClosures(items, ids, io.now(), holds(items.items));
+    const closing = (item: Item) => item.closed_ms === null && item.host === peer.id && item.pane === pane;
+    const ids = items.items.filter(closing).map((item) => ({ id: item.id, reason: 'closed' }));
+    const kept = (item: Item): Item =>
+      child == null || item.kind !== 'agent' || !closing(item)
+        ? item
+        : {
+            ...item,
+            reply: item.reply ?? child.reply,
+            receipt: item.receipt ?? plainStrings(child.receipt ?? null),
+          };
+    const withEnd = { ...items, items: items.items.map(kept) };
+    const { next, changed } = applyClosures(withEnd, ids, io.now(), holds(items.items));
     return changed ? { result: undefined, next } : { result: undefined };
   });
   return result;

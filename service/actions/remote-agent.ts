@@ -1,10 +1,14 @@
 // A child agent placed on a peer: the peer launches it (`host agent`, the request as JSON on stdin:
 // every name, path and the task are data) with its task file, contract, launch record and pane
 // there, its checkout verified against this caller's origin or cloned from it first; this host, the
-// owner's, keeps an item that names the peer. The launch counts as setup (up to 10 minutes).
+// owner's, keeps an item that names the peer. The child runs there with its caller's PATH, its
+// directories under the caller's home mapped to the peer's (agents/peer-caller-env.ts), and the
+// peer refuses a harness that PATH does not find before it makes anything. The launch counts as
+// setup (up to 10 minutes).
 
 import { callerWorkspaceName } from '../agents/caller-workspace.js';
 import type { AgentLaunched } from '../agents/launch-agent.js';
+import { callerEnvForPeer } from '../agents/peer-caller-env.js';
 import type { Item } from '../core/agents/item-types.js';
 import { DogsledError } from '../core/common/errors.js';
 import type { AgentRequest } from '../core/placement/queue-types.js';
@@ -27,6 +31,11 @@ export interface RemoteAgentLaunch {
   owner: string | null;
   ticket: string | null;
   reservation: string | null;
+  /**
+   * The child's environment from its caller (core/agent-env.ts: its PATH), which travels to the
+   * peer; undefined or null (a ticket from an older dogsled) leaves the pane's to the peer's Herdr.
+   */
+  env?: Record<string, string> | null;
 }
 
 export async function launchRemoteAgent(
@@ -60,6 +69,7 @@ export async function launchRemoteAgent(
     ticket: spec.ticket,
     reservation: spec.reservation,
     max_ms: Math.max(1, allowed),
+    ...(spec.env ? { caller_env: callerEnvForPeer(spec.env, io.home) } : {}),
   };
   const value = (await deadline.step(
     `starting agent ${spec.request.name} on ${peer.label}`,

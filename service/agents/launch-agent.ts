@@ -270,19 +270,23 @@ export async function launchAgent(
 /**
  * Refuses a child whose harness is not on the PATH its pane gets, before any pane exists: typed
  * there, the line would fail in the shell, and Herdr would report only that no agent came up.
+ * `host` is null on a peer's `host agent`, whose caller puts the peer's name before the line;
+ * `cwd` (default the request's) is where a relative PATH entry starts.
  */
 export async function checkHarness(
   request: Pick<AgentRequest, 'kind' | 'name' | 'cwd'>,
-  host: string,
+  host: string | null,
   env: Record<string, string>,
+  cwd = request.cwd,
 ): Promise<void> {
   const binary = harnessBinary(request.kind);
-  if ((await findExecutable(binary, request.cwd, env.PATH)) !== undefined) return;
+  if ((await findExecutable(binary, cwd, env.PATH)) !== undefined) return;
   const where =
     env.PATH === undefined || env.PATH === ''
       ? 'the caller has no PATH'
       : `the caller's PATH ${squeezedLine(env.PATH, 200)}`;
-  throw new DogsledError(`cannot start agent ${request.name} on ${host}: ${binary} is not found on ${where}`);
+  const agent = host === null ? request.name : `${request.name} on ${host}`;
+  throw new DogsledError(`cannot start agent ${agent}: ${binary} is not found on ${where}`);
 }
 
 /**

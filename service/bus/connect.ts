@@ -8,22 +8,22 @@ import { readFile, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { DogsledError, messageOf } from '../core/common/errors.js';
+import { BUS_ID_PATTERN, inboxPrefix } from '../core/fleet/bus-rules.js';
 import type { ConfigFleet } from '../state/config/config.js';
-import { HOST_ID } from '../state/config/config-rules.js';
 
 export type { NatsConnection };
 
 export interface BusSettings {
   fleet: ConfigFleet;
-  /** config.toml's path, for the one-line errors that name a key of it. */
-  configPath: string;
+  /** config.toml's path, for the one-line errors that name a key of it; a command may not know it. */
+  configPath?: string;
 }
 
 /** This host's id on the bus: `fleet.id`, else the short host name when it makes one. */
 export function busHostId(fleet: ConfigFleet, host = hostname()): string {
   if (fleet.id !== null) return fleet.id;
   const short = host.split('.')[0] ?? '';
-  if (!HOST_ID.test(short) || short === 'local') {
+  if (!BUS_ID_PATTERN.test(short) || short === 'local') {
     throw new DogsledError(`fleet: the host name "${short.slice(0, 64)}" is not a host id: set fleet.id`);
   }
   return short;
@@ -37,7 +37,7 @@ export function busName(fleet: ConfigFleet): string {
 
 /** The credentials, refused unless the file is its owner's alone. */
 async function readCreds(settings: BusSettings, path: string): Promise<Uint8Array> {
-  const where = `config ${settings.configPath}: fleet.creds: ${path}`;
+  const where = `${settings.configPath === undefined ? '' : `config ${settings.configPath}: `}fleet.creds: ${path}`;
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
     throw new DogsledError(
       `${where}: ${error.code === 'ENOENT' ? 'no such file' : `cannot read (${error.code})`}`,
@@ -54,19 +54,28 @@ async function readCreds(settings: BusSettings, path: string): Promise<Uint8Arra
 }
 
 /**
- * Connects once; the connection then reconnects by itself for as long as it is open (the caller
- * watches its status). Throws a DogsledError naming the bus when the first connect fails.
+ * Connects once as host `id`; the connection then reconnects by itself for as long as it is open
+ * (the caller watches its status). Throws a DogsledError naming the bus when the first connect
+ * fails. `reconnect: false` (a command's one call) gives up at the first loss instead.
  */
-export async function openBus(settings: BusSettings, name: string): Promise<NatsConnection> {
+export async function openBus(
+  settings: BusSettings,
+  id: string,
+  name: string,
+  options: { reconnect?: boolean } = {},
+): Promise<NatsConnection> {
   const { fleet } = settings;
   const creds = fleet.creds === null ? undefined : await readCreds(settings, fleet.creds);
   try {
     return await connect({
       servers: fleet.bus,
       name,
+      // Replies (request/reply, JetStream's API, the KV watch) come back under this host's own
+      // prefix: a server can let each host's user read its own replies and no one else's.
+      inboxPrefix: inboxPrefix(id),
       ...(creds ? { authenticator: credsAuthenticator(creds) } : {}),
       ...(fleet.tls_ca !== null ? { tls: { caFile: fleet.tls_ca } } : {}),
-      maxReconnectAttempts: -1,
+      maxReconnectAttempts: options.reconnect === false ? 0 : -1,
       reconnectTimeWait: 1_000,
       timeout: 5_000,
       // The client's own ping finds a dead server within this.

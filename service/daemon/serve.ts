@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import type { HostFacts } from '../core/fleet/fleet-types.js';
+import { peerTransport } from '../hosts/peer-verb.js';
 import type { HostProbe } from '../probe/index.js';
 import { sweepOrphanTemps } from '../state/engine/temp-sweep.js';
 import type { HostIO } from '../state/io.js';
@@ -15,7 +16,7 @@ import { type ConfigLocation, ensureStateDir } from '../state/paths.js';
 import { acquireServiceLock } from '../state/records/service-lock.js';
 import { span } from '../time/timing.js';
 import { SshPool } from '../transport/pool.js';
-import type { Transport } from '../transport/types.js';
+import { type Transport, UnreachableError } from '../transport/types.js';
 import type { AgentLane } from './agents/agents-worker.js';
 import { OrphanLane, orphanSource } from './agents/orphans-pass.js';
 import { startTodosWorker, TodosWorker } from './agents/todos-worker.js';
@@ -92,30 +93,14 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
   // reads and admission's calls there share it; closed once every worker stopped. The stop ends
   // every call there at once, so a frozen peer cannot hold the shutdown.
   const pool = new SshPool({ env: io.env, signal: stop });
-  const workerIO: WorkerIO & { transport: SshPool } = {
-    ...io,
-    started_ms,
-    paceMs: options.intervalMs,
-    transport: pool,
-  };
-  // Admission and completion run beside publication, each at its own pace: a slow launch never
-  // delays host.json. They stop before the lock is released, so no late write outlives the service.
-  // The orphan check follows the finish worker in its lane and joins requested sweep passes.
-  const orphans = new OrphanLane(workerIO);
-  const work = options.once ? undefined : startWorkWorkers(workerIO, stop, () => orphans.paced());
-  const todos = options.once ? undefined : startTodosWorker(workerIO, stop);
   // A worker's failure is published in host.json's errors until its next pass succeeds.
   const laneErrors = new Map<string, string>();
   const laneReport = (name: string) => (error: string | undefined) => {
     if (error === undefined) laneErrors.delete(name);
     else laneErrors.set(name, error);
   };
-  // A changed config.toml or profile is the service's at once; one that no longer loads is said.
-  const configWatch =
-    options.once || !io.configFile
-      ? undefined
-      : watchConfig({ ...io, configFile: io.configFile }, stop, (lane, problem) => laneReport(lane)(problem));
-  // The fleet bus, when config.toml names one: its client is loaded only then.
+  // The fleet bus, when config.toml names one: its client is loaded only then. Its connection
+  // carries the service's calls to the hosts met there, from the moment it is up.
   const bus =
     options.once || io.config.fleet.bus.length === 0
       ? undefined
@@ -133,6 +118,33 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
             io.warn(`dogsled: warning: ${messageOf(error)}`);
             return undefined;
           });
+  const busLink: Transport = {
+    kind: 'bus',
+    exec: async (target, argv, execOptions) => {
+      const worker = await bus;
+      if (worker === undefined) throw new UnreachableError(target.bus ?? target.host, 'bus down');
+      return worker.transport.exec(target, argv, execOptions);
+    },
+    close: async () => {},
+  };
+  const workerIO: WorkerIO & { transport: SshPool } = {
+    ...io,
+    started_ms,
+    paceMs: options.intervalMs,
+    transport: pool,
+    bus: busLink,
+  };
+  // Admission and completion run beside publication, each at its own pace: a slow launch never
+  // delays host.json. They stop before the lock is released, so no late write outlives the service.
+  // The orphan check follows the finish worker in its lane and joins requested sweep passes.
+  const orphans = new OrphanLane(workerIO);
+  const work = options.once ? undefined : startWorkWorkers(workerIO, stop, () => orphans.paced());
+  const todos = options.once ? undefined : startTodosWorker(workerIO, stop);
+  // A changed config.toml or profile is the service's at once; one that no longer loads is said.
+  const configWatch =
+    options.once || !io.configFile
+      ? undefined
+      : watchConfig({ ...io, configFile: io.configFile }, stop, (lane, problem) => laneReport(lane)(problem));
   const watchdogIO = { ...workerIO, children: orphanSource(workerIO) };
   const watchdog = options.once ? undefined : startWatchdogWorker(watchdogIO, stop, laneReport('watchdog'));
   const sweepIO: SweepIO = {
@@ -150,11 +162,13 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
             now: io.now,
             warn: io.warn,
             env: io.env,
-            // Pushes to peers ride the service's pool like every other service call there; the pool
-            // is the service's to close, after every worker stopped.
+            // Pushes to peers ride the service's pool (or its bus connection, for a host met there)
+            // like every other service call there; both are the service's to close, after every
+            // worker stopped.
             transport: (): Transport => ({
               kind: pool.kind,
-              exec: (target, argv, execOptions) => pool.exec(target, argv, execOptions),
+              exec: async (target, argv, execOptions) =>
+                (await peerTransport(workerIO, target, pool)).transport.exec(target, argv, execOptions),
               close: async () => {},
             }),
             ...io.quota,

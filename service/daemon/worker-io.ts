@@ -4,6 +4,7 @@
 
 import type { HostIO } from '../state/io.js';
 import type { SshPool } from '../transport/pool.js';
+import type { Transport } from '../transport/types.js';
 
 export interface WorkerIO extends HostIO {
   /** This service run: the admitter written on the tickets it claims. */
@@ -22,4 +23,9 @@ export interface WorkerIO extends HostIO {
    * Without it (a worker run alone in a test) a call to a peer is one OpenSSH call.
    */
   transport?: SshPool;
+  /**
+   * The service's connection to the fleet bus, lent to its calls to hosts met there (serve.ts, when
+   * `[fleet] bus` is set): `unreachable: bus down` while the service is off the bus.
+   */
+  bus?: Transport;
 }

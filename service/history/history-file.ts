@@ -5,6 +5,7 @@
 // keptLines keeps. A reader skips a line that is not an entry (a torn write, a hand edit) with one
 // warning; anything but a regular file in its place is refused with one line, never opened blocking.
 
+import { stat } from 'node:fs/promises';
 import {
   HISTORY_MAX_BYTES,
   HISTORY_RETENTION_MS,
@@ -41,6 +42,24 @@ export async function readHistory(io: StateIO): Promise<HistoryRead> {
       `dogsled: warning: ${io.paths.history}: ${skipped} line${skipped === 1 ? '' : 's'} that are not history entries skipped`,
     );
   return { entries, skipped };
+}
+
+/**
+ * readHistory for a reader that looks often (the page): the file is parsed again only when its
+ * inode, size or modification time changed; a file that cannot be stat'ed is read as readHistory does.
+ */
+export class HistoryCache {
+  private key = '';
+  private last: HistoryRead = { entries: [], skipped: 0 };
+
+  async read(io: StateIO): Promise<HistoryRead> {
+    const info = await stat(io.paths.history).catch(() => undefined);
+    const key = info === undefined ? '' : `${info.ino}:${info.size}:${info.mtimeMs}`;
+    if (key !== '' && key === this.key) return this.last;
+    this.last = await readHistory(io);
+    this.key = key;
+    return this.last;
+  }
 }
 
 function parseEntry(line: string): HistoryEntry | undefined {

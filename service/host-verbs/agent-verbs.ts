@@ -1,15 +1,17 @@
 // The host verbs for agents a caller on another host places or reaches here: `agent` launches a
-// child from the JSON request on stdin (its checkout verified or cloned, its task file written here,
-// then the same launch as a local one), and `read`, `close`, `send` act on a child here with the
+// child from the JSON request on stdin (its harness checked on the caller's PATH as mapped here,
+// its checkout verified or cloned, its task file written here, then the same launch as a local one
+// with that PATH), and `read`, `close`, `send` act on a child here with the
 // same results as the local commands; `worktree` makes a `--branch` worktree here for `place` and
 // `run` on another host. Every name, path and text arrives as data.
 
 import { rm } from 'node:fs/promises';
 import * as z from 'zod/mini';
-import { closeHere } from '../actions/close.js';
+import { closeKeeping } from '../actions/close.js';
 import { readTarget } from '../actions/read.js';
 import { workspaceNamed } from '../agents/caller-workspace.js';
-import { launchAgent } from '../agents/launch-agent.js';
+import { checkHarness, launchAgent } from '../agents/launch-agent.js';
+import { CallerEnvSchema, callerEnvHere } from '../agents/peer-caller-env.js';
 import { discardFreshClone } from '../agents/unused-work.js';
 import type { LaunchRecord } from '../core/agents/launch-types.js';
 import { DogsledError } from '../core/common/errors.js';
@@ -53,6 +55,11 @@ export const AgentLaunchRequestSchema = lazySchema(() =>
     reservation: z.nullable(z.string()),
     /** What remains of the caller's budget; the launch here takes at most this (and 10 minutes). */
     max_ms: z.number().check(z.positive()),
+    /**
+     * The child's environment from its caller (agents/peer-caller-env.ts); absent from an older
+     * caller, whose child gets the pane's environment Herdr gives it here.
+     */
+    caller_env: z.optional(CallerEnvSchema),
   }),
 );
 
@@ -73,6 +80,10 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
     const ended = await readLaunchRecord(io.paths, launch);
     if (ended !== undefined)
       throw new LaunchTaken(`host agent: launch ${launch} was ended: ${endedWhy(ended)}`, ended);
+    // A harness the caller's PATH does not find here is refused before any clone, file or pane; the
+    // caller names this host before the line.
+    const env = spec.caller_env === undefined ? null : callerEnvHere(io, spec.caller_env);
+    if (env !== null) await checkHarness(spec.request, null, env, io.home);
     const here = await deadline.step('preparing the checkout', 'setup', (signal) =>
       placeHere({ ...io, signal }, spec.place, { timeoutMs: deadline.allowance('setup') }),
     );
@@ -102,6 +113,7 @@ export async function agentVerb(args: readonly string[], io: VerbIO): Promise<Ve
         host: LOCAL_HOST.id,
         ticket: spec.ticket,
         reservation: spec.reservation,
+        env,
       },
       deadline,
     );
@@ -133,12 +145,16 @@ export async function readVerb(args: readonly string[], io: VerbIO): Promise<Ver
   return { value: await readTarget(io, target, null) };
 }
 
-/** `host close PANE`: the result `dogsled close PANE --json` gives here. */
+/**
+ * `host close PANE`: the result `dogsled close PANE --json` gives here, and `child`, what the
+ * child's item here kept (its reply and receipt), for the owner's item on the caller's host.
+ */
 export async function closeVerb(args: readonly string[], io: VerbIO): Promise<VerbResult> {
   const [pane, ...rest] = args;
   if (pane === undefined || rest.length > 0) throw new DogsledError('host close: takes one pane');
   // The caller's pane is on its own host: no pane here is the caller's.
-  return { value: await closeHere(io, pane, null) };
+  const { result, kept } = await closeKeeping(io, pane, null);
+  return { value: { ...result, child: kept } };
 }
 
 const SendInputSchema = lazySchema(() => z.looseObject({ text: z.string(), sender: InboxSenderSchema }));

@@ -41,8 +41,13 @@ export function peerEntryPath(io: Pick<StateIO, 'paths'>, id: string): string {
   return join(io.paths.peers, `${id}.json`);
 }
 
-export function peerTarget(peer: Pick<PeerHost, 'target'>, remoteCommand: readonly string[]): PeerTarget {
-  return { host: peer.target, remoteCommand };
+export function peerTarget(
+  peer: Pick<PeerHost, 'id' | 'target' | 'via'>,
+  remoteCommand: readonly string[],
+): PeerTarget {
+  return peer.via === 'bus'
+    ? { host: peer.target, remoteCommand, bus: peer.id }
+    : { host: peer.target, remoteCommand };
 }
 
 /** The cached entry, read without the lock (entries are replaced atomically). */

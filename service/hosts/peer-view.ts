@@ -4,7 +4,7 @@
 // lock, and its headroom refused while it is unreachable or stale. The snapshot's strings are clean
 // already (peer-schemas.ts cleans every one as it is parsed); the label is this host's own.
 
-import { BUS_NOT_PLACED, BUS_STALE_MS, busUnreachable } from '../core/fleet/bus-rules.js';
+import { BUS_NO_VERBS, BUS_STALE_MS, busUnreachable } from '../core/fleet/bus-rules.js';
 import type { PeerEntry } from '../core/fleet/fleet-types.js';
 import { peerHeadroom, peerService, retryInMs } from '../core/fleet/peer-reads.js';
 import type { Headroom } from '../core/placement/headroom.js';
@@ -45,9 +45,11 @@ export function peerView(
   const judged = reply
     ? peerHeadroom(reply.host.headroom, { unreachable, ageMs })
     : { ...NO_SNAPSHOT, reason: unreachable ? [`unreachable: ${unreachable}`] : NO_SNAPSHOT.reason };
-  // Work reaches a peer through its verbs, which this version calls over SSH only.
+  // Work reaches a bus peer through its verbs on the bus: one that does not answer them takes none.
   const headroom =
-    peer.via === 'bus' ? { ...judged, eligible: false, reason: [...judged.reason, BUS_NOT_PLACED] } : judged;
+    peer.via === 'bus' && reply !== null && reply.bus?.rpc !== true
+      ? { ...judged, eligible: false, reason: [...judged.reason, BUS_NO_VERBS] }
+      : judged;
   return {
     id: peer.id,
     label: plainLine(peer.label),

@@ -40,12 +40,15 @@ export interface PlaceRequest {
   owner: string | null;
   /** How peers are read and asked (default OpenSSH; the service passes its pool). */
   transport?: Transport;
+  /** Host ids the work may not go to (a child's budget is spent there): as if they had no room. */
+  avoid?: ReadonlySet<string>;
 }
 
 export async function placeWork(io: HostIO, request: PlaceRequest): Promise<PlaceOutcome> {
   const options = request.transport ? { transport: request.transport } : {};
+  const avoid = request.avoid ?? new Set<string>();
   const peers = await enabledPeers(io);
-  let read: readonly PeerHost[] = peers;
+  let read: readonly PeerHost[] = peers.filter((peer) => !avoid.has(peer.id));
   if (request.pin !== undefined) {
     const pinned = findHost<{ id: string; label: string }>([LOCAL_HOST, ...peers], request.pin);
     if (pinned === undefined) {
@@ -53,15 +56,17 @@ export async function placeWork(io: HostIO, request: PlaceRequest): Promise<Plac
       throw new DogsledError(`place: unknown host "${request.pin}" (known: ${known})`);
     }
     // A pin reads only the pinned host: a hung peer elsewhere costs it nothing.
-    read = peers.filter((peer) => peer === pinned);
+    read = read.filter((peer) => peer === pinned);
   }
-  if (read.length === 0) {
+  const here = !avoid.has(LOCAL_HOST.id);
+  if (read.length === 0 && here) {
     // This host alone: reserveLocally judges it under the placements lock, the same view and the
     // same refusal a plan would give, so a plan first would only read every file twice.
     return reserveLocally(io, request.owner);
   }
+  if (read.length === 0) return { kind: 'full', refusals: [] };
   const [local, views] = await Promise.all([
-    request.pin === undefined ? readLocalHost(io) : undefined,
+    request.pin === undefined && here ? readLocalHost(io) : undefined,
     readPeerHosts(io, { ...options, peers: read }),
   ]);
   const plan = planPlacement(local === undefined ? views.views : [local, ...views.views], request.pin);

@@ -12,6 +12,8 @@ import { findHost, type Refusal } from '../core/placement/placement.js';
 import type { AgentRequest, JobRequest, PlaceBranch, Ticket } from '../core/placement/queue-types.js';
 import { pendingInOrder, pendingTicket } from '../core/placement/tickets.js';
 import { isHeld } from '../core/quota/quota-hold.js';
+import { type BudgetVerdict, budgetActive, budgetVerdict, daySpend } from '../core/receipts/day-budget.js';
+import { readChildSpends } from '../history/day-spend.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { type Placed, placeWork, refuseLastingFailure } from '../hosts/reserve-room.js';
@@ -19,6 +21,7 @@ import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
 import { type Environment, removeEnvFile, ticketEnvPath, writeEnvFile } from '../state/records/env-files.js';
 import { updateQueue } from '../state/records/queue-items.js';
+import { localDay } from '../time/local-day.js';
 
 export interface WorkSubmission {
   /** The job to start; null asks for a reservation only (`dogsled place`) or starts `agent`. */
@@ -71,14 +74,18 @@ export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run
   // A peer that refuses our key is refused now, not waited for until the deadline (nor queued).
   const peer = peers.find((p) => p.id === pinned?.id);
   if (peer !== undefined) await refuseLastingFailure(io, peer);
+  // A child whose owner, or every host it could go to, spent its day waits with that reason; one
+  // whose budget is spent on some hosts goes only to the others.
+  const budget = job.agent === undefined ? null : await childBudget(io, job, hosts);
   return updateQueue<SubmitOutcome>(io, async (queue) => {
     const pool = pinned === undefined ? hosts : [pinned];
     // A ticket waiting for its harness's quota holds no host: new work does not queue behind it.
     const waiting = pendingInOrder(queue.tickets).filter((ticket) => !isHeld(ticket, io.now()));
     const behind = ticketsAhead(waiting, hosts, new Set(pool.map((host) => host.id)));
     let refusals: Refusal[] = [];
-    if (behind === 0 && !job.queueAlways) {
-      const outcome = await placeWork(io, { pin: job.pin ?? undefined, owner: job.owner });
+    if (behind === 0 && !job.queueAlways && budget?.hold == null) {
+      const avoid = new Set(budget?.spent_hosts ?? []);
+      const outcome = await placeWork(io, { pin: job.pin ?? undefined, owner: job.owner, avoid });
       if (outcome.kind === 'placed') return { result: outcome };
       refusals = outcome.refusals;
     }
@@ -95,6 +102,7 @@ export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run
       },
       io.now(),
     );
+    if (budget?.hold != null) ticket.hold = { ...budget.hold };
     if ((job.request !== null || job.agent !== undefined) && job.env !== undefined) {
       envFile = ticketEnvPath(io.paths, ticket.id);
       await writeEnvFile(envFile, job.env);
@@ -108,4 +116,17 @@ export async function submitWork(io: HostIO, job: WorkSubmission, command = 'run
     if (envFile !== undefined) await removeEnvFile(envFile).catch(() => undefined);
     throw error;
   });
+}
+
+/** The budget verdict of a child about to be submitted; null when no budget is set. */
+async function childBudget(
+  io: HostIO,
+  job: WorkSubmission,
+  hosts: ReadonlyArray<{ id: string; label: string }>,
+): Promise<BudgetVerdict | null> {
+  const policy = io.config.budget;
+  if (!budgetActive(policy)) return null;
+  const day = localDay(io.now());
+  const spend = daySpend(await readChildSpends(io), day);
+  return budgetVerdict({ owner: job.owner, pin: job.pin }, hosts, spend, policy, day);
 }

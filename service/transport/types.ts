@@ -1,7 +1,8 @@
 // The one interface for running a host-side verb (`dogsled host <verb> args…`) on a host, and the
-// one error for a host that could not be reached. Three implementations: local.ts (a child process
-// on this host), openssh.ts (one `ssh` per call) and pool.ts (one ssh2 connection per peer carrying
-// an RPC channel). A verb's own failure on a reachable host is a reply, never an unreachable error.
+// one error for a host that could not be reached. Three implementations here: local.ts (a child
+// process on this host), openssh.ts (one `ssh` per call) and pool.ts (one ssh2 connection per peer
+// carrying an RPC channel); service/bus has the fourth, request/reply on the fleet bus. A verb's own
+// failure on a reachable host is a reply, never an unreachable error.
 
 import { DogsledError } from '../core/common/errors.js';
 import type { UnreachableCategory } from '../core/fleet/unreachable.js';
@@ -12,6 +13,8 @@ export interface PeerTarget {
   host: string;
   /** The argv prefix that runs dogsled there (config `remote_command`). */
   remoteCommand: readonly string[];
+  /** A host met on the fleet bus: its id there. Its verbs travel over the bus, never ssh. */
+  bus?: string;
 }
 
 export interface ExecOptions {
@@ -33,7 +36,7 @@ export type VerbReply =
   | { ok: false; error: string; exitCode: number; durationMs: number };
 
 export interface Transport {
-  readonly kind: 'local' | 'openssh' | 'pool';
+  readonly kind: 'local' | 'openssh' | 'pool' | 'bus';
   /** `argv` is the verb and its arguments: `['snapshot']`, `['logs', 'j-3']`. Each travels as data. */
   exec(target: PeerTarget, argv: readonly string[], options?: ExecOptions): Promise<VerbReply>;
   /** Ends what the transport keeps open (the pool's connections); a no-op for the others. */
@@ -55,6 +58,12 @@ export function deadlineOf(options: { timeoutMs?: number | undefined }): number 
 /** Raw diagnostic text kept for a debug log: escapes stripped, bounded. */
 const DETAIL_CHARS = 2_000;
 
+/**
+ * A hot bundle and the cold file it loads for a call to a bus host (scripts/build.mjs, COLD) each
+ * have a copy of this class: the brand lets the caller's copy recognise the callee's error.
+ */
+const UNREACHABLE_BRAND = Symbol.for('dogsled.UnreachableError');
+
 /** `unreachable: <category>`; the raw SSH text, stripped of escapes, is `detail` (debug only). */
 export class UnreachableError extends DogsledError {
   readonly detail: string;
@@ -71,6 +80,12 @@ export class UnreachableError extends DogsledError {
     this.detail = debugText(detail);
   }
 }
+Object.defineProperty(UnreachableError.prototype, UNREACHABLE_BRAND, { value: true });
+Object.defineProperty(UnreachableError, Symbol.hasInstance, {
+  value(value: unknown): boolean {
+    return typeof value === 'object' && value !== null && UNREACHABLE_BRAND in value;
+  },
+});
 
 /** The detail of a reply refused for its size. */
 export function oversizeDetail(maxBytes: number, bytes?: number): string {

@@ -6,7 +6,7 @@
 // work elsewhere.
 
 import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { DogsledError } from '../core/common/errors.js';
 import { quoted } from '../core/text/clean.js';
@@ -34,6 +34,29 @@ export const WorkPlaceSchema = lazySchema(() =>
 );
 
 export type WorkPlace = z.infer<typeof WorkPlaceSchema>;
+
+/**
+ * A directory list (a PATH) as it travels to another host: each directory in order, with its path
+ * relative to the caller's home when it lies under it (mapped there as `cwd` is); a relative entry
+ * (the empty one is the current directory) stays as it is.
+ */
+export const TravellingDirsSchema = lazySchema(() =>
+  z.array(z.looseObject({ dir: z.string(), home_relative: z.nullable(z.string()) })),
+);
+
+export type TravellingDirs = z.infer<typeof TravellingDirsSchema>;
+
+/** The caller's side of a directory list: `list` split, each directory under `home` marked so. */
+export function travellingDirs(list: string, home: string): TravellingDirs {
+  return list
+    .split(delimiter)
+    .map((dir) => ({ dir, home_relative: isAbsolute(dir) ? homeRelative(dir, home) : null }));
+}
+
+/** This host's directory list for one that travelled: each directory under the caller's home, here. */
+export function dirsHere(io: Pick<ProcessIO, 'home'>, dirs: TravellingDirs): string {
+  return dirs.map((entry) => mapped(io, entry.dir, entry.home_relative)).join(delimiter);
+}
 
 /** `path` relative to `home` when it lies under it, else null (taken as an absolute path there). */
 export function homeRelative(path: string, home: string): string | null {

@@ -237,10 +237,12 @@ export async function bundleTerminal(outdir) {
 
 /**
  * TypeScript modules bundled as the CLI is (so ssh2 and msgpackr run from a bundle too) into
- * node_modules/.cache/dogsled-bench-<cache>, then loaded: the modules' exports by entry name.
+ * .bench/<cache>, then loaded: the modules' exports by entry name. Two levels under the checkout,
+ * as test/helpers is, so a bundled helper that finds the checkout from its own place (ROOT in
+ * test/helpers/cli.ts: the peers' copy of test/fakes) finds it from there too.
  */
 export async function loadBundled(cache, entries) {
-  const outdir = join(ROOT, 'node_modules', '.cache', `dogsled-bench-${cache}`);
+  const outdir = join(ROOT, '.bench', cache);
   mkdirSync(outdir, { recursive: true });
   await bundleModules(entries, outdir);
   const names = Object.keys(entries);

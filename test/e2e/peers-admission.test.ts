@@ -10,7 +10,7 @@
 // a service stopped with a launch there under way stops at once and leaves the ticket to its next run.
 
 import { execFileSync } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Ticket } from '../../service/core/placement/queue-types.js';
@@ -485,6 +485,83 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     } finally {
       await server.close();
     }
+  });
+
+  it("launches a child admitted there with its caller's PATH, its home mapped to the peer's, and refuses a harness that PATH lacks at once, with no pane there", async () => {
+    const peer = fleet.peers.peer(PEER);
+    const home = peer.user.home;
+    // A claude that only the caller's PATH names (under its home, so under the peer's home there),
+    // which says what PATH it ran with; the peer's Herdr panes find the plain fake instead.
+    const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+    const fake = join(peer.fakes, 'agents', 'bin', 'claude');
+    const mark = join(home, 'marked-claude.log');
+    await peer.writeHomeFile(
+      'marked-bin/claude',
+      `#!/bin/sh\nprintf '%s\\n' "$PATH" >> ${quote(mark)}\nexec ${quote(process.execPath)} ${quote(fake)} "$@"\n`,
+    );
+    await peer.run(['chmod', '755', join(home, 'marked-bin', 'claude')]);
+    if (serve === undefined) await startServe();
+    const { HERDR_SOCKET_PATH: _s, HERDR_ENV: _e, ...env } = fleet.env;
+    const server = await startMcp(
+      { ...env, PATH: `${join(fleet.box.home, 'marked-bin')}:${env.PATH}` },
+      '/tmp',
+    );
+    let answer: { queued: boolean; ticket: string };
+    try {
+      answer = await server.json('spawn', {
+        kind: 'claude',
+        name: 'pathed',
+        message: quickTask('Run with my PATH.'),
+        host: PEER,
+        cwd: '/tmp',
+      });
+    } finally {
+      await server.close();
+    }
+    expect(answer.queued).toBe(true);
+    expect(await settledAs(answer.ticket, 'admitted')).toMatchObject({ host: PEER, error: null });
+    const ran = await waitFor(
+      'the marked claude on the peer',
+      async () => (await readFile(mark, 'utf8').catch(() => '')).trim() || undefined,
+    );
+    const dirs = ran.split('\n')[0]?.split(':') ?? [];
+    expect(dirs.slice(0, 2)).toEqual([join(home, 'marked-bin'), join(home, '.local', 'bin')]);
+    expect(dirs).not.toContain(join(fleet.box.home, 'marked-bin'));
+
+    // Pinned there and placed at once (the earlier cases' reservations there are dropped, and the
+    // caller reads the peer afresh): the peer refuses it before any clone, file or pane.
+    await rm(join(peerState(), 'placements.json'), { force: true });
+    await forget();
+    const panes = async () =>
+      ((await (herdr as PeerHerdr).call('pane.list')).result as { panes: unknown[] }).panes.length;
+    const before = await panes();
+    const launches = async () => (await readdir(join(peerState(), 'launches')).catch(() => [])).sort();
+    const files = await launches();
+    // The test's ssh, git and the system's tools: no harness, here or there.
+    const bare = `${join(fleet.box.root, 'bin')}:/usr/bin:/bin`;
+    const refused = await runCli(
+      [
+        'agent',
+        '--host',
+        PEER,
+        '--kind',
+        'claude',
+        '--name',
+        'nowhere',
+        '--cwd',
+        '/tmp',
+        '--message',
+        quickTask('x'),
+      ],
+      { ...fleet.env, PATH: bare },
+      { timeoutMs: 60_000 },
+    );
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({
+      code: 2,
+      stderr: `dogsled: agent: ${PEER}: cannot start agent nowhere: claude is not found on the caller's PATH ${bare}\n`,
+    });
+    expect(await panes()).toBe(before);
+    expect(await launches()).toEqual(files);
   });
 
   it('takes a peer frozen with SIGSTOP as a refusal, and this host keeps admitting meanwhile', async () => {

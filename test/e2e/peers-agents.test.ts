@@ -198,16 +198,25 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
       }),
     ]);
 
+    // Its turn over (Herdr there shows it idle or done), its reply is in its transcript there.
+    await waitFor('brancher to finish its turn', async () => {
+      const agent = ((await herdrs.big?.call('agent.get', { target: doc.pane }))?.result as Json)?.agent;
+      return agent?.agent_status === 'idle' || agent?.agent_status === 'done' || undefined;
+    });
     const closed = await cli(['close', doc.pane, '--host', 'big', '--json']);
     expect(closed.code, closed.stderr).toBe(0);
+    // The document a close here prints: what the peer kept of the child goes to the item, not here.
+    expect(Object.keys(JSON.parse(closed.stdout)).sort()).toEqual(['pane', 'pane_closed', 'worktree']);
     expect(JSON.parse(closed.stdout)).toMatchObject({
       pane: doc.pane,
       pane_closed: true,
       worktree: expect.objectContaining({ branch: 'feat/x' }),
     });
     expect(git(clone, 'worktree', 'list', '--porcelain')).not.toContain('feat/x');
+    // The owner's item keeps the reply (and the receipt) the child left, as a close here keeps them.
     const item = (await ownerItems()).find((entry) => entry.id === doc.item);
-    expect(item.closed_ms).not.toBeNull();
+    expect(item).toMatchObject({ close_reason: 'closed', reply: 'Finished.' });
+    expect(item.receipt).toMatchObject({ turns: expect.any(Number) });
   });
 
   it('refuses a peer checkout with another origin before any change', async () => {

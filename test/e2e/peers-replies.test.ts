@@ -96,7 +96,7 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     fleet = await startFleet([{ tag: 'big', cores: 16 }]);
     const peer = fleet.peers.peer('big');
     await peer.writeHomeFile('.gitconfig', '[safe]\n\tdirectory = *\n');
-    // The children's own `dogsled done` runs the peers' build.
+    // The children's own `dogsled done` runs the peers' build (~/bin is on their callers' PATH).
     const [node, bundle] = fleet.peers.remoteCommand as [string, string];
     const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
     await peer.writeHomeFile('bin/dogsled', `#!/bin/sh\nexec ${quote(node)} ${quote(bundle)} "$@"\n`);
@@ -106,11 +106,13 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     const created = (await local.call('workspace.create', { cwd: fleet.box.home, label: LEAD_WORKSPACE }))
       .result as Json;
     owner = { pane: created.root_pane.pane_id, terminal: created.root_pane.terminal_id };
+    // The children run with their caller's PATH, its home mapped to the peer's: ~/bin there holds
+    // their `dogsled`.
     const base = {
       ...fleet.env,
       HERDR_SOCKET_PATH: local.socketPath,
       HERDR_ENV: '1',
-      PATH: `${local.binDir}:${fleet.env.PATH}`,
+      PATH: `${join(fleet.box.home, 'bin')}:${local.binDir}:${fleet.env.PATH}`,
     };
     env = { ...base, HERDR_PANE_ID: owner.pane };
     // Records taken by a service that died come again after 3 s instead of a minute; the peers lane
@@ -441,5 +443,29 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
     );
     expect((await ownerRecords()).filter((r) => r.ref === `reply:${doc.item}`)).toHaveLength(1);
     expect((await ownerItem(doc.item)).close_reason).toBe('done');
+  });
+
+  it("shows an open child's branch there as TO LAND once the child is idle, before anything closes it", async () => {
+    const doc = await launch(
+      'open-lander',
+      [{ run: COMMIT }, { reply: 'Ready to land.' }],
+      ['--branch', 'feat/open', '--cwd', checkout],
+    );
+    // The peer's branch watch forwards the commit; the peer's snapshot shows the child idle.
+    const row = await waitFor(
+      'the TO LAND row of the open child',
+      async () => {
+        const board = await cli(['board', '--json']);
+        const group = JSON.parse(board.stdout).groups.find((g: Json) => g.id === 'to_land');
+        return (group.rows as Json[]).find((r) => r.item === doc.item);
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(row).toMatchObject({ host: 'big', reason: 'open-lander: branch feat/open +1 to land' });
+    expect((await ownerItem(doc.item)).closed_ms).toBeNull();
+    // Prompt context reads the same rows.
+    const context = await cli(['hook', 'context', '--harness', 'claude', '--event', 'UserPromptSubmit']);
+    expect(context.code, context.stderr).toBe(0);
+    expect(context.stdout).toContain('open-lander (branch feat/open +1 on big)');
   });
 });

@@ -4,6 +4,9 @@
 
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { claimMyInbox } from '../../service/actions/inbox-action.js';
+import { sendAnywhere } from '../../service/actions/peer-actions.js';
+import { callerPlaces } from '../../service/actions/verb-io.js';
 import { type FakeHerdr, startFakeHerdr } from '../fakes/herdr/harness.js';
 import { type CliResult, runCli, type Sandbox, sandbox } from './cli.js';
 
@@ -21,6 +24,24 @@ export interface InboxBox {
   envOf(pane: PaneRef | string, extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** `dogsled hook ...` from `pane`, with the harness's JSON on stdin. */
   hook(pane: PaneRef, args: string[], input?: object, extra?: NodeJS.ProcessEnv): Promise<CliResult>;
+  /**
+   * What `dogsled send TARGET --message TEXT` from `pane` does, run in this process: the same action
+   * (target resolution through the fake Herdr, the reader check, the locked write), for a test whose
+   * subject is what reads the inbox and not the command; a Node start fewer per record. The new
+   * record's id; a warning or a refusal throws.
+   */
+  send(
+    pane: PaneRef | string,
+    target: string,
+    text: string,
+    options?: { kind?: string; extra?: NodeJS.ProcessEnv },
+  ): Promise<string>;
+  /**
+   * Registers `pane` as `harness`'s reader as `dogsled inbox claim --harness H` from it does, run in
+   * this process (the claim action), for a test about what reaches that inbox. Throws if the claim
+   * took a record: it is for an inbox with nothing pending, as a reader's first run finds it.
+   */
+  register(pane: PaneRef, harness?: string): Promise<void>;
   /** `dogsled ...` from `pane`. */
   cli(
     pane: PaneRef | string,
@@ -63,6 +84,21 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
       return { pane: reply.result.root_pane.pane_id, terminal: reply.result.root_pane.terminal_id };
     },
     envOf,
+    send: async (pane, target, text, sendOptions = {}) => {
+      const { io, warnings } = processIO(envOf(pane, sendOptions.extra));
+      const request = { target, host: null, kind: sendOptions.kind ?? 'message', text };
+      const sent = await sendAnywhere(io, request, () => {
+        throw new Error('send: this sandbox has no peers to look on');
+      });
+      if (warnings.length > 0) throw new Error(`send warned: ${warnings.join('; ')}`);
+      return sent.record.id;
+    },
+    register: async (pane, harness = 'claude') => {
+      const { io, warnings } = processIO(envOf(pane));
+      const claimed = await claimMyInbox(io, harness);
+      if (warnings.length > 0) throw new Error(`inbox claim warned: ${warnings.join('; ')}`);
+      if (claimed.records.length > 0) throw new Error(`registering ${pane.pane} claimed a record`);
+    },
     hook: (pane, args, input = {}, extra = {}) =>
       runCli(['hook', ...args], envOf(pane, extra), { input: JSON.stringify(input) }),
     cli: (pane, args, cliOptions = {}) =>
@@ -92,6 +128,14 @@ export async function inboxBox(options: { env?: NodeJS.ProcessEnv } = {}): Promi
       await box.cleanup();
     },
   };
+}
+
+/** The IO a command run with `env` hands the service (cli/context.ts), its warnings kept. */
+function processIO(env: NodeJS.ProcessEnv) {
+  const home = env.HOME as string;
+  const { paths, now } = callerPlaces(env, home);
+  const warnings: string[] = [];
+  return { io: { env, home, paths, now, warn: (line: string) => void warnings.push(line) }, warnings };
 }
 
 /** A sandbox with two panes: the usual sender (`lead`) and receiver (`child`). */

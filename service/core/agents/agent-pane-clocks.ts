@@ -6,23 +6,7 @@ import type { AgentPane } from './agent-pane-types.js';
 import { nextStallClock, type StallMemory } from './stall.js';
 
 /** Everything the service reads about an agent pane; the clocks are derived here. */
-export type ObservedAgentPane = {
-  pane: string;
-  agent: string;
-  state: string;
-  name: string | null;
-  transcript: string | null;
-  transcript_modified: number | null;
-  terminal_id: string;
-  completion_seq: number;
-  cwd: string | null;
-  model: string | null;
-  activity: { at_ms: number | null; kind: string; text: string } | null;
-  branch: string | null;
-  ahead: number | null;
-  dirty: boolean | null;
-  landed: boolean | null;
-};
+export type ObservedAgentPane = Omit<AgentPane, 'stalled_since_ms' | 'state_since_ms'>;
 
 export type PaneMemory = ReadonlyMap<string, StallMemory>;
 

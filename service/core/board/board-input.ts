@@ -1,7 +1,9 @@
 // What the board rule reads (core/board/board-rule.ts): an owner's items, the queue, job records,
 // agent panes, TO LAND rows and dismissals, as plain data the reader in service/board gathers.
 
+import type { AgentPane } from '../agents/agent-pane-types.js';
 import type { LandRow } from '../inbox/to-land-rule.js';
+import type { JobSummary } from '../jobs/job-types.js';
 import type { Receipt } from '../receipts/receipt.js';
 import type { RowKind } from './board-rule.js';
 
@@ -27,19 +29,19 @@ export interface BoardItem {
 }
 
 /** A job record's facts (jobs/ID.json, or a host snapshot's job summary). */
-export interface BoardJob {
-  id: string;
-  command: readonly string[];
-  cwd: string;
-  host: string;
-  pane: string | null;
-  created_ms: number;
-  started_ms: number | null;
-  ended_ms: number | null;
-  exit_code: number | null;
-  signal: string | null;
-  reason: string | null;
-}
+export type BoardJob = Pick<
+  JobSummary,
+  | 'id'
+  | 'cwd'
+  | 'host'
+  | 'pane'
+  | 'created_ms'
+  | 'started_ms'
+  | 'ended_ms'
+  | 'exit_code'
+  | 'signal'
+  | 'reason'
+> & { command: readonly string[] };
 
 export interface BoardTicket {
   id: string;
@@ -62,15 +64,10 @@ export interface BoardTicket {
  * Extension point for agents: what the host snapshot says of an agent item's pane (probe.agent_panes).
  * The agent lane fills it in; without it an open agent item shows as `unknown`.
  */
-export interface BoardAgentPane {
-  pane: string;
-  agent: string;
-  state: string;
-  name: string | null;
-  model: string | null;
-  stalled_since_ms: number | null;
-  state_since_ms: number;
-}
+export type BoardAgentPane = Pick<
+  AgentPane,
+  'pane' | 'agent' | 'state' | 'name' | 'model' | 'stalled_since_ms' | 'state_since_ms'
+>;
 
 export interface BoardInput {
   owner: string;

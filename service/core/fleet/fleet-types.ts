@@ -44,6 +44,12 @@ export type PeerReply = {
     facts?: HostFacts | null;
   };
   jobs?: JobSummary[];
+  /**
+   * What a host's document on the fleet bus adds to its snapshot: its identity as an owner (where
+   * records for its items are posted: core/fleet/bus-rules.ts busIdOfIdentity) and whether it
+   * answers the host verbs on the bus. Absent from SSH replies and from an older dogsled's document.
+   */
+  bus?: { identity: string | null; rpc: boolean };
 };
 
 /** peers/ID.json: a peer's last answer and how its reads fare. */

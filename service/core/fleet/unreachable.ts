@@ -15,6 +15,8 @@ export const UNREACHABLE_CATEGORIES = [
   'stale',
   /** A bus peer while this host's service cannot reach the bus; its last snapshot is kept. */
   'bus down',
+  /** A bus peer whose verbs nobody answers on its subject: its service is not on the bus now. */
+  'no responder',
 ] as const;
 
 export type UnreachableCategory = (typeof UNREACHABLE_CATEGORIES)[number];

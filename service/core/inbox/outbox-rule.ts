@@ -67,7 +67,7 @@ export function ackRecords(
 /**
  * The owner's items after a peer's records (`peer` is the host the records came from): a `closed`
  * closes the item (once: an item closed already keeps its reason) with the child's reply; a `branch`
- * replaces what the owner knows of the branch. Records for items of another host change nothing.
+ * replaces what the owner knows of the branch unless it knows a later observation. Records for items of another host change nothing.
  */
 export function ownerItemsAfter(
   items: readonly Item[],
@@ -81,7 +81,9 @@ export function ownerItemsAfter(
     let current = item;
     for (const record of records) {
       if (record.item !== item.id) continue;
-      if (record.branch) {
+      // A record that came again late (the bus redelivers what was not acknowledged) never moves
+      // the branch back to what was seen before.
+      if (record.branch && record.branch.observed_ms >= (current.branch_seen?.observed_ms ?? -Infinity)) {
         current = { ...current, branch_seen: { ...record.branch } };
         changed = true;
       }

@@ -3,9 +3,10 @@
 // rule for the board, the stop gate, the Stop response and prompt context, so they never disagree.
 // The rows come from durable items and branch observations (branches.json, or what a peer forwarded
 // onto the item), not from live panes: a child closed by `done` keeps its row until its branch is
-// integrated or deleted. A child still open counts once its pane is idle or done; a working,
-// blocked or unseen one does not. Pure: the reader in service/work gathers items, observations
-// and the snapshot's agent panes.
+// integrated or deleted. A child still open counts once its pane is idle or done on its own host (a
+// peer's child by that peer's snapshot: pane ids repeat across hosts); a working, blocked or unseen
+// one does not. Pure: the reader in service/queue gathers items, observations and the agent panes
+// of this host's snapshot and of the peers' cached ones.
 
 /** The item facts the rule reads (items.json). */
 export interface LandItem {
@@ -36,6 +37,11 @@ export interface LandPane {
   pane: string;
   terminal_id: string;
   state: string;
+}
+
+/** An agent pane on a host: this host's snapshot's (`local`), or a peer's as its cache entry has it. */
+export interface HostLandPane extends LandPane {
+  host: string;
 }
 
 /** One TO LAND row: `<child>: branch <b> +N to land`. */
@@ -73,13 +79,13 @@ export function mayLand(item: LandItem, owner: string): boolean {
 /**
  * The owner's TO LAND rows, sorted by item id. A row needs an observation of the child's branch
  * with commits to land or uncommitted changes, not landed; a closed child always counts, an open
- * one only while its pane is idle or done. The newest observation of an item wins.
+ * one only while its pane on its host is idle or done. The newest observation of an item wins.
  */
 export function ownerToLand(
   owner: string,
   items: readonly LandItem[],
   observations: readonly LandObservation[],
-  panes: readonly LandPane[],
+  panes: readonly HostLandPane[],
 ): LandRow[] {
   const newest = new Map<string, LandObservation>();
   for (const seen of observations) {
@@ -91,7 +97,7 @@ export function ownerToLand(
     if (!mayLand(item, owner)) continue;
     const seen = newest.get(item.id);
     if (seen === undefined || seen.landed || (seen.ahead <= 0 && !seen.dirty)) continue;
-    if (item.closed_ms === null && !FINISHED.has(factsFor(item, panes)?.state ?? '')) continue;
+    if (item.closed_ms === null && !finishedTurn(item, panes)) continue;
     rows.push({
       item: item.id,
       name: item.name ?? item.id,
@@ -103,4 +109,10 @@ export function ownerToLand(
     });
   }
   return rows.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
+}
+
+/** Whether an open child's pane, on the child's own host, shows its turn finished (idle or done). */
+function finishedTurn(item: LandItem, panes: readonly HostLandPane[]): boolean {
+  const onItsHost = panes.filter((pane) => pane.host === item.host);
+  return FINISHED.has(factsFor(item, onItsHost)?.state ?? '');
 }

@@ -39,13 +39,15 @@ export type AdmissionStep<T extends QueuedTicket> =
 
 /**
  * The admissions to make now, in order. `tickets` are the pending ones in FIFO order (oldest first).
- * A ticket pinned to a host nobody knows fails: no host will ever take it.
+ * A ticket pinned to a host nobody knows fails: no host will ever take it. `closed` names, per
+ * ticket, hosts it may not go to (a child's budget spent there): it waits only for the others.
  */
 export function planAdmissions<T extends QueuedTicket>(
   tickets: readonly T[],
   hosts: readonly AdmissionHost[],
   policy: Policy,
   now: number,
+  closed: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
 ): AdmissionStep<T>[] {
   const steps: AdmissionStep<T>[] = [];
   const booked = new Map<string, number>();
@@ -69,7 +71,10 @@ export function planAdmissions<T extends QueuedTicket>(
     }
     if (held.size === hosts.length) continue;
     const pinned = ticket.pin === null ? undefined : findHost(hosts, ticket.pin);
-    const pool: readonly AdmissionHost[] = pinned === undefined ? hosts : [pinned];
+    const shut = closed.get(ticket.id);
+    const pool: readonly AdmissionHost[] = (pinned === undefined ? hosts : [pinned]).filter(
+      (host) => shut === undefined || !shut.has(host.id),
+    );
     const open = pool
       .filter((host) => !held.has(host.id))
       .map(candidate)

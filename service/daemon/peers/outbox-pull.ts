@@ -17,6 +17,7 @@ import { peerCall } from '../../hosts/peer-verb.js';
 import { awaitedPeers } from '../../inbox/outbox.js';
 import { postRecord } from '../../inbox/post.js';
 import { openHerdr, paneWhereabouts } from '../../inbox/whereabouts.js';
+import type { HostIO } from '../../state/io.js';
 import { hostIdentity } from '../../state/records/identity.js';
 import { readItems, updateItems } from '../../state/records/queue-items.js';
 import { OutboxRecordSchema } from '../../state/schemas/outbox-schemas.js';
@@ -47,13 +48,7 @@ export class OutboxPull {
   async pass(peers: readonly PeerHost[]): Promise<number> {
     const awaited = await peersAwaited(this.io);
     let taken = 0;
-    let port: Promise<TerminalPort | undefined> | undefined;
-    const terminal = () => {
-      port ??= openHerdr({ env: this.io.env, home: this.io.home, commandName: 'serve' }).catch(
-        () => undefined,
-      );
-      return port;
-    };
+    const terminal = herdrOnce(this.io);
     for (const peer of peers.filter((p) => awaited.has(p.id))) {
       try {
         taken += await this.pull(peer, terminal);
@@ -79,24 +74,7 @@ export class OutboxPull {
       if (parsed.success && parsed.data.owner_host === me) records.push(parsed.data);
     }
     if (records.length === 0) return 0;
-    const done: OutboxRecord[] = [];
-    for (const record of records) {
-      if (!record.message) {
-        done.push(record);
-        continue;
-      }
-      // Without Herdr here the owner's pane cannot be found: the record waits for the next claim.
-      const port = await terminal();
-      if (port === undefined) continue;
-      const owner = await paneWhereabouts(port, record.message.owner_pane);
-      // An owner Herdr no longer shows has no inbox to read it (as for a child on this host).
-      if (owner !== undefined) await deliver(io, owner, peer, record.message.record);
-      done.push(record);
-    }
-    await updateItems(io, (file) => {
-      const { next, changed } = ownerItemsAfter(file.items, peer.id, done, io.now());
-      return changed ? { result: undefined, next: { ...file, items: next } } : { result: undefined };
-    });
+    const done = await applyRecords(io, peer.id, records, terminal);
     crashForTest(io);
     if (done.length > 0)
       await peerCall(io, peer, ['outbox', 'ack', me, ...done.map((r) => r.id)], {
@@ -113,20 +91,60 @@ export class OutboxPull {
   }
 }
 
+/**
+ * Writes what records from host `peer` carry for this host: each message into its owner pane's
+ * inbox here (once by its ref), then every close and branch fact onto the owner's items. Returns the
+ * records done; a message whose owner pane cannot be looked for (no Herdr here) waits for later.
+ */
+export async function applyRecords(
+  io: HostIO,
+  peer: string,
+  records: readonly OutboxRecord[],
+  terminal: () => Promise<TerminalPort | undefined>,
+): Promise<OutboxRecord[]> {
+  const done: OutboxRecord[] = [];
+  for (const record of records) {
+    if (!record.message) {
+      done.push(record);
+      continue;
+    }
+    const port = await terminal();
+    if (port === undefined) continue;
+    const owner = await paneWhereabouts(port, record.message.owner_pane);
+    // An owner Herdr no longer shows has no inbox to read it (as for a child on this host).
+    if (owner !== undefined) await deliver(io, owner, peer, record.message.record);
+    done.push(record);
+  }
+  await updateItems(io, (file) => {
+    const { next, changed } = ownerItemsAfter(file.items, peer, done, io.now());
+    return changed ? { result: undefined, next: { ...file, items: next } } : { result: undefined };
+  });
+  return done;
+}
+
+/** This host's Herdr, opened once when first needed (undefined without one). */
+export function herdrOnce(io: Pick<HostIO, 'env' | 'home'>): () => Promise<TerminalPort | undefined> {
+  let port: Promise<TerminalPort | undefined> | undefined;
+  return () => {
+    port ??= openHerdr({ env: io.env, home: io.home, commandName: 'serve' }).catch(() => undefined);
+    return port;
+  };
+}
+
 async function deliver(
-  io: WorkerIO,
+  io: HostIO,
   owner: { terminal: string; pane: string },
-  peer: PeerHost,
+  peer: string,
   record: InboxRecord,
 ): Promise<void> {
   // The child's host, as this host knows it: a peer's own records call it `local`.
   // Every sender field came from the peer: cleaned and bounded like a peer's `host send`.
-  const sender = { ...senderFromPeer(record.sender, LOCAL_HOST.id), host: peer.id };
+  const sender = { ...senderFromPeer(record.sender, LOCAL_HOST.id), host: peer };
   await postRecord(io, owner.terminal, owner.pane, { ...record, sender });
 }
 
 /** The lease asked of a peer; tests shorten it (OUTBOX_LEASE_MS) to see a lost claimer's records again. */
-function leaseMs(io: WorkerIO): number {
+export function leaseMs(io: Pick<HostIO, 'env'>): number {
   return testKnob(io.env, 'OUTBOX_LEASE_MS') ?? OUTBOX_LEASE_MS;
 }
 
@@ -134,7 +152,7 @@ function leaseMs(io: WorkerIO): number {
  * The OUTBOX_CRASH knob at `after-write`: the service dies right after writing what it took and
  * before the ack, as a crash there would, so a test can show nothing is lost or doubled.
  */
-function crashForTest(io: WorkerIO): void {
+export function crashForTest(io: Pick<HostIO, 'env'>): void {
   if (testKnob(io.env, 'OUTBOX_CRASH') === 'after-write') {
     process.kill(process.pid, 'SIGKILL');
     throw new DogsledError('outbox: crashed for a test');

@@ -3,7 +3,8 @@
 // per peer (serve.ts owns it; admission's calls share it), each read going through the same locked
 // cache as every command, so it adds no read a command would not have made. `dogsled retry` clears
 // a peer's backoff in the cache; the pool follows it.
-// After each read, what waits for this host in a reachable peer's outbox is taken (outbox-pull.ts).
+// After each read, what waits for this host in a reachable peer's outbox is taken (outbox-pull.ts);
+// a host met on the fleet bus posts it to the outbox stream instead (bus-outbox.ts).
 // When the service stops, its calls there end at once (the stop signal reaches each one): a frozen
 // peer never holds the shutdown, and a call cut short is not the peer's failure.
 
@@ -75,7 +76,8 @@ export class PeersLane {
     });
     if (this.io.signal?.aborted) return 0;
     const reachable = peers.filter((peer) => entries.get(peer.id)?.unreachable === null);
-    await this.outbox.pass(reachable);
+    // A host met on the bus posts its records to the outbox stream, which the bus lane takes.
+    await this.outbox.pass(reachable.filter((peer) => peer.via !== 'bus'));
     return reachable.length;
   }
 }

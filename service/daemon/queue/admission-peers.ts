@@ -21,6 +21,7 @@ import { peerCall } from '../../hosts/peer-verb.js';
 import { peerView } from '../../hosts/peer-view.js';
 import { type PlaceOutcome, reserveOnPeer } from '../../hosts/reserve-room.js';
 import { lazySchema } from '../../state/engine/lazy-schema.js';
+import { readEnvFile, ticketEnvPath } from '../../state/records/env-files.js';
 import { launchFiles } from '../../state/records/launch-files.js';
 import { appendItem, readItems } from '../../state/records/queue-items.js';
 import { ItemSchema } from '../../state/schemas/queue-items-schemas.js';
@@ -109,7 +110,9 @@ export async function launchThere(
         `the task file of launch ${ticket.agent?.launch}: ${squeezedLine(messageOf(error))}`,
       );
     });
-    const spec = { ...common, itemId: ticket.item, request: ticket.agent, task: text };
+    // The caller's PATH its ticket kept goes with it (agents/peer-caller-env.ts), never this service's.
+    const env = await readEnvFile(ticketEnvPath(io.paths, ticket.id));
+    const spec = { ...common, itemId: ticket.item, request: ticket.agent, task: text, env: env ?? null };
     await launchRemoteAgent(io, peer, spec, deadline);
     // The task lives on the host that runs the child.
     await rm(task, { force: true }).catch(() => undefined);

@@ -42,6 +42,7 @@ import { runInboxWorker } from '../inbox-worker.js';
 import { PeersLane, peersLanePaceMs } from '../peers/peers-worker.js';
 import { runLoop } from '../work-loop.js';
 import type { WorkerIO } from '../worker-io.js';
+import { AdmissionHolds } from './admission-holds.js';
 import { admissionPause, type LaunchFailure, launchUnderCap } from './admission-launch.js';
 import {
   evidenceThere,
@@ -51,7 +52,6 @@ import {
   reserveThere,
   stoppedMidCall,
 } from './admission-peers.js';
-import { QuotaHolds } from './admission-quota-holds.js';
 import {
   dropExpiredTickets,
   launchEvidence,
@@ -81,7 +81,7 @@ export type AdmissionResult =
 export class AdmissionWorker {
   readonly admitter: Admitter;
   private readonly deps: WorkerIO;
-  private readonly quota: QuotaHolds;
+  private readonly holds: AdmissionHolds;
   private readonly refusals = new PeerRefusals();
   private recovered = false;
   private sweepError = '';
@@ -92,7 +92,7 @@ export class AdmissionWorker {
 
   constructor(deps: WorkerIO) {
     this.deps = deps;
-    this.quota = new QuotaHolds(deps);
+    this.holds = new AdmissionHolds(deps);
     this.admitter = { pid: deps.pid, started_ms: deps.started_ms };
   }
 
@@ -130,15 +130,24 @@ export class AdmissionWorker {
     const queue = await readQueue(this.deps);
     await dropExpiredTickets(this.deps, queue);
     await this.sweep(queue);
-    // A ticket whose harness's quota is exhausted waits with its reason, and holds no host.
-    const pending = await this.quota.admissible(pendingInOrder(queue.tickets));
+    // A ticket whose harness's quota is exhausted, or whose child's budget is spent, waits with its
+    // reason, and holds no host.
+    let fleet: Awaited<ReturnType<PeerRefusals['hosts']>> | undefined;
+    const fleetNow = async () => {
+      fleet ??= await this.refusals.hosts(this.deps);
+      return fleet;
+    };
+    const { tickets: pending, spentHosts } = await this.holds.admissible(
+      pendingInOrder(queue.tickets),
+      async () => [LOCAL_HOST, ...(await fleetNow()).hosts],
+    );
     if (pending.length === 0) return [];
-    const fleet = await this.refusals.hosts(this.deps);
-    const hosts = [await this.localHost(), ...fleet.hosts];
-    const steps = planAdmissions(pending, hosts, this.deps.config, this.deps.now());
+    const { hosts: peers, peers: peerHosts } = await fleetNow();
+    const hosts = [await this.localHost(), ...peers];
+    const steps = planAdmissions(pending, hosts, this.deps.config, this.deps.now(), spentHosts);
     const results: AdmissionResult[] = [];
     for (const step of steps) {
-      const peer = step.kind === 'admit' ? peerOf(fleet.peers, step.host.id) : undefined;
+      const peer = step.kind === 'admit' ? peerOf(peerHosts, step.host.id) : undefined;
       const result = await this.take(step, peer);
       results.push(result);
       // The host's own recheck found no room: the plan was optimistic, the next pass reads again.

@@ -5,6 +5,7 @@
 // `<key>: expected <rule>, found <what the file holds>[ at <path>]`.
 
 import { MAX_DURATION_MS, parseDuration } from '../../core/common/duration.js';
+import { BUS_ID_PATTERN } from '../../core/fleet/bus-rules.js';
 import type { ModelPrice } from '../../core/receipts/prices.js';
 import { clip } from '../../core/text/clean.js';
 
@@ -22,6 +23,7 @@ export interface ConfigFile {
   hosts?: Array<{ id: string; label?: string; target?: string; enabled?: boolean }>;
   prices?: { as_of?: string; models?: Record<string, ModelPrice> };
   fleet?: { bus?: string[]; id?: string; creds?: string; tls_ca?: string };
+  budget?: { owner?: number; host?: number; hosts?: Record<string, number> };
 }
 
 /** A host id names its cache file (peers/ID.json): letters, digits, `.`, `_`, `-`; never `local`. */
@@ -56,9 +58,18 @@ const RULES = {
   fleet: 'a table',
   'fleet.bus':
     'a NATS server URL such as "nats://nats.example:4222" (nats:// or tls://, no credentials: use fleet.creds), or a non-empty array of them',
-  'fleet.id': 'a host id: letters, digits, ".", "_" or "-", at most 64, not "local"',
+  'fleet.id':
+    'a host id for the bus: letters, digits, "_" or "-" (no ".": it is one token of a NATS subject), at most 64, not "local"',
   'fleet.creds': 'the path of a NATS credentials file',
   'fleet.tls_ca': 'the path of a PEM file of certificate authorities',
+  budget: 'a table ([budget.owner], [budget.host] and [budget.hosts."ID"], each with usd_per_day)',
+  'budget.owner': 'a table with usd_per_day',
+  'budget.host': 'a table with usd_per_day',
+  'budget.hosts': 'a table of hosts ([budget.hosts."ID"] with usd_per_day)',
+  'budget.hosts.id': 'a host id: letters, digits, ".", "_" or "-", at most 64',
+  'budget.owner.usd_per_day': 'a number > 0 of US dollars, at most 1000000',
+  'budget.host.usd_per_day': 'a number > 0 of US dollars, at most 1000000',
+  'budget.hosts.usd_per_day': 'a number > 0 of US dollars, at most 1000000',
 } as const;
 
 type Rule = keyof typeof RULES;
@@ -96,25 +107,34 @@ const TOP = [
   'hosts',
   'prices',
   'fleet',
+  'budget',
 ];
 const NESTED: Record<string, readonly string[]> = {
   cleanup: ['repositories'],
   quota: ['management_url', 'hold_when_exhausted'],
   prices: ['as_of', 'models'],
   fleet: ['bus', 'id', 'creds', 'tls_ca'],
+  budget: ['owner', 'host', 'hosts'],
 };
+const BUDGET_KEYS = ['usd_per_day'];
 const PRICE_KEYS = ['input', 'output', 'cache_read', 'cache_write'];
 const HOST_KEYS = ['id', 'label', 'target', 'enabled'];
 
 /** The first table's unknown keys, inner tables before the top level, as `unknown key "a.b"`. */
 function unknownKeys(file: Record<string, unknown>): string | undefined {
   const tables: Array<[Path, Record<string, unknown>, readonly string[]]> = [];
-  for (const key of ['cleanup', 'quota', 'prices', 'fleet'])
+  for (const key of ['cleanup', 'quota', 'prices', 'fleet', 'budget'])
     if (isTable(file[key])) tables.push([[key], file[key], NESTED[key] ?? []]);
   const models = isTable(file.prices) ? file.prices.models : undefined;
   if (isTable(models))
     for (const [name, price] of Object.entries(models))
       if (isTable(price)) tables.unshift([['prices', 'models', name], price, PRICE_KEYS]);
+  const budget = isTable(file.budget) ? file.budget : undefined;
+  for (const key of ['owner', 'host'])
+    if (isTable(budget?.[key])) tables.unshift([['budget', key], budget[key], BUDGET_KEYS]);
+  if (isTable(budget?.hosts))
+    for (const [id, entry] of Object.entries(budget.hosts))
+      if (isTable(entry)) tables.unshift([['budget', 'hosts', id], entry, BUDGET_KEYS]);
   if (Array.isArray(file.hosts))
     file.hosts.forEach((host, i) => {
       if (isTable(host)) tables.push([['hosts', i], host, HOST_KEYS]);
@@ -161,6 +181,7 @@ function checked(file: Record<string, unknown>): ConfigFile {
   if (file.hosts !== undefined) out.hosts = hosts(file.hosts);
   if (file.prices !== undefined) out.prices = prices(table(file.prices, ['prices'], 'prices'));
   if (file.fleet !== undefined) out.fleet = fleet(table(file.fleet, ['fleet'], 'fleet'));
+  if (file.budget !== undefined) out.budget = budget(table(file.budget, ['budget'], 'budget'));
   // A key the file leaves out stays undefined: the caller fills in the default.
   return out;
 }
@@ -289,7 +310,7 @@ function fleet(value: Record<string, unknown>): NonNullable<ConfigFile['fleet']>
     out.bus = urls as string[];
   }
   if (id !== undefined) {
-    if (typeof id !== 'string' || !HOST_ID.test(id) || id === 'local') throw expected('fleet.id', id);
+    if (typeof id !== 'string' || !BUS_ID_PATTERN.test(id) || id === 'local') throw expected('fleet.id', id);
     out.id = id;
   }
   // Paths are named, never read, here: a missing file is the bus's to say when it connects.
@@ -305,6 +326,35 @@ function fleet(value: Record<string, unknown>): NonNullable<ConfigFile['fleet']>
 }
 
 const PATH = /^[^\u0000-\u001f\u007f]+$/;
+
+/** The largest budget a day: anything above is a typo (cents written as dollars), not a limit. */
+const BUDGET_MAX_USD = 1_000_000;
+
+/**
+ * `[budget]`: what each owner's children, and the children on each host, may spend in a day before
+ * new ones wait (core/receipts/day-budget.ts); `[budget.hosts."ID"]` sets one host's own amount.
+ */
+function budget(value: Record<string, unknown>): NonNullable<ConfigFile['budget']> {
+  const out: NonNullable<ConfigFile['budget']> = {};
+  const amount = (entry: unknown, at: Path, which: 'owner' | 'host' | 'hosts'): number => {
+    const usd = table(entry, at, `budget.${which}`).usd_per_day;
+    if (typeof usd === 'number' && Number.isFinite(usd) && usd > 0 && usd <= BUDGET_MAX_USD) return usd;
+    throw expected(`budget.${which}.usd_per_day`, usd, [...at, 'usd_per_day']);
+  };
+  if (value.owner !== undefined) out.owner = amount(value.owner, ['budget', 'owner'], 'owner');
+  if (value.host !== undefined) out.host = amount(value.host, ['budget', 'host'], 'host');
+  if (value.hosts !== undefined) {
+    const hosts = table(value.hosts, ['budget', 'hosts'], 'budget.hosts');
+    const checkedHosts: Record<string, number> = {};
+    for (const [id, entry] of Object.entries(hosts)) {
+      const at: Path = ['budget', 'hosts', id];
+      if (!HOST_ID.test(id)) throw expected('budget.hosts.id', id, at);
+      checkedHosts[id] = amount(entry, at, 'hosts');
+    }
+    out.hosts = checkedHosts;
+  }
+  return out;
+}
 
 /** `nats://host[:port]` or `tls://host[:port]`, nothing after but one `/`, and no userinfo. */
 function busUrl(text: string): boolean {

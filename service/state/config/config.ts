@@ -4,6 +4,7 @@
 
 import { homedir } from 'node:os';
 import { DogsledError } from '../../core/common/errors.js';
+import type { BudgetPolicy } from '../../core/receipts/day-budget.js';
 import type { ModelPrice } from '../../core/receipts/prices.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { readTomlFile } from '../engine/toml-file.js';
@@ -36,6 +37,8 @@ export interface Config {
   /** `[prices]`: models priced over the shipped table (core/receipts/prices.ts), and their date. */
   prices: { as_of: string | null; models: Record<string, ModelPrice> };
   fleet: ConfigFleet;
+  /** `[budget]`: USD a day each owner's children, and each host's, may spend before new ones wait. */
+  budget: BudgetPolicy;
 }
 
 /** `[fleet]`: the NATS bus peers meet on (service/bus); no servers, no bus (SSH peers as ever). */
@@ -73,6 +76,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   hosts: [],
   prices: { as_of: null, models: {} },
   fleet: { bus: [], id: null, creds: null, tls_ca: null },
+  budget: { owner_usd_per_day: null, host_usd_per_day: null, hosts: {} },
 });
 
 /**
@@ -108,6 +112,11 @@ export async function loadConfig(path: string, explicit: boolean, home = homedir
       id: file.fleet?.id ?? null,
       creds: file.fleet?.creds === undefined ? null : expandHome(file.fleet.creds, home),
       tls_ca: file.fleet?.tls_ca === undefined ? null : expandHome(file.fleet.tls_ca, home),
+    },
+    budget: {
+      owner_usd_per_day: file.budget?.owner ?? null,
+      host_usd_per_day: file.budget?.host ?? null,
+      hosts: file.budget?.hosts ?? {},
     },
   };
 }

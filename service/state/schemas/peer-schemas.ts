@@ -43,6 +43,12 @@ export const PeerReplySchema = lazySchema(() =>
         facts: z.optional(z.catch(z.nullable(HostFactsSchema), null)),
       }),
       jobs: z.optional(z.array(JobSummarySchema)),
+      bus: z.optional(
+        z.looseObject({
+          identity: z.nullable(z.string().check(z.regex(/^h_[a-z2-7]{12}$/))),
+          rpc: z.boolean(),
+        }),
+      ),
     })
     .check(z.overwrite((reply) => plainStrings(reply))),
 );

@@ -1,14 +1,17 @@
 // A fleet for end-to-end tests: real sshd peers (index.ts), each running `dogsled serve` on a fixture
 // /proc of its own size (all idle, the counters advancing), so which host is freest is the test's
 // choice and never the machine's CPU headroom; and a caller sandbox whose config lists the peers as
-// [[hosts]] with the peers' remote_command, and whose PATH holds the test client's `ssh`.
+// [[hosts]] with the peers' remote_command, and whose PATH holds the test client's `ssh`. The fake
+// harnesses are installed on every peer as a user installs them, under ~/.local/bin, and the
+// caller's PATH names its own ~/.local/bin: a child on a peer runs with its caller's PATH, its home
+// directories mapped to the peer's home, so that is where it finds its harness.
 
 import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
-import { type PeerSpec, type Peers, startPeers } from './index.js';
+import { type Peer, type PeerSpec, type Peers, startPeers } from './index.js';
 
 export interface FleetPeer extends PeerSpec {
   cores: number;
@@ -49,6 +52,7 @@ export async function startFleet(specs: readonly FleetPeer[]): Promise<Fleet> {
         })(),
       );
       const peer = peers.peer(spec.tag);
+      await installHarnesses(peer);
       // Memory and disk never refuse here: only the cores decide.
       await peer.writeHomeFile(
         '.config/dogsled/config.toml',
@@ -64,7 +68,7 @@ export async function startFleet(specs: readonly FleetPeer[]): Promise<Fleet> {
     await symlink(peers.client.ssh, join(bin, 'ssh'));
     const env: NodeJS.ProcessEnv = {
       ...box.env,
-      PATH: `${bin}:${box.env.PATH}`,
+      PATH: `${join(box.home, '.local', 'bin')}:${bin}:${box.env.PATH}`,
       DOGSLED_TEST: '1',
       DOGSLED_TEST_PEER_BUDGET_MS: String(TEST_PEER_BUDGET_MS),
     };
@@ -97,6 +101,19 @@ export async function startFleet(specs: readonly FleetPeer[]): Promise<Fleet> {
     await peers.stop();
     await box.cleanup();
     throw error;
+  }
+}
+
+/** The fake `claude`, `codex` and `pi` in the peer's ~/.local/bin, run by this node. */
+export async function installHarnesses(peer: Peer, dir = '.local/bin'): Promise<void> {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+  for (const kind of ['claude', 'codex', 'pi']) {
+    const fake = join(peer.fakes, 'agents', 'bin', kind);
+    await peer.writeHomeFile(
+      `${dir}/${kind}`,
+      `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(fake)} "$@"\n`,
+    );
+    await peer.run(['chmod', '755', join(peer.user.home, dir, kind)]);
   }
 }
 

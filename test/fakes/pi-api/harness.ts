@@ -5,7 +5,7 @@
 
 import { appendFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { clockOf, type PiDeps } from '../../../plugins/pi/src/deps.js';
 import { dogsledExtension } from '../../../plugins/pi/src/extension.js';
 import { CLI } from '../../helpers/cli.js';
@@ -19,9 +19,12 @@ export interface PiRun {
   log: string;
 }
 
-/** An executable that logs its arguments, then runs the built CLI with them. */
+/**
+ * An executable that logs its arguments, then runs the built CLI with them. One per log: sessions of
+ * one sandbox (each named for its log) keep their calls apart.
+ */
 export async function loggedDogsled(dir: string, log: string): Promise<string> {
-  const path = join(dir, 'dogsled-logged');
+  const path = join(dir, `dogsled-logged-${basename(log, '.log')}`);
   await writeFile(
     path,
     `#!/bin/sh\nprintf 'call %s\\n' "$*" >> '${log}'\nexec '${process.execPath}' '${CLI}' "$@"\n`,

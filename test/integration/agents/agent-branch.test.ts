@@ -8,7 +8,6 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { PlacedBranchSchema } from '../../../cli/output-schemas.js';
-import { waitForLaunch } from '../../fakes/agents/harness.js';
 import { runCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
 import { registries, repoSnapshot, worktreeList } from '../cleanup/worktree-fixtures.js';
@@ -22,9 +21,12 @@ import {
   onlyRecord,
   paneIds,
   quickTask,
+  waitForNewLaunch,
 } from './agent-fixtures.js';
 
-const suite = agentSuite();
+// One fake Herdr for the file; each test has its own state dir and repository, and its panes close
+// when it ends.
+const suite = agentSuite({ share: 'herdr' });
 let repo: Repo;
 
 beforeEach(async () => {
@@ -52,7 +54,7 @@ describe('agent --branch', () => {
         .workspace;
       expect(workspace.worktree).toMatchObject({ checkout_path: path, is_linked_worktree: true });
       expect(pane.workspace_id).not.toBe(suite.caller.workspace);
-      const launch = await waitForLaunch(suite.logDir);
+      const launch = await waitForNewLaunch(suite);
       expect(launch.cwd).toBe(path);
       expect((await items(suite))[0]).toMatchObject({ branch, worktree: path, role: 'writer' });
       const { repositories, worktrees } = await registries(repoIn(suite.box.state));
@@ -101,7 +103,7 @@ describe('hostile names git accepts', () => {
     const path = join(repo.main, '.worktrees', branch);
     expect(JSON.parse(result.stdout)).toMatchObject({ branch, worktree: path });
     expect(await refSha(repo, `refs/heads/${branch}`)).toBe(await repo.sha('main'));
-    expect((await waitForLaunch(suite.logDir)).cwd).toBe(path);
+    expect((await waitForNewLaunch(suite)).cwd).toBe(path);
     for (const dir of [repo.main, path, suite.scratch, suite.box.home]) {
       expect(existsSync(join(dir, 'pwned'))).toBe(false);
       expect(existsSync(join(dir, 'pwned2'))).toBe(false);

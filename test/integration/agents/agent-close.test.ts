@@ -13,7 +13,9 @@ import { waitFor } from '../../helpers/wait.js';
 import { repoSnapshot, worktreeList } from '../cleanup/worktree-fixtures.js';
 import { agentCli, agentSuite, items, type Json, ok, paneIds, quickTask } from './agent-fixtures.js';
 
-const suite = agentSuite();
+// One fake Herdr for the file; each test has its own state dir and repository, and its panes close
+// when it ends.
+const suite = agentSuite({ share: 'herdr' });
 let repo: Repo;
 
 beforeEach(async () => {

@@ -6,16 +6,18 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SHIPPED_AS_OF } from '../../../service/core/receipts/prices.js';
 import { receiptText } from '../../../service/core/receipts/receipt.js';
+import { readHistory } from '../../../service/history/history-file.js';
+import { readBranchObservations } from '../../../service/state/records/branch-observations.js';
 import { DoneFileSchema } from '../../../service/state/records/done-marks.js';
-import { readEvents, waitForLaunch } from '../../fakes/agents/harness.js';
-import { runCli, type startCli } from '../../helpers/cli.js';
+import { readEvents } from '../../fakes/agents/harness.js';
+import { runCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
 import { waitFor } from '../../helpers/wait.js';
 import { worktreeList } from '../cleanup/worktree-fixtures.js';
-import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
+import { workIO } from '../jobs/job-queue-fixtures.js';
 import {
   agentCli,
   agentSuite,
@@ -25,24 +27,18 @@ import {
   ok,
   paneIds,
   quickTask,
+  waitForNewLaunch,
 } from './agent-fixtures.js';
+import { sharedServe } from './agent-serve.js';
 
-const suite = agentSuite({ serviceLock: false });
-const running: Array<ReturnType<typeof startCli>> = [];
-let stopTicker: () => void = () => undefined;
+// One sandbox, fake Herdr and serve for the file (room for every child it starts); each test its own
+// repository, and names, ids and panes of its own to find its records by.
+const suite = agentSuite({ serviceLock: false, share: 'state' });
+sharedServe(suite, { cores: 32, ttlMs: 90_000, intervalS: 1 });
 let repo: Repo;
 
 beforeEach(async () => {
   repo = await freshRepo();
-  const host = await roomFor5(suite.box, 90_000);
-  stopTicker = host.stop;
-  const { HERDR_PANE_ID: _pane, ...env } = { ...suite.env, ...host.env };
-  startServe({ ...env, HERDR_SOCKET_PATH: suite.env.HERDR_SOCKET_PATH, PATH: suite.env.PATH }, running);
-  await untilEligible(suite.box);
-});
-afterEach(async () => {
-  stopTicker();
-  await killAll(running);
 });
 afterAll(removeScenarios);
 
@@ -53,15 +49,33 @@ const MODELS = {
   pi: 'anthropic/claude-sonnet-4-5',
 };
 
-async function boardRows(group: string): Promise<Json[]> {
+/** The owner's board, group by group. */
+async function boardGroups(): Promise<Record<string, Json[]>> {
   const result = await runCli(['board', '--json'], suite.env);
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  return JSON.parse(result.stdout).groups.find((g: Json) => g.id === group).rows;
+  return Object.fromEntries(JSON.parse(result.stdout).groups.map((g: Json) => [g.id, g.rows]));
 }
 
 async function doneMarks(): Promise<Json[]> {
   const text = await readFile(join(suite.box.state, 'done.json'), 'utf8').catch(() => null);
   return text === null ? [] : DoneFileSchema.parse(JSON.parse(text)).marks;
+}
+
+/** The done marks of one pane (the file holds every test's). */
+async function marksOf(pane: string): Promise<Json[]> {
+  return (await doneMarks()).filter((mark) => mark.pane === pane);
+}
+
+/** The branch watch's newest observation of `item`'s branch, once `ready` accepts it. */
+function observed(item: string, what: string, ready: (seen: Json) => boolean): Promise<Json> {
+  return waitFor(
+    what,
+    async () => {
+      const seen = (await readBranchObservations(workIO(suite.box))).filter((o) => o.item === item).at(-1);
+      return seen !== undefined && ready(seen) ? seen : undefined;
+    },
+    { timeoutMs: 20_000 },
+  );
 }
 
 describe('a child that calls dogsled done', () => {
@@ -95,8 +109,8 @@ describe('a child that calls dogsled done', () => {
       const marks = await waitFor(
         'the mark closed',
         async () => {
-          const all = await doneMarks();
-          return all.every((mark) => mark.state === 'closed') ? all : undefined;
+          const mine = await marksOf(doc.pane);
+          return mine.every((mark) => mark.state === 'closed') ? mine : undefined;
         },
         { timeoutMs: 10_000 },
       );
@@ -115,7 +129,8 @@ describe('a child that calls dogsled done', () => {
           text: expect.stringContaining(`${name} finished`),
         }),
       );
-      expect(inbox.records.find((r: Json) => r.kind === 'reply').text).toContain(reply);
+      const replyRecord = inbox.records.find((r: Json) => r.ref === `reply:${doc.item}`);
+      expect(replyRecord.text).toContain(reply);
 
       // Its receipt: every response the fake wrote used FAKE_USAGE (18,666 tokens), at the fake's model.
       const receipt = item.receipt as Json;
@@ -127,9 +142,7 @@ describe('a child that calls dogsled done', () => {
       expect(receipt.wall_ms).toBeGreaterThan(0);
       const cost = receiptText(receipt);
       expect(cost).toMatch(/^\d+k tok · \$0\.\d\d$/);
-      expect(inbox.records.find((r: Json) => r.kind === 'reply').text).toContain(
-        `${name} finished (${cost} at`,
-      );
+      expect(replyRecord.text).toContain(`${name} finished (${cost} at`);
 
       const read = await runCli(['read', name, '--json'], suite.env);
       expect(read.code).toBe(0);
@@ -139,16 +152,15 @@ describe('a child that calls dogsled done', () => {
         `receipt: ${cost} at ${SHIPPED_AS_OF} prices, ${MODELS[kind]} (${receipt.turns} turns`,
       );
       // The service's history pass writes it to history.jsonl; `history --stats` sums it.
-      const stats = await waitFor(
-        'the child in history',
-        async () => {
-          const result = await runCli(['history', '--stats', '--json', '--search', name], suite.env);
-          const doc = JSON.parse(result.stdout);
-          return doc.total.runs === 1 ? doc : undefined;
-        },
+      await waitFor(
+        'the child in history.jsonl',
+        async () => (await readHistory(workIO(suite.box))).entries.some((entry) => entry.id === doc.item),
         { timeoutMs: 20_000 },
       );
+      const history = await runCli(['history', '--stats', '--json', '--search', name], suite.env);
+      const stats = JSON.parse(history.stdout);
       expect(stats.total).toMatchObject({
+        runs: 1,
         ok: 1,
         tokens: receipt.tokens,
         usd: receipt.usd,
@@ -158,15 +170,10 @@ describe('a child that calls dogsled done', () => {
       const listed = await runCli(['items', '--json'], suite.env);
       expect(JSON.parse(listed.stdout).items.find((i: Json) => i.id === doc.item).receipt).toEqual(receipt);
 
-      // The owner's board shows the kept branch TO LAND until it is squash-merged into main.
-      const toLand = await waitFor(
-        'the TO LAND row',
-        async () => {
-          const rows = await boardRows('to_land');
-          return rows.length > 0 ? rows : undefined;
-        },
-        { timeoutMs: 20_000 },
-      );
+      // The owner's board shows the kept branch TO LAND (once the service's branch watch has seen it
+      // ahead) until it is squash-merged into main.
+      await observed(doc.item, 'the branch seen ahead', (seen) => seen.ahead > 0 && !seen.landed);
+      const toLand = (await boardGroups()).to_land?.filter((row) => row.item === doc.item);
       expect(toLand).toEqual([
         expect.objectContaining({
           item: doc.item,
@@ -178,13 +185,11 @@ describe('a child that calls dogsled done', () => {
       expect(board.stdout).toContain(`${name}: branch ${branch} +1 to land\n`);
       expect(board.stdout).toContain(`cost ${cost}\n`);
       await repo.squash(branch);
-      await waitFor(
-        'the row gone',
-        async () => ((await boardRows('to_land')).length === 0 ? true : undefined),
-        { timeoutMs: 20_000 },
-      );
+      await observed(doc.item, 'the branch seen landed', (seen) => seen.landed || seen.ahead <= 0);
+      const landed = await boardGroups();
+      expect(landed.to_land?.filter((row) => row.item === doc.item)).toEqual([]);
       // Landed, the child is a DONE row that still says what it cost.
-      expect(await boardRows('done')).toContainEqual(
+      expect(landed.done).toContainEqual(
         expect.objectContaining({ item: doc.item, state: 'finished', receipt: cost }),
       );
     },
@@ -212,8 +217,8 @@ describe('a child whose pane goes away', () => {
 });
 
 describe('done refuses before it marks anything', () => {
-  /** Starts a child that runs `dogsled done` at once and records what it printed. */
-  async function childRunsDone(setup: string[]): Promise<Json> {
+  /** Starts a child that runs `dogsled done` at once; what it printed, and whether a mark came. */
+  async function childRunsDone(name: string, setup: string[]): Promise<{ run: Json; marks: Json[] }> {
     const steps = [
       { reply: 'Ready.' },
       { sleep_ms: 400 },
@@ -222,40 +227,52 @@ describe('done refuses before it marks anything', () => {
       { reply: 'Tried.' },
     ];
     const task = `Try.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps })}\n\`\`\`\n`;
+    const before = await doneMarks();
     const started = await agentCli(
       suite,
-      ['--kind', 'claude', '--name', 'refuser', '--branch', 'feat/refuse', '--json', '--message', task],
+      ['--kind', 'claude', '--name', name, '--branch', `feat/${name}`, '--json', '--message', task],
       { cwd: repo.main },
     );
     expect(started.code).toBe(0);
-    const launch = await waitForLaunch(suite.logDir);
-    return waitFor('the child ran dogsled done', async () => {
+    const { pane } = JSON.parse(started.stdout);
+    const launch = await waitForNewLaunch(suite, (l) => l.herdr_pane_id === pane);
+    const run = await waitFor('the child ran dogsled done', async () => {
       const events = (await readEvents(launch)) as Json[];
       return events.find((event) => event.event === 'run' && String(event.command).includes('dogsled done'));
     });
+    return { run, marks: newMarks(before, await doneMarks()) };
+  }
+
+  /** The marks in `after` that `before` did not hold. */
+  function newMarks(before: Json[], after: Json[]): Json[] {
+    const known = new Set(before.map((mark) => JSON.stringify([mark.launch, mark.pane])));
+    return after.filter((mark) => !known.has(JSON.stringify([mark.launch, mark.pane])));
   }
 
   it('a dirty agent worktree', async () => {
-    const run = await childRunsDone(['echo dirt > dirt.txt']);
+    const { run, marks } = await childRunsDone('dirty-refuser', ['echo dirt > dirt.txt']);
     expect(JSON.stringify(run)).toContain('has uncommitted changes');
-    expect(await doneMarks()).toEqual([]);
+    expect(marks).toEqual([]);
   });
 
   it('an open child of its own', async () => {
-    const run = await childRunsDone([
+    const { run, marks } = await childRunsDone('parent-refuser', [
       `dogsled agent --kind pi --name grandchild --message ${JSON.stringify('x')}`,
     ]);
     expect(JSON.stringify(run)).toContain('open child');
-    expect(await doneMarks()).toEqual([]);
+    expect(marks).toEqual([]);
   });
 
   it("in a plain shell: no agent runs there and it is no one's child", async () => {
-    const result = await runCli(['done'], suite.env);
+    // A shell pane of its own: the file's caller owns open children, which done names first.
+    const shell = (await ok(suite.herdr, 'workspace.create', { cwd: suite.scratch })).root_pane.pane_id;
+    const before = await doneMarks();
+    const result = await runCli(['done'], { ...suite.env, HERDR_PANE_ID: shell });
     expect(result).toMatchObject({ code: 2, stdout: '' });
     expect(result.stderr).toBe(
-      `dogsled: done: no agent runs in ${suite.caller.pane} and it is no one's child: a child runs done in its final working turn\n`,
+      `dogsled: done: no agent runs in ${shell} and it is no one's child: a child runs done in its final working turn\n`,
     );
-    expect(await doneMarks()).toEqual([]);
+    expect(newMarks(before, await doneMarks())).toEqual([]);
   });
 
   it('outside a Herdr pane', async () => {
@@ -304,22 +321,25 @@ describe('read', () => {
 
 describe('track', () => {
   it('makes an existing pane a child of the caller, named', async () => {
+    // A caller of its own: the file's caller owns every other test's children.
+    const caller = (await ok(suite.herdr, 'workspace.create', { cwd: suite.scratch })).root_pane.pane_id;
+    const env = { ...suite.env, HERDR_PANE_ID: caller };
     const pane = (await ok(suite.herdr, 'workspace.create', { cwd: suite.scratch })).root_pane.pane_id;
-    const result = await runCli(['track', 'local', pane, '--name', 'adopted', '--json'], suite.env);
+    const result = await runCli(['track', 'local', pane, '--name', 'adopted', '--json'], env);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       kind: 'agent',
       pane,
       name: 'adopted',
-      owner: suite.caller.pane,
+      owner: caller,
     });
-    const again = await runCli(['track', 'local', pane, '--name', 'twice'], suite.env);
+    const again = await runCli(['track', 'local', pane, '--name', 'twice'], env);
     expect(again.stderr).toMatch(/^dogsled: track: pane \S+ is already tracked as item i_\w+ \(adopted\)\n$/);
-    const own = await runCli(['track', 'local', suite.caller.pane, '--name', 'me'], suite.env);
-    expect(own.stderr).toBe(`dogsled: track: ${suite.caller.pane} is your own pane\n`);
-    const gone = await runCli(['track', 'local', 'w99:p9', '--name', 'ghost'], suite.env);
+    const own = await runCli(['track', 'local', caller, '--name', 'me'], env);
+    expect(own.stderr).toBe(`dogsled: track: ${caller} is your own pane\n`);
+    const gone = await runCli(['track', 'local', 'w99:p9', '--name', 'ghost'], env);
     expect(gone.stderr).toBe('dogsled: track: no pane "w99:p9" in Herdr\n');
-    const items = await runCli(['items', '--owner', suite.caller.pane, '--json'], suite.env);
+    const items = await runCli(['items', '--owner', caller, '--json'], env);
     expect(JSON.parse(items.stdout)).toMatchObject({
       items: [expect.objectContaining({ name: 'adopted' })],
       queue: [],

@@ -4,7 +4,7 @@
 // whole. Neither the raw control characters nor their `\x1b` spelling reach the terminal, and
 // nothing is left behind (no launch file, pane or ticket).
 
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshRepo, type Repo, removeScenarios } from '../../helpers/git-scenarios.js';
 import { agentCli, agentSuite, launchFileNames, paneIds, quickTask, tickets } from './agent-fixtures.js';
 
@@ -14,10 +14,11 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 /** What a sequence leaves when it is shown rather than removed: its escaped spelling or its tail. */
 const SPELLED = /\\x[0-9a-f]{2}|\\u00|\[2J|pwned|P1\$r|\[31m/i;
 
-const suite = agentSuite();
+// Nothing is ever made: one fake Herdr and one repository serve every case, each with its own state.
+const suite = agentSuite({ share: 'herdr' });
 let repo: Repo;
 
-beforeEach(async () => {
+beforeAll(async () => {
   repo = await freshRepo();
 });
 afterAll(removeScenarios);

@@ -8,43 +8,52 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { markDone } from '../../../service/actions/done.js';
+import { trackPane } from '../../../service/actions/track.js';
 import { ORPHAN_CLOSED } from '../../../service/core/cleanup/orphan-rule.js';
 import type { SweepPass } from '../../../service/core/cleanup/sweep-types.js';
+import { DEFAULT_CONFIG } from '../../../service/state/config/config.js';
 import { inspectLock } from '../../../service/state/engine/lock.js';
+import type { HostIO } from '../../../service/state/io.js';
 import { SweepPassSchema } from '../../../service/state/schemas/sweep-schemas.js';
 import { requestSweep } from '../../../service/sweep/request.js';
-import { readEvents, waitForLaunch } from '../../fakes/agents/harness.js';
-import { runCli, type startCli } from '../../helpers/cli.js';
+import { readEvents } from '../../fakes/agents/harness.js';
+import { runCli } from '../../helpers/cli.js';
 import { freshRepo, type Repo, refSha, removeScenarios } from '../../helpers/git-scenarios.js';
 import { waitFor } from '../../helpers/wait.js';
 import { worktreeList } from '../cleanup/worktree-fixtures.js';
-import { killAll, roomFor5, startServe, untilEligible, workIO } from '../jobs/job-queue-fixtures.js';
-import { agentCli, agentSuite, items, type Json, ok, paneIds } from './agent-fixtures.js';
+import { workIO } from '../jobs/job-queue-fixtures.js';
+import { agentCli, agentSuite, items, type Json, ok, paneIds, waitForNewLaunch } from './agent-fixtures.js';
+import { sharedServe } from './agent-serve.js';
 
-const suite = agentSuite({ serviceLock: false });
-const running: Array<ReturnType<typeof startCli>> = [];
-let stopTicker: () => void = () => undefined;
-let serveEnv: NodeJS.ProcessEnv;
+// One sandbox, fake Herdr and serve for the file; each test its own repository and owners. A test's
+// panes close when it ends and it waits until the service has closed every item: the next one
+// counts orphans from a clean host.
+const suite = agentSuite({ serviceLock: false, share: 'state' });
+const served = sharedServe(suite, { cores: 32, ttlMs: 90_000, intervalS: 1 });
 let repo: Repo;
+let panesBefore = new Set<string>();
 
 beforeEach(async () => {
   repo = await freshRepo();
-  const host = await roomFor5(suite.box, 90_000);
-  stopTicker = host.stop;
-  const { HERDR_PANE_ID: _pane, ...env } = { ...suite.env, ...host.env };
-  serveEnv = { ...env, HERDR_SOCKET_PATH: suite.env.HERDR_SOCKET_PATH, PATH: suite.env.PATH };
+  panesBefore = new Set(await paneIds(suite.herdr));
 });
 afterEach(async () => {
-  stopTicker();
-  for (const child of running) if (child.exitCode === null) child.kill('SIGCONT');
-  await killAll(running);
+  if (served.child.signalCode === null) served.child.kill('SIGCONT');
+  for (const pane of await paneIds(suite.herdr)) {
+    if (!panesBefore.has(pane)) await suite.herdr.call('pane.close', { pane_id: pane });
+  }
+  await waitFor(
+    'every item closed after the test',
+    async () => (await items(suite)).every((item) => item.closed_ms !== null) || undefined,
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
 });
 afterAll(removeScenarios);
 
-async function serve(extra: NodeJS.ProcessEnv = {}): Promise<ReturnType<typeof startCli>> {
-  const child = startServe({ ...serveEnv, ...extra }, running);
-  await untilEligible(suite.box);
-  return child;
+/** The service's own IO on the sandbox, for set-up that needs no CLI of its own (track, done). */
+function hostIO(env: NodeJS.ProcessEnv): HostIO {
+  return { ...workIO(suite.box), env, home: suite.box.home, config: structuredClone(DEFAULT_CONFIG) };
 }
 
 /** A new owner: the root pane of a workspace of its own, so closing it leaves the suite's caller. */
@@ -73,11 +82,10 @@ async function shellChild(owner: string, name: string, commit: 'pushed' | 'local
   if (commit !== null) await repo.commit({ [`${name}.txt`]: `${name}\n` }, `${name} work`, path);
   if (commit === 'pushed') await repo.git(['push', '-q', 'origin', branch], path);
   const pane = (await ok(suite.herdr, 'workspace.create', { cwd: path })).root_pane.pane_id;
-  const tracked = await runCli(['track', 'local', pane, '--name', name, '--json'], as(owner));
-  expect({ code: tracked.code, stderr: tracked.stderr }).toEqual({ code: 0, stderr: '' });
-  const done = await runCli(['done'], as(pane));
-  expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: '' });
-  return { pane, path, item: JSON.parse(tracked.stdout).id, branch };
+  // What `track` and the child's `done` do, without a Node start each: their CLI runs elsewhere.
+  const tracked = await trackPane(hostIO(as(owner)), 'local', pane, name);
+  await markDone(hostIO(as(pane)));
+  return { pane, path, item: tracked.id, branch };
 }
 
 async function itemOf(id: string): Promise<Json> {
@@ -119,7 +127,6 @@ async function orphanedAs(id: string, reason: RegExp | string): Promise<Json> {
 
 describe('an orphan whose checkout loses nothing is closed', () => {
   it('a fake agent that committed, pushed, called done and died: closed once its owner is gone, branch kept', async () => {
-    await serve();
     const owner = await newOwner();
     const task = `Finish.\n\n\`\`\`fake-agent\n${JSON.stringify({
       steps: [
@@ -139,14 +146,17 @@ describe('an orphan whose checkout loses nothing is closed', () => {
     );
     expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: '' });
     const doc = JSON.parse(started.stdout);
-    const launch = await waitForLaunch(suite.logDir);
+    const launch = await waitForNewLaunch(suite, (l) => l.herdr_pane_id === doc.pane);
     await waitFor('the child died after done', async () =>
       ((await readEvents(launch)) as Json[]).find((e) => e.event === 'exit'),
     );
     // Its owner is alive: it is no orphan, and nothing closes it (the agent left, so no turn ends).
     await waitFor(
       'the agent gone from Herdr',
-      async () => ((await ok(suite.herdr, 'agent.list')).agents.length === 0 ? true : undefined),
+      async () =>
+        (await ok(suite.herdr, 'agent.list')).agents.some((a: Json) => a.pane_id === doc.pane)
+          ? undefined
+          : true,
       { timeoutMs: 20_000 },
     );
     const waiting = await itemOf(doc.item);
@@ -160,15 +170,11 @@ describe('an orphan whose checkout loses nothing is closed', () => {
     expect((await worktreeList(repo)).map((w) => w.path)).not.toContain(doc.worktree);
     // main does not hold its commit (only origin/feat/lost does): the branch stays to be landed.
     expect(await refSha(repo, 'refs/heads/feat/lost')).not.toBeNull();
-    const passes = await waitFor(
+    const pass = await waitFor(
       'the closure in sweeps.jsonl',
-      async () => {
-        const all = await history();
-        return all.some((pass) => pass.results.length > 0) ? all : undefined;
-      },
+      async () => (await history()).find((p) => p.results.some((r) => r.path === doc.worktree)),
       { timeoutMs: 10_000 },
     );
-    const pass = passes.find((p) => p.results.length > 0);
     expect(pass).toMatchObject({
       trigger: 'orphans',
       request_ms: null,
@@ -182,11 +188,13 @@ describe('an orphan whose checkout loses nothing is closed', () => {
       ],
     });
     const marks = JSON.parse(await readFile(join(suite.box.state, 'done.json'), 'utf8')).marks;
-    expect(marks).toEqual([expect.objectContaining({ state: 'closed', item: doc.item })]);
+    expect(marks.filter((mark: Json) => mark.pane === doc.pane)).toEqual([
+      expect.objectContaining({ state: 'closed', item: doc.item }),
+    ]);
   });
 
   it('a landed child in a shell pane: worktree and branch go, without any sweep request', async () => {
-    await serve();
+    const requested = await readFile(join(suite.box.state, 'sweep-request.json'), 'utf8').catch(() => null);
     const owner = await newOwner();
     const child = await shellChild(owner, 'landed', null);
     await ok(suite.herdr, 'pane.close', { pane_id: owner });
@@ -194,13 +202,15 @@ describe('an orphan whose checkout loses nothing is closed', () => {
     expect(closed.close_reason).toBe(ORPHAN_CLOSED);
     expect((await worktreeList(repo)).map((w) => w.path)).toEqual([repo.main]);
     expect(await refSha(repo, `refs/heads/${child.branch}`)).toBeNull();
-    await expect(readFile(join(suite.box.state, 'sweep-request.json'))).rejects.toThrow();
+    // No request came (the file holds the last one another test made, if any).
+    expect(await readFile(join(suite.box.state, 'sweep-request.json'), 'utf8').catch(() => null)).toBe(
+      requested,
+    );
   });
 });
 
 describe('an orphan that would lose or disturb work stays open with its reason', () => {
   it('dirty, unpushed, working and blocked: reasons on the item lines, counted by the brief and prompt context', async () => {
-    await serve();
     const owner = await newOwner();
     const dirty = await shellChild(owner, 'dirty', 'pushed');
     const unpushed = await shellChild(owner, 'unpushed', 'local');
@@ -281,7 +291,6 @@ describe('an orphan that would lose or disturb work stays open with its reason',
   });
 
   it('a child whose owner is still there is no orphan; a requested pass records the one that is held', async () => {
-    await serve();
     const owner = await newOwner();
     const child = await shellChild(owner, 'kept', null);
     const other = await newOwner();
@@ -318,7 +327,7 @@ describe('an orphan that would lose or disturb work stays open with its reason',
 
 describe('a serve frozen inside the items lock while it closes an orphan', () => {
   it('blocks no reader, is not overtaken, and completes the closure once resumed', async () => {
-    const child0 = await serve({
+    const child0 = await served.restart({
       DOGSLED_TEST_LOCK_HOLD_FILE: 'items.json',
       DOGSLED_TEST_LOCK_HOLD_MS: '1500',
     });
@@ -348,7 +357,7 @@ describe('a serve frozen inside the items lock while it closes an orphan', () =>
     const results = await waitFor(
       'the closure in sweeps.jsonl',
       async () => {
-        const all = (await history()).flatMap((pass) => pass.results);
+        const all = (await history()).flatMap((pass) => pass.results).filter((r) => r.path === child.path);
         return all.length > 0 ? all : undefined;
       },
       { timeoutMs: 10_000 },

@@ -3,12 +3,12 @@
 // and every refusal (a long line, a bad name, a busy pane, no Herdr) happens before a pane exists or
 // closes the empty pane it made. An unknown start outcome is reconciled on the next try.
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { AgentOutputSchema } from '../../../cli/output-schemas.js';
 import { LAUNCH_LINE_MAX_BYTES } from '../../../service/core/agents/launch-line.js';
-import { FAKE_AGENTS_BIN, readLaunches, waitForLaunch } from '../../fakes/agents/harness.js';
+import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
 import { runCli } from '../../helpers/cli.js';
 import {
   agentCalls,
@@ -17,13 +17,16 @@ import {
   items,
   type Json,
   launchFileNames,
+  newLaunches,
   ok,
   onlyRecord,
   paneIds,
   quickTask,
+  waitForNewLaunch,
 } from './agent-fixtures.js';
 
-const suite = agentSuite();
+// One fake Herdr for the file; each test has its own state dir, and its panes close when it ends.
+const suite = agentSuite({ share: 'herdr' });
 
 describe('agent starts a child', () => {
   it.each(['pi', 'claude', 'codex'] as const)(
@@ -55,7 +58,7 @@ describe('agent starts a child', () => {
       });
       const task = await readFile(record.task_file, 'utf8');
       expect(task).toContain('Do the thing.');
-      const launch = await waitForLaunch(suite.logDir);
+      const launch = await waitForNewLaunch(suite);
       // The task travels as a file: its text is never on the launch line.
       expect(launch.argv.join(' ')).not.toContain('Do the thing.');
       expect(launch.task_files).toContain(record.task_file);
@@ -111,6 +114,8 @@ describe('agent starts a child', () => {
 describe('profiles and the board', () => {
   it("a child with a profile is Pi without --kind, gets its model, thinking and prompts; the owner's board names harness and model", async () => {
     const dir = join(suite.box.home, '.config', 'dogsled', 'profiles', 'general');
+    // The HOME is the file's: the profile goes with the test.
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'prompt.md'), 'Be general.\n');
     await writeFile(
@@ -140,7 +145,7 @@ describe('profiles and the board', () => {
       model: 'alias/sol',
       role: 'writer',
     });
-    const launch = await waitForLaunch(suite.logDir);
+    const launch = await waitForNewLaunch(suite);
     expect(launch.argv.slice(0, 4)).toEqual(['--model', 'alias/sol', '--thinking', 'medium']);
     expect(launch.argv).toContain(join(dir, 'prompt.md'));
     const board = await runCli(['board', '--json'], suite.env);
@@ -243,7 +248,7 @@ describe('Herdr refusals and unknown outcomes', () => {
     expect(second.code).toBe(2);
     expect(second.stderr).toContain('agent_name_taken');
     expect(await paneIds(suite.herdr)).toEqual(before);
-    expect((await readLaunches(suite.logDir)).length).toBe(1);
+    expect((await newLaunches(suite)).length).toBe(1);
   });
 
   it('an unknown outcome keeps the pane and is reconciled on the next try: started once, in the same pane', async () => {
@@ -263,7 +268,7 @@ describe('Herdr refusals and unknown outcomes', () => {
     expect(record).toMatchObject({ state: 'started', attempts: 2, error: null, pane: doc.pane });
     const calls = await agentCalls(suite.herdr);
     expect(calls.map((call: Json) => call.params.pane_id)).toEqual([doc.pane, doc.pane]);
-    expect(await readLaunches(suite.logDir)).toHaveLength(1);
+    expect(await newLaunches(suite)).toHaveLength(1);
   });
 
   it('three unknown outcomes fail the launch with the pane kept and its recent output recorded', async () => {

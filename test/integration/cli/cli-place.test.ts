@@ -110,19 +110,23 @@ describe('place', () => {
       box.state,
       snapshotFixture({ sample_ms: NOW - 1_000, cores: 8, busy: 0.9, diskFreePercent: 5 }),
     );
+    // Without --json, one human line (as `run` and `agent` print), nothing on stderr.
     const human = await runCli(['place'], { ...at(NOW), HERDR_PANE_ID: 'w1:p2' });
-    expect(human.code).toBe(1);
-    const first = JSON.parse(human.stdout);
-    expect(first).toEqual({ queued: true, ticket: expect.stringMatching(/^t_[a-z2-7]{12}$/) });
-    expect(human.stderr).toBe(
-      `dogsled: place: queued as ${first.ticket}: no host has room: local: disk: 5.0% free, needs 15%; cpu: 0.8 free cores, needs 2.0\n`,
+    expect({ code: human.code, stderr: human.stderr }).toEqual({ code: 1, stderr: '' });
+    const line = human.stdout.match(
+      /^queued as (t_[a-z2-7]{12}): no host has room \(local: disk: 5\.0% free, needs 15%; cpu: 0\.8 free cores, needs 2\.0\); the service reserves its room when a host has room \(dogsled cancel \1 drops it\)\n$/,
     );
+    expect(line, human.stdout).not.toBeNull();
+    const first = { ticket: line?.[1] as string };
     // Room comes back, but the first ticket still waits: a later caller queues behind it (FIFO).
     await writeSnapshot(box.state, snapshotFixture({ sample_ms: NOW - 1_000, cores: 8, busy: 0 }));
     const json = await runCli(['place', '--json'], at(NOW));
     expect(json.code).toBe(1);
     const second = JSON.parse(json.stdout);
-    expect(json.stderr).toContain(`queued as ${second.ticket}: 1 earlier ticket(s) wait for the same host`);
+    expect(second).toEqual({ queued: true, ticket: expect.stringMatching(/^t_[a-z2-7]{12}$/) });
+    expect(json.stderr).toBe(
+      `dogsled: place: queued as ${second.ticket}: 1 earlier ticket waits for the same host\n`,
+    );
     const queue = QueueSchema.parse(JSON.parse(await readFile(join(box.state, 'queue.json'), 'utf8')));
     expect(queue.tickets.map((t) => [t.id, t.kind, t.state, t.owner, t.request])).toEqual([
       [first.ticket, 'place', 'pending', 'w1:p2', null],
@@ -136,8 +140,12 @@ describe('place', () => {
     // --max counts from the process's start: leave room for start-up before the wait itself.
     const short = await runCli(['place', '--wait', '--max', '2s'], at(NOW));
     expect(short.code).toBe(124);
-    expect(short.stdout).toMatch(/^\{"queued":true,"ticket":"t_[a-z2-7]{12}"\}\nstill running\n$/);
-    const stale = JSON.parse(short.stdout.split('\n')[0]!).ticket as string;
+    // A human wait prints what it ends with; the ticket is named on stderr as soon as it is queued.
+    expect(short.stdout).toBe('still running\n');
+    const stale = short.stderr.match(
+      /^dogsled: place: queued as (t_[a-z2-7]{12}): [^\n]+; waiting for its admission\n/,
+    )?.[1] as string;
+    expect(short.stderr).toContain(`ticket ${stale} stays queued; dogsled cancel ${stale} drops it`);
     const io = { paths: statePaths(box.state), now: () => NOW, warn: () => {} };
     await changeTicket(io, stale, (t) => ({ ...t, state: 'cancelled', state_ms: NOW }));
 
@@ -174,7 +182,7 @@ describe('place', () => {
     lock = undefined;
     const result = await runCli(['place'], at(NOW));
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('service down');
+    expect(result.stdout).toContain('service down');
   });
 
   it('quarantines a corrupt placements.json with one warning and still places', async () => {

@@ -83,9 +83,8 @@ describe('the fleet bus', () => {
       expect([...report.keys()].sort()).toEqual(['local', ...others].sort());
       for (const id of others) {
         expect(report.get(id)).toMatchObject({ reachable: true, local: false, service: 'up' });
-        // Shown, but no work goes there until its verbs travel over the bus.
-        expect(report.get(id)?.headroom.eligible).toBe(false);
-        expect(report.get(id)?.headroom.reason).toContain('bus peer: work is placed on SSH peers only');
+        // Its verbs answer on the bus: whether it takes work is its headroom's alone.
+        expect(report.get(id)?.headroom.reason.join('; ')).not.toContain('bus peer');
       }
     }
   });
@@ -109,6 +108,11 @@ describe('the fleet bus', () => {
         'the hostile host in status',
       );
       expect(seen.get('evil')?.hostname).toBe('evil-host');
+      // A document that does not say its host answers verbs on the bus (an older dogsled's): no work.
+      expect(seen.get('evil')?.headroom).toMatchObject({
+        eligible: false,
+        reason: expect.arrayContaining(['bus peer: answers no host verbs on the bus (an older dogsled)']),
+      });
       for (const key of ['wrong', 'notjson', 'big']) expect(seen.has(key)).toBe(false);
       await eventually(
         async () => (alpha.serve.output().includes('bus host notjson:') ? true : undefined),

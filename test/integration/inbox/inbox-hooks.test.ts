@@ -4,13 +4,15 @@
 // every failure is a silent exit 0.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LOCK_STALE_MS } from '../../../service/state/engine/lock.js';
 import { ROOT, runCli } from '../../helpers/cli.js';
 import {
   hookJson,
   type InboxBox,
+  inboxBox,
   inboxPair,
   type PaneRef,
   registerClaude,
@@ -25,18 +27,33 @@ const STOP = ['inbox', '--harness', 'claude', '--event', 'Stop'];
 const PROMPT = ['inbox', '--harness', 'claude', '--event', 'UserPromptSubmit'];
 const stopInput = (active: boolean) => ({ hook_event_name: 'Stop', stop_hook_active: active });
 
-beforeEach(async () => {
-  ({ t, lead, child } = await inboxPair());
-});
+/** A fresh sandbox and fake Herdr per test: for tests that change the state dir itself. */
+function freshBoxes(): void {
+  beforeEach(async () => {
+    ({ t, lead, child } = await inboxPair());
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+}
 
-afterEach(async () => {
-  await t.close();
-});
+/** One sandbox and fake Herdr for a describe, and a new pane (its own inbox) per test. */
+function sharedBox(): void {
+  beforeAll(async () => {
+    t = await inboxBox();
+    lead = await t.newPane();
+  });
+  beforeEach(async () => {
+    child = await t.newPane();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+}
 
-async function send(text: string, extra: string[] = []): Promise<string> {
-  const result = await t.cli(lead, ['send', child.pane, ...extra, '--message', text]);
-  expect(result.stderr).toBe('');
-  return result.stdout.split(' ')[1] as string;
+/** A record from `lead` into `child`'s inbox, as `dogsled send` writes it (the action, in this process). */
+function send(text: string, kind?: string): Promise<string> {
+  return t.send(lead, child.pane, text, kind === undefined ? {} : { kind });
 }
 
 function silent(result: { code: number | null; stdout: string; stderr: string }): void {
@@ -44,6 +61,8 @@ function silent(result: { code: number | null; stdout: string; stderr: string })
 }
 
 describe('hook inbox', () => {
+  sharedBox();
+
   it('registers the reader on its first run and prints nothing when nothing is pending', async () => {
     silent(await t.hook(child, PROMPT, { hook_event_name: 'UserPromptSubmit', prompt: 'hi' }));
     expect(await t.inbox(child)).toMatchObject({
@@ -73,7 +92,7 @@ describe('hook inbox', () => {
   it('continues the turn at Stop with the records as the reason, then stays silent even with stop_hook_active', async () => {
     await registerClaude(t, child);
     await send('first');
-    await send('second', ['--kind', 'task']);
+    await send('second', 'task');
     const stop = hookJson(await t.hook(child, STOP, stopInput(false)));
     expect(stop.decision).toBe('block');
     expect(stop.reason).toMatch(/^dogsled inbox: 2 new records/);
@@ -86,9 +105,7 @@ describe('hook inbox', () => {
   it('never lets escape sequences or a whole 1 MB message reach the harness', async () => {
     await registerClaude(t, child);
     await send('\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m\r\x9b6n text');
-    const big = join(t.box.root, 'big.txt');
-    await writeFile(big, `${'0123456789'.repeat(100_000)}\x1b[?1049h`);
-    expect((await t.cli(lead, ['send', child.pane, '--message-file', big])).code).toBe(0);
+    await send(`${'0123456789'.repeat(100_000)}\x1b[?1049h`);
     const result = await t.hook(child, STOP, stopInput(false));
     expect(result.stdout.length).toBeLessThan(10_000);
     const reason = hookJson(result).reason as string;
@@ -116,10 +133,7 @@ describe('hook inbox', () => {
 
   it('delivers a backlog in bounded batches, one per stop, oldest first', async () => {
     await registerClaude(t, child);
-    const file = join(t.box.root, 'long.txt');
-    await writeFile(file, 'L'.repeat(5_000));
-    for (let i = 0; i < 5; i++)
-      expect((await t.cli(lead, ['send', child.pane, '--message-file', file])).code).toBe(0);
+    for (let i = 0; i < 5; i++) await send('L'.repeat(5_000));
     const first = hookJson(await t.hook(child, STOP, stopInput(false))).reason as string;
     expect(first.length).toBeLessThan(10_000);
     expect(first).toMatch(/^dogsled inbox: 4 new records/);
@@ -131,6 +145,8 @@ describe('hook inbox', () => {
 });
 
 describe('hook inbox on failure exits 0 with no output', () => {
+  freshBoxes();
+
   it('without a state dir (and creates none)', async () => {
     await rm(t.box.state, { recursive: true });
     silent(await t.hook(child, STOP, stopInput(false)));
@@ -186,11 +202,24 @@ describe('hook inbox on failure exits 0 with no output', () => {
     } finally {
       holder.kill('SIGKILL');
     }
-    // The holder is dead now: its lock is broken (at once, or once stale) and the record comes out.
+    // The holder is dead now, but its lock (proper-lockfile's own) names no owner to judge: it is
+    // broken once it has gone unrefreshed for the stale window. Once it has, the record comes out.
+    const lock = `${t.inboxPath(child)}.lock`;
+    await waitFor(
+      "the dead holder's lock to go stale",
+      async () => {
+        const mtimeMs = await stat(lock).then(
+          (info) => info.mtimeMs,
+          () => 0,
+        );
+        return mtimeMs < Date.now() - LOCK_STALE_MS;
+      },
+      { timeoutMs: 40_000, intervalMs: 250 },
+    );
     const after = await waitFor(
       'delivery after the holder died',
       async () => hookJson(await t.hook(child, STOP, stopInput(false))),
-      { timeoutMs: 40_000 },
+      { timeoutMs: 10_000, intervalMs: 1_000 },
     );
     expect(after.reason).toContain('waiting behind a frozen lock');
   }, 60_000);
@@ -236,6 +265,7 @@ describe('hook inbox on failure exits 0 with no output', () => {
 });
 
 describe('claims are leases', () => {
+  sharedBox();
   const clock = (ms: number) => ({ DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: String(ms) });
   const T0 = 1_800_000_000_000;
 
@@ -278,7 +308,8 @@ describe('claims are leases', () => {
         timeoutMs: 10_000,
       });
       silent(await t.hook(child, STOP, stopInput(false), clock(T0)));
-      const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => send(`burst ${i}`)));
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) ids.push(await send(`burst ${i}`));
       const runs = await Promise.all(
         Array.from({ length: 4 }, () => t.hook(child, STOP, stopInput(false), clock(T0))),
       );
@@ -296,6 +327,9 @@ describe('claims are leases', () => {
 });
 
 describe("the hook's own terminal", () => {
+  // terminals.json is the state dir's, shared by every pane: a box per test.
+  freshBoxes();
+
   const herdrCalls = async () =>
     ((await t.herdr.call('_fake.calls.list', {})).result.calls as { method: string }[]).map((c) => c.method);
 

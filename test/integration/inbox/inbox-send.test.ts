@@ -4,29 +4,30 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_AGENTS_BIN } from '../../fakes/agents/harness.js';
 import { runCli } from '../../helpers/cli.js';
-import {
-  type InboxBox,
-  inboxBox,
-  inboxFiles,
-  inboxPair,
-  type PaneRef,
-  registerClaude,
-} from '../../helpers/inbox-fixture.js';
+import { type InboxBox, inboxBox, inboxFiles, type PaneRef } from '../../helpers/inbox-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
 
+// One sandbox and fake Herdr for the file and a new target pane (its own terminal and inbox) per
+// test: a box's start, and the registration hook each test ran, were a large part of its cost. A
+// reader is registered by the claim action in this process; `send` itself always runs as the CLI.
 let t: InboxBox;
 let lead: PaneRef;
 let child: PaneRef;
 
-beforeEach(async () => {
-  ({ t, lead, child } = await inboxPair());
+beforeAll(async () => {
+  t = await inboxBox();
+  lead = await t.newPane();
 });
 
-afterEach(async () => {
-  await t.close();
+beforeEach(async () => {
+  child = await t.newPane();
+});
+
+afterAll(async () => {
+  await t?.close();
 });
 
 function oneLineError(
@@ -41,7 +42,7 @@ function oneLineError(
 
 describe('send', () => {
   it('writes one pending record into the target terminal inbox, naming the sender', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     const result = await t.cli(lead, ['send', child.pane, '--message', 'Also cover the empty case.']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     // A Claude Code reader that is not working reads only at its next prompt or stop: said so.
@@ -76,7 +77,7 @@ describe('send', () => {
   });
 
   it('reads the text from a file, or from stdin with -, and keeps --kind', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     const file = join(t.box.root, 'note.md');
     await writeFile(file, 'from a file\nsecond line\n');
     expect((await t.cli(lead, ['send', child.pane, '--kind', 'task', '--message-file', file])).code).toBe(0);
@@ -90,7 +91,7 @@ describe('send', () => {
   });
 
   it('stores a 1 MB message whole (in its body file) and refuses one past the limit', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     const big = join(t.box.root, 'big.txt');
     await writeFile(big, 'm'.repeat(1_000_000));
     expect((await t.cli(lead, ['send', child.pane, '--message-file', big])).code).toBe(0);
@@ -126,21 +127,21 @@ describe('send', () => {
     [['--message-file', '/'], /^dogsled: send: --message-file "\/": it is a directory \(EISDIR\)\n$/],
     [['--host', '\x1b]0;pwned\x07x\x1b[2J', '--message', 'x'], /^dogsled: send: --host: unknown host "x" /],
   ])('refuses %j in one line with nothing written', async (flags, pattern) => {
-    await registerClaude(t, child);
+    await t.register(child);
     const before = (await t.inbox(child)).records.length;
     oneLineError(await t.cli(lead, ['send', child.pane, ...flags]), pattern);
     expect((await t.inbox(child)).records).toHaveLength(before);
   });
 
   it('accepts --host local, and refuses an unknown target with escapes stripped', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     expect((await t.cli(lead, ['send', child.pane, '--host', 'local', '--message', 'x'])).code).toBe(0);
     const unknown = await t.cli(lead, ['send', 'no-such\x1b[31m-agent', '--message', 'x']);
     oneLineError(unknown, /^dogsled: send: no agent or pane "no-such-agent" on this host\n$/);
   });
 
   it('resolves a tracked pane by its name, and refuses a name two owners gave two panes here', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
     expect((await t.cli(lead, ['track', 'local', child.pane, '--name', 'helper'])).code).toBe(0);
     const sent = await t.cli(lead, ['send', 'helper', '--message', 'by name']);
     expect(sent.code, sent.stderr).toBe(0);
@@ -172,7 +173,9 @@ describe('send', () => {
   });
 
   it('refuses an inbox file that is a directory or a FIFO in one line, without hanging', async () => {
-    await registerClaude(t, child);
+    await t.register(child);
+    // Another test's inbox files are this box's too: nothing may be added to what is there.
+    const written = await inboxFiles(t.box.state);
     const file = t.inboxPath(child);
     const { rm } = await import('node:fs/promises');
     await rm(file);
@@ -189,19 +192,20 @@ describe('send', () => {
       await t.cli(lead, ['send', child.pane, '--message', 'x']),
       /is a FIFO, not a regular file\n$/,
     );
-    expect(await inboxFiles(t.box.state)).toEqual([`${child.terminal}.json`]);
+    expect(written).toContain(`${child.terminal}.json`);
+    expect(await inboxFiles(t.box.state)).toEqual(written);
   });
 });
 
 describe('send by agent name', () => {
   let named: InboxBox;
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     named = await inboxBox({ env: { PATH: `${FAKE_AGENTS_BIN}:${process.env.PATH ?? ''}` } });
   });
 
-  afterEach(async () => {
-    await named.close();
+  afterAll(async () => {
+    await named?.close();
   });
 
   it("resolves a live agent's Herdr name to its terminal and names a named sender", async () => {
@@ -220,9 +224,10 @@ describe('send by agent name', () => {
     }
     await waitFor('both named agents listed', async () => {
       const { agents } = (await named.herdr.call('agent.list', {})).result;
-      return agents.filter((agent: { name?: string }) => agent.name).length === 2 ? true : undefined;
+      const names = agents.map((agent: { name?: string }) => agent.name);
+      return names.includes('lead-agent') && names.includes('api-dups') ? true : undefined;
     });
-    await registerClaude(named, b);
+    await named.register(b);
     const result = await named.cli(a, ['send', 'api-dups', '--message', 'Also cover the empty case.']);
     expect(result.stdout).toMatch(
       new RegExp(
@@ -251,7 +256,7 @@ describe('send by agent name', () => {
       const agent = agents.find((a: { name?: string }) => a.name === 'busy-one');
       return agent?.agent_status === 'working' ? true : undefined;
     });
-    await registerClaude(named, pane);
+    await named.register(pane);
     const sender = await named.newPane();
     const result = await named.cli(sender, ['send', 'busy-one', '--message', 'One more thing.']);
     expect(result).toMatchObject({ code: 0, stderr: '' });

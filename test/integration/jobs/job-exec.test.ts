@@ -263,7 +263,7 @@ describe.concurrent('stop and termination', () => {
 
   it('ends the job wrapper terminated on a SIGTERM at once, whatever stage exec had reached', async () => {
     const marker = join(box.root, 'early-ran');
-    const job = await newJob(['sh', '-c', `sleep 1; touch ${marker}`]);
+    const job = await newJob(['sh', '-c', `sleep 5; touch ${marker}`]);
     const child = startExec(job);
     // Once exec has started its supervisor (which may still be booting), exec is past its own start.
     await waitFor('the supervisor to start its child', async () =>

@@ -4,33 +4,48 @@
 // megabyte; without HERDR_PANE_ID nothing runs.
 
 import { execFileSync } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdir, rm } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MESSAGE_TYPE } from '../../../plugins/pi/src/message.js';
 import { PLAIN_THEME } from '../../fakes/pi-api/fake-pi.js';
 import { calls, logLines, type PiRun, startPi } from '../../fakes/pi-api/harness.js';
-import { type InboxBox, inboxPair, type PaneRef } from '../../helpers/inbox-fixture.js';
+import { type InboxBox, inboxBox, type PaneRef } from '../../helpers/inbox-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
 
+// One sandbox and fake Herdr for the file, and a pane of its own (its own inbox) per test: a Pi
+// session's start and the box's are most of what a test costs. Each session logs to a file of its own.
 let t: InboxBox;
 let lead: PaneRef;
 let child: PaneRef;
 const runs: PiRun[] = [];
+let sessions = 0;
+
+beforeAll(async () => {
+  t = await inboxBox();
+  lead = await t.newPane();
+});
 
 beforeEach(async () => {
-  ({ t, lead, child } = await inboxPair());
+  child = await t.newPane();
 });
 
 afterEach(async () => {
   for (const run of runs.splice(0)) await run.fake.shutdown();
-  await t.close();
+});
+
+afterAll(async () => {
+  await t?.close();
 });
 
 async function pi(pane: PaneRef | undefined, options: Parameters<typeof startPi>[2] = {}): Promise<PiRun> {
-  const run = await startPi(t, pane, options);
+  const run = await startPi(t, pane, { name: `pi-${++sessions}`, ...options });
   runs.push(run);
   return run;
+}
+
+/** A record from `lead` to `child`, as `dogsled send` writes it (the action, in this process). */
+function send(text: string, kind?: string): Promise<string> {
+  return t.send(lead, child.pane, text, kind === undefined ? {} : { kind });
 }
 
 async function recordOf(pane: PaneRef, index = 0) {
@@ -42,8 +57,7 @@ const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 describe('the Pi inbox reader', () => {
   it('turns a message to an idle Pi into one new turn, acknowledged after Pi wrote it', async () => {
     const run = await pi(child);
-    const sent = await t.cli(lead, ['send', child.pane, '--message', 'Also cover the empty case.']);
-    expect(sent).toMatchObject({ code: 0 });
+    await send('Also cover the empty case.');
     await waitFor('delivery', async () =>
       (await recordOf(child))?.state === 'delivered' ? true : undefined,
     );
@@ -64,8 +78,8 @@ describe('the Pi inbox reader', () => {
 
   it('steers a running agent with the whole batch as one message, and acks only once Pi took it', async () => {
     await t.cli(child, ['inbox', 'claim', '--harness', 'pi']);
-    await t.cli(lead, ['send', child.pane, '--message', 'first']);
-    await t.cli(lead, ['send', child.pane, '--kind', 'task', '--message', 'second']);
+    await send('first');
+    await send('second', 'task');
     const run = await pi(child, { start: false });
     run.fake.streaming = true;
     await run.fake.startSession();
@@ -91,7 +105,7 @@ describe('the Pi inbox reader', () => {
 
   it('offers a batch again when Pi died between the claim and the write, and delivers it exactly once more', async () => {
     const dead = await pi(child, { writes: 'never', name: 'dead' });
-    await t.cli(lead, ['send', child.pane, '--message', 'do not lose me']);
+    await send('do not lose me');
     await waitFor('the first injection', () => (dead.fake.sent.length > 0 ? true : undefined));
     const claimed = await recordOf(child);
     expect(claimed).toMatchObject({ state: 'claimed', attempts: 1 });
@@ -112,14 +126,12 @@ describe('the Pi inbox reader', () => {
 
   it('never injects escape sequences or a megabyte, and folds a long record past twelve lines', async () => {
     const run = await pi(child);
-    const big = join(t.box.root, 'big.txt');
-    await writeFile(big, `\x1b]0;owned\x07\x1b[31mred\x1b[0m \x9b2J\n${'x'.repeat(1_000_000)}`);
-    expect(await t.cli(lead, ['send', child.pane, '--message-file', big])).toMatchObject({ code: 0 });
+    await send(`\x1b]0;owned\x07\x1b[31mred\x1b[0m \x9b2J\n${'x'.repeat(1_000_000)}`);
     await waitFor('delivery 1', async () =>
       (await recordOf(child))?.state === 'delivered' ? true : undefined,
     );
     const long = Array.from({ length: 30 }, (_, i) => `line ${i} \x1b[2K`).join('\n');
-    await t.cli(lead, ['send', child.pane, '--message', long]);
+    await send(long);
     await waitFor('delivery 2', async () =>
       (await recordOf(child, 1))?.state === 'delivered' ? true : undefined,
     );
@@ -165,7 +177,7 @@ describe('the Pi inbox reader', () => {
     await waitFor('re-registration', async () =>
       (await t.inbox(child))?.reader?.harness === 'pi' ? true : undefined,
     );
-    expect(await t.cli(lead, ['send', child.pane, '--message', 'back again'])).toMatchObject({ code: 0 });
+    await send('back again');
     await waitFor('the message', () => (run.fake.sent.length > 0 ? true : undefined));
   });
 

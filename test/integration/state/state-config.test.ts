@@ -48,6 +48,28 @@ describe('loadConfig', () => {
       hosts: [],
       prices: { as_of: null, models: {} },
       fleet: { bus: [], id: null, creds: null, tls_ca: null },
+      budget: { owner_usd_per_day: null, host_usd_per_day: null, hosts: {} },
+    });
+  });
+
+  test('[budget] sets what each owner and each host may spend a day, and a host its own', async () => {
+    const config = await loadConfig(
+      await configFile(`[budget.owner]
+usd_per_day = 20
+[budget.host]
+usd_per_day = 55.5
+[budget.hosts."big-gpu"]
+usd_per_day = 120
+[budget.hosts.local]
+usd_per_day = 5
+`),
+      false,
+      HOME,
+    );
+    expect(config.budget).toEqual({
+      owner_usd_per_day: 20,
+      host_usd_per_day: 55.5,
+      hosts: { 'big-gpu': 120, local: 5 },
     });
   });
 
@@ -97,7 +119,35 @@ cache_write = 1
       'prices.models.name: expected a model id without control characters, at most 80 characters, found the string',
     ],
     ['[prices]\nmodels = 3', 'prices.models: expected a table of models'],
-    ['[budget]\nusd_per_day = 5', 'unknown key "budget"'],
+    ['[budget]\nusd_per_day = 5', 'unknown key "budget.usd_per_day"'],
+    ['[budget.owner]\nusd_per_day = 5\nusd_per_week = 9', 'unknown key "budget.owner.usd_per_week"'],
+    ['[budget.hosts.gpu]\nusd_per_day = 5\nusd = 9', 'unknown key "budget.hosts.gpu.usd"'],
+    [
+      '[budget.owner]\nusd_per_day = 0',
+      'budget.owner.usd_per_day: expected a number > 0 of US dollars, at most 1000000, found the number 0',
+    ],
+    [
+      '[budget.host]\nusd_per_day = "20"',
+      'budget.host.usd_per_day: expected a number > 0 of US dollars, at most 1000000, found the string "20"',
+    ],
+    [
+      '[budget.hosts.gpu]\nusd_per_day = 1e9',
+      'budget.hosts.usd_per_day: expected a number > 0 of US dollars, at most 1000000, found the number 1000000000 at budget.hosts.gpu.usd_per_day',
+    ],
+    ['[budget.hosts.gpu]\ncap = 1', 'unknown key "budget.hosts.gpu.cap"'],
+    [
+      '[budget.hosts]\ngpu = 5',
+      'budget.hosts: expected a table of hosts ([budget.hosts."ID"] with usd_per_day), found the number 5 at budget.hosts.gpu',
+    ],
+    [
+      '[budget.hosts."a b"]\nusd_per_day = 5',
+      'budget.hosts.id: expected a host id: letters, digits, ".", "_" or "-", at most 64, found the string "a b"',
+    ],
+    ['[budget]\nowner = 5', 'budget.owner: expected a table with usd_per_day, found the number 5'],
+    [
+      '[budget.owner]',
+      'budget.owner.usd_per_day: expected a number > 0 of US dollars, at most 1000000, found nothing',
+    ],
   ])('refuses %j naming the key', async (toml, message) => {
     const line = await errorOf(toml);
     expect(line).toContain(message);
@@ -157,6 +207,7 @@ enabled = false
       ],
       prices: DEFAULT_CONFIG.prices,
       fleet: { bus: [], id: null, creds: null, tls_ca: null },
+      budget: DEFAULT_CONFIG.budget,
     });
     expect(await readdir(join(path, '..'))).toEqual(before);
   });
@@ -214,12 +265,17 @@ enabled = false
     [
       'a fleet id that names no cache file',
       '[fleet]\nid = "../x"',
-      'config P: fleet.id: expected a host id: letters, digits, ".", "_" or "-", at most 64, not "local", found the string "../x"',
+      'config P: fleet.id: expected a host id for the bus: letters, digits, "_" or "-" (no ".": it is one token of a NATS subject), at most 64, not "local", found the string "../x"',
+    ],
+    [
+      'a fleet id with a dot (a subject token of its own)',
+      '[fleet]\nid = "eu.alpha"',
+      'config P: fleet.id: expected a host id for the bus: letters, digits, "_" or "-" (no ".": it is one token of a NATS subject), at most 64, not "local", found the string "eu.alpha"',
     ],
     [
       'a fleet id "local"',
       '[fleet]\nid = "local"',
-      'config P: fleet.id: expected a host id: letters, digits, ".", "_" or "-", at most 64, not "local", found the string "local"',
+      'config P: fleet.id: expected a host id for the bus: letters, digits, "_" or "-" (no ".": it is one token of a NATS subject), at most 64, not "local", found the string "local"',
     ],
     [
       'creds that are not a path',

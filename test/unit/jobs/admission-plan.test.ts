@@ -227,3 +227,29 @@ describe('new work behind waiting tickets', () => {
     expect(ticketsAhead([ticket('t1', 'nowhere')], hosts, new Set(['alpha', 'beta']))).toBe(0);
   });
 });
+
+describe('hosts closed to a ticket (a child whose budget is spent there)', () => {
+  it('sends the ticket to another host even when the closed one has more room', () => {
+    const closed = new Map([['t1', new Set(['a'])]]);
+    const steps = planAdmissions(
+      [ticket('t1'), ticket('t2')],
+      [host('a', 5), host('b', 1)],
+      POLICY,
+      NOW,
+      closed,
+    );
+    expect(outcome(steps)).toEqual(['t1->b', 't2->a']);
+  });
+
+  it('leaves the ticket waiting when only closed hosts have room, and work behind it goes on', () => {
+    const closed = new Map([['t1', new Set(['a'])]]);
+    const steps = planAdmissions(
+      [ticket('t1'), ticket('t2')],
+      [host('a', 2), host('b', 0)],
+      POLICY,
+      NOW,
+      closed,
+    );
+    expect(outcome(steps)).toEqual(['t2->a']);
+  });
+});

@@ -1,17 +1,9 @@
 // `npm run check`'s test-knob rule on a fixture tree: a production file that names DOGSLED_TEST or a
 // DOGSLED_TEST_* variable in code (an env key, an index, a string, a destructured name) is refused;
 // the knob module may, and comments, longer names, build output and tests are not product code.
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importProblems } from '../../../scripts/imports/rules.mjs';
 import { fixtureTree } from '../../helpers/tree.js';
-
-const SCRIPT = join(import.meta.dirname, '..', '..', '..', 'scripts', 'check-imports.mjs');
-
-function check(root: string): { code: number | null; lines: string[] } {
-  const result = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
-  return { code: result.status, lines: result.stderr.split('\n').filter((line) => line !== '') };
-}
 
 const OWNER = 'ask service/core/common/test-knobs.ts (testKnob)';
 
@@ -32,9 +24,8 @@ describe('the test-knob check', () => {
         'export const warn = (raw: string) => `DOGSLED_TEST_STALL_MS is ${raw}`;\n',
       'plugins/pi/src/clock.ts': "export const name = 'DOGSLED_TEST_NOW_MS';\n",
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       `cli/commands/index.ts: names the test knob DOGSLED_TEST_SIDEBAR_HOSTS; ${OWNER}`,
       `plugins/pi/src/clock.ts: names the test knob DOGSLED_TEST_NOW_MS; ${OWNER}`,
       `service/core/agents/warn.ts: names the test knob DOGSLED_TEST_STALL_MS; ${OWNER}`,
@@ -62,6 +53,6 @@ describe('the test-knob check', () => {
       'plugins/pi/dist/index.js': 'export const now = process.env.DOGSLED_TEST_NOW_MS;\n',
       'test/integration/env.ts': "export const env = { DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: '5' };\n",
     });
-    expect(check(root)).toEqual({ code: 0, lines: [] });
+    expect(await importProblems(root)).toEqual([]);
   });
 });

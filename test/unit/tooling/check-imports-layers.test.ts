@@ -4,18 +4,11 @@
 // service/ share a base name. Types cross freely, except into the core, which owns its types and
 // imports nothing else; each state schema is checked against a core record, and defines none of its
 // own. Dynamic imports and re-exports are values.
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importProblems } from '../../../scripts/imports/rules.mjs';
 import { fixtureTree } from '../../helpers/tree.js';
 
-const SCRIPT = join(import.meta.dirname, '..', '..', '..', 'scripts', 'check-imports.mjs');
 const ORDER = 'layers run core → system → state → adapters → features → actions → daemon';
-
-function check(root: string): { code: number | null; lines: string[] } {
-  const result = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
-  return { code: result.status, lines: result.stderr.split('\n').filter((line) => line !== '') };
-}
 
 const value = (spec: string, name = 'x') => `import { ${name} } from '${spec}';\nexport const y = ${name};\n`;
 
@@ -34,9 +27,8 @@ describe('the layer order', () => {
       'service/host-verbs/verbs.ts': value('../daemon/main.js'),
       'service/daemon/main.ts': 'export const x = 1;\n',
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       `service/host-verbs/verbs.ts: imports ../daemon/main.js upward, from the actions layer (host-verbs) into the daemon layer (daemon); ${ORDER}`,
       `service/jobs/job-ref.ts: imports ../actions/ticket-wait.js upward, from the features layer (jobs) into the actions layer (actions); ${ORDER}`,
       `service/state/records/panes.ts: imports ../../terminal/port.js upward, from the state layer (state) into the adapters layer (terminal); ${ORDER}`,
@@ -62,7 +54,7 @@ describe('the layer order', () => {
         "import type { Port } from '../../terminal/port.js';\nexport type P = Port;\n",
       'service/jobs/supervisor/exec.ts': value('../../time/timers.js'),
     });
-    expect(check(root)).toEqual({ code: 0, lines: [] });
+    expect(await importProblems(root)).toEqual([]);
   });
 
   it('refuses a folder, or a file, that has no layer', async () => {
@@ -72,11 +64,10 @@ describe('the layer order', () => {
       'service/loose.ts': 'export const x = 1;\n',
       'service/jobs/run.ts': value('../work/submit.js'),
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
-      `service/loose.ts: in no layer; give it one in scripts/check-imports.mjs (core → system → state → adapters → features → actions → daemon)`,
-      `service/work: in no layer; give it one in scripts/check-imports.mjs (core → system → state → adapters → features → actions → daemon)`,
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
+      `service/loose.ts: in no layer; give it one in scripts/imports/layers.mjs (core → system → state → adapters → features → actions → daemon)`,
+      `service/work: in no layer; give it one in scripts/imports/layers.mjs (core → system → state → adapters → features → actions → daemon)`,
     ]);
   });
 });
@@ -93,9 +84,8 @@ describe('folders of one layer', () => {
       'service/terminal/listing.ts': value('../transport/peers.js'),
       'service/transport/peers.ts': value('../terminal/listing.js', 'load'),
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       'service/agents and service/worktrees import values from each other (service/agents/close-child.ts imports ../worktrees/anchor-close.js; service/worktrees/unused-work.ts imports ../agents/close-child.js): move what both need down a layer, or to the folder that owns it',
       'service/inbox and service/sweep import values from each other (service/inbox/gate.ts imports ../sweep/sweep-files.js; service/sweep/sweep-files.ts imports ../inbox/inbox-files.js): move what both need down a layer, or to the folder that owns it',
       'service/terminal and service/transport import values from each other (service/terminal/listing.ts imports ../transport/peers.js; service/transport/peers.ts imports ../terminal/listing.js): move what both need down a layer, or to the folder that owns it',
@@ -110,7 +100,7 @@ describe('folders of one layer', () => {
       'service/agents/launch.ts': value('../worktrees/branch-worktree.js'),
       'service/worktrees/branch-worktree.ts': value('../cleanup/prune.js'),
     });
-    expect(check(root)).toEqual({ code: 0, lines: [] });
+    expect(await importProblems(root)).toEqual([]);
   });
 });
 
@@ -127,9 +117,8 @@ describe('file names under service/', () => {
       // Outside service/, names are the front ends' own.
       'cli/commands/read.ts': 'export const x = 1;\n',
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       'service/daemon/publish/outbox.ts, service/inbox/outbox.ts: share the name outbox.ts; give each its own',
       'service/inbox/read.ts, service/jobs/read.ts, service/state/records/read.ts: share the name read.ts; give each its own',
     ]);
@@ -157,9 +146,8 @@ describe('the core owns its types', () => {
       'service/state/schemas/queue-schemas.ts': 'export type Ticket = { id: string };\n',
       'service/terminal/port.ts': 'export type Port = { id: string };\n',
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       'service/core/inbox/inbox-text.ts: service/core imports only service/core, types too, but imports ../../terminal/port.js',
       'service/core/placement/tickets.ts: service/core imports only service/core, types too, but imports ../../state/schemas/queue-schemas.js',
     ]);
@@ -181,9 +169,8 @@ describe('the core owns its types', () => {
         "import * as z from 'zod/mini';\nconst PinSchema = lazySchema(() => z.looseObject({ id: z.string() }));\n" +
         'export type Pin = z.output<typeof PinSchema>;\n',
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       'service/state/schemas/hold-schemas.ts: HoldSchema is checked against no core type; add Check<Matches<typeof HoldSchema, Record>> (state/engine/schema-match.ts)',
       'service/state/schemas/hold-schemas.ts: defines a record type from a schema (z.infer); the core owns the types',
       'service/state/schemas/lease-schemas.ts: LeasesSchema is checked against no core type; add Check<Matches<typeof LeasesSchema, Record>> (state/engine/schema-match.ts)',
@@ -199,6 +186,6 @@ describe('the core owns its types', () => {
           'export type LeasesMatch = [Check<Matches<typeof LeaseSchema, Lease>>];\n',
       ),
     });
-    expect(check(root)).toEqual({ code: 0, lines: [] });
+    expect(await importProblems(root)).toEqual([]);
   });
 });

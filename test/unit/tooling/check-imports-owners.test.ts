@@ -2,18 +2,14 @@
 // paths are refused outside their owners, in code only (comments and longer names are fine); a zod
 // schema built at a module's top level (outside lazySchema) is refused, since every command that
 // imports the module would pay for it at start-up; a front end (the CLI, the sidebar, the Pi
-// extension) reaches the service only through service/actions and service/core.
+// extension) reaches the service only through service/actions and service/core. The rules run in
+// this process (a Node start and TypeScript's load per fixture were most of these files' time); the
+// command `npm run check` runs is tested once, at the end.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importProblems } from '../../../scripts/imports/rules.mjs';
 import { fixtureTree } from '../../helpers/tree.js';
-
-const SCRIPT = join(import.meta.dirname, '..', '..', '..', 'scripts', 'check-imports.mjs');
-
-function check(root: string): { code: number | null; lines: string[] } {
-  const result = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
-  return { code: result.status, lines: result.stderr.split('\n').filter((line) => line !== '') };
-}
 
 describe('the owners check', () => {
   it('refuses a child process, a Herdr variable or a /proc path outside its owner', async () => {
@@ -31,9 +27,8 @@ describe('the owners check', () => {
       'service/jobs/reads.ts': 'export const stat = (pid: number) => `/proc/${pid}/stat`;\n',
       'service/state/root.ts': "export const root = '/proc';\n",
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       "cli/commands/pane.ts: reads Herdr's HERDR_PANE_ID outside service/terminal; ask the terminal layer",
       'service/cleanup/requires.ts: starts processes itself (child_process); use service/process/run-process.ts',
       'service/cleanup/spawns.ts: starts processes itself (node:child_process); use service/process/run-process.ts',
@@ -74,7 +69,7 @@ describe('the owners check', () => {
         '',
       ].join('\n'),
     });
-    expect(check(root)).toEqual({ code: 0, lines: [] });
+    expect(await importProblems(root)).toEqual([]);
   });
 
   it("keeps blessed and blessed-contrib in sidebar/app.ts, and blessed-contrib's index out of everything", async () => {
@@ -98,9 +93,8 @@ describe('the owners check', () => {
       'sidebar/input.ts': "import { type Widgets } from 'blessed';\nexport type S = Widgets.Screen;\n",
       'cli/commands/gauge.ts': "export const g = require('blessed-contrib/lib/widget/gauge.js');\n",
     });
-    const result = check(refused);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(refused);
+    expect(lines.sort()).toEqual([
       'cli/commands/gauge.ts: loads blessed-contrib/lib/widget/gauge.js outside sidebar/app.ts',
       'sidebar/app.ts: loads blessed-contrib\'s index ("blessed-contrib"); load the widget\'s module',
       'sidebar/app.ts: loads blessed-contrib\'s index ("blessed-contrib/index.js"); load the widget\'s module',
@@ -127,7 +121,7 @@ describe('the owners check', () => {
         '',
       ].join('\n'),
     });
-    expect(check(allowed)).toEqual({ code: 0, lines: [] });
+    expect(await importProblems(allowed)).toEqual([]);
   });
 });
 
@@ -142,9 +136,8 @@ describe('the start-up check', () => {
       'service/cleanup/builtin.ts':
         "export const spawn = () => process.getBuiltinModule('node:child_process').spawn;\n",
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       'cli/render/field.ts:3: builds a zod schema at import; wrap it in lazySchema (service/state/engine/lazy-schema.ts)',
       'service/cleanup/builtin.ts: starts processes itself (node:child_process); use service/process/run-process.ts',
       'service/state/eager.ts:3: builds a zod schema at import; wrap it in lazySchema (service/state/engine/lazy-schema.ts)',
@@ -170,9 +163,8 @@ describe('the start-up check', () => {
       'service/process/run-process.ts':
         "export const spawn = () => process.getBuiltinModule('node:child_process').spawn;\n",
     });
-    const result = check(root);
-    expect(result.lines).toEqual([]);
-    expect(result.code).toBe(0);
+    const lines = await importProblems(root);
+    expect(lines).toEqual([]);
   });
 });
 
@@ -184,9 +176,8 @@ describe('the purity check', () => {
       'service/core/types.ts': "import type { Stats } from 'node:fs';\nexport type S = Stats;\n",
       'service/core/rule.ts': "import { type S } from './types.js';\nexport const n = (s: S) => s.size;\n",
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.map((line) => line.split(':')[0]).sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.map((line) => line.split(':')[0]).sort()).toEqual([
       'service/core/inline.ts',
       'service/core/reads.ts',
     ]);
@@ -214,9 +205,8 @@ describe('the front-end check', () => {
       'cli/commands/host.ts':
         "import { hostVerb } from '../../service/host-verbs/verb-table.js';\nimport { f } from '../../service/host-verbs/facts-verb.js';\nexport const h = [hostVerb, f];\n",
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       `cli/commands/hook.ts: a front end imports ../../service/inbox/hook-state.js: ${DOOR}`,
       `cli/commands/host.ts: a front end imports ../../service/host-verbs/facts-verb.js: ${DOOR}`,
       `cli/commands/status.ts: a front end imports ../../service/daemon/main.js: ${DOOR}`,
@@ -275,7 +265,7 @@ describe('the front-end check', () => {
       'plugins/pi/test/state.ts':
         "import { statePaths } from '../../../service/state/paths.js';\nexport const p = statePaths;\n",
     });
-    expect(check(root)).toEqual({ code: 0, lines: [] });
+    expect(await importProblems(root)).toEqual([]);
   });
 
   it('refuses the sidebar, its model and the Pi extension reaching past actions, a type included', async () => {
@@ -295,9 +285,8 @@ describe('the front-end check', () => {
       'plugins/pi/src/deps.ts':
         "export { callerPane } from '../../../service/terminal/herdr/herdr-env.js';\n",
     });
-    const result = check(root);
-    expect(result.code).toBe(1);
-    expect(result.lines.sort()).toEqual([
+    const lines = await importProblems(root);
+    expect(lines.sort()).toEqual([
       `plugins/pi/src/deps.ts: a front end imports ../../../service/terminal/herdr/herdr-env.js: ${DOOR}`,
       `plugins/pi/src/todos.ts: a front end imports ../../../service/state/engine/atomic-write.js: ${DOOR}`,
       `sidebar/actions.ts: a front end imports ../service/terminal/open.js: ${DOOR}`,
@@ -305,5 +294,29 @@ describe('the front-end check', () => {
       `sidebar/state.ts: a front end imports ../service/state/engine/regular-file.js: ${DOOR}`,
       `sidebar/state.ts: a front end imports ../service/state/io.js: ${DOOR}`,
     ]);
+  });
+});
+
+describe('the command', () => {
+  const SCRIPT = join(import.meta.dirname, '..', '..', '..', 'scripts', 'check-imports.mjs');
+  const run = (root: string) => spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
+
+  it('exits 1 with one line per violation on stderr, and 0 with its summary when the tree keeps the rules', async () => {
+    const refused = run(
+      await fixtureTree({
+        'service/cleanup/spawns.ts': "import { spawn } from 'node:child_process';\nexport const s = spawn;\n",
+        'service/work/loose.ts': 'export const x = 1;\n',
+      }),
+    );
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr.split('\n').filter((line) => line !== '')).toEqual([
+      'service/cleanup/spawns.ts: starts processes itself (node:child_process); use service/process/run-process.ts',
+      'service/work: in no layer; give it one in scripts/imports/layers.mjs (core → system → state → adapters → features → actions → daemon)',
+    ]);
+    const kept = run(await fixtureTree({ 'service/core/units.ts': 'export const x = 1;\n' }));
+    expect(kept.stderr).toBe('');
+    expect(kept.stdout).toMatch(/^imports: service\/core, sidebar\/model and dash\/view are pure;/);
+    expect(kept.status).toBe(0);
   });
 });

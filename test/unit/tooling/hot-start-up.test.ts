@@ -10,7 +10,7 @@
 // job's supervisor (exec) leaves the terminal it reports a pane through to dist/hot/exec-terminal.cjs.
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import {
   chown,
   lstat,
@@ -131,15 +131,17 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
     expect(bundleText('hook-whereabouts')).toContain('function openTerminal(');
   });
 
-  it('place: the terminal layer is in files of their own, loaded only by --branch or a herdr binary', () => {
+  it('place: the terminal layer and the bus client are in files of their own, loaded only when needed', () => {
     const place = bundleText('place');
-    for (const fn of ['openTerminal', 'listMachines', 'ensureBranchWorktree']) {
+    for (const fn of ['openTerminal', 'listMachines', 'ensureBranchWorktree', 'commandBusTransport']) {
       expect(place).not.toContain(`function ${fn}(`);
     }
     // Only on first use: loaded at the top, they would load on every placement.
     expect(place).toContain(lazily('place-branch'));
     expect(place).toContain(lazily('herdr-machines'));
-    expect(place.split('require("./').length).toBe(3);
+    expect(place).toContain(lazily('bus-rpc'));
+    expect(place.split('require("./').length).toBe(4);
+    expect(bundleText('bus-rpc')).toContain('function commandBusTransport(');
     expect(bundleText('place-branch')).toContain('function openTerminal(');
     expect(bundleText('herdr-machines')).toContain('function listMachines(');
   });
@@ -167,8 +169,21 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
     }
   });
 
-  it('no hot bundle carries the NATS client: only the service loads it, when [fleet] bus is set', () => {
+  it('no hot bundle carries the NATS client: the service loads it, and a call to a bus host its cold file', () => {
     for (const name of HOT) expect(bundleText(name)).not.toContain('@nats-io/');
+    expect(readFileSync(join(ROOT, 'dist', 'hot', 'bus-rpc.cjs'), 'utf8')).toContain('@nats-io/');
+  });
+
+  it("no other command carries the dash's server or page: only `dogsled dash` loads them", () => {
+    // The server's stream type and the page's one-line refusals are in the dash command's chunk alone.
+    const marks = ['text/event-stream', 'refused: a request from another origin'];
+    for (const name of HOT) for (const mark of marks) expect(bundleText(name)).not.toContain(mark);
+    const full = readFileSync(join(ROOT, 'dist', 'full.mjs'), 'utf8');
+    for (const mark of marks) expect(full).not.toContain(mark);
+    const chunks = readdirSync(join(ROOT, 'dist', 'chunks')).filter((name) =>
+      readFileSync(join(ROOT, 'dist', 'chunks', name), 'utf8').includes(marks[1] as string),
+    );
+    expect(chunks.map((name) => name.replace(/-[A-Z0-9]+\.mjs$/, ''))).toEqual(['dash']);
   });
 
   it('proper-lockfile gets node:fs, not graceful-fs (which patches the global fs on load)', () => {

@@ -36,8 +36,13 @@ function agentItem(id: string, terminal: string, over: Partial<Item> = {}): Item
   };
 }
 
-function pane(terminal: string, over: Partial<OwnerPaneFacts> = {}): OwnerPaneFacts {
+/** An agent pane of this host's snapshot (`host` names whose: pane ids repeat across hosts). */
+function pane(
+  terminal: string,
+  over: Partial<OwnerPaneFacts & { host: string }> = {},
+): OwnerPaneFacts & { host: string } {
   return {
+    host: 'local',
     pane: `w2:${terminal}`,
     terminal_id: terminal,
     name: `child-${terminal}`,
@@ -134,6 +139,22 @@ describe('TO LAND rows (one rule for the board, the gate, the Stop response and 
     const older = seen('i_o', { ahead: 1, observed_ms: T0 });
     const newer = seen('i_o', { ahead: 3, observed_ms: T0 + 1 });
     expect(ownerToLand(OWNER, [open], [newer, older], [pane('to')]).map((r) => r.ahead)).toEqual([3]);
+  });
+
+  it("count an open child on a peer by that peer's pane, never by a pane of the same id here", () => {
+    // Its branch as the peer forwarded it; its pane as the peer's cached snapshot shows it.
+    const far = agentItem('i_far', 'tp', { host: 'big', pane: 'w2:tp' });
+    const observed = [seen('i_far', { ahead: 1 })];
+    const row = { item: 'i_far', name: 'child-tp', host: 'big', branch: 'feat/far', ahead: 1 };
+    expect(ownerToLand(OWNER, [far], observed, [pane('tp', { host: 'big' })])).toEqual([
+      expect.objectContaining(row),
+    ]);
+    expect(ownerToLand(OWNER, [far], observed, [pane('tp', { host: 'big', state: 'working' })])).toEqual([]);
+    // This host's pane w2:tp (terminal tp) is another agent: its idle says nothing of the peer's child.
+    expect(ownerToLand(OWNER, [far], observed, [pane('tp')])).toEqual([]);
+    expect(
+      ownerToLand(OWNER, [far], observed, [pane('tp'), pane('tp', { host: 'big', state: 'done' })]),
+    ).toEqual([expect.objectContaining(row)]);
   });
 });
 

@@ -114,6 +114,18 @@ describe("the owner's items after a peer's records", () => {
     ]);
   });
 
+  it('never moves a branch back to an older observation (a record that came again late)', () => {
+    const newer = { ahead: 0, dirty: false, landed: true, observed_ms: NOW - 5 };
+    const older = { ahead: 2, dirty: true, landed: false, observed_ms: NOW - 50 };
+    const seen = item({ branch_seen: newer });
+    const late = ownerItemsAfter([seen], 'big', [rec('o_1', A, NOW, { branch: older })], NOW);
+    expect(late).toEqual({ next: [seen], changed: false });
+    const fresh = { ...newer, observed_ms: NOW };
+    expect(
+      ownerItemsAfter([seen], 'big', [rec('o_2', A, NOW, { branch: fresh })], NOW).next[0]?.branch_seen,
+    ).toEqual(fresh);
+  });
+
   it('waits for a peer while the item is open or its branch there is not seen landed', () => {
     expect(awaitsPeer(item())).toBe(true);
     expect(awaitsPeer(item({ closed_ms: NOW }))).toBe(true);
