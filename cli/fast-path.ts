@@ -154,8 +154,8 @@ export const LEAN_BUNDLES: readonly string[] = ['status-lean', 'hook-lean', 'pla
 export interface LeanRun {
   bundle: string;
   /**
-   * One bundle serves several paths (the four hooks): each keeps a cache of its own, so the code
-   * its path compiles is in the cache it reads, whichever path wrote a cache first.
+   * One bundle serves several paths (the four hooks, the line and the brief): each keeps a cache of
+   * its own, so the code its path compiles is in the cache it reads, whichever path wrote first.
    */
   cache: string;
 }
@@ -179,7 +179,8 @@ export function leanBundle(fast: { name: string; flags: Record<string, unknown> 
   }
   const { config: _config, line, brief, ...others } = fast.flags;
   if (fast.name !== 'status' || Object.keys(others).length > 0) return undefined;
-  return (line === true) !== (brief === true) ? { bundle: 'status-lean', cache: 'status-lean' } : undefined;
+  if ((line === true) === (brief === true)) return undefined;
+  return { bundle: 'status-lean', cache: `status-lean-${line === true ? 'line' : 'brief'}` };
 }
 
 /**

@@ -221,7 +221,7 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
 
   it('outside any pane every hook adds nothing', async () => {
     const outside = { HERDR_ENV: '', HERDR_PANE_ID: '' };
-    for (const args of [STOP, CONTEXT, GATE]) {
+    for (const args of [STOP, CONTEXT]) {
       const run = await compare(child, args, STOP_INPUT, outside);
       expect(run).toMatchObject({ stdout: '', bundles: LEAN });
       expect(Object.keys(run.files).sort()).toEqual([...baseline.keys()].sort());
@@ -408,7 +408,7 @@ describe('hostile state files: the lean hook falls back, and both answer alike',
     [
       'an inbox that is not JSON',
       () => writeFile(join(t.box.state, inboxName()), '{"version": 1,'),
-      [STOP, PROMPT],
+      [PROMPT],
     ],
     [
       'an inbox that is a directory',
@@ -416,7 +416,7 @@ describe('hostile state files: the lean hook falls back, and both answer alike',
         await rm(join(t.box.state, inboxName()));
         await mkdir(join(t.box.state, inboxName()));
       },
-      [STOP, PROMPT],
+      [STOP],
     ],
     [
       'an inbox record whose state is unknown',
@@ -445,11 +445,7 @@ describe('hostile state files: the lean hook falls back, and both answer alike',
       },
       [STOP],
     ],
-    [
-      'items.json that is not JSON',
-      () => writeFile(join(t.box.state, 'items.json'), '[[['),
-      [STOP, GATE, CONTEXT],
-    ],
+    ['items.json that is not JSON', () => writeFile(join(t.box.state, 'items.json'), '[[['), [STOP, CONTEXT]],
     [
       'an item whose owner is a number',
       () =>
@@ -457,7 +453,7 @@ describe('hostile state files: the lean hook falls back, and both answer alike',
           join(t.box.state, 'items.json'),
           JSON.stringify({ version: 1, items: [{ owner: 3, closed_ms: null }] }),
         ),
-      [GATE, CONTEXT],
+      [GATE],
     ],
     [
       'gate.json of version 2',

@@ -6,7 +6,14 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { fastFlags, HOT_COMMANDS, LEAN_BUNDLES, parseFast, plainFlags } from '../../../cli/fast-path.js';
+import {
+  fastFlags,
+  HOT_COMMANDS,
+  LEAN_BUNDLES,
+  leanBundle,
+  parseFast,
+  plainFlags,
+} from '../../../cli/fast-path.js';
 import { buildProgram } from '../../../cli/program.js';
 
 describe('the fast path', () => {
@@ -131,5 +138,31 @@ describe('the fast path', () => {
       harness: 'codex',
     });
     expect(parseFast(['hook', 'inbox', '--bogus'])?.flags.usage).toMatch(/Unknown option '--bogus'/);
+  });
+
+  it('sends the common forms to a lean bundle, each path with a code cache of its own', () => {
+    const lean = (args: string[]) => {
+      const fast = parseFast(args);
+      return fast === undefined ? undefined : leanBundle(fast);
+    };
+    const hook = (...args: string[]) => lean(['hook', ...args]);
+    expect(hook('inbox', '--harness', 'claude', '--event', 'Stop')).toEqual({
+      bundle: 'hook-lean',
+      cache: 'hook-lean-inbox-stop',
+    });
+    expect(hook('inbox', '--harness', 'codex', '--event', 'UserPromptSubmit')?.cache).toBe(
+      'hook-lean-inbox-prompt',
+    );
+    expect(hook('context', '--harness', 'pi')?.cache).toBe('hook-lean-context');
+    expect(hook('gate')?.cache).toBe('hook-lean-gate');
+    // A flag registered wrongly is the full hook's to log; an unknown hook is the full command line's.
+    expect(hook('inbox', '--bogus')).toBeUndefined();
+    expect(hook('../x')).toBeUndefined();
+    expect(lean(['status', '--line'])).toEqual({ bundle: 'status-lean', cache: 'status-lean-line' });
+    expect(lean(['status', '--brief'])?.cache).toBe('status-lean-brief');
+    expect(lean(['status', '--json'])).toBeUndefined();
+    expect(lean(['place', '--json'])).toEqual({ bundle: 'place-lean', cache: 'place-lean' });
+    expect(lean(['place'])?.bundle).toBe('place-lean');
+    expect(lean(['place', '--json', '--wait'])).toBeUndefined();
   });
 });
