@@ -4,7 +4,6 @@
 // Tests run the real CLI in a child process with a private HOME and DOGSLED_STATE; nothing here is
 // mocked.
 
-import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { callerPlaces, type ProcessIO } from '../service/actions/verb-io.js';
 import { plainLine } from '../service/core/text/clean.js';
@@ -28,7 +27,8 @@ export function contextFromProcess(globals: GlobalOptions): CliContext {
   // Exported, so the processes a command starts (job panes, the service) choose the same terminal.
   if (globals.terminal) env.DOGSLED_TERMINAL = globals.terminal;
   if (globals.config) env.DOGSLED_CONFIG = resolve(globals.config);
-  const home = env.HOME || homedir();
+  // node:os only where HOME is unset: every command starts here.
+  const home = env.HOME || process.getBuiltinModule('node:os').homedir();
   const { stateDir, paths, config, now } = callerPlaces(env, home, globals.config);
   return {
     env,

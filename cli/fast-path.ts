@@ -35,12 +35,45 @@ function parseHook(rest: string[]): Record<string, unknown> | undefined {
   const [sub, ...args] = rest;
   const options = sub === undefined ? undefined : HOOK_OPTIONS[sub];
   if (sub === undefined || options === undefined) return undefined;
+  const all = { ...GLOBAL_OPTIONS, ...options };
+  const plain = plainFlags(args, all);
+  if (plain !== undefined) return { ...plain, sub };
   try {
-    const { values } = parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, strict: true });
+    const { values } = parseArgs({ args, options: all, strict: true });
     return { ...values, sub };
   } catch (error) {
     return { sub, usage: (error as Error).message };
   }
+}
+
+/**
+ * Flags in their common spelling, read without parseArgs, whose module is a cost of every hot
+ * command's start-up: each a known `--name` at most once, a boolean alone, a string as `--name
+ * value` or `--name=value` with a value that does not start with `-`. Anything else (a short flag,
+ * a positional, `--`, a repeat, an unknown flag) is undefined, and parseArgs judges it as ever.
+ */
+export function plainFlags(
+  args: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+): Record<string, string | boolean> | undefined {
+  const values: Record<string, string | boolean> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (!arg.startsWith('--') || arg === '--') return undefined;
+    const equals = arg.indexOf('=');
+    const name = arg.slice(2, equals === -1 ? undefined : equals);
+    const option = Object.hasOwn(options, name) ? options[name] : undefined;
+    if (option === undefined || option.multiple || Object.hasOwn(values, name)) return undefined;
+    if (option.type === 'boolean') {
+      if (equals !== -1) return undefined;
+      values[name] = true;
+      continue;
+    }
+    const value = equals === -1 ? args[++i] : arg.slice(equals + 1);
+    if (value === undefined || value === '' || value.startsWith('-')) return undefined;
+    values[name] = value;
+  }
+  return values;
 }
 
 /** Must accept exactly the flags that cli/program.ts declares for the same command. */
@@ -120,16 +153,39 @@ export const HOT_COMMANDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Built beside the hot bundles (cli/hot/NAME.ts): each answers its command's common case first. */
-export const LEAN_BUNDLES: readonly string[] = ['status-lean'];
+export const LEAN_BUNDLES: readonly string[] = ['status-lean', 'hook-lean', 'place-lean'];
+
+/** A lean bundle to run, and the name its code cache is kept under. */
+export interface LeanRun {
+  bundle: string;
+  /**
+   * One bundle serves several paths (the four hooks, the line and the brief): each keeps a cache of
+   * its own, so the code its path compiles is in the cache it reads, whichever path wrote first.
+   */
+  cache: string;
+}
 
 /**
- * The lean bundle that answers a hot command's common case first (cli/hot/status-lean.ts), or
- * undefined. Only the forms it can answer load it: any other costs a second bundle for nothing.
+ * The lean bundle that answers a hot command's common case first (cli/hot/status-lean.ts,
+ * hook-lean.ts, place-lean.ts), or undefined. Only the forms it can answer load it: any other costs a second
+ * bundle for nothing.
  */
-export function leanBundle(fast: { name: string; flags: Record<string, unknown> }): string | undefined {
+export function leanBundle(fast: { name: string; flags: Record<string, unknown> }): LeanRun | undefined {
+  if (fast.name === 'hook') {
+    const { sub, event, usage } = fast.flags;
+    if (usage !== undefined || typeof sub !== 'string' || !Object.hasOwn(HOOK_OPTIONS, sub)) return undefined;
+    // `sub` is one of the hook names: safe in a file name, as is the event's kind.
+    const variant = sub === 'inbox' ? `inbox-${event === 'Stop' ? 'stop' : 'prompt'}` : sub;
+    return { bundle: 'hook-lean', cache: `hook-lean-${variant}` };
+  }
+  if (fast.name === 'place') {
+    const { config: _config, json: _json, ...others } = fast.flags;
+    return Object.keys(others).length === 0 ? { bundle: 'place-lean', cache: 'place-lean' } : undefined;
+  }
   const { config: _config, line, brief, ...others } = fast.flags;
   if (fast.name !== 'status' || Object.keys(others).length > 0) return undefined;
-  return (line === true) !== (brief === true) ? 'status-lean' : undefined;
+  if ((line === true) === (brief === true)) return undefined;
+  return { bundle: 'status-lean', cache: `status-lean-${line === true ? 'line' : 'brief'}` };
 }
 
 /**
@@ -148,17 +204,14 @@ function strictFlags(
   args: string[],
   options: NonNullable<ParseArgsConfig['options']>,
 ): Record<string, unknown> | undefined {
+  const all = { ...GLOBAL_OPTIONS, ...options };
+  let values: Record<string, unknown> | undefined = plainFlags(args, all);
   try {
-    const { values } = parseArgs({
-      args,
-      options: { ...GLOBAL_OPTIONS, ...options },
-      strict: true,
-      allowPositionals: false,
-    });
-    return Object.fromEntries(Object.entries(values).map(([key, value]) => [camel(key), value]));
+    values ??= parseArgs({ args, options: all, strict: true, allowPositionals: false }).values;
   } catch {
     return undefined;
   }
+  return Object.fromEntries(Object.entries(values).map(([key, value]) => [camel(key), value]));
 }
 
 /** `idle-timeout` → `idleTimeout`, as commander names an option's value. */

@@ -5,9 +5,8 @@
 // a plain compile, and a fresh cache is written after a run that succeeds.
 
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import {
   type CodeCacheWriter,
@@ -31,13 +30,21 @@ export interface HotBundle {
   remember: (exitCode: number) => Promise<void>;
 }
 
-/** `dist` is the directory of the built entry: the bundle is hot/NAME.cjs in it. */
-export function loadHot(dist: URL, name: string, env: NodeJS.ProcessEnv = process.env): HotBundle {
-  const file = fileURLToPath(new URL(`hot/${name}.cjs`, dist));
+/**
+ * `dist` is the directory of the built entry (a path): the bundle is hot/NAME.cjs in it; its code cache is
+ * kept as `cacheName` (a path of a bundle that serves several, fast-path.ts's LeanRun).
+ */
+export function loadHot(
+  dist: string,
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cacheName = name,
+): HotBundle {
+  const file = join(dist, 'hot', `${name}.cjs`);
   const source = readFileSync(file, 'utf8');
   const hash = BUNDLE_HASH.exec(source)?.[1];
   const stateDir = stateDirFrom(env, env.HOME || homedir());
-  const cacheFile = hash === undefined ? undefined : codeCacheFile(stateDir, name, hash);
+  const cacheFile = hash === undefined ? undefined : codeCacheFile(stateDir, cacheName, hash);
   const key = hash === undefined ? undefined : cacheKey(hash, env);
   const cached =
     key === undefined || cacheFile === undefined
@@ -52,7 +59,7 @@ export function loadHot(dist: URL, name: string, env: NodeJS.ProcessEnv = proces
     `compiled (code cache: ${used ? 'used' : 'data' in cached ? 'rejected by V8' : cached.refused}) ${name}`,
   );
   const module = { exports: {} as { run: HotRun } };
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+  script.runInThisContext()(module.exports, bundleRequire(dirname(file)), module, file, dirname(file));
   return {
     run: module.exports.run,
     remember: async (exitCode) => {
@@ -60,8 +67,8 @@ export function loadHot(dist: URL, name: string, env: NodeJS.ProcessEnv = proces
       try {
         // After the run: the functions it compiled lazily are in the cache too.
         const data = script.createCachedData();
-        const writer: CodeCacheWriter = await import(new URL('code-cache-write.mjs', dist).href);
-        await writer.writeCodeCache(stateDir, cacheFile, key, data, name);
+        const writer: CodeCacheWriter = await import(pathToFileURL(join(dist, 'code-cache-write.mjs')).href);
+        await writer.writeCodeCache(stateDir, cacheFile, key, data, cacheName);
         mark('code cache written');
       } catch {
         // Only a start-up optimisation: the next run compiles from source again.
@@ -78,4 +85,20 @@ function cacheKey(hash: string, env: NodeJS.ProcessEnv): string {
 
 function homedir(): string {
   return (process.getBuiltinModule('node:os') as typeof import('node:os')).homedir();
+}
+
+/**
+ * The require a bundle is given: Node's built-ins and the packages left out of it by name, the cold
+ * files beside it (`./NAME.cjs`) by their path. The entry's own require resolves all three as one
+ * made for the bundle's file would (a package from the same node_modules), without loading
+ * node:module and the ES module loader's internals that createRequire brings.
+ */
+function bundleRequire(dir: string): NodeJS.Require {
+  const load = (id: string): unknown => require(id.startsWith('./') ? join(dir, id) : id);
+  return Object.assign(load, {
+    resolve: require.resolve,
+    cache: require.cache,
+    main: require.main,
+    extensions: require.extensions,
+  }) as NodeJS.Require;
 }

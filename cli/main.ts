@@ -15,18 +15,19 @@ import { loadHot } from './hot-loader.js';
 import { NOT_ANSWERED } from './not-answered.js';
 import { quickAnswer } from './quick-answers.js';
 
-// Beside this file in dist/. A URL, not a literal specifier, so the build leaves them out of it.
-const DIST = pathToFileURL(`${__dirname}/`);
-const loadFull = (): Promise<typeof import('./full.js')> => import(new URL('full.mjs', DIST).href);
+// Beside this file in dist/, reached through a URL, not a literal specifier, so the build leaves
+// them out of it. A path until then: a hot command never parses a URL.
+const DIST = __dirname;
+const loadFull = (): Promise<typeof import('./full.js')> => import(pathToFileURL(`${DIST}/full.mjs`).href);
 
 async function main(args: string[]): Promise<number> {
   mark('main');
-  if (quickAnswer(args, `${__dirname}/`)) return 0;
+  if (quickAnswer(args, `${DIST}/`)) return 0;
   const fast = parseFast(args);
   if (fast && HOT_COMMANDS.has(fast.name)) {
     const lean = leanBundle(fast);
     if (lean !== undefined) {
-      const code = await runHot(lean, fast.flags);
+      const code = await runHot(lean.bundle, fast.flags, lean.cache);
       if (code !== NOT_ANSWERED) return code;
     }
     return runHot(fast.name, fast.flags);
@@ -35,8 +36,8 @@ async function main(args: string[]): Promise<number> {
 }
 
 /** Runs a hot bundle; it reports its own errors (hot/entry.ts). */
-async function runHot(name: string, flags: Record<string, unknown>): Promise<number> {
-  const hot = loadHot(DIST, name);
+async function runHot(name: string, flags: Record<string, unknown>, cache = name): Promise<number> {
+  const hot = loadHot(DIST, name, process.env, cache);
   let remembered: Promise<void> | undefined;
   const remember = (code: number) => {
     remembered ??= hot.remember(code);

@@ -5,15 +5,15 @@
 // admits it. With --json, stdout holds exactly one document (output-schemas.ts).
 
 import { Deadline } from '../../service/actions/call-budget.js';
-import { type BranchWorktree, type Placement, placeRequest } from '../../service/actions/place.js';
+import { placeRequest } from '../../service/actions/place.js';
 import type { UserIO } from '../../service/actions/verb-io.js';
-import { formatAge } from '../../service/core/common/duration.js';
 import { DogsledError } from '../../service/core/common/errors.js';
 import { EXIT } from '../../service/core/common/exit-codes.js';
 import type { CliContext } from '../context.js';
 import { cwdFlag, hostFlag, maxFlag } from '../flags.js';
 import { hostIO } from '../io.js';
-import type { Placed, PlacedBranch, StillQueued } from '../output-schemas.js';
+import type { StillQueued } from '../output-schemas.js';
+import { placedText } from '../render/placed.js';
 import { queuedLine, staysQueued, whyQueued } from '../render/queued.js';
 import { untilStopped } from '../stop-signal.js';
 
@@ -69,44 +69,8 @@ export async function placeCommand(flags: PlaceFlags, ctx: CliContext): Promise<
     ctx.warn(staysQueued('place', id, 'deadline'));
     return EXIT.stillRunning;
   }
-  printPlaced(ctx, flags, outcome);
+  ctx.out(placedText(Boolean(flags.json), outcome));
   return EXIT.ok;
-}
-
-/** The reservation as one JSON document, or as one line for people. */
-function printPlaced(
-  ctx: CliContext,
-  flags: PlaceFlags,
-  placed: Placement & { ticket?: string; worktree?: BranchWorktree },
-) {
-  const { reservation, worktree } = placed;
-  if (flags.json) {
-    const doc: Placed | PlacedBranch = {
-      placed: true,
-      host: placed.host,
-      label: placed.label,
-      reservation: reservation.id,
-      expires_ms: reservation.expires_ms,
-      ...(placed.ticket === undefined ? {} : { ticket: placed.ticket }),
-      ...(worktree === undefined
-        ? {}
-        : {
-            path: worktree.path,
-            pane_id: worktree.pane,
-            branch: worktree.branch,
-            workspace: worktree.workspace,
-            created: worktree.created,
-          }),
-    };
-    ctx.out(`${JSON.stringify(doc)}\n`);
-  } else {
-    const ttl = formatAge(reservation.expires_ms - reservation.created_ms);
-    ctx.out(`reserved ${placed.label} (${placed.host}) for ${ttl}: ${reservation.id}\n`);
-    if (worktree !== undefined) {
-      const how = worktree.created ? 'made' : 'reused';
-      ctx.out(`worktree ${worktree.path} (${how}, branch ${worktree.branch}), pane ${worktree.pane}\n`);
-    }
-  }
 }
 
 /** `--repo PATH` (default: the current directory) as an absolute real path to a directory. */

@@ -6,6 +6,7 @@ import { readHosts, readStatus } from '../../service/actions/status.js';
 import { mark } from '../../service/actions/timing-marks.js';
 import type { HostIO } from '../../service/actions/verb-io.js';
 import { DogsledError } from '../../service/core/common/errors.js';
+import { workCounts } from '../../service/core/placement/work-counts.js';
 import type { CliContext } from '../context.js';
 import { intervalFlag, STATUS_INTERVAL_DEFAULT } from '../flags.js';
 import { hostIO } from '../io.js';
@@ -58,12 +59,7 @@ async function snapshotText(io: HostIO, flags: StatusFlags, ctx: CliContext): Pr
   const report = await readStatus(io);
   if (flags.json) return `${JSON.stringify(report)}\n`;
   if (flags.brief) {
-    const counts = {
-      openItems: report.items.length,
-      pendingTickets: report.queue.length,
-      orphaned: report.items.filter((item) => item.orphaned).length,
-      sweep: report.sweep,
-    };
+    const counts = { ...workCounts(report.items, report.queue), sweep: report.sweep };
     return `${renderBrief(report.hosts, counts).join('\n')}\n`;
   }
   const [{ renderWork }, { renderSweep }] = await Promise.all([

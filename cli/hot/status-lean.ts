@@ -1,9 +1,10 @@
 // `status --line` and `status --brief` in their common case, as a bundle of its own that loads no
-// zod, no schema and no commander: this host alone with its service up (service/actions/
-// status-glance.ts). Any other case, a flag it does not take or a doubt returns NOT_ANSWERED before
-// anything is printed, and main.ts runs the status bundle, which answers it as before.
+// zod, no schema and no commander: this host alone with its service up, and for the brief its work
+// counted from items.json, queue.json and sweep.json read by hand (service/actions/status-glance.ts).
+// Any other case, a flag it does not take or a doubt returns NOT_ANSWERED before anything is
+// printed, and main.ts runs the status bundle, which answers it as before.
 
-import { glanceBriefHosts, glanceHosts } from '../../service/actions/status-glance.js';
+import { glanceBrief, glanceHosts } from '../../service/actions/status-glance.js';
 import { mark } from '../../service/actions/timing-marks.js';
 import { runCommand } from '../command.js';
 import { contextFromProcess } from '../context.js';
@@ -24,11 +25,15 @@ export const run: HotRun = async (parsed) => {
     ctx = contextFromProcess({ config: typeof config === 'string' ? config : undefined });
     const io = await hostIO(ctx);
     mark('config');
-    const hosts = line === true ? await glanceHosts(io) : await glanceBriefHosts(io);
-    if (hosts === undefined) return NOT_ANSWERED;
-    // The brief's counts, as status.ts gives them when nothing is on file.
-    const none = { openItems: 0, pendingTickets: 0, orphaned: 0, sweep: null };
-    text = line === true ? `${renderStatusLine(hosts)}\n` : `${renderBrief(hosts, none).join('\n')}\n`;
+    if (line === true) {
+      const hosts = await glanceHosts(io);
+      if (hosts === undefined) return NOT_ANSWERED;
+      text = `${renderStatusLine(hosts)}\n`;
+    } else {
+      const brief = await glanceBrief(io);
+      if (brief === undefined) return NOT_ANSWERED;
+      text = `${renderBrief(brief.hosts, brief.counts).join('\n')}\n`;
+    }
   } catch {
     // A bad config.toml, an unreadable state dir: the full path words it.
     return NOT_ANSWERED;

@@ -2,9 +2,9 @@
 // fleets share lines so every host stays visible, and the last line counts stalled panes, open
 // items and pending tickets (each only when there are some) and points to `dogsled status`.
 
-import type { HostView, SweepPass } from '../../service/actions/status.js';
+import type { HostView } from '../../service/actions/status.js';
 import { stalledPanes } from '../../service/core/agents/agent-pane-clocks.js';
-import { sweepCounts } from '../../service/core/cleanup/sweep-rule.js';
+import { type SweepCounted, sweepCounts } from '../../service/core/cleanup/sweep-rule.js';
 import { formatBytes } from '../../service/core/common/units.js';
 import { glance } from '../../service/core/placement/host-marks.js';
 import { glanceOf } from './status-line.js';
@@ -36,11 +36,11 @@ export interface WorkCounts {
   /** Orphaned children the service keeps open on this host (core/orphans.ts). */
   orphaned?: number;
   /** The latest cleanup pass: counted when it failed, warned or holds something. */
-  sweep?: SweepPass | null;
+  sweep?: SweepCounted | null;
 }
 
 /** `cleanup 1 failed, 2 warnings`, or '' when the latest pass has nothing to say. */
-export function sweepHint(pass: SweepPass | null | undefined): string {
+export function sweepHint(pass: SweepCounted | null | undefined): string {
   if (!pass) return '';
   const counts = sweepCounts(pass);
   const parts = [

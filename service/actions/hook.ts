@@ -3,7 +3,7 @@
 // only its own code, on first use: hooks run on every prompt and stop, from a hot bundle of their
 // own, and a module loaded at the top would be parsed on every call.
 
-import type { HookHarness, InboxHookEvent } from '../inbox/hook-common.js';
+import type { HookHarness, InboxHookEvent } from '../core/inbox/hook-input.js';
 import type { HookContext } from '../inbox/hook-context.js';
 import type { InboxHookInput } from '../inbox/hook-inbox.js';
 import type { HostIO, ProcessIO } from '../state/io.js';
@@ -15,7 +15,7 @@ export {
   hookInput,
   INBOX_HOOK_EVENTS,
   STATE_HOOK_EVENTS,
-} from '../inbox/hook-common.js';
+} from '../core/inbox/hook-input.js';
 export type { HookContext, HookHarness, InboxHookEvent, InboxHookInput };
 
 /** In tmux the hooks are the only source of the agent's state: its harness's event, recorded. */

@@ -1,58 +1,58 @@
 // The lean read behind `status --line` and `--brief`, which a prompt or a tab row runs every few
-// seconds: this host alone, its service up, its files read once each and checked by hand (no zod).
-// It answers only the common case and says so by returning a view; on anything else (no snapshot,
-// the service down or undecided, a peer that could be configured or met on the bus, a file it doubts) it returns
-// undefined and the caller takes the full reader (local-facts.ts, peers.ts), which quarantines a
-// bad file and words every other case. Checking only the fields the answer uses is deliberate: a
-// file wrong elsewhere is quarantined by the next full read (status, place, the service).
+// seconds, and behind the prompt context hook (glanceLocalFacts): this host alone, its service up,
+// its files read once each and checked by hand (no zod). It answers only the common case and says
+// so by returning a view; on anything else (no snapshot, the service down or undecided, a peer that
+// could be configured or met on the bus, a file it doubts) it returns undefined and the caller takes
+// the full reader (local-facts.ts, peers.ts), which quarantines a bad file and words every other
+// case. Checking only the fields the answer uses is deliberate: a file wrong elsewhere is
+// quarantined by the next full read (status, place, the service).
 
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { atLeastZero, isCount, isInt, isNumber, isRecord, nonEmpty } from '../core/common/shape.js';
 import { PEER_READ_EVERY_MS } from '../core/fleet/peer-reads.js';
 import type { HostSnapshot, Reservation } from '../core/placement/host-types.js';
+import { type Glanced, glanceJson, glanceText } from '../state/engine/glance-file.js';
 import { identityAlive } from '../state/engine/liveness.js';
-import { readOwner } from '../state/engine/lock-owner.js';
-import type { HostIO } from '../state/io.js';
+import { parseOwner } from '../state/engine/owner-record.js';
+import type { HostIO, StateIO } from '../state/io.js';
 import { findHerdrBinary } from '../terminal/herdr/locate.js';
-import { localView } from './local-view.js';
+import { type LocalFacts, localView } from './local-view.js';
 import type { HostView } from './view.js';
 
 /** A one-host fleet's only view, or undefined when the full reader must answer. */
 export async function glanceLocalHost(io: HostIO): Promise<HostView | undefined> {
-  // Peers from the config or met on the fleet bus (fleet.ts) are the full reader's.
-  if (io.config.hosts.length > 0 || io.config.fleet.bus.length > 0) return undefined;
-  const [alone, up, snapshot, reservations] = await Promise.all([
-    noHerdrPeers(io),
-    serviceUp(io),
-    readJson(io.paths.host).then((value) => (isSnapshot(value) ? value : undefined)),
-    readJson(io.paths.placements).then(reservationsOf),
-  ]);
-  if (!alone || !up || snapshot === undefined || reservations === undefined) return undefined;
-  return localView({ snapshot, service: 'up', reservations }, io.config, io.now());
+  if (!(await glanceAlone(io))) return undefined;
+  const facts = glanceLocalFacts(io);
+  if (facts === undefined || facts.snapshot === null) return undefined;
+  return localView(facts, io.config, io.now());
 }
 
-/** The parsed JSON of a regular file; null when it does not exist, undefined when in doubt. */
-async function readJson(path: string): Promise<unknown> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    // O_NONBLOCK: a FIFO in its place can never block; it fails the isFile check below.
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
-  }
-  try {
-    if (!(await handle.stat()).isFile()) return undefined;
-    return JSON.parse(await handle.readFile('utf8')) as unknown;
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+/**
+ * True when this host is the whole fleet: no peer configured, no fleet bus to meet peers on
+ * (fleet.ts), no Herdr that could list machines. Otherwise peers are the full reader's.
+ */
+export async function glanceAlone(io: HostIO): Promise<boolean> {
+  if (io.config.hosts.length > 0 || io.config.fleet.bus.length > 0) return false;
+  return noHerdrPeers(io);
+}
+
+/**
+ * This host's facts with its service up, each file read once: `snapshot` null when there is no
+ * host.json; undefined when the service is not up or a file is in doubt (readLocalFacts answers).
+ * `reservations` when the caller read them under the placements lock.
+ */
+export function glanceLocalFacts(io: StateIO, reservations?: readonly Reservation[]): LocalFacts | undefined {
+  if (!serviceUp(io)) return undefined;
+  const host = glanceJson(io.paths.host);
+  const onFile = reservations ?? reservationsOf(glanceJson(io.paths.placements));
+  if (host === undefined || onFile === undefined) return undefined;
+  if (!host.found) return { snapshot: null, service: 'up', reservations: onFile };
+  return isSnapshot(host.value) ? { snapshot: host.value, service: 'up', reservations: onFile } : undefined;
 }
 
 /** Up only when the lock's owner record names a process alive on this host (lock.ts's own rule). */
-async function serviceUp(io: HostIO): Promise<boolean> {
-  const owner = await readOwner(`${io.paths.serviceLock}.lock/owner`);
+function serviceUp(io: StateIO): boolean {
+  const text = glanceText(`${io.paths.serviceLock}.lock/owner`);
+  const owner = typeof text === 'string' ? parseOwner(text) : null;
   return owner !== null && identityAlive(owner) === true;
 }
 
@@ -60,7 +60,8 @@ async function serviceUp(io: HostIO): Promise<boolean> {
 async function noHerdrPeers(io: HostIO): Promise<boolean> {
   const binary = await findHerdrBinary(io.env);
   if (binary === undefined) return true;
-  const entry = await readJson(io.paths.machineList);
+  const glanced = glanceJson(io.paths.machineList);
+  const entry = glanced?.found ? glanced.value : undefined;
   if (!isRecord(entry)) return false;
   const now = io.now();
   return (
@@ -76,8 +77,10 @@ async function noHerdrPeers(io: HostIO): Promise<boolean> {
 }
 
 /** placements.json's reservations ([] without the file), checked as PlacementsSchema would. */
-function reservationsOf(value: unknown): Reservation[] | undefined {
-  if (value === null) return [];
+function reservationsOf(glanced: Glanced | undefined): Reservation[] | undefined {
+  if (glanced === undefined) return undefined;
+  if (!glanced.found) return [];
+  const value = glanced.value;
   if (!isRecord(value) || value.version !== 1 || !Array.isArray(value.reservations)) return undefined;
   const ok = value.reservations.every(
     (r: unknown) =>
@@ -136,28 +139,4 @@ function isProbe(probe: unknown): boolean {
           (p: unknown) => isRecord(p) && (p.stalled_since_ms === null || isInt(p.stalled_since_ms)),
         )))
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
-}
-
-function isInt(value: unknown): value is number {
-  return Number.isSafeInteger(value);
-}
-
-function atLeastZero(value: unknown): value is number {
-  return isNumber(value) && value >= 0;
-}
-
-function isCount(value: unknown): value is number {
-  return isInt(value) && value >= 0;
-}
-
-function nonEmpty(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0;
 }

@@ -4,7 +4,8 @@
 
 import { hostname } from 'node:os';
 import { type HostFacts, headroomOf, measureOf, type Policy } from '../core/placement/headroom.js';
-import type { HostSnapshot, Reservation } from '../core/placement/host-types.js';
+import type { HostSnapshot, Placements, Reservation } from '../core/placement/host-types.js';
+import type { Refusal } from '../core/placement/placement.js';
 import { liveReservations } from '../core/placement/reservations.js';
 import type { HostView } from './view.js';
 
@@ -50,4 +51,29 @@ export function localView(local: LocalFacts, policy: Policy, now: number): HostV
     retry_ms: null,
     facts: snapshot?.facts ?? null,
   };
+}
+
+/**
+ * A placement on this host, judged from its facts read under the placements lock (with the
+ * reservations on file): the reservation and the placements to write, or the refusal when the host
+ * has no room. The full `place` (reserve-room.ts) and the lean one (reserve-glance.ts) both decide here.
+ */
+export function reserveHere(
+  placements: Placements,
+  local: LocalFacts,
+  policy: Policy & { reservation_ttl_ms: number },
+  now: number,
+  ask: { id: string; owner: string | null },
+): { reservation: Reservation; next: Placements } | { refusal: Refusal } {
+  const view = localView(local, policy, now);
+  if (!view.headroom.eligible)
+    return { refusal: { id: view.id, label: view.label, reason: view.headroom.reason } };
+  const reservation: Reservation = {
+    id: ask.id,
+    created_ms: now,
+    expires_ms: now + policy.reservation_ttl_ms,
+    owner: ask.owner,
+  };
+  const kept = liveReservations(placements.reservations, now);
+  return { reservation, next: { ...placements, reservations: [...kept, reservation] } };
 }

@@ -18,7 +18,8 @@ import type { HostIO, StateIO } from '../state/io.js';
 import { EMPTY_PLACEMENTS, PlacementsSchema, ReservationSchema } from '../state/schemas/host-schemas.js';
 import type { Transport } from '../transport/types.js';
 import { enabledPeers, type PeerHost } from './fleet.js';
-import { LOCAL_HOST, localView, readLocalFacts, readLocalHost } from './local-facts.js';
+import { LOCAL_HOST, readLocalFacts, readLocalHost } from './local-facts.js';
+import { reserveHere } from './local-view.js';
 import { peerCall } from './peer-verb.js';
 import { readPeerHosts } from './peers.js';
 
@@ -134,28 +135,13 @@ export async function reserveLocally(io: HostIO, owner: string | null): Promise<
   return updateState(io.paths.placements, PlacementsSchema, io, async (current) => {
     const placements = current ?? EMPTY_PLACEMENTS;
     const local = await readLocalFacts(io, placements.reservations);
-    const now = io.now();
-    const view = localView(local, io.config, now);
-    if (!view.headroom.eligible) {
-      const refusal = { id: view.id, label: view.label, reason: view.headroom.reason };
-      return { result: { kind: 'full', refusals: [refusal] } satisfies PlaceOutcome };
+    const decided = reserveHere(placements, local, io.config, io.now(), { id: newId('r'), owner });
+    if ('refusal' in decided) {
+      return { result: { kind: 'full', refusals: [decided.refusal] } satisfies PlaceOutcome };
     }
-    const reservation: Reservation = {
-      id: newId('r'),
-      created_ms: now,
-      expires_ms: now + io.config.reservation_ttl_ms,
-      owner,
-    };
-    const kept = liveReservations(placements.reservations, now);
-    return {
-      result: {
-        kind: 'placed',
-        host: LOCAL_HOST.id,
-        label: LOCAL_HOST.label,
-        reservation,
-      } satisfies PlaceOutcome,
-      next: { ...placements, reservations: [...kept, reservation] },
-    };
+    const { reservation, next } = decided;
+    const placed = { kind: 'placed', host: LOCAL_HOST.id, label: LOCAL_HOST.label, reservation } as const;
+    return { result: placed satisfies PlaceOutcome, next };
   });
 }
 

@@ -4,6 +4,7 @@
 
 import type { SweepPass } from '../core/cleanup/sweep-types.js';
 import { type OwnerPaneFacts, type OwnerWork, ownerWork } from '../core/inbox/owner-work.js';
+import { workCounts } from '../core/placement/work-counts.js';
 import { readLocalHost } from '../hosts/local-facts.js';
 import type { HostView } from '../hosts/view.js';
 import { readToLand } from '../queue/to-land-rows.js';
@@ -36,7 +37,7 @@ export async function contextHook(
   event: string,
 ): Promise<HookContext | undefined> {
   const owner = hookPane(io.env);
-  if (owner === null || !(await hasStateDir(io))) return undefined;
+  if (owner === null || !hasStateDir(io)) return undefined;
   if (event === 'SessionStart' && harness !== 'pi') {
     // Loaded here only: a prompt's context hook reads no inbox.
     const { registerReader } = await import('./reader.js');
@@ -63,8 +64,6 @@ export async function contextHook(
     owner,
     work: ownerWork(owner, items.items, queue.tickets, panes, toLand),
     hosts: [host],
-    openItems: items.items.filter((item) => item.closed_ms === null).length,
-    orphaned: items.items.filter((item) => item.closed_ms === null && item.orphaned).length,
-    pendingTickets: queue.tickets.filter((t) => t.state === 'pending' || t.state === 'admitting').length,
+    ...workCounts(items.items, queue.tickets),
   };
 }

@@ -37,7 +37,7 @@ export async function inboxHook(
   print: (text: string) => Promise<void>,
 ): Promise<void> {
   const owner = hookPane(io.env);
-  if (owner === null || !(await hasStateDir(io))) return;
+  if (owner === null || !hasStateDir(io)) return;
   const at = await hookCaller(io, 'hook inbox');
   mark('caller');
   // Near the harness's cap a block could be dropped with what it carried: the next prompt takes it.
@@ -106,23 +106,16 @@ async function testPause(env: NodeJS.ProcessEnv): Promise<void> {
   if (ms !== undefined) await sleep(ms);
 }
 
-/**
- * Every completed stop asks the local service for a cleanup pass (spec, "The sweep in serve"). A
- * failed request is a warning only: the gate's and the inbox's messages still reach the agent.
- */
+/** The cleanup pass every completed stop asks for (sweep/request.ts), loaded when a stop asks. */
 async function askForSweep(io: ProcessIO, owner: string | null): Promise<void> {
-  try {
-    const { requestSweep } = await import('../sweep/request.js');
-    await requestSweep(io, owner);
-  } catch (error) {
-    io.warn(`dogsled: warning: cleanup request: ${(error as Error).message}`);
-  }
+  const { askForSweep: ask } = await import('../sweep/request.js');
+  await ask(io, owner);
 }
 
 /** `hook gate`: Pi's settle hook asks for a cleanup pass and gets the reminder alone. */
 export async function gateHook(io: ProcessIO): Promise<string | undefined> {
   const owner = hookPane(io.env);
-  if (owner === null || !(await hasStateDir(io))) return undefined;
+  if (owner === null || !hasStateDir(io)) return undefined;
   await askForSweep(io, owner);
   return gateCheck(io, owner);
 }

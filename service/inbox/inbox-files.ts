@@ -6,30 +6,17 @@
 // directory, FIFO or symlink in their place is a one-line error naming the file, never a hang.
 
 import { readdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { emptyInbox } from '../core/inbox/inbox.js';
 import type { Inbox, InboxRecord } from '../core/inbox/inbox-types.js';
-import { clip, plainLine } from '../core/text/clean.js';
 import { guarded, relativeName } from '../state/engine/guarded.js';
 import { withLock } from '../state/engine/lock.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { InboxSchema } from '../state/schemas/inbox-schemas.js';
+import { INBOX_SUFFIX, inboxFile, isSafeTerminalId } from './inbox-path.js';
 
-/**
- * Herdr's terminal ids are `term_<hex>`, tmux's `%<pane>@<server pid>` (both safe as file names);
- * anything that could leave the directory is refused.
- */
-const TERMINAL_ID = /^(?:[A-Za-z0-9][A-Za-z0-9_.-]{0,127}|%\d{1,12}@\d{1,12})$/;
-const SUFFIX = '.json';
-
-export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string {
-  if (!TERMINAL_ID.test(terminal) || terminal.includes('..')) {
-    throw new DogsledError(`inbox: terminal id "${clip(plainLine(terminal), 80)}" is not a safe file name`);
-  }
-  return join(io.paths.inbox, `${terminal}${SUFFIX}`);
-}
+export { inboxFile } from './inbox-path.js';
 
 /** The terminal's inbox, or undefined when nothing was ever written to it (or it was corrupt). */
 export async function readInbox(io: StateIO, terminal: string): Promise<Inbox | undefined> {
@@ -99,8 +86,8 @@ export async function inboxTerminals(io: Pick<StateIO, 'paths'>): Promise<string
     );
   }
   return names
-    .filter((name) => name.endsWith(SUFFIX))
-    .map((name) => name.slice(0, -SUFFIX.length))
-    .filter((terminal) => TERMINAL_ID.test(terminal) && !terminal.includes('..'))
+    .filter((name) => name.endsWith(INBOX_SUFFIX))
+    .map((name) => name.slice(0, -INBOX_SUFFIX.length))
+    .filter(isSafeTerminalId)
     .sort();
 }

@@ -17,7 +17,7 @@ const MAX_PANES = 200;
 
 /** The remembered terminal of `pane` under the running server, or undefined. */
 export async function rememberedTerminal(io: ProcessIO, pane: string): Promise<Whereabouts | undefined> {
-  const server = await herdrServerIdentity(io.env, io.home);
+  const server = herdrServerIdentity(io.env, io.home);
   if (server === undefined) return undefined;
   const file = io.paths.paneTerminals;
   const memo = await guarded(io, file, () => readState(file, PaneTerminalsSchema, io)).catch(() => undefined);
@@ -42,7 +42,7 @@ function remembered(
 
 /** Remembers what Herdr answered for `pane` under the server it came from. */
 export async function rememberTerminal(io: ProcessIO, pane: string, at: Whereabouts): Promise<void> {
-  const server = await herdrServerIdentity(io.env, io.home);
+  const server = herdrServerIdentity(io.env, io.home);
   if (server === undefined) return;
   const file = io.paths.paneTerminals;
   await guarded(io, file, () =>

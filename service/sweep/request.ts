@@ -1,13 +1,10 @@
 // Asking the local service for a cleanup pass (spec, "The sweep in serve"): the stop gate writes the
-// durable sweep-request.json, then pokes sweep.sock so the service looks at once. The socket is only
-// a wake-up: when it is absent, refused or slow, the service still finds the request on its next
-// publication interval. Never runs the survey itself.
+// durable sweep-request.json, then pokes sweep.sock so the service looks at once (sweep-wake.ts).
+// Never runs the survey itself.
 
 import type { StateIO } from '../state/io.js';
-import { writeSweepRequest } from './sweep-files.js';
-
-/** The poke gets this long; a hook has five seconds in all. */
-const WAKE_MS = 300;
+import { writeSweepRequest } from './sweep-request.js';
+import { wakeSweeper } from './sweep-wake.js';
 
 export interface SweepAsk {
   /** Whether sweep.sock took the poke (false: the service finds it on its interval). */
@@ -16,20 +13,17 @@ export interface SweepAsk {
 
 export async function requestSweep(io: StateIO, by: string | null): Promise<SweepAsk> {
   await writeSweepRequest(io, by);
-  return { woke: await wake(io.paths.sweepSock) };
+  return { woke: await wakeSweeper(io.paths.sweepSock) };
 }
 
-function wake(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = process.getBuiltinModule('node:net').connect(path);
-    const done = (woke: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(woke);
-    };
-    const timer = setTimeout(() => done(false), WAKE_MS);
-    timer.unref();
-    socket.on('connect', () => socket.end('sweep\n', () => done(true)));
-    socket.on('error', () => done(false));
-  });
+/**
+ * What every completed stop does (spec, "The sweep in serve"): asks for a cleanup pass. A failed
+ * request is a warning only: the gate's and the inbox's messages still reach the agent.
+ */
+export async function askForSweep(io: StateIO, owner: string | null): Promise<void> {
+  try {
+    await requestSweep(io, owner);
+  } catch (error) {
+    io.warn(`dogsled: warning: cleanup request: ${(error as Error).message}`);
+  }
 }

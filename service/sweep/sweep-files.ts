@@ -1,54 +1,17 @@
-// The sweep's files: sweep-request.json (changed under its lock: the gate asks, the service marks
-// what it answered), sweep.json (the latest requested pass) and sweeps.jsonl (a week of passes, the
+// The sweep's passes: sweep.json (the latest requested pass) and sweeps.jsonl (a week of passes, the
 // orphan check's too, rewritten whole on each pass: passes are rare, so a torn or foreign line is
-// simply dropped). Anything but a regular file in their place is a one-line error naming it.
+// simply dropped); the request is sweep-request.ts's. Anything but a regular file in their place is
+// a one-line error naming it.
 
 import { isLatestRecord, keptHistory } from '../core/cleanup/sweep-rule.js';
-import type { SweepPass, SweepRequest } from '../core/cleanup/sweep-types.js';
+import type { SweepPass } from '../core/cleanup/sweep-types.js';
 import { writeAtomic } from '../state/engine/atomic-write.js';
 import { guarded } from '../state/engine/guarded.js';
 import { readRegular } from '../state/engine/regular-file.js';
-import { readState, updateState, writeState } from '../state/engine/store.js';
+import { readState, writeState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
-import { SweepPassSchema, SweepRequestSchema } from '../state/schemas/sweep-schemas.js';
-
-export function readSweepRequest(io: StateIO): Promise<SweepRequest | undefined> {
-  const file = io.paths.sweepRequest;
-  return guarded(io, file, () => readState(file, SweepRequestSchema, io));
-}
-
-/** Records a request (the newest wins; an owed one stays owed). */
-export async function writeSweepRequest(io: StateIO, by: string | null): Promise<void> {
-  const file = io.paths.sweepRequest;
-  await guarded(io, file, () =>
-    updateState(file, SweepRequestSchema, io, (current) => {
-      const requested_ms = Math.max(io.now(), (current?.requested_ms ?? 0) + 1);
-      return {
-        result: undefined,
-        next: {
-          ...(current ?? {}),
-          version: 1 as const,
-          requested_ms,
-          by,
-          handled_ms: current?.handled_ms ?? null,
-        },
-      };
-    }),
-  );
-}
-
-/** Marks the request a completed pass answered; a newer one arrived meanwhile stays owed. */
-export function markSweepHandled(io: StateIO, request_ms: number): Promise<void> {
-  const file = io.paths.sweepRequest;
-  return guarded(io, file, () =>
-    updateState(file, SweepRequestSchema, io, (current) => {
-      if (current === undefined || (current.handled_ms ?? -Infinity) >= request_ms)
-        return { result: undefined };
-      return { result: undefined, next: { ...current, handled_ms: request_ms } };
-    }),
-  );
-}
+import { SweepPassSchema } from '../state/schemas/sweep-schemas.js';
 
 export function readLatestSweep(io: StateIO): Promise<SweepPass | undefined> {
   const file = io.paths.sweep;

@@ -4,7 +4,7 @@
 // same run on this machine, with NODE_EXTRA_CA_CERTS unset for every process (lib.mjs says why).
 // The service measures an idle fixture host under a roomy policy, so `place` and `run` always find
 // room however loaded this machine is; the hooks run in a pane of the fake Herdr whose reader is
-// registered, with nothing pending. Prints markdown tables for the README. BENCH_RUNS and
+// registered, with nothing pending; items.json holds a finished job before the first round. Prints markdown tables for the README. BENCH_RUNS and
 // BENCH_SECONDS shorten it, BENCH_ONLY=WORD keeps the commands whose name holds WORD. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
 // its rows, interleaved with this build's, for a paired this-build-against-that one.
 import { spawn, spawnSync } from 'node:child_process';
@@ -127,6 +127,8 @@ try {
   const herdr = await startHerdr();
   const scratch = join(work, 'scratch');
   mkdirSync(scratch);
+  // One finished job on file, so `status --brief` counts items.json, as a host that ran work does.
+  spawnSync(process.execPath, [CLI, 'run', '--wait', '--cwd', scratch, '--', 'true'], { env: baseEnv });
   const { childEnv } = herdr;
   // [name, args, env, stdin]
   const commands = [
@@ -135,6 +137,12 @@ try {
     ['status --json', ['status', '--json'], baseEnv],
     ['place --json', ['place', '--json'], baseEnv],
     ['hook inbox (Stop)', ['hook', 'inbox', '--harness', 'claude', '--event', 'Stop'], childEnv, STOP],
+    [
+      'hook inbox (UserPromptSubmit)',
+      ['hook', 'inbox', '--harness', 'claude', '--event', 'UserPromptSubmit'],
+      childEnv,
+      PROMPT,
+    ],
     [
       'hook context',
       ['hook', 'context', '--harness', 'claude', '--event', 'UserPromptSubmit'],

@@ -93,7 +93,13 @@ export interface SweepCounts {
   held: number;
 }
 
-export function sweepCounts(pass: SweepPass): SweepCounts {
+/** The fields of a pass its counts come from: all a lean reader of sweep.json needs to check. */
+export type SweepCounted = Pick<
+  SweepPass,
+  'results' | 'skipped' | 'failures' | 'error' | 'warnings' | 'unlinked' | 'landed_dirty' | 'orphans'
+>;
+
+export function sweepCounts(pass: SweepCounted): SweepCounts {
   return {
     removed: pass.results.length,
     skipped: pass.skipped.length,
@@ -261,4 +267,18 @@ export function cleanupReminder(
       'abandoned work. Never force a worktree removal, run git clean, or rm -rf the checkout.',
   );
   return lines.join('\n');
+}
+
+/**
+ * sweep-request.json after a request by `by` at `now`: the newest request wins (a time after every
+ * earlier one, so the service can tell a request that came during its pass), and one still owed
+ * stays owed (handled_ms is kept). Fields a newer dogsled wrote are kept.
+ */
+export function nextSweepRequest(
+  current: SweepRequest | undefined,
+  by: string | null,
+  now: number,
+): SweepRequest {
+  const requested_ms = Math.max(now, (current?.requested_ms ?? 0) + 1);
+  return { ...(current ?? {}), version: 1, requested_ms, by, handled_ms: current?.handled_ms ?? null };
 }

@@ -78,7 +78,10 @@ export function emptyInbox(terminal: string, pane: string | null): Inbox {
 }
 
 /** The registration a reader's first hook run (or claim) writes; unchanged when it already reads. */
-export function withReader(inbox: Inbox, reader: InboxReader): { next: Inbox; changed: boolean } {
+export function withReader<T extends Pick<Inbox, 'pane' | 'reader'>>(
+  inbox: T,
+  reader: InboxReader,
+): { next: T; changed: boolean } {
   const pane = reader.pane ?? inbox.pane;
   const current = inbox.reader;
   const same = current !== null && current.harness === reader.harness;

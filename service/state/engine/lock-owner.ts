@@ -6,17 +6,14 @@
 import fs from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ProcessIdentity, selfIdentity } from './liveness.js';
+import { selfIdentity } from './liveness.js';
+import { type LockOwner, parseOwner } from './owner-record.js';
 import { randomBytes } from './random.js';
 import { readRegular } from './regular-file.js';
 
-export const OWNER_FILE = 'owner';
+export { type LockOwner, parseIdentity, parseOwner } from './owner-record.js';
 
-/** The record inside a lock dir; the token tells two acquisitions by one process apart. */
-export interface LockOwner extends ProcessIdentity {
-  token: string;
-  since_ms: number;
-}
+export const OWNER_FILE = 'owner';
 
 /** This process, for one new acquisition. */
 export function newOwner(): LockOwner {
@@ -83,31 +80,6 @@ export function ownerRecordingFs(owner: LockOwner) {
 export async function readOwner(path: string): Promise<LockOwner | null> {
   try {
     return parseOwner(await readRegular(path));
-  } catch {
-    return null;
-  }
-}
-
-function parseOwner(text: string | undefined): LockOwner | null {
-  const who = parseIdentity(text) as (ProcessIdentity & Partial<LockOwner>) | null;
-  if (who === null || typeof who.token !== 'string' || typeof who.since_ms !== 'number') return null;
-  return who as LockOwner;
-}
-
-export function parseIdentity(text: string | undefined): ProcessIdentity | null {
-  if (text === undefined) return null;
-  try {
-    const value = JSON.parse(text) as Partial<ProcessIdentity> | null;
-    if (
-      typeof value?.pid !== 'number' ||
-      !Number.isSafeInteger(value.pid) ||
-      value.pid <= 0 ||
-      typeof value.hostname !== 'string' ||
-      !(value.start === null || typeof value.start === 'number')
-    ) {
-      return null;
-    }
-    return value as ProcessIdentity;
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
-// The state-file store: whole-file JSON records validated by their zod schema on every read and
-// write. Writes go to a temp file in the same dir, fsync, rename (0600), so a reader sees one whole
+// The state-file store: whole-file JSON records validated by their zod schema (or a hand check of
+// the same contract, record-check.ts) on every read and write. Writes go to a temp file in the same dir, fsync, rename (0600), so a reader sees one whole
 // version or the previous one; read-modify-write happens only under the file's lock, and its write
 // is dropped if the lock turns out lost. Only regular files are read (regular-file.ts). A file that
 // does not parse is quarantined with one warning; files with a backup (paths.ts) are then recovered
@@ -7,7 +7,6 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type * as z from 'zod/mini';
 import { squeezedLine } from '../../core/text/clean.js';
 import type { StateIO } from '../io.js';
 import { backupOf, STATE_FILE_MODE } from '../paths.js';
@@ -15,6 +14,7 @@ import { stageAtomic, writeAtomic } from './atomic-write.js';
 import { fsFailure } from './fs-errors.js';
 import { type HeldLock, testHoldInLock, withLock } from './lock.js';
 import { quarantineFile, quarantineWarning } from './quarantine.js';
+import type { Checked, CheckInput, CheckIssue, RecordCheck } from './record-check.js';
 import { openRegular, readRegular } from './regular-file.js';
 
 /** The part of StateIO the store uses: it is given each file's path. */
@@ -29,11 +29,11 @@ export interface Update<T, R> {
 type Read<T> = { kind: 'ok'; value: T } | { kind: 'missing' } | { kind: 'corrupt'; reason: string };
 
 /** The record in `file`, or undefined when it is missing or was corrupt (then it is moved aside). */
-export async function readState<S extends z.ZodMiniType>(
+export async function readState<S extends RecordCheck>(
   file: string,
   schema: S,
   ctx: StoreIO,
-): Promise<z.output<S> | undefined> {
+): Promise<Checked<S> | undefined> {
   const first = await readOnce(file, schema, undefined);
   if (first.kind === 'ok') return first.value;
   if (first.kind === 'missing') return undefined;
@@ -51,10 +51,10 @@ export interface WriteOptions {
  * `<name>.prev` first, so the backup always holds every acknowledged change. A value that fails its
  * schema is a bug, not user error.
  */
-export async function writeState<S extends z.ZodMiniType>(
+export async function writeState<S extends RecordCheck>(
   file: string,
   schema: S,
-  value: z.input<S>,
+  value: CheckInput<S>,
   options: WriteOptions = {},
 ): Promise<void> {
   const parsed = schema.safeParse(value);
@@ -87,11 +87,11 @@ export async function writeState<S extends z.ZodMiniType>(
  * and returns `{ result, next }`; `next` is written unless undefined. Records are loose objects, so
  * fields written by a newer dogsled survive when `fn` spreads the record it was given.
  */
-export async function updateState<S extends z.ZodMiniType, U extends Update<z.input<S>, unknown>>(
+export async function updateState<S extends RecordCheck, U extends Update<CheckInput<S>, unknown>>(
   file: string,
   schema: S,
   ctx: StoreIO,
-  fn: (current: z.output<S> | undefined) => Promise<U> | U,
+  fn: (current: Checked<S> | undefined) => Promise<U> | U,
 ): Promise<U['result']> {
   return withLock(
     file,
@@ -117,12 +117,12 @@ export async function updateState<S extends z.ZodMiniType, U extends Update<z.in
 }
 
 /** Caller holds the file's lock. Bounded retries: each miss means an unlocked writer just replaced it. */
-async function readLocked<S extends z.ZodMiniType>(
+async function readLocked<S extends RecordCheck>(
   file: string,
   schema: S,
   ctx: StoreIO,
   held: HeldLock,
-): Promise<z.output<S> | undefined> {
+): Promise<Checked<S> | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const read = await readOnce(file, schema, { ...ctx, held });
     if (read.kind === 'ok') return read.value;
@@ -136,11 +136,11 @@ async function readLocked<S extends z.ZodMiniType>(
  * descriptor still pins its inode, so the identity check in quarantineFile cannot be fooled by inode
  * reuse; with a valid backup, the backup's text replaces it and is the value read.
  */
-async function readOnce<S extends z.ZodMiniType>(
+async function readOnce<S extends RecordCheck>(
   file: string,
   schema: S,
   ctx: (StoreIO & { held: HeldLock }) | undefined,
-): Promise<Read<z.output<S>>> {
+): Promise<Read<Checked<S>>> {
   const handle = await openRegular(file);
   if (handle === undefined) return { kind: 'missing' };
   try {
@@ -175,17 +175,17 @@ async function readAll(handle: FileHandle, file: string): Promise<string> {
 }
 
 /** The backup's text and value when it is a valid record; anything else means no backup. */
-async function readBackup<S extends z.ZodMiniType>(
+async function readBackup<S extends RecordCheck>(
   backup: string,
   schema: S,
-): Promise<{ text: string; value: z.output<S> } | undefined> {
+): Promise<{ text: string; value: Checked<S> } | undefined> {
   const text = await readRegular(backup).catch(() => undefined);
   if (text === undefined) return undefined;
   const verdict = judge(text, schema);
   return verdict.kind === 'ok' ? { text, value: verdict.value } : undefined;
 }
 
-function judge<S extends z.ZodMiniType>(text: string, schema: S): Read<z.output<S>> {
+function judge<S extends RecordCheck>(text: string, schema: S): Read<Checked<S>> {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -194,11 +194,11 @@ function judge<S extends z.ZodMiniType>(text: string, schema: S): Read<z.output<
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) return { kind: 'corrupt', reason: `schema: ${describeIssue(parsed.error)}` };
-  return { kind: 'ok', value: parsed.data };
+  return { kind: 'ok', value: parsed.data as Checked<S> };
 }
 
 /** The first issue, with its path: `reservations.0.id: Invalid input: expected string, received number`. */
-function describeIssue(error: z.core.$ZodError): string {
+function describeIssue(error: { issues: readonly CheckIssue[] }): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   const where = issue.path.map(String).join('.');

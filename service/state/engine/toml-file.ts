@@ -2,8 +2,7 @@
 // is the caller's to judge, every other problem is one line through the caller's `fail`. smol-toml
 // loads only when a file exists, since most hosts and repositories have none.
 
-import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import type * as z from 'zod/mini';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
@@ -13,20 +12,21 @@ let toml: typeof import('smol-toml') | undefined;
 /** The parsed document, or undefined when the file does not exist. */
 export async function readTomlFile(path: string, fail: (problem: string) => DogsledError): Promise<unknown> {
   let text: string;
-  let file: FileHandle | undefined;
+  let fd: number | undefined;
   try {
     // Opened without blocking, then checked: a FIFO in a config's place is refused, never waited
-    // on, and a directory or device is no config either.
-    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    if (!(await file.stat()).isFile()) throw fail('not a regular file');
-    text = await file.readFile('utf8');
+    // on, and a directory or device is no config either. Synchronous: every command that judges a
+    // host reads this small file first, and node:fs/promises costs a hot command's start-up.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) throw fail('not a regular file');
+    text = readFileSync(fd, 'utf8');
   } catch (error) {
     if (error instanceof DogsledError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     throw fail(`cannot read (${code ?? messageOf(error)})`);
   } finally {
-    await file?.close();
+    if (fd !== undefined) closeSync(fd);
   }
   try {
     toml ??= await import('smol-toml');

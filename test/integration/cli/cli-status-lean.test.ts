@@ -5,7 +5,7 @@
 // say which bundle answered. A case the lean path must not answer is shown to fall back and to
 // behave as the full path always did.
 
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statusCommand } from '../../../cli/commands/status.js';
@@ -218,13 +218,110 @@ describe('status --line and --brief fall back to the full path', () => {
     await expectLeanAnswer('--line', 'local 2/8\n');
   });
 
-  it('--brief, when an item, ticket or sweep pass is on file', async () => {
+  it('--brief, when items.json, queue.json or sweep.json is in doubt', async () => {
     lock = await holdServiceLock(box.state);
-    await writeFile(stateFile('items.json'), JSON.stringify({ version: 1, items: [] }));
+    await writeFile(
+      stateFile('items.json'),
+      JSON.stringify({ version: 1, items: [{ owner: 7, closed_ms: null }] }),
+    );
     const brief = await cli('--brief');
     expect(brief.bundles).toEqual(['status-lean', 'status']);
-    expect(brief.stdout).toBe(await full('--brief'));
+    expect(brief.stderr).toMatch(/items\.json.*moved to/);
     // The line never counts items: it stays lean.
     expect((await cli('--line')).bundles).toEqual(['status-lean']);
+    await writeFile(stateFile('queue.json'), '{"version": 1, "tickets": [');
+    expect((await cli('--brief')).bundles).toEqual(['status-lean', 'status']);
+    await rm(stateFile('queue.json'), { force: true });
+    await mkdir(stateFile('sweep.json'));
+    expect((await cli('--brief')).bundles).toEqual(['status-lean', 'status']);
+  });
+});
+
+describe('status --brief, lean, with work on file', () => {
+  const item = (id: string, extra: object = {}) => ({
+    id,
+    kind: 'job',
+    host: 'local',
+    pane: null,
+    terminal_id: null,
+    owner: 'w1:p1',
+    created_ms: NOW - 5_000,
+    closed_ms: null,
+    close_reason: null,
+    job: `j_${id}`,
+    ticket: null,
+    command: ['make'],
+    ...extra,
+  });
+  const ticket = (id: string, state: string) => ({
+    id,
+    kind: 'place',
+    created_ms: NOW - 4_000,
+    owner: null,
+    pin: null,
+    request: null,
+    waiting: false,
+    state,
+    state_ms: NOW - 4_000,
+    admitter: null,
+    host: null,
+    reservation: null,
+    job: null,
+    item: null,
+    error: null,
+    notice: null,
+  });
+  const pass = (extra: object) => ({
+    version: 1,
+    ts_ms: NOW - 60_000,
+    started_ms: NOW - 61_000,
+    finished_ms: NOW - 60_000,
+    request_ms: null,
+    results: [],
+    skipped: [],
+    failures: [],
+    warnings: [],
+    landed_dirty: [],
+    unlinked: [],
+    error: null,
+    ...extra,
+  });
+
+  it('counts open items, orphans, pending tickets and the cleanup pass as the full path does', async () => {
+    await writeSnapshot(box.state, snapshotFixture({ sample_ms: NOW - 2_000, busy: 0.25 }));
+    lock = await holdServiceLock(box.state);
+    // Nothing on file but empty files: as with none.
+    await writeFile(stateFile('items.json'), JSON.stringify({ version: 1, items: [] }));
+    await expectLeanAnswer('--brief');
+    await writeFile(
+      stateFile('items.json'),
+      JSON.stringify({
+        version: 1,
+        items: [
+          item('i_1'),
+          item('i_2', { orphaned: { reason: 'owner gone', since_ms: NOW - 1_000 } }),
+          item('i_3', { closed_ms: NOW - 1_000, close_reason: 'job ended' }),
+        ],
+      }),
+    );
+    await writeFile(
+      stateFile('queue.json'),
+      JSON.stringify({
+        version: 1,
+        tickets: [ticket('t_1', 'pending'), ticket('t_2', 'admitting'), ticket('t_3', 'admitted')],
+      }),
+    );
+    await writeFile(
+      stateFile('sweep.json'),
+      JSON.stringify(pass({ warnings: ['git gc: slow'], unlinked: [] })),
+    );
+    await expectLeanAnswer(
+      '--brief',
+      'local 2/8 · mem 48.0 GiB free of 64.0 GiB · disk 50% free · agents 0 live, 0 active\n' +
+        '2 open items · 2 pending tickets · 1 orphaned · cleanup 1 warning · details: dogsled status\n',
+    );
+    await writeFile(stateFile('sweep.json'), JSON.stringify(pass({ error: 'boom' })));
+    await expectLeanAnswer('--brief');
+    expect((await cli('--brief')).stdout).toContain('cleanup 1 failed');
   });
 });

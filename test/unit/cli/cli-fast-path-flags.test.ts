@@ -4,8 +4,16 @@
 
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { fastFlags, HOT_COMMANDS, LEAN_BUNDLES, parseFast } from '../../../cli/fast-path.js';
+import {
+  fastFlags,
+  HOT_COMMANDS,
+  LEAN_BUNDLES,
+  leanBundle,
+  parseFast,
+  plainFlags,
+} from '../../../cli/fast-path.js';
 import { buildProgram } from '../../../cli/program.js';
 
 describe('the fast path', () => {
@@ -82,5 +90,79 @@ describe('the fast path', () => {
     const bundled = files.filter((name) => name !== 'entry.ts').map((name) => name.replace(/\.ts$/, ''));
     expect(bundled.sort()).toEqual([...HOT_COMMANDS, ...LEAN_BUNDLES].sort());
     for (const name of HOT_COMMANDS) expect(Object.keys(fastFlags())).toContain(name);
+  });
+
+  it('reads the common spelling of flags without parseArgs, and exactly as parseArgs does', () => {
+    // Every argv of up to three words from these: what plainFlags answers, parseArgs answers alike;
+    // what it leaves (undefined), parseArgs judges.
+    const options = {
+      config: { type: 'string' },
+      harness: { type: 'string' },
+      json: { type: 'boolean' },
+    } as const;
+    const words = [
+      '--harness',
+      'claude',
+      '--harness=codex',
+      '--harness=',
+      '--json',
+      '--json=1',
+      '-j',
+      '--',
+      '-x',
+    ];
+    words.push('--config', '/tmp/c.toml', '--nope', '--__proto__', 'x=y', '--harness=a=b');
+    let answered = 0;
+    const argvs: string[][] = [[]];
+    for (const a of words) {
+      argvs.push([a]);
+      for (const b of words) {
+        argvs.push([a, b]);
+        for (const c of words) argvs.push([a, b, c]);
+      }
+    }
+    for (const args of argvs) {
+      const plain = plainFlags(args, options);
+      if (plain === undefined) continue;
+      answered += 1;
+      const { values } = parseArgs({ args, options, strict: true, allowPositionals: false });
+      expect({ args, values: { ...values } }).toEqual({ args, values: plain });
+    }
+    expect(answered).toBeGreaterThan(20);
+    expect(parseFast(['hook', 'inbox', '--harness', 'claude', '--event=Stop'])).toEqual({
+      name: 'hook',
+      flags: { sub: 'inbox', harness: 'claude', event: 'Stop' },
+    });
+    expect(parseFast(['hook', 'inbox', '--harness', 'claude', '--harness', 'codex'])?.flags).toEqual({
+      sub: 'inbox',
+      harness: 'codex',
+    });
+    expect(parseFast(['hook', 'inbox', '--bogus'])?.flags.usage).toMatch(/Unknown option '--bogus'/);
+  });
+
+  it('sends the common forms to a lean bundle, each path with a code cache of its own', () => {
+    const lean = (args: string[]) => {
+      const fast = parseFast(args);
+      return fast === undefined ? undefined : leanBundle(fast);
+    };
+    const hook = (...args: string[]) => lean(['hook', ...args]);
+    expect(hook('inbox', '--harness', 'claude', '--event', 'Stop')).toEqual({
+      bundle: 'hook-lean',
+      cache: 'hook-lean-inbox-stop',
+    });
+    expect(hook('inbox', '--harness', 'codex', '--event', 'UserPromptSubmit')?.cache).toBe(
+      'hook-lean-inbox-prompt',
+    );
+    expect(hook('context', '--harness', 'pi')?.cache).toBe('hook-lean-context');
+    expect(hook('gate')?.cache).toBe('hook-lean-gate');
+    // A flag registered wrongly is the full hook's to log; an unknown hook is the full command line's.
+    expect(hook('inbox', '--bogus')).toBeUndefined();
+    expect(hook('../x')).toBeUndefined();
+    expect(lean(['status', '--line'])).toEqual({ bundle: 'status-lean', cache: 'status-lean-line' });
+    expect(lean(['status', '--brief'])?.cache).toBe('status-lean-brief');
+    expect(lean(['status', '--json'])).toBeUndefined();
+    expect(lean(['place', '--json'])).toEqual({ bundle: 'place-lean', cache: 'place-lean' });
+    expect(lean(['place'])?.bundle).toBe('place-lean');
+    expect(lean(['place', '--json', '--wait'])).toBeUndefined();
   });
 });

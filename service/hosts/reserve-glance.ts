@@ -1,0 +1,45 @@
+// `place` in its common case, as a glance (local-glance.ts says how): this host the whole fleet, its
+// service up, no ticket waiting. It takes the locks the full placement takes, in the same order
+// (queue.json, then placements.json: lock.ts), reads queue.json and host.json by hand and
+// placements.json through the store with a check equal to its schema (state/checks), decides with
+// the rule reserve-room.ts decides with (local-view.ts, reserveHere) and writes the same record.
+// undefined, with nothing written, when the full path must answer: a peer, a ticket that is not
+// settled (FIFO: it may be ahead), no room (the full path queues a ticket), a file in doubt. (A
+// damaged placements.json is quarantined and recovered by the store on the way, exactly as the full
+// path's first step would: the check is equal to the schema.)
+
+import type { Placements } from '../core/placement/host-types.js';
+import { isSettled } from '../core/placement/tickets.js';
+import { PlacementsCheck } from '../state/checks/placements-check.js';
+import { newId } from '../state/engine/ids.js';
+import { withLock } from '../state/engine/lock.js';
+import { updateState } from '../state/engine/store.js';
+import type { HostIO } from '../state/io.js';
+import { glanceTickets } from '../state/records/work-glance.js';
+import { glanceAlone, glanceLocalFacts } from './local-glance.js';
+import { LOCAL_HOST, reserveHere } from './local-view.js';
+import type { Placed } from './reserve-room.js';
+
+const NO_PLACEMENTS: Placements = { version: 1, reservations: [] };
+
+export async function glanceReserve(io: HostIO, owner: string | null): Promise<Placed | undefined> {
+  if (!(await glanceAlone(io))) return undefined;
+  return withLock(
+    io.paths.queue,
+    async () => {
+      const tickets = glanceTickets(io);
+      if (tickets === undefined || tickets.some((ticket) => !isSettled(ticket))) return undefined;
+      return updateState(io.paths.placements, PlacementsCheck, io, (current) => {
+        const placements = current ?? NO_PLACEMENTS;
+        const local = glanceLocalFacts(io, placements.reservations);
+        if (local === undefined) return { result: undefined };
+        const decided = reserveHere(placements, local, io.config, io.now(), { id: newId('r'), owner });
+        if ('refusal' in decided) return { result: undefined };
+        const { reservation, next } = decided;
+        const placed: Placed = { kind: 'placed', host: LOCAL_HOST.id, label: LOCAL_HOST.label, reservation };
+        return { result: placed, next };
+      });
+    },
+    { signal: io.signal },
+  );
+}

@@ -1,0 +1,86 @@
+// The few checks a state file's record is built from when it is checked by hand (record-check.ts):
+// each judges a value as the zod schema of the same shape does (`z.looseObject`, `z.array`,
+// `z.int()`, `z.literal(1)`, `z.string()` with a minimum length, `z.nullable`), reports its issues
+// in zod's order and words, and gives back zod's data (a loose object's known fields in the
+// schema's order, then the others, never `__proto__`). Only what the hand-checked files use.
+
+import { kindOf } from '../../core/common/shape.js';
+import type { CheckIssue, CheckResult, RecordCheck } from '../engine/record-check.js';
+
+/** Judges `value` at `path`: its data, or undefined after pushing its issues. */
+export type Judge = (value: unknown, path: PropertyKey[], issues: CheckIssue[]) => unknown;
+
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+function fail(issues: CheckIssue[], path: PropertyKey[], message: string): undefined {
+  issues.push({ path, message });
+  return undefined;
+}
+
+export const int: Judge = (value, path, issues) => {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    return fail(issues, path, `Invalid input: expected number, received ${kindOf(value)}`);
+  }
+  if (!Number.isInteger(value)) return fail(issues, path, 'Invalid input: expected int, received number');
+  if (value > SAFE) return fail(issues, path, `Too big: expected int to be <=${SAFE}`);
+  if (value < -SAFE) return fail(issues, path, `Too small: expected int to be >=-${SAFE}`);
+  return value;
+};
+
+export const versionOne: Judge = (value, path, issues) =>
+  value === 1 ? value : fail(issues, path, 'Invalid input: expected 1');
+
+/** `z.string()`, with `z.minLength(min)` when min is above 0. */
+export function string(min = 0): Judge {
+  return (value, path, issues) => {
+    if (typeof value !== 'string') {
+      return fail(issues, path, `Invalid input: expected string, received ${kindOf(value)}`);
+    }
+    if (value.length < min) {
+      return fail(issues, path, `Too small: expected string to have >=${min} characters`);
+    }
+    return value;
+  };
+}
+
+export function nullable(judge: Judge): Judge {
+  return (value, path, issues) => (value === null ? null : judge(value, path, issues));
+}
+
+export function array(judge: Judge): Judge {
+  return (value, path, issues) => {
+    if (!Array.isArray(value)) {
+      return fail(issues, path, `Invalid input: expected array, received ${kindOf(value)}`);
+    }
+    const before = issues.length;
+    const data = value.map((entry, i) => judge(entry, [...path, i], issues));
+    return issues.length === before ? data : undefined;
+  };
+}
+
+export function looseObject(shape: Record<string, Judge>): Judge {
+  const known = new Set(Object.keys(shape));
+  return (value, path, issues) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return fail(issues, path, `Invalid input: expected object, received ${kindOf(value)}`);
+    }
+    const input = value as Record<string, unknown>;
+    const before = issues.length;
+    const data: Record<string, unknown> = {};
+    for (const [key, judge] of Object.entries(shape)) data[key] = judge(input[key], [...path, key], issues);
+    if (issues.length > before) return undefined;
+    for (const key in input) if (!known.has(key) && key !== '__proto__') data[key] = input[key];
+    return data;
+  };
+}
+
+/** A record check (the store's contract) from the judge of its whole record. */
+export function handCheck<T>(judge: Judge): RecordCheck<T> {
+  return {
+    safeParse(value: unknown): CheckResult<T> {
+      const issues: CheckIssue[] = [];
+      const data = judge(value, [], issues);
+      return issues.length > 0 ? { success: false, error: { issues } } : { success: true, data: data as T };
+    },
+  };
+}

@@ -1,0 +1,39 @@
+// A state file as a lean reader (a glance: the hot paths' readers that check by hand and load no
+// zod) reads it: once, synchronously, and only a regular file (opened O_NONBLOCK, so a FIFO in its
+// place never blocks, then refused on the open handle; O_NOFOLLOW, so a symlink is left to the full
+// reader's own rule). A glance never quarantines or words a problem: whatever it doubts goes to the
+// full reader, which does both.
+
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+
+/** The file's text; null when there is no file; undefined when in doubt (not a file, unreadable). */
+export function glanceText(path: string): string | null | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    return readFileSync(fd, 'utf8');
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export type Glanced = { found: false } | { found: true; value: unknown };
+
+/** The file's JSON; `{ found: false }` when there is no file; undefined when in doubt. */
+export function glanceJson(path: string): Glanced | undefined {
+  const text = glanceText(path);
+  if (text === undefined) return undefined;
+  if (text === null) return { found: false };
+  try {
+    return { found: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}

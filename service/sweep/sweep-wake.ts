@@ -1,0 +1,22 @@
+// The poke on sweep.sock that makes the service look at sweep-request.json at once. Only a wake-up:
+// when the socket is absent, refused or slow, the service still finds the request on its next
+// publication interval. A module of its own, so the lean hook pokes without the sweep's schemas.
+
+/** The poke gets this long; a hook has five seconds in all. */
+const WAKE_MS = 300;
+
+/** Whether the socket took the poke (false: the service finds the request on its interval). */
+export function wakeSweeper(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = process.getBuiltinModule('node:net').connect(path);
+    const done = (woke: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(woke);
+    };
+    const timer = setTimeout(() => done(false), WAKE_MS);
+    timer.unref();
+    socket.on('connect', () => socket.end('sweep\n', () => done(true)));
+    socket.on('error', () => done(false));
+  });
+}

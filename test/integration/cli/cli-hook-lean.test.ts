@@ -1,0 +1,505 @@
+// The lean hooks (cli/hot/hook-lean.ts, service/inbox/pending-glance.ts) answer `hook inbox`, `hook
+// context`, `hook gate` and `hook state` when nothing is pending, reading their files by hand. Each
+// case runs the CLI from a pane of the fake Herdr and, on the same state (restored in between), the
+// full hook bundle itself (dist/hot/hook.cjs, what main.ts runs when the lean one does not answer):
+// stdout, exit status and every state file afterwards must be the same, byte for byte, and
+// DOGSLED_TIMING's marks say which bundle answered. The cases the lean path must not answer (a
+// record to deliver, work of the owner, a file it doubts...) are shown to fall back.
+
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseFast } from '../../../cli/fast-path.js';
+import type { ServiceLock } from '../../../service/state/records/service-lock.js';
+import { CLI, ROOT } from '../../helpers/cli.js';
+import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { holdServiceLock } from '../../helpers/service-holder.js';
+import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { mkfifo, restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
+
+const NOW = 1_900_000_000_000;
+const FULL_HOOK = join(ROOT, 'dist', 'hot', 'hook.cjs');
+
+let t: InboxBox;
+let lead: PaneRef;
+let child: PaneRef;
+let lock: ServiceLock;
+/** The state every case starts from (the service lock aside, which the test holds). */
+let baseline: Map<string, Buffer>;
+
+const STOP = ['inbox', '--harness', 'claude', '--event', 'Stop'];
+const PROMPT = ['inbox', '--harness', 'claude', '--event', 'UserPromptSubmit'];
+const CONTEXT = ['context', '--harness', 'claude', '--event', 'UserPromptSubmit'];
+const STATE = ['state', '--harness', 'claude', '--event', 'Notification'];
+const GATE = ['gate'];
+const STOP_INPUT = { hook_event_name: 'Stop', stop_hook_active: false };
+const PROMPT_INPUT = { hook_event_name: 'UserPromptSubmit', prompt: 'go on' };
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** The hot bundles compiled, in order: ['hook-lean'] when the lean one answered. */
+  bundles: string[];
+  /** Every file of the state dir afterwards (code caches and the service lock aside). */
+  files: Record<string, string>;
+}
+
+const stateFilesNow = () => stateFiles(t.box.state);
+const restore = (saved: Map<string, Buffer>) => restoreState(t.box.state, saved);
+
+function envFor(pane: PaneRef, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return t.envOf(pane, { DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: String(NOW), ...extra });
+}
+
+function spawned(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  input: string,
+): Promise<Omit<Run, 'files' | 'bundles'>> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, argv, { env, cwd: t.box.home, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    proc.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    proc.on('error', reject);
+    proc.on('close', (code) => resolve({ code, stdout, stderr }));
+    proc.stdin.end(input);
+  });
+}
+
+async function finished(run: Omit<Run, 'files' | 'bundles'>): Promise<Run> {
+  const bundles = [...run.stderr.matchAll(/^timing .* compiled \(code cache: [^)]*\) (\S+)$/gm)].map(
+    (m) => m[1] as string,
+  );
+  const stderr = run.stderr
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('timing '))
+    .join('\n');
+  const files = await stateTexts(t.box.state);
+  return { ...run, stderr, bundles, files };
+}
+
+/** The CLI as a harness runs it: the lean bundle first. */
+async function viaCli(pane: PaneRef, args: string[], input: object, extra: NodeJS.ProcessEnv = {}) {
+  const env = envFor(pane, { DOGSLED_TIMING: '1', ...extra });
+  return finished(await spawned([CLI, 'hook', ...args], env, JSON.stringify(input)));
+}
+
+/** The full hook bundle, with the flags main.ts would give it. */
+async function viaFull(pane: PaneRef, args: string[], input: object, extra: NodeJS.ProcessEnv = {}) {
+  const flags = parseFast(['hook', ...args])?.flags;
+  const script =
+    'require(process.argv[1]).run(JSON.parse(process.argv[2])).then((c) => { process.exitCode = c; })';
+  const run = await spawned(
+    ['-e', script, FULL_HOOK, JSON.stringify(flags)],
+    envFor(pane, extra),
+    JSON.stringify(input),
+  );
+  return finished(run);
+}
+
+/** Both on the same state; returns the CLI's run after checking it matches the full hook's. */
+async function compare(pane: PaneRef, args: string[], input: object, extra: NodeJS.ProcessEnv = {}) {
+  const before = await stateFilesNow();
+  const full = await viaFull(pane, args, input, extra);
+  await restore(before);
+  const lean = await viaCli(pane, args, input, extra);
+  expect({ code: lean.code, stdout: lean.stdout, stderr: lean.stderr }).toEqual({
+    code: full.code,
+    stdout: full.stdout,
+    stderr: full.stderr,
+  });
+  expect(lean.files).toEqual(full.files);
+  return lean;
+}
+
+beforeAll(async () => {
+  ({ t, lead, child } = await inboxPair());
+  await writeSnapshot(t.box.state, snapshotFixture({ sample_ms: NOW - 2_000, cores: 8, busy: 0.25 }));
+  lock = await holdServiceLock(t.box.state);
+  // The child's reader registered and its terminal remembered, as after its first prompt.
+  await registerClaude(t, child);
+  baseline = await stateFilesNow();
+}, 60_000);
+
+afterAll(async () => {
+  await lock?.release();
+  await t?.close();
+});
+
+beforeEach(async () => {
+  await restore(baseline);
+});
+
+const LEAN = ['hook-lean'];
+const FELL_BACK = ['hook-lean', 'hook'];
+
+describe('the lean hooks answer nothing pending as the full hook does', () => {
+  it('hook inbox at Stop: nothing printed, the cleanup pass asked for', async () => {
+    const run = await compare(child, STOP, STOP_INPUT);
+    expect(run).toMatchObject({ code: 0, stdout: '', bundles: LEAN });
+    expect(JSON.parse(run.files['sweep-request.json'] ?? '')).toEqual({
+      version: 1,
+      requested_ms: NOW,
+      by: child.pane,
+      handled_ms: null,
+    });
+    // Again, with stop_hook_active: still nothing, and a request that stays the newest.
+    const again = await compare(child, STOP, { ...STOP_INPUT, stop_hook_active: true });
+    expect(again.bundles).toEqual(LEAN);
+    expect(JSON.parse(again.files['sweep-request.json'] ?? '').requested_ms).toBe(NOW + 1);
+  });
+
+  it('hook inbox at UserPromptSubmit, Codex and Claude: nothing printed, nothing written', async () => {
+    expect(await compare(child, PROMPT, PROMPT_INPUT)).toMatchObject({ stdout: '', bundles: LEAN });
+    expect(Object.keys((await viaCli(child, PROMPT, PROMPT_INPUT)).files).sort()).toEqual(
+      [...baseline.keys()].sort(),
+    );
+  });
+
+  it('hook context: the fleet lines, for Claude Code and for Pi', async () => {
+    const claude = await compare(child, CONTEXT, PROMPT_INPUT);
+    expect(claude.bundles).toEqual(LEAN);
+    expect(JSON.parse(claude.stdout).hookSpecificOutput.additionalContext).toBe(
+      'local 2/8 · mem 48.0 GiB free of 64.0 GiB · disk 50% free · agents 0 live, 0 active\ndetails: dogsled status',
+    );
+    const pi = await compare(child, ['context', '--harness', 'pi'], {});
+    expect(pi).toMatchObject({ bundles: LEAN });
+    expect(pi.stdout).toMatch(/^local 2\/8 .*\ndetails: dogsled status\n$/);
+  });
+
+  it("hook context counts other owners' open items, orphans and tickets as the full hook does", async () => {
+    const item = (id: string, owner: string | null, extra: object = {}) => ({
+      id,
+      kind: 'job',
+      host: 'local',
+      pane: null,
+      terminal_id: null,
+      owner,
+      created_ms: NOW - 5_000,
+      closed_ms: null,
+      close_reason: null,
+      job: `j_${id}`,
+      ticket: null,
+      command: ['make', 'test'],
+      ...extra,
+    });
+    await writeFile(
+      join(t.box.state, 'items.json'),
+      JSON.stringify({
+        version: 1,
+        items: [
+          item('i_1', lead.pane),
+          item('i_2', null, { orphaned: { reason: 'owner gone', since_ms: NOW - 1_000 } }),
+          item('i_3', lead.pane, { closed_ms: NOW - 100, close_reason: 'job ended' }),
+        ],
+      }),
+    );
+    const run = await compare(child, CONTEXT, PROMPT_INPUT);
+    expect(run.bundles).toEqual(LEAN);
+    expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toContain(
+      '2 open items · 1 orphaned · details: dogsled status',
+    );
+  });
+
+  it('hook gate and hook state: nothing printed; the gate asks for the pass', async () => {
+    const gate = await compare(child, GATE, {});
+    expect(gate).toMatchObject({ stdout: '', bundles: LEAN });
+    expect(gate.files['sweep-request.json']).toBeDefined();
+    expect(await compare(child, STATE, { hook_event_name: 'Notification' })).toMatchObject({
+      stdout: '',
+      bundles: LEAN,
+    });
+  });
+
+  it('outside any pane every hook adds nothing', async () => {
+    const outside = { HERDR_ENV: '', HERDR_PANE_ID: '' };
+    for (const args of [STOP, CONTEXT]) {
+      const run = await compare(child, args, STOP_INPUT, outside);
+      expect(run).toMatchObject({ stdout: '', bundles: LEAN });
+      expect(Object.keys(run.files).sort()).toEqual([...baseline.keys()].sort());
+    }
+  });
+
+  it('a snapshot whose strings carry escape sequences: the same escape-free context', async () => {
+    const snapshot = snapshotFixture({ sample_ms: NOW - 2_000, busy: 0.5 });
+    snapshot.host.hostname = 'evil\x1b]0;owned\x07host';
+    snapshot.errors = ['probe \x1b[31mfailed\x1b[0m'];
+    await writeSnapshot(t.box.state, snapshot);
+    const run = await compare(child, CONTEXT, PROMPT_INPUT);
+    expect(run.bundles).toEqual(LEAN);
+    expect(run.stdout).not.toContain('\x1b');
+  });
+
+  it("a prompt's hooks load no builtin module beyond node:vm (and node:os for the service's liveness)", async () => {
+    const out = join(t.box.root, 'modules.txt');
+    const probe = join(t.box.root, 'probe.cjs');
+    await writeFile(
+      probe,
+      `const before = new Set(process.moduleLoadList);
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
+    );
+    // The context judges the service up: its lock's owner must be alive on this host (named by os).
+    const expected = new Map([
+      [PROMPT, ['NativeModule vm']],
+      [CONTEXT, ['NativeModule vm', 'Internal Binding os', 'NativeModule os']],
+    ]);
+    for (const [args, modules] of expected) {
+      // Twice: the second run compiles from the code cache the first one wrote.
+      for (let i = 0; i < 2; i++) {
+        const run = await spawned(
+          ['-r', probe, CLI, 'hook', ...args],
+          envFor(child),
+          JSON.stringify(PROMPT_INPUT),
+        );
+        expect(run.code).toBe(0);
+      }
+      const loaded = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+      expect({ args, loaded }).toEqual({ args, loaded: modules });
+    }
+  });
+
+  it('a harness that never closes stdin still gets its answer', async () => {
+    const proc = spawn(process.execPath, [CLI, 'hook', ...CONTEXT], {
+      env: envFor(child, { DOGSLED_TIMING: '1' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    proc.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    proc.stdin.write(JSON.stringify(PROMPT_INPUT));
+    const code = await new Promise((resolve) => proc.once('exit', resolve));
+    proc.stdin.destroy();
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).hookSpecificOutput.additionalContext).toContain('details: dogsled status');
+    expect(stderr).toMatch(/compiled \(code cache: [^)]*\) hook-lean$/m);
+  });
+});
+
+describe('anything else falls back to the full hook, which answers as it always did', () => {
+  it('a record to deliver: the Stop block and the prompt context', async () => {
+    const sent = await t.cli(lead, ['send', child.pane, '--message', 'please rebase']);
+    expect(sent.code).toBe(0);
+    const stop = await compare(child, STOP, STOP_INPUT);
+    expect(stop.bundles).toEqual(FELL_BACK);
+    expect(JSON.parse(stop.stdout)).toMatchObject({ decision: 'block' });
+    expect(JSON.parse(stop.stdout).reason).toContain('please rebase');
+  });
+
+  it('a reader not registered yet, or a terminal not remembered', async () => {
+    const fresh = await t.newPane();
+    const first = await compare(fresh, PROMPT, PROMPT_INPUT);
+    expect(first).toMatchObject({ stdout: '', bundles: FELL_BACK });
+    expect(first.files[`inbox/${fresh.terminal}.json`]).toBeDefined();
+    await rm(join(t.box.state, 'terminals.json'));
+    expect((await compare(child, STOP, STOP_INPUT)).bundles).toEqual(FELL_BACK);
+  });
+
+  it('the owner has a child here: its work in the context, the gate deciding', async () => {
+    await writeFile(
+      join(t.box.state, 'items.json'),
+      JSON.stringify({
+        version: 1,
+        items: [
+          {
+            id: 'i_mine',
+            kind: 'job',
+            host: 'local',
+            pane: null,
+            terminal_id: null,
+            owner: child.pane,
+            created_ms: NOW - 60_000,
+            closed_ms: null,
+            close_reason: null,
+            job: 'j_mine',
+            ticket: null,
+            command: ['make', 'test'],
+          },
+        ],
+      }),
+    );
+    const context = await compare(child, CONTEXT, PROMPT_INPUT);
+    expect(context.bundles).toEqual(FELL_BACK);
+    expect(JSON.parse(context.stdout).hookSpecificOutput.additionalContext).toContain('1 running');
+    for (const args of [STOP, GATE])
+      expect((await compare(child, args, STOP_INPUT)).bundles).toEqual(FELL_BACK);
+  });
+
+  it('gate.json keeps a history for the owner', async () => {
+    await writeFile(
+      join(t.box.state, 'gate.json'),
+      JSON.stringify({ version: 1, owners: { [child.pane]: { sets: [], updated_ms: NOW - 1 } } }),
+    );
+    expect((await compare(child, GATE, {})).bundles).toEqual(FELL_BACK);
+  });
+
+  it('a cleanup pass that failed: its line in the context', async () => {
+    await writeFile(
+      join(t.box.state, 'sweep.json'),
+      JSON.stringify({
+        version: 1,
+        ts_ms: NOW - 10_000,
+        started_ms: NOW - 11_000,
+        finished_ms: NOW - 10_000,
+        request_ms: null,
+        results: [],
+        skipped: [],
+        failures: [],
+        warnings: [],
+        landed_dirty: [],
+        unlinked: [],
+        error: 'git: not a repository',
+      }),
+    );
+    const run = await compare(child, CONTEXT, PROMPT_INPUT);
+    expect(run.bundles).toEqual(FELL_BACK);
+    expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toContain('Cleanup:');
+  });
+
+  it('in tmux, where every hook reports the agent state', async () => {
+    const tmux = { TMUX: '/tmp/tmux-0/default,4242,0', TMUX_PANE: '%3', HERDR_ENV: '', HERDR_PANE_ID: '' };
+    const run = await compare(
+      child,
+      STATE,
+      { hook_event_name: 'Notification', notification_type: 'idle_prompt' },
+      tmux,
+    );
+    expect(run.bundles).toEqual(FELL_BACK);
+    expect(Object.keys(run.files).some((name) => name.startsWith('agent-reports'))).toBe(true);
+  });
+
+  it('a flag registered wrongly: one line in hooks.log, nothing printed', async () => {
+    const run = await compare(child, ['inbox', '--harness', 'cursor', '--event', 'Stop'], STOP_INPUT);
+    expect(run).toMatchObject({ code: 0, stdout: '', bundles: FELL_BACK });
+    expect(run.files['hooks.log']).toContain('--harness must be claude or codex');
+  });
+
+  it('the service down or no snapshot: the context as the full hook words it', async () => {
+    await rm(join(t.box.state, 'host.json'));
+    // No snapshot with the service up: nothing to show, answered lean.
+    expect(await compare(child, CONTEXT, PROMPT_INPUT)).toMatchObject({ stdout: '', bundles: LEAN });
+    await lock.release();
+    try {
+      await writeSnapshot(t.box.state, snapshotFixture({ sample_ms: NOW - 2_000 }));
+      const down = await compare(child, CONTEXT, PROMPT_INPUT);
+      expect(down.bundles).toEqual(FELL_BACK);
+      expect(JSON.parse(down.stdout).hookSpecificOutput.additionalContext).toMatch(/^local .*\?/);
+    } finally {
+      lock = await holdServiceLock(t.box.state);
+    }
+  });
+});
+
+describe('hostile state files: the lean hook falls back, and both answer alike', () => {
+  const inboxName = () => `inbox/${child.terminal}.json`;
+  const cases: Array<[string, () => Promise<void>, string[][]]> = [
+    [
+      'an inbox that is not JSON',
+      () => writeFile(join(t.box.state, inboxName()), '{"version": 1,'),
+      [PROMPT],
+    ],
+    [
+      'an inbox that is a directory',
+      async () => {
+        await rm(join(t.box.state, inboxName()));
+        await mkdir(join(t.box.state, inboxName()));
+      },
+      [STOP],
+    ],
+    [
+      'an inbox record whose state is unknown',
+      async () => {
+        const inbox = JSON.parse(await readFile(join(t.box.state, inboxName()), 'utf8'));
+        inbox.records = [{ id: 'm_x', state: 'lost', lease_until_ms: null }];
+        await writeFile(join(t.box.state, inboxName()), JSON.stringify(inbox));
+      },
+      [PROMPT],
+    ],
+    [
+      'a reader whose harness is a number',
+      async () => {
+        const inbox = JSON.parse(await readFile(join(t.box.state, inboxName()), 'utf8'));
+        inbox.reader.harness = 7;
+        await writeFile(join(t.box.state, inboxName()), JSON.stringify(inbox));
+      },
+      [PROMPT],
+    ],
+    [
+      'terminals.json with an entry that is not one',
+      async () => {
+        const memo = JSON.parse(await readFile(join(t.box.state, 'terminals.json'), 'utf8'));
+        memo.panes.other = { terminal: '', pane: 'x', seen_ms: 1 };
+        await writeFile(join(t.box.state, 'terminals.json'), JSON.stringify(memo));
+      },
+      [STOP],
+    ],
+    ['items.json that is not JSON', () => writeFile(join(t.box.state, 'items.json'), '[[['), [STOP, CONTEXT]],
+    [
+      'an item whose owner is a number',
+      () =>
+        writeFile(
+          join(t.box.state, 'items.json'),
+          JSON.stringify({ version: 1, items: [{ owner: 3, closed_ms: null }] }),
+        ),
+      [GATE],
+    ],
+    [
+      'gate.json of version 2',
+      () => writeFile(join(t.box.state, 'gate.json'), '{"version":2,"owners":{}}'),
+      [GATE],
+    ],
+    [
+      'queue.json with a ticket in no known state',
+      () =>
+        writeFile(
+          join(t.box.state, 'queue.json'),
+          JSON.stringify({ version: 1, tickets: [{ owner: null, state: 'x' }] }),
+        ),
+      [CONTEXT],
+    ],
+    [
+      'host.json with cores as a string',
+      async () => {
+        const snapshot = snapshotFixture({ sample_ms: NOW - 2_000 });
+        Object.assign(snapshot.probe, { cores: '8' });
+        await writeSnapshot(t.box.state, snapshot);
+      },
+      [CONTEXT],
+    ],
+    ['a FIFO for sweep.json', () => mkfifo(join(t.box.state, 'sweep.json')), [CONTEXT]],
+  ];
+  for (const [what, spoil, hooks] of cases) {
+    it(`${what}`, async () => {
+      await spoil();
+      const spoiled = await stateFilesNow();
+      for (const args of hooks) {
+        await restore(spoiled);
+        const run = await compare(child, args, args === CONTEXT ? PROMPT_INPUT : STOP_INPUT);
+        expect({ what, args, bundles: run.bundles }).toEqual({ what, args, bundles: FELL_BACK });
+        expect(run.code).toBe(0);
+      }
+    });
+  }
+
+  it('a sweep-request.json that is not JSON: quarantined by the same writer, lean or not', async () => {
+    await writeFile(join(t.box.state, 'sweep-request.json'), '{"version":');
+    const run = await compare(child, STOP, STOP_INPUT);
+    expect(run.bundles).toEqual(LEAN);
+    expect(Object.keys(run.files).filter((name) => name.startsWith('sweep-request.json.bad-'))).toHaveLength(
+      1,
+    );
+    expect(JSON.parse(run.files['sweep-request.json'] ?? '').requested_ms).toBe(NOW);
+  });
+});

@@ -1,0 +1,280 @@
+// The lean `place` (cli/hot/place-lean.ts, service/hosts/reserve-glance.ts) reserves on this host
+// alone, its service up and no ticket waiting, without zod. Each case runs the CLI and, on the same
+// state (restored in between), the full place bundle itself (dist/hot/place.cjs, what main.ts runs
+// when the lean one does not answer): stdout, stderr, exit status and every state file afterwards
+// must be the same (a reservation id is random: it is compared as `r_ID`), and DOGSLED_TIMING's
+// marks say which bundle answered.
+
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseFast } from '../../../cli/fast-path.js';
+import type { ServiceLock } from '../../../service/state/records/service-lock.js';
+import { CLI, ROOT, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { holdServiceLock } from '../../helpers/service-holder.js';
+import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
+import { restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
+
+const NOW = 1_900_000_000_000;
+const FULL_PLACE = join(ROOT, 'dist', 'hot', 'place.cjs');
+const ROOMY =
+  'free_core_fraction_min = 0.0\nmemory_reserve_bytes = 0\ndisk_free_min_percent = 0\nreservation_load = 0.0\nreservation_ttl_ms = 90000\n';
+
+let box: Sandbox;
+let lock: ServiceLock | undefined;
+let baseline: Map<string, Buffer>;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  bundles: string[];
+  files: Record<string, string>;
+}
+
+/** Reservation ids are random: the same placement has another id on each path. */
+const ids = (text: string) => text.replace(/\b([rt])_[a-z2-7]{12}\b/g, '$1_ID');
+
+function spawned(argv: string[], env: NodeJS.ProcessEnv): Promise<Omit<Run, 'files' | 'bundles'>> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, argv, { env, cwd: box.home, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    proc.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    proc.on('error', reject);
+    proc.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function finished(run: Omit<Run, 'files' | 'bundles'>): Promise<Run> {
+  const bundles = [...run.stderr.matchAll(/^timing .* compiled \(code cache: [^)]*\) (\S+)$/gm)].map(
+    (m) => m[1] as string,
+  );
+  const stderr = run.stderr
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('timing '))
+    .join('\n');
+  const files = Object.fromEntries(
+    Object.entries(await stateTexts(box.state)).map(([name, text]) => [name, ids(text)]),
+  );
+  return { code: run.code, stdout: ids(run.stdout), stderr: ids(stderr), bundles, files };
+}
+
+const env = (extra: NodeJS.ProcessEnv = {}) => ({
+  ...box.env,
+  DOGSLED_TEST: '1',
+  DOGSLED_TEST_NOW_MS: String(NOW),
+  ...extra,
+});
+
+async function compare(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const before = await stateFiles(box.state);
+  const flags = parseFast(['place', ...args])?.flags;
+  const script =
+    'require(process.argv[1]).run(JSON.parse(process.argv[2])).then((c) => { process.exitCode = c; })';
+  const full = await finished(await spawned(['-e', script, FULL_PLACE, JSON.stringify(flags)], env(extra)));
+  await restoreState(box.state, before);
+  const lean = await finished(await spawned([CLI, 'place', ...args], env({ DOGSLED_TIMING: '1', ...extra })));
+  expect({ code: lean.code, stdout: lean.stdout, stderr: lean.stderr }).toEqual({
+    code: full.code,
+    stdout: full.stdout,
+    stderr: full.stderr,
+  });
+  expect(lean.files).toEqual(full.files);
+  return lean;
+}
+
+const LEAN = ['place-lean'];
+const FELL_BACK = ['place-lean', 'place'];
+const stateFile = (name: string) => join(box.state, name);
+
+const reservation = (id: string, expires_ms: number) => ({
+  id,
+  created_ms: NOW - 5_000,
+  expires_ms,
+  owner: null,
+});
+const ticket = (id: string, state: string) => ({
+  id,
+  kind: 'place',
+  created_ms: NOW - 4_000,
+  owner: null,
+  pin: null,
+  request: null,
+  waiting: false,
+  state,
+  state_ms: NOW - 4_000,
+  admitter: null,
+  host: null,
+  reservation: null,
+  job: null,
+  item: null,
+  error: null,
+  notice: null,
+});
+
+beforeAll(async () => {
+  box = await sandbox();
+  await writeFile(box.configPath, ROOMY);
+  await writeSnapshot(box.state, snapshotFixture({ sample_ms: NOW - 2_000, cores: 8, busy: 0.25 }));
+  lock = await holdServiceLock(box.state);
+  baseline = await stateFiles(box.state);
+});
+
+afterAll(async () => {
+  await lock?.release();
+  await box?.cleanup();
+});
+
+beforeEach(async () => {
+  await restoreState(box.state, baseline);
+});
+
+describe('place, lean, on this host alone with room', () => {
+  it('reserves as the full path does, --json and for people, with its backup', async () => {
+    const json = await compare(['--json']);
+    expect(json).toMatchObject({ code: 0, bundles: LEAN });
+    expect(JSON.parse(json.stdout)).toEqual({
+      placed: true,
+      host: 'local',
+      label: 'local',
+      reservation: 'r_ID',
+      expires_ms: NOW + 90_000,
+    });
+    expect(JSON.parse(json.files['placements.json'] ?? '')).toEqual({
+      version: 1,
+      reservations: [{ id: 'r_ID', created_ms: NOW, expires_ms: NOW + 90_000, owner: null }],
+    });
+    expect(json.files['placements.json.prev']).toBe(json.files['placements.json']);
+    const human = await compare([]);
+    expect(human).toMatchObject({
+      code: 0,
+      bundles: LEAN,
+      stdout: 'reserved local (local) for 90s: r_ID\n',
+    });
+  });
+
+  it('keeps the live reservations, drops the expired ones, and names the owner pane', async () => {
+    await writeFile(
+      stateFile('placements.json'),
+      JSON.stringify({
+        version: 1,
+        reservations: [reservation('r_aaaaaaaaaaaa', NOW + 60_000), reservation('r_bbbbbbbbbbbb', NOW - 1)],
+        note: 'a field of a newer dogsled',
+      }),
+    );
+    await writeFile(
+      stateFile('queue.json'),
+      JSON.stringify({ version: 1, tickets: [ticket('t_1', 'admitted'), ticket('t_2', 'cancelled')] }),
+    );
+    const run = await compare(['--json'], { HERDR_PANE_ID: 'w1:p2' });
+    expect(run.bundles).toEqual(LEAN);
+    const file = JSON.parse(run.files['placements.json'] ?? '');
+    expect(file.reservations.map((r: { owner: string | null }) => r.owner)).toEqual([null, 'w1:p2']);
+    expect(file.note).toBe('a field of a newer dogsled');
+  });
+
+  it('a placements.json that is not JSON: recovered from its backup by the same store', async () => {
+    const good = { version: 1, reservations: [reservation('r_aaaaaaaaaaaa', NOW + 60_000)] };
+    await writeFile(stateFile('placements.json.prev'), `${JSON.stringify(good, null, 2)}\n`);
+    await writeFile(stateFile('placements.json'), '{"version": 1, "reser');
+    const run = await compare(['--json']);
+    expect(run).toMatchObject({ code: 0, bundles: LEAN });
+    expect(run.stderr).toMatch(/placements\.json.*recovered from placements\.json\.prev/);
+    expect(JSON.parse(run.files['placements.json'] ?? '').reservations).toHaveLength(2);
+  });
+});
+
+describe('anything else goes to the full place, which answers as it always did', () => {
+  it('a ticket waiting: queued behind it (FIFO)', async () => {
+    await writeFile(
+      stateFile('queue.json'),
+      JSON.stringify({ version: 1, tickets: [ticket('t_1', 'pending')] }),
+    );
+    const run = await compare(['--json']);
+    expect(run).toMatchObject({ code: 1, bundles: FELL_BACK });
+    expect(JSON.parse(run.stdout)).toMatchObject({ queued: true });
+  });
+
+  it('no room: the full path queues a ticket', async () => {
+    await writeFile(
+      box.configPath,
+      `${ROOMY.replace('memory_reserve_bytes = 0', 'memory_reserve_bytes = 1099511627776')}`,
+    );
+    try {
+      const run = await compare(['--json']);
+      expect(run).toMatchObject({ code: 1, bundles: FELL_BACK });
+      expect(run.stderr).toMatch(/queued as t_/);
+    } finally {
+      await writeFile(box.configPath, ROOMY);
+    }
+  });
+
+  it('a peer configured', async () => {
+    await writeFile(box.configPath, `${ROOMY}[[hosts]]\nid = "peer1"\nenabled = false\n`);
+    try {
+      expect((await compare(['--json'])).bundles).toEqual(FELL_BACK);
+    } finally {
+      await writeFile(box.configPath, ROOMY);
+    }
+  });
+
+  it('the service down', async () => {
+    await lock?.release();
+    lock = undefined;
+    try {
+      const run = await compare(['--json']);
+      expect(run).toMatchObject({ code: 1, bundles: FELL_BACK });
+    } finally {
+      lock = await holdServiceLock(box.state);
+    }
+  });
+
+  const hostile: Array<[string, () => Promise<void>]> = [
+    ['queue.json that is not JSON', () => writeFile(stateFile('queue.json'), '{"version":1,"tickets":[')],
+    [
+      'a ticket in no known state',
+      () =>
+        writeFile(
+          stateFile('queue.json'),
+          JSON.stringify({ version: 1, tickets: [{ owner: null, state: 'lost' }] }),
+        ),
+    ],
+    [
+      'host.json with cores as a string',
+      async () => {
+        const snapshot = snapshotFixture({ sample_ms: NOW - 2_000 });
+        Object.assign(snapshot.probe, { cores: '8' });
+        await writeSnapshot(box.state, snapshot);
+      },
+    ],
+    [
+      'host.json that is a directory',
+      async () => {
+        await writeFile(stateFile('host.json'), '');
+        const { rm } = await import('node:fs/promises');
+        await rm(stateFile('host.json'));
+        await mkdir(stateFile('host.json'));
+      },
+    ],
+  ];
+  for (const [what, spoil] of hostile) {
+    it(what, async () => {
+      await spoil();
+      const run = await compare(['--json']);
+      expect(run.bundles).toEqual(FELL_BACK);
+    });
+  }
+
+  it('a flag the lean place does not take', async () => {
+    const run = await compare(['--json', '--host', 'local']);
+    expect(run.bundles).toEqual(['place']);
+    expect(JSON.parse(await readFile(stateFile('placements.json'), 'utf8')).reservations).toHaveLength(1);
+  });
+});
