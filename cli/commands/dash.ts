@@ -22,7 +22,7 @@ export function portFlag(text: string | undefined): number {
   if (text === undefined) return 0;
   const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
   if (!(port >= 1 && port <= 65_535))
-    throw new DogsledError(`--port: expected a port 1-65535, got ${JSON.stringify(text)}`);
+    throw new DogsledError(`--port: expected a port 1-65535, got "${text}"`);
   return port;
 }
 

@@ -26,19 +26,20 @@ export function rowAction(row: BoardRow): string {
 /**
  * The reason line of a row: why it needs the owner, why it waits, else what it is (an agent's harness
  * and model, a job's directory). `long` is true for a reason, which is wrapped whole; a description
- * (false) may be shortened from the middle.
+ * (false) may be shortened from the middle, never its `lead` or `tail`.
  */
 export function rowWhy(
   row: BoardRow,
   hosts: readonly SidebarHost[],
-): { text: string; long: boolean; lead?: string } | null {
+): { text: string; long: boolean; lead?: string; tail?: string } | null {
   if (row.group === 'to_land' && row.detail) {
-    // `branch <name>`: the word stays whole, the name is what may be shortened.
-    const cost = row.receipt ? ` · ${displayText(row.receipt)}` : '';
-    const detail = `${displayText(row.detail)}${cost}`;
+    // `branch <name>`: the word stays whole, the name is what may be shortened; the receipt stays
+    // whole beside it, or on a line of its own when both do not fit.
+    const tail = row.receipt ? { tail: displayText(row.receipt) } : {};
+    const detail = displayText(row.detail);
     return detail.startsWith('branch ')
-      ? { lead: 'branch ', text: detail.slice('branch '.length), long: false }
-      : { text: detail, long: false };
+      ? { lead: 'branch ', text: detail.slice('branch '.length), long: false, ...tail }
+      : { text: detail, long: false, ...tail };
   }
   if (row.group === 'to_land') return null;
   if (row.group === 'waiting') {

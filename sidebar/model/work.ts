@@ -99,7 +99,13 @@ export function card(row: BoardRow, width: number, selected: boolean, hosts: rea
     for (const chunk of chunks) push([{ text: ` ${chunk}`, fg }]);
   } else {
     const lead = `${age ? `${age} · ` : ''}${why.lead ?? ''}`;
-    push([{ text: ` ${lead}${middleCells(why.text, inner - 1 - cells(lead))}`, fg }]);
+    const room = inner - 1 - cells(lead);
+    const tail = why.tail === undefined ? '' : ` · ${why.tail}`;
+    if (cells(why.text) + cells(tail) <= room) push([{ text: ` ${lead}${why.text}${tail}`, fg }]);
+    else {
+      push([{ text: ` ${lead}${middleCells(why.text, room)}`, fg }]);
+      if (why.tail !== undefined) push([{ text: ` ${middleCells(why.tail, inner - 1)}`, fg }]);
+    }
   }
 
   const key = rowKey(row);

@@ -71,7 +71,7 @@ describe('host verbs over the bus', () => {
     // ps --all reads bravo's jobs from its document on the bus, as it next publishes them.
     const jobs = await waitFor('the job ended in ps --all', async () => {
       const all = JSON.parse((await cli(['ps', '--all', '--json'])).stdout).jobs as Json[];
-      return all.every((j) => j.state === 'ended') ? all : undefined;
+      return all.length > 0 && all.every((j) => j.state === 'ended') ? all : undefined;
     });
     expect(jobs).toEqual([expect.objectContaining({ host: 'bravo', state: 'ended', exit_code: 0 })]);
     // The README's permissions were enough for everything each service does on the bus.

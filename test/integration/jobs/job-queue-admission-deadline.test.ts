@@ -103,8 +103,14 @@ describe('an admission whose launch outlives its deadline', () => {
     );
     expect(ended.started_ms).toBeNull();
     expect(ended.reason).toMatch(/^launch failed: /);
+    // Its room is given back after the record ends (job-launch.ts `failed`), and the item, had the
+    // launch written one, closed after that: wait for the room, then read the items.
+    await waitFor(
+      'the reservation ended',
+      async () =>
+        (await readReservations({ paths, now: Date.now, warn: () => undefined })).length === 0 || undefined,
+      { timeoutMs: 10_000 },
+    );
     expect(await items(box)).toEqual([]);
-    // Its room was given back with it.
-    expect(await readReservations({ paths, now: Date.now, warn: () => undefined })).toEqual([]);
   });
 });

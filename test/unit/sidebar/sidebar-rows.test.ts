@@ -66,19 +66,19 @@ const agentItem = (id: string, name: string, extra = {}) => ({
   ...extra,
 });
 
-function toLand() {
+function toLand(extra = {}, branch = 'feat/parser-rewrite-with-property-tests') {
   const toLand = [
     {
       item: 'i_parser',
       name: 'parser',
       host: 'local',
-      branch: 'feat/parser-rewrite-with-property-tests',
+      branch,
       ahead: 1,
       dirty: false,
       observed_ms: NOW - 5000,
     },
   ];
-  const item = agentItem('i_parser', 'parser', { closed_ms: NOW - 1000, close_reason: 'done' });
+  const item = agentItem('i_parser', 'parser', { closed_ms: NOW - 1000, close_reason: 'done', ...extra });
   return rowsOf({ items: [item], toLand })[0]!;
 }
 
@@ -151,6 +151,29 @@ describe('a card says first what the owner must do, and never cuts it', () => {
       expect(lines.join('\n')).not.toContain('…to land');
       const branch = lines.find((l) => l.includes('branch'))!;
       expect(branch).toMatch(/branch feat\/.*tests/);
+      for (const line of lines) expect(cells(line)).toBe(width - 2);
+    },
+  );
+
+  it.each(WIDTHS)(
+    'keeps the branch and its receipt whole, on one line when both fit, at %i columns',
+    (width) => {
+      const receipt = {
+        tokens: 12_345,
+        usd: 0.07,
+        turns: 3,
+        model: 'm',
+        models: [],
+        prices_as_of: null,
+        wall_ms: 1,
+      };
+      const lines = card(toLand({ receipt }, 'feat/parser'), width - 2, false, []).map(text);
+      const shown = lines.map((l) => l.trim());
+      const branch = shown.findIndex((l) => l.includes('branch feat/parser'));
+      expect(branch).toBeGreaterThan(0);
+      const together = shown[branch]!.endsWith('branch feat/parser · 12k tok · $0.07');
+      expect(together || shown[branch + 1] === '12k tok · $0.07').toBe(true);
+      expect(together).toBe(width >= 60);
       for (const line of lines) expect(cells(line)).toBe(width - 2);
     },
   );
