@@ -5,7 +5,7 @@
 // The service measures an idle fixture host under a roomy policy, so `place` and `run` always find
 // room however loaded this machine is; the hooks run in a pane of the fake Herdr whose reader is
 // registered, with nothing pending; items.json holds a finished job before the first round. Prints markdown tables for the README. BENCH_RUNS and
-// BENCH_SECONDS shorten it, BENCH_ONLY=WORD keeps the commands whose name holds WORD. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
+// BENCH_SECONDS shorten it, BENCH_ONLY=WORD keeps the commands whose name holds WORD, BENCH_TRACE=1 prints each one's start-up stages once, BENCH_HOLD=FILE keeps the state up for profiling by hand. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
 // its rows, interleaved with this build's, for a paired this-build-against-that one.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -165,6 +165,33 @@ try {
     ['--version', ['--version'], baseEnv],
     ['--help', ['--help'], baseEnv],
   ];
+  // BENCH_TRACE=1: each command once more with DOGSLED_TIMING=1, its start-up stages on stderr
+  // (which bundle answered, and where the time went), before the rounds.
+  if (process.env.BENCH_TRACE) {
+    for (const [name, args, env, input] of commands) {
+      const run = spawnSync(process.execPath, [CLI, ...args], {
+        env: { ...env, DOGSLED_TIMING: '1' },
+        input: input ?? '',
+        encoding: 'utf8',
+      });
+      console.error(`--- ${name} (exit ${run.status})\n${run.stderr.trim()}`);
+    }
+  }
+  // BENCH_HOLD=FILE: write the commands' environments there as shell lines and keep everything up
+  // until SIGINT, for profiling a command by hand in the bench's own state.
+  if (process.env.BENCH_HOLD) {
+    const q = (v) => `'${String(v).replaceAll("'", "'\\''")}'`;
+    const lines = (prefix, env) =>
+      Object.entries(env)
+        .filter(([k]) => /^(HOME|DOGSLED_|HERDR_|PATH$)/.test(k))
+        .map(([k, v]) => `${prefix}${k}=${q(v)}`);
+    writeFileSync(
+      process.env.BENCH_HOLD,
+      [...lines('export ', baseEnv), ...lines('CHILD_', childEnv), `SCRATCH=${q(scratch)}`, ''].join('\n'),
+    );
+    console.error(`holding; environments in ${process.env.BENCH_HOLD} (CHILD_* for the hooks); ^C ends`);
+    await new Promise((r) => process.once('SIGINT', r));
+  }
   const baseline = process.env.BENCH_BASELINE;
   // BENCH_ONLY=WORD: only the commands whose name holds it, and no service figures.
   const only = process.env.BENCH_ONLY;
