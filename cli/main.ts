@@ -24,14 +24,13 @@ async function main(args: string[]): Promise<number> {
   mark('main');
   if (quickAnswer(args, `${DIST}/`)) return 0;
   const fast = parseFast(args);
-  if (fast && HOT_COMMANDS.has(fast.name)) {
-    const lean = leanBundle(fast);
-    if (lean !== undefined) {
-      const code = await runHot(lean.bundle, fast.flags, lean.cache);
-      if (code !== NOT_ANSWERED) return code;
-    }
-    return runHot(fast.name, fast.flags);
+  const lean = fast === undefined ? undefined : leanBundle(fast);
+  if (fast !== undefined && lean !== undefined) {
+    const code = await runHot(lean.bundle, fast.flags, lean.cache);
+    if (code !== NOT_ANSWERED) return code;
   }
+  if (fast && HOT_COMMANDS.has(fast.name)) return runHot(fast.name, fast.flags);
+  // A command that is not hot (a lean one's case it left included) runs from the full command line.
   return (await loadFull()).runFull(args, fast);
 }
 

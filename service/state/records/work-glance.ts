@@ -1,6 +1,7 @@
 // items.json, queue.json and sweep.json as the lean readers glance at them (engine/glance-file.ts):
 // each read once and checked by hand, only in the fields the short forms use (whose work an item or
-// ticket is, whether it is open or settled, what a sweep pass counts). Anything in doubt is
+// ticket is, whether it is open or settled, what a sweep pass counts), or whole for the forms that
+// print the records (`items --json`, `board --json`). Anything in doubt is
 // undefined, and the caller takes the full readers (queue-items.ts, sweep-files.ts), which
 // quarantine a bad file and recover a backed-up one.
 
@@ -8,7 +9,8 @@ import type { Item } from '../../core/agents/item-types.js';
 import type { SweepCounted } from '../../core/cleanup/sweep-rule.js';
 import { isInt, isIntOrNull, isRecord, isStringOrNull } from '../../core/common/shape.js';
 import { TICKET_STATES, type Ticket } from '../../core/placement/queue-types.js';
-import { glanceJson } from '../engine/glance-file.js';
+import { ItemsCheck, QueueCheck } from '../checks/queue-items-check.js';
+import { glanceJson, glanceRecord } from '../engine/glance-file.js';
 import type { StateIO } from '../io.js';
 
 export type GlancedItem = Pick<Item, 'owner' | 'closed_ms' | 'orphaned'>;
@@ -88,4 +90,18 @@ function glanceSweep(io: StateIO): SweepCounted | null | undefined {
 
 function isListOf(value: unknown, ok: (entry: unknown) => boolean): boolean {
   return Array.isArray(value) && value.every(ok);
+}
+
+/**
+ * items.json and queue.json whole, checked by hand as their schemas check them (queue-items-check.ts),
+ * as readItems and readQueue would give them; undefined when either is in doubt.
+ */
+export function glanceWorkRecords(io: StateIO): { items: Item[]; tickets: Ticket[] } | undefined {
+  const items = glanceRecord(io.paths.items, ItemsCheck);
+  const queue = glanceRecord(io.paths.queue, QueueCheck);
+  if (items === undefined || queue === undefined) return undefined;
+  return {
+    items: items.found ? items.value.items : [],
+    tickets: queue.found ? queue.value.tickets : [],
+  };
 }
