@@ -36,13 +36,16 @@ export function intAtLeast(bound: '>=0' | '>0'): Judge {
   };
 }
 
-/** `z.number()`, with `z.nonnegative()` when `bound` is given. */
-export function number(bound?: '>=0'): Judge {
+/** `z.number()`, with `z.nonnegative()` when `bound` is given, and `z.maximum(max)` when `max` is. */
+export function number(bound?: '>=0', max?: number): Judge {
   return (value, path, issues) => {
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       return fail(issues, path, `Invalid input: expected number, received ${kindOf(value)}`);
     }
-    return bound === undefined ? value : atLeast(value, bound, path, issues);
+    const before = issues.length;
+    if (bound !== undefined) atLeast(value, bound, path, issues);
+    if (max !== undefined && value > max) fail(issues, path, `Too big: expected number to be <=${max}`);
+    return issues.length === before ? value : undefined;
   };
 }
 

@@ -7,15 +7,21 @@
 
 import { describe, expect, it } from 'vitest';
 import { BoardSeenCheck } from '../../../service/state/checks/board-seen-check.js';
+import { HostSnapshotCheck } from '../../../service/state/checks/host-snapshot-check.js';
 import { JobRecordCheck } from '../../../service/state/checks/job-record-check.js';
 import { PlacementsCheck } from '../../../service/state/checks/placements-check.js';
 import { ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
 import { SweepRequestCheck } from '../../../service/state/checks/sweep-request-check.js';
 import type { RecordCheck } from '../../../service/state/engine/record-check.js';
-import { JobRecordSchema, PlacementsSchema } from '../../../service/state/schemas/host-schemas.js';
+import {
+  HostSnapshotSchema,
+  JobRecordSchema,
+  PlacementsSchema,
+} from '../../../service/state/schemas/host-schemas.js';
 import { ItemsSchema, QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
 import { SweepRequestSchema } from '../../../service/state/schemas/sweep-schemas.js';
+import { agentPaneFixture, snapshotFixture } from '../../helpers/snapshot.js';
 
 /** Every kind of JSON value, and the numbers and strings at the edges of the checks. */
 const VALUES: unknown[] = [
@@ -312,6 +318,73 @@ describe('hand checks judge as their zod schemas do', () => {
     const fields = ['owner', 'kind', 'id', 'since_ms', 'seen_ms'];
     const paths: Path[] = [['version'], ['seen'], ...fields.map((f) => ['seen', 0, f])];
     expectSame(BoardSeenCheck, BoardSeenSchema, records(good, paths, [[], ['seen', 0]]));
+  });
+
+  it('host.json', () => {
+    const good = () => {
+      const snapshot = snapshotFixture({ sample_ms: 1_900_000_000_000, busy: 0.5 }) as unknown as Record<
+        string,
+        Record<string, unknown>
+      >;
+      (snapshot.probe as Record<string, unknown>).agent_panes = [
+        {
+          ...agentPaneFixture('w1:p2', 'working', 1_899_999_999_000),
+          activity: { at_ms: null, kind: 'tool', text: 'x' },
+          ahead: 1,
+          dirty: false,
+        },
+      ];
+      (snapshot.probe as Record<string, unknown>).terminal = { kind: 'herdr', why: 'env' };
+      (snapshot as Record<string, unknown>).jobs = [
+        {
+          id: 'j_1',
+          command: ['true'],
+          cwd: '/w',
+          host: 'local',
+          owner: null,
+          pane: null,
+          created_ms: 1,
+          started_ms: null,
+          ended_ms: null,
+          exit_code: null,
+          signal: null,
+          reason: null,
+        },
+      ];
+      (snapshot as Record<string, unknown>).facts = {
+        read_ms: 1,
+        os: { platform: 'linux', distro: 'd', release: 'r', kernel: 'k', arch: 'x64' },
+        cpu: null,
+        memory_bytes: 10,
+        gpus: [{ vendor: 'v', model: 'm', memory_bytes: null }],
+        errors: [],
+      };
+      return snapshot;
+    };
+    const pane = ['probe', 'agent_panes', 0];
+    const paths: Path[] = [
+      ...Object.keys(good()).map((f) => [f]),
+      ...['id', 'label'].map((f) => ['host', f]),
+      ...['pid', 'interval_ms'].map((f) => ['liveness', f]),
+      ...Object.keys(good().probe ?? {}).map((f) => ['probe', f]),
+      ['probe', 'cpu_ticks', 'idle'],
+      ['probe', 'memory', 'free_bytes'],
+      ['probe', 'disk', 'free_bytes'],
+      ['probe', 'agents', 'live'],
+      ['probe', 'terminal', 'why'],
+      ...Object.keys(agentPaneFixture('w1:p2', 'working', 1)).map((f) => [...pane, f]),
+      [...pane, 'activity', 'at_ms'],
+      ...['free_cores', 'eligible', 'reason', 'live_agents'].map((f) => ['headroom', f]),
+      ...['id', 'command', 'cpu_ms', 'ended_ms'].map((f) => ['jobs', 0, f]),
+      ...['read_ms', 'os', 'cpu', 'gpus'].map((f) => ['facts', f]),
+      ['facts', 'os', 'arch'],
+      ['facts', 'gpus', 0, 'memory_bytes'],
+    ];
+    expectSame(
+      HostSnapshotCheck,
+      HostSnapshotSchema,
+      records(good, paths, [[], ['probe'], pane, ['jobs', 0], ['facts']], 1),
+    );
   });
 
   it('keeps what a newer dogsled wrote after the known fields, never a __proto__', () => {
