@@ -5,7 +5,9 @@
 // word after `host` is data. `hook inbox|context|gate`, which harnesses run on every prompt and
 // stop, takes it with its subcommand; `run` takes it when its command follows `--`, and `place`.
 // The hot ones (HOT_COMMANDS) are built as bundles of their own, one file each (dist/hot/NAME.cjs,
-// cli/hot/): Node loads one module instead of the forty a command's chunks make.
+// cli/hot/): Node loads one module instead of the forty a command's chunks make. `items`, `ps` and
+// `board`, which widgets and agents poll, are not hot: their `--json` forms try a lean bundle first
+// (READ_LEAN) and every form goes to the full command line otherwise.
 // Anything unusual (help, an unknown or malformed flag) falls through to the full command line,
 // which reports it the usual way.
 
