@@ -24,14 +24,14 @@ async function main(args: string[]): Promise<number> {
   mark('main');
   if (quickAnswer(args, `${DIST}/`)) return 0;
   const fast = parseFast(args);
-  if (fast && HOT_COMMANDS.has(fast.name)) {
-    const lean = leanBundle(fast);
-    if (lean !== undefined) {
-      const code = await runHot(lean.bundle, fast.flags, lean.cache);
-      if (code !== NOT_ANSWERED) return code;
-    }
-    return runHot(fast.name, fast.flags);
+  // A lean bundle answers its command's common case first; what it does not answer goes on to the
+  // command's hot bundle, or for a command that has none (send) the full command line.
+  const lean = fast && leanBundle(fast);
+  if (fast && lean) {
+    const code = await runHot(lean.bundle, fast.flags, lean.cache);
+    if (code !== NOT_ANSWERED) return code;
   }
+  if (fast && HOT_COMMANDS.has(fast.name)) return runHot(fast.name, fast.flags);
   return (await loadFull()).runFull(args, fast);
 }
 

@@ -1,6 +1,6 @@
 // The few checks a state file's record is built from when it is checked by hand (record-check.ts):
 // each judges a value as the zod schema of the same shape does (`z.looseObject`, `z.array`,
-// `z.int()`, `z.literal(1)`, `z.string()` with a minimum length, `z.nullable`), reports its issues
+// `z.int()`, `z.literal(1)`, `z.string()` with a minimum length, `z.nullable`, `z.optional`, `z.enum`), reports its issues
 // in zod's order and words, and gives back zod's data (a loose object's known fields in the
 // schema's order, then the others, never `__proto__`). Only what the hand-checked files use.
 
@@ -67,7 +67,11 @@ export function looseObject(shape: Record<string, Judge>): Judge {
     const input = value as Record<string, unknown>;
     const before = issues.length;
     const data: Record<string, unknown> = {};
-    for (const [key, judge] of Object.entries(shape)) data[key] = judge(input[key], [...path, key], issues);
+    for (const [key, judge] of Object.entries(shape)) {
+      const judged = judge(input[key], [...path, key], issues);
+      // An optional field left out stays out, as zod leaves it.
+      if (judged !== undefined) data[key] = judged;
+    }
     if (issues.length > before) return undefined;
     for (const key in input) if (!known.has(key) && key !== '__proto__') data[key] = input[key];
     return data;
@@ -83,4 +87,26 @@ export function handCheck<T>(judge: Judge): RecordCheck<T> {
       return issues.length > 0 ? { success: false, error: { issues } } : { success: true, data: data as T };
     },
   };
+}
+
+/** `z.optional(judge)`: absent (undefined) passes as absent. */
+export function optional(judge: Judge): Judge {
+  return (value, path, issues) => (value === undefined ? undefined : judge(value, path, issues));
+}
+
+/** `z.int().check(z.nonnegative())`. */
+export const count: Judge = (value, path, issues) => {
+  const before = issues.length;
+  const data = int(value, path, issues);
+  if (issues.length > before) return undefined;
+  return (data as number) < 0 ? fail(issues, path, 'Too small: expected number to be >=0') : data;
+};
+
+/** `z.enum(values)`. */
+export function oneOf(values: readonly string[]): Judge {
+  const listed = values.map((v) => JSON.stringify(v)).join('|');
+  return (value, path, issues) =>
+    typeof value === 'string' && values.includes(value)
+      ? value
+      : fail(issues, path, `Invalid option: expected one of ${listed}`);
 }

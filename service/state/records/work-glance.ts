@@ -13,6 +13,8 @@ import type { StateIO } from '../io.js';
 
 export type GlancedItem = Pick<Item, 'owner' | 'closed_ms' | 'orphaned'>;
 export type GlancedTicket = Pick<Ticket, 'owner' | 'state'>;
+/** What `send` resolves a target's name with (inbox/listing-targets.ts). */
+export type GlancedNamedItem = Pick<Item, 'closed_ms' | 'host' | 'name' | 'terminal_id' | 'pane'>;
 
 export interface WorkGlance {
   items: GlancedItem[];
@@ -33,6 +35,11 @@ export function glanceWork(io: StateIO): WorkGlance | undefined {
 /** This host's items (whose, open or not, orphaned or not), or undefined when in doubt. */
 export function glanceItems(io: StateIO): GlancedItem[] | undefined {
   return listOf(io.paths.items, 'items', isItem);
+}
+
+/** This host's items in the fields a target's name is resolved with, or undefined when in doubt. */
+export function glanceNamedItems(io: StateIO): GlancedNamedItem[] | undefined {
+  return listOf(io.paths.items, 'items', isNamedItem);
 }
 
 /** This host's tickets (whose, in which state), or undefined when in doubt. */
@@ -57,6 +64,17 @@ function isItem(item: unknown): item is GlancedItem {
     isStringOrNull(item.owner) &&
     isIntOrNull(item.closed_ms) &&
     (item.orphaned === undefined || item.orphaned === null || isOrphaned(item.orphaned))
+  );
+}
+
+function isNamedItem(item: unknown): item is GlancedNamedItem {
+  return (
+    isRecord(item) &&
+    isIntOrNull(item.closed_ms) &&
+    typeof item.host === 'string' &&
+    (item.name === undefined || isStringOrNull(item.name)) &&
+    isStringOrNull(item.terminal_id) &&
+    isStringOrNull(item.pane)
   );
 }
 
