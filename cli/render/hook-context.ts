@@ -17,7 +17,7 @@ const LINE_WIDTH = 240;
 
 function entryText(entry: WorkEntry, now: number): string {
   const command = entry.command === null ? '' : ` ${clip(commandLine(entry.command), 40)}`;
-  return `${plainLine(entry.label)}${command} ${entry.state} ${formatAge(Math.max(0, now - entry.since_ms))}`;
+  return `${plainLine(entry.label)}${command} ${clip(plainLine(entry.state), 80)} ${formatAge(Math.max(0, now - entry.since_ms))}`;
 }
 
 function groupLine(title: string, entries: readonly string[]): string | undefined {

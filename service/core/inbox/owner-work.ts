@@ -1,7 +1,7 @@
 // The owner summary of prompt context (spec, "Prompt context and integrations"): an owner's own
 // children, jobs and tickets, grouped by what the owner must do: work to land, attention (blocked or
-// stalled children), idle, done, running, queued. Pure: items, tickets, the snapshot's agent panes
-// and the owner's TO LAND rows in; hook context renders it above the fleet lines.
+// stalled children), idle, done, running, queued. Pure: items, tickets, this host's snapshot's agent
+// panes and the owner's TO LAND rows in; hook context renders it above the fleet lines.
 
 import type { Item } from '../agents/item-types.js';
 import type { Ticket } from '../placement/queue-types.js';
@@ -82,6 +82,13 @@ export function ownerWork(
         state: 'running',
         since_ms: item.created_ms,
       });
+      continue;
+    }
+    // The panes are this host's: pane and terminal ids repeat across hosts, so a child on a peer
+    // is never judged by a local pane that happens to share its id.
+    if (item.host !== 'local') {
+      const label = item.name ?? item.pane ?? item.id;
+      work.running.push({ label, command: null, state: `open on ${item.host}`, since_ms: item.created_ms });
       continue;
     }
     const { group, entry } = agentEntry(item, factsFor(item, panes));

@@ -266,4 +266,11 @@ describe("the owner's work", () => {
     expect(work.queued.map((e) => e.label)).toEqual(['t_1']);
     expect(isEmptyWork(ownerWork('w5:p5', items, [ticket], panes, []))).toBe(true);
   });
+
+  it('never judges a child on a peer by a local pane that shares its pane or terminal id', () => {
+    const far = agentItem('i_far', 'tb', { host: 'bravo', pane: 'w2:tb' });
+    const work = ownerWork(OWNER, [far], [], [pane('tb', { state: 'blocked' })], []);
+    expect(work.attention).toEqual([]);
+    expect(work.running.map((e) => [e.label, e.state])).toEqual([['child-tb', 'open on bravo']]);
+  });
 });
