@@ -16,7 +16,7 @@ export class JobChanges {
 
   constructor(
     dir: string,
-    private readonly id: string,
+    id: string,
     private readonly pollMs = POLL_MS,
   ) {
     this.names = new Set([`${id}.json`, `${id}.log`]);
