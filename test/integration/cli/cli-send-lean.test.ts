@@ -244,17 +244,17 @@ describe('the lean send answers a pane here as the full command does', () => {
     await import('node:fs/promises').then(({ rm }) => rm(file));
     await mkdir(file);
     const dir = await compare(lead, [child.pane, '--message', 'hi']);
-    expect(dir).toMatchObject({ code: 2, stdout: '' });
+    expect(dir).toMatchObject({ code: 2, stdout: '', lean: true });
     expect(dir.stderr).toContain('is a directory, not a regular file');
     await import('node:fs/promises').then(({ rm }) => rm(file, { recursive: true }));
     await mkfifo(file);
     const fifo = await compare(lead, [child.pane, '--message', 'hi']);
-    expect(fifo).toMatchObject({ code: 2, stdout: '' });
+    expect(fifo).toMatchObject({ code: 2, stdout: '', lean: true });
     expect(fifo.stderr).toContain('is a FIFO');
     await import('node:fs/promises').then(({ rm }) => rm(file));
     await writeFile(file, '{"version": 1, "records": [');
     const corrupt = await compare(lead, [child.pane, '--message', 'hi']);
-    expect(corrupt.code).toBe(2);
+    expect(corrupt).toMatchObject({ code: 2, lean: true });
     expect(corrupt.stderr).toMatch(/was corrupt[\s\S]*has no inbox reader/);
   });
 
