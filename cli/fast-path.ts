@@ -5,7 +5,9 @@
 // word after `host` is data. `hook inbox|context|gate`, which harnesses run on every prompt and
 // stop, takes it with its subcommand; `run` takes it when its command follows `--`, and `place`.
 // The hot ones (HOT_COMMANDS) are built as bundles of their own, one file each (dist/hot/NAME.cjs,
-// cli/hot/): Node loads one module instead of the forty a command's chunks make.
+// cli/hot/): Node loads one module instead of the forty a command's chunks make. `items`, `ps` and
+// `board`, which widgets and agents poll, are not hot: their `--json` forms try a lean bundle first
+// (READ_LEAN) and every form goes to the full command line otherwise.
 // Anything unusual (help, an unknown or malformed flag) falls through to the full command line,
 // which reports it the usual way.
 
@@ -155,6 +157,22 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
       repo: { type: 'string' },
     },
   },
+  // Not hot: their --json forms go to a lean bundle first (READ_LEAN), the rest to the full line.
+  items: {
+    options: { owner: { type: 'string' }, json: { type: 'boolean' } },
+  },
+  ps: {
+    options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
+  },
+  board: {
+    options: {
+      json: { type: 'boolean' },
+      owner: { type: 'string' },
+      open: { type: 'boolean' },
+      toggle: { type: 'boolean' },
+      dismiss: { type: 'string' },
+    },
+  },
 };
 
 /** Built as bundles of their own (scripts/build.mjs, cli/hot/NAME.ts). */
@@ -169,7 +187,25 @@ export const HOT_COMMANDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Built beside the hot bundles (cli/hot/NAME.ts): each answers its command's common case first. */
-export const LEAN_BUNDLES: readonly string[] = ['status-lean', 'hook-lean', 'place-lean', 'send-lean'];
+export const LEAN_BUNDLES: readonly string[] = [
+  'status-lean',
+  'hook-lean',
+  'place-lean',
+  'items-lean',
+  'ps-lean',
+  'board-lean',
+  'send-lean',
+];
+
+/**
+ * Commands that are not hot but whose `--json` form a lean bundle answers first (cli/hot/NAME-lean.ts),
+ * with the flags besides --json it takes; anything it leaves goes to the full command line.
+ */
+const READ_LEAN: Record<string, readonly string[]> = {
+  items: ['owner'],
+  ps: ['all'],
+  board: ['owner'],
+};
 
 /** A lean bundle to run, and the name its code cache is kept under. */
 export interface LeanRun {
@@ -182,11 +218,17 @@ export interface LeanRun {
 }
 
 /**
- * The lean bundle that answers a hot command's common case first (cli/hot/status-lean.ts,
- * hook-lean.ts, place-lean.ts), or undefined. Only the forms it can answer load it: any other costs a second
+ * The lean bundle that answers a command's common case first (cli/hot/status-lean.ts,
+ * hook-lean.ts, place-lean.ts, and READ_LEAN's), or undefined. Only the forms it can answer load it: any other costs a second
  * bundle for nothing.
  */
 export function leanBundle(fast: { name: string; flags: Record<string, unknown> }): LeanRun | undefined {
+  const takes = Object.hasOwn(READ_LEAN, fast.name) ? READ_LEAN[fast.name] : undefined;
+  if (takes !== undefined) {
+    const { config: _config, json, ...others } = fast.flags;
+    if (json !== true || Object.keys(others).some((flag) => !takes.includes(flag))) return undefined;
+    return { bundle: `${fast.name}-lean`, cache: `${fast.name}-lean` };
+  }
   if (fast.name === 'hook') {
     const { sub, event, usage } = fast.flags;
     if (usage !== undefined || typeof sub !== 'string' || !Object.hasOwn(HOOK_OPTIONS, sub)) return undefined;

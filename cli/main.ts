@@ -24,14 +24,13 @@ async function main(args: string[]): Promise<number> {
   mark('main');
   if (quickAnswer(args, `${DIST}/`)) return 0;
   const fast = parseFast(args);
-  // A lean bundle answers its command's common case first; what it does not answer goes on to the
-  // command's hot bundle, or for a command that has none (send) the full command line.
-  const lean = fast && leanBundle(fast);
-  if (fast && lean) {
+  const lean = fast === undefined ? undefined : leanBundle(fast);
+  if (fast !== undefined && lean !== undefined) {
     const code = await runHot(lean.bundle, fast.flags, lean.cache);
     if (code !== NOT_ANSWERED) return code;
   }
   if (fast && HOT_COMMANDS.has(fast.name)) return runHot(fast.name, fast.flags);
+  // A command that is not hot (a lean one's case it left included) runs from the full command line.
   return (await loadFull()).runFull(args, fast);
 }
 

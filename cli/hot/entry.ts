@@ -6,6 +6,7 @@
 import { mark } from '../../service/actions/timing-marks.js';
 import { runCommand } from '../command.js';
 import { type CliContext, contextFromProcess } from '../context.js';
+import { NOT_ANSWERED } from '../not-answered.js';
 import { reportError } from '../report.js';
 
 /** The parsed flags (with the global --config), as cli/fast-path.ts gives them. */
@@ -21,6 +22,42 @@ export function hotEntry<F>(name: string, action: (flags: F, ctx: CliContext) =>
       );
     } catch (error) {
       return reportError(error, (text) => process.stderr.write(text));
+    }
+  };
+}
+
+/**
+ * A lean bundle's run (cli/hot/*-lean.ts) for a command that prints one answer: `answer` gives the
+ * text, or undefined when the case is not its own; that, and anything it throws (a bad config.toml,
+ * an unreadable state dir), is NOT_ANSWERED before anything is printed, and the full command answers
+ * and words it.
+ */
+export function leanEntry<F>(
+  name: string,
+  answer: (flags: F, ctx: CliContext) => Promise<string | undefined>,
+): HotRun {
+  return async (parsed) => {
+    mark('loaded');
+    const { config, ...flags } = parsed;
+    let ctx: CliContext;
+    let text: string | undefined;
+    try {
+      ctx = contextFromProcess({ config: typeof config === 'string' ? config : undefined });
+      text = await answer(flags as F, ctx);
+    } catch {
+      return NOT_ANSWERED;
+    }
+    if (text === undefined) return NOT_ANSWERED;
+    mark('answered');
+    const { out } = ctx;
+    const printed = text;
+    try {
+      return await runCommand(name, async () => {
+        out(printed);
+        return 0;
+      });
+    } catch (error) {
+      return reportError(error, (message) => process.stderr.write(message));
     }
   };
 }

@@ -3,16 +3,12 @@
 
 import type { Item } from '../core/agents/item-types.js';
 import { DogsledError } from '../core/common/errors.js';
+import { type OwnedWork, ownedWork } from '../core/placement/owned-work.js';
 import type { Ticket } from '../core/placement/queue-types.js';
 import type { StateIO } from '../state/io.js';
 import { readItems, readQueue } from '../state/records/queue-items.js';
 
-export type { Item, Ticket };
-
-export interface OwnedWork {
-  items: Item[];
-  queue: Ticket[];
-}
+export type { Item, OwnedWork, Ticket };
 
 /** Every item and ticket, or with `owner` only that pane's. */
 export async function readOwnedWork(io: StateIO, owner?: string): Promise<OwnedWork> {
@@ -22,7 +18,5 @@ export async function readOwnedWork(io: StateIO, owner?: string): Promise<OwnedW
     throw new DogsledError('--owner is empty: name a pane (outside Herdr and tmux, leave --owner out)');
   }
   const [items, queue] = await Promise.all([readItems(io), readQueue(io)]);
-  const owned = <T extends { owner: string | null }>(list: readonly T[]): T[] =>
-    owner === undefined ? [...list] : list.filter((entry) => entry.owner === owner);
-  return { items: owned(items.items), queue: owned(queue.tickets) };
+  return ownedWork(items.items, queue.tickets, owner);
 }

@@ -1,7 +1,7 @@
 // `send PANE --message TEXT` in its common case, for the lean bundle (cli/hot/send-lean.ts): a pane
 // id Herdr lists on this host, so no peer is asked (core/inbox/send-target.ts), sent from a pane it
 // lists too. Herdr's listing comes in one call checked by hand (terminal/herdr/listing-glance.ts),
-// items.json is glanced, the target is resolved by the full send's own rule
+// items.json is checked by hand as its schema checks it (state/checks), the target is resolved by the full send's own rule
 // (inbox/listing-targets.ts), and the record is written by the full send's own write
 // (inbox/send-write.ts) with the inbox files checked by hand as their schemas check them. What it
 // doubts before the write (a name, which peers may hold too; a pane Herdr must resolve; a file that
@@ -21,7 +21,7 @@ import { type InboxChecks, writeSent } from '../inbox/send-write.js';
 import { InboxCheck, SettledInboxCheck } from '../state/checks/inbox-check.js';
 import type { RecordCheck } from '../state/engine/record-check.js';
 import type { ProcessIO } from '../state/io.js';
-import { glanceNamedItems } from '../state/records/work-glance.js';
+import { glanceItemRecords } from '../state/records/work-glance.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
 import { glanceListing } from '../terminal/herdr/listing-glance.js';
 
@@ -66,7 +66,7 @@ export async function glanceSend(io: ProcessIO, request: GlanceSendRequest): Pro
     return undefined;
   }
   const listing = await glanceListing(io.env, io.home, LISTING_MS);
-  const items = listing && glanceNamedItems(io);
+  const items = listing && glanceItemRecords(io);
   if (listing === undefined || items === undefined) return undefined;
   const found = targetsInListing(listing, target, items);
   const [to] = found ?? [];

@@ -4,14 +4,11 @@
 // line, next to the prompt.
 
 import { messageOf } from '../core/common/errors.js';
-import { jobState } from '../core/jobs/job-status.js';
+import { type JobViewState, viewState } from '../core/jobs/job-status.js';
 import type { JobRecord, JobSummary } from '../core/jobs/job-types.js';
 import type { StateIO } from '../state/io.js';
 import { listJobRecords } from '../state/records/job-records.js';
-import { reconcileJob, WRAPPER_LOST } from './reconcile.js';
-
-/** `lost`: ended by the reconciler because its wrapper died without recording how the job ended. */
-export type JobViewState = 'created' | 'running' | 'ended' | 'lost';
+import { reconcileJob } from './reconcile.js';
 
 export type JobView = JobRecord & { state: JobViewState };
 
@@ -19,11 +16,6 @@ export interface JobList {
   jobs: JobView[];
   /** One line per record that could not be read or reconciled; the others are still listed. */
   warnings: string[];
-}
-
-export function viewState(record: JobRecord): JobViewState {
-  if (record.ended_ms !== null && record.reason === WRAPPER_LOST) return 'lost';
-  return jobState(record);
 }
 
 /** Jobs that have not ended, or with `all` every job, oldest first. */

@@ -3,21 +3,12 @@
 // service call reconcileJob; it ends the record as `wrapper lost` and kills what is left of the job's
 // process group. Both checks are identity checks (pid + start time, service/process/process-table.ts).
 
+import { WRAPPER_LOST } from '../core/jobs/job-status.js';
 import type { JobRecord } from '../core/jobs/job-types.js';
-import { processAlive } from '../process/process-table.js';
 import type { StateIO } from '../state/io.js';
 import { updateJobRecord } from '../state/records/job-records.js';
 import { signalGroup } from './proc-identity.js';
-
-export const WRAPPER_LOST = 'wrapper lost';
-
-/** True when the record started, has not ended, and its wrapper is no longer the process it named. */
-export function wrapperLost(record: JobRecord): boolean {
-  if (record.ended_ms !== null || record.started_ms === null) return false;
-  // A started record without a wrapper pid gives nothing to judge by: it is left to its writer.
-  if (record.wrapper_pid === null || record.wrapper_pid === undefined) return false;
-  return !processAlive(record.wrapper_pid, record.wrapper_start);
-}
+import { wrapperLost } from './wrapper-lost.js';
 
 /**
  * The record, finalized when its wrapper is gone: ended_ms = now, reason `wrapper lost`, no exit code

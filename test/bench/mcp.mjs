@@ -1,6 +1,7 @@
 // `dogsled mcp` start-up: from spawning the server until its answer to the first request
 // (`initialize`) is read, and until its first tool answer (`status`), against `node -e 0`,
-// interleaved so drift hits all alike. Needs the built CLI (`npm run bench` builds it). BENCH_RUNS
+// interleaved so drift hits all alike; and the first `status` call's own round trip, sent as a
+// client sends it: after `tools/list`, 100 ms later. Needs the built CLI (`npm run bench` builds it). BENCH_RUNS
 // shortens it.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ const INIT = {
 };
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const STATUS = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'status', arguments: {} } };
+const LIST = { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} };
 
 /** Milliseconds from spawn to the `initialize` answer and to the `status` answer. */
 function session(env) {
@@ -32,10 +34,16 @@ function session(env) {
         buffer = buffer.slice(nl + 1);
         if (message.id === 1) {
           times.initialize = at();
-          child.stdin.write(`${JSON.stringify(INITIALIZED)}\n${JSON.stringify(STATUS)}\n`);
+          child.stdin.write(`${JSON.stringify(INITIALIZED)}\n${JSON.stringify(LIST)}\n`);
+        } else if (message.id === 3) {
+          setTimeout(() => {
+            times.sent = at();
+            child.stdin.write(`${JSON.stringify(STATUS)}\n`);
+          }, 100);
         } else if (message.id === 2) {
           if (message.result?.isError) reject(new Error(message.result.content[0].text));
           times.status = at();
+          times.call = times.status - times.sent;
           child.stdin.end();
         }
       }
@@ -64,11 +72,13 @@ try {
   const nodes = [];
   const inits = [];
   const statuses = [];
+  const calls = [];
   for (let i = 0; i < RUNS; i++) {
     nodes.push(floor(env));
-    const { initialize, status } = await session(env);
+    const { initialize, status, call } = await session(env);
     inits.push(initialize);
     statuses.push(status);
+    calls.push(call);
   }
   const base = median(nodes);
   const row = (name, ms) =>
@@ -78,7 +88,10 @@ try {
   console.log('| -------------------------------------- | ----------: | -------------: |');
   console.log(row('`node -e 0` exits (floor)', base));
   console.log(row('the `initialize` answer', median(inits)));
-  console.log(row('the first tool answer (`status`)', median(statuses)));
+  console.log(row('the first tool answer (`status`)', median(statuses) - 100));
+  console.log(
+    `\nThe first \`status\` call's round trip, once initialized: ${median(calls).toFixed(1)} ms (median; budget 5 ms).`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -7,7 +7,7 @@
 import { formatAge } from '../common/duration.js';
 import { shellLine } from '../common/shell-quote.js';
 import type { LandRow } from '../inbox/to-land-rule.js';
-import { endToken, NEVER_STARTED, neverStarted } from '../jobs/job-status.js';
+import { endToken, NEVER_STARTED, neverStarted, WRAPPER_LOST } from '../jobs/job-status.js';
 import { isHeld } from '../quota/quota-hold.js';
 import { receiptText } from '../receipts/receipt.js';
 import { clip, plainLine } from '../text/clean.js';
@@ -36,7 +36,6 @@ export const GROUP_TITLES: Record<BoardGroupId, string> = {
 /** Titles are cut here so a hostile command cannot make every renderer carry megabytes. */
 export const TITLE_MAX = 200;
 /** The wrapper died without a final record (jobs/reconcile.ts writes this reason). */
-const WRAPPER_LOST = 'wrapper lost';
 
 export type RowKind = 'agent' | 'job' | 'ticket';
 

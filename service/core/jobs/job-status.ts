@@ -50,6 +50,31 @@ export function jobState(job: JobOutcome): JobState {
   return job.started_ms === null ? 'created' : 'running';
 }
 
+/** Job ids are file names: letters, digits, `_` and `-` only, so no id can name a path elsewhere. */
+export function isJobId(id: string): boolean {
+  return /^[A-Za-z0-9_-]+$/.test(id);
+}
+
+/** The order jobs are listed in: oldest first, the id breaking a tie. */
+export function oldestFirst(
+  a: { created_ms: number; id: string },
+  b: { created_ms: number; id: string },
+): number {
+  return a.created_ms - b.created_ms || a.id.localeCompare(b.id);
+}
+
+/** The reason the reconciler (service/jobs/reconcile.ts) ends a job whose wrapper died with. */
+export const WRAPPER_LOST = 'wrapper lost';
+
+/** `lost`: ended by the reconciler because its wrapper died without recording how the job ended. */
+export type JobViewState = JobState | 'lost';
+
+/** The state `ps` shows. */
+export function viewState(job: JobOutcome): JobViewState {
+  if (job.ended_ms !== null && job.reason === WRAPPER_LOST) return 'lost';
+  return jobState(job);
+}
+
 /**
  * The status of a job that ended without one: its wrapper was lost, it never started, its launch
  * failed, or it was stopped before it ran. Not 1, which means "queued without waiting", nor 2

@@ -1,6 +1,7 @@
 // The few checks a state file's record is built from when it is checked by hand (record-check.ts):
-// each judges a value as the zod schema of the same shape does (`z.looseObject`, `z.array`,
-// `z.int()`, `z.literal(1)`, `z.string()` with a minimum length, `z.nullable`, `z.optional`, `z.enum`), reports its issues
+// each judges a value as the zod schema of the same shape does (`z.looseObject`, `z.array` with a
+// minimum length, `z.int()` and `z.number()` with a lower bound, `z.boolean()`, `z.enum`,
+// `z.literal(1)`, `z.string()` with a minimum length, `z.nullable`, `z.optional`), reports its issues
 // in zod's order and words, and gives back zod's data (a loose object's known fields in the
 // schema's order, then the others, never `__proto__`). Only what the hand-checked files use.
 
@@ -27,6 +28,47 @@ export const int: Judge = (value, path, issues) => {
   return value;
 };
 
+/** `z.int()`, with `z.nonnegative()` (`>=0`) or `z.positive()` (`>0`) when `bound` says. */
+export function intAtLeast(bound: '>=0' | '>0'): Judge {
+  return (value, path, issues) => {
+    if (int(value, path, issues) === undefined) return undefined;
+    return atLeast(value as number, bound, path, issues);
+  };
+}
+
+/** `z.number()`, with `z.nonnegative()` when `bound` is given, and `z.maximum(max)` when `max` is. */
+export function number(bound?: '>=0', max?: number): Judge {
+  return (value, path, issues) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      return fail(issues, path, `Invalid input: expected number, received ${kindOf(value)}`);
+    }
+    const before = issues.length;
+    if (bound !== undefined) atLeast(value, bound, path, issues);
+    if (max !== undefined && value > max) fail(issues, path, `Too big: expected number to be <=${max}`);
+    return issues.length === before ? value : undefined;
+  };
+}
+
+function atLeast(value: number, bound: '>=0' | '>0', path: PropertyKey[], issues: CheckIssue[]): unknown {
+  const ok = bound === '>0' ? value > 0 : value >= 0;
+  return ok ? value : fail(issues, path, `Too small: expected number to be ${bound}`);
+}
+
+export const boolean: Judge = (value, path, issues) =>
+  typeof value === 'boolean'
+    ? value
+    : fail(issues, path, `Invalid input: expected boolean, received ${kindOf(value)}`);
+
+/** `z.enum(values)`. */
+export function oneOf(values: readonly string[]): Judge {
+  const expected =
+    values.length === 1
+      ? `Invalid input: expected ${JSON.stringify(values[0])}`
+      : `Invalid option: expected one of ${values.map((v) => JSON.stringify(v)).join('|')}`;
+  return (value, path, issues) =>
+    typeof value === 'string' && values.includes(value) ? value : fail(issues, path, expected);
+}
+
 export const versionOne: Judge = (value, path, issues) =>
   value === 1 ? value : fail(issues, path, 'Invalid input: expected 1');
 
@@ -47,13 +89,21 @@ export function nullable(judge: Judge): Judge {
   return (value, path, issues) => (value === null ? null : judge(value, path, issues));
 }
 
-export function array(judge: Judge): Judge {
+/** `z.optional`: an absent field stays absent in the data. */
+export function optional(judge: Judge): Judge {
+  return (value, path, issues) => (value === undefined ? undefined : judge(value, path, issues));
+}
+
+/** `z.array`, with `z.minLength(min)` when min is above 0. */
+export function array(judge: Judge, min = 0): Judge {
   return (value, path, issues) => {
     if (!Array.isArray(value)) {
       return fail(issues, path, `Invalid input: expected array, received ${kindOf(value)}`);
     }
     const before = issues.length;
     const data = value.map((entry, i) => judge(entry, [...path, i], issues));
+    // zod words a short list after its entries' issues.
+    if (value.length < min) fail(issues, path, `Too small: expected array to have >=${min} items`);
     return issues.length === before ? data : undefined;
   };
 }
@@ -69,8 +119,8 @@ export function looseObject(shape: Record<string, Judge>): Judge {
     const data: Record<string, unknown> = {};
     for (const [key, judge] of Object.entries(shape)) {
       const judged = judge(input[key], [...path, key], issues);
-      // An optional field left out stays out, as zod leaves it.
-      if (judged !== undefined) data[key] = judged;
+      // An optional field that is absent stays absent, as zod leaves it.
+      if (judged !== undefined || Object.hasOwn(input, key)) data[key] = judged;
     }
     if (issues.length > before) return undefined;
     for (const key in input) if (!known.has(key) && key !== '__proto__') data[key] = input[key];
@@ -87,26 +137,4 @@ export function handCheck<T>(judge: Judge): RecordCheck<T> {
       return issues.length > 0 ? { success: false, error: { issues } } : { success: true, data: data as T };
     },
   };
-}
-
-/** `z.optional(judge)`: absent (undefined) passes as absent. */
-export function optional(judge: Judge): Judge {
-  return (value, path, issues) => (value === undefined ? undefined : judge(value, path, issues));
-}
-
-/** `z.int().check(z.nonnegative())`. */
-export const count: Judge = (value, path, issues) => {
-  const before = issues.length;
-  const data = int(value, path, issues);
-  if (issues.length > before) return undefined;
-  return (data as number) < 0 ? fail(issues, path, 'Too small: expected number to be >=0') : data;
-};
-
-/** `z.enum(values)`. */
-export function oneOf(values: readonly string[]): Judge {
-  const listed = values.map((v) => JSON.stringify(v)).join('|');
-  return (value, path, issues) =>
-    typeof value === 'string' && values.includes(value)
-      ? value
-      : fail(issues, path, `Invalid option: expected one of ${listed}`);
 }

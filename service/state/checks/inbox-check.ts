@@ -7,9 +7,9 @@ import type { Inbox, SettledInbox } from '../../core/inbox/inbox-types.js';
 import { INBOX_STATES } from '../../core/inbox/inbox-types.js';
 import {
   array,
-  count,
   handCheck,
   int,
+  intAtLeast,
   looseObject,
   nullable,
   oneOf,
@@ -17,6 +17,8 @@ import {
   string,
   versionOne,
 } from './hand-check.js';
+
+const count = intAtLeast('>=0');
 
 const sender = looseObject({
   pane: nullable(string()),

@@ -5,6 +5,7 @@
 // full reader, which does both.
 
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import type { RecordCheck } from './record-check.js';
 
 /** The file's text; null when there is no file; undefined when in doubt (not a file, unreadable). */
 export function glanceText(path: string): string | null | undefined {
@@ -36,4 +37,18 @@ export function glanceJson(path: string): Glanced | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The file's record as `check` (a hand check, state/checks) judges it: `{ found: false }` when there
+ * is no file; undefined when in doubt, a record the check refuses included.
+ */
+export function glanceRecord<T>(
+  path: string,
+  check: RecordCheck<T>,
+): { found: false } | { found: true; value: T } | undefined {
+  const glanced = glanceJson(path);
+  if (glanced === undefined || !glanced.found) return glanced;
+  const checked = check.safeParse(glanced.value);
+  return checked.success ? { found: true, value: checked.data } : undefined;
 }

@@ -7,6 +7,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { isJobId, oldestFirst } from '../../core/jobs/job-status.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { NotRegularFile, readRegular } from '../engine/regular-file.js';
@@ -24,9 +25,6 @@ export interface JobListing {
 }
 
 export type JobRemoval = { kind: 'removed'; paths: string[] } | { kind: 'gone' };
-
-/** Job ids are file names: letters, digits, `_` and `-` only, so no id can name a path elsewhere. */
-const JOB_ID = /^[A-Za-z0-9_-]+$/;
 
 export function jobRecordPath(paths: StatePaths, id: string): string {
   return join(paths.jobs, `${checkedId(id)}.json`);
@@ -71,7 +69,7 @@ export async function updateJobRecord<R>(
  * DogsledErrors (exit 2): every command that names a job reads it through here.
  */
 export async function readJobRecord(paths: StatePaths, id: string): Promise<JobRecord> {
-  if (!JOB_ID.test(id)) throw new DogsledError(`unknown job "${squeezedLine(id)}"`);
+  if (!isJobId(id)) throw new DogsledError(`unknown job "${squeezedLine(id)}"`);
   const read = await readRecord(jobRecordPath(paths, id), id);
   if ('record' in read) return read.record;
   if (read.reason === null) throw new DogsledError(`unknown job "${id}"`);
@@ -96,7 +94,7 @@ export async function listJobRecords(paths: StatePaths): Promise<JobListing> {
     if ('record' in read) listing.records.push(read.record);
     else if (read.reason !== null) listing.problems.push({ path, reason: read.reason });
   }
-  listing.records.sort((a, b) => a.created_ms - b.created_ms || a.id.localeCompare(b.id));
+  listing.records.sort(oldestFirst);
   return listing;
 }
 
@@ -156,7 +154,7 @@ async function readRecord(path: string, id: string): Promise<RecordRead> {
 }
 
 function checkedId(id: string): string {
-  if (!JOB_ID.test(id)) throw new DogsledError(`job id "${squeezedLine(id)}" is not valid`);
+  if (!isJobId(id)) throw new DogsledError(`job id "${squeezedLine(id)}" is not valid`);
   return id;
 }
 

@@ -1,6 +1,7 @@
 // items.json, queue.json and sweep.json as the lean readers glance at them (engine/glance-file.ts):
 // each read once and checked by hand, only in the fields the short forms use (whose work an item or
-// ticket is, whether it is open or settled, what a sweep pass counts). Anything in doubt is
+// ticket is, whether it is open or settled, what a sweep pass counts), or whole for the forms that
+// print the records (`items --json`, `board --json`). Anything in doubt is
 // undefined, and the caller takes the full readers (queue-items.ts, sweep-files.ts), which
 // quarantine a bad file and recover a backed-up one.
 
@@ -8,13 +9,12 @@ import type { Item } from '../../core/agents/item-types.js';
 import type { SweepCounted } from '../../core/cleanup/sweep-rule.js';
 import { isInt, isIntOrNull, isRecord, isStringOrNull } from '../../core/common/shape.js';
 import { TICKET_STATES, type Ticket } from '../../core/placement/queue-types.js';
-import { glanceJson } from '../engine/glance-file.js';
+import { ItemsCheck, QueueCheck } from '../checks/queue-items-check.js';
+import { glanceJson, glanceRecord } from '../engine/glance-file.js';
 import type { StateIO } from '../io.js';
 
 export type GlancedItem = Pick<Item, 'owner' | 'closed_ms' | 'orphaned'>;
 export type GlancedTicket = Pick<Ticket, 'owner' | 'state'>;
-/** What `send` resolves a target's name with (inbox/listing-targets.ts). */
-export type GlancedNamedItem = Pick<Item, 'closed_ms' | 'host' | 'name' | 'terminal_id' | 'pane'>;
 
 export interface WorkGlance {
   items: GlancedItem[];
@@ -37,9 +37,14 @@ export function glanceItems(io: StateIO): GlancedItem[] | undefined {
   return listOf(io.paths.items, 'items', isItem);
 }
 
-/** This host's items in the fields a target's name is resolved with, or undefined when in doubt. */
-export function glanceNamedItems(io: StateIO): GlancedNamedItem[] | undefined {
-  return listOf(io.paths.items, 'items', isNamedItem);
+/**
+ * This host's items, checked by hand as ItemsSchema checks them (queue-items-check.ts), as readItems
+ * gives them ([] without the file); undefined when in doubt.
+ */
+export function glanceItemRecords(io: StateIO): Item[] | undefined {
+  const items = glanceRecord(io.paths.items, ItemsCheck);
+  if (items === undefined) return undefined;
+  return items.found ? items.value.items : [];
 }
 
 /** This host's tickets (whose, in which state), or undefined when in doubt. */
@@ -64,17 +69,6 @@ function isItem(item: unknown): item is GlancedItem {
     isStringOrNull(item.owner) &&
     isIntOrNull(item.closed_ms) &&
     (item.orphaned === undefined || item.orphaned === null || isOrphaned(item.orphaned))
-  );
-}
-
-function isNamedItem(item: unknown): item is GlancedNamedItem {
-  return (
-    isRecord(item) &&
-    isIntOrNull(item.closed_ms) &&
-    typeof item.host === 'string' &&
-    (item.name === undefined || isStringOrNull(item.name)) &&
-    isStringOrNull(item.terminal_id) &&
-    isStringOrNull(item.pane)
   );
 }
 
@@ -106,4 +100,18 @@ function glanceSweep(io: StateIO): SweepCounted | null | undefined {
 
 function isListOf(value: unknown, ok: (entry: unknown) => boolean): boolean {
   return Array.isArray(value) && value.every(ok);
+}
+
+/**
+ * items.json and queue.json whole, checked by hand as their schemas check them (queue-items-check.ts),
+ * as readItems and readQueue would give them; undefined when either is in doubt.
+ */
+export function glanceWorkRecords(io: StateIO): { items: Item[]; tickets: Ticket[] } | undefined {
+  const items = glanceRecord(io.paths.items, ItemsCheck);
+  const queue = glanceRecord(io.paths.queue, QueueCheck);
+  if (items === undefined || queue === undefined) return undefined;
+  return {
+    items: items.found ? items.value.items : [],
+    tickets: queue.found ? queue.value.tickets : [],
+  };
 }

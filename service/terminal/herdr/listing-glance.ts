@@ -5,7 +5,15 @@
 // else (no socket, a refusal, an error reply, a shape in doubt, no reply in time) is undefined, and
 // the full command opens the terminal port, which tells a CLI fallback, tmux or headless apart.
 
-import { array, type Judge, looseObject, optional, string } from '../../state/checks/hand-check.js';
+import {
+  number as anyNumber,
+  array,
+  boolean,
+  type Judge,
+  looseObject,
+  optional,
+  string,
+} from '../../state/checks/hand-check.js';
 import type { AgentStatus, Listing } from '../port-records.js';
 import { expectType } from './envelope.js';
 import { socketCall } from './herdr-socket.js';
@@ -16,10 +24,7 @@ function fail(issues: { path: PropertyKey[]; message: string }[], path: Property
   return undefined;
 }
 
-/** `z.number()`: finite. */
-const number: Judge = (value, path, issues) =>
-  typeof value === 'number' && Number.isFinite(value) ? value : fail(issues, path);
-const boolean: Judge = (value, path, issues) => (typeof value === 'boolean' ? value : fail(issues, path));
+const number = anyNumber();
 const text = optional(string());
 const flag = optional(boolean);
 /** AGENT_STATUSES (port-records.ts, which loads zod), each once: tsc holds the two together. */

@@ -324,10 +324,15 @@ describe('anything else falls back to the full command line, which answers as it
     expect(kind.stderr).toContain('--kind gossip: expected one of');
   });
 
-  it('an inbox its schema refuses: quarantined and named by the full path', async () => {
+  it('an inbox or items.json its schema refuses: quarantined and named by the full path', async () => {
     await writeInbox(child, [record('m_bad0bad0bad0', { attempts: -1 })]);
     const run = await compare(lead, [child.pane, '--message', 'hi']);
     expect(run.lean).toBe(false);
     expect(run.stderr).toContain('was corrupt');
+    await restoreState(t.box.state, baseline);
+    await writeFile(join(t.box.state, 'items.json'), JSON.stringify({ version: 1, items: [{ id: 3 }] }));
+    const items = await compare(lead, [child.pane, '--message', 'hi']);
+    expect(items).toMatchObject({ code: 0, lean: false });
+    expect(items.stderr).toContain('items.json was corrupt');
   });
 });

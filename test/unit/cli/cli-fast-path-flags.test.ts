@@ -182,5 +182,20 @@ describe('the fast path', () => {
     expect(parseFast(['send', 'w1:p2', '--message', '-x'])).toBeUndefined();
     expect(parseFast(['send', 'w1:p2', 'extra', '--message', 'hi'])).toBeUndefined();
     expect(parseFast(['send'])).toBeUndefined();
+    // The reads: their --json forms with the flags the lean bundles take; the rest the full line's.
+    expect(lean(['items', '--json'])).toEqual({ bundle: 'items-lean', cache: 'items-lean' });
+    expect(lean(['items', '--json', '--owner', 'w1:p1'])?.bundle).toBe('items-lean');
+    expect(lean(['ps', '--json', '--all'])).toEqual({ bundle: 'ps-lean', cache: 'ps-lean' });
+    expect(lean(['board', '--json', '--owner=w1:p1'])).toEqual({ bundle: 'board-lean', cache: 'board-lean' });
+    for (const args of [
+      ['items'],
+      ['ps', '--all'],
+      ['board'],
+      ['board', '--json', '--open'],
+      ['board', '--json', '--dismiss', 'j_1'],
+    ])
+      expect({ args, lean: lean(args) }).toEqual({ args, lean: undefined });
+    expect(parseFast(['items', '--help'])).toBeUndefined();
+    expect(parseFast(['ps', 'extra'])).toBeUndefined();
   });
 });

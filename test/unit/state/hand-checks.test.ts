@@ -7,15 +7,26 @@
 // lean `send` checks by hand, is held to its schema in verdict and data.
 
 import { describe, expect, it } from 'vitest';
+import { BoardSeenCheck } from '../../../service/state/checks/board-seen-check.js';
+import { HostSnapshotCheck } from '../../../service/state/checks/host-snapshot-check.js';
 import { InboxCheck, SettledInboxCheck } from '../../../service/state/checks/inbox-check.js';
+import { JobRecordCheck } from '../../../service/state/checks/job-record-check.js';
 import { PlacementsCheck } from '../../../service/state/checks/placements-check.js';
+import { ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
 import { SweepRequestCheck } from '../../../service/state/checks/sweep-request-check.js';
 import type { RecordCheck } from '../../../service/state/engine/record-check.js';
-import { PlacementsSchema } from '../../../service/state/schemas/host-schemas.js';
+import {
+  HostSnapshotSchema,
+  JobRecordSchema,
+  PlacementsSchema,
+} from '../../../service/state/schemas/host-schemas.js';
 import { InboxSchema, SettledInboxSchema } from '../../../service/state/schemas/inbox-schemas.js';
+import { ItemsSchema, QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
+import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
 import { SweepRequestSchema } from '../../../service/state/schemas/sweep-schemas.js';
 import { checkedListing } from '../../../service/terminal/herdr/listing-glance.js';
 import { ListingSchema } from '../../../service/terminal/port-records.js';
+import { agentPaneFixture, snapshotFixture } from '../../helpers/snapshot.js';
 
 /** Every kind of JSON value, and the numbers and strings at the edges of the checks. */
 const VALUES: unknown[] = [
@@ -58,7 +69,8 @@ function setAt(record: unknown, path: Path, value: unknown): void {
   if (typeof at !== 'object' || at === null) return;
   const last = path[path.length - 1] as string | number;
   if (value === ABSENT) delete (at as Record<string | number, unknown>)[last];
-  else (at as Record<string | number, unknown>)[last] = value;
+  // A copy: a value set here may be walked into by the next path, and VALUES are shared.
+  else (at as Record<string | number, unknown>)[last] = structuredClone(value);
 }
 
 /** JSON text with the keys of every object turned by `turn` places: another order, same fields. */
@@ -71,8 +83,16 @@ function turned(value: unknown, turn: number): string {
   return `{${order.map(([k, v]) => `${JSON.stringify(k)}:${turned(v, turn)}`).join(',')}}`;
 }
 
-/** Every value at each path alone and in each pair of paths, plus extras where objects are. */
-function* records(good: () => unknown, paths: Path[], objects: Path[], pairs = true): Generator<unknown> {
+/**
+ * Every value at each path alone and in each pair of paths (with `reach`, only the pairs of a path
+ * and the next `reach` ones: the big records), plus extras where objects are.
+ */
+function* records(
+  good: () => unknown,
+  paths: Path[],
+  objects: Path[],
+  reach = paths.length,
+): Generator<unknown> {
   yield* VALUES;
   const choices = [...VALUES, ABSENT];
   const made = (changes: Array<[Path, unknown]>, turn: number) => {
@@ -84,8 +104,7 @@ function* records(good: () => unknown, paths: Path[], objects: Path[], pairs = t
   for (const [i, a] of paths.entries()) {
     for (const [n, x] of choices.entries()) {
       yield made([[a, x]], n);
-      if (!pairs) continue;
-      for (const b of paths.slice(i + 1))
+      for (const b of paths.slice(i + 1, i + 1 + reach))
         for (const y of choices)
           yield made(
             [
@@ -206,7 +225,7 @@ describe('hand checks judge as their zod schemas do', () => {
       ['records', 0, 'sender'],
       ['records', 0, 'body'],
     ];
-    expectSame(InboxCheck, InboxSchema, records(good, paths, objects, false));
+    expectSame(InboxCheck, InboxSchema, records(good, paths, objects, 0));
     // A few fields in pairs, where a first issue and a second meet.
     const paired: Path[] = [
       ['version'],
@@ -214,7 +233,7 @@ describe('hand checks judge as their zod schemas do', () => {
       ['records', 0, 'attempts'],
       ['reader', 'pane'],
     ];
-    expectSame(InboxCheck, InboxSchema, records(good, paired, [], true));
+    expectSame(InboxCheck, InboxSchema, records(good, paired, []));
     const settled = () => {
       const { version, terminal, records: list } = good();
       return { version, terminal, records: list };
@@ -226,12 +245,11 @@ describe('hand checks judge as their zod schemas do', () => {
       ...fields.map((f) => ['records', 1, f]),
     ];
     function* settledRecords() {
-      yield* records(settled, settledPaths, [[]], false);
+      yield* records(settled, settledPaths, [[]], 0);
       yield* records(
         settled,
         [['version'], ['terminal'], ['records', 1, 'state'], ['records', 1, 'ref']],
         [],
-        true,
       );
     }
     expectSame(SettledInboxCheck, SettledInboxSchema, settledRecords());
@@ -323,7 +341,7 @@ describe('hand checks judge as their zod schemas do', () => {
     ];
     let accepted = 0;
     let count = 0;
-    for (const listing of records(good, paths, [[], ['agents', 0], ['panes', 0]], false)) {
+    for (const listing of records(good, paths, [[], ['agents', 0], ['panes', 0]], 0)) {
       const hand = checkedListing(listing);
       const zod = ListingSchema.safeParse(listing);
       const seen = { ok: hand !== undefined, text: JSON.stringify(hand) };
@@ -335,6 +353,221 @@ describe('hand checks judge as their zod schemas do', () => {
     }
     expect(accepted).toBeGreaterThan(50);
     expect(accepted).toBeLessThan(count - 500);
+  });
+
+  // Fewer paths in pairs for the big records: each field alone, and pairs within one object.
+  it('items.json', () => {
+    const receipt = {
+      tokens: 10,
+      usd: 0.5,
+      turns: 2,
+      model: 'm',
+      models: [{ model: 'm', input: 1, output: 2, cache_read: 0, cache_write: 0, turns: 2, usd: null }],
+      prices_as_of: '2026-01-01',
+      wall_ms: 5,
+    };
+    const good = () => ({
+      version: 1,
+      items: [
+        {
+          id: 'i_1',
+          kind: 'agent',
+          host: 'local',
+          pane: 'w1:p2',
+          terminal_id: null,
+          owner: 'w1:p1',
+          owner_host: null,
+          created_ms: 1,
+          closed_ms: null,
+          close_reason: null,
+          job: null,
+          ticket: null,
+          command: ['a'],
+          role: 'reader',
+          receipt: structuredClone(receipt),
+          branch_seen: { ahead: 1, dirty: false, landed: true, observed_ms: 3 },
+          orphaned: { reason: 'r', since_ms: 4 },
+        },
+      ],
+    });
+    const item = ['items', 0];
+    const fields = Object.keys(good().items[0] as object);
+    const paths: Path[] = [
+      ['version'],
+      ['items'],
+      ...fields.map((f) => [...item, f]),
+      ...['harness', 'history_ms'].map((f) => [...item, f]),
+      ...Object.keys(receipt).map((f) => [...item, 'receipt', f]),
+      ...['input', 'usd', 'model'].map((f) => [...item, 'receipt', 'models', 0, f]),
+      ...['ahead', 'dirty'].map((f) => [...item, 'branch_seen', f]),
+      [...item, 'orphaned', 'since_ms'],
+    ];
+    expectSame(ItemsCheck, ItemsSchema, records(good, paths, [[], item, [...item, 'receipt']], 1));
+  });
+
+  it('queue.json', () => {
+    const good = () => ({
+      version: 1,
+      tickets: [
+        {
+          id: 't_1',
+          kind: 'job',
+          created_ms: 1,
+          owner: null,
+          pin: null,
+          request: {
+            command: ['x'],
+            cwd: '/w',
+            timeout_ms: null,
+            idle_timeout_ms: 5,
+            caller_workspace: null,
+            branch: 'b',
+          },
+          agent: {
+            launch: 'l',
+            kind: 'pi',
+            name: 'n',
+            profile: null,
+            branch: null,
+            base: null,
+            cwd: '/w',
+            caller_workspace: 'w1',
+          },
+          place: { branch: 'b', base: null, repo: '/r' },
+          worktree: { path: '/p', branch: 'b', pane_id: 'w1:p3', workspace: 'w1' },
+          waiting: false,
+          state: 'pending',
+          state_ms: 2,
+          admitter: { pid: 3, started_ms: 4 },
+          host: null,
+          reservation: null,
+          job: null,
+          item: null,
+          error: null,
+          notice: 'pending',
+          hold: { pool: 'claude', until_ms: 9, reason: 'r' },
+        },
+      ],
+    });
+    const ticket = ['tickets', 0];
+    const fields = Object.keys(good().tickets[0] as object);
+    const paths: Path[] = [
+      ['version'],
+      ['tickets'],
+      ...fields.map((f) => [...ticket, f]),
+      ...['command', 'cwd', 'branch'].map((f) => [...ticket, 'request', f]),
+      [...ticket, 'request', 'command', 0],
+      ...['launch', 'kind'].map((f) => [...ticket, 'agent', f]),
+      [...ticket, 'place', 'repo'],
+      [...ticket, 'worktree', 'pane_id'],
+      [...ticket, 'admitter', 'pid'],
+      [...ticket, 'hold', 'until_ms'],
+    ];
+    expectSame(QueueCheck, QueueSchema, records(good, paths, [[], ticket], 1));
+  });
+
+  it('a job record', () => {
+    const good = () => ({
+      version: 1,
+      id: 'j_1',
+      command: ['true'],
+      cwd: '/w',
+      host: 'local',
+      owner: null,
+      pane: null,
+      created_ms: 1,
+      started_ms: 2,
+      ended_ms: null,
+      exit_code: null,
+      signal: null,
+      reason: null,
+      wrapper_pid: 5,
+      wrapper_start: 6,
+      pgid: 7,
+      timeout_ms: null,
+      peak_rss_bytes: 1.5,
+      cpu_ms: 0,
+    });
+    const fields = [...Object.keys(good()), 'tab', 'pgid_start', 'item'];
+    const paths: Path[] = [...fields.map((f) => [f]), ['command', 0]];
+    expectSame(JobRecordCheck, JobRecordSchema, records(good, paths, [[]], 2));
+  });
+
+  it('board-seen.json', () => {
+    const good = () => ({
+      version: 1,
+      seen: [{ owner: 'w1:p1', kind: 'job', id: 'j_1', since_ms: 1, seen_ms: 2 }],
+    });
+    const fields = ['owner', 'kind', 'id', 'since_ms', 'seen_ms'];
+    const paths: Path[] = [['version'], ['seen'], ...fields.map((f) => ['seen', 0, f])];
+    expectSame(BoardSeenCheck, BoardSeenSchema, records(good, paths, [[], ['seen', 0]]));
+  });
+
+  it('host.json', () => {
+    const good = () => {
+      const snapshot = snapshotFixture({ sample_ms: 1_900_000_000_000, busy: 0.5 }) as unknown as Record<
+        string,
+        Record<string, unknown>
+      >;
+      (snapshot.probe as Record<string, unknown>).agent_panes = [
+        {
+          ...agentPaneFixture('w1:p2', 'working', 1_899_999_999_000),
+          activity: { at_ms: null, kind: 'tool', text: 'x' },
+          ahead: 1,
+          dirty: false,
+        },
+      ];
+      (snapshot.probe as Record<string, unknown>).terminal = { kind: 'herdr', why: 'env' };
+      (snapshot as Record<string, unknown>).jobs = [
+        {
+          id: 'j_1',
+          command: ['true'],
+          cwd: '/w',
+          host: 'local',
+          owner: null,
+          pane: null,
+          created_ms: 1,
+          started_ms: null,
+          ended_ms: null,
+          exit_code: null,
+          signal: null,
+          reason: null,
+        },
+      ];
+      (snapshot as Record<string, unknown>).facts = {
+        read_ms: 1,
+        os: { platform: 'linux', distro: 'd', release: 'r', kernel: 'k', arch: 'x64' },
+        cpu: null,
+        memory_bytes: 10,
+        gpus: [{ vendor: 'v', model: 'm', memory_bytes: null }],
+        errors: [],
+      };
+      return snapshot;
+    };
+    const pane = ['probe', 'agent_panes', 0];
+    const paths: Path[] = [
+      ...Object.keys(good()).map((f) => [f]),
+      ...['id', 'label'].map((f) => ['host', f]),
+      ...['pid', 'interval_ms'].map((f) => ['liveness', f]),
+      ...Object.keys(good().probe ?? {}).map((f) => ['probe', f]),
+      ['probe', 'cpu_ticks', 'idle'],
+      ['probe', 'memory', 'free_bytes'],
+      ['probe', 'disk', 'free_bytes'],
+      ['probe', 'agents', 'live'],
+      ['probe', 'terminal', 'why'],
+      ...Object.keys(agentPaneFixture('w1:p2', 'working', 1)).map((f) => [...pane, f]),
+      [...pane, 'activity', 'at_ms'],
+      ...['free_cores', 'eligible', 'reason', 'live_agents'].map((f) => ['headroom', f]),
+      ...['id', 'command', 'cpu_ms', 'ended_ms'].map((f) => ['jobs', 0, f]),
+      ...['read_ms', 'os', 'cpu', 'gpus'].map((f) => ['facts', f]),
+      ['facts', 'os', 'arch'],
+      ['facts', 'gpus', 0, 'memory_bytes'],
+    ];
+    expectSame(
+      HostSnapshotCheck,
+      HostSnapshotSchema,
+      records(good, paths, [[], ['probe'], pane, ['jobs', 0], ['facts']], 1),
+    );
   });
 
   it('keeps what a newer dogsled wrote after the known fields, never a __proto__', () => {

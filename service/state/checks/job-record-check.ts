@@ -1,0 +1,54 @@
+// A job record (jobs/ID.json) checked by hand (engine/record-check.ts): the lean `ps --json` and
+// `board --json` read them without loading zod. Judges exactly as JobRecordSchema
+// (state/schemas/host-schemas.ts) does and gives the same data back; the unit test
+// hand-checks.test.ts holds the two together.
+
+import type { JobRecord } from '../../core/jobs/job-types.js';
+import {
+  array,
+  handCheck,
+  int,
+  type Judge,
+  looseObject,
+  nullable,
+  number,
+  optional,
+  string,
+  versionOne,
+} from './hand-check.js';
+
+const text = string();
+const maybe = (judge: Judge) => optional(nullable(judge));
+
+/** The record's fields, in the schema's order: host.json's job summaries pick from them. */
+export const JOB_RECORD_FIELDS: Record<string, Judge> = {
+  version: versionOne,
+  id: string(1),
+  command: array(text, 1),
+  cwd: text,
+  host: text,
+  owner: nullable(text),
+  pane: nullable(text),
+  created_ms: int,
+  started_ms: nullable(int),
+  ended_ms: nullable(int),
+  exit_code: nullable(int),
+  signal: nullable(text),
+  reason: nullable(text),
+  terminal_id: maybe(text),
+  workspace: maybe(text),
+  tab: maybe(text),
+  wrapper_pid: maybe(int),
+  wrapper_start: maybe(number()),
+  pgid: maybe(int),
+  pgid_start: maybe(number()),
+  timeout_ms: maybe(int),
+  idle_timeout_ms: maybe(int),
+  ticket: maybe(text),
+  item: maybe(text),
+  reservation: maybe(text),
+  peak_rss_bytes: maybe(number('>=0')),
+  cpu_ms: maybe(number('>=0')),
+};
+
+export const JobRecordCheck = handCheck<JobRecord>(looseObject(JOB_RECORD_FIELDS));

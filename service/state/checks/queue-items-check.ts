@@ -1,0 +1,130 @@
+// items.json and queue.json checked by hand (engine/record-check.ts): the lean `items --json` and
+// `board --json` print their records whole without loading zod. Each judges exactly as its zod
+// schema (state/schemas/queue-items-schemas.ts, receipt-schemas.ts) does and gives the same data
+// back, fields in the schema's order; the unit test hand-checks.test.ts holds them together.
+
+import type { Items } from '../../core/agents/item-types.js';
+import { AGENT_KINDS } from '../../core/agents/launch-line.js';
+import { type Queue, TICKET_STATES } from '../../core/placement/queue-types.js';
+import {
+  array,
+  boolean,
+  handCheck,
+  int,
+  intAtLeast,
+  type Judge,
+  looseObject,
+  nullable,
+  number,
+  oneOf,
+  optional,
+  string,
+  versionOne,
+} from './hand-check.js';
+
+const id = string(1);
+const text = string();
+const maybe = (judge: Judge) => optional(nullable(judge));
+const count = intAtLeast('>=0');
+const usd = nullable(number('>=0'));
+
+const ModelReceipt = looseObject({
+  model: text,
+  input: count,
+  output: count,
+  cache_read: count,
+  cache_write: count,
+  turns: count,
+  usd,
+});
+
+const Receipt = looseObject({
+  tokens: nullable(count),
+  usd,
+  turns: nullable(count),
+  model: nullable(text),
+  models: array(ModelReceipt),
+  prices_as_of: nullable(text),
+  wall_ms: nullable(int),
+});
+
+const Item = looseObject({
+  id,
+  kind: oneOf(['job', 'agent']),
+  host: text,
+  pane: nullable(text),
+  terminal_id: nullable(text),
+  owner: nullable(text),
+  owner_host: maybe(text),
+  owner_pane: maybe(text),
+  owner_told_ms: maybe(int),
+  created_ms: int,
+  closed_ms: nullable(int),
+  close_reason: nullable(text),
+  job: nullable(text),
+  ticket: nullable(text),
+  command: optional(array(text)),
+  name: maybe(text),
+  harness: maybe(text),
+  profile: maybe(text),
+  model: maybe(text),
+  role: maybe(oneOf(['reader', 'writer'])),
+  launch: maybe(text),
+  branch: maybe(text),
+  worktree: maybe(text),
+  repository: maybe(text),
+  cwd: maybe(text),
+  reply: maybe(text),
+  receipt: maybe(Receipt),
+  history_ms: maybe(int),
+  branch_seen: maybe(looseObject({ ahead: int, dirty: boolean, landed: boolean, observed_ms: int })),
+  orphaned: maybe(looseObject({ reason: text, since_ms: int })),
+});
+
+export const ItemsCheck = handCheck<Items>(looseObject({ version: versionOne, items: array(Item) }));
+
+const JobRequest = looseObject({
+  command: array(text, 1),
+  cwd: id,
+  timeout_ms: nullable(int),
+  idle_timeout_ms: nullable(int),
+  caller_workspace: nullable(text),
+  branch: maybe(text),
+  base: maybe(text),
+});
+
+const AgentRequest = looseObject({
+  launch: id,
+  kind: oneOf(AGENT_KINDS),
+  name: id,
+  profile: nullable(text),
+  branch: nullable(text),
+  base: nullable(text),
+  cwd: id,
+  caller_workspace: nullable(text),
+});
+
+const Ticket = looseObject({
+  id,
+  kind: oneOf(['job', 'place', 'agent']),
+  created_ms: int,
+  owner: nullable(text),
+  pin: nullable(text),
+  request: nullable(JobRequest),
+  agent: maybe(AgentRequest),
+  place: maybe(looseObject({ branch: id, base: nullable(text), repo: id })),
+  worktree: maybe(looseObject({ path: id, branch: id, pane_id: id, workspace: id })),
+  waiting: boolean,
+  state: oneOf(TICKET_STATES),
+  state_ms: int,
+  admitter: nullable(looseObject({ pid: int, started_ms: int })),
+  host: nullable(text),
+  reservation: nullable(text),
+  job: nullable(text),
+  item: nullable(text),
+  error: nullable(text),
+  notice: nullable(oneOf(['pending', 'delivered'])),
+  hold: maybe(looseObject({ pool: text, until_ms: int, reason: text })),
+});
+
+export const QueueCheck = handCheck<Queue>(looseObject({ version: versionOne, tickets: array(Ticket) }));

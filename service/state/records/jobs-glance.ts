@@ -1,0 +1,47 @@
+// This host's job records (jobs/*.json) as the lean `ps --json` glances at them: each read once
+// (engine/glance-file.ts) and checked whole by hand (checks/job-record-check.ts), listed as
+// listJobRecords (job-records.ts) lists them. Anything it would report as a problem (a record that is
+// not a regular file, not JSON, not a record or not of its file's name, a jobs/ that cannot be read)
+// is undefined, and the caller takes the full reader, which words it.
+
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { isJobId, oldestFirst } from '../../core/jobs/job-status.js';
+import type { JobRecord } from '../../core/jobs/job-types.js';
+import { JobRecordCheck } from '../checks/job-record-check.js';
+import { glanceRecord } from '../engine/glance-file.js';
+import type { StatePaths } from '../paths.js';
+
+/**
+ * The record of job `id` as readJobRecord (job-records.ts) reads it; null for an unknown job (no
+ * record, or an id that names none); undefined when in doubt (readJobRecord's error).
+ */
+export function glanceJobRecord(paths: StatePaths, id: string): JobRecord | null | undefined {
+  if (!isJobId(id)) return null;
+  const read = glanceRecord(join(paths.jobs, `${id}.json`), JobRecordCheck);
+  if (read === undefined) return undefined;
+  if (!read.found) return null;
+  return read.value.id === id ? read.value : undefined;
+}
+
+/** Every record, oldest first; [] without jobs/; undefined when any is in doubt. */
+export function glanceJobRecords(paths: StatePaths): JobRecord[] | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(paths.jobs);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
+  }
+  const records: JobRecord[] = [];
+  for (const name of names) {
+    // Quarantined copies end in .bad-<ms> and temp files in .tmp-<writer>: not records.
+    if (!name.endsWith('.json')) continue;
+    const read = glanceRecord(join(paths.jobs, name), JobRecordCheck);
+    if (read === undefined) return undefined;
+    // Removed by a concurrent prune between readdir and read: not a record.
+    if (!read.found) continue;
+    if (read.value.id !== name.slice(0, -'.json'.length)) return undefined;
+    records.push(read.value);
+  }
+  return records.sort(oldestFirst);
+}
