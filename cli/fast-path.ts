@@ -130,6 +130,22 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
     },
     parse: parseRun,
   },
+  // `send TARGET` and its flags in their common spelling (plainFlags): from the lean bundle when it
+  // answers, else the full command line.
+  send: {
+    options: {
+      host: { type: 'string' },
+      kind: { type: 'string' },
+      message: { type: 'string' },
+      'message-file': { type: 'string' },
+    },
+    parse: (rest) => {
+      const [target, ...args] = rest;
+      if (target === undefined || target.startsWith('-')) return undefined;
+      const flags = plainFlags(args, { ...GLOBAL_OPTIONS, ...(FAST_COMMANDS.send?.options ?? {}) });
+      return flags === undefined ? undefined : { ...camelFlags(flags), target };
+    },
+  },
   place: {
     options: {
       json: { type: 'boolean' },
@@ -178,6 +194,7 @@ export const LEAN_BUNDLES: readonly string[] = [
   'items-lean',
   'ps-lean',
   'board-lean',
+  'send-lean',
 ];
 
 /**
@@ -219,6 +236,12 @@ export function leanBundle(fast: { name: string; flags: Record<string, unknown> 
     const variant = sub === 'inbox' ? `inbox-${event === 'Stop' ? 'stop' : 'prompt'}` : sub;
     return { bundle: 'hook-lean', cache: `hook-lean-${variant}` };
   }
+  if (fast.name === 'send') {
+    const { config: _config, target: _target, message, kind: _kind, ...others } = fast.flags;
+    return message !== undefined && Object.keys(others).length === 0
+      ? { bundle: 'send-lean', cache: 'send-lean' }
+      : undefined;
+  }
   if (fast.name === 'place') {
     const { config: _config, json: _json, ...others } = fast.flags;
     return Object.keys(others).length === 0 ? { bundle: 'place-lean', cache: 'place-lean' } : undefined;
@@ -252,6 +275,10 @@ function strictFlags(
   } catch {
     return undefined;
   }
+  return camelFlags(values);
+}
+
+function camelFlags(values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).map(([key, value]) => [camel(key), value]));
 }
 

@@ -3,12 +3,12 @@
 // name, the name of an open child item or tracked pane here, or a pane id.
 
 import type { Item } from '../core/agents/item-types.js';
-import { LOCAL_HOST } from '../hosts/local-facts.js';
 import type { ProcessIO } from '../state/io.js';
 import { readItems } from '../state/records/queue-items.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Listing } from '../terminal/port-records.js';
-import { nameOf, openHerdr, paneWhereabouts, type Whereabouts } from './whereabouts.js';
+import { targetsInListing } from './listing-targets.js';
+import { openHerdr, paneWhereabouts, type Whereabouts } from './whereabouts.js';
 
 /**
  * Every inbox a target a sender typed names on this host: a live agent's Herdr name (unique among
@@ -22,31 +22,8 @@ export async function targetsHere(
   target: string,
   items: readonly Item[],
 ): Promise<Whereabouts[]> {
-  const found = new Map<string, Whereabouts>();
-  const agent = listing.agents.find((a) => a.name === target);
-  if (agent)
-    found.set(agent.terminal_id, {
-      terminal: agent.terminal_id,
-      pane: agent.pane_id,
-      name: agent.name ?? null,
-    });
-  for (const item of items) {
-    if (item.closed_ms !== null || item.host !== LOCAL_HOST.id || item.name !== target) continue;
-    const pane =
-      (item.terminal_id === null
-        ? undefined
-        : listing.panes.find((p) => p.terminal_id === item.terminal_id)) ??
-      (item.terminal_id === null && item.pane !== null
-        ? listing.panes.find((p) => p.pane_id === item.pane)
-        : undefined);
-    if (pane === undefined || found.has(pane.terminal_id)) continue;
-    found.set(pane.terminal_id, {
-      terminal: pane.terminal_id,
-      pane: pane.pane_id,
-      name: nameOf(listing, pane.terminal_id) ?? item.name,
-    });
-  }
-  if (found.size > 0) return [...found.values()];
+  const found = targetsInListing(listing, target, items);
+  if (found !== undefined) return found;
   const pane = await paneWhereabouts(port, target, listing);
   return pane === undefined ? [] : [pane];
 }

@@ -9,25 +9,16 @@
 // evicted for room) and is refused, with nothing written, when it does not fit beside what waits.
 
 import { DogsledError } from '../core/common/errors.js';
-import {
-  INBOX_KINDS,
-  type InboxKind,
-  isInboxKind,
-  pendingRecord,
-  sendRefusal,
-  waitsForHook,
-} from '../core/inbox/inbox.js';
-import { INBOX_MAX_BYTES, recordBytes, storedText } from '../core/inbox/inbox-space.js';
+import { INBOX_KINDS, type InboxKind, isInboxKind, waitsForHook } from '../core/inbox/inbox.js';
 import type { InboxRecord, InboxSender } from '../core/inbox/inbox-types.js';
 import { checkedMessage } from '../core/inbox/message-text.js';
 import { clip, plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
-import { newId } from '../state/engine/ids.js';
 import type { ProcessIO } from '../state/io.js';
 import { readItems } from '../state/records/queue-items.js';
-import { updateInbox } from './inbox-files.js';
+import { InboxSchema, SettledInboxSchema } from '../state/schemas/inbox-schemas.js';
 import { targetsHere } from './send-targets.js';
-import { compactLocked, dropBodies, storeRecord } from './settled.js';
+import { writeSent } from './send-write.js';
 import { callerWhereabouts, openHerdr, type Whereabouts } from './whereabouts.js';
 
 export interface SendRequest {
@@ -66,11 +57,6 @@ export function checkSendRequest(request: SendRequest): void {
   checkedMessage(request.text, 'the message');
 }
 
-/** Sizes in a refusal, to a tenth of a MiB: `28.0 MiB`. */
-function mib(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}
-
 export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<SendResult> {
   checkSendRequest(request);
   if (request.host !== null && request.host !== LOCAL_HOST.id && request.host !== LOCAL_HOST.label) {
@@ -101,42 +87,11 @@ export async function sendMessage(io: ProcessIO, request: SendRequest): Promise<
     host: LOCAL_HOST.id,
     name: from?.name ?? null,
   };
-  const label = to.name ? `${to.name} (${to.pane})` : to.pane;
-  // Measured once (a 4 MiB text is cleaned to count its characters): stored below as measured here.
-  const stored = storedText(request.text);
-  const weight = recordBytes(stored);
-  const dropped: InboxRecord[] = [];
-  let harness: string | undefined;
-  const record = await updateInbox(io, to.terminal, to.pane, async (inbox) => {
-    harness = inbox?.reader?.harness;
-    const refusal = sendRefusal(inbox);
-    if (refusal === 'no reader') {
-      throw new DogsledError(
-        `send: ${label} has no inbox reader: no dogsled hook or extension has run in its harness yet; nothing was sent`,
-      );
-    }
-    if (refusal === 'full') {
-      throw new DogsledError(
-        `send: the inbox of ${label} is full: its reader has not taken what waits there`,
-      );
-    }
-    const plan = await compactLocked(io, to.terminal, inbox, { incoming: weight });
-    if (!plan.fits) {
-      throw new DogsledError(
-        `send: no room in the inbox of ${label}: ${mib(plan.waitingBytes)} wait undelivered there and this message needs ${mib(weight)}, over the ${mib(INBOX_MAX_BYTES)} an inbox holds; nothing was sent`,
-      );
-    }
-    dropped.push(...plan.dropped);
-    const added = await storeRecord(
-      io,
-      to.terminal,
-      pendingRecord({ id: newId('m'), kind, sender, text: request.text }, io.now()),
-      stored,
-    );
-    return { result: added, next: { ...inbox, pane: to.pane, records: [...plan.live, added] } };
+  const { record, harness } = await writeSent(io, { inbox: InboxSchema, settled: SettledInboxSchema }, to, {
+    kind,
+    sender,
+    text: request.text,
   });
-  // Written: the records this send dropped for room (or for age) lose their bodies only now.
-  await dropBodies(io, to.terminal, dropped);
   const status = listing.agents.find((agent) => agent.terminal_id === to.terminal)?.agent_status;
   const state = waitsForHook(harness, status);
   return { record, to, waits: state === null || harness === undefined ? null : { harness, state } };

@@ -8,6 +8,9 @@ import { callerPane } from '../terminal/herdr/herdr-env.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Listing } from '../terminal/port-records.js';
 import { isTerminalError, needsTerminal } from '../terminal/terminal-errors.js';
+import { listedPane, nameOf } from './listing-targets.js';
+
+export { nameOf } from './listing-targets.js';
 
 export interface Whereabouts {
   terminal: string;
@@ -39,19 +42,14 @@ export async function openHerdr(options: TerminalOptions): Promise<TerminalPort>
   return port;
 }
 
-export function nameOf(listing: Listing | undefined, terminal: string): string | null {
-  return listing?.agents.find((agent) => agent.terminal_id === terminal)?.name ?? null;
-}
-
 /** The pane `paneId` names (an alias resolves), or undefined when Herdr has no such pane. */
 export async function paneWhereabouts(
   port: TerminalPort,
   paneId: string,
   listing?: Listing,
 ): Promise<Whereabouts | undefined> {
-  const listed = listing?.panes.find((pane) => pane.pane_id === paneId);
-  if (listed)
-    return { terminal: listed.terminal_id, pane: listed.pane_id, name: nameOf(listing, listed.terminal_id) };
+  const listed = listing && listedPane(listing, paneId);
+  if (listed) return listed;
   try {
     const pane = await port.getPane(paneId);
     return { terminal: pane.terminal_id, pane: pane.pane_id, name: nameOf(listing, pane.terminal_id) };

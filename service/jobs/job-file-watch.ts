@@ -12,12 +12,14 @@ export class JobChanges {
   private watcher: FSWatcher | undefined;
   private pending = false;
   private wake: (() => void) | undefined;
+  private readonly names: ReadonlySet<string>;
 
   constructor(
     dir: string,
-    private readonly id: string,
+    id: string,
     private readonly pollMs = POLL_MS,
   ) {
+    this.names = new Set([`${id}.json`, `${id}.log`]);
     try {
       this.watcher = watch(dir, { persistent: false }, (_event, name) => this.onEvent(name));
       // An error after start (the dir was removed) leaves polling to carry on.
@@ -53,8 +55,11 @@ export class JobChanges {
   }
 
   private onEvent(name: string | Buffer | null): void {
-    // A null name means the platform could not say which file changed: treat it as ours.
-    if (name !== null && !String(name).startsWith(`${this.id}.`)) return;
+    // A null name means the platform could not say which file changed: treat it as ours. Only the
+    // record (replaced by a rename onto ID.json) and the log (appended to) say anything to a waiter:
+    // a writer's lock directory and temp file (ID.json.lock, ID.json.tmp-…) woke it for nothing, some
+    // five times per record write, each a read of the record while the job's supervisor works.
+    if (name !== null && !this.names.has(String(name))) return;
     if (this.wake) this.wake();
     else this.pending = true;
   }

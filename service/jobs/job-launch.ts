@@ -122,11 +122,17 @@ export async function launchJob(ctx: JobLaunchIO, spec: LaunchSpec, deadline: De
   });
   let opened: Opened;
   try {
-    await appendItem(ctx, item);
-    // Checked here, not left to the spawn: a missing directory would be reported as the node
-    // binary's ENOENT headless, and under Herdr as an empty tab in some other directory.
-    await checkDirectory(request.cwd);
-    if (spec.env !== null) await writeEnvFile(jobEnvPath(ctx.paths, spec.jobId), spec.env);
+    // Side by side, each written and synced on its own (one sync's wait instead of two), and each
+    // finished before a failure is undone, so `failed` never races a write still on its way. The
+    // directory is checked here, not left to the spawn: a missing one would be reported as the
+    // node binary's ENOENT headless, and under Herdr as an empty tab in some other directory.
+    const written = await Promise.allSettled([
+      appendItem(ctx, item),
+      checkDirectory(request.cwd),
+      spec.env === null ? undefined : writeEnvFile(jobEnvPath(ctx.paths, spec.jobId), spec.env),
+    ]);
+    const refused = written.find((outcome) => outcome.status === 'rejected');
+    if (refused !== undefined) throw refused.reason;
     await ctx.afterRecord?.();
     opened = await deadline.step(OPEN_PANE_OPERATION, 'routine', (signal) => openPane(ctx, spec, signal));
   } catch (error) {

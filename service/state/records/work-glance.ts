@@ -37,6 +37,16 @@ export function glanceItems(io: StateIO): GlancedItem[] | undefined {
   return listOf(io.paths.items, 'items', isItem);
 }
 
+/**
+ * This host's items, checked by hand as ItemsSchema checks them (queue-items-check.ts), as readItems
+ * gives them ([] without the file); undefined when in doubt.
+ */
+export function glanceItemRecords(io: StateIO): Item[] | undefined {
+  const items = glanceRecord(io.paths.items, ItemsCheck);
+  if (items === undefined) return undefined;
+  return items.found ? items.value.items : [];
+}
+
 /** This host's tickets (whose, in which state), or undefined when in doubt. */
 export function glanceTickets(io: StateIO): GlancedTicket[] | undefined {
   return listOf(io.paths.queue, 'tickets', isTicket);

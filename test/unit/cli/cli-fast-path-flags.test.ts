@@ -164,6 +164,24 @@ describe('the fast path', () => {
     expect(lean(['place', '--json'])).toEqual({ bundle: 'place-lean', cache: 'place-lean' });
     expect(lean(['place'])?.bundle).toBe('place-lean');
     expect(lean(['place', '--json', '--wait'])).toBeUndefined();
+    // send: a target and --message (a --kind beside it); anything else is the full command line's.
+    expect(lean(['send', 'w1:p2', '--message', 'hi'])).toEqual({ bundle: 'send-lean', cache: 'send-lean' });
+    expect(parseFast(['send', 'w1:p2', '--kind=task', '--message', 'hi'])?.flags).toEqual({
+      target: 'w1:p2',
+      kind: 'task',
+      message: 'hi',
+    });
+    expect(lean(['send', 'w1:p2', '--message-file', 'notes.md'])).toBeUndefined();
+    expect(lean(['send', 'w1:p2', '--message', 'hi', '--host', 'peer'])).toBeUndefined();
+    expect(parseFast(['send', 'w1:p2', '--message-file', 'notes.md'])?.flags).toEqual({
+      target: 'w1:p2',
+      messageFile: 'notes.md',
+    });
+    // Forms commander judges: flags before the target, a text that starts with a dash, no target.
+    expect(parseFast(['send', '--message', 'hi', 'w1:p2'])).toBeUndefined();
+    expect(parseFast(['send', 'w1:p2', '--message', '-x'])).toBeUndefined();
+    expect(parseFast(['send', 'w1:p2', 'extra', '--message', 'hi'])).toBeUndefined();
+    expect(parseFast(['send'])).toBeUndefined();
     // The reads: their --json forms with the flags the lean bundles take; the rest the full line's.
     expect(lean(['items', '--json'])).toEqual({ bundle: 'items-lean', cache: 'items-lean' });
     expect(lean(['items', '--json', '--owner', 'w1:p1'])?.bundle).toBe('items-lean');

@@ -1,13 +1,15 @@
 // The state files checked by hand (service/state/checks: sweep-request.json, which every Stop hook
-// writes, and placements.json, which the lean `place` writes) are judged exactly as their zod schemas
-// judge them: on thousands of generated records (every kind of JSON value in every field, alone and
+// writes, placements.json, which the lean `place` writes, and the inbox files the lean `send`
+// writes) are judged exactly as their zod schemas judge them: on thousands of generated records (every kind of JSON value in every field, alone and
 // in pairs, fields missing, fields a newer dogsled added, `__proto__`, in several orders), the same
 // verdict, the same data back with its fields in the same order (what the store writes), and the
-// same first issue (path and words: what a quarantine warning says).
+// same first issue (path and words: what a quarantine warning says). Herdr's listing, which the
+// lean `send` checks by hand, is held to its schema in verdict and data.
 
 import { describe, expect, it } from 'vitest';
 import { BoardSeenCheck } from '../../../service/state/checks/board-seen-check.js';
 import { HostSnapshotCheck } from '../../../service/state/checks/host-snapshot-check.js';
+import { InboxCheck, SettledInboxCheck } from '../../../service/state/checks/inbox-check.js';
 import { JobRecordCheck } from '../../../service/state/checks/job-record-check.js';
 import { PlacementsCheck } from '../../../service/state/checks/placements-check.js';
 import { ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
@@ -18,9 +20,12 @@ import {
   JobRecordSchema,
   PlacementsSchema,
 } from '../../../service/state/schemas/host-schemas.js';
+import { InboxSchema, SettledInboxSchema } from '../../../service/state/schemas/inbox-schemas.js';
 import { ItemsSchema, QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
 import { SweepRequestSchema } from '../../../service/state/schemas/sweep-schemas.js';
+import { checkedListing } from '../../../service/terminal/herdr/listing-glance.js';
+import { ListingSchema } from '../../../service/terminal/port-records.js';
 import { agentPaneFixture, snapshotFixture } from '../../helpers/snapshot.js';
 
 /** Every kind of JSON value, and the numbers and strings at the edges of the checks. */
@@ -170,6 +175,184 @@ describe('hand checks judge as their zod schemas do', () => {
       ...fields.map((f) => ['reservations', 1, f]),
     ];
     expectSame(PlacementsCheck, PlacementsSchema, records(good, paths, [[], ['reservations', 1]]));
+  });
+
+  it('inbox/<terminal>.json and its settled.json', () => {
+    const record = (id: string, extra: object = {}) => ({
+      id,
+      kind: 'message',
+      sender: { pane: 'w1:p1', terminal: 'term_1', host: 'local', name: null, host_id: 'h_aaaaaaaaaaaa' },
+      text: 'hello',
+      body: { bytes: 9000, chars: 8999 },
+      created_ms: 1_900_000_000_000,
+      state: 'pending',
+      attempts: 0,
+      lease_until_ms: null,
+      delivered_ms: null,
+      failed_ms: null,
+      reason: null,
+      ref: null,
+      path: '/tmp/w',
+      pane_id: 'w1:p2',
+      ...extra,
+    });
+    const good = () => ({
+      version: 1,
+      terminal: 'term_1',
+      pane: 'w1:p2',
+      reader: { harness: 'claude', registered_ms: 1_900_000_000_000, pane: 'w1:p2', stop_blocks: 1 },
+      records: [record('m_aaaaaaaaaaaa'), record('m_bbbbbbbbbbbb', { state: 'delivered', delivered_ms: 1 })],
+    });
+    const fields = Object.keys(record('x'));
+    const sender = ['pane', 'terminal', 'host', 'name', 'host_id'];
+    const paths: Path[] = [
+      ['version'],
+      ['terminal'],
+      ['pane'],
+      ['reader'],
+      ['records'],
+      ...['harness', 'registered_ms', 'pane', 'stop_blocks'].map((f) => ['reader', f]),
+      ...fields.map((f) => ['records', 0, f]),
+      ...sender.map((f) => ['records', 0, 'sender', f]),
+      ['records', 0, 'body', 'bytes'],
+      ['records', 0, 'body', 'chars'],
+      ['records', 1, 'state'],
+    ];
+    const objects: Path[] = [
+      [],
+      ['reader'],
+      ['records', 0],
+      ['records', 0, 'sender'],
+      ['records', 0, 'body'],
+    ];
+    expectSame(InboxCheck, InboxSchema, records(good, paths, objects, 0));
+    // A few fields in pairs, where a first issue and a second meet.
+    const paired: Path[] = [
+      ['version'],
+      ['records', 0, 'state'],
+      ['records', 0, 'attempts'],
+      ['reader', 'pane'],
+    ];
+    expectSame(InboxCheck, InboxSchema, records(good, paired, []));
+    const settled = () => {
+      const { version, terminal, records: list } = good();
+      return { version, terminal, records: list };
+    };
+    const settledPaths: Path[] = [
+      ['version'],
+      ['terminal'],
+      ['records'],
+      ...fields.map((f) => ['records', 1, f]),
+    ];
+    function* settledRecords() {
+      yield* records(settled, settledPaths, [[]], 0);
+      yield* records(
+        settled,
+        [['version'], ['terminal'], ['records', 1, 'state'], ['records', 1, 'ref']],
+        [],
+      );
+    }
+    expectSame(SettledInboxCheck, SettledInboxSchema, settledRecords());
+  });
+
+  it("Herdr's listing (session.snapshot), read by the lean send: accepted as the schema accepts it", () => {
+    const session = { source: 's', agent: 'claude', kind: 'id', value: 'v' };
+    const good = () => ({
+      version: '0.8.0',
+      protocol: 20,
+      focused_workspace_id: 'w1',
+      focused_tab_id: 'w1:t1',
+      focused_pane_id: 'w1:p1',
+      workspaces: [
+        {
+          workspace_id: 'w1',
+          number: 1,
+          label: 'repo',
+          focused: true,
+          pane_count: 1,
+          tab_count: 1,
+          active_tab_id: 'w1:t1',
+          agent_status: 'idle',
+          tokens: { a: 'b' },
+          worktree: {
+            repo_key: 'k',
+            repo_name: 'n',
+            repo_root: '/r',
+            checkout_path: '/c',
+            is_linked_worktree: false,
+          },
+        },
+      ],
+      tabs: [
+        {
+          tab_id: 'w1:t1',
+          workspace_id: 'w1',
+          number: 1,
+          label: 't',
+          focused: true,
+          pane_count: 1,
+          agent_status: 'done',
+        },
+      ],
+      panes: [
+        {
+          pane_id: 'w1:p1',
+          terminal_id: 'term_1',
+          workspace_id: 'w1',
+          tab_id: 'w1:t1',
+          focused: true,
+          cwd: '/c',
+          agent_status: 'working',
+          agent_session: session,
+          revision: 3,
+        },
+      ],
+      agents: [
+        {
+          terminal_id: 'term_1',
+          name: 'worker',
+          agent: 'claude',
+          agent_status: 'blocked',
+          agent_session: session,
+          workspace_id: 'w1',
+          tab_id: 'w1:t1',
+          pane_id: 'w1:p1',
+          focused: true,
+          launch_pending: false,
+          state_change_seq: 4,
+        },
+      ],
+    });
+    const fieldsOf = (path: Path) => {
+      let at: unknown = good();
+      for (const key of path) at = (at as Record<string | number, unknown>)[key];
+      return Object.keys(at as object).map((f) => [...path, f]);
+    };
+    const paths: Path[] = [
+      ...fieldsOf([]),
+      ...fieldsOf(['workspaces', 0]),
+      ...fieldsOf(['workspaces', 0, 'worktree']),
+      ...fieldsOf(['tabs', 0]),
+      ...fieldsOf(['panes', 0]),
+      ...fieldsOf(['panes', 0, 'agent_session']),
+      ...fieldsOf(['agents', 0]),
+      ['agents', 0, 'terminal_title'],
+      ['panes', 0, 'tokens', 'x'],
+    ];
+    let accepted = 0;
+    let count = 0;
+    for (const listing of records(good, paths, [[], ['agents', 0], ['panes', 0]], 0)) {
+      const hand = checkedListing(listing);
+      const zod = ListingSchema.safeParse(listing);
+      const seen = { ok: hand !== undefined, text: JSON.stringify(hand) };
+      const expected = { ok: zod.success, text: JSON.stringify(zod.success ? zod.data : undefined) };
+      if (JSON.stringify(seen) !== JSON.stringify(expected))
+        expect({ listing, ...seen }).toEqual({ listing, ...expected });
+      if (seen.ok) accepted += 1;
+      count += 1;
+    }
+    expect(accepted).toBeGreaterThan(50);
+    expect(accepted).toBeLessThan(count - 500);
   });
 
   // Fewer paths in pairs for the big records: each field alone, and pairs within one object.

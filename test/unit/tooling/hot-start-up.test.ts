@@ -79,7 +79,15 @@ describe('hot bundles at import', () => {
   }
 
   // The common cases answered without zod (cli/hot/*-lean.ts): their files are checked by hand.
-  for (const name of ['status-lean', 'hook-lean', 'place-lean', 'items-lean', 'ps-lean', 'board-lean']) {
+  for (const name of [
+    'status-lean',
+    'hook-lean',
+    'place-lean',
+    'items-lean',
+    'ps-lean',
+    'board-lean',
+    'send-lean',
+  ]) {
     it(`${name}: carries no zod, no commander and no terminal layer, and builds nothing at import`, () => {
       const text = bundleText(name);
       expect(text).not.toMatch(/zod|commander/i);
