@@ -89,7 +89,40 @@ export function spawnCli(
   env: NodeJS.ProcessEnv,
   options: SpawnOptions = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
+  return spawnNode([options.cli ?? CLI, ...args], env, options);
+}
+
+/** Node with `argv` (a script and its arguments, or `-e` and code), as spawnCli runs the CLI. */
+export function runNode(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  options: SpawnOptions = {},
+): Promise<CliResult> {
+  return spawnNode(argv, env, options).done;
+}
+
+/**
+ * A run's stderr without DOGSLED_TIMING's lines, and the hot bundles it compiled, in order
+ * (`['hook-lean']` when the lean bundle answered).
+ */
+export function timingSplit(stderr: string): { stderr: string; bundles: string[] } {
+  const bundles = [...stderr.matchAll(/^timing .* compiled \(code cache: [^)]*\) (\S+)$/gm)].map(
+    (m) => m[1] as string,
+  );
+  const rest = stderr
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('timing '))
+    .join('\n');
+  return { stderr: rest, bundles };
+}
+
+/** Node with `argv`, as spawnCli starts the CLI; `done` settles once it has exited. */
+export function spawnNode(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  options: SpawnOptions,
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, argv, {
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
     cwd: cwdFor(env, options.cwd),

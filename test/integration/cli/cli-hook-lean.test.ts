@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseFast } from '../../../cli/fast-path.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { CLI, ROOT } from '../../helpers/cli.js';
+import { CLI, ROOT, runNode, timingSplit } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
@@ -53,37 +53,17 @@ function envFor(pane: PaneRef, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv
   return t.envOf(pane, { DOGSLED_TEST: '1', DOGSLED_TEST_NOW_MS: String(NOW), ...extra });
 }
 
-function spawned(
+async function spawned(
   argv: string[],
   env: NodeJS.ProcessEnv,
   input: string,
 ): Promise<Omit<Run, 'files' | 'bundles'>> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, argv, { env, cwd: t.box.home, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    proc.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    proc.on('error', reject);
-    proc.on('close', (code) => resolve({ code, stdout, stderr }));
-    proc.stdin.end(input);
-  });
+  const { code, stdout, stderr } = await runNode(argv, env, { cwd: t.box.home, input, timeoutMs: 60_000 });
+  return { code, stdout, stderr };
 }
 
 async function finished(run: Omit<Run, 'files' | 'bundles'>): Promise<Run> {
-  const bundles = [...run.stderr.matchAll(/^timing .* compiled \(code cache: [^)]*\) (\S+)$/gm)].map(
-    (m) => m[1] as string,
-  );
-  const stderr = run.stderr
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('timing '))
-    .join('\n');
-  const files = await stateTexts(t.box.state);
-  return { ...run, stderr, bundles, files };
+  return { ...run, ...timingSplit(run.stderr), files: await stateTexts(t.box.state) };
 }
 
 /** The CLI as a harness runs it: the lean bundle first. */

@@ -5,13 +5,12 @@
 // must be the same (a reservation id is random: it is compared as `r_ID`), and DOGSLED_TIMING's
 // marks say which bundle answered.
 
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseFast } from '../../../cli/fast-path.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { CLI, ROOT, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, ROOT, runNode, type Sandbox, sandbox, timingSplit } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 import { restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
@@ -36,30 +35,13 @@ interface Run {
 /** Reservation ids are random: the same placement has another id on each path. */
 const ids = (text: string) => text.replace(/\b([rt])_[a-z2-7]{12}\b/g, '$1_ID');
 
-function spawned(argv: string[], env: NodeJS.ProcessEnv): Promise<Omit<Run, 'files' | 'bundles'>> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, argv, { env, cwd: box.home, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    proc.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    proc.on('error', reject);
-    proc.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+async function spawned(argv: string[], env: NodeJS.ProcessEnv): Promise<Omit<Run, 'files' | 'bundles'>> {
+  const { code, stdout, stderr } = await runNode(argv, env, { cwd: box.home, timeoutMs: 60_000 });
+  return { code, stdout, stderr };
 }
 
 async function finished(run: Omit<Run, 'files' | 'bundles'>): Promise<Run> {
-  const bundles = [...run.stderr.matchAll(/^timing .* compiled \(code cache: [^)]*\) (\S+)$/gm)].map(
-    (m) => m[1] as string,
-  );
-  const stderr = run.stderr
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('timing '))
-    .join('\n');
+  const { stderr, bundles } = timingSplit(run.stderr);
   const files = Object.fromEntries(
     Object.entries(await stateTexts(box.state)).map(([name, text]) => [name, ids(text)]),
   );

@@ -7,12 +7,11 @@
 // needs the host snapshot or a branch) are shown to fall back, the full command quarantining or
 // warning as ever. One sandbox for the file; no service, no Herdr: none of the three asks either.
 
-import { spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, ROOT, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, ROOT, runNode, type Sandbox, sandbox, timingSplit } from '../../helpers/cli.js';
 import { agentPaneFixture, snapshotFixture } from '../../helpers/snapshot.js';
 import { mkfifo, restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
 
@@ -35,30 +34,10 @@ interface Run {
   files: Record<string, string>;
 }
 
-function spawned(argv: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, argv, { env, cwd: box.home, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    proc.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    proc.on('error', reject);
-    proc.on('close', async (code) => {
-      const bundles = [...stderr.matchAll(/^timing .* compiled \(code cache: [^)]*\) (\S+)$/gm)].map(
-        (m) => m[1] as string,
-      );
-      const rest = stderr
-        .split('\n')
-        .filter((line) => line !== '' && !line.startsWith('timing '))
-        .join('\n');
-      const answered = /^timing .* answered$/m.test(stderr);
-      resolve({ code, stdout, stderr: rest, bundles, answered, files: await stateTexts(box.state) });
-    });
-  });
+async function spawned(argv: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  const { code, stdout, stderr } = await runNode(argv, env, { cwd: box.home, timeoutMs: 60_000 });
+  const answered = /^timing .* answered$/m.test(stderr);
+  return { code, stdout, ...timingSplit(stderr), answered, files: await stateTexts(box.state) };
 }
 
 function envOf(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

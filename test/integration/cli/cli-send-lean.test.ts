@@ -6,12 +6,12 @@
 // aside), and DOGSLED_TIMING's marks say whether the lean bundle answered. The cases it must not
 // answer (a name, a pane Herdr must resolve, a message file, a file it doubts) fall back.
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, ROOT } from '../../helpers/cli.js';
+import { CLI, ROOT, spawnNode, timingSplit } from '../../helpers/cli.js';
 import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
 import { mkfifo, restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
@@ -43,28 +43,13 @@ function envFor(pane: PaneRef, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv
 }
 
 function started(argv: string[], env: NodeJS.ProcessEnv) {
-  const proc = spawn(process.execPath, argv, { env, cwd: t.box.home, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout?.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-  });
-  proc.stderr?.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    proc.on('error', reject);
-    proc.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  return { proc, done };
+  const { child, done } = spawnNode(argv, env, { cwd: t.box.home, timeoutMs: 60_000 });
+  return { proc: child, done };
 }
 
 async function finished(run: { code: number | null; stdout: string; stderr: string }): Promise<Run> {
   const lean = /^timing .* answered$/m.test(run.stderr);
-  const stderr = run.stderr
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('timing '))
-    .join('\n');
+  const { stderr } = timingSplit(run.stderr);
   const files = Object.fromEntries(
     Object.entries(await stateTexts(t.box.state)).map(([name, text]) => [plain(name), plain(text)]),
   );

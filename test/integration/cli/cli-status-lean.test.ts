@@ -13,7 +13,7 @@ import type { CliContext } from '../../../cli/context.js';
 import { callerPlaces } from '../../../service/actions/verb-io.js';
 import type { HostSnapshot } from '../../../service/core/placement/host-types.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { runCli, type Sandbox, sandbox, timingSplit } from '../../helpers/cli.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { agentPaneFixture, snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 
@@ -37,14 +37,7 @@ afterEach(async () => {
 /** The CLI's answer and the bundles it compiled, in order. */
 async function cli(form: '--line' | '--brief') {
   const result = await runCli(['status', form], env);
-  const bundles = [...result.stderr.matchAll(/^timing .* compiled \(code cache: [^)]*\) (\S+)$/gm)].map(
-    (m) => m[1],
-  );
-  const stderr = result.stderr
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('timing '))
-    .join('\n');
-  return { code: result.code, stdout: result.stdout, stderr, bundles };
+  return { code: result.code, stdout: result.stdout, ...timingSplit(result.stderr) };
 }
 
 /** The full path's answer on the same state, in this process. */
