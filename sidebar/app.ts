@@ -51,7 +51,6 @@ const TICK_MS = 30_000;
 function loadTui(): typeof blessed {
   // `require`: the CommonJS wrapper's in the hot bundle, the banner's in an ES module chunk.
   const lib = (name: string) => require(`blessed/lib/${name}`);
-  compileCapabilitiesOnFirstUse(lib('tput'));
   return {
     screen: lib('widgets/screen'),
     box: lib('widgets/box'),
@@ -101,40 +100,6 @@ function contribSparkline(): SparklineRenderer | null {
 /** blessed-contrib's line chart, for the detail view; null: its numbers are shown as text. */
 function contribLine(): LineChart | null {
   return contrib('blessed-contrib/lib/widget/charts/line.js', (widget, load) => load(widget) as LineChart);
-}
-
-type Compile = (
-  this: { options: { stringify?: boolean } },
-  info: unknown,
-  key: string,
-  cap: unknown,
-) => unknown;
-
-/**
- * blessed's Tput compiles every string capability of the terminal's terminfo into a function at
- * start (some 400, with `new Function`): half of the sidebar's first paint, for the dozen the board
- * ever sends. Each becomes a function that compiles its capability the first time it is called and
- * then calls what blessed compiled, so what reaches the terminal is unchanged; what blessed does not
- * compile into a function (flags, numbers, empty or file capabilities, `stringify`) it still does at once.
- */
-function compileCapabilitiesOnFirstUse(tput: { prototype: { _compile: Compile } }): void {
-  const compile = tput.prototype._compile;
-  if ((compile as { lazy?: true }).lazy) return;
-  const lazy: Compile = function (info, key, cap) {
-    const eager =
-      typeof cap !== 'string' ||
-      cap === '' ||
-      key === 'init_file' ||
-      key === 'reset_file' ||
-      this.options.stringify;
-    if (eager) return compile.call(this, info, key, cap);
-    let compiled: ((...args: unknown[]) => unknown) | undefined;
-    return (...args: unknown[]) => {
-      compiled ??= compile.call(this, info, key, cap) as (...args: unknown[]) => unknown;
-      return compiled.apply(this, args);
-    };
-  };
-  tput.prototype._compile = Object.assign(lazy, { lazy: true as const });
 }
 
 /**
