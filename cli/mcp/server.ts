@@ -17,13 +17,11 @@ import {
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
-import { warmLocalStatus } from '../../service/actions/status.js';
 import { DogsledError } from '../../service/core/common/errors.js';
 import { VERSION } from '../../service/core/common/version.js';
 import { cutAt, plainLine, strippedStrings } from '../../service/core/text/clean.js';
 import { namedError, runCommand } from '../command.js';
 import type { CliContext } from '../context.js';
-import { hostIO } from '../io.js';
 import { LineTransport } from './stdio-transport.js';
 import { TOOLS, type ToolAnswer, type ToolDefinition } from './tools.js';
 
@@ -40,12 +38,6 @@ export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOO
     inputSchema: tool.json,
   }));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  // Idle until the first call: warm what a first `status` call runs (a failure is that call's to say).
-  server.oninitialized = () => {
-    void hostIO(ctx)
-      .then(warmLocalStatus)
-      .catch(() => undefined);
-  };
   // Calls still running when stdin ends are answered before the server closes.
   const running = new Set<Promise<CallToolResult>>();
   server.setRequestHandler(CallToolRequestSchema, (request) => {

@@ -17,15 +17,6 @@ export async function readStatus(io: HostIO): Promise<StatusReport> {
   return { version: 1, now_ms: io.now(), hosts, ...work, sweep };
 }
 
-/**
- * The local half of a status read, its answer dropped: what the MCP server runs once initialized,
- * while its client is still listing tools, so the code and schemas of a first `status` call are warm.
- * Peers are not read: that would open connections for a call that may never come.
- */
-export async function warmLocalStatus(io: HostIO): Promise<void> {
-  await Promise.all([readLocalHost(io), readOpenWork(io), readSweep(io)]);
-}
-
 /** The latest sweep pass; a sweep.json that cannot be read shows as no pass (the service reports it). */
 async function readSweep(io: HostIO): Promise<StatusReport['sweep']> {
   const { readLatestSweep } = await import('../sweep/sweep-files.js');
