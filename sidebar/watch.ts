@@ -9,8 +9,8 @@
 // chokidar can lose a path that turns from a directory into something else faster than it looks (it
 // keeps watching the directory that is gone); the poll reads such a path all the same.
 
-import { statSync } from 'node:fs';
-import { basename, dirname, sep } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, sep } from 'node:path';
 import type { SidebarReads } from '../service/actions/sidebar-state.js';
 
 export interface WatchTarget {
@@ -32,6 +32,26 @@ export interface Watching {
   follow(files: readonly string[]): void;
   /** How many paths chokidar watches now (directories and files). */
   watched(): number;
+}
+
+/** After a directory appears, when to look for files chokidar may have missed in it. */
+const SETTLE_MS = [250, 1_000];
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 /** The nearest ancestor of `path` (or itself) that exists now. */
@@ -68,11 +88,14 @@ export async function watchState(
   };
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
+  const settles = new Set<NodeJS.Timeout>();
   const poke = () => {
     if (closed || timer) return;
     timer = setTimeout(() => {
       timer = undefined;
-      if (!closed) onChange();
+      if (closed) return;
+      healWatches();
+      onChange();
     }, options.debounceMs);
   };
   const roots = [...new Set(targets.map((target) => existingAncestor(target.path)))];
@@ -81,7 +104,38 @@ export async function watchState(
     persistent: false,
     ignored: (path: string) => !wanted(path),
   });
-  watcher.on('all', poke);
+  /**
+   * chokidar lists a new directory before it watches it, so a file made in between has no watch and
+   * none of its later writes is seen (a publication written right after its directory appears). A
+   * target that exists and is not watched is added here, and read once more by the caller.
+   */
+  const healWatches = () => {
+    const watched = watcher.getWatched();
+    const isWatched = (path: string) => watched[dirname(path)]?.includes(basename(path)) ?? false;
+    const missing: string[] = [];
+    for (const target of targets) {
+      if (!exists(target.path)) continue;
+      if (!isWatched(target.path)) missing.push(target.path);
+      else if (target.matches) {
+        const names = new Set(watched[target.path] ?? []);
+        for (const name of entries(target.path))
+          if (target.matches(name) && !names.has(name)) missing.push(join(target.path, name));
+      }
+    }
+    if (missing.length > 0) watcher.add(missing);
+  };
+  watcher.on('all', (event) => {
+    poke();
+    // The window above closes once chokidar has watched the new directory: look again after it.
+    if (event !== 'addDir' || closed) return;
+    for (const ms of SETTLE_MS) {
+      const settle = setTimeout(() => {
+        settles.delete(settle);
+        poke();
+      }, ms);
+      settles.add(settle);
+    }
+  });
   // A watch that fails (no inotify room) leaves the poll to refresh.
   watcher.on('error', () => undefined);
   // Resolved once chokidar has looked at everything: a change made before then may have been taken
@@ -94,6 +148,7 @@ export async function watchState(
       closed = true;
       clearInterval(poll);
       if (timer) clearTimeout(timer);
+      for (const settle of settles) clearTimeout(settle);
       await watcher.close();
     },
     follow(files) {

@@ -90,6 +90,7 @@ function warmEnv(io: WarmKeeperIO): NodeJS.ProcessEnv {
   };
   delete env[knobVariable('LOCK_HOLD_FILE')];
   delete env[knobVariable('LOCK_HOLD_MS')];
+  delete env[knobVariable('LOCK_HOLD_STOP')];
   return env;
 }
 

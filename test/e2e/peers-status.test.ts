@@ -99,13 +99,18 @@ describe.skipIf(unsupported)('status across a fleet', () => {
     const before = await Promise.all(
       ['small', 'big', 'mid'].map((tag) => acceptedConnections(fleet.peers, tag)),
     );
+    // Twenty Node starts at once on a loaded 2-core box can keep a waiting caller past the usual
+    // budget (then it answers with the entry as it stands: none, for a cold cache). What is measured
+    // here is the count of reads, so the callers wait as long as the holder's reads take.
+    const env = { ...fleet.env, DOGSLED_TEST_PEER_BUDGET_MS: '45000' };
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => runCli(['status', '--json'], fleet.env, { timeoutMs: 60_000 })),
+      Array.from({ length: 20 }, () => runCli(['status', '--json'], env, { timeoutMs: 60_000 })),
     );
     for (const result of results) {
       expect(result.code, result.stderr).toBe(0);
       const report = StatusReportSchema.parse(JSON.parse(result.stdout));
-      expect(report.hosts.filter((h) => h.reachable)).toHaveLength(4);
+      const unreachable = report.hosts.filter((h) => !h.reachable).map((h) => `${h.id}: ${h.unreachable}`);
+      expect(unreachable, result.stderr).toEqual([]);
     }
     const after = await Promise.all(
       ['small', 'big', 'mid'].map((tag) => acceptedConnections(fleet.peers, tag)),

@@ -1,6 +1,7 @@
 // A holder frozen (SIGSTOP) inside a lock stops refreshing it: the lock's age is the state a test of
 // "frozen past the stale window" waits for, rather than a fixed sleep.
 
+import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { inspectLock } from '../../service/state/engine/lock.js';
 import { waitFor } from './wait.js';
@@ -14,5 +15,32 @@ export async function lockUnrefreshedFor(file: string, ms: number): Promise<void
       return lock !== undefined && Date.now() - lock.mtimeMs > ms;
     },
     { timeoutMs: ms + 15_000 },
+  );
+}
+
+/**
+ * The env that makes a command stop itself (SIGSTOP) inside `file`'s lock, between its read and its
+ * write; after its SIGCONT it holds the lock `holdMs` more. A test stops nothing from outside, so a
+ * slow machine cannot let the pause end before the stop.
+ */
+export function stopInLock(file: string, holdMs = 1): NodeJS.ProcessEnv {
+  return {
+    DOGSLED_TEST_LOCK_HOLD_FILE: basename(file),
+    DOGSLED_TEST_LOCK_HOLD_MS: String(holdMs),
+    DOGSLED_TEST_LOCK_HOLD_STOP: '1',
+  };
+}
+
+/** Waits until process `pid` is stopped (state T in /proc): frozen where `stopInLock` put it. */
+export async function stoppedItself(pid: number | undefined, timeoutMs = 30_000): Promise<void> {
+  if (pid === undefined) throw new Error('no pid to wait for');
+  await waitFor(
+    `process ${pid} to stop itself inside its lock`,
+    async () => {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      // The state follows the command name's closing parenthesis.
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'T' ? true : undefined;
+    },
+    { timeoutMs },
   );
 }

@@ -34,6 +34,7 @@ const KNOBS = {
   LOCK_STALE_MS: { read: 'ms', gated: true },
   LOCK_HOLD_FILE: { read: 'text', gated: true },
   LOCK_HOLD_MS: { read: 'ms', gated: true },
+  LOCK_HOLD_STOP: { read: 'text', gated: true },
   ADMISSION_PAUSE_AT: { read: 'text', gated: true },
   ADMISSION_PAUSE_MS: { read: 'ms', gated: true },
   HOOK_PAUSE_MS: { read: 'ms', gated: true },

@@ -305,7 +305,8 @@ export function lockStaleMs(): number {
 /**
  * The LOCK_HOLD_MS knob with LOCK_HOLD_FILE=<name>: a pause while holding the lock
  * on that file, between reading it and writing it (store.ts), so a test can freeze a real process
- * (SIGSTOP) at the worst moment. `<file>.holding` (the pid) exists during the pause: a test that
+ * (SIGSTOP) at the worst moment; with LOCK_HOLD_STOP=1 it stops itself there, and the pause follows
+ * its SIGCONT. `<file>.holding` (the pid) exists during the pause: a test that
  * froze the process earlier, in the middle of a request, would see the other side give up on it
  * (Herdr drops a connection whose request line does not come within 5 s) instead of the lock
  * behaviour it means to test.
@@ -317,6 +318,9 @@ export async function testHoldInLock(file: string): Promise<void> {
   const marker = `${file}.holding`;
   await writeFile(marker, String(process.pid), { mode: 0o600 });
   try {
+    // LOCK_HOLD_STOP: the process freezes itself right here, so a test never races the pause's end
+    // to stop it from outside (a loaded machine can take longer to notice the lock than the pause).
+    if (testKnob(process.env, 'LOCK_HOLD_STOP') === '1') process.kill(process.pid, 'SIGSTOP');
     // Node timers overflow at 2^31 ms and would fire at once: a larger pause is the longest one.
     await sleep(Math.min(ms, 2 ** 31 - 1));
   } finally {

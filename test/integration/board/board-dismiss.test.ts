@@ -12,11 +12,10 @@ import { BoardSchema } from '../../../service/board/board-schema.js';
 import { inspectLock } from '../../../service/state/engine/lock.js';
 import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
 import { exited, runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
-import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
+import { lockUnrefreshedFor, stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { itemFixture, jobFixture } from '../../helpers/job-fixtures.js';
 import { startTmux, type Tmux, type TmuxServer } from '../../helpers/tmux.js';
 import { tempDir } from '../../helpers/tree.js';
-import { waitFor } from '../../helpers/wait.js';
 import { FAILED_JOB, flat, OWNER, openSidebar, RUNNING_JOB, writeAfternoon } from './sidebar-fixtures.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -149,18 +148,11 @@ describe('board --dismiss', () => {
     };
     const first = spawnCli(
       ['board', '--dismiss', FAILED_JOB],
-      { ...env, DOGSLED_TEST_LOCK_HOLD_FILE: 'board-seen.json', DOGSLED_TEST_LOCK_HOLD_MS: '3000' },
+      { ...env, ...stopInLock('board-seen.json') },
       { timeoutMs: 60_000 },
     );
     try {
-      await waitFor(
-        'the first dismissal inside the lock',
-        async () =>
-          (await readFile(join(box.state, 'board-seen.json.holding'), 'utf8').catch(() => undefined)) ||
-          undefined,
-        { timeoutMs: 15_000 },
-      );
-      first.child.kill('SIGSTOP');
+      await stoppedItself(first.child.pid);
       const second = spawnCli(['board', '--dismiss', 'j_second'], env, { timeoutMs: 60_000 });
       // Until the frozen lock is three stale windows old: a waiter that judged the lock by its age
       // would have broken it by then.

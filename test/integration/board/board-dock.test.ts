@@ -13,7 +13,7 @@ import { statePaths } from '../../../service/state/paths.js';
 import { boardFile } from '../../../service/state/records/sidebar-files.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { ROOT, runCli, sandbox, spawnCli } from '../../helpers/cli.js';
-import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
+import { lockUnrefreshedFor, stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -245,23 +245,14 @@ describe('board --open and --toggle', () => {
         ...env,
         DOGSLED_TEST: '1',
         DOGSLED_TEST_LOCK_STALE_MS: '1000',
-        DOGSLED_TEST_LOCK_HOLD_FILE: basename(file),
-        DOGSLED_TEST_LOCK_HOLD_MS: '4000',
+        ...stopInLock(file),
       },
       { timeoutMs: 60_000 },
     );
     // Frozen in the pause before its write, never between connecting to Herdr and sending the
     // request: the fake, like Herdr, drops a connection that sends no line within 5 s.
-    await waitFor(
-      'the first open to pause inside the registry lock',
-      async () =>
-        (await readFile(`${file}.holding`, 'utf8').catch(() => '')) === String(frozen.child.pid)
-          ? true
-          : undefined,
-      { timeoutMs: 15_000 },
-    );
+    await stoppedItself(frozen.child.pid);
     expect((await inspectLock(file))?.owner?.pid).toBe(frozen.child.pid);
-    frozen.child.kill('SIGSTOP');
     await lockUnrefreshedFor(file, 2_000);
     const second = spawnCli(
       ['board', '--open', '--json'],

@@ -45,7 +45,8 @@ async function loadedModules(): Promise<{ env: NodeJS.ProcessEnv; read: () => Pr
   const preload = join(box.root, 'loaded.cjs');
   await writeFile(
     preload,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));\n`,
+    // Written beside and renamed, so the test never reads a file the exiting process is still writing.
+    `process.on('exit', () => { const fs = require('node:fs'); fs.writeFileSync(${JSON.stringify(`${out}.part`)}, JSON.stringify(Object.keys(require.cache))); fs.renameSync(${JSON.stringify(`${out}.part`)}, ${JSON.stringify(out)}); });\n`,
   );
   return {
     env: { NODE_OPTIONS: `--require ${preload}` },

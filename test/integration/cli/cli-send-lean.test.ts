@@ -12,10 +12,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, ROOT, spawnNode, timingSplit } from '../../helpers/cli.js';
-import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
+import { lockUnrefreshedFor, stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
 import { mkfifo, restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
-import { waitFor } from '../../helpers/wait.js';
 
 const NOW = 1_900_000_000_000;
 const FULL = pathToFileURL(join(ROOT, 'dist', 'full.mjs')).href;
@@ -250,21 +249,13 @@ describe('the lean send answers a pane here as the full command does', () => {
       envFor(lead, {
         ...env,
         DOGSLED_TIMING: '1',
-        DOGSLED_TEST_LOCK_HOLD_FILE: `${child.terminal}.json`,
-        DOGSLED_TEST_LOCK_HOLD_MS: '3000',
+        ...stopInLock(`${child.terminal}.json`),
       }),
     );
     let second: ReturnType<typeof started> | undefined;
     const holder: ChildProcess = holding.proc;
     try {
-      await waitFor(
-        'the first send inside the lock',
-        async () =>
-          (await readFile(join(t.box.state, `${inboxName(child)}.holding`), 'utf8').catch(() => '')) ||
-          undefined,
-        { timeoutMs: 15_000 },
-      );
-      holder.kill('SIGSTOP');
+      await stoppedItself(holder.pid);
       second = started(
         [CLI, 'send', child.pane, '--message', 'second'],
         envFor(lead, { ...env, DOGSLED_TIMING: '1' }),

@@ -98,15 +98,19 @@ describe('serve', () => {
   it('keeps publishing while a GPU tool hangs, then says the facts timed out, leaving nothing running', async () => {
     const marker = join(box.root, 'hung-nvidia-smi');
     await writeFile(join(tools, 'nvidia-smi'), `#!/bin/sh\necho $$ > '${marker}'\nexec sleep 600\n`);
-    const hung = { ...env, DOGSLED_TEST: '1', DOGSLED_TEST_FACTS_TIMEOUT_MS: '3000' };
+    const hung = { ...env, DOGSLED_TEST: '1', DOGSLED_TEST_FACTS_TIMEOUT_MS: '5000' };
     const serve = startCli(['serve'], hung);
     try {
       // The tool hangs: snapshots go on without facts meanwhile.
       await waitFor('nvidia-smi started', async () => (existsSync(marker) ? true : undefined), {
         timeoutMs: 30_000,
       });
-      const during = HostSnapshotSchema.parse(
-        JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8')),
+      // The facts child may start before the first publication: the snapshot published meanwhile.
+      const during = await waitFor(
+        'a snapshot while the tool hangs',
+        async () =>
+          HostSnapshotSchema.parse(JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8'))),
+        { timeoutMs: 30_000 },
       );
       expect(during.facts).toBeNull();
       const after = await waitFor(

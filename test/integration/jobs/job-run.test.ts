@@ -180,7 +180,9 @@ describe('run without --wait', () => {
   });
 
   it('prints the started job as JSON and reserves room on the host', async () => {
-    const result = await runCli(['run', '--json', '--cwd', work, '--', 'true'], box.env);
+    // A job that lasts until stopped: its room is held while it runs (a job that ends at once may
+    // give its room back before the reservation is read).
+    const result = await runCli(['run', '--json', '--cwd', work, '--', 'sleep', '60'], box.env);
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout);
     expect(out).toEqual({
@@ -192,6 +194,7 @@ describe('run without --wait', () => {
     });
     const placements = JSON.parse(await readFile(join(box.state, 'placements.json'), 'utf8'));
     expect(placements.reservations).toHaveLength(1);
+    expect((await runCli(['stop', out.job], box.env)).code).toBe(0);
     await ended(out.job);
   });
 });

@@ -12,11 +12,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectLock } from '../../../service/state/engine/lock.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { CLI, exited, runCli, type Sandbox, sandbox, spawnCli } from '../../helpers/cli.js';
-import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
+import { lockUnrefreshedFor, stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { type McpSession, startMcp } from '../../helpers/mcp-client.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
-import { waitFor } from '../../helpers/wait.js';
 
 let box: Sandbox;
 let lock: ServiceLock | undefined;
@@ -137,23 +136,12 @@ describe('a lock holder frozen with SIGSTOP', () => {
   it('holds up only the call that needs its lock: status answers meanwhile, place once it resumes', async () => {
     const frozen = spawnCli(
       ['place', '--json'],
-      {
-        ...box.env,
-        DOGSLED_TEST_LOCK_HOLD_FILE: 'queue.json',
-        DOGSLED_TEST_LOCK_HOLD_MS: '2000',
-      },
+      { ...box.env, ...stopInLock('queue.json') },
       { timeoutMs: 60_000 },
     );
     children.push(frozen.child);
-    await waitFor(
-      'the place to hold queue.json',
-      async () =>
-        (await inspectLock(join(box.state, 'queue.json')))?.owner?.pid === frozen.child.pid
-          ? true
-          : undefined,
-      { timeoutMs: 15_000 },
-    );
-    frozen.child.kill('SIGSTOP');
+    await stoppedItself(frozen.child.pid);
+    expect((await inspectLock(join(box.state, 'queue.json')))?.owner?.pid).toBe(frozen.child.pid);
     const session = await mcp();
     const place = session.call('place');
     let settled = false;

@@ -9,8 +9,8 @@ import { tempDir } from '../../helpers/tree.js';
 // The worker writes this shape (test/helpers/state-worker.ts).
 const CounterSchema = z.looseObject({ count: z.int().check(z.nonnegative()) });
 
-const PROCESSES = 32;
-const INCREMENTS = 20;
+const PROCESSES = 16;
+const INCREMENTS = 10;
 
 let bundle: string;
 let bundleDir: string;
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('updateState across processes', () => {
-  test('32 processes incrementing 20 times each under updateState end at exactly 640', async () => {
+  test('16 processes incrementing 10 times each under updateState end at exactly 160', async () => {
     const dir = await tempDir();
     const file = join(dir, 'counter.json');
     const runs = await Promise.all(
@@ -43,7 +43,7 @@ describe('updateState across processes', () => {
     expect(await readdir(dir)).toEqual(['counter.json']);
   }, 120_000);
 
-  test('a stale lock left by a crash is broken once, and 32 racing processes still end at exactly 640', async () => {
+  test('a stale lock left by a crash is broken once, and 16 racing processes still end at exactly 160', async () => {
     const dir = await tempDir();
     const file = join(dir, 'counter.json');
     // What a holder killed mid-update leaves: the lock dir, unrefreshed for longer than the stale time.

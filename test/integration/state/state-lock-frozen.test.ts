@@ -13,7 +13,7 @@ import type { ServiceLock } from '../../../service/state/records/service-lock.js
 import { HostSnapshotSchema, PlacementsSchema } from '../../../service/state/schemas/host-schemas.js';
 import { QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
-import { lockUnrefreshedFor } from '../../helpers/frozen-lock.js';
+import { lockUnrefreshedFor, stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -55,17 +55,9 @@ function start(args: string[], env: NodeJS.ProcessEnv) {
 
 /** Starts `place --json` that pauses inside `file`'s lock, and stops it (SIGSTOP) right there. */
 async function frozenPlace(file: string) {
-  const first = start(
-    ['place', '--json'],
-    testEnv({ DOGSLED_TEST_LOCK_HOLD_FILE: file, DOGSLED_TEST_LOCK_HOLD_MS: '3000' }),
-  );
-  await waitFor(
-    `the first place to hold ${file}`,
-    async () =>
-      (await inspectLock(join(box.state, file)))?.owner?.pid === first.child.pid ? true : undefined,
-    { timeoutMs: 15_000 },
-  );
-  first.child.kill('SIGSTOP');
+  const first = start(['place', '--json'], testEnv(stopInLock(file)));
+  await stoppedItself(first.child.pid);
+  expect((await inspectLock(join(box.state, file)))?.owner?.pid).toBe(first.child.pid);
   return first;
 }
 
@@ -115,17 +107,9 @@ describe('a place stopped inside its lock for longer than the stale window', () 
 describe('a place frozen past its own deadline', () => {
   it('reports the deadline and writes nothing afterwards: no ticket that nobody was told of', async () => {
     // No service: the place would queue a ticket; it is stopped after reading queue.json.
-    const first = start(
-      ['place', '--json', '--max', '5s'],
-      testEnv({ DOGSLED_TEST_LOCK_HOLD_FILE: 'queue.json', DOGSLED_TEST_LOCK_HOLD_MS: '3000' }),
-    );
-    await waitFor(
-      'the place to hold queue.json',
-      async () =>
-        (await inspectLock(join(box.state, 'queue.json')))?.owner?.pid === first.child.pid ? true : undefined,
-      { timeoutMs: 15_000 },
-    );
-    first.child.kill('SIGSTOP');
+    const first = start(['place', '--json', '--max', '5s'], testEnv(stopInLock('queue.json')));
+    await stoppedItself(first.child.pid);
+    expect((await inspectLock(join(box.state, 'queue.json')))?.owner?.pid).toBe(first.child.pid);
     // Past both its pause inside the lock and its --max: on resume both are due.
     await sleep(6_000);
     first.child.kill('SIGCONT');

@@ -1,0 +1,89 @@
+// The sidebar's file watch (sidebar/watch.ts) on real files: a publication whose directory appears
+// after the board opened, rewritten right after its first write, is read each time. chokidar lists
+// a new directory before it watches it, so a file made in between would have no watch of its own and
+// none of its later writes would be seen; the watch adds such a file when it next looks. The race is
+// the machine's to win or lose, so the case runs many rounds, each in a fresh directory.
+
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Watching, watchState } from '../../../sidebar/watch.js';
+import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
+
+const open: Watching[] = [];
+afterEach(async () => {
+  for (const watching of open.splice(0)) await watching.close();
+});
+
+/** Watches `file` (under a directory not made yet) as the sidebar does: the last text read. */
+async function follow(file: string): Promise<{ last: () => string | undefined }> {
+  let last: string | undefined;
+  const watching = await watchState(
+    [{ path: file }],
+    () =>
+      void readFile(file, 'utf8').then(
+        (text) => {
+          last = text;
+        },
+        () => undefined,
+      ),
+    { debounceMs: 15, pollMs: 600_000 },
+  );
+  open.push(watching);
+  return { last: () => last };
+}
+
+describe('the sidebar watch', () => {
+  it('reads every write of a file whose directory appeared after the watch began', async () => {
+    for (let round = 0; round < 15; round++) {
+      const state = await tempDir('dogsled-watch-');
+      const file = join(state, 'todo-lines', 'owner.json');
+      const seen = await follow(file);
+      await mkdir(join(state, 'todo-lines'));
+      await writeFile(file, `first ${round}`);
+      await waitFor(
+        `round ${round}: the first write`,
+        async () => seen.last() === `first ${round}` || undefined,
+        {
+          timeoutMs: 10_000,
+        },
+      );
+      // Written in place at once, as a writer that truncates does: read within the settle look.
+      await writeFile(file, `second ${round}`);
+      await waitFor(
+        `round ${round}: the rewrite`,
+        async () => seen.last() === `second ${round}` || undefined,
+        {
+          timeoutMs: 10_000,
+        },
+      );
+      await open.pop()?.close();
+    }
+  });
+
+  it('reads a file in a watched directory that appeared with it, for entries a target names', async () => {
+    const state = await tempDir('dogsled-watch-');
+    const peers = join(state, 'peers');
+    let reads = 0;
+    const watching = await watchState(
+      [{ path: peers, matches: (name) => name.endsWith('.json') }],
+      () => {
+        reads += 1;
+      },
+      { debounceMs: 15, pollMs: 600_000 },
+    );
+    open.push(watching);
+    await mkdir(peers);
+    await writeFile(join(peers, 'big.json'), '{}');
+    await waitFor('the entry watched', async () => (watching.watched() >= 3 ? true : undefined), {
+      timeoutMs: 10_000,
+    });
+    const before = reads;
+    await writeFile(join(peers, 'big.json'), '{"a":1}');
+    await waitFor('a read after the rewrite', async () => (reads > before ? true : undefined), {
+      timeoutMs: 10_000,
+    });
+    expect(reads).toBeGreaterThan(before);
+  });
+});
