@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { FlakyReport } from './test/helpers/flaky-reporter.js';
 import { LongestFirst } from './test/helpers/sequencer.js';
 import { SLOW_FILES } from './test/slow-files.js';
 
@@ -19,6 +20,8 @@ export default defineConfig({
     maxWorkers: Math.max(4, availableParallelism()),
     // Longest first, across projects, so no long file runs on alone at the end.
     sequence: { sequencer: LongestFirst },
+    // The tests that passed only on a second try are listed at the end of the run (see `retry`).
+    reporters: ['default', new FlakyReport()],
     // `npm test` runs them all; `npm run test:fast` the unit project alone.
     projects: [
       {
@@ -40,6 +43,9 @@ export default defineConfig({
           exclude: ['test/unit/**', ...SLOW_FILES],
           testTimeout: 20_000,
           hookTimeout: 30_000,
+          // Real processes on a machine other tests load: a failure is tried once more, and a pass
+          // on that try is listed as flaky at the end of the run (test/helpers/flaky-reporter.ts).
+          retry: 1,
         },
       },
       {
@@ -52,6 +58,7 @@ export default defineConfig({
           testTimeout: 120_000,
           // Peer setups (users, sshd, network namespaces, a fleet's services) run in beforeAll.
           hookTimeout: 240_000,
+          retry: 1,
         },
       },
     ],

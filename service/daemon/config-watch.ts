@@ -6,9 +6,10 @@
 // and says why, and a broken profile says why, in host.json's errors, which `status` shows. Launches
 // read a profile when they start, so a fixed profile needs nothing more.
 
-import { dirname, resolve } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import { listProfiles, profilesDir } from '../agents/profiles.js';
+import { listProfiles, PROFILE_FILE, profilesDir } from '../agents/profiles.js';
 import { messageOf } from '../core/common/errors.js';
 import { squeezedLine } from '../core/text/clean.js';
 import type { Config } from '../state/config/config.js';
@@ -18,6 +19,12 @@ import type { ConfigLocation } from '../state/paths.js';
 
 /** Editors write a file in steps (truncate, write, rename): one reload once they settle. */
 const SETTLE_MS = 150;
+/**
+ * How often the files' stats are compared with those of the last reload: a watch can miss a change
+ * (a path turned from a file into a directory and back faster than chokidar looks), and a missed
+ * one must not leave the service on an old policy until the next edit. A few stats per look.
+ */
+const LOOK_MS = 5_000;
 
 export interface ConfigWatchIO extends HostIO {
   /** Where the policy came from (`--config`, `$DOGSLED_CONFIG`, else the default path). */
@@ -44,7 +51,10 @@ export function watchConfig(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
   const watchers: FSWatcher[] = [];
+  let seen: string | undefined;
+  let look: ReturnType<typeof setInterval> | undefined;
   const reload = async (): Promise<void> => {
+    seen = await filesSeen(path, profiles);
     try {
       replacePolicy(io.config, await loadConfig(path, explicit, io.home));
       report('config', undefined);
@@ -96,15 +106,45 @@ export function watchConfig(
     await Promise.all(watchers.map((one) => new Promise<void>((done) => one.once('ready', () => done()))));
     // The profiles as they are at start: a broken one is reported without waiting for a change.
     await queueReload();
+    if (closed) return;
+    look = setInterval(() => {
+      void filesSeen(path, profiles).then((now) => {
+        if (now !== seen && timer === undefined) soon();
+      });
+    }, LOOK_MS);
+    look.unref();
   })();
   const close = async (): Promise<void> => {
     closed = true;
     if (timer !== undefined) clearTimeout(timer);
+    if (look !== undefined) clearInterval(look);
     await ready.catch(() => undefined);
     await Promise.all(watchers.map((one) => one.close()));
   };
   signal.addEventListener('abort', () => void close(), { once: true });
   return { ready, close };
+}
+
+/** What a path is now, as a stat tells it (kind, inode, size, mtime), or why it has none. */
+async function statOf(path: string): Promise<string> {
+  try {
+    const s = await stat(path);
+    const kind = s.isFile() ? 'f' : s.isDirectory() ? 'd' : 'o';
+    return `${kind}:${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch (error) {
+    return `!${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
+}
+
+/** config.toml's stat and each profile file's, as one text: any change to them changes it. */
+async function filesSeen(config: string, profiles: string): Promise<string> {
+  const names = await readdir(profiles).catch(() => [] as string[]);
+  const parts = await Promise.all([
+    statOf(config),
+    statOf(profiles),
+    ...names.sort().map((name) => statOf(join(profiles, name, PROFILE_FILE))),
+  ]);
+  return parts.join(' ');
 }
 
 /** Makes `current` the `next` policy in place: every worker holds this one object. */

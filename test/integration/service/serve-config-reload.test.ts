@@ -4,7 +4,7 @@
 // there too until it is fixed.
 
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -94,6 +94,27 @@ describe('serve follows config.toml and the profiles', () => {
     await waitFor('no error', async () => ((await snapshot()).errors.length === 0 ? true : undefined), {
       timeoutMs: 30_000,
     });
+  });
+
+  it('takes up a config.toml whose directory was made after it started', async () => {
+    // A new user starts the service first and writes the policy afterwards: no watch can begin on
+    // a directory that is not there, so the service's look at the files' stats finds it.
+    const host = await roomFor5(box, 600_000);
+    stopTicker = host.stop;
+    await rm(dirname(box.configPath), { recursive: true });
+    startServe({ ...box.env, ...host.env }, running);
+    await waitFor('a first snapshot', async () => (await snapshot()).headroom, { timeoutMs: 30_000 });
+    await mkdir(dirname(box.configPath), { recursive: true });
+    await writeConfig(`${ROOMY}disk_free_min_percent = 100\n`);
+    const refused = await waitFor(
+      'the new policy in host.json',
+      async () => {
+        const { headroom } = await snapshot();
+        return headroom.reason.some((r: string) => r.endsWith('needs 100%')) ? headroom : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(refused.eligible).toBe(false);
   });
 
   it('a broken profile is said in status until it is fixed', async () => {
