@@ -93,9 +93,7 @@ export async function watchState(
     if (closed || timer) return;
     timer = setTimeout(() => {
       timer = undefined;
-      if (closed) return;
-      healWatches();
-      onChange();
+      if (!closed) onChange();
     }, options.debounceMs);
   };
   const roots = [...new Set(targets.map((target) => existingAncestor(target.path)))];
@@ -107,7 +105,8 @@ export async function watchState(
   /**
    * chokidar lists a new directory before it watches it, so a file made in between has no watch and
    * none of its later writes is seen (a publication written right after its directory appears). A
-   * target that exists and is not watched is added here, and read once more by the caller.
+   * target that exists and is not watched is added here, after a directory appeared, and read once
+   * more by the caller.
    */
   const healWatches = () => {
     const watched = watcher.getWatched();
@@ -131,6 +130,8 @@ export async function watchState(
     for (const ms of SETTLE_MS) {
       const settle = setTimeout(() => {
         settles.delete(settle);
+        if (closed) return;
+        healWatches();
         poke();
       }, ms);
       settles.add(settle);

@@ -4,7 +4,7 @@
 // none of its later writes would be seen; the watch adds such a file when it next looks. The race is
 // the machine's to win or lose, so the case runs many rounds, each in a fresh directory.
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Watching, watchState } from '../../../sidebar/watch.js';
@@ -12,9 +12,17 @@ import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const open: Watching[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
   for (const watching of open.splice(0)) await watching.close();
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
+
+async function stateDir(): Promise<string> {
+  const dir = await tempDir('dogsled-watch-');
+  dirs.push(dir);
+  return dir;
+}
 
 /** Watches `file` (under a directory not made yet) as the sidebar does: the last text read. */
 async function follow(file: string): Promise<{ last: () => string | undefined }> {
@@ -37,7 +45,7 @@ async function follow(file: string): Promise<{ last: () => string | undefined }>
 describe('the sidebar watch', () => {
   it('reads every write of a file whose directory appeared after the watch began', async () => {
     for (let round = 0; round < 15; round++) {
-      const state = await tempDir('dogsled-watch-');
+      const state = await stateDir();
       const file = join(state, 'todo-lines', 'owner.json');
       const seen = await follow(file);
       await mkdir(join(state, 'todo-lines'));
@@ -63,7 +71,7 @@ describe('the sidebar watch', () => {
   });
 
   it('reads a file in a watched directory that appeared with it, for entries a target names', async () => {
-    const state = await tempDir('dogsled-watch-');
+    const state = await stateDir();
     const peers = join(state, 'peers');
     let reads = 0;
     const watching = await watchState(
