@@ -160,7 +160,11 @@ const made: string[] = [];
 export async function removeScenarios(): Promise<void> {
   const roots = made.splice(0);
   template = undefined;
-  await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
+  // A file's shared serve stops after this (after-hooks run in reverse), and a git it runs in a
+  // repository meanwhile can add a file as the directory is emptied (ENOTEMPTY): tried again.
+  await Promise.all(
+    roots.map((root) => rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })),
+  );
 }
 
 async function buildTemplate(): Promise<string> {
