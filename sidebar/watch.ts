@@ -93,7 +93,9 @@ export async function watchState(
     if (closed || timer) return;
     timer = setTimeout(() => {
       timer = undefined;
-      if (!closed) onChange();
+      if (closed) return;
+      healWatches();
+      onChange();
     }, options.debounceMs);
   };
   const roots = [...new Set(targets.map((target) => existingAncestor(target.path)))];
@@ -105,8 +107,8 @@ export async function watchState(
   /**
    * chokidar lists a new directory before it watches it, so a file made in between has no watch and
    * none of its later writes is seen (a publication written right after its directory appears). A
-   * target that exists and is not watched is added here, after a directory appeared, and read once
-   * more by the caller.
+   * target that exists and is not watched is added here, at every change (a few stats: looking
+   * only after a directory appeared missed a file in a whole-suite run), and read once more.
    */
   const healWatches = () => {
     const watched = watcher.getWatched();
@@ -130,8 +132,6 @@ export async function watchState(
     for (const ms of SETTLE_MS) {
       const settle = setTimeout(() => {
         settles.delete(settle);
-        if (closed) return;
-        healWatches();
         poke();
       }, ms);
       settles.add(settle);

@@ -211,9 +211,11 @@ describe.skipIf(unsupported)('unreachable peers', () => {
     await pool.exec(target(), ['snapshot']);
     await pool.close();
     const user = peers.peer('lo').user.name;
-    await waitFor(
-      'no peer process left',
-      async () => (await run(['pgrep', '-u', user, '-f', 'host rpc']).catch(() => '')) === '',
-    );
+    await waitFor('no peer process left', async () => {
+      const left = await run(['pgrep', '-a', '-u', user, '-f', 'host rpc']).catch(() => '');
+      if (left === '') return true;
+      // Thrown, so a timeout names what is still running there.
+      throw new Error(`still running as ${user}: ${left.trim().replaceAll('\n', '; ')}`);
+    });
   });
 });
