@@ -16,12 +16,12 @@ import {
 import type { HostIO, ProcessIO } from '../state/io.js';
 
 /**
- * The cleanup request (sweep/request.ts), and below the context's glance, load when a hook needs
- * them: the lock, the store and node:net are no part of a prompt's hooks.
+ * The cleanup request (sweep/request-now.ts), and below the context's glance, load when a hook needs
+ * them: no prompt's hook writes a request.
  */
 async function askForSweep(io: ProcessIO, owner: string): Promise<void> {
-  const { askForSweep: ask } = await import('../sweep/request.js');
-  await ask(io, owner);
+  const { askForSweepNow } = await import('../sweep/request-now.js');
+  await askForSweepNow(io, owner);
 }
 
 /** `hook inbox` with nothing to deliver and, at a Stop, no reminder due: the pass asked for. */

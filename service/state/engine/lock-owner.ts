@@ -6,19 +6,12 @@
 import fs from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { selfIdentity } from './liveness.js';
+import { OWNER_FILE } from './new-owner.js';
 import { type LockOwner, parseOwner } from './owner-record.js';
-import { randomBytes } from './random.js';
 import { readRegular } from './regular-file.js';
 
+export { newOwner, OWNER_FILE } from './new-owner.js';
 export { type LockOwner, parseIdentity, parseOwner } from './owner-record.js';
-
-export const OWNER_FILE = 'owner';
-
-/** This process, for one new acquisition. */
-export function newOwner(): LockOwner {
-  return { ...selfIdentity(), token: randomBytes(8).toString('hex'), since_ms: Date.now() };
-}
 
 /**
  * The fs proper-lockfile uses for one acquisition: mkdir also writes the owner record (O_EXCL), and

@@ -10,6 +10,7 @@ import { StatusReportSchema } from '../../../service/hosts/view-schemas.js';
 import { statePaths } from '../../../service/state/paths.js';
 import { SweepPassSchema } from '../../../service/state/schemas/sweep-schemas.js';
 import { requestSweep } from '../../../service/sweep/request.js';
+import { askForSweepNow } from '../../../service/sweep/request-now.js';
 import { exited, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import {
   freshRepo,
@@ -131,6 +132,21 @@ describe('the sweep in serve', () => {
     child.kill('SIGTERM');
     expect((await exited(child)).code).toBe(0);
     expect(await exists(join(box.state, 'sweep.sock'))).toBe(false);
+  });
+
+  it("wakes through sweep.sock at a lean hook's request too (written at once, poked through the pipe handle)", async () => {
+    const child = startCli(['serve', '--interval', '3600'], box.env, box.root);
+    running.push(child);
+    await waitFor(
+      'sweep.sock',
+      async () => ((await exists(join(box.state, 'sweep.sock'))) ? true : undefined),
+      { timeoutMs: 20_000 },
+    );
+    await askForSweepNow(io(), 'w1:p1');
+    const pass = await waitFor('a pass', () => latest().catch(() => undefined), { timeoutMs: 30_000 });
+    expect(pass.error).toBeNull();
+    child.kill('SIGTERM');
+    expect((await exited(child)).code).toBe(0);
   });
 
   it('warns once when sweep.sock is a directory and still finds the request on the interval', async () => {

@@ -6,8 +6,9 @@
 // DOGSLED_TIMING's marks say which bundle answered. The cases the lean path must not answer (a
 // record to deliver, work of the owner, a file it doubts...) are shown to fall back.
 
-import { spawn } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseFast } from '../../../cli/fast-path.js';
@@ -218,7 +219,7 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
     expect(run.stdout).not.toContain('\x1b');
   });
 
-  it("a prompt's hooks load no builtin module beyond node:vm (and node:os for the service's liveness)", async () => {
+  it('a hook loads no builtin module beyond node:vm (node:os for liveness, the pipe handle at a Stop)', async () => {
     const out = join(t.box.root, 'modules.txt');
     const probe = join(t.box.root, 'probe.cjs');
     await writeFile(
@@ -227,9 +228,12 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
 process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
     );
     // The context judges the service up: its lock's owner must be alive on this host (named by os).
+    // A Stop writes the cleanup request (its lock's owner record names the host) and pokes
+    // sweep.sock through the pipe handle alone: node:net and its streams are no part of it.
     const expected = new Map([
       [PROMPT, ['NativeModule vm']],
       [CONTEXT, ['NativeModule vm', 'Internal Binding os', 'NativeModule os']],
+      [STOP, ['NativeModule vm', 'Internal Binding os', 'NativeModule os', 'Internal Binding pipe_wrap']],
     ]);
     for (const [args, modules] of expected) {
       // Twice: the second run compiles from the code cache the first one wrote.
@@ -472,6 +476,36 @@ describe('hostile state files: the lean hook falls back, and both answer alike',
       }
     });
   }
+
+  it("a sweep-request.json lock left by a dead holder: the lean Stop's one try leaves it to the full writer, which breaks it", async () => {
+    const lockDir = join(t.box.state, 'sweep-request.json.lock');
+    await mkdir(lockDir);
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const record = { pid: dead, start: null, hostname: hostname(), token: 'gone', since_ms: NOW - 1_000 };
+    await writeFile(join(lockDir, 'owner'), JSON.stringify(record));
+    const run = await compare(child, STOP, STOP_INPUT);
+    expect(run).toMatchObject({ code: 0, stdout: '', bundles: LEAN });
+    expect(JSON.parse(run.files['sweep-request.json'] ?? '').requested_ms).toBe(NOW);
+    expect(Object.keys(run.files).some((name) => name.startsWith('sweep-request.json.lock'))).toBe(false);
+  });
+
+  it('a sweep-request.json that is a directory: the Stop still answers, lean or not, and nothing is lost', async () => {
+    await mkdir(join(t.box.state, 'sweep-request.json'));
+    const run = await compare(child, STOP, STOP_INPUT);
+    expect(run).toMatchObject({ code: 0, stdout: '', bundles: LEAN });
+    expect((await stat(join(t.box.state, 'sweep-request.json'))).isDirectory()).toBe(true);
+  });
+
+  it('under --pending-deprecation a Stop still prints nothing on any stream', async () => {
+    for (let i = 0; i < 2; i++) {
+      const run = await spawned(
+        [CLI, 'hook', ...STOP],
+        envFor(child, { NODE_OPTIONS: '--pending-deprecation' }),
+        JSON.stringify(STOP_INPUT),
+      );
+      expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
+  });
 
   it('a sweep-request.json that is not JSON: quarantined by the same writer, lean or not', async () => {
     await writeFile(join(t.box.state, 'sweep-request.json'), '{"version":');

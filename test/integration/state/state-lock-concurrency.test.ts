@@ -43,6 +43,20 @@ describe('updateState across processes', () => {
     expect(await readdir(dir)).toEqual(['counter.json']);
   }, 120_000);
 
+  test('8 processes taking the lock at once (updateNow) and 8 waiting for it (updateState) end at exactly 160', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'counter.json');
+    const runs = await Promise.all(
+      Array.from({ length: PROCESSES }, (_, i) =>
+        runWorker(bundle, [i % 2 === 0 ? 'increment-now' : 'increment', file, String(INCREMENTS)]),
+      ),
+    );
+    for (const run of runs) expect(run).toMatchObject({ code: 0, signal: null, stderr: '' });
+    const counter = await readState(file, CounterSchema, { now: Date.now, warn: () => {} });
+    expect(counter).toEqual({ count: PROCESSES * INCREMENTS });
+    expect(await readdir(dir)).toEqual(['counter.json']);
+  }, 120_000);
+
   test('a stale lock left by a crash is broken once, and 16 racing processes still end at exactly 160', async () => {
     const dir = await tempDir();
     const file = join(dir, 'counter.json');

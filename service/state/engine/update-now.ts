@@ -1,0 +1,174 @@
+// A read-modify-write of one small state file done at once, synchronously, or not at all: for the
+// hooks' hot path (the Stop gate's sweep request, written on every Stop of every agent), where
+// loading node:fs/promises, proper-lockfile and the store is most of a hook's cost. It takes the
+// very lock lock.ts takes (the `<file>.lock` directory made by mkdir, its owner record written
+// O_EXCL inside, checked again before the rename), reads with the file's hand check and writes a
+// temp file renamed over the old one, named as atomic-write.ts names it. It never waits and never
+// judges a problem: a lock someone holds, a file it doubts (not a regular file, corrupt, refused by
+// its check), a missing state dir or any failure undoes what it did and answers undefined, and the
+// caller runs updateState (store.ts), which waits, breaks a dead holder's lock, quarantines and
+// words the error.
+
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { basename, join } from 'node:path';
+import { testKnob } from '../../core/common/test-knobs.js';
+import { newOwner, OWNER_FILE } from './new-owner.js';
+import { parseOwner } from './owner-record.js';
+import { randomBytes } from './random.js';
+import type { RecordCheck } from './record-check.js';
+
+export interface NowOptions {
+  mode: number;
+  /**
+   * fsync the new text before the rename. Off only for a file whose loss in a power failure loses
+   * nothing (each caller says why); the rename still gives readers one whole version or the other.
+   */
+  durable: boolean;
+}
+
+/**
+ * `{ result }` when the update was done (or `fn` left the file as it was), undefined when it was not
+ * tried or was undone: then nothing was written and the caller runs the full update.
+ */
+export function updateNow<T, R>(
+  file: string,
+  check: RecordCheck<T>,
+  options: NowOptions,
+  fn: (current: T | undefined) => { result: R; next?: T | undefined },
+): { result: R } | undefined {
+  // A test that freezes a writer inside this file's lock means the full path (lock.ts's pause).
+  if (testKnob(process.env, 'LOCK_HOLD_FILE') === basename(file)) return undefined;
+  const lock = `${file}.lock`;
+  const record = join(lock, OWNER_FILE);
+  let owner: ReturnType<typeof newOwner>;
+  try {
+    owner = newOwner();
+    mkdirSync(lock);
+  } catch {
+    // Held (EEXIST), or no state dir: the full path waits, or makes and words it.
+    return undefined;
+  }
+  try {
+    writeText(record, `${JSON.stringify(owner)}\n`, constants.O_EXCL, 0o600, false);
+  } catch {
+    // Someone else's record in our fresh directory is impossible unless a breaker raced us: leave it.
+    rmdirQuietly(lock);
+    return undefined;
+  }
+  let temp: string | undefined;
+  try {
+    const current = readChecked(file, check);
+    if (current === DOUBT) return undefined;
+    const { result, next } = fn(current);
+    if (next === undefined) return { result };
+    const checked = check.safeParse(next);
+    if (!checked.success) return undefined;
+    temp = `${file}.tmp-${owner.pid}-${owner.start ?? 'x'}-${randomBytes(4).toString('hex')}`;
+    writeText(
+      temp,
+      `${JSON.stringify(checked.data, null, 2)}\n`,
+      constants.O_EXCL,
+      options.mode,
+      options.durable,
+    );
+    // As lock.ts's writers do: a lock lost while we wrote (broken as abandoned) writes nothing.
+    if (parseOwner(readSmall(record))?.token !== owner.token) return undefined;
+    renameSync(temp, file);
+    temp = undefined;
+    return { result };
+  } catch {
+    return undefined;
+  } finally {
+    if (temp !== undefined) unlinkQuietly(temp);
+    release(record, lock, owner.token);
+  }
+}
+
+const DOUBT = Symbol('doubt');
+
+/** The record, undefined when there is no file, DOUBT for anything the full reader must judge. */
+function readChecked<T>(file: string, check: RecordCheck<T>): T | undefined | typeof DOUBT {
+  let text: string | undefined;
+  try {
+    text = readSmall(file);
+  } catch {
+    return DOUBT;
+  }
+  if (text === undefined) return undefined;
+  try {
+    const checked = check.safeParse(JSON.parse(text));
+    return checked.success ? checked.data : DOUBT;
+  } catch {
+    return DOUBT;
+  }
+}
+
+/** A regular file's text (O_NONBLOCK, O_NOFOLLOW: a FIFO never blocks, a symlink is refused). */
+function readSmall(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeText(path: string, text: string, flags: number, mode: number, durable: boolean): void {
+  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | flags, mode);
+  try {
+    // The creation mode is filtered by the umask; state files are always exactly `mode`.
+    fchmodSync(fd, mode);
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Removes the lock only while its record is still this acquisition's (lock-owner.ts's rule). */
+function release(record: string, lock: string, token: string): void {
+  try {
+    if (parseOwner(readSmall(record))?.token !== token) return;
+    unlinkSync(record);
+    rmdirSync(lock);
+  } catch {
+    // Left for the next taker: its holder (this pid) is dead by then, so the lock breaks at once.
+  }
+}
+
+function rmdirQuietly(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not ours to clean any further.
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
