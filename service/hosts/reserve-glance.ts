@@ -1,6 +1,6 @@
 // `place` in its common case, as a glance (local-glance.ts says how): this host the whole fleet, its
 // service up, no ticket waiting. It takes the locks the full placement takes, in the same order
-// (queue.json, then placements.json: lock.ts), reads queue.json and host.json by hand and
+// (queue.json, then placements.json: lock.ts), at once where they are free (update-now.ts), reads queue.json and host.json by hand and
 // placements.json through the store with a check equal to its schema (state/checks), decides with
 // the rule reserve-room.ts decides with (local-view.ts, reserveHere) and writes the same record.
 // undefined, with nothing written, when the full path must answer: a peer, a ticket that is not
@@ -12,9 +12,9 @@ import type { Placements } from '../core/placement/host-types.js';
 import { isSettled } from '../core/placement/tickets.js';
 import { PlacementsCheck } from '../state/checks/placements-check.js';
 import { newId } from '../state/engine/ids.js';
-import { withLock } from '../state/engine/lock.js';
-import { updateState } from '../state/engine/store.js';
+import { lockNow, updateNow } from '../state/engine/update-now.js';
 import type { HostIO } from '../state/io.js';
+import { backupOf, STATE_FILE_MODE } from '../state/paths.js';
 import { glanceTickets } from '../state/records/work-glance.js';
 import { glanceAlone, glanceLocalFacts } from './local-glance.js';
 import { LOCAL_HOST, reserveHere } from './local-view.js';
@@ -24,22 +24,41 @@ const NO_PLACEMENTS: Placements = { version: 1, reservations: [] };
 
 export async function glanceReserve(io: HostIO, owner: string | null): Promise<Placed | undefined> {
   if (!(await glanceAlone(io))) return undefined;
+  const settled = () => {
+    const tickets = glanceTickets(io);
+    return tickets !== undefined && tickets.every(isSettled);
+  };
+  const reserve = (current: Placements | undefined) => {
+    const placements = current ?? NO_PLACEMENTS;
+    const local = glanceLocalFacts(io, placements.reservations);
+    if (local === undefined) return { result: undefined };
+    const decided = reserveHere(placements, local, io.config, io.now(), { id: newId('r'), owner });
+    if ('refusal' in decided) return { result: undefined };
+    const { reservation, next } = decided;
+    const placed: Placed = { kind: 'placed', host: LOCAL_HOST.id, label: LOCAL_HOST.label, reservation };
+    return { result: placed, next };
+  };
+  // Where no one holds either lock (the common case) both are taken at once, without loading the
+  // waiting lock and the store (update-now.ts); the written record is the same, synced as always.
+  const queue = lockNow(io.paths.queue);
+  if (queue !== undefined) {
+    try {
+      if (!settled()) return undefined;
+      const file = io.paths.placements;
+      const options = { mode: STATE_FILE_MODE, durable: true, backup: backupOf(file) };
+      const done = updateNow(file, PlacementsCheck, options, reserve);
+      if (done !== undefined) return done.result;
+    } finally {
+      queue.release();
+    }
+  }
+  const [{ withLock }, { updateState }] = await Promise.all([
+    import('../state/engine/lock.js'),
+    import('../state/engine/store.js'),
+  ]);
   return withLock(
     io.paths.queue,
-    async () => {
-      const tickets = glanceTickets(io);
-      if (tickets === undefined || tickets.some((ticket) => !isSettled(ticket))) return undefined;
-      return updateState(io.paths.placements, PlacementsCheck, io, (current) => {
-        const placements = current ?? NO_PLACEMENTS;
-        const local = glanceLocalFacts(io, placements.reservations);
-        if (local === undefined) return { result: undefined };
-        const decided = reserveHere(placements, local, io.config, io.now(), { id: newId('r'), owner });
-        if ('refusal' in decided) return { result: undefined };
-        const { reservation, next } = decided;
-        const placed: Placed = { kind: 'placed', host: LOCAL_HOST.id, label: LOCAL_HOST.label, reservation };
-        return { result: placed, next };
-      });
-    },
+    async () => (settled() ? updateState(io.paths.placements, PlacementsCheck, io, reserve) : undefined),
     { signal: io.signal },
   );
 }

@@ -25,6 +25,7 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import { testKnob } from '../../core/common/test-knobs.js';
+import { selfIdentity } from './liveness.js';
 import { newOwner, OWNER_FILE } from './new-owner.js';
 import { parseOwner } from './owner-record.js';
 import { randomBytes } from './random.js';
@@ -37,6 +38,56 @@ export interface NowOptions {
    * nothing (each caller says why); the rename still gives readers one whole version or the other.
    */
   durable: boolean;
+  /** `<name>.prev` (paths.ts backupOf): written with the same text and renamed first, as store.ts does. */
+  backup?: string | undefined;
+}
+
+/** A lock taken by lockNow: still ours (its owner record unchanged), and its release. */
+export interface HeldNow {
+  owned(): boolean;
+  release(): void;
+}
+
+/**
+ * lock.ts's lock on `file` (which need not exist), taken at once or not at all: undefined when
+ * someone holds it, or the state dir is missing (the full path waits, or makes and words it).
+ */
+export function lockNow(file: string): HeldNow | undefined {
+  const lock = `${file}.lock`;
+  const record = join(lock, OWNER_FILE);
+  let token: string;
+  try {
+    const owner = newOwner();
+    token = owner.token;
+    mkdirSync(lock);
+    try {
+      writeText(record, `${JSON.stringify(owner)}\n`, constants.O_EXCL, 0o600, false);
+    } catch {
+      // Someone else's record in our fresh directory means a breaker raced us: leave it theirs.
+      rmdirQuietly(lock);
+      return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  const owned = () => {
+    try {
+      return parseOwner(readSmall(record))?.token === token;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    owned,
+    // Removes the lock only while its record is still this acquisition's (lock-owner.ts's rule).
+    // Left in place on a failure, for the next taker: its holder (this pid) is dead by then, so it
+    // breaks at once.
+    release: () => {
+      if (!owned()) return;
+      unlinkQuietly(record);
+      rmdirQuietly(lock);
+    },
+  };
 }
 
 /**
@@ -51,24 +102,9 @@ export function updateNow<T, R>(
 ): { result: R } | undefined {
   // A test that freezes a writer inside this file's lock means the full path (lock.ts's pause).
   if (testKnob(process.env, 'LOCK_HOLD_FILE') === basename(file)) return undefined;
-  const lock = `${file}.lock`;
-  const record = join(lock, OWNER_FILE);
-  let owner: ReturnType<typeof newOwner>;
-  try {
-    owner = newOwner();
-    mkdirSync(lock);
-  } catch {
-    // Held (EEXIST), or no state dir: the full path waits, or makes and words it.
-    return undefined;
-  }
-  try {
-    writeText(record, `${JSON.stringify(owner)}\n`, constants.O_EXCL, 0o600, false);
-  } catch {
-    // Someone else's record in our fresh directory is impossible unless a breaker raced us: leave it.
-    rmdirQuietly(lock);
-    return undefined;
-  }
-  let temp: string | undefined;
+  const held = lockNow(file);
+  if (held === undefined) return undefined;
+  const temps: string[] = [];
   try {
     const current = readChecked(file, check);
     if (current === DOUBT) return undefined;
@@ -76,25 +112,33 @@ export function updateNow<T, R>(
     if (next === undefined) return { result };
     const checked = check.safeParse(next);
     if (!checked.success) return undefined;
-    temp = `${file}.tmp-${owner.pid}-${owner.start ?? 'x'}-${randomBytes(4).toString('hex')}`;
-    writeText(
-      temp,
-      `${JSON.stringify(checked.data, null, 2)}\n`,
-      constants.O_EXCL,
-      options.mode,
-      options.durable,
-    );
+    const text = `${JSON.stringify(checked.data, null, 2)}\n`;
+    const targets = options.backup === undefined ? [file] : [options.backup, file];
+    for (const target of targets) {
+      const temp = tempName(target);
+      temps.push(temp);
+      writeText(temp, text, constants.O_EXCL, options.mode, options.durable);
+    }
     // As lock.ts's writers do: a lock lost while we wrote (broken as abandoned) writes nothing.
-    if (parseOwner(readSmall(record))?.token !== owner.token) return undefined;
-    renameSync(temp, file);
-    temp = undefined;
+    if (!held.owned()) return undefined;
+    // The backup first, so it always holds every acknowledged change (store.ts).
+    for (const [i, target] of targets.entries()) {
+      renameSync(temps[i] as string, target);
+      temps[i] = '';
+    }
     return { result };
   } catch {
     return undefined;
   } finally {
-    if (temp !== undefined) unlinkQuietly(temp);
-    release(record, lock, owner.token);
+    for (const temp of temps) if (temp !== '') unlinkQuietly(temp);
+    held.release();
   }
+}
+
+/** atomic-write.ts's temp name: the target, the writer's pid and start ticks, random hex. */
+function tempName(target: string): string {
+  const me = selfIdentity();
+  return `${target}.tmp-${me.pid}-${me.start ?? 'x'}-${randomBytes(4).toString('hex')}`;
 }
 
 const DOUBT = Symbol('doubt');
@@ -143,17 +187,6 @@ function writeText(path: string, text: string, flags: number, mode: number, dura
     if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
-  }
-}
-
-/** Removes the lock only while its record is still this acquisition's (lock-owner.ts's rule). */
-function release(record: string, lock: string, token: string): void {
-  try {
-    if (parseOwner(readSmall(record))?.token !== token) return;
-    unlinkSync(record);
-    rmdirSync(lock);
-  } catch {
-    // Left for the next taker: its holder (this pid) is dead by then, so the lock breaks at once.
   }
 }
 

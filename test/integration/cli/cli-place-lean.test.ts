@@ -5,7 +5,9 @@
 // must be the same (a reservation id is random: it is compared as `r_ID`), and DOGSLED_TIMING's
 // marks say which bundle answered.
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseFast } from '../../../cli/fast-path.js';
@@ -170,6 +172,58 @@ describe('place, lean, on this host alone with room', () => {
     expect(run).toMatchObject({ code: 0, bundles: LEAN });
     expect(run.stderr).toMatch(/placements\.json.*recovered from placements\.json\.prev/);
     expect(JSON.parse(run.files['placements.json'] ?? '').reservations).toHaveLength(2);
+  });
+});
+
+describe("the lean place's locks, taken at once where free (update-now.ts)", () => {
+  for (const file of ['queue.json', 'placements.json']) {
+    it(`${file}'s lock left by a dead holder: the waiting lock breaks it, and the same reservation is made`, async () => {
+      const lockDir = stateFile(`${file}.lock`);
+      await mkdir(lockDir);
+      const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+      const record = { pid: dead, start: null, hostname: hostname(), token: 'gone', since_ms: NOW - 1_000 };
+      await writeFile(join(lockDir, 'owner'), JSON.stringify(record));
+      const run = await compare(['--json']);
+      expect(run).toMatchObject({ code: 0, bundles: LEAN });
+      expect(JSON.parse(run.files['placements.json'] ?? '').reservations).toHaveLength(1);
+      expect(Object.keys(run.files).filter((name) => name.includes('.lock'))).toEqual([]);
+    });
+  }
+
+  it('a lock held by a live process: the lean place waits for it as the full one does', async () => {
+    const lockDir = stateFile('placements.json.lock');
+    await mkdir(lockDir);
+    const record = { pid: process.pid, start: null, hostname: hostname(), token: 'mine', since_ms: NOW };
+    await writeFile(join(lockDir, 'owner'), JSON.stringify(record));
+    const started = runNode([CLI, 'place', '--json'], env({ DOGSLED_TIMING: '1' }), {
+      cwd: box.home,
+      timeoutMs: 60_000,
+    });
+    // Still waiting a second later: nothing reserved past a lock someone holds.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await readFile(stateFile('placements.json'), 'utf8').catch(() => null)).toBeNull();
+    await rm(lockDir, { recursive: true });
+    const run = await started;
+    expect(run.code).toBe(0);
+    expect(timingSplit(run.stderr).bundles).toEqual(LEAN);
+    expect(JSON.parse(await readFile(stateFile('placements.json'), 'utf8')).reservations).toHaveLength(1);
+  });
+
+  it('loads neither node:fs/promises nor the waiting lock where the locks are free', async () => {
+    const out = join(box.root, 'modules.txt');
+    const probe = join(box.root, 'probe.cjs');
+    await writeFile(
+      probe,
+      `const before = new Set(process.moduleLoadList);
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
+    );
+    // Twice: the second run compiles from the code cache the first one wrote.
+    for (let i = 0; i < 2; i++) {
+      const run = await spawned(['-r', probe, CLI, 'place', '--json'], env());
+      expect(run.code).toBe(0);
+    }
+    const loaded = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+    expect(loaded.filter((m) => /fs\/promises|timers\/promises|signal_wrap|net|stream/.test(m))).toEqual([]);
   });
 });
 
