@@ -26,7 +26,7 @@ export async function glanceReserve(io: HostIO, owner: string | null): Promise<P
   if (!(await glanceAlone(io))) return undefined;
   const settled = () => {
     const tickets = glanceTickets(io);
-    return tickets !== undefined && tickets.every(isSettled);
+    return tickets?.every(isSettled) === true;
   };
   const reserve = (current: Placements | undefined) => {
     const placements = current ?? NO_PLACEMENTS;
