@@ -14,6 +14,7 @@ import { findHost } from '../core/placement/placement.js';
 import type { JobRequest, Ticket } from '../core/placement/queue-types.js';
 import { enabledPeers, type PeerHost } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
+import { glanceReserve } from '../hosts/reserve-glance.js';
 import { checkCommand } from '../jobs/command-check.js';
 import { type JobStandby, launchJob, standbySupervisor } from '../jobs/job-launch.js';
 import { followJobLog, type LogWrite } from '../jobs/job-logs.js';
@@ -149,8 +150,14 @@ async function placeAndRun(
   };
   const submission = { request: job, pin: request.pin, owner, waiting: request.wait, env };
   // The signal reaches every write: a placement that ran out of time writes nothing afterwards.
-  const outcome = await deadline.step('placement', 'routine', (signal) =>
-    submitWork({ ...io, signal }, submission),
+  // Unpinned, this host's common case is placed as the lean `place` places it (no zod, each file
+  // read once); anything it doubts was left unwritten for submitWork, which answers as always.
+  const outcome = await deadline.step(
+    'placement',
+    'routine',
+    async (signal) =>
+      (request.pin === null ? await glanceReserve({ ...io, signal }, owner) : undefined) ??
+      submitWork({ ...io, signal }, submission),
   );
   mark(`run: ${outcome.kind}`);
   // Sent away as soon as it is known unused, not after a wait for admission.

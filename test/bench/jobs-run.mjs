@@ -1,18 +1,21 @@
-// `dogsled run --wait -- true` against `node -e 0` (one Node start-up, the budget's unit: at most 3x
-// headless) and `sh -c true`: what submitting, placing, launching the exec supervisor and following
-// the job costs end to end, headless (handed to the supervisor the running service keeps warm; the
-// service starts the next one meanwhile, on the same CPUs) and in the fake Herdr (a new tab whose
-// shell is typed the exec line; exec closes it). The service measures a fixture /proc (an
-// idle 8-core host) under a roomy policy, so the box's own load never queues a run. Interleaved with
-// the floors so drift hits all alike. Prints a markdown table; BENCH_RUNS shortens it. BENCH_BASELINE=PATH
-// (another build's dist/dogsled.cjs, e.g. main's) adds its headless run, interleaved, for a paired
-// this-build-against-that one; the load average at the start and the end is printed.
+// `dogsled run --wait -- true` against `node -e 0` (one Node start-up, the budget's unit) and `sh -c
+// true`: what submitting, placing, launching the exec supervisor and following the job costs end to
+// end, headless (handed to the supervisor the running service keeps warm; the service starts the
+// next one meanwhile, on the same CPUs) and in the fake Herdr (a new tab whose shell is typed the
+// exec line; exec closes it). The service measures a fixture /proc (an idle 8-core host) under a
+// roomy policy, so the box's own load never queues a run. Paired rounds (lib.mjs: every round runs
+// each case once, in alternating order; wall as the median of per-round ratios to the floor, CPU
+// as the caller's user + system time). BENCH_RUNS shortens it. BENCH_BASELINE=PATH (another
+// build's dist/dogsled.cjs, e.g. main's) adds its rows, interleaved: its caller against its own
+// service, in a state dir of its own, so the warm supervisor it hands its job to is its own build's
+// too (the job's whole path, not only the caller, is what is compared). The load average at the
+// start and the end is printed.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, idleProc, median, ROOT, RUNS, stop, timeOnce } from './lib.mjs';
+import { CLI, idleProc, pairedStartup, ROOT, RUNS, startupTable, stop } from './lib.mjs';
 
 const FAKE = join(ROOT, 'test', 'fakes', 'herdr');
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-jobs-run-'));
@@ -61,77 +64,68 @@ async function startHerdr() {
   const created = await call(socketPath, 'workspace.create', { cwd: scratch });
   return {
     server,
-    env: {
-      ...baseEnv,
-      PATH: `${join(FAKE, 'bin')}:${baseEnv.PATH}`,
+    env: (base) => ({
+      ...base,
+      PATH: `${join(FAKE, 'bin')}:${base.PATH}`,
       HERDR_SOCKET_PATH: socketPath,
       HERDR_ENV: '1',
       HERDR_PANE_ID: created.root_pane.pane_id,
-    },
+    }),
   };
 }
 
 /** Waits until the service's snapshot makes the host eligible (a CPU sample needs a second tick). */
-async function untilEligible() {
+async function untilEligible(cli, env) {
   for (let i = 0; i < 100; i++) {
-    const status = spawnSync(process.execPath, [CLI, 'status', '--json'], { env: baseEnv, encoding: 'utf8' });
+    const status = spawnSync(process.execPath, [cli, 'status', '--json'], { env, encoding: 'utf8' });
     if (status.status === 0 && JSON.parse(status.stdout).hosts?.[0]?.headroom?.eligible) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error('the host never became eligible');
 }
 
-let service;
+const services = [];
 let herdr;
 const proc = idleProc(join(work, 'proc'));
+const baseline = process.env.BENCH_BASELINE;
 try {
   console.error(`measuring: ${RUNS} runs per case`);
-  service = spawn(process.execPath, [CLI, 'serve', '--interval', '1'], {
-    env: { ...baseEnv, ...proc.env },
-    stdio: 'ignore',
-  });
-  await untilEligible();
-  herdr = await startHerdr();
-
-  const run = [process.execPath, CLI, 'run', '--wait', '--cwd', scratch, '--', 'true'];
-  const cases = [
-    ['node -e 0', [process.execPath, '-e', '0'], baseEnv],
-    ['sh -c true', ['sh', '-c', 'true'], baseEnv],
-    ['run --wait -- true (headless)', run, baseEnv],
-    ['run --wait -- true (fake Herdr)', run, herdr.env],
-    ...(process.env.BENCH_BASELINE
-      ? [
-          [
-            'run --wait -- true (headless, baseline)',
-            [process.execPath, process.env.BENCH_BASELINE, ...run.slice(2)],
-            baseEnv,
-          ],
-        ]
+  // This build's service, and the baseline's in a state dir of its own.
+  const builds = [
+    ['', CLI, baseEnv],
+    ...(baseline
+      ? [[', baseline', baseline, { ...baseEnv, DOGSLED_STATE: join(work, 'state-baseline') }]]
       : []),
   ];
-  const loadBefore = loadavg()[0];
-  const times = new Map(cases.map(([name]) => [name, []]));
-  for (let i = 0; i < 3; i++) for (const [, argv, env] of cases) timeOnce(argv, env);
-  for (let i = 0; i < RUNS; i++) {
-    for (const [name, argv, env] of cases) times.get(name).push(timeOnce(argv, env));
-  }
-  const nodeMs = median(times.get('node -e 0'));
-  const shMs = median(times.get('sh -c true'));
-
-  console.log(
-    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${RUNS} runs each; load ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end.\n`,
-  );
-  console.log('| command | median wall | vs `node -e 0` | vs `sh -c true` |');
-  console.log('|---|---:|---:|---:|');
-  for (const [name] of cases) {
-    const ms = median(times.get(name));
-    console.log(
-      `| \`${name}\` | ${ms.toFixed(1)} ms | ${(ms / nodeMs).toFixed(2)}× | ${(ms / shMs).toFixed(1)}× |`,
+  for (const [, cli, env] of builds) {
+    services.push(
+      spawn(process.execPath, [cli, 'serve', '--interval', '1'], {
+        env: { ...env, ...proc.env },
+        stdio: 'ignore',
+      }),
     );
+    await untilEligible(cli, env);
   }
+  herdr = await startHerdr();
+
+  const args = ['run', '--wait', '--cwd', scratch, '--', 'true'];
+  const cases = [
+    ['sh -c true', ['sh', '-c', 'true'], baseEnv],
+    ...builds.flatMap(([suffix, cli, env]) => [
+      [`run --wait -- true (headless${suffix})`, [process.execPath, cli, ...args], env],
+      [`run --wait -- true (fake Herdr${suffix})`, [process.execPath, cli, ...args], herdr.env(env)],
+    ]),
+  ];
+  const loadBefore = loadavg();
+  const rows = pairedStartup(cases, { floorEnv: baseEnv });
+  const load = (l) => l.map((x) => x.toFixed(1)).join(' ');
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${RUNS} paired rounds; load ${load(loadBefore)} at the start, ${load(loadavg())} at the end.\n`,
+  );
+  console.log(startupTable(rows));
 } finally {
   proc.stop();
-  if (service) await stop(service);
+  for (const service of services) await stop(service);
   if (herdr) {
     herdr.server.stdin?.end();
     await stop(herdr.server);

@@ -115,6 +115,17 @@ export class JobChild {
     if (plan.idleTimeoutMs !== null) this.watchIdle(plan.logFd, plan.idleTimeoutMs);
   }
 
+  /** Whether the leader exits within `ms` (resolves as soon as it does, or false after `ms`). */
+  exitsWithin(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void this.exited.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
   /** Ends the group for `reason`: SIGTERM now, SIGKILL after the grace. The first reason stays. */
   kill(reason: KillReason): void {
     if (this.killedFor !== undefined || this.leaderGone) return;

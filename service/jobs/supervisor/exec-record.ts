@@ -19,6 +19,9 @@ export interface JobEnd {
   reason: string | null;
   peak_rss_bytes?: number | null;
   cpu_ms?: number | null;
+  /** The command's group, when it ended before the group was written on its own. */
+  pgid?: number;
+  pgid_start?: number | null;
 }
 
 export type Claim =

@@ -27,6 +27,12 @@ import { UsageMeter } from './exec-usage.js';
 export { SUPERVISOR_ENV };
 
 /**
+ * How long the command may take to exit before its group is written on its own: a command over by
+ * then has it written with its end. Longer, a stop waits longer for the group to signal.
+ */
+const QUICK_EXIT_MS = 20;
+
+/**
  * Runs job `id` to its final record and returns exitStatusOf(final record). `command` is the one
  * `exec ID -- CMD` named (checked against the record), undefined for `exec ID`. `claimed` hears the
  * record once the start claim is made (the warm supervisor answers its claimer then).
@@ -86,8 +92,17 @@ async function runCommand(io: ProcessIO, record: JobRecord, signals: WrapperSign
     }
     const usage = meter.start(child.pgid);
     signals.onTerminate(() => child.kill('wrapper terminated'));
+    const group = { pgid: child.pgid, pgid_start: child.start };
+    // A command over at once (`true`, a quick check) has its group recorded with its end, in the
+    // final record's one write: a write of the group first would stand between its end and its
+    // caller's answer, a locked and synced write of the record, for a group nothing can stop any
+    // more. A stop meanwhile waits for the group or the end (job-stop.ts), as it does for the write.
+    if (await child.exitsWithin(QUICK_EXIT_MS)) {
+      const end = await child.wait(() => stopRequested(io.paths, record.id));
+      return { ...end, ...(await usage.finish()), ...group };
+    }
     try {
-      await recordGroup(io, record.id, { pgid: child.pgid, start: child.start });
+      await recordGroup(io, record.id, { pgid: group.pgid, start: group.pgid_start });
     } catch (error) {
       // The job runs either way; its end is still recorded, only `stop` cannot find its group.
       io.warn(`dogsled: exec: job ${record.id}: cannot record its process group: ${messageOf(error)}`);

@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import { listenPrivate } from '../../state/engine/private-socket.js';
 import type { ProcessIO } from '../../state/io.js';
 import { superviseJob } from './exec-supervise.js';
+import { warmUp } from './exec-warm-up.js';
 
 /** A claim is a job id (state/job-records.ts's rule, bounded) and a newline. */
 const CLAIM = /^(j_[A-Za-z0-9_-]{1,60})\n$/;
@@ -54,15 +55,22 @@ export async function warmSupervisor(
   });
   const ino = await listenPrivate(server, path);
   watchLeash(leash, () => resolveClaim(undefined));
+  // While no claim has come: a claim that comes meanwhile waits for the rest of it, which the job
+  // would otherwise have done itself.
+  const warming = warmUp();
   const claim = await claimed;
   // No later launch may wait on a socket that will never answer: gone before anything else.
   await unlinkOurs(path, ino);
   server.close();
-  if (claim === undefined) return 0;
+  if (claim === undefined) {
+    await warming;
+    return 0;
+  }
   leash?.destroy();
   report.write('taken\n');
   const { connection } = claim;
   connection.on('error', () => {});
+  await warming;
   try {
     return await superviseJob(io, claim.id, undefined, (record) => {
       // As a standby started in the job's directory: what the process table shows for it.

@@ -2,7 +2,9 @@
 // "Jobs, agents, and owners"), its output log jobs/ID.log and the stop request jobs/ID.stop. A record
 // moves created -> started -> ended and is replaced whole each time. Listing is tolerant and
 // read-only: a record that does not parse is reported, never quarantined or fatal, because doctor
-// changes nothing. Retention is core/job-expiry.ts.
+// changes nothing. Retention is core/job-expiry.ts. Records are judged by their hand check, equal to
+// JobRecordSchema (checks/job-record-check.ts): every `run` and its supervisor read and write them,
+// and building the schema was a good part of both.
 
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { isJobId, oldestFirst } from '../../core/jobs/job-status.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
+import { JobRecordCheck } from '../checks/job-record-check.js';
 import { NotRegularFile, readRegular } from '../engine/regular-file.js';
 import { updateState, writeState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
@@ -47,7 +50,7 @@ export function jobStopPath(paths: StatePaths, id: string): string {
 /** Replaces the record atomically (jobs/ is created 0700 when missing). */
 export async function writeJobRecord(paths: StatePaths, record: JobRecord): Promise<void> {
   await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
-  await writeState(jobRecordPath(paths, record.id), JobRecordSchema, record);
+  await writeState(jobRecordPath(paths, record.id), JobRecordCheck, record);
 }
 
 /**
@@ -61,7 +64,7 @@ export async function updateJobRecord<R>(
   fn: (current: JobRecord | undefined) => { result: R; next?: JobRecord },
 ): Promise<R> {
   await mkdir(io.paths.jobs, { recursive: true, mode: 0o700 });
-  return updateState(jobRecordPath(io.paths, id), JobRecordSchema, io, fn);
+  return updateState(jobRecordPath(io.paths, id), JobRecordCheck, io, fn);
 }
 
 /**
@@ -140,7 +143,7 @@ async function readRecord(path: string, id: string): Promise<RecordRead> {
   } catch (error) {
     return { reason: `not JSON: ${squeezedLine(messageOf(error))}` };
   }
-  const parsed = JobRecordSchema.safeParse(json);
+  const parsed = JobRecordCheck.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.map(String).join('.') ?? '';

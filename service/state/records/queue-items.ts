@@ -1,21 +1,23 @@
 // Reading and changing queue.json and items.json. Reads take no lock (writers replace the files
 // atomically); every change is a read-modify-write under the file's lock. Lock order: queue.json
-// before items.json, never the reverse (lock.ts).
+// before items.json, never the reverse (lock.ts). items.json is judged by its hand check, equal to
+// ItemsSchema (checks/queue-items-check.ts): every launch appends to it.
 
 import type { Item, Items } from '../../core/agents/item-types.js';
 import { DogsledError } from '../../core/common/errors.js';
 import type { Queue, Ticket } from '../../core/placement/queue-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
+import { ItemsCheck } from '../checks/queue-items-check.js';
 import { readState, updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
-import { EMPTY_ITEMS, EMPTY_QUEUE, ItemsSchema, QueueSchema } from '../schemas/queue-items-schemas.js';
+import { EMPTY_ITEMS, EMPTY_QUEUE, QueueSchema } from '../schemas/queue-items-schemas.js';
 
 export async function readQueue(io: StateIO): Promise<Queue> {
   return (await readState(io.paths.queue, QueueSchema, io)) ?? EMPTY_QUEUE;
 }
 
 export async function readItems(io: StateIO): Promise<Items> {
-  return (await readState(io.paths.items, ItemsSchema, io)) ?? EMPTY_ITEMS;
+  return (await readState(io.paths.items, ItemsCheck, io)) ?? EMPTY_ITEMS;
 }
 
 /** `fn` returns the result and, when it changed anything, the new queue. */
@@ -30,7 +32,7 @@ export async function updateItems<R>(
   io: StateIO,
   fn: (items: Items) => Promise<{ result: R; next?: Items }> | { result: R; next?: Items },
 ): Promise<R> {
-  return updateState(io.paths.items, ItemsSchema, io, (current) => fn(current ?? EMPTY_ITEMS));
+  return updateState(io.paths.items, ItemsCheck, io, (current) => fn(current ?? EMPTY_ITEMS));
 }
 
 export async function appendItem(io: StateIO, item: Item): Promise<void> {

@@ -233,6 +233,8 @@ describe('run --wait headless with the service running', () => {
     await waitFor('none', async () => ((await warmPids()).length === 0 ? true : undefined), {
       timeoutMs: 20_000,
     });
+    // Each one's warm-up (exec-warm-up.ts) took its lock in a private directory of TMPDIR, removed.
+    expect((await readdir(box.root)).filter((name) => name.startsWith('dogsled-warm-'))).toEqual([]);
   });
 });
 
