@@ -143,12 +143,25 @@ async function answer(
   const backoff = pool.state(target).retryAtMs;
   if (backoff !== null && io.now() < backoff) return { declined: 'the pool backs off from this peer' };
   const maxBytes = Math.min(request.max_bytes, PEER_SNAPSHOT_MAX_BYTES);
-  const timeoutMs = Math.max(
-    1,
-    Math.min(request.timeout_ms, ROUTINE_TIMEOUT_MS) - (performance.now() - started) - ANSWER_MARGIN_MS,
-  );
+  const deadline = started + Math.min(request.timeout_ms, ROUTINE_TIMEOUT_MS) - ANSWER_MARGIN_MS;
+  const read = () =>
+    pool.exec(target, ['snapshot'], {
+      timeoutMs: Math.max(1, deadline - performance.now()),
+      maxReplyBytes: maxBytes,
+      signal,
+    });
   try {
-    const reply = await pool.exec(target, ['snapshot'], { timeoutMs, maxReplyBytes: maxBytes, signal });
+    let reply: Awaited<ReturnType<typeof read>>;
+    try {
+      reply = await read();
+    } catch (error) {
+      // A pooled connection the peer dropped since its last call (its sshd restarted) fails the
+      // first call on it; a fresh ssh would have connected anew. A snapshot is only read: once more.
+      if (!(error instanceof UnreachableError) || error.category !== 'connection lost' || signal.aborted)
+        throw error;
+      if (deadline - performance.now() < 1) throw error;
+      reply = await read();
+    }
     if (reply.ok) {
       // The caller's own read bounds the JSON the peer prints: the same bound, on the same text.
       const bytes = Buffer.byteLength(JSON.stringify(reply.value) ?? '');
