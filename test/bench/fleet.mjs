@@ -24,18 +24,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CLI,
-  idleProc,
-  loadBundled,
-  median,
-  procStat,
-  ROOT,
-  RUNS,
-  residentCost,
-  SECONDS,
-  stop,
-} from './lib.mjs';
+import { CLI, idleProc, loadBundled, median, ROOT, RUNS, residentCost, SECONDS, stop } from './lib.mjs';
 
 const TWO_ONLY = process.env.BENCH_FLEET_TWO_ONLY === '1';
 const PEERS = TWO_ONLY ? 2 : 8;
@@ -166,13 +155,54 @@ try {
   const row = (name, ms, floor, note) =>
     console.log(`| ${name} | ${ms.toFixed(0)} | ${ratio(ms, floor)} | ${note} |`);
 
+  /**
+   * CPU (ms) of a process and every live one under it, each with what it reaped: on the peers' sshds
+   * that is every session, ssh's server side and the dogsled it started there, ended or not.
+   */
+  const treeCpuMs = (root) => {
+    const procs = new Map();
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+        procs.set(Number(name), {
+          ppid: Number(f[1]),
+          ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
+        });
+      } catch {
+        // Gone since the listing.
+      }
+    }
+    const sum = (pid) => {
+      let ticks = procs.get(pid)?.ticks ?? 0;
+      for (const [child, p] of procs) if (p.ppid === pid) ticks += sum(child);
+      return ticks;
+    };
+    return sum(root) * 10;
+  };
+  /** This process's reaped children (every command and ssh it ran) and the trees of `roots`. */
+  const cpuNowMs = (roots) => {
+    const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(f[13]) + Number(f[14])) * 10 + roots.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
+  };
+
   // 0. The issue's case: two peers, cold and warm, without and with a service on the caller.
   const pair = tags.slice(0, 2);
+  const sshds = pair.map((tag) => peers.peer(tag).sshd.pid());
+  /** rounds(), with the CPU each round cost this host, the peers' sshds (and all under them) and `extra`. */
+  const cpuRounds = async (extra) => {
+    const before = cpuNowMs([...sshds, ...extra]);
+    const r = rounds(two, 2, RUNS);
+    // Sessions end (and are reaped) a moment after their client.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return { ...r, cpuMs: (cpuNowMs([...sshds, ...extra]) - before) / RUNS };
+  };
   const two = makeCaller('two', pair);
   two.coldCache();
   status(two, 2);
   console.error(`measuring: ${RUNS} rounds, 2 peers, no service on the caller`);
-  const alone = rounds(two, 2, RUNS);
+  const alone = await cpuRounds([]);
   const twoServe = spawn(process.execPath, [CLI, 'serve'], {
     env: { ...two.env, ...fixture.env },
     stdio: 'ignore',
@@ -192,8 +222,7 @@ try {
   two.coldCache();
   status(two, 2);
   console.error(`measuring: ${RUNS} rounds, 2 peers, the caller's service running`);
-  const pooled = rounds(two, 2, RUNS);
-  const pooledCpu = procStat(twoServe.pid);
+  const pooled = await cpuRounds([twoServe.pid]);
   await stop(twoServe);
   console.log('| 2 peers (2 sshds on loopback) | median ms | vs fresh `ssh host true` | note |');
   console.log('| --- | ---: | ---: | --- |');
@@ -223,7 +252,9 @@ try {
     pooled.m.fresh,
     reached(pooled.seen.warm, 2),
   );
-  console.log(`\n(the caller's service used ${(pooledCpu.cpuTicks * 10).toFixed(0)} ms of CPU in all)\n`);
+  console.log(
+    `\nCPU per round (one fresh ssh, one cold and one warm status), this host's commands, ssh and service with the peers' sshds and all under them: ${alone.cpuMs.toFixed(0)} ms with no service here, ${pooled.cpuMs.toFixed(0)} ms with \`serve\` running here\n`,
+  );
 
   if (!TWO_ONLY) {
     // Every peer, with no service on this caller: each one read through its own OpenSSH call.
