@@ -158,6 +158,8 @@ describe.skipIf(unsupported)("a command's peer reads through this host's service
     try {
       await coldCache();
       await status();
+      // Frozen from outside, wherever it is: with no work it reads no peer, so it holds no lock a
+      // status waits for (a status reads this host's files without locks).
       frozen?.kill('SIGSTOP');
       await coldCache();
       const { report, ms } = await status({ DOGSLED_TEST_PEER_BUDGET_MS: String(BUDGET_MS) });
