@@ -7,7 +7,7 @@
 // as with its own read. Whatever the service will not do (a peer it does not know, its pool backing
 // off from that peer, an error of this host's) it declines, and the command reads the peer itself.
 
-import { lstat, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { messageOf } from '../core/common/errors.js';
 import {
@@ -21,7 +21,7 @@ import {
 import { PEER_SNAPSHOT_MAX_BYTES } from '../core/fleet/peer-reads.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { peerTarget } from '../hosts/peer-cache.js';
-import { listenPrivate } from '../state/engine/private-socket.js';
+import { clearStaleSocket, listenPrivate } from '../state/engine/private-socket.js';
 import type { HostIO } from '../state/io.js';
 import type { SshPool } from '../transport/pool.js';
 import { oversizeDetail, ROUTINE_TIMEOUT_MS, UnreachableError } from '../transport/types.js';
@@ -46,19 +46,10 @@ export async function startPeerReadServer(
   const path = io.paths.peerReadSock;
   const warn = (why: string) =>
     io.warn(`dogsled serve: warning: peer-read.sock ${why}; commands read their peers themselves`);
-  try {
-    const stats = await lstat(path);
-    // A socket left by an earlier service (this one holds the service lock, so it is no one's now).
-    if (stats.isSocket()) await unlink(path);
-    else {
-      warn(`is ${stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO' : 'a file'}, not a socket`);
-      return undefined;
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      warn(`cannot be checked (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
-      return undefined;
-    }
+  const blocked = await clearStaleSocket(path);
+  if (blocked !== undefined) {
+    warn(blocked);
+    return undefined;
   }
   const connections = new Set<Socket>();
   const server: Server = createServer((connection) => {

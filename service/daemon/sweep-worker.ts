@@ -5,7 +5,7 @@
 // answered, so a crash mid-pass runs it again. The socket is optional: a path that is taken by
 // a file or directory, or a bind that fails, is one warning and the interval still finds requests.
 
-import { lstat, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import {
   completedPass,
@@ -20,7 +20,7 @@ import type { SweepPass } from '../core/cleanup/sweep-types.js';
 import { messageOf } from '../core/common/errors.js';
 import { plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
-import { listenPrivate } from '../state/engine/private-socket.js';
+import { clearStaleSocket, listenPrivate } from '../state/engine/private-socket.js';
 import { recordSweep } from '../sweep/sweep-files.js';
 import { markSweepHandled, readSweepRequest } from '../sweep/sweep-request.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
@@ -116,19 +116,10 @@ async function bindWake(io: SweepIO, poke: () => void): Promise<Server | undefin
   const path = io.paths.sweepSock;
   const warn = (why: string) =>
     io.warn(`dogsled serve: sweep: warning: sweep.sock ${why}; requests are picked up every interval`);
-  try {
-    const stats = await lstat(path);
-    // A socket left by an earlier service (we hold the service lock, so it is no one's now).
-    if (stats.isSocket()) await unlink(path);
-    else {
-      warn(`is ${stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO' : 'a file'}, not a socket`);
-      return undefined;
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      warn(`cannot be checked (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
-      return undefined;
-    }
+  const blocked = await clearStaleSocket(path);
+  if (blocked !== undefined) {
+    warn(blocked);
+    return undefined;
   }
   const server = createServer((connection) => {
     connection.on('error', () => connection.destroy());

@@ -1,6 +1,7 @@
 // A Unix socket in the state directory that only its user can connect to: bound under a private
 // name, made 0600, then renamed onto its path, so no one connects before its mode is set. Used for
-// supervisor.sock (the warm supervisor) and sweep.sock (the service's cleanup wake-up).
+// supervisor.sock (the warm supervisor), sweep.sock (the service's cleanup wake-up) and
+// peer-read.sock (commands' peer reads through the service's pool).
 
 import { chmod, lstat, rename, unlink } from 'node:fs/promises';
 import type { Server } from 'node:net';
@@ -26,5 +27,24 @@ export async function listenPrivate(server: Server, path: string): Promise<numbe
     server.close();
     await unlink(own).catch(() => undefined);
     throw new Error(`cannot listen on ${path}: ${messageOf(error)}`);
+  }
+}
+
+/**
+ * Makes way for a service's socket at `path`: a socket left by an earlier service is removed (the
+ * caller holds the service lock, so it is no one's now). Says why the path cannot be used (`is a
+ * directory, not a socket`, `cannot be checked (EACCES)`), or undefined when it is clear.
+ */
+export async function clearStaleSocket(path: string): Promise<string | undefined> {
+  try {
+    const stats = await lstat(path);
+    if (stats.isSocket()) {
+      await unlink(path);
+      return undefined;
+    }
+    return `is ${stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO' : 'a file'}, not a socket`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? undefined : `cannot be checked (${code ?? messageOf(error)})`;
   }
 }
