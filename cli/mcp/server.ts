@@ -41,9 +41,11 @@ export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOO
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   // The client is initialized and about to list tools: warm the first status call meanwhile, after
   // the requests already read are answered (warm-up.ts). Its answer is dropped; nothing waits on it.
+  const ended = new AbortController();
   const status = byName.get('status');
   if (status !== undefined)
-    server.oninitialized = () => setImmediate(() => void warmStatusCall(ctx, status, callTool, refuseParams));
+    server.oninitialized = () =>
+      setImmediate(() => void warmStatusCall(ctx, status, callTool, refuseParams, ended.signal));
   // Calls still running when stdin ends are answered before the server closes.
   const running = new Set<Promise<CallToolResult>>();
   server.setRequestHandler(CallToolRequestSchema, (request) => {
@@ -66,6 +68,7 @@ export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOO
   });
   await server.connect(transport);
   await closed;
+  ended.abort();
   // A request read just before stdin ended reaches its handler a few microtasks later, and an
   // answer is written a few after its call settles: closing sooner would drop it unsent.
   for (;;) {

@@ -34,14 +34,23 @@ const STATUS_CALL: JSONRPCRequest = {
 };
 
 /**
- * Runs `tool` (the status tool) once as a call would, reading through a status read that cannot
- * reach beyond this host's files. Never rejects. `refuseParams` is the server's own params check.
+ * Code run once is still interpreted: a few rounds get the read's hot loops (each record's schema
+ * check, the answer's escape stripping) compiled, some 0.5 ms off the first call, for 2-3 ms of CPU
+ * each while the session is idle.
+ */
+const ROUNDS = 3;
+
+/**
+ * Runs `tool` (the status tool) as a call would, ROUNDS times, reading through a status read that
+ * cannot reach beyond this host's files; stops early once `ended` (the session's end) aborts.
+ * Never rejects. `refuseParams` is the server's own params check.
  */
 export async function warmStatusCall(
   ctx: CliContext,
   tool: ToolDefinition,
   answer: AnswerCall,
   refuseParams: (request: JSONRPCRequest) => string | null,
+  ended: AbortSignal,
 ): Promise<void> {
   try {
     const quiet: CliContext = Object.create(ctx, { warn: { value: () => undefined } });
@@ -50,12 +59,18 @@ export async function warmStatusCall(
       const config = { ...io.config, hosts: [], fleet: { ...io.config.fleet, bus: [] } };
       return { json: await readStatus({ ...io, env: {}, config, signal: AbortSignal.abort() }) };
     };
-    refuseParams(STATUS_CALL);
-    // The SDK checks the request and the result of every tools/call with its own schemas.
-    CallToolRequestSchema.safeParse(STATUS_CALL);
-    const result = await answer({ ...tool, call: local }, {}, quiet);
-    CallToolResultSchema.safeParse(result);
-    mark(result.isError ? 'mcp warm-up: the status read failed' : 'mcp warm-up done');
+    for (let round = 0; round < ROUNDS && !ended.aborted; round++) {
+      refuseParams(STATUS_CALL);
+      // The SDK checks the request and the result of every tools/call with its own schemas.
+      CallToolRequestSchema.safeParse(STATUS_CALL);
+      const result = await answer({ ...tool, call: local }, {}, quiet);
+      CallToolResultSchema.safeParse(result);
+      if (result.isError) {
+        mark('mcp warm-up: the status read failed');
+        return;
+      }
+    }
+    mark('mcp warm-up done');
   } catch {
     mark('mcp warm-up: failed');
   }
