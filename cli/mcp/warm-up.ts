@@ -42,7 +42,8 @@ const ROUNDS = 3;
 
 /**
  * Runs `tool` (the status tool) as a call would, ROUNDS times, reading through a status read that
- * cannot reach beyond this host's files; stops early once `ended` (the session's end) aborts.
+ * cannot reach beyond this host's files; no round starts once `stop` aborts (a call came, or the
+ * session ended).
  * Never rejects. `refuseParams` is the server's own params check.
  */
 export async function warmStatusCall(
@@ -50,7 +51,7 @@ export async function warmStatusCall(
   tool: ToolDefinition,
   answer: AnswerCall,
   refuseParams: (request: JSONRPCRequest) => string | null,
-  ended: AbortSignal,
+  stop: AbortSignal,
 ): Promise<void> {
   try {
     const quiet: CliContext = Object.create(ctx, { warn: { value: () => undefined } });
@@ -59,7 +60,8 @@ export async function warmStatusCall(
       const config = { ...io.config, hosts: [], fleet: { ...io.config.fleet, bus: [] } };
       return { json: await readStatus({ ...io, env: {}, config, signal: AbortSignal.abort() }) };
     };
-    for (let round = 0; round < ROUNDS && !ended.aborted; round++) {
+    let round = 0;
+    for (; round < ROUNDS && !stop.aborted; round++) {
       refuseParams(STATUS_CALL);
       // The SDK checks the request and the result of every tools/call with its own schemas.
       CallToolRequestSchema.safeParse(STATUS_CALL);
@@ -70,7 +72,7 @@ export async function warmStatusCall(
         return;
       }
     }
-    mark('mcp warm-up done');
+    mark(`mcp warm-up done (${round} of ${ROUNDS} rounds)`);
   } catch {
     mark('mcp warm-up: failed');
   }

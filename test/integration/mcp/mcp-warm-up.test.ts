@@ -3,11 +3,12 @@
 // first call still answers from the state as it is at the call. DOGSLED_TIMING=1 marks the warm-up's
 // end on stderr, which is what these tests wait for.
 
+import { spawn } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, sandbox } from '../../helpers/cli.js';
-import { type RawMcp, startRawMcp } from '../../helpers/mcp-raw.js';
+import { CLI, exited, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { INITIALIZE, type RawMcp, startRawMcp } from '../../helpers/mcp-raw.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 
 let box: Sandbox;
@@ -95,5 +96,39 @@ describe('the warm-up', () => {
     await writeSnapshot(box.state, snapshotFixture({ sample_ms: later, cores: 8, busy: 0.25 }));
     const second = JSON.parse((await status(session, 's2')).content[0]?.text ?? '');
     expect(second.hosts[0].sample_ms).toBe(later);
+  }, 60_000);
+
+  it('gives way to a call: one read with the handshake starts no round, and is answered', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp'], { env: box.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+    });
+    // One write well under PIPE_BUF: the server reads the three lines at once.
+    const lines = [
+      INITIALIZE,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 's1', method: 'tools/call', params: { name: 'status', arguments: {} } },
+    ];
+    child.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', () => {
+        if (out.includes('"id":"s1"')) resolve();
+      });
+    });
+    child.stdin.end();
+    expect(await exited(child)).toEqual({ code: 0, signal: null });
+    const answer = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((message) => message.id === 's1');
+    expect(answer.result.isError).toBeUndefined();
+    expect(JSON.parse(answer.result.content[0].text).hosts[0].id).toBe('local');
+    expect(err).toContain('mcp warm-up done (0 of 3 rounds)');
   }, 60_000);
 });
