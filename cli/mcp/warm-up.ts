@@ -1,8 +1,8 @@
 // The first `status` call's warm-up. A session's first call would otherwise load the status read's
 // lazy modules, build its schemas and compile its code (18-32 ms where a later call takes 2-3), so
 // once the client has initialized, the server runs the call (a few rounds, until a call comes) and
-// drops the answers. Nothing is
-// kept for the real call: it reads every file again, so it answers from the state as it is then.
+// drops the answers. Nothing is kept for the real call: it reads every file again, so it answers
+// from the state as it is then.
 //
 // The warm-up must cost the session nothing but CPU while it is idle: it starts no process, reaches
 // no peer, writes nothing and says nothing. So it reads with no PATH (no herdr binary is found, so
