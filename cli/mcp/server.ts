@@ -24,6 +24,7 @@ import { namedError, runCommand } from '../command.js';
 import type { CliContext } from '../context.js';
 import { LineTransport } from './stdio-transport.js';
 import { TOOLS, type ToolAnswer, type ToolDefinition } from './tools.js';
+import { warmStatusCall } from './warm-up.js';
 
 /**
  * Serves until the client closes stdin or `signal` aborts. The SDK's low-level server, not its
@@ -38,6 +39,14 @@ export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOO
     inputSchema: tool.json,
   }));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  // The client is initialized and about to list tools: warm the first status call meanwhile, after
+  // the requests already read are answered (warm-up.ts). Its answer is dropped; nothing waits on it.
+  // The first call, or the session's end, stops it between rounds: it would only compete.
+  const warming = new AbortController();
+  const status = byName.get('status');
+  if (status !== undefined)
+    server.oninitialized = () =>
+      setImmediate(() => void warmStatusCall(ctx, status, callTool, refuseParams, warming.signal));
   // Calls still running when stdin ends are answered before the server closes.
   const running = new Set<Promise<CallToolResult>>();
   server.setRequestHandler(CallToolRequestSchema, (request) => {
@@ -49,6 +58,7 @@ export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOO
         `dogsled: no tool "${plainLine(request.params.name)}" (known: ${known})`,
       );
     }
+    warming.abort();
     const call = callTool(tool, request.params.arguments ?? {}, ctx);
     running.add(call);
     return call.finally(() => running.delete(call));
@@ -60,6 +70,7 @@ export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOO
   });
   await server.connect(transport);
   await closed;
+  warming.abort();
   // A request read just before stdin ended reaches its handler a few microtasks later, and an
   // answer is written a few after its call settles: closing sooner would drop it unsent.
   for (;;) {

@@ -21,6 +21,8 @@ export interface RawMcp {
   /** Waits until at least `count` answers came. */
   count(count: number, timeoutMs?: number): Promise<Answer[]>;
   stderr(): string;
+  /** Waits until stderr holds `text` (a DOGSLED_TIMING mark, a warning). */
+  stderrSeen(text: string, timeoutMs?: number): Promise<void>;
   /** Closes stdin and waits for the exit. */
   end(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -58,6 +60,7 @@ export async function startRawMcp(env: NodeJS.ProcessEnv, cwd?: string): Promise
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
+    wake();
   });
   child.on('exit', wake);
   // A server that exits early makes our writes fail: the waits below report it instead.
@@ -118,6 +121,12 @@ export async function startRawMcp(env: NodeJS.ProcessEnv, cwd?: string): Promise
     count: (count, timeoutMs = 30_000) =>
       whenSeen(`${count} answers`, () => (got.length >= count ? got : undefined), timeoutMs),
     stderr: () => stderr,
+    stderrSeen: (text, timeoutMs = 30_000) =>
+      whenSeen(
+        `${JSON.stringify(text)} on stderr`,
+        () => (stderr.includes(text) ? true : undefined),
+        timeoutMs,
+      ).then(() => undefined),
     end: async () => {
       child.stdin.end();
       return exited(child);
