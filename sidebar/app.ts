@@ -54,8 +54,13 @@ function loadTui(): typeof blessed {
   return {
     screen: lib('widgets/screen'),
     box: lib('widgets/box'),
-    list: lib('widgets/list'),
-    textbox: lib('widgets/textbox'),
+    // The menu's and the message's widgets, loaded when one first opens: not on the first paint.
+    get list() {
+      return lib('widgets/list');
+    },
+    get textbox() {
+      return lib('widgets/textbox');
+    },
     escape: lib('helpers').escape,
     colors: lib('colors'),
   } as unknown as typeof blessed;
