@@ -149,6 +149,15 @@ describe('refs', () => {
     });
   });
 
+  it('a fetch starts no maintenance afterwards: a survey changes nothing but remote-tracking refs', async () => {
+    const trace = join(repo.root, 'fetch-trace.txt');
+    await rm(trace, { force: true });
+    expect(await fetchAll(repo.main, { env: { ...process.env, GIT_TRACE: trace } })).toEqual({ ok: true });
+    const started = await readFile(trace, 'utf8');
+    expect(started).toMatch(/built-in: git fetch /);
+    expect(started).not.toMatch(/(built-in|run_command): git (maintenance|gc)\b/);
+  });
+
   it('a fetch from a missing remote is a failure with its reason, not an exception', async () => {
     const other = await freshRepo();
     await other.git(['remote', 'set-url', 'origin', join(other.root, 'missing.git')]);
