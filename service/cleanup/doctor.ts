@@ -21,7 +21,7 @@ import { findTargets } from './build-targets.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk-findings.js';
 import type { DoctorReport, JobEntry, TargetEntry, WorktreeEntry } from './doctor-report.js';
 import { addPanes, type DoctorHerdr } from './panes/doctor-section.js';
-import { hotProcesses } from './processes.js';
+import { CPU_SAMPLE_MIN_MS, hotProcesses } from './processes.js';
 import { callerRepository, discoverRepositories, type RepositoryCandidate } from './repositories.js';
 import { type HoldSource, type RepoSurvey, surveyRepository, type WorktreeSurvey } from './survey.js';
 
@@ -75,9 +75,21 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
   const warnings: string[] = [...(io.terminalWarnings ?? [])];
   const registries = await readRegistries(io);
   const tablePromise = readProcessTable();
+  // The CPU sample runs beside the survey and ends with it (but lasts at least its shortest
+  // window). A survey that throws leaves it unawaited, keeping nothing alive.
+  let surveyed = (): void => {};
+  const surveying = new Promise<void>((resolve) => {
+    surveyed = resolve;
+  });
   const hotPromise = options.processes
     ? tablePromise.then((table) =>
-        hotProcesses({ table, paneRootPids: io.paneRootPids ?? [], ownPid: process.pid }),
+        hotProcesses({
+          table,
+          paneRootPids: io.paneRootPids ?? [],
+          ownPid: process.pid,
+          sampleMs: CPU_SAMPLE_MIN_MS,
+          until: surveying,
+        }),
       )
     : Promise.resolve({ processes: [] });
 
@@ -155,6 +167,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     warnings.push(`disk: ${messageOf(error)}`);
     return null;
   });
+  surveyed();
   const hot = await hotPromise;
   report.processes = { hot: hot.processes, error: 'error' in hot ? (hot.error ?? null) : null };
   if (!table.ok) warnings.push(table.error);
