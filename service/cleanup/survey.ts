@@ -31,11 +31,19 @@ import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
 import type { GitIO } from '../git/run-git.js';
 import type { GitWorktree } from '../git/worktrees.js';
 import { mapLimited } from '../probe/map-limited.js';
+import type { ProcessTable } from '../process/process-table.js';
 import { loadRepoConfig } from '../state/config/repo-config.js';
 import { gatherCommitFacts } from './commit-facts.js';
 
-/** Holds that other layers know about (panes, processes, launches, items), by checkout path. */
-export type HoldSource = (paths: readonly string[]) => Promise<ReadonlyMap<string, readonly Hold[]>>;
+/**
+ * Holds that other layers know about (panes, processes, launches, items), by checkout path.
+ * `table`: the process table this pass already read (a survey reads it once for every repository
+ * and its targets); without it, as in every recheck before a removal, the table is read afresh.
+ */
+export type HoldSource = (
+  paths: readonly string[],
+  table?: Promise<ProcessTable>,
+) => Promise<ReadonlyMap<string, readonly Hold[]>>;
 
 /** `env` and `signal` (GitIO) are every git call's environment and deadline. */
 export interface SurveyOptions extends GitIO {
@@ -46,6 +54,8 @@ export interface SurveyOptions extends GitIO {
   /** dogsled's worktree registrations (all of them; this repository's are picked out). */
   registered: readonly WorktreeRecord[];
   holds?: HoldSource;
+  /** The process table this pass read, for the holds (absent: they read it themselves). */
+  processTable?: Promise<ProcessTable>;
   /** Narrow the survey to one worktree path or one branch (prune's recheck). */
   only?: { worktree?: string; branch?: string };
   /** The repository as just identified (doctor's discovery), so it is not read twice. */
@@ -135,7 +145,10 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     ),
     mapLimited(rows, STATUS_CONCURRENCY, (row) => readWorktree(row, options.content ?? true, git, linkedOf)),
     options.holds
-      ? options.holds(rows.map((row) => row.path))
+      ? options.holds(
+          rows.map((row) => row.path),
+          options.processTable,
+        )
       : Promise.resolve(new Map<string, readonly Hold[]>()),
     options.callerCwd ? realOrSame(options.callerCwd) : Promise.resolve(null),
     operationHolds(repo.worktrees),
