@@ -15,12 +15,13 @@ import {
 import {
   CANDIDATE_WINDOW,
   type Candidate,
+  candidatesOf,
   type DiffLookup,
   diffKey,
-  diffPairsOf,
+  diffPairsOfPlans,
   evaluateIntegration,
   type IntegrationPlan,
-  planIntegration,
+  integrationPlanner,
   type TargetWindow,
 } from '../core/cleanup/loss-integration.js';
 import { commitsVerdict } from '../core/cleanup/loss-rule.js';
@@ -136,7 +137,8 @@ async function integrate(
 ): Promise<void> {
   const windowGraph = await readWindow(input.cwd, targetName, CANDIDATE_WINDOW, gitOf(input));
   const window: TargetWindow = { order: windowGraph.order, parents: windowGraph.parents };
-  const direct = await directRuns(input, graph, window, open);
+  const plan = integrationPlanner(graph, window);
+  const direct = await directRuns(input, plan, open);
   for (const [tip, runs] of direct) proofs.set(tip, { kind: 'applied', ref: targetName, runs });
 
   const children = childrenOf(graph);
@@ -144,7 +146,7 @@ async function integrate(
   const containing = new Map(stillOpen.map((tip) => [tip, containingRefs(graph, children, tip, containers)]));
   const containerTips = [...new Set([...containing.values()].flatMap((list) => list.map((ref) => ref.sha)))];
   if (containerTips.length === 0) return;
-  const containerRuns = await directRuns(input, graph, window, containerTips);
+  const containerRuns = await directRuns(input, plan, containerTips);
   for (const [tip, list] of containing) {
     const integrated = list.find((ref) => containerRuns.has(ref.sha));
     const runs = integrated ? containerRuns.get(integrated.sha) : undefined;
@@ -161,14 +163,13 @@ async function integrate(
 /** Applied runs of each tip that has them, from one diff-tree and at most one merge-tree. */
 async function directRuns(
   input: CommitFactsInput,
-  graph: Graph,
-  window: TargetWindow,
+  plan: (tip: string) => IntegrationPlan,
   tips: readonly string[],
 ): Promise<Map<string, AppliedRun[]>> {
-  const plans = tips.map((tip) => planIntegration(graph, window, tip)).filter((plan) => plan.runs.length > 0);
+  const plans = tips.map(plan).filter((planned) => planned.runs.length > 0);
   const result = new Map<string, AppliedRun[]>();
   if (plans.length === 0) return result;
-  const diffs = await diffTrees(input.cwd, plans.flatMap(diffPairsOf), gitOf(input));
+  const diffs = await diffTrees(input.cwd, diffPairsOfPlans(plans), gitOf(input));
   const lookup = diffLookup(plans, diffs);
   const answers = new Map<string, MergeAnswer>();
   let evaluations = plans.map((plan) => evaluateIntegration(plan, lookup, answers));
@@ -181,26 +182,21 @@ async function directRuns(
     }
     evaluations = plans.map((plan) => evaluateIntegration(plan, lookup, answers));
   }
-  plans.forEach((plan: IntegrationPlan, index) => {
+  plans.forEach((planned, index) => {
     const runs = evaluations[index]?.runs;
-    if (runs) result.set(plan.tip, runs);
+    if (runs) result.set(planned.tip, runs);
   });
   return result;
 }
 
 function diffLookup(plans: readonly IntegrationPlan[], diffs: ReadonlyMap<string, TreeDiff>): DiffLookup {
   const touching = new Map<string, Candidate[]>();
-  const seen = new Set<string>();
-  for (const plan of plans) {
-    for (const candidate of plan.candidates) {
-      if (seen.has(candidate.commit)) continue;
-      seen.add(candidate.commit);
-      const diff = diffs.get(diffKey({ from: candidate.parent, to: candidate.commit }));
-      for (const path of diff?.keys() ?? []) {
-        const list = touching.get(path);
-        if (list) list.push(candidate);
-        else touching.set(path, [candidate]);
-      }
+  for (const candidate of candidatesOf(plans)) {
+    const diff = diffs.get(diffKey({ from: candidate.parent, to: candidate.commit }));
+    for (const path of diff?.keys() ?? []) {
+      const list = touching.get(path);
+      if (list) list.push(candidate);
+      else touching.set(path, [candidate]);
     }
   }
   return {

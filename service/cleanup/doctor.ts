@@ -12,6 +12,7 @@ import { isExpiredJob } from '../core/jobs/job-expiry.js';
 import type { JobRecord } from '../core/jobs/job-types.js';
 import type { FetchOutcome } from '../git/refs.js';
 import { statfsSpace } from '../probe/home-disk.js';
+import { mapLimited } from '../probe/map-limited.js';
 import { type ProcessTable, readProcessTable } from '../process/process-table.js';
 import { loadRepoConfig } from '../state/config/repo-config.js';
 import type { HostIO } from '../state/io.js';
@@ -21,7 +22,7 @@ import { findTargets } from './build-targets.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk-findings.js';
 import type { DoctorReport, JobEntry, TargetEntry, WorktreeEntry } from './doctor-report.js';
 import { addPanes, type DoctorHerdr } from './panes/doctor-section.js';
-import { hotProcesses } from './processes.js';
+import { CPU_SAMPLE_MIN_MS, hotProcesses } from './processes.js';
 import { callerRepository, discoverRepositories, type RepositoryCandidate } from './repositories.js';
 import { type HoldSource, type RepoSurvey, surveyRepository, type WorktreeSurvey } from './survey.js';
 
@@ -49,6 +50,9 @@ export interface CleanupIO extends HostIO {
   surveyCaller?: boolean;
 }
 
+/** Repositories surveyed at once: their fetches overlap, and each reads its checkouts four at a time. */
+const REPOSITORY_CONCURRENCY = 2;
+
 export interface CleanupSurvey {
   report: DoctorReport;
   /** Every removable entry, in no particular order (prune selects and orders). */
@@ -75,9 +79,21 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
   const warnings: string[] = [...(io.terminalWarnings ?? [])];
   const registries = await readRegistries(io);
   const tablePromise = readProcessTable();
+  // The CPU sample runs beside the survey and ends with it (but lasts at least its shortest
+  // window). A survey that throws leaves it unawaited, keeping nothing alive.
+  let surveyed = (): void => {};
+  const surveying = new Promise<void>((resolve) => {
+    surveyed = resolve;
+  });
   const hotPromise = options.processes
     ? tablePromise.then((table) =>
-        hotProcesses({ table, paneRootPids: io.paneRootPids ?? [], ownPid: process.pid }),
+        hotProcesses({
+          table,
+          paneRootPids: io.paneRootPids ?? [],
+          ownPid: process.pid,
+          sampleMs: CPU_SAMPLE_MIN_MS,
+          until: surveying,
+        }),
       )
     : Promise.resolve({ processes: [] });
 
@@ -110,25 +126,34 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
   const surveys = new Map<string, RepoSurvey>();
   const fetches = new Map<string, FetchOutcome | null>();
 
-  for (const { entry, identity } of discovered) {
-    if (entry.removable) plan.push({ kind: 'repository-record', path: entry.path, reason: entry.reason });
-    if (identity?.main == null) continue;
+  // Repositories are surveyed a few at a time (each fetch waits on its remote), and their entries
+  // join the report in discovery order.
+  const results = await mapLimited(discovered, REPOSITORY_CONCURRENCY, async ({ identity }) => {
+    if (identity?.main == null) return null;
     io.progress?.(`surveying ${identity.main}`);
-    let survey: RepoSurvey;
     try {
-      survey = await surveyRepository(identity.main, {
+      return await surveyRepository(identity.main, {
         fetch: 'run',
         callerCwd: io.callerCwd,
         registered: registries.worktrees,
         holds: io.holds,
+        processTable: tablePromise,
         identity,
         env: io.env,
         signal: io.signal,
       });
     } catch (error) {
-      entry.warnings.push(`cannot survey: ${messageOf(error)}`);
-      warnings.push(`${entry.path}: cannot survey: ${messageOf(error)}`);
-      continue;
+      return { error: messageOf(error) };
+    }
+  });
+  discovered.forEach(({ entry }, index) => {
+    if (entry.removable) plan.push({ kind: 'repository-record', path: entry.path, reason: entry.reason });
+    const survey = results[index];
+    if (survey == null) return;
+    if ('error' in survey) {
+      entry.warnings.push(`cannot survey: ${survey.error}`);
+      warnings.push(`${entry.path}: cannot survey: ${survey.error}`);
+      return;
     }
     surveys.set(survey.repository, survey);
     fetches.set(survey.repository, survey.fetch);
@@ -136,7 +161,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     entry.warnings.push(...survey.warnings);
     warnings.push(...survey.warnings.map((line) => `${survey.repository}: ${line}`));
     addRepository(survey, report, plan);
-  }
+  });
   io.progress?.('');
   await addOrphanRecords(registries.worktrees, report, plan);
 
@@ -155,6 +180,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     warnings.push(`disk: ${messageOf(error)}`);
     return null;
   });
+  surveyed();
   const hot = await hotPromise;
   report.processes = { hot: hot.processes, error: 'error' in hot ? (hot.error ?? null) : null };
   if (!table.ok) warnings.push(table.error);

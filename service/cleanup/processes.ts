@@ -12,6 +12,13 @@ import { type ProcessEntry, type ProcessTable, readProcessTable } from '../proce
 export const HOT_CPU_PERCENT = 100;
 /** The window between pidusage's two samples of each candidate. */
 export const CPU_SAMPLE_MS = 1_000;
+/**
+ * The shortest window of a sample that runs beside other work (`until`): /proc counts CPU in
+ * 10 ms ticks, so a quarter second tells 100% from 104%.
+ */
+export const CPU_SAMPLE_MIN_MS = 250;
+/** pidusage's memory of a pid, for a window that lasts as long as the work beside it. */
+const OPEN_WINDOW_MAXAGE_MS = 6 * 60 * 60_000;
 
 export interface HotProcess {
   pid: number;
@@ -31,7 +38,13 @@ export interface HotOptions {
   ownPid: number;
   /** A table already read for this pass; read afresh when absent. */
   table?: ProcessTable;
+  /** The window; with `until`, its shortest length. */
   sampleMs?: number;
+  /**
+   * The window lasts until this settles too (doctor: its survey), so the sample adds no time of
+   * its own to a command that waits for the work anyway.
+   */
+  until?: Promise<unknown>;
   thresholdPercent?: number;
 }
 
@@ -60,11 +73,16 @@ export function outsidePaneAncestry(
 
 /**
  * Processes above the threshold outside pane ancestry, busiest first. CPU comes from pidusage over
- * a window of `sampleMs`: on Linux its first call for a pid reads the counters twice back to back
+ * a window of `sampleMs` (or longer, see `until`): on Linux its first call for a pid reads the counters twice back to back
  * and reports 0, so a warm-up call starts the window and a second call measures it. A process with
  * one thread cannot pass 100% and is not sampled (when the threshold is at least that).
  */
 export async function hotProcesses(options: HotOptions): Promise<HotProcesses> {
+  // Only its end matters, whichever way it ends (handled at once, so a failure is never unhandled).
+  const until = options.until?.then(
+    () => {},
+    () => {},
+  );
   const table = options.table ?? (await readProcessTable());
   if (!table.ok) return { processes: [], error: table.error };
   const threshold = options.thresholdPercent ?? HOT_CPU_PERCENT;
@@ -75,10 +93,10 @@ export async function hotProcesses(options: HotOptions): Promise<HotProcesses> {
   const sampleMs = options.sampleMs ?? CPU_SAMPLE_MS;
   const pids = candidates.map((entry) => entry.pid);
   // pidusage forgets a pid (and closes the descriptor it keeps open on its stat file) after maxage.
-  const maxage = Math.max(10_000, sampleMs * 4);
+  const maxage = options.until ? OPEN_WINDOW_MAXAGE_MS : Math.max(10_000, sampleMs * 4);
   try {
     await cpuPercents(pids, maxage);
-    await sleep(sampleMs);
+    await Promise.all([sleep(sampleMs), until]);
     const cpu = await cpuPercents(pids, maxage);
     const hot = candidates
       .map((entry) => ({ pid: entry.pid, name: entry.comm, cpu_percent: cpu.get(entry.pid) ?? 0 }))

@@ -24,17 +24,26 @@ import {
   operationInProgress,
   readStatus,
 } from '../git/git-status.js';
+import { worktreeConfigPossible } from '../git/linked-identity.js';
 import { branchName } from '../git/mutate.js';
 import { type DefaultBranch, defaultBranchOf, type FetchOutcome, fetchAll, readRefs } from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
 import type { GitIO } from '../git/run-git.js';
 import type { GitWorktree } from '../git/worktrees.js';
 import { mapLimited } from '../probe/map-limited.js';
+import type { ProcessTable } from '../process/process-table.js';
 import { loadRepoConfig } from '../state/config/repo-config.js';
 import { gatherCommitFacts } from './commit-facts.js';
 
-/** Holds that other layers know about (panes, processes, launches, items), by checkout path. */
-export type HoldSource = (paths: readonly string[]) => Promise<ReadonlyMap<string, readonly Hold[]>>;
+/**
+ * Holds that other layers know about (panes, processes, launches, items), by checkout path.
+ * `table`: the process table this pass already read (a survey reads it once for every repository
+ * and its targets); without it, as in every recheck before a removal, the table is read afresh.
+ */
+export type HoldSource = (
+  paths: readonly string[],
+  table?: Promise<ProcessTable>,
+) => Promise<ReadonlyMap<string, readonly Hold[]>>;
 
 /** `env` and `signal` (GitIO) are every git call's environment and deadline. */
 export interface SurveyOptions extends GitIO {
@@ -45,6 +54,8 @@ export interface SurveyOptions extends GitIO {
   /** dogsled's worktree registrations (all of them; this repository's are picked out). */
   registered: readonly WorktreeRecord[];
   holds?: HoldSource;
+  /** The process table this pass read, for the holds (absent: they read it themselves). */
+  processTable?: Promise<ProcessTable>;
   /** Narrow the survey to one worktree path or one branch (prune's recheck). */
   only?: { worktree?: string; branch?: string };
   /** The repository as just identified (doctor's discovery), so it is not read twice. */
@@ -89,23 +100,14 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   if (repo.main === null) throw new DogsledError(`${path}: a bare repository has no checkouts to survey`);
   const main = repo.main;
   const warnings: string[] = [];
-  let fetch: FetchOutcome | null = null;
-  if (options.fetch === 'run') fetch = await fetchAll(main, git);
-  else if (options.fetch !== 'skip') fetch = options.fetch;
-  if (fetch && !fetch.ok) warnings.push(`fetch failed: ${fetch.error}; only the default branch counts`);
-
-  // Every worktree removal runs the repository's teardown: a dogsled.toml that does not load stops them all.
-  const configProblem = await loadRepoConfig(main).then(
-    () => null,
-    (error: unknown) => messageOf(error),
-  );
-  if (configProblem !== null) warnings.push(`${configProblem}; no worktree is removed until it is fixed`);
-
-  const refs = await readRefs(main, git);
-  const defaultBranch = defaultBranchOf(refs);
-  if (defaultBranch.target === null) {
-    warnings.push(`no default branch (${defaultBranch.name} does not exist): nothing counts as integrated`);
-  }
+  // The fetch refreshes remote-tracking refs and nothing a checkout holds: the checkouts are read
+  // while it runs, and the refs once it is done.
+  const fetching: Promise<FetchOutcome | null> =
+    options.fetch === 'run'
+      ? fetchAll(main, git)
+      : Promise.resolve(options.fetch === 'skip' ? null : options.fetch);
+  // Awaited below; this only keeps a rejection from going unhandled when something else throws first.
+  fetching.catch(() => {});
 
   const only = options.only;
   const linked = repo.worktrees.filter((worktree) => !worktree.main);
@@ -133,18 +135,32 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     }
   }
 
-  const reads = await mapLimited(rows, STATUS_CONCURRENCY, (row) =>
-    readWorktree(row, options.content ?? true, git),
-  );
-  const holdMap = options.holds ? await options.holds(rows.map((row) => row.path)) : new Map();
-  const callerReal = options.callerCwd ? await realOrSame(options.callerCwd) : null;
+  // A linked worktree's identity comes from its files unless config could move its work tree.
+  const linkedOf = (await worktreeConfigPossible(repo.commonDir)) ? undefined : repo.commonDir;
+  const [configProblem, reads, holdMap, callerReal, heldByOperation] = await Promise.all([
+    // Every worktree removal runs the repository's teardown: a dogsled.toml that does not load stops them all.
+    loadRepoConfig(main).then(
+      () => null,
+      (error: unknown) => messageOf(error),
+    ),
+    mapLimited(rows, STATUS_CONCURRENCY, (row) => readWorktree(row, options.content ?? true, git, linkedOf)),
+    options.holds
+      ? options.holds(
+          rows.map((row) => row.path),
+          options.processTable,
+        )
+      : Promise.resolve(new Map<string, readonly Hold[]>()),
+    options.callerCwd ? realOrSame(options.callerCwd) : Promise.resolve(null),
+    operationHolds(repo.worktrees),
+  ]);
 
-  // A rebase or bisect detaches HEAD but still holds its branch: Git refuses to delete it.
-  const heldByOperation = new Map<string, { path: string; operation: string }>();
-  for (const worktree of repo.worktrees) {
-    if (worktree.bare || !worktree.detached) continue;
-    const held = await branchHeldByOperation(worktree.path);
-    if (held) heldByOperation.set(held.ref, { path: worktree.path, operation: held.operation });
+  const fetch = await fetching;
+  if (fetch && !fetch.ok) warnings.push(`fetch failed: ${fetch.error}; only the default branch counts`);
+  if (configProblem !== null) warnings.push(`${configProblem}; no worktree is removed until it is fixed`);
+  const refs = await readRefs(main, git);
+  const defaultBranch = defaultBranchOf(refs);
+  if (defaultBranch.target === null) {
+    warnings.push(`no default branch (${defaultBranch.name} does not exist): nothing counts as integrated`);
   }
 
   const branchRefs = refs.filter((ref) => ref.name.startsWith('refs/heads/') && ref.symref === null);
@@ -235,6 +251,19 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   };
 }
 
+/** A rebase or bisect detaches HEAD but still holds its branch: Git refuses to delete it. */
+async function operationHolds(
+  worktrees: readonly GitWorktree[],
+): Promise<Map<string, { path: string; operation: string }>> {
+  const held = new Map<string, { path: string; operation: string }>();
+  for (const worktree of worktrees) {
+    if (worktree.bare || !worktree.detached) continue;
+    const found = await branchHeldByOperation(worktree.path);
+    if (found) held.set(found.ref, { path: worktree.path, operation: found.operation });
+  }
+  return held;
+}
+
 interface WorktreeRead {
   exists: boolean;
   gitFile: boolean;
@@ -244,10 +273,12 @@ interface WorktreeRead {
   operation: string | null;
 }
 
+/** `linkedOf`: the repository's common dir, when a listed worktree's files may prove its identity. */
 async function readWorktree(
   row: { path: string; git: GitWorktree | null },
   content: boolean,
   git: GitIO,
+  linkedOf: string | undefined,
 ): Promise<WorktreeRead> {
   const exists = await pathPresent(row.path);
   const gitFile = exists && (await pathPresent(join(row.path, '.git')));
@@ -262,7 +293,7 @@ async function readWorktree(
       operation: null,
     };
   }
-  const identity = await checkoutIdentity(row.path, git);
+  const identity = await checkoutIdentity(row.path, git, linkedOf);
   const status = identity.ok ? await readStatus(row.path, git) : { ok: false as const, reason: 'not read' };
   const head = status.ok ? (status.status.head ?? listedHead) : listedHead;
   return {

@@ -11,10 +11,20 @@ import { messageOf } from '../core/common/errors.js';
 import { type GitDirs, gitDirsOf } from './git-dir.js';
 import { checkedOutSubmodules, hiddenEdits, privateRefs } from './hidden-content.js';
 import { parseLsFiles, readIndexNotes } from './index-file.js';
+import { linkedIdentityProven } from './linked-identity.js';
 import { failureOf, type GitIO, gitIO, runGit, splitNul, succeeded } from './run-git.js';
 
-/** Whether `path` is a checkout of its own, checked before anything is read from it. */
-export async function checkoutIdentity(path: string, io: GitIO): Promise<CheckoutIdentity> {
+/**
+ * Whether `path` is a checkout of its own, checked before anything is read from it. `linkedOf`:
+ * the common dir of the repository that lists `path` as a linked worktree, when its config cannot
+ * move a work tree (worktreeConfigPossible): then the checkout's files may prove it without a git
+ * process (linked-identity.ts), and Git is asked only when they do not.
+ */
+export async function checkoutIdentity(
+  path: string,
+  io: GitIO,
+  linkedOf?: string,
+): Promise<CheckoutIdentity> {
   try {
     await lstat(join(path, '.git'));
   } catch (error) {
@@ -27,6 +37,7 @@ export async function checkoutIdentity(path: string, io: GitIO): Promise<Checkou
   } catch (error) {
     return { ok: false, reason: `cannot resolve the path (${messageOf(error)})` };
   }
+  if (linkedOf !== undefined && (await linkedIdentityProven(path, linkedOf))) return { ok: true };
   const result = await runGit(['rev-parse', '--show-toplevel'], { ...gitIO(io), cwd: path });
   if (!succeeded(result)) return { ok: false, reason: failureOf(result) };
   const top = result.stdout.toString('utf8').replace(/\n$/, '');

@@ -70,14 +70,15 @@ export type FetchOutcome = { ok: true } | { ok: false; error: string };
 /**
  * `git fetch --all --prune`. Run in its own session, so an SSH remote cannot prompt on the terminal:
  * a remote that needs a password fails like an unreachable one, and the failure is a warning.
+ * Without the automatic maintenance (gc) a fetch starts afterwards: a survey refreshes
+ * remote-tracking refs and changes nothing else (and waits for no extra process).
  */
 export async function fetchAll(cwd: string, io: GitIO): Promise<FetchOutcome> {
-  const result = await runGit(['fetch', '--all', '--prune', '--quiet', '--recurse-submodules=no'], {
-    ...gitIO(io),
-    cwd,
-    timeoutMs: FETCH_TIMEOUT_MS,
-    detached: true,
-  });
+  const result = await runGit(
+    // --no-auto-maintenance: Git 2.29 (rev-parse's --path-format, which dogsled needs, is 2.31).
+    ['fetch', '--all', '--prune', '--quiet', '--recurse-submodules=no', '--no-auto-maintenance'],
+    { ...gitIO(io), cwd, timeoutMs: FETCH_TIMEOUT_MS, detached: true },
+  );
   if (succeeded(result)) return { ok: true };
   return { ok: false, error: failureOf(result, FETCH_TIMEOUT_MS) };
 }

@@ -1,20 +1,21 @@
 // `node test/bench/doctor.mjs`: `dogsled doctor --json` on a repository with 200 branches and 20
 // worktrees (squash-landed, merged and local-only), against `git for-each-ref` in the same repository
 // as the floor. Reports median wall time and the number of git processes each spawns, counted by a
-// `git` wrapper first on PATH that logs and execs the real git. BENCH_RUNS shortens it;
-// BENCH_GIT_TRACE=1 prints each git command of the first doctor run with its duration.
+// `git` wrapper first on PATH that logs and execs the real git, and the CPU time (user + system) of
+// each command with every process it waited for, git included. Each round runs every command once,
+// in alternating order, so a neighbour's load hits them alike. BENCH_RUNS shortens it;
+// BENCH_GIT_TRACE=1 prints each git command of the first doctor run with its start and duration;
+// BENCH_BASELINE=path/to/dogsled.cjs adds that build's rows, paired in the same rounds;
+// BENCH_KEEP=1 keeps the repository and prints where it is (for profiling).
 // Needs the built CLI (npm run build).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CLI, childrenCpuMs, median } from './lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = join(root, 'dist', 'dogsled.cjs');
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
-// A CA bundle read at every Node start is not what a user's machine pays (lib.mjs says more).
-delete process.env.NODE_EXTRA_CA_CERTS;
+const BASELINE = process.env.BENCH_BASELINE;
 const BRANCHES = 200;
 const WORKTREES = 20;
 
@@ -34,7 +35,6 @@ const gitEnv = {
 };
 const git = (args, options = {}) => execFileSync('git', args, { cwd: main, env: gitEnv, ...options });
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const lines = (tag, change = {}) =>
   `${Array.from({ length: 10 }, (_, i) => change[i + 1] ?? `${tag} line ${i + 1}`).join('\n')}\n`;
 
@@ -101,8 +101,9 @@ function gitWrapper() {
   const bin = join(work, 'bin');
   mkdirSync(bin);
   const log = join(work, 'git.log');
+  // The trace leaves out the `-c name=value` settings every call pins (service/git/run-git.ts).
   const body = process.env.BENCH_GIT_TRACE
-    ? `s=$(date +%s%N); ${JSON.stringify(real)} "$@"; rc=$?; echo "$(( ($(date +%s%N)-s)/1000000 ))ms $*" | cut -c1-160 >> ${JSON.stringify(log)}; exit $rc`
+    ? `s=$(date +%s%N); ${JSON.stringify(real)} "$@"; rc=$?; e=$(date +%s%N); echo "$(( s/1000000 % 100000 )) +$(( (e-s)/1000000 ))ms $*" | sed 's/-c [^ ]*=[^ ]* //g' | cut -c1-160 >> ${JSON.stringify(log)}; exit $rc`
     : `echo x >> ${JSON.stringify(log)}\nexec ${JSON.stringify(real)} "$@"`;
   writeFileSync(join(bin, 'git'), `#!/bin/sh\n${body}\n`);
   chmodSync(join(bin, 'git'), 0o755);
@@ -111,14 +112,18 @@ function gitWrapper() {
 
 function measure(argv, env, log, expected = 0) {
   writeFileSync(log, '');
+  const cpuBefore = childrenCpuMs();
   const start = process.hrtime.bigint();
   const result = spawnSync(argv[0], argv.slice(1), { cwd: main, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const cpuMs = childrenCpuMs() - cpuBefore;
   if (result.status !== expected)
     throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
   const spawned = readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
-  return { ms, spawned, stdout: result.stdout.toString('utf8') };
+  return { ms, cpuMs, spawned, stdout: result.stdout.toString('utf8') };
 }
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 try {
   console.error(`building a repository with ${BRANCHES} branches and ${WORKTREES} worktrees`);
@@ -134,40 +139,45 @@ try {
     first.worktrees.filter((w) => w.removable).length + first.branches.filter((b) => b.removable).length;
   // prune without --yes off a terminal surveys, prints the plan and exits 2: the survey alone.
   const plan = ['node', CLI, 'prune', '--json'];
-  const times = { doctor: [], floor: [], plan: [] };
-  const spawns = { doctor: [], floor: [], plan: [] };
+  const rows = [
+    ['git for-each-ref (floor)', floor, 0],
+    ['node -e 0', ['node', '-e', '0'], 0],
+    ['doctor --json', doctor, 0],
+    ['prune plan', plan, 2],
+    ...(BASELINE
+      ? [
+          ['doctor --json (baseline)', ['node', BASELINE, 'doctor', '--json'], 0],
+          ['prune plan (baseline)', ['node', BASELINE, 'prune', '--json'], 2],
+        ]
+      : []),
+  ];
+  const runs = new Map(rows.map(([name]) => [name, []]));
   for (let i = 0; i < RUNS; i++) {
-    for (const [name, argv, expected] of [
-      ['floor', floor, 0],
-      ['doctor', doctor, 0],
-      ['plan', plan, 2],
-    ]) {
-      const { ms, spawned } = measure(argv, env, log, expected);
-      times[name].push(ms);
-      spawns[name].push(spawned);
+    for (const [name, argv, expected] of i % 2 ? [...rows].reverse() : rows) {
+      runs.get(name).push(measure(argv, env, log, expected));
     }
   }
-  const doctorMs = median(times.doctor);
-  const floorMs = median(times.floor);
+  const floorRuns = runs.get('git for-each-ref (floor)');
   console.log(
-    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${RUNS} runs.\n`,
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${RUNS} rounds.\n`,
   );
   console.log(
     `Repository: ${BRANCHES} branches, ${WORKTREES} worktrees; doctor finds ${removable} removable.\n`,
   );
-  console.log('| command | median wall | git processes | vs `git for-each-ref` |');
-  console.log('|---|---:|---:|---:|');
-  console.log(`| git for-each-ref (floor) | ${floorMs.toFixed(1)} ms | ${median(spawns.floor)} | 1.0× |`);
+  console.log('| command | median wall | vs `git for-each-ref` (paired) | CPU (mean) | git processes |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name] of rows) {
+    const xs = runs.get(name);
+    // The ratio of each round against the floor of the same round, then the median.
+    const ratio = median(xs.map((x, i) => x.ms / floorRuns[i].ms));
+    console.log(
+      `| ${name} | ${median(xs.map((x) => x.ms)).toFixed(1)} ms | ${ratio.toFixed(1)}× | ${mean(xs.map((x) => x.cpuMs)).toFixed(0)} ms | ${median(xs.map((x) => x.spawned))} |`,
+    );
+  }
   console.log(
-    `| doctor --json | ${doctorMs.toFixed(1)} ms | ${median(spawns.doctor)} | ${(doctorMs / floorMs).toFixed(1)}× |`,
-  );
-  const planMs = median(times.plan);
-  console.log(
-    `| prune plan (no CPU sample) | ${planMs.toFixed(1)} ms | ${median(spawns.plan)} | ${(planMs / floorMs).toFixed(1)}× |`,
-  );
-  console.log(
-    '\ndoctor --json includes the report-only processes section, whose CPU sample takes about a second while the git survey runs; the prune plan row is the same survey without it.',
+    '\nCPU is user + system time of the command and every process it waited for (git included), in 10 ms ticks. doctor --json includes the report-only processes section (a CPU sample of the multi-threaded processes outside panes); the prune plan is the same survey without it.',
   );
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) console.error(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }

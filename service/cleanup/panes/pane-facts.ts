@@ -213,11 +213,11 @@ async function showsOf(listing: Listing): Promise<Array<{ workspace: string; che
 
 /** Holds from the panes `readHoldPanes` gives and the process table as it is at each call. */
 function holdSource(readHoldPanes: () => Promise<HoldPanes>, callerPane: string | null): HoldSource {
-  return async (paths) => {
+  return async (paths, table) => {
     if (paths.length === 0) return new Map();
     const [panes, processes, real] = await Promise.all([
       readHoldPanes(),
-      readProcessTable(),
+      table ?? readProcessTable(),
       Promise.all(paths.map(realOrSame)),
     ]);
     const held = holdsFor({ checkouts: real, panes, processes, ownPid: process.pid, callerPane });

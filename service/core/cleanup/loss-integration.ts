@@ -45,7 +45,10 @@ export interface IntegrationPlan {
   /** First-parent commits of the tip that the target lacks, oldest first. */
   chain: string[];
   runs: RunSpec[];
-  candidates: Candidate[];
+  /** Shared between plans that meet the target at the same commits: never changed in place. */
+  candidates: readonly Candidate[];
+  /** The candidates' commits, when the planner made the set already. */
+  allowed?: ReadonlySet<string>;
 }
 
 export interface DiffPair {
@@ -91,42 +94,87 @@ function mergeBaseOf(boundary: ReadonlySet<string>, window: TargetWindow | null)
 
 /** The runs to try and the commits that may apply them, for a tip outside the target. */
 export function planIntegration(graph: Graph, window: TargetWindow | null, tip: string): IntegrationPlan {
-  const chain: string[] = [];
-  let cursor: string | undefined = tip;
-  while (cursor !== undefined && graph.has(cursor)) {
-    chain.push(cursor);
-    cursor = graph.get(cursor)?.[0];
-  }
-  chain.reverse();
-  const chainBase = cursor;
-  const plan: IntegrationPlan = { tip, chain, runs: [], candidates: [] };
-  const n = chain.length;
-  if (n === 0 || window === null) return plan;
+  return integrationPlanner(graph, window)(tip);
+}
 
-  const boundary = boundaryOf(graph, ancestorsInGraph(graph, tip));
-  const known = new Set<string>();
-  for (const sha of boundary) walkWindow(window, sha, known);
-  for (const commit of window.order) {
-    const parent = window.parents.get(commit)?.[0];
-    if (parent !== undefined && !known.has(commit)) plan.candidates.push({ commit, parent });
-  }
-  if (plan.candidates.length === 0) return plan;
+/** What a tip's plan takes from where it meets the target: its candidates and merge base. */
+interface Meeting {
+  candidates: readonly Candidate[];
+  allowed: ReadonlySet<string>;
+  mergeBase: string | null;
+}
 
-  if (chainBase !== undefined) {
-    if (n <= MAX_SPLIT_COMMITS) {
-      for (let first = 0; first < n; first++) {
-        const base = first === 0 ? chainBase : (chain[first - 1] as string);
-        for (let last = first; last < n; last++) plan.runs.push({ base, first, last });
+/**
+ * planIntegration for many tips of one graph and window. Tips that meet the target at the same
+ * commits (most branches of a repository fork from a few) share one list of candidates and one
+ * merge base: the window is walked once per meeting point, not once per tip.
+ */
+export function integrationPlanner(
+  graph: Graph,
+  window: TargetWindow | null,
+): (tip: string) => IntegrationPlan {
+  const meetings = new Map<string, Meeting>();
+  /** One Candidate per window commit, shared by every list. */
+  const candidateOf = new Map<string, Candidate>();
+  const meetingAt = (boundary: ReadonlySet<string>, target: TargetWindow): Meeting => {
+    const key = [...boundary].sort().join(' ');
+    const known = meetings.get(key);
+    if (known) return known;
+    const reached = new Set<string>();
+    for (const sha of boundary) walkWindow(target, sha, reached);
+    const candidates: Candidate[] = [];
+    for (const commit of target.order) {
+      const parent = target.parents.get(commit)?.[0];
+      if (parent === undefined || reached.has(commit)) continue;
+      let candidate = candidateOf.get(commit);
+      if (candidate === undefined) {
+        candidate = { commit, parent };
+        candidateOf.set(commit, candidate);
       }
-    } else {
-      plan.runs.push({ base: chainBase, first: 0, last: n - 1 });
+      candidates.push(candidate);
     }
-  }
-  // After a merge from the default branch, the whole branch's net diff starts at the merge base.
-  const mergeBase = mergeBaseOf(boundary, window);
-  if (mergeBase !== null && mergeBase !== chainBase)
-    plan.runs.push({ base: mergeBase, first: 0, last: n - 1 });
-  return plan;
+    const meeting: Meeting = {
+      candidates,
+      allowed: new Set(candidates.map((candidate) => candidate.commit)),
+      mergeBase: candidates.length === 0 ? null : mergeBaseOf(boundary, target),
+    };
+    meetings.set(key, meeting);
+    return meeting;
+  };
+  return (tip) => {
+    const chain: string[] = [];
+    let cursor: string | undefined = tip;
+    while (cursor !== undefined && graph.has(cursor)) {
+      chain.push(cursor);
+      cursor = graph.get(cursor)?.[0];
+    }
+    chain.reverse();
+    const chainBase = cursor;
+    const plan: IntegrationPlan = { tip, chain, runs: [], candidates: [] };
+    const n = chain.length;
+    if (n === 0 || window === null) return plan;
+
+    const meeting = meetingAt(boundaryOf(graph, ancestorsInGraph(graph, tip)), window);
+    if (meeting.candidates.length === 0) return plan;
+    plan.candidates = meeting.candidates;
+    plan.allowed = meeting.allowed;
+
+    if (chainBase !== undefined) {
+      if (n <= MAX_SPLIT_COMMITS) {
+        for (let first = 0; first < n; first++) {
+          const base = first === 0 ? chainBase : (chain[first - 1] as string);
+          for (let last = first; last < n; last++) plan.runs.push({ base, first, last });
+        }
+      } else {
+        plan.runs.push({ base: chainBase, first: 0, last: n - 1 });
+      }
+    }
+    // After a merge from the default branch, the whole branch's net diff starts at the merge base.
+    const mergeBase = meeting.mergeBase;
+    if (mergeBase !== null && mergeBase !== chainBase)
+      plan.runs.push({ base: mergeBase, first: 0, last: n - 1 });
+    return plan;
+  };
 }
 
 /** Every diff the plan needs: each run's net diff and each candidate against its parent. */
@@ -134,6 +182,35 @@ export function diffPairsOf(plan: IntegrationPlan): DiffPair[] {
   const pairs: DiffPair[] = plan.runs.map((run) => ({ from: run.base, to: plan.chain[run.last] as string }));
   for (const candidate of plan.candidates) pairs.push({ from: candidate.parent, to: candidate.commit });
   return pairs;
+}
+
+/** The candidates of all the plans, each once (plans of one planner share their lists). */
+export function candidatesOf(plans: readonly IntegrationPlan[]): Candidate[] {
+  const lists = new Set(plans.map((plan) => plan.candidates));
+  const seen = new Set<string>();
+  const all: Candidate[] = [];
+  for (const list of lists) {
+    for (const candidate of list) {
+      if (seen.has(candidate.commit)) continue;
+      seen.add(candidate.commit);
+      all.push(candidate);
+    }
+  }
+  return all;
+}
+
+/** Every diff the plans need, each pair once: diffPairsOf of each plan, without the repeats. */
+export function diffPairsOfPlans(plans: readonly IntegrationPlan[]): DiffPair[] {
+  const pairs = new Map<string, DiffPair>();
+  const add = (pair: DiffPair): void => {
+    const key = diffKey(pair);
+    if (!pairs.has(key)) pairs.set(key, pair);
+  };
+  for (const plan of plans) {
+    for (const run of plan.runs) add({ from: run.base, to: plan.chain[run.last] as string });
+  }
+  for (const candidate of candidatesOf(plans)) add({ from: candidate.parent, to: candidate.commit });
+  return [...pairs.values()];
 }
 
 export interface DiffLookup {
@@ -203,7 +280,7 @@ export function evaluateIntegration(
   lookup: DiffLookup,
   answers: ReadonlyMap<string, MergeAnswer>,
 ): Evaluation {
-  const allowed = new Set(plan.candidates.map((candidate) => candidate.commit));
+  const allowed = plan.allowed ?? new Set(plan.candidates.map((candidate) => candidate.commit));
   const applied = new Map<RunSpec, string>();
   const questions = new Map<string, MergeQuestion>();
   for (const run of plan.runs) {

@@ -129,6 +129,37 @@ describe('hotProcesses', () => {
     expect(report.processes.map((hot) => hot.pid)).not.toContain(inPane);
   });
 
+  test('a window beside other work lasts until that work ends, and at least its shortest length', async () => {
+    const child = spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' });
+    children.push(child);
+    const pid = child.pid as number;
+    await waitFor(
+      `pid ${pid} to run sh`,
+      async () => (await readFile(`/proc/${pid}/comm`, 'utf8')).trim() === 'sh',
+    );
+    const table = { ok: true as const, processes: [{ pid, ppid: process.pid, comm: 'sh', threads: 1 }] };
+    const sample = (until: Promise<unknown>) => {
+      const started = performance.now();
+      return hotProcesses({
+        paneRootPids: [],
+        ownPid: process.pid,
+        table,
+        sampleMs: 100,
+        thresholdPercent: 1,
+        until,
+      }).then((report) => ({ report, ms: performance.now() - started }));
+    };
+    const work = new Promise((resolve) => setTimeout(resolve, 600));
+    const long = await sample(work);
+    expect(long.ms).toBeGreaterThanOrEqual(590);
+    expect(long.report.processes).toEqual([{ pid, name: 'sh', cpu_percent: expect.any(Number) }]);
+    // Work that ends at once (or fails) leaves the shortest window.
+    const short = await sample(Promise.reject(new Error('the survey failed')));
+    expect(short.ms).toBeGreaterThanOrEqual(95);
+    expect(short.ms).toBeLessThan(590);
+    expect(short.report.processes.map((hot) => hot.pid)).toEqual([pid]);
+  });
+
   test('an unreadable process table is reported as the error', async () => {
     const report = await hotProcesses({
       paneRootPids: [],

@@ -288,3 +288,20 @@ describe('a failed fetch', () => {
     expect(await snapshotTree(path)).toEqual(before);
   });
 });
+
+describe('a work tree that config moves', () => {
+  it('refuses the check of a clean, landed worktree whose own config names another work tree', async () => {
+    const other = await freshRepo();
+    const path = await other.worktree('moved');
+    await other.git(['config', 'extensions.worktreeConfig', 'true']);
+    await other.git(['config', '--worktree', 'core.worktree', other.root], path);
+    const before = await snapshotTree(path);
+    const { survey: found, report } = await pruneIn(other);
+    expect(found.report.worktrees.find((worktree) => worktree.path === path)).toMatchObject({
+      removable: false,
+      reason: expect.stringMatching(/^cannot check the checkout: git's top level is /),
+    });
+    expect(report.results).toEqual([]);
+    expect(await snapshotTree(path)).toEqual(before);
+  });
+});

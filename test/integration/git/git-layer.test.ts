@@ -1,11 +1,12 @@
 // service/git against real repositories: each parser on Git's own output (odd file names included),
 // batched diffs, the three-way answers Git gives without writing into the repository, and the
 // process runner's typed results.
-import { chmod, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffTrees } from '../../../service/git/diff.js';
 import { checkoutIdentity, readStatus } from '../../../service/git/git-status.js';
+import { linkedIdentityProven, worktreeConfigPossible } from '../../../service/git/linked-identity.js';
 import { fetchAll, readRefs } from '../../../service/git/refs.js';
 import { repositoryAt } from '../../../service/git/repository.js';
 import { failureOf, runGit, succeeded } from '../../../service/git/run-git.js';
@@ -91,6 +92,47 @@ describe('status', () => {
     await rm(join(path, '.git'));
     expect(await checkoutIdentity(path, git)).toEqual({ ok: false, reason: '.git is missing' });
     expect(await checkoutIdentity(repo.main, git)).toEqual({ ok: true });
+    const { commonDir } = await repositoryAt(repo.main, git);
+    expect(await checkoutIdentity(path, git, commonDir)).toEqual({ ok: false, reason: '.git is missing' });
+  });
+});
+
+describe('a linked worktree proven by its files', () => {
+  it("proves a linked worktree of this repository, never a main checkout or another repository's", async () => {
+    const path = await repo.worktree('proven');
+    const { commonDir } = await repositoryAt(repo.main, git);
+    expect(await worktreeConfigPossible(commonDir)).toBe(false);
+    expect(await linkedIdentityProven(path, commonDir)).toBe(true);
+    expect(await checkoutIdentity(path, git, commonDir)).toEqual({ ok: true });
+    // A .git directory (the main checkout, a nested repository) is Git's to judge.
+    expect(await linkedIdentityProven(repo.main, commonDir)).toBe(false);
+    const other = await freshRepo();
+    expect(await linkedIdentityProven(path, (await repositoryAt(other.main, git)).commonDir)).toBe(false);
+  });
+
+  it("doubts a .git that names another worktree's admin dir, and asks Git", async () => {
+    const first = await repo.worktree('pointer-a');
+    const second = await repo.worktree('pointer-b');
+    const { commonDir } = await repositoryAt(repo.main, git);
+    await writeFile(join(second, '.git'), await readFile(join(first, '.git'), 'utf8'));
+    expect(await linkedIdentityProven(second, commonDir)).toBe(false);
+    // Git itself takes the directory for its top level: the identity holds as it always did.
+    expect(await checkoutIdentity(second, git, commonDir)).toEqual({ ok: true });
+  });
+
+  it('doubts a worktree whose config could move its work tree; Git then refuses it', async () => {
+    const other = await freshRepo();
+    const path = await other.worktree('moved');
+    const { commonDir } = await repositoryAt(other.main, git);
+    await other.git(['config', 'extensions.worktreeConfig', 'true']);
+    await other.git(['config', '--worktree', 'core.worktree', other.root], path);
+    expect(await worktreeConfigPossible(commonDir)).toBe(true);
+    expect(await linkedIdentityProven(path, commonDir)).toBe(false);
+    // Even asked with the repository's common dir, the work tree Git uses is not the checkout.
+    expect(await checkoutIdentity(path, git, commonDir)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^git's top level is /),
+    });
   });
 });
 
@@ -105,6 +147,15 @@ describe('refs', () => {
       worktree: repo.main,
       sha: await repo.sha('main'),
     });
+  });
+
+  it('a fetch starts no maintenance afterwards: a survey changes nothing but remote-tracking refs', async () => {
+    const trace = join(repo.root, 'fetch-trace.txt');
+    await rm(trace, { force: true });
+    expect(await fetchAll(repo.main, { env: { ...process.env, GIT_TRACE: trace } })).toEqual({ ok: true });
+    const started = await readFile(trace, 'utf8');
+    expect(started).toMatch(/built-in: git fetch /);
+    expect(started).not.toMatch(/(built-in|run_command): git (maintenance|gc)\b/);
   });
 
   it('a fetch from a missing remote is a failure with its reason, not an exception', async () => {

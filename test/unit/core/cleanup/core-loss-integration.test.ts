@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   applies,
+  candidatesOf,
   type DiffLookup,
   diffKey,
+  diffPairsOf,
+  diffPairsOfPlans,
   evaluateIntegration,
   type IntegrationPlan,
+  integrationPlanner,
   MAX_SPLIT_COMMITS,
   planIntegration,
   questionKey,
@@ -88,6 +92,33 @@ describe('planning', () => {
     for (let i = 1; i <= MAX_SPLIT_COMMITS + 1; i++) long.set(`c${i}`, [i === 1 ? 'X' : `c${i - 1}`]);
     const plan = planIntegration(long, window, `c${MAX_SPLIT_COMMITS + 1}`);
     expect(plan.runs).toEqual([{ base: 'X', first: 0, last: MAX_SPLIT_COMMITS }]);
+  });
+  it('plans tips that meet the target at the same commits from one candidate list, as each alone', () => {
+    // Two branches from X (c2, d1) and one from K1 (e1); target: X ← K1 ← K2.
+    const many = new Map([
+      ['c2', ['c1']],
+      ['c1', ['X']],
+      ['d1', ['X']],
+      ['e1', ['K1']],
+    ]);
+    const plan = integrationPlanner(many, window);
+    const plans = ['c2', 'd1', 'e1'].map(plan);
+    for (const planned of plans) {
+      const { allowed, ...alone } = planIntegration(many, window, planned.tip);
+      expect({ ...planned, allowed: undefined }).toEqual({ ...alone, allowed: undefined });
+      expect(allowed).toEqual(new Set(planned.candidates.map((candidate) => candidate.commit)));
+    }
+    expect(plans[0]?.candidates).toBe(plans[1]?.candidates);
+    expect(plans[2]?.candidates).toEqual([{ commit: 'K2', parent: 'K1' }]);
+    expect(candidatesOf(plans)).toEqual([
+      { commit: 'K2', parent: 'K1' },
+      { commit: 'K1', parent: 'X' },
+    ]);
+    // Every pair each plan needs, each once.
+    const each = new Set(plans.flatMap(diffPairsOf).map(diffKey));
+    const once = diffPairsOfPlans(plans).map(diffKey);
+    expect(new Set(once)).toEqual(each);
+    expect(once).toHaveLength(each.size);
   });
 });
 
