@@ -2,6 +2,7 @@
 // (no git process): a main checkout's `.git` is the git dir; a linked worktree's `.git` file names it,
 // and that dir's `commondir` names the repository's.
 
+import { lstatSync, readFileSync } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
@@ -27,6 +28,31 @@ export async function gitDirsOf(root: string): Promise<GitDirs> {
     (text) => resolve(gitDir, text.trim()),
     () => gitDir,
   );
+  return { gitDir, commonDir, linked: commonDir !== gitDir };
+}
+
+/**
+ * gitDirsOf with synchronous reads, for the service's per-tick checkout fingerprint: a stat and at
+ * most two small reads, each far cheaper than an asynchronous call's thread-pool round trip.
+ */
+export function gitDirsOfSync(root: string): GitDirs {
+  const dotGit = join(root, '.git');
+  const entry = lstatSync(dotGit);
+  let gitDir = dotGit;
+  if (!entry.isDirectory()) {
+    if (!entry.isFile()) throw new Error(`${dotGit} is neither a directory nor a file`);
+    const pointer = readFileSync(dotGit, 'utf8')
+      .match(/^gitdir: (.+)$/m)?.[1]
+      ?.trim();
+    if (!pointer) throw new Error(`${dotGit} names no git dir`);
+    gitDir = resolve(root, pointer);
+  }
+  let commonDir = gitDir;
+  try {
+    commonDir = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    // No commondir: the git dir is the repository's own.
+  }
   return { gitDir, commonDir, linked: commonDir !== gitDir };
 }
 

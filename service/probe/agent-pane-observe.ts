@@ -6,7 +6,7 @@
 import type { ObservedAgentPane } from '../core/agents/agent-pane-clocks.js';
 import { messageOf } from '../core/common/errors.js';
 import { mapLimited } from './map-limited.js';
-import type { TranscriptFacts } from './transcripts/index.js';
+import type { FileFacts, TranscriptFacts } from './transcripts/index.js';
 
 /** An agent pane as the terminal reports it, before any file or git is read. */
 export interface LiveAgentPane {
@@ -29,10 +29,17 @@ export interface CheckoutFacts {
 
 export type { TranscriptFacts };
 
+/** A pane's transcript; `file`, when given, is the stat it was found by (passed on to the facts read). */
+export interface FoundTranscript {
+  path: string;
+  modified_ms: number;
+  file?: FileFacts;
+}
+
 export interface AgentPaneReaders {
   /** The pane's transcript, or null when it is absent, ambiguous or unreadable. */
-  transcript: (pane: LiveAgentPane) => Promise<{ path: string; modified_ms: number } | null>;
-  transcriptFacts: (path: string, agent: string) => Promise<TranscriptFacts>;
+  transcript: (pane: LiveAgentPane) => Promise<FoundTranscript | null>;
+  transcriptFacts: (path: string, agent: string, file?: FileFacts) => Promise<TranscriptFacts>;
   /** The top level of the checkout that contains `cwd`, or null outside a repository. */
   checkoutRoot: (cwd: string) => Promise<string | null>;
   /**
@@ -65,7 +72,7 @@ export async function observeAgentPanes(
     const found = await guard(`transcript of ${pane.pane}`, null, () => readers.transcript(pane));
     const facts = found
       ? await guard(`transcript ${found.path}`, NO_FACTS, () =>
-          readers.transcriptFacts(found.path, pane.agent),
+          readers.transcriptFacts(found.path, pane.agent, found.file),
         )
       : NO_FACTS;
     return { found, facts };

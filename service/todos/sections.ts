@@ -8,7 +8,7 @@ import { clip, plainLine } from '../core/text/clean.js';
 import { readState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import type { StatePaths } from '../state/paths.js';
-import { readTodoLines } from '../state/records/sidebar-files.js';
+import { panesWithTodoLines, readTodoLines } from '../state/records/sidebar-files.js';
 import { TodoSectionsSchema } from '../state/schemas/sidebar-schemas.js';
 
 /** Bounds on what one pane's todos may carry into the shared file. */
@@ -67,8 +67,13 @@ export async function collectTodos(
   panes: readonly LivePane[],
   now: number,
 ): Promise<TodoSections> {
+  // Most agents publish nothing: one listing answers for them, where a stat each was, per pass,
+  // most of what the worker cost a host with many quiet agents.
+  const ids = panes.map((live) => live.pane);
+  const published = await panesWithTodoLines(paths, ids);
   const entries = await Promise.all(
     panes.map(async (live) => {
+      if (published && !published.has(live.pane)) return unavailable(live, 'no presentation');
       const read = await readTodoLines(paths, live.pane);
       if (read.kind === 'ok') return available(live, read.lines);
       return unavailable(live, read.kind === 'missing' ? 'no presentation' : read.reason);

@@ -2,7 +2,7 @@
 // /proc, a timer for whole commands, paired start-up runs against `node -e 0`, and service/terminal
 // bundled for the terminal benches. Every script reports against a floor measured in its run.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -113,12 +113,17 @@ export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 export function procStat(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   const cpuTicks = Number(fields[11]) + Number(fields[12]);
+  // cutime + cstime: the CPU of the children it has waited for (a service's git processes).
+  const childTicks = Number(fields[13]) + Number(fields[14]);
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { cpuTicks, rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
+  return { cpuTicks, childTicks, rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
 }
 
-/** CPU (% of one core) and memory of a running child over `seconds`, after `warmupMs`. */
+/**
+ * CPU (% of one core, and ms of user + system time per minute) and memory of a running child over
+ * `seconds`, after `warmupMs`; `childCpuPercent` is what its waited-for children used meanwhile.
+ */
 export async function residentCost(child, seconds, warmupMs = 3000) {
   await new Promise((r) => setTimeout(r, warmupMs));
   const a = procStat(child.pid);
@@ -126,11 +131,29 @@ export async function residentCost(child, seconds, warmupMs = 3000) {
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const b = procStat(child.pid);
   const wall = (Date.now() - t0) / 1000;
+  const cpuMs = ((b.cpuTicks - a.cpuTicks) * 1000) / TICK;
   return {
-    cpuPercent: (100 * (b.cpuTicks - a.cpuTicks)) / TICK / wall,
+    cpuPercent: cpuMs / 10 / wall,
+    cpuMsPerMinute: (cpuMs / wall) * 60,
+    childCpuPercent: (100 * (b.childTicks - a.childTicks)) / TICK / wall,
     rssMiB: b.rssKiB / 1024,
     peakMiB: b.hwmKiB / 1024,
   };
+}
+
+/** The job supervisor a service keeps warm: the process with its state dir and the warm marker. */
+export function warmPid(state) {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let vars;
+    try {
+      vars = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (vars.includes(`DOGSLED_STATE=${state}`) && vars.includes('DOGSLED_EXEC_WARM=1')) return Number(name);
+  }
+  return undefined;
 }
 
 export async function stop(child) {

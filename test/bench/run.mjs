@@ -8,7 +8,7 @@
 // BENCH_SECONDS shorten it, BENCH_ONLY=WORD keeps the commands whose name holds WORD, BENCH_TRACE=1 prints each one's start-up stages once, BENCH_HOLD=FILE keeps the state up for profiling by hand. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
 // its rows, interleaved with this build's, for a paired this-build-against-that one.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -22,6 +22,7 @@ import {
   SECONDS,
   startupTable,
   stop,
+  warmPid,
 } from './lib.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-'));
@@ -100,20 +101,6 @@ async function measuredService(name, argv, env) {
   const rows = [{ name, ...cost }];
   if (warmCost) rows.push({ name: `${name}: its warm job supervisor`, ...warmCost });
   return rows;
-}
-
-function warmPid(state) {
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let vars;
-    try {
-      vars = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
-    } catch {
-      continue;
-    }
-    if (vars.includes(`DOGSLED_STATE=${state}`) && vars.includes('DOGSLED_EXEC_WARM=1')) return Number(name);
-  }
-  return undefined;
 }
 
 try {

@@ -67,13 +67,15 @@ export async function realAgentLane(options: RealLaneIO): Promise<AgentLane> {
     readers: {
       width: availableParallelism(),
       transcript: async (pane) => {
-        const found = await transcripts.discoverTranscript(
+        const found = await transcripts.discoverTranscriptFile(
           { agent: pane.agent, session: pane.session, home },
           { cache, now: options.now },
         );
         return found.path === null ? null : found;
       },
-      transcriptFacts: (path, agent) => transcripts.readTranscriptFacts(path, agent, { cache }),
+      // The stat discovery just took: a quiet transcript costs that one stat a tick, no open, no read.
+      transcriptFacts: (path, agent, file) =>
+        transcripts.readTranscriptFacts(path, agent, file ? { cache, file } : { cache }),
       checkoutRoot: (cwd) => git.findCheckoutRoot(cwd),
       checkout: (root, activityMs) => checkouts.get(root, activityMs),
     },

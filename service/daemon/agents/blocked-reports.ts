@@ -13,9 +13,8 @@ import { ownerElsewhere, postForOwner } from '../../inbox/outbox.js';
 import { postRecord } from '../../inbox/post.js';
 import { openHerdr, paneWhereabouts } from '../../inbox/whereabouts.js';
 import { newId } from '../../state/engine/ids.js';
-import { readState } from '../../state/engine/store.js';
 import { readItems } from '../../state/records/queue-items.js';
-import { HostSnapshotSchema } from '../../state/schemas/host-schemas.js';
+import { rereadHostSnapshot } from '../publish/snapshot-reread.js';
 import type { WorkerIO } from '../worker-io.js';
 
 export class BlockedReports {
@@ -30,7 +29,7 @@ export class BlockedReports {
   /** One pass; returns the refs of the reports it posted. */
   async pass(): Promise<string[]> {
     const { deps } = this;
-    const snapshot = await readState(deps.paths.host, HostSnapshotSchema, deps).catch(() => undefined);
+    const snapshot = await rereadHostSnapshot(deps).catch(() => undefined);
     const blocked = (snapshot?.probe.agent_panes ?? []).filter((pane) => pane.state === 'blocked');
     if (blocked.length === 0) return [];
     const children = (await readItems(deps)).items.filter(

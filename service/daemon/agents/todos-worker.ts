@@ -4,11 +4,11 @@
 // writer, so a whole-file atomic replace is enough.
 
 import { messageOf } from '../../core/common/errors.js';
-import { readState, writeState } from '../../state/engine/store.js';
+import { writeState } from '../../state/engine/store.js';
 import type { StateIO } from '../../state/io.js';
-import { HostSnapshotSchema } from '../../state/schemas/host-schemas.js';
 import { TodoSectionsSchema } from '../../state/schemas/sidebar-schemas.js';
 import { collectTodos, readTodoSections, sameTodos } from '../../todos/sections.js';
+import { rereadHostSnapshot } from '../publish/snapshot-reread.js';
 import { WORK_PACE_MS } from '../queue/admission-worker.js';
 import { runLoop } from '../work-loop.js';
 import type { WorkerIO } from '../worker-io.js';
@@ -21,7 +21,7 @@ export class TodosWorker {
   /** One pass; returns whether todo-sections.json was written. */
   async pass(): Promise<boolean> {
     const { io } = this;
-    const snapshot = await readState(io.paths.host, HostSnapshotSchema, io);
+    const snapshot = await rereadHostSnapshot(io);
     const panes = (snapshot?.probe.agent_panes ?? []).map((p) => ({
       pane: p.pane,
       terminal_id: p.terminal_id,

@@ -2,9 +2,10 @@
 // times, or re-parse transcripts that did not change. One cache per service; without one every
 // call reads afresh. Session indexes are rebuilt after `maxAgeMs`, and each rebuild re-reads only
 // the directories whose modification time moved; transcript facts are reused while a file's size
-// and modification time are unchanged.
+// and modification time (and, where known, inode and change time) are unchanged, and a file once
+// opened is not opened again to prove it readable while its identity stays the same (sameFile).
 
-import type { TranscriptFs } from './fs.js';
+import { type FileFacts, sameFile, type TranscriptFs } from './fs.js';
 import type { TranscriptFacts } from './transcript-facts.js';
 
 /** Session id -> every transcript path carrying that id (more than one is ambiguous). */
@@ -22,8 +23,11 @@ export interface TranscriptCache {
   ): Promise<SessionIndex>;
   invalidate(key: string): void;
   /** Facts remembered under `key` (format and path) while the file keeps its size and mtime. */
-  facts(key: string, size: number, mtimeMs: number): TranscriptFacts | undefined;
-  rememberFacts(key: string, size: number, mtimeMs: number, facts: TranscriptFacts): void;
+  facts(key: string, file: FileFacts): TranscriptFacts | undefined;
+  rememberFacts(key: string, file: FileFacts, facts: TranscriptFacts): void;
+  /** Whether `path` was opened at this very identity before (sameFile), so it still opens. */
+  opened(path: string, file: FileFacts): boolean;
+  rememberOpened(path: string, file: FileFacts): void;
 }
 
 interface Listing {
@@ -40,10 +44,23 @@ interface IndexEntry {
 /** Facts of dead panes' transcripts fall out after this many newer entries. */
 const FACTS_LIMIT = 512;
 
+/** The same file as far as its facts go: inode and change time compared only where known. */
+function unchanged(a: FileFacts, b: FileFacts): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
+}
+
+/** A map that forgets its least recently used entries above `limit`. */
+function remember<V>(map: Map<string, V>, key: string, value: V, limit: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > limit) map.delete(map.keys().next().value!);
+}
+
 export function transcriptCache(options: { maxAgeMs?: number } = {}): TranscriptCache {
   const maxAgeMs = options.maxAgeMs ?? 5_000;
   const indexes = new Map<string, IndexEntry>();
-  const facts = new Map<string, { size: number; mtimeMs: number; facts: TranscriptFacts }>();
+  const facts = new Map<string, { file: FileFacts; facts: TranscriptFacts }>();
+  const opened = new Map<string, FileFacts>();
 
   return {
     async index(key, now, fs, build) {
@@ -67,17 +84,23 @@ export function transcriptCache(options: { maxAgeMs?: number } = {}): Transcript
       const held = indexes.get(key);
       if (held) held.builtMs = Number.NEGATIVE_INFINITY;
     },
-    facts(key, size, mtimeMs) {
+    facts(key, file) {
       const held = facts.get(key);
-      if (!held || held.size !== size || held.mtimeMs !== mtimeMs) return undefined;
-      facts.delete(key);
-      facts.set(key, held);
+      if (!held || !unchanged(held.file, file)) return undefined;
+      remember(facts, key, held, FACTS_LIMIT);
       return held.facts;
     },
-    rememberFacts(key, size, mtimeMs, value) {
-      facts.delete(key);
-      facts.set(key, { size, mtimeMs, facts: value });
-      if (facts.size > FACTS_LIMIT) facts.delete(facts.keys().next().value!);
+    rememberFacts(key, file, value) {
+      remember(facts, key, { file, facts: value }, FACTS_LIMIT);
+    },
+    opened(path, file) {
+      const held = opened.get(path);
+      if (!held || !sameFile(held, file)) return false;
+      remember(opened, path, held, FACTS_LIMIT);
+      return true;
+    },
+    rememberOpened(path, file) {
+      remember(opened, path, file, FACTS_LIMIT);
     },
   };
 }

@@ -26,6 +26,11 @@ export type NoTranscriptReason = 'absent' | 'ambiguous' | 'unreadable' | 'no_ses
 
 export type Discovery = { path: string; modified_ms: number } | { path: null; reason: NoTranscriptReason };
 
+/** A discovery with the stat it was judged by, for a caller that reads the file next (the service). */
+export type FileDiscovery =
+  | { path: string; modified_ms: number; file: FileFacts }
+  | { path: null; reason: NoTranscriptReason };
+
 export interface TranscriptIO {
   fs?: TranscriptFs;
   /** Shared across calls (one per service) so a tick with many panes walks each tree once. */
@@ -44,12 +49,24 @@ const TWO_DIGITS = /^\d{2}$/;
  * characters, an unknown kind, or an id for a harness other than Claude and Codex).
  */
 export async function discoverTranscript(query: DiscoverQuery, deps: TranscriptIO = {}): Promise<Discovery> {
+  const found = await discoverTranscriptFile(query, deps);
+  return found.path === null ? found : { path: found.path, modified_ms: found.modified_ms };
+}
+
+/**
+ * discoverTranscript with the file's stat. With a cache, a file already opened at the same
+ * identity (sameFile) is not opened again: a quiet transcript costs one stat.
+ */
+export async function discoverTranscriptFile(
+  query: DiscoverQuery,
+  deps: TranscriptIO = {},
+): Promise<FileDiscovery> {
   const fs = deps.fs ?? nodeTranscriptFs;
   const session = query.session;
   if (!session || session.value === '') return { path: null, reason: 'no_session' };
   if (session.kind === 'path') {
     if (!isAbsolute(session.value)) return { path: null, reason: 'no_session' };
-    return fileAt(fs, session.value);
+    return fileAt(fs, session.value, deps.cache);
   }
   if (session.kind !== 'id' || !SAFE_ID.test(session.value)) return { path: null, reason: 'no_session' };
   const build = indexBuilder(query.agent, query.home);
@@ -65,7 +82,7 @@ export async function discoverTranscript(query: DiscoverQuery, deps: TranscriptI
   const matches = index.get(session.value) ?? [];
   if (matches.length === 0) return { path: null, reason: 'absent' };
   if (matches.length > 1) return { path: null, reason: 'ambiguous' };
-  const found = await fileAt(fs, matches[0]!);
+  const found = await fileAt(fs, matches[0]!, cache);
   // The index was older than the file system: let the next call see the change.
   if (found.path === null && found.reason === 'absent') cache.invalidate(`${query.agent}\0${query.home}`);
   return found;
@@ -120,15 +137,22 @@ function add(index: SessionIndex, id: string, path: string): void {
 }
 
 /** The transcript at `path` if it is a regular file this process can open. */
-async function fileAt(fs: TranscriptFs, path: string): Promise<Discovery> {
+async function fileAt(
+  fs: TranscriptFs,
+  path: string,
+  cache: TranscriptCache | undefined,
+): Promise<FileDiscovery> {
   let facts: FileFacts | undefined;
   try {
     facts = await fs.stat(path);
-    if (facts?.isFile) await fs.read(path, 0, 0);
+    if (facts?.isFile && !cache?.opened(path, facts)) {
+      await fs.read(path, 0, 0);
+      cache?.rememberOpened(path, facts);
+    }
   } catch {
     return { path: null, reason: 'unreadable' };
   }
   if (!facts) return { path: null, reason: 'absent' };
   if (!facts.isFile) return { path: null, reason: 'unreadable' };
-  return { path, modified_ms: Math.floor(facts.mtimeMs) };
+  return { path, modified_ms: Math.floor(facts.mtimeMs), file: facts };
 }

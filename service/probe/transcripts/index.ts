@@ -6,12 +6,14 @@ export {
   type DiscoverQuery,
   type Discovery,
   discoverTranscript,
+  discoverTranscriptFile,
+  type FileDiscovery,
   type NoTranscriptReason,
   type SessionRef,
   type TranscriptIO,
 } from './discover.js';
 export { formatOf, type TranscriptFormat } from './formats.js';
-export { type FileFacts, nodeTranscriptFs, type TranscriptFs } from './fs.js';
+export { type FileFacts, nodeTranscriptFs, sameFile, type TranscriptFs } from './fs.js';
 export { jsonRecords } from './lines.js';
 export { REPLY_MAX_CHARS, readFinalReply } from './reply.js';
 export { ACTIVITY_TEXT_MAX, displayLine } from './summary.js';

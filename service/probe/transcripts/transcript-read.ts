@@ -6,7 +6,7 @@
 
 import type { TranscriptCache } from './cache.js';
 import { formatOf, type TranscriptFormat } from './formats.js';
-import { nodeTranscriptFs, type TranscriptFs } from './fs.js';
+import { type FileFacts, nodeTranscriptFs, type TranscriptFs } from './fs.js';
 import { jsonRecords } from './lines.js';
 import { latestFacts, NO_FACTS, type TranscriptFacts } from './transcript-facts.js';
 
@@ -16,6 +16,11 @@ export const HEAD_BYTES = 64 * 1024;
 export interface TranscriptReadIO {
   fs?: TranscriptFs;
   cache?: TranscriptCache;
+  /**
+   * The file's stat its caller just took (the service's discovery, the same tick): with a cache,
+   * an unchanged transcript then costs that one stat and no read.
+   */
+  file?: FileFacts;
 }
 
 export async function readTranscriptFacts(
@@ -27,13 +32,13 @@ export async function readTranscriptFacts(
   if (!format) return NO_FACTS;
   const fs = deps.fs ?? nodeTranscriptFs;
   try {
-    const file = await fs.stat(path);
+    const file = deps.file ?? (await fs.stat(path));
     if (!file?.isFile) return NO_FACTS;
     const key = `${format}\0${path}`;
-    const cached = deps.cache?.facts(key, file.size, file.mtimeMs);
+    const cached = deps.cache?.facts(key, file);
     if (cached) return cached;
     const facts = await readEnds(fs, path, file.size, format);
-    deps.cache?.rememberFacts(key, file.size, file.mtimeMs, facts);
+    deps.cache?.rememberFacts(key, file, facts);
     return facts;
   } catch {
     return NO_FACTS;

@@ -4,8 +4,8 @@
 // program's files: a bad one reads as unavailable with its reason, never quarantined or fatal.
 
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { BoardEntry, TodoLines } from '../../core/board/board-types.js';
 import { messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
@@ -29,6 +29,27 @@ export function boardFile(paths: StatePaths, tabId: string): string {
 
 export function todoLinesFile(paths: StatePaths, paneId: string): string {
   return join(paths.todoLines, `${idHash(paneId)}.json`);
+}
+
+/**
+ * Which panes of `paneIds` have a file in todo-lines/ (by name; what it holds is readTodoLines'
+ * to judge): one listing where a stat per pane would do, for the service's todos worker. A
+ * missing directory means none; undefined when it cannot be listed, so each pane is read and
+ * says why on its own.
+ */
+export async function panesWithTodoLines(
+  paths: StatePaths,
+  paneIds: readonly string[],
+): Promise<Set<string> | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(paths.todoLines);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
+    return undefined;
+  }
+  const present = new Set(names);
+  return new Set(paneIds.filter((id) => present.has(basename(todoLinesFile(paths, id)))));
 }
 
 export async function readBoardEntry(io: StateIO, tabId: string): Promise<BoardEntry | undefined> {

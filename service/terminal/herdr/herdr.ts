@@ -64,6 +64,7 @@ import { type CallOptions, ROUTINE_TIMEOUT_MS, type Transport } from './herdr-ch
 import { CliTransport } from './herdr-cli.js';
 import { listMachines } from './herdr-machines.js';
 import { runInHerdr } from './herdr-run-command.js';
+import { checkedListing } from './listing-check.js';
 
 /** Extra client time on a wait beyond Herdr's own timeout, so Herdr's `timeout` answer wins. */
 const WAIT_GRACE_MS = 5_000;
@@ -347,7 +348,9 @@ export class HerdrTerminal implements TerminalPort {
 
   async listAll(options: { signal?: AbortSignal } = {}): Promise<Listing> {
     const reply = await this.call('session.snapshot', {}, 'session_snapshot', options);
-    return parseRecord(ListingSchema, reply.snapshot, 'session.snapshot');
+    // The hand check gives what the schema gives, at half zod's cost (the service lists every
+    // tick); a listing it doubts goes to zod, so a bad one fails exactly as it always did.
+    return checkedListing(reply.snapshot) ?? parseRecord(ListingSchema, reply.snapshot, 'session.snapshot');
   }
 
   machines(): Promise<Machine[] | null> {

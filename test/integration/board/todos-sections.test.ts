@@ -129,4 +129,30 @@ describe('todo-sections.json', () => {
     const { worker: todos } = worker();
     await expect(todos.pass()).rejects.toThrow(/todo-sections\.json/);
   });
+
+  it('reads no presentation for every pane without todo-lines/, and says why when a file is in its place', async () => {
+    const snapshot = snapshotFixture({ sample_ms: Date.now() });
+    snapshot.probe.agent_panes = ['w1:p1', 'w1:p2'].map((pane) =>
+      agentPaneFixture(pane, 'working', Date.now(), { agent: 'pi' }),
+    );
+    await writeSnapshot(box.state, snapshot);
+    const read = async () => {
+      await worker().worker.pass();
+      const written = TodoSectionsSchema.parse(
+        JSON.parse(await readFile(join(box.state, 'todo-sections.json'), 'utf8')),
+      );
+      return written.panes.map((p) => [p.pane, p.available, p.reason]);
+    };
+    expect(await read()).toEqual([
+      ['w1:p1', false, 'no presentation'],
+      ['w1:p2', false, 'no presentation'],
+    ]);
+    await writeFile(join(box.state, 'todo-lines'), 'not a directory');
+    const reasons = await read();
+    expect(reasons.map(([pane, available]) => [pane, available])).toEqual([
+      ['w1:p1', false],
+      ['w1:p2', false],
+    ]);
+    for (const [, , reason] of reasons) expect(reason).toMatch(/todo-lines/);
+  });
 });

@@ -1,8 +1,8 @@
-import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transcriptCache } from '../../../service/probe/transcripts/cache.js';
-import { discoverTranscript } from '../../../service/probe/transcripts/discover.js';
+import { discoverTranscript, discoverTranscriptFile } from '../../../service/probe/transcripts/discover.js';
 import { nodeTranscriptFs, type TranscriptFs } from '../../../service/probe/transcripts/fs.js';
 import { tempDir, writeTree } from '../../helpers/tree.js';
 
@@ -195,5 +195,94 @@ describe('the shared cache', () => {
     await writeTree(home, { [`.claude/projects/-x/${ID}.jsonl`]: '{}\n' });
     expect(await at(1)).toEqual({ path: null, reason: 'absent' });
     expect((await at(2)).path).toBe(join(home, '.claude/projects/-x', `${ID}.jsonl`));
+  });
+});
+
+describe('a quiet transcript', () => {
+  /** The node fs, counting its calls by kind. */
+  function counting() {
+    const calls = { stat: 0, read: 0 };
+    const fs: TranscriptFs = {
+      ...nodeTranscriptFs,
+      stat: async (path) => {
+        calls.stat++;
+        return nodeTranscriptFs.stat(path);
+      },
+      read: async (path, position, length) => {
+        calls.read++;
+        return nodeTranscriptFs.read(path, position, length);
+      },
+    };
+    return { fs, calls };
+  }
+
+  it('costs one stat once opened: it is opened again only when its inode, size, times or mode change', async () => {
+    const path = join(home, 'pi.jsonl');
+    await writeFile(path, '{}\n');
+    const { fs, calls } = counting();
+    const cache = transcriptCache();
+    const find = () =>
+      discoverTranscriptFile({ agent: 'pi', session: { kind: 'path', value: path }, home }, { fs, cache });
+    const first = await find();
+    expect(first).toMatchObject({ path, file: { isFile: true, size: 3 } });
+    expect(calls).toEqual({ stat: 1, read: 1 });
+    await find();
+    await find();
+    expect(calls).toEqual({ stat: 3, read: 1 });
+
+    // Each change of identity proves the file readable again, once.
+    await appendFile(path, '{}\n');
+    await find();
+    await find();
+    expect(calls).toEqual({ stat: 5, read: 2 });
+    await chmod(path, 0o600);
+    await find();
+    expect(calls.read).toBe(3);
+    await writeFile(join(home, 'next.jsonl'), '{}\n{}\n');
+    await rename(join(home, 'next.jsonl'), path);
+    await find();
+    await find();
+    expect(calls).toEqual({ stat: 8, read: 4 });
+  });
+
+  it('is opened every time without a cache, or when the file system gives no inode', async () => {
+    const path = join(home, 'pi.jsonl');
+    await writeFile(path, '{}\n');
+    const { fs, calls } = counting();
+    const session = { agent: 'pi', session: { kind: 'path', value: path }, home };
+    await discoverTranscriptFile(session, { fs });
+    await discoverTranscriptFile(session, { fs });
+    expect(calls.read).toBe(2);
+    const noInode: TranscriptFs = {
+      ...fs,
+      stat: async (p) => {
+        const facts = await fs.stat(p);
+        return facts && { ...facts, ino: undefined, ctimeMs: undefined };
+      },
+    };
+    const cache = transcriptCache();
+    await discoverTranscriptFile(session, { fs: noInode, cache });
+    await discoverTranscriptFile(session, { fs: noInode, cache });
+    expect(calls.read).toBe(4);
+  });
+
+  it('that becomes unreadable says so at once', async () => {
+    // Tests run as root: a reader that refuses stands in for the chmod that changes its identity.
+    const path = join(home, 'pi.jsonl');
+    await writeFile(path, '{}\n');
+    const cache = transcriptCache();
+    const session = { agent: 'pi', session: { kind: 'path', value: path }, home };
+    expect((await discoverTranscriptFile(session, { cache })).path).toBe(path);
+    await chmod(path, 0o000);
+    const refusing: TranscriptFs = {
+      ...nodeTranscriptFs,
+      read: async () => {
+        throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+      },
+    };
+    expect(await discoverTranscriptFile(session, { fs: refusing, cache })).toEqual({
+      path: null,
+      reason: 'unreadable',
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { appendFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, rename, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transcriptCache } from '../../../service/probe/transcripts/cache.js';
@@ -134,6 +134,40 @@ describe('readTranscriptFacts', () => {
     expect(reads).toBe(1);
     await appendFile(path, jsonl(claudeText('two')));
     expect((await readTranscriptFacts(path, 'claude', { fs: counting, cache })).activity?.text).toBe('two');
+  });
+
+  it('takes the stat its caller gives, and reads again when the file was replaced at the same size and time', async () => {
+    const path = join(dir, 'given.jsonl');
+    await writeFile(path, jsonl(claudeText('one')));
+    await utimes(path, 1_700_000_000, 1_700_000_000);
+    const cache = transcriptCache();
+    const calls = { stat: 0, read: 0 };
+    const counting: TranscriptFs = {
+      stat: async (p) => {
+        calls.stat++;
+        return nodeTranscriptFs.stat(p);
+      },
+      readdir: nodeTranscriptFs.readdir,
+      read: async (p, position, length) => {
+        calls.read++;
+        return nodeTranscriptFs.read(p, position, length);
+      },
+    };
+    const given = await nodeTranscriptFs.stat(path);
+    const read = (file = given) => readTranscriptFacts(path, 'claude', { fs: counting, cache, file });
+    expect((await read()).activity?.text).toBe('one');
+    expect((await read()).activity?.text).toBe('one');
+    expect(calls).toEqual({ stat: 0, read: 1 });
+
+    // Another file renamed over it, same length and mtime: its inode says it is not the one read.
+    const other = join(dir, 'other.jsonl');
+    await writeFile(other, jsonl(claudeText('two')));
+    await utimes(other, 1_700_000_000, 1_700_000_000);
+    await rename(other, path);
+    const replaced = await nodeTranscriptFs.stat(path);
+    expect(replaced?.size).toBe(given?.size);
+    expect(replaced?.mtimeMs).toBe(given?.mtimeMs);
+    expect((await read(replaced)).activity?.text).toBe('two');
   });
 
   it('reads Codex and Pi transcripts by their own formats', async () => {

@@ -24,7 +24,7 @@ import { InboxSchema, SettledInboxSchema } from '../../../service/state/schemas/
 import { ItemsSchema, QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
 import { SweepRequestSchema } from '../../../service/state/schemas/sweep-schemas.js';
-import { checkedListing } from '../../../service/terminal/herdr/listing-glance.js';
+import { checkedListing } from '../../../service/terminal/herdr/listing-check.js';
 import { ListingSchema } from '../../../service/terminal/port-records.js';
 import { agentPaneFixture, snapshotFixture } from '../../helpers/snapshot.js';
 
@@ -255,7 +255,7 @@ describe('hand checks judge as their zod schemas do', () => {
     expectSame(SettledInboxCheck, SettledInboxSchema, settledRecords());
   });
 
-  it("Herdr's listing (session.snapshot), read by the lean send: accepted as the schema accepts it", () => {
+  it("Herdr's listing (session.snapshot), read by the lean send and the port's listAll: accepted as the schema accepts it", () => {
     const session = { source: 's', agent: 'claude', kind: 'id', value: 'v' };
     const good = () => ({
       version: '0.8.0',
