@@ -203,8 +203,12 @@ export async function breakIfAbandoned(file: string): Promise<{ retry: boolean; 
     return { retry: false, holder: seen.owner };
   }
   try {
-    await handle.writeFile(JSON.stringify(selfIdentity()));
-    await handle.close();
+    try {
+      await handle.writeFile(JSON.stringify(selfIdentity()));
+    } finally {
+      // Closed whatever the write did (a full disk): a handle left to the collector warns on stderr.
+      await handle.close();
+    }
     const now = await inspectLock(file);
     if (now !== undefined && lockAbandoned(now) && now.owner?.token === seen.owner?.token) {
       await rm(`${file}.lock`, { recursive: true, force: true });

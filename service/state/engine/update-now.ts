@@ -62,8 +62,10 @@ export function lockNow(file: string): HeldNow | undefined {
     mkdirSync(lock);
     try {
       writeText(record, `${JSON.stringify(owner)}\n`, constants.O_EXCL, 0o600, false);
-    } catch {
+    } catch (error) {
       // Someone else's record in our fresh directory means a breaker raced us: leave it theirs.
+      // Ours half written (a full disk) goes with the directory, as lock-owner.ts's mkdir does.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') unlinkQuietly(record);
       rmdirQuietly(lock);
       return undefined;
     }
