@@ -4,10 +4,14 @@
 // reader's own rule). A glance never quarantines or words a problem: whatever it doubts goes to the
 // full reader, which does both.
 
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
+import { readFdBounded } from './bounded-read.js';
 import type { RecordCheck } from './record-check.js';
 
-/** The file's text; null when there is no file; undefined when in doubt (not a file, unreadable). */
+/**
+ * The file's text; null when there is no file; undefined when in doubt (not a file, unreadable,
+ * past the state-file cap).
+ */
 export function glanceText(path: string): string | null | undefined {
   let fd: number;
   try {
@@ -17,7 +21,7 @@ export function glanceText(path: string): string | null | undefined {
   }
   try {
     if (!fstatSync(fd).isFile()) return undefined;
-    return readFileSync(fd, 'utf8');
+    return readFdBounded(fd);
   } catch {
     return undefined;
   } finally {

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readFdBounded } from './bounded-read.js';
 import { OWNER_FILE } from './new-owner.js';
 import { type LockOwner, parseOwner } from './owner-record.js';
 import { readRegular } from './regular-file.js';
@@ -56,7 +57,7 @@ export function ownerRecordingFs(owner: LockOwner) {
       try {
         const fd = fs.openSync(record, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
         try {
-          found = fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, 'utf8') : undefined;
+          found = fs.fstatSync(fd).isFile() ? readFdBounded(fd) : undefined;
         } finally {
           fs.closeSync(fd);
         }

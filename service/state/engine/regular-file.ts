@@ -6,6 +6,7 @@ import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { DogsledError } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
+import { readFdBounded } from './bounded-read.js';
 import { fsFailure } from './fs-errors.js';
 
 /** The open file, or undefined when it does not exist. */
@@ -55,12 +56,15 @@ export async function openAppendRegular(path: string, mode: number): Promise<Fil
   }
 }
 
-/** The whole text of a regular file, or undefined when it does not exist. */
+/**
+ * The whole text of a regular file, or undefined when it does not exist; past the state-file cap
+ * (bounded-read.ts) it is refused with one line.
+ */
 export async function readRegular(path: string): Promise<string | undefined> {
   const handle = await openRegular(path);
   if (handle === undefined) return undefined;
   try {
-    return await handle.readFile('utf8');
+    return readFdBounded(handle.fd);
   } catch (error) {
     throw fsFailure('read', path, error);
   } finally {

@@ -1,9 +1,10 @@
 // The state-file store: whole-file JSON records validated by their zod schema (or a hand check of
-// the same contract, record-check.ts) on every read and write. Writes go to a temp file in the same dir, fsync, rename (0600), so a reader sees one whole
-// version or the previous one; read-modify-write happens only under the file's lock, and its write
-// is dropped if the lock turns out lost. Only regular files are read (regular-file.ts). A file that
-// does not parse is quarantined with one warning; files with a backup (paths.ts) are then recovered
-// from `<name>.prev`, the others read as missing, never as `{}`.
+// the same contract, record-check.ts) on every read and write. Writes go to a temp file in the same
+// dir, fsync, rename (0600), so a reader sees one whole version or the previous one;
+// read-modify-write happens only under the file's lock, and its write is dropped if the lock turns
+// out lost. Only regular files are read (regular-file.ts). A file that does not parse, or is past
+// the 64 MiB no record reaches (bounded-read.ts), is quarantined with one warning; files with a
+// backup (paths.ts) are then recovered from `<name>.prev`, the others read as missing, never as `{}`.
 
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -11,6 +12,7 @@ import { squeezedLine } from '../../core/text/clean.js';
 import type { StateIO } from '../io.js';
 import { backupOf, STATE_FILE_MODE } from '../paths.js';
 import { stageAtomic, writeAtomic } from './atomic-write.js';
+import { FileTooLarge, readFdBounded } from './bounded-read.js';
 import { fsFailure } from './fs-errors.js';
 import { type HeldLock, testHoldInLock, withLock } from './lock.js';
 import { quarantineFile, quarantineWarning } from './quarantine.js';
@@ -144,8 +146,8 @@ async function readOnce<S extends RecordCheck>(
   const handle = await openRegular(file);
   if (handle === undefined) return { kind: 'missing' };
   try {
-    const text = await readAll(handle, file);
-    const verdict = judge(text, schema);
+    const text = readAll(handle, file);
+    const verdict = text instanceof FileTooLarge ? tooLarge(text) : judge(text, schema);
     if (verdict.kind !== 'corrupt' || !ctx) return verdict;
     const identity = await handle.stat();
     const backupFile = backupOf(file);
@@ -166,12 +168,18 @@ async function readOnce<S extends RecordCheck>(
   }
 }
 
-async function readAll(handle: FileHandle, file: string): Promise<string> {
+/** The file's text; past the cap, the refusal: no file dogsled writes is that large (bounded-read.ts). */
+function readAll(handle: FileHandle, file: string): string | FileTooLarge {
   try {
-    return await handle.readFile('utf8');
+    return readFdBounded(handle.fd);
   } catch (error) {
+    if (error instanceof FileTooLarge) return error;
     throw fsFailure('read', file, error);
   }
+}
+
+function tooLarge(error: FileTooLarge): Read<never> {
+  return { kind: 'corrupt', reason: error.message };
 }
 
 /** The backup's text and value when it is a valid record; anything else means no backup. */

@@ -2,10 +2,11 @@
 // is the caller's to judge, every other problem is one line through the caller's `fail`. smol-toml
 // loads only when a file exists, since most hosts and repositories have none.
 
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import type * as z from 'zod/mini';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
+import { FileTooLarge, readFdBounded } from './bounded-read.js';
 
 let toml: typeof import('smol-toml') | undefined;
 
@@ -19,9 +20,10 @@ export async function readTomlFile(path: string, fail: (problem: string) => Dogs
     // host reads this small file first, and node:fs/promises costs a hot command's start-up.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     if (!fstatSync(fd).isFile()) throw fail('not a regular file');
-    text = readFileSync(fd, 'utf8');
+    text = readFdBounded(fd);
   } catch (error) {
     if (error instanceof DogsledError) throw error;
+    if (error instanceof FileTooLarge) throw fail(error.message);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     throw fail(`cannot read (${code ?? messageOf(error)})`);

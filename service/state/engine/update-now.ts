@@ -13,11 +13,9 @@ import {
   closeSync,
   constants,
   fchmodSync,
-  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
   rmdirSync,
   unlinkSync,
@@ -25,6 +23,7 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import { testKnob } from '../../core/common/test-knobs.js';
+import { glanceText } from './glance-file.js';
 import { selfIdentity } from './liveness.js';
 import { newOwner, OWNER_FILE } from './new-owner.js';
 import { parseOwner } from './owner-record.js';
@@ -74,7 +73,7 @@ export function lockNow(file: string): HeldNow | undefined {
   }
   const owned = () => {
     try {
-      return parseOwner(readSmall(record))?.token === token;
+      return parseOwner(glanceText(record) ?? undefined)?.token === token;
     } catch {
       return false;
     }
@@ -147,35 +146,14 @@ const DOUBT = Symbol('doubt');
 
 /** The record, undefined when there is no file, DOUBT for anything the full reader must judge. */
 function readChecked<T>(file: string, check: RecordCheck<T>): T | undefined | typeof DOUBT {
-  let text: string | undefined;
-  try {
-    text = readSmall(file);
-  } catch {
-    return DOUBT;
-  }
-  if (text === undefined) return undefined;
+  const text = glanceText(file);
+  if (text === undefined) return DOUBT;
+  if (text === null) return undefined;
   try {
     const checked = check.safeParse(JSON.parse(text));
     return checked.success ? checked.data : DOUBT;
   } catch {
     return DOUBT;
-  }
-}
-
-/** A regular file's text (O_NONBLOCK, O_NOFOLLOW: a FIFO never blocks, a symlink is refused). */
-function readSmall(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
   }
 }
 
