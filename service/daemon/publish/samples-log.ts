@@ -5,11 +5,15 @@
 
 import type { Sample } from '../../core/placement/host-types.js';
 import { needsTrim, trimCutoff } from '../../core/placement/samples.js';
+import { LineSplitter } from '../../core/text/line-splitter.js';
 import { writeAtomic } from '../../state/engine/atomic-write.js';
 import { fsFailure } from '../../state/engine/fs-errors.js';
-import { openAppendRegular, openRegular, readRegular } from '../../state/engine/regular-file.js';
+import { openAppendRegular, openRegular } from '../../state/engine/regular-file.js';
 
 const HEAD_BYTES = 4096;
+const CHUNK_BYTES = 256 * 1024;
+/** A sample is about 400 bytes; a longer line is torn or foreign, dropped like an unreadable one. */
+const SAMPLE_LINE_MAX = 64 * 1024;
 const MODE = 0o600;
 
 interface Head {
@@ -72,12 +76,42 @@ async function rewriteFrom(
   extra: string,
   guard: () => Promise<void>,
 ): Promise<void> {
-  const kept = ((await readRegular(file)) ?? '').split('\n').filter((line) => {
-    const ts = tsOf(line);
-    return ts !== null && ts >= cutoff;
-  });
-  const body = kept.length > 0 ? `${kept.join('\n')}\n${extra}` : extra;
-  await writeAtomic(file, body, { mode: MODE, guard });
+  await writeAtomic(file, keptFrom(file, cutoff, extra), { mode: MODE, guard });
+}
+
+/**
+ * The lines at or after `cutoff`, then `extra`, read a chunk at a time: a week of samples at a short
+ * interval is hundreds of megabytes, more than a reader may hold whole (bounded-read.ts).
+ */
+async function* keptFrom(file: string, cutoff: number, extra: string): AsyncGenerator<string> {
+  const handle = await openRegular(file);
+  if (handle !== undefined) {
+    try {
+      const lines = new LineSplitter(SAMPLE_LINE_MAX);
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      const kept = (found: Buffer[]) =>
+        found
+          .map((line) => line.toString('utf8'))
+          .filter((line) => {
+            const ts = tsOf(line);
+            return ts !== null && ts >= cutoff;
+          });
+      for (;;) {
+        const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+        if (bytesRead === 0) break;
+        const keep = kept(lines.push(chunk.subarray(0, bytesRead)));
+        if (keep.length > 0) yield `${keep.join('\n')}\n`;
+      }
+      const last = lines.end();
+      const keep = last === undefined ? [] : kept([last]);
+      if (keep.length > 0) yield `${keep[0]}\n`;
+    } catch (error) {
+      throw fsFailure('read', file, error);
+    } finally {
+      await handle.close();
+    }
+  }
+  yield extra;
 }
 
 function tsOf(line: string): number | null {

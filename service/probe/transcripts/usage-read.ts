@@ -5,6 +5,7 @@
 // usage (null), never zero.
 
 import type { UsageTally } from '../../core/receipts/usage.js';
+import { LineSplitter } from '../../core/text/line-splitter.js';
 import type { TranscriptFormat } from './formats.js';
 import { nodeTranscriptFs, type TranscriptFs } from './fs.js';
 import { jsonRecords } from './lines.js';
@@ -13,7 +14,6 @@ import { usageFold, usageMarkers } from './usage-records.js';
 const CHUNK_BYTES = 1024 * 1024;
 /** No usage record is near this; a longer line is content, not usage. */
 export const LINE_MAX = 4 * 1024 * 1024;
-const NEWLINE = 0x0a;
 /** A transcript past this is not read to its end: its usage is unknown rather than partly counted. */
 export const USAGE_FILE_MAX = 1024 * 1024 * 1024;
 
@@ -32,45 +32,21 @@ export async function readTranscriptUsage(
   const fold = usageFold(format);
   const markers = usageMarkers(format).map((marker) => Buffer.from(marker));
   const wanted = (line: Buffer) => markers.some((marker) => line.includes(marker));
+  const take = (line: Buffer) => {
+    if (wanted(line)) for (const record of jsonRecords(line, false)) fold.add(record);
+  };
   try {
-    let carry: Buffer[] = [];
-    let carried = 0;
-    let skipping = false;
+    const lines = new LineSplitter(LINE_MAX);
     let position = 0;
     for (;;) {
       const bytes = await fs.read(path, position, CHUNK_BYTES);
       if (bytes.length === 0) break;
       position += bytes.length;
-      let start = 0;
-      for (;;) {
-        const end = bytes.indexOf(NEWLINE, start);
-        if (end < 0) break;
-        const piece = bytes.subarray(start, end);
-        if (!skipping) {
-          const line = carried === 0 ? piece : Buffer.concat([...carry, piece]);
-          if (line.length <= LINE_MAX && wanted(line))
-            for (const record of jsonRecords(line, false)) fold.add(record);
-        }
-        carry = [];
-        carried = 0;
-        skipping = false;
-        start = end + 1;
-      }
-      if (start < bytes.length && !skipping) {
-        carry.push(Buffer.from(bytes.subarray(start)));
-        carried += bytes.length - start;
-        if (carried > LINE_MAX) {
-          carry = [];
-          carried = 0;
-          skipping = true;
-        }
-      }
+      for (const line of lines.push(bytes)) take(line);
     }
     // The last line may lack its newline (a writer mid-append): parse it if whole JSON.
-    if (!skipping && carried > 0) {
-      const line = Buffer.concat(carry);
-      if (wanted(line)) for (const record of jsonRecords(line, false)) fold.add(record);
-    }
+    const last = lines.end();
+    if (last !== undefined) take(last);
     return fold.finish();
   } catch {
     return null;

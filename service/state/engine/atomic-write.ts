@@ -6,11 +6,14 @@
 // files, the worktree anchor).
 
 import { constants } from 'node:fs';
-import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, open, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fsFailure } from './fs-errors.js';
 import { type ProcessIdentity, selfIdentity } from './liveness.js';
 import { randomBytes } from './random.js';
+
+/** The new text whole, or in pieces (a rewrite of a log too large to hold at once). */
+export type AtomicData = string | Uint8Array | AsyncIterable<string | Uint8Array>;
 
 export interface AtomicWriteOptions {
   mode: number;
@@ -23,7 +26,7 @@ const TEMP = /^(.+)\.tmp-(\d+)-(\d+|x)-[0-9a-f]+$/;
 
 export async function writeAtomic(
   file: string,
-  data: string | Uint8Array,
+  data: AtomicData,
   options: AtomicWriteOptions,
 ): Promise<void> {
   await (await stageAtomic(file, data, options)).commit();
@@ -41,7 +44,7 @@ export interface StagedWrite {
  */
 export async function stageAtomic(
   file: string,
-  data: string | Uint8Array,
+  data: AtomicData,
   options: AtomicWriteOptions,
 ): Promise<StagedWrite> {
   const me = selfIdentity();
@@ -52,7 +55,7 @@ export async function stageAtomic(
     handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, options.mode);
     // The creation mode is filtered by the umask; state files are always exactly `mode`.
     await handle.chmod(options.mode);
-    await handle.writeFile(data);
+    await writeFile(handle, data);
     await handle.sync();
     await handle.close();
     handle = undefined;

@@ -81,4 +81,25 @@ describe('samples.jsonl', () => {
     await appendSample(file, sample(NOW), NOW);
     expect(await stamps()).toEqual([NOW - 1000, NOW]);
   });
+
+  it('trims a week at a short interval, larger than any state file is read whole, a chunk at a time', async () => {
+    // About 75 MiB: two days past the window at a few ticks a second, then the kept days; one torn
+    // line far longer than any sample among them, and a last line without its newline.
+    const line = (ts: number) => JSON.stringify(sample(ts));
+    const old = line(NOW - 8 * DAY);
+    const recent = line(NOW - DAY);
+    const chunk = (text: string, count: number) => `${text}\n`.repeat(count);
+    await writeFile(
+      file,
+      chunk(old, 150_000) +
+        `{"ts_ms":${NOW - DAY},"torn":"${'x'.repeat(200_000)}\n` +
+        chunk(recent, 150_000) +
+        recent,
+    );
+    await appendSample(file, sample(NOW), NOW);
+    const kept = await stamps();
+    expect(kept).toHaveLength(150_002);
+    expect(kept.slice(0, 3)).toEqual([NOW - DAY, NOW - DAY, NOW - DAY]);
+    expect(kept.at(-1)).toBe(NOW);
+  });
 });
