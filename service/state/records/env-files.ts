@@ -9,6 +9,7 @@ import { type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
+import { readFdBounded } from '../engine/bounded-read.js';
 import { writeState } from '../engine/store.js';
 import { STATE_DIR_MODE, type StatePaths } from '../paths.js';
 import { EnvFileSchema } from '../schemas/queue-items-schemas.js';
@@ -52,7 +53,7 @@ export async function readEnvFile(file: string): Promise<Environment | undefined
   let text: string;
   try {
     if (!(await handle.stat()).isFile()) throw new DogsledError(`${file} is not a regular file`);
-    text = await handle.readFile('utf8');
+    text = readFdBounded(handle.fd);
   } catch (error) {
     if (error instanceof DogsledError) throw error;
     throw new DogsledError(`cannot read ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });

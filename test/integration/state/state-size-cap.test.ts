@@ -2,8 +2,9 @@
 // judges it corrupt and recovers, the lean readers leave it to the store, every other reader refuses
 // it in one line. Files are sparse (truncate), so a gigabyte costs the test nothing.
 
+import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, truncateSync, writeFileSync } from 'node:fs';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
@@ -19,6 +20,8 @@ import { readState, updateState, writeState } from '../../../service/state/engin
 import { readTomlFile } from '../../../service/state/engine/toml-file.js';
 import { updateNow } from '../../../service/state/engine/update-now.js';
 import { statePaths } from '../../../service/state/paths.js';
+import { readEnvFile } from '../../../service/state/records/env-files.js';
+import { listLaunchRecords } from '../../../service/state/records/launch-files.js';
 import { PlacementsSchema } from '../../../service/state/schemas/host-schemas.js';
 import { tempDir } from '../../helpers/tree.js';
 
@@ -140,5 +143,24 @@ describe('the other readers', () => {
     sparse(file, GIB);
     const fail = (problem: string) => new DogsledError(`config ${file}: ${problem}`);
     await expect(readTomlFile(file, fail)).rejects.toThrow(/config \S+config\.toml: larger than 64 MiB/);
+  });
+
+  test('a launch record past the cap is a listing problem naming it, and a FIFO in its place one too', async () => {
+    const paths = statePaths(await tempDir());
+    await mkdir(paths.launches, { recursive: true });
+    sparse(join(paths.launches, 'l_big.json'), GIB);
+    execFileSync('mkfifo', [join(paths.launches, 'l_fifo.json')]);
+    const listing = await listLaunchRecords(paths);
+    expect(listing.records).toEqual([]);
+    expect(listing.problems.map((problem) => problem.reason)).toEqual([
+      'larger than 64 MiB (1024 MiB or more)',
+      'not a regular file',
+    ]);
+  });
+
+  test('a job env file past the cap is refused in one line naming it', async () => {
+    const file = join(await tempDir(), 'j_big.env.json');
+    sparse(file, GIB);
+    await expect(readEnvFile(file)).rejects.toThrow(/^cannot read \S+j_big\.env\.json: larger than 64 MiB/);
   });
 });
