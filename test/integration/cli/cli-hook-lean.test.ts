@@ -15,6 +15,7 @@ import { parseFast } from '../../../cli/fast-path.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { CLI, ROOT, runNode, timingSplit } from '../../helpers/cli.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
+import { moduleProbe } from '../../helpers/module-probe.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 import { mkfifo, restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
@@ -220,13 +221,7 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
   });
 
   it('a hook loads no builtin module beyond node:vm (node:os for liveness, the pipe handle at a Stop)', async () => {
-    const out = join(t.box.root, 'modules.txt');
-    const probe = join(t.box.root, 'probe.cjs');
-    await writeFile(
-      probe,
-      `const before = new Set(process.moduleLoadList);
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
-    );
+    const probe = await moduleProbe(t.box.root);
     // The context judges the service up: its lock's owner must be alive on this host (named by os).
     // A Stop writes the cleanup request (its lock's owner record names the host) and pokes
     // sweep.sock through the pipe handle alone: node:net and its streams are no part of it.
@@ -239,13 +234,13 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
       // Twice: the second run compiles from the code cache the first one wrote.
       for (let i = 0; i < 2; i++) {
         const run = await spawned(
-          ['-r', probe, CLI, 'hook', ...args],
+          ['-r', probe.preload, CLI, 'hook', ...args],
           envFor(child),
           JSON.stringify(PROMPT_INPUT),
         );
         expect(run.code).toBe(0);
       }
-      const loaded = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+      const loaded = await probe.loaded();
       expect({ args, loaded }).toEqual({ args, loaded: modules });
     }
   });

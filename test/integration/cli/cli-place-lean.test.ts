@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseFast } from '../../../cli/fast-path.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { CLI, ROOT, runNode, type Sandbox, sandbox, timingSplit } from '../../helpers/cli.js';
+import { moduleProbe } from '../../helpers/module-probe.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 import { restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
@@ -210,19 +211,13 @@ describe("the lean place's locks, taken at once where free (update-now.ts)", () 
   });
 
   it('loads neither node:fs/promises nor the waiting lock where the locks are free', async () => {
-    const out = join(box.root, 'modules.txt');
-    const probe = join(box.root, 'probe.cjs');
-    await writeFile(
-      probe,
-      `const before = new Set(process.moduleLoadList);
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
-    );
+    const probe = await moduleProbe(box.root);
     // Twice: the second run compiles from the code cache the first one wrote.
     for (let i = 0; i < 2; i++) {
-      const run = await spawned(['-r', probe, CLI, 'place', '--json'], env());
+      const run = await spawned(['-r', probe.preload, CLI, 'place', '--json'], env());
       expect(run.code).toBe(0);
     }
-    const loaded = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+    const loaded = await probe.loaded();
     expect(loaded.filter((m) => /fs\/promises|timers\/promises|signal_wrap|net|stream/.test(m))).toEqual([]);
   });
 });

@@ -28,6 +28,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CLI, ROOT, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { moduleProbe } from '../../helpers/module-probe.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -104,13 +105,7 @@ describe('hot bundles at import', () => {
     // (createRequire), parseArgs and node:os were each a share of every prompt's start-up.
     const box = await sandbox();
     try {
-      const out = join(box.root, 'modules.txt');
-      const probe = join(box.root, 'probe.cjs');
-      await writeFile(
-        probe,
-        `const before = new Set(process.moduleLoadList);
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
-      );
+      const probe = await moduleProbe(box.root);
       await mkdir(box.state, { recursive: true, mode: 0o700 });
       for (const args of [
         ['hook', 'inbox', '--harness', 'claude', '--event', 'UserPromptSubmit'],
@@ -118,7 +113,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
       ]) {
         // Twice: the second run compiles from the code cache the first one wrote.
         for (let i = 0; i < 2; i++) {
-          const run = spawnSync(process.execPath, ['-r', probe, CLI, ...args], {
+          const run = spawnSync(process.execPath, ['-r', probe.preload, CLI, ...args], {
             // Outside any pane: the hooks' own start-up (test/integration/cli/cli-hook-lean.test.ts
             // holds the same in a pane of the fake Herdr).
             env: box.env,
@@ -126,7 +121,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
           });
           expect(run.status).toBe(0);
         }
-        const loaded = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+        const loaded = await probe.loaded();
         expect({ args, loaded }).toEqual({ args, loaded: ['NativeModule vm'] });
       }
     } finally {
@@ -218,23 +213,21 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
     // is a stream; an ES module entry loads the module translators. Each was milliseconds a command.
     const box = await sandbox();
     try {
-      const out = join(box.root, 'modules.txt');
-      const probe = join(box.root, 'probe.cjs');
-      await writeFile(
-        probe,
-        `const before = new Set(process.moduleLoadList);
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
-      );
+      const probe = await moduleProbe(box.root);
       // The second run compiles from the code cache the first one wrote, as every later run does
       // (a cache is written only into a state dir that exists).
       await mkdir(box.state, { recursive: true, mode: 0o700 });
       for (let i = 0; i < 2; i++) {
-        const { stdout } = await execFileAsync(process.execPath, ['-r', probe, CLI, 'status', '--json'], {
-          env: box.env,
-        });
+        const { stdout } = await execFileAsync(
+          process.execPath,
+          ['-r', probe.preload, CLI, 'status', '--json'],
+          {
+            env: box.env,
+          },
+        );
         expect(JSON.parse(stdout)).toBeTypeOf('object');
       }
-      const loaded = (await readFile(out, 'utf8')).split('\n');
+      const loaded = await probe.loaded();
       expect(loaded).toContain('NativeModule vm');
       for (const name of ['assert', 'stream', 'net', 'tty', 'internal/modules/esm/translators'])
         expect(loaded).not.toContain(`NativeModule ${name}`);
