@@ -1,14 +1,15 @@
 // `send PANE --message TEXT` in its common case, for the lean bundle (cli/hot/send-lean.ts): a pane
 // id Herdr lists on this host, so no peer is asked (core/inbox/send-target.ts), sent from a pane it
 // lists too. Herdr's listing comes in one call checked by hand (terminal/herdr/listing-glance.ts),
-// items.json is checked by hand as its schema checks it (state/checks), the target is resolved by the full send's own rule
-// (inbox/listing-targets.ts), and the record is written by the full send's own write
-// (inbox/send-write.ts) with the inbox files checked by hand as their schemas check them. What it
-// doubts before the write (a name, which peers may hold too; a pane Herdr must resolve; a file that
-// is not what its schema reads) is
-// undefined with nothing written, and the full command answers. An error the write itself meets (a
-// refusal under the lock, a file that is a directory, a lock held past its bound) is thrown as the
-// full path throws it after the same lookups.
+// items.json is checked by hand as its schema checks it (state/checks), and the target is resolved
+// by the full send's own rule (inbox/listing-targets.ts). The record is written at once when nothing
+// needs settling (inbox/send-now.ts: the lock free, no refusal, nothing to compact, no body file),
+// else by the full send's own write (inbox/send-write.ts) with the inbox files checked by hand as
+// their schemas check them. What it doubts before the write (a name, which peers may hold too; a
+// pane Herdr must resolve; a file that is not what its schema reads) is undefined with nothing
+// written, and the full command answers. An error the write itself meets (a refusal under the lock,
+// a file that is a directory, a lock held past its bound) is thrown as the full path throws it after
+// the same lookups.
 
 import { isInboxKind, waitsForHook } from '../core/inbox/inbox.js';
 import type { InboxSender } from '../core/inbox/inbox-types.js';
@@ -17,7 +18,8 @@ import { isName } from '../core/inbox/send-target.js';
 import { LOCAL_HOST } from '../hosts/local-view.js';
 import { listedPane, targetsInListing } from '../inbox/listing-targets.js';
 import type { SendResult } from '../inbox/send.js';
-import { type InboxChecks, writeSent } from '../inbox/send-write.js';
+import { sendNow } from '../inbox/send-now.js';
+import type { InboxChecks } from '../inbox/send-write.js';
 import { InboxCheck, SettledInboxCheck } from '../state/checks/inbox-check.js';
 import type { RecordCheck } from '../state/engine/record-check.js';
 import type { ProcessIO } from '../state/io.js';
@@ -80,9 +82,12 @@ export async function glanceSend(io: ProcessIO, request: GlanceSendRequest): Pro
     host: LOCAL_HOST.id,
     name: from?.name ?? null,
   };
-  let sent: Awaited<ReturnType<typeof writeSent>>;
+  const message = { kind, sender, text };
+  let sent = sendNow(io, to, message);
   try {
-    sent = await writeSent(io, CHECKS, to, { kind, sender, text });
+    // Not written at once (the lock held, a refusal, compaction, a body file): the full send's write,
+    // loaded only now, since it brings node:fs/promises and the store.
+    sent ??= await (await import('../inbox/send-write.js')).writeSent(io, CHECKS, to, message);
   } catch (error) {
     // A file in doubt, found before anything was written. Anything else (a refusal under the lock,
     // a file that is a directory, a lock held past its bound) the full path meets the same way.

@@ -20,7 +20,7 @@ import type { RecordCheck } from '../state/engine/record-check.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE } from '../state/paths.js';
-import { inboxFile } from './inbox-path.js';
+import { inboxDir, settledFile } from './inbox-path.js';
 
 /** Record ids as newId makes them; a peer's record with any other id gets no file named by it. */
 export const RECORD_ID = /^[a-z]_[a-z0-9]{6,32}$/;
@@ -28,15 +28,6 @@ export const BODY = '.txt';
 
 /** What settled.json is read and written with: its zod schema, or the hand check equal to it. */
 export type SettledCheck = RecordCheck<SettledInbox>;
-
-/** inbox/<terminal>.d, beside the live file (whose name check covers it). */
-export function inboxDir(io: Pick<StateIO, 'paths'>, terminal: string): string {
-  return `${inboxFile(io, terminal).slice(0, -'.json'.length)}.d`;
-}
-
-export function settledFile(io: Pick<StateIO, 'paths'>, terminal: string): string {
-  return join(inboxDir(io, terminal), 'settled.json');
-}
 
 export function bodyFile(io: Pick<StateIO, 'paths'>, terminal: string, id: string): string {
   if (!RECORD_ID.test(id)) throw new DogsledError(`inbox: record id "${id.slice(0, 40)}" cannot name a file`);

@@ -1,5 +1,6 @@
-// Where a terminal's inbox file is (inbox/<terminal>.json), and which terminal ids may name one: a
-// module of its own, so the lean hook (pending-glance.ts) finds an inbox without the store's readers.
+// Where a terminal's inbox files are (inbox/<terminal>.json, and its directory inbox/<terminal>.d),
+// and which terminal ids may name one: a module of its own, so the lean hook (pending-glance.ts)
+// finds an inbox, and the lean send (send-now.ts) its settled file, without the store's readers.
 
 import { join } from 'node:path';
 import { DogsledError } from '../core/common/errors.js';
@@ -22,4 +23,14 @@ export function inboxFile(io: Pick<StateIO, 'paths'>, terminal: string): string 
     throw new DogsledError(`inbox: terminal id "${clip(plainLine(terminal), 80)}" is not a safe file name`);
   }
   return join(io.paths.inbox, `${terminal}${INBOX_SUFFIX}`);
+}
+
+/** inbox/<terminal>.d, beside the live file (whose name check covers it). */
+export function inboxDir(io: Pick<StateIO, 'paths'>, terminal: string): string {
+  return `${inboxFile(io, terminal).slice(0, -INBOX_SUFFIX.length)}.d`;
+}
+
+/** inbox/<terminal>.d/settled.json: the records read or failed, kept a day (settled.ts). */
+export function settledFile(io: Pick<StateIO, 'paths'>, terminal: string): string {
+  return join(inboxDir(io, terminal), 'settled.json');
 }

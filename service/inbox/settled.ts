@@ -18,10 +18,12 @@ import { identityAlive, selfIdentity } from '../state/engine/liveness.js';
 import { readRegular } from '../state/engine/regular-file.js';
 import type { StateIO } from '../state/io.js';
 import { SettledInboxSchema } from '../state/schemas/inbox-schemas.js';
-import { BODY, bodyFile, compactWith, inboxDir, readSettledWith } from './inbox-bodies.js';
+import { BODY, bodyFile, compactWith, readSettledWith } from './inbox-bodies.js';
 import { readInbox } from './inbox-files.js';
+import { inboxDir } from './inbox-path.js';
 
-export { dropBodies, inboxDir, storeRecord } from './inbox-bodies.js';
+export { dropBodies, storeRecord } from './inbox-bodies.js';
+export { inboxDir } from './inbox-path.js';
 
 /** The settled records of `terminal` (none without a file). */
 export function readSettled(io: StateIO, terminal: string): Promise<InboxRecord[]> {

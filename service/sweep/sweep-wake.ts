@@ -6,80 +6,17 @@
 // the poke connects and hangs up. On every Stop of every agent that is the hook's one use of a
 // socket, and loading node:net with its streams for it costs more than the rest of the request
 // (some 12 M instructions of a Node start's 87 M): it connects through the pipe handle node:net
-// itself is built on, and uses node:net only where that handle is not there as it expects.
+// itself is built on (process/pipe-handle.ts), and uses node:net only where that handle is not there
+// as it expects.
+
+import { pipeTouch } from '../process/pipe-handle.js';
 
 /** The poke gets this long; a hook has five seconds in all. */
 const WAKE_MS = 300;
 
 /** Whether the socket took the poke (false: the service finds the request on its interval). */
 export function wakeSweeper(path: string): Promise<boolean> {
-  const pipe = pipeBinding();
-  return pipe === undefined ? wakeWithNet(path) : wakeWithPipe(pipe, path);
-}
-
-interface PipeHandle {
-  connect(request: ConnectRequest, path: string): number;
-  close(): void;
-}
-
-interface ConnectRequest {
-  oncomplete?: (status: number) => void;
-}
-
-interface PipeBinding {
-  Pipe: new (type: number) => PipeHandle;
-  PipeConnectWrap: new () => ConnectRequest;
-  constants: { SOCKET: number };
-}
-
-/**
- * node:net's own pipe handle (the `pipe_wrap` binding), or undefined where it is missing or not
- * shaped as node:net has used it for years (a future Node may drop it: then node:net pokes).
- * process.binding is deprecated in documentation only (DEP0111; a warning under
- * --pending-deprecation, silenced here: a hook prints nothing but its answer). A connection that
- * never completes is closed by the poke's timer.
- */
-function pipeBinding(): PipeBinding | undefined {
-  const quiet = process.noDeprecation;
-  try {
-    process.noDeprecation = true;
-    const binding = (process as unknown as { binding(name: string): Partial<PipeBinding> }).binding(
-      'pipe_wrap',
-    );
-    const fits =
-      typeof binding.Pipe === 'function' &&
-      typeof binding.PipeConnectWrap === 'function' &&
-      typeof binding.constants?.SOCKET === 'number';
-    return fits ? (binding as PipeBinding) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    process.noDeprecation = quiet;
-  }
-}
-
-function wakeWithPipe(pipe: PipeBinding, path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const handle = new pipe.Pipe(pipe.constants.SOCKET);
-    let settled = false;
-    const done = (woke: boolean) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      handle.close();
-      resolve(woke);
-    };
-    const timer = setTimeout(() => done(false), WAKE_MS);
-    const request = new pipe.PipeConnectWrap();
-    request.oncomplete = (status) => done(status === 0);
-    let failed: number;
-    try {
-      failed = handle.connect(request, path);
-    } catch {
-      failed = -1;
-    }
-    if (failed !== 0) done(false);
-  });
+  return pipeTouch(path, WAKE_MS) ?? wakeWithNet(path);
 }
 
 function wakeWithNet(path: string): Promise<boolean> {

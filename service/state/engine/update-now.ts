@@ -107,7 +107,7 @@ export function updateNow<T, R>(
   if (held === undefined) return undefined;
   const temps: string[] = [];
   try {
-    const current = readChecked(file, check);
+    const current = readNow(file, check);
     if (current === DOUBT) return undefined;
     const { result, next } = fn(current);
     if (next === undefined) return { result };
@@ -142,10 +142,14 @@ function tempName(target: string): string {
   return `${target}.tmp-${me.pid}-${me.start ?? 'x'}-${randomBytes(4).toString('hex')}`;
 }
 
-const DOUBT = Symbol('doubt');
+/** What readNow answers for a file the full reader must judge (not a regular file, corrupt, refused). */
+export const DOUBT = Symbol('doubt');
 
-/** The record, undefined when there is no file, DOUBT for anything the full reader must judge. */
-function readChecked<T>(file: string, check: RecordCheck<T>): T | undefined | typeof DOUBT {
+/**
+ * The record, undefined when there is no file, DOUBT for anything the full reader must judge: a
+ * file read beside the one updateNow holds (under that lock), with the same hand read.
+ */
+export function readNow<T>(file: string, check: RecordCheck<T>): T | undefined | typeof DOUBT {
   const text = glanceText(file);
   if (text === undefined) return DOUBT;
   if (text === null) return undefined;

@@ -3,6 +3,7 @@
 // the server has none. A missing or refusing socket fails at once as `unreachable`; anything but one
 // well-formed envelope in reply is `protocol`.
 
+import { pipeExchange } from '../../process/pipe-handle.js';
 import { TerminalError } from '../terminal-errors.js';
 import { type Reply, replyOf } from './envelope.js';
 
@@ -29,6 +30,33 @@ export function connectFailure(path: string, errno: string | undefined): string 
       return `socket ${path} is not accessible`;
     default:
       return `socket ${path} is not a usable socket (${errno ?? 'unknown error'})`;
+  }
+}
+
+/**
+ * One call for a lean command (listing-glance.ts): the reply, or undefined for anything else (no
+ * socket, no reply in time, a reply that is not this call's), which the full command meets again
+ * through socketCall and words. Over node:net's own pipe handle (process/pipe-handle.ts), which
+ * spares the command node:net and its streams; through socketCall where that handle is missing.
+ */
+export async function quickSocketCall(
+  path: string,
+  method: string,
+  params: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<Reply | undefined> {
+  const id = `dogsled:${process.pid}:${++counter}`;
+  const exchange = pipeExchange(path, `${JSON.stringify({ id, method, params })}\n`, {
+    timeoutMs,
+    maxBytes: MAX_REPLY_BYTES,
+  });
+  if (exchange === undefined) return socketCall(path, method, params, { timeoutMs }).catch(() => undefined);
+  const line = await exchange;
+  if (line === undefined || line.trim() === '') return undefined;
+  try {
+    return replyOf(JSON.parse(line), id, method);
+  } catch {
+    return undefined;
   }
 }
 

@@ -6,8 +6,9 @@
 // aside), and DOGSLED_TIMING's marks say whether the lean bundle answered. The cases it must not
 // answer (a name, a pane Herdr must resolve, a message file, a file it doubts) fall back.
 
-import type { ChildProcess } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -275,6 +276,105 @@ describe('the lean send answers a pane here as the full command does', () => {
       second?.proc.kill('SIGKILL');
     }
   }, 60_000);
+});
+
+describe("the lean send's write at once (inbox/send-now.ts), the waiting write where it declines", () => {
+  const lockDir = () => join(t.box.state, `${inboxName(child)}.lock`);
+  const texts = (run: Run) =>
+    JSON.parse(run.files[inboxName(child)] ?? '').records.map((r: { text: string }) => r.text);
+
+  it('loads neither node:fs/promises, the waiting lock nor node:net where the lock is free', async () => {
+    const out = join(t.box.root, 'modules.txt');
+    const probe = join(t.box.root, 'probe.cjs');
+    await writeFile(
+      probe,
+      `const before = new Set(process.moduleLoadList);
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`,
+    );
+    // Twice: the second run compiles from the code cache the first one wrote (its key holds execArgv).
+    for (const text of ['one', 'two']) {
+      const run = await finished(
+        await started(['-r', probe, CLI, 'send', child.pane, '--message', text], envFor(lead)).done,
+      );
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(texts(run).at(-1)).toBe(text);
+    }
+    const loaded = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+    // Node's own pipe handle (its bindings) is what the Herdr call uses instead of node:net.
+    const modules =
+      /^NativeModule (.*fs\/promises|timers\/promises|net|stream|internal\/streams)|signal_wrap/;
+    expect(loaded.filter((m) => modules.test(m))).toEqual([]);
+  });
+
+  it("the inbox's lock left by a dead holder: the waiting write breaks it, and the same record is written", async () => {
+    await mkdir(lockDir());
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const owner = { pid: dead, start: null, hostname: hostname(), token: 'gone', since_ms: NOW - 1_000 };
+    await writeFile(join(lockDir(), 'owner'), JSON.stringify(owner));
+    const run = await compare(lead, [child.pane, '--message', 'after a dead holder']);
+    expect(run).toMatchObject({ code: 0, lean: true });
+    expect(texts(run)).toEqual(['after a dead holder']);
+    expect(Object.keys(run.files).filter((name) => name.includes('.lock'))).toEqual([]);
+  });
+
+  it('a lock held by a live process: the lean send waits for it, and writes once it is gone', async () => {
+    await mkdir(lockDir());
+    const owner = { pid: process.pid, start: null, hostname: hostname(), token: 'mine', since_ms: NOW };
+    await writeFile(join(lockDir(), 'owner'), JSON.stringify(owner));
+    const run = started(
+      [CLI, 'send', child.pane, '--message', 'after a live holder'],
+      envFor(lead, { DOGSLED_TIMING: '1' }),
+    );
+    try {
+      // Still waiting a second later: nothing written past a lock someone holds.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(run.proc.exitCode).toBeNull();
+      expect(JSON.parse(await readFile(join(t.box.state, inboxName(child)), 'utf8')).records).toEqual([]);
+      await rm(lockDir(), { recursive: true });
+      const done = await finished(await run.done);
+      expect(done).toMatchObject({ code: 0, lean: true, stderr: '' });
+      expect(texts(done)).toEqual(['after a live holder']);
+    } finally {
+      run.proc.kill('SIGKILL');
+    }
+  });
+
+  it('a settled.json that is a directory, a FIFO or not JSON: the waiting write meets it as the full send does', async () => {
+    // A delivered record to move makes the full send read and write settled.json; a pending one
+    // only read it. Both, for each hostile file.
+    const settled = join(t.box.state, `inbox/${child.terminal}.d`, 'settled.json');
+    for (const records of [
+      [],
+      [record('m_seen0seen0seen', { state: 'delivered', delivered_ms: NOW - 1_000 })],
+    ]) {
+      for (const make of [
+        (file: string) => mkdir(file),
+        (file: string) => mkfifo(file),
+        (file: string) => writeFile(file, '{"version": 1, "records": ['),
+      ]) {
+        await restoreState(t.box.state, baseline);
+        await writeInbox(child, records);
+        await mkdir(join(settled, '..'), { recursive: true });
+        await make(settled);
+        const run = await compare(lead, [child.pane, '--message', 'beside a hostile settled file']);
+        expect(run.lean).toBe(true);
+      }
+    }
+  });
+
+  it('escape sequences, quotes and a text at the inline bound and past it: the same bytes as the full send', async () => {
+    const texts2 = [
+      '\u001b[31mred\u001b[0m \u001b]0;title\u0007 "quoted" \\ back',
+      'é'.repeat(100),
+      'x'.repeat(2_048),
+    ];
+    for (const text of [...texts2, 'y'.repeat(2_049)]) {
+      await restoreState(t.box.state, baseline);
+      const run = await compare(lead, [child.pane, '--message', text]);
+      expect(run).toMatchObject({ code: 0, lean: true });
+      expect(texts(run)).toEqual([text.slice(0, 2_048)]);
+    }
+  });
 });
 
 describe('anything else falls back to the full command line, which answers as it always did', () => {

@@ -1,0 +1,174 @@
+// A Unix socket used through the pipe handle node:net itself is built on (the `pipe_wrap` and
+// `stream_wrap` bindings), for the hot commands' one use of a socket each: the lean Stop's poke on
+// sweep.sock (sweep/sweep-wake.ts) and the lean send's one request to Herdr
+// (terminal/herdr/herdr-socket.ts). Loading node:net and its streams costs some 10 to 12 M
+// instructions of a Node start's 87 M, more than either exchange itself.
+//
+// process.binding is deprecated in documentation only (DEP0111; a warning under
+// --pending-deprecation, silenced here: a hook prints nothing but its answer). Where a binding is
+// missing or not shaped as node:net has used it for years (a future Node may drop it), the functions
+// here answer undefined at once and the caller uses node:net. They never throw and never word a
+// failure: a connect, write or read that fails, or no answer in time, is false or undefined, and the
+// caller's own path (node:net, or the full command) says what went wrong.
+
+interface PipeHandle {
+  connect(request: ConnectRequest, path: string): number;
+  readStart(): number;
+  writeUtf8String(request: WriteRequest, text: string): number;
+  onread: (this: PipeHandle, buffer: ArrayBuffer | undefined) => void;
+  close(): void;
+}
+
+interface ConnectRequest {
+  oncomplete?: (status: number) => void;
+}
+
+interface WriteRequest {
+  handle?: PipeHandle;
+  oncomplete?: (status: number) => void;
+  async?: boolean;
+}
+
+interface PipeBinding {
+  Pipe: new (type: number) => PipeHandle;
+  PipeConnectWrap: new () => ConnectRequest;
+  constants: { SOCKET: number };
+}
+
+interface StreamBinding {
+  WriteWrap: new () => WriteRequest;
+  /** What the last read or write left: the bytes read (negative: an error or the end), their offset. */
+  streamBaseState: Int32Array;
+  kReadBytesOrError: number;
+  kArrayBufferOffset: number;
+}
+
+/** A binding by its name, or undefined where process.binding refuses it; no deprecation warning. */
+function binding(name: string): Record<string, unknown> | undefined {
+  const quiet = process.noDeprecation;
+  try {
+    process.noDeprecation = true;
+    return (process as unknown as { binding(name: string): Record<string, unknown> }).binding(name);
+  } catch {
+    return undefined;
+  } finally {
+    process.noDeprecation = quiet;
+  }
+}
+
+function pipeBinding(): PipeBinding | undefined {
+  const pipe = binding('pipe_wrap') as Partial<PipeBinding> | undefined;
+  const fits =
+    typeof pipe?.Pipe === 'function' &&
+    typeof pipe.PipeConnectWrap === 'function' &&
+    typeof pipe.constants?.SOCKET === 'number';
+  return fits ? (pipe as PipeBinding) : undefined;
+}
+
+function streamBinding(): StreamBinding | undefined {
+  const stream = binding('stream_wrap') as Partial<StreamBinding> | undefined;
+  const fits =
+    typeof stream?.WriteWrap === 'function' &&
+    stream.streamBaseState instanceof Int32Array &&
+    typeof stream.kReadBytesOrError === 'number' &&
+    typeof stream.kArrayBufferOffset === 'number';
+  return fits ? (stream as StreamBinding) : undefined;
+}
+
+/**
+ * Connects to `path`, then `then(handle)` runs; `done` closes the handle and settles the promise
+ * once. A connection that never completes is closed by the timer.
+ */
+function connected<T>(
+  pipe: PipeBinding,
+  path: string,
+  timeoutMs: number,
+  failed: T,
+  then: (handle: PipeHandle, done: (value: T) => void) => void,
+): Promise<T> {
+  return new Promise((resolve) => {
+    const handle = new pipe.Pipe(pipe.constants.SOCKET);
+    let settled = false;
+    const done = (value: T) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Closing ends the reads too. (Never assign onread anything but a function: the binding
+      // asserts it, and aborts the process otherwise.)
+      handle.close();
+      resolve(value);
+    };
+    const timer = setTimeout(() => done(failed), timeoutMs);
+    const request = new pipe.PipeConnectWrap();
+    request.oncomplete = (status) => {
+      if (status !== 0) done(failed);
+      else if (!settled) then(handle, done);
+    };
+    let status: number;
+    try {
+      status = handle.connect(request, path);
+    } catch {
+      status = -1;
+    }
+    if (status !== 0) done(failed);
+  });
+}
+
+/**
+ * Whether a connection to `path` was made within `timeoutMs` (then closed at once), or undefined
+ * when the binding is not there as expected.
+ */
+export function pipeTouch(path: string, timeoutMs: number): Promise<boolean> | undefined {
+  const pipe = pipeBinding();
+  if (pipe === undefined) return undefined;
+  return connected(pipe, path, timeoutMs, false, (_handle, done) => done(true));
+}
+
+/**
+ * Sends `line` to `path` and answers the first line that comes back (without its newline), or the
+ * text up to the end when the server closes without one; undefined for no text, a failure, more
+ * than `maxBytes` or nothing within `timeoutMs`. Undefined at once (not a promise) when the
+ * bindings are not there as expected.
+ */
+export function pipeExchange(
+  path: string,
+  line: string,
+  options: { timeoutMs: number; maxBytes: number },
+): Promise<string | undefined> | undefined {
+  const pipe = pipeBinding();
+  const stream = pipe && streamBinding();
+  if (pipe === undefined || stream === undefined) return undefined;
+  const { streamBaseState: state, kReadBytesOrError, kArrayBufferOffset } = stream;
+  return connected<string | undefined>(pipe, path, options.timeoutMs, undefined, (handle, done) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const text = () => Buffer.concat(chunks).toString('utf8');
+    handle.onread = (buffer) => {
+      const read = state[kReadBytesOrError] ?? -1;
+      // Zero is a read that found nothing yet; below zero the end (or a failure): what came is all.
+      if (read === 0) return;
+      if (read < 0 || buffer === undefined) {
+        done(size === 0 ? undefined : text());
+        return;
+      }
+      const chunk = Buffer.from(buffer, state[kArrayBufferOffset] ?? 0, read);
+      const newline = chunk.indexOf(0x0a);
+      chunks.push(newline === -1 ? chunk : chunk.subarray(0, newline));
+      size += chunk.length;
+      if (newline !== -1) done(text());
+      else if (size > options.maxBytes) done(undefined);
+    };
+    // Kept until the write completes: the handle calls it when the write did not finish at once.
+    const request = new stream.WriteWrap();
+    request.handle = handle;
+    request.async = false;
+    request.oncomplete = (status) => {
+      if (status < 0) done(undefined);
+    };
+    try {
+      if (handle.writeUtf8String(request, line) !== 0 || handle.readStart() !== 0) done(undefined);
+    } catch {
+      done(undefined);
+    }
+  });
+}
