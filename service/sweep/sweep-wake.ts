@@ -6,7 +6,10 @@
 // the poke connects and hangs up. On every Stop of every agent that is the hook's one use of a
 // socket, and loading node:net with its streams for it costs more than the rest of the request
 // (some 12 M instructions of a Node start's 87 M): it connects through the pipe handle node:net
-// itself is built on, and uses node:net only where that handle is not there as it expects.
+// itself is built on (state/engine/pipe-handle.ts), and uses node:net only where that handle is not
+// there as it expects. A connection that never completes is closed by the poke's timer.
+
+import { type PipeBinding, pipeBinding } from '../state/engine/pipe-handle.js';
 
 /** The poke gets this long; a hook has five seconds in all. */
 const WAKE_MS = 300;
@@ -15,47 +18,6 @@ const WAKE_MS = 300;
 export function wakeSweeper(path: string): Promise<boolean> {
   const pipe = pipeBinding();
   return pipe === undefined ? wakeWithNet(path) : wakeWithPipe(pipe, path);
-}
-
-interface PipeHandle {
-  connect(request: ConnectRequest, path: string): number;
-  close(): void;
-}
-
-interface ConnectRequest {
-  oncomplete?: (status: number) => void;
-}
-
-interface PipeBinding {
-  Pipe: new (type: number) => PipeHandle;
-  PipeConnectWrap: new () => ConnectRequest;
-  constants: { SOCKET: number };
-}
-
-/**
- * node:net's own pipe handle (the `pipe_wrap` binding), or undefined where it is missing or not
- * shaped as node:net has used it for years (a future Node may drop it: then node:net pokes).
- * process.binding is deprecated in documentation only (DEP0111; a warning under
- * --pending-deprecation, silenced here: a hook prints nothing but its answer). A connection that
- * never completes is closed by the poke's timer.
- */
-function pipeBinding(): PipeBinding | undefined {
-  const quiet = process.noDeprecation;
-  try {
-    process.noDeprecation = true;
-    const binding = (process as unknown as { binding(name: string): Partial<PipeBinding> }).binding(
-      'pipe_wrap',
-    );
-    const fits =
-      typeof binding.Pipe === 'function' &&
-      typeof binding.PipeConnectWrap === 'function' &&
-      typeof binding.constants?.SOCKET === 'number';
-    return fits ? (binding as PipeBinding) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    process.noDeprecation = quiet;
-  }
 }
 
 function wakeWithPipe(pipe: PipeBinding, path: string): Promise<boolean> {
