@@ -68,7 +68,9 @@ export async function runJobCommand(command: string[], flags: RunFlags, ctx: Cli
     },
     untilStopped,
     // With --json the job's output goes to stderr, so stdout holds only the final document.
-    output: flags.json ? writeTo(process.stderr) : writeTo(process.stdout),
+    // The stream is opened at the job's first byte, not before: a job that prints nothing (`true`,
+    // a quiet check) then loads neither Node's streams nor, for a pipe, node:net (cli/stdout.ts).
+    output: flags.json ? writeTo(() => process.stderr) : writeTo(() => process.stdout),
   };
   const outcome = await runJob({ ...io, ...user }, request, deadline);
   return render(outcome, flags, ctx);
@@ -148,9 +150,9 @@ function stillRunning(
 }
 
 /** The job's bytes, unchanged, with backpressure: a slow reader slows the copy, never memory. */
-function writeTo(stream: NodeJS.WriteStream): LogWrite {
+function writeTo(stream: () => NodeJS.WriteStream): LogWrite {
   return (chunk) =>
     new Promise<void>((done, fail) => {
-      stream.write(chunk, (error) => (error ? fail(error) : done()));
+      stream().write(chunk, (error) => (error ? fail(error) : done()));
     });
 }

@@ -8,7 +8,7 @@
 // (standbySupervisor), so that Node's start-up runs while the job is placed. Either is handed the job
 // only once the files are written, exactly where a launch would start it.
 
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Item } from '../core/agents/item-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
@@ -21,8 +21,8 @@ import { endReservations } from '../hosts/reserve-room.js';
 import { launchStandby, type Standby } from '../process/launch-detached.js';
 import { execArgv, SUPERVISOR_ENV, selfInvocation } from '../process/self-invocation.js';
 import type { ProcessIO } from '../state/io.js';
-import { type Environment, jobEnvPath, removeEnvFile, writeEnvFile } from '../state/records/env-files.js';
-import { updateJobRecord } from '../state/records/job-records.js';
+import { type Environment, jobEnvPath, removeEnvFile, writeJobEnvFile } from '../state/records/env-files.js';
+import { createJobRecord, updateJobRecord } from '../state/records/job-records.js';
 import { appendItem, updateItems } from '../state/records/queue-items.js';
 import { outsideAnyPane } from '../terminal/herdr/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
@@ -114,22 +114,18 @@ export async function launchJob(ctx: JobLaunchIO, spec: LaunchSpec, deadline: De
     ticket: spec.ticket,
     command: request.command,
   };
-  // Created, never replaced: a record already there (a peer's owner ended this id as never
-  // started while this launch was on its way) means this launch must not start.
-  await updateJobRecord(ctx, spec.jobId, (current) => {
-    if (current !== undefined) throw new DogsledError(`job ${spec.jobId} already has a record`);
-    return { result: undefined, next: job };
-  });
+  await createJobRecord(ctx, job);
   let opened: Opened;
   try {
-    // Side by side, each written and synced on its own (one sync's wait instead of two), and each
-    // finished before a failure is undone, so `failed` never races a write still on its way. The
-    // directory is checked here, not left to the spawn: a missing one would be reported as the
-    // node binary's ENOENT headless, and under Herdr as an empty tab in some other directory.
+    // Each finished before a failure is undone, so `failed` never races a write still on its way.
+    // The item is synced; the environment is not (writeJobEnvFile says why), so they cost one disk
+    // wait, not two. The directory is checked here, not left to the spawn: a missing one would be
+    // reported as the node binary's ENOENT headless, and under Herdr as an empty tab in some other
+    // directory.
     const written = await Promise.allSettled([
       appendItem(ctx, item),
       checkDirectory(request.cwd),
-      spec.env === null ? undefined : writeEnvFile(jobEnvPath(ctx.paths, spec.jobId), spec.env),
+      spec.env === null ? undefined : writeJobEnv(ctx, spec.jobId, spec.env),
     ]);
     const refused = written.find((outcome) => outcome.status === 'rejected');
     if (refused !== undefined) throw refused.reason;
@@ -279,11 +275,15 @@ async function openRepositoryWorkspace(
   }
 }
 
+async function writeJobEnv(ctx: ProcessIO, jobId: string, env: Environment): Promise<void> {
+  writeJobEnvFile(ctx.paths, jobId, env);
+}
+
 /** A launch error for a directory that is not there, named as such. */
 class MissingDirectory extends DogsledError {}
 
 async function checkDirectory(cwd: string): Promise<void> {
-  const found = await stat(cwd).catch(() => undefined);
+  const found = statSync(cwd, { throwIfNoEntry: false });
   if (found === undefined) throw new MissingDirectory(`directory ${squeezedLine(cwd)} does not exist`);
   if (!found.isDirectory()) throw new MissingDirectory(`${squeezedLine(cwd)} is not a directory`);
 }

@@ -6,11 +6,14 @@
 // answer in time loses its socket, so the next launch does not wait on it as well.
 
 import { lstat, unlink } from 'node:fs/promises';
+import { askLine, type LineAnswer } from '../process/pipe-handle.js';
 import type { StatePaths } from '../state/paths.js';
 
 /** How long a launch waits for the warm supervisor's answer before starting its own. */
 export const WARM_CLAIM_MS = 2_000;
 const ANSWER = /^ok (\d+)\n/;
+/** An answer is `ok PID` or `refused`; past this many bytes without a newline it is neither. */
+const CLAIM_ANSWER_BYTES = 64;
 
 /** Whether a warm supervisor seems to listen (supervisor.sock is a socket); the claim still decides. */
 export async function warmListening(paths: StatePaths): Promise<boolean> {
@@ -41,7 +44,25 @@ export async function claimWarm(
   return pid;
 }
 
-function claimOnce(
+/** The claim through the pipe handle (process/pipe-handle.ts: no node:net on a run's path), else node:net. */
+async function claimOnce(
+  path: string,
+  jobId: string,
+  signal: AbortSignal | undefined,
+  waitMs: number,
+): Promise<number | undefined | 'no answer'> {
+  const asked = askLine(path, `${jobId}\n`, { waitMs, maxBytes: CLAIM_ANSWER_BYTES, signal });
+  if (asked === undefined) return claimWithNet(path, jobId, signal, waitMs);
+  return pidOf(await asked);
+}
+
+function pidOf(answer: LineAnswer): number | undefined | 'no answer' {
+  if (answer.kind === 'no answer') return 'no answer';
+  const pid = answer.kind === 'answer' ? ANSWER.exec(answer.text)?.[1] : undefined;
+  return pid === undefined ? undefined : Number(pid);
+}
+
+function claimWithNet(
   path: string,
   jobId: string,
   signal: AbortSignal | undefined,
@@ -63,7 +84,7 @@ function claimOnce(
     socket.on('connect', () => socket.write(`${jobId}\n`));
     socket.on('data', (chunk: string) => {
       heard += chunk;
-      if (heard.includes('\n') || heard.length > 64) {
+      if (heard.includes('\n') || heard.length > CLAIM_ANSWER_BYTES) {
         const pid = ANSWER.exec(heard)?.[1];
         done(pid === undefined ? undefined : Number(pid));
       }

@@ -1,8 +1,9 @@
 // A Unix socket used through the pipe handle node:net itself is built on (the `pipe_wrap` and
 // `stream_wrap` bindings), for the hot commands' one use of a socket each: the lean Stop's poke on
-// sweep.sock (sweep/sweep-wake.ts) and the lean send's one request to Herdr
-// (terminal/herdr/herdr-socket.ts). Loading node:net and its streams costs some 10 to 12 M
-// instructions of a Node start's 87 M, more than either exchange itself.
+// sweep.sock (sweep/sweep-wake.ts), the lean send's one request to Herdr
+// (terminal/herdr/herdr-socket.ts) and a run's claim on supervisor.sock (jobs/warm-claim.ts).
+// Loading node:net and its streams costs some 10 to 12 M instructions of a Node start's 87 M, more
+// than any of these exchanges itself.
 //
 // process.binding is deprecated in documentation only (DEP0111; a warning under
 // --pending-deprecation, silenced here: a hook prints nothing but its answer). Where a binding is
@@ -75,6 +76,14 @@ function streamBinding(): StreamBinding | undefined {
   return fits ? (stream as StreamBinding) : undefined;
 }
 
+/** What a connection settles to when it fails, runs out of time or is aborted. */
+interface Ends<T> {
+  failed: T;
+  timedOut: T;
+  aborted?: T;
+  signal?: AbortSignal | undefined;
+}
+
 /**
  * Connects to `path`, then `then(handle)` runs; `done` closes the handle and settles the promise
  * once. A connection that never completes is closed by the timer.
@@ -83,7 +92,7 @@ function connected<T>(
   pipe: PipeBinding,
   path: string,
   timeoutMs: number,
-  failed: T,
+  ends: Ends<T>,
   then: (handle: PipeHandle, done: (value: T) => void) => void,
 ): Promise<T> {
   return new Promise((resolve) => {
@@ -93,15 +102,22 @@ function connected<T>(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      ends.signal?.removeEventListener('abort', abort);
       // Closing ends the reads too. (Never assign onread anything but a function: the binding
       // asserts it, and aborts the process otherwise.)
       handle.close();
       resolve(value);
     };
-    const timer = setTimeout(() => done(failed), timeoutMs);
+    const abort = () => done(ends.aborted ?? ends.failed);
+    const timer = setTimeout(() => done(ends.timedOut), timeoutMs);
+    if (ends.signal?.aborted) {
+      abort();
+      return;
+    }
+    ends.signal?.addEventListener('abort', abort, { once: true });
     const request = new pipe.PipeConnectWrap();
     request.oncomplete = (status) => {
-      if (status !== 0) done(failed);
+      if (status !== 0) done(ends.failed);
       else if (!settled) then(handle, done);
     };
     let status: number;
@@ -110,7 +126,7 @@ function connected<T>(
     } catch {
       status = -1;
     }
-    if (status !== 0) done(failed);
+    if (status !== 0) done(ends.failed);
   });
 }
 
@@ -121,7 +137,7 @@ function connected<T>(
 export function pipeTouch(path: string, timeoutMs: number): Promise<boolean> | undefined {
   const pipe = pipeBinding();
   if (pipe === undefined) return undefined;
-  return connected(pipe, path, timeoutMs, false, (_handle, done) => done(true));
+  return connected(pipe, path, timeoutMs, { failed: false, timedOut: false }, (_handle, done) => done(true));
 }
 
 /**
@@ -139,7 +155,8 @@ export function pipeExchange(
   const stream = pipe && streamBinding();
   if (pipe === undefined || stream === undefined) return undefined;
   const { streamBaseState: state, kReadBytesOrError, kArrayBufferOffset } = stream;
-  return connected<string | undefined>(pipe, path, options.timeoutMs, undefined, (handle, done) => {
+  const ends = { failed: undefined, timedOut: undefined };
+  return connected<string | undefined>(pipe, path, options.timeoutMs, ends, (handle, done) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const text = () => Buffer.concat(chunks).toString('utf8');
@@ -169,6 +186,63 @@ export function pipeExchange(
       if (handle.writeUtf8String(request, line) !== 0 || handle.readStart() !== 0) done(undefined);
     } catch {
       done(undefined);
+    }
+  });
+}
+
+/** What one question on a socket came to: the answer's text, or why there is none. */
+export type LineAnswer =
+  | { kind: 'answer'; text: string }
+  /** Nothing to connect to, refused, or the peer hung up before a whole line. */
+  | { kind: 'failed' }
+  /** No whole answer within the wait (the peer is frozen or starved). */
+  | { kind: 'no answer' }
+  | { kind: 'aborted' };
+
+/**
+ * Connects to `path`, writes `question` and reads until a newline or more than `maxBytes`: the text
+ * heard (newline included), or why none (a run's claim on supervisor.sock tells a refusal from a
+ * frozen supervisor). Undefined at once (not a promise) when the bindings are not there as expected.
+ */
+export function askLine(
+  path: string,
+  question: string,
+  options: { waitMs: number; maxBytes: number; signal?: AbortSignal | undefined },
+): Promise<LineAnswer> | undefined {
+  const pipe = pipeBinding();
+  const stream = pipe && streamBinding();
+  if (pipe === undefined || stream === undefined) return undefined;
+  const { streamBaseState: state, kReadBytesOrError, kArrayBufferOffset } = stream;
+  const ends: Ends<LineAnswer> = {
+    failed: { kind: 'failed' },
+    timedOut: { kind: 'no answer' },
+    aborted: { kind: 'aborted' },
+    signal: options.signal,
+  };
+  return connected(pipe, path, options.waitMs, ends, (handle, done) => {
+    let heard = '';
+    handle.onread = (buffer) => {
+      const read = state[kReadBytesOrError] ?? -1;
+      if (read === 0) return;
+      // Negative: the end (UV_EOF) or an error, before a whole line.
+      if (read < 0 || buffer === undefined) {
+        done({ kind: 'failed' });
+        return;
+      }
+      heard += Buffer.from(buffer, state[kArrayBufferOffset] ?? 0, read).toString('latin1');
+      if (heard.includes('\n') || heard.length > options.maxBytes) done({ kind: 'answer', text: heard });
+    };
+    const request = new stream.WriteWrap();
+    request.handle = handle;
+    request.async = false;
+    request.oncomplete = (status) => {
+      if (status < 0) done({ kind: 'failed' });
+    };
+    try {
+      if (handle.writeUtf8String(request, question) !== 0 || handle.readStart() !== 0)
+        done({ kind: 'failed' });
+    } catch {
+      done({ kind: 'failed' });
     }
   });
 }

@@ -84,8 +84,37 @@ async function untilEligible(cli, env) {
   throw new Error('the host never became eligible');
 }
 
+/** A private tmux server (its own socket in the bench's directory) and the environment inside it. */
+function startTmux() {
+  const socket = join(work, 'tmux.sock');
+  const env = { ...baseEnv, TMUX_TMPDIR: work };
+  const tmux = (...args) =>
+    spawnSync('tmux', ['-S', socket, ...args], { env, cwd: scratch, encoding: 'utf8' });
+  const made = tmux(
+    '-f',
+    '/dev/null',
+    'new-session',
+    '-d',
+    '-c',
+    scratch,
+    '-s',
+    'bench',
+    '-x',
+    '200',
+    '-y',
+    '50',
+  );
+  if (made.status !== 0) return undefined;
+  const pid = tmux('display-message', '-p', '#{pid}').stdout.trim();
+  return {
+    env: (base) => ({ ...base, TMUX_TMPDIR: work, TMUX: `${socket},${pid},0` }),
+    kill: () => tmux('kill-server'),
+  };
+}
+
 const services = [];
 let herdr;
+let tmux;
 const proc = idleProc(join(work, 'proc'));
 const baseline = process.env.BENCH_BASELINE;
 try {
@@ -107,6 +136,7 @@ try {
     await untilEligible(cli, env);
   }
   herdr = await startHerdr();
+  tmux = startTmux();
 
   const args = ['run', '--wait', '--cwd', scratch, '--', 'true'];
   const cases = [
@@ -114,6 +144,9 @@ try {
     ...builds.flatMap(([suffix, cli, env]) => [
       [`run --wait -- true (headless${suffix})`, [process.execPath, cli, ...args], env],
       [`run --wait -- true (fake Herdr${suffix})`, [process.execPath, cli, ...args], herdr.env(env)],
+      ...(tmux
+        ? [[`run --wait -- true (tmux${suffix})`, [process.execPath, cli, ...args], tmux.env(env)]]
+        : []),
     ]),
   ];
   const loadBefore = loadavg();
@@ -125,6 +158,7 @@ try {
   console.log(startupTable(rows));
 } finally {
   proc.stop();
+  tmux?.kill();
   for (const service of services) await stop(service);
   if (herdr) {
     herdr.server.stdin?.end();

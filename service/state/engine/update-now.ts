@@ -136,6 +136,35 @@ export function updateNow<T, R>(
   }
 }
 
+/**
+ * writeState's twin, synchronously, for a file no lock guards (its one writer makes it before
+ * anyone reads it): the value checked, a temp file written (synced when `durable`) and renamed into
+ * place. Throws what failed, with the temp file removed; no backup.
+ */
+export function writeNow<T>(
+  file: string,
+  check: RecordCheck<T>,
+  value: T,
+  options: Omit<NowOptions, 'backup'>,
+): void {
+  const checked = check.safeParse(value);
+  if (!checked.success) throw new Error(`writeNow ${basename(file)}: value fails its schema`);
+  const temp = tempName(file);
+  try {
+    writeText(
+      temp,
+      `${JSON.stringify(checked.data, null, 2)}\n`,
+      constants.O_EXCL,
+      options.mode,
+      options.durable,
+    );
+    renameSync(temp, file);
+  } catch (error) {
+    unlinkQuietly(temp);
+    throw error;
+  }
+}
+
 /** atomic-write.ts's temp name: the target, the writer's pid and start ticks, random hex. */
 function tempName(target: string): string {
   const me = selfIdentity();

@@ -15,8 +15,9 @@ import { squeezedLine } from '../../core/text/clean.js';
 import { JobRecordCheck } from '../checks/job-record-check.js';
 import { NotRegularFile, readRegular } from '../engine/regular-file.js';
 import { updateState, writeState } from '../engine/store.js';
+import { updateNow } from '../engine/update-now.js';
 import type { StateIO } from '../io.js';
-import type { StatePaths } from '../paths.js';
+import { STATE_FILE_MODE, type StatePaths } from '../paths.js';
 import { JobRecordSchema } from '../schemas/host-schemas.js';
 
 export { JobRecordSchema };
@@ -65,6 +66,24 @@ export async function updateJobRecord<R>(
 ): Promise<R> {
   await mkdir(io.paths.jobs, { recursive: true, mode: 0o700 });
   return updateState(jobRecordPath(io.paths, id), JobRecordCheck, io, fn);
+}
+
+/**
+ * Creates job `record.id`'s record, never replacing one: a record already there (a peer's owner
+ * ended this id as never started while its launch was on its way) is refused, and that launch must
+ * not start. Every launch creates one on the caller's path, so it is written at once where its lock
+ * is free (update-now.ts: no waiting lock, no store; synced as always); a held lock, a record in
+ * doubt or a missing jobs/ goes to the waiting writer, which words the refusal.
+ */
+export async function createJobRecord(io: StateIO, record: JobRecord): Promise<void> {
+  const create = (current: JobRecord | undefined) => {
+    if (current !== undefined) throw new DogsledError(`job ${record.id} already has a record`);
+    return { result: undefined, next: record };
+  };
+  const file = jobRecordPath(io.paths, record.id);
+  const options = { mode: STATE_FILE_MODE, durable: true };
+  if (!io.signal?.aborted && updateNow(file, JobRecordCheck, options, create) !== undefined) return;
+  await updateJobRecord(io, record.id, create);
 }
 
 /**

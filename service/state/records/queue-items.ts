@@ -9,7 +9,9 @@ import type { Queue, Ticket } from '../../core/placement/queue-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { ItemsCheck } from '../checks/queue-items-check.js';
 import { readState, updateState } from '../engine/store.js';
+import { updateNow } from '../engine/update-now.js';
 import type { StateIO } from '../io.js';
+import { backupOf, STATE_FILE_MODE } from '../paths.js';
 import { EMPTY_ITEMS, EMPTY_QUEUE, QueueSchema } from '../schemas/queue-items-schemas.js';
 
 export async function readQueue(io: StateIO): Promise<Queue> {
@@ -35,11 +37,19 @@ export async function updateItems<R>(
   return updateState(io.paths.items, ItemsCheck, io, (current) => fn(current ?? EMPTY_ITEMS));
 }
 
+/**
+ * Adds `item` to items.json. Every launch does, on its caller's path: at once where the lock is free
+ * (update-now.ts, the backup first, synced as always), else through the waiting writer.
+ */
 export async function appendItem(io: StateIO, item: Item): Promise<void> {
-  await updateItems(io, (items) => ({
-    result: undefined,
-    next: { ...items, items: [...items.items, item] },
-  }));
+  const append = (current: Items | undefined) => {
+    const items = current ?? EMPTY_ITEMS;
+    return { result: undefined, next: { ...items, items: [...items.items, item] } };
+  };
+  const file = io.paths.items;
+  const options = { mode: STATE_FILE_MODE, durable: true, backup: backupOf(file) };
+  if (!io.signal?.aborted && updateNow(file, ItemsCheck, options, append) !== undefined) return;
+  await updateItems(io, append);
 }
 
 /** Replaces ticket `id` with `change(ticket)`; the ticket must exist. */
