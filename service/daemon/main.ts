@@ -28,6 +28,7 @@ export async function runService(
   options: ServeOptions,
 ): Promise<void> {
   const { intervalMs } = options;
+  keepYoungGenerationSmall();
   const stall = stallThreshold(testKnob(io.env, 'STALL_MS'));
   if (stall.warning) io.warn(`dogsled: warning: ${stall.warning}`);
   const agents = await realAgentLane({
@@ -67,4 +68,17 @@ export async function runService(
 function probeDeps(io: HostIO): Partial<ProbeDeps> {
   const root = testKnob(io.env, 'PROBE_ROOT');
   return root ? { home: io.home, read: rootedReader(root), platform: 'linux' } : { home: io.home };
+}
+
+/**
+ * V8 doubles the young generation each time the bytes surviving its collections add up to its size,
+ * up to 16 MiB a semi-space (48 MiB of heap with its copy): a service living for days gets there
+ * even at an idle pace, for some 30 MiB of resident memory a host gains nothing from (with fifty
+ * agent panes, 95 MiB at a 1 s interval). A growth factor of 1 keeps it at its first size (1 MiB):
+ * a tick's few megabytes of garbage cost a few more scavenges, each under a millisecond. The flag is
+ * read at each growth, so setting it once the process runs is enough (`--max-semi-space-size` is
+ * read only at start-up); the service is the only program that sets it.
+ */
+function keepYoungGenerationSmall(): void {
+  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
 }

@@ -12,12 +12,14 @@ import type { HostSnapshot } from '../../core/placement/host-types.js';
 import { liveReservations } from '../../core/placement/reservations.js';
 import { readReservations } from '../../hosts/local-facts.js';
 import type { HostProbe } from '../../probe/index.js';
+import { HostSnapshotCheck } from '../../state/checks/host-snapshot-check.js';
 import { readState, updateState, writeState } from '../../state/engine/store.js';
 import { HostSnapshotSchema, PlacementsSchema } from '../../state/schemas/host-schemas.js';
 import type { ServiceIO } from '../serve.js';
 import { JobSummaries } from './job-summaries.js';
 import { appendSample } from './samples-log.js';
 import { composeSnapshot, sampleOf } from './snapshot-build.js';
+import { rememberWritten } from './snapshot-reread.js';
 
 export interface Publication {
   snapshot: HostSnapshot;
@@ -99,7 +101,10 @@ export class Publisher {
   private async writeSnapshot(snapshot: HostSnapshot): Promise<DogsledError | undefined> {
     const { deps } = this;
     try {
-      await writeState(deps.paths.host, HostSnapshotSchema, snapshot, { guard: this.guard });
+      // Checked by hand (held to HostSnapshotSchema by hand-checks.test.ts): zod's copy of fifty
+      // agent panes every tick was a good part of the service's garbage.
+      const text = await writeState(deps.paths.host, HostSnapshotCheck, snapshot, { guard: this.guard });
+      rememberWritten(deps.paths.host, text);
     } catch (error) {
       const failure =
         error instanceof DogsledError ? error : new DogsledError(messageOf(error), { cause: error });

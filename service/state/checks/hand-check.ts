@@ -8,14 +8,27 @@
 import { kindOf } from '../../core/common/shape.js';
 import type { CheckIssue, CheckResult, RecordCheck } from '../engine/record-check.js';
 
-/** Judges `value` at `path`: its data, or undefined after pushing its issues. */
+/**
+ * Judges `value` at `path`: its data, or undefined after pushing its issues. `path` is one stack
+ * shared by the whole check (a container pushes a key around each entry's judge and pops it): a
+ * judge that records an issue copies it (`fail` does); one that keeps it must too. A copy per field
+ * judged was most of the garbage of the service's every-tick listing check.
+ */
 export type Judge = (value: unknown, path: PropertyKey[], issues: CheckIssue[]) => unknown;
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 function fail(issues: CheckIssue[], path: PropertyKey[], message: string): undefined {
-  issues.push({ path, message });
+  issues.push({ path: [...path], message });
   return undefined;
+}
+
+/** `judge` of `value` at `path` + `key`, on the shared stack (a judge never throws). */
+function judgeAt(judge: Judge, value: unknown, path: PropertyKey[], key: PropertyKey, issues: CheckIssue[]) {
+  path.push(key);
+  const judged = judge(value, path, issues);
+  path.pop();
+  return judged;
 }
 
 export const int: Judge = (value, path, issues) => {
@@ -101,7 +114,7 @@ export function array(judge: Judge, min = 0): Judge {
       return fail(issues, path, `Invalid input: expected array, received ${kindOf(value)}`);
     }
     const before = issues.length;
-    const data = value.map((entry, i) => judge(entry, [...path, i], issues));
+    const data = value.map((entry, i) => judgeAt(judge, entry, path, i, issues));
     // zod words a short list after its entries' issues.
     if (value.length < min) fail(issues, path, `Too small: expected array to have >=${min} items`);
     return issues.length === before ? data : undefined;
@@ -110,6 +123,9 @@ export function array(judge: Judge, min = 0): Judge {
 
 export function looseObject(shape: Record<string, Judge>): Judge {
   const known = new Set(Object.keys(shape));
+  // Listed once: an entries list (and its iterator) per object judged was garbage on every tick.
+  const keys = Object.keys(shape);
+  const judges = Object.values(shape);
   return (value, path, issues) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return fail(issues, path, `Invalid input: expected object, received ${kindOf(value)}`);
@@ -117,8 +133,9 @@ export function looseObject(shape: Record<string, Judge>): Judge {
     const input = value as Record<string, unknown>;
     const before = issues.length;
     const data: Record<string, unknown> = {};
-    for (const [key, judge] of Object.entries(shape)) {
-      const judged = judge(input[key], [...path, key], issues);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const judged = judgeAt(judges[i] as Judge, input[key], path, key, issues);
       // An optional field that is absent stays absent, as zod leaves it.
       if (judged !== undefined || Object.hasOwn(input, key)) data[key] = judged;
     }

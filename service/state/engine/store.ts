@@ -49,16 +49,16 @@ export interface WriteOptions {
 }
 
 /**
- * Validates, then replaces `file` atomically. A file with a backup gets the same text in
- * `<name>.prev` first, so the backup always holds every acknowledged change. A value that fails its
- * schema is a bug, not user error.
+ * Validates, then replaces `file` atomically; resolves the text written. A file with a backup gets
+ * the same text in `<name>.prev` first, so the backup always holds every acknowledged change. A
+ * value that fails its schema is a bug, not user error.
  */
 export async function writeState<S extends RecordCheck>(
   file: string,
   schema: S,
   value: CheckInput<S>,
   options: WriteOptions = {},
-): Promise<void> {
+): Promise<string> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     throw new Error(`writeState ${basename(file)}: value fails its schema: ${describeIssue(parsed.error)}`);
@@ -66,7 +66,10 @@ export async function writeState<S extends RecordCheck>(
   const text = `${JSON.stringify(parsed.data, null, 2)}\n`;
   const write = { mode: STATE_FILE_MODE, ...(options.guard ? { guard: options.guard } : {}) };
   const backup = backupOf(file);
-  if (backup === undefined) return writeAtomic(file, text, write);
+  if (backup === undefined) {
+    await writeAtomic(file, text, write);
+    return text;
+  }
   // Both temp files are written and synced together (one fsync's wait, not two); the renames keep
   // their order, backup first, so the backup still holds every acknowledged change.
   const staged = await Promise.allSettled([stageAtomic(backup, text, write), stageAtomic(file, text, write)]);
@@ -82,6 +85,7 @@ export async function writeState<S extends RecordCheck>(
     throw error;
   }
   await main.value.commit();
+  return text;
 }
 
 /**

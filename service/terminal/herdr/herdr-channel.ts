@@ -3,12 +3,14 @@
 // forward to a saved machine. Both apply the routine deadline unless the call says otherwise.
 
 import type { Reply } from './envelope.js';
-import { type SocketCallOptions, socketCall } from './herdr-socket.js';
+import { type SameReply, type SocketCallOptions, socketCall } from './herdr-socket.js';
 
 export interface CallOptions {
   /** Overrides the routine deadline; `null` means none (waits that carry their own timeout). */
   timeoutMs?: number | null;
   signal?: AbortSignal;
+  /** The last reply to the same call, handed back when its bytes are the same (the socket only). */
+  same?: SameReply;
 }
 
 export interface Transport {
@@ -37,6 +39,7 @@ export class SocketTransport implements Transport {
   call(method: string, params: Record<string, unknown>, options?: CallOptions): Promise<Reply> {
     const socketOptions: SocketCallOptions = { timeoutMs: deadlineOf(options, this.routineMs) };
     if (options?.signal) socketOptions.signal = options.signal;
+    if (options?.same) socketOptions.same = options.same;
     return socketCall(this.target, method, params, socketOptions);
   }
 }

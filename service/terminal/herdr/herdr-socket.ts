@@ -11,6 +11,20 @@ export interface SocketCallOptions {
   /** Client deadline; undefined waits as long as the server holds the call (waits only). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The last reply to the same call, to hand back again when Herdr's bytes are the same. */
+  same?: SameReply;
+}
+
+/**
+ * A call's last reply and its bytes after the envelope's id. A reply whose line is, byte for byte,
+ * `{"id":"<this call's id>",` and then the bytes of the last one is the last reply (the same object):
+ * no text, no JSON parse, no garbage; the service lists Herdr every tick and a quiet session answers
+ * the same 50 KB each time. Any other line (another order of fields, a changed byte) is parsed as
+ * always and becomes the memo.
+ */
+export interface SameReply {
+  body?: Buffer;
+  reply?: Reply;
 }
 
 /** Replies are one JSON line; the listing of a large session is well under this. */
@@ -106,13 +120,13 @@ export function socketCall(
       const newline = chunk.indexOf(0x0a);
       chunks.push(newline === -1 ? chunk : chunk.subarray(0, newline));
       size += chunk.length;
-      if (newline !== -1) settle(Buffer.concat(chunks).toString('utf8'), false);
+      if (newline !== -1) settle(Buffer.concat(chunks), false);
       else if (size > MAX_REPLY_BYTES) fail('protocol', `reply larger than ${MAX_REPLY_BYTES} bytes`);
     });
     socket.on('end', () => {
       // A server may close right after a reply without its newline; an empty or cut line is not one.
-      const line = Buffer.concat(chunks).toString('utf8');
-      if (line.trim() === '') fail('protocol', 'connection closed without a reply');
+      const line = Buffer.concat(chunks);
+      if (line.toString('utf8').trim() === '') fail('protocol', 'connection closed without a reply');
       else settle(line, true);
     });
     socket.on('close', () => fail('protocol', 'connection closed without a reply'));
@@ -121,7 +135,14 @@ export function socketCall(
       else fail('protocol', `connection failed before the reply (${error.code ?? error.message})`, error);
     });
 
-    function settle(line: string, atEnd: boolean) {
+    function settle(bytes: Buffer, atEnd: boolean) {
+      const memo = options.same;
+      const body = memo ? afterId(bytes, id) : undefined;
+      if (memo?.reply !== undefined && body !== undefined && memo.body?.equals(body)) {
+        finish(undefined, memo.reply);
+        return;
+      }
+      const line = bytes.toString('utf8');
       let value: unknown;
       try {
         value = JSON.parse(line);
@@ -130,11 +151,27 @@ export function socketCall(
         fail('protocol', `${what}: ${JSON.stringify(line.slice(0, 80))}`);
         return;
       }
+      let reply: Reply;
       try {
-        finish(undefined, replyOf(value, id, method));
+        reply = replyOf(value, id, method);
       } catch (error) {
         finish(error);
+        return;
       }
+      if (memo) {
+        // Only a reply that came with this call's id leading its line is remembered.
+        memo.body = body;
+        memo.reply = body === undefined ? undefined : reply;
+      }
+      finish(undefined, reply);
     }
   });
+}
+
+/** The bytes after `{"id":"<id>",` when the line starts so, else undefined. */
+function afterId(line: Buffer, id: string): Buffer | undefined {
+  const head = Buffer.from(`{"id":${JSON.stringify(id)},`);
+  return line.length > head.length && line.subarray(0, head.length).equals(head)
+    ? line.subarray(head.length)
+    : undefined;
 }

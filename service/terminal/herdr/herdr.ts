@@ -64,6 +64,7 @@ import { type CallOptions, ROUTINE_TIMEOUT_MS, type Transport } from './herdr-ch
 import { CliTransport } from './herdr-cli.js';
 import { listMachines } from './herdr-machines.js';
 import { runInHerdr } from './herdr-run-command.js';
+import type { SameReply } from './herdr-socket.js';
 import { checkedListing } from './listing-check.js';
 
 /** Extra client time on a wait beyond Herdr's own timeout, so Herdr's `timeout` answer wins. */
@@ -96,6 +97,9 @@ export class HerdrTerminal implements TerminalPort {
   private readonly binary: string | undefined;
   private readonly env: NodeJS.ProcessEnv;
   private readonly routineMs: number;
+  /** The last listing's reply (SameReply) and the listing checked from it. */
+  private readonly listed: SameReply = {};
+  private lastListing: { reply: Reply; listing: Listing } | undefined;
 
   constructor(options: HerdrTerminalOptions) {
     this.transport = options.transport;
@@ -346,11 +350,23 @@ export class HerdrTerminal implements TerminalPort {
     return runInHerdr(this, options);
   }
 
+  /**
+   * The listing. A port kept from one call to the next (the service's agent lane keeps its port
+   * while Herdr answers) hands back the very listing of its last call when Herdr's reply is the
+   * same bytes (herdr-socket.ts, SameReply): shared, so a caller reads it and never changes it.
+   */
   async listAll(options: { signal?: AbortSignal } = {}): Promise<Listing> {
-    const reply = await this.call('session.snapshot', {}, 'session_snapshot', options);
+    const reply = await this.call('session.snapshot', {}, 'session_snapshot', {
+      ...options,
+      same: this.listed,
+    });
+    if (this.lastListing?.reply === reply) return this.lastListing.listing;
     // The hand check gives what the schema gives, at half zod's cost (the service lists every
     // tick); a listing it doubts goes to zod, so a bad one fails exactly as it always did.
-    return checkedListing(reply.snapshot) ?? parseRecord(ListingSchema, reply.snapshot, 'session.snapshot');
+    const listing =
+      checkedListing(reply.snapshot) ?? parseRecord(ListingSchema, reply.snapshot, 'session.snapshot');
+    this.lastListing = { reply, listing };
+    return listing;
   }
 
   machines(): Promise<Machine[] | null> {

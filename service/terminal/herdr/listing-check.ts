@@ -16,7 +16,8 @@ import {
 import type { AgentStatus, Listing } from '../port-records.js';
 
 function fail(issues: { path: PropertyKey[]; message: string }[], path: PropertyKey[]): undefined {
-  issues.push({ path, message: 'invalid' });
+  // `path` is the check's shared stack (hand-check.ts): the issue keeps a copy.
+  issues.push({ path: [...path], message: 'invalid' });
   return undefined;
 }
 

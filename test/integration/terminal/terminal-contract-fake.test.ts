@@ -66,6 +66,28 @@ describe('fake-only controls', () => {
     expect(result.calls.map((c: { method: string }) => c.method)).toEqual(['session.snapshot']);
   });
 
+  it('hands back the same listing while Herdr answers the same bytes, and a fresh one after any change', async () => {
+    const pane = (await port.createWorkspace({ cwd: b.work })).root_pane.pane_id;
+    const a = await port.listAll();
+    const same = await port.listAll();
+    expect(same).toBe(a);
+    // An agent reported (a message with escapes in it) changes the bytes: a new listing, as Herdr shows it.
+    await port.reportAgent(pane, {
+      source: 'test',
+      agent: 'claude',
+      state: 'working',
+      message: 'x\u001b]0;t\u0007',
+    });
+    const changed = await port.listAll();
+    expect(changed).not.toBe(a);
+    expect(changed.panes.map((p) => p.pane_id)).toEqual(a.panes.map((p) => p.pane_id));
+    expect(await port.listAll()).toBe(changed);
+    // A garbled reply after a remembered one fails as always; the next good one is read afresh.
+    await b.fake.call('_fake.fail_next', { method: 'session.snapshot', malformed: 'truncated' });
+    expect((await failure(port.listAll())).code).toBe('protocol');
+    expect(await port.listAll()).toEqual(changed);
+  });
+
   it('turns injected faults into typed errors: garbage, truncation, a dropped connection, a slow reply', async () => {
     const pane = (await port.createWorkspace({ cwd: b.work })).root_pane.pane_id;
     const impatient = await openTerminal({ env: b.env, home: b.home, timeoutMs: 1_500 });

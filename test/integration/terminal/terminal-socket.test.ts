@@ -193,3 +193,64 @@ describe('no server', () => {
     await expect.poll(() => closed).toBe(true);
   });
 });
+
+describe('a reply the same as the last (SameReply)', () => {
+  /** A server answering each request with `answer(id)`, the line as it is sent. */
+  const answering = (answer: (id: string) => string) =>
+    serve((request, socket) => socket.end(`${answer(String(request.id))}\n`));
+  const listing = (title: string) => ({ type: 'session_snapshot', snapshot: { panes: [{ title }] } });
+
+  it('hands back the last reply object when only the id differs, and parses a changed byte afresh', async () => {
+    let title = 'quiet \u001b[31mred\u001b[0m';
+    const { path } = await answering((id) => JSON.stringify({ id, result: listing(title) }));
+    const same = {};
+    const a = await socketCall(path, 'session.snapshot', {}, { same });
+    const b = await socketCall(path, 'session.snapshot', {}, { same });
+    expect(b).toBe(a);
+    title = 'quiet \u001b[32mred\u001b[0m';
+    const c = await socketCall(path, 'session.snapshot', {}, { same });
+    expect(c).not.toBe(a);
+    expect(c).toEqual(listing(title));
+    expect(await socketCall(path, 'session.snapshot', {}, { same })).toBe(c);
+  });
+
+  it('parses every reply whose id does not lead its line, and refuses a stale id as always', async () => {
+    let stale: string | undefined;
+    let order: 'result-first' | 'stale' = 'result-first';
+    const { path } = await answering((id) => {
+      if (order === 'stale') return JSON.stringify({ id: stale, result: listing(String(stale)) });
+      stale = id;
+      // The request's own id inside the result too: only the envelope's is compared.
+      return JSON.stringify({ result: listing(id), id });
+    });
+    const same = {};
+    const a = await socketCall(path, 'session.snapshot', {}, { same });
+    const b = await socketCall(path, 'session.snapshot', {}, { same });
+    expect(b).not.toBe(a);
+    expect(b).toEqual(listing(String(stale)));
+    order = 'stale';
+    const error = await failure(socketCall(path, 'session.snapshot', {}, { same }));
+    expect(error.code).toBe('protocol');
+    expect(error.message).toContain('does not match request');
+  });
+
+  it('an error envelope between two same replies is still the error, and a huge listing is compared, not parsed', async () => {
+    let mode: 'big' | 'error' = 'big';
+    const big = listing('x'.repeat(2 * 1024 * 1024));
+    const { path } = await answering((id) =>
+      mode === 'error'
+        ? JSON.stringify({ id, error: { code: 'internal', message: 'boom' } })
+        : JSON.stringify({ id, result: big }),
+    );
+    const same = {};
+    const a = await socketCall(path, 'session.snapshot', {}, { same });
+    expect(await socketCall(path, 'session.snapshot', {}, { same })).toBe(a);
+    mode = 'error';
+    await failure(socketCall(path, 'session.snapshot', {}, { same }));
+    mode = 'big';
+    // The error changed nothing the memo holds: the same bytes again are the same reply.
+    const c = await socketCall(path, 'session.snapshot', {}, { same });
+    expect(c).toBe(a);
+    expect(c).toEqual(big);
+  });
+});
