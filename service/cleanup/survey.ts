@@ -323,7 +323,7 @@ async function readWorktree(
     };
   }
   const identity = await checkoutIdentity(row.path, git, linkedOf);
-  // Only where the files proved the identity too: then no config can move the work tree.
+  // Only where no config can move the work tree (linkedOf): its files are then the checkout's.
   const proof = trustStat && identity.ok && linkedOf !== undefined ? provenClean(row.path) : null;
   if (proof !== null) {
     return {
@@ -358,8 +358,8 @@ function provenClean(path: string): StatProof | null {
 
 /**
  * A stat-proven read made whole: clean at its branch's tip when the refs show that tip with the
- * index's tree (an identity proven from files, so `checkoutContent` gets `ok`); otherwise, or when
- * anything moved, the status Git gives now.
+ * index's tree (its identity was checked before the proof, so `checkoutContent` gets `ok`); otherwise,
+ * or when anything moved, the status Git gives now.
  */
 async function settleProof(
   read: WorktreeRead,
