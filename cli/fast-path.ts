@@ -157,6 +157,19 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
       repo: { type: 'string' },
     },
   },
+  // Cleanup surveys: their own bundles spare them the full command line's chunks. `--host` names a
+  // peer and takes the full command line, which carries the transports.
+  doctor: {
+    options: { json: { type: 'boolean' }, host: { type: 'string' } },
+    parse: (rest) => {
+      const flags = localFlags(strictFlags(rest, FAST_COMMANDS.doctor?.options ?? {}));
+      return flags && { ...flags, verb: 'doctor' };
+    },
+  },
+  prune: {
+    options: { yes: { type: 'boolean' }, json: { type: 'boolean' }, host: { type: 'string' } },
+    parse: parsePrune,
+  },
   // Not hot: their --json forms go to a lean bundle first (READ_LEAN), the rest to the full line.
   items: {
     options: { owner: { type: 'string' }, json: { type: 'boolean' } },
@@ -184,7 +197,17 @@ export const HOT_COMMANDS: ReadonlySet<string> = new Set([
   'place',
   'sidebar',
   'dash',
+  'doctor',
+  'prune',
 ]);
+
+/** Hot commands that share a bundle (and its code cache), by command: cli/hot/cleanup.ts. */
+const SHARED_BUNDLES: Record<string, string> = { doctor: 'cleanup', prune: 'cleanup' };
+
+/** The bundle a hot command runs from (dist/hot/NAME.cjs). */
+export function hotBundle(name: string): string {
+  return Object.hasOwn(SHARED_BUNDLES, name) ? (SHARED_BUNDLES[name] as string) : name;
+}
 
 /** Built beside the hot bundles (cli/hot/NAME.ts): each answers its command's common case first. */
 export const LEAN_BUNDLES: readonly string[] = [
@@ -261,6 +284,27 @@ function parseRun(rest: string[]): Record<string, unknown> | undefined {
   if (separator === -1 || separator === rest.length - 1) return undefined;
   const flags = strictFlags(rest.slice(0, separator), FAST_COMMANDS.run?.options ?? {});
   return flags === undefined ? undefined : { ...flags, command: rest.slice(separator + 1) };
+}
+
+/** A cleanup's flags without --host (undefined, so the full command line reaches the peer). */
+function localFlags(flags: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return flags === undefined || flags.host !== undefined ? undefined : flags;
+}
+
+/**
+ * `prune [flags] [category ...]`: the words are its categories (prune-action.ts judges them), the
+ * flags anywhere among them, as commander takes them; `--` or anything unusual goes to the full line.
+ */
+function parsePrune(rest: string[]): Record<string, unknown> | undefined {
+  if (rest.some((arg) => arg === '--' || arg === '--host' || arg.startsWith('--host='))) return undefined;
+  const words = rest.filter((arg) => !arg.startsWith('-'));
+  const flags = localFlags(
+    strictFlags(
+      rest.filter((arg) => arg.startsWith('-')),
+      FAST_COMMANDS.prune?.options ?? {},
+    ),
+  );
+  return flags === undefined ? undefined : { ...flags, words, verb: 'prune' };
 }
 
 /** parseArgs, strictly, without positionals, with the flags named as commander names them. */

@@ -10,7 +10,7 @@
 
 import { pathToFileURL } from 'node:url';
 import { mark, STARTED_EVENT } from '../service/actions/timing-marks.js';
-import { HOT_COMMANDS, leanBundle, parseFast } from './fast-path.js';
+import { HOT_COMMANDS, hotBundle, leanBundle, parseFast } from './fast-path.js';
 import { loadHot } from './hot-loader.js';
 import { NOT_ANSWERED } from './not-answered.js';
 import { quickAnswer } from './quick-answers.js';
@@ -29,7 +29,7 @@ async function main(args: string[]): Promise<number> {
     const code = await runHot(lean.bundle, fast.flags, lean.cache);
     if (code !== NOT_ANSWERED) return code;
   }
-  if (fast && HOT_COMMANDS.has(fast.name)) return runHot(fast.name, fast.flags);
+  if (fast && HOT_COMMANDS.has(fast.name)) return runHot(hotBundle(fast.name), fast.flags);
   // A command that is not hot (a lean one's case it left included) runs from the full command line.
   return (await loadFull()).runFull(args, fast);
 }

@@ -134,6 +134,8 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     try {
       return await surveyRepository(identity.main, {
         fetch: 'run',
+        // The report and plan only: each removal's recheck asks Git (prune.ts).
+        trustStat: true,
         callerCwd: io.callerCwd,
         registered: registries.worktrees,
         holds: io.holds,

@@ -17,18 +17,28 @@ import {
 import type { CommitsVerdict, Hold } from '../core/cleanup/loss-types.js';
 import type { WorktreeRecord } from '../core/cleanup/registry-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
-import { pathPresent } from '../git/git-dir.js';
+import { gitDirsOfSync, pathPresent } from '../git/git-dir.js';
 import {
   branchHeldByOperation,
   checkoutIdentity,
   operationInProgress,
+  provenCleanStatus,
   readStatus,
+  type StatusRead,
 } from '../git/git-status.js';
 import { worktreeConfigPossible } from '../git/linked-identity.js';
 import { branchName } from '../git/mutate.js';
-import { type DefaultBranch, defaultBranchOf, type FetchOutcome, fetchAll, readRefs } from '../git/refs.js';
+import {
+  type DefaultBranch,
+  defaultBranchOf,
+  type FetchOutcome,
+  fetchAll,
+  type GitRef,
+  readRefs,
+} from '../git/refs.js';
 import { type RepositoryIdentity, repositoryAt } from '../git/repository.js';
 import type { GitIO } from '../git/run-git.js';
+import { type StatProof, statClean } from '../git/stat-clean.js';
 import type { GitWorktree } from '../git/worktrees.js';
 import { mapLimited } from '../probe/map-limited.js';
 import type { ProcessTable } from '../process/process-table.js';
@@ -65,6 +75,12 @@ export interface SurveyOptions extends GitIO {
    * worktree can be removable. Default true.
    */
   content?: boolean;
+  /**
+   * A checkout whose files prove it clean (stat-clean.ts: git status's own stat and cache-tree
+   * shortcuts) is taken as clean without a `git status`: for a survey's report and plan, never for
+   * the recheck right before a removal, which asks Git. Default false.
+   */
+  trustStat?: boolean;
 }
 
 export interface WorktreeSurvey {
@@ -143,7 +159,14 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
       () => null,
       (error: unknown) => messageOf(error),
     ),
-    mapLimited(rows, STATUS_CONCURRENCY, (row) => readWorktree(row, options.content ?? true, git, linkedOf)),
+    mapLimited(rows, STATUS_CONCURRENCY, (row) =>
+      readWorktree(
+        row,
+        { content: options.content ?? true, trustStat: options.trustStat ?? false },
+        git,
+        linkedOf,
+      ),
+    ),
     options.holds
       ? options.holds(
           rows.map((row) => row.path),
@@ -158,6 +181,10 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   if (fetch && !fetch.ok) warnings.push(`fetch failed: ${fetch.error}; only the default branch counts`);
   if (configProblem !== null) warnings.push(`${configProblem}; no worktree is removed until it is fixed`);
   const refs = await readRefs(main, git);
+  // A stat-proven checkout is clean only if the index's tree is its branch tip's; else Git is asked.
+  await mapLimited(reads, STATUS_CONCURRENCY, async (read, index) => {
+    if (read.proven) reads[index] = await settleProof(read, read.proven, rows[index]?.git ?? null, refs, git);
+  });
   const defaultBranch = defaultBranchOf(refs);
   if (defaultBranch.target === null) {
     warnings.push(`no default branch (${defaultBranch.name} does not exist): nothing counts as integrated`);
@@ -271,12 +298,14 @@ interface WorktreeRead {
   head: string | null;
   content: WorktreeFacts['content'];
   operation: string | null;
+  /** Its files prove it clean if its branch's tip has this tree: settled once the refs are read. */
+  proven?: { proof: StatProof; path: string };
 }
 
 /** `linkedOf`: the repository's common dir, when a listed worktree's files may prove its identity. */
 async function readWorktree(
   row: { path: string; git: GitWorktree | null },
-  content: boolean,
+  { content, trustStat }: { content: boolean; trustStat: boolean },
   git: GitIO,
   linkedOf: string | undefined,
 ): Promise<WorktreeRead> {
@@ -294,6 +323,19 @@ async function readWorktree(
     };
   }
   const identity = await checkoutIdentity(row.path, git, linkedOf);
+  // Only where no config can move the work tree (linkedOf): its files are then the checkout's.
+  const proof = trustStat && identity.ok && linkedOf !== undefined ? provenClean(row.path) : null;
+  if (proof !== null) {
+    return {
+      exists,
+      gitFile,
+      real: await realOrSame(row.path),
+      head: listedHead,
+      content: null,
+      operation: await operationInProgress(row.path),
+      proven: { proof, path: row.path },
+    };
+  }
   const status = identity.ok ? await readStatus(row.path, git) : { ok: false as const, reason: 'not read' };
   const head = status.ok ? (status.status.head ?? listedHead) : listedHead;
   return {
@@ -303,6 +345,42 @@ async function readWorktree(
     head,
     content: checkoutContent(identity, status),
     operation: identity.ok ? await operationInProgress(row.path) : null,
+  };
+}
+
+function provenClean(path: string): StatProof | null {
+  try {
+    return statClean(path, gitDirsOfSync(path).gitDir);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A stat-proven read made whole: clean at its branch's tip when the refs show that tip with the
+ * index's tree (its identity was checked before the proof, so `checkoutContent` gets `ok`); otherwise,
+ * or when anything moved, the status Git gives now.
+ */
+async function settleProof(
+  read: WorktreeRead,
+  { proof, path }: { proof: StatProof; path: string },
+  listed: GitWorktree | null,
+  refs: readonly GitRef[],
+  git: GitIO,
+): Promise<WorktreeRead> {
+  const tip = refs.find((ref) => ref.name === proof.ref && ref.symref === null);
+  const status: StatusRead =
+    tip !== undefined && tip.tree === proof.tree
+      ? await provenCleanStatus(path, tip.sha, branchName(tip.name))
+      : await readStatus(path, git);
+  const listedHead = listed?.head ?? null;
+  return {
+    exists: read.exists,
+    gitFile: read.gitFile,
+    real: read.real,
+    operation: read.operation,
+    head: status.ok ? (status.status.head ?? listedHead) : listedHead,
+    content: checkoutContent({ ok: true }, status),
   };
 }
 

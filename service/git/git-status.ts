@@ -183,6 +183,24 @@ export async function readChanges(path: string, options: ChangesOptions): Promis
   return { ok: true, status };
 }
 
+/**
+ * The loss rule's status of a checkout stat-clean.ts proved clean (nothing `git status` would list)
+ * at `head` on `branch`: what status never prints is still read, as readChanges does; the proof
+ * holds no flagged entry and no submodule, so only a linked worktree's own refs and a deinit'ed
+ * submodule's repository can remain.
+ */
+export async function provenCleanStatus(path: string, head: string, branch: string): Promise<StatusRead> {
+  let dirs: GitDirs;
+  try {
+    dirs = await gitDirsOf(path);
+  } catch (error) {
+    return { ok: false, reason: `cannot find its git dir (${messageOf(error)})` };
+  }
+  const inner = await checkedOutSubmodules(path, dirs.gitDir, []);
+  if (dirs.linked) inner.push(...(await privateRefs(dirs.gitDir)));
+  return { ok: true, status: { head, branch, entries: [], ignored: 0, hidden: [], inner } };
+}
+
 /** The checkout's state for the loss rule: ignored files apart, inner checkouts listed. */
 export function readStatus(path: string, io: GitIO): Promise<StatusRead> {
   return readChanges(path, { ...gitIO(io), inner: true });

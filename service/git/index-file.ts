@@ -41,14 +41,56 @@ const DOUBTFUL_EXTENSIONS = new Set(['link', 'sdir']);
 const STAT_BYTES = 40;
 
 /**
+ * Every entry of an index file with the stat data Git recorded for it, and the cache-tree's root:
+ * what stat-clean.ts needs to prove a checkout clean without `git status`.
+ */
+export interface IndexEntry {
+  path: string;
+  /** The mode as a number (`0o100644`…). */
+  mode: number;
+  oid: string;
+  /** Stage 0 and no flag that keeps `git status` from comparing it (assume-unchanged, skip-worktree, intent-to-add). */
+  plain: boolean;
+  ctimeS: number;
+  ctimeNs: number;
+  mtimeS: number;
+  mtimeNs: number;
+  dev: number;
+  ino: number;
+  uid: number;
+  gid: number;
+  size: number;
+}
+
+export interface IndexContents {
+  notes: IndexNote[];
+  /** Every entry, when asked for. */
+  entries: IndexEntry[];
+  /**
+   * The cache-tree's root (extension TREE), when it is valid: the tree the whole index would be
+   * written as, and how many entries it covers. Git keeps it only while it matches the entries.
+   */
+  tree: { oid: string; entries: number } | null;
+}
+
+/**
  * The notable entries of an index file, or null when this parser cannot vouch for them. `indexMtime`
  * (the file's own mtime, seconds and nanoseconds) marks racily clean entries, whose stat data says
  * nothing.
  */
 export function parseIndexNotes(data: Buffer, indexMtime: { s: number; ns: number }): IndexNote[] | null {
+  return parseIndex(data, indexMtime, false)?.notes ?? null;
+}
+
+/** The index's notes, and with `all` every entry and the cache-tree's root; null for any doubt. */
+export function parseIndex(
+  data: Buffer,
+  indexMtime: { s: number; ns: number },
+  all: boolean,
+): IndexContents | null {
   for (const hashBytes of [20, 32]) {
-    const notes = parseWith(data, hashBytes, indexMtime);
-    if (notes !== null) return notes;
+    const contents = parseWith(data, hashBytes, indexMtime, all);
+    if (contents !== null) return contents;
   }
   return null;
 }
@@ -57,13 +99,16 @@ function parseWith(
   data: Buffer,
   hashBytes: number,
   indexMtime: { s: number; ns: number },
-): IndexNote[] | null {
+  all: boolean,
+): IndexContents | null {
   if (data.length < 12 + hashBytes || data.toString('latin1', 0, 4) !== 'DIRC') return null;
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) return null;
   const count = data.readUInt32BE(8);
   const end = data.length - hashBytes;
   const notes: IndexNote[] = [];
+  const entries: IndexEntry[] = [];
+  let tree: IndexContents['tree'] = null;
   let at = 12;
   let previous: Buffer = Buffer.alloc(0);
   for (let n = 0; n < count; n++) {
@@ -105,8 +150,25 @@ function parseWith(
     const assumeUnchanged = (flags & ASSUME_VALID) !== 0;
     const skipWorktree = (extended & SKIP_WORKTREE) !== 0;
     const gitlink = (mode & 0o170000) === GITLINK;
-    if (!(assumeUnchanged || skipWorktree || gitlink) || (flags & STAGE) !== 0) continue;
     const word = (offset: number) => data.readUInt32BE(start + offset);
+    if (all) {
+      entries.push({
+        path: path.toString('utf8'),
+        mode,
+        oid: data.toString('hex', start + STAT_BYTES, start + STAT_BYTES + hashBytes),
+        plain: !assumeUnchanged && extended === 0 && (flags & STAGE) === 0,
+        ctimeS: word(0),
+        ctimeNs: word(4),
+        mtimeS: word(8),
+        mtimeNs: word(12),
+        dev: word(16),
+        ino: word(20),
+        uid: word(28),
+        gid: word(32),
+        size: word(36),
+      });
+    }
+    if (!(assumeUnchanged || skipWorktree || gitlink) || (flags & STAGE) !== 0) continue;
     const stat = {
       ctimeS: word(0),
       ctimeNs: word(4),
@@ -132,6 +194,8 @@ function parseWith(
     const signature = data.toString('latin1', at, at + 4);
     const size = data.readUInt32BE(at + 4);
     if (DOUBTFUL_EXTENSIONS.has(signature)) return null;
+    if (at + 8 + size > end) return null;
+    if (all && signature === 'TREE') tree = treeRoot(data.subarray(at + 8, at + 8 + size), hashBytes);
     at += 8 + size;
   }
   if (at !== end) return null;
@@ -143,7 +207,23 @@ function parseWith(
       .digest();
     if (!digest.equals(trailer)) return null;
   }
-  return notes;
+  return { notes, entries, tree };
+}
+
+/**
+ * The first record of a TREE extension, which is the root's: an empty path, NUL, the number of
+ * entries it covers (-1 when invalidated), a space, its subtree count, a newline, then its object
+ * id when valid. Anything else is no root.
+ */
+function treeRoot(ext: Buffer, hashBytes: number): IndexContents['tree'] {
+  if (ext[0] !== 0) return null;
+  const newline = ext.indexOf(0x0a, 1);
+  if (newline === -1) return null;
+  const match = /^(-?\d+) (\d+)$/.exec(ext.toString('latin1', 1, newline));
+  if (!match) return null;
+  const entries = Number(match[1]);
+  if (entries < 0 || newline + 1 + hashBytes > ext.length) return null;
+  return { oid: ext.toString('hex', newline + 1, newline + 1 + hashBytes), entries };
 }
 
 /** Git's offset varint (index v4 path compression). */

@@ -13,16 +13,21 @@ export interface GitRef {
   upstream: string | null;
   /** The checkout that has this branch checked out, else null. */
   worktree: string | null;
+  /** The tree of the commit it points at ('' for a ref to anything else). */
+  tree: string;
 }
 
-const FORMAT = ['%(objectname)', '%(refname)', '%(symref)', '%(upstream)', '%(worktreepath)'].join('%00');
+const FORMAT = ['%(objectname)', '%(refname)', '%(symref)', '%(upstream)', '%(worktreepath)', '%(tree)'].join(
+  '%00',
+);
+const FIELDS = 6;
 
 /** Parses for-each-ref output whose records are NUL-separated fields ending in NUL and a newline. */
 export function parseRefs(text: string): GitRef[] {
   const fields = text.split('\0');
   const refs: GitRef[] = [];
-  for (let i = 0; i + 5 <= fields.length; i += 5) {
-    const [sha, name, symref, upstream, worktree] = fields.slice(i, i + 5).map((f) => f ?? '');
+  for (let i = 0; i + FIELDS <= fields.length; i += FIELDS) {
+    const [sha, name, symref, upstream, worktree, tree] = fields.slice(i, i + FIELDS).map((f) => f ?? '');
     const cleanSha = (sha ?? '').replace(/^\n/, '');
     if (!name || !cleanSha) continue;
     refs.push({
@@ -31,6 +36,7 @@ export function parseRefs(text: string): GitRef[] {
       symref: symref || null,
       upstream: upstream || null,
       worktree: worktree || null,
+      tree: tree ?? '',
     });
   }
   return refs;

@@ -6,7 +6,9 @@
 // in alternating order, so a neighbour's load hits them alike. BENCH_RUNS shortens it;
 // BENCH_GIT_TRACE=1 prints each git command of the first doctor run with its start and duration;
 // BENCH_BASELINE=path/to/dogsled.cjs adds that build's rows, paired in the same rounds;
-// BENCH_KEEP=1 keeps the repository and prints where it is (for profiling).
+// BENCH_KEEP=1 keeps the repository and prints where it is (for profiling). The state dir exists,
+// as on any host where dogsled has run: doctor and prune start from a code-cached bundle
+// (dist/hot/cleanup.cjs), whose cache the warm-up run writes there.
 // Needs the built CLI (npm run build).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -130,6 +132,7 @@ try {
   buildRepository();
   const { bin, log } = gitWrapper();
   const env = { ...gitEnv, PATH: `${bin}:${process.env.PATH}`, DOGSLED_STATE: join(work, 'state') };
+  mkdirSync(env.DOGSLED_STATE, { mode: 0o700 });
   for (const key of Object.keys(env)) if (/^(HERDR_|DOGSLED_TEST)/.test(key)) delete env[key];
   const doctor = ['node', CLI, 'doctor', '--json'];
   const floor = ['git', 'for-each-ref'];

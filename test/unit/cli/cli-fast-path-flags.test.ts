@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   fastFlags,
   HOT_COMMANDS,
+  hotBundle,
   LEAN_BUNDLES,
   leanBundle,
   parseFast,
@@ -85,10 +86,39 @@ describe('the fast path', () => {
     expect(parseFast(['place', 'extra'])).toBeUndefined();
   });
 
+  it('takes doctor and prune to their shared bundle, and --host (a peer) to the full command line', () => {
+    expect(hotBundle('doctor')).toBe('cleanup');
+    expect(hotBundle('prune')).toBe('cleanup');
+    expect(hotBundle('place')).toBe('place');
+    expect(parseFast(['doctor', '--json'])).toEqual({
+      name: 'doctor',
+      flags: { json: true, verb: 'doctor' },
+    });
+    expect(parseFast(['doctor'])).toEqual({ name: 'doctor', flags: { verb: 'doctor' } });
+    expect(parseFast(['doctor', '--host', 'box'])).toBeUndefined();
+    expect(parseFast(['doctor', '--host=box'])).toBeUndefined();
+    expect(parseFast(['doctor', 'extra'])).toBeUndefined();
+    expect(parseFast(['prune', 'worktrees', '--json', 'branches', '--yes'])).toEqual({
+      name: 'prune',
+      flags: { json: true, yes: true, words: ['worktrees', 'branches'], verb: 'prune' },
+    });
+    expect(parseFast(['prune'])).toEqual({ name: 'prune', flags: { words: [], verb: 'prune' } });
+    for (const argv of [
+      ['prune', '--host', 'box'],
+      ['prune', '--host=box', 'jobs'],
+      ['prune', '--', 'jobs'],
+      ['prune', '-y'],
+      ['prune', '--help'],
+    ]) {
+      expect(parseFast(argv)).toBeUndefined();
+    }
+  });
+
   it('builds a bundle for each hot command and for nothing else (cli/hot/NAME.ts)', async () => {
     const files = await readdir(join(import.meta.dirname, '..', '..', '..', 'cli', 'hot'));
     const bundled = files.filter((name) => name !== 'entry.ts').map((name) => name.replace(/\.ts$/, ''));
-    expect(bundled.sort()).toEqual([...HOT_COMMANDS, ...LEAN_BUNDLES].sort());
+    const hot = new Set([...HOT_COMMANDS].map(hotBundle));
+    expect(bundled.sort()).toEqual([...hot, ...LEAN_BUNDLES].sort());
     for (const name of HOT_COMMANDS) expect(Object.keys(fastFlags())).toContain(name);
   });
 

@@ -56,7 +56,7 @@ function importCost(bundle: string): { built: number; loaded: string[] } {
 
 const ON_USE_ONLY = ['crypto', 'child_process', 'net', 'perf_hooks'];
 
-const HOT = ['hook', 'place', 'status', 'run', 'exec', 'sidebar', 'dash'];
+const HOT = ['hook', 'place', 'status', 'run', 'exec', 'sidebar', 'dash', 'cleanup'];
 
 /** A hot bundle or a cold file beside them: CommonJS, dist/hot/NAME.cjs. */
 function bundleText(name: string): string {
@@ -69,7 +69,12 @@ const lazily = (file: string) => `Promise.resolve().then(()=>__toESM(require("./
 describe('hot bundles at import', () => {
   // exec is the job's supervisor: it always starts a child.
   // The dash is a web server: it always listens (node:http loads node:net) and makes its token.
-  const needs: Record<string, string[]> = { exec: ['child_process', 'net'], dash: ['crypto', 'net'] };
+  // doctor and prune (cleanup) always run git, and read indexes (hashing their checksums).
+  const needs: Record<string, string[]> = {
+    exec: ['child_process', 'net'],
+    dash: ['crypto', 'net'],
+    cleanup: ['crypto', 'child_process'],
+  };
   for (const name of HOT) {
     it(`${name}: builds no zod schema and loads no builtin it may not need`, () => {
       const cost = importCost(join(ROOT, 'dist', 'hot', `${name}.cjs`));

@@ -1,0 +1,242 @@
+// A linked worktree proven clean from its files (service/git/stat-clean.ts) against what Git says of
+// it: a proof only where `git status` (every listing the loss rule reads: untracked, ignored) prints
+// nothing and the proof's tree is HEAD's; every other state, hostile ones included, is a doubt.
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, readFile, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { statClean } from '../../../service/git/stat-clean.js';
+import { gitTestEnv } from '../../helpers/git-scenarios.js';
+import { tempDir } from '../../helpers/tree.js';
+
+const run = promisify(execFile);
+const dirs: string[] = [];
+
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  return (await run('git', args, { cwd, env: gitTestEnv() })).stdout;
+}
+
+interface Worktree {
+  main: string;
+  path: string;
+  gitDir: string;
+}
+
+/** A repository with files in nested directories and a link, and a linked worktree on `topic`. */
+async function worktree(format: 'sha1' | 'sha256' = 'sha1'): Promise<Worktree> {
+  const main = await tempDir('dogsled-stat-clean-');
+  dirs.push(main);
+  await git(main, 'init', '-q', '-b', 'main', `--object-format=${format}`);
+  await mkdir(join(main, 'src', 'deep'), { recursive: true });
+  await writeFile(join(main, 'a.txt'), 'alpha\n');
+  await writeFile(join(main, 'src', 'b.txt'), 'beta\n');
+  await writeFile(join(main, 'src', 'deep', 'c.sh'), '#!/bin/sh\n');
+  await chmod(join(main, 'src', 'deep', 'c.sh'), 0o755);
+  await symlink('a.txt', join(main, 'link'));
+  await writeFile(join(main, '.gitignore'), '*.log\n');
+  await git(main, 'add', '.');
+  await git(main, 'commit', '-qm', 'files');
+  const path = join(main, '.worktrees', 'topic');
+  await git(main, 'worktree', 'add', '-q', '-b', 'topic', path);
+  return { main, path, gitDir: join(main, '.git', 'worktrees', 'topic') };
+}
+
+/** What Git says: the status lines the loss rule would read, and HEAD's tree. */
+async function gitSays(wt: Worktree): Promise<{ status: string; tree: string }> {
+  const status = await git(
+    wt.path,
+    'status',
+    '--porcelain=v2',
+    '--ignored=traditional',
+    '--untracked-files=all',
+  );
+  return { status, tree: (await git(wt.path, 'rev-parse', 'HEAD^{tree}')).trim() };
+}
+
+/** The index written long enough ago that no entry is racily clean (the common, settled case). */
+async function settle(wt: Worktree): Promise<void> {
+  const past = new Date(Date.now() - 3600_000);
+  for (const file of ['a.txt', 'src/b.txt', 'src/deep/c.sh', '.gitignore']) {
+    await utimes(join(wt.path, file), past, past);
+  }
+  await git(wt.path, 'update-index', '--really-refresh');
+}
+
+describe('a worktree proven clean from its files', () => {
+  it('proves a clean worktree clean, with the tree of its HEAD', async () => {
+    const wt = await worktree();
+    await settle(wt);
+    const said = await gitSays(wt);
+    expect(said.status).toBe('');
+    expect(statClean(wt.path, wt.gitDir)).toEqual({ ref: 'refs/heads/topic', tree: said.tree });
+  });
+
+  it('proves a fresh worktree whose entries are racily clean by their bytes', async () => {
+    const wt = await worktree();
+    // Every entry modified no earlier than the index: only its bytes can prove it.
+    const future = new Date(Date.now() + 3600_000);
+    await utimes(join(wt.gitDir, 'index'), new Date(0), new Date(0));
+    expect(statClean(wt.path, wt.gitDir)?.tree).toBe((await gitSays(wt)).tree);
+    await utimes(join(wt.gitDir, 'index'), future, future);
+    expect(statClean(wt.path, wt.gitDir)).not.toBeNull();
+  });
+
+  it('proves a sha256 repository clean', async () => {
+    const wt = await worktree('sha256');
+    await settle(wt);
+    expect(statClean(wt.path, wt.gitDir)?.tree).toHaveLength(64);
+    expect(statClean(wt.path, wt.gitDir)?.tree).toBe((await gitSays(wt)).tree);
+  });
+
+  const doubts: Array<[string, (wt: Worktree) => Promise<void>]> = [
+    [
+      'an edit of the same size with its mtime put back',
+      async (wt) => {
+        const file = join(wt.path, 'a.txt');
+        await writeFile(file, 'ALPHA\n');
+        const past = new Date(Date.now() - 3600_000);
+        await utimes(file, past, past);
+      },
+    ],
+    ['an edit that changes the size', (wt) => writeFile(join(wt.path, 'src', 'b.txt'), 'beta and more\n')],
+    ['an executable bit turned on', (wt) => chmod(join(wt.path, 'a.txt'), 0o755)],
+    ['an executable bit turned off', (wt) => chmod(join(wt.path, 'src', 'deep', 'c.sh'), 0o644)],
+    ['a deleted file', (wt) => unlink(join(wt.path, 'src', 'b.txt'))],
+    ['an untracked file', (wt) => writeFile(join(wt.path, 'src', 'new.txt'), 'new\n')],
+    ['an ignored file', (wt) => writeFile(join(wt.path, 'build.log'), 'log\n')],
+    ['an empty directory', (wt) => mkdir(join(wt.path, 'src', 'empty'))],
+    [
+      'a link pointed elsewhere',
+      async (wt) => {
+        await unlink(join(wt.path, 'link'));
+        await symlink('src/b.txt', join(wt.path, 'link'));
+      },
+    ],
+    [
+      'a link replaced by a file',
+      async (wt) => {
+        await unlink(join(wt.path, 'link'));
+        await writeFile(join(wt.path, 'link'), 'a.txt');
+      },
+    ],
+    [
+      'a directory replaced by a link to it',
+      async (wt) => {
+        await run('mv', [join(wt.path, 'src'), join(wt.path, 'elsewhere')]);
+        await symlink('elsewhere', join(wt.path, 'src'));
+      },
+    ],
+    [
+      'a staged change',
+      async (wt) => {
+        await writeFile(join(wt.path, 'a.txt'), 'staged\n');
+        await git(wt.path, 'add', 'a.txt');
+      },
+    ],
+    [
+      'an intent-to-add entry',
+      async (wt) => {
+        await writeFile(join(wt.path, 'later.txt'), 'later\n');
+        await git(wt.path, 'add', '-N', 'later.txt');
+      },
+    ],
+    [
+      'an assume-unchanged entry',
+      (wt) => git(wt.path, 'update-index', '--assume-unchanged', 'a.txt').then(() => {}),
+    ],
+    [
+      'a skip-worktree entry',
+      (wt) => git(wt.path, 'update-index', '--skip-worktree', 'a.txt').then(() => {}),
+    ],
+    ['a detached HEAD', (wt) => git(wt.path, 'checkout', '-q', '--detach').then(() => {})],
+    ['a nested repository', (wt) => git(wt.path, 'init', '-q', 'src/inner').then(() => {})],
+    [
+      'a gitlink entry',
+      async (wt) => {
+        const head = (await git(wt.path, 'rev-parse', 'HEAD')).trim();
+        await git(wt.path, 'update-index', '--add', '--cacheinfo', `160000,${head},sub`);
+      },
+    ],
+    ['a split index', (wt) => git(wt.path, 'update-index', '--split-index').then(() => {})],
+    ['a FIFO in the worktree', (wt) => run('mkfifo', [join(wt.path, 'src', 'pipe')]).then(() => {})],
+    [
+      'a FIFO in place of the index',
+      async (wt) => {
+        await rm(join(wt.gitDir, 'index'));
+        await run('mkfifo', [join(wt.gitDir, 'index')]);
+      },
+    ],
+    [
+      'a FIFO in place of HEAD',
+      async (wt) => {
+        await rm(join(wt.gitDir, 'HEAD'));
+        await run('mkfifo', [join(wt.gitDir, 'HEAD')]);
+      },
+    ],
+    [
+      'a directory in place of the index',
+      async (wt) => {
+        await rm(join(wt.gitDir, 'index'));
+        await mkdir(join(wt.gitDir, 'index'));
+      },
+    ],
+    ['no index', (wt) => rm(join(wt.gitDir, 'index'))],
+    [
+      'a corrupt index',
+      async (wt) => {
+        const file = join(wt.gitDir, 'index');
+        const data = await readFile(file);
+        data[40] = (data[40] ?? 0) ^ 1;
+        await writeFile(file, data);
+      },
+    ],
+    [
+      'a torn index',
+      async (wt) => {
+        const file = join(wt.gitDir, 'index');
+        await writeFile(file, (await readFile(file)).subarray(0, 100));
+      },
+    ],
+  ];
+
+  it.each(doubts)('answers a doubt for %s (Git is asked)', async (_name, change) => {
+    const wt = await worktree();
+    await settle(wt);
+    expect(statClean(wt.path, wt.gitDir)).not.toBeNull();
+    await change(wt);
+    expect(statClean(wt.path, wt.gitDir)).toBeNull();
+  });
+
+  it('gives the index tree, not HEAD: a cache-tree primed with another tree is caught by the caller', async () => {
+    const wt = await worktree();
+    await writeFile(join(wt.path, 'a.txt'), 'changed and committed\n');
+    await git(wt.path, 'commit', '-qam', 'change');
+    const before = (await git(wt.path, 'rev-parse', 'HEAD~1^{tree}')).trim();
+    // The index now holds the old tree (cache-tree primed by read-tree), the files the new one.
+    await git(wt.path, 'read-tree', 'HEAD~1');
+    await git(wt.path, 'checkout-index', '-f', '-a');
+    await settle(wt);
+    const proof = statClean(wt.path, wt.gitDir);
+    const said = await gitSays(wt);
+    expect(said.status).not.toBe('');
+    // The proof names the index's tree, which is not HEAD's: survey.ts asks Git then.
+    expect(proof === null || (proof.tree === before && proof.tree !== said.tree)).toBe(true);
+  });
+
+  it('answers a doubt past its bound of entries', async () => {
+    const wt = await worktree();
+    const many = join(wt.path, 'many');
+    await mkdir(many);
+    await Promise.all(Array.from({ length: 5001 }, (_, i) => writeFile(join(many, `f${i}`), '')));
+    await git(wt.path, 'add', 'many');
+    await git(wt.path, 'commit', '-qm', 'many');
+    await settle(wt);
+    expect((await gitSays(wt)).status).toBe('');
+    expect(statClean(wt.path, wt.gitDir)).toBeNull();
+  });
+});
