@@ -11,6 +11,8 @@ import { unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { messageOf } from '../core/common/errors.js';
 import {
+  PEER_READ_BEAT,
+  PEER_READ_BEAT_MS,
   PEER_READ_HELLO,
   PEER_READ_REQUEST_MAX_BYTES,
   type PeerReadAnswer,
@@ -104,6 +106,11 @@ function serveOne(io: HostIO, pool: SshPool, stop: AbortSignal, connection: Sock
       return;
     }
     const parsed = parsePeerReadRequest(line.toString('utf8'));
+    // The caller takes a silence for a frozen service and reads the peer itself.
+    const beat = setInterval(() => {
+      if (!connection.destroyed) connection.write(PEER_READ_BEAT);
+    }, PEER_READ_BEAT_MS);
+    connection.on('close', () => clearInterval(beat));
     const answering =
       typeof parsed === 'string'
         ? Promise.resolve<PeerReadAnswer>({ declined: parsed })
@@ -111,6 +118,7 @@ function serveOne(io: HostIO, pool: SshPool, stop: AbortSignal, connection: Sock
     void answering
       .catch((error: unknown): PeerReadAnswer => ({ declined: messageOf(error) }))
       .then((reply) => {
+        clearInterval(beat);
         if (!connection.destroyed) connection.end(peerReadLine(reply));
       });
   };

@@ -2,8 +2,9 @@
 // service over peer-read.sock and travels on the service's pooled ssh2 connection (no ssh process,
 // no Node start on the peer), then comes back to be judged, cached and shown by the command's own
 // code, exactly as its own read would be. The command reads the peer itself, through OpenSSH, when
-// no service listens, the socket refuses, the service does not greet it in time (frozen, starved),
-// or declines; whatever happens, the read ends within the deadline the caller gave it.
+// no service listens, the socket refuses, the service does not greet it in time or falls silent
+// mid-read (frozen, starved), or declines; whatever happens, the read ends within the deadline the
+// caller gave it.
 
 import {
   PEER_READ_ENVELOPE_BYTES,
@@ -34,12 +35,18 @@ import {
  */
 export const PEER_READ_HELLO_MS = 500;
 
+/**
+ * How long a greeted service may stay silent (it beats every PEER_READ_BEAT_MS while it reads): past
+ * this it is taken for frozen mid-read, and the command reads the peer itself with what is left.
+ */
+export const PEER_READ_SILENCE_MS = 1_000;
+
 /** Without a bound of the caller's: the transports' own (64 MiB). */
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 type Asked =
   | { kind: 'answer'; answer: PeerReadAnswer }
-  /** No service, refused, closed before answering, not understood; `silent`: no greeting in time. */
+  /** No service, refused, closed before answering, not understood; `silent`: no greeting, or no beat, in time. */
   | { kind: 'yourself'; silent?: true }
   /** Greeted, then nothing within the deadline. */
   | { kind: 'timeout' }
@@ -138,6 +145,7 @@ function ask(
       if (settled) return;
       settled = true;
       clearTimeout(helloTimer);
+      clearTimeout(silence);
       clearTimeout(deadline);
       signal?.removeEventListener('abort', onAbort);
       socket.destroy();
@@ -149,9 +157,19 @@ function ask(
       () => done({ kind: 'yourself', silent: true }),
       Math.min(PEER_READ_HELLO_MS, Math.max(1, options.timeoutMs / 4)),
     );
+    // Armed at the greeting and again at every byte after it: a beat, or the answer.
+    let silence: NodeJS.Timeout | undefined;
+    const heard = (): void => {
+      clearTimeout(silence);
+      silence = setTimeout(
+        () => done({ kind: 'yourself', silent: true }),
+        Math.min(PEER_READ_SILENCE_MS, Math.max(1, options.timeoutMs / 4)),
+      );
+    };
     const deadline = setTimeout(() => done({ kind: 'timeout' }), options.timeoutMs);
     socket.on('connect', () => socket.write(request));
     socket.on('data', (chunk: Buffer) => {
+      if (greeted) heard();
       chunks.push(chunk);
       size += chunk.length;
       if (!greeted) {
@@ -163,6 +181,7 @@ function ask(
         }
         greeted = true;
         clearTimeout(helloTimer);
+        heard();
         chunks.length = 0;
         chunks.push(all.subarray(PEER_READ_HELLO.length));
         size = all.length - PEER_READ_HELLO.length;

@@ -1,8 +1,9 @@
 // A command's peer reads through this host's service (peer-read.sock, the service's pooled ssh2
 // connections) over real sshd peers: the same report and the same cache as the command's own reads,
 // no new ssh connection per read, the same words for a peer that is down; the command's budget still
-// bounds it when the service is frozen (it reads the peers itself) or a peer is (unreachable:
-// timeout); the socket is this user's alone and reads only the peers the service's config lists.
+// bounds it when the service is frozen (it reads the peers itself), before or in the middle of a
+// read, dies or is replaced, or a peer is frozen (unreachable: timeout); the socket is this user's
+// alone and reads only the peers the service's config lists.
 
 import { readFile, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -13,6 +14,7 @@ import { exited, runCli, runNode, startCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { acceptedConnections, type Fleet, startFleet, untilPeersEligible } from './peers/fleet.js';
 import { peerSupport } from './peers/index.js';
+import { processTree } from './peers/procs.js';
 
 const unsupported = peerSupport();
 if (unsupported) console.warn(`peers-service-reads: skipped: ${unsupported}`);
@@ -63,11 +65,10 @@ describe.skipIf(unsupported)("a command's peer reads through this host's service
   const startServe = async () => {
     serve = startCli(['serve', '--interval', '1'], fleet.env);
     const started = serve;
-    await waitFor(
-      'peer-read.sock',
-      async () => ((await stat(sock()).catch(() => undefined))?.isSocket() ? true : undefined),
-      { timeoutMs: 30_000 },
-    ).catch((error: unknown) => {
+    // Listening, not merely there: a service killed before leaves its socket behind.
+    await waitFor('peer-read.sock', async () => ((await listening(sock())) ? true : undefined), {
+      timeoutMs: 30_000,
+    }).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${started.output()}`);
     });
   };
@@ -121,6 +122,15 @@ describe.skipIf(unsupported)("a command's peer reads through this host's service
       const ps = await runCli(['ps', '--json'], fleet.env, { timeoutMs: 60_000 });
       expect(ps.code, ps.stderr).toBe(0);
       expect(await connections()).toEqual(before);
+      // And `place`.
+      await coldCache();
+      const placed = await runCli(['place', '--json'], fleet.env, { timeoutMs: 60_000 });
+      expect(placed.code, placed.stderr).toBe(0);
+      expect(JSON.parse(placed.stdout)).toMatchObject({ host: 'two' });
+      // Its reads too; the one connection it opens is its reservation on the peer it chose.
+      const [one, two] = await connections();
+      expect(one).toBe(before[0]);
+      expect(two).toBeLessThanOrEqual((before[1] ?? 0) + 1);
     } finally {
       await stopServe();
     }
@@ -180,6 +190,67 @@ describe.skipIf(unsupported)("a command's peer reads through this host's service
     } finally {
       frozen?.kill('SIGCONT');
       await stopServe();
+    }
+  });
+
+  it('reads its peers itself, within its budget, when the service freezes or dies in the middle of a read', async () => {
+    const peer = fleet.peers.peer('one');
+    /** The pooled channel's `dogsled host rpc` on peer one: frozen, it holds the service's reads there. */
+    const rpcs = async () => {
+      const found: number[] = [];
+      for (const pid of await processTree(peer.sshd.pid())) {
+        const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+        const at = argv.indexOf('host');
+        if (at >= 0 && argv[at + 1] === 'rpc') found.push(pid);
+      }
+      return found;
+    };
+    for (const end of ['SIGSTOP', 'SIGKILL'] as const) {
+      await startServe();
+      const service = serve as NonNullable<typeof serve>;
+      try {
+        await coldCache();
+        await status();
+        const held = await rpcs();
+        expect(held.length, 'the service holds a channel to peer one').toBeGreaterThan(0);
+        for (const pid of held) process.kill(pid, 'SIGSTOP');
+        try {
+          await coldCache();
+          const reading = status({ DOGSLED_TEST_PEER_BUDGET_MS: String(BUDGET_MS) });
+          // The command's reads are under way in the service once it accepted them (the read of
+          // peer one waits there on the frozen channel); then the service stops answering.
+          await waitFor(
+            'a read accepted by the service',
+            async () => ((await accepted(service.pid)) > 0 ? true : undefined),
+            {
+              timeoutMs: 30_000,
+              intervalMs: 10,
+            },
+          );
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          service.kill(end);
+          const { report, ms } = await reading;
+          // Never a timeout blamed on a peer that a fresh connection reaches.
+          expect(decided(report).map((h) => [h.id, h.reachable, h.unreachable])).toEqual([
+            ['one', true, null],
+            ['two', true, null],
+          ]);
+          expect(ms).toBeLessThan(BUDGET_MS + START_SLACK_MS);
+        } finally {
+          for (const pid of held) {
+            try {
+              process.kill(pid, 'SIGCONT');
+            } catch {
+              // Gone with its connection.
+            }
+          }
+        }
+      } finally {
+        if (end === 'SIGKILL') {
+          serve = undefined;
+          await exited(service);
+        } else await stopServe();
+      }
     }
   });
 
@@ -262,8 +333,44 @@ describe.skipIf(unsupported)("a command's peer reads through this host's service
     const { report, ms } = await status({ DOGSLED_TEST_PEER_BUDGET_MS: String(BUDGET_MS) });
     expect(decided(report).every((h) => h.reachable)).toBe(true);
     expect(ms).toBeLessThan(BUDGET_MS + START_SLACK_MS);
+    // A service started again makes the socket its own, and the reads travel on its pool once more.
+    await startServe();
+    try {
+      await coldCache();
+      await status();
+      const before = await connections();
+      await coldCache();
+      const again = await status();
+      expect(decided(again.report).every((h) => h.reachable)).toBe(true);
+      expect(await connections()).toEqual(before);
+    } finally {
+      await stopServe();
+    }
   });
 });
+
+/** Whether a service listens at `path` (it accepts a connection). */
+function listening(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+/**
+ * Connections the service `pid` accepted on peer-read.sock: /proc/net/unix lists each accepted
+ * socket under the name the listener was bound with (`peer-read.sock.PID`, renamed since).
+ */
+async function accepted(pid: number | undefined): Promise<number> {
+  const table = await readFile('/proc/net/unix', 'utf8');
+  const lines = table.split('\n').filter((line) => line.endsWith(`/peer-read.sock.${pid}`));
+  // One of them is the listener.
+  return Math.max(0, lines.length - 1);
+}
 
 /** One raw exchange on the socket: whether it greeted, and its answer line (or `closed`). */
 function ask(path: string, request: string): Promise<{ hello: boolean; answer: unknown }> {

@@ -1,7 +1,9 @@
 // The lines spoken on peer-read.sock, where a command asks this host's service to read a peer's
 // snapshot through the service's pooled connection instead of starting its own ssh. The service
 // greets every connection at once (a frozen or starved service does not, and the command reads the
-// peer itself); the command sends one request line; the service answers one line. Both lines are
+// peer itself); the command sends one request line; the service beats while it reads (a service
+// frozen mid-read falls silent, and the command reads the peer itself with what is left of its
+// deadline, rather than blame the peer for the service's silence) and answers one line. Both lines are
 // bounded, and a request names a peer by what the caller's config calls it (its target and the
 // remote command): the service reads only a peer its own config lists with the same two, so the
 // socket cannot make it ssh anywhere else, nor run anything but `host snapshot`.
@@ -10,6 +12,12 @@ import { UNREACHABLE_CATEGORIES, type UnreachableCategory } from './unreachable.
 
 /** The service's greeting, written as soon as it accepts a connection. */
 export const PEER_READ_HELLO = 'dogsled peer-read 1\n';
+
+/** Written while a read is under way, before the answer line (JSON allows it as leading space). */
+export const PEER_READ_BEAT = ' ';
+
+/** How often the service beats while it reads. */
+export const PEER_READ_BEAT_MS = 250;
 
 /** A request line is a host name, a remote command and two numbers: far under this. */
 export const PEER_READ_REQUEST_MAX_BYTES = 16 * 1024;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  PEER_READ_BEAT,
   PEER_READ_HELLO,
   parsePeerReadAnswer,
   parsePeerReadRequest,
@@ -62,5 +63,12 @@ describe('peer-read.sock lines', () => {
     expect(parsePeerReadAnswer(JSON.stringify({ reply: { ...refusal, error: 1 } }))).toBeUndefined();
     expect(parsePeerReadAnswer('not json')).toBeUndefined();
     expect(parsePeerReadAnswer('null')).toBeUndefined();
+  });
+
+  it('reads an answer after the beats the service wrote while it read', () => {
+    expect(PEER_READ_BEAT.trim()).toBe('');
+    const reply = { ok: true as const, value: { now_ms: 1 }, exitCode: 0, durationMs: 12 };
+    const line = `${PEER_READ_BEAT.repeat(40)}${peerReadLine({ reply })}`;
+    expect(parsePeerReadAnswer(line.slice(0, line.indexOf('\n')))).toEqual({ reply });
   });
 });
