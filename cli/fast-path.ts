@@ -218,6 +218,7 @@ export const LEAN_BUNDLES: readonly string[] = [
   'ps-lean',
   'board-lean',
   'send-lean',
+  'host-lean',
 ];
 
 /**
@@ -242,7 +243,7 @@ export interface LeanRun {
 
 /**
  * The lean bundle that answers a command's common case first (cli/hot/status-lean.ts,
- * hook-lean.ts, place-lean.ts, and READ_LEAN's), or undefined. Only the forms it can answer load it: any other costs a second
+ * hook-lean.ts, place-lean.ts, host-lean.ts, and READ_LEAN's), or undefined. Only the forms it can answer load it: any other costs a second
  * bundle for nothing.
  */
 export function leanBundle(fast: { name: string; flags: Record<string, unknown> }): LeanRun | undefined {
@@ -263,6 +264,13 @@ export function leanBundle(fast: { name: string; flags: Record<string, unknown> 
     const { config: _config, target: _target, message, kind: _kind, ...others } = fast.flags;
     return message !== undefined && Object.keys(others).length === 0
       ? { bundle: 'send-lean', cache: 'send-lean' }
+      : undefined;
+  }
+  // `host snapshot`, every peer read of a caller without a service: the one verb it answers.
+  if (fast.name === 'host') {
+    const { words } = fast.flags;
+    return Array.isArray(words) && words.length === 1 && words[0] === 'snapshot'
+      ? { bundle: 'host-lean', cache: 'host-lean-snapshot' }
       : undefined;
   }
   if (fast.name === 'place') {

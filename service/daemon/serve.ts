@@ -22,6 +22,7 @@ import { OrphanLane, orphanSource } from './agents/orphans-pass.js';
 import { startTodosWorker, TodosWorker } from './agents/todos-worker.js';
 import { startWatchdogWorker, type WatchdogIO, WatchdogWorker } from './agents/watchdog-worker.js';
 import { watchConfig } from './config-watch.js';
+import { startPeerReadServer } from './peer-read-server.js';
 import { Publisher } from './publish/publisher.js';
 import { AdmissionWorker, startWorkWorkers } from './queue/admission-worker.js';
 import { CompletionWorker } from './queue/completion-worker.js';
@@ -134,6 +135,8 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     transport: pool,
     bus: busLink,
   };
+  // Commands on this host read their peers over the same pool (peer-read.sock).
+  const peerReads = options.once ? undefined : startPeerReadServer(io, pool, stop);
   // Admission and completion run beside publication, each at its own pace: a slow launch never
   // delays host.json. They stop before the lock is released, so no late write outlives the service.
   // The orphan check follows the finish worker in its lane and joins requested sweep passes.
@@ -222,6 +225,7 @@ export async function serve(io: ServiceIO, options: ServeOptions): Promise<void>
     await quota?.stop();
     await (await bus)?.stop();
     await factsRead;
+    await (await peerReads)?.stop();
     await pool.close();
     await lock.release();
   }

@@ -4,16 +4,16 @@
 
 import type { JobSummary } from '../core/jobs/job-types.js';
 import type { HostIO } from '../state/io.js';
-import { OpenSshTransport } from '../transport/openssh.js';
 import { enabledPeers } from './fleet.js';
 import { refreshPeers } from './peer-cache.js';
+import { peerReadTransport } from './peer-read-client.js';
 import { peerBudgetMs } from './peers.js';
 
 export async function readPeerJobs(io: HostIO): Promise<Array<{ id: string; jobs: JobSummary[] }>> {
   const peers = await enabledPeers(io);
   if (peers.length === 0) return [];
   const entries = await refreshPeers(
-    { ...io, transport: new OpenSshTransport({ env: io.env }), remoteCommand: io.config.remote_command },
+    { ...io, transport: peerReadTransport(io), remoteCommand: io.config.remote_command },
     peers,
     { budgetMs: peerBudgetMs(io.env) },
   );

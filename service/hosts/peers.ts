@@ -1,14 +1,15 @@
 // Every enabled peer as status and placement see it: the fleet's list, each peer's cache entry
-// refreshed when due (in parallel, within one budget, through OpenSSH for a command or the
-// service's pool), then viewed. A caller never waits longer than its budget for a peer.
+// refreshed when due (in parallel, within one budget: a command's reads through this host's service's
+// pool when it runs, else through OpenSSH; the service's through its pool), then viewed. A caller
+// never waits longer than its budget for a peer.
 
 import { testKnob } from '../core/common/test-knobs.js';
 import { BUS_STALE_MS } from '../core/fleet/bus-rules.js';
 import type { HostIO } from '../state/io.js';
-import { OpenSshTransport } from '../transport/openssh.js';
 import type { Transport } from '../transport/types.js';
 import { enabledPeers, type PeerHost } from './fleet.js';
 import { readPeerEntry, refreshPeers } from './peer-cache.js';
+import { peerReadTransport } from './peer-read-client.js';
 import { peerView } from './peer-view.js';
 import type { HostView } from './view.js';
 
@@ -29,7 +30,7 @@ export function busStaleMs(env: NodeJS.ProcessEnv): number {
 }
 
 export interface PeerHostsOptions {
-  /** Default: one OpenSSH process per read. */
+  /** Default: the service's pool when it runs here (peer-read-client.ts), else one OpenSSH process per read. */
   transport?: Transport;
   budgetMs?: number;
   /** The peers to read (a pinned one); default every enabled peer. */
@@ -44,7 +45,7 @@ export interface PeerHosts {
 export async function readPeerHosts(io: HostIO, options: PeerHostsOptions = {}): Promise<PeerHosts> {
   const peers = options.peers ? [...options.peers] : await enabledPeers(io);
   if (peers.length === 0) return { peers, views: [] };
-  const transport = options.transport ?? new OpenSshTransport({ env: io.env });
+  const transport = options.transport ?? peerReadTransport(io);
   const entries = await refreshPeers({ ...io, transport, remoteCommand: io.config.remote_command }, peers, {
     budgetMs: options.budgetMs ?? peerBudgetMs(io.env),
   });

@@ -78,6 +78,8 @@ export interface StatePaths {
   sweepSock: string;
   /** Where the supervisor `serve` keeps warm waits for a job (supervisor.sock, jobs/exec-warm.ts). */
   supervisorSock: string;
+  /** Where `serve` reads peers for commands over its pooled connections (peer-read.sock). */
+  peerReadSock: string;
   /** The latest requested sweep pass (sweep.json) and seven days of passes (sweeps.jsonl). */
   sweep: string;
   sweeps: string;
@@ -133,6 +135,7 @@ export function statePaths(dir: string): StatePaths {
     sweepRequest: join(dir, 'sweep-request.json'),
     sweepSock: join(dir, 'sweep.sock'),
     supervisorSock: join(dir, 'supervisor.sock'),
+    peerReadSock: join(dir, 'peer-read.sock'),
     sweep: join(dir, 'sweep.json'),
     sweeps: join(dir, 'sweeps.jsonl'),
     history: join(dir, 'history.jsonl'),

@@ -1,7 +1,8 @@
 // The one interface for running a host-side verb (`dogsled host <verb> args…`) on a host, and the
 // one error for a host that could not be reached. Three implementations here: local.ts (a child
 // process on this host), openssh.ts (one `ssh` per call) and pool.ts (one ssh2 connection per peer
-// carrying an RPC channel); service/bus has the fourth, request/reply on the fleet bus. A verb's own
+// carrying an RPC channel); service/bus has the fourth, request/reply on the fleet bus, and
+// hosts/peer-read-client.ts the fifth, a command's snapshot reads through this host's service's pool. A verb's own
 // failure on a reachable host is a reply, never an unreachable error.
 
 import { DogsledError } from '../core/common/errors.js';
@@ -36,7 +37,7 @@ export type VerbReply =
   | { ok: false; error: string; exitCode: number; durationMs: number };
 
 export interface Transport {
-  readonly kind: 'local' | 'openssh' | 'pool' | 'bus';
+  readonly kind: 'local' | 'openssh' | 'pool' | 'bus' | 'service';
   /** `argv` is the verb and its arguments: `['snapshot']`, `['logs', 'j-3']`. Each travels as data. */
   exec(target: PeerTarget, argv: readonly string[], options?: ExecOptions): Promise<VerbReply>;
   /** Ends what the transport keeps open (the pool's connections); a no-op for the others. */

@@ -2,8 +2,8 @@
 // verb with whatever snapshot the test hands it, one-shot (`host snapshot`) and as a `host rpc`
 // server speaking real frames. Its strings carry escapes, bidi overrides and zero-width characters:
 // what this host caches and shows is clean. Its snapshot over the 8 MiB bound is refused as
-// `remote command failed` by `status`/`retry` (OpenSSH) and by the service's pool, never cached,
-// and the last good snapshot stays.
+// `remote command failed` by `status`/`retry` (OpenSSH), by the service's pool, and by a `status`
+// that reads it through this host's service, never cached, and the last good snapshot stays.
 
 import { chmod, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { itemFixture } from '../helpers/job-fixtures.js';
 import { readableCopy } from '../helpers/readable-copy.js';
 import { waitFor } from '../helpers/wait.js';
 import { appendItems } from '../integration/jobs/job-queue-fixtures.js';
+import { acceptedConnections } from './peers/fleet.js';
 import { type Peers, peerSupport, startPeers } from './peers/index.js';
 
 const unsupported = peerSupport();
@@ -125,6 +126,38 @@ describe.skipIf(unsupported)('a hostile peer', () => {
       probe: { disk: { path: '/srv/evil' } },
     });
     expect((await stat(entryPath())).size).toBeLessThan(64 * 1024);
+  });
+
+  it("is cleaned and bounded the same when a command reads it through this host's service", async () => {
+    await answer(hostileReply(Date.now()));
+    await rm(join(box.state, 'peers'), { recursive: true, force: true });
+    const serve = startCli(['serve', '--interval', '1'], env);
+    try {
+      await waitFor(
+        'peer-read.sock',
+        async () =>
+          (await stat(join(box.state, 'peer-read.sock')).catch(() => undefined))?.isSocket()
+            ? true
+            : undefined,
+        { timeoutMs: 30_000 },
+      );
+      // The first read opens the service's pooled connection; the next travels on it.
+      await status();
+      await rm(join(box.state, 'peers'), { recursive: true, force: true });
+      const before = await acceptedConnections(peers, 'evil');
+      const evil = await status();
+      expect(await acceptedConnections(peers, 'evil')).toBe(before);
+      expect(evil).toMatchObject({ reachable: true, probe: { disk: { path: '/srv/evil' } } });
+      expect(tainted(evil)).toEqual([]);
+      expect(tainted(JSON.parse(await readFile(entryPath(), 'utf8')))).toEqual([]);
+      await answer(oversize());
+      await rm(join(box.state, 'peers'), { recursive: true, force: true });
+      expect(await status()).toMatchObject({ reachable: false, unreachable: 'remote command failed' });
+      expect((await stat(entryPath())).size).toBeLessThan(64 * 1024);
+    } finally {
+      serve.kill('SIGTERM');
+      expect(await exited(serve)).toEqual({ code: 0, signal: null });
+    }
   });
 
   it("is refused over the size bound by the service's pool too, and never cached", async () => {

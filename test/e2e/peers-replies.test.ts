@@ -35,6 +35,8 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
   let owner: { pane: string; terminal: string };
   let checkout: string;
   let serve: ReturnType<typeof startCli> | undefined;
+  /** The running service was started to die after its first write (the crash case's). */
+  let serveCrashes = false;
   const peerState = () => join(fleet.peers.peer('big').user.home, '.local', 'state', 'dogsled');
   const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
     runCli(args, { ...env, ...extra }, { timeoutMs: 90_000 });
@@ -54,6 +56,7 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
   };
   const startOwnerServe = (extra: NodeJS.ProcessEnv = {}) => {
     serve = startCli(['serve', '--interval', '1'], { ...serveEnv, ...extra });
+    serveCrashes = extra.DOGSLED_TEST_OUTBOX_CRASH !== undefined;
     return serve;
   };
   const stopOwnerServe = async () => {
@@ -422,6 +425,14 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
   });
 
   it("loses nothing and delivers nothing twice when the owner's service dies between its write and its ack", async () => {
+    // The crashing service dies after its first write of whatever it takes, so nothing but this
+    // child's records may wait for it. The case before ends when the owner's item is closed, which
+    // the service writes before it acks the records on the peer: killed in between, it would leave
+    // them leased there, and the crashing service would take them again and die on them before
+    // this child's reply exists.
+    await waitFor('outbox empty', async () => ((await outbox()).length === 0 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     await stopOwnerServe();
     const crashing = startOwnerServe({ DOGSLED_TEST_OUTBOX_CRASH: 'after-write' });
     const doc = await launch(
@@ -446,6 +457,11 @@ describe.skipIf(unsupported)('a child on a peer, seen from its owner', { timeout
   });
 
   it("shows an open child's branch there as TO LAND once the child is idle, before anything closes it", async () => {
+    // The owner's own service, whatever the case before left (its crashing one, had it failed).
+    if (serveCrashes || !serve || serve.exitCode !== null || serve.signalCode !== null) {
+      await stopOwnerServe();
+      startOwnerServe();
+    }
     const doc = await launch(
       'open-lander',
       [{ run: COMMIT }, { reply: 'Ready to land.' }],

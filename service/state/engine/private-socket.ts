@@ -1,6 +1,7 @@
 // A Unix socket in the state directory that only its user can connect to: bound under a private
 // name, made 0600, then renamed onto its path, so no one connects before its mode is set. Used for
-// supervisor.sock (the warm supervisor) and sweep.sock (the service's cleanup wake-up).
+// supervisor.sock (the warm supervisor), sweep.sock (the service's cleanup wake-up) and
+// peer-read.sock (commands' peer reads through the service's pool).
 
 import { chmod, lstat, rename, unlink } from 'node:fs/promises';
 import type { Server } from 'node:net';

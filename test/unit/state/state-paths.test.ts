@@ -62,6 +62,7 @@ describe('statePaths', () => {
       sweepRequest: '/s/sweep-request.json',
       sweepSock: '/s/sweep.sock',
       supervisorSock: '/s/supervisor.sock',
+      peerReadSock: '/s/peer-read.sock',
       sweep: '/s/sweep.json',
       sweeps: '/s/sweeps.jsonl',
     });
