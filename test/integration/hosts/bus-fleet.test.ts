@@ -252,8 +252,18 @@ describe('fleet credentials', () => {
         15_000,
         'the refusal',
       );
-      const local = (await status(host)).hosts.find((h) => h.local);
-      expect(local?.errors).toEqual([`bus ${locked.url}: authorization failed`]);
+      // The refusal reaches host.json with the service's next publication (0.5 s here), not with
+      // the warning: status shows it then.
+      const refused = [`bus ${locked.url}: authorization failed`];
+      const local = await eventually(
+        async () => {
+          const found = (await status(host)).hosts.find((h) => h.local);
+          return JSON.stringify(found?.errors) === JSON.stringify(refused) ? found : undefined;
+        },
+        5_000,
+        'the refusal in status',
+      );
+      expect(local?.errors).toEqual(refused);
       // One line, said once, and nothing else on the service's output but its start.
       const lines = host.serve.output().trim().split('\n');
       expect(lines.filter((l) => l.startsWith('dogsled: warning:'))).toEqual([line]);
