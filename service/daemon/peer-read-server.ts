@@ -23,7 +23,7 @@ import {
 import { PEER_SNAPSHOT_MAX_BYTES } from '../core/fleet/peer-reads.js';
 import { enabledPeers } from '../hosts/fleet.js';
 import { peerTarget } from '../hosts/peer-cache.js';
-import { clearStaleSocket, listenPrivate } from '../state/engine/private-socket.js';
+import { bindServiceSocket } from '../state/engine/private-socket.js';
 import type { HostIO } from '../state/io.js';
 import type { SshPool } from '../transport/pool.js';
 import { oversizeDetail, ROUTINE_TIMEOUT_MS, UnreachableError } from '../transport/types.js';
@@ -48,11 +48,6 @@ export async function startPeerReadServer(
   const path = io.paths.peerReadSock;
   const warn = (why: string) =>
     io.warn(`dogsled serve: warning: peer-read.sock ${why}; commands read their peers themselves`);
-  const blocked = await clearStaleSocket(path);
-  if (blocked !== undefined) {
-    warn(blocked);
-    return undefined;
-  }
   const connections = new Set<Socket>();
   const server: Server = createServer((connection) => {
     connections.add(connection);
@@ -60,13 +55,7 @@ export async function startPeerReadServer(
     serveOne(io, pool, signal, connection);
   });
   server.maxConnections = MAX_CONNECTIONS;
-  try {
-    await listenPrivate(server, path);
-  } catch (error) {
-    warn(`cannot be bound (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
-    return undefined;
-  }
-  server.unref();
+  if (!(await bindServiceSocket(server, path, warn))) return undefined;
   return {
     stop: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

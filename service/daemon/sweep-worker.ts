@@ -20,7 +20,7 @@ import type { SweepPass } from '../core/cleanup/sweep-types.js';
 import { messageOf } from '../core/common/errors.js';
 import { plainLine } from '../core/text/clean.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
-import { clearStaleSocket, listenPrivate } from '../state/engine/private-socket.js';
+import { bindServiceSocket } from '../state/engine/private-socket.js';
 import { recordSweep } from '../sweep/sweep-files.js';
 import { markSweepHandled, readSweepRequest } from '../sweep/sweep-request.js';
 import { callerPane } from '../terminal/herdr/herdr-env.js';
@@ -116,26 +116,14 @@ async function bindWake(io: SweepIO, poke: () => void): Promise<Server | undefin
   const path = io.paths.sweepSock;
   const warn = (why: string) =>
     io.warn(`dogsled serve: sweep: warning: sweep.sock ${why}; requests are picked up every interval`);
-  const blocked = await clearStaleSocket(path);
-  if (blocked !== undefined) {
-    warn(blocked);
-    return undefined;
-  }
   const server = createServer((connection) => {
     connection.on('error', () => connection.destroy());
     connection.resume();
     connection.end();
     poke();
   });
-  try {
-    // 0600 like every state file: only this user may wake the service.
-    await listenPrivate(server, path);
-  } catch (error) {
-    warn(`cannot be bound (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
-    return undefined;
-  }
-  server.unref();
-  return server;
+  // 0600 like every state file: only this user may wake the service.
+  return (await bindServiceSocket(server, path, warn)) ? server : undefined;
 }
 
 /** Runs the sweep worker at the publication pace until the signal aborts; sweep.sock pokes it. */

@@ -48,3 +48,28 @@ export async function clearStaleSocket(path: string): Promise<string | undefined
     return code === 'ENOENT' ? undefined : `cannot be checked (${code ?? messageOf(error)})`;
   }
 }
+
+/**
+ * A service's socket at `path`: a stale one cleared, then `server` listening there privately and
+ * unref'd (the socket never keeps the service up). False, after `warn` says why in a few words,
+ * when the path cannot be used; the service then runs without that socket.
+ */
+export async function bindServiceSocket(
+  server: Server,
+  path: string,
+  warn: (why: string) => void,
+): Promise<boolean> {
+  const blocked = await clearStaleSocket(path);
+  if (blocked !== undefined) {
+    warn(blocked);
+    return false;
+  }
+  try {
+    await listenPrivate(server, path);
+  } catch (error) {
+    warn(`cannot be bound (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
+    return false;
+  }
+  server.unref();
+  return true;
+}

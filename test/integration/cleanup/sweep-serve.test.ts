@@ -151,6 +151,8 @@ describe('the sweep in serve', () => {
 
   it('warns once when sweep.sock is a directory and still finds the request on the interval', async () => {
     await mkdir(join(box.state, 'sweep.sock'), { recursive: true });
+    // Its sibling, the peer-read socket, is bound the same way (bindServiceSocket): the same one warning.
+    await mkdir(join(box.state, 'peer-read.sock'), { recursive: true });
     const child = startCli(['serve', '--interval', '0.5'], box.env, box.root);
     running.push(child);
     await waitFor(
@@ -163,6 +165,11 @@ describe('the sweep in serve', () => {
     const pass = await waitFor('a pass', () => latest().catch(() => undefined), { timeoutMs: 30_000 });
     expect(pass.error).toBeNull();
     expect(child.output().match(/sweep\.sock is a directory/g)).toHaveLength(1);
+    expect(
+      child
+        .output()
+        .match(/peer-read\.sock is a directory, not a socket; commands read their peers themselves/g),
+    ).toHaveLength(1);
     child.kill('SIGTERM');
     expect((await exited(child)).code).toBe(0);
   });
