@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readFdBytes } from '../state/engine/bounded-read.js';
 
 export interface IndexNote {
   path: string;
@@ -39,6 +40,8 @@ const DIRECTORY = 0o040000;
 /** Extensions that change what the entries mean: the shared index of a split index, a sparse index. */
 const DOUBTFUL_EXTENSIONS = new Set(['link', 'sdir']);
 const STAT_BYTES = 40;
+/** Far past any real index (100,000 files take about 10 MiB); a larger file is not read. */
+export const INDEX_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Every entry of an index file with the stat data Git recorded for it, and the cache-tree's root:
@@ -262,7 +265,8 @@ export async function readIndexNotes(gitDir: string): Promise<IndexNote[] | null
       const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
       const known = remembered.get(file);
       if (known?.key === key) return known.notes;
-      const data = await handle.readFile();
+      // An index past the cap is doubt (null): the caller asks Git.
+      const data = readFdBytes(handle.fd, INDEX_MAX_BYTES);
       const mtime = { s: Number(info.mtimeNs / 1_000_000_000n), ns: Number(info.mtimeNs % 1_000_000_000n) };
       const notes = parseIndexNotes(data, mtime);
       if (remembered.size >= REMEMBER_AT_MOST) remembered.clear();

@@ -22,19 +22,18 @@ import {
   lstatSync,
   openSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   type Stats,
 } from 'node:fs';
 import { join } from 'node:path';
-import { type IndexEntry, parseIndex } from './index-file.js';
+import { readFdBytes } from '../state/engine/bounded-read.js';
+import { INDEX_MAX_BYTES, type IndexEntry, parseIndex } from './index-file.js';
 
 /** Past this many entries the walk is no cheaper than git's own (threaded) status: ask Git. */
 export const STAT_CLEAN_MAX_ENTRIES = 5_000;
 /** Racily clean files read and hashed at most, and their largest size: past either, ask Git. */
 const MAX_HASHED = 200;
 const MAX_HASHED_BYTES = 1 << 20;
-const MAX_INDEX_BYTES = 64 << 20;
 
 export interface StatProof {
   /** The branch HEAD names (`refs/heads/x`). */
@@ -158,8 +157,8 @@ function readIndex(path: string): {
   try {
     // The index's own time to the nanosecond, as index-file.ts reads it for its racy rule.
     const info = fstatSync(fd, { bigint: true });
-    if (!info.isFile() || info.size > BigInt(MAX_INDEX_BYTES)) return null;
-    const data = readFileSync(fd);
+    if (!info.isFile()) return null;
+    const data = readFdBytes(fd, INDEX_MAX_BYTES);
     if (BigInt(data.length) !== info.size) return null;
     const mtime = { s: Number(info.mtimeNs / 1_000_000_000n), ns: Number(info.mtimeNs % 1_000_000_000n) };
     const contents = parseIndex(data, mtime, true);
@@ -175,7 +174,7 @@ function readRegular(path: string, limit: number): { data: Buffer; info: Stats }
   try {
     const info = fstatSync(fd);
     if (!info.isFile() || info.size > limit) return null;
-    const data = readFileSync(fd);
+    const data = readFdBytes(fd, limit);
     // A file that changed size while it was read is being written: doubt.
     return data.length === info.size ? { data, info } : null;
   } finally {

@@ -23,6 +23,11 @@ export class FileTooLarge extends Error {
 
 /** The whole text of the open file `fd`, refused past `max` bytes (however much it grows meanwhile). */
 export function readFdBounded(fd: number, max: number = STATE_FILE_MAX_BYTES): string {
+  return readFdBytes(fd, max).toString('utf8');
+}
+
+/** The whole content of the open file `fd` as bytes, refused past `max` (however much it grows). */
+export function readFdBytes(fd: number, max: number = STATE_FILE_MAX_BYTES): Buffer {
   const size = fstatSync(fd).size;
   if (size > max) throw new FileTooLarge(size, max);
   // One byte more than the file claims: a read that fills it means the file grew since the stat.
@@ -40,7 +45,7 @@ export function readFdBounded(fd: number, max: number = STATE_FILE_MAX_BYTES): s
     length += read;
   }
   if (length > max) throw new FileTooLarge(length, max);
-  return buffer.toString('utf8', 0, length);
+  return buffer.subarray(0, length);
 }
 
 function mib(bytes: number): string {

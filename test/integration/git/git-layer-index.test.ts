@@ -2,12 +2,13 @@
 // and gitlinks, each answer checked against `git ls-files -v -s`. Anything it cannot vouch for (a
 // split index, a torn or altered file, a FIFO) answers null so the caller asks Git instead.
 import { execFile } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hiddenEdits } from '../../../service/git/hidden-content.js';
 import {
+  INDEX_MAX_BYTES,
   type IndexNote,
   parseIndexNotes,
   parseLsFiles,
@@ -97,6 +98,11 @@ describe('index notes', () => {
     await rm(file);
     expect(await readIndexNotes(join(dir, '.git'))).toEqual([]);
     await run('mkfifo', [file]);
+    expect(await readIndexNotes(join(dir, '.git'))).toBeNull();
+    // Past the cap (sparse: it costs the test nothing) it is not read at all.
+    await rm(file);
+    await writeFile(file, '');
+    await truncate(file, INDEX_MAX_BYTES + 1);
     expect(await readIndexNotes(join(dir, '.git'))).toBeNull();
   });
 });

@@ -2,10 +2,11 @@
 // it: a proof only where `git status` (every listing the loss rule reads: untracked, ignored) prints
 // nothing and the proof's tree is HEAD's; every other state, hostile ones included, is a doubt.
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, readFile, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, symlink, truncate, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { INDEX_MAX_BYTES } from '../../../service/git/index-file.js';
 import { statClean } from '../../../service/git/stat-clean.js';
 import { gitTestEnv } from '../../helpers/git-scenarios.js';
 import { tempDir } from '../../helpers/tree.js';
@@ -237,6 +238,15 @@ describe('a worktree proven clean from its files', () => {
     await git(wt.path, 'commit', '-qm', 'many');
     await settle(wt);
     expect((await gitSays(wt)).status).toBe('');
+    expect(statClean(wt.path, wt.gitDir)).toBeNull();
+  });
+
+  it('answers a doubt for an index past its cap, without reading it', async () => {
+    const wt = await worktree();
+    await settle(wt);
+    expect(statClean(wt.path, wt.gitDir)).not.toBeNull();
+    const index = join(wt.gitDir, 'index');
+    await truncate(index, INDEX_MAX_BYTES + 1);
     expect(statClean(wt.path, wt.gitDir)).toBeNull();
   });
 });
