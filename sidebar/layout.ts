@@ -21,8 +21,17 @@ export class Layout {
     public theme: Theme,
     private readonly sparkline: SparklineRenderer | null,
   ) {
+    // Hidden until a frame shows them: hiding a box never drawn clears the screen's whole region.
     const box = () =>
-      tui.box({ parent: screen, left: 0, width: '100%', border: { type: 'line' }, tags: true, wrap: false });
+      tui.box({
+        parent: screen,
+        left: 0,
+        width: '100%',
+        border: { type: 'line' },
+        tags: true,
+        wrap: false,
+        hidden: true,
+      });
     this.boxes = { hosts: box(), work: box(), todos: box() };
     this.messageBox = tui.box({
       parent: screen,

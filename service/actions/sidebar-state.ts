@@ -17,6 +17,7 @@ import { openRegular, readRegular } from '../state/engine/regular-file.js';
 import type { HostIO } from '../state/io.js';
 import type { StatePaths } from '../state/paths.js';
 import { readTodoLines, todoLinesFile } from '../state/records/sidebar-files.js';
+import { glanceBoard } from './board-glance.js';
 
 export type { TodoLines, TodoSection } from '../core/board/board-types.js';
 export type { HostFacts } from '../core/fleet/fleet-types.js';
@@ -129,7 +130,7 @@ export async function readSidebarState(io: HostIO, sources: SidebarSources): Pro
       problems.push(`hosts: ${messageOf(error)}`);
       return [];
     }),
-    readBoard(quiet, sources.owner).catch((error: unknown) => {
+    ownerBoard(quiet, sources.owner).catch((error: unknown) => {
       problems.push(`board: ${messageOf(error)}`);
       return null;
     }),
@@ -147,6 +148,15 @@ export async function readSidebarState(io: HostIO, sources: SidebarSources): Pro
     problems,
     read_ms: io.now(),
   };
+}
+
+/**
+ * The owner's board as `board --json`'s lean path reads it (each file once, synchronously, checked by
+ * hand: 200 rows' records are most of a first paint's read through zod), else, for whatever that
+ * doubts (a TO LAND row, a file to quarantine or word a warning about), as readBoard reads it.
+ */
+async function ownerBoard(io: HostIO, owner: string): Promise<Board> {
+  return glanceBoard(io, owner) ?? readBoard(io, owner);
 }
 
 async function readHosts(io: HostIO, sources: SidebarSources): Promise<SidebarHost[]> {

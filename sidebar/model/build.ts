@@ -27,6 +27,8 @@ const FRAME_ROWS = 2;
 const FRAME_COLS = 2;
 const HOSTS_SHARE = 0.4;
 const TODOS_SHARE = 0.3;
+/** A host's card: its head line and its meter line, then any reasons (model/hosts.ts). */
+const MIN_CARD_LINES = 2;
 /** Every panel keeps at least one line inside its frame. */
 const MIN_INNER = 1;
 /** A message takes at most this many rows under the panels (what is left of it is cut). */
@@ -65,11 +67,15 @@ export function buildSidebar(
   const selectedKey = selected ? rowKey(selected) : null;
 
   const hostsBudget = Math.max(MIN_INNER, Math.floor(rows * HOSTS_SHARE) - FRAME_ROWS);
-  const cards = hostLines(state.hosts, inner, false, state.thresholds, view.host);
-  const folded = view.hostsFolded || height < SHORT_PANE_ROWS || cards.length > hostsBudget;
+  // A card is two lines at least: more hosts than that fold without their cards being built.
+  const cards =
+    view.hostsFolded || height < SHORT_PANE_ROWS || state.hosts.length * MIN_CARD_LINES > hostsBudget
+      ? null
+      : hostLines(state.hosts, inner, false, state.thresholds, view.host);
+  const folded = cards === null || cards.length > hostsBudget;
   const hostBody = withProblems(
     state.problems,
-    folded ? hostLines(state.hosts, inner, true, state.thresholds, view.host) : cards,
+    folded || cards === null ? hostLines(state.hosts, inner, true, state.thresholds, view.host) : cards,
     inner,
   );
   const todoBody = todos ? todoLines(state.todos, inner, view.todosDoneOpen) : [];

@@ -24,6 +24,9 @@ const WIDE: ReadonlyArray<readonly [number, number]> = [
   [0xffe0, 0xffe6],
 ];
 
+/** Below the first wide character every character is one cell. */
+const WIDE_FROM = 0x1100;
+
 /** Zero-width: combining marks, joiners, direction marks, variation selectors, BOM. */
 const ZERO: ReadonlyArray<readonly [number, number]> = [
   [0x0300, 0x036f],
@@ -41,6 +44,9 @@ const ZERO: ReadonlyArray<readonly [number, number]> = [
   [0xfe20, 0xfe2f],
   [0xfeff, 0xfeff],
 ];
+
+/** Below the first zero-width mark nothing is dropped or replaced (EMOJI_BMP and surrogates are above). */
+const ZERO_FROM = 0x0300;
 
 /**
  * Emoji with default emoji presentation inside the BMP: wide to wcwidth, narrow to blessed. Ambiguous
@@ -82,6 +88,8 @@ function inRanges(point: number, ranges: ReadonlyArray<readonly [number, number]
 /** One escape-free line whose every character has a width both blessed and the terminal agree on. */
 export function displayText(text: string): string {
   const plain = plainLine(text);
+  // Most text (ids, commands, hosts) has nothing below the first zero-width mark: kept as it is.
+  if (belowAll(plain, ZERO_FROM)) return plain;
   let out = '';
   for (const char of plain) {
     const point = char.codePointAt(0) as number;
@@ -93,16 +101,39 @@ export function displayText(text: string): string {
   return out;
 }
 
-/** Width in cells of a character of displayText's output. */
-export function charCells(char: string): number {
-  return inRanges(char.codePointAt(0) as number, WIDE) ? 2 : 1;
+/** Whether every UTF-16 unit of `text` is below `code`. */
+function belowAll(text: string, code: number): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= code) return false;
+  return true;
 }
 
-/** Width in cells of displayText's output. */
+/** Width in cells of a character of displayText's output. */
+export function charCells(char: string): number {
+  const point = char.codePointAt(0) as number;
+  return point >= WIDE_FROM && inRanges(point, WIDE) ? 2 : 1;
+}
+
+/**
+ * Width in cells of displayText's output: a character (a code point, a surrogate pair's two units
+ * included) is two cells in WIDE, else one. Walked by UTF-16 unit, since a board's every redraw
+ * measures each of its lines many times.
+ */
 export function cells(text: string): number {
   let width = 0;
-  for (const char of text) width += charCells(char);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < WIDE_FROM) width += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
+      // A pair is one character outside the BMP: one cell, like any character outside WIDE.
+      width += 1;
+      i += 1;
+    } else width += inRanges(code, WIDE) ? 2 : 1;
+  }
   return width;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** At most `width` cells, with `…` where it was cut (never half of a wide character). */

@@ -96,7 +96,12 @@ async function select(pane: string, text: string): Promise<void> {
     await client?.keys('Down');
     await waitFor(
       'the selection moved',
-      async () => (marked(await capture()) !== marked(rows) ? true : undefined),
+      async () => {
+        const now = await capture();
+        if (marked(now) !== marked(rows)) return true;
+        // Thrown, not undefined, so a timeout shows the board before and after the key.
+        throw new Error(`before the key:\n${rows.join('\n')}\nnow:\n${now.join('\n')}`);
+      },
       { timeoutMs: 10_000 },
     );
   }

@@ -312,6 +312,19 @@ describe.skipIf(!HAS_TMUX)('the sidebar in a 38-column terminal', () => {
     expect(running.some((r) => /^│▾ RUNNING 26 +│$/.test(r))).toBe(true);
   });
 
+  it('reads a board the lean read doubts as board does: a job record that is not JSON is a problem line, the rest drawn', async () => {
+    await writeWork(4, 1);
+    await writeFile(join(box.state, 'jobs', 'j_001.json'), '{"id": "j_001", ');
+    const screen = await openSidebar({ hosts: [fixtureHost(0)] });
+    const rows = await screen.waitFor('the problem', has('! board: job j_001: job j_001:'));
+    expect(rows.some((r) => r.includes('_001.json: not JSON: Expected'))).toBe(true);
+    // The full reader's board: the item whose record it cannot read is open, its record missing.
+    expect(rows.some((r) => r.startsWith('┌─ ● Agents & Jobs 4 · w1:p1'))).toBe(true);
+    expect(rows.some((r) => /^│▌ \d+s · job record missing +│$/.test(r))).toBe(true);
+    expect(rows.some((r) => /^│[ ▌] job j_002 · local w2:p2 +│$/.test(r))).toBe(true);
+    expect(rows.some((r) => r.includes('#1 queued'))).toBe(true);
+  });
+
   it('folds hosts by itself in a short pane, and unfolds them when the pane grows', async () => {
     const screen = await openSidebar({ height: 16, hosts: [fixtureHost(0), fixtureHost(1)] });
     const rows = await screen.waitFor('the hosts', has('peer-1'));

@@ -125,6 +125,45 @@ describe('cells: hostile text keeps the layout', () => {
     expect(cells(fitCells('界界界', 5))).toBe(5);
   });
 
+  it('measures every character as a walk by code point does, surrogates and wide ones included', () => {
+    // The widths by code point (cells.ts walks UTF-16 units for speed): two in a wide range, else one.
+    const ranges = [
+      [0x1100, 0x115f],
+      [0x2e80, 0x303e],
+      [0x3041, 0x33ff],
+      [0x3400, 0x4dbf],
+      [0x4e00, 0x9fff],
+      [0xa000, 0xa4cf],
+      [0xac00, 0xd7a3],
+      [0xf900, 0xfaff],
+      [0xfe30, 0xfe4f],
+      [0xff01, 0xff60],
+      [0xffe0, 0xffe6],
+    ];
+    const wide = (point: number) => ranges.some(([low, high]) => point >= low! && point <= high!);
+    const byPoint = (text: string) => [...text].reduce((n, c) => n + (wide(c.codePointAt(0)!) ? 2 : 1), 0);
+    const samples = [
+      '',
+      'abc',
+      '界界a',
+      'a😀b',
+      '\ud83d',
+      'x\ude00y',
+      '\ud83d\ud83d\ude00',
+      '\u10ff\u1100\u115f\u1160',
+    ];
+    samples.push('ｱｲ\uffe6\uffe7', '\u2e7f\u2e80\u303e\u303f\u3040\u3041', '\ud7a3\ud7a4\ud7ff\ue000');
+    // Every BMP unit once, and every unit before a low surrogate and after a high one.
+    for (let code = 0; code <= 0xffff; code += 1) samples.push(String.fromCharCode(code, 0xde00, code));
+    expect(samples.filter((text) => cells(text) !== byPoint(text))).toEqual([]);
+  });
+
+  it('keeps text with nothing to drop or replace as it is, and measures it in cells', () => {
+    const plain = 'job j_12 · local w2:p12 ▌ █░ …';
+    expect(displayText(plain)).toBe(plain);
+    expect(cells(plain)).toBe([...plain].length);
+  });
+
   it('replaces emoji and other characters of disputed width, and drops zero-width marks', () => {
     expect(displayText('ok😀 \u231a e\u0301\u200d!')).toBe(`ok${REPLACEMENT} ${REPLACEMENT} e!`);
   });

@@ -1,0 +1,190 @@
+// blessed's modules compiled with V8's code cache. blessed stays outside the sidebar's bundle (it
+// cannot be bundled), so Node compiles its files from source at every start: some 460 KB, and the
+// functions the first paint runs compiled again each time (about a tenth of a first paint's
+// instructions). On Node >= 22.1 Node's own compile cache does it (module.enableCompileCache); on
+// Node 20, which has no such cache for modules, blessed's files are compiled here as Node's loader
+// would (its wrapper, its require) with the data of an earlier start, kept as one file beside the
+// hot bundles' caches (code-cache/sidebar-blessed-KEY.bin) and read by the same reader, which trusts no
+// file it did not write. A missing, foreign or refused cache costs a plain compile; a fresh one is
+// written once the first frame is drawn, when the functions the paint ran are compiled too.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { Script } from 'node:vm';
+import { codeCacheFile, readCodeCache } from '../service/actions/hot-code-cache.js';
+import { mark } from '../service/actions/timing-marks.js';
+
+/** Node's loader, as the CommonJS runtime has it (already loaded: requiring it costs nothing). */
+interface Loader {
+  wrap(source: string): string;
+  _extensions: Record<string, (module: LoadedModule, filename: string) => void>;
+  _resolveFilename(request: string, parent: LoadedModule, isMain: boolean, options?: unknown): string;
+  _cache: Record<string, unknown>;
+  enableCompileCache?: (dir: string) => { status: number };
+  constants?: { compileCacheStatus?: Record<string, number> };
+}
+
+interface LoadedModule {
+  exports: unknown;
+  require(id: string): unknown;
+}
+
+/** One compiled file: its path under blessed's directory, its source's length, its script. */
+interface Compiled {
+  file: string;
+  length: number;
+  script: Script;
+  used: boolean;
+}
+
+/** The cache's data: a JSON index line, then each file's V8 data in the index's order. */
+interface IndexEntry {
+  file: string;
+  length: number;
+  bytes: number;
+}
+
+export interface BlessedCache {
+  /** Writes the cache when any file was compiled without it; never throws. */
+  remember(): Promise<void>;
+}
+
+/** The cache's name in code-cache/, beside the sidebar bundle's own. */
+const CACHE_NAME = 'sidebar-blessed';
+
+const NONE: BlessedCache = { remember: async () => undefined };
+
+/** blessed's directory and its version (app.ts, the one module that loads blessed, finds them). */
+export interface BlessedPackage {
+  root: string;
+  version: string;
+}
+
+/**
+ * Compiles blessed's files with a code cache from now on. `stateDir`: where the cache is kept, as
+ * the hot bundles' are.
+ */
+export function cacheBlessed(
+  stateDir: string,
+  env: NodeJS.ProcessEnv,
+  blessed: () => BlessedPackage,
+): BlessedCache {
+  try {
+    const loader = require('node:module') as Loader;
+    if (nodeCompileCache(loader, join(stateDir, 'code-cache', 'node'))) return NONE;
+    const { root, version } = blessed();
+    const key = `dogsled-blessed-cache 1 ${process.version} ${version} ${root} ${JSON.stringify([
+      process.execArgv,
+      env.NODE_OPTIONS ?? '',
+    ])}`;
+    const file = codeCacheFile(stateDir, CACHE_NAME, fnv(key));
+    const read = readCodeCache(file, key);
+    const cached = 'data' in read ? parseIndex(read.data) : new Map<string, Buffer>();
+    const compiled: Compiled[] = [];
+    const plain = loader._extensions['.js'];
+    if (!plain) return NONE;
+    loader._extensions['.js'] = (module, filename) => {
+      if (!filename.startsWith(root + sep)) return plain(module, filename);
+      let source = readFileSync(filename, 'utf8');
+      if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
+      const wrapped = loader.wrap(source);
+      const name = relative(root, filename);
+      const data = cached.get(`${name}\0${wrapped.length}`);
+      const script = new Script(wrapped, { filename, cachedData: data });
+      compiled.push({
+        file: name,
+        length: wrapped.length,
+        script,
+        used: data !== undefined && script.cachedDataRejected !== true,
+      });
+      const fn = script.runInThisContext() as (...args: unknown[]) => void;
+      fn.call(
+        module.exports,
+        module.exports,
+        requireFor(loader, module),
+        module,
+        filename,
+        dirname(filename),
+      );
+    };
+    mark(`blessed code cache: ${'data' in read ? `${cached.size} files` : read.refused}`);
+    return {
+      remember: async () => {
+        if (compiled.every((c) => c.used)) return;
+        try {
+          const index: IndexEntry[] = [];
+          const blobs: Buffer[] = [];
+          for (const c of compiled) {
+            const data = c.script.createCachedData();
+            index.push({ file: c.file, length: c.length, bytes: data.length });
+            blobs.push(data);
+          }
+          const data = Buffer.concat([Buffer.from(`${JSON.stringify(index)}\n`), ...blobs]);
+          const { writeCodeCache } = await import('../service/actions/code-cache-writer.js');
+          await writeCodeCache(stateDir, file, key, data, CACHE_NAME);
+          mark('blessed code cache written');
+        } catch {
+          // Only a start-up optimisation: the next start compiles from source again.
+        }
+      },
+    };
+  } catch {
+    return NONE;
+  }
+}
+
+/** Node's own compile cache (Node >= 22.1), for every module loaded from now on: whether it is on. */
+function nodeCompileCache(loader: Loader, dir: string): boolean {
+  if (typeof loader.enableCompileCache !== 'function') return false;
+  const status = loader.constants?.compileCacheStatus ?? {};
+  const { status: got } = loader.enableCompileCache(dir);
+  return got === status.ENABLED || got === status.ALREADY_ENABLED;
+}
+
+/** The files' data by `file\0length`; an index that does not add up is no cache at all. */
+function parseIndex(data: Buffer): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const end = data.indexOf(10);
+  if (end < 0) return out;
+  let index: unknown;
+  try {
+    index = JSON.parse(data.toString('utf8', 0, end));
+  } catch {
+    return out;
+  }
+  if (!Array.isArray(index)) return out;
+  let at = end + 1;
+  for (const entry of index as IndexEntry[]) {
+    const ok =
+      typeof entry?.file === 'string' &&
+      Number.isSafeInteger(entry.length) &&
+      Number.isSafeInteger(entry.bytes) &&
+      entry.bytes > 0 &&
+      at + entry.bytes <= data.length;
+    if (!ok) return new Map();
+    out.set(`${entry.file}\0${entry.length}`, data.subarray(at, at + entry.bytes));
+    at += entry.bytes;
+  }
+  return at === data.length ? out : new Map();
+}
+
+/** The require a module compiled here is given: Node's own, resolved from that module. */
+function requireFor(loader: Loader, module: LoadedModule): NodeJS.Require {
+  const load = (id: string) => module.require(id);
+  return Object.assign(load, {
+    resolve: (request: string, options?: unknown) => loader._resolveFilename(request, module, false, options),
+    cache: loader._cache,
+    main: require.main,
+    extensions: loader._extensions,
+  }) as unknown as NodeJS.Require;
+}
+
+/** 16 hex digits of FNV-1a (64-bit) of `text`: the cache file's name for its key. */
+function fnv(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= BigInt(text.charCodeAt(i));
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, '0');
+}

@@ -1,0 +1,176 @@
+// blessed's code cache (sidebar/blessed-cache.ts): a real sidebar in a real tmux writes it after its
+// first frame and compiles blessed from it at the next start; a cache in doubt (damaged, foreign,
+// not a file, an index that does not add up, V8 data that is not V8's) costs only a plain compile:
+// the board paints and keys still move its selection.
+
+import { spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, sandbox } from '../../helpers/cli.js';
+import { startTmux, type Tmux, type TmuxServer } from '../../helpers/tmux.js';
+import { tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
+import { openSidebar, writeAfternoon } from './sidebar-fixtures.js';
+
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const NODE_CACHE =
+  typeof (process.getBuiltinModule?.('node:module') as { enableCompileCache?: unknown })
+    ?.enableCompileCache === 'function';
+let box: Sandbox;
+let server: TmuxServer;
+let screens: Tmux[];
+
+beforeAll(async () => {
+  if (HAS_TMUX) server = await startTmux(await tempDir('dogsled-tmux-'), `bc${process.pid}`);
+});
+afterAll(async () => server?.kill());
+beforeEach(async () => {
+  box = await sandbox();
+  screens = [];
+  await writeAfternoon(box.state, Date.now());
+});
+afterEach(async () => {
+  for (const screen of screens) await screen.kill();
+  await box.cleanup();
+});
+
+const cacheDir = () => join(box.state, 'code-cache');
+
+async function cacheFile(): Promise<string | undefined> {
+  const names = await readdir(cacheDir()).catch(() => [] as string[]);
+  const name = names.find((n) => /^sidebar-blessed-[0-9a-f]{16}\.bin$/.test(n));
+  return name === undefined ? undefined : join(cacheDir(), name);
+}
+
+/** A sidebar drawn, its selection moved down and back up by keys, then closed. */
+async function sidebarWorks(): Promise<void> {
+  const screen = await openSidebar({ server, box, width: 38, height: 45 });
+  screens.push(screen);
+  const marked = (rows: string[]) => rows.findIndex((r) => r.startsWith('│▌'));
+  const first = marked(await screen.capture());
+  expect(first).toBeGreaterThan(0);
+  await screen.keys('Down');
+  const second = marked(await screen.waitFor('the selection down', (rows) => marked(rows) > first));
+  await screen.keys('Up');
+  await screen.waitFor('the selection back up', (rows) => marked(rows) === first);
+  expect(second).toBeGreaterThan(first);
+}
+
+/**
+ * A cache as the sidebar writes it for `key`: the key line, the length, the data twice, the data an
+ * index line whose sizes add up to the rest, which is not the filler a test wrote.
+ */
+function fresh(file: Buffer, key: string): boolean {
+  const keyEnd = file.indexOf(10);
+  const lengthEnd = file.indexOf(10, keyEnd + 1);
+  const length = Number(file.toString('latin1', keyEnd + 1, lengthEnd));
+  if (file.toString('utf8', 0, keyEnd) !== key || file.length !== lengthEnd + 1 + 2 * length) return false;
+  const copy = file.subarray(lengthEnd + 1, lengthEnd + 1 + length);
+  if (!copy.equals(file.subarray(lengthEnd + 1 + length))) return false;
+  const indexEnd = copy.indexOf(10);
+  try {
+    const index = JSON.parse(copy.toString('utf8', 0, indexEnd)) as Array<{ bytes: number }>;
+    const blobs = copy.subarray(indexEnd + 1);
+    return (
+      index.reduce((sum, e) => sum + e.bytes, 0) === blobs.length &&
+      !blobs.subarray(0, 64).equals(FILLER.subarray(0, 64))
+    );
+  } catch {
+    return false;
+  }
+}
+
+const FILLER = Buffer.alloc(1 << 20, 0x5a);
+
+/** The cache a first start writes (after its first frame), as `file` and its text. */
+async function written(): Promise<{ file: string; data: Buffer }> {
+  await sidebarWorks();
+  const file = await waitFor('the blessed code cache', () => cacheFile(), { timeoutMs: 20_000 });
+  return { file, data: await readFile(file) };
+}
+
+describe.skipIf(!HAS_TMUX || NODE_CACHE)("blessed's code cache (Node 20 and 21)", () => {
+  it('is written after the first frame and used by the next start, which writes nothing', async () => {
+    const { file } = await written();
+    const before = await stat(file);
+    await sidebarWorks();
+    // The second start compiled every file it loaded from the cache: nothing to write again.
+    const after = await stat(file);
+    expect(after.mtimeMs).toBe(before.mtimeMs);
+    expect(after.ino).toBe(before.ino);
+  });
+
+  it('a cache in doubt costs a plain compile and is written anew', async () => {
+    const { file, data } = await written();
+    const keyEnd = data.indexOf(10);
+    const lengthEnd = data.indexOf(10, keyEnd + 1);
+    const head = data.subarray(0, lengthEnd + 1);
+    const envelope = (payload: Buffer) =>
+      Buffer.concat([data.subarray(0, keyEnd + 1), Buffer.from(`${payload.length}\n`), payload, payload]);
+    const payload = data.subarray(lengthEnd + 1, lengthEnd + 1 + (data.length - head.length) / 2);
+    const indexEnd = payload.indexOf(10);
+    const index = JSON.parse(payload.toString('utf8', 0, indexEnd)) as Array<{ bytes: number }>;
+    const garbage = FILLER.subarray(0, payload.length - indexEnd - 1);
+    const key = data.toString('utf8', 0, keyEnd);
+    const hostile: Array<[string, () => Promise<void>]> = [
+      // The second copy differs from the first by one byte.
+      [
+        'damaged',
+        () => writeFile(file, Buffer.concat([data.subarray(0, -1), Buffer.from([data.at(-1)! ^ 1])])),
+      ],
+      ['another key', () => writeFile(file, Buffer.concat([Buffer.from('x'), data]))],
+      [
+        'an index that is not JSON',
+        () => writeFile(file, envelope(Buffer.concat([Buffer.from('{\n'), garbage]))),
+      ],
+      [
+        'an index longer than its data',
+        () =>
+          writeFile(
+            file,
+            envelope(
+              Buffer.concat([
+                Buffer.from(`${JSON.stringify(index.map((e) => ({ ...e, bytes: e.bytes + 1 })))}\n`),
+                garbage,
+              ]),
+            ),
+          ),
+      ],
+      // An index that adds up over bytes that are not V8's: V8 refuses them.
+      [
+        'data that is not V8 data',
+        () => writeFile(file, envelope(Buffer.concat([payload.subarray(0, indexEnd + 1), garbage]))),
+      ],
+      [
+        'a directory',
+        async () => {
+          await rm(file);
+          await mkdir(file);
+        },
+      ],
+      [
+        'a FIFO',
+        async () => {
+          await rm(file, { recursive: true });
+          expect(spawnSync('mkfifo', [file]).status).toBe(0);
+        },
+      ],
+    ];
+    for (const [what, make] of hostile) {
+      await make();
+      for (const screen of screens.splice(0)) await screen.kill();
+      await sidebarWorks().catch((error: unknown) => {
+        throw new Error(`with ${what} in the cache's place: ${error}`);
+      });
+      if (what === 'a directory' || what === 'a FIFO') continue;
+      // A regular file in doubt is replaced by a good one once the frame is drawn.
+      await waitFor(
+        `the cache written anew after ${what}`,
+        async () => ((await stat(file)).isFile() && fresh(await readFile(file), key) ? true : undefined),
+        { timeoutMs: 20_000 },
+      );
+    }
+    await rm(file, { recursive: true, force: true });
+  });
+});
