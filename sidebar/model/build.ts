@@ -13,6 +13,7 @@ import { hostLines } from './hosts.js';
 import { TODOS_HINT, todoLines } from './todos.js';
 import {
   type Frame,
+  findRow,
   type Line,
   type PanelId,
   type PanelView,
@@ -221,5 +222,5 @@ export function agedState(state: SidebarState, now: number): SidebarState {
 export function selectedRow(state: SidebarState, key: string | null): BoardRow | null {
   if (!state.board) return null;
   const rows = boardRows(state.board);
-  return rows.find((row) => rowKey(row) === key) ?? null;
+  return findRow(rows, key) ?? null;
 }

@@ -127,6 +127,26 @@ export function initialView(): ViewState {
   };
 }
 
-export function rowKey(row: Pick<BoardRow, 'kind' | 'id'>): string {
-  return `${row.kind}:${row.id}`;
+/**
+ * A card's key: its group, kind and id. One item can have two cards at once (an open child idle on a
+ * branch with work has TO LAND and ATTENTION, as the board rule says), so its kind and id alone
+ * marked both as selected and an arrow could never step from one to the other.
+ */
+export function rowKey(row: Pick<BoardRow, 'group' | 'kind' | 'id'>): string {
+  return `${row.group}:${row.kind}:${row.id}`;
+}
+
+/**
+ * The card `key` names among `rows`: that card, else the same item's card in another group (the
+ * card moved: dismissed to DONE, a child that started working again), so a selection follows it.
+ */
+export function findRow<T extends Pick<BoardRow, 'group' | 'kind' | 'id'>>(
+  rows: readonly T[],
+  key: string | null,
+): T | undefined {
+  if (key === null) return undefined;
+  const exact = rows.find((row) => rowKey(row) === key);
+  if (exact) return exact;
+  const item = key.slice(key.indexOf(':') + 1);
+  return rows.find((row) => `${row.kind}:${row.id}` === item);
 }

@@ -8,7 +8,15 @@
 import { type BoardRow, boardRows } from '../../service/core/board/board-rule.js';
 import { displayText } from './cells.js';
 import { TODOS_FOLD } from './todos.js';
-import { type Frame, PANELS, type PanelId, rowKey, type SidebarState, type ViewState } from './types.js';
+import {
+  type Frame,
+  findRow,
+  PANELS,
+  type PanelId,
+  rowKey,
+  type SidebarState,
+  type ViewState,
+} from './types.js';
 import { groupFold } from './work.js';
 
 /** Tab: the next panel of those drawn (`panels`, top to bottom). */
@@ -53,18 +61,22 @@ export function visibleRows(state: SidebarState, view: ViewState): BoardRow[] {
   return boardRows(state.board).filter((row) => !view.foldedGroups.includes(groupFold(row.group)));
 }
 
-/** Keeps the selection on a visible row: the same one when it is still shown, else the first. */
+/**
+ * Keeps the selection on a visible row: the same card when it is still shown (or its item's card in
+ * the group it moved to), else the first.
+ */
 export function ensureSelection(state: SidebarState, view: ViewState): ViewState {
   const rows = visibleRows(state, view);
-  if (rows.some((row) => rowKey(row) === view.selected)) return view;
-  const first = rows[0];
-  return { ...view, selected: first ? rowKey(first) : null };
+  const row = findRow(rows, view.selected) ?? rows[0];
+  const selected = row ? rowKey(row) : null;
+  return selected === view.selected ? view : { ...view, selected };
 }
 
 export function moveSelection(state: SidebarState, view: ViewState, step: number): ViewState {
   const rows = visibleRows(state, view);
   if (rows.length === 0) return { ...view, selected: null };
-  const index = rows.findIndex((row) => rowKey(row) === view.selected);
+  const current = findRow(rows, view.selected);
+  const index = current ? rows.indexOf(current) : -1;
   const next = Math.min(rows.length - 1, Math.max(0, Math.max(index, 0) + step));
   return { ...view, selected: rowKey(rows[next] as BoardRow) };
 }
@@ -81,7 +93,7 @@ function toggled(list: readonly string[], key: string): string[] {
 export function toggleFold(state: SidebarState, view: ViewState): ViewState {
   if (view.focus === 'hosts') return { ...view, hostsFolded: !view.hostsFolded };
   if (view.focus === 'todos') return { ...view, todosDoneOpen: !view.todosDoneOpen };
-  const row = state.board ? boardRows(state.board).find((r) => rowKey(r) === view.selected) : undefined;
+  const row = state.board ? findRow(boardRows(state.board), view.selected) : undefined;
   if (!row) return view;
   return ensureSelection(state, { ...view, foldedGroups: toggled(view.foldedGroups, groupFold(row.group)) });
 }
@@ -115,7 +127,7 @@ export function clickAt(
   if (line?.fold !== undefined && !double) next = toggleNamedFold(state, next, line.fold);
   if (line?.row === undefined) return { view: next, activate: null };
   next = { ...next, selected: line.row };
-  const row = state.board ? (boardRows(state.board).find((r) => rowKey(r) === line.row) ?? null) : null;
+  const row = state.board ? (findRow(boardRows(state.board), line.row) ?? null) : null;
   return { view: next, activate: double ? row : null };
 }
 

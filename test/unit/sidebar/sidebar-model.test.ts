@@ -386,14 +386,104 @@ describe('keys, mouse and the menu', () => {
     expect(folded.selected).not.toBe(view.selected);
   });
 
+  it('an item with two cards (TO LAND and ATTENTION) is two stops for the arrows, one marked at a time', () => {
+    // An open child idle on its branch with work to land: the board rule gives it both cards.
+    const child = {
+      id: 'i_child',
+      kind: 'agent' as const,
+      host: 'local',
+      pane: 'w2:p9',
+      owner: 'w1:p1',
+      created_ms: NOW - 60_000,
+      closed_ms: null,
+      close_reason: null,
+      job: null,
+      ticket: null,
+      name: 'parser',
+    };
+    const pane = {
+      pane: 'w2:p9',
+      agent: 'claude',
+      state: 'idle',
+      name: 'parser',
+      model: null,
+      stalled_since_ms: null,
+      state_since_ms: NOW - 5_000,
+    } as const;
+    const land = {
+      item: 'i_child',
+      name: 'parser',
+      host: 'local',
+      branch: 'feat/parser',
+      ahead: 1,
+      dirty: false,
+      observed_ms: NOW - 4_000,
+    };
+    const jobs = jobsBoard(2);
+    const board = boardOf(
+      {
+        owner: 'w1:p1',
+        items: [child],
+        tickets: [],
+        jobs: new Map(),
+        agentPanes: new Map([[pane.pane, pane]]),
+        toLand: [land],
+      },
+      NOW,
+    );
+    const below = jobs.groups.find((g) => g.id === 'running')!.rows;
+    board.groups = board.groups.map((g) => (g.id === 'running' ? { ...g, rows: below } : g));
+    const cardsOf = board.groups.flatMap((g) => g.rows.filter((r) => r.id === 'i_child').map(() => g.id));
+    expect(cardsOf).toEqual(['to_land', 'attention']);
+    const s = state({ board });
+    const frame = (view: ViewState) => buildSidebar(s, view, NOW, 38, 60);
+    // The texts of the marked lines: one card's, never both of the child's.
+    const marked = (view: ViewState) =>
+      frame(view)
+        .panels.find((p) => p.id === 'work')!
+        .lines.filter((l) => l.segments.some((seg) => seg.bg === 'surface0'))
+        .map(text)
+        .join('|');
+    let view = ensureSelection(s, initialView());
+    expect(frame(view).selected?.group).toBe('to_land');
+    expect(marked(view)).toContain('to land');
+    expect(marked(view)).not.toContain('idle without dogsled done');
+    view = moveSelection(s, view, 1);
+    expect(frame(view).selected?.group).toBe('attention');
+    expect(marked(view)).toContain('idle without dogsled done');
+    expect(marked(view)).not.toContain('to land');
+    view = moveSelection(s, view, 1);
+    expect(frame(view).selected).toMatchObject({ group: 'running', kind: 'job' });
+    view = moveSelection(s, moveSelection(s, view, -1), -1);
+    expect(frame(view).selected?.group).toBe('to_land');
+  });
+
+  it('the selection follows its card to the group it moves to, else stays on the same item', () => {
+    const s = state({ board: jobsBoard(10) });
+    const view = { ...ensureSelection(s, initialView()), selected: 'attention:job:j5' };
+    const moved = jobsBoard(10);
+    // j5 dismissed: its card is in DONE now (unfolded here, so it is still shown).
+    const row = moved.groups.find((g) => g.id === 'attention')!.rows[0]!;
+    moved.groups = moved.groups.map((g) =>
+      g.id === 'attention'
+        ? { ...g, rows: [] }
+        : g.id === 'done'
+          ? { ...g, rows: [...g.rows, { ...row, group: 'done' as const }] }
+          : g,
+    );
+    const after = state({ board: moved });
+    const kept = ensureSelection(after, { ...view, foldedGroups: [] });
+    expect(buildSidebar(after, kept, NOW, 38, 60).selected).toMatchObject({ group: 'done', id: 'j5' });
+  });
+
   it('a click selects the card under it, a double click activates it, a click on a fold toggles it', () => {
     const s = state({ board: jobsBoard(10) });
     const view = ensureSelection(s, initialView());
     const frame = buildSidebar(s, view, NOW, 38, 60);
     const work = frame.panels.find((p) => p.id === 'work')!;
-    const y = work.top + 1 + work.lines.findIndex((l) => l.row === 'job:j3');
+    const y = work.top + 1 + work.lines.findIndex((l) => l.row === 'running:job:j3');
     const click = clickAt(s, { ...view, focus: 'hosts' }, frame, y, false);
-    expect(click.view).toMatchObject({ focus: 'work', selected: 'job:j3' });
+    expect(click.view).toMatchObject({ focus: 'work', selected: 'running:job:j3' });
     expect(click.activate).toBeNull();
     expect(clickAt(s, view, frame, y + 2, true).activate?.id).toBe('j3');
     const doneY = work.top + 1 + work.lines.findIndex((l) => l.fold === 'group:done');
