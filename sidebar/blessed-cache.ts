@@ -7,8 +7,12 @@
 // hot bundles' caches (code-cache/sidebar-blessed-KEY.bin) and read by the same reader, which trusts no
 // file it did not write. A missing, foreign or refused cache costs a plain compile; a fresh one is
 // written once the first frame is drawn, when the functions the paint ran are compiled too.
+// V8 checks a cache only against its source's length, so each file's data is kept under that file's
+// stamp (device, inode, size, mtime and ctime, from the handle it is read through): blessed edited in
+// place under the same version (a patch, a hand fix) is compiled from its source, never from the data
+// of what it was. ctime cannot be set back, so no edit keeps a stamp.
 
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { Script } from 'node:vm';
 import { codeCacheFile, readCodeCache } from '../service/actions/hot-code-cache.js';
@@ -29,10 +33,11 @@ interface LoadedModule {
   require(id: string): unknown;
 }
 
-/** One compiled file: its path under blessed's directory, its source's length, its script. */
+/** One compiled file: its path under blessed's directory, its source's length and stamp, its script. */
 interface Compiled {
   file: string;
   length: number;
+  stamp: string;
   script: Script;
   used: boolean;
 }
@@ -41,6 +46,7 @@ interface Compiled {
 interface IndexEntry {
   file: string;
   length: number;
+  stamp: string;
   bytes: number;
 }
 
@@ -73,7 +79,7 @@ export function cacheBlessed(
     const loader = require('node:module') as Loader;
     if (nodeCompileCache(loader, join(stateDir, 'code-cache', 'node'))) return NONE;
     const { root, version } = blessed();
-    const key = `dogsled-blessed-cache 1 ${process.version} ${version} ${root} ${JSON.stringify([
+    const key = `dogsled-blessed-cache 2 ${process.version} ${version} ${root} ${JSON.stringify([
       process.execArgv,
       env.NODE_OPTIONS ?? '',
     ])}`;
@@ -85,15 +91,17 @@ export function cacheBlessed(
     if (!plain) return NONE;
     loader._extensions['.js'] = (module, filename) => {
       if (!filename.startsWith(root + sep)) return plain(module, filename);
-      let source = readFileSync(filename, 'utf8');
+      const read = readStamped(filename);
+      let source = read.source;
       if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
       const wrapped = loader.wrap(source);
       const name = relative(root, filename);
-      const data = cached.get(`${name}\0${wrapped.length}`);
+      const data = cached.get(entryKey(name, wrapped.length, read.stamp));
       const script = new Script(wrapped, { filename, cachedData: data });
       compiled.push({
         file: name,
         length: wrapped.length,
+        stamp: read.stamp,
         script,
         used: data !== undefined && script.cachedDataRejected !== true,
       });
@@ -116,7 +124,7 @@ export function cacheBlessed(
           const blobs: Buffer[] = [];
           for (const c of compiled) {
             const data = c.script.createCachedData();
-            index.push({ file: c.file, length: c.length, bytes: data.length });
+            index.push({ file: c.file, length: c.length, stamp: c.stamp, bytes: data.length });
             blobs.push(data);
           }
           const data = Buffer.concat([Buffer.from(`${JSON.stringify(index)}\n`), ...blobs]);
@@ -141,7 +149,34 @@ function nodeCompileCache(loader: Loader, dir: string): boolean {
   return got === status.ENABLED || got === status.ALREADY_ENABLED;
 }
 
-/** The files' data by `file\0length`; an index that does not add up is no cache at all. */
+/** A file's data is looked up by its path, its wrapped source's length and its stamp. */
+function entryKey(file: string, length: number, stamp: string): string {
+  return `${file}\0${length}\0${stamp}`;
+}
+
+/**
+ * A file's text and its stamp, both from one handle (the same calls readFileSync makes: open, fstat,
+ * read, close), so the stamp is that of the text compiled, even when the file is replaced meanwhile.
+ */
+function readStamped(filename: string): { source: string; stamp: string } {
+  const fd = openSync(filename, 'r');
+  try {
+    const info = fstatSync(fd, { bigint: true });
+    const buffer = Buffer.allocUnsafe(Number(info.size));
+    let got = 0;
+    while (got < buffer.length) {
+      const n = readSync(fd, buffer, got, buffer.length - got, null);
+      if (n === 0) break;
+      got += n;
+    }
+    const stamp = `${info.dev}:${info.ino}:${got}:${info.mtimeNs}:${info.ctimeNs}`;
+    return { source: buffer.toString('utf8', 0, got), stamp };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The files' data by entryKey; an index that does not add up is no cache at all. */
 function parseIndex(data: Buffer): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   const end = data.indexOf(10);
@@ -157,12 +192,13 @@ function parseIndex(data: Buffer): Map<string, Buffer> {
   for (const entry of index as IndexEntry[]) {
     const ok =
       typeof entry?.file === 'string' &&
+      typeof entry.stamp === 'string' &&
       Number.isSafeInteger(entry.length) &&
       Number.isSafeInteger(entry.bytes) &&
       entry.bytes > 0 &&
       at + entry.bytes <= data.length;
     if (!ok) return new Map();
-    out.set(`${entry.file}\0${entry.length}`, data.subarray(at, at + entry.bytes));
+    out.set(entryKey(entry.file, entry.length, entry.stamp), data.subarray(at, at + entry.bytes));
     at += entry.bytes;
   }
   return at === data.length ? out : new Map();

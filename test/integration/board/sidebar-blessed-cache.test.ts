@@ -1,13 +1,14 @@
 // blessed's code cache (sidebar/blessed-cache.ts): a real sidebar in a real tmux writes it after its
 // first frame and compiles blessed from it at the next start; a cache in doubt (damaged, foreign,
 // not a file, an index that does not add up, V8 data that is not V8's) costs only a plain compile:
-// the board paints and keys still move its selection.
+// the board paints and keys still move its selection. blessed edited in place under the same
+// version and length (a patch) is compiled from its new source, never from the old one's data.
 
 import { spawnSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, sandbox } from '../../helpers/cli.js';
+import { CLI, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { startTmux, type Tmux, type TmuxServer } from '../../helpers/tmux.js';
 import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -44,8 +45,8 @@ async function cacheFile(): Promise<string | undefined> {
 }
 
 /** A sidebar drawn, its selection moved down and back up by keys, then closed. */
-async function sidebarWorks(): Promise<void> {
-  const screen = await openSidebar({ server, box, width: 38, height: 45 });
+async function sidebarWorks(from: { cli?: string; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+  const screen = await openSidebar({ server, box, width: 38, height: 45, ...from });
   screens.push(screen);
   const marked = (rows: string[]) => rows.findIndex((r) => r.startsWith('│▌'));
   const first = marked(await screen.capture());
@@ -84,8 +85,10 @@ function fresh(file: Buffer, key: string): boolean {
 const FILLER = Buffer.alloc(1 << 20, 0x5a);
 
 /** The cache a first start writes (after its first frame), as `file` and its text. */
-async function written(): Promise<{ file: string; data: Buffer }> {
-  await sidebarWorks();
+async function written(
+  from: { cli?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ file: string; data: Buffer }> {
+  await sidebarWorks(from);
   const file = await waitFor('the blessed code cache', () => cacheFile(), { timeoutMs: 20_000 });
   return { file, data: await readFile(file) };
 }
@@ -172,5 +175,45 @@ describe.skipIf(!HAS_TMUX || NODE_CACHE)("blessed's code cache (Node 20 and 21)"
       );
     }
     await rm(file, { recursive: true, force: true });
+  });
+
+  it('blessed edited in place (same version, same length) is compiled from its new source', async () => {
+    // A checkout of its own: this build, and a copy of blessed beside the other packages (linked).
+    const root = await tempDir('dogsled-blessed-edit-');
+    const checkout = dirname(dirname(CLI));
+    await cp(join(checkout, 'dist'), join(root, 'dist'), { recursive: true });
+    await cp(join(checkout, 'package.json'), join(root, 'package.json'));
+    await mkdir(join(root, 'node_modules'));
+    for (const name of await readdir(join(checkout, 'node_modules'))) {
+      if (name === 'blessed') continue;
+      await symlink(join(checkout, 'node_modules', name), join(root, 'node_modules', name));
+    }
+    await cp(join(checkout, 'node_modules', 'blessed'), join(root, 'node_modules', 'blessed'), {
+      recursive: true,
+    });
+    const cli = join(root, 'dist', 'dogsled.cjs');
+    const mark = join(root, 'edited');
+    const env = { BLESSED_EDIT_MARK: mark };
+    const { file } = await written({ cli, env });
+    const before = await stat(file);
+    // screen.js's licence comment made a statement of the same length, run when the module loads.
+    const screenJs = join(root, 'node_modules', 'blessed', 'lib', 'widgets', 'screen.js');
+    const source = await readFile(screenJs, 'utf8');
+    const header = source.slice(0, source.indexOf('*/') + 2);
+    const code = "require('fs').writeFileSync(process.env.BLESSED_EDIT_MARK, 'x');/*";
+    const edited = `${code}${' '.repeat(header.length - code.length - 2)}*/`;
+    expect(edited.length).toBe(header.length);
+    await writeFile(screenJs, edited + source.slice(header.length));
+    for (const screen of screens.splice(0)) await screen.kill();
+    await sidebarWorks({ cli, env });
+    // The old data would have run the old top level (a comment): the mark is the new source's.
+    expect((await stat(mark)).isFile()).toBe(true);
+    // And the cache is written anew for the edited file.
+    await waitFor(
+      'the cache written anew for the edit',
+      async () => ((await stat(file)).mtimeMs !== before.mtimeMs ? true : undefined),
+      { timeoutMs: 20_000 },
+    );
+    await rm(root, { recursive: true, force: true });
   });
 });

@@ -151,6 +151,8 @@ export interface OpenSidebar {
   owner?: string;
   env?: NodeJS.ProcessEnv;
   preload?: string;
+  /** The CLI's entry (default: this checkout's build). */
+  cli?: string;
 }
 
 /** `dogsled sidebar` in a fresh screen of `server`, once its first frame is drawn. */
@@ -160,7 +162,7 @@ export async function openSidebar(options: OpenSidebar): Promise<Tmux> {
     dir: box.root,
     width: options.width,
     height: options.height,
-    argv: [process.execPath, CLI, 'sidebar', '--owner', options.owner ?? OWNER],
+    argv: [process.execPath, options.cli ?? CLI, 'sidebar', '--owner', options.owner ?? OWNER],
     env: {
       HOME: box.home,
       DOGSLED_STATE: box.state,
