@@ -175,7 +175,8 @@ describe.skipIf(!HAS_TMUX || NODE_CACHE)("blessed's code cache (Node 20 and 21)"
       );
     }
     await rm(file, { recursive: true, force: true });
-  });
+    // Eight sidebar starts, each a Node start with blessed compiled from source on a shared machine.
+  }, 120_000);
 
   it('blessed edited in place (same version, same length) is compiled from its new source', async () => {
     // A checkout of its own: this build, and a copy of blessed beside the other packages (linked).
@@ -215,5 +216,6 @@ describe.skipIf(!HAS_TMUX || NODE_CACHE)("blessed's code cache (Node 20 and 21)"
       { timeoutMs: 20_000 },
     );
     await rm(root, { recursive: true, force: true });
-  });
+    // Three sidebar starts and a copy of the build.
+  }, 120_000);
 });
