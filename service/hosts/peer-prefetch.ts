@@ -1,77 +1,109 @@
-// A command's cold peer reads, started before the cache's reader reaches them. Without a service on
-// this host each peer read is one fresh `ssh` (the handshake is most of a cold `status`), and the
-// reader (peer-cache.ts) first reads the entry through its schema and takes the entry's lock: work
-// that now runs while ssh connects instead of before it. Only a read that is certainly due is
-// started early (no entry, or one whose own fields say so, and no reader holding its lock); the
-// reader, once under the lock, takes the running call as its own read when it still wants one, and
-// a call it did not take (another caller read first) is stopped when the command's reads end. So a
-// peer is still read at most once per due entry per caller, and the reader's rules (spacing,
-// backoff, budget, what is written) are unchanged: only when the ssh starts moves.
+// A command's cold peer reads, started before the cache's reader (peer-cache.ts) reaches them.
+// Without a service on this host each peer read is one fresh `ssh`, whose handshake is most of a
+// cold `status`; the reader first builds the entry's schema, reads it and takes its lock, and only
+// then starts ssh. Here, for a peer whose entry is certainly due, the entry's lock is taken at once
+// (lockNow, lock.ts's own lock) and ssh started, and the rest (the entry read through its schema,
+// the reply judged as the reader judges it, the entry written under the lock) follows while ssh
+// connects. The lock is what keeps the cache's promise of one read per peer per 10 s across every
+// caller: a caller that finds it held starts nothing and waits for the holder as the reader does.
+// Anything in doubt (a lock held, a file it cannot read, fields it does not know, a service here,
+// whose pool reads for the command: peer-read-client.ts) starts nothing, and the reader answers.
 
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { basename } from 'node:path';
 import { isIntOrNull, isRecord } from '../core/common/shape.js';
+import { testKnob } from '../core/common/test-knobs.js';
+import type { PeerEntry } from '../core/fleet/fleet-types.js';
 import { PEER_SNAPSHOT_MAX_BYTES, peerReadDue } from '../core/fleet/peer-reads.js';
 import { glanceJson } from '../state/engine/glance-file.js';
+import { DOUBT, lockNow, readNow, writeNow } from '../state/engine/update-now.js';
 import type { StateIO } from '../state/io.js';
+import { STATE_DIR_MODE, STATE_FILE_MODE } from '../state/paths.js';
+import { PeerEntrySchema } from '../state/schemas/peer-schemas.js';
 import { OpenSshTransport } from '../transport/openssh.js';
-import type { ExecOptions, PeerTarget, Transport, VerbReply } from '../transport/types.js';
 import type { PeerHost } from './fleet.js';
-import { peerEntryPath, peerTarget } from './peer-cache.js';
+import { judgePeerRead, peerEntryPath, peerTarget } from './peer-cache.js';
 
-/** The one verb started early: the cache's read (peer-cache.ts, readPeer). */
-const SNAPSHOT: readonly string[] = ['snapshot'];
-
-interface Early {
-  reply: Promise<VerbReply>;
-  stop: AbortController;
-}
-
-export interface PrefetchIO extends Pick<StateIO, 'paths' | 'now' | 'signal'> {
+export interface EarlyReadIO extends StateIO {
   env: NodeJS.ProcessEnv;
   remoteCommand: readonly string[];
 }
 
 /**
- * `inner` with the due reads of `peers` already under way over OpenSSH; `inner` itself when none is
- * (a service here reads for the command through its pool, peer-read-client.ts, so nothing starts).
- * The caller closes it once its reads are done: a call nobody took is stopped then.
+ * The reads of `peers` started now, by peer id: each resolves with the entry it wrote, or undefined
+ * when it left the peer to the reader before reading (nothing written). None when a service runs
+ * here. A read is bounded by `budgetMs` from now, so by the reader's budget, which starts later.
  */
-export function prefetchPeerReads(
-  io: PrefetchIO,
+export function startEarlyReads(
+  io: EarlyReadIO,
   peers: readonly PeerHost[],
-  inner: Transport,
   budgetMs: number,
-): Transport {
-  if (io.signal?.aborted || existsSync(io.paths.peerReadSock)) return inner;
+): Map<string, Promise<PeerEntry | undefined>> {
+  const early = new Map<string, Promise<PeerEntry | undefined>>();
+  if (io.signal?.aborted || existsSync(io.paths.peerReadSock)) return early;
   const now = io.now();
-  const due = peers.filter((peer) => peer.via !== 'bus' && certainlyDue(io, peer, now));
-  if (due.length === 0) return inner;
-  const ssh = new OpenSshTransport({ env: io.env });
-  const early = new Map<string, Early>();
-  for (const peer of due) {
-    const target = peerTarget(peer, io.remoteCommand);
-    const stop = new AbortController();
-    const signal = io.signal ? AbortSignal.any([stop.signal, io.signal]) : stop.signal;
-    // The reader's deadline starts after this one, so this read never outlives it.
-    const reply = ssh.exec(target, SNAPSHOT, {
-      timeoutMs: budgetMs,
-      maxReplyBytes: PEER_SNAPSHOT_MAX_BYTES,
-      signal,
-    });
-    // Settled by whoever takes it, or ignored once stopped.
-    reply.catch(() => undefined);
-    early.set(keyOf(target), { reply, stop });
+  for (const peer of peers) {
+    if (peer.via === 'bus') continue;
+    const file = peerEntryPath(io, peer.id);
+    // A test that freezes a holder inside this lock means the reader's own lock (lock.ts's pause).
+    if (testKnob(io.env, 'LOCK_HOLD_FILE') === basename(file)) continue;
+    if (!certainlyDue(file, peer, now)) continue;
+    try {
+      mkdirSync(io.paths.peers, { recursive: true, mode: STATE_DIR_MODE });
+    } catch {
+      return early;
+    }
+    const held = lockNow(file);
+    if (held === undefined) continue;
+    early.set(peer.id, readEarly(io, peer, file, held, budgetMs));
   }
-  return new PrefetchedReads(inner, early);
+  return early;
+}
+
+async function readEarly(
+  io: EarlyReadIO,
+  peer: PeerHost,
+  file: string,
+  held: NonNullable<ReturnType<typeof lockNow>>,
+  budgetMs: number,
+): Promise<PeerEntry | undefined> {
+  const stop = new AbortController();
+  const signal = io.signal ? AbortSignal.any([stop.signal, io.signal]) : stop.signal;
+  const reply = new OpenSshTransport({ env: io.env }).exec(peerTarget(peer, io.remoteCommand), ['snapshot'], {
+    timeoutMs: budgetMs,
+    maxReplyBytes: PEER_SNAPSHOT_MAX_BYTES,
+    signal,
+  });
+  // Settled below, or dropped once stopped.
+  reply.catch(() => undefined);
+  try {
+    // While ssh connects: the entry as the reader would read it under this lock.
+    const current = readNow(file, PeerEntrySchema);
+    const base = current === DOUBT || current?.target !== peer.target ? undefined : current;
+    if (current === DOUBT || !peerReadDue(base, io.now())) {
+      // The reader quarantines a file in doubt, and a read no longer due is not made.
+      stop.abort(new DOMException('left to the reader', 'AbortError'));
+      await reply.catch(() => undefined);
+      return undefined;
+    }
+    const next = await judgePeerRead({ ...io, signal }, peer, base, () => reply);
+    // As lock.ts's writers do: a lock lost meanwhile (broken as abandoned) writes nothing.
+    if (held.owned()) writeNow(file, PeerEntrySchema, next, { mode: STATE_FILE_MODE, durable: true });
+    return next;
+  } catch (error) {
+    // The command stops: nothing was learnt or written, and the reader, stopped too, says so.
+    if (io.signal?.aborted) return undefined;
+    throw error;
+  } finally {
+    held.release();
+  }
 }
 
 /**
- * Due by the entry's own fields as the reader would judge them (no entry, another target, the
- * spacing or backoff over), and no reader holding its lock. Anything it doubts (a file it cannot
- * read, fields it does not know) is left to the reader: nothing starts early.
+ * Due by the entry's own fields as the reader judges them (no entry, another target, the spacing or
+ * the backoff over), and no one holding its lock. Whatever it doubts is left to the reader.
  */
-function certainlyDue(io: Pick<StateIO, 'paths'>, peer: PeerHost, now: number): boolean {
-  const file = peerEntryPath(io, peer.id);
+function certainlyDue(file: string, peer: PeerHost, now: number): boolean {
   if (existsSync(`${file}.lock`)) return false;
   const glanced = glanceJson(file);
   if (glanced === undefined) return false;
@@ -80,59 +112,6 @@ function certainlyDue(io: Pick<StateIO, 'paths'>, peer: PeerHost, now: number): 
   if (!isRecord(entry) || typeof entry.target !== 'string') return false;
   if (entry.target !== peer.target) return true;
   if (!isIntOrNull(entry.attempt_ms) || !isIntOrNull(entry.retry_at_ms)) return false;
-  return peerReadDue(
-    {
-      attempt_ms: entry.attempt_ms,
-      retry_at_ms: entry.retry_at_ms,
-      read_ms: null,
-      unreachable: null,
-      failures: 0,
-    },
-    now,
-  );
-}
-
-const keyOf = (target: PeerTarget): string => JSON.stringify([target.host, target.remoteCommand]);
-
-class PrefetchedReads implements Transport {
-  constructor(
-    private readonly inner: Transport,
-    private readonly early: Map<string, Early>,
-  ) {}
-
-  get kind(): Transport['kind'] {
-    return this.inner.kind;
-  }
-
-  async exec(target: PeerTarget, argv: readonly string[], options: ExecOptions = {}): Promise<VerbReply> {
-    const key = keyOf(target);
-    const started = this.early.get(key);
-    const same =
-      started !== undefined &&
-      target.bus === undefined &&
-      argv.length === 1 &&
-      argv[0] === SNAPSHOT[0] &&
-      options.input === undefined &&
-      options.maxReplyBytes === PEER_SNAPSHOT_MAX_BYTES;
-    if (!same) return this.inner.exec(target, argv, options);
-    this.early.delete(key);
-    const { signal } = options;
-    if (signal?.aborted) started.stop.abort(signal.reason);
-    const onAbort = () => started.stop.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      return await started.reply;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
-  }
-
-  /** Stops every read nobody took and waits for its ssh to end, then closes `inner`. */
-  async close(): Promise<void> {
-    const left = [...this.early.values()];
-    this.early.clear();
-    for (const { stop } of left) stop.abort(new DOMException('peer read not needed', 'AbortError'));
-    await Promise.all(left.map(({ reply }) => reply.catch(() => undefined)));
-    await this.inner.close();
-  }
+  const state = { attempt_ms: entry.attempt_ms, retry_at_ms: entry.retry_at_ms };
+  return peerReadDue({ ...state, read_ms: null, unreachable: null, failures: 0 }, now);
 }

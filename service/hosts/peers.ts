@@ -9,7 +9,7 @@ import type { HostIO } from '../state/io.js';
 import type { Transport } from '../transport/types.js';
 import { enabledPeers, type PeerHost } from './fleet.js';
 import { readPeerEntry, refreshPeers } from './peer-cache.js';
-import { prefetchPeerReads } from './peer-prefetch.js';
+import { startEarlyReads } from './peer-prefetch.js';
 import { peerReadTransport } from './peer-read-client.js';
 import { peerView } from './peer-view.js';
 import type { HostView } from './view.js';
@@ -48,15 +48,14 @@ export async function readPeerHosts(io: HostIO, options: PeerHostsOptions = {}):
   if (peers.length === 0) return { peers, views: [] };
   const budgetMs = options.budgetMs ?? peerBudgetMs(io.env);
   const remoteCommand = io.config.remote_command;
-  // A command's own reads start their ssh before the cache's reader gets to them (peer-prefetch.ts).
-  const transport =
-    options.transport ?? prefetchPeerReads({ ...io, remoteCommand }, peers, peerReadTransport(io), budgetMs);
-  let entries: Awaited<ReturnType<typeof refreshPeers>>;
-  try {
-    entries = await refreshPeers({ ...io, transport, remoteCommand }, peers, { budgetMs });
-  } finally {
-    if (options.transport === undefined) await transport.close();
-  }
+  // A command's own cold reads start their ssh before the cache's reader gets to them.
+  const early =
+    options.transport === undefined ? startEarlyReads({ ...io, remoteCommand }, peers, budgetMs) : undefined;
+  const transport = options.transport ?? peerReadTransport(io);
+  const entries = await refreshPeers({ ...io, transport, remoteCommand }, peers, {
+    budgetMs,
+    ...(early ? { early } : {}),
+  });
   const now = io.now();
   const staleMs = busStaleMs(io.env);
   return { peers, views: peers.map((peer) => peerView(peer, entries.get(peer.id), now, staleMs)) };
