@@ -9,12 +9,12 @@
 // Anything in doubt (a lock held, a file it cannot read, fields it does not know, a service here,
 // whose pool reads for the command: peer-read-client.ts) starts nothing, and the reader answers.
 
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isIntOrNull, isRecord } from '../core/common/shape.js';
 import { testKnob } from '../core/common/test-knobs.js';
 import type { PeerEntry } from '../core/fleet/fleet-types.js';
-import { PEER_SNAPSHOT_MAX_BYTES, peerReadDue } from '../core/fleet/peer-reads.js';
+import { PEER_READ_EVERY_MS, PEER_SNAPSHOT_MAX_BYTES, peerReadDue } from '../core/fleet/peer-reads.js';
 import { glanceJson } from '../state/engine/glance-file.js';
 import { DOUBT, lockNow, readNow, writeNow } from '../state/engine/update-now.js';
 import type { StateIO } from '../state/io.js';
@@ -105,6 +105,11 @@ async function readEarly(
  */
 function certainlyDue(file: string, peer: PeerHost, now: number): boolean {
   if (existsSync(`${file}.lock`)) return false;
+  // A warm command's one look: an entry written within the spacing was attempted within it (an
+  // entry is written after its read), so it is not due, and is not read here at all.
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (stat === undefined) return true;
+  if (!stat.isFile() || Math.abs(now - stat.mtimeMs) < PEER_READ_EVERY_MS) return false;
   const glanced = glanceJson(file);
   if (glanced === undefined) return false;
   if (!glanced.found) return true;

@@ -91,31 +91,32 @@ describe.skipIf(unsupported)('early peer reads', () => {
     const sshd = fleet.peers.peer('one').sshd;
     const before = await accepted();
     await sshd.freeze();
-    let first: ReturnType<typeof startCli> | undefined;
+    const first = startCli(['status', '--json'], { ...fleet.env, DOGSLED_TEST_PEER_BUDGET_MS: '40000' });
     try {
-      first = startCli(['status', '--json'], { ...fleet.env, DOGSLED_TEST_PEER_BUDGET_MS: '40000' });
       // Its early read of `one` is under way (the lock taken, ssh waiting on the frozen sshd).
       await waitFor('the early read of one under its lock', () => existsSync(`${entryFile('one')}.lock`), {
         timeoutMs: 30_000,
       });
       process.kill(first.pid as number, 'SIGSTOP');
-      const second = await status({ DOGSLED_TEST_PEER_BUDGET_MS: '1500' });
-      // Nothing read by this caller: `one` as its entry stands (none yet), `two` its own read.
+      const second = await status({ DOGSLED_TEST_PEER_BUDGET_MS: '3000' });
+      // Nothing read by this caller: `one` as its entry stands (none yet), the lock still the frozen one's.
       expect(host(second.report, 'one').reachable).toBe(false);
-      expect(host(second.report, 'two').reachable).toBe(true);
       expect(existsSync(`${entryFile('one')}.lock`)).toBe(true);
     } finally {
       await sshd.thaw();
-      if (first?.pid) process.kill(first.pid, 'SIGCONT');
+      if (first.pid) process.kill(first.pid, 'SIGCONT');
+      await exited(first);
     }
     const done = await exited(first);
     const output = first.output();
     expect(done.code, output).toBe(0);
     const json = output.split('\n').find((line) => line.startsWith('{')) ?? '';
-    const report = StatusReportSchema.parse(JSON.parse(json));
-    expect(host(report, 'one')).toMatchObject({ reachable: true, service: 'up' });
-    // One read of each peer in all: the frozen caller's.
-    expect((await accepted()).map((n, i) => n - (before[i] ?? 0))).toEqual([1, 1]);
+    expect(host(StatusReportSchema.parse(JSON.parse(json)), 'one')).toMatchObject({
+      reachable: true,
+      service: 'up',
+    });
+    // One read of `one` in all: the frozen caller's.
+    expect(((await accepted())[0] ?? 0) - (before[0] ?? 0)).toBe(1);
     expect(existsSync(`${entryFile('one')}.lock`)).toBe(false);
   });
 
