@@ -21,7 +21,7 @@ import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE } from '../state/paths.js';
 import { PeerEntrySchema, PeerReplySchema } from '../state/schemas/peer-schemas.js';
 import { monotonicMs } from '../time/timers.js';
-import { type PeerTarget, type Transport, UnreachableError } from '../transport/types.js';
+import { type PeerTarget, type Transport, UnreachableError, type VerbReply } from '../transport/types.js';
 import type { PeerHost } from './fleet.js';
 
 export interface PeerReadIO extends StateIO {
@@ -109,6 +109,26 @@ async function readPeer(
   current: PeerEntry | undefined,
   timeoutMs: number,
 ): Promise<PeerEntry> {
+  return judgePeerRead(io, peer, current, () =>
+    io.transport.exec(peerTarget(peer, io.remoteCommand), ['snapshot'], {
+      timeoutMs,
+      maxReplyBytes: PEER_SNAPSHOT_MAX_BYTES,
+      ...(io.signal ? { signal: io.signal } : {}),
+    }),
+  );
+}
+
+/**
+ * The entry after one read of `peer` (`call`, its `host snapshot`), from the entry as it stood
+ * (`current`): the reply checked, or the failure with its backoff and the last good reply kept. The
+ * reader here and an early one (peer-prefetch.ts) both judge a read this way.
+ */
+export async function judgePeerRead(
+  io: Pick<PeerReadIO, 'now' | 'warn' | 'signal' | 'random'>,
+  peer: PeerHost,
+  current: PeerEntry | undefined,
+  call: () => Promise<VerbReply>,
+): Promise<PeerEntry> {
   const random = io.random ?? Math.random;
   const state: PeerReadState = current ?? NEVER_READ;
   const entry = (read: PeerReadState, reply: PeerEntry['reply']): PeerEntry => ({
@@ -119,11 +139,7 @@ async function readPeer(
     reply,
   });
   try {
-    const answer = await io.transport.exec(peerTarget(peer, io.remoteCommand), ['snapshot'], {
-      timeoutMs,
-      maxReplyBytes: PEER_SNAPSHOT_MAX_BYTES,
-      ...(io.signal ? { signal: io.signal } : {}),
-    });
+    const answer = await call();
     const reply = answer.ok ? PeerReplySchema.safeParse(answer.value) : undefined;
     if (!reply?.success) {
       const why = answer.ok ? 'a snapshot that is not dogsled' : answer.error;
@@ -154,14 +170,19 @@ async function readPeer(
 export async function refreshPeers(
   io: PeerReadIO,
   peers: readonly PeerHost[],
-  options: RefreshOptions,
+  options: RefreshOptions & {
+    /** Reads already under way (peer-prefetch.ts), by peer id: undefined when one left it to us. */
+    early?: ReadonlyMap<string, Promise<PeerEntry | undefined>>;
+  },
 ): Promise<Map<string, PeerEntry | undefined>> {
   const entries = await Promise.all(
     peers.map((peer) =>
-      refreshPeer(io, peer, options).catch((error: unknown) => {
-        io.warn(`dogsled: warning: peer ${peer.id}: ${messageOf(error)}`);
-        return readPeerEntry(io, peer.id).catch(() => undefined);
-      }),
+      (async () => (await options.early?.get(peer.id)) ?? refreshPeer(io, peer, options))().catch(
+        (error: unknown) => {
+          io.warn(`dogsled: warning: peer ${peer.id}: ${messageOf(error)}`);
+          return readPeerEntry(io, peer.id).catch(() => undefined);
+        },
+      ),
     ),
   );
   return new Map(peers.map((peer, i) => [peer.id, entries[i]]));

@@ -9,6 +9,7 @@ import type { HostIO } from '../state/io.js';
 import type { Transport } from '../transport/types.js';
 import { enabledPeers, type PeerHost } from './fleet.js';
 import { readPeerEntry, refreshPeers } from './peer-cache.js';
+import { startEarlyReads } from './peer-prefetch.js';
 import { peerReadTransport } from './peer-read-client.js';
 import { peerView } from './peer-view.js';
 import type { HostView } from './view.js';
@@ -45,9 +46,15 @@ export interface PeerHosts {
 export async function readPeerHosts(io: HostIO, options: PeerHostsOptions = {}): Promise<PeerHosts> {
   const peers = options.peers ? [...options.peers] : await enabledPeers(io);
   if (peers.length === 0) return { peers, views: [] };
+  const budgetMs = options.budgetMs ?? peerBudgetMs(io.env);
+  const remoteCommand = io.config.remote_command;
+  // A command's own cold reads start their ssh before the cache's reader gets to them.
+  const early =
+    options.transport === undefined ? startEarlyReads({ ...io, remoteCommand }, peers, budgetMs) : undefined;
   const transport = options.transport ?? peerReadTransport(io);
-  const entries = await refreshPeers({ ...io, transport, remoteCommand: io.config.remote_command }, peers, {
-    budgetMs: options.budgetMs ?? peerBudgetMs(io.env),
+  const entries = await refreshPeers({ ...io, transport, remoteCommand }, peers, {
+    budgetMs,
+    ...(early ? { early } : {}),
   });
   const now = io.now();
   const staleMs = busStaleMs(io.env);
