@@ -16,6 +16,8 @@ export {
   INBOX_HOOK_EVENTS,
   STATE_HOOK_EVENTS,
 } from '../core/inbox/hook-input.js';
+// The hooks' stdin, a pipe or a socket, read in the event loop (cli/hook-stdin.ts).
+export { readFdChunks } from '../process/pipe-handle.js';
 export type { HookContext, HookHarness, InboxHookEvent, InboxHookInput };
 
 /** In tmux the hooks are the only source of the agent's state: its harness's event, recorded. */

@@ -8,13 +8,15 @@
 // process.binding is deprecated in documentation only (DEP0111; a warning under
 // --pending-deprecation, silenced here: a hook prints nothing but its answer). Where a binding is
 // missing or not shaped as node:net has used it for years (a future Node may drop it), the functions
-// here answer undefined at once and the caller uses node:net. They never throw and never word a
+// here answer undefined at once and the caller uses node:net (or, for readFdChunks, node:fs). They never throw and never word a
 // failure: a connect, write or read that fails, or no answer in time, is false or undefined, and the
 // caller's own path (node:net, or the full command) says what went wrong.
 
 interface PipeHandle {
   connect(request: ConnectRequest, path: string): number;
+  open(fd: number): number;
   readStart(): number;
+  readStop(): number;
   writeUtf8String(request: WriteRequest, text: string): number;
   onread: (this: PipeHandle, buffer: ArrayBuffer | undefined) => void;
   close(): void;
@@ -245,4 +247,60 @@ export function askLine(
       done({ kind: 'failed' });
     }
   });
+}
+
+/**
+ * Reads the pipe or socket `fd` (a hook's stdin) in the event loop, as process.stdin would but
+ * without node:net and its streams, and without node:fs's reads, which start libuv's pool of four
+ * threads for one small read: `take` gets each chunk and answers true when it has what it needs;
+ * resolves then, at the end of input or at a failure. The handle is stopped, never closed, so the
+ * descriptor stays `fd` (a closed 0 would be the next file opened). Like process.stdin, it leaves
+ * the descriptor non-blocking. Undefined at once when the bindings are not there as expected, or
+ * the handle does not take `fd`.
+ */
+export function readFdChunks(fd: number, take: (chunk: Buffer) => boolean): Promise<void> | undefined {
+  const pipe = pipeBinding();
+  const stream = pipe && streamBinding();
+  if (pipe === undefined || stream === undefined || typeof pipe.Pipe.prototype.open !== 'function') {
+    return undefined;
+  }
+  const { streamBaseState: state, kReadBytesOrError, kArrayBufferOffset } = stream;
+  const handle = new pipe.Pipe(pipe.constants.SOCKET);
+  let opened = false;
+  try {
+    opened = handle.open(fd) === 0;
+  } catch {
+    // As refused.
+  }
+  if (!opened) {
+    // A handle that holds no descriptor closes nothing of ours.
+    handle.close();
+    return undefined;
+  }
+  let resolve: () => void = () => {};
+  const ended = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  const done = () => {
+    try {
+      handle.readStop();
+    } catch {
+      // Stopped already.
+    }
+    resolve();
+  };
+  handle.onread = (buffer) => {
+    const read = state[kReadBytesOrError] ?? -1;
+    if (read === 0) return;
+    // Negative: the end (UV_EOF) or a failure: what came is all.
+    if (read < 0 || buffer === undefined) return done();
+    if (take(Buffer.from(buffer, state[kArrayBufferOffset] ?? 0, read))) done();
+  };
+  try {
+    // Nothing is read before the loop runs again, so a refusal here has taken nothing.
+    if (handle.readStart() === 0) return ended;
+  } catch {
+    // As refused.
+  }
+  return undefined;
 }

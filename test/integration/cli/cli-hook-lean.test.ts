@@ -220,15 +220,35 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
     expect(run.stdout).not.toContain('\x1b');
   });
 
-  it('a hook loads no builtin module beyond node:vm (node:os for liveness, the pipe handle at a Stop)', async () => {
+  it('a hook loads no builtin module beyond node:vm (node:os for liveness; the pipe handle for stdin and the poke)', async () => {
     const probe = await moduleProbe(t.box.root);
+    // Every hook reads its piped stdin through the pipe handle (two bindings, no module), not
+    // through node:fs's thread pool.
     // The context judges the service up: its lock's owner must be alive on this host (named by os).
     // A Stop writes the cleanup request (its lock's owner record names the host) and pokes
     // sweep.sock through the pipe handle alone: node:net and its streams are no part of it.
     const expected = new Map([
-      [PROMPT, ['NativeModule vm']],
-      [CONTEXT, ['NativeModule vm', 'Internal Binding os', 'NativeModule os']],
-      [STOP, ['NativeModule vm', 'Internal Binding os', 'NativeModule os', 'Internal Binding pipe_wrap']],
+      [PROMPT, ['NativeModule vm', 'Internal Binding pipe_wrap', 'Internal Binding stream_wrap']],
+      [
+        CONTEXT,
+        [
+          'NativeModule vm',
+          'Internal Binding os',
+          'NativeModule os',
+          'Internal Binding pipe_wrap',
+          'Internal Binding stream_wrap',
+        ],
+      ],
+      [
+        STOP,
+        [
+          'NativeModule vm',
+          'Internal Binding os',
+          'NativeModule os',
+          'Internal Binding pipe_wrap',
+          'Internal Binding stream_wrap',
+        ],
+      ],
     ]);
     for (const [args, modules] of expected) {
       // Twice: the second run compiles from the code cache the first one wrote.
@@ -264,6 +284,38 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
     expect(code).toBe(0);
     expect(JSON.parse(stdout).hookSpecificOutput.additionalContext).toContain('details: dogsled status');
     expect(stderr).toMatch(/compiled \(code cache: [^)]*\) hook-lean$/m);
+  });
+
+  it('stdin as a file, a shell pipe, a FIFO never closed, a huge pipe or a directory: the same answer', async () => {
+    const json = JSON.stringify(PROMPT_INPUT);
+    const expected = (await viaCli(child, CONTEXT, PROMPT_INPUT)).stdout;
+    expect(expected).toContain('details: dogsled status');
+    const dir = join(t.box.root, 'stdin-forms');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'input.json'), json);
+    const hook = ['hook', ...CONTEXT].map((a) => `'${a}'`).join(' ');
+    const node = `'${process.execPath}' '${CLI}' ${hook}`;
+    const forms = [
+      ['a regular file', `${node} < input.json`],
+      ['a shell pipe', `printf '%s' '${json}' | ${node}`],
+      // The writer keeps the FIFO open: the hook answers once the object is whole, not at its end.
+      [
+        'a FIFO never closed',
+        `mkfifo in.fifo || exit 9; { printf '%s' '${json}'; sleep 60; } > in.fifo & w=$!; ${node} < in.fifo; s=$?; kill $w; exit $s`,
+      ],
+      // Past the 1 MiB it reads: no JSON, so the hook answers as to an empty stdin.
+      ['a huge pipe', `head -c 3000000 /dev/zero | ${node}`],
+      ['a directory', `${node} < .`],
+    ];
+    for (const [name, script] of forms) {
+      const run = spawnSync('sh', ['-c', `rm -f in.fifo; ${script}`], {
+        cwd: dir,
+        env: envFor(child),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect({ name, code: run.status, stdout: run.stdout }).toEqual({ name, code: 0, stdout: expected });
+    }
   });
 });
 
