@@ -22,7 +22,7 @@ import { findTargets } from './build-targets.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk-findings.js';
 import type { DoctorReport, JobEntry, TargetEntry, WorktreeEntry } from './doctor-report.js';
 import { addPanes, type DoctorHerdr } from './panes/doctor-section.js';
-import { CPU_SAMPLE_MIN_MS, hotProcesses } from './processes.js';
+import { hotProcesses } from './processes.js';
 import { callerRepository, discoverRepositories, type RepositoryCandidate } from './repositories.js';
 import { type HoldSource, type RepoSurvey, surveyRepository, type WorktreeSurvey } from './survey.js';
 
@@ -64,7 +64,7 @@ export interface CleanupSurvey {
 }
 
 export interface CleanupOptions {
-  /** Sample CPU for the report-only processes section (about a second; prune does not need it). */
+  /** Sample CPU for the report-only processes section, beside the survey (prune does not need it). */
   processes: boolean;
   host: string;
   /**
@@ -80,7 +80,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
   const registries = await readRegistries(io);
   const tablePromise = readProcessTable();
   // The CPU sample runs beside the survey and ends with it (but lasts at least its shortest
-  // window). A survey that throws leaves it unawaited, keeping nothing alive.
+  // window, processes.ts). A survey that throws leaves it unawaited, keeping nothing alive.
   let surveyed = (): void => {};
   const surveying = new Promise<void>((resolve) => {
     surveyed = resolve;
@@ -91,7 +91,6 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
           table,
           paneRootPids: io.paneRootPids ?? [],
           ownPid: process.pid,
-          sampleMs: CPU_SAMPLE_MIN_MS,
           until: surveying,
         }),
       )

@@ -6,17 +6,35 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { messageOf } from '../core/common/errors.js';
 import { squeezedLine } from '../core/text/clean.js';
-import { type ProcessEntry, type ProcessTable, readProcessTable } from '../process/process-table.js';
+import {
+  type CpuTime,
+  type ProcessEntry,
+  type ProcessTable,
+  readCpuTime,
+  readProcessTable,
+} from '../process/process-table.js';
 
 /** Report-only threshold (spec: "Processes above 100% CPU"): more than one core's worth. */
 export const HOT_CPU_PERCENT = 100;
-/** The window between pidusage's two samples of each candidate. */
+/** The window of a sample that runs beside no other work. */
 export const CPU_SAMPLE_MS = 1_000;
 /**
- * The shortest window of a sample that runs beside other work (`until`): /proc counts CPU in
- * 10 ms ticks, so a quarter second tells 100% from 104%.
+ * The shortest window of a sample that runs beside other work (`until`) where CPU time is counted in
+ * clock ticks (macOS's `ps`, a Linux without per-thread times): the stat line's utime and stime are
+ * each cut down to a 10 ms tick, so a quarter second keeps the answer within a few percent.
  */
 export const CPU_SAMPLE_MIN_MS = 250;
+/**
+ * The same where every candidate's threads are counted in nanoseconds (Linux's schedstat, see
+ * `readCpuTime`): a thread running while it is read lags by less than one scheduler tick (4 ms at
+ * HZ 250, 10 ms at HZ 100), so a tenth of a second is as precise as the quarter second of ticks on
+ * any kernel, and the window is otherwise the survey's own.
+ */
+export const PRECISE_SAMPLE_MIN_MS = 100;
+/** USER_HZ: the stat line's clock tick, 10 ms on every Linux architecture. */
+const TICK_NS = 10_000_000;
+/** Processes read in one synchronous slice before the event loop gets a turn. */
+const READ_SLICE = 32;
 /** pidusage's memory of a pid, for a window that lasts as long as the work beside it. */
 const OPEN_WINDOW_MAXAGE_MS = 6 * 60 * 60_000;
 
@@ -38,11 +56,20 @@ export interface HotOptions {
   ownPid: number;
   /** A table already read for this pass; read afresh when absent. */
   table?: ProcessTable;
-  /** The window; with `until`, its shortest length. */
+  /**
+   * A fixture /proc to read (tests): the table, when not given, and the CPU times. Without it, the
+   * host's /proc, or on macOS `ps` (the table) and pidusage (CPU).
+   */
+  procRoot?: string;
+  /**
+   * The window; with `until`, its shortest length. By default `CPU_SAMPLE_MS`, and with `until`
+   * `PRECISE_SAMPLE_MIN_MS` or `CPU_SAMPLE_MIN_MS` by what the counters are.
+   */
   sampleMs?: number;
   /**
    * The window lasts until this settles too (doctor: its survey), so the sample adds no time of
-   * its own to a command that waits for the work anyway.
+   * its own to a command that waits for the work anyway. Given a `table` on Linux, the first
+   * counters of the first few dozen candidates are read before the call first yields.
    */
   until?: Promise<unknown>;
   thresholdPercent?: number;
@@ -72,10 +99,10 @@ export function outsidePaneAncestry(
 }
 
 /**
- * Processes above the threshold outside pane ancestry, busiest first. CPU comes from pidusage over
- * a window of `sampleMs` (or longer, see `until`): on Linux its first call for a pid reads the counters twice back to back
- * and reports 0, so a warm-up call starts the window and a second call measures it. A process with
- * one thread cannot pass 100% and is not sampled (when the threshold is at least that).
+ * Processes above the threshold outside pane ancestry, busiest first. CPU is what each used over a
+ * window of `sampleMs` (or longer, see `until`), from /proc on Linux (`procCpuPercents`) and from
+ * pidusage on macOS. A process with one thread cannot pass 100% and is not sampled (when the
+ * threshold is at least that).
  */
 export async function hotProcesses(options: HotOptions): Promise<HotProcesses> {
   // Only its end matters, whichever way it ends (handled at once, so a failure is never unhandled).
@@ -83,21 +110,20 @@ export async function hotProcesses(options: HotOptions): Promise<HotProcesses> {
     () => {},
     () => {},
   );
-  const table = options.table ?? (await readProcessTable());
+  const root = options.procRoot;
+  const table = options.table ?? (await readProcessTable(root));
   if (!table.ok) return { processes: [], error: table.error };
   const threshold = options.thresholdPercent ?? HOT_CPU_PERCENT;
   const candidates = outsidePaneAncestry(table.processes, options.paneRootPids, options.ownPid).filter(
     (entry) => threshold < 100 || entry.threads > 1,
   );
   if (candidates.length === 0) return { processes: [] };
-  const sampleMs = options.sampleMs ?? CPU_SAMPLE_MS;
   const pids = candidates.map((entry) => entry.pid);
-  // pidusage forgets a pid (and closes the descriptor it keeps open on its stat file) after maxage.
-  const maxage = options.until ? OPEN_WINDOW_MAXAGE_MS : Math.max(10_000, sampleMs * 4);
   try {
-    await cpuPercents(pids, maxage);
-    await Promise.all([sleep(sampleMs), until]);
-    const cpu = await cpuPercents(pids, maxage);
+    const cpu =
+      root === undefined && process.platform === 'darwin'
+        ? await pidusagePercents(pids, options.sampleMs, until)
+        : await procCpuPercents(pids, root, options.sampleMs, until);
     const hot = candidates
       .map((entry) => ({ pid: entry.pid, name: entry.comm, cpu_percent: cpu.get(entry.pid) ?? 0 }))
       .filter((entry) => entry.cpu_percent > threshold)
@@ -107,6 +133,82 @@ export async function hotProcesses(options: HotOptions): Promise<HotProcesses> {
   } catch (error) {
     return { processes: [], error: `cpu sample: ${squeezedLine(messageOf(error))}` };
   }
+}
+
+/**
+ * CPU percent per pid over a window, from two readings of /proc (`readCpuTime`) each with its own
+ * clock; pids that exited (or were reused) in between are left out. The window's shortest length
+ * follows the counters: nanoseconds for every candidate allow the short one.
+ */
+async function procCpuPercents(
+  pids: readonly number[],
+  root: string | undefined,
+  sampleMs: number | undefined,
+  until: Promise<void> | undefined,
+): Promise<Map<number, number>> {
+  const before = await readCpuTimes(pids, root);
+  const precise = [...before.values()].every((reading) => reading.threadNs !== null);
+  const window =
+    sampleMs ?? (until === undefined ? CPU_SAMPLE_MS : precise ? PRECISE_SAMPLE_MIN_MS : CPU_SAMPLE_MIN_MS);
+  await Promise.all([sleep(window), until]);
+  const after = await readCpuTimes([...before.keys()], root);
+  const result = new Map<number, number>();
+  for (const [pid, end] of after) {
+    const start = before.get(pid) as CpuTime;
+    const ns = cpuNsBetween(start, end);
+    const elapsed = Number(end.at - start.at);
+    if (ns !== undefined && elapsed > 0) result.set(pid, (100 * ns) / elapsed);
+  }
+  return result;
+}
+
+async function readCpuTimes(
+  pids: readonly number[],
+  root: string | undefined,
+): Promise<Map<number, CpuTime>> {
+  const readings = new Map<number, CpuTime>();
+  for (let at = 0; at < pids.length; at += READ_SLICE) {
+    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const pid of pids.slice(at, at + READ_SLICE)) {
+      const reading = readCpuTime(pid, root);
+      if (reading !== undefined) readings.set(pid, reading);
+    }
+  }
+  return readings;
+}
+
+/**
+ * The CPU time `before` and `after` (the same process) tell it used in between, in nanoseconds;
+ * undefined when the pid is another process's now. With each thread's nanoseconds on both sides:
+ * their growth (a thread that started in between counts whole), but never less than the ticks'
+ * growth less the two ticks their cutting can take, so a thread that ended in between still counts.
+ * Otherwise the ticks' growth.
+ */
+export function cpuNsBetween(before: CpuTime, after: CpuTime): number | undefined {
+  if (before.start !== after.start) return undefined;
+  const ticks = Math.max(0, (after.ticks - before.ticks) * TICK_NS);
+  if (before.threadNs === null || after.threadNs === null) return ticks;
+  let threads = 0;
+  for (const [tid, ns] of after.threadNs) threads += Math.max(0, ns - (before.threadNs.get(tid) ?? 0));
+  return Math.max(threads, ticks - 2 * TICK_NS);
+}
+
+/**
+ * CPU percent per pid over the window, from pidusage (macOS: `ps`): on its first call for a pid it
+ * reads the counters twice back to back and reports 0, so a warm-up call starts the window and a
+ * second call measures it.
+ */
+async function pidusagePercents(
+  pids: readonly number[],
+  sampleMs: number | undefined,
+  until: Promise<void> | undefined,
+): Promise<Map<number, number>> {
+  const window = sampleMs ?? (until === undefined ? CPU_SAMPLE_MS : CPU_SAMPLE_MIN_MS);
+  // pidusage forgets a pid (and closes the descriptor it keeps open on its stat file) after maxage.
+  const maxage = until ? OPEN_WINDOW_MAXAGE_MS : Math.max(10_000, window * 4);
+  await cpuPercents(pids, maxage);
+  await Promise.all([sleep(window), until]);
+  return cpuPercents(pids, maxage);
 }
 
 /** CPU percent per pid since pidusage's previous call; pids that exited are left out. */

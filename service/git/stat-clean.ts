@@ -79,11 +79,14 @@ export function statClean(root: string, gitDir: string): StatProof | null {
     let matched = 0;
     let hashed = 0;
     const walk = (dir: string, prefix: string): boolean => {
+      // Joined by hand: path.join's normalising is most of a cold walk's cost per file, and a name
+      // from readdir has no slash or dot-dot to normalise.
+      const base = dir.endsWith('/') ? dir : `${dir}/`;
       for (const name of readdirSync(dir)) {
         const rel = prefix + name;
         // The worktree's own `.git` file (its identity was proven before this is asked).
         if (rel === '.git') continue;
-        const path = join(dir, name);
+        const path = base + name;
         const entry = byPath.get(rel);
         if (entry !== undefined) {
           if (!unchanged(entry, lstatSync(path))) return false;

@@ -3,7 +3,7 @@
 // (table-darwin.ts, loaded only there). A process is named by pid plus start time, so a pid the
 // kernel reused is never taken for the process we knew. Host-wide files stay in service/probe.
 
-import { readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { messageOf } from '../core/common/errors.js';
@@ -30,6 +30,8 @@ export interface ProcStat {
   start: number;
   /** CPU ticks of the children it reaped (cutime + cstime). */
   childTicks: number;
+  /** Its own CPU ticks, every thread's, ended ones included (utime + stime). */
+  cpuTicks: number;
 }
 
 /** A row of the host's process table, the same on Linux and macOS. */
@@ -59,7 +61,7 @@ export function parseProcStat(text: string): ProcStat | null {
   if (open < 0 || close < open) return null;
   const pid = Number(text.slice(0, open).trim());
   // After ")" comes field 3 (state), so field N is at index N - 3: ppid 4, pgrp 5, session 6,
-  // cutime 16, cstime 17, num_threads 20, starttime 22.
+  // utime 14, stime 15, cutime 16, cstime 17, num_threads 20, starttime 22.
   const fields = text
     .slice(close + 1)
     .trim()
@@ -76,6 +78,7 @@ export function parseProcStat(text: string): ProcStat | null {
     threads: number(20),
     start: number(22),
     childTicks: number(16) + number(17),
+    cpuTicks: number(14) + number(15),
   };
   const integers = [
     stat.pid,
@@ -86,6 +89,7 @@ export function parseProcStat(text: string): ProcStat | null {
     stat.threads,
     stat.start,
     stat.childTicks,
+    stat.cpuTicks,
   ];
   return integers.every(Number.isSafeInteger) ? stat : null;
 }
@@ -199,6 +203,78 @@ export async function childNames(pid: number, root?: string): Promise<string[] |
     if (comm !== undefined) names.push(squeezedLine(comm, 64));
   }
   return names;
+}
+
+/**
+ * A process's CPU time as the kernel counts it, read twice around a window to tell how busy it was
+ * (doctor's hot processes). Two counters, read at once:
+ * - `ticks`, the stat line's utime + stime: every thread's, ended ones included, but in clock ticks
+ *   (USER_HZ, 10 ms on every Linux architecture dogsled runs on), each of the two cut down to a
+ *   whole tick;
+ * - `threadNs`, each live thread's time in nanoseconds (`task/TID/schedstat`, first field), which
+ *   the kernel brings up to date at every scheduler tick and context switch: a thread running while
+ *   it is read lags by less than one scheduler tick (1 to 4 ms at HZ 1000 to 250).
+ */
+export interface CpuTime {
+  /** Its start time: the same pid with another start time is another process. */
+  start: number;
+  ticks: number;
+  /**
+   * Null where the kernel keeps none (built without CONFIG_SCHED_INFO: no file, or "0 0 0" in every
+   * thread's), a thread's cannot be read, or the process has more threads than are read one by one.
+   */
+  threadNs: Map<number, number> | null;
+  /** When it was read (process.hrtime.bigint(), nanoseconds). */
+  at: bigint;
+}
+
+/** Threads whose times are read one by one at most: past this many, the ticks alone count. */
+export const CPU_THREADS_READ_MAX = 256;
+
+/**
+ * The CPU time of `pid` now (Linux), or undefined when it is gone, a zombie or unreadable.
+ * Synchronous: each read is answered from kernel memory in microseconds, and the two counters and
+ * the clock are read as close together as they can be.
+ */
+export function readCpuTime(pid: number, root = PROC_ROOT): CpuTime | undefined {
+  const dir = join(root, String(pid));
+  let stat: ProcStat | null;
+  try {
+    stat = parseProcStat(readFileSync(join(dir, 'stat'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (stat === null || stat.state === 'Z') return undefined;
+  const threadNs = stat.threads > CPU_THREADS_READ_MAX ? null : threadTimes(join(dir, 'task'));
+  return { start: stat.start, ticks: stat.cpuTicks, threadNs, at: process.hrtime.bigint() };
+}
+
+function threadTimes(taskDir: string): Map<number, number> | null {
+  let tids: string[];
+  try {
+    tids = readdirSync(taskDir);
+  } catch {
+    return null;
+  }
+  const times = new Map<number, number>();
+  let counted = false;
+  for (const tid of tids) {
+    if (!/^\d+$/.test(tid)) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(taskDir, tid, 'schedstat'), 'utf8');
+    } catch (error) {
+      // A thread that ended since the listing; a live one without the file: the kernel keeps none.
+      if (exited(error) && !existsSync(join(taskDir, tid))) continue;
+      return null;
+    }
+    const match = /^(\d+) (\d+) (\d+)\n?$/.exec(text);
+    const ns = Number(match?.[1]);
+    if (!match || !Number.isSafeInteger(ns)) return null;
+    if (text.trim() !== '0 0 0') counted = true;
+    times.set(Number(tid), ns);
+  }
+  return counted ? times : null;
 }
 
 /** Resident and peak resident memory of `pid` in bytes (VmRSS, VmHWM), or undefined. */

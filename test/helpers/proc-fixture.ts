@@ -50,8 +50,16 @@ export interface ProcessShape {
   session?: number;
   threads?: number;
   start?: number;
+  /** Its own CPU ticks (stat fields 14 and 15). */
+  utime?: number;
+  stime?: number;
   cutime?: number;
   cstime?: number;
+  /**
+   * Each thread's schedstat line (task/<tid>/schedstat): a number is its first field (ns); null
+   * leaves the thread's directory without the file.
+   */
+  schedstat?: Record<number, number | string | null>;
   /** Written as task/<pid>/children. */
   children?: number[];
   cwd?: string;
@@ -74,6 +82,8 @@ export function statLine(shape: ProcessShape): string {
   set(5, shape.pgrp ?? shape.pid);
   set(6, shape.session ?? shape.pid);
   set(8, -1);
+  set(14, shape.utime ?? 0);
+  set(15, shape.stime ?? 0);
   set(16, shape.cutime ?? 0);
   set(17, shape.cstime ?? 0);
   set(20, shape.threads ?? 1);
@@ -91,6 +101,10 @@ export async function writeProcesses(root: string, processes: readonly ProcessSh
     };
     if (shape.children !== undefined) {
       tree[`${shape.pid}/task/${shape.pid}/children`] = shape.children.map((pid) => `${pid} `).join('');
+    }
+    for (const [tid, line] of Object.entries(shape.schedstat ?? {})) {
+      if (line === null) await mkdir(join(dir, 'task', tid), { recursive: true });
+      else tree[`${shape.pid}/task/${tid}/schedstat`] = typeof line === 'number' ? `${line} 1000 7\n` : line;
     }
     if (shape.argv !== undefined) tree[`${shape.pid}/cmdline`] = `${shape.argv.join('\0')}\0`;
     if (shape.rssKiB !== undefined) {

@@ -1,9 +1,22 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { hotProcesses, outsidePaneAncestry } from '../../../service/cleanup/processes.js';
-import { type ProcessEntry, readProcessTable } from '../../../service/process/process-table.js';
+import {
+  CPU_SAMPLE_MIN_MS,
+  cpuNsBetween,
+  hotProcesses,
+  outsidePaneAncestry,
+  PRECISE_SAMPLE_MIN_MS,
+} from '../../../service/cleanup/processes.js';
+import {
+  CPU_THREADS_READ_MAX,
+  type CpuTime,
+  type ProcessEntry,
+  readProcessTable,
+} from '../../../service/process/process-table.js';
+import { type ProcessShape, writeProcesses } from '../../helpers/proc-fixture.js';
 import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -175,5 +188,196 @@ describe('hotProcesses', () => {
       processes: [{ pid: process.pid + 1_000_000, ppid: 1, comm: 'x', threads: 1 }],
     };
     expect(await hotProcesses({ paneRootPids: [], ownPid: process.pid, table })).toEqual({ processes: [] });
+  });
+});
+
+describe('cpuNsBetween', () => {
+  const reading = (ticks: number, threads: Record<number, number> | null, start = 100): CpuTime => ({
+    start,
+    ticks,
+    threadNs:
+      threads === null ? null : new Map(Object.entries(threads).map(([tid, ns]) => [Number(tid), ns])),
+    at: 0n,
+  });
+
+  test("counts each thread's nanoseconds, a thread started in between whole", () => {
+    const before = reading(10, { 1: 5_000_000, 2: 7_000_000 });
+    const after = reading(11, { 1: 6_500_000, 2: 7_250_000, 3: 300_000 });
+    expect(cpuNsBetween(before, after)).toBe(1_500_000 + 250_000 + 300_000);
+  });
+
+  test('a thread that ended in between still counts through the ticks, less their cutting', () => {
+    // Thread 2 used 300 ms and ended: the ticks grew by 31, the live thread by 1 ms.
+    const before = reading(100, { 1: 1_000_000, 2: 50_000_000 });
+    const after = reading(131, { 1: 2_000_000 });
+    expect(cpuNsBetween(before, after)).toBe((31 - 2) * 10_000_000);
+  });
+
+  test('without thread times on either side, the ticks alone', () => {
+    expect(cpuNsBetween(reading(10, null), reading(35, { 1: 1 }))).toBe(250_000_000);
+    expect(cpuNsBetween(reading(10, { 1: 1 }), reading(35, null))).toBe(250_000_000);
+  });
+
+  test('a pid that is another process now (another start time) tells nothing', () => {
+    expect(cpuNsBetween(reading(10, { 1: 1 }, 100), reading(90, { 1: 9e9 }, 200))).toBeUndefined();
+  });
+
+  test('counters that went back (a reused thread id) never count below zero', () => {
+    expect(cpuNsBetween(reading(50, { 1: 9_000_000 }), reading(40, { 1: 1_000_000 }))).toBe(0);
+  });
+});
+
+describe('hotProcesses on a fixture /proc', () => {
+  // pid 500: a 4-thread process whose counters the test advances inside the window.
+  const shape = (extra: Partial<ProcessShape> = {}): ProcessShape => ({
+    pid: 500,
+    comm: 'cargo',
+    ppid: 1,
+    threads: 4,
+    start: 4242,
+    utime: 100,
+    stime: 20,
+    schedstat: { 500: 1_000_000_000, 501: 2_000_000_000 },
+    ...extra,
+  });
+
+  async function sample(first: ProcessShape, second: ProcessShape | null) {
+    const proc = join(await tempDir(), 'proc');
+    await writeProcesses(proc, [first]);
+    const table = await readProcessTable(proc);
+    if (!table.ok) throw new Error(table.error);
+    const started = performance.now();
+    let advance = (): void => {};
+    const until = new Promise<void>((resolve) => {
+      advance = resolve;
+    });
+    // Given the table, the first counters are read before hotProcesses first yields.
+    const report = hotProcesses({ paneRootPids: [], ownPid: process.pid, table, procRoot: proc, until });
+    await rm(join(proc, '500'), { recursive: true, force: true });
+    if (second) await writeProcesses(proc, [second]);
+    advance();
+    return { report: await report, ms: performance.now() - started };
+  }
+
+  test('a process whose threads used 20 s in the window is reported at the real threshold, its name cleaned', async () => {
+    const { report } = await sample(
+      shape({ comm: 'evil\u001b[31m\u0007name' }),
+      shape({ comm: 'evil\u001b[31m\u0007name', schedstat: { 500: 11_000_000_000, 501: 12_000_000_000 } }),
+    );
+    expect(report.error).toBeUndefined();
+    expect(report.processes).toEqual([{ pid: 500, name: 'evilname', cpu_percent: expect.any(Number) }]);
+    expect(report.processes[0]?.cpu_percent).toBeGreaterThan(100);
+  });
+
+  test('threads that ended in the window count through the ticks', async () => {
+    const { report } = await sample(shape(), shape({ utime: 2_100, schedstat: { 500: 1_000_000_000 } }));
+    expect(report.processes.map((hot) => hot.pid)).toEqual([500]);
+  });
+
+  test("without schedstat the ticks count, over the ticks' longer window", async () => {
+    const { report, ms } = await sample(
+      shape({ schedstat: {} }),
+      shape({ schedstat: {}, utime: 2_100, stime: 120 }),
+    );
+    expect(report.processes.map((hot) => hot.pid)).toEqual([500]);
+    expect(ms).toBeGreaterThanOrEqual(CPU_SAMPLE_MIN_MS - 5);
+  });
+
+  test("a live thread without its schedstat, or one that does not parse, falls back to the ticks' window", async () => {
+    const noFile = await sample(
+      shape({ schedstat: { 500: 1_000_000_000, 501: null } }),
+      shape({ schedstat: { 500: 1_000_000_000, 501: null }, utime: 2_100 }),
+    );
+    expect(noFile.report.processes.map((hot) => hot.pid)).toEqual([500]);
+    expect(noFile.ms).toBeGreaterThanOrEqual(CPU_SAMPLE_MIN_MS - 5);
+    const garbage = await sample(
+      shape({ schedstat: { 500: '12\u001b[2J junk\n' } }),
+      shape({ schedstat: { 500: '99999999999 junk\n' }, utime: 100 }),
+    );
+    expect(garbage.report).toEqual({ processes: [] });
+    expect(garbage.ms).toBeGreaterThanOrEqual(CPU_SAMPLE_MIN_MS - 5);
+  });
+
+  test('every thread reading "0 0 0" (a kernel that keeps no times) falls back to the ticks', async () => {
+    const zero = { 500: '0 0 0\n', 501: '0 0 0\n' };
+    const { report, ms } = await sample(shape({ schedstat: zero }), shape({ schedstat: zero, utime: 2_100 }));
+    expect(report.processes.map((hot) => hot.pid)).toEqual([500]);
+    expect(ms).toBeGreaterThanOrEqual(CPU_SAMPLE_MIN_MS - 5);
+  });
+
+  test('with thread times the window is the shorter one, and never shorter', async () => {
+    const { report, ms } = await sample(shape(), shape());
+    expect(report).toEqual({ processes: [] });
+    expect(ms).toBeGreaterThanOrEqual(PRECISE_SAMPLE_MIN_MS - 5);
+    expect(PRECISE_SAMPLE_MIN_MS).toBeLessThan(CPU_SAMPLE_MIN_MS);
+  });
+
+  test('a pid reused in the window, or gone, is not reported', async () => {
+    const reused = await sample(
+      shape(),
+      shape({ start: 9999, utime: 90_000, schedstat: { 500: 90_000_000_000 } }),
+    );
+    expect(reused.report).toEqual({ processes: [] });
+    const gone = await sample(shape(), null);
+    expect(gone.report).toEqual({ processes: [] });
+    const zombie = await sample(shape(), shape({ state: 'Z', utime: 90_000 }));
+    expect(zombie.report).toEqual({ processes: [] });
+  });
+
+  test('a process with more threads than are read one by one counts by its ticks', async () => {
+    const { report, ms } = await sample(
+      shape({ threads: CPU_THREADS_READ_MAX + 1 }),
+      shape({ threads: CPU_THREADS_READ_MAX + 1, utime: 2_100 }),
+    );
+    expect(report.processes.map((hot) => hot.pid)).toEqual([500]);
+    expect(ms).toBeGreaterThanOrEqual(CPU_SAMPLE_MIN_MS - 5);
+  });
+});
+
+describe('hotProcesses on real multi-threaded processes', () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill('SIGKILL');
+  });
+
+  /** A node process that prints `ready` once its state holds; killed after the test. */
+  async function node(source: string): Promise<number> {
+    const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'ignore'] });
+    children.push(child);
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    await waitFor('the child to be ready', () => out.includes('ready'));
+    return child.pid as number;
+  }
+
+  test('two worker threads spinning are reported by the short window; an idle process with threads is not', async () => {
+    if (!existsSync(`/proc/${process.pid}/task/${process.pid}/schedstat`)) return;
+    const spinner = await node(`
+      const { Worker } = require('node:worker_threads');
+      let spinning = 0;
+      for (let i = 0; i < 2; i++) {
+        const worker = new Worker('require("node:worker_threads").parentPort.postMessage(1); for (;;) {}', { eval: true });
+        worker.on('message', () => { if (++spinning === 2) console.log('ready'); });
+      }`);
+    const idle = await node(`setInterval(() => {}, 60_000); console.log('ready');`);
+    const table = await readProcessTable();
+    if (!table.ok) throw new Error(table.error);
+    const mine = table.processes.filter((entry) => entry.pid === spinner || entry.pid === idle);
+    expect(mine.every((entry) => entry.threads > 1)).toBe(true);
+    const started = performance.now();
+    // Past any idle process's few wake-ups, far below two spinning threads even on a box whose two
+    // cores are shared with a dozen runnable processes.
+    const report = await hotProcesses({
+      paneRootPids: [],
+      ownPid: process.pid,
+      table: { ok: true, processes: mine },
+      until: Promise.resolve(),
+      thresholdPercent: 10,
+    });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(PRECISE_SAMPLE_MIN_MS - 5);
+    expect(report.error).toBeUndefined();
+    expect(report.processes).toEqual([{ pid: spinner, name: 'node', cpu_percent: expect.any(Number) }]);
   });
 });

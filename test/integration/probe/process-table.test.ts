@@ -38,6 +38,7 @@ describe('parseProcStat', () => {
       threads: 3,
       start: 987654,
       childTicks: 12,
+      cpuTicks: 3,
     });
   });
 
@@ -198,10 +199,11 @@ describe('the process table on the real /proc', () => {
   it("lists a detached group's members and a process's children by name", async () => {
     const leader = start(['sh', '-c', 'sleep 30 & exec sleep 31'], true);
     const pgid = leader.pid as number;
-    await waitFor(
-      'both group members to exec sleep',
-      async () => (await groupMembers(pgid, startOf(pgid) ?? undefined)).length === 2,
-    );
+    // A forked member carries sh's name until it execs sleep: wait for the names, not the count.
+    await waitFor('both group members to exec sleep', async () => {
+      const members = await groupMembers(pgid, startOf(pgid) ?? undefined);
+      return members.length === 2 && members.every((member) => member.comm === 'sleep');
+    });
     const members = await groupMembers(pgid, startOf(pgid) ?? undefined);
     expect(members.map((member) => member.comm)).toEqual(['sleep', 'sleep']);
     expect(members.every((member) => member.session === pgid)).toBe(true);
