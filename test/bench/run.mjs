@@ -4,7 +4,11 @@
 // same run on this machine, with NODE_EXTRA_CA_CERTS unset for every process (lib.mjs says why).
 // The service measures an idle fixture host under a roomy policy, so `place` and `run` always find
 // room however loaded this machine is; the hooks run in a pane of the fake Herdr whose reader is
-// registered, with nothing pending; items.json holds a finished job before the first round. Prints markdown tables for the README. BENCH_RUNS and
+// registered, with nothing pending; items.json holds a finished job before the first round. `exec`
+// runs a job record written as a headless launch writes it (`true` in a scratch directory, no item,
+// no reservation), a fresh one each round: as the pane's wrapper (`exec ID`, which starts the
+// job's supervisor, a second Node, and waits for it) and as that supervisor alone (what a headless
+// launch starts when no warm one answers). Prints markdown tables for the README. BENCH_RUNS and
 // BENCH_SECONDS shorten it, BENCH_ONLY=WORD keeps the commands whose name holds WORD, BENCH_TRACE=1 prints each one's start-up stages once, BENCH_HOLD=FILE keeps the state up for profiling by hand. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
 // its rows, interleaved with this build's, for a paired this-build-against-that one.
 import { spawn, spawnSync } from 'node:child_process';
@@ -22,6 +26,7 @@ import {
   SECONDS,
   startupTable,
   stop,
+  timeAndCpu,
   warmPid,
 } from './lib.mjs';
 
@@ -117,6 +122,39 @@ try {
   // One finished job on file, so `status --brief` counts items.json, as a host that ran work does.
   spawnSync(process.execPath, [CLI, 'run', '--wait', '--cwd', scratch, '--', 'true'], { env: baseEnv });
   const { childEnv } = herdr;
+  // `exec ID`: a created record each round (job-launch.ts's fields), so every run starts the job.
+  let jobs = 0;
+  const createdJob = () => {
+    const id = `j_bench${process.pid}x${jobs++}`;
+    const dir = join(baseEnv.DOGSLED_STATE, 'jobs');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const record = {
+      version: 1,
+      id,
+      command: ['true'],
+      cwd: scratch,
+      host: 'local',
+      owner: null,
+      pane: null,
+      created_ms: Date.now(),
+      started_ms: null,
+      ended_ms: null,
+      exit_code: null,
+      signal: null,
+      reason: null,
+      terminal_id: null,
+      workspace: null,
+      tab: null,
+      timeout_ms: null,
+      idle_timeout_ms: null,
+      ticket: null,
+      item: null,
+      reservation: null,
+    };
+    writeFileSync(join(dir, `${id}.json`), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+    return id;
+  };
+  const supervisorEnv = { ...baseEnv, DOGSLED_EXEC_SUPERVISOR: '1' };
   // [name, args, env, stdin]
   const commands = [
     ['status --line', ['status', '--line'], baseEnv],
@@ -145,6 +183,9 @@ try {
     ['hook gate', ['hook', 'gate'], childEnv, STOP],
     // Headless, handed to the supervisor the service keeps warm (jobs-run.mjs has the detail).
     ['run --wait -- true', ['run', '--wait', '--cwd', scratch, '--', 'true'], baseEnv],
+    // [name, (id) => args, env]: a fresh job record per run (createdJob).
+    ['exec ID (wrapper and its supervisor)', (id) => ['exec', id], baseEnv],
+    ['exec ID (the supervisor alone)', (id) => ['exec', id], supervisorEnv],
     ['send', ['send', herdr.lead.pane_id, '--message', 'bench'], childEnv],
     ['board --json', ['board', '--json'], childEnv],
     ['items --json', ['items', '--json'], baseEnv],
@@ -155,7 +196,8 @@ try {
   // BENCH_TRACE=1: each command once more with DOGSLED_TIMING=1, its start-up stages on stderr
   // (which bundle answered, and where the time went), before the rounds.
   if (process.env.BENCH_TRACE) {
-    for (const [name, args, env, input] of commands) {
+    for (const [name, argsOf, env, input] of commands) {
+      const args = typeof argsOf === 'function' ? argsOf(createdJob()) : argsOf;
       const run = spawnSync(process.execPath, [CLI, ...args], {
         env: { ...env, DOGSLED_TIMING: '1' },
         input: input ?? '',
@@ -186,10 +228,16 @@ try {
   const rows = pairedStartup(
     commands
       .filter(([name]) => only === undefined || name.includes(only))
-      .flatMap(([name, args, env, input]) => [
-        [name, [process.execPath, CLI, ...args], env, input],
-        ...(baseline ? [[`${name} (baseline)`, [process.execPath, baseline, ...args], env, input]] : []),
-      ]),
+      .flatMap(([name, args, env, input]) => {
+        const one = (cli) =>
+          typeof args === 'function'
+            ? () => timeAndCpu([process.execPath, cli, ...args(createdJob())], env)
+            : [process.execPath, cli, ...args];
+        return [
+          [name, one(CLI), env, input],
+          ...(baseline ? [[`${name} (baseline)`, one(baseline), env, input]] : []),
+        ];
+      }),
     { floorEnv: baseEnv },
   );
   const load = `load ${loadBefore.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg()
