@@ -16,6 +16,8 @@ import {
   type PeerReadState,
   peerReadDue,
 } from '../core/fleet/peer-reads.js';
+import { PeerEntryCheck } from '../state/checks/peer-entry-check.js';
+import type { RecordCheck } from '../state/engine/record-check.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE } from '../state/paths.js';
@@ -37,6 +39,18 @@ export interface RefreshOptions {
   force?: boolean;
 }
 
+/**
+ * What the cache reads and writes entries with: the hand check, equal to PeerEntrySchema, so a warm
+ * command never builds the schema; an entry it refuses is judged again by the schema (built only
+ * then), so an entry in doubt is quarantined and warned of exactly as before.
+ */
+export const PeerEntryFirst: RecordCheck<PeerEntry> = {
+  safeParse(value) {
+    const hand = PeerEntryCheck.safeParse(value);
+    return hand.success ? hand : PeerEntrySchema.safeParse(value);
+  },
+};
+
 export function peerEntryPath(io: Pick<StateIO, 'paths'>, id: string): string {
   return join(io.paths.peers, `${id}.json`);
 }
@@ -52,7 +66,7 @@ export function peerTarget(
 
 /** The cached entry, read without the lock (entries are replaced atomically). */
 export async function readPeerEntry(io: StateIO, id: string): Promise<PeerEntry | undefined> {
-  return readState(peerEntryPath(io, id), PeerEntrySchema, io);
+  return readState(peerEntryPath(io, id), PeerEntryFirst, io);
 }
 
 /**
@@ -82,7 +96,7 @@ export async function refreshPeer(
   }, options.budgetMs);
   const signal = io.signal ? AbortSignal.any([waiting.signal, io.signal]) : waiting.signal;
   try {
-    return await updateState(file, PeerEntrySchema, { ...io, signal }, async (current) => {
+    return await updateState(file, PeerEntryFirst, { ...io, signal }, async (current) => {
       locked = true;
       const now = io.now();
       const base = current?.target === peer.target ? current : undefined;

@@ -19,10 +19,9 @@ import { glanceJson } from '../state/engine/glance-file.js';
 import { DOUBT, lockNow, readNow, writeNow } from '../state/engine/update-now.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE } from '../state/paths.js';
-import { PeerEntrySchema } from '../state/schemas/peer-schemas.js';
 import { OpenSshTransport } from '../transport/openssh.js';
 import type { PeerHost } from './fleet.js';
-import { judgePeerRead, peerEntryPath, peerTarget } from './peer-cache.js';
+import { judgePeerRead, PeerEntryFirst, peerEntryPath, peerTarget } from './peer-cache.js';
 
 export interface EarlyReadIO extends StateIO {
   env: NodeJS.ProcessEnv;
@@ -78,7 +77,7 @@ async function readEarly(
   reply.catch(() => undefined);
   try {
     // While ssh connects: the entry as the reader would read it under this lock.
-    const current = readNow(file, PeerEntrySchema);
+    const current = readNow(file, PeerEntryFirst);
     const base = current === DOUBT || current?.target !== peer.target ? undefined : current;
     if (current === DOUBT || !peerReadDue(base, io.now())) {
       // The reader quarantines a file in doubt, and a read no longer due is not made.
@@ -88,7 +87,7 @@ async function readEarly(
     }
     const next = await judgePeerRead({ ...io, signal }, peer, base, () => reply);
     // As lock.ts's writers do: a lock lost meanwhile (broken as abandoned) writes nothing.
-    if (held.owned()) writeNow(file, PeerEntrySchema, next, { mode: STATE_FILE_MODE, durable: true });
+    if (held.owned()) writeNow(file, PeerEntryFirst, next, { mode: STATE_FILE_MODE, durable: true });
     return next;
   } catch (error) {
     // The command stops: nothing was learnt or written, and the reader, stopped too, says so.

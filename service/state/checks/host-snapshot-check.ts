@@ -44,7 +44,7 @@ const AgentPane = looseObject({
   state_since_ms: int,
 });
 
-const Probe = looseObject({
+export const Probe = looseObject({
   os: text,
   cores: intAtLeast('>0'),
   load1: bytes,
@@ -65,7 +65,7 @@ const Probe = looseObject({
   terminal: optional(looseObject({ kind: text, why: text })),
 });
 
-const Headroom = looseObject({
+export const Headroom = looseObject({
   free_cores: nullable(number()),
   measured: nullable(number()),
   declared: nullable(number()),
@@ -92,14 +92,14 @@ const SUMMARY = [
   'peak_rss_bytes',
   'cpu_ms',
 ];
-const JobSummary = looseObject(
+export const JobSummary = looseObject(
   Object.fromEntries(Object.entries(JOB_RECORD_FIELDS).filter(([key]) => SUMMARY.includes(key))) as Record<
     string,
     Judge
   >,
 );
 
-const Facts = looseObject({
+export const Facts = looseObject({
   read_ms: int,
   os: nullable(looseObject({ platform: text, distro: text, release: text, kernel: text, arch: text })),
   cpu: nullable(

@@ -1,6 +1,6 @@
 // The state files checked by hand (service/state/checks: sweep-request.json, which every Stop hook
-// writes, placements.json, which the lean `place` writes, and the inbox files the lean `send`
-// writes) are judged exactly as their zod schemas judge them: on thousands of generated records (every kind of JSON value in every field, alone and
+// writes, placements.json, which the lean `place` writes, the inbox files the lean `send`
+// writes, and the peer cache's entries, which a warm fleet `status` reads) are judged exactly as their zod schemas judge them: on thousands of generated records (every kind of JSON value in every field, alone and
 // in pairs, fields missing, fields a newer dogsled added, `__proto__`, in several orders), the same
 // verdict, the same data back with its fields in the same order (what the store writes), and the
 // same first issue (path and words: what a quarantine warning says). Herdr's listing, which the
@@ -11,6 +11,7 @@ import { BoardSeenCheck } from '../../../service/state/checks/board-seen-check.j
 import { HostSnapshotCheck } from '../../../service/state/checks/host-snapshot-check.js';
 import { InboxCheck, SettledInboxCheck } from '../../../service/state/checks/inbox-check.js';
 import { JobRecordCheck } from '../../../service/state/checks/job-record-check.js';
+import { PeerEntryCheck } from '../../../service/state/checks/peer-entry-check.js';
 import { PlacementsCheck } from '../../../service/state/checks/placements-check.js';
 import { ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
 import { SweepRequestCheck } from '../../../service/state/checks/sweep-request-check.js';
@@ -21,6 +22,7 @@ import {
   PlacementsSchema,
 } from '../../../service/state/schemas/host-schemas.js';
 import { InboxSchema, SettledInboxSchema } from '../../../service/state/schemas/inbox-schemas.js';
+import { PeerEntrySchema } from '../../../service/state/schemas/peer-schemas.js';
 import { ItemsSchema, QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
 import { SweepRequestSchema } from '../../../service/state/schemas/sweep-schemas.js';
@@ -568,6 +570,130 @@ describe('hand checks judge as their zod schemas do', () => {
       HostSnapshotSchema,
       records(good, paths, [[], ['probe'], pane, ['jobs', 0], ['facts']], 1),
     );
+  });
+
+  it("peers/ID.json, a peer's reply with escapes, huge strings and deep extras in it", () => {
+    const hostile = ['\u001b[31mred\u001b[0m', 'a\nb\tc\u0007', '\u009b2J\u001b]0;title\u0007', 'é😀'];
+    const huge = `${'x'.repeat(300_000)}\u001b[2J${'y'.repeat(300_000)}`;
+    const good = () => {
+      const snapshot = snapshotFixture({ sample_ms: 1_900_000_000_000, busy: 0.5 }) as unknown as Record<
+        string,
+        unknown
+      >;
+      return {
+        version: 1,
+        id: 'f1',
+        target: 'user@f1',
+        attempt_ms: 1_900_000_000_000,
+        read_ms: 1_900_000_000_000,
+        unreachable: null,
+        failures: 0,
+        retry_at_ms: null,
+        reply: {
+          now_ms: 1_900_000_000_000,
+          host: {
+            hostname: 'vm',
+            service: 'up',
+            sample_ms: 1_900_000_000_000,
+            interval_ms: 5000,
+            probe: snapshot.probe,
+            headroom: snapshot.headroom,
+            reservations: [{ id: 'r_1', created_ms: 1, expires_ms: 2, owner: 'w1:p1' }],
+            errors: ['e'],
+            facts: {
+              read_ms: 1,
+              os: { platform: 'linux', distro: 'd', release: 'r', kernel: 'k', arch: 'x64' },
+              cpu: null,
+              memory_bytes: 10,
+              gpus: [],
+              errors: [],
+            },
+          },
+          jobs: [
+            {
+              id: 'j_1',
+              command: ['true'],
+              cwd: '/w',
+              host: 'local',
+              owner: null,
+              pane: null,
+              created_ms: 1,
+              started_ms: null,
+              ended_ms: null,
+              exit_code: null,
+              signal: null,
+              reason: null,
+            },
+          ],
+          bus: { identity: 'h_abcdefghijk2', rpc: true },
+        },
+      };
+    };
+    const reply = ['reply'];
+    const host = ['reply', 'host'];
+    const paths: Path[] = [
+      ...Object.keys(good()).map((f) => [f]),
+      ...Object.keys(good().reply).map((f) => [...reply, f]),
+      ...Object.keys(good().reply.host).map((f) => [...host, f]),
+      [...host, 'probe', 'cores'],
+      [...host, 'probe', 'memory', 'free_bytes'],
+      [...host, 'headroom', 'eligible'],
+      [...host, 'reservations', 0, 'id'],
+      [...host, 'reservations', 0, 'owner'],
+      [...host, 'facts', 'read_ms'],
+      [...host, 'facts', 'os', 'arch'],
+      ['reply', 'jobs', 0, 'id'],
+      ['reply', 'bus', 'identity'],
+      ['reply', 'bus', 'rpc'],
+    ];
+    const objects: Path[] = [[], reply, host, [...host, 'probe'], ['reply', 'jobs', 0], ['reply', 'bus']];
+    function* entries(): Generator<unknown> {
+      yield* records(good, paths, objects, 1);
+      // The values of a peer's own choosing: every string field, an extra field and an extra key.
+      const strings: Path[] = [
+        ['id'],
+        ['target'],
+        ['unreachable'],
+        ['via'],
+        [...host, 'hostname'],
+        [...host, 'service'],
+        [...host, 'errors', 0],
+        [...host, 'probe', 'os'],
+        [...host, 'headroom', 'reason', 0],
+        [...host, 'reservations', 0, 'owner'],
+        [...host, 'facts', 'os', 'distro'],
+        ['reply', 'jobs', 0, 'command', 0],
+        ['reply', 'bus', 'identity'],
+        [...reply, 'note'],
+        [...host, 'probe', 'note'],
+      ];
+      for (const path of strings) {
+        for (const text of [...hostile, huge]) {
+          const entry = good();
+          setAt(entry, path, text);
+          yield JSON.parse(JSON.stringify(entry));
+          const keyed = good() as Record<string, unknown>;
+          setAt(keyed, [...path.slice(0, -1), text], 'v');
+          yield JSON.parse(JSON.stringify(keyed));
+        }
+      }
+      // Nesting past plainStrings' depth, in an extra field and in a job's command.
+      let deep: unknown = 'end\u001b[0m';
+      for (let i = 0; i < 40; i++) deep = i % 2 ? [deep] : { k: deep };
+      for (const path of [
+        [...reply, 'deep'],
+        [...host, 'probe', 'deep'],
+        ['reply', 'jobs', 0, 'extra'],
+      ]) {
+        const entry = good();
+        setAt(entry, path, deep);
+        yield JSON.parse(JSON.stringify(entry));
+      }
+      // Two extra keys that become the same key once plain.
+      yield JSON.parse(JSON.stringify({ ...good(), reply: { ...good().reply, 'a\nb': 1, 'a\tb': 2 } }));
+      yield { ...good(), via: 'bus', unreachable: 'stale' };
+    }
+    expectSame(PeerEntryCheck, PeerEntrySchema, entries());
   });
 
   it('keeps what a newer dogsled wrote after the known fields, never a __proto__', () => {
