@@ -15,6 +15,7 @@ import { CallerEnvSchema, callerEnvHere } from '../agents/peer-caller-env.js';
 import { discardFreshClone } from '../agents/unused-work.js';
 import type { LaunchRecord } from '../core/agents/launch-types.js';
 import { DogsledError } from '../core/common/errors.js';
+import { HOST_IDENTITY } from '../core/fleet/fleet-types.js';
 import { senderFromPeer } from '../core/inbox/inbox.js';
 import { SETUP_CAP_MS } from '../core/placement/budget.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
@@ -50,7 +51,7 @@ export const AgentLaunchRequestSchema = lazySchema(() =>
     /** The name of the caller's workspace: work outside a repository opens in the one so named here. */
     caller_workspace_name: z.optional(z.nullable(z.string())),
     /** The owner's host identity: the child's messages for it wait in this host's outbox. */
-    owner_host: z.optional(z.nullable(z.string().check(z.regex(/^h_[a-z2-7]{12}$/)))),
+    owner_host: z.optional(z.nullable(z.string().check(z.regex(HOST_IDENTITY)))),
     ticket: z.nullable(z.string()),
     reservation: z.nullable(z.string()),
     /** What remains of the caller's budget; the launch here takes at most this (and 10 minutes). */

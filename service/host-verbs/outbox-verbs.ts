@@ -3,16 +3,16 @@
 // leases what it returns; what is not acked before the lease ends is offered again.
 
 import { DogsledError } from '../core/common/errors.js';
+import { HOST_IDENTITY } from '../core/fleet/fleet-types.js';
 import { OUTBOX_LEASE_MS } from '../core/inbox/outbox-rule.js';
 import { ackOutbox, claimOutbox } from '../inbox/outbox.js';
 import type { VerbIO, VerbResult } from './verb-table.js';
 
-const OWNER = /^h_[a-z2-7]{12}$/;
 /** A claimer may ask a shorter lease (its own deadline) but never one past an hour. */
 const LEASE_MAX_MS = 3_600_000;
 
 function owner(value: string | undefined): string {
-  if (value === undefined || !OWNER.test(value)) {
+  if (value === undefined || !HOST_IDENTITY.test(value)) {
     throw new DogsledError(`host outbox: "${value ?? ''}" is not a host identity`);
   }
   return value;

@@ -7,6 +7,9 @@ import type { Headroom, ServiceState } from '../placement/headroom.js';
 import type { Probe, Reservation } from '../placement/host-types.js';
 import type { UnreachableCategory } from './unreachable.js';
 
+/** A host's identity (identity.json, `h_` and 12 base32 letters): the one spelling of its shape. */
+export const HOST_IDENTITY = /^h_[a-z2-7]{12}$/;
+
 /**
  * What a host is (systeminformation, read once when serve starts): its OS and kernel, CPU model
  * and core counts, total memory and GPUs with their memory. A part that could not be read is null,

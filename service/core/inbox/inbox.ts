@@ -6,6 +6,7 @@
 // pending|claimed -> failed (the terminal is gone). Delivered and failed records never change again.
 
 import { backoffRetryAt } from '../common/backoff.js';
+import { HOST_IDENTITY } from '../fleet/fleet-types.js';
 import { clip, plainLine } from '../text/clean.js';
 import type { Inbox, InboxReader, InboxRecord, InboxSender } from './inbox-types.js';
 
@@ -266,8 +267,6 @@ export function waitsForHook(harness: string | undefined, status: string | undef
 
 /** The longest sender field kept or shown (a pane id, an agent name, a host name). */
 export const SENDER_FIELD_CHARS = 100;
-/** A host identity (identity.json): where a `<name> finished` for a sender on another host goes. */
-const HOST_IDENTITY = /^h_[a-z2-7]{12}$/;
 
 /** One sender field as kept: escape-free, one line, bounded; empty is none. */
 export function senderField(value: string | null | undefined): string | null {

@@ -14,6 +14,7 @@ import { childEnd } from '../../agents/final-reply.js';
 import { cancellingWork, turnEnded } from '../../core/agents/done-rule.js';
 import type { Item } from '../../core/agents/item-types.js';
 import { messageOf } from '../../core/common/errors.js';
+import { HOST_IDENTITY } from '../../core/fleet/fleet-types.js';
 import { pendingRecord } from '../../core/inbox/inbox.js';
 import { finishedText, senderFinishedText } from '../../core/inbox/inbox-text.js';
 import type { InboxRecord, InboxSender } from '../../core/inbox/inbox-types.js';
@@ -290,15 +291,13 @@ export class FinishWorker {
   }
 }
 
-const HOST_ID = /^h_[a-z2-7]{12}$/;
-
 /**
  * A sender on another host that can be told (its identity and pane known), unless it is the child's
  * owner there, which has the reply already.
  */
 function remoteSender(sender: InboxSender, item: Item): { host: string; pane: string } | null {
   const host = sender.host_id;
-  if (typeof host !== 'string' || !HOST_ID.test(host) || sender.pane === null || sender.pane === '')
+  if (typeof host !== 'string' || !HOST_IDENTITY.test(host) || sender.pane === null || sender.pane === '')
     return null;
   if (host === item.owner_host && sender.pane === item.owner_pane) return null;
   return { host, pane: sender.pane };

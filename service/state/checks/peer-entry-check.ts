@@ -5,7 +5,7 @@
 // hand-checks.test.ts holds the two together. The cache (hosts/peer-cache.ts) judges an entry this
 // check refuses again with the schema, so an entry in doubt fares exactly as it did.
 
-import type { PeerEntry } from '../../core/fleet/fleet-types.js';
+import { HOST_IDENTITY, type PeerEntry } from '../../core/fleet/fleet-types.js';
 import { UNREACHABLE_CATEGORIES } from '../../core/fleet/unreachable.js';
 import { plainStrings } from '../../core/text/clean.js';
 import type { CheckIssue } from '../engine/record-check.js';
@@ -26,13 +26,12 @@ import {
 import { Facts, Headroom, JobSummary, Probe } from './host-snapshot-check.js';
 
 const text = string();
-const IDENTITY = /^h_[a-z2-7]{12}$/;
 
-/** `z.string().check(z.regex(IDENTITY))`, in zod's English words. */
+/** `z.string().check(z.regex(HOST_IDENTITY))`, in zod's English words. */
 const identity: Judge = (value, path, issues) => {
   if (text(value, path, issues) === undefined) return undefined;
-  if (IDENTITY.test(value as string)) return value;
-  issues.push({ path: [...path], message: `Invalid string: must match pattern ${IDENTITY}` });
+  if (HOST_IDENTITY.test(value as string)) return value;
+  issues.push({ path: [...path], message: `Invalid string: must match pattern ${HOST_IDENTITY}` });
   return undefined;
 };
 

@@ -9,7 +9,12 @@
 // schema reads exactly its record.
 
 import * as z from 'zod/mini';
-import type { MachineList, PeerEntry, PeerReply } from '../../core/fleet/fleet-types.js';
+import {
+  HOST_IDENTITY,
+  type MachineList,
+  type PeerEntry,
+  type PeerReply,
+} from '../../core/fleet/fleet-types.js';
 import { UNREACHABLE_CATEGORIES } from '../../core/fleet/unreachable.js';
 import { plainStrings } from '../../core/text/clean.js';
 import { lazySchema } from '../engine/lazy-schema.js';
@@ -45,7 +50,7 @@ export const PeerReplySchema = lazySchema(() =>
       jobs: z.optional(z.array(JobSummarySchema)),
       bus: z.optional(
         z.looseObject({
-          identity: z.nullable(z.string().check(z.regex(/^h_[a-z2-7]{12}$/))),
+          identity: z.nullable(z.string().check(z.regex(HOST_IDENTITY))),
           rpc: z.boolean(),
         }),
       ),
