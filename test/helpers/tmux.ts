@@ -117,10 +117,16 @@ function screen(tmux: Run, target: string, session: string): Tmux {
       await tmux('send-keys', '-t', target, '-l', text);
     },
     waitFor: async (what, check, options = {}) => {
+      // A screen counts once two captures in a row agree: tmux can be read while a frame is
+      // still being written, and a half-drawn frame may already pass the check.
       let rows: string[] = [];
+      let passed: string | undefined;
       const seen = async () => {
         rows = await capture();
-        return check(rows) ? rows : undefined;
+        const now = rows.join('\n');
+        const settled = passed === now;
+        passed = check(rows) ? now : undefined;
+        return settled && passed !== undefined ? rows : undefined;
       };
       return waitFor(`the screen to show ${what}`, seen, {
         timeoutMs: 15_000,

@@ -76,7 +76,11 @@ describe.skipIf(!HAS_TMUX)('the host detail view', () => {
     const screen = await openSidebar({ server, box, width: 38, height: 60, env: modules.env });
     screens.push(screen);
     await screen.keys('Tab', 'Enter');
-    const hour = await screen.waitFor('the detail', (r) => inner(r).includes('cpu busy · last hour · avg'));
+    // The view's last line too: tmux may be read while blessed is still writing the frame.
+    const hour = await screen.waitFor('the detail', (r) => {
+      const text = inner(r);
+      return text.includes('cpu busy · last hour · avg') && text.includes('w: last day');
+    });
     const text = inner(hour);
     expect(hour[0]).toMatch(/^┌─ local ─+┐$/);
     expect(text).toContain('▲ not eligible');
