@@ -213,6 +213,7 @@ export function hotBundle(name: string): string {
 export const LEAN_BUNDLES: readonly string[] = [
   'status-lean',
   'hook-lean',
+  'hook-context-lean',
   'place-lean',
   'items-lean',
   'ps-lean',
@@ -258,7 +259,9 @@ export function leanBundle(fast: { name: string; flags: Record<string, unknown> 
     if (usage !== undefined || typeof sub !== 'string' || !Object.hasOwn(HOOK_OPTIONS, sub)) return undefined;
     // `sub` is one of the hook names: safe in a file name, as is the event's kind.
     const variant = sub === 'inbox' ? `inbox-${event === 'Stop' ? 'stop' : 'prompt'}` : sub;
-    return { bundle: 'hook-lean', cache: `hook-lean-${variant}` };
+    // The prompt context reads the host policy and renders; the others write a cleanup request at
+    // most: each carries only its own code (cli/hook-lean-run.ts says why).
+    return { bundle: sub === 'context' ? 'hook-context-lean' : 'hook-lean', cache: `hook-lean-${variant}` };
   }
   if (fast.name === 'send') {
     const { config: _config, target: _target, message, kind: _kind, ...others } = fast.flags;

@@ -48,6 +48,9 @@ export const BUNDLE_EXTERNALS = [
  * import() of it is sent to that file:
  * - the hook's terminal lookup (service/inbox/whereabouts.ts), needed only until its pane's
  *   terminal is remembered (service/inbox/pane-terminals.ts): a third of the hook bundle;
+ * - the waiting writer of the Stop's cleanup request (service/sweep/request.ts, with the store,
+ *   the lock and proper-lockfile), which the lean hook needs only when its quick write could not be
+ *   done (the lock held, the file in doubt): half of the lean hook's bundle;
  * - `place --branch`'s worktree layer, with the terminal it opens (service/worktrees/branch-worktree.ts);
  * - the terminal a job's supervisor reports its pane through, which a headless job never opens
  *   (service/terminal/open.ts from service/jobs/supervisor/exec-pane-state.ts);
@@ -62,6 +65,11 @@ const COLD = [
     out: 'hot/hook-whereabouts',
     module: 'service/inbox/whereabouts.ts',
     importer: 'service/inbox/hook-common.ts',
+  },
+  {
+    out: 'hot/hook-sweep-request',
+    module: 'service/sweep/request.ts',
+    importer: 'service/sweep/request-now.ts',
   },
   {
     out: 'hot/place-branch',

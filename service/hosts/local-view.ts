@@ -2,7 +2,6 @@
 // their zod schemas), so the lean `status --line` (local-glance.ts) builds the same view as
 // readLocalHost does.
 
-import { hostname } from 'node:os';
 import { type HostFacts, headroomOf, measureOf, type Policy } from '../core/placement/headroom.js';
 import type { HostSnapshot, Placements, Reservation } from '../core/placement/host-types.js';
 import type { Refusal } from '../core/placement/placement.js';
@@ -36,7 +35,8 @@ export function localView(local: LocalFacts, policy: Policy, now: number): HostV
   const { snapshot, service } = local;
   return {
     ...LOCAL_HOST,
-    hostname: snapshot?.host.hostname ?? hostname(),
+    // node:os only without a snapshot: the prompt context's lean hook reads this view on every prompt.
+    hostname: snapshot?.host.hostname ?? process.getBuiltinModule('node:os').hostname(),
     local: true,
     service,
     reachable: true,

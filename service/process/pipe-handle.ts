@@ -12,6 +12,8 @@
 // failure: a connect, write or read that fails, or no answer in time, is false or undefined, and the
 // caller's own path (node:net, or the full command) says what went wrong.
 
+import { nodeBinding } from './node-binding.js';
+
 interface PipeHandle {
   connect(request: ConnectRequest, path: string): number;
   open(fd: number): number;
@@ -46,21 +48,8 @@ interface StreamBinding {
   kArrayBufferOffset: number;
 }
 
-/** A binding by its name, or undefined where process.binding refuses it; no deprecation warning. */
-function binding(name: string): Record<string, unknown> | undefined {
-  const quiet = process.noDeprecation;
-  try {
-    process.noDeprecation = true;
-    return (process as unknown as { binding(name: string): Record<string, unknown> }).binding(name);
-  } catch {
-    return undefined;
-  } finally {
-    process.noDeprecation = quiet;
-  }
-}
-
 function pipeBinding(): PipeBinding | undefined {
-  const pipe = binding('pipe_wrap') as Partial<PipeBinding> | undefined;
+  const pipe = nodeBinding('pipe_wrap') as Partial<PipeBinding> | undefined;
   const fits =
     typeof pipe?.Pipe === 'function' &&
     typeof pipe.PipeConnectWrap === 'function' &&
@@ -69,7 +58,7 @@ function pipeBinding(): PipeBinding | undefined {
 }
 
 function streamBinding(): StreamBinding | undefined {
-  const stream = binding('stream_wrap') as Partial<StreamBinding> | undefined;
+  const stream = nodeBinding('stream_wrap') as Partial<StreamBinding> | undefined;
   const fits =
     typeof stream?.WriteWrap === 'function' &&
     stream.streamBaseState instanceof Int32Array &&

@@ -2,7 +2,6 @@
 // key (a typo, or a `[hooks]` table this product does not have) is an error naming the key and the
 // file. Every failure is one DogsledError line. Loading never writes anything.
 
-import { homedir } from 'node:os';
 import { DogsledError } from '../../core/common/errors.js';
 import type { BudgetPolicy } from '../../core/receipts/day-budget.js';
 import type { ModelPrice } from '../../core/receipts/prices.js';
@@ -83,7 +82,12 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
  * Reads the policy at `path`. A missing file means the defaults, unless the user named it (`--config`
  * or `$DOGSLED_CONFIG`): then a missing file is an error.
  */
-export async function loadConfig(path: string, explicit: boolean, home = homedir()): Promise<Config> {
+export async function loadConfig(
+  path: string,
+  explicit: boolean,
+  // node:os only when no home is given: every command's context has one (cli/context.ts).
+  home = process.getBuiltinModule('node:os').homedir(),
+): Promise<Config> {
   const fail = (problem: string): DogsledError => new DogsledError(`config ${path}: ${problem}`);
   const data = await readTomlFile(path, fail);
   if (data === undefined) {

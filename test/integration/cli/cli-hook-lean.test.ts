@@ -122,6 +122,11 @@ beforeEach(async () => {
 
 const LEAN = ['hook-lean'];
 const FELL_BACK = ['hook-lean', 'hook'];
+// The prompt context answers from a lean bundle of its own (it reads config.toml and renders).
+const LEAN_CONTEXT = ['hook-context-lean'];
+const CONTEXT_FELL_BACK = ['hook-context-lean', 'hook'];
+const leanFor = (args: string[]) => (args[0] === 'context' ? LEAN_CONTEXT : LEAN);
+const fellBackFor = (args: string[]) => (args[0] === 'context' ? CONTEXT_FELL_BACK : FELL_BACK);
 
 describe('the lean hooks answer nothing pending as the full hook does', () => {
   it('hook inbox at Stop: nothing printed, the cleanup pass asked for', async () => {
@@ -148,12 +153,12 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
 
   it('hook context: the fleet lines, for Claude Code and for Pi', async () => {
     const claude = await compare(child, CONTEXT, PROMPT_INPUT);
-    expect(claude.bundles).toEqual(LEAN);
+    expect(claude.bundles).toEqual(LEAN_CONTEXT);
     expect(JSON.parse(claude.stdout).hookSpecificOutput.additionalContext).toBe(
       'local 2/8 · mem 48.0 GiB free of 64.0 GiB · disk 50% free · agents 0 live, 0 active\ndetails: dogsled status',
     );
     const pi = await compare(child, ['context', '--harness', 'pi'], {});
-    expect(pi).toMatchObject({ bundles: LEAN });
+    expect(pi).toMatchObject({ bundles: LEAN_CONTEXT });
     expect(pi.stdout).toMatch(/^local 2\/8 .*\ndetails: dogsled status\n$/);
   });
 
@@ -185,7 +190,7 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
       }),
     );
     const run = await compare(child, CONTEXT, PROMPT_INPUT);
-    expect(run.bundles).toEqual(LEAN);
+    expect(run.bundles).toEqual(LEAN_CONTEXT);
     expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toContain(
       '2 open items · 1 orphaned · details: dogsled status',
     );
@@ -205,7 +210,7 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
     const outside = { HERDR_ENV: '', HERDR_PANE_ID: '' };
     for (const args of [STOP, CONTEXT]) {
       const run = await compare(child, args, STOP_INPUT, outside);
-      expect(run).toMatchObject({ stdout: '', bundles: LEAN });
+      expect(run).toMatchObject({ stdout: '', bundles: leanFor(args) });
       expect(Object.keys(run.files).sort()).toEqual([...baseline.keys()].sort());
     }
   });
@@ -216,15 +221,16 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
     snapshot.errors = ['probe \x1b[31mfailed\x1b[0m'];
     await writeSnapshot(t.box.state, snapshot);
     const run = await compare(child, CONTEXT, PROMPT_INPUT);
-    expect(run.bundles).toEqual(LEAN);
+    expect(run.bundles).toEqual(LEAN_CONTEXT);
     expect(run.stdout).not.toContain('\x1b');
   });
 
-  it('a hook loads no builtin module beyond node:vm (node:os for liveness; the pipe handle for stdin and the poke)', async () => {
+  it('a hook loads no builtin module beyond node:vm (the os binding for liveness; the pipe handle for stdin and the poke)', async () => {
     const probe = await moduleProbe(t.box.root);
     // Every hook reads its piped stdin through the pipe handle (two bindings, no module), not
     // through node:fs's thread pool.
-    // The context judges the service up: its lock's owner must be alive on this host (named by os).
+    // The context judges the service up: its lock's owner must be alive on this host, named by the
+    // os binding's getHostname (node:os, some 1.2 M instructions to load, is what wraps it).
     // A Stop writes the cleanup request (its lock's owner record names the host) and pokes
     // sweep.sock through the pipe handle alone: node:net and its streams are no part of it.
     const expected = new Map([
@@ -234,7 +240,6 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
         [
           'NativeModule vm',
           'Internal Binding os',
-          'NativeModule os',
           'Internal Binding pipe_wrap',
           'Internal Binding stream_wrap',
         ],
@@ -244,7 +249,6 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
         [
           'NativeModule vm',
           'Internal Binding os',
-          'NativeModule os',
           'Internal Binding pipe_wrap',
           'Internal Binding stream_wrap',
         ],
@@ -283,7 +287,7 @@ describe('the lean hooks answer nothing pending as the full hook does', () => {
     proc.stdin.destroy();
     expect(code).toBe(0);
     expect(JSON.parse(stdout).hookSpecificOutput.additionalContext).toContain('details: dogsled status');
-    expect(stderr).toMatch(/compiled \(code cache: [^)]*\) hook-lean$/m);
+    expect(stderr).toMatch(/compiled \(code cache: [^)]*\) hook-context-lean$/m);
   });
 
   it('stdin as a file, a shell pipe, a FIFO never closed, a huge pipe or a directory: the same answer', async () => {
@@ -362,7 +366,7 @@ describe('anything else falls back to the full hook, which answers as it always 
       }),
     );
     const context = await compare(child, CONTEXT, PROMPT_INPUT);
-    expect(context.bundles).toEqual(FELL_BACK);
+    expect(context.bundles).toEqual(CONTEXT_FELL_BACK);
     expect(JSON.parse(context.stdout).hookSpecificOutput.additionalContext).toContain('1 running');
     for (const args of [STOP, GATE])
       expect((await compare(child, args, STOP_INPUT)).bundles).toEqual(FELL_BACK);
@@ -395,7 +399,7 @@ describe('anything else falls back to the full hook, which answers as it always 
       }),
     );
     const run = await compare(child, CONTEXT, PROMPT_INPUT);
-    expect(run.bundles).toEqual(FELL_BACK);
+    expect(run.bundles).toEqual(CONTEXT_FELL_BACK);
     expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toContain('Cleanup:');
   });
 
@@ -420,12 +424,12 @@ describe('anything else falls back to the full hook, which answers as it always 
   it('the service down or no snapshot: the context as the full hook words it', async () => {
     await rm(join(t.box.state, 'host.json'));
     // No snapshot with the service up: nothing to show, answered lean.
-    expect(await compare(child, CONTEXT, PROMPT_INPUT)).toMatchObject({ stdout: '', bundles: LEAN });
+    expect(await compare(child, CONTEXT, PROMPT_INPUT)).toMatchObject({ stdout: '', bundles: LEAN_CONTEXT });
     await lock.release();
     try {
       await writeSnapshot(t.box.state, snapshotFixture({ sample_ms: NOW - 2_000 }));
       const down = await compare(child, CONTEXT, PROMPT_INPUT);
-      expect(down.bundles).toEqual(FELL_BACK);
+      expect(down.bundles).toEqual(CONTEXT_FELL_BACK);
       expect(JSON.parse(down.stdout).hookSpecificOutput.additionalContext).toMatch(/^local .*\?/);
     } finally {
       lock = await holdServiceLock(t.box.state);
@@ -518,7 +522,7 @@ describe('hostile state files: the lean hook falls back, and both answer alike',
       for (const args of hooks) {
         await restore(spoiled);
         const run = await compare(child, args, args === CONTEXT ? PROMPT_INPUT : STOP_INPUT);
-        expect({ what, args, bundles: run.bundles }).toEqual({ what, args, bundles: FELL_BACK });
+        expect({ what, args, bundles: run.bundles }).toEqual({ what, args, bundles: fellBackFor(args) });
         expect(run.code).toBe(0);
       }
     });

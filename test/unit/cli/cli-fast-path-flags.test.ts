@@ -183,8 +183,13 @@ describe('the fast path', () => {
     expect(hook('inbox', '--harness', 'codex', '--event', 'UserPromptSubmit')?.cache).toBe(
       'hook-lean-inbox-prompt',
     );
-    expect(hook('context', '--harness', 'pi')?.cache).toBe('hook-lean-context');
-    expect(hook('gate')?.cache).toBe('hook-lean-gate');
+    // The prompt context has a bundle of its own (it reads config.toml and renders; it writes nothing).
+    expect(hook('context', '--harness', 'pi')).toEqual({
+      bundle: 'hook-context-lean',
+      cache: 'hook-lean-context',
+    });
+    expect(hook('gate')).toEqual({ bundle: 'hook-lean', cache: 'hook-lean-gate' });
+    expect(hook('state', '--harness', 'claude', '--event', 'Notification')?.bundle).toBe('hook-lean');
     // A flag registered wrongly is the full hook's to log; an unknown hook is the full command line's.
     expect(hook('inbox', '--bogus')).toBeUndefined();
     expect(hook('../x')).toBeUndefined();

@@ -88,6 +88,7 @@ describe('hot bundles at import', () => {
   for (const name of [
     'status-lean',
     'hook-lean',
+    'hook-context-lean',
     'place-lean',
     'items-lean',
     'ps-lean',
@@ -116,6 +117,7 @@ describe('hot bundles at import', () => {
       for (const args of [
         ['hook', 'inbox', '--harness', 'claude', '--event', 'UserPromptSubmit'],
         ['hook', 'state', '--harness', 'claude', '--event', 'Notification'],
+        ['hook', 'context', '--harness', 'claude', '--event', 'UserPromptSubmit'],
       ]) {
         // Twice: the second run compiles from the code cache the first one wrote.
         for (let i = 0; i < 2; i++) {
@@ -135,6 +137,28 @@ describe('hot bundles at import', () => {
       }
     } finally {
       await box.cleanup();
+    }
+  });
+
+  it("hook-lean: a Stop's bundle carries no host policy reader and no renderer; the waiting writer is a file of its own", () => {
+    // Everything in a hot bundle costs its every run (the code cache read, its functions set up):
+    // the Stop, the gate and the prompt's inbox hook answer from a bundle of their own answers.
+    const lean = bundleText('hook-lean');
+    for (const fn of ['loadConfig', 'renderHookContext', 'glanceContext', 'updateState', 'lockFile']) {
+      expect(lean).not.toContain(`function ${fn}(`);
+    }
+    expect(lean).not.toMatch(/smol-toml|proper-lockfile/);
+    expect(lean).toContain('function updateNow(');
+    // The request's waiting writer (the store, its lock and proper-lockfile), only when the quick
+    // write could not be done.
+    expect(lean).toContain(lazily('hook-sweep-request'));
+    expect(lean.split('require("./').length).toBe(2);
+    expect(bundleText('hook-sweep-request')).toContain('function askForSweep(');
+    // The prompt context writes nothing: no lock, no cleanup request.
+    const context = bundleText('hook-context-lean');
+    expect(context).toContain('function renderHookContext(');
+    for (const fn of ['updateNow', 'lockNow', 'askForSweepNow', 'wakeSweeper']) {
+      expect(context).not.toContain(`function ${fn}(`);
     }
   });
 
