@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseFast } from '../../../cli/fast-path.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
-import { CLI, ROOT, runNode, timingSplit } from '../../helpers/cli.js';
+import { CLI, ROOT, runNode, spawnNode, timingSplit } from '../../helpers/cli.js';
+import { stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { type InboxBox, inboxPair, type PaneRef, registerClaude } from '../../helpers/inbox-fixture.js';
 import { moduleProbe } from '../../helpers/module-probe.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
@@ -538,6 +539,51 @@ describe('hostile state files: the lean hook falls back, and both answer alike',
     expect(run).toMatchObject({ code: 0, stdout: '', bundles: LEAN });
     expect(JSON.parse(run.files['sweep-request.json'] ?? '').requested_ms).toBe(NOW);
     expect(Object.keys(run.files).some((name) => name.startsWith('sweep-request.json.lock'))).toBe(false);
+  });
+
+  it("a Stop frozen (SIGSTOP) inside the sweep-request.json lock: another Stop's lean bundle waits through the cold writer, and both requests land", async () => {
+    const file = join(t.box.state, 'sweep-request.json');
+    // The frozen one steps aside from the quick write (the knob) and stops itself inside lock.ts's
+    // lock, through the waiting writer the lean bundle loads from hook-sweep-request.cjs.
+    const frozen = spawnNode([CLI, 'hook', ...STOP], envFor(child, stopInLock(file)), {
+      cwd: t.box.home,
+      input: JSON.stringify(STOP_INPUT),
+      timeoutMs: 60_000,
+    });
+    await stoppedItself(frozen.child.pid);
+    // The other finds the lock held: its quick write answers undefined and the waiting writer runs.
+    const waiting = spawnNode([CLI, 'hook', ...STOP], envFor(child, { DOGSLED_TIMING: '1' }), {
+      cwd: t.box.home,
+      input: JSON.stringify(STOP_INPUT),
+      timeoutMs: 60_000,
+    });
+    frozen.child.kill('SIGCONT');
+    const [first, second] = await Promise.all([frozen.done, waiting.done]);
+    expect(first).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(second).toMatchObject({ code: 0, stdout: '' });
+    expect(timingSplit(second.stderr)).toEqual({ stderr: '', bundles: LEAN });
+    const request = JSON.parse(await readFile(file, 'utf8'));
+    expect(request).toMatchObject({ version: 1, by: child.pane, handled_ms: null });
+    expect([NOW, NOW + 1]).toContain(request.requested_ms);
+    const left = await stateFilesNow();
+    expect([...left.keys()].filter((name) => name.startsWith('sweep-request.json.'))).toEqual([]);
+  });
+
+  it('the lock owner record names this host as node:os does, through the os binding', async () => {
+    const file = join(t.box.state, 'sweep-request.json');
+    const frozen = spawnNode([CLI, 'hook', ...GATE], envFor(child, stopInLock(file)), {
+      cwd: t.box.home,
+      input: JSON.stringify(STOP_INPUT),
+      timeoutMs: 60_000,
+    });
+    try {
+      await stoppedItself(frozen.child.pid);
+      const owner = JSON.parse(await readFile(join(`${file}.lock`, 'owner'), 'utf8'));
+      expect(owner).toMatchObject({ pid: frozen.child.pid, hostname: hostname() });
+    } finally {
+      frozen.child.kill('SIGCONT');
+    }
+    expect(await frozen.done).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('a sweep-request.json that is a directory: the Stop still answers, lean or not, and nothing is lost', async () => {
