@@ -56,7 +56,11 @@ export const BUNDLE_EXTERNALS = [
  *   (service/terminal/open.ts from service/jobs/supervisor/exec-pane-state.ts);
  * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/herdr/herdr-machines.ts);
  * - the NATS client, for a call to a host met on the fleet bus (service/bus/rpc-client.ts from
- *   service/hosts/peer-verb.ts): `run --host` and `place --host` of such a host.
+ *   service/hosts/peer-verb.ts): `run --host` and `place --host` of such a host;
+ * - the lean place's wait, with the waiting lock, proper-lockfile and the store
+ *   (service/hosts/reserve-waiting.ts): two fifths of place-lean, run only when a lock is held;
+ * - the lean send's full write (service/inbox/send-write.ts from service/actions/send-glance.ts), with
+ *   the store, the waiting lock and node:fs/promises: run only when the write at once cannot answer.
  * A cold file has its own copies of what it imports: DogsledError is recognised across copies by a
  * brand (service/core/common/errors.ts), and what crosses the boundary holds no module state.
  */
@@ -90,6 +94,16 @@ const COLD = [
     out: 'hot/bus-rpc',
     module: 'service/bus/rpc-client.ts',
     importer: 'service/hosts/peer-verb.ts',
+  },
+  {
+    out: 'hot/reserve-waiting',
+    module: 'service/hosts/reserve-waiting.ts',
+    importer: 'service/hosts/reserve-glance.ts',
+  },
+  {
+    out: 'hot/send-write',
+    module: 'service/inbox/send-write.ts',
+    importer: 'service/actions/send-glance.ts',
   },
 ];
 const COLD_ENTRIES = Object.fromEntries(COLD.map((c) => [c.out, c.module]));

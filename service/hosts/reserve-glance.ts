@@ -4,7 +4,8 @@
 // placements.json through the store with a check equal to its schema (state/checks), decides with
 // the rule reserve-room.ts decides with (local-view.ts, reserveHere) and writes the same record.
 // The quick attempt (glanceReserveNow) and the waiting one (glanceReserveWaiting) are two functions
-// so that only a wait runs under the deadline's step (place-glance.ts).
+// so that only a wait runs under the deadline's step (place-glance.ts), and the wait's code is a
+// file of its own (reserve-waiting.ts) that a placement which never waits does not load.
 // undefined, with nothing written, when the full path must answer: a peer, a ticket that is not
 // settled (FIFO: it may be ahead), no room (the full path queues a ticket), a file in doubt. (A
 // damaged placements.json is quarantined and recovered by the store on the way, exactly as the full
@@ -57,19 +58,16 @@ export async function glanceReserveNow(
   }
 }
 
-/** The same reservation under lock.ts's waiting locks and the store, bounded by `io.signal`. */
+/**
+ * The same reservation under lock.ts's waiting locks and the store, bounded by `io.signal`: from a
+ * file of its own (reserve-waiting.ts), loaded only by a placement that meets a held lock.
+ */
 export async function glanceReserveWaiting(io: HostIO, owner: string | null): Promise<Placed | undefined> {
-  const [{ withLock }, { updateState }] = await Promise.all([
-    import('../state/engine/lock.js'),
-    import('../state/engine/store.js'),
-  ]);
-  return withLock(
-    io.paths.queue,
-    async () =>
-      settled(io)
-        ? updateState(io.paths.placements, PlacementsCheck, io, (current) => reserve(io, owner, current))
-        : undefined,
-    { signal: io.signal },
+  const { reserveWaiting } = await import('./reserve-waiting.js');
+  return reserveWaiting(
+    io,
+    () => settled(io),
+    (current) => reserve(io, owner, current),
   );
 }
 

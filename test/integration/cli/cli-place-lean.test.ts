@@ -5,7 +5,7 @@
 // must be the same (a reservation id is random: it is compared as `r_ID`), and DOGSLED_TIMING's
 // marks say which bundle answered.
 
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +13,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseFast } from '../../../cli/fast-path.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { CLI, ROOT, runNode, type Sandbox, sandbox, timingSplit } from '../../helpers/cli.js';
+import { lockUnrefreshedFor, stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { moduleProbe } from '../../helpers/module-probe.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
-import { restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
+import { mkfifo, restoreState, stateFiles, stateTexts } from '../../helpers/state-files.js';
 
 const NOW = 1_900_000_000_000;
 const FULL_PLACE = join(ROOT, 'dist', 'hot', 'place.cjs');
@@ -73,6 +74,36 @@ async function compare(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<R
   });
   expect(lean.files).toEqual(full.files);
   return lean;
+}
+
+/** The CLI started in the sandbox, its process at hand: for a test that stops it or waits on it. */
+function runNodeChild(
+  argv: string[],
+  extra: NodeJS.ProcessEnv,
+): { proc: ChildProcess; done: Promise<Spawned> } {
+  const proc = spawn(process.execPath, argv, {
+    cwd: box.home,
+    env: env(extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  proc.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const done = new Promise<Spawned>((resolve) =>
+    proc.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  return { proc, done };
+}
+
+interface Spawned {
+  code: number | null;
+  stdout: string;
+  stderr: string;
 }
 
 const LEAN = ['place-lean'];
@@ -209,6 +240,55 @@ describe("the lean place's locks, taken at once where free (update-now.ts)", () 
     expect(timingSplit(run.stderr).bundles).toEqual(LEAN);
     expect(JSON.parse(await readFile(stateFile('placements.json'), 'utf8')).reservations).toHaveLength(1);
   });
+
+  it("waits behind a holder frozen (SIGSTOP) inside placements.json's lock, and reserves after it", async () => {
+    const stale = { DOGSLED_TEST_LOCK_STALE_MS: '1000' };
+    const placed = (run: { code: number | null; stdout: string }) => ({
+      code: run.code,
+      placed: run.code === 0 ? JSON.parse(run.stdout).placed : undefined,
+    });
+    const holding = runNodeChild([CLI, 'place', '--json'], {
+      ...stale,
+      DOGSLED_TIMING: '1',
+      ...stopInLock('placements.json'),
+    });
+    let second: ReturnType<typeof runNodeChild> | undefined;
+    try {
+      await stoppedItself(holding.proc.pid);
+      second = runNodeChild([CLI, 'place', '--json'], { ...stale, DOGSLED_TIMING: '1' });
+      // Three stale windows: a waiter that judged the lock by its age would have broken it by then.
+      await lockUnrefreshedFor(stateFile('placements.json'), 3_000);
+      expect(second.proc.exitCode).toBeNull();
+      holding.proc.kill('SIGCONT');
+      const [first, next] = [await holding.done, await second.done];
+      for (const run of [first, next]) {
+        expect(placed(run)).toEqual({ code: 0, placed: true });
+        expect(timingSplit(run.stderr)).toMatchObject({ stderr: '', bundles: LEAN });
+      }
+      const file = JSON.parse(await readFile(stateFile('placements.json'), 'utf8'));
+      expect(file.reservations).toHaveLength(2);
+      // The backup holds every reservation reported, the waiting one's included.
+      expect(JSON.parse(await readFile(stateFile('placements.json.prev'), 'utf8'))).toEqual(file);
+    } finally {
+      holding.proc.kill('SIGCONT');
+      holding.proc.kill('SIGKILL');
+      second?.proc.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  const spoiled: Array<[string, () => Promise<void>]> = [
+    ['a directory', () => mkdir(stateFile('placements.json'))],
+    ['a FIFO', () => mkfifo(stateFile('placements.json'))],
+  ];
+  for (const [what, spoil] of spoiled) {
+    it(`placements.json that is ${what}: the waiting path (a file of its own) meets it as the full place does`, async () => {
+      await spoil();
+      const run = await compare(['--json']);
+      expect(run).toMatchObject({ code: 2, bundles: LEAN, stdout: '' });
+      // One line naming the file, as the full place words it (compare() holds them equal).
+      expect(run.stderr).toMatch(/^dogsled: place: [^\n]*placements\.json[^\n]*$/);
+    });
+  }
 
   it('loads neither node:fs/promises nor the waiting lock where the locks are free', async () => {
     const probe = await moduleProbe(box.root);

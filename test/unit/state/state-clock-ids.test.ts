@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { DogsledError } from '../../../service/core/common/errors.js';
 import { clockFromEnv } from '../../../service/state/engine/clock.js';
 import { newId } from '../../../service/state/engine/ids.js';
+import { randomBytes } from '../../../service/state/engine/random.js';
 
 describe('clockFromEnv', () => {
   test('reads the real clock by default', () => {
@@ -42,5 +43,31 @@ describe('newId', () => {
   test('does not repeat across many draws', () => {
     const ids = new Set(Array.from({ length: 20_000 }, () => newId('r')));
     expect(ids.size).toBe(20_000);
+  });
+});
+
+describe('randomBytes (one read of /dev/urandom serves many calls)', () => {
+  test('each call its own bytes, of its size, across block boundaries and past a block', () => {
+    const sizes = [4, 8, 12, 1, 255, 256, 257, 1000, 4, 8];
+    const seen = new Set<string>();
+    for (let round = 0; round < 40; round++) {
+      for (const size of sizes) {
+        const bytes = randomBytes(size);
+        expect(bytes.length).toBe(size);
+        if (size >= 8) {
+          const hex = bytes.toString('hex');
+          expect(seen.has(hex)).toBe(false);
+          seen.add(hex);
+        }
+      }
+    }
+  });
+
+  test('changing a returned buffer changes no later bytes', () => {
+    const first = randomBytes(16);
+    first.fill(0);
+    const later = Array.from({ length: 50 }, () => randomBytes(16).toString('hex'));
+    expect(later).not.toContain('0'.repeat(32));
+    expect(new Set(later).size).toBe(50);
   });
 });

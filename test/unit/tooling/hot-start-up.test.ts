@@ -183,6 +183,22 @@ describe('hot bundles at import', () => {
     expect(bundleText('herdr-machines')).toContain('function listMachines(');
   });
 
+  it("the lean place's wait and the lean send's full write are files of their own, loaded only when needed", () => {
+    // The waiting lock, proper-lockfile (with graceful-fs) and the store: two fifths of each lean
+    // bundle, run only when a lock is held or a file is in doubt.
+    for (const [lean, cold] of [
+      ['place-lean', 'reserve-waiting'],
+      ['send-lean', 'send-write'],
+    ] as const) {
+      const text = bundleText(lean);
+      for (const fn of ['withLock', 'updateState', 'lockOnce']) expect(text).not.toContain(`function ${fn}(`);
+      expect(text).not.toContain('proper-lockfile');
+      expect(text).toContain(lazily(cold));
+      expect(text.split('require("./').length).toBe(2);
+      expect(bundleText(cold)).toContain('function withLock(');
+    }
+  });
+
   it("exec: the terminal a job's supervisor reports its pane through is loaded only under a terminal", () => {
     // A headless job's supervisor, on `run --wait`'s critical path, never opens it.
     expect(bundleText('exec')).not.toContain('function openTerminal(');
