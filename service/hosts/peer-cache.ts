@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { messageOf } from '../core/common/errors.js';
-import type { PeerEntry } from '../core/fleet/fleet-types.js';
+import type { PeerEntry, PeerReply } from '../core/fleet/fleet-types.js';
 import {
   afterPeerFailure,
   afterPeerRead,
@@ -16,8 +16,8 @@ import {
   type PeerReadState,
   peerReadDue,
 } from '../core/fleet/peer-reads.js';
-import { PeerEntryCheck } from '../state/checks/peer-entry-check.js';
-import type { RecordCheck } from '../state/engine/record-check.js';
+import { PeerEntryCheck, PeerReplyCheck } from '../state/checks/peer-entry-check.js';
+import { handFirst, type RecordCheck } from '../state/engine/record-check.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE } from '../state/paths.js';
@@ -44,12 +44,10 @@ export interface RefreshOptions {
  * command never builds the schema; an entry it refuses is judged again by the schema (built only
  * then), so an entry in doubt is quarantined and warned of exactly as before.
  */
-export const PeerEntryFirst: RecordCheck<PeerEntry> = {
-  safeParse(value) {
-    const hand = PeerEntryCheck.safeParse(value);
-    return hand.success ? hand : PeerEntrySchema.safeParse(value);
-  },
-};
+export const PeerEntryFirst: RecordCheck<PeerEntry> = handFirst(PeerEntryCheck, PeerEntrySchema);
+
+/** A peer's reply, judged the same way: by hand, and by the schema only when the hand check refuses it. */
+const PeerReplyFirst: RecordCheck<PeerReply> = handFirst(PeerReplyCheck, PeerReplySchema);
 
 export function peerEntryPath(io: Pick<StateIO, 'paths'>, id: string): string {
   return join(io.paths.peers, `${id}.json`);
@@ -154,7 +152,7 @@ export async function judgePeerRead(
   });
   try {
     const answer = await call();
-    const reply = answer.ok ? PeerReplySchema.safeParse(answer.value) : undefined;
+    const reply = answer.ok ? PeerReplyFirst.safeParse(answer.value) : undefined;
     if (!reply?.success) {
       const why = answer.ok ? 'a snapshot that is not dogsled' : answer.error;
       io.warn(`dogsled: warning: peer ${peer.id}: host snapshot: ${why}`);

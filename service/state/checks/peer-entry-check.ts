@@ -5,7 +5,7 @@
 // hand-checks.test.ts holds the two together. The cache (hosts/peer-cache.ts) judges an entry this
 // check refuses again with the schema, so an entry in doubt fares exactly as it did.
 
-import { HOST_IDENTITY, type PeerEntry } from '../../core/fleet/fleet-types.js';
+import { HOST_IDENTITY, type PeerEntry, type PeerReply } from '../../core/fleet/fleet-types.js';
 import { UNREACHABLE_CATEGORIES } from '../../core/fleet/unreachable.js';
 import { plainStrings } from '../../core/text/clean.js';
 import type { CheckIssue } from '../engine/record-check.js';
@@ -66,6 +66,13 @@ const plainReply: Judge = (value, path, issues) => {
   const judged = Reply(value, path, issues);
   return judged === undefined ? undefined : plainStrings(judged);
 };
+
+/**
+ * A peer's `host snapshot` answer as PeerReplySchema judges it: a cold read (hosts/peer-cache.ts,
+ * judgePeerRead) checks each reply by hand, where building the schema was the largest part of the
+ * command's own work after the peer answered.
+ */
+export const PeerReplyCheck = handCheck<PeerReply>(plainReply);
 
 export const PeerEntryCheck = handCheck<PeerEntry>(
   looseObject({

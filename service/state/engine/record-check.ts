@@ -21,3 +21,17 @@ export interface RecordCheck<T = unknown> {
 export type Checked<S> = S extends z.ZodMiniType ? z.output<S> : S extends RecordCheck<infer T> ? T : never;
 /** What a check accepts to write (a zod schema's input). */
 export type CheckInput<S> = S extends z.ZodMiniType ? z.input<S> : Checked<S>;
+
+/**
+ * `hand` first, `schema` only for a record it refuses: a read whose record passes never builds the
+ * schema, and one it refuses is judged, quarantined and warned of exactly as the schema alone would
+ * (the hand check is held equal to the schema by hand-checks.test.ts, so a pass gives the same data).
+ */
+export function handFirst<T>(hand: RecordCheck<T>, schema: RecordCheck<T>): RecordCheck<T> {
+  return {
+    safeParse(value) {
+      const judged = hand.safeParse(value);
+      return judged.success ? judged : schema.safeParse(value);
+    },
+  };
+}

@@ -11,7 +11,7 @@ import { BoardSeenCheck } from '../../../service/state/checks/board-seen-check.j
 import { HostSnapshotCheck } from '../../../service/state/checks/host-snapshot-check.js';
 import { InboxCheck, SettledInboxCheck } from '../../../service/state/checks/inbox-check.js';
 import { JobRecordCheck } from '../../../service/state/checks/job-record-check.js';
-import { PeerEntryCheck } from '../../../service/state/checks/peer-entry-check.js';
+import { PeerEntryCheck, PeerReplyCheck } from '../../../service/state/checks/peer-entry-check.js';
 import { PlacementsCheck } from '../../../service/state/checks/placements-check.js';
 import { ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
 import { SweepRequestCheck } from '../../../service/state/checks/sweep-request-check.js';
@@ -22,7 +22,7 @@ import {
   PlacementsSchema,
 } from '../../../service/state/schemas/host-schemas.js';
 import { InboxSchema, SettledInboxSchema } from '../../../service/state/schemas/inbox-schemas.js';
-import { PeerEntrySchema } from '../../../service/state/schemas/peer-schemas.js';
+import { PeerEntrySchema, PeerReplySchema } from '../../../service/state/schemas/peer-schemas.js';
 import { ItemsSchema, QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
 import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
 import { SweepRequestSchema } from '../../../service/state/schemas/sweep-schemas.js';
@@ -694,6 +694,12 @@ describe('hand checks judge as their zod schemas do', () => {
       yield { ...good(), via: 'bus', unreachable: 'stale' };
     }
     expectSame(PeerEntryCheck, PeerEntrySchema, entries());
+    // The reply alone, as a cold read judges what the peer printed (hosts/peer-cache.ts).
+    function* replies(): Generator<unknown> {
+      for (const entry of entries())
+        yield typeof entry === 'object' && entry !== null && 'reply' in entry ? entry.reply : entry;
+    }
+    expectSame(PeerReplyCheck, PeerReplySchema, replies());
   });
 
   it('keeps what a newer dogsled wrote after the known fields, never a __proto__', () => {
