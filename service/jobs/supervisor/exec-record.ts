@@ -1,7 +1,8 @@
 // The job record as `exec` moves it: the refusals (unknown, already started or ended, another
-// command), the start claim, the process group, and the final record. Every change goes through
-// updateJobRecord, and the start claim checks the stop file under the record's lock, the same lock
-// `stop` creates it under, so a stop can never fall between the check and the start.
+// command), the start claim, the process group, and the final record. Every change is made under
+// the record's lock (updateJobRecordNow: at once where it is free, else the waiting writer), and
+// the start claim checks the stop file under that lock, the same lock `stop` creates it under, so a
+// stop can never fall between the check and the start.
 
 import { existsSync } from 'node:fs';
 import { DogsledError } from '../../core/common/errors.js';
@@ -10,7 +11,7 @@ import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import type { StateIO } from '../../state/io.js';
 import type { StatePaths } from '../../state/paths.js';
-import { jobStopPath, updateJobRecord } from '../../state/records/job-records.js';
+import { jobStopPath, updateJobRecordNow } from '../../state/records/job-records.js';
 
 /** How the command ended, as the final record spells it, and what it used when that was measured. */
 export interface JobEnd {
@@ -60,7 +61,7 @@ export async function claimJob(
 ): Promise<Claim> {
   const now = io.now();
   const stopFile = jobStopPath(io.paths, id);
-  const claim = await updateJobRecord(io, id, (current): { result: Claim | string; next?: JobRecord } => {
+  const claim = await updateJobRecordNow(io, id, (current): { result: Claim | string; next?: JobRecord } => {
     if (current === undefined) return { result: `unknown job "${id}"` };
     const refusal = refusalOf(current, command);
     if (refusal !== undefined) return { result: refusal };
@@ -86,7 +87,7 @@ export async function recordGroup(
   id: string,
   group: { pgid: number; start: number | null },
 ): Promise<void> {
-  await updateJobRecord(io, id, (current) => {
+  await updateJobRecordNow(io, id, (current) => {
     if (current === undefined || current.ended_ms !== null) return { result: undefined };
     return { result: undefined, next: { ...current, pgid: group.pgid, pgid_start: group.start } };
   });
@@ -99,7 +100,7 @@ export async function recordGroup(
  */
 export async function endJob(io: StateIO, started: JobRecord, end: JobEnd): Promise<JobRecord> {
   const now = io.now();
-  const final = await updateJobRecord(io, started.id, (current) => {
+  const final = await updateJobRecordNow(io, started.id, (current) => {
     const base = current ?? started;
     const next: JobRecord = { ...base, ended_ms: Math.max(now, base.started_ms ?? base.created_ms), ...end };
     return current === undefined ? { result: undefined } : { result: next, next };

@@ -11,7 +11,7 @@ import { jobEnvironment } from '../../core/jobs/job-env.js';
 import { exitStatusOf } from '../../core/jobs/job-status.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
-import { endReservations } from '../../hosts/reserve-room.js';
+import { endReservationsNow } from '../../hosts/reserve-room.js';
 import { selfStart } from '../../process/process-table.js';
 import { SUPERVISOR_ENV } from '../../process/self-invocation.js';
 import type { ProcessIO } from '../../state/io.js';
@@ -143,7 +143,7 @@ async function forgetEnvironment(io: ProcessIO, id: string): Promise<void> {
 async function endReservation(io: ProcessIO, record: JobRecord): Promise<void> {
   const id = record.reservation;
   if (id === null || id === undefined) return;
-  await endReservations(io, [id]).catch((error: unknown) =>
+  await endReservationsNow(io, [id]).catch((error: unknown) =>
     io.warn(
       `dogsled: exec: job ${record.id}: cannot end reservation ${id}: ${squeezedLine(messageOf(error))}`,
     ),

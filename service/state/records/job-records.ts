@@ -69,6 +69,27 @@ export async function updateJobRecord<R>(
 }
 
 /**
+ * updateJobRecord done at once where the record's lock is free and the record beyond doubt
+ * (update-now.ts: no waiting lock, no store, no thread-pool round trip per step; synced as always),
+ * else by updateJobRecord, which waits, quarantines and words. For the job's own supervisor, whose
+ * start claim and final record stand between a waiting `run` and its answer. `fn` may run twice
+ * (here, then in the waiting writer, when this one left the file as it was): it must decide from
+ * the record it is given alone.
+ */
+export async function updateJobRecordNow<R>(
+  io: StateIO,
+  id: string,
+  fn: (current: JobRecord | undefined) => { result: R; next?: JobRecord },
+): Promise<R> {
+  const file = jobRecordPath(io.paths, id);
+  if (!io.signal?.aborted) {
+    const done = updateNow(file, JobRecordCheck, { mode: STATE_FILE_MODE, durable: true }, fn);
+    if (done !== undefined) return done.result;
+  }
+  return updateJobRecord(io, id, fn);
+}
+
+/**
  * Creates job `record.id`'s record, never replacing one: a record already there (a peer's owner
  * ended this id as never started while its launch was on its way) is refused, and that launch must
  * not start. Every launch creates one on the caller's path, so it is written at once where its lock
