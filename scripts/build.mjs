@@ -55,6 +55,8 @@ export const BUNDLE_EXTERNALS = [
  * - the terminal a job's supervisor reports its pane through, which a headless job never opens
  *   (service/terminal/open.ts from service/jobs/supervisor/exec-pane-state.ts);
  * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/herdr/herdr-machines.ts);
+ * - `run`'s paths off its common one (service/actions/run-elsewhere.ts): the full placement, a
+ *   queued ticket's wait, a job on a peer, a `--branch` worktree;
  * - the NATS client, for a call to a host met on the fleet bus (service/bus/rpc-client.ts from
  *   service/hosts/peer-verb.ts): `run --host` and `place --host` of such a host;
  * - the lean place's wait, with the waiting lock, proper-lockfile and the store
@@ -89,6 +91,11 @@ const COLD = [
     out: 'hot/herdr-machines',
     module: 'service/terminal/herdr/herdr-machines.ts',
     importer: 'service/hosts/machine-list.ts',
+  },
+  {
+    out: 'hot/run-elsewhere',
+    module: 'service/actions/run-elsewhere.ts',
+    importer: 'service/actions/run.ts',
   },
   {
     out: 'hot/bus-rpc',

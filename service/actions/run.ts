@@ -12,17 +12,14 @@ import { callerEnvironment } from '../core/jobs/job-env.js';
 import type { JobRecord } from '../core/jobs/job-types.js';
 import { findHost } from '../core/placement/placement.js';
 import type { JobRequest, Ticket } from '../core/placement/queue-types.js';
-import { enabledPeers, type PeerHost } from '../hosts/fleet.js';
+import type { PeerHost } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { glanceReserve } from '../hosts/reserve-glance.js';
 import { checkCommand } from '../jobs/command-check.js';
 import { type JobStandby, launchJob, standbySupervisor } from '../jobs/job-launch.js';
 import { followJobLog, type LogWrite } from '../jobs/job-logs.js';
-import { remoteJob, remoteLogs } from '../jobs/peer-job.js';
 import { callerWorkspaceOf } from '../jobs/tab-placement-facts.js';
 import { warmListening } from '../jobs/warm-claim.js';
-import { submitWork } from '../queue/submit.js';
-import { awaitTicket } from '../queue/ticket-wait.js';
 import { newId } from '../state/engine/ids.js';
 import type { HostIO } from '../state/io.js';
 import { readJobRecord } from '../state/records/job-records.js';
@@ -31,14 +28,14 @@ import { openTerminal } from '../terminal/open.js';
 import type { TerminalPort } from '../terminal/port.js';
 import type { Deadline } from '../time/deadline.js';
 import { mark } from '../time/timing.js';
-import { checkBranchRequest, ensureBranchWorktree } from '../worktrees/branch-worktree.js';
-import { launchRemoteJob } from './remote-job.js';
-import { remoteWorktree } from './remote-worktree.js';
 import type { UserHostIO } from './verb-io.js';
 
 /** Arguments Node could not decode are refused before anything else is read (command-check.ts). */
 export { checkArgumentsText } from '../jobs/command-check.js';
 export type { JobRecord, LogWrite };
+
+/** The paths off the common one (run-elsewhere.ts), loaded on first use. */
+const elsewhere = () => import('./run-elsewhere.js');
 
 export interface RunJobRequest {
   command: string[];
@@ -139,7 +136,9 @@ async function placeAndRun(
   );
   const branch = request.branch ?? null;
   // What needs no lock is refused before anything is placed; a peer's checkout is checked there.
-  if (branch !== null && local) await checkBranchRequest(branchAsk(cwd, branch), { ...io, terminal: port });
+  if (branch !== null && local) {
+    await (await elsewhere()).checkBranchRequest(branchAsk(cwd, branch), { ...io, terminal: port });
+  }
   const job: JobRequest = {
     command,
     cwd,
@@ -157,7 +156,7 @@ async function placeAndRun(
     'routine',
     async (signal) =>
       (request.pin === null ? await glanceReserve({ ...io, signal }, owner) : undefined) ??
-      submitWork({ ...io, signal }, submission),
+      (await elsewhere()).submitWork({ ...io, signal }, submission),
   );
   mark(`run: ${outcome.kind}`);
   // Sent away as soon as it is known unused, not after a wait for admission.
@@ -165,13 +164,14 @@ async function placeAndRun(
   if (outcome.kind === 'queued') {
     io.queued?.(outcome);
     if (!request.wait) return { kind: 'queued', ticket: outcome.ticket };
-    const waited = await awaitTicket(io, outcome.ticket.id, deadline, io.untilStopped);
+    const waited = await (await elsewhere()).awaitTicket(io, outcome.ticket.id, deadline, io.untilStopped);
     if (waited.kind === 'gave-up') return { kind: 'still-queued', ticket: outcome.ticket, why: waited.why };
     const admitted = waited.ticket;
     if (admitted.job === null) throw new DogsledError(`ticket ${admitted.id} was admitted without a job`);
     return follow(io, admitted.job, deadline, output);
   }
   if (outcome.host !== LOCAL_HOST.id) {
+    const { enabledPeers, launchRemoteJob, remoteWorktree } = await elsewhere();
     const peer = (await enabledPeers(io)).find((p) => p.id === outcome.host);
     if (peer === undefined) throw new DogsledError(`host ${outcome.host} left the fleet while placing`);
     const inWorktree =
@@ -232,6 +232,7 @@ async function followRemote(
   output: LogWrite,
 ): Promise<RunJobOutcome> {
   const signal = deadline.signal();
+  const { remoteJob, remoteLogs } = await elsewhere();
   try {
     const record = await remoteLogs(io, peer, jobId, { follow: true, write: output, signal });
     return { kind: 'ended', record };
@@ -256,7 +257,7 @@ export async function jobInWorktree(
 ): Promise<JobRequest> {
   if (job.branch === undefined || job.branch === null) return job;
   const ask = branchAsk(job.cwd, { name: job.branch, base: job.base ?? null });
-  const worktree = await ensureBranchWorktree(ask, { ...io, deadline });
+  const worktree = await (await elsewhere()).ensureBranchWorktree(ask, { ...io, deadline });
   return { ...job, cwd: worktree.path };
 }
 
