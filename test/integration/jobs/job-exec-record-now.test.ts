@@ -3,41 +3,25 @@
 // ends (the waiting writer judges it, exec warns in one line and still saves its final record, never
 // hangs). A writer frozen inside the record's lock is job-launch-files.test.ts's.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../../service/core/jobs/job-types.js';
-import { type StatePaths, statePaths } from '../../../service/state/paths.js';
+import { statePaths } from '../../../service/state/paths.js';
 import { readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
-import { CLI, exited, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
-import { stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
+import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
 
 let box: Sandbox;
-let paths: StatePaths;
 let serial = 0;
 
 beforeAll(async () => {
   box = await sandbox();
-  paths = statePaths(box.state);
 });
 
 afterAll(async () => {
   await box?.cleanup();
 });
-
-async function newJob(extra: Partial<JobRecord> = {}): Promise<JobRecord> {
-  const record = jobFixture({
-    id: `j_now${++serial}`,
-    command: ['true'],
-    cwd: box.root,
-    owner: null,
-    ...extra,
-  });
-  await writeJobRecord(paths, record);
-  return record;
-}
 
 describe('exec: the record and the reservation written at once, or by the waiting writer', () => {
   for (const kind of ['a directory', 'a FIFO'] as const) {
