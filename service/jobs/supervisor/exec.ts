@@ -98,18 +98,14 @@ async function showJob(
   const [node, ...prefix] = pane.self;
   if (node === undefined) throw new Error('execJob: empty self invocation');
   const named = command === undefined ? [] : ['--', ...command];
-  // The supervisor's stderr is the pane's: its one-line messages show there while the pane lives.
-  const supervisor = spawn(node, [...prefix, 'exec', id, ...named], {
-    env: { ...io.env, [SUPERVISOR_ENV]: '1' },
-    detached: true,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<SupervisorExit>((resolve, reject) => {
-    supervisor.once('error', reject);
-    supervisor.once('exit', (code, signal) => resolve({ code, signal }));
-  });
+  // The handlers go in before the spawn, in the same synchronous run: the supervisor is in the
+  // process table from its fork, while spawn() still waits for its exec, and a SIGTERM then, with
+  // no handler yet, killed this wrapper and left the supervisor to run the job unasked. A signal
+  // that comes now is handled on the event loop's next turn, when `supervisor` exists.
+  let supervisor: ReturnType<typeof spawn> | undefined;
   const forward = () => {
-    if (supervisor.exitCode === null && supervisor.signalCode === null) supervisor.kill('SIGTERM');
+    if (supervisor !== undefined && supervisor.exitCode === null && supervisor.signalCode === null)
+      supervisor.kill('SIGTERM');
   };
   const ignore = () => {};
   process.on('SIGTERM', forward);
@@ -118,6 +114,17 @@ async function showJob(
   let exit: SupervisorExit;
   let final: JobRecord | undefined;
   try {
+    // The supervisor's stderr is the pane's: its one-line messages show there while the pane lives.
+    const started = spawn(node, [...prefix, 'exec', id, ...named], {
+      env: { ...io.env, [SUPERVISOR_ENV]: '1' },
+      detached: true,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    supervisor = started;
+    const exited = new Promise<SupervisorExit>((resolve, reject) => {
+      started.once('error', reject);
+      started.once('exit', (code, signal) => resolve({ code, signal }));
+    });
     // Showing the log is best effort: it never changes how the job ends or what exec returns. The
     // follow ends with the record, which the supervisor ends, or (it died) unclaimedEnd or the
     // reconciler inside the follow.

@@ -4,7 +4,7 @@
 // exec, and a pane (exec's stdout) that goes away while the job runs on.
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -284,7 +284,44 @@ describe.concurrent('stop and termination', () => {
     );
     await expect(stat(marker)).rejects.toThrow();
   });
+  it('ends the job wrapper terminated on a SIGTERM that comes as the supervisor is forked, before spawn returns', async () => {
+    // The supervisor is in the process table from its fork, while exec's spawn() still waits for
+    // its exec: a SIGTERM then once killed exec before its handler was in, and the supervisor ran
+    // the job unasked. Polled without yielding, so the signal lands in that window on most rounds.
+    for (let round = 0; round < 3; round++) {
+      const marker = join(box.root, `forked-ran-${serial + 1}`);
+      const job = await newJob(['sh', '-c', `sleep 5; touch ${marker}`]);
+      const child = startExec(job);
+      const pid = child.pid as number;
+      const gone = () => !existsSync(`/proc/${pid}`);
+      while (!hasChild(pid) && !gone()) {}
+      child.kill('SIGTERM');
+      const ended = await exited(child);
+      expect(ended.signal, 'exec handled the SIGTERM').toBeNull();
+      expect(await readJobRecord(paths, job.id)).toMatchObject({
+        ended_ms: expect.any(Number),
+        exit_code: null,
+        reason: 'wrapper terminated',
+      });
+      await waitFor(
+        'nothing of the job left running',
+        async () => (await mentioning([job.id, marker])).length === 0,
+      );
+      await expect(stat(marker)).rejects.toThrow();
+    }
+  });
 });
+
+/** Whether `pid` has a child, read synchronously (/proc/PID/task/TID/children). */
+function hasChild(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).some(
+      (task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim() !== '',
+    );
+  } catch {
+    return false;
+  }
+}
 
 describe.concurrent("the caller's environment (jobs/ID.env)", () => {
   it('`exec ID` runs the record with the saved environment, PWD set to its directory, and removes the file', async () => {
