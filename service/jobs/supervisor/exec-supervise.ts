@@ -16,7 +16,12 @@ import { selfStart } from '../../process/process-table.js';
 import { SUPERVISOR_ENV } from '../../process/self-invocation.js';
 import type { ProcessIO } from '../../state/io.js';
 import { STATE_FILE_MODE } from '../../state/paths.js';
-import { jobEnvPath, readEnvFile, removeEnvFile } from '../../state/records/env-files.js';
+import {
+  jobEnvPath,
+  readEnvFileNow,
+  removeEnvFile,
+  removeEnvFileNow,
+} from '../../state/records/env-files.js';
 import { jobLogPath } from '../../state/records/job-records.js';
 import { paneVariables } from '../../terminal/herdr/herdr-env.js';
 import { startChild } from './exec-child.js';
@@ -71,13 +76,18 @@ export async function superviseJob(
 }
 
 async function runCommand(io: ProcessIO, record: JobRecord, signals: WrapperSignals): Promise<JobEnd> {
-  const env = await takeEnvironment(io, record);
+  const env = takeEnvironment(io, record);
   if (typeof env === 'string') return { exit_code: null, signal: null, reason: `launch failed: ${env}` };
+  // The claim and the environment were read without a turn of the event loop, and a SIGTERM's
+  // handler runs only on one: this turn (the poll phase, where signals are heard, comes before
+  // setImmediate's) lets one that came meanwhile be heard before anything is spawned. One that
+  // comes later still ends the job: onTerminate below kills what was started.
+  await new Promise((resolve) => setImmediate(resolve));
   if (signals.terminated) return { exit_code: null, signal: null, reason: 'wrapper terminated' };
   const logFd = openSync(jobLogPath(io.paths, record.id), 'a', STATE_FILE_MODE);
   try {
     fchmodSync(logFd, STATE_FILE_MODE);
-    const meter = await UsageMeter.before();
+    const meter = UsageMeter.before();
     const child = await startChild({
       command: record.command,
       cwd: record.cwd,
@@ -120,16 +130,21 @@ async function runCommand(io: ProcessIO, record: JobRecord, signals: WrapperSign
  * The job's environment (core/job-env.ts): the caller's, read from jobs/ID.env, which is removed
  * once read so the caller's variables are on disk only while the job waits to start. A file that
  * cannot be read is the job's failure (a string: why), never a silent run with another environment.
+ * Synchronous (readEnvFileNow): it stands between the start claim and the spawn.
  */
-async function takeEnvironment(io: ProcessIO, record: JobRecord): Promise<Record<string, string> | string> {
+function takeEnvironment(io: ProcessIO, record: JobRecord): Record<string, string> | string {
   let caller: Record<string, string> | undefined;
   try {
-    caller = await readEnvFile(jobEnvPath(io.paths, record.id));
+    caller = readEnvFileNow(jobEnvPath(io.paths, record.id));
   } catch (error) {
     io.warn(`dogsled: exec: job ${record.id}: ${squeezedLine(messageOf(error))}`);
     return `its environment: ${squeezedLine(messageOf(error))}`;
   }
-  await forgetEnvironment(io, record.id);
+  try {
+    removeEnvFileNow(jobEnvPath(io.paths, record.id));
+  } catch (error) {
+    io.warn(`dogsled: exec: job ${record.id}: ${squeezedLine(messageOf(error))}`);
+  }
   return jobEnvironment(caller, io.env, record.cwd, paneVariables(io.env));
 }
 

@@ -7,7 +7,7 @@
 // tree's `children` files costs a few reads, where a scan of /proc would read every process), and
 // each member's own VmHWM (its high-water mark) bounds the peak from below between samples.
 
-import { childPids, memoryOf, readStat } from '../../process/process-table.js';
+import { childPids, memoryOf, readStat, readStatSync } from '../../process/process-table.js';
 
 /** The kernel reports process times in USER_HZ ticks, which Linux fixes at 100 for user space. */
 const MS_PER_TICK = 10;
@@ -33,9 +33,12 @@ export class UsageMeter {
     private readonly ticksBefore: number | null,
   ) {}
 
-  /** Call right before the command is spawned: the CPU time already on the supervisor is its own. */
-  static async before(): Promise<{ start: (pgid: number) => UsageMeter }> {
-    const ticks = await childTicks();
+  /**
+   * Call right before the command is spawned: the CPU time already on the supervisor is its own.
+   * Read synchronously: it stands between the supervisor's start claim and the spawn.
+   */
+  static before(): { start: (pgid: number) => UsageMeter } {
+    const ticks = readStatSync(process.pid)?.childTicks ?? null;
     return { start: (pgid) => new UsageMeter(pgid, ticks).schedule(FIRST_SAMPLE_MS) };
   }
 

@@ -4,7 +4,7 @@
 // line; these files are 0600 in the 0700 state dir and live only until the job is claimed (the exec
 // supervisor reads and removes jobs/ID.env) or the ticket is settled.
 
-import { constants, mkdirSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
@@ -80,6 +80,36 @@ export async function readEnvFile(file: string): Promise<Environment | undefined
   } finally {
     await handle.close();
   }
+  return environmentIn(file, text);
+}
+
+/**
+ * readEnvFile done synchronously, for a job's supervisor, which reads its jobs/ID.env between its
+ * start claim and the spawn while the job's caller waits: each step a call, not a round trip
+ * through the thread pool. The same refusals (not a regular file, not JSON, not an environment).
+ */
+export function readEnvFileNow(file: string): Environment | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if (absent(error)) return undefined;
+    throw new DogsledError(`cannot read ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
+  }
+  let text: string;
+  try {
+    if (!fstatSync(fd).isFile()) throw new DogsledError(`${file} is not a regular file`);
+    text = readFdBounded(fd);
+  } catch (error) {
+    if (error instanceof DogsledError) throw error;
+    throw new DogsledError(`cannot read ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
+  } finally {
+    closeSync(fd);
+  }
+  return environmentIn(file, text);
+}
+
+function environmentIn(file: string, text: string): Environment {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -95,6 +125,16 @@ export async function readEnvFile(file: string): Promise<Environment | undefined
 export async function removeEnvFile(file: string): Promise<void> {
   try {
     await rm(file, { force: true });
+  } catch (error) {
+    if (absent(error)) return;
+    throw new DogsledError(`cannot remove ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
+  }
+}
+
+/** removeEnvFile done synchronously (readEnvFileNow says for whom). */
+export function removeEnvFileNow(file: string): void {
+  try {
+    rmSync(file, { force: true });
   } catch (error) {
     if (absent(error)) return;
     throw new DogsledError(`cannot remove ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
