@@ -3,7 +3,7 @@
 // needs and the rule's verdict. Reads only; the fetch (when asked for) is the one network step.
 // The same survey, narrowed to one entry, is prune's recheck right before a removal.
 
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   type BranchFacts,
@@ -17,7 +17,7 @@ import {
 import type { CommitsVerdict, Hold } from '../core/cleanup/loss-types.js';
 import type { WorktreeRecord } from '../core/cleanup/registry-types.js';
 import { DogsledError, messageOf } from '../core/common/errors.js';
-import { gitDirsOfSync, pathPresent } from '../git/git-dir.js';
+import { type GitDirs, gitDirsOfSync, pathPresent } from '../git/git-dir.js';
 import {
   branchHeldByOperation,
   checkoutIdentity,
@@ -127,8 +127,8 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
 
   const only = options.only;
   const linked = repo.worktrees.filter((worktree) => !worktree.main);
-  const mainReal = await realOrSame(main);
-  const records = await recordsOf(options.registered, mainReal, linked);
+  const mainReal = realOrSame(main);
+  const records = recordsOf(options.registered, mainReal, linked);
   const wanted = (candidate: string): boolean =>
     only?.worktree === undefined || samePath(candidate, only.worktree);
   const worktreePaths = new Set<string>();
@@ -173,7 +173,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
           options.processTable,
         )
       : Promise.resolve(new Map<string, readonly Hold[]>()),
-    options.callerCwd ? realOrSame(options.callerCwd) : Promise.resolve(null),
+    options.callerCwd ? realOrSame(options.callerCwd) : null,
     operationHolds(repo.worktrees),
   ]);
 
@@ -299,41 +299,47 @@ interface WorktreeRead {
   content: WorktreeFacts['content'];
   operation: string | null;
   /** Its files prove it clean if its branch's tip has this tree: settled once the refs are read. */
-  proven?: { proof: StatProof; path: string };
+  proven?: { proof: StatProof; path: string; dirs: GitDirs };
 }
 
-/** `linkedOf`: the repository's common dir, when a listed worktree's files may prove its identity. */
+/**
+ * `linkedOf`: the repository's common dir, when a listed worktree's files may prove its identity.
+ * The file reads are synchronous (each cheaper than a thread-pool round trip), and the checkout's
+ * `.git` and git dirs are read once: a worktree its files prove costs no asynchronous call at all.
+ */
 async function readWorktree(
   row: { path: string; git: GitWorktree | null },
   { content, trustStat }: { content: boolean; trustStat: boolean },
   git: GitIO,
   linkedOf: string | undefined,
 ): Promise<WorktreeRead> {
-  const exists = await pathPresent(row.path);
-  const gitFile = exists && (await pathPresent(join(row.path, '.git')));
+  const exists = pathPresent(row.path);
+  const gitFile = exists && pathPresent(join(row.path, '.git'));
   const listedHead = row.git?.head ?? null;
   if (!content || !exists || !gitFile || row.git === null || row.git.prunable !== null) {
     return {
       exists,
       gitFile,
-      real: exists ? await realOrSame(row.path) : null,
+      real: exists ? realOrSame(row.path) : null,
       head: listedHead,
       content: null,
       operation: null,
     };
   }
   const identity = await checkoutIdentity(row.path, git, linkedOf);
+  const real = identity.real ?? realOrSame(row.path);
   // Only where no config can move the work tree (linkedOf): its files are then the checkout's.
-  const proof = trustStat && identity.ok && linkedOf !== undefined ? provenClean(row.path) : null;
-  if (proof !== null) {
+  const proven =
+    trustStat && identity.ok && linkedOf !== undefined ? provenClean(row.path, identity.dirs) : null;
+  if (proven !== null) {
     return {
       exists,
       gitFile,
-      real: await realOrSame(row.path),
+      real,
       head: listedHead,
       content: null,
-      operation: await operationInProgress(row.path),
-      proven: { proof, path: row.path },
+      operation: operationInProgress(row.path, proven.dirs),
+      proven: { proof: proven.proof, path: row.path, dirs: proven.dirs },
     };
   }
   const status = identity.ok ? await readStatus(row.path, git) : { ok: false as const, reason: 'not read' };
@@ -341,16 +347,19 @@ async function readWorktree(
   return {
     exists,
     gitFile,
-    real: await realOrSame(row.path),
+    real,
     head,
     content: checkoutContent(identity, status),
-    operation: identity.ok ? await operationInProgress(row.path) : null,
+    operation: identity.ok ? operationInProgress(row.path, identity.dirs) : null,
   };
 }
 
-function provenClean(path: string): StatProof | null {
+/** `dirs`: the checkout's git dirs when its identity proof read them; else they are read here. */
+function provenClean(path: string, dirs: GitDirs | undefined): { proof: StatProof; dirs: GitDirs } | null {
   try {
-    return statClean(path, gitDirsOfSync(path).gitDir);
+    const found = dirs ?? gitDirsOfSync(path);
+    const proof = statClean(path, found.gitDir);
+    return proof && { proof, dirs: found };
   } catch {
     return null;
   }
@@ -363,7 +372,7 @@ function provenClean(path: string): StatProof | null {
  */
 async function settleProof(
   read: WorktreeRead,
-  { proof, path }: { proof: StatProof; path: string },
+  { proof, path, dirs }: { proof: StatProof; path: string; dirs: GitDirs },
   listed: GitWorktree | null,
   refs: readonly GitRef[],
   git: GitIO,
@@ -371,7 +380,7 @@ async function settleProof(
   const tip = refs.find((ref) => ref.name === proof.ref && ref.symref === null);
   const status: StatusRead =
     tip !== undefined && tip.tree === proof.tree
-      ? await provenCleanStatus(path, tip.sha, branchName(tip.name))
+      ? provenCleanStatus(path, tip.sha, branchName(tip.name), dirs)
       : await readStatus(path, git);
   const listedHead = listed?.head ?? null;
   return {
@@ -385,23 +394,24 @@ async function settleProof(
 }
 
 /** This repository's registrations, keyed by resolved path: by their repository or by Git's list. */
-async function recordsOf(
+function recordsOf(
   registered: readonly WorktreeRecord[],
   mainReal: string,
   linked: readonly GitWorktree[],
-): Promise<Map<string, WorktreeRecord>> {
+): Map<string, WorktreeRecord> {
   const listed = new Set(linked.map((worktree) => resolve(worktree.path)));
   const mine = new Map<string, WorktreeRecord>();
   for (const record of registered) {
     const path = resolve(record.path);
-    if (listed.has(path) || (await realOrSame(record.repository)) === mainReal) mine.set(path, record);
+    if (listed.has(path) || realOrSame(record.repository) === mainReal) mine.set(path, record);
   }
   return mine;
 }
 
-async function realOrSame(path: string): Promise<string> {
+/** The real path (one realpath call, as fs.promises.realpath makes), or the path resolved. */
+function realOrSame(path: string): string {
   try {
-    return await realpath(path);
+    return realpathSync.native(path);
   } catch {
     return resolve(path);
   }

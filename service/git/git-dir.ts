@@ -3,7 +3,6 @@
 // and that dir's `commondir` names the repository's.
 
 import { lstatSync, readFileSync } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 export interface GitDirs {
@@ -13,27 +12,18 @@ export interface GitDirs {
   linked: boolean;
 }
 
-/** Throws (a Node error) when `.git` cannot be read or names nothing. */
+/**
+ * Throws (a Node error) when `.git` cannot be read or names nothing. The reads are gitDirsOfSync's:
+ * a stat and two small reads, each cheaper than an asynchronous call's thread-pool round trip.
+ */
 export async function gitDirsOf(root: string): Promise<GitDirs> {
-  const dotGit = join(root, '.git');
-  const entry = await lstat(dotGit);
-  let gitDir = dotGit;
-  if (!entry.isDirectory()) {
-    if (!entry.isFile()) throw new Error(`${dotGit} is neither a directory nor a file`);
-    const pointer = (await readFile(dotGit, 'utf8')).match(/^gitdir: (.+)$/m)?.[1]?.trim();
-    if (!pointer) throw new Error(`${dotGit} names no git dir`);
-    gitDir = resolve(root, pointer);
-  }
-  const commonDir = await readFile(join(gitDir, 'commondir'), 'utf8').then(
-    (text) => resolve(gitDir, text.trim()),
-    () => gitDir,
-  );
-  return { gitDir, commonDir, linked: commonDir !== gitDir };
+  return gitDirsOfSync(root);
 }
 
 /**
- * gitDirsOf with synchronous reads, for the service's per-tick checkout fingerprint: a stat and at
- * most two small reads, each far cheaper than an asynchronous call's thread-pool round trip.
+ * Where the checkout at `root` keeps its git dir and its repository's common dir, with synchronous
+ * reads (the service's per-tick checkout fingerprint, a survey's read of each worktree): a stat and
+ * at most two small reads. Throws (a Node error) when `.git` cannot be read or names nothing.
  */
 export function gitDirsOfSync(root: string): GitDirs {
   const dotGit = join(root, '.git');
@@ -56,13 +46,15 @@ export function gitDirsOfSync(root: string): GitDirs {
   return { gitDir, commonDir, linked: commonDir !== gitDir };
 }
 
-/** Something is at `path`; a path that cannot be checked counts as present (it is never removed). */
-export async function pathPresent(path: string): Promise<boolean> {
+/**
+ * Something is at `path`; a path that cannot be checked counts as present (it is never removed).
+ * Synchronous: one lstat, and an absent path (the common answer of the markers and leftovers a
+ * survey asks about) builds no error.
+ */
+export function pathPresent(path: string): boolean {
   try {
-    await lstat(path);
-    return true;
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return !(code === 'ENOENT' || code === 'ENOTDIR');
+    return (error as NodeJS.ErrnoException).code !== 'ENOTDIR';
   }
 }

@@ -4,42 +4,47 @@
 // `git status --porcelain=v2 -z` (with every setting that would hide a change forced off), plus what
 // status never prints (hidden-content.ts): edits behind index flags and other checkouts' content.
 
-import { lstat, readFile, realpath } from 'node:fs/promises';
+import { lstatSync, realpathSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckoutIdentity, CheckoutStatus, StatusEntry } from '../core/cleanup/loss-types.js';
 import { messageOf } from '../core/common/errors.js';
-import { type GitDirs, gitDirsOf } from './git-dir.js';
+import { type GitDirs, gitDirsOf, gitDirsOfSync } from './git-dir.js';
 import { checkedOutSubmodules, hiddenEdits, privateRefs } from './hidden-content.js';
 import { parseLsFiles, readIndexNotes } from './index-file.js';
 import { linkedIdentityProven } from './linked-identity.js';
 import { failureOf, type GitIO, gitIO, runGit, splitNul, succeeded } from './run-git.js';
 
 /**
+ * A checkout's identity as checkoutIdentity reads it, with what the read learnt on the way: the
+ * checkout's real path, and its git dirs when its files proved it (so they are not read again).
+ */
+export type IdentityRead = CheckoutIdentity & { real?: string; dirs?: GitDirs };
+
+/**
  * Whether `path` is a checkout of its own, checked before anything is read from it. `linkedOf`:
  * the common dir of the repository that lists `path` as a linked worktree, when its config cannot
  * move a work tree (worktreeConfigPossible): then the checkout's files may prove it without a git
- * process (linked-identity.ts), and Git is asked only when they do not.
+ * process (linked-identity.ts), and Git is asked only when they do not. The file checks are
+ * synchronous (a survey makes them for every worktree; each is cheaper than a thread-pool round trip).
  */
-export async function checkoutIdentity(
-  path: string,
-  io: GitIO,
-  linkedOf?: string,
-): Promise<CheckoutIdentity> {
+export async function checkoutIdentity(path: string, io: GitIO, linkedOf?: string): Promise<IdentityRead> {
   try {
-    await lstat(join(path, '.git'));
+    lstatSync(join(path, '.git'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { ok: false, reason: code === 'ENOENT' ? '.git is missing' : `cannot read .git (${code})` };
   }
   let real: string;
   try {
-    real = await realpath(path);
+    real = realpathSync.native(path);
   } catch (error) {
     return { ok: false, reason: `cannot resolve the path (${messageOf(error)})` };
   }
-  if (linkedOf !== undefined && (await linkedIdentityProven(path, linkedOf))) return { ok: true };
+  const dirs = linkedOf !== undefined ? linkedIdentityProven(path, linkedOf) : null;
+  if (dirs !== null) return { ok: true, real, dirs };
   const result = await runGit(['rev-parse', '--show-toplevel'], { ...gitIO(io), cwd: path });
-  if (!succeeded(result)) return { ok: false, reason: failureOf(result) };
+  if (!succeeded(result)) return { ok: false, reason: failureOf(result), real };
   const top = result.stdout.toString('utf8').replace(/\n$/, '');
   let realTop: string;
   try {
@@ -47,8 +52,8 @@ export async function checkoutIdentity(
   } catch {
     realTop = top;
   }
-  if (realTop !== real) return { ok: false, reason: `git's top level is ${top}, not this directory` };
-  return { ok: true };
+  if (realTop !== real) return { ok: false, reason: `git's top level is ${top}, not this directory`, real };
+  return { ok: true, real };
 }
 
 /**
@@ -177,8 +182,8 @@ export async function readChanges(path: string, options: ChangesOptions): Promis
   }
   status.hidden = await hiddenEdits(path, notes, io);
   if (options.inner) {
-    status.inner.push(...(await checkedOutSubmodules(path, dirs.gitDir, notes)));
-    if (dirs.linked) status.inner.push(...(await privateRefs(dirs.gitDir)));
+    status.inner.push(...checkedOutSubmodules(path, dirs.gitDir, notes));
+    if (dirs.linked) status.inner.push(...privateRefs(dirs.gitDir));
   }
   return { ok: true, status };
 }
@@ -187,17 +192,17 @@ export async function readChanges(path: string, options: ChangesOptions): Promis
  * The loss rule's status of a checkout stat-clean.ts proved clean (nothing `git status` would list)
  * at `head` on `branch`: what status never prints is still read, as readChanges does; the proof
  * holds no flagged entry and no submodule, so only a linked worktree's own refs and a deinit'ed
- * submodule's repository can remain.
+ * submodule's repository can remain. `dirs`: the checkout's git dirs, when already read.
  */
-export async function provenCleanStatus(path: string, head: string, branch: string): Promise<StatusRead> {
-  let dirs: GitDirs;
+export function provenCleanStatus(path: string, head: string, branch: string, dirs?: GitDirs): StatusRead {
+  let found: GitDirs;
   try {
-    dirs = await gitDirsOf(path);
+    found = dirs ?? gitDirsOfSync(path);
   } catch (error) {
     return { ok: false, reason: `cannot find its git dir (${messageOf(error)})` };
   }
-  const inner = await checkedOutSubmodules(path, dirs.gitDir, []);
-  if (dirs.linked) inner.push(...(await privateRefs(dirs.gitDir)));
+  const inner = checkedOutSubmodules(path, found.gitDir, []);
+  if (found.linked) inner.push(...privateRefs(found.gitDir));
   return { ok: true, status: { head, branch, entries: [], ignored: 0, hidden: [], inner } };
 }
 
@@ -248,23 +253,23 @@ export async function branchHeldByOperation(
 }
 
 /**
- * The operation in progress in a checkout (its git dir holds the markers), or null.
- * Unreadable evidence counts as an operation: the caller keeps the checkout.
+ * The operation in progress in a checkout (its git dir holds the markers), or null. `dirs`: the
+ * checkout's git dirs, when already read. Unreadable evidence counts as an operation: the caller
+ * keeps the checkout. Synchronous: seven stats, the absent ones (the common answer) building no error.
  */
-export async function operationInProgress(path: string): Promise<string | null> {
+export function operationInProgress(path: string, dirs?: GitDirs): string | null {
   let gitDir: string;
   try {
-    gitDir = (await gitDirsOf(path)).gitDir;
+    gitDir = (dirs ?? gitDirsOfSync(path)).gitDir;
   } catch (error) {
     return `an unreadable .git (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
   }
   for (const [marker, what] of OPERATIONS) {
     try {
-      await lstat(join(gitDir, marker));
-      return what;
+      if (lstatSync(join(gitDir, marker), { throwIfNoEntry: false }) !== undefined) return what;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        return `${what} (cannot check: ${(error as NodeJS.ErrnoException).code})`;
+      // ENOENT answers undefined above: anything thrown means the marker cannot be checked.
+      return `${what} (cannot check: ${(error as NodeJS.ErrnoException).code})`;
     }
   }
   return null;

@@ -6,8 +6,8 @@
 // refuses). Costs no git process unless a flagged file's bytes differ from its index blob.
 
 import { createHash } from 'node:crypto';
-import { createReadStream, type Dirent } from 'node:fs';
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { createReadStream, type Dirent, lstatSync, readdirSync } from 'node:fs';
+import { lstat, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HiddenEdit, InnerCheckout } from '../core/cleanup/loss-types.js';
 import { mapLimited } from '../probe/map-limited.js';
@@ -140,18 +140,18 @@ async function differAfterFilters(
  * Submodules checked out in the checkout, or (after a deinit) their repositories still in its git
  * dir: Git refuses to remove a worktree that has either.
  */
-export async function checkedOutSubmodules(
+export function checkedOutSubmodules(
   root: string,
   gitDir: string,
   notes: readonly IndexNote[],
-): Promise<InnerCheckout[]> {
+): InnerCheckout[] {
   const inner: InnerCheckout[] = [];
   for (const note of notes) {
     if (note.mode !== '160000') continue;
-    if (await pathPresent(join(root, note.path, '.git'))) inner.push({ path: note.path, kind: 'submodule' });
+    if (pathPresent(join(root, note.path, '.git'))) inner.push({ path: note.path, kind: 'submodule' });
   }
   // Submodule repositories Git keeps for a linked worktree: `git worktree remove` refuses while they exist.
-  if (inner.length === 0 && (await pathPresent(join(gitDir, 'modules')))) {
+  if (inner.length === 0 && pathPresent(join(gitDir, 'modules'))) {
     inner.push({ path: join(gitDir, 'modules'), kind: 'submodule' });
   }
   return inner;
@@ -159,14 +159,15 @@ export async function checkedOutSubmodules(
 
 /**
  * Refs that live in a linked worktree's own git dir (`refs/worktree/…`, `refs/bisect/…`): they go
- * with the worktree. Branches and stashes are the repository's and stay.
+ * with the worktree. Branches and stashes are the repository's and stay. Synchronous: a survey asks
+ * it of every linked worktree, and the common answer is one readdir of a directory that is absent.
  */
-export async function privateRefs(gitDir: string): Promise<InnerCheckout[]> {
+export function privateRefs(gitDir: string): InnerCheckout[] {
   const found: InnerCheckout[] = [];
-  const walk = async (dir: string, name: string): Promise<void> => {
+  const walk = (dir: string, name: string): void => {
     let entries: Dirent[];
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT') found.push({ path: `${name} (cannot read: ${code})`, kind: 'ref' });
@@ -174,10 +175,16 @@ export async function privateRefs(gitDir: string): Promise<InnerCheckout[]> {
     }
     for (const entry of entries) {
       const path = `${name}/${entry.name}`;
-      if (entry.isDirectory()) await walk(join(dir, entry.name), path);
+      if (entry.isDirectory()) walk(join(dir, entry.name), path);
       else found.push({ path, kind: 'ref' });
     }
   };
-  await walk(join(gitDir, 'refs'), 'refs');
+  const refs = join(gitDir, 'refs');
+  // Usually absent: a stat says so without building an error (any other failure, readdir reports).
+  let absent = false;
+  try {
+    absent = lstatSync(refs, { throwIfNoEntry: false }) === undefined;
+  } catch {}
+  if (!absent) walk(refs, 'refs');
   return found;
 }

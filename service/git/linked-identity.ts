@@ -9,8 +9,10 @@
 // link, per-worktree config, a repository config that mentions worktreeConfig) is a doubt: the
 // caller asks Git.
 
-import { lstat, readFile, realpath } from 'node:fs/promises';
+import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { type GitDirs, pathPresent } from './git-dir.js';
 
 /** The repository config mentions per-worktree config: `core.worktree` may move a work tree. */
 export async function worktreeConfigPossible(commonDir: string): Promise<boolean> {
@@ -23,33 +25,31 @@ export async function worktreeConfigPossible(commonDir: string): Promise<boolean
 }
 
 /**
- * True when the files prove that Git's top level for `path` is `path`, a linked worktree of the
- * repository whose common directory is `commonDir`; false for any doubt (then ask Git).
+ * The checkout's git dirs when its files prove that Git's top level for `path` is `path`, a linked
+ * worktree of the repository whose common directory is `commonDir`; null for any doubt (then ask
+ * Git). Synchronous: a survey asks it of every worktree, and each of its few small reads and
+ * realpaths costs less than an asynchronous call's thread-pool round trip.
  */
-export async function linkedIdentityProven(path: string, commonDir: string): Promise<boolean> {
+export function linkedIdentityProven(path: string, commonDir: string): GitDirs | null {
   try {
     const dotGit = join(path, '.git');
-    if (!(await lstat(dotGit)).isFile()) return false;
-    const pointer = (await readFile(dotGit, 'utf8')).match(/^gitdir: (.+)$/m)?.[1]?.trim();
-    if (!pointer) return false;
+    if (!lstatSync(dotGit).isFile()) return null;
+    const pointer = readFileSync(dotGit, 'utf8')
+      .match(/^gitdir: (.+)$/m)?.[1]
+      ?.trim();
+    if (!pointer) return null;
     const adminDir = resolve(path, pointer);
-    const [common, back, ownConfig] = await Promise.all([
-      readFile(join(adminDir, 'commondir'), 'utf8'),
-      readFile(join(adminDir, 'gitdir'), 'utf8'),
-      lstat(join(adminDir, 'config.worktree')).then(
-        () => true,
-        (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
-      ),
-    ]);
-    if (ownConfig) return false;
-    const [commonReal, expectedCommon, backReal, dotGitReal] = await Promise.all([
-      realpath(resolve(adminDir, common.trim())),
-      realpath(commonDir),
-      realpath(resolve(adminDir, back.trim())),
-      realpath(dotGit),
-    ]);
-    return commonReal === expectedCommon && backReal === dotGitReal;
+    const common = readFileSync(join(adminDir, 'commondir'), 'utf8');
+    const back = readFileSync(join(adminDir, 'gitdir'), 'utf8');
+    // Present, or unreadable: a doubt either way.
+    if (pathPresent(join(adminDir, 'config.worktree'))) return null;
+    const ownCommon = resolve(adminDir, common.trim());
+    const proven =
+      realpathSync.native(ownCommon) === realpathSync.native(commonDir) &&
+      realpathSync.native(resolve(adminDir, back.trim())) === realpathSync.native(dotGit);
+    // The dirs gitDirsOfSync reads from the same two files.
+    return proven ? { gitDir: adminDir, commonDir: ownCommon, linked: ownCommon !== adminDir } : null;
   } catch {
-    return false;
+    return null;
   }
 }

@@ -60,7 +60,7 @@ async function observe(
     observed_ms: io.now(),
   };
   // The repository itself is gone: so is the branch, and nothing is left to land.
-  if (!(await pathPresent(item.repository))) return { ...base, ahead: 0, dirty: false, landed: true };
+  if (!pathPresent(item.repository)) return { ...base, ahead: 0, dirty: false, landed: true };
   const survey = await surveyRepository(item.repository, {
     fetch: 'skip',
     callerCwd: null,

@@ -1,10 +1,11 @@
 // service/git against real repositories: each parser on Git's own output (odd file names included),
 // batched diffs, the three-way answers Git gives without writing into the repository, and the
 // process runner's typed results.
-import { chmod, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffTrees } from '../../../service/git/diff.js';
+import { gitDirsOfSync } from '../../../service/git/git-dir.js';
 import { checkoutIdentity, readStatus } from '../../../service/git/git-status.js';
 import { linkedIdentityProven, worktreeConfigPossible } from '../../../service/git/linked-identity.js';
 import { fetchAll, readRefs } from '../../../service/git/refs.js';
@@ -91,7 +92,7 @@ describe('status', () => {
     const path = await repo.worktree('noident');
     await rm(join(path, '.git'));
     expect(await checkoutIdentity(path, git)).toEqual({ ok: false, reason: '.git is missing' });
-    expect(await checkoutIdentity(repo.main, git)).toEqual({ ok: true });
+    expect(await checkoutIdentity(repo.main, git)).toEqual({ ok: true, real: await realpath(repo.main) });
     const { commonDir } = await repositoryAt(repo.main, git);
     expect(await checkoutIdentity(path, git, commonDir)).toEqual({ ok: false, reason: '.git is missing' });
   });
@@ -102,12 +103,17 @@ describe('a linked worktree proven by its files', () => {
     const path = await repo.worktree('proven');
     const { commonDir } = await repositoryAt(repo.main, git);
     expect(await worktreeConfigPossible(commonDir)).toBe(false);
-    expect(await linkedIdentityProven(path, commonDir)).toBe(true);
-    expect(await checkoutIdentity(path, git, commonDir)).toEqual({ ok: true });
+    // The proof hands on the dirs gitDirsOfSync reads, so they are not read again.
+    expect(linkedIdentityProven(path, commonDir)).toEqual(gitDirsOfSync(path));
+    expect(await checkoutIdentity(path, git, commonDir)).toEqual({
+      ok: true,
+      real: await realpath(path),
+      dirs: gitDirsOfSync(path),
+    });
     // A .git directory (the main checkout, a nested repository) is Git's to judge.
-    expect(await linkedIdentityProven(repo.main, commonDir)).toBe(false);
+    expect(linkedIdentityProven(repo.main, commonDir)).toBeNull();
     const other = await freshRepo();
-    expect(await linkedIdentityProven(path, (await repositoryAt(other.main, git)).commonDir)).toBe(false);
+    expect(linkedIdentityProven(path, (await repositoryAt(other.main, git)).commonDir)).toBeNull();
   });
 
   it("doubts a .git that names another worktree's admin dir, and asks Git", async () => {
@@ -115,9 +121,12 @@ describe('a linked worktree proven by its files', () => {
     const second = await repo.worktree('pointer-b');
     const { commonDir } = await repositoryAt(repo.main, git);
     await writeFile(join(second, '.git'), await readFile(join(first, '.git'), 'utf8'));
-    expect(await linkedIdentityProven(second, commonDir)).toBe(false);
+    expect(linkedIdentityProven(second, commonDir)).toBeNull();
     // Git itself takes the directory for its top level: the identity holds as it always did.
-    expect(await checkoutIdentity(second, git, commonDir)).toEqual({ ok: true });
+    expect(await checkoutIdentity(second, git, commonDir)).toEqual({
+      ok: true,
+      real: await realpath(second),
+    });
   });
 
   it('doubts a worktree whose config could move its work tree; Git then refuses it', async () => {
@@ -127,7 +136,7 @@ describe('a linked worktree proven by its files', () => {
     await other.git(['config', 'extensions.worktreeConfig', 'true']);
     await other.git(['config', '--worktree', 'core.worktree', other.root], path);
     expect(await worktreeConfigPossible(commonDir)).toBe(true);
-    expect(await linkedIdentityProven(path, commonDir)).toBe(false);
+    expect(linkedIdentityProven(path, commonDir)).toBeNull();
     // Even asked with the repository's common dir, the work tree Git uses is not the checkout.
     expect(await checkoutIdentity(path, git, commonDir)).toMatchObject({
       ok: false,
