@@ -5,7 +5,7 @@
 // full reader, which does both.
 
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import { readFdBounded } from './bounded-read.js';
+import { readFileFdBounded } from './bounded-read.js';
 import type { RecordCheck } from './record-check.js';
 
 /**
@@ -20,8 +20,9 @@ export function glanceText(path: string): string | null | undefined {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
   }
   try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    return readFdBounded(fd);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    return readFileFdBounded(fd, stat.size);
   } catch {
     return undefined;
   } finally {

@@ -336,6 +336,13 @@ describe('anything in doubt falls back to the full command, which answers as it 
         expect({ kind, args, answered: run.answered }).toEqual({ kind, args, answered: false });
       }
     }
+    // An ended record, which `ps --json` does not print, in doubt: the full command words it too.
+    for (const kind of HOSTILE) {
+      await restoreState(box.state, baseline);
+      await make(kind, 'jobs/j_i_fail.json', good('jobs/j_i_fail.json'));
+      const run = await compare(['ps', '--json']);
+      expect({ kind, answered: run.answered }).toEqual({ kind, answered: false });
+    }
     // A record whose id is not its file's name, and a jobs/ that is a file.
     await restoreState(box.state, baseline);
     await write('jobs/j_i_run.json', job('j_elsewhere'));
