@@ -4,7 +4,7 @@
 // not a regular file, not JSON, not a record or not of its file's name, a jobs/ that cannot be read)
 // is undefined, and the caller takes the full reader, which words it.
 
-import { readdirSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isJobId, oldestFirst } from '../../core/jobs/job-status.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
@@ -34,17 +34,20 @@ export function glanceJobRecords(
   paths: StatePaths,
   shown: (record: JobRecord) => boolean = () => true,
 ): JobRecord[] | undefined {
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(paths.jobs);
+    entries = readdirSync(paths.jobs, { withFileTypes: true });
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
   }
   const records: JobRecord[] = [];
-  for (const name of names) {
+  for (const entry of entries) {
+    const name = entry.name;
     // Quarantined copies end in .bad-<ms> and temp files in .tmp-<writer>: not records.
     if (!name.endsWith('.json')) continue;
-    const read = glanceJson(join(paths.jobs, name));
+    // Listed as a regular file: read without a stat of its own. Anything else is glanced at as
+    // ever (and refused), as is an entry of a file system that does not give types.
+    const read = glanceJson(join(paths.jobs, name), entry.isFile());
     if (read === undefined) return undefined;
     // Removed by a concurrent prune between readdir and read: not a record.
     if (!read.found) continue;
