@@ -13,9 +13,8 @@ import { glanceJobRecords } from '../state/records/jobs-glance.js';
 
 export async function glanceJobs(io: HostIO, request: { all: boolean }): Promise<JobView[] | undefined> {
   if (!(await glanceAlone(io))) return undefined;
-  const records = glanceJobRecords(io.paths);
+  // An ended record is never one whose wrapper was lost: the records not listed need no more look.
+  const records = glanceJobRecords(io.paths, (record) => request.all || record.ended_ms === null);
   if (records === undefined || records.some(wrapperLost)) return undefined;
-  return records
-    .filter((record) => request.all || record.ended_ms === null)
-    .map((record) => ({ ...record, state: viewState(record) }));
+  return records.map((record) => ({ ...record, state: viewState(record) }));
 }

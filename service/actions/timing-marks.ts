@@ -2,4 +2,4 @@
 // hot commands: a re-export, so a front end reaches the stage timer through actions like everything
 // else of the service. It adds nothing to load: timing.ts imports nothing.
 
-export { mark, STARTED_EVENT, span, startedUp } from '../time/timing.js';
+export { cpuMs, mark, STARTED_EVENT, span, startedUp } from '../time/timing.js';

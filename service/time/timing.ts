@@ -14,6 +14,13 @@ export function span(name: string, ms: number): void {
   if (enabled) process.stderr.write(`timing span ${name} ${ms.toFixed(1)}ms\n`);
 }
 
+/** The process's CPU so far (user + system, ms) with timing on, for a span of CPU time; 0 off. */
+export function cpuMs(): number {
+  if (!enabled) return 0;
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+}
+
 /**
  * A long-running hot command (the sidebar) says its start-up is over: main.ts writes the bundle's
  * code cache then, since such a command seldom exits 0 (a closed pane ends it with a signal).

@@ -12,7 +12,7 @@
 // BENCH_SECONDS shorten it, BENCH_ONLY=WORD keeps the commands whose name holds WORD, BENCH_TRACE=1 prints each one's start-up stages once, BENCH_HOLD=FILE keeps the state up for profiling by hand. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
 // its rows, interleaved with this build's, for a paired this-build-against-that one.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -77,6 +77,62 @@ async function startHerdr() {
     });
   }
   return { server, lead, leadEnv: envOf(lead), childEnv: envOf(child) };
+}
+
+// `ps --json` reads every job record to print the running ones (a record in doubt is the full
+// command's to word), so its cost follows the count in jobs/. The shared state gains three to six
+// records a round (the `run` and `exec` rows, and the baseline's), which made its row depend on the
+// round and on BENCH_RUNS: it reads a state of its own instead, as a busy host keeps it (ended jobs
+// stay a day): PS_ENDED ended records and one running job, whose wrapper is this process.
+const PS_ENDED = 100;
+
+function psState() {
+  const dir = join(work, 'state-ps', 'jobs');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const now = Date.now();
+  const record = (id, created, fields) => ({
+    version: 1,
+    id,
+    command: ['npm', 'test'],
+    cwd: work,
+    host: 'local',
+    owner: null,
+    pane: null,
+    created_ms: created,
+    started_ms: created + 5,
+    ended_ms: null,
+    exit_code: null,
+    signal: null,
+    reason: null,
+    terminal_id: null,
+    workspace: null,
+    tab: null,
+    wrapper_pid: process.pid,
+    wrapper_start: Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[19]),
+    pgid: process.pid,
+    pgid_start: null,
+    timeout_ms: null,
+    idle_timeout_ms: null,
+    ticket: null,
+    item: null,
+    reservation: null,
+    ...fields,
+  });
+  const write = (r) =>
+    writeFileSync(join(dir, `${r.id}.json`), `${JSON.stringify(r, null, 2)}\n`, { mode: 0o600 });
+  for (let i = 0; i < PS_ENDED; i++) {
+    const created = now - 86_000_000 + i * 800_000;
+    write(
+      record(`j_ended${i}`, created, {
+        ended_ms: created + 60_000,
+        exit_code: 0,
+        peak_rss_bytes: 1e8,
+        cpu_ms: 900,
+      }),
+    );
+  }
+  write(record('j_running', now - 60_000, {}));
+  return { ...baseEnv, DOGSLED_STATE: join(work, 'state-ps') };
 }
 
 const STOP = '{"hook_event_name":"Stop","stop_hook_active":false}';
@@ -155,6 +211,7 @@ try {
     return id;
   };
   const supervisorEnv = { ...baseEnv, DOGSLED_EXEC_SUPERVISOR: '1' };
+  const psEnv = psState();
   // [name, args, env, stdin]
   const commands = [
     ['status --line', ['status', '--line'], baseEnv],
@@ -189,7 +246,7 @@ try {
     ['send', ['send', herdr.lead.pane_id, '--message', 'bench'], childEnv],
     ['board --json', ['board', '--json'], childEnv],
     ['items --json', ['items', '--json'], baseEnv],
-    ['ps --json', ['ps', '--json'], baseEnv],
+    ['ps --json', ['ps', '--json'], psEnv],
     ['--version', ['--version'], baseEnv],
     ['--help', ['--help'], baseEnv],
   ];

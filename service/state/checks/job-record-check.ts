@@ -3,6 +3,14 @@
 // (state/schemas/host-schemas.ts) does and gives the same data back; the unit test
 // hand-checks.test.ts holds the two together.
 
+import {
+  atLeastZero,
+  isInt,
+  isIntOrNull,
+  isNumber,
+  isRecord,
+  isStringOrNull,
+} from '../../core/common/shape.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
 import {
   array,
@@ -52,3 +60,57 @@ export const JOB_RECORD_FIELDS: Record<string, Judge> = {
 };
 
 export const JobRecordCheck = handCheck<JobRecord>(looseObject(JOB_RECORD_FIELDS));
+
+const maybeString = (v: unknown) => v === undefined || v === null || typeof v === 'string';
+const maybeInt = (v: unknown) => v === undefined || v === null || isInt(v);
+const maybeNumber = (v: unknown) => v === undefined || v === null || isNumber(v);
+const maybeAtLeastZero = (v: unknown) => v === undefined || v === null || atLeastZero(v);
+
+/**
+ * JobRecordCheck's verdict alone, with no data built and no issue worded: for a record a reader
+ * only needs to know is sound (the lean `ps --json` reads every record and prints only the running
+ * ones). Each field read by name, so every record parsed from a file shares one fast path: the
+ * generic check (a judge per field, a copy keyed by name) costs some 200,000 instructions a record
+ * on a cold start, this a few thousand, and a host keeps a day of ended jobs. hand-checks.test.ts
+ * holds it to JobRecordCheck.
+ */
+export function isJobRecord(value: unknown): value is JobRecord {
+  if (!isRecord(value)) return false;
+  const r = value as Record<string, unknown>;
+  return (
+    r.version === 1 &&
+    typeof r.id === 'string' &&
+    r.id.length > 0 &&
+    isCommand(r.command) &&
+    typeof r.cwd === 'string' &&
+    typeof r.host === 'string' &&
+    isStringOrNull(r.owner) &&
+    isStringOrNull(r.pane) &&
+    isInt(r.created_ms) &&
+    isIntOrNull(r.started_ms) &&
+    isIntOrNull(r.ended_ms) &&
+    isIntOrNull(r.exit_code) &&
+    isStringOrNull(r.signal) &&
+    isStringOrNull(r.reason) &&
+    maybeString(r.terminal_id) &&
+    maybeString(r.workspace) &&
+    maybeString(r.tab) &&
+    maybeInt(r.wrapper_pid) &&
+    maybeNumber(r.wrapper_start) &&
+    maybeInt(r.pgid) &&
+    maybeNumber(r.pgid_start) &&
+    maybeInt(r.timeout_ms) &&
+    maybeInt(r.idle_timeout_ms) &&
+    maybeString(r.ticket) &&
+    maybeString(r.item) &&
+    maybeString(r.reservation) &&
+    maybeAtLeastZero(r.peak_rss_bytes) &&
+    maybeAtLeastZero(r.cpu_ms)
+  );
+}
+
+function isCommand(value: unknown): boolean {
+  if (!Array.isArray(value) || value.length === 0) return false;
+  for (const word of value) if (typeof word !== 'string') return false;
+  return true;
+}

@@ -28,7 +28,20 @@ export function readFdBounded(fd: number, max: number = STATE_FILE_MAX_BYTES): s
 
 /** The whole content of the open file `fd` as bytes, refused past `max` (however much it grows). */
 export function readFdBytes(fd: number, max: number = STATE_FILE_MAX_BYTES): Buffer {
-  const size = fstatSync(fd).size;
+  return readBytes(fd, fstatSync(fd).size, max);
+}
+
+/**
+ * readFdBounded of a regular file whose size its caller has just taken from the open handle (a
+ * glance's fstat): no second stat, and no read past what it holds when it holds what the stat said,
+ * so one read where the file is unchanged (a glance of a hundred job records makes two hundred
+ * system calls fewer).
+ */
+export function readFileFdBounded(fd: number, size: number, max: number = STATE_FILE_MAX_BYTES): string {
+  return readBytes(fd, size, max, true).toString('utf8');
+}
+
+function readBytes(fd: number, size: number, max: number, stopAtSize = false): Buffer {
   if (size > max) throw new FileTooLarge(size, max);
   // One byte more than the file claims: a read that fills it means the file grew since the stat.
   let buffer = Buffer.allocUnsafe(size + 1);
@@ -40,9 +53,12 @@ export function readFdBytes(fd: number, max: number = STATE_FILE_MAX_BYTES): Buf
       buffer.copy(grown, 0, 0, length);
       buffer = grown;
     }
-    const read = readSync(fd, buffer, length, buffer.length - length, null);
+    const wanted = buffer.length - length;
+    const read = readSync(fd, buffer, length, wanted, null);
     if (read === 0) break;
     length += read;
+    // A regular file that gave all the stat said and then ran short of the spare byte is at its end.
+    if (stopAtSize && length === size && read < wanted) break;
   }
   if (length > max) throw new FileTooLarge(length, max);
   return buffer.subarray(0, length);

@@ -4,8 +4,8 @@
 // reader's own rule). A glance never quarantines or words a problem: whatever it doubts goes to the
 // full reader, which does both.
 
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import { readFdBounded } from './bounded-read.js';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { readFileFdBounded } from './bounded-read.js';
 import type { RecordCheck } from './record-check.js';
 
 /**
@@ -20,8 +20,9 @@ export function glanceText(path: string): string | null | undefined {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
   }
   try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    return readFdBounded(fd);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    return readFileFdBounded(fd, stat.size);
   } catch {
     return undefined;
   } finally {
@@ -29,11 +30,45 @@ export function glanceText(path: string): string | null | undefined {
   }
 }
 
+/** A listed file read whole in one read when it fits: a job record is under a kibibyte. */
+const LISTED_BYTES = 16 * 1024;
+let listedBuffer: Buffer | undefined;
+
+/**
+ * glanceText of a directory entry its listing gave as a regular file (a Dirent's type, which
+ * readdir has for free): no fstat (a Stats object per file was a third of a hundred job records'
+ * read) and one read into a buffer kept for it. Whatever took the entry's place since the listing
+ * is still in doubt: a symlink fails the open (O_NOFOLLOW), a directory fails the read, a FIFO
+ * (opened O_NONBLOCK) fails it or reads empty, which is no JSON; a text that fills the buffer (a
+ * large file, a device) is read again by glanceText, which checks the handle and the size cap.
+ */
+export function glanceListedText(path: string): string | null | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+  }
+  listedBuffer ??= Buffer.allocUnsafe(LISTED_BYTES);
+  let length: number;
+  try {
+    length = readSync(fd, listedBuffer, 0, LISTED_BYTES, null);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+  return length < LISTED_BYTES ? listedBuffer.toString('utf8', 0, length) : glanceText(path);
+}
+
 export type Glanced = { found: false } | { found: true; value: unknown };
 
-/** The file's JSON; `{ found: false }` when there is no file; undefined when in doubt. */
-export function glanceJson(path: string): Glanced | undefined {
-  const text = glanceText(path);
+/**
+ * The file's JSON; `{ found: false }` when there is no file; undefined when in doubt. `listed`: an
+ * entry its directory's listing gave as a regular file (glanceListedText).
+ */
+export function glanceJson(path: string, listed = false): Glanced | undefined {
+  const text = listed ? glanceListedText(path) : glanceText(path);
   if (text === undefined) return undefined;
   if (text === null) return { found: false };
   try {

@@ -1,15 +1,15 @@
 // This host's job records (jobs/*.json) as the lean `ps --json` glances at them: each read once
-// (engine/glance-file.ts) and checked whole by hand (checks/job-record-check.ts), listed as
+// (engine/glance-file.ts) and checked by hand (checks/job-record-check.ts), listed as
 // listJobRecords (job-records.ts) lists them. Anything it would report as a problem (a record that is
 // not a regular file, not JSON, not a record or not of its file's name, a jobs/ that cannot be read)
 // is undefined, and the caller takes the full reader, which words it.
 
-import { readdirSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isJobId, oldestFirst } from '../../core/jobs/job-status.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
-import { JobRecordCheck } from '../checks/job-record-check.js';
-import { glanceRecord } from '../engine/glance-file.js';
+import { isJobRecord, JobRecordCheck } from '../checks/job-record-check.js';
+import { glanceJson, glanceRecord } from '../engine/glance-file.js';
 import type { StatePaths } from '../paths.js';
 
 /**
@@ -24,24 +24,39 @@ export function glanceJobRecord(paths: StatePaths, id: string): JobRecord | null
   return read.value.id === id ? read.value : undefined;
 }
 
-/** Every record, oldest first; [] without jobs/; undefined when any is in doubt. */
-export function glanceJobRecords(paths: StatePaths): JobRecord[] | undefined {
-  let names: string[];
+/**
+ * The records `shown` keeps, oldest first, each checked whole (JobRecordCheck's data, as the full
+ * reader gives it); [] without jobs/; undefined when any record, shown or not, is in doubt. A record
+ * not shown is only judged sound (isJobRecord): `ps --json` prints the running jobs, and a host
+ * keeps a day of ended ones, which would otherwise each be copied field by field to be dropped.
+ */
+export function glanceJobRecords(
+  paths: StatePaths,
+  shown: (record: JobRecord) => boolean = () => true,
+): JobRecord[] | undefined {
+  let entries: Dirent[];
   try {
-    names = readdirSync(paths.jobs);
+    entries = readdirSync(paths.jobs, { withFileTypes: true });
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
   }
   const records: JobRecord[] = [];
-  for (const name of names) {
+  for (const entry of entries) {
+    const name = entry.name;
     // Quarantined copies end in .bad-<ms> and temp files in .tmp-<writer>: not records.
     if (!name.endsWith('.json')) continue;
-    const read = glanceRecord(join(paths.jobs, name), JobRecordCheck);
+    // Listed as a regular file: read without a stat of its own. Anything else is glanced at as
+    // ever (and refused), as is an entry of a file system that does not give types.
+    const read = glanceJson(join(paths.jobs, name), entry.isFile());
     if (read === undefined) return undefined;
     // Removed by a concurrent prune between readdir and read: not a record.
     if (!read.found) continue;
-    if (read.value.id !== name.slice(0, -'.json'.length)) return undefined;
-    records.push(read.value);
+    const value = read.value;
+    if (!isJobRecord(value) || value.id !== name.slice(0, -'.json'.length)) return undefined;
+    if (!shown(value)) continue;
+    const checked = JobRecordCheck.safeParse(value);
+    if (!checked.success) return undefined;
+    records.push(checked.data);
   }
   return records.sort(oldestFirst);
 }

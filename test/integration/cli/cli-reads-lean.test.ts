@@ -346,6 +346,15 @@ describe('anything in doubt falls back to the full command, which answers as it 
     expect(await compare(['ps', '--json'])).toMatchObject({ answered: false });
   });
 
+  it('an ended record in doubt, which `ps --json` judges without printing: ps falls back all the same', async () => {
+    for (const kind of HOSTILE) {
+      await restoreState(box.state, baseline);
+      await make(kind, 'jobs/j_i_fail.json', good('jobs/j_i_fail.json'));
+      const run = await compare(['ps', '--json']);
+      expect({ kind, answered: run.answered }).toEqual({ kind, answered: false });
+    }
+  });
+
   it('a job whose wrapper died: the full ps reconciles it (and writes its end)', async () => {
     // A pid no process has (above the kernel's pid_max).
     await write('jobs/j_i_run.json', job('j_i_run', { wrapper_pid: 2 ** 23 }));

@@ -12,6 +12,7 @@ import { DogsledError } from '../../../service/core/common/errors.js';
 import {
   FileTooLarge,
   readFdBounded,
+  readFileFdBounded,
   STATE_FILE_MAX_BYTES,
 } from '../../../service/state/engine/bounded-read.js';
 import { glanceText } from '../../../service/state/engine/glance-file.js';
@@ -71,6 +72,30 @@ describe('readFdBounded', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+describe('readFileFdBounded (a glance: the size its caller took from the open handle)', () => {
+  test('reads an empty file, a file of the size given, and one that grew or shrank since the stat', async () => {
+    const file = join(await tempDir(), 'f');
+    const read = (text: string, size: number, max?: number) => {
+      writeFileSync(file, text);
+      const fd = openSync(file, 'r');
+      try {
+        return readFileFdBounded(fd, size, max);
+      } finally {
+        closeSync(fd);
+      }
+    };
+    expect(read('', 0)).toBe('');
+    expect(read('{"version":1}', 13)).toBe('{"version":1}');
+    // Grown since the stat: the rest is read, as readFdBounded reads it.
+    expect(read('x'.repeat(5000), 10)).toBe('x'.repeat(5000));
+    // Shrunk since the stat: what is there.
+    expect(read('short', 4096)).toBe('short');
+    // Grown past the cap since the stat: refused all the same.
+    expect(() => read('x'.repeat(20), 5, 10)).toThrow(FileTooLarge);
+    expect(() => read('x'.repeat(20), 20, 10)).toThrow(FileTooLarge);
   });
 });
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { BoardSeenCheck } from '../../../service/state/checks/board-seen-check.js';
 import { HostSnapshotCheck } from '../../../service/state/checks/host-snapshot-check.js';
 import { InboxCheck, SettledInboxCheck } from '../../../service/state/checks/inbox-check.js';
-import { JobRecordCheck } from '../../../service/state/checks/job-record-check.js';
+import { isJobRecord, JobRecordCheck } from '../../../service/state/checks/job-record-check.js';
 import { PeerEntryCheck, PeerReplyCheck } from '../../../service/state/checks/peer-entry-check.js';
 import { PlacementsCheck } from '../../../service/state/checks/placements-check.js';
 import { ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
@@ -493,6 +493,18 @@ describe('hand checks judge as their zod schemas do', () => {
     const fields = [...Object.keys(good()), 'tab', 'pgid_start', 'item'];
     const paths: Path[] = [...fields.map((f) => [f]), ['command', 0]];
     expectSame(JobRecordCheck, JobRecordSchema, records(good, paths, [[]], 2));
+    // isJobRecord, the verdict alone the lean `ps --json` judges the records it does not print by.
+    let differing = 0;
+    let sound = 0;
+    for (const record of records(good, paths, [[]], 2)) {
+      const verdict = JobRecordCheck.safeParse(record).success;
+      if (isJobRecord(record) !== verdict) {
+        differing += 1;
+        expect({ record, verdict: isJobRecord(record) }).toEqual({ record, verdict });
+      }
+      if (verdict) sound += 1;
+    }
+    expect({ differing, someSound: sound > 20 }).toEqual({ differing: 0, someSound: true });
   });
 
   it('board-seen.json', () => {
