@@ -12,13 +12,18 @@ import type { RecordCheck } from './record-check.js';
  * The file's text; null when there is no file; undefined when in doubt (not a file, unreadable,
  * past the state-file cap).
  */
-export function glanceText(path: string): string | null | undefined {
-  let fd: number;
+/** The file opened for a glance: its descriptor; null when there is no file; undefined in doubt. */
+function openGlance(path: string): number | null | undefined {
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    return openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
   }
+}
+
+export function glanceText(path: string): string | null | undefined {
+  const fd = openGlance(path);
+  if (fd === null || fd === undefined) return fd;
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return undefined;
@@ -43,12 +48,8 @@ let listedBuffer: Buffer | undefined;
  * large file, a device) is read again by glanceText, which checks the handle and the size cap.
  */
 export function glanceListedText(path: string): string | null | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
-  }
+  const fd = openGlance(path);
+  if (fd === null || fd === undefined) return fd;
   listedBuffer ??= Buffer.allocUnsafe(LISTED_BYTES);
   let length: number;
   try {
