@@ -5,7 +5,7 @@
 // supervisor reads and removes jobs/ID.env) or the ticket is settled.
 
 import { closeSync, constants, fstatSync, mkdirSync, openSync, rmSync } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
@@ -59,38 +59,15 @@ export function writeJobEnvFile(paths: StatePaths, jobId: string, env: Environme
 /**
  * The environment in `file`; undefined when there is none (a job launched without one, or by an
  * older dogsled). A file that exists but cannot be read or parsed is an error: running the job with
- * some other environment would be a silent change of what the caller asked for.
- */
-export async function readEnvFile(file: string): Promise<Environment | undefined> {
-  let handle: FileHandle;
-  try {
-    // Non-blocking, so a FIFO put in its place cannot hang the reader; only a regular file is read.
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    if (absent(error)) return undefined;
-    throw new DogsledError(`cannot read ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
-  }
-  let text: string;
-  try {
-    if (!(await handle.stat()).isFile()) throw new DogsledError(`${file} is not a regular file`);
-    text = readFdBounded(handle.fd);
-  } catch (error) {
-    if (error instanceof DogsledError) throw error;
-    throw new DogsledError(`cannot read ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
-  } finally {
-    await handle.close();
-  }
-  return environmentIn(file, text);
-}
-
-/**
- * readEnvFile done synchronously, for a job's supervisor, which reads its jobs/ID.env between its
- * start claim and the spawn while the job's caller waits: each step a call, not a round trip
- * through the thread pool. The same refusals (not a regular file, not JSON, not an environment).
+ * some other environment would be a silent change of what the caller asked for. Read with
+ * synchronous calls (a small 0600 file): a job's supervisor reads its jobs/ID.env between its start
+ * claim and the spawn while the job's caller waits, and each step is then a call, not a round trip
+ * through the thread pool.
  */
 export function readEnvFileNow(file: string): Environment | undefined {
   let fd: number;
   try {
+    // Non-blocking, so a FIFO put in its place cannot hang the reader; only a regular file is read.
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if (absent(error)) return undefined;
@@ -109,6 +86,11 @@ export function readEnvFileNow(file: string): Environment | undefined {
   return environmentIn(file, text);
 }
 
+/** readEnvFileNow for an async caller. */
+export async function readEnvFile(file: string): Promise<Environment | undefined> {
+  return readEnvFileNow(file);
+}
+
 function environmentIn(file: string, text: string): Environment {
   let json: unknown;
   try {
@@ -122,16 +104,6 @@ function environmentIn(file: string, text: string): Environment {
 }
 
 /** Removes `file`; one that is already gone is fine. */
-export async function removeEnvFile(file: string): Promise<void> {
-  try {
-    await rm(file, { force: true });
-  } catch (error) {
-    if (absent(error)) return;
-    throw new DogsledError(`cannot remove ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
-  }
-}
-
-/** removeEnvFile done synchronously (readEnvFileNow says for whom). */
 export function removeEnvFileNow(file: string): void {
   try {
     rmSync(file, { force: true });
@@ -139,6 +111,11 @@ export function removeEnvFileNow(file: string): void {
     if (absent(error)) return;
     throw new DogsledError(`cannot remove ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
   }
+}
+
+/** removeEnvFileNow for an async caller. */
+export async function removeEnvFile(file: string): Promise<void> {
+  removeEnvFileNow(file);
 }
 
 /** No such file: missing, or a parent that is not a directory (then nothing can be under it). */
