@@ -16,12 +16,7 @@ import { selfStart } from '../../process/process-table.js';
 import { SUPERVISOR_ENV } from '../../process/self-invocation.js';
 import type { ProcessIO } from '../../state/io.js';
 import { STATE_FILE_MODE } from '../../state/paths.js';
-import {
-  jobEnvPath,
-  readEnvFileNow,
-  removeEnvFile,
-  removeEnvFileNow,
-} from '../../state/records/env-files.js';
+import { jobEnvPath, readEnvFileNow, removeEnvFileNow } from '../../state/records/env-files.js';
 import { jobLogPath } from '../../state/records/job-records.js';
 import { paneVariables } from '../../terminal/herdr/herdr-env.js';
 import { startChild } from './exec-child.js';
@@ -56,7 +51,7 @@ export async function superviseJob(
     const pane = jobPaneOf(io.env, claim.record);
     const reporter = pane === undefined ? undefined : new PaneReporter(io, pane, id);
     if (claim.kind === 'stopped') {
-      await forgetEnvironment(io, id);
+      forgetEnvironment(io, id);
       await endReservation(io, claim.record);
       await reporter?.finish(claim.record);
       return exitStatusOf(claim.record);
@@ -140,18 +135,16 @@ function takeEnvironment(io: ProcessIO, record: JobRecord): Record<string, strin
     io.warn(`dogsled: exec: job ${record.id}: ${squeezedLine(messageOf(error))}`);
     return `its environment: ${squeezedLine(messageOf(error))}`;
   }
-  try {
-    removeEnvFileNow(jobEnvPath(io.paths, record.id));
-  } catch (error) {
-    io.warn(`dogsled: exec: job ${record.id}: ${squeezedLine(messageOf(error))}`);
-  }
+  forgetEnvironment(io, record.id);
   return jobEnvironment(caller, io.env, record.cwd, paneVariables(io.env));
 }
 
-async function forgetEnvironment(io: ProcessIO, id: string): Promise<void> {
-  await removeEnvFile(jobEnvPath(io.paths, id)).catch((error: unknown) =>
-    io.warn(`dogsled: exec: job ${id}: ${squeezedLine(messageOf(error))}`),
-  );
+function forgetEnvironment(io: ProcessIO, id: string): void {
+  try {
+    removeEnvFileNow(jobEnvPath(io.paths, id));
+  } catch (error) {
+    io.warn(`dogsled: exec: job ${id}: ${squeezedLine(messageOf(error))}`);
+  }
 }
 
 /** The job's room is free once it ends; trouble is one warning (the TTL still ends it). */
