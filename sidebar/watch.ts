@@ -37,12 +37,28 @@ export interface Watching {
 /** After a directory appears, when to look for files chokidar may have missed in it. */
 const SETTLE_MS = [250, 1_000];
 
+/**
+ * After a file changes, when to look at it once more: past chokidar's 50 ms window, inside which it
+ * drops a second change of the same file with no trailing event.
+ */
+const RECHECK_MS = 100;
+
 function exists(path: string): boolean {
   try {
     statSync(path);
     return true;
   } catch {
     return false;
+  }
+}
+
+/** What a rewrite changes: another file renamed over it, its length, its times. */
+function signature(path: string): string {
+  try {
+    const stats = statSync(path);
+    return `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+  } catch {
+    return '';
   }
 }
 
@@ -89,6 +105,7 @@ export async function watchState(
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const settles = new Set<NodeJS.Timeout>();
+  const rechecks = new Map<string, NodeJS.Timeout>();
   const poke = () => {
     if (closed || timer) return;
     timer = setTimeout(() => {
@@ -125,8 +142,24 @@ export async function watchState(
     }
     if (missing.length > 0) watcher.add(missing);
   };
-  watcher.on('all', (event) => {
+  /**
+   * A file written in place (an editor's or Herdr's theme.toml and config.toml: the open truncates,
+   * the text follows) changes twice. When the second change falls in chokidar's window it is dropped,
+   * and the refresh for the first may have read the empty file: the file is looked at once more
+   * after the window and read again if it moved since its change was heard.
+   */
+  const recheck = (path: string) => {
+    const heard = signature(path);
+    clearTimeout(rechecks.get(path));
+    const timer = setTimeout(() => {
+      rechecks.delete(path);
+      if (signature(path) !== heard) poke();
+    }, RECHECK_MS);
+    rechecks.set(path, timer);
+  };
+  watcher.on('all', (event, path) => {
     poke();
+    if ((event === 'change' || event === 'add') && !closed) recheck(path);
     // The window above closes once chokidar has watched the new directory: look again after it.
     if (event !== 'addDir' || closed) return;
     for (const ms of SETTLE_MS) {
@@ -150,6 +183,7 @@ export async function watchState(
       clearInterval(poll);
       if (timer) clearTimeout(timer);
       for (const settle of settles) clearTimeout(settle);
+      for (const timer of rechecks.values()) clearTimeout(timer);
       await watcher.close();
     },
     follow(files) {

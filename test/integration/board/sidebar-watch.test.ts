@@ -4,7 +4,7 @@
 // none of its later writes would be seen; the watch adds such a file when it next looks. The race is
 // the machine's to win or lose, so the case runs many rounds, each in a fresh directory.
 
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open as openFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Watching, watchState } from '../../../sidebar/watch.js';
@@ -94,4 +94,29 @@ describe('the sidebar watch', () => {
     });
     expect(reads).toBeGreaterThan(before);
   });
+
+  // A person's editor or Herdr writes theme.toml and config.toml in place: the open truncates, the
+  // text follows. chokidar drops a second change of a file within 50 ms of the first (no trailing
+  // event), so a read between the two (the refresh comes 15 ms after the first) saw an empty file,
+  // and the text written after it was never read. Each gap is tried, from inside that window to past it.
+  it.each([20, 30, 45, 70])(
+    'reads a file rewritten in place with %i ms between its truncate and its text',
+    async (gap) => {
+      const state = await stateDir();
+      const file = join(state, 'theme.toml');
+      await writeFile(file, 'old');
+      const seen = await follow(file);
+      const handle = await openFile(file, 'w');
+      await new Promise((resolve) => setTimeout(resolve, gap));
+      await handle.write('new text');
+      await handle.close();
+      await waitFor(
+        'the text written after the truncate',
+        async () => seen.last() === 'new text' || undefined,
+        {
+          timeoutMs: 5_000,
+        },
+      );
+    },
+  );
 });
