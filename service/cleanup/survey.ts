@@ -122,8 +122,11 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     options.fetch === 'run'
       ? fetchAll(main, git)
       : Promise.resolve(options.fetch === 'skip' ? null : options.fetch);
+  // The refs are read as soon as the fetch is done, while the checkouts are still being read (each
+  // read gives the event loop a turn): for-each-ref runs beside them on another core.
+  const refsRead = fetching.then(() => readRefs(main, git));
   // Awaited below; this only keeps a rejection from going unhandled when something else throws first.
-  fetching.catch(() => {});
+  refsRead.catch(() => {});
 
   const only = options.only;
   const linked = repo.worktrees.filter((worktree) => !worktree.main);
@@ -159,14 +162,17 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
       () => null,
       (error: unknown) => messageOf(error),
     ),
-    mapLimited(rows, STATUS_CONCURRENCY, (row) =>
-      readWorktree(
+    mapLimited(rows, STATUS_CONCURRENCY, async (row) => {
+      // A read its files prove makes no asynchronous call: a turn first lets a git process that
+      // ended meanwhile (the fetch) be heard, so the next one starts now, not after every read.
+      await new Promise(setImmediate);
+      return readWorktree(
         row,
         { content: options.content ?? true, trustStat: options.trustStat ?? false },
         git,
         linkedOf,
-      ),
-    ),
+      );
+    }),
     options.holds
       ? options.holds(
           rows.map((row) => row.path),
@@ -180,7 +186,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   const fetch = await fetching;
   if (fetch && !fetch.ok) warnings.push(`fetch failed: ${fetch.error}; only the default branch counts`);
   if (configProblem !== null) warnings.push(`${configProblem}; no worktree is removed until it is fixed`);
-  const refs = await readRefs(main, git);
+  const refs = await refsRead;
   // A stat-proven checkout is clean only if the index's tree is its branch tip's; else Git is asked.
   await mapLimited(reads, STATUS_CONCURRENCY, async (read, index) => {
     if (read.proven) reads[index] = await settleProof(read, read.proven, rows[index]?.git ?? null, refs, git);

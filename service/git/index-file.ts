@@ -51,7 +51,11 @@ export interface IndexEntry {
   path: string;
   /** The mode as a number (`0o100644`…). */
   mode: number;
-  oid: string;
+  /**
+   * Where its object id lies in the index's bytes (`IndexContents.data`, `hashBytes` long): only a
+   * racily clean entry's is ever compared, so none is turned into text.
+   */
+  oidAt: number;
   /** Stage 0 and no flag that keeps `git status` from comparing it (assume-unchanged, skip-worktree, intent-to-add). */
   plain: boolean;
   ctimeS: number;
@@ -74,6 +78,10 @@ export interface IndexContents {
    * written as, and how many entries it covers. Git keeps it only while it matches the entries.
    */
   tree: { oid: string; entries: number } | null;
+  /** The index's bytes, which `IndexEntry.oidAt` points into. */
+  data: Buffer;
+  /** The length of an object id: 20 (SHA-1) or 32 (SHA-256). */
+  hashBytes: number;
 }
 
 /**
@@ -169,7 +177,7 @@ function parseWith(
       entries.push({
         path: name(),
         mode,
-        oid: data.toString('hex', start + STAT_BYTES, start + STAT_BYTES + hashBytes),
+        oidAt: start + STAT_BYTES,
         plain: !assumeUnchanged && extended === 0 && (flags & STAGE) === 0,
         ctimeS: view.getUint32(start),
         ctimeNs: view.getUint32(start + 4),
@@ -222,7 +230,7 @@ function parseWith(
       .digest();
     if (!digest.equals(trailer)) return null;
   }
-  return { notes, entries, tree };
+  return { notes, entries, tree, data, hashBytes };
 }
 
 /**

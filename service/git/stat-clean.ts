@@ -14,7 +14,7 @@
 // Only a survey's report and plan use it: the recheck before each removal asks Git (survey.ts,
 // `trustStat`).
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -23,11 +23,12 @@ import {
   openSync,
   readdirSync,
   readlinkSync,
+  readSync,
   type Stats,
 } from 'node:fs';
 import { join } from 'node:path';
-import { readFdBytes } from '../state/engine/bounded-read.js';
-import { INDEX_MAX_BYTES, type IndexEntry, parseIndex } from './index-file.js';
+import { readFileFdBytes } from '../state/engine/bounded-read.js';
+import { INDEX_MAX_BYTES, type IndexContents, type IndexEntry, parseIndex } from './index-file.js';
 
 /** Past this many entries the walk is no cheaper than git's own (threaded) status: ask Git. */
 export const STAT_CLEAN_MAX_ENTRIES = 5_000;
@@ -60,6 +61,7 @@ export function statClean(root: string, gitDir: string): StatProof | null {
     const index = readIndex(join(gitDir, 'index'));
     if (index === null) return null;
     const { entries, tree, mtime } = index;
+    const blob = { data: index.data, hashBytes: index.hashBytes };
     if (tree === null || tree.entries !== entries.length || entries.length > STAT_CLEAN_MAX_ENTRIES) {
       return null;
     }
@@ -91,7 +93,7 @@ export function statClean(root: string, gitDir: string): StatProof | null {
         if (entry !== undefined) {
           if (!unchanged(entry, lstatSync(path))) return false;
           const racy = entry.mtimeS > mtime.s || (entry.mtimeS === mtime.s && entry.mtimeNs >= mtime.ns);
-          if (racy && (++hashed > MAX_HASHED || !sameBlob(entry, path))) return false;
+          if (racy && (++hashed > MAX_HASHED || !sameBlob(entry, path, blob))) return false;
           matched++;
         } else if (dirs.has(rel) && lstatSync(path).isDirectory()) {
           if (!walk(path, `${rel}/`)) return false;
@@ -134,38 +136,68 @@ function unchanged(entry: IndexEntry, info: Stats): boolean {
   );
 }
 
-/** The working file (or link) is the entry's blob, byte for byte, and still the file it stat'ed. */
-function sameBlob(entry: IndexEntry, path: string): boolean {
-  let content: Buffer;
+/**
+ * The working file (or link) is the entry's blob, byte for byte, and still the file it stat'ed.
+ * `index`: the index's bytes, where the entry's object id lies. One open, fstat, read and close for
+ * a file, its `blob <size>\0` header read in front of it so one one-shot hash takes both.
+ */
+function sameBlob(
+  entry: IndexEntry,
+  path: string,
+  index: Pick<IndexContents, 'data' | 'hashBytes'>,
+): boolean {
+  let object: Buffer;
   if ((entry.mode & FILE_TYPE) === SYMLINK) {
-    content = readlinkSync(path, { encoding: 'buffer' });
+    const target = readlinkSync(path, { encoding: 'buffer' });
+    object = Buffer.concat([Buffer.from(`blob ${target.length}\0`, 'latin1'), target]);
   } else {
-    const read = readRegular(path, MAX_HASHED_BYTES);
-    if (read === null || !unchanged(entry, read.info)) return false;
-    content = read.data;
+    const read = readBlob(entry, path);
+    if (read === null) return false;
+    object = read;
   }
-  const oid = createHash(entry.oid.length === 64 ? 'sha256' : 'sha1')
-    .update(`blob ${content.length}\0`)
-    .update(content)
-    .digest('hex');
-  return oid === entry.oid;
+  const oid = hash(index.hashBytes === 32 ? 'sha256' : 'sha1', object, 'buffer');
+  return index.data.compare(oid, 0, index.hashBytes, entry.oidAt, entry.oidAt + index.hashBytes) === 0;
 }
 
-function readIndex(path: string): {
-  entries: IndexEntry[];
-  tree: { oid: string; entries: number } | null;
-  mtime: { s: number; ns: number };
-} | null {
+/**
+ * A regular file's object (`blob <size>\0` and its bytes), opened so that a FIFO in its place cannot
+ * block, and only while its fstat still matches the entry; null otherwise, or past the size hashed.
+ */
+function readBlob(entry: IndexEntry, path: string): Buffer | null {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const info = fstatSync(fd);
+    if (!unchanged(entry, info) || info.size > MAX_HASHED_BYTES) return null;
+    const header = `blob ${info.size}\0`;
+    // One byte spare: a read that fills it means the file grew since the fstat.
+    const object = Buffer.allocUnsafe(header.length + info.size + 1);
+    let length = object.write(header, 'latin1');
+    for (;;) {
+      const wanted = object.length - length;
+      const read = wanted === 0 ? 0 : readSync(fd, object, length, wanted, null);
+      if (read === 0) break;
+      length += read;
+      // A regular file that gave all its fstat said and ran short of the spare byte is at its end.
+      if (length === object.length - 1 && read < wanted) break;
+    }
+    return length === object.length - 1 ? object.subarray(0, length) : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readIndex(path: string): (IndexContents & { mtime: { s: number; ns: number } }) | null {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
     // The index's own time to the nanosecond, as index-file.ts reads it for its racy rule.
     const info = fstatSync(fd, { bigint: true });
     if (!info.isFile()) return null;
-    const data = readFdBytes(fd, INDEX_MAX_BYTES);
+    if (info.size > BigInt(INDEX_MAX_BYTES)) return null;
+    const data = readFileFdBytes(fd, Number(info.size), INDEX_MAX_BYTES);
     if (BigInt(data.length) !== info.size) return null;
     const mtime = { s: Number(info.mtimeNs / 1_000_000_000n), ns: Number(info.mtimeNs % 1_000_000_000n) };
     const contents = parseIndex(data, mtime, true);
-    return contents && { entries: contents.entries, tree: contents.tree, mtime };
+    return contents && { ...contents, mtime };
   } finally {
     closeSync(fd);
   }
@@ -177,7 +209,7 @@ function readRegular(path: string, limit: number): { data: Buffer; info: Stats }
   try {
     const info = fstatSync(fd);
     if (!info.isFile() || info.size > limit) return null;
-    const data = readFdBytes(fd, limit);
+    const data = readFileFdBytes(fd, info.size, limit);
     // A file that changed size while it was read is being written: doubt.
     return data.length === info.size ? { data, info } : null;
   } finally {

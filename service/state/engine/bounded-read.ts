@@ -38,7 +38,12 @@ export function readFdBytes(fd: number, max: number = STATE_FILE_MAX_BYTES): Buf
  * system calls fewer).
  */
 export function readFileFdBounded(fd: number, size: number, max: number = STATE_FILE_MAX_BYTES): string {
-  return readBytes(fd, size, max, true).toString('utf8');
+  return readFileFdBytes(fd, size, max).toString('utf8');
+}
+
+/** readFileFdBounded's bytes: the file's content, read once where it holds what its fstat said. */
+export function readFileFdBytes(fd: number, size: number, max: number = STATE_FILE_MAX_BYTES): Buffer {
+  return readBytes(fd, size, max, true);
 }
 
 function readBytes(fd: number, size: number, max: number, stopAtSize = false): Buffer {

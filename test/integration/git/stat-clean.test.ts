@@ -2,7 +2,19 @@
 // it: a proof only where `git status` (every listing the loss rule reads: untracked, ignored) prints
 // nothing and the proof's tree is HEAD's; every other state, hostile ones included, is a doubt.
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, readFile, rm, symlink, truncate, unlink, utimes, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import {
+  chmod,
+  mkdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  truncate,
+  unlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -208,6 +220,121 @@ describe('a worktree proven clean from its files', () => {
   it.each(doubts)('answers a doubt for %s (Git is asked)', async (_name, change) => {
     const wt = await worktree();
     await settle(wt);
+    expect(statClean(wt.path, wt.gitDir)).not.toBeNull();
+    await change(wt);
+    expect(statClean(wt.path, wt.gitDir)).toBeNull();
+  });
+
+  /** Every entry racily clean: the index's own time put before them all. */
+  const racy = (wt: Worktree) => utimes(join(wt.gitDir, 'index'), new Date(0), new Date(0));
+
+  /**
+   * The index entry of `path` made to name the blob `oid`, its stat data untouched and the checksum
+   * made whole again: a file whose stat data is exactly what Git recorded but whose bytes are not.
+   */
+  async function renameBlob(wt: Worktree, path: string, oid: string): Promise<void> {
+    const file = join(wt.gitDir, 'index');
+    const data = await readFile(file);
+    const name = data.indexOf(Buffer.from(`${path}\0`, 'utf8'), 12);
+    expect(name).toBeGreaterThan(62);
+    // Version 2, SHA-1: 40 bytes of stat data, the object id, two bytes of flags, then the path.
+    Buffer.from(oid, 'hex').copy(data, name - 22);
+    createHash('sha1')
+      .update(data.subarray(0, data.length - 20))
+      .digest()
+      .copy(data, data.length - 20);
+    const info = await stat(file);
+    await writeFile(file, data);
+    await utimes(file, info.atime, info.mtime);
+  }
+
+  it('proves racily clean entries of a sha256 repository by their bytes', async () => {
+    const wt = await worktree('sha256');
+    await racy(wt);
+    expect(statClean(wt.path, wt.gitDir)?.tree).toBe((await gitSays(wt)).tree);
+  });
+
+  it('proves a racily clean empty file and link by their bytes', async () => {
+    const wt = await worktree();
+    await writeFile(join(wt.path, 'empty'), '');
+    await git(wt.path, 'add', 'empty');
+    await git(wt.path, 'commit', '-qm', 'empty');
+    await racy(wt);
+    expect((await gitSays(wt)).status).toBe('');
+    expect(statClean(wt.path, wt.gitDir)).not.toBeNull();
+  });
+
+  const racyDoubts: Array<[string, (wt: Worktree) => Promise<void>]> = [
+    [
+      'a racily clean file whose bytes are another blob, its stat data exactly what Git recorded',
+      async (wt) => {
+        // alpha\n and ALPHA\n have the same size: a.txt's entry names the blob of the other.
+        const same = (
+          await run('sh', ['-c', 'printf "ALPHA\\n" | git hash-object -w --stdin'], {
+            cwd: wt.path,
+            env: gitTestEnv(),
+          })
+        ).stdout.trim();
+        await renameBlob(wt, 'a.txt', same);
+        await racy(wt);
+      },
+    ],
+    [
+      'a racily clean link whose target is another blob, its stat data exactly what Git recorded',
+      async (wt) => {
+        const same = (
+          await run('sh', ['-c', 'printf "b.txt" | git hash-object -w --stdin'], {
+            cwd: wt.path,
+            env: gitTestEnv(),
+          })
+        ).stdout.trim();
+        await renameBlob(wt, 'link', same);
+        await racy(wt);
+      },
+    ],
+    [
+      'a racily clean file edited to the same size with its mtime put back',
+      async (wt) => {
+        const file = join(wt.path, 'a.txt');
+        const before = await stat(file);
+        await writeFile(file, 'ALPHA\n');
+        await utimes(file, before.atime, before.mtime);
+        await racy(wt);
+      },
+    ],
+    [
+      'a racily clean file replaced by a FIFO',
+      async (wt) => {
+        await rm(join(wt.path, 'a.txt'));
+        await run('mkfifo', [join(wt.path, 'a.txt')]);
+        await racy(wt);
+      },
+    ],
+    [
+      'a racily clean file past the size it hashes',
+      async (wt) => {
+        await writeFile(join(wt.path, 'big.bin'), Buffer.alloc(2 * 1024 * 1024, 7));
+        await git(wt.path, 'add', 'big.bin');
+        await git(wt.path, 'commit', '-qm', 'big');
+        await racy(wt);
+      },
+    ],
+    [
+      'more racily clean files than it hashes',
+      async (wt) => {
+        const many = join(wt.path, 'many');
+        await mkdir(many);
+        await Promise.all(Array.from({ length: 201 }, (_, i) => writeFile(join(many, `f${i}`), `${i}\n`)));
+        await git(wt.path, 'add', 'many');
+        await git(wt.path, 'commit', '-qm', 'many');
+        await racy(wt);
+      },
+    ],
+  ];
+
+  it.each(racyDoubts)('answers a doubt for %s (Git is asked)', async (_name, change) => {
+    const wt = await worktree();
+    await racy(wt);
     expect(statClean(wt.path, wt.gitDir)).not.toBeNull();
     await change(wt);
     expect(statClean(wt.path, wt.gitDir)).toBeNull();
