@@ -34,7 +34,7 @@ import type {
 } from '../core/cleanup/loss-types.js';
 import { messageOf } from '../core/common/errors.js';
 import { diffTrees } from '../git/diff.js';
-import { readGraph, readWindow } from '../git/graph.js';
+import { type CommitGraph, readGraph, readWindow } from '../git/graph.js';
 import type { DefaultBranch, GitRef } from '../git/refs.js';
 import type { GitIO } from '../git/run-git.js';
 import { answerMerges } from '../git/three-way.js';
@@ -49,6 +49,24 @@ export interface CommitFactsInput extends GitIO {
   fetchOk: boolean;
   /** The commits to judge: branch tips and worktree HEADs. */
   tips: readonly string[];
+  /**
+   * The default branch's window as `readTargetWindow` started it for these refs, when the caller
+   * started it early (a survey, while it reads its checkouts); else it is read when needed.
+   */
+  window?: Promise<CommitGraph | null>;
+}
+
+/**
+ * The window of the default branch where applying commits are searched: it needs only the refs, so
+ * a survey starts it beside its checkout reads instead of after the commit graph. Null without a
+ * default branch.
+ */
+export function readTargetWindow(
+  cwd: string,
+  defaultBranch: DefaultBranch,
+  io: GitIO,
+): Promise<CommitGraph> | null {
+  return defaultBranch.target === null ? null : readWindow(cwd, defaultBranch.target, CANDIDATE_WINDOW, io);
 }
 
 export interface CommitFacts {
@@ -135,7 +153,8 @@ async function integrate(
   containers: readonly RefTip[],
   proofs: Map<string, CommitsProof>,
 ): Promise<void> {
-  const windowGraph = await readWindow(input.cwd, targetName, CANDIDATE_WINDOW, gitOf(input));
+  const windowGraph =
+    (await input.window) ?? (await readWindow(input.cwd, targetName, CANDIDATE_WINDOW, gitOf(input)));
   const window: TargetWindow = { order: windowGraph.order, parents: windowGraph.parents };
   const plan = integrationPlanner(graph, window);
   const direct = await directRuns(input, plan, open);

@@ -43,7 +43,7 @@ import type { GitWorktree } from '../git/worktrees.js';
 import { mapLimited } from '../probe/map-limited.js';
 import type { ProcessTable } from '../process/process-table.js';
 import { loadRepoConfig } from '../state/config/repo-config.js';
-import { gatherCommitFacts } from './commit-facts.js';
+import { gatherCommitFacts, readTargetWindow } from './commit-facts.js';
 
 /**
  * Holds that other layers know about (panes, processes, launches, items), by checkout path.
@@ -125,8 +125,15 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
   // The refs are read as soon as the fetch is done, while the checkouts are still being read (each
   // read gives the event loop a turn): for-each-ref runs beside them on another core.
   const refsRead = fetching.then(() => readRefs(main, git));
+  // The default branch's window needs only the refs: a whole survey reads it beside the checkouts
+  // too (a recheck, narrowed to one entry, reads it only if its entry needs it).
+  const windowRead =
+    options.only === undefined
+      ? refsRead.then((refs) => readTargetWindow(main, defaultBranchOf(refs), git))
+      : undefined;
   // Awaited below; this only keeps a rejection from going unhandled when something else throws first.
   refsRead.catch(() => {});
+  windowRead?.catch(() => {});
 
   const only = options.only;
   const linked = repo.worktrees.filter((worktree) => !worktree.main);
@@ -211,6 +218,7 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
       defaultBranch,
       fetchOk: fetch?.ok === true,
       tips,
+      window: windowRead,
       ...git,
     });
     verdicts = commitFacts.verdicts;
