@@ -131,6 +131,11 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     options.only === undefined
       ? refsRead.then((refs) => readTargetWindow(main, defaultBranchOf(refs), git))
       : undefined;
+  let turns = Promise.resolve();
+  const nextTurn = (): Promise<void> => {
+    turns = turns.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    return turns;
+  };
   // Awaited below; this only keeps a rejection from going unhandled when something else throws first.
   refsRead.catch(() => {});
   windowRead?.catch(() => {});
@@ -161,6 +166,32 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     }
   }
 
+  const factsInput = (refs: GitRef[], fetch: FetchOutcome | null) => ({
+    cwd: main,
+    objectDir: repo.objectDir,
+    refs,
+    defaultBranch: defaultBranchOf(refs),
+    fetchOk: fetch?.ok === true,
+    ...git,
+  });
+  // The commits' verdicts need only the refs and the heads: a whole survey judges the heads Git
+  // listed beside its checkout reads. A verdict is the tip's own (whatever else is judged with it),
+  // so they serve unless a checkout read found a head Git did not list (then they are judged again).
+  const earlyFacts =
+    options.only === undefined
+      ? Promise.all([fetching, refsRead]).then(([fetch, refs]) => {
+          const tips = tipsOf(
+            rows.map((row) => row.git?.head ?? null),
+            branchRefsOf(refs),
+            defaultBranchOf(refs).name,
+          );
+          const facts = gatherCommitFacts({ ...factsInput(refs, fetch), tips, window: windowRead });
+          facts.catch(() => {});
+          return { tips: new Set(tips), facts };
+        })
+      : undefined;
+  earlyFacts?.catch(() => {});
+
   // A linked worktree's identity comes from its files unless config could move its work tree.
   const linkedOf = (await worktreeConfigPossible(repo.commonDir)) ? undefined : repo.commonDir;
   const [configProblem, reads, holdMap, callerReal, heldByOperation] = await Promise.all([
@@ -170,9 +201,10 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
       (error: unknown) => messageOf(error),
     ),
     mapLimited(rows, STATUS_CONCURRENCY, async (row) => {
-      // A read its files prove makes no asynchronous call: a turn first lets a git process that
-      // ended meanwhile (the fetch) be heard, so the next one starts now, not after every read.
-      await new Promise(setImmediate);
+      // A read its files prove makes no asynchronous call: one read per turn of the event loop lets
+      // a git process that ended meanwhile (the fetch) be heard, and the next one (the refs, then
+      // the commits' verdicts) start beside the reads, not after all of them.
+      await nextTurn();
       return readWorktree(
         row,
         { content: options.content ?? true, trustStat: options.trustStat ?? false },
@@ -203,24 +235,21 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     warnings.push(`no default branch (${defaultBranch.name} does not exist): nothing counts as integrated`);
   }
 
-  const branchRefs = refs.filter((ref) => ref.name.startsWith('refs/heads/') && ref.symref === null);
-  const branchRows = branchRefs.filter((ref) => only === undefined || only.branch === branchName(ref.name));
-  const tips = [
-    ...reads.flatMap((read) => (read.head ? [read.head] : [])),
-    ...branchRows.filter((ref) => branchName(ref.name) !== defaultBranch.name).map((ref) => ref.sha),
-  ];
+  const branchRows = branchRefsOf(refs).filter(
+    (ref) => only === undefined || only.branch === branchName(ref.name),
+  );
+  const tips = tipsOf(
+    reads.map((read) => read.head),
+    branchRows,
+    defaultBranch.name,
+  );
   let verdicts = new Map<string, CommitsVerdict>();
   try {
-    const commitFacts = await gatherCommitFacts({
-      cwd: main,
-      objectDir: repo.objectDir,
-      refs,
-      defaultBranch,
-      fetchOk: fetch?.ok === true,
-      tips,
-      window: windowRead,
-      ...git,
-    });
+    const early = await earlyFacts;
+    const commitFacts =
+      early !== undefined && tips.every((tip) => early.tips.has(tip))
+        ? await early.facts
+        : await gatherCommitFacts({ ...factsInput(refs, fetch), tips, window: windowRead });
     verdicts = commitFacts.verdicts;
     warnings.push(...commitFacts.warnings);
   } catch (error) {
@@ -290,6 +319,23 @@ export async function surveyRepository(path: string, options: SurveyOptions): Pr
     worktrees,
     branches,
   };
+}
+
+/** The local branches (no symbolic ref). */
+function branchRefsOf(refs: readonly GitRef[]): GitRef[] {
+  return refs.filter((ref) => ref.name.startsWith('refs/heads/') && ref.symref === null);
+}
+
+/** The commits the loss rule judges: the checkouts' heads and every branch but the default one. */
+function tipsOf(
+  heads: ReadonlyArray<string | null>,
+  branches: readonly GitRef[],
+  defaultName: string,
+): string[] {
+  return [
+    ...heads.flatMap((head) => (head ? [head] : [])),
+    ...branches.filter((ref) => branchName(ref.name) !== defaultName).map((ref) => ref.sha),
+  ];
 }
 
 /** A rebase or bisect detaches HEAD but still holds its branch: Git refuses to delete it. */

@@ -7,7 +7,15 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { surveyRepository } from '../../../service/cleanup/survey.js';
-import { doctorIn, freshRepo, lines, type Repo, removeScenarios } from '../../helpers/git-scenarios.js';
+import { repositoryAt } from '../../../service/git/repository.js';
+import {
+  doctorIn,
+  freshRepo,
+  landedWorktree,
+  lines,
+  type Repo,
+  removeScenarios,
+} from '../../helpers/git-scenarios.js';
 
 afterAll(removeScenarios);
 
@@ -106,6 +114,43 @@ describe('reads a survey starts early', () => {
     ]);
     expect(await windowReads(log)).toBe(0);
   });
+
+  it.each([
+    ['on its branch', false, 1],
+    // Detached, its new head is no branch's tip either: the early verdicts lack it, and are judged again.
+    ['detached', true, 2],
+  ])(
+    'judges a checkout %s by the head it has now, not the one Git listed before it gained a commit',
+    async (_name, detach, graphs) => {
+      const repo = await freshRepo();
+      const path = detach ? await repo.worktree('loose', { detach: true }) : await landedWorktree(repo);
+      const { env, log } = await gitWrapper(repo, null);
+      const listed = await repositoryAt(repo.main, { env });
+      const survey = (trustStat: boolean) =>
+        surveyRepository(repo.main, {
+          fetch: 'skip',
+          callerCwd: null,
+          registered: [],
+          identity: listed,
+          trustStat,
+          env,
+        });
+      const before = await survey(true);
+      expect(before.worktrees[0]?.verdict.kind).toBe('removable');
+      // A commit only this checkout has, made after Git listed the worktrees (the survey's identity).
+      await repo.commit({ 'late.txt': lines('late') }, 'late work', path);
+      const late = await repo.sha('HEAD', path);
+      for (const trustStat of [true, false]) {
+        await writeFile(log, '');
+        const after = await survey(trustStat);
+        const found = after.worktrees[0];
+        expect(found?.facts.head).toBe(late);
+        expect(found?.facts.commits).toMatchObject({ landed: false });
+        expect(found?.verdict.kind).not.toBe('removable');
+        expect((await readFile(log, 'utf8')).match(/rev-list --parents --stdin/g)).toHaveLength(graphs);
+      }
+    },
+  );
 
   it('words a repository whose refs cannot be read while its checkouts are, and plans nothing of it', async () => {
     const repo = await landedRepo();
