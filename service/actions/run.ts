@@ -13,7 +13,7 @@ import type { JobRecord } from '../core/jobs/job-types.js';
 import { findHost } from '../core/placement/placement.js';
 import type { JobRequest, Ticket } from '../core/placement/queue-types.js';
 import type { PeerHost } from '../hosts/fleet.js';
-import { LOCAL_HOST } from '../hosts/local-facts.js';
+import { LOCAL_HOST } from '../hosts/local-view.js';
 import { glanceReserve } from '../hosts/reserve-glance.js';
 import { checkCommand } from '../jobs/command-check.js';
 import { type JobStandby, launchJob, standbySupervisor } from '../jobs/job-launch.js';
@@ -80,7 +80,13 @@ export async function runJob(
   const env = callerEnvironment(io.env);
   const owner = callerPane(io.env);
   const port = await deadline.step('finding Herdr', 'routine', () =>
-    openTerminal({ env: io.env, home: io.home, commandName: 'run', warn: io.warn }),
+    openTerminal({
+      env: io.env,
+      home: io.home,
+      commandName: 'run',
+      warn: io.warn,
+      configTerminal: io.config.terminal,
+    }),
   );
   const jobId = newId('j');
   // The service's warm supervisor takes a headless job when there is one, waited for or not: the

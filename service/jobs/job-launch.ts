@@ -17,12 +17,11 @@ import type { JobRecord } from '../core/jobs/job-types.js';
 import type { TabPlacement } from '../core/jobs/tab-placement.js';
 import type { JobRequest } from '../core/placement/queue-types.js';
 import { squeezedLine } from '../core/text/clean.js';
-import { endReservations } from '../hosts/reserve-room.js';
 import { launchStandby, type Standby } from '../process/launch-detached.js';
 import { execArgv, SUPERVISOR_ENV, selfInvocation } from '../process/self-invocation.js';
 import type { ProcessIO } from '../state/io.js';
-import { type Environment, jobEnvPath, removeEnvFile, writeJobEnvFile } from '../state/records/env-files.js';
-import { createJobRecord, updateJobRecord } from '../state/records/job-records.js';
+import { writeJobEnvFile } from '../state/records/job-env-write.js';
+import { createJobRecord, jobEnvPath, updateJobRecord } from '../state/records/job-records.js';
 import { appendItem, updateItems } from '../state/records/queue-items.js';
 import { outsideAnyPane } from '../terminal/herdr/herdr-env.js';
 import { openTerminal } from '../terminal/open.js';
@@ -61,7 +60,7 @@ export interface LaunchSpec {
   /** The reservation the placement took; it ends with the job. */
   reservation: string | null;
   /** The caller's environment for the job (core/job-env.ts); null runs it with the wrapper's. */
-  env: Environment | null;
+  env: Record<string, string> | null;
 }
 
 export interface Launched {
@@ -275,7 +274,7 @@ async function openRepositoryWorkspace(
   }
 }
 
-async function writeJobEnv(ctx: ProcessIO, jobId: string, env: Environment): Promise<void> {
+async function writeJobEnv(ctx: ProcessIO, jobId: string, env: Record<string, string>): Promise<void> {
   writeJobEnvFile(ctx.paths, jobId, env);
 }
 
@@ -313,6 +312,11 @@ async function failed(launch: JobLaunchIO, spec: LaunchSpec, error: Error): Prom
     return { result: true, next: { ...record, ended_ms: now, reason: `launch failed: ${why}` } };
   });
   if (ended) {
+    // Imported here: a launch that fails is rare, and reserve-room brings the fleet's modules and zod.
+    const [{ removeEnvFile }, { endReservations }] = await Promise.all([
+      import('../state/records/env-files.js'),
+      import('../hosts/reserve-room.js'),
+    ]);
     await removeEnvFile(jobEnvPath(ctx.paths, spec.jobId)).catch(() => undefined);
     if (spec.reservation !== null) await endReservations(ctx, [spec.reservation]).catch(() => undefined);
     await updateItems(ctx, (items) => ({

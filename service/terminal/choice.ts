@@ -20,15 +20,23 @@ export interface TmuxChoice {
   why: string;
 }
 
-/** tmux's server and the reason to use it, or undefined when nothing asks for tmux. */
-export async function tmuxChoice(env: NodeJS.ProcessEnv, home: string): Promise<TmuxChoice | undefined> {
+/**
+ * tmux's server and the reason to use it, or undefined when nothing asks for tmux. `configured` is
+ * config.toml's `terminal` when the caller has read and judged the file (loadConfig: `auto` when
+ * absent); else the key is read here, tolerantly.
+ */
+export async function tmuxChoice(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  configured?: TerminalChoice,
+): Promise<TmuxChoice | undefined> {
   const { socket } = tmuxServerEnv(env);
   const where = socket ? `server ${socket}` : 'the default tmux server';
   if (env.TMUX) return { socket, why: `TMUX is set: ${where}` };
   if (env[TERMINAL_ENV] === 'tmux') return { socket, why: `--terminal tmux: ${where}` };
   const config = env.DOGSLED_CONFIG || join(home, '.config', 'dogsled', 'config.toml');
-  if ((await configChoice(config)) === 'tmux')
-    return { socket, why: `terminal = "tmux" in ${config}: ${where}` };
+  const choice = configured === undefined ? await configChoice(config) : configured;
+  if (choice === 'tmux') return { socket, why: `terminal = "tmux" in ${config}: ${where}` };
   return undefined;
 }
 

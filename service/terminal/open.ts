@@ -3,18 +3,17 @@
 // in tmux or `--terminal tmux` / `terminal = "tmux"` asks for it (choice.ts), else headless, with why.
 // A missing socket costs one stat; a stale one, one failed connect. The CLI check spawns only when
 // a binary exists. The ping is also the once-per-start protocol check, which warns and never fails.
+// Each backend is imported where it is chosen: a headless caller (`run` without Herdr or tmux) runs
+// neither Herdr's adapter, nor tmux's, nor the zod schemas of their records.
 
-import { tmuxChoice } from './choice.js';
+import { type TerminalChoice, tmuxChoice } from './choice.js';
 import { HeadlessTerminal } from './headless/headless.js';
-import { HerdrTerminal } from './herdr/herdr.js';
 import { ROUTINE_TIMEOUT_MS, SocketTransport } from './herdr/herdr-channel.js';
-import { CliTransport } from './herdr/herdr-cli.js';
 import { connectFailure } from './herdr/herdr-socket.js';
 import { exists, findHerdrBinary, socketCandidate } from './herdr/locate.js';
 import type { TerminalPort } from './port.js';
-import { parseRecord, type ServerInfo, ServerInfoSchema } from './port-records.js';
+import type { ServerInfo } from './port-records.js';
 import { isTerminalError } from './terminal-errors.js';
-import { TmuxTerminal } from './tmux/tmux.js';
 import type { HookReport } from './tmux/tmux-records.js';
 
 /** The socket protocol this adapter was written against (Herdr 0.8.0). */
@@ -33,6 +32,11 @@ export interface OpenTerminalOptions {
   warn?: (line: string) => void;
   /** What the harness hooks reported per terminal, for agents in tmux (default: none). */
   hookReports?: () => Promise<ReadonlyMap<string, HookReport>>;
+  /**
+   * config.toml's `terminal` as the caller's loadConfig judged it (its default `auto` when the key or
+   * the file is absent), so the file is not read twice; without it tmuxChoice reads the key itself.
+   */
+  configTerminal?: TerminalChoice;
 }
 
 type Probe = { ok: true; server: ServerInfo | undefined } | { ok: false; why: string };
@@ -52,6 +56,7 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
       );
     }
     const binary = await findHerdrBinary(env);
+    const { HerdrTerminal } = await import('./herdr/herdr.js');
     return new HerdrTerminal({
       transport: new SocketTransport(candidate.path, routineMs),
       why: `socket ${candidate.path} answered${server ? ` (herdr ${server.version}, protocol ${server.protocol})` : ''}`,
@@ -64,9 +69,10 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
   }
 
   const binary = await findHerdrBinary(env);
-  const tmux = await tmuxChoice(env, options.home);
+  const tmux = await tmuxChoice(env, options.home, options.configTerminal);
+  const TmuxTerminal = tmux ? (await import('./tmux/tmux.js')).TmuxTerminal : undefined;
   const fallback = (why: string): TerminalPort =>
-    tmux
+    tmux && TmuxTerminal
       ? new TmuxTerminal({
           why: `${why}; ${tmux.why}`,
           socket: tmux.socket,
@@ -83,6 +89,10 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
         });
   if (!binary) return fallback(`${probe.why} and no herdr binary is on PATH`);
 
+  const [{ CliTransport }, { HerdrTerminal }] = await Promise.all([
+    import('./herdr/herdr-cli.js'),
+    import('./herdr/herdr.js'),
+  ]);
   const transport = new CliTransport(binary, env, [], routineMs);
   try {
     await transport.call('workspace.list', {});
@@ -103,6 +113,7 @@ async function pingSocket(path: string, from: string, timeoutMs: number): Promis
   const transport = new SocketTransport(path, timeoutMs);
   try {
     const pong = await transport.call('ping', {});
+    const { parseRecord, ServerInfoSchema } = await import('./port-records.js');
     return { ok: true, server: parseRecord(ServerInfoSchema, pong, 'ping') };
   } catch (error) {
     if (!isTerminalError(error)) throw error;

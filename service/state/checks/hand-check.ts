@@ -145,6 +145,28 @@ export function looseObject(shape: Record<string, Judge>): Judge {
   };
 }
 
+/**
+ * `z.record(z.string(), z.string())` for the plain case only: an object of string values whose keys
+ * are its own enumerable strings, none `__proto__`. Anything else is refused, for its zod schema to
+ * judge behind handFirst (a refusal here is not zod's wording).
+ */
+export const stringRecord: Judge = (value, path, issues) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return fail(issues, path, `Invalid input: expected record, received ${kindOf(value)}`);
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype || Object.getOwnPropertySymbols(value).length > 0) {
+    return fail(issues, path, 'Invalid input: not a plain record');
+  }
+  const data: Record<string, string> = {};
+  for (const key of Object.keys(value)) {
+    const entry = (value as Record<string, unknown>)[key];
+    if (key === '__proto__' || typeof entry !== 'string')
+      return fail(issues, [...path, key], 'Invalid input');
+    data[key] = entry;
+  }
+  return data;
+};
+
 /** A record check (the store's contract) from the judge of its whole record. */
 export function handCheck<T>(judge: Judge): RecordCheck<T> {
   return {

@@ -5,6 +5,7 @@
 
 import type { Items } from '../../core/agents/item-types.js';
 import { AGENT_KINDS } from '../../core/agents/launch-line.js';
+import type { EnvFile } from '../../core/jobs/job-types.js';
 import { type Queue, TICKET_STATES } from '../../core/placement/queue-types.js';
 import {
   array,
@@ -19,6 +20,7 @@ import {
   oneOf,
   optional,
   string,
+  stringRecord,
   versionOne,
 } from './hand-check.js';
 
@@ -82,6 +84,12 @@ const Item = looseObject({
 });
 
 export const ItemsCheck = handCheck<Items>(looseObject({ version: versionOne, items: array(Item) }));
+
+/**
+ * jobs/ID.env as `run` writes it (the caller's environment, strings only), judged without building
+ * EnvFileSchema; its plain case alone (stringRecord): anything else is the schema's, behind handFirst.
+ */
+export const EnvFileCheck = handCheck<EnvFile>(looseObject({ version: versionOne, env: stringRecord }));
 
 const JobRequest = looseObject({
   command: array(text, 1),

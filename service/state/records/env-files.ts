@@ -4,15 +4,14 @@
 // line; these files are 0600 in the 0700 state dir and live only until the job is claimed (the exec
 // supervisor reads and removes jobs/ID.env) or the ticket is settled.
 
-import { closeSync, constants, fstatSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, rmSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { readFdBounded } from '../engine/bounded-read.js';
 import { writeState } from '../engine/store.js';
-import { writeNow } from '../engine/update-now.js';
-import { STATE_DIR_MODE, STATE_FILE_MODE, type StatePaths } from '../paths.js';
+import { STATE_DIR_MODE, type StatePaths } from '../paths.js';
 import { EnvFileSchema } from '../schemas/queue-items-schemas.js';
 import { jobEnvPath } from './job-records.js';
 
@@ -32,25 +31,6 @@ export async function writeEnvFile(file: string, env: Environment): Promise<void
   try {
     await mkdir(join(file, '..'), { recursive: true, mode: STATE_DIR_MODE });
     await writeState(file, EnvFileSchema, { version: 1, env });
-  } catch (error) {
-    throw new DogsledError(`cannot write ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
-  }
-}
-
-/**
- * Writes a launched job's environment (jobs/ID.env) at once, renamed into place whole but not
- * synced: the one reader of this file is the job's own supervisor, which reads and removes it as it
- * starts the job, so it lives a few milliseconds. A power failure that could lose the text kills
- * that supervisor and its job too; after the reboot nothing reads the file (the job is ended as
- * lost, never started from it) and it goes with the job's record. Its sync was one disk wait on
- * every run's path for nothing. A ticket's environment (writeEnvFile) waits for an admission that
- * may come after a reboot, and stays synced.
- */
-export function writeJobEnvFile(paths: StatePaths, jobId: string, env: Environment): void {
-  const file = jobEnvPath(paths, jobId);
-  try {
-    mkdirSync(paths.jobs, { recursive: true, mode: STATE_DIR_MODE });
-    writeNow(file, EnvFileSchema, { version: 1, env }, { mode: STATE_FILE_MODE, durable: false });
   } catch (error) {
     throw new DogsledError(`cannot write ${file}: ${squeezedLine(messageOf(error))}`, { cause: error });
   }

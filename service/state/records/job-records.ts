@@ -14,13 +14,14 @@ import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { JobRecordCheck } from '../checks/job-record-check.js';
 import { NotRegularFile, readRegular } from '../engine/regular-file.js';
-import { updateState, writeState } from '../engine/store.js';
 import { updateNow } from '../engine/update-now.js';
 import type { StateIO } from '../io.js';
 import { STATE_FILE_MODE, type StatePaths } from '../paths.js';
-import { JobRecordSchema } from '../schemas/host-schemas.js';
 
-export { JobRecordSchema };
+// The store (the waiting writer, with its lock and proper-lockfile) is imported where it is used:
+// `run` and the job's supervisor create and change records at once (updateNow) and load it only
+// when a lock is held or a record is in doubt.
+const store = () => import('../engine/store.js');
 
 export interface JobListing {
   records: JobRecord[];
@@ -51,7 +52,7 @@ export function jobStopPath(paths: StatePaths, id: string): string {
 /** Replaces the record atomically (jobs/ is created 0700 when missing). */
 export async function writeJobRecord(paths: StatePaths, record: JobRecord): Promise<void> {
   await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
-  await writeState(jobRecordPath(paths, record.id), JobRecordCheck, record);
+  await (await store()).writeState(jobRecordPath(paths, record.id), JobRecordCheck, record);
 }
 
 /**
@@ -65,7 +66,7 @@ export async function updateJobRecord<R>(
   fn: (current: JobRecord | undefined) => { result: R; next?: JobRecord },
 ): Promise<R> {
   await mkdir(io.paths.jobs, { recursive: true, mode: 0o700 });
-  return updateState(jobRecordPath(io.paths, id), JobRecordCheck, io, fn);
+  return (await store()).updateState(jobRecordPath(io.paths, id), JobRecordCheck, io, fn);
 }
 
 /**

@@ -8,18 +8,24 @@ import { DogsledError } from '../../core/common/errors.js';
 import type { Queue, Ticket } from '../../core/placement/queue-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { ItemsCheck } from '../checks/queue-items-check.js';
-import { readState, updateState } from '../engine/store.js';
 import { updateNow } from '../engine/update-now.js';
 import type { StateIO } from '../io.js';
 import { backupOf, STATE_FILE_MODE } from '../paths.js';
-import { EMPTY_ITEMS, EMPTY_QUEUE, QueueSchema } from '../schemas/queue-items-schemas.js';
+
+// The store (with the waiting lock and proper-lockfile) and QueueSchema (zod) are imported where they
+// are used: every launch appends its item at once (appendItem), and that path loads neither.
+const store = () => import('../engine/store.js');
+const queueSchema = async () => (await import('../schemas/queue-items-schemas.js')).QueueSchema;
+
+const EMPTY_QUEUE: Queue = { version: 1, tickets: [] };
+const EMPTY_ITEMS: Items = { version: 1, items: [] };
 
 export async function readQueue(io: StateIO): Promise<Queue> {
-  return (await readState(io.paths.queue, QueueSchema, io)) ?? EMPTY_QUEUE;
+  return (await (await store()).readState(io.paths.queue, await queueSchema(), io)) ?? EMPTY_QUEUE;
 }
 
 export async function readItems(io: StateIO): Promise<Items> {
-  return (await readState(io.paths.items, ItemsCheck, io)) ?? EMPTY_ITEMS;
+  return (await (await store()).readState(io.paths.items, ItemsCheck, io)) ?? EMPTY_ITEMS;
 }
 
 /** `fn` returns the result and, when it changed anything, the new queue. */
@@ -27,13 +33,15 @@ export async function updateQueue<R>(
   io: StateIO,
   fn: (queue: Queue) => Promise<{ result: R; next?: Queue }> | { result: R; next?: Queue },
 ): Promise<R> {
-  return updateState(io.paths.queue, QueueSchema, io, (current) => fn(current ?? EMPTY_QUEUE));
+  const { updateState } = await store();
+  return updateState(io.paths.queue, await queueSchema(), io, (current) => fn(current ?? EMPTY_QUEUE));
 }
 
 export async function updateItems<R>(
   io: StateIO,
   fn: (items: Items) => Promise<{ result: R; next?: Items }> | { result: R; next?: Items },
 ): Promise<R> {
+  const { updateState } = await store();
   return updateState(io.paths.items, ItemsCheck, io, (current) => fn(current ?? EMPTY_ITEMS));
 }
 

@@ -222,9 +222,6 @@ export const EnvFileSchema = lazySchema(() =>
   }),
 );
 
-export const EMPTY_QUEUE: Queue = { version: 1, tickets: [] };
-export const EMPTY_ITEMS: Items = { version: 1, items: [] };
-
 /** tsc fails here when a schema drifts from the core's record it reads (engine/schema-match.ts). */
 export type QueueItemsSchemasMatch = [
   Check<Matches<typeof JobRequestSchema, JobRequest>>,

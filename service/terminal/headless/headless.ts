@@ -16,7 +16,6 @@ import { openAppendRegular, openRegular } from '../../state/engine/regular-file.
 import { foregroundRecord } from '../foreground.js';
 import { forwardedPort } from '../herdr/herdr.js';
 import { ROUTINE_TIMEOUT_MS } from '../herdr/herdr-channel.js';
-import { listMachines } from '../herdr/herdr-machines.js';
 import type {
   LaunchedCommand,
   MetadataResult,
@@ -136,7 +135,8 @@ export class HeadlessTerminal implements TerminalPort {
     return { workspaces: [], tabs: [], panes: [], agents: [] };
   }
 
-  machines(): Promise<Machine[] | null> {
+  async machines(): Promise<Machine[] | null> {
+    const { listMachines } = await import('../herdr/herdr-machines.js');
     return listMachines(this.binary, this.env, this.routineMs);
   }
 

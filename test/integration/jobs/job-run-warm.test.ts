@@ -11,9 +11,10 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
-import { JobRecordSchema } from '../../../service/state/records/job-records.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
+import { JobRecordSchema } from '../../../service/state/schemas/host-schemas.js';
 import { exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
+import { stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { freshHost } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -96,6 +97,89 @@ describe('run --wait headless with the service running', () => {
     // The service started the next one, and the claimed one has gone with its job.
     const next = await theWarmOne(warm);
     expect(next).not.toBe(warm);
+  });
+
+  it("runs no top level of the store, the waiting lock, the schemas, tmux or the fleet's reservation writer", async () => {
+    // Counted, not timed: V8's coverage of the run bundle says which of its modules ran their top
+    // level (a lazily loaded one is a function named after its path). These are for a lock someone
+    // holds, a file in doubt, a launch that failed or another terminal. A first run makes jobs/ and
+    // items.json, which the waiting writer creates.
+    await theWarmOne();
+    expect((await runCli(['run', '--wait', '--cwd', work, '--', 'true'], env)).code).toBe(0);
+    await theWarmOne();
+    const coverage = join(box.root, 'coverage-run');
+    const result = await runCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'echo lean', 'lean'], {
+      ...env,
+      NODE_V8_COVERAGE: coverage,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('lean\n');
+    const ran: string[] = [];
+    const lazy: string[] = [];
+    for (const name of await readdir(coverage)) {
+      const report = JSON.parse(await readFile(join(coverage, name), 'utf8')) as {
+        result: Array<{
+          url: string;
+          functions: Array<{ functionName: string; ranges: Array<{ count: number }> }>;
+        }>;
+      };
+      for (const script of report.result.filter((s) => s.url.endsWith('/hot/run.cjs'))) {
+        for (const fn of script.functions) {
+          lazy.push(fn.functionName);
+          if ((fn.ranges[0]?.count ?? 0) > 0) ran.push(fn.functionName);
+        }
+      }
+    }
+    expect(ran).toContain('runJob');
+    // Each is in the bundle as a module initialised on first use (not inlined at its top), and unused.
+    for (const module of [
+      'service/state/engine/store.ts',
+      'service/state/engine/lock.ts',
+      'node_modules/proper-lockfile/index.js',
+      'service/state/schemas/queue-items-schemas.ts',
+      'service/state/schemas/host-schemas.ts',
+      'service/terminal/tmux/tmux.ts',
+      'service/hosts/reserve-room.ts',
+    ]) {
+      expect(lazy, module).toContain(module);
+      expect(ran, module).not.toContain(module);
+    }
+  });
+
+  it("waits for a holder frozen inside items.json's lock, through the waiting writer, and both jobs run once", async () => {
+    await theWarmOne();
+    const items = join(box.state, 'items.json');
+    const holder = spawnCli(['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'echo first', 'holder'], {
+      ...env,
+      ...stopInLock(items),
+    });
+    try {
+      await stoppedItself(holder.child.pid);
+      const second = spawnCli(
+        ['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'echo second', 'waiter'],
+        env,
+      );
+      // Its record is written (that lock is free); its item waits for the frozen holder's lock.
+      await waitFor("the waiting run's record", async () => {
+        for (const name of await readdir(join(box.state, 'jobs'))) {
+          if (!name.endsWith('.json')) continue;
+          if ((await record(name.slice(0, -'.json'.length))).command.at(-1) === 'waiter') return true;
+        }
+        return undefined;
+      });
+      process.kill(holder.child.pid as number, 'SIGCONT');
+      const [first, later] = [await holder.done, await second.done];
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toBe('first\n');
+      expect(later.code, later.stderr).toBe(0);
+      expect(later.stdout).toBe('second\n');
+      expect(await jobRunning('holder')).toMatchObject({ exit_code: 0 });
+      expect(await jobRunning('waiter')).toMatchObject({ exit_code: 0 });
+    } finally {
+      try {
+        process.kill(holder.child.pid as number, 'SIGCONT');
+      } catch {}
+    }
   });
 
   it('reports a job killed by a signal and one past its --timeout as before', async () => {

@@ -13,7 +13,7 @@ import { InboxCheck, SettledInboxCheck } from '../../../service/state/checks/inb
 import { isJobRecord, JobRecordCheck } from '../../../service/state/checks/job-record-check.js';
 import { PeerEntryCheck, PeerReplyCheck } from '../../../service/state/checks/peer-entry-check.js';
 import { PlacementsCheck } from '../../../service/state/checks/placements-check.js';
-import { ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
+import { EnvFileCheck, ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
 import { SweepRequestCheck } from '../../../service/state/checks/sweep-request-check.js';
 import type { RecordCheck } from '../../../service/state/engine/record-check.js';
 import {
@@ -23,7 +23,11 @@ import {
 } from '../../../service/state/schemas/host-schemas.js';
 import { InboxSchema, SettledInboxSchema } from '../../../service/state/schemas/inbox-schemas.js';
 import { PeerEntrySchema, PeerReplySchema } from '../../../service/state/schemas/peer-schemas.js';
-import { ItemsSchema, QueueSchema } from '../../../service/state/schemas/queue-items-schemas.js';
+import {
+  EnvFileSchema,
+  ItemsSchema,
+  QueueSchema,
+} from '../../../service/state/schemas/queue-items-schemas.js';
 import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
 import { SweepRequestSchema } from '../../../service/state/schemas/sweep-schemas.js';
 import { checkedListing } from '../../../service/terminal/herdr/listing-check.js';
@@ -723,5 +727,51 @@ describe('hand checks judge as their zod schemas do', () => {
       '{"version":1,"requested_ms":5,"by":null,"handled_ms":null,"note":"x"}',
     );
     expect(result.success && Object.getPrototypeOf(result.data)).toBe(Object.prototype);
+  });
+});
+
+describe('jobs/ID.env as run writes it (EnvFileCheck, job-env-write.ts)', () => {
+  // The check judges only what callerEnvironment builds, a plain object of strings: there it gives
+  // EnvFileSchema's verdict and data, keys in the same order (integer-like ones first, as both
+  // iterate). Anything else it refuses; its one writer passes nothing else.
+  const plain: Array<Record<string, string>> = [
+    {},
+    { PATH: '/usr/bin', HOME: '/home/me' },
+    { b: '1', a: '2', 10: 'ten', 2: 'two', 'x=y': '', '': 'empty' },
+    { ESC: '\u001b[31mred\u001b[0m', NL: 'a\nb', UNI: 'é\u0000ß', LONG: 'x'.repeat(100_000) },
+    Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`K${i}`, `v${i}`])),
+  ];
+  it('accepts a plain record of strings with the schema, giving the same data', () => {
+    for (const env of plain) {
+      const record = { version: 1, env };
+      const hand = EnvFileCheck.safeParse(record);
+      const schema = EnvFileSchema.safeParse(record);
+      expect(hand.success).toBe(true);
+      expect(schema.success).toBe(true);
+      expect(JSON.stringify(hand.success && hand.data)).toBe(JSON.stringify(schema.success && schema.data));
+    }
+    const extra = { version: 1, env: { A: 'a' }, later: [1] };
+    expect(EnvFileCheck.safeParse(extra)).toEqual(EnvFileSchema.safeParse(extra));
+  });
+  it('refuses whatever the schema refuses, and what is not a plain record of strings', () => {
+    const refused = [
+      { version: 2, env: {} },
+      { version: 1 },
+      { version: 1, env: null },
+      { version: 1, env: [] },
+      { version: 1, env: 'A=b' },
+      { version: 1, env: { A: 1 } },
+      { version: 1, env: { A: null } },
+      { version: 1, env: { A: 'a', B: ['b'] } },
+      null,
+      [],
+    ];
+    for (const record of refused) {
+      expect(EnvFileCheck.safeParse(record).success).toBe(false);
+      expect(EnvFileSchema.safeParse(record).success).toBe(false);
+    }
+    for (const env of [JSON.parse('{"__proto__":"x"}'), new (class Env {})(), { [Symbol('s')]: 'x' }]) {
+      expect(EnvFileCheck.safeParse({ version: 1, env }).success).toBe(false);
+    }
   });
 });
