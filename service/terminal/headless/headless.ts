@@ -14,7 +14,6 @@ import { SpawnError } from '../../process/run-process.js';
 import { fsFailure } from '../../state/engine/fs-errors.js';
 import { openAppendRegular, openRegular } from '../../state/engine/regular-file.js';
 import { foregroundRecord } from '../foreground.js';
-import { forwardedPort } from '../herdr/herdr.js';
 import { ROUTINE_TIMEOUT_MS } from '../herdr/herdr-channel.js';
 import type {
   LaunchedCommand,
@@ -25,6 +24,7 @@ import type {
 } from '../port.js';
 import type { Listing, Machine, Notification, PaneRead } from '../port-records.js';
 import { needsHerdr, needsTerminal, TerminalError } from '../terminal-errors.js';
+import { forwardedLater } from './forwarded-later.js';
 
 export interface HeadlessOptions {
   /** Why Herdr is not used, e.g. `HERDR_SOCKET_PATH is not set and no herdr binary is on PATH`. */
@@ -141,7 +141,8 @@ export class HeadlessTerminal implements TerminalPort {
   }
 
   forMachine(machine: string): TerminalPort {
-    return forwardedPort(machine, this.binary, this.env, this.routineMs);
+    // Herdr's adapter is loaded on the forwarded port's first call (forwarded-later.ts).
+    return forwardedLater(machine, this.binary, this.env, this.routineMs);
   }
 
   /** Spawns argv as the leader of a new session; resolves once it runs, rejects if it cannot start. */

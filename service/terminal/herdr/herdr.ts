@@ -59,6 +59,7 @@ import {
 } from '../port-records.js';
 import { needsHerdr, TerminalError } from '../terminal-errors.js';
 import { expectType, type Reply } from './envelope.js';
+import { forwardedWhy } from './forwarded-why.js';
 import { startAgentWithReadiness, startParams } from './herdr-agent-start.js';
 import { type CallOptions, ROUTINE_TIMEOUT_MS, type Transport } from './herdr-channel.js';
 import { CliTransport } from './herdr-cli.js';
@@ -411,7 +412,7 @@ export function forwardedPort(
     : new RefusingTransport(`forwarding to machine ${machine}`, 'no herdr binary is on PATH');
   return new HerdrTerminal({
     transport,
-    why: binary ? `forwarded to machine ${machine} through ${binary}` : 'no herdr binary is on PATH',
+    why: forwardedWhy(machine, binary),
     machine,
     ...(binary ? { binary } : {}),
     env,

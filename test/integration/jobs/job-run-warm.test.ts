@@ -99,7 +99,7 @@ describe('run --wait headless with the service running', () => {
     expect(next).not.toBe(warm);
   });
 
-  it("runs no top level of the store, the waiting lock, the schemas, tmux or the fleet's reservation writer", async () => {
+  it("runs no top level of zod, the store, the waiting lock, the schemas, Herdr's or tmux's adapter, or the fleet's reservation writer", async () => {
     // Counted, not timed: V8's coverage of the run bundle says which of its modules ran their top
     // level (a lazily loaded one is a function named after its path). These are for a lock someone
     // holds, a file in doubt, a launch that failed or another terminal. A first run makes jobs/ and
@@ -139,6 +139,9 @@ describe('run --wait headless with the service running', () => {
       'service/state/schemas/queue-items-schemas.ts',
       'service/state/schemas/host-schemas.ts',
       'service/terminal/tmux/tmux.ts',
+      'service/terminal/herdr/herdr.ts',
+      'service/terminal/port-records.ts',
+      'node_modules/zod/mini/index.js',
       'service/hosts/reserve-room.ts',
     ]) {
       expect(lazy, module).toContain(module);
