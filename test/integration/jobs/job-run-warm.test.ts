@@ -6,7 +6,7 @@
 // caller's environment, directory, exit status and signal.
 
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,6 +183,39 @@ describe('run --wait headless with the service running', () => {
         process.kill(holder.child.pid as number, 'SIGCONT');
       } catch {}
     }
+  });
+
+  it('takes `terminal = "tmux"` from the config.toml it read once, and refuses a damaged one before placing', async () => {
+    await theWarmOne();
+    const policy = await readFile(box.configPath, 'utf8');
+    const config = join(box.root, 'config-tmux.toml');
+    const tmuxDir = join(box.root, 'tmux-none');
+    await mkdir(tmuxDir, { recursive: true });
+    // tmux's default server in a directory of its own, where none runs: the launch meets no session.
+    const tmuxEnv = { ...env, TMUX_TMPDIR: tmuxDir };
+    await writeFile(config, `${policy}terminal = "tmux"\n`);
+    const chosen = await runCli(['--config', config, 'run', '--wait', '--cwd', work, '--', 'true'], tmuxEnv);
+    expect(chosen.code).toBe(2);
+    expect(chosen.stderr).toMatch(
+      /^dogsled: run: cannot launch job j_\w+ on local: tmux: no session at the default tmux server\n$/,
+    );
+    for (const [damage, words] of [
+      [`${policy}terminal = "screen"\n`, 'terminal: expected "auto" or "tmux", found the string "screen"'],
+      [`${policy}[[[\n`, 'malformed TOML at line'],
+    ] as const) {
+      await writeFile(config, damage);
+      const refused = await runCli(
+        ['--config', config, 'run', '--wait', '--cwd', work, '--', 'true'],
+        tmuxEnv,
+      );
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`dogsled: run: config ${config}: ${words}`);
+    }
+    await rm(config);
+    await mkdir(config);
+    const directory = await runCli(['--config', config, 'run', '--wait', '--cwd', work, '--', 'true'], env);
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toBe(`dogsled: run: config ${config}: not a regular file\n`);
   });
 
   it('reports a job killed by a signal and one past its --timeout as before', async () => {
