@@ -293,3 +293,128 @@ export function readFdChunks(fd: number, take: (chunk: Buffer) => boolean): Prom
   }
   return undefined;
 }
+
+/** A connection that carries lines both ways (a pane's handoff on supervisor.sock). */
+export interface LineChannel {
+  /** Writes `text`; a failed write ends the channel (`onEnd`). */
+  send(text: string): void;
+  /** Closes the connection; `onEnd` is not called for it. */
+  close(): void;
+}
+
+export interface LineChannelOptions {
+  connectMs: number;
+  /** A line longer than this (without a newline) ends the channel. */
+  maxLineBytes: number;
+  /** Each line heard, without its newline, as UTF-8. */
+  onLine: (line: string) => void;
+  /** Once, when the peer hangs up, a read or write fails, or a line is too long. */
+  onEnd: () => void;
+}
+
+/**
+ * Connects to `path` and carries lines both ways until either side closes: the channel once
+ * connected, undefined when the connection fails or takes longer than `connectMs`. Undefined at
+ * once (not a promise) when the bindings are not there as expected.
+ */
+export function openLineChannel(
+  path: string,
+  options: LineChannelOptions,
+): Promise<LineChannel | undefined> | undefined {
+  const pipe = pipeBinding();
+  const stream = pipe && streamBinding();
+  if (pipe === undefined || stream === undefined) return undefined;
+  const { streamBaseState: state, kReadBytesOrError, kArrayBufferOffset } = stream;
+  return new Promise((resolve) => {
+    const handle = new pipe.Pipe(pipe.constants.SOCKET);
+    let open = true;
+    let connectedYet = false;
+    const close = () => {
+      if (!open) return;
+      open = false;
+      clearTimeout(timer);
+      handle.close();
+    };
+    const end = () => {
+      if (!open) return;
+      close();
+      options.onEnd();
+    };
+    const timer = setTimeout(() => {
+      if (connectedYet) return;
+      close();
+      resolve(undefined);
+    }, options.connectMs);
+    const pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const channel: LineChannel = {
+      send(text) {
+        if (!open) return;
+        const request = new stream.WriteWrap();
+        request.handle = handle;
+        request.async = false;
+        request.oncomplete = (status) => {
+          if (status < 0) end();
+        };
+        try {
+          if (handle.writeUtf8String(request, text) !== 0) end();
+        } catch {
+          end();
+        }
+      },
+      close,
+    };
+    handle.onread = (buffer) => {
+      const read = state[kReadBytesOrError] ?? -1;
+      if (read === 0) return;
+      if (read < 0 || buffer === undefined) return end();
+      let chunk = Buffer.from(buffer, state[kArrayBufferOffset] ?? 0, read);
+      for (let newline = chunk.indexOf(0x0a); newline !== -1 && open; newline = chunk.indexOf(0x0a)) {
+        pending.push(chunk.subarray(0, newline));
+        const line = Buffer.concat(pending).toString('utf8');
+        pending.length = 0;
+        pendingBytes = 0;
+        chunk = chunk.subarray(newline + 1);
+        options.onLine(line);
+      }
+      if (!open || chunk.length === 0) return;
+      // The buffer is the binding's: a partial line is copied before it is kept.
+      pending.push(Buffer.from(chunk));
+      pendingBytes += chunk.length;
+      if (pendingBytes > options.maxLineBytes) end();
+    };
+    const request = new pipe.PipeConnectWrap();
+    request.oncomplete = (status) => {
+      if (!open) return;
+      if (status !== 0) {
+        close();
+        resolve(undefined);
+        return;
+      }
+      connectedYet = true;
+      clearTimeout(timer);
+      try {
+        if (handle.readStart() !== 0) {
+          close();
+          resolve(undefined);
+          return;
+        }
+      } catch {
+        close();
+        resolve(undefined);
+        return;
+      }
+      resolve(channel);
+    };
+    let status: number;
+    try {
+      status = handle.connect(request, path);
+    } catch {
+      status = -1;
+    }
+    if (status !== 0) {
+      close();
+      resolve(undefined);
+    }
+  });
+}

@@ -32,18 +32,29 @@ export { SUPERVISOR_ENV };
  */
 const QUICK_EXIT_MS = 20;
 
+export interface SuperviseHooks {
+  /** Hears the record once the start claim is made (the warm supervisor answers its claimer then). */
+  claimed?: (record: JobRecord) => void;
+  /**
+   * Given, before the claim, what SIGTERM to this process does (end the job, `wrapper terminated`):
+   * a pane that handed its job to the warm supervisor asks for it over the socket.
+   */
+  terminateWith?: (terminate: () => void) => void;
+}
+
 /**
  * Runs job `id` to its final record and returns exitStatusOf(final record). `command` is the one
- * `exec ID -- CMD` named (checked against the record), undefined for `exec ID`. `claimed` hears the
- * record once the start claim is made (the warm supervisor answers its claimer then).
+ * `exec ID -- CMD` named (checked against the record), undefined for `exec ID`.
  */
 export async function superviseJob(
   io: ProcessIO,
   id: string,
   command: readonly string[] | undefined,
-  claimed?: (record: JobRecord) => void,
+  hooks: SuperviseHooks = {},
 ): Promise<number> {
+  const { claimed } = hooks;
   const signals = new WrapperSignals();
+  hooks.terminateWith?.(signals.terminate);
   try {
     const start = selfStart();
     const claim = await claimJob(io, id, command, { pid: process.pid, start });
@@ -165,10 +176,14 @@ async function endReservation(io: ProcessIO, record: JobRecord): Promise<void> {
 class WrapperSignals {
   terminated = false;
   private onTerm: (() => void) | undefined;
-  private readonly term = () => {
+  private removed = false;
+  /** What SIGTERM does; nothing once the job's end is handled (remove). */
+  readonly terminate = () => {
+    if (this.removed) return;
     this.terminated = true;
     this.onTerm?.();
   };
+  private readonly term = () => this.terminate();
   private readonly hangup = () => {};
 
   constructor() {
@@ -183,6 +198,7 @@ class WrapperSignals {
   }
 
   remove(): void {
+    this.removed = true;
     process.off('SIGTERM', this.term);
     process.off('SIGINT', this.term);
     process.off('SIGHUP', this.hangup);

@@ -11,19 +11,37 @@
 import { lstat, unlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import { DogsledError, messageOf } from '../../core/common/errors.js';
+import { EXIT } from '../../core/common/exit-codes.js';
+import {
+  isPaneClaim,
+  PANE_CLAIM_MAX_BYTES,
+  type PaneClaim,
+  parsePaneClaim,
+  supervisorLine,
+  TERMINATE_LINE,
+} from '../../core/jobs/warm-handoff-lines.js';
+import { plainLine } from '../../core/text/clean.js';
 import { listenPrivate } from '../../state/engine/private-socket.js';
 import type { ProcessIO } from '../../state/io.js';
-import { superviseJob } from './exec-supervise.js';
+import { SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
 import { warmUp } from './exec-warm-up.js';
 
-/** A claim is a job id (state/job-records.ts's rule, bounded) and a newline. */
+/** A launch's claim is a job id (state/job-records.ts's rule, bounded) and a newline. */
 const CLAIM = /^(j_[A-Za-z0-9_-]{1,60})\n$/;
 /** A connection that has not said a whole claim in this long is dropped; the socket stays open. */
 const CLAIM_READ_MS = 5_000;
 const CLAIM_MAX_BYTES = 64;
 
-interface Claimed {
+interface Claim {
   id: string;
+  /** A pane's wrapper's claim (exec-handoff.ts), undefined for a launch's. */
+  pane: PaneClaim | undefined;
+  /** What came after the claim's newline (a pane's `term` may follow it at once). */
+  rest: string;
+}
+
+interface Claimed extends Claim {
   connection: Socket;
 }
 
@@ -44,13 +62,13 @@ export async function warmSupervisor(
       connection.destroy();
       return;
     }
-    readClaim(connection).then((id) => {
-      if (id === undefined || taken) {
+    readClaim(connection).then((claim) => {
+      if (claim === undefined || taken) {
         connection.end('refused\n');
         return;
       }
       taken = true;
-      resolveClaim({ id, connection });
+      resolveClaim({ ...claim, connection });
     });
   });
   const ino = await listenPrivate(server, path);
@@ -71,17 +89,99 @@ export async function warmSupervisor(
   const { connection } = claim;
   connection.on('error', () => {});
   await warming;
+  if (claim.pane !== undefined) return superviseHanded(io, claim.pane, connection, claim.rest);
   try {
-    return await superviseJob(io, claim.id, undefined, (record) => {
-      // As a standby started in the job's directory: what the process table shows for it.
-      try {
-        process.chdir(record.cwd);
-      } catch {}
-      connection.end(`ok ${process.pid}\n`);
+    return await superviseJob(io, claim.id, undefined, {
+      claimed: (record) => {
+        inJobDirectory(record.cwd);
+        connection.end(`ok ${process.pid}\n`);
+      },
     });
   } catch (error) {
     if (!connection.writableEnded) connection.end('refused\n');
     throw error;
+  }
+}
+
+/** As a standby started in the job's directory: what the process table shows for it. */
+function inJobDirectory(cwd: string): void {
+  try {
+    process.chdir(cwd);
+  } catch {}
+}
+
+/**
+ * Supervises the job a pane's wrapper handed over (exec-handoff.ts) as the supervisor that wrapper
+ * would have started: with the wrapper's environment (its pane's variables, its Herdr or tmux, its
+ * HOME), its warnings on the wrapper's stderr, ended by the wrapper's `term` as by SIGTERM, and its
+ * end (status or error) told to the wrapper, which exits with it. A wrapper that went away (its pane
+ * closed) changes nothing: the job runs on, as it outlives a closed pane with a supervisor of its own.
+ */
+async function superviseHanded(
+  io: ProcessIO,
+  pane: PaneClaim,
+  connection: Socket,
+  rest: string,
+): Promise<number> {
+  let open = true;
+  const say = (text: string) => {
+    if (open && !connection.writableEnded && !connection.destroyed) connection.write(text);
+  };
+  connection.once('close', () => {
+    open = false;
+  });
+  const env: NodeJS.ProcessEnv = { ...pane.env, [SUPERVISOR_ENV]: '1' };
+  const handedIo: ProcessIO = {
+    ...io,
+    env,
+    home: pane.env.HOME || io.home,
+    warn: (line) => say(supervisorLine({ kind: 'warn', text: plainLine(line) })),
+  };
+  let heard = rest;
+  let terminate: (() => void) | undefined;
+  let asked = false;
+  const listen = () => {
+    for (let newline = heard.indexOf('\n'); newline !== -1; newline = heard.indexOf('\n')) {
+      if (`${heard.slice(0, newline)}\n` === TERMINATE_LINE) asked = true;
+      heard = heard.slice(newline + 1);
+    }
+    // Only the one word is ever said: anything longer is dropped, never kept growing.
+    if (heard.length > TERMINATE_LINE.length) heard = '';
+    if (asked) terminate?.();
+  };
+  connection.on('data', (chunk: string) => {
+    heard += chunk;
+    listen();
+  });
+  connection.resume();
+  try {
+    const status = await superviseJob(handedIo, pane.id, pane.command ?? undefined, {
+      terminateWith: (fn) => {
+        terminate = fn;
+        listen();
+      },
+      claimed: (record) => {
+        inJobDirectory(record.cwd);
+        say(supervisorLine({ kind: 'ok', pid: process.pid }));
+      },
+    });
+    say(supervisorLine({ kind: 'exit', code: status }));
+    return status;
+  } catch (error) {
+    // Refused before the claim (started or ended meanwhile, another command): the wrapper words
+    // it as its own supervisor would have, and exits with it.
+    const known = error instanceof DogsledError;
+    say(
+      supervisorLine({
+        kind: 'error',
+        message: known ? error.message : `internal error: ${messageOf(error)}`,
+        exitCode: known ? error.exitCode : EXIT.internal,
+        hint: known ? error.hint : undefined,
+      }),
+    );
+    return known ? error.exitCode : EXIT.internal;
+  } finally {
+    connection.end();
   }
 }
 
@@ -91,24 +191,42 @@ async function unlinkOurs(path: string, ino: number): Promise<void> {
   if (found?.isSocket() && found.ino === ino) await unlink(path).catch(() => undefined);
 }
 
-/** One claim line from a connection, or undefined for anything else (bad bytes, too long, too slow). */
-function readClaim(connection: Socket): Promise<string | undefined> {
+/**
+ * One claim from a connection: a launch's job id, or a pane's claim (core/jobs/warm-handoff-lines.ts);
+ * undefined for anything else (bad bytes, too long, too slow).
+ */
+function readClaim(connection: Socket): Promise<Claim | undefined> {
   return new Promise((resolve) => {
     let heard = '';
-    const done = (id: string | undefined) => {
+    let settled = false;
+    const done = (claim: Claim | undefined) => {
+      // Once: a later end or error must not take the listeners the pane's supervision adds.
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       connection.removeAllListeners('data');
-      resolve(id);
+      connection.pause();
+      resolve(claim);
     };
     const timer = setTimeout(() => done(undefined), CLAIM_READ_MS);
-    connection.setEncoding('latin1');
+    connection.setEncoding('utf8');
     connection.on('error', () => done(undefined));
     connection.once('end', () => done(undefined));
     connection.on('data', (chunk: string) => {
       heard += chunk;
       const end = heard.indexOf('\n');
-      if (end >= 0) done(CLAIM.exec(heard.slice(0, end + 1))?.[1]);
-      else if (heard.length > CLAIM_MAX_BYTES) done(undefined);
+      const pane = isPaneClaim(heard);
+      if (end >= 0) {
+        const line = heard.slice(0, end);
+        const rest = heard.slice(end + 1);
+        if (pane) {
+          const claim = parsePaneClaim(line);
+          done(claim === undefined ? undefined : { id: claim.id, pane: claim, rest });
+        } else {
+          const id = CLAIM.exec(`${line}\n`)?.[1];
+          done(id === undefined ? undefined : { id, pane: undefined, rest });
+        }
+      } else if (heard.length > (pane ? PANE_CLAIM_MAX_BYTES : CLAIM_MAX_BYTES)) done(undefined);
     });
   });
 }

@@ -1,15 +1,16 @@
 // `dogsled exec ID`, the wrapper a job pane runs (`exec ID -- CMD` also works, and checks that the
 // record runs CMD). The pane's process refuses what must not
-// run (an unknown job, one that started or ended, another command), then starts the supervisor
+// run (an unknown job, one that started or ended, another command), then hands the job to the
+// supervisor `serve` keeps warm (exec-handoff.ts) or, when none answers, starts a supervisor
 // (exec-supervise.ts) in a session of its own, since Herdr kills the pane's whole session when the
-// pane closes, and shows the job's log in the pane until the supervisor is done. Its exit status is
-// the job's (exitStatusOf the final record). SIGTERM and SIGINT (Ctrl-C in the pane) are passed to
-// the supervisor, which ends the job; SIGHUP (the pane closing) is ignored. A supervisor started
+// pane closes; either way it shows the job's log in the pane until the supervisor is done. Its exit
+// status is the job's (exitStatusOf the final record). SIGTERM and SIGINT (Ctrl-C in the pane) are
+// passed to the supervisor, which ends the job; SIGHUP (the pane closing) is ignored. A supervisor started
 // ahead of its launch (STANDBY_ENV) first waits for `go` on its stdin: without it (the launcher
 // closed the pipe, or exited) it exits 0 having touched nothing. One kept warm by `serve`
 // (WARM_ENV, `exec warm`) waits for a claim on supervisor.sock instead (exec-warm.ts).
 
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fstatSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
@@ -20,6 +21,7 @@ import { WARM_ID } from '../../process/self-invocation.js';
 import type { ProcessIO } from '../../state/io.js';
 import { jobLogPath, readJobRecord, updateJobRecord } from '../../state/records/job-records.js';
 import { followJobLog, type LogWrite } from '../job-logs.js';
+import { handOff } from './exec-handoff.js';
 import { refusalOf } from './exec-record.js';
 import { SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
 import { warmSupervisor } from './exec-warm.js';
@@ -87,6 +89,8 @@ function goSaid(input: Readable | undefined): Promise<boolean> {
 interface SupervisorExit {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** The warm supervisor the job was handed to (its connection ended without an end), if any. */
+  handedTo?: number;
 }
 
 async function showJob(
@@ -95,17 +99,16 @@ async function showJob(
   command: readonly string[] | undefined,
   pane: ExecPane,
 ): Promise<number> {
-  const [node, ...prefix] = pane.self;
-  if (node === undefined) throw new Error('execJob: empty self invocation');
-  const named = command === undefined ? [] : ['--', ...command];
-  // The handlers go in before the spawn, in the same synchronous run: the supervisor is in the
+  // The handlers go in before anything starts, in the same synchronous run: a supervisor is in the
   // process table from its fork, while spawn() still waits for its exec, and a SIGTERM then, with
   // no handler yet, killed this wrapper and left the supervisor to run the job unasked. A signal
-  // that comes now is handled on the event loop's next turn, when `supervisor` exists.
-  let supervisor: ReturnType<typeof spawn> | undefined;
+  // that comes while the job is being handed to the warm supervisor is passed on once it took it,
+  // and one that comes before any supervisor took it ends the job here (unclaimedEnd) unstarted.
+  let terminated = false;
+  let stop: (() => void) | undefined;
   const forward = () => {
-    if (supervisor !== undefined && supervisor.exitCode === null && supervisor.signalCode === null)
-      supervisor.kill('SIGTERM');
+    terminated = true;
+    stop?.();
   };
   const ignore = () => {};
   process.on('SIGTERM', forward);
@@ -113,18 +116,33 @@ async function showJob(
   process.on('SIGHUP', ignore);
   let exit: SupervisorExit;
   let final: JobRecord | undefined;
+  let refusal: DogsledError | undefined;
   try {
-    // The supervisor's stderr is the pane's: its one-line messages show there while the pane lives.
-    const started = spawn(node, [...prefix, 'exec', id, ...named], {
-      env: { ...io.env, [SUPERVISOR_ENV]: '1' },
-      detached: true,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    supervisor = started;
-    const exited = new Promise<SupervisorExit>((resolve, reject) => {
-      started.once('error', reject);
-      started.once('exit', (code, signal) => resolve({ code, signal }));
-    });
+    // The warm supervisor serve keeps takes the job when it answers (no second Node start);
+    // anything else and this wrapper starts one of its own, as before (exec-handoff.ts).
+    const handed = await handOff(io, id, command);
+    let exited: Promise<SupervisorExit>;
+    if (handed !== undefined) {
+      stop = handed.terminate;
+      exited = handed.ended.then((end) => {
+        if (end.kind === 'exit') return { code: end.code, signal: null };
+        if (end.kind === 'lost') return { code: null, signal: null, handedTo: handed.pid };
+        refusal = end.error;
+        return { code: end.error.exitCode, signal: null };
+      });
+    } else if (terminated) {
+      exited = Promise.resolve({ code: null, signal: null });
+    } else {
+      const started = startSupervisor(pane, id, command, io.env);
+      stop = () => {
+        if (started.exitCode === null && started.signalCode === null) started.kill('SIGTERM');
+      };
+      exited = new Promise<SupervisorExit>((resolve, reject) => {
+        started.once('error', reject);
+        started.once('exit', (code, signal) => resolve({ code, signal }));
+      });
+    }
+    if (terminated) stop?.();
     // Showing the log is best effort: it never changes how the job ends or what exec returns. The
     // follow ends with the record, which the supervisor ends, or (it died) unclaimedEnd or the
     // reconciler inside the follow.
@@ -148,11 +166,34 @@ async function showJob(
     process.off('SIGINT', forward);
     process.off('SIGHUP', ignore);
   }
+  // The warm supervisor's refusal, worded here as the supervisor started here words its own.
+  if (refusal !== undefined) throw refusal;
   if (exit.code !== null) return exit.code;
   if (final !== undefined && final.ended_ms !== null) return exitStatusOf(final);
   // Started and not ended: the reconciler ends it `wrapper lost` once it sees the supervisor gone.
-  throw new DogsledError(`job ${id}: its exec supervisor was killed by ${exit.signal} before the job ended`, {
-    exitCode: NO_STATUS,
+  const how =
+    exit.handedTo !== undefined
+      ? `the warm exec supervisor (pid ${exit.handedTo}) it was handed to went away`
+      : `its exec supervisor was killed by ${exit.signal}`;
+  throw new DogsledError(`job ${id}: ${how} before the job ended`, { exitCode: NO_STATUS });
+}
+
+/** A supervisor of this wrapper's own, in a session of its own (the pane's closing must not end it). */
+function startSupervisor(
+  pane: ExecPane,
+  id: string,
+  command: readonly string[] | undefined,
+  env: NodeJS.ProcessEnv,
+): ChildProcess {
+  const [node, ...prefix] = pane.self;
+  if (node === undefined) throw new Error('execJob: empty self invocation');
+  const named = command === undefined ? [] : ['--', ...command];
+  // The supervisor's stderr is the pane's: its one-line messages show there while the pane lives.
+  // node:child_process is loaded here only: a handed job never needs it.
+  return process.getBuiltinModule('node:child_process').spawn(node, [...prefix, 'exec', id, ...named], {
+    env: { ...env, [SUPERVISOR_ENV]: '1' },
+    detached: true,
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
 
