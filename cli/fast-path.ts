@@ -12,6 +12,7 @@
 // which reports it the usual way.
 
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { SUPERVISOR_ENV } from '../service/core/jobs/job-env.js';
 
 interface FastCommand {
   options: NonNullable<ParseArgsConfig['options']>;
@@ -204,8 +205,12 @@ export const HOT_COMMANDS: ReadonlySet<string> = new Set([
 /** Hot commands that share a bundle (and its code cache), by command: cli/hot/cleanup.ts. */
 const SHARED_BUNDLES: Record<string, string> = { doctor: 'cleanup', prune: 'cleanup' };
 
-/** The bundle a hot command runs from (dist/hot/NAME.cjs). */
-export function hotBundle(name: string): string {
+/**
+ * The bundle a hot command runs from (dist/hot/NAME.cjs). `exec` in a job pane (without
+ * DOGSLED_EXEC_SUPERVISOR) is the wrapper alone, which carries none of the supervisor's code.
+ */
+export function hotBundle(name: string, env: NodeJS.ProcessEnv = {}): string {
+  if (name === 'exec' && env[SUPERVISOR_ENV] !== '1') return 'exec-pane';
   return Object.hasOwn(SHARED_BUNDLES, name) ? (SHARED_BUNDLES[name] as string) : name;
 }
 

@@ -29,7 +29,7 @@ async function main(args: string[]): Promise<number> {
     const code = await runHot(lean.bundle, fast.flags, lean.cache);
     if (code !== NOT_ANSWERED) return code;
   }
-  if (fast && HOT_COMMANDS.has(fast.name)) return runHot(hotBundle(fast.name), fast.flags);
+  if (fast && HOT_COMMANDS.has(fast.name)) return runHot(hotBundle(fast.name, process.env), fast.flags);
   // A command that is not hot (a lean one's case it left included) runs from the full command line.
   return (await loadFull()).runFull(args, fast);
 }

@@ -24,8 +24,9 @@ export function writeOut(text: string): void {
 }
 
 /** Every byte of `text` on stdout when it returns, or it throws: for output that is acknowledged. */
-export function writeAll(text: string): void {
-  let bytes = Buffer.from(text);
+export function writeAll(text: string | Uint8Array): void {
+  let bytes =
+    typeof text === 'string' ? Buffer.from(text) : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   while (bytes.length > 0) {
     try {
       bytes = bytes.subarray(writeSync(1, bytes));
@@ -39,6 +40,30 @@ export function writeAll(text: string): void {
 /** Text for stderr beside a command's output (a plan shown while stdout holds --json). */
 export function writeErr(text: string): void {
   process.stderr.write(text);
+}
+
+/**
+ * A line for stderr written to fd 2 directly, as writeOut writes fd 1, and dropped when stderr is
+ * gone (a job pane's wrapper whose pane closed): for a command that must outlive its terminal.
+ */
+export function writeErrQuietly(text: string): void {
+  try {
+    writeAll2(text);
+  } catch {
+    // The terminal went away: nothing is left to tell.
+  }
+}
+
+function writeAll2(text: string): void {
+  let bytes = Buffer.from(text);
+  while (bytes.length > 0) {
+    try {
+      bytes = bytes.subarray(writeSync(2, bytes));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      pause(1);
+    }
+  }
 }
 
 /** Whether stdout is a terminal, asked of process.stdout only when a command needs to know. */

@@ -4,7 +4,7 @@
 // copy through this process). Timeouts and kills end the whole group: SIGTERM, then SIGKILL after
 // KILL_GRACE_MS. A command that cannot be spawned becomes an end (127 not found, 126 cannot run).
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fstatSync, statSync } from 'node:fs';
 import { squeezedLine } from '../../core/text/clean.js';
 import { groupMembers, hasProc, startOf } from '../../process/process-table.js';
@@ -41,7 +41,9 @@ export type KillReason = 'timeout' | 'idle-timeout' | 'stopped' | 'wrapper termi
 export async function startChild(plan: ChildPlan): Promise<JobChild | SpawnFailure> {
   const [file, ...args] = plan.command;
   if (file === undefined) throw new Error('startChild: empty command');
-  const child = spawn(file, args, {
+  // Loaded here: a pane's wrapper that handed its job to the warm supervisor runs no child (it costs
+  // node:net, dgram and the streams, some 10 M instructions of a Node start's 87 M).
+  const child = process.getBuiltinModule('node:child_process').spawn(file, args, {
     cwd: plan.cwd,
     env: plan.env,
     detached: true,

@@ -1,43 +1,27 @@
-// `dogsled exec ID`, the wrapper a job pane runs (`exec ID -- CMD` also works, and checks that the
-// record runs CMD). The pane's process refuses what must not
-// run (an unknown job, one that started or ended, another command), then hands the job to the
-// supervisor `serve` keeps warm (exec-handoff.ts) or, when none answers, starts a supervisor
-// (exec-supervise.ts) in a session of its own, since Herdr kills the pane's whole session when the
-// pane closes; either way it shows the job's log in the pane until the supervisor is done. Its exit
-// status is the job's (exitStatusOf the final record). SIGTERM and SIGINT (Ctrl-C in the pane) are
-// passed to the supervisor, which ends the job; SIGHUP (the pane closing) is ignored. A supervisor started
-// ahead of its launch (STANDBY_ENV) first waits for `go` on its stdin: without it (the launcher
-// closed the pipe, or exited) it exits 0 having touched nothing. One kept warm by `serve`
-// (WARM_ENV, `exec warm`) waits for a claim on supervisor.sock instead (exec-warm.ts).
+// `dogsled exec ID`: the wrapper a job pane runs (exec-pane.ts) and, with SUPERVISOR_ENV, the job's
+// supervisor (exec-supervise.ts). A supervisor started ahead of its launch (STANDBY_ENV) first
+// waits for `go` on its stdin: without it (the launcher closed the pipe, or exited) it exits 0
+// having touched nothing. One kept warm by `serve` (WARM_ENV, `exec warm`) waits for a claim on
+// supervisor.sock instead (exec-warm.ts). A pane's wrapper runs from a bundle of its own
+// (cli/hot/exec-pane.ts), without the supervisor's code: it hands its job to the warm supervisor,
+// or starts one, as another process.
 
-import type { ChildProcess } from 'node:child_process';
-import { fstatSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { STANDBY_ENV, WARM_ENV } from '../../core/jobs/job-env.js';
-import { exitStatusOf, NO_STATUS } from '../../core/jobs/job-status.js';
-import type { JobRecord } from '../../core/jobs/job-types.js';
 import { WARM_ID } from '../../process/self-invocation.js';
 import type { ProcessIO } from '../../state/io.js';
-import { jobLogPath, readJobRecord, updateJobRecord } from '../../state/records/job-records.js';
-import { followJobLog, type LogWrite } from '../job-logs.js';
-import { handOff } from './exec-handoff.js';
-import { refusalOf } from './exec-record.js';
+import { type ExecPane, execInPane, type PaneStream } from './exec-pane.js';
 import { SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
 import { warmSupervisor } from './exec-warm.js';
 
 export { KILL_GRACE_MS } from './exec-child.js';
+export type { ExecPane, PaneStream } from './exec-pane.js';
 export { EXEC_HERDR_TIMEOUT_MS } from './exec-pane-state.js';
 export { SUPERVISOR_ENV } from './exec-supervise.js';
 
-/** The pane's output: this process's stdout (its fd tells whether anything shows it). */
-export type PaneStream = NodeJS.WritableStream & { fd?: number };
-
-export interface ExecPane {
-  /** The argv prefix that runs this dogsled (`[node, ...execArgv, dist/dogsled.cjs]`). */
-  self: readonly string[];
-  /** Where the job's output is shown: the pane (this process's stdout). */
-  out: PaneStream;
+/** This process's streams, as the supervisor uses them (a warm one tells serve `taken` on stdout). */
+export interface ExecStreams extends ExecPane {
+  out: PaneStream & NodeJS.WritableStream;
   /** This process's stdin, where a standby supervisor hears `go`; asked for only then. */
   input?: () => Readable;
 }
@@ -47,17 +31,12 @@ export async function execJob(
   io: ProcessIO,
   id: string,
   command: readonly string[] | undefined,
-  pane: ExecPane,
+  pane: ExecStreams,
 ): Promise<number> {
-  if (io.env[SUPERVISOR_ENV] === '1') {
-    if (io.env[WARM_ENV] === '1' && id === WARM_ID) return warmSupervisor(io, pane.input?.(), pane.out);
-    if (io.env[STANDBY_ENV] === '1' && !(await goSaid(pane.input?.()))) return 0;
-    return superviseJob(io, id, command);
-  }
-  const record = await readJobRecord(io.paths, id);
-  const refusal = refusalOf(record, command);
-  if (refusal !== undefined) throw new DogsledError(refusal);
-  return showJob(io, id, command, pane);
+  if (io.env[SUPERVISOR_ENV] !== '1') return execInPane(io, id, command, pane);
+  if (io.env[WARM_ENV] === '1' && id === WARM_ID) return warmSupervisor(io, pane.input?.(), pane.out);
+  if (io.env[STANDBY_ENV] === '1' && !(await goSaid(pane.input?.()))) return 0;
+  return superviseJob(io, id, command);
 }
 
 /** Whether `go` arrived on `input` before it ended (at most a few bytes are read). */
@@ -83,169 +62,5 @@ function goSaid(input: Readable | undefined): Promise<boolean> {
     input.on('data', onData);
     input.once('end', onEnd);
     input.once('error', onEnd);
-  });
-}
-
-interface SupervisorExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** The warm supervisor the job was handed to (its connection ended without an end), if any. */
-  handedTo?: number;
-}
-
-async function showJob(
-  io: ProcessIO,
-  id: string,
-  command: readonly string[] | undefined,
-  pane: ExecPane,
-): Promise<number> {
-  // The handlers go in before anything starts, in the same synchronous run: a supervisor is in the
-  // process table from its fork, while spawn() still waits for its exec, and a SIGTERM then, with
-  // no handler yet, killed this wrapper and left the supervisor to run the job unasked. A signal
-  // that comes while the job is being handed to the warm supervisor is passed on once it took it,
-  // and one that comes before any supervisor took it ends the job here (unclaimedEnd) unstarted.
-  let terminated = false;
-  let stop: (() => void) | undefined;
-  const forward = () => {
-    terminated = true;
-    stop?.();
-  };
-  const ignore = () => {};
-  process.on('SIGTERM', forward);
-  process.on('SIGINT', forward);
-  process.on('SIGHUP', ignore);
-  let exit: SupervisorExit;
-  let final: JobRecord | undefined;
-  let refusal: DogsledError | undefined;
-  try {
-    // The warm supervisor serve keeps takes the job when it answers (no second Node start);
-    // anything else and this wrapper starts one of its own, as before (exec-handoff.ts).
-    const handed = await handOff(io, id, command);
-    let exited: Promise<SupervisorExit>;
-    if (handed !== undefined) {
-      stop = handed.terminate;
-      exited = handed.ended.then((end) => {
-        if (end.kind === 'exit') return { code: end.code, signal: null };
-        if (end.kind === 'lost') return { code: null, signal: null, handedTo: handed.pid };
-        refusal = end.error;
-        return { code: end.error.exitCode, signal: null };
-      });
-    } else if (terminated) {
-      exited = Promise.resolve({ code: null, signal: null });
-    } else {
-      const started = startSupervisor(pane, id, command, io.env);
-      stop = () => {
-        if (started.exitCode === null && started.signalCode === null) started.kill('SIGTERM');
-      };
-      exited = new Promise<SupervisorExit>((resolve, reject) => {
-        started.once('error', reject);
-        started.once('exit', (code, signal) => resolve({ code, signal }));
-      });
-    }
-    if (terminated) stop?.();
-    // Showing the log is best effort: it never changes how the job ends or what exec returns. The
-    // follow ends with the record, which the supervisor ends, or (it died) unclaimedEnd or the
-    // reconciler inside the follow.
-    const shown = (await nowhereToShow(io, id, pane.out))
-      ? Promise.resolve()
-      : followJobLog(io, id, { write: paneWriter(pane.out) }).then(
-          () => undefined,
-          (error: unknown) => io.warn(`dogsled: exec: job ${id}: cannot show its log: ${messageOf(error)}`),
-        );
-    exit = await exited.catch((error: unknown) => {
-      throw new DogsledError(`exec: cannot start the job's supervisor: ${messageOf(error)}`, {
-        cause: error,
-      });
-    });
-    // A supervisor gone before it claimed the job (killed, or crashed) left it created: end it, so
-    // neither this follow nor any waiter waits forever for a start.
-    final = await unclaimedEnd(io, id);
-    await shown;
-  } finally {
-    process.off('SIGTERM', forward);
-    process.off('SIGINT', forward);
-    process.off('SIGHUP', ignore);
-  }
-  // The warm supervisor's refusal, worded here as the supervisor started here words its own.
-  if (refusal !== undefined) throw refusal;
-  if (exit.code !== null) return exit.code;
-  if (final !== undefined && final.ended_ms !== null) return exitStatusOf(final);
-  // Started and not ended: the reconciler ends it `wrapper lost` once it sees the supervisor gone.
-  const how =
-    exit.handedTo !== undefined
-      ? `the warm exec supervisor (pid ${exit.handedTo}) it was handed to went away`
-      : `its exec supervisor was killed by ${exit.signal}`;
-  throw new DogsledError(`job ${id}: ${how} before the job ended`, { exitCode: NO_STATUS });
-}
-
-/** A supervisor of this wrapper's own, in a session of its own (the pane's closing must not end it). */
-function startSupervisor(
-  pane: ExecPane,
-  id: string,
-  command: readonly string[] | undefined,
-  env: NodeJS.ProcessEnv,
-): ChildProcess {
-  const [node, ...prefix] = pane.self;
-  if (node === undefined) throw new Error('execJob: empty self invocation');
-  const named = command === undefined ? [] : ['--', ...command];
-  // The supervisor's stderr is the pane's: its one-line messages show there while the pane lives.
-  // node:child_process is loaded here only: a handed job never needs it.
-  return process.getBuiltinModule('node:child_process').spawn(node, [...prefix, 'exec', id, ...named], {
-    env: { ...env, [SUPERVISOR_ENV]: '1' },
-    detached: true,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-/**
- * Copies to the pane until it goes away (EPIPE, EIO: the pane closed); after that chunks are
- * dropped, since the job's output is already in the log and a view must never slow or stop it.
- */
-function paneWriter(out: PaneStream): LogWrite {
-  let open = true;
-  return (chunk) =>
-    new Promise<void>((resolve) => {
-      if (!open) return resolve();
-      try {
-        out.write(chunk, (error) => {
-          if (error) open = false;
-          resolve();
-        });
-      } catch {
-        open = false;
-        resolve();
-      }
-    });
-}
-
-/**
- * Nothing to show when the pane's output is /dev/null, or is the job's log itself (a launcher that
- * logs the pane there must not get the log appended to itself).
- */
-async function nowhereToShow(io: ProcessIO, id: string, out: PaneStream): Promise<boolean> {
-  if (typeof out.fd !== 'number') return false;
-  try {
-    const shown = fstatSync(out.fd);
-    if (shown.isCharacterDevice()) return shown.rdev === statSync('/dev/null').rdev;
-    if (!shown.isFile()) return false;
-    const log = statSync(jobLogPath(io.paths, id), { throwIfNoEntry: false });
-    return log !== undefined && shown.dev === log.dev && shown.ino === log.ino;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The record once the supervisor is gone. One that went before it claimed the job (a SIGTERM passed
- * on while it was still starting, or a crash) left it created: nothing runs, so it ends here as
- * `wrapper terminated` rather than waiting forever for a start.
- */
-async function unclaimedEnd(io: ProcessIO, id: string): Promise<JobRecord | undefined> {
-  const now = io.now();
-  return updateJobRecord(io, id, (current) => {
-    if (current === undefined || current.started_ms !== null || current.ended_ms !== null)
-      return { result: current };
-    const next: JobRecord = { ...current, ended_ms: now, reason: 'wrapper terminated' };
-    return { result: next, next };
   });
 }

@@ -12,9 +12,11 @@ import { mkdir, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shellLine } from '../../../service/core/common/shell-quote.js';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
 import { jobLogPath, readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
+import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { CLI, exited, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -298,6 +300,59 @@ describe('exec ID in a pane with the service running', () => {
       } catch {}
     }
     await theWarmOne(warm);
+  });
+});
+
+describe('exec ID in a Herdr pane, handed to the warm supervisor', () => {
+  let herdr: FakeHerdr;
+  let workspace: string;
+
+  async function ok(method: string, params: Record<string, unknown> = {}) {
+    const reply = await herdr.call(method, params);
+    if (reply.error) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
+    return reply.result;
+  }
+
+  beforeAll(async () => {
+    // Every pane gets DOGSLED_STATE, as `run` gives the job pane; the service knows no Herdr.
+    herdr = await startFakeHerdr({
+      dir: join(box.root, 'herdr'),
+      env: { HOME: box.home, DOGSLED_STATE: box.state },
+    });
+    workspace = (await ok('workspace.create', { cwd: work })).workspace.workspace_id;
+  });
+
+  afterAll(async () => {
+    await herdr?.stop();
+  });
+
+  it("reports the pane working then blocked with the end token and closes its tab, from the pane's own variables", async () => {
+    const warm = await theWarmOne();
+    const created = await ok('tab.create', { workspace_id: workspace, cwd: work });
+    const tab: string = created.tab.tab_id;
+    const pane: string = created.root_pane.pane_id;
+    const job = await newJob(['sh', '-c', 'echo "in $HERDR_PANE_ID"; exit 3']);
+    await ok('pane.send_input', {
+      pane_id: pane,
+      text: shellLine([process.execPath, CLI, 'exec', job.id]),
+      keys: ['Enter'],
+    });
+    expect(await ended(job)).toMatchObject({ exit_code: 3, reason: null, wrapper_pid: warm });
+    expect(await readFile(jobLogPath(paths, job.id), 'utf8')).toBe(`in ${pane}\n`);
+    await waitFor(
+      `tab ${tab} closed`,
+      async () => {
+        const tabs: Array<{ tab_id: string }> = (await ok('tab.list', { workspace_id: workspace })).tabs;
+        return tabs.some((t) => t.tab_id === tab) ? undefined : true;
+      },
+      { timeoutMs: 10_000 },
+    );
+    const calls = async (method: string) =>
+      ((await ok('_fake.calls.list', { method })).calls as Array<{ params: Record<string, unknown> }>)
+        .map((call) => call.params)
+        .filter((params) => params.pane_id === pane);
+    expect((await calls('pane.report_agent')).map((r) => r.state)).toEqual(['working', 'blocked']);
+    expect((await calls('pane.report_metadata')).map((r) => r.tokens)).toEqual([{ dogsled: 'exit 3' }]);
   });
 });
 

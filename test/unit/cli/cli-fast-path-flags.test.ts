@@ -117,7 +117,10 @@ describe('the fast path', () => {
   it('builds a bundle for each hot command and for nothing else (cli/hot/NAME.ts)', async () => {
     const files = await readdir(join(import.meta.dirname, '..', '..', '..', 'cli', 'hot'));
     const bundled = files.filter((name) => name !== 'entry.ts').map((name) => name.replace(/\.ts$/, ''));
-    const hot = new Set([...HOT_COMMANDS].map(hotBundle));
+    const hot = new Set([
+      ...[...HOT_COMMANDS].map((name) => hotBundle(name)),
+      hotBundle('exec', { DOGSLED_EXEC_SUPERVISOR: '1' }),
+    ]);
     expect(bundled.sort()).toEqual([...hot, ...LEAN_BUNDLES].sort());
     for (const name of HOT_COMMANDS) expect(Object.keys(fastFlags())).toContain(name);
   });

@@ -56,7 +56,7 @@ function importCost(bundle: string): { built: number; loaded: string[] } {
 
 const ON_USE_ONLY = ['crypto', 'child_process', 'net', 'perf_hooks'];
 
-const HOT = ['hook', 'place', 'status', 'run', 'exec', 'sidebar', 'dash', 'cleanup'];
+const HOT = ['hook', 'place', 'status', 'run', 'exec', 'exec-pane', 'sidebar', 'dash', 'cleanup'];
 
 /** A hot bundle or a cold file beside them: CommonJS, dist/hot/NAME.cjs. */
 function bundleText(name: string): string {
@@ -67,7 +67,8 @@ function bundleText(name: string): string {
 const lazily = (file: string) => `Promise.resolve().then(()=>__toESM(require("./${file}.cjs")`;
 
 describe('hot bundles at import', () => {
-  // exec is the job's supervisor: it always starts a child.
+  // exec is the job's supervisor: it always starts a child (node:child_process on first use now, but
+  // the supervisor needs it on every path). exec-pane, a pane's wrapper, needs neither.
   // The dash is a web server: it always listens (node:http loads node:net) and makes its token.
   // doctor and prune (cleanup) always run git, and read indexes (hashing their checksums).
   const needs: Record<string, string[]> = {
