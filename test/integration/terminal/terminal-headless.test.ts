@@ -6,6 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { forwardedLater } from '../../../service/terminal/headless/forwarded-later.js';
+import { forwardedPort } from '../../../service/terminal/herdr/herdr.js';
 import { openTerminal } from '../../../service/terminal/open.js';
 import type { TerminalPort } from '../../../service/terminal/port.js';
 import { TerminalError } from '../../../service/terminal/terminal-errors.js';
@@ -226,4 +228,23 @@ describe('the headless backend', () => {
     const error = await refusal(remote.listPanes());
     expect(error.message).toBe('forwarding to machine netcup needs Herdr (no herdr binary is on PATH)');
   });
+});
+
+// The headless port answers forMachine without loading Herdr's adapter: its fixed facts must be the
+// adapter's own forwarded port's, and every call must reach that port.
+describe('a forwarded port answered before the adapter loads', () => {
+  it.each([undefined, '/opt/herdr/bin/herdr'])(
+    'has the facts of the forwarded port itself (binary %s)',
+    async (binary) => {
+      const later = forwardedLater('netcup', binary, bare(), 1_000);
+      const real = forwardedPort('netcup', binary, bare(), 1_000);
+      for (const fact of ['kind', 'why', 'insideHerdr', 'server', 'machine'] as const)
+        expect(later[fact], fact).toEqual(real[fact]);
+      expect(later.forMachine('other').why).toBe(real.forMachine('other').why);
+      if (binary === undefined) {
+        const [a, b] = await Promise.all([refusal(later.listPanes()), refusal(real.listPanes())]);
+        expect(a.message).toBe(b.message);
+      }
+    },
+  );
 });
