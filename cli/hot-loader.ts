@@ -24,8 +24,9 @@ const TAIL = '\n})';
 /** The first line of every hot bundle: the hash of the rest, written by scripts/build.mjs. */
 const BUNDLE_HASH = /^\/\/ dogsled-bundle (\S+)\n/;
 
-export interface HotBundle {
-  run: HotRun;
+export interface HotBundle<R = HotRun> {
+  /** What the bundle exports as `run`: a command's HotRun, or the dispatcher's (hot/dispatch.ts). */
+  run: R;
   /** Writes the code cache when this run had none (or V8 refused it) and exited 0 or 1; never throws. */
   remember: (exitCode: number) => Promise<void>;
 }
@@ -34,12 +35,12 @@ export interface HotBundle {
  * `dist` is the directory of the built entry (a path): the bundle is hot/NAME.cjs in it; its code cache is
  * kept as `cacheName` (a path of a bundle that serves several, fast-path.ts's LeanRun).
  */
-export function loadHot(
+export function loadHot<R = HotRun>(
   dist: string,
   name: string,
   env: NodeJS.ProcessEnv = process.env,
   cacheName = name,
-): HotBundle {
+): HotBundle<R> {
   const file = join(dist, 'hot', `${name}.cjs`);
   const source = readFileSync(file, 'utf8');
   const hash = BUNDLE_HASH.exec(source)?.[1];
@@ -58,7 +59,7 @@ export function loadHot(
   mark(
     `compiled (code cache: ${used ? 'used' : 'data' in cached ? 'rejected by V8' : cached.refused}) ${name}`,
   );
-  const module = { exports: {} as { run: HotRun } };
+  const module = { exports: {} as { run: R } };
   script.runInThisContext()(module.exports, bundleRequire(dirname(file)), module, file, dirname(file));
   return {
     run: module.exports.run,
