@@ -70,7 +70,7 @@ export function loadHot<R = HotRun>(
         const data = script.createCachedData();
         const writer: CodeCacheWriter = await import(pathToFileURL(join(dist, 'code-cache-write.mjs')).href);
         await writer.writeCodeCache(stateDir, cacheFile, key, data, cacheName);
-        mark('code cache written');
+        mark(`code cache written ${cacheName}`);
       } catch {
         // Only a start-up optimisation: the next run compiles from source again.
       }

@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { mark } from '../service/actions/timing-marks.js';
 import type { Dispatch, EntryHost } from './hot/dispatch.js';
 import { loadHot } from './hot-loader.js';
+import { quickAnswer } from './quick-answers.js';
 
 // Beside this file in dist/, reached through a URL, not a literal specifier, so the build leaves
 // them out of it. A path until then: a hot command never parses a URL.
@@ -29,6 +30,8 @@ const OWN_CACHE = /^(?:status|hook|place|send|run|exec|items|ps|board|host|sideb
 
 async function main(args: string[]): Promise<number> {
   mark('main');
+  // Without the dispatcher, whose cache a first run would write through the ES module writer.
+  if (quickAnswer(args, `${DIST}/`)) return 0;
   const word = args[0] ?? '';
   const dispatcher = loadHot<Dispatch>(
     DIST,

@@ -1,4 +1,5 @@
-// What the entry (cli/main.ts) runs for every command: argv to the bundle that answers it. It is a
+// What the entry (cli/main.ts) runs for every command but --version and --help (quick-answers.ts,
+// which the entry answers itself): argv to the bundle that answers it. It is a
 // bundle of its own (dist/hot/dispatch.cjs), compiled with V8's code cache like the others, so the
 // flag parsing, the choice of bundle and the rest of a start-up are not parsed and compiled from
 // source on every run: as part of the entry they were some 20 KB of source, about 3 M instructions
@@ -9,7 +10,6 @@ import { mark, STARTED_EVENT } from '../../service/actions/timing-marks.js';
 import { HOT_COMMANDS, hotBundle, leanBundle, parseFast } from '../fast-path.js';
 import type { loadHot } from '../hot-loader.js';
 import { NOT_ANSWERED } from '../not-answered.js';
-import { quickAnswer } from '../quick-answers.js';
 
 /** What the entry gives the dispatcher: its directory, its bundle loader and its door to full.mjs. */
 export interface EntryHost {
@@ -23,7 +23,6 @@ export type Dispatch = (args: string[], entry: EntryHost) => Promise<number>;
 
 export const run: Dispatch = async (args, entry) => {
   mark('dispatch');
-  if (quickAnswer(args, `${entry.dist}/`)) return 0;
   const fast = parseFast(args);
   const lean = fast === undefined ? undefined : leanBundle(fast);
   if (fast !== undefined && lean !== undefined) {

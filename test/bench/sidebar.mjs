@@ -205,7 +205,7 @@ async function oneStart(log, options, written = false) {
   const a = session(sidebarCommand(log, options));
   await until(a.name, 'Agents & Jobs');
   const screen = performance.now() - start;
-  const stage = written ? 'code cache written' : 'sidebar watching';
+  const stage = written ? 'code cache written sidebar' : 'sidebar watching';
   for (let k = 0; k < 500 && marks(log, stage).length === 0; k++) await sleep(10);
   tmux(a.name, 'kill-server');
   const frame = marks(log, 'sidebar first frame')[0];

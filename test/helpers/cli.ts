@@ -103,12 +103,12 @@ export function runNode(
 
 /**
  * A run's stderr without DOGSLED_TIMING's lines, and the hot bundles it compiled, in order
- * (`['hook-lean']` when the lean bundle answered).
+ * (`['hook-lean']` when the lean bundle answered), but the dispatcher every command starts from.
  */
 export function timingSplit(stderr: string): { stderr: string; bundles: string[] } {
-  const bundles = [...stderr.matchAll(/^timing .* compiled \(code cache: [^)]*\) (\S+)$/gm)].map(
-    (m) => m[1] as string,
-  );
+  const bundles = [...stderr.matchAll(/^timing .* compiled \(code cache: [^)]*\) (\S+)$/gm)]
+    .map((m) => m[1] as string)
+    .filter((name) => name !== 'dispatch');
   const rest = stderr
     .split('\n')
     .filter((line) => line !== '' && !line.startsWith('timing '))
