@@ -5,8 +5,9 @@
 // compiled with the code cache by hot-loader.ts); every other command from full.ts (dist/full.mjs
 // and its split chunks). Every command runs through runCommand (command.ts), and every error is
 // printed by report.ts. This module is built as one CommonJS file that imports no other
-// (dist/dogsled.cjs, scripts/build.mjs), and it is kept small: Node compiles it from source on every
-// run (it has no code cache of its own), everything else from the dispatcher on comes from a cache.
+// (dist/dogsled.cjs, scripts/build.mjs) but by a path it makes (the dispatcher, hot/quick.cjs for
+// --version and --help, full.mjs), and it is kept small: Node compiles it from source on every run
+// (it has no code cache of its own), while the dispatcher and what it runs come from a cache.
 // CommonJS, because an ES module entry costs Node's module loader and a facade of every built-in it
 // imports (node:fs's loads the streams) before the first line runs.
 
@@ -14,7 +15,6 @@ import { pathToFileURL } from 'node:url';
 import { mark } from '../service/actions/timing-marks.js';
 import type { Dispatch, EntryHost } from './hot/dispatch.js';
 import { loadHot } from './hot-loader.js';
-import { quickAnswer } from './quick-answers.js';
 
 // Beside this file in dist/, reached through a URL, not a literal specifier, so the build leaves
 // them out of it. A path until then: a hot command never parses a URL.
@@ -28,10 +28,15 @@ const loadFull = (): Promise<typeof import('./full.js')> => import(pathToFileURL
  */
 const OWN_CACHE = /^(?:status|hook|place|send|run|exec|items|ps|board|host|sidebar|dash|doctor|prune)$/;
 
+/** `--version`, `-V`, `--help` or `-h` alone: hot/quick.ts's to answer, when it can. */
+const QUICK = /^-(?:-version|V|-help|h)$/;
+
 async function main(args: string[]): Promise<number> {
   mark('main');
-  // Without the dispatcher, whose cache a first run would write through the ES module writer.
-  if (quickAnswer(args, `${DIST}/`)) return 0;
+  if (args.length === 1 && QUICK.test(args[0] ?? '')) {
+    const quick: typeof import('./hot/quick.js') = require(`${DIST}/hot/quick.cjs`);
+    if (quick.quickAnswer(args, `${DIST}/`)) return 0;
+  }
   const word = args[0] ?? '';
   const dispatcher = loadHot<Dispatch>(
     DIST,

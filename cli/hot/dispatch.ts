@@ -1,5 +1,4 @@
-// What the entry (cli/main.ts) runs for every command but --version and --help (quick-answers.ts,
-// which the entry answers itself): argv to the bundle that answers it. It is a
+// What the entry (cli/main.ts) runs for every command: argv to the bundle that answers it. It is a
 // bundle of its own (dist/hot/dispatch.cjs), compiled with V8's code cache like the others, so the
 // flag parsing, the choice of bundle and the rest of a start-up are not parsed and compiled from
 // source on every run: as part of the entry they were some 20 KB of source, about 3 M instructions

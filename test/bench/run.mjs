@@ -12,7 +12,15 @@
 // BENCH_SECONDS shorten it, BENCH_ONLY=WORD keeps the commands whose name holds WORD, BENCH_TRACE=1 prints each one's start-up stages once, BENCH_HOLD=FILE keeps the state up for profiling by hand. BENCH_BASELINE=PATH (another build's dist/dogsled.cjs, e.g. main's) adds
 // its rows, interleaved with this build's, for a paired this-build-against-that one.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -178,6 +186,30 @@ try {
   // One finished job on file, so `status --brief` counts items.json, as a host that ran work does.
   spawnSync(process.execPath, [CLI, 'run', '--wait', '--cwd', scratch, '--', 'true'], { env: baseEnv });
   const { childEnv } = herdr;
+  // `send`: the lead's inbox as its reader left it (registered, nothing pending), put back before
+  // each run. Each send adds a record the lead never reads here, and reading and rewriting them is
+  // some 0.12 M instructions a record: without this, the row measured an inbox that grew by one or
+  // two records a round (60 by the end of 31 rounds with BENCH_BASELINE), not a send.
+  const inboxDir = join(baseEnv.DOGSLED_STATE, 'inbox');
+  const inboxAtStart = new Map(
+    readdirSync(inboxDir)
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => [name, readFileSync(join(inboxDir, name))]),
+  );
+  // Synced, file and directory, so the send's own fsync does not carry this write into the journal.
+  const freshInbox = () => {
+    for (const [name, bytes] of inboxAtStart) {
+      const temp = join(inboxDir, `${name}.bench`);
+      const fd = openSync(temp, 'w', 0o600);
+      writeSync(fd, bytes);
+      fsyncSync(fd);
+      closeSync(fd);
+      renameSync(temp, join(inboxDir, name));
+    }
+    const dir = openSync(inboxDir, 'r');
+    fsyncSync(dir);
+    closeSync(dir);
+  };
   // `exec ID`: a created record each round (job-launch.ts's fields), so every run starts the job.
   let jobs = 0;
   const createdJob = () => {
@@ -243,7 +275,8 @@ try {
     // [name, (id) => args, env]: a fresh job record per run (createdJob).
     ['exec ID (wrapper and its supervisor)', (id) => ['exec', id], baseEnv],
     ['exec ID (the supervisor alone)', (id) => ['exec', id], supervisorEnv],
-    ['send', ['send', herdr.lead.pane_id, '--message', 'bench'], childEnv],
+    // [name, args, env, stdin, before]: `before` runs ahead of each run, untimed.
+    ['send', ['send', herdr.lead.pane_id, '--message', 'bench'], childEnv, undefined, freshInbox],
     ['board --json', ['board', '--json'], childEnv],
     ['items --json', ['items', '--json'], baseEnv],
     ['ps --json', ['ps', '--json'], psEnv],
@@ -285,11 +318,16 @@ try {
   const rows = pairedStartup(
     commands
       .filter(([name]) => only === undefined || name.includes(only))
-      .flatMap(([name, args, env, input]) => {
-        const one = (cli) =>
-          typeof args === 'function'
-            ? () => timeAndCpu([process.execPath, cli, ...args(createdJob())], env)
-            : [process.execPath, cli, ...args];
+      .flatMap(([name, args, env, input, before]) => {
+        const one = (cli) => {
+          if (typeof args === 'function')
+            return () => timeAndCpu([process.execPath, cli, ...args(createdJob())], env);
+          if (before === undefined) return [process.execPath, cli, ...args];
+          return () => {
+            before();
+            return timeAndCpu([process.execPath, cli, ...args], env, input);
+          };
+        };
         return [
           [name, one(CLI), env, input],
           ...(baseline ? [[`${name} (baseline)`, one(baseline), env, input]] : []),

@@ -121,8 +121,8 @@ describe('the fast path', () => {
       ...[...HOT_COMMANDS].map((name) => hotBundle(name)),
       hotBundle('exec', { DOGSLED_EXEC_SUPERVISOR: '1' }),
     ]);
-    // The dispatcher (hot/dispatch.ts) runs every command but --version and --help.
-    expect(bundled.sort()).toEqual([...hot, ...LEAN_BUNDLES, 'dispatch'].sort());
+    // The dispatcher (hot/dispatch.ts) runs every command but --version and --help (hot/quick.ts).
+    expect(bundled.sort()).toEqual([...hot, ...LEAN_BUNDLES, 'dispatch', 'quick'].sort());
     for (const name of HOT_COMMANDS) expect(Object.keys(fastFlags())).toContain(name);
   });
 
