@@ -1,4 +1,4 @@
-// Every command that is not hot, loaded by main.ts (as dist/full.mjs, with its split chunks) only for
+// Every command that is not hot, loaded by the dispatcher (as dist/full.mjs, with its split chunks) only for
 // those: `host`, which peers run through SSH, from the chunks without commander; everything else
 // through the full command line. main.ts is a file of its own so that a hot command loads no module
 // but its bundle; this one holds what the others need.

@@ -3,7 +3,7 @@
 // once each and checked by hand (service/actions/board-glance.ts), printed as the full command prints
 // them (commands/board.ts). Any other case (a child started with a branch, whose TO LAND row reads
 // branch observations and peers; a file in doubt; no owner; --open, --toggle, --dismiss; the table
-// form) returns NOT_ANSWERED before anything is written, and main.ts runs the full command line,
+// form) returns NOT_ANSWERED before anything is written, and dispatch.ts runs the full command line,
 // which answers (and quarantines) as before.
 
 import { glanceBoard } from '../../service/actions/board-glance.js';

@@ -1,7 +1,7 @@
-// What a hot bundle (dist/hot/NAME.mjs, built by scripts/build.mjs) runs once main.ts has parsed a
+// What a hot bundle (dist/hot/NAME.mjs, built by scripts/build.mjs) runs once hot/dispatch.ts has parsed a
 // fast command's flags: the command through runCommand, its errors printed by report.ts, its exit
 // status returned. The bundle carries its own copy of everything it uses, so no error leaves it:
-// main.ts's copy of DogsledError is not this one.
+// the entry's copy of DogsledError is not this one.
 
 import { mark } from '../../service/actions/timing-marks.js';
 import { runCommand } from '../command.js';

@@ -1,7 +1,7 @@
 // `hook context` in its common case, the caller with no work here (service/actions/hook-glance.ts):
 // the fleet lines, or nothing, as the full hook prints them; anything else (work of its own, a file
 // in doubt, tmux, a flag registered wrongly) is NOT_ANSWERED before anything is read from stdin,
-// and main.ts runs the hook bundle. A bundle apart from hook-lean.ts's: only this hook reads the
+// and dispatch.ts runs the hook bundle. A bundle apart from hook-lean.ts's: only this hook reads the
 // host policy (config.toml) and renders, and it writes nothing.
 
 import { glanceContextHook } from '../../service/actions/hook-glance.js';

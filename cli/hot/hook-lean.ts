@@ -4,7 +4,7 @@
 // would, byte for byte, with the same work done (a Stop's cleanup request); any other case
 // (something to deliver or remind of, a reader to register, a pane whose terminal is not
 // remembered, tmux, where every hook reports the agent's state, a flag registered wrongly, a file
-// in doubt) returns NOT_ANSWERED before anything is written or read from stdin, and main.ts runs
+// in doubt) returns NOT_ANSWERED before anything is written or read from stdin, and dispatch.ts runs
 // the hook bundle. `hook context` has a lean bundle of its own (hook-context-lean.ts), which
 // carries the host policy's reader and the renderer this one does without.
 

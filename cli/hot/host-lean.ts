@@ -2,7 +2,7 @@
 // every peer read, in its common case as a bundle of its own that loads no zod and no commander:
 // this host's service up, its files read once each and checked by hand
 // (service/actions/snapshot-glance.ts), printed as the full verb prints it (commands/host.ts). Any
-// other case or verb returns NOT_ANSWERED before anything is written, and main.ts runs the full
+// other case or verb returns NOT_ANSWERED before anything is written, and hot/dispatch.ts runs the full
 // command line, which answers as before.
 
 import { glanceSnapshotReply } from '../../service/actions/snapshot-glance.js';

@@ -2,7 +2,7 @@
 // commander: items.json and queue.json read once each and checked by hand
 // (service/actions/items-glance.ts), printed as the full command prints them (commands/items.ts).
 // A file in doubt, an empty --owner or the table form returns NOT_ANSWERED before anything is
-// printed, and main.ts runs the full command line, which answers (and quarantines) as before.
+// printed, and dispatch.ts runs the full command line, which answers (and quarantines) as before.
 
 import { glanceOwnedWork } from '../../service/actions/items-glance.js';
 import { leanEntry } from './entry.js';

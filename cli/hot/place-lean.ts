@@ -2,7 +2,7 @@
 // reservation on this host alone, with room and no ticket waiting (service/actions/place-glance.ts),
 // printed as the full command prints it (render/placed.ts). Any other case (a flag it does not
 // take, a peer, a ticket that may be ahead, no room, a file in doubt) returns NOT_ANSWERED before
-// anything is written, and main.ts runs the place bundle, which answers it as before.
+// anything is written, and dispatch.ts runs the place bundle, which answers it as before.
 
 import { glancePlace } from '../../service/actions/place-glance.js';
 import { mark } from '../../service/actions/timing-marks.js';

@@ -2,7 +2,7 @@
 // this host alone, its job records read once each and checked by hand, none to reconcile
 // (service/actions/ps-glance.ts), printed as the full command prints them (commands/ps.ts). Any
 // other case (a peer, a record in doubt or whose wrapper died, the table form) returns NOT_ANSWERED
-// before anything is written, and main.ts runs the full command line, which answers as before.
+// before anything is written, and dispatch.ts runs the full command line, which answers as before.
 
 import { glanceJobs } from '../../service/actions/ps-glance.js';
 import { hostIO } from '../io.js';

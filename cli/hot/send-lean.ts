@@ -3,7 +3,7 @@
 // sent from a pane it lists, every file read once and checked by hand, the record written by the
 // full send's own code. Printed as the full command prints it (render/send-line.ts). Any other case
 // (a name, a peer, a message file, a pane Herdr must resolve, a file in doubt) returns NOT_ANSWERED
-// before anything is written, and main.ts runs the full command line, which answers it as before.
+// before anything is written, and dispatch.ts runs the full command line, which answers it as before.
 
 import { glanceSend } from '../../service/actions/send-glance.js';
 import { mark } from '../../service/actions/timing-marks.js';

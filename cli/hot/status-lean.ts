@@ -2,7 +2,7 @@
 // zod, no schema and no commander: this host alone with its service up, and for the brief its work
 // counted from items.json, queue.json and sweep.json read by hand (service/actions/status-glance.ts).
 // Any other case, a flag it does not take or a doubt returns NOT_ANSWERED before anything is
-// printed, and main.ts runs the status bundle, which answers it as before.
+// printed, and dispatch.ts runs the status bundle, which answers it as before.
 
 import { glanceBrief, glanceHosts } from '../../service/actions/status-glance.js';
 import { mark } from '../../service/actions/timing-marks.js';
