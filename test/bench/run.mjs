@@ -13,13 +13,17 @@
 // its rows, interleaved with this build's, for a paired this-build-against-that one.
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
+  fsyncSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
