@@ -22,6 +22,7 @@ export const SLOW_FILES = [
   'test/integration/inbox/inbox-worker.test.ts',
   'test/integration/inbox/outbox-forward.test.ts',
   'test/integration/install/install-npm.test.ts',
+  'test/integration/jobs/job-exec-handoff.test.ts',
   'test/integration/jobs/job-queue-admission.test.ts',
   'test/integration/jobs/job-queue-completion.test.ts',
   'test/integration/jobs/job-remote-items.test.ts',
