@@ -25,16 +25,7 @@ export function writeOut(text: string): void {
 
 /** Every byte of `text` on stdout when it returns, or it throws: for output that is acknowledged. */
 export function writeAll(text: string | Uint8Array): void {
-  let bytes =
-    typeof text === 'string' ? Buffer.from(text) : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-  while (bytes.length > 0) {
-    try {
-      bytes = bytes.subarray(writeSync(1, bytes));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-      pause(1);
-    }
-  }
+  writeAllTo(1, text);
 }
 
 /** Text for stderr beside a command's output (a plan shown while stdout holds --json). */
@@ -48,17 +39,19 @@ export function writeErr(text: string): void {
  */
 export function writeErrQuietly(text: string): void {
   try {
-    writeAll2(text);
+    writeAllTo(2, text);
   } catch {
     // The terminal went away: nothing is left to tell.
   }
 }
 
-function writeAll2(text: string): void {
-  let bytes = Buffer.from(text);
+/** Every byte of `text` on descriptor `fd`, a full non-blocking one waited for. */
+function writeAllTo(fd: number, text: string | Uint8Array): void {
+  let bytes =
+    typeof text === 'string' ? Buffer.from(text) : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   while (bytes.length > 0) {
     try {
-      bytes = bytes.subarray(writeSync(2, bytes));
+      bytes = bytes.subarray(writeSync(fd, bytes));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
       pause(1);

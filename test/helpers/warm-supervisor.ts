@@ -2,6 +2,7 @@
 // process table by its state dir and its DOGSLED_EXEC_WARM marker.
 
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { waitFor } from './wait.js';
 
@@ -33,4 +34,23 @@ export function theWarmOne(stateDir: string, not?: number): Promise<number> {
     },
     { timeoutMs: 20_000 },
   );
+}
+
+/** One line sent to `stateDir`'s supervisor.sock, as a launch or a pane's wrapper sends it; what comes back until the supervisor closes. */
+export function claimLine(
+  stateDir: string,
+  line: string,
+  encoding: BufferEncoding = 'utf8',
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(join(stateDir, 'supervisor.sock'));
+    let heard = '';
+    socket.setEncoding(encoding);
+    socket.on('connect', () => socket.write(line));
+    socket.on('data', (d: string) => {
+      heard += d;
+    });
+    socket.on('end', () => resolve(heard));
+    socket.on('error', reject);
+  });
 }

@@ -9,7 +9,6 @@
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellLine } from '../../../service/core/common/shell-quote.js';
@@ -20,7 +19,11 @@ import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { CLI, exited, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
 import { waitFor } from '../../helpers/wait.js';
-import { theWarmOne as theWarmOneOf, warmPids as warmPidsOf } from '../../helpers/warm-supervisor.js';
+import {
+  claimLine as claimLineOf,
+  theWarmOne as theWarmOneOf,
+  warmPids as warmPidsOf,
+} from '../../helpers/warm-supervisor.js';
 import { roomFor5, untilEligible } from './job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -103,20 +106,7 @@ function running(job: JobRecord): Promise<JobRecord> {
   );
 }
 
-/** One line sent to supervisor.sock; what comes back until the supervisor closes. */
-function claimLine(line: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(sock());
-    let heard = '';
-    socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(line));
-    socket.on('data', (d: string) => {
-      heard += d;
-    });
-    socket.on('end', () => resolve(heard));
-    socket.on('error', reject);
-  });
-}
+const claimLine = (line: string) => claimLineOf(box.state, line);
 
 describe('exec ID in a pane with the service running', () => {
   it('hands the job to the warm supervisor: no second Node, the pane variables carried, status and output kept', async () => {

@@ -7,7 +7,6 @@
 
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
@@ -18,7 +17,11 @@ import { stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { freshHost } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
 import { waitFor } from '../../helpers/wait.js';
-import { theWarmOne as theWarmOneOf, warmPids as warmPidsOf } from '../../helpers/warm-supervisor.js';
+import {
+  claimLine as claimLineOf,
+  theWarmOne as theWarmOneOf,
+  warmPids as warmPidsOf,
+} from '../../helpers/warm-supervisor.js';
 import { roomFor5, untilEligible } from './job-queue-fixtures.js';
 
 let box: Sandbox;
@@ -65,20 +68,7 @@ async function jobRunning(last: string): Promise<JobRecord> {
 const warmPids = () => warmPidsOf(box.state);
 const theWarmOne = (not?: number) => theWarmOneOf(box.state, not);
 
-/** One claim line sent to supervisor.sock as a launch would; what it answers. */
-function claimLine(line: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(sock());
-    let heard = '';
-    socket.setEncoding('latin1');
-    socket.on('connect', () => socket.write(line));
-    socket.on('data', (d: string) => {
-      heard += d;
-    });
-    socket.on('end', () => resolve(heard));
-    socket.on('error', reject);
-  });
-}
+const claimLine = (line: string) => claimLineOf(box.state, line, 'latin1');
 
 describe('run --wait headless with the service running', () => {
   it('is supervised by the warm process, with the caller environment, directory and status', async () => {
