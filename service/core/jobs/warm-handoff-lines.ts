@@ -5,9 +5,12 @@
 // the wrapper started would have inherited from it: the wrapper's whole environment (the pane's
 // variables, HERDR_SOCKET_PATH, TMUX..., and the job's environment when no jobs/ID.env was saved)
 // and the `-- CMD` it was given. Every later line is one of a few words: from the supervisor,
-// `ok PID` (it claimed the job), `warn JSON` (a line for the pane's stderr), then `exit N` or
-// `error JSON` (its end); from the wrapper, `term` (SIGTERM, SIGINT: end the job). Every string
-// travels as JSON, so no newline or escape in a variable can cut or forge a line.
+// `ready` (it would take the job), `ok PID` (it claimed the job), `warn JSON` (a line for the
+// pane's stderr), then `exit N` or `error JSON` (its end); from the wrapper, `go` (it has not given
+// up on the supervisor: claim the job) and `term` (SIGTERM, SIGINT: end the job). The `go` closes
+// a race: a supervisor that stalled past the wrapper's wait must not claim a job whose wrapper has
+// started a supervisor of its own; once the wrapper said `go` it waits for that supervisor alone.
+// Every string travels as JSON, so no newline or escape in a variable can cut or forge a line.
 
 /** A job id as a claim may name it (state/job-records.ts's ids, bounded). */
 const JOB_ID = /^j_[A-Za-z0-9_-]{1,60}$/;
@@ -62,6 +65,7 @@ export function parsePaneClaim(line: string): PaneClaim | undefined {
 
 /** What the warm supervisor says on a pane's connection, after the claim. */
 export type SupervisorLine =
+  | { kind: 'ready' }
   | { kind: 'ok'; pid: number }
   | { kind: 'refused' }
   | { kind: 'warn'; text: string }
@@ -71,6 +75,8 @@ export type SupervisorLine =
 /** The line (newline included). */
 export function supervisorLine(line: SupervisorLine): string {
   switch (line.kind) {
+    case 'ready':
+      return 'ready\n';
     case 'ok':
       return `ok ${line.pid}\n`;
     case 'refused':
@@ -87,6 +93,7 @@ export function supervisorLine(line: SupervisorLine): string {
 /** One line (without its newline) the supervisor said, or undefined for anything else. */
 export function parseSupervisorLine(line: string): SupervisorLine | undefined {
   if (line === 'refused') return { kind: 'refused' };
+  if (line === 'ready') return { kind: 'ready' };
   const space = line.indexOf(' ');
   if (space < 0) return undefined;
   const word = line.slice(0, space);
@@ -106,6 +113,9 @@ export function parseSupervisorLine(line: string): SupervisorLine | undefined {
   if (code < 0 || code > 255) return undefined;
   return { kind: 'error', message, exitCode: code, hint: typeof hint === 'string' ? hint : undefined };
 }
+
+/** The wrapper's word once: it still waits for this supervisor, which may now claim the job. */
+export const GO_LINE = 'go\n';
 
 /** The wrapper's one word: end the job (it was sent SIGTERM or SIGINT). */
 export const TERMINATE_LINE = 'term\n';

@@ -4,7 +4,8 @@
 // environment, which is what a supervisor it started would have inherited), kept open until the
 // job ends. The wrapper stays the pane's foreground process: it shows the log, passes SIGTERM and
 // SIGINT on as `term`, prints the supervisor's warnings on the pane's stderr and exits with the
-// status the supervisor sends. Anything but `ok PID` within the wait (no socket, a directory, FIFO
+// status the supervisor sends. The supervisor says `ready`, the wrapper `go` unless it gave up
+// already, and only then is the job claimed (`ok PID`). Anything but `ready` within the wait (no socket, a directory, FIFO
 // or dead socket in its place, a refusal, a frozen or starved supervisor) is undefined, and the
 // wrapper starts its own supervisor as before; a socket that gave no answer is removed, as a run's
 // claim removes it (jobs/warm-claim.ts), and a warm one that answers late finds the job started or
@@ -13,6 +14,7 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import { DogsledError } from '../../core/common/errors.js';
 import {
+  GO_LINE,
   HANDOFF_LINE_MAX_BYTES,
   PANE_CLAIM_MAX_BYTES,
   paneClaimLine,
@@ -66,6 +68,8 @@ export async function handOff(
   });
   let pid: number | undefined;
   let channel: LineChannel | undefined;
+  let gaveUp = false;
+  let saidGo = false;
   const finish = (how: HandoffEnd) => {
     channel?.close();
     end(how);
@@ -76,7 +80,14 @@ export async function handOff(
     onLine: (text) => {
       const line = parseSupervisorLine(text);
       if (pid === undefined) {
-        if (line?.kind === 'ok') {
+        if (line?.kind === 'ready') {
+          // Within the wait: from here on this supervisor alone may take the job, however long it
+          // takes (a frozen one is then like a frozen supervisor of the wrapper's own).
+          if (gaveUp || saidGo) return;
+          saidGo = true;
+          clearTimeout(timer);
+          channel?.send(GO_LINE);
+        } else if (line?.kind === 'ok' && saidGo) {
           pid = line.pid;
           answer(line.pid);
         } else {
@@ -97,7 +108,10 @@ export async function handOff(
       else end({ kind: 'lost' });
     },
   };
-  const timer = setTimeout(() => answer('no answer'), waitMs);
+  const timer = setTimeout(() => {
+    gaveUp = true;
+    answer('no answer');
+  }, waitMs);
   channel = await (openLineChannel(path, options) ?? netLineChannel(path, options));
   let said: number | 'refused' | 'no answer';
   if (channel === undefined) {

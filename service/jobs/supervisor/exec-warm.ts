@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { EXIT } from '../../core/common/exit-codes.js';
 import {
+  GO_LINE,
   isPaneClaim,
   PANE_CLAIM_MAX_BYTES,
   type PaneClaim,
@@ -32,6 +33,8 @@ const CLAIM = /^(j_[A-Za-z0-9_-]{1,60})\n$/;
 /** A connection that has not said a whole claim in this long is dropped; the socket stays open. */
 const CLAIM_READ_MS = 5_000;
 const CLAIM_MAX_BYTES = 64;
+/** How long a pane's wrapper has to say `go` after `ready` (it says it at once, or never). */
+const GO_WAIT_MS = 5_000;
 
 interface Claim {
   id: string;
@@ -129,6 +132,7 @@ async function superviseHanded(
   };
   connection.once('close', () => {
     open = false;
+    go(false);
   });
   const env: NodeJS.ProcessEnv = { ...pane.env, [SUPERVISOR_ENV]: '1' };
   const handedIo: ProcessIO = {
@@ -140,9 +144,15 @@ async function superviseHanded(
   let heard = rest;
   let terminate: (() => void) | undefined;
   let asked = false;
+  let go: (said: boolean) => void = () => {};
+  const told = new Promise<boolean>((resolve) => {
+    go = resolve;
+  });
   const listen = () => {
     for (let newline = heard.indexOf('\n'); newline !== -1; newline = heard.indexOf('\n')) {
-      if (`${heard.slice(0, newline)}\n` === TERMINATE_LINE) asked = true;
+      const line = `${heard.slice(0, newline)}\n`;
+      if (line === TERMINATE_LINE) asked = true;
+      else if (line === GO_LINE) go(true);
       heard = heard.slice(newline + 1);
     }
     // Only the one word is ever said: anything longer is dropped, never kept growing.
@@ -154,6 +164,16 @@ async function superviseHanded(
     listen();
   });
   connection.resume();
+  // The wrapper may have given up on this process (it stalled) and started a supervisor of its
+  // own: the job is claimed only once the wrapper says it still waits for this one.
+  say(supervisorLine({ kind: 'ready' }));
+  const wait = setTimeout(() => go(false), GO_WAIT_MS);
+  const going = await told;
+  clearTimeout(wait);
+  if (!going) {
+    connection.end();
+    return 0;
+  }
   try {
     const status = await superviseJob(handedIo, pane.id, pane.command ?? undefined, {
       terminateWith: (fn) => {

@@ -9,10 +9,12 @@
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellLine } from '../../../service/core/common/shell-quote.js';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
+import { paneClaimLine } from '../../../service/core/jobs/warm-handoff-lines.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
 import { jobLogPath, readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
@@ -225,6 +227,37 @@ describe('exec ID in a pane with the service running', () => {
       'refused\n',
     );
     expect(await theWarmOne()).toBe(warm);
+  });
+
+  it('never claims a job whose wrapper went before saying go: one that gave up has started its own', async () => {
+    const warm = await theWarmOne();
+    const job = await newJob(['sh', '-c', 'echo ran']);
+    // A wrapper that stopped waiting (its 2 s ran out while this supervisor stalled) closes the
+    // connection and starts a supervisor of its own: the warm one hears `ready` unanswered.
+    const heard = await new Promise<string>((resolve, reject) => {
+      const socket = connect(sock());
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('connect', () =>
+        socket.write(paneClaimLine({ id: job.id, command: null, env: { HOME: box.home } })),
+      );
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (text.includes('\n')) socket.destroy();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(heard).toBe('ready\n');
+    await waitFor('it gone', async () => ((await warmPids()).includes(warm) ? undefined : true), {
+      timeoutMs: 20_000,
+    });
+    expect(await readJobRecord(paths, job.id)).toMatchObject({
+      started_ms: null,
+      ended_ms: null,
+    });
+    await expect(stat(jobLogPath(paths, job.id))).rejects.toThrow(/ENOENT/);
+    await theWarmOne(warm);
   });
 
   it('falls back within the wait when the warm supervisor is frozen, and the resumed one does not run the job again', async () => {

@@ -54,6 +54,7 @@ describe('a pane claim', () => {
 describe("the supervisor's lines", () => {
   it('round-trip, a warning or an error with escapes and newlines staying one line', () => {
     for (const line of [
+      { kind: 'ready' },
       { kind: 'ok', pid: 4242 },
       { kind: 'refused' },
       { kind: 'warn', text: hostile },
