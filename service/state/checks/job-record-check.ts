@@ -3,14 +3,7 @@
 // (state/schemas/host-schemas.ts) does and gives the same data back; the unit test
 // hand-checks.test.ts holds the two together.
 
-import {
-  atLeastZero,
-  isInt,
-  isIntOrNull,
-  isNumber,
-  isRecord,
-  isStringOrNull,
-} from '../../core/common/shape.js';
+import { isInt, isNumber } from '../../core/common/shape.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
 import {
   array,
@@ -24,6 +17,7 @@ import {
   string,
   versionOne,
 } from './hand-check.js';
+import { isJobSummary } from './job-summary-check.js';
 
 const text = string();
 const maybe = (judge: Judge) => optional(nullable(judge));
@@ -64,7 +58,6 @@ export const JobRecordCheck = handCheck<JobRecord>(looseObject(JOB_RECORD_FIELDS
 const maybeString = (v: unknown) => v === undefined || v === null || typeof v === 'string';
 const maybeInt = (v: unknown) => v === undefined || v === null || isInt(v);
 const maybeNumber = (v: unknown) => v === undefined || v === null || isNumber(v);
-const maybeAtLeastZero = (v: unknown) => v === undefined || v === null || atLeastZero(v);
 
 /**
  * JobRecordCheck's verdict alone, with no data built and no issue worded: for a record a reader
@@ -75,23 +68,10 @@ const maybeAtLeastZero = (v: unknown) => v === undefined || v === null || atLeas
  * holds it to JobRecordCheck.
  */
 export function isJobRecord(value: unknown): value is JobRecord {
-  if (!isRecord(value)) return false;
-  const r = value as Record<string, unknown>;
+  if (!isJobSummary(value)) return false;
+  const r = value as unknown as Record<string, unknown>;
   return (
     r.version === 1 &&
-    typeof r.id === 'string' &&
-    r.id.length > 0 &&
-    isCommand(r.command) &&
-    typeof r.cwd === 'string' &&
-    typeof r.host === 'string' &&
-    isStringOrNull(r.owner) &&
-    isStringOrNull(r.pane) &&
-    isInt(r.created_ms) &&
-    isIntOrNull(r.started_ms) &&
-    isIntOrNull(r.ended_ms) &&
-    isIntOrNull(r.exit_code) &&
-    isStringOrNull(r.signal) &&
-    isStringOrNull(r.reason) &&
     maybeString(r.terminal_id) &&
     maybeString(r.workspace) &&
     maybeString(r.tab) &&
@@ -103,14 +83,6 @@ export function isJobRecord(value: unknown): value is JobRecord {
     maybeInt(r.idle_timeout_ms) &&
     maybeString(r.ticket) &&
     maybeString(r.item) &&
-    maybeString(r.reservation) &&
-    maybeAtLeastZero(r.peak_rss_bytes) &&
-    maybeAtLeastZero(r.cpu_ms)
+    maybeString(r.reservation)
   );
-}
-
-function isCommand(value: unknown): boolean {
-  if (!Array.isArray(value) || value.length === 0) return false;
-  for (const word of value) if (typeof word !== 'string') return false;
-  return true;
 }
