@@ -38,6 +38,9 @@ export interface SweepIO extends WorkerIO {
   closeOrphans?: () => Promise<OrphanReport>;
 }
 
+/** How long after a poke through sweep.sock the pass starts (README, "The sweep in serve"). */
+export const SWEEP_POKE_SETTLE_MS = 250;
+
 const EMPTY_REPORT: OrphanReport = { results: [], skipped: [], failures: [], held: [] };
 
 export class SweepWorker {
@@ -139,6 +142,11 @@ export function startSweepWorker(
     name: 'sweep',
     paceMs: io.paceMs ?? 10_000,
     minGapMs: 250,
+    // The poke comes from an agent's Stop hook on its way out, while its harness ends the turn: a
+    // pass started at once (a survey of every checkout) would take a core from both, and on a busy
+    // host that showed in every Stop. A quarter second later they are done, and a burst of Stops
+    // (a fleet of children finishing together) is one pass.
+    settleMs: SWEEP_POKE_SETTLE_MS,
     signal: AbortSignal.any([signal, stopper.signal]),
     warn: io.warn,
     onPoke: (poke) => {

@@ -20,6 +20,11 @@ export interface LoopOptions {
   watch?: { dir: string; files: readonly string[] };
   /** Receives the loop's poke, for a wake-up that is not a file change (a socket). */
   onPoke?: (poke: () => void) => void;
+  /**
+   * A poke takes effect this long after it arrives, and the pokes in between are one: for a poke
+   * sent by a short-lived caller on its way out, so the pass does not compete with it for the CPU.
+   */
+  settleMs?: number;
 }
 
 export async function runLoop(options: LoopOptions): Promise<void> {
@@ -30,8 +35,17 @@ export async function runLoop(options: LoopOptions): Promise<void> {
     pending = true;
     poked?.();
   };
+  let settling: ReturnType<typeof setTimeout> | undefined;
+  const settledPoke = () => {
+    if (settling !== undefined) return;
+    settling = setTimeout(() => {
+      settling = undefined;
+      poke();
+    }, options.settleMs);
+    settling.unref();
+  };
   const watcher = watchFiles(options.watch, poke);
-  options.onPoke?.(poke);
+  options.onPoke?.(options.settleMs ? settledPoke : poke);
   let lastError = '';
   try {
     while (!signal.aborted) {
@@ -54,6 +68,7 @@ export async function runLoop(options: LoopOptions): Promise<void> {
       poked = undefined;
     }
   } finally {
+    clearTimeout(settling);
     watcher?.close();
   }
 }
