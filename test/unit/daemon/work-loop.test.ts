@@ -30,7 +30,11 @@ function loop(settleMs?: number) {
     },
   });
   const nextPass = () => new Promise<void>((resolve) => (passed = resolve));
-  return { passes, poke: () => poke(), nextPass, stop: () => (stopper.abort(), done) };
+  const stop = () => {
+    stopper.abort();
+    return done;
+  };
+  return { passes, poke: () => poke(), nextPass, stop };
 }
 
 /** Resolves after the loop's first pause has begun (the first pass runs at start). */
