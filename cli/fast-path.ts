@@ -217,6 +217,7 @@ export function hotBundle(name: string, env: NodeJS.ProcessEnv = {}): string {
 /** Built beside the hot bundles (cli/hot/NAME.ts): each answers its command's common case first. */
 export const LEAN_BUNDLES: readonly string[] = [
   'status-lean',
+  'status-json-lean',
   'hook-lean',
   'hook-context-lean',
   'place-lean',
@@ -285,8 +286,13 @@ export function leanBundle(fast: { name: string; flags: Record<string, unknown> 
     const { config: _config, json: _json, ...others } = fast.flags;
     return Object.keys(others).length === 0 ? { bundle: 'place-lean', cache: 'place-lean' } : undefined;
   }
-  const { config: _config, line, brief, ...others } = fast.flags;
+  const { config: _config, line, brief, json, ...others } = fast.flags;
   if (fast.name !== 'status' || Object.keys(others).length > 0) return undefined;
+  // `--json` alone: the whole report (cli/hot/status-json-lean.ts), a bundle of its own.
+  if (json === true)
+    return line === undefined && brief === undefined
+      ? { bundle: 'status-json-lean', cache: 'status-json-lean' }
+      : undefined;
   if ((line === true) === (brief === true)) return undefined;
   return { bundle: 'status-lean', cache: `status-lean-${line === true ? 'line' : 'brief'}` };
 }

@@ -1,14 +1,22 @@
 // The lean `status --line` and `--brief` (hosts/local-glance.ts): this host alone with its service
 // up, and for the brief its work counted from items.json, queue.json and sweep.json read by hand
-// (state/records/work-glance.ts). undefined sends the caller to readHosts/readStatus (status.ts),
-// which answer every other case.
+// (state/records/work-glance.ts). The lean `status --json`: the whole report from the same files
+// checked by hand in every field, and every peer of config.toml's list from a fresh cache entry
+// (hosts/peer-glance.ts). undefined sends the caller to readHosts/readStatus (status.ts), which
+// answer every other case.
 
 import type { SweepCounted } from '../core/cleanup/sweep-rule.js';
+import { isSettled } from '../core/placement/tickets.js';
 import { type WorkCounts, workCounts } from '../core/placement/work-counts.js';
-import { glanceLocalHost } from '../hosts/local-glance.js';
-import type { HostView } from '../hosts/view.js';
+import { glanceListedPeers, glanceLocalHost, glanceLocalRecords } from '../hosts/local-glance.js';
+import { localView } from '../hosts/local-view.js';
+import { glanceFreshEntries } from '../hosts/peer-glance.js';
+import { peerView } from '../hosts/peer-view.js';
+import type { HostView, StatusReport } from '../hosts/view.js';
+import { SweepPassCheck } from '../state/checks/sweep-pass-check.js';
+import { glanceRecord } from '../state/engine/glance-file.js';
 import type { HostIO } from '../state/io.js';
-import { glanceWork } from '../state/records/work-glance.js';
+import { glanceWork, glanceWorkRecords } from '../state/records/work-glance.js';
 
 export async function glanceHosts(io: HostIO): Promise<HostView[] | undefined> {
   const local = await glanceLocalHost(io).catch(() => undefined);
@@ -23,4 +31,32 @@ export async function glanceBrief(
   const work = hosts === undefined ? undefined : glanceWork(io);
   if (hosts === undefined || work === undefined) return undefined;
   return { hosts, counts: { ...workCounts(work.items, work.tickets), sweep: work.sweep } };
+}
+
+/**
+ * readStatus's report when every file it reads is plain and every peer's cache entry fresh (a warm
+ * `status --json`), or undefined when the full path must answer: a peer due a read, the fleet from
+ * Herdr or the bus, a file in doubt, a service lock it cannot judge.
+ */
+export async function glanceStatus(io: HostIO): Promise<StatusReport | undefined> {
+  const peers = await glanceListedPeers(io);
+  if (peers === undefined) return undefined;
+  const now = io.now();
+  const entries = glanceFreshEntries(io, peers, now);
+  const local = entries === undefined ? undefined : glanceLocalRecords(io);
+  const work = local === undefined ? undefined : glanceWorkRecords(io);
+  const sweep = work === undefined ? undefined : glanceRecord(io.paths.sweep, SweepPassCheck);
+  if (entries === undefined || local === undefined || work === undefined || sweep === undefined)
+    return undefined;
+  return {
+    version: 1,
+    now_ms: now,
+    hosts: [
+      localView(local, io.config, now),
+      ...peers.map((peer) => peerView(peer, entries.get(peer.id), now)),
+    ],
+    items: work.items.filter((item) => item.closed_ms === null),
+    queue: work.tickets.filter((ticket) => !isSettled(ticket)).sort((a, b) => a.created_ms - b.created_ms),
+    sweep: sweep.found ? sweep.value : null,
+  };
 }

@@ -7,14 +7,18 @@
 // case. Checking only the fields the answer uses is deliberate: a file wrong elsewhere is
 // quarantined by the next full read (status, place, the service).
 
+import { statSync } from 'node:fs';
 import { atLeastZero, isCount, isInt, isNumber, isRecord, nonEmpty } from '../core/common/shape.js';
 import { PEER_READ_EVERY_MS } from '../core/fleet/peer-reads.js';
 import type { HostSnapshot, Reservation } from '../core/placement/host-types.js';
-import { type Glanced, glanceJson, glanceText } from '../state/engine/glance-file.js';
+import { HostSnapshotCheck } from '../state/checks/host-snapshot-check.js';
+import { PlacementsCheck } from '../state/checks/placements-check.js';
+import { type Glanced, glanceJson, glanceRecord, glanceText } from '../state/engine/glance-file.js';
 import { identityAlive } from '../state/engine/liveness.js';
 import { parseOwner } from '../state/engine/owner-record.js';
 import type { HostIO, StateIO } from '../state/io.js';
 import { findHerdrBinary } from '../terminal/herdr/locate.js';
+import type { PeerHost } from './fleet.js';
 import { type LocalFacts, localView } from './local-view.js';
 import type { HostView } from './view.js';
 
@@ -33,6 +37,47 @@ export async function glanceLocalHost(io: HostIO): Promise<HostView | undefined>
 export async function glanceAlone(io: HostIO): Promise<boolean> {
   if (io.config.hosts.length > 0 || io.config.fleet.bus.length > 0) return false;
   return noHerdrPeers(io);
+}
+
+/**
+ * The enabled peers of config.toml's `[[hosts]]` list, as readFleet gives them when that list is the
+ * fleet (no fleet bus, no Herdr that could list machines); undefined when Herdr or the bus may add
+ * or replace peers, which the full reader (fleet.ts) asks.
+ */
+export async function glanceListedPeers(io: HostIO): Promise<PeerHost[] | undefined> {
+  if (io.config.fleet.bus.length > 0 || !(await noHerdrPeers(io))) return undefined;
+  return io.config.hosts.filter((host) => host.enabled).map((host) => ({ ...host }));
+}
+
+/**
+ * This host's facts as readLocalFacts gives them, for the forms that print them whole (`status
+ * --json`): host.json and placements.json checked by hand in every field (HostSnapshotCheck,
+ * PlacementsCheck: the data the full reader's checks give back), the service up (its lock's owner
+ * alive) or down (no lock at all); undefined for anything else (a lock whose owner is gone or
+ * unknown, a file in doubt), which readLocalFacts judges and words.
+ */
+export function glanceLocalRecords(io: StateIO): LocalFacts | undefined {
+  const service = serviceState(io);
+  if (service === undefined) return undefined;
+  const host = glanceRecord(io.paths.host, HostSnapshotCheck);
+  const placements = glanceRecord(io.paths.placements, PlacementsCheck);
+  if (host === undefined || placements === undefined) return undefined;
+  return {
+    snapshot: host.found ? host.value : null,
+    service,
+    reservations: placements.found ? placements.value.reservations : [],
+  };
+}
+
+/** `down` when there is no service lock (inspectLock's ENOENT), `up` as serviceUp says, else undefined. */
+function serviceState(io: StateIO): 'up' | 'down' | undefined {
+  const lock = `${io.paths.serviceLock}.lock`;
+  try {
+    if (statSync(lock, { throwIfNoEntry: false }) === undefined) return 'down';
+  } catch {
+    return undefined;
+  }
+  return serviceUp(io) ? 'up' : undefined;
 }
 
 /**

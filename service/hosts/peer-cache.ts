@@ -5,7 +5,6 @@
 // most its budget, and its failure is cached with a backoff so the next callers do not wait at all.
 
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { messageOf } from '../core/common/errors.js';
 import type { PeerEntry, PeerReply } from '../core/fleet/fleet-types.js';
 import {
@@ -25,6 +24,7 @@ import { PeerEntrySchema, PeerReplySchema } from '../state/schemas/peer-schemas.
 import { monotonicMs } from '../time/timers.js';
 import { type PeerTarget, type Transport, UnreachableError, type VerbReply } from '../transport/types.js';
 import type { PeerHost } from './fleet.js';
+import { peerEntryPath } from './peer-glance.js';
 
 export interface PeerReadIO extends StateIO {
   transport: Transport;
@@ -49,9 +49,7 @@ export const PeerEntryFirst: RecordCheck<PeerEntry> = handFirst(PeerEntryCheck, 
 /** A peer's reply, judged the same way: by hand, and by the schema only when the hand check refuses it. */
 const PeerReplyFirst: RecordCheck<PeerReply> = handFirst(PeerReplyCheck, PeerReplySchema);
 
-export function peerEntryPath(io: Pick<StateIO, 'paths'>, id: string): string {
-  return join(io.paths.peers, `${id}.json`);
-}
+export { peerEntryPath };
 
 export function peerTarget(
   peer: Pick<PeerHost, 'id' | 'target' | 'via'>,

@@ -199,7 +199,9 @@ describe('the fast path', () => {
     expect(hook('../x')).toBeUndefined();
     expect(lean(['status', '--line'])).toEqual({ bundle: 'status-lean', cache: 'status-lean-line' });
     expect(lean(['status', '--brief'])?.cache).toBe('status-lean-brief');
-    expect(lean(['status', '--json'])).toBeUndefined();
+    expect(lean(['status', '--json'])).toEqual({ bundle: 'status-json-lean', cache: 'status-json-lean' });
+    expect(lean(['status', '--json', '--line'])).toBeUndefined();
+    expect(lean(['status', '--json', '--watch'])).toBeUndefined();
     expect(lean(['place', '--json'])).toEqual({ bundle: 'place-lean', cache: 'place-lean' });
     expect(lean(['place'])?.bundle).toBe('place-lean');
     expect(lean(['place', '--json', '--wait'])).toBeUndefined();

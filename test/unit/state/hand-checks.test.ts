@@ -14,6 +14,7 @@ import { isJobRecord, JobRecordCheck } from '../../../service/state/checks/job-r
 import { PeerEntryCheck, PeerReplyCheck } from '../../../service/state/checks/peer-entry-check.js';
 import { PlacementsCheck } from '../../../service/state/checks/placements-check.js';
 import { EnvFileCheck, ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
+import { SweepPassCheck } from '../../../service/state/checks/sweep-pass-check.js';
 import { SweepRequestCheck } from '../../../service/state/checks/sweep-request-check.js';
 import type { RecordCheck } from '../../../service/state/engine/record-check.js';
 import {
@@ -29,7 +30,7 @@ import {
   QueueSchema,
 } from '../../../service/state/schemas/queue-items-schemas.js';
 import { BoardSeenSchema } from '../../../service/state/schemas/sidebar-schemas.js';
-import { SweepRequestSchema } from '../../../service/state/schemas/sweep-schemas.js';
+import { SweepPassSchema, SweepRequestSchema } from '../../../service/state/schemas/sweep-schemas.js';
 import { checkedListing } from '../../../service/terminal/herdr/listing-check.js';
 import { ListingSchema } from '../../../service/terminal/port-records.js';
 import { agentPaneFixture, snapshotFixture } from '../../helpers/snapshot.js';
@@ -158,6 +159,54 @@ describe('hand checks judge as their zod schemas do', () => {
     const good = () => ({ version: 1, requested_ms: 1_900_000_000_000, by: 'w1:p2', handled_ms: null });
     const paths: Path[] = [['version'], ['requested_ms'], ['by'], ['handled_ms']];
     expectSame(SweepRequestCheck, SweepRequestSchema, records(good, paths, [[]]));
+  });
+
+  it('sweep.json, which the lean status --json prints whole', () => {
+    const good = () => ({
+      version: 1,
+      ts_ms: 1_900_000_000_300,
+      started_ms: 1_900_000_000_000,
+      finished_ms: 1_900_000_000_300,
+      request_ms: 1_899_999_999_000,
+      trigger: 'request',
+      results: [
+        {
+          kind: 'worktree',
+          path: '/r/w',
+          branch: 'b',
+          branch_deleted: true,
+          panes: ['w1:p2'],
+          already_removed: false,
+          detail: 'merged',
+        },
+      ],
+      skipped: [{ kind: 'branch', path: '/r', branch: null, reason: 'dirty' }],
+      failures: [{ kind: 'pane', path: 'w1:p3', branch: null, error: 'gone' }],
+      warnings: ['fetch failed'],
+      landed_dirty: [{ repository: '/r', checkout: '/r/c', ref: 'b', dirty: 2, paths: ['a'] }],
+      unlinked: [{ repository: '/r', path: '/r/u', reason: 'missing' }],
+      orphans: [{ item: 'i_1', name: null, pane: 'w1:p4', path: null, reason: 'open' }],
+      error: null,
+    });
+    const record = good() as Record<string, unknown>;
+    const paths: Path[] = [
+      ...Object.keys(record).map((f) => [f]),
+      ...['kind', 'path', 'branch', 'branch_deleted', 'panes', 'already_removed', 'detail'].map((f) => [
+        'results',
+        0,
+        f,
+      ]),
+      ['results', 0, 'panes', 0],
+      ...['kind', 'path', 'branch', 'reason'].map((f) => ['skipped', 0, f]),
+      ...['kind', 'path', 'branch', 'error'].map((f) => ['failures', 0, f]),
+      ['warnings', 0],
+      ...['repository', 'checkout', 'ref', 'dirty', 'paths'].map((f) => ['landed_dirty', 0, f]),
+      ['landed_dirty', 0, 'paths', 0],
+      ...['repository', 'path', 'reason'].map((f) => ['unlinked', 0, f]),
+      ...['item', 'name', 'pane', 'path', 'reason'].map((f) => ['orphans', 0, f]),
+    ];
+    const objects: Path[] = [[], ['results', 0], ['skipped', 0], ['landed_dirty', 0], ['orphans', 0]];
+    expectSame(SweepPassCheck, SweepPassSchema, records(good, paths, objects, 2));
   });
 
   it('placements.json', () => {

@@ -88,6 +88,7 @@ describe('hot bundles at import', () => {
   // The common cases answered without zod (cli/hot/*-lean.ts): their files are checked by hand.
   for (const name of [
     'status-lean',
+    'status-json-lean',
     'hook-lean',
     'hook-context-lean',
     'place-lean',
@@ -337,8 +338,9 @@ describe('the hot bundles’ code cache', () => {
     /^\/\/ dogsled-bundle ([0-9a-f]+)\n/.exec(
       readFileSync(join(ROOT, 'dist', 'hot', `${name}.cjs`), 'utf8'),
     )?.[1] ?? '';
+  // `status --json` on an empty state dir: the lean bundle answers it (cli/hot/status-json-lean.ts).
   const cacheOf = (box: Sandbox) =>
-    join(box.state, 'code-cache', `status-${bundleHash('status').slice(0, 16)}.bin`);
+    join(box.state, 'code-cache', `status-json-lean-${bundleHash('status-json-lean').slice(0, 16)}.bin`);
   async function status(box: Sandbox): Promise<{ cache: string; written: boolean }> {
     const result = await runCli(['status', '--json'], { ...box.env, DOGSLED_TIMING: '1' });
     expect(result.code).toBe(0);
@@ -346,10 +348,10 @@ describe('the hot bundles’ code cache', () => {
     const lines = result.stderr.split('\n').filter(Boolean);
     // Nothing but the timing marks: a refused cache is not the user's business.
     expect(lines.filter((line) => !line.startsWith('timing '))).toEqual([]);
-    // The status bundle's: the dispatcher before it (hot/dispatch.ts) keeps a cache of its own.
-    const cache = /compiled \(code cache: ([^)]+)\) status$/m.exec(result.stderr)?.[1];
+    // The bundle's: the dispatcher before it (hot/dispatch.ts) keeps a cache of its own.
+    const cache = /compiled \(code cache: ([^)]+)\) status-json-lean$/m.exec(result.stderr)?.[1];
     if (cache === undefined) throw new Error(`no compile mark in ${result.stderr}`);
-    return { cache, written: /^timing .* code cache written status$/m.test(result.stderr) };
+    return { cache, written: /^timing .* code cache written status-json-lean$/m.test(result.stderr) };
   }
 
   it('is written after the first run (0600 in a 0700 dir) and used by the next', async () => {
@@ -520,9 +522,9 @@ describe('the hot bundles’ code cache', () => {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       // Another build's caches: one written today, one a week and a day ago, and one from before
       // caches named their build; a cache of another command, however old, is not this one's to drop.
-      const fresh = join(dir, 'status-0123456789abcdef.bin');
-      const stale = join(dir, 'status-fedcba9876543210.bin');
-      const legacy = join(dir, 'status.bin');
+      const fresh = join(dir, 'status-json-lean-0123456789abcdef.bin');
+      const stale = join(dir, 'status-json-lean-fedcba9876543210.bin');
+      const legacy = join(dir, 'status-json-lean.bin');
       const other = join(dir, 'place-fedcba9876543210.bin');
       for (const file of [fresh, stale, legacy, other]) await writeFile(file, 'dogsled-code-cache 1 other\n');
       const weekAgo = new Date(Date.now() - 8 * 86_400_000);
