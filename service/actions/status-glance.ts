@@ -6,11 +6,15 @@
 // answer every other case.
 
 import type { SweepCounted } from '../core/cleanup/sweep-rule.js';
+import type { PeerEntry } from '../core/fleet/fleet-types.js';
+import { peerBudgetMs } from '../core/fleet/peer-reads.js';
 import { isSettled } from '../core/placement/tickets.js';
 import { type WorkCounts, workCounts } from '../core/placement/work-counts.js';
+import type { PeerHost } from '../hosts/fleet.js';
 import { glanceListedPeers, glanceLocalHost, glanceLocalRecords } from '../hosts/local-glance.js';
 import { localView } from '../hosts/local-view.js';
-import { glanceFreshEntries } from '../hosts/peer-glance.js';
+import { glancePeerEntries } from '../hosts/peer-glance.js';
+import { startDueReads } from '../hosts/peer-prefetch.js';
 import { peerView } from '../hosts/peer-view.js';
 import type { HostView, StatusReport } from '../hosts/view.js';
 import { SweepPassCheck } from '../state/checks/sweep-pass-check.js';
@@ -34,29 +38,51 @@ export async function glanceBrief(
 }
 
 /**
- * readStatus's report when every file it reads is plain and every peer's cache entry fresh (a warm
- * `status --json`), or undefined when the full path must answer: a peer due a read, the fleet from
- * Herdr or the bus, a file in doubt, a service lock it cannot judge.
+ * readStatus's report when every file it reads is plain and every peer's cache entry fresh or
+ * certainly due a read, which is made here as the full path's early read makes it (peer-prefetch.ts,
+ * through the service's pool when it runs here); undefined when the full path must answer: the
+ * fleet from Herdr or the bus, a file in doubt, a service lock it cannot judge, a peer's lock held,
+ * a read left to the reader. Nothing is read from a peer before everything else has been glanced.
  */
 export async function glanceStatus(io: HostIO): Promise<StatusReport | undefined> {
   const peers = await glanceListedPeers(io);
   if (peers === undefined) return undefined;
   const now = io.now();
-  const entries = glanceFreshEntries(io, peers, now);
+  const entries = glancePeerEntries(io, peers, now);
   const local = entries === undefined ? undefined : glanceLocalRecords(io);
   const work = local === undefined ? undefined : glanceWorkRecords(io);
   const sweep = work === undefined ? undefined : glanceRecord(io.paths.sweep, SweepPassCheck);
   if (entries === undefined || local === undefined || work === undefined || sweep === undefined)
     return undefined;
+  const read = entries.due.length === 0 ? entries.fresh : await readDue(io, entries.due, entries.fresh);
+  if (read === undefined) return undefined;
+  // As readStatus: this host viewed when read, the peers and the report once the reads are in.
+  const after = entries.due.length === 0 ? now : io.now();
   return {
     version: 1,
-    now_ms: now,
+    now_ms: after,
     hosts: [
       localView(local, io.config, now),
-      ...peers.map((peer) => peerView(peer, entries.get(peer.id), now)),
+      ...peers.map((peer) => peerView(peer, read.get(peer.id), after)),
     ],
     items: work.items.filter((item) => item.closed_ms === null),
     queue: work.tickets.filter((ticket) => !isSettled(ticket)).sort((a, b) => a.created_ms - b.created_ms),
     sweep: sweep.found ? sweep.value : null,
   };
+}
+
+/** `fresh` with every `due` peer read into it, or undefined when any read was left to the reader. */
+async function readDue(
+  io: HostIO,
+  due: readonly PeerHost[],
+  fresh: ReadonlyMap<string, PeerEntry>,
+): Promise<Map<string, PeerEntry> | undefined> {
+  const budgetMs = peerBudgetMs(io.env);
+  const early = startDueReads({ ...io, remoteCommand: io.config.remote_command }, due, budgetMs);
+  if (early === undefined) return undefined;
+  const settled = await Promise.all([...early.values()].map((read) => read.catch(() => undefined)));
+  if (early.size < due.length || settled.some((entry) => entry === undefined)) return undefined;
+  const read = new Map(fresh);
+  for (const [i, id] of [...early.keys()].entries()) read.set(id, settled[i] as PeerEntry);
+  return read;
 }

@@ -6,25 +6,19 @@
 
 import { mkdir } from 'node:fs/promises';
 import { messageOf } from '../core/common/errors.js';
-import type { PeerEntry, PeerReply } from '../core/fleet/fleet-types.js';
-import {
-  afterPeerFailure,
-  afterPeerRead,
-  NEVER_READ,
-  PEER_SNAPSHOT_MAX_BYTES,
-  type PeerReadState,
-  peerReadDue,
-} from '../core/fleet/peer-reads.js';
-import { PeerEntryCheck, PeerReplyCheck } from '../state/checks/peer-entry-check.js';
+import type { PeerEntry } from '../core/fleet/fleet-types.js';
+import { PEER_SNAPSHOT_MAX_BYTES, peerReadDue } from '../core/fleet/peer-reads.js';
+import { PeerEntryCheck } from '../state/checks/peer-entry-check.js';
 import { handFirst, type RecordCheck } from '../state/engine/record-check.js';
 import { readState, updateState } from '../state/engine/store.js';
 import type { StateIO } from '../state/io.js';
 import { STATE_DIR_MODE } from '../state/paths.js';
-import { PeerEntrySchema, PeerReplySchema } from '../state/schemas/peer-schemas.js';
+import { PeerEntrySchema } from '../state/schemas/peer-schemas.js';
 import { monotonicMs } from '../time/timers.js';
-import { type PeerTarget, type Transport, UnreachableError, type VerbReply } from '../transport/types.js';
+import type { Transport } from '../transport/types.js';
 import type { PeerHost } from './fleet.js';
 import { peerEntryPath } from './peer-glance.js';
+import { judgePeerRead, peerTarget } from './peer-read-judge.js';
 
 export interface PeerReadIO extends StateIO {
   transport: Transport;
@@ -46,19 +40,7 @@ export interface RefreshOptions {
  */
 export const PeerEntryFirst: RecordCheck<PeerEntry> = handFirst(PeerEntryCheck, PeerEntrySchema);
 
-/** A peer's reply, judged the same way: by hand, and by the schema only when the hand check refuses it. */
-const PeerReplyFirst: RecordCheck<PeerReply> = handFirst(PeerReplyCheck, PeerReplySchema);
-
-export { peerEntryPath };
-
-export function peerTarget(
-  peer: Pick<PeerHost, 'id' | 'target' | 'via'>,
-  remoteCommand: readonly string[],
-): PeerTarget {
-  return peer.via === 'bus'
-    ? { host: peer.target, remoteCommand, bus: peer.id }
-    : { host: peer.target, remoteCommand };
-}
+export { judgePeerRead, peerEntryPath, peerTarget };
 
 /** The cached entry, read without the lock (entries are replaced atomically). */
 export async function readPeerEntry(io: StateIO, id: string): Promise<PeerEntry | undefined> {
@@ -126,54 +108,6 @@ async function readPeer(
       ...(io.signal ? { signal: io.signal } : {}),
     }),
   );
-}
-
-/**
- * The entry after one read of `peer` (`call`, its `host snapshot`), from the entry as it stood
- * (`current`): the reply checked, or the failure with its backoff and the last good reply kept. The
- * reader here and an early one (peer-prefetch.ts) both judge a read this way.
- */
-export async function judgePeerRead(
-  io: Pick<PeerReadIO, 'now' | 'warn' | 'signal' | 'random'>,
-  peer: PeerHost,
-  current: PeerEntry | undefined,
-  call: () => Promise<VerbReply>,
-): Promise<PeerEntry> {
-  const random = io.random ?? Math.random;
-  const state: PeerReadState = current ?? NEVER_READ;
-  const entry = (read: PeerReadState, reply: PeerEntry['reply']): PeerEntry => ({
-    version: 1,
-    id: peer.id,
-    target: peer.target,
-    ...read,
-    reply,
-  });
-  try {
-    const answer = await call();
-    const reply = answer.ok ? PeerReplyFirst.safeParse(answer.value) : undefined;
-    if (!reply?.success) {
-      const why = answer.ok ? 'a snapshot that is not dogsled' : answer.error;
-      io.warn(`dogsled: warning: peer ${peer.id}: host snapshot: ${why}`);
-      return entry(
-        afterPeerFailure(state, 'remote command failed', io.now(), random()),
-        current?.reply ?? null,
-      );
-    }
-    return entry(afterPeerRead(io.now()), reply.data);
-  } catch (error) {
-    // The caller stopped (the service ends): nothing was learnt of the peer, and nothing is written.
-    if (io.signal?.aborted) throw error;
-    if (!(error instanceof UnreachableError)) {
-      // This host's own trouble (no ssh binary, a config ssh cannot resolve): said, and cached as a
-      // failed read so it is not retried by every caller.
-      io.warn(`dogsled: warning: peer ${peer.id}: ${messageOf(error)}`);
-      return entry(
-        afterPeerFailure(state, 'remote command failed', io.now(), random()),
-        current?.reply ?? null,
-      );
-    }
-    return entry(afterPeerFailure(state, error.category, io.now(), random()), current?.reply ?? null);
-  }
 }
 
 /** Every peer refreshed in parallel within one budget; entries by peer id (absent: none yet). */

@@ -1,7 +1,8 @@
 // The peer cache's entries as the lean `status --json` glances at them (actions/status-glance.ts):
 // each read once, synchronously, and checked by hand with PeerEntryCheck, the check the cache's own
-// reader passes first (peer-cache.ts), so a fresh entry gives the same data. An entry that is due a
-// read, missing or in doubt is the full reader's: it reads the peer, or quarantines and words the file.
+// reader passes first (peer-cache.ts), so a fresh entry gives the same data. An entry due a read (or
+// missing) is read as a command's early read (peer-prefetch.ts); one in doubt is the full reader's,
+// which quarantines and words the file.
 
 import { join } from 'node:path';
 import type { PeerEntry } from '../core/fleet/fleet-types.js';
@@ -17,19 +18,22 @@ export function peerEntryPath(io: Pick<StateIO, 'paths'>, id: string): string {
 }
 
 /**
- * Every peer's entry by id when each is on file, passes its check and is not due a read at `now`
- * (refreshPeer then returns it as it stands); undefined when any one is not.
+ * Every peer's entry that is on file, passes its check and is not due a read at `now` (refreshPeer
+ * then returns it as it stands), by id, and the peers whose entry is due or missing; undefined when
+ * any entry is in doubt (not a regular file, not JSON, refused by its check).
  */
-export function glanceFreshEntries(
+export function glancePeerEntries(
   io: Pick<StateIO, 'paths'>,
   peers: readonly PeerHost[],
   now: number,
-): Map<string, PeerEntry> | undefined {
-  const entries = new Map<string, PeerEntry>();
+): { fresh: Map<string, PeerEntry>; due: PeerHost[] } | undefined {
+  const fresh = new Map<string, PeerEntry>();
+  const due: PeerHost[] = [];
   for (const peer of peers) {
     const entry = glanceRecord(peerEntryPath(io, peer.id), PeerEntryCheck);
-    if (entry === undefined || !entry.found || peerReadDue(entry.value, now)) return undefined;
-    entries.set(peer.id, entry.value);
+    if (entry === undefined) return undefined;
+    if (!entry.found || peerReadDue(entry.value, now)) due.push(peer);
+    else fresh.set(peer.id, entry.value);
   }
-  return entries;
+  return { fresh, due };
 }

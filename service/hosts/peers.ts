@@ -5,6 +5,7 @@
 
 import { testKnob } from '../core/common/test-knobs.js';
 import { BUS_STALE_MS } from '../core/fleet/bus-rules.js';
+import { peerBudgetMs } from '../core/fleet/peer-reads.js';
 import type { HostIO } from '../state/io.js';
 import type { Transport } from '../transport/types.js';
 import { enabledPeers, type PeerHost } from './fleet.js';
@@ -14,16 +15,8 @@ import { peerReadTransport } from './peer-read-client.js';
 import { peerView } from './peer-view.js';
 import type { HostView } from './view.js';
 
-/**
- * What a command waits for its peers at most: a fresh ssh with a dogsled start on the peer takes a
- * fraction of it; hooks have five seconds for everything.
- */
-export const PEER_BUDGET_MS = 4_000;
-
-/** The budget, or the PEER_BUDGET_MS knob's (a loaded test machine). */
-export function peerBudgetMs(env: NodeJS.ProcessEnv): number {
-  return testKnob(env, 'PEER_BUDGET_MS') ?? PEER_BUDGET_MS;
-}
+// The budget lives with the peer-read rules, where the lean `status --json` reads it too.
+export { PEER_BUDGET_MS, peerBudgetMs } from '../core/fleet/peer-reads.js';
 
 /** When a bus peer goes stale, or the BUS_STALE_MS knob's (a test's SIGSTOP). */
 export function busStaleMs(env: NodeJS.ProcessEnv): number {

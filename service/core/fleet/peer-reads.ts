@@ -5,8 +5,20 @@
 // the jitter draw come from the caller.
 
 import { backoffDelayMs } from '../common/backoff.js';
+import { type KnobEnv, testKnob } from '../common/test-knobs.js';
 import { type Headroom, type ServiceState, SNAPSHOT_FRESH_MS } from '../placement/headroom.js';
 import type { UnreachableCategory } from './unreachable.js';
+
+/**
+ * What a command waits for its peers at most: a fresh ssh with a dogsled start on the peer takes a
+ * fraction of it; hooks have five seconds for everything.
+ */
+export const PEER_BUDGET_MS = 4_000;
+
+/** The budget, or the PEER_BUDGET_MS knob's (a loaded test machine). */
+export function peerBudgetMs(env: KnobEnv): number {
+  return testKnob(env, 'PEER_BUDGET_MS') ?? PEER_BUDGET_MS;
+}
 
 /** At most one read per peer in this long, whoever asks. */
 export const PEER_READ_EVERY_MS = 10_000;

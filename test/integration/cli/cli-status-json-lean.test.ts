@@ -3,11 +3,13 @@
 // with the service up or with none; everything else goes to the full path. Each case runs the built
 // CLI and, on the same state, the full path in this process (statusCommand, whose readers are the
 // zod ones behind their hand checks): the lean answer must be byte-identical, and DOGSLED_TIMING's
-// marks say which bundle answered. A state the lean path must not answer (a peer due a read, a file
-// in doubt: a directory, a FIFO, garbage) is shown to fall back, and the answer is the full path's.
+// marks say which bundle answered. Peers due a read are read as the full path's early reads read
+// them (a fake ssh on PATH runs a fake peer here), the same entries written. A state the lean path
+// must not answer (a peer's lock held, a file in doubt: a directory, a FIFO, garbage) is shown to
+// fall back having started nothing, and the answer is the full path's.
 
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statusCommand } from '../../../cli/commands/status.js';
@@ -50,14 +52,15 @@ async function cli() {
   return { code: result.code, stdout: result.stdout, ...timingSplit(result.stderr) };
 }
 
-/** The full path's answer on the same state, in this process. */
-async function full(): Promise<{ code: number; out: string; warnings: string[] }> {
+/** The full path's answer on the same state (or on `state`, a copy of it), in this process. */
+async function full(state?: string): Promise<{ code: number; out: string; warnings: string[] }> {
   let out = '';
   const warnings: string[] = [];
   const home = env.HOME ?? '';
+  const at = state === undefined ? env : { ...env, DOGSLED_STATE: state };
   const ctx: CliContext = {
-    ...callerPlaces(env, home),
-    env,
+    ...callerPlaces(at, home),
+    env: at,
     home,
     now: () => NOW,
     out: (text) => {
@@ -267,13 +270,6 @@ describe('status --json falls back to the full path', () => {
     return result;
   }
 
-  it('when a peer is due a read (its entry older than the spacing, or none): the full path reads it', async () => {
-    await writeEntry('f2', peerEntry('f2', 11_000));
-    const result = await expectFallback();
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout).hosts[2]).toMatchObject({ id: 'f2', reachable: false });
-  });
-
   it('when the fleet may come from Herdr or the bus', async () => {
     await writeConfig([{ id: 'f1' }, { id: 'f2' }], '[fleet]\nbus = "nats://127.0.0.1:1"\n');
     expect((await cli()).bundles).toEqual(['status-json-lean', 'status']);
@@ -307,7 +303,6 @@ describe('status --json falls back to the full path', () => {
     });
 
     it(`for ${name} that is a directory or a FIFO: never answered lean, never blocking`, async () => {
-      const { rm } = await import('node:fs/promises');
       await rm(stateFile(name), { force: true });
       await mkdir(stateFile(name));
       const directory = await expectFallback();
@@ -328,5 +323,139 @@ describe('status --json falls back to the full path', () => {
     expect(JSON.parse(result.stdout).sweep).toBeNull();
     expect((await readdir(box.state)).some((f) => f.startsWith('sweep.json.bad-'))).toBe(true);
     expect(await readFile(stateFile('items.json'), 'utf8')).toContain('i_open');
+  });
+});
+
+describe('status --json, lean, with peers due a read (a cold cache)', () => {
+  let sshLog: string;
+  let replies: string;
+
+  /** A fake ssh on PATH: logs the host, then runs the remote line here (a fake peer prints its reply). */
+  beforeEach(async () => {
+    await fleetState();
+    const bin = join(box.root, 'bin');
+    replies = join(box.root, 'replies');
+    sshLog = join(box.root, 'ssh.log');
+    await mkdir(bin, { recursive: true });
+    await mkdir(replies, { recursive: true });
+    await writeFile(
+      join(bin, 'ssh'),
+      `#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done\nshift\necho "$1" >> '${sshLog}'\nPEER_HOST="$1" exec sh -c "$2"\n`,
+    );
+    await chmod(join(bin, 'ssh'), 0o755);
+    const peer = join(bin, 'fake-peer');
+    await writeFile(peer, `#!/bin/sh\ncat '${replies}'/"$PEER_HOST".json\n`);
+    await chmod(peer, 0o755);
+    env = { ...env, PATH: `${bin}:${env.PATH}` };
+    const dir = join(env.HOME ?? '', '.config', 'dogsled');
+    const config = await readFile(join(dir, 'config.toml'), 'utf8');
+    await writeFile(join(dir, 'config.toml'), `remote_command = [${JSON.stringify(peer)}]\n${config}`);
+    for (const id of ['f1', 'f2']) await writeReply(id, peerEntry(id).reply);
+    await rm(stateFile('peers'), { recursive: true, force: true });
+  });
+
+  const writeReply = (id: string, reply: unknown, text = JSON.stringify(reply)) =>
+    writeFile(join(replies, `${id}.invalid.json`), text);
+  const sshCalls = async () =>
+    (await readFile(sshLog, 'utf8').catch(() => '')).split('\n').filter(Boolean).sort();
+  const entries = async (state: string) =>
+    Promise.all(['f1', 'f2'].map((id) => readFile(join(state, 'peers', `${id}.json`), 'utf8')));
+
+  /** The lean answer on this state, and the full path's on a copy of it made first. */
+  async function bothCold() {
+    const copy = join(box.root, 'state-copy');
+    await cp(box.state, copy, { recursive: true });
+    const lean = await cli();
+    const calls = await sshCalls();
+    await rm(sshLog, { force: true });
+    const reference = await full(copy);
+    return { lean, calls, reference, copy };
+  }
+
+  it('reads every due peer once, as the full path does, and answers byte for byte as it, service down', async () => {
+    await writeEntry('f2', peerEntry('f2', 11_000));
+    const { lean, calls, reference, copy } = await bothCold();
+    expect(lean).toMatchObject({ code: 0, stderr: '', bundles: ['status-json-lean'] });
+    expect(calls).toEqual(['f1.invalid', 'f2.invalid']);
+    expect(reference).toMatchObject({ code: 0, warnings: [] });
+    expect(await sshCalls()).toEqual(['f1.invalid', 'f2.invalid']);
+    expect(lean.stdout).toBe(reference.out);
+    expect(await entries(box.state)).toEqual(await entries(copy));
+    // Now warm: nothing is read again.
+    await rm(sshLog, { force: true });
+    expect((await cli()).bundles).toEqual(['status-json-lean']);
+    expect(await sshCalls()).toEqual([]);
+  });
+
+  it("with a peer-read.sock nobody listens on (a service that died): read through ssh, as the full path's pool client does", async () => {
+    lock = await holdServiceLock(box.state);
+    await writeFile(stateFile('peer-read.sock'), '');
+    const { lean, calls, reference, copy } = await bothCold();
+    expect(lean).toMatchObject({ code: 0, stderr: '', bundles: ['status-json-lean'] });
+    expect(calls).toEqual(['f1.invalid', 'f2.invalid']);
+    expect(lean.stdout).toBe(reference.out);
+    expect(await entries(box.state)).toEqual(await entries(copy));
+  });
+
+  it("a peer's reply with escape sequences and extras: judged and cleaned as the full path does", async () => {
+    const snapshot = snapshotFixture({ sample_ms: NOW - 1_000, busy: 0.5 });
+    await writeReply('f1', {
+      now_ms: NOW,
+      host: {
+        hostname: 'evil\u001b]0;owned\u0007host',
+        service: 'up',
+        sample_ms: NOW - 1_000,
+        interval_ms: 5000,
+        probe: { ...snapshot.probe, os: '\u009b2Jlinux' },
+        headroom: { ...snapshot.headroom, reason: ['\u001b[31mbusy'] },
+        reservations: [],
+        errors: ['\u001b[2Jwiped'],
+        facts: 'not facts',
+      },
+      'extra\u001b[5m': { deep: ['\u001b[1m'] },
+    });
+    const { lean, reference, copy } = await bothCold();
+    expect(lean).toMatchObject({ code: 0, stderr: '', bundles: ['status-json-lean'] });
+    expect(lean.stdout).toBe(reference.out);
+    expect(lean.stdout).not.toMatch(/\u001b|\u009b|\\u001b|\\u009b/);
+    expect(await entries(box.state)).toEqual(await entries(copy));
+  });
+
+  it('a reply that is not dogsled, or a refusal: the same entry, view and warning as the full path (but the jitter)', async () => {
+    await writeReply('f1', null, 'not json \u001b[2J');
+    await writeReply('f2', { version: 1, something: 'else' });
+    const { lean, reference } = await bothCold();
+    expect(lean).toMatchObject({ code: 0, bundles: ['status-json-lean'] });
+    // The backoff's jitter is drawn at random: the retry time is the one field that may differ.
+    const steady = (text: string) => text.replace(/"retry_ms":\d+/g, '"retry_ms":N');
+    expect(steady(lean.stdout)).toBe(steady(reference.out));
+    expect(lean.stderr.split('\n').filter(Boolean)).toEqual(reference.warnings);
+    const hosts = JSON.parse(lean.stdout).hosts;
+    expect(hosts[1]).toMatchObject({ reachable: false, unreachable: 'remote command failed' });
+    expect(hosts[2]).toMatchObject({ reachable: false, unreachable: 'remote command failed' });
+  });
+
+  it("a peer whose entry's lock is held: nothing is started lean, and the full path reads the other peer once", async () => {
+    const { lockNow } = await import('../../../service/state/engine/update-now.js');
+    await mkdir(stateFile('peers'), { recursive: true });
+    const held = lockNow(stateFile('peers/f1.json'));
+    expect(held).toBeDefined();
+    try {
+      const result = await cli();
+      expect(result.bundles).toEqual(['status-json-lean', 'status']);
+      expect(result.code).toBe(0);
+      expect(await sshCalls()).toEqual(['f2.invalid']);
+    } finally {
+      held?.release();
+    }
+  });
+
+  it('a file in doubt elsewhere (items.json a directory): no peer is read lean before the full path answers', async () => {
+    await rm(stateFile('items.json'));
+    await mkdir(stateFile('items.json'));
+    const result = await cli();
+    expect(result.bundles).toEqual(['status-json-lean', 'status']);
+    // The full path's own early reads, one per peer: the lean path started none.
+    expect(await sshCalls()).toEqual(['f1.invalid', 'f2.invalid']);
   });
 });
