@@ -42,22 +42,26 @@ export async function glanceBrief(
  * certainly due a read, which is made here as the full path's early read makes it (peer-prefetch.ts,
  * through the service's pool when it runs here); undefined when the full path must answer: the
  * fleet from Herdr or the bus, a file in doubt, a service lock it cannot judge, a peer's lock held,
- * a read left to the reader. Nothing is read from a peer before everything else has been glanced.
+ * a read left to the reader. The reads start once every entry has been glanced (an entry in doubt
+ * starts none), before this host's files are, so ssh connects meanwhile; an answer left to the full
+ * path after they started waits for them first, and the full path finds their entries fresh.
  */
 export async function glanceStatus(io: HostIO): Promise<StatusReport | undefined> {
   const peers = await glanceListedPeers(io);
   if (peers === undefined) return undefined;
   const now = io.now();
   const entries = glancePeerEntries(io, peers, now);
-  const local = entries === undefined ? undefined : glanceLocalRecords(io);
+  if (entries === undefined) return undefined;
+  const reads = entries.due.length === 0 ? undefined : startReads(io, entries.due);
+  if (reads === null) return undefined;
+  const local = glanceLocalRecords(io);
   const work = local === undefined ? undefined : glanceWorkRecords(io);
   const sweep = work === undefined ? undefined : glanceRecord(io.paths.sweep, SweepPassCheck);
-  if (entries === undefined || local === undefined || work === undefined || sweep === undefined)
+  const read = reads === undefined ? entries.fresh : await readsIn(reads, entries.due, entries.fresh);
+  if (read === undefined || local === undefined || work === undefined || sweep === undefined)
     return undefined;
-  const read = entries.due.length === 0 ? entries.fresh : await readDue(io, entries.due, entries.fresh);
-  if (read === undefined) return undefined;
   // As readStatus: this host viewed when read, the peers and the report once the reads are in.
-  const after = entries.due.length === 0 ? now : io.now();
+  const after = reads === undefined ? now : io.now();
   return {
     version: 1,
     now_ms: after,
@@ -71,18 +75,23 @@ export async function glanceStatus(io: HostIO): Promise<StatusReport | undefined
   };
 }
 
+type Reads = Map<string, Promise<PeerEntry | undefined>>;
+
+/** The reads of the `due` peers started, or null when they are not all certainly due (none started). */
+function startReads(io: HostIO, due: readonly PeerHost[]): Reads | null {
+  const remoteCommand = io.config.remote_command;
+  return startDueReads({ ...io, remoteCommand }, due, peerBudgetMs(io.env)) ?? null;
+}
+
 /** `fresh` with every `due` peer read into it, or undefined when any read was left to the reader. */
-async function readDue(
-  io: HostIO,
+async function readsIn(
+  reads: Reads,
   due: readonly PeerHost[],
   fresh: ReadonlyMap<string, PeerEntry>,
 ): Promise<Map<string, PeerEntry> | undefined> {
-  const budgetMs = peerBudgetMs(io.env);
-  const early = startDueReads({ ...io, remoteCommand: io.config.remote_command }, due, budgetMs);
-  if (early === undefined) return undefined;
-  const settled = await Promise.all([...early.values()].map((read) => read.catch(() => undefined)));
-  if (early.size < due.length || settled.some((entry) => entry === undefined)) return undefined;
+  const settled = await Promise.all([...reads.values()].map((read) => read.catch(() => undefined)));
+  if (reads.size < due.length || settled.some((entry) => entry === undefined)) return undefined;
   const read = new Map(fresh);
-  for (const [i, id] of [...early.keys()].entries()) read.set(id, settled[i] as PeerEntry);
+  for (const [i, id] of [...reads.keys()].entries()) read.set(id, settled[i] as PeerEntry);
   return read;
 }

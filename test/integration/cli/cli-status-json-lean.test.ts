@@ -450,12 +450,17 @@ describe('status --json, lean, with peers due a read (a cold cache)', () => {
     }
   });
 
-  it('a file in doubt elsewhere (items.json a directory): no peer is read lean before the full path answers', async () => {
-    await rm(stateFile('items.json'));
-    await mkdir(stateFile('items.json'));
+  it('a file in doubt elsewhere (items.json garbage): each peer read once in all, and the full path answers as it would', async () => {
+    await writeFile(stateFile('items.json'), '{"version": 1, "items": [\u001b');
+    const copy = join(box.root, 'state-copy');
+    await cp(box.state, copy, { recursive: true });
     const result = await cli();
     expect(result.bundles).toEqual(['status-json-lean', 'status']);
-    // The full path's own early reads, one per peer: the lean path started none.
+    // The lean path's reads, waited for: the full path found their entries fresh and read nothing.
     expect(await sshCalls()).toEqual(['f1.invalid', 'f2.invalid']);
+    expect(result.stderr).toMatch(/items\.json.*moved to/);
+    const reference = await full(copy);
+    expect(result.code).toBe(reference.code);
+    expect(result.stdout).toBe(reference.out);
   });
 });
