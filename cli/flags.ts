@@ -3,7 +3,7 @@
 // every command and a refusal reads the same. Errors name the flag; the command wrapper
 // (command.ts) adds the command's name in front.
 
-import { realpath, stat } from 'node:fs/promises';
+import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDuration, parseSeconds } from '../service/core/common/duration.js';
 import { DogsledError } from '../service/core/common/errors.js';
@@ -47,13 +47,15 @@ export function intervalFlag(text: string): number {
 /** `--cwd DIR` (default: the current directory) as an absolute real path to an existing directory. */
 export async function cwdFlag(text: string | undefined): Promise<string> {
   const path = resolve(text ?? '.');
+  // Synchronous, as node:fs/promises would answer (realpath is the system's, .native): two calls on
+  // a local path, and the hot `run` then loads neither fs/promises nor the thread pool for them.
   let real: string;
   try {
-    real = await realpath(path);
+    real = realpathSync.native(path);
   } catch {
     throw new DogsledError(`--cwd: no such directory: ${path}`);
   }
-  if (!(await stat(real)).isDirectory()) throw new DogsledError(`--cwd: not a directory: ${path}`);
+  if (!statSync(real).isDirectory()) throw new DogsledError(`--cwd: not a directory: ${path}`);
   return real;
 }
 

@@ -168,6 +168,40 @@ const LEAN_ASSERT = {
   },
 };
 
+/**
+ * node:fs/promises loaded on first use rather than when the bundle starts, for the hot bundles whose
+ * common path does not touch it (LAZY_BUILTIN_BUNDLES): loading it brings readline's interface, the
+ * directory streams and their bindings (some 5 M instructions of a Node start's 87 M), and a module
+ * that imports it at its top would pay that on every call. Each export is a getter that requires the
+ * module the first time one is read; esbuild's interop reads an import's property at each use, so a
+ * path that never calls it never loads it. The names are this Node's; the code uses only Node 20's.
+ */
+const LAZY_BUILTIN = {
+  name: 'lazy-builtin',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?fs\/promises$/ }, (args) =>
+      // The getters' own require is of the module itself.
+      args.namespace === 'lazy-builtin'
+        ? { path: 'node:fs/promises', external: true }
+        : { path: 'node:fs/promises', namespace: 'lazy-builtin' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
+      const names = Object.getOwnPropertyNames(await import(args.path)).filter((n) => n !== 'default');
+      return {
+        contents: [
+          'let loaded;',
+          `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));`,
+          `for (const name of ${JSON.stringify(names)})`,
+          '  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });',
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
+/** The hot bundles built with LAZY_BUILTIN: `run`, whose headless --wait path reads and writes synchronously. */
+const LAZY_BUILTIN_BUNDLES = ['hot/run'];
+
 /** The hot commands' entry points, by output name: `hot/status` for cli/hot/status.ts. */
 async function hotEntryPoints() {
   const names = (await readdir(join(root, 'cli', 'hot'))).filter(
@@ -207,7 +241,14 @@ export async function buildCli(outdir = join(root, 'dist')) {
     splitting: false,
     plugins: [PLAIN_FS, LEAN_ASSERT, COLD_SPLIT],
   };
-  const hot = await build({ ...commonJS, entryPoints: await hotEntryPoints() });
+  const hotEntries = await hotEntryPoints();
+  const lazyEntries = Object.fromEntries(LAZY_BUILTIN_BUNDLES.map((name) => [name, hotEntries[name]]));
+  for (const name of LAZY_BUILTIN_BUNDLES) delete hotEntries[name];
+  const hotBuilds = [
+    await build({ ...commonJS, entryPoints: hotEntries }),
+    await build({ ...commonJS, entryPoints: lazyEntries, plugins: [...commonJS.plugins, LAZY_BUILTIN] }),
+  ];
+  const hot = { outputFiles: hotBuilds.flatMap((result) => result.outputFiles) };
   const cold = await build({ ...commonJS, entryPoints: COLD_ENTRIES });
   const result = await build({
     ...common,

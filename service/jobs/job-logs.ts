@@ -3,9 +3,9 @@
 // has ended and the log is drained: exec writes the final record only after the child's output is in
 // the log, so bytes read after seeing an ended record are the last ones.
 
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, readSync } from 'node:fs';
 import type { JobRecord } from '../core/jobs/job-types.js';
-import { openRegular } from '../state/engine/regular-file.js';
+import { openRegularNow } from '../state/engine/regular-file.js';
 import type { StateIO } from '../state/io.js';
 import { jobLogPath, readJobRecord } from '../state/records/job-records.js';
 import { JobChanges } from './job-file-watch.js';
@@ -32,7 +32,7 @@ export async function copyJobLog(io: StateIO, id: string, write: LogWrite): Prom
   try {
     await log.drain(write);
   } finally {
-    await log.close();
+    log.close();
   }
   return record;
 }
@@ -59,13 +59,17 @@ export async function followJobLog(io: StateIO, id: string, options: FollowOptio
     }
   } finally {
     changes.close();
-    await log.close();
+    log.close();
   }
 }
 
-/** Reads a file that may not exist yet and may keep growing, from where the last read stopped. */
+/**
+ * Reads a file that may not exist yet and may keep growing, from where the last read stopped.
+ * Synchronously, a chunk at a time with the write awaited between: a local file's read answers at
+ * once, and the follow of a `run --wait` then loads no node:fs/promises (nor its thread pool).
+ */
 class LogReader {
-  private handle: FileHandle | undefined;
+  private fd: number | undefined;
   private offset = 0;
   private readonly buffer = Buffer.allocUnsafe(CHUNK_BYTES);
 
@@ -73,26 +77,26 @@ class LogReader {
 
   /** Writes every byte between the last read and the current end of the file. */
   async drain(write: LogWrite, signal?: AbortSignal): Promise<void> {
-    const handle = await this.open();
-    if (!handle) return;
+    const fd = this.open();
+    if (fd === undefined) return;
     for (;;) {
       signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(this.buffer, 0, CHUNK_BYTES, this.offset);
+      const bytesRead = readSync(fd, this.buffer, 0, CHUNK_BYTES, this.offset);
       if (bytesRead === 0) return;
       this.offset += bytesRead;
       await write(this.buffer.subarray(0, bytesRead));
     }
   }
 
-  async close(): Promise<void> {
-    await this.handle?.close();
-    this.handle = undefined;
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 
-  private async open(): Promise<FileHandle | undefined> {
-    if (this.handle) return this.handle;
+  private open(): number | undefined {
+    if (this.fd !== undefined) return this.fd;
     // Only a regular file: a FIFO or device in the log's place is refused, never read forever.
-    this.handle = await openRegular(this.path);
-    return this.handle;
+    this.fd = openRegularNow(this.path);
+    return this.fd;
   }
 }

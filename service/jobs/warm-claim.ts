@@ -5,7 +5,8 @@
 // the job started by then and runs nothing (the record's start claim refuses it). One that does not
 // answer in time loses its socket, so the next launch does not wait on it as well.
 
-import { lstat, unlink } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { askLine, type LineAnswer } from '../process/pipe-handle.js';
 import type { StatePaths } from '../state/paths.js';
 
@@ -17,8 +18,19 @@ const CLAIM_ANSWER_BYTES = 64;
 
 /** Whether a warm supervisor seems to listen (supervisor.sock is a socket); the claim still decides. */
 export async function warmListening(paths: StatePaths): Promise<boolean> {
-  const found = await lstat(paths.supervisorSock).catch(() => undefined);
-  return found?.isSocket() === true;
+  return socketStat(paths.supervisorSock)?.isSocket() === true;
+}
+
+/**
+ * What is at `path`, or undefined. Synchronous: a run asks it twice on its path, and node:fs/promises
+ * (with readline and the thread pool it brings) is loaded only off that path.
+ */
+function socketStat(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Hands job `jobId` to the warm supervisor: its pid once it has claimed the job, else undefined. */
@@ -28,14 +40,14 @@ export async function claimWarm(
   signal?: AbortSignal,
   waitMs: number = WARM_CLAIM_MS,
 ): Promise<number | undefined> {
-  const before = await lstat(paths.supervisorSock).catch(() => undefined);
+  const before = socketStat(paths.supervisorSock);
   if (signal?.aborted || before?.isSocket() !== true) return undefined;
   const pid = await claimOnce(paths.supervisorSock, jobId, signal, waitMs);
   if (pid === 'no answer') {
     // Stopped or starved: later launches must not wait on it too. Only the socket this launch
     // waited on goes (a new one in its place is another supervisor's); when that supervisor
     // resumes it still reads this claim, is refused the start, and the service replaces it.
-    const now = await lstat(paths.supervisorSock).catch(() => undefined);
+    const now = socketStat(paths.supervisorSock);
     if (now?.isSocket() && now.ino === before.ino && now.dev === before.dev) {
       await unlink(paths.supervisorSock).catch(() => undefined);
     }

@@ -2,8 +2,7 @@
 // a path (relative to `cwd`), else the first executable regular file in a PATH directory (an empty
 // entry is the current directory). Stats and access checks only; nothing is run.
 
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 /** Where `command` resolves to from `cwd`, or undefined when it cannot run. */
@@ -15,20 +14,22 @@ export async function findExecutable(
   if (command === '') return undefined;
   if (command.includes('/')) {
     const file = resolve(cwd, command);
-    return (await isExecutableFile(file)) ? file : undefined;
+    return isExecutableFile(file) ? file : undefined;
   }
   for (const dir of (path ?? '').split(delimiter)) {
     const base = dir === '' ? cwd : isAbsolute(dir) ? dir : resolve(cwd, dir);
     const file = join(base, command);
-    if (await isExecutableFile(file)) return file;
+    if (isExecutableFile(file)) return file;
   }
   return undefined;
 }
 
-async function isExecutableFile(file: string): Promise<boolean> {
+// Synchronous: a stat per PATH directory, each answered from the dentry cache, where the promise
+// API built (and threw away) an ENOENT error with its stack for every directory that lacks the name.
+function isExecutableFile(file: string): boolean {
   try {
-    if (!(await stat(file)).isFile()) return false;
-    await access(file, constants.X_OK);
+    if (statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return false;
+    accessSync(file, constants.X_OK);
     return true;
   } catch {
     return false;

@@ -7,6 +7,7 @@ import type { Items } from '../../core/agents/item-types.js';
 import { AGENT_KINDS } from '../../core/agents/launch-line.js';
 import type { EnvFile } from '../../core/jobs/job-types.js';
 import { type Queue, TICKET_STATES } from '../../core/placement/queue-types.js';
+import type { CheckIssue, RecordCheck } from '../engine/record-check.js';
 import {
   array,
   boolean,
@@ -84,6 +85,27 @@ const Item = looseObject({
 });
 
 export const ItemsCheck = handCheck<Items>(looseObject({ version: versionOne, items: array(Item) }));
+
+/**
+ * ItemsCheck of a list that passed it with one item appended (appendItem: every launch): only the
+ * new last item is judged. A check's data passes it again unchanged, so judging the others again
+ * gives the same answer and the same data; it was most of a launch's cost once items.json holds a
+ * day's items (some 0.2 M instructions an item). Anything not shaped so is judged whole.
+ */
+export const ItemsAppendedCheck: RecordCheck<Items> = {
+  safeParse(value) {
+    const items = (value as Partial<Items> | null)?.items;
+    if (!Array.isArray(items) || items.length === 0) return ItemsCheck.safeParse(value);
+    const last = items.length - 1;
+    const issues: CheckIssue[] = [];
+    const judged = Item(items[last], ['items', last], issues);
+    if (issues.length > 0) return { success: false, error: { issues } };
+    return {
+      success: true,
+      data: { ...(value as Items), items: [...items.slice(0, last), judged] } as Items,
+    };
+  },
+};
 
 /**
  * jobs/ID.env as `run` writes it (the caller's environment, strings only), judged without building

@@ -2,7 +2,7 @@
 // socket or device in their place is refused with one line naming it: opened with O_NONBLOCK so a
 // FIFO can never block, and checked on the open handle (and, for reads, before opening).
 
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, type Stats, statSync } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { DogsledError } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
@@ -31,6 +31,36 @@ export async function openRegular(path: string): Promise<FileHandle | undefined>
     return handle;
   } catch (error) {
     await handle.close().catch(() => undefined);
+    throw fsFailure('read', path, error);
+  }
+}
+
+/**
+ * openRegular, synchronously: the file's descriptor, or undefined when it does not exist. For a
+ * reader that then reads it synchronously too (job-logs.ts's follow), and so loads no
+ * node:fs/promises on a `run --wait`. The same refusals, worded the same.
+ */
+export function openRegularNow(path: string): number | undefined {
+  try {
+    const before = statSync(path, { throwIfNoEntry: false });
+    if (before === undefined) return undefined;
+    if (!before.isFile()) throw notRegular(path, before);
+  } catch (error) {
+    throw fsFailure('read', path, error);
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fsFailure('read', path, error);
+  }
+  try {
+    const after = fstatSync(fd);
+    if (!after.isFile()) throw notRegular(path, after);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
     throw fsFailure('read', path, error);
   }
 }

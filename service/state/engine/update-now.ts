@@ -98,7 +98,13 @@ export function lockNow(file: string): HeldNow | undefined {
 export function updateNow<T, R>(
   file: string,
   check: RecordCheck<T>,
-  options: NowOptions,
+  options: NowOptions & {
+    /**
+     * The check of what `fn` gives back, where less than `check` decides it (appendItem's: the
+     * read passed `check`, and only the appended entry is new); `check` when absent.
+     */
+    writeCheck?: RecordCheck<T>;
+  },
   fn: (current: T | undefined) => { result: R; next?: T | undefined },
 ): { result: R } | undefined {
   // A test that freezes a writer inside this file's lock means the full path (lock.ts's pause).
@@ -111,7 +117,7 @@ export function updateNow<T, R>(
     if (current === DOUBT) return undefined;
     const { result, next } = fn(current);
     if (next === undefined) return { result };
-    const checked = check.safeParse(next);
+    const checked = (options.writeCheck ?? check).safeParse(next);
     if (!checked.success) return undefined;
     const text = `${JSON.stringify(checked.data, null, 2)}\n`;
     const targets = options.backup === undefined ? [file] : [options.backup, file];

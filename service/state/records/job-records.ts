@@ -13,6 +13,7 @@ import { isJobId, oldestFirst } from '../../core/jobs/job-status.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { JobRecordCheck } from '../checks/job-record-check.js';
+import { glanceText } from '../engine/glance-file.js';
 import { NotRegularFile, readRegular } from '../engine/regular-file.js';
 import { updateNow } from '../engine/update-now.js';
 import type { StateIO } from '../io.js';
@@ -114,7 +115,12 @@ export async function createJobRecord(io: StateIO, record: JobRecord): Promise<v
  */
 export async function readJobRecord(paths: StatePaths, id: string): Promise<JobRecord> {
   if (!isJobId(id)) throw new DogsledError(`unknown job "${squeezedLine(id)}"`);
-  const read = await readRecord(jobRecordPath(paths, id), id);
+  const path = jobRecordPath(paths, id);
+  // A glance first (one synchronous read: a `run --wait` reads the record at every change of jobs/
+  // and so loads no node:fs/promises); what it doubts (not a regular file, unreadable, a symlink)
+  // is read again by readRegular, which words it.
+  const glanced = glanceText(path);
+  const read = glanced === undefined ? await readRecord(path, id) : judgeRecord(glanced ?? undefined, id);
   if ('record' in read) return read.record;
   if (read.reason === null) throw new DogsledError(`unknown job "${id}"`);
   throw new DogsledError(`job ${id}: record ${jobRecordPath(paths, id)}: ${read.reason}`);
@@ -176,6 +182,11 @@ async function readRecord(path: string, id: string): Promise<RecordRead> {
   } catch (error) {
     return { reason: `cannot read (${notRegularOrCode(error)})` };
   }
+  return judgeRecord(text, id);
+}
+
+/** The record in `text` (undefined: there is no file), or why it is none. */
+function judgeRecord(text: string | undefined, id: string): RecordRead {
   // Removed by a concurrent prune between readdir and read: not a problem.
   if (text === undefined) return { reason: null };
   let json: unknown;

@@ -7,7 +7,7 @@ import type { Item, Items } from '../../core/agents/item-types.js';
 import { DogsledError } from '../../core/common/errors.js';
 import type { Queue, Ticket } from '../../core/placement/queue-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
-import { ItemsCheck } from '../checks/queue-items-check.js';
+import { ItemsAppendedCheck, ItemsCheck } from '../checks/queue-items-check.js';
 import { updateNow } from '../engine/update-now.js';
 import type { StateIO } from '../io.js';
 import { backupOf, STATE_FILE_MODE } from '../paths.js';
@@ -55,7 +55,13 @@ export async function appendItem(io: StateIO, item: Item): Promise<void> {
     return { result: undefined, next: { ...items, items: [...items.items, item] } };
   };
   const file = io.paths.items;
-  const options = { mode: STATE_FILE_MODE, durable: true, backup: backupOf(file) };
+  // The read judges the list whole; the write only the item appended to it (ItemsAppendedCheck).
+  const options = {
+    mode: STATE_FILE_MODE,
+    durable: true,
+    backup: backupOf(file),
+    writeCheck: ItemsAppendedCheck,
+  };
   if (!io.signal?.aborted && updateNow(file, ItemsCheck, options, append) !== undefined) return;
   await updateItems(io, append);
 }

@@ -3,7 +3,6 @@
 // which Herdr sets in its panes, else PATH). Only stats and access checks; no process is started.
 
 import { accessSync, constants, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 export interface SocketCandidate {
@@ -28,11 +27,13 @@ export function socketCandidate(env: NodeJS.ProcessEnv, home: string): SocketCan
   return { path: join(dir, 'herdr.sock'), from: 'default' };
 }
 
-/** Whether something exists at `path` (a stale socket file counts: only a connect can tell). */
+/**
+ * Whether something exists at `path` (a stale socket file counts: only a connect can tell).
+ * Synchronous, as executable() below: every run, place and status asks it of Herdr's socket.
+ */
 export async function exists(path: string): Promise<boolean> {
   try {
-    await stat(path);
-    return true;
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }

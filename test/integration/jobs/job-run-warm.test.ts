@@ -139,6 +139,39 @@ describe('run --wait headless with the service running', () => {
     }
   });
 
+  it('loads no node:fs/promises, readline or thread pool on its headless path, and still prints and exits as the job did', async () => {
+    // Counted, not timed: the built-in modules the run loaded, written at exit by a preload. The
+    // run bundle reaches node:fs/promises through getters that load it on first use
+    // (scripts/build.mjs, LAZY_BUILTIN); the frozen holder below takes the waiting writer, which does.
+    await theWarmOne();
+    expect((await runCli(['run', '--wait', '--cwd', work, '--', 'true'], env)).code).toBe(0);
+    await theWarmOne();
+    const out = join(box.root, 'modules-run.txt');
+    const preload = join(box.root, 'modules-run.cjs');
+    await writeFile(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`,
+    );
+    const withPreload = { ...env, NODE_OPTIONS: `--require ${preload}` };
+    // NODE_OPTIONS is part of the code cache's key: the first run under it compiles the bundle and
+    // writes its cache after the job, through the cache writer, which loads what it needs.
+    expect((await runCli(['run', '--wait', '--cwd', work, '--', 'true'], withPreload)).code).toBe(0);
+    const warm = await theWarmOne();
+    const result = await runCli(
+      ['run', '--wait', '--cwd', work, '--', 'sh', '-c', 'echo lean; exit 3', 'lean-modules'],
+      withPreload,
+    );
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stdout).toBe('lean\n');
+    // Handed to the warm supervisor: the path measured is the common one.
+    expect((await jobRunning('lean-modules')).wrapper_pid).toBe(warm);
+    const loaded = (await readFile(out, 'utf8')).split('\n');
+    expect(loaded).toContain('NativeModule vm');
+    for (const module of ['NativeModule fs/promises', 'NativeModule internal/readline/interface']) {
+      expect(loaded).not.toContain(module);
+    }
+  });
+
   it("waits for a holder frozen inside items.json's lock, through the waiting writer, and both jobs run once", async () => {
     await theWarmOne();
     const items = join(box.state, 'items.json');

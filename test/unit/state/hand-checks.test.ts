@@ -13,7 +13,12 @@ import { InboxCheck, SettledInboxCheck } from '../../../service/state/checks/inb
 import { isJobRecord, JobRecordCheck } from '../../../service/state/checks/job-record-check.js';
 import { PeerEntryCheck, PeerReplyCheck } from '../../../service/state/checks/peer-entry-check.js';
 import { PlacementsCheck } from '../../../service/state/checks/placements-check.js';
-import { EnvFileCheck, ItemsCheck, QueueCheck } from '../../../service/state/checks/queue-items-check.js';
+import {
+  EnvFileCheck,
+  ItemsAppendedCheck,
+  ItemsCheck,
+  QueueCheck,
+} from '../../../service/state/checks/queue-items-check.js';
 import { SweepPassCheck } from '../../../service/state/checks/sweep-pass-check.js';
 import { SweepRequestCheck } from '../../../service/state/checks/sweep-request-check.js';
 import type { RecordCheck } from '../../../service/state/engine/record-check.js';
@@ -458,6 +463,31 @@ describe('hand checks judge as their zod schemas do', () => {
       [...item, 'orphaned', 'since_ms'],
     ];
     expectSame(ItemsCheck, ItemsSchema, records(good, paths, [[], item, [...item, 'receipt']], 1));
+    // appendItem's write check: a list that passed ItemsCheck (its data) with any candidate item
+    // appended is judged by ItemsAppendedCheck as ItemsCheck judges it whole, data and issues alike.
+    const base = ItemsCheck.safeParse(
+      JSON.parse(JSON.stringify({ version: 1, items: [good().items[0], good().items[0]] })),
+    );
+    if (!base.success) throw new Error('the base list must pass');
+    const appended = function* () {
+      for (const candidate of records(good, paths, [[], item, [...item, 'receipt']], 1)) {
+        const entry = (candidate as { items?: unknown[] } | null)?.items?.[0];
+        yield { ...base.data, items: [...base.data.items, entry] };
+      }
+    };
+    expectSame(ItemsAppendedCheck, ItemsCheck, appended());
+    // What holds no list to append to is judged whole.
+    for (const odd of [
+      null,
+      1,
+      [],
+      {},
+      { version: 1 },
+      { version: 1, items: [] },
+      { version: 2, items: {} },
+    ]) {
+      expect(verdict(ItemsAppendedCheck.safeParse(odd))).toEqual(verdict(ItemsCheck.safeParse(odd)));
+    }
   });
 
   it('queue.json', () => {
