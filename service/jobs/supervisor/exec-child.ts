@@ -4,12 +4,12 @@
 // copy through this process). Timeouts and kills end the whole group: SIGTERM, then SIGKILL after
 // KILL_GRACE_MS. A command that cannot be spawned becomes an end (127 not found, 126 cannot run).
 
-import type { ChildProcess } from 'node:child_process';
 import { fstatSync, statSync } from 'node:fs';
 import { squeezedLine } from '../../core/text/clean.js';
 import { groupMembers, hasProc, startOf } from '../../process/process-table.js';
 import { type LongTimer, longTimeout } from '../../time/timers.js';
 import type { JobEnd } from './exec-record.js';
+import { type ChildEnd, spawnCommand } from './exec-spawn.js';
 
 /** What a group gets between SIGTERM and SIGKILL when exec ends it. */
 export const KILL_GRACE_MS = 3_000;
@@ -41,23 +41,18 @@ export type KillReason = 'timeout' | 'idle-timeout' | 'stopped' | 'wrapper termi
 export async function startChild(plan: ChildPlan): Promise<JobChild | SpawnFailure> {
   const [file, ...args] = plan.command;
   if (file === undefined) throw new Error('startChild: empty command');
-  // Loaded here: a pane's wrapper that handed its job to the warm supervisor runs no child (it costs
-  // node:net, dgram and the streams, some 10 M instructions of a Node start's 87 M).
-  const child = process.getBuiltinModule('node:child_process').spawn(file, args, {
+  const spawned = await spawnCommand({
+    file,
+    args,
     cwd: plan.cwd,
     env: plan.env,
     detached: true,
     stdio: ['ignore', plan.logFd, plan.logFd],
   });
+  if (spawned.kind === 'failed') return spawnFailure(spawned.error, file, plan.cwd);
   // Read now: until this turn of the event loop ends, Node cannot have reaped even a command that
   // exited at once, so its process-table entry is still there.
-  const start = child.pid === undefined ? null : startOf(child.pid);
-  const spawned = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
-    child.once('spawn', () => resolve(undefined));
-    child.once('error', (error) => resolve(error));
-  });
-  if (spawned !== undefined) return spawnFailure(spawned, file, plan.cwd);
-  return new JobChild(child, child.pid as number, start, plan);
+  return new JobChild(spawned.ended, spawned.pid, startOf(spawned.pid), plan);
 }
 
 function spawnFailure(error: NodeJS.ErrnoException, file: string, cwd: string): SpawnFailure {
@@ -94,23 +89,19 @@ export class JobChild {
   private killTimer: NodeJS.Timeout | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
   private timeout: LongTimer | undefined;
-  private readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly exited: Promise<ChildEnd>;
 
   constructor(
-    child: ChildProcess,
+    ended: Promise<ChildEnd>,
     /** The leader's pid, which is also the group id. */
     readonly pgid: number,
     /** The leader's start time (null without /proc or when it was already gone). */
     readonly start: number | null,
     plan: ChildPlan,
   ) {
-    this.exited = new Promise((resolve) => {
-      const exit = (code: number | null, signal: NodeJS.Signals | null) => {
-        this.leaderGone = true;
-        resolve({ code, signal });
-      };
-      if (child.exitCode !== null || child.signalCode !== null) exit(child.exitCode, child.signalCode);
-      else child.once('exit', exit);
+    this.exited = ended.then((end) => {
+      this.leaderGone = true;
+      return end;
     });
     // --timeout may be months long: a long-safe timer (timers.ts), never a bare setTimeout.
     if (plan.timeoutMs !== null) this.timeout = longTimeout(plan.timeoutMs, () => this.kill('timeout'));

@@ -25,6 +25,7 @@ import {
 import { plainLine } from '../../core/text/clean.js';
 import { listenPrivate } from '../../state/engine/private-socket.js';
 import type { ProcessIO } from '../../state/io.js';
+import type { PaneStream } from './exec-pane.js';
 import { SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
 import { warmUp } from './exec-warm-up.js';
 
@@ -52,7 +53,7 @@ interface Claimed extends Claim {
 export async function warmSupervisor(
   io: ProcessIO,
   leash: Readable | undefined,
-  report: NodeJS.WritableStream,
+  report: PaneStream,
 ): Promise<number> {
   const path = io.paths.supervisorSock;
   let resolveClaim: (claimed: Claimed | undefined) => void = () => {};
@@ -88,7 +89,8 @@ export async function warmSupervisor(
     return 0;
   }
   leash?.destroy();
-  report.write('taken\n');
+  // A serve that went away meanwhile has nobody to start the next one: the job runs either way.
+  report.write(Buffer.from('taken\n'), () => {});
   const { connection } = claim;
   connection.on('error', () => {});
   await warming;

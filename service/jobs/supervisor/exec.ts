@@ -21,7 +21,7 @@ export { SUPERVISOR_ENV } from './exec-supervise.js';
 
 /** This process's streams, as the supervisor uses them (a warm one tells serve `taken` on stdout). */
 export interface ExecStreams extends ExecPane {
-  out: PaneStream & NodeJS.WritableStream;
+  out: PaneStream;
   /** This process's stdin, where a standby supervisor hears `go`; asked for only then. */
   input?: () => Readable;
 }
