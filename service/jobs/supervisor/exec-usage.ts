@@ -47,7 +47,7 @@ export class UsageMeter {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.sampling;
-    const after = this.ticksBefore === null ? null : await childTicks();
+    const after = this.ticksBefore === null ? null : childTicks();
     const cpu = after === null || this.ticksBefore === null ? null : (after - this.ticksBefore) * MS_PER_TICK;
     return { peak_rss_bytes: this.peakBytes, cpu_ms: cpu === null ? null : Math.max(0, cpu) };
   }
@@ -93,9 +93,13 @@ export class UsageMeter {
   }
 }
 
-/** cutime + cstime of this process: the CPU ticks of its reaped children. Null without /proc. */
-async function childTicks(): Promise<number | null> {
-  return (await readStat(process.pid))?.childTicks ?? null;
+/**
+ * cutime + cstime of this process: the CPU ticks of its reaped children. Null without /proc.
+ * Synchronous: it stands between the command's end and the final record, and a short job's one
+ * read through node:fs/promises would load that module and start the thread pool for it.
+ */
+function childTicks(): number | null {
+  return readStatSync(process.pid)?.childTicks ?? null;
 }
 
 /** The group of a live process; a zombie has exited and its memory is gone. */
