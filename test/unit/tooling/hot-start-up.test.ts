@@ -27,7 +27,10 @@ import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { statePaths } from '../../../service/state/paths.js';
+import { readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
 import { CLI, ROOT, runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { jobFixture } from '../../helpers/job-fixtures.js';
 import { moduleProbe } from '../../helpers/module-probe.js';
 
 const execFileAsync = promisify(execFile);
@@ -67,12 +70,12 @@ function bundleText(name: string): string {
 const lazily = (file: string) => `Promise.resolve().then(()=>__toESM(require("./${file}.cjs")`;
 
 describe('hot bundles at import', () => {
-  // exec is the job's supervisor: it always starts a child (node:child_process on first use now, but
-  // the supervisor needs it on every path). exec-pane, a pane's wrapper, needs neither.
+  // exec, the job's supervisor, starts its child through the process handle (exec-spawn.ts) and
+  // writes fd 1 and 2 directly: neither at import nor on its way (below). exec-pane, a pane's
+  // wrapper, needs neither either.
   // The dash is a web server: it always listens (node:http loads node:net) and makes its token.
   // doctor and prune (cleanup) always run git, and read indexes (hashing their checksums).
   const needs: Record<string, string[]> = {
-    exec: ['child_process', 'net'],
     dash: ['crypto', 'net'],
     cleanup: ['crypto', 'child_process'],
   };
@@ -281,6 +284,35 @@ describe('hot bundles at import', () => {
       const loaded = await probe.loaded();
       expect(loaded).toContain('NativeModule vm');
       for (const name of ['assert', 'stream', 'net', 'tty', 'internal/modules/esm/translators'])
+        expect(loaded).not.toContain(`NativeModule ${name}`);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it('a job supervisor running `true` loads neither node:child_process, node:net nor the streams', async () => {
+    // node:child_process (with node:net, dgram and the streams) and process.stdout and
+    // process.stderr (the streams; node:net on a pipe) were a share of every job's supervisor: it
+    // spawns through the process handle (exec-spawn.ts) and writes fd 2 itself.
+    const box = await sandbox();
+    try {
+      const probe = await moduleProbe(box.root);
+      const paths = statePaths(box.state);
+      await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
+      for (let i = 0; i < 2; i++) {
+        const job = jobFixture({ id: `j_probe${i}`, command: ['true'], cwd: box.root, owner: null });
+        await writeJobRecord(paths, job);
+        // stderr a pipe, as a launcher gives it: process.stderr there would be node:net's.
+        const run = spawnSync(process.execPath, ['-r', probe.preload, CLI, 'exec', job.id], {
+          env: { ...box.env, DOGSLED_EXEC_SUPERVISOR: '1' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        expect({ status: run.status, stderr: String(run.stderr) }).toEqual({ status: 0, stderr: '' });
+        expect((await readJobRecord(paths, job.id)).exit_code).toBe(0);
+      }
+      const loaded = await probe.loaded();
+      expect(loaded).toContain('Internal Binding process_wrap');
+      for (const name of ['child_process', 'net', 'stream', 'dgram', 'tty', 'internal/fs/sync_write_stream'])
         expect(loaded).not.toContain(`NativeModule ${name}`);
     } finally {
       await box.cleanup();
