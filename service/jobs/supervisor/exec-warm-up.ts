@@ -13,13 +13,12 @@ import { PlacementsSchema } from '../../state/schemas/host-schemas.js';
 import { EnvFileSchema } from '../../state/schemas/queue-items-schemas.js';
 
 /**
- * Loads node:child_process (node:net, dgram and the streams with it), builds the schemas of the job's environment file and of placements.json (which the job's end
+ * Builds the schemas of the job's environment file and of placements.json (which the job's end
  * writes; its record has a hand check), and loads the lock module by taking one lock; never throws
- * (a warm-up that fails leaves that work to the job, as before).
+ * (a warm-up that fails leaves that work to the job, as before). node:child_process is not loaded:
+ * the job's spawn goes through the process handle (exec-spawn.ts).
  */
 export async function warmUp(): Promise<void> {
-  // The job's spawn loads it on first use (exec-child.ts): here, off the claimer's clock.
-  process.getBuiltinModule('node:child_process');
   // An object, not undefined: zod compiles an object's parser on the first object it is given.
   for (const schema of [EnvFileSchema, PlacementsSchema]) schema.safeParse({});
   let dir: string | undefined;
