@@ -83,7 +83,7 @@ export async function glanceSend(io: ProcessIO, request: GlanceSendRequest): Pro
     name: from?.name ?? null,
   };
   const message = { kind, sender, text };
-  let sent = await sendNow(io, to, message);
+  let sent = sendNow(io, to, message);
   try {
     // Not written at once (the lock held, a refusal, compaction, a body file): the full send's write,
     // loaded only now, since it brings node:fs/promises and the store.

@@ -51,7 +51,7 @@ export async function glanceReserveNow(
     if (!settled(io)) return undefined;
     const file = io.paths.placements;
     const options = { mode: STATE_FILE_MODE, durable: true, backup: backupOf(file) };
-    const done = await updateNow(file, PlacementsCheck, options, (current) => reserve(io, owner, current));
+    const done = updateNow(file, PlacementsCheck, options, (current) => reserve(io, owner, current));
     return done === undefined ? WAIT_FOR_LOCKS : done.result;
   } finally {
     queue.release();

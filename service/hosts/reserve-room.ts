@@ -173,7 +173,7 @@ export async function endReservationsNow(io: StateIO, ids: readonly string[]): P
   if (!io.signal?.aborted) {
     const file = io.paths.placements;
     const options = { mode: STATE_FILE_MODE, durable: true, backup: backupOf(file) };
-    const done = await updateNow(
+    const done = updateNow(
       file,
       PlacementsCheck,
       options,

@@ -19,16 +19,16 @@ import { inboxFile, settledFile } from './inbox-path.js';
 import type { Whereabouts } from './whereabouts.js';
 
 /** The record written into `to`'s inbox and the harness that reads there, or undefined (see above). */
-export async function sendNow(
+export function sendNow(
   io: StateIO,
   to: Whereabouts,
   message: { kind: InboxKind; sender: InboxSender; text: string },
-): Promise<{ record: InboxRecord; harness: string | undefined } | undefined> {
+): { record: InboxRecord; harness: string | undefined } | undefined {
   const stored = storedText(message.text);
   if (stored.body !== undefined) return undefined;
   const file = inboxFile(io, to.terminal);
   const options = { mode: STATE_FILE_MODE, durable: true, backup: backupOf(file) };
-  const done = await updateNow(file, InboxCheck, options, (current) => {
+  const done = updateNow(file, InboxCheck, options, (current) => {
     const inbox = current ?? emptyInbox(to.terminal, to.pane);
     if (sendRefusal(inbox) !== null) return { result: undefined };
     // Read under the live file's lock, as compactWith reads it: every writer of it holds that lock.

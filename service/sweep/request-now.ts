@@ -16,7 +16,7 @@ import { wakeSweeper } from './sweep-wake.js';
  * while a sync is a tenth of the hook's time; the rename still gives every reader a whole record.
  */
 export async function askForSweepNow(io: StateIO, by: string): Promise<void> {
-  const written = await updateNow(
+  const written = updateNow(
     io.paths.sweepRequest,
     SweepRequestCheck,
     { mode: STATE_FILE_MODE, durable: false },

@@ -33,7 +33,7 @@ async function incrementNow(file: string, times: number): Promise<void> {
     next: { ...current, count: (current?.count ?? 0) + 1 },
   });
   for (let i = 0; i < times; i++) {
-    if ((await updateNow(file, CounterSchema, { mode: 0o600, durable: true }, next)) === undefined) {
+    if (updateNow(file, CounterSchema, { mode: 0o600, durable: true }, next) === undefined) {
       await updateState(file, CounterSchema, ctx, next);
     }
   }

@@ -1,4 +1,4 @@
-// A read-modify-write of one small state file done at once, without waiting, or not at all: for the
+// A read-modify-write of one small state file done at once, synchronously, or not at all: for the
 // hooks' hot path (the Stop gate's sweep request, written on every Stop of every agent), where
 // loading node:fs/promises, proper-lockfile and the store is most of a hook's cost. It takes the
 // very lock lock.ts takes (the `<file>.lock` directory made by mkdir, its owner record written
@@ -13,7 +13,6 @@ import {
   closeSync,
   constants,
   fchmodSync,
-  fsync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -96,7 +95,7 @@ export function lockNow(file: string): HeldNow | undefined {
  * `{ result }` when the update was done (or `fn` left the file as it was), undefined when it was not
  * tried or was undone: then nothing was written and the caller runs the full update.
  */
-export async function updateNow<T, R>(
+export function updateNow<T, R>(
   file: string,
   check: RecordCheck<T>,
   options: NowOptions & {
@@ -107,7 +106,7 @@ export async function updateNow<T, R>(
     writeCheck?: RecordCheck<T>;
   },
   fn: (current: T | undefined) => { result: R; next?: T | undefined },
-): Promise<{ result: R } | undefined> {
+): { result: R } | undefined {
   // A test that freezes a writer inside this file's lock means the full path (lock.ts's pause).
   if (testKnob(process.env, 'LOCK_HOLD_FILE') === basename(file)) return undefined;
   const held = lockNow(file);
@@ -122,16 +121,10 @@ export async function updateNow<T, R>(
     if (!checked.success) return undefined;
     const text = `${JSON.stringify(checked.data, null, 2)}\n`;
     const targets = options.backup === undefined ? [file] : [options.backup, file];
-    const fds: number[] = [];
-    try {
-      for (const target of targets) {
-        const temp = tempName(target);
-        temps.push(temp);
-        fds.push(openText(temp, text, constants.O_EXCL, options.mode));
-      }
-      if (options.durable) await syncAll(fds);
-    } finally {
-      for (const fd of fds) closeSync(fd);
+    for (const target of targets) {
+      const temp = tempName(target);
+      temps.push(temp);
+      writeText(temp, text, constants.O_EXCL, options.mode, options.durable);
     }
     // As lock.ts's writers do: a lock lost while we wrote (broken as abandoned) writes nothing.
     if (!held.owned()) return undefined;
@@ -204,43 +197,16 @@ export function readNow<T>(file: string, check: RecordCheck<T>): T | undefined |
 }
 
 function writeText(path: string, text: string, flags: number, mode: number, durable: boolean): void {
-  const fd = openText(path, text, flags, mode);
-  try {
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** `path` created with `text` in it, its descriptor still open (closed here only on a failure). */
-function openText(path: string, text: string, flags: number, mode: number): number {
   const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | flags, mode);
   try {
     // The creation mode is filtered by the umask; state files are always exactly `mode`.
     fchmodSync(fd, mode);
     const bytes = Buffer.from(text);
     for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
-    return fd;
-  } catch (error) {
+    if (durable) fsyncSync(fd);
+  } finally {
     closeSync(fd);
-    throw error;
   }
-}
-
-/**
- * fsyncs the files together (store.ts does the same): on ext4 the second of two fsyncs in a row
- * waits for a journal commit of its own, while two in flight share one (a file and its backup here:
- * 2.2-3.4 ms one after the other, 0.6-0.7 ms together). One file is synced in place, without the
- * thread pool.
- */
-async function syncAll(fds: readonly number[]): Promise<void> {
-  if (fds.length === 1) return fsyncSync(fds[0] as number);
-  await Promise.all(
-    fds.map(
-      (fd) =>
-        new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve()))),
-    ),
-  );
 }
 
 function rmdirQuietly(dir: string): void {

@@ -85,7 +85,7 @@ export async function updateJobRecordNow<R>(
 ): Promise<R> {
   const file = jobRecordPath(io.paths, id);
   if (!io.signal?.aborted) {
-    const done = await updateNow(file, JobRecordCheck, { mode: STATE_FILE_MODE, durable: true }, fn);
+    const done = updateNow(file, JobRecordCheck, { mode: STATE_FILE_MODE, durable: true }, fn);
     if (done !== undefined) return done.result;
   }
   return updateJobRecord(io, id, fn);
@@ -105,7 +105,7 @@ export async function createJobRecord(io: StateIO, record: JobRecord): Promise<v
   };
   const file = jobRecordPath(io.paths, record.id);
   const options = { mode: STATE_FILE_MODE, durable: true };
-  if (!io.signal?.aborted && (await updateNow(file, JobRecordCheck, options, create)) !== undefined) return;
+  if (!io.signal?.aborted && updateNow(file, JobRecordCheck, options, create) !== undefined) return;
   await updateJobRecord(io, record.id, create);
 }
 

@@ -62,7 +62,7 @@ export async function appendItem(io: StateIO, item: Item): Promise<void> {
     backup: backupOf(file),
     writeCheck: ItemsAppendedCheck,
   };
-  if (!io.signal?.aborted && (await updateNow(file, ItemsCheck, options, append)) !== undefined) return;
+  if (!io.signal?.aborted && updateNow(file, ItemsCheck, options, append) !== undefined) return;
   await updateItems(io, append);
 }
 

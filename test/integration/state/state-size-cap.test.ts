@@ -158,9 +158,7 @@ describe('the other readers', () => {
     expect(glanceText(file)).toBeUndefined();
     const check = { safeParse: (value: unknown) => ({ success: true as const, data: value }) };
     const options = { mode: 0o600, durable: true };
-    expect(
-      await updateNow(file, check, options, () => ({ result: 'wrote', next: { n: 1 } })),
-    ).toBeUndefined();
+    expect(updateNow(file, check, options, () => ({ result: 'wrote', next: { n: 1 } }))).toBeUndefined();
     expect((await stat(file)).size).toBe(GIB);
     expect(await readdir(join(file, '..'))).toEqual(['sweep-request.json']);
   });
