@@ -43,6 +43,31 @@ describe('updateNow', () => {
     expect(await readdir(dir)).toEqual(['counter.json']);
   });
 
+  test('with a backup: the file and its backup hold the same whole text, no temp left', async () => {
+    const { dir, file } = await counterIn();
+    await writeFile(file, '{"count":3}');
+    const options = { ...OPTIONS, backup: `${file}.prev` };
+    expect(updateNow(file, CounterSchema, options, increment)).toEqual({ result: 3 });
+    expect(updateNow(file, CounterSchema, options, increment)).toEqual({ result: 4 });
+    const text = await readFile(file, 'utf8');
+    expect(JSON.parse(text)).toEqual({ count: 5 });
+    expect(await readFile(`${file}.prev`, 'utf8')).toBe(text);
+    for (const name of ['counter.json', 'counter.json.prev']) {
+      expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600);
+    }
+    expect((await readdir(dir)).sort()).toEqual(['counter.json', 'counter.json.prev']);
+  });
+
+  test('a backup that cannot be replaced (a directory): nothing written, no temp left, the lock released', async () => {
+    const { dir, file } = await counterIn();
+    await writeFile(file, '{"count":3}');
+    await mkdir(`${file}.prev`);
+    await writeFile(join(`${file}.prev`, 'inside'), 'x');
+    expect(updateNow(file, CounterSchema, { ...OPTIONS, backup: `${file}.prev` }, increment)).toBeUndefined();
+    expect(await readFile(file, 'utf8')).toBe('{"count":3}');
+    expect((await readdir(dir)).sort()).toEqual(['counter.json', 'counter.json.prev']);
+  });
+
   test('keeps fields it does not know (a newer dogsled wrote them)', async () => {
     const { file } = await counterIn();
     await writeFile(file, JSON.stringify({ count: 4, later: { field: true } }));
