@@ -1,7 +1,8 @@
 // Integration and end-to-end tests run real processes on a shared, loaded machine, and a failure
 // there is tried once more (vitest.config.ts). A test that passed only on its second try is named
 // at the end of the run, never hidden: each one is a race to find and fix, and a test that fails
-// twice fails the run.
+// twice fails the run. The first try's error is printed under its name (its first line, control
+// characters dropped): a race that passed on a retry is otherwise seen only as a name.
 
 import { relative } from 'node:path';
 import type { Reporter, TestCase } from 'vitest/node';
@@ -13,7 +14,11 @@ export class FlakyReport implements Reporter {
     const diagnostic = test.diagnostic();
     if (!diagnostic?.flaky) return;
     const file = relative(test.project.config.root, test.module.moduleId);
-    this.flaky.push(`  ${file} > ${test.fullName} (passed on try ${diagnostic.retryCount + 1})`);
+    const [error] = (test.result() as { errors?: readonly { message?: string }[] }).errors ?? [];
+    const why = firstLine(error?.message);
+    this.flaky.push(
+      `  ${file} > ${test.fullName} (passed on try ${diagnostic.retryCount + 1})${why ? `\n    first try: ${why}` : ''}`,
+    );
   }
 
   onTestRunEnd(): void {
@@ -23,4 +28,11 @@ export class FlakyReport implements Reporter {
       `\nflaky: ${count} test${count === 1 ? '' : 's'} passed only when tried again:\n${this.flaky.join('\n')}\n`,
     );
   }
+}
+
+/** A message's first line, without control characters, at most 300 characters. */
+function firstLine(message: string | undefined): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  const line = (message ?? '').split('\n')[0]?.replace(/[\u0000-\u001f\u007f-\u009f]/g, '') ?? '';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
