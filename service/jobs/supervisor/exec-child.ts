@@ -9,7 +9,7 @@ import { squeezedLine } from '../../core/text/clean.js';
 import { groupMembers, hasProc, startOf } from '../../process/process-table.js';
 import { type LongTimer, longTimeout } from '../../time/timers.js';
 import type { JobEnd } from './exec-record.js';
-import { type ChildEnd, spawnCommand } from './exec-spawn.js';
+import { type ChildEnd, type Spawned, spawnCommand } from './exec-spawn.js';
 
 /** What a group gets between SIGTERM and SIGKILL when exec ends it. */
 export const KILL_GRACE_MS = 3_000;
@@ -41,14 +41,19 @@ export type KillReason = 'timeout' | 'idle-timeout' | 'stopped' | 'wrapper termi
 export async function startChild(plan: ChildPlan): Promise<JobChild | SpawnFailure> {
   const [file, ...args] = plan.command;
   if (file === undefined) throw new Error('startChild: empty command');
-  const spawned = await spawnCommand({
-    file,
-    args,
-    cwd: plan.cwd,
-    env: plan.env,
-    detached: true,
-    stdio: ['ignore', plan.logFd, plan.logFd],
-  });
+  let spawned: Spawned;
+  try {
+    spawned = await spawnCommand({
+      file,
+      args,
+      cwd: plan.cwd,
+      env: plan.env,
+      detached: true,
+      stdio: ['ignore', plan.logFd, plan.logFd],
+    });
+  } catch (error) {
+    return launchRefused(error as NodeJS.ErrnoException, plan.cwd);
+  }
   if (spawned.kind === 'failed') return spawnFailure(spawned.error, file, plan.cwd);
   // Read now: until this turn of the event loop ends, Node cannot have reaped even a command that
   // exited at once, so its process-table entry is still there.
@@ -71,6 +76,26 @@ function spawnFailure(error: NodeJS.ErrnoException, file: string, cwd: string): 
   }
   const reason = `cannot run: ${squeezedLine(file)} (${error.code ?? squeezedLine(error.message)})`;
   return { kind: 'failed', end: { exit_code: 126, signal: null, reason }, message: reason };
+}
+
+/**
+ * A refusal the system gave the spawn itself rather than the command (child_process throws these):
+ * arguments past the system's limit, a working directory that is a file. The launch failed, and the
+ * record ends saying so, as for a missing directory; anything that is not a system error is a bug.
+ */
+function launchRefused(error: NodeJS.ErrnoException, cwd: string): SpawnFailure {
+  if (typeof error?.code !== 'string') throw error;
+  const why =
+    error.code === 'ENOTDIR' && !isDirectory(cwd)
+      ? `${squeezedLine(cwd)} is not a directory`
+      : error.code === 'E2BIG'
+        ? "its arguments and environment are past the system's limit (E2BIG)"
+        : `the system refused to start it (${squeezedLine(error.code)})`;
+  return {
+    kind: 'failed',
+    end: { exit_code: null, signal: null, reason: `launch failed: ${why}` },
+    message: `launch failed: ${why}`,
+  };
 }
 
 function isDirectory(path: string): boolean {

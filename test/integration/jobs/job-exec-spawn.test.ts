@@ -193,10 +193,23 @@ describe('exec: a supervisor alone starts what the record says, as before', () =
     expect(got.log).toBe('before\n');
   });
 
-  it('an argument past the kernel limit: the same one-line system error as child_process gave', async () => {
+  it('an argument past the kernel limit: launch failed, the record ended saying so, 125', async () => {
     const got = await supervise(['true', 'x'.repeat(200_000)]);
-    expect(got.code).toBe(2);
-    expect(got.stderr).toBe('dogsled: exec: spawn: E2BIG (E2BIG)\n');
+    const why = "launch failed: its arguments and environment are past the system's limit (E2BIG)";
+    expect(got.code).toBe(125);
+    expect(got.record).toMatchObject({ exit_code: null, signal: null, reason: why });
+    expect(got.record.ended_ms).not.toBeNull();
+    expect(got.stderr).toBe(`dogsled: exec: ${why}\n`);
+  });
+
+  it('a working directory that is a file: launch failed, the record ended saying so, 125', async () => {
+    const cwd = join(box.root, 'plain.txt');
+    const got = await supervise(['true'], { cwd });
+    const why = `launch failed: ${cwd} is not a directory`;
+    expect(got.code).toBe(125);
+    expect(got.record).toMatchObject({ exit_code: null, signal: null, reason: why });
+    expect(got.record.ended_ms).not.toBeNull();
+    expect(got.stderr).toBe(`dogsled: exec: ${why}\n`);
   });
 
   it('a not executable file made executable runs (nothing about the file is remembered)', async () => {
