@@ -4,13 +4,18 @@
 // refuses arguments that are not UTF-8 text (see undecodableArgument).
 
 import { isUtf8 } from 'node:buffer';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { DogsledError } from '../core/common/errors.js';
 import { quotedBytes, squeezedLine } from '../core/text/clean.js';
 import { findExecutable } from '../process/find-executable.js';
 import { ownArgvWords } from '../process/own-argv.js';
 import { OWN_CMDLINE_PATH } from '../process/process-table.js';
 
-/** Throws `<prefix>command not found: foo` (exit 2) when the job's command cannot run here. */
+/**
+ * Throws `<prefix>command not found: foo` (exit 2) when the job's command cannot run here; a path
+ * that is there but cannot run says why: `command is a directory: ./x`, `command not executable: ./x`.
+ */
 export async function checkCommand(
   command: readonly string[],
   cwd: string,
@@ -19,7 +24,19 @@ export async function checkCommand(
 ): Promise<void> {
   const [name] = command;
   if (name === undefined || (await findExecutable(name, cwd, env.PATH)) === undefined) {
-    throw new DogsledError(`${prefix}command not found: ${squeezedLine(name ?? '')}`);
+    throw new DogsledError(`${prefix}${whyNot(name ?? '', cwd)}: ${squeezedLine(name ?? '')}`);
+  }
+}
+
+/** Why `name` (which did not resolve) cannot run; a name looked up on PATH is simply not found. */
+function whyNot(name: string, cwd: string): string {
+  if (!name.includes('/')) return 'command not found';
+  try {
+    const info = statSync(resolve(cwd, name), { throwIfNoEntry: false });
+    if (info === undefined) return 'command not found';
+    return info.isDirectory() ? 'command is a directory' : 'command not executable';
+  } catch {
+    return 'command not found';
   }
 }
 

@@ -84,10 +84,15 @@ describe('run refuses bad input before creating anything', () => {
     const dir = join(box.root, 'work');
     await mkdir(dir);
     await writeFile(join(dir, 'notes.txt'), 'not a program\n');
-    for (const command of ['no-such-command-xyz', './notes.txt', '/nonexistent/tool']) {
-      const result = await runCli(['run', '--cwd', dir, '--', command, 'arg'], box.env);
+    const refusals = [
+      ['no-such-command-xyz', 'command not found'],
+      ['./notes.txt', 'command not executable'],
+      ['/nonexistent/tool', 'command not found'],
+    ];
+    for (const [command, why] of refusals) {
+      const result = await runCli(['run', '--cwd', dir, '--', command as string, 'arg'], box.env);
       expect(result.code).toBe(2);
-      expect(result.stderr).toBe(`dogsled: run: command not found: ${command}\n`);
+      expect(result.stderr).toBe(`dogsled: run: ${why}: ${command}\n`);
     }
     expect(await stateFiles()).toEqual([]);
   });

@@ -46,4 +46,20 @@ describe('the job command check', () => {
     );
     await expect(checkCommand(['tool'], root, { PATH: join(root, 'bin') })).resolves.toBeUndefined();
   });
+
+  it('says why a path that is there cannot run: a directory, a file without its x bit', async () => {
+    const root = await layout();
+    const env = { PATH: join(root, 'bin') };
+    await expect(checkCommand(['./bin'], root, env)).rejects.toThrow(
+      /^run: command is a directory: \.\/bin$/,
+    );
+    await expect(checkCommand(['bin/plain'], root, env)).rejects.toThrow(
+      /^run: command not executable: bin\/plain$/,
+    );
+    await expect(checkCommand(['./gone/tool'], root, env)).rejects.toThrow(
+      /^run: command not found: \.\/gone\/tool$/,
+    );
+    // A name looked up on PATH is not found, as a shell says, even where a file of that name lacks its x bit.
+    await expect(checkCommand(['plain'], root, env)).rejects.toThrow(/^run: command not found: plain$/);
+  });
 });
