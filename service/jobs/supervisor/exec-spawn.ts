@@ -8,9 +8,13 @@
 // (NODE_V8_COVERAGE carried over as child_process carries it), and its answer is read the same way:
 // ENOENT, EACCES, EAGAIN, EMFILE and ENFILE are the command's failure (child_process's 'error'),
 // any other refusal is thrown as child_process throws it (`spawn E2BIG`), and the end is the exit
-// code or the signal's name, never both. Where the binding is missing or not shaped as child_process
-// has used it (a future Node may drop or change it), or a string holds a NUL (which child_process
-// refuses with its own error), node:child_process itself does it.
+// code or the signal's name, never both. The handle takes those options in one of two ways, as
+// the release's child_process passes them: one object (Node 20, 22, and 24 before nodejs/node#63930),
+// or positional arguments with the flags packed in a number whose bits the binding exports as
+// `constants` (that change's own marker: later 24.x, and 26). Where the binding is missing, not shaped as either, or
+// on a Node major the tests do not cover (node-binding.ts: a wrong call aborts the process), or a
+// string holds a NUL (which child_process refuses with its own error), node:child_process itself
+// does it.
 
 import { nodeBinding } from '../../process/node-binding.js';
 
@@ -40,7 +44,7 @@ export type Spawned =
 const FAILURES = new Set(['EACCES', 'EAGAIN', 'EMFILE', 'ENFILE', 'ENOENT']);
 
 interface ProcessHandle {
-  spawn(options: Record<string, unknown>): number;
+  spawn(...options: unknown[]): number;
   pid: number;
   onexit: (exitCode: number, signalCode: string) => void;
   close(): void;
@@ -48,26 +52,46 @@ interface ProcessHandle {
 
 type ProcessConstructor = new () => ProcessHandle;
 
-let handleType: ProcessConstructor | null | undefined;
+/** The binding's Process and how its spawn takes the options. */
+interface HandleType {
+  Process: ProcessConstructor;
+  /** undefined: one options object; else the flag bit for `detached` (positional arguments). */
+  detachedFlag: number | undefined;
+}
+
+let handleType: HandleType | null | undefined;
 
 /** The binding's Process, or null where it is missing or not shaped as child_process uses it. */
-function processHandle(): ProcessConstructor | null {
+function processHandle(): HandleType | null {
   if (handleType !== undefined) return handleType;
-  const Process = nodeBinding('process_wrap')?.Process as ProcessConstructor | undefined;
+  handleType = null;
+  const binding = nodeBinding('process_wrap');
+  const Process = binding?.Process as ProcessConstructor | undefined;
   const proto = typeof Process === 'function' ? (Process.prototype as Partial<ProcessHandle>) : undefined;
-  handleType =
-    typeof proto?.spawn === 'function' && typeof proto.close === 'function' ? (Process ?? null) : null;
+  if (Process === undefined || typeof proto?.spawn !== 'function' || typeof proto.close !== 'function') {
+    return handleType;
+  }
+  const constants = binding?.constants as { kProcessFlagDetached?: unknown } | undefined;
+  if (constants === undefined) handleType = { Process, detachedFlag: undefined };
+  else if (typeof constants.kProcessFlagDetached === 'number') {
+    handleType = { Process, detachedFlag: constants.kProcessFlagDetached };
+  }
   return handleType;
+}
+
+/** Whether spawnCommand starts commands through the process handle here (else node:child_process). */
+export function spawnsByHandle(): boolean {
+  return processHandle() !== null;
 }
 
 /** Starts the command; resolves once it runs (or could not start), as child_process's 'spawn' or 'error'. */
 export function spawnCommand(plan: SpawnPlan): Promise<Spawned> {
-  const Process = processHandle();
+  const type = processHandle();
   const envPairs = environmentPairs(plan.env);
-  if (Process === null || envPairs === undefined || hasNul([plan.file, plan.cwd, ...plan.args])) {
+  if (type === null || envPairs === undefined || hasNul([plan.file, plan.cwd, ...plan.args])) {
     return spawnByModule(plan);
   }
-  const handle = new Process();
+  const handle = new type.Process();
   let resolveEnd: (end: ChildEnd) => void = () => {};
   const ended = new Promise<ChildEnd>((resolve) => {
     resolveEnd = resolve;
@@ -78,16 +102,31 @@ export function spawnCommand(plan: SpawnPlan): Promise<Spawned> {
       signalCode ? { code: null, signal: signalCode as NodeJS.Signals } : { code: exitCode, signal: null },
     );
   };
-  const status = handle.spawn({
-    file: plan.file,
-    args: [plan.file, ...plan.args],
-    cwd: plan.cwd,
-    envPairs,
-    detached: plan.detached,
-    windowsHide: false,
-    windowsVerbatimArguments: false,
-    stdio: plan.stdio.map((fd) => (fd === 'ignore' ? { type: 'ignore' } : { type: 'fd', fd })),
-  });
+  const args = [plan.file, ...plan.args];
+  const stdio = plan.stdio.map((fd) => (fd === 'ignore' ? { type: 'ignore' } : { type: 'fd', fd }));
+  const status =
+    type.detachedFlag === undefined
+      ? handle.spawn({
+          file: plan.file,
+          args,
+          cwd: plan.cwd,
+          envPairs,
+          detached: plan.detached,
+          windowsHide: false,
+          windowsVerbatimArguments: false,
+          stdio,
+        })
+      : // file, args, cwd, envPairs, stdio, flags, uid, gid: no uid or gid, as child_process leaves them.
+        handle.spawn(
+          plan.file,
+          args,
+          plan.cwd,
+          envPairs,
+          stdio,
+          plan.detached ? type.detachedFlag : 0,
+          undefined,
+          undefined,
+        );
   if (status !== 0) {
     handle.close();
     const code = process.getBuiltinModule('node:util').getSystemErrorName(status);

@@ -9,7 +9,8 @@ import { chmodSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
-import { spawnCommand } from '../../../service/jobs/supervisor/exec-spawn.js';
+import { spawnCommand, spawnsByHandle } from '../../../service/jobs/supervisor/exec-spawn.js';
+import { verifiedNode } from '../../../service/process/node-binding.js';
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
 import { jobLogPath, readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
 import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
@@ -110,6 +111,32 @@ describe('exec-spawn: the process handle answers as node:child_process does', ()
     expect(await run('exit 7')).toEqual({ code: 7, signal: null });
     expect(await run('kill -TERM $$')).toEqual({ code: null, signal: 'SIGTERM' });
     expect(await run('kill -KILL $$')).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+
+  it('uses the handle on each Node major the tests cover, and detaches only when asked', async () => {
+    // A wrong call of the handle aborts the process (Node 24's positional spawn): each covered
+    // major must take the handle's path, so that CI's runs on 22 and 24 test it.
+    expect(spawnsByHandle()).toBe(verifiedNode());
+    const group = async (detached: boolean) => {
+      const out = join(box.root, `pgid-${++serial}.txt`);
+      const fd = openSync(out, 'a', 0o600);
+      const spawned = await spawnCommand({
+        file: 'sh',
+        args: ['-c', 'echo "$$ $(ps -o pgid= -p $$)"'],
+        cwd: box.root,
+        env: { PATH: process.env.PATH },
+        detached,
+        stdio: ['ignore', fd, 'ignore'],
+      });
+      if (spawned.kind !== 'running') throw new Error('did not start');
+      await spawned.ended;
+      const [pid, pgid] = readFileSync(out, 'utf8').trim().split(/\s+/).map(Number);
+      return { ownGroup: pid === pgid, pid, spawnedPid: spawned.pid };
+    };
+    const detached = await group(true);
+    expect(detached.ownGroup).toBe(true);
+    expect(detached.pid).toBe(detached.spawnedPid);
+    expect((await group(false)).ownGroup).toBe(false);
   });
 
   it('hands the child its environment and descriptors, and a huge environment whole', async () => {
