@@ -32,7 +32,6 @@ export class FlakyReport implements Reporter {
 
 /** A message's first line, without control characters, at most 300 characters. */
 function firstLine(message: string | undefined): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
   const line = (message ?? '').split('\n')[0]?.replace(/[\u0000-\u001f\u007f-\u009f]/g, '') ?? '';
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
