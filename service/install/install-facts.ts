@@ -7,7 +7,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
 import { parse } from 'smol-toml';
-import { messageOf } from '../core/common/errors.js';
+import { fileErrorText, messageOf } from '../core/common/errors.js';
 import { VERSION } from '../core/common/version.js';
 import {
   codexHookKeys,
@@ -115,9 +115,13 @@ async function jsonFile(path: string): Promise<unknown> {
   }
 }
 
-/** An error as one line: the TOML and JSON parsers add a code frame below theirs. */
+/**
+ * An error as one line: a file's refusal in words (fileErrorText: Node's own message names the
+ * syscall, and from Node 26 the path again), the TOML and JSON parsers' first line without the
+ * code frame they add below it.
+ */
 function firstLine(error: unknown): string {
-  return messageOf(error).split('\n')[0] ?? '';
+  return fileErrorText(error).split('\n')[0] ?? '';
 }
 
 async function claudeFacts(io: InstallSectionIO): Promise<InstallFacts['claude']> {

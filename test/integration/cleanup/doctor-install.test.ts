@@ -139,7 +139,7 @@ describe('doctor, install section', () => {
     const found = await install();
     expect(found.get('claude')).toMatchObject({ state: 'fix' });
     expect(found.get('claude')?.detail).toMatch(
-      /^Claude Code's plugin records: .*\/\.claude\/plugins\/installed_plugins\.json: EISDIR: illegal operation on a directory, read$/,
+      /^Claude Code's plugin records: .*\/\.claude\/plugins\/installed_plugins\.json: it is a directory \(EISDIR\)$/,
     );
     expect(found.get('codex')?.detail).toMatch(
       /^Codex's config: .*\/\.codex\/config\.toml: Invalid TOML document: [^\n]*$/,
