@@ -77,8 +77,16 @@ export interface CleanupOptions {
 export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Promise<CleanupSurvey> {
   const now = io.now();
   const warnings: string[] = [...(io.terminalWarnings ?? [])];
+  // Each survey is a chain of git processes (fetch, refs, graph, diffs) that starts with the
+  // repository's identity: the caller's is asked first, beside the registries' read, and the
+  // process table (synchronous slices of /proc reads, and the CPU sample's first reading) is read
+  // once every survey has started its fetch, so it never holds up an answer the chain waits for.
+  const callerRead = io.surveyCaller === false ? null : callerRepository(io.callerCwd, io);
   const registries = await readRegistries(io);
-  const tablePromise = readProcessTable();
+  let startTable = (): void => {};
+  const tablePromise = new Promise<void>((resolve) => {
+    startTable = resolve;
+  }).then(() => readProcessTable());
   // The CPU sample runs beside the survey and ends with it (but lasts at least its shortest
   // window, processes.ts). A survey that throws leaves it unawaited, keeping nothing alive.
   let surveyed = (): void => {};
@@ -102,7 +110,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     ...registries.worktrees.map((record) => ({ path: record.repository, source: 'worktree' as const })),
     ...(io.discoveredPaths ?? []).map((path) => ({ path, source: 'discovered' as const })),
   ];
-  const caller = io.surveyCaller === false ? null : await callerRepository(io.callerCwd, io);
+  const caller = await callerRead;
   const discovered = await discoverRepositories(candidates, caller, io);
   const report: DoctorReport = {
     version: 1,
@@ -126,8 +134,8 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
   const fetches = new Map<string, FetchOutcome | null>();
 
   // Repositories are surveyed a few at a time (each fetch waits on its remote), and their entries
-  // join the report in discovery order.
-  const results = await mapLimited(discovered, REPOSITORY_CONCURRENCY, async ({ identity }) => {
+  // join the report in discovery order. Each survey spawns its fetch before its first await.
+  const surveysRun = mapLimited(discovered, REPOSITORY_CONCURRENCY, async ({ identity }) => {
     if (identity?.main == null) return null;
     io.progress?.(`surveying ${identity.main}`);
     try {
@@ -147,6 +155,8 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
       return { error: messageOf(error) };
     }
   });
+  startTable();
+  const results = await surveysRun;
   discovered.forEach(({ entry }, index) => {
     if (entry.removable) plan.push({ kind: 'repository-record', path: entry.path, reason: entry.reason });
     const survey = results[index];
