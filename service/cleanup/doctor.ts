@@ -16,7 +16,7 @@ import { mapLimited } from '../probe/map-limited.js';
 import { type ProcessTable, readProcessTable } from '../process/process-table.js';
 import { loadRepoConfig } from '../state/config/repo-config.js';
 import type { HostIO } from '../state/io.js';
-import { listJobRecords } from '../state/records/job-records.js';
+import { type JobListing, listJobRecords } from '../state/records/job-records.js';
 import { pathIsAbsent, readRegistries } from '../state/records/registries.js';
 import { findTargets } from './build-targets.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk-findings.js';
@@ -156,7 +156,15 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     }
   });
   startTable();
+  // What the rest of the pass reads apart from the surveys is asked now, and taken in order below.
+  const jobsRead = listJobRecords(io.paths);
+  const spaceRead = statfsSpace(io.home);
+  jobsRead.catch(() => {});
+  spaceRead.catch(() => {});
   const results = await surveysRun;
+  // The CPU sample's window ends with the repositories' surveys (its last reading then overlaps
+  // the reads of jobs, targets and disk, which wait on the thread pool).
+  surveyed();
   discovered.forEach(({ entry }, index) => {
     if (entry.removable) plan.push({ kind: 'repository-record', path: entry.path, reason: entry.reason });
     const survey = results[index];
@@ -176,7 +184,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
   io.progress?.('');
   await addOrphanRecords(registries.worktrees, report, plan);
 
-  const jobs = await addJobs(io, now, report, plan);
+  const jobs = addJobs(await jobsRead, now, report, plan);
   if (io.herdr)
     await addPanes(
       io,
@@ -187,11 +195,10 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     );
   const table = await tablePromise;
   const targets = await addTargets(surveys, table, io.workspaceCheckouts ?? [], report, plan);
-  report.disk = await disk(io, surveys, targets).catch((error) => {
+  report.disk = await disk(io, spaceRead, surveys, targets).catch((error) => {
     warnings.push(`disk: ${messageOf(error)}`);
     return null;
   });
-  surveyed();
   const hot = await hotPromise;
   report.processes = { hot: hot.processes, error: 'error' in hot ? (hot.error ?? null) : null };
   if (!table.ok) warnings.push(table.error);
@@ -318,13 +325,7 @@ async function addOrphanRecords(
   }
 }
 
-async function addJobs(
-  io: CleanupIO,
-  now: number,
-  report: DoctorReport,
-  plan: PlanEntry[],
-): Promise<JobRecord[]> {
-  const listing = await listJobRecords(io.paths);
+function addJobs(listing: JobListing, now: number, report: DoctorReport, plan: PlanEntry[]): JobRecord[] {
   for (const problem of listing.problems)
     report.warnings.push(`job record ${problem.path}: ${problem.reason}`);
   for (const record of listing.records) {
@@ -396,8 +397,14 @@ async function addTargets(
   return listed;
 }
 
-async function disk(io: CleanupIO, surveys: ReadonlyMap<string, RepoSurvey>, targets: readonly Target[]) {
-  const space = await statfsSpace(io.home);
+/** `spaceRead`: the statfs of the home's file system, asked beside the surveys. */
+async function disk(
+  io: CleanupIO,
+  spaceRead: ReturnType<typeof statfsSpace>,
+  surveys: ReadonlyMap<string, RepoSurvey>,
+  targets: readonly Target[],
+) {
+  const space = await spaceRead;
   const usedPercent =
     space.total_bytes > 0 ? (100 * (space.total_bytes - space.free_bytes)) / space.total_bytes : 0;
   if (!(usedPercent > DISK_FINDING_PERCENT)) return null;
