@@ -33,13 +33,15 @@ export type TargetRemoval =
 export async function findTargets(checkouts: readonly Checkout[], limits?: WalkLimits): Promise<Target[]> {
   const checkoutPaths = new Set(checkouts.map((checkout) => resolve(checkout.path)));
   const targets: Target[] = [];
-  for (const path of checkoutPaths) {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(path, { withFileTypes: true });
-    } catch {
-      continue;
-    }
+  // Every checkout's listing is asked at once (each a trip through the thread pool, which lists
+  // them side by side while this thread takes the answers in); they are judged in order below.
+  const listings = [...checkoutPaths].map((path) => ({
+    path,
+    read: readdir(path, { withFileTypes: true }).catch(() => null),
+  }));
+  for (const { path, read } of listings) {
+    const entries: Dirent[] | null = await read;
+    if (entries === null) continue;
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       // A Dirent of a symlink is never a directory, so links to elsewhere are skipped here.

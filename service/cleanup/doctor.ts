@@ -16,7 +16,7 @@ import { mapLimited } from '../probe/map-limited.js';
 import { type ProcessTable, readProcessTable } from '../process/process-table.js';
 import { loadRepoConfig } from '../state/config/repo-config.js';
 import type { HostIO } from '../state/io.js';
-import { listJobRecords } from '../state/records/job-records.js';
+import { type JobListing, listJobRecords } from '../state/records/job-records.js';
 import { pathIsAbsent, readRegistries } from '../state/records/registries.js';
 import { findTargets } from './build-targets.js';
 import { DISK_FINDING_PERCENT, diskFindings } from './disk-findings.js';
@@ -77,8 +77,16 @@ export interface CleanupOptions {
 export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Promise<CleanupSurvey> {
   const now = io.now();
   const warnings: string[] = [...(io.terminalWarnings ?? [])];
+  // Each survey is a chain of git processes (fetch, refs, graph, diffs) that starts with the
+  // repository's identity: the caller's is asked first, beside the registries' read, and the
+  // process table (synchronous slices of /proc reads, and the CPU sample's first reading) is read
+  // once every survey has started its fetch, so it never holds up an answer the chain waits for.
+  const callerRead = io.surveyCaller === false ? null : callerRepository(io.callerCwd, io);
   const registries = await readRegistries(io);
-  const tablePromise = readProcessTable();
+  let startTable = (): void => {};
+  const tablePromise = new Promise<void>((resolve) => {
+    startTable = resolve;
+  }).then(() => readProcessTable());
   // The CPU sample runs beside the survey and ends with it (but lasts at least its shortest
   // window, processes.ts). A survey that throws leaves it unawaited, keeping nothing alive.
   let surveyed = (): void => {};
@@ -102,7 +110,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     ...registries.worktrees.map((record) => ({ path: record.repository, source: 'worktree' as const })),
     ...(io.discoveredPaths ?? []).map((path) => ({ path, source: 'discovered' as const })),
   ];
-  const caller = io.surveyCaller === false ? null : await callerRepository(io.callerCwd, io);
+  const caller = await callerRead;
   const discovered = await discoverRepositories(candidates, caller, io);
   const report: DoctorReport = {
     version: 1,
@@ -126,8 +134,8 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
   const fetches = new Map<string, FetchOutcome | null>();
 
   // Repositories are surveyed a few at a time (each fetch waits on its remote), and their entries
-  // join the report in discovery order.
-  const results = await mapLimited(discovered, REPOSITORY_CONCURRENCY, async ({ identity }) => {
+  // join the report in discovery order. Each survey spawns its fetch before its first await.
+  const surveysRun = mapLimited(discovered, REPOSITORY_CONCURRENCY, async ({ identity }) => {
     if (identity?.main == null) return null;
     io.progress?.(`surveying ${identity.main}`);
     try {
@@ -147,6 +155,16 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
       return { error: messageOf(error) };
     }
   });
+  startTable();
+  // What the rest of the pass reads apart from the surveys is asked now, and taken in order below.
+  const jobsRead = listJobRecords(io.paths);
+  const spaceRead = statfsSpace(io.home);
+  jobsRead.catch(() => {});
+  spaceRead.catch(() => {});
+  const results = await surveysRun;
+  // The CPU sample's window ends with the repositories' surveys (its last reading then overlaps
+  // the reads of jobs, targets and disk, which wait on the thread pool).
+  surveyed();
   discovered.forEach(({ entry }, index) => {
     if (entry.removable) plan.push({ kind: 'repository-record', path: entry.path, reason: entry.reason });
     const survey = results[index];
@@ -166,7 +184,7 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
   io.progress?.('');
   await addOrphanRecords(registries.worktrees, report, plan);
 
-  const jobs = await addJobs(io, now, report, plan);
+  const jobs = addJobs(await jobsRead, now, report, plan);
   if (io.herdr)
     await addPanes(
       io,
@@ -177,11 +195,10 @@ export async function surveyCleanup(io: CleanupIO, options: CleanupOptions): Pro
     );
   const table = await tablePromise;
   const targets = await addTargets(surveys, table, io.workspaceCheckouts ?? [], report, plan);
-  report.disk = await disk(io, surveys, targets).catch((error) => {
+  report.disk = await disk(io, spaceRead, surveys, targets).catch((error) => {
     warnings.push(`disk: ${messageOf(error)}`);
     return null;
   });
-  surveyed();
   const hot = await hotPromise;
   report.processes = { hot: hot.processes, error: 'error' in hot ? (hot.error ?? null) : null };
   if (!table.ok) warnings.push(table.error);
@@ -308,13 +325,7 @@ async function addOrphanRecords(
   }
 }
 
-async function addJobs(
-  io: CleanupIO,
-  now: number,
-  report: DoctorReport,
-  plan: PlanEntry[],
-): Promise<JobRecord[]> {
-  const listing = await listJobRecords(io.paths);
+function addJobs(listing: JobListing, now: number, report: DoctorReport, plan: PlanEntry[]): JobRecord[] {
   for (const problem of listing.problems)
     report.warnings.push(`job record ${problem.path}: ${problem.reason}`);
   for (const record of listing.records) {
@@ -386,8 +397,14 @@ async function addTargets(
   return listed;
 }
 
-async function disk(io: CleanupIO, surveys: ReadonlyMap<string, RepoSurvey>, targets: readonly Target[]) {
-  const space = await statfsSpace(io.home);
+/** `spaceRead`: the statfs of the home's file system, asked beside the surveys. */
+async function disk(
+  io: CleanupIO,
+  spaceRead: ReturnType<typeof statfsSpace>,
+  surveys: ReadonlyMap<string, RepoSurvey>,
+  targets: readonly Target[],
+) {
+  const space = await spaceRead;
   const usedPercent =
     space.total_bytes > 0 ? (100 * (space.total_bytes - space.free_bytes)) / space.total_bytes : 0;
   if (!(usedPercent > DISK_FINDING_PERCENT)) return null;

@@ -91,9 +91,14 @@ export function statClean(root: string, gitDir: string): StatProof | null {
         const path = base + name;
         const entry = byPath.get(rel);
         if (entry !== undefined) {
-          if (!unchanged(entry, lstatSync(path))) return false;
           const racy = entry.mtimeS > mtime.s || (entry.mtimeS === mtime.s && entry.mtimeNs >= mtime.ns);
-          if (racy && (++hashed > MAX_HASHED || !sameBlob(entry, path, blob))) return false;
+          // A racily clean entry is proven by its bytes, whose read compares the stat data itself
+          // (sameBlob): a second stat of the same file beforehand would prove nothing more.
+          if (racy) {
+            if (++hashed > MAX_HASHED || !sameBlob(entry, path, blob)) return false;
+          } else if (!unchanged(entry, lstatSync(path))) {
+            return false;
+          }
           matched++;
         } else if (dirs.has(rel) && lstatSync(path).isDirectory()) {
           if (!walk(path, `${rel}/`)) return false;
@@ -137,9 +142,13 @@ function unchanged(entry: IndexEntry, info: Stats): boolean {
 }
 
 /**
- * The working file (or link) is the entry's blob, byte for byte, and still the file it stat'ed.
- * `index`: the index's bytes, where the entry's object id lies. One open, fstat, read and close for
- * a file, its `blob <size>\0` header read in front of it so one one-shot hash takes both.
+ * The working file (or link) has the entry's stat data and is the entry's blob, byte for byte.
+ * `index`: the index's bytes, where the entry's object id lies. A link: its lstat, then its target.
+ * A file: one open, fstat, read and close, the fstat of the descriptor read being the stat compared
+ * (so the bytes hashed are the file whose stat data matched), its `blob <size>\0` header read in
+ * front of it so one one-shot hash takes both. The open follows no link and cannot block: a link or
+ * a socket in the file's place fails it (a doubt), and a FIFO or a directory fails the fstat's
+ * comparison before anything is read.
  */
 function sameBlob(
   entry: IndexEntry,
@@ -148,6 +157,7 @@ function sameBlob(
 ): boolean {
   let object: Buffer;
   if ((entry.mode & FILE_TYPE) === SYMLINK) {
+    if (!unchanged(entry, lstatSync(path))) return false;
     const target = readlinkSync(path, { encoding: 'buffer' });
     object = Buffer.concat([Buffer.from(`blob ${target.length}\0`, 'latin1'), target]);
   } else {

@@ -1,10 +1,13 @@
+import { execFile } from 'node:child_process';
 import { lstat, mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { findTargets, removeTarget } from '../../../service/cleanup/build-targets.js';
 import { CACHEDIR_SIGNATURE } from '../../../service/core/cleanup/target-rule.js';
 import { fixtureTree, tempDir, writeTree } from '../../helpers/tree.js';
 
+const run = promisify(execFile);
 const TAG = `${CACHEDIR_SIGNATURE}\n# This file is a cache directory tag created by cargo.\n`;
 
 async function exists(path: string): Promise<boolean> {
@@ -76,6 +79,29 @@ describe('findTargets', () => {
 
   test('a checkout that does not exist has no targets', async () => {
     expect(await findTargets([{ path: join(await tempDir(), 'gone'), kind: 'linked' }])).toEqual([]);
+  });
+
+  test('many checkouts, listed at once, some gone, a file or a FIFO: each target in checkout order', async () => {
+    const tree: Record<string, string> = { 'not-a-dir': 'file' };
+    for (let i = 0; i < 40; i++) tree[`wt${i}/target/CACHEDIR.TAG`] = TAG;
+    const root = await fixtureTree(tree);
+    await run('mkfifo', [join(root, 'fifo')]);
+    const paths = Array.from({ length: 40 }, (_, i) => join(root, `wt${i}`));
+    // Unreadable checkouts among readable ones: a gone one, a file and a FIFO (never opened to block).
+    const checkouts = paths.flatMap((path, i) =>
+      i % 10 === 3
+        ? [
+            { path: join(root, `gone${i}`), kind: 'linked' as const },
+            { path: join(root, 'not-a-dir'), kind: 'linked' as const },
+            { path: join(root, 'fifo'), kind: 'linked' as const },
+            { path, kind: 'linked' as const },
+          ]
+        : [{ path, kind: 'linked' as const }],
+    );
+    const targets = await findTargets(checkouts);
+    expect(targets.map(({ path, checkout }) => ({ path, checkout }))).toEqual(
+      paths.map((path) => ({ path: join(path, 'target'), checkout: path })),
+    );
   });
 
   test('a size walk over its bound reports a lower bound', async () => {

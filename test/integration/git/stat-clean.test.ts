@@ -15,6 +15,7 @@ import {
   utimes,
   writeFile,
 } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,8 +26,10 @@ import { tempDir } from '../../helpers/tree.js';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
+const sockets: Server[] = [];
 
 afterAll(async () => {
+  await Promise.all(sockets.map((server) => new Promise((resolve) => server.close(resolve))));
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
@@ -307,6 +310,58 @@ describe('a worktree proven clean from its files', () => {
       async (wt) => {
         await rm(join(wt.path, 'a.txt'));
         await run('mkfifo', [join(wt.path, 'a.txt')]);
+        await racy(wt);
+      },
+    ],
+    // A racily clean file is opened without a stat of its path first (its fstat is the stat
+    // compared): whatever stands in its place is refused by the open or by that fstat.
+    [
+      'a racily clean file replaced by a link to a file with its bytes',
+      async (wt) => {
+        await writeFile(join(wt.path, 'copy.txt'), 'alpha\n');
+        await rm(join(wt.path, 'a.txt'));
+        await symlink('copy.txt', join(wt.path, 'a.txt'));
+        await racy(wt);
+      },
+    ],
+    [
+      'a racily clean file replaced by a link to a FIFO',
+      async (wt) => {
+        await run('mkfifo', [join(wt.gitDir, 'elsewhere')]);
+        await rm(join(wt.path, 'a.txt'));
+        await symlink(join(wt.gitDir, 'elsewhere'), join(wt.path, 'a.txt'));
+        await racy(wt);
+      },
+    ],
+    [
+      'a racily clean file replaced by a directory',
+      async (wt) => {
+        await rm(join(wt.path, 'a.txt'));
+        await mkdir(join(wt.path, 'a.txt'));
+        await racy(wt);
+      },
+    ],
+    [
+      'a racily clean file replaced by a socket',
+      async (wt) => {
+        await rm(join(wt.path, 'a.txt'));
+        const server = createServer();
+        await new Promise<void>((resolve) => server.listen(join(wt.path, 'a.txt'), resolve));
+        sockets.push(server);
+        await racy(wt);
+      },
+    ],
+    [
+      'a racily clean file gone',
+      async (wt) => {
+        await rm(join(wt.path, 'src', 'b.txt'));
+        await racy(wt);
+      },
+    ],
+    [
+      'a racily clean executable file whose bit was turned off',
+      async (wt) => {
+        await chmod(join(wt.path, 'src', 'deep', 'c.sh'), 0o644);
         await racy(wt);
       },
     ],
