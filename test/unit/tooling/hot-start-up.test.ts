@@ -291,10 +291,26 @@ describe('hot bundles at import', () => {
     }
   });
 
+  it("exec: a job's supervisor carries no zod, and neither the warm supervisor nor the pane's wrapper", () => {
+    // Its job's environment and placements.json are judged by their hand checks
+    // (state/records/env-file-read.ts, hosts/reservation-end.ts); the warm supervisor and the
+    // wrapper are cold files a headless job's supervisor never reads (scripts/build.mjs).
+    const text = bundleText('exec');
+    expect(text).not.toMatch(/zod/i);
+    expect(text).not.toContain('function warmSupervisor(');
+    expect(text).not.toContain('function execInPane(');
+    expect(text).toContain(lazily('exec-warm'));
+    expect(text).toContain(lazily('exec-wrapper'));
+    expect(bundleText('exec-warm')).toContain('function warmSupervisor(');
+    expect(bundleText('exec-wrapper')).toContain('function execInPane(');
+  });
+
   it('a job supervisor running `true` loads neither node:child_process, node:net nor the streams', async () => {
     // node:child_process (with node:net, dgram and the streams) and process.stdout and
     // process.stderr (the streams; node:net on a pipe) were a share of every job's supervisor: it
-    // spawns through the process handle (exec-spawn.ts) and writes fd 2 itself.
+    // spawns through the process handle (exec-spawn.ts) and writes fd 2 itself. node:fs/promises
+    // (readline, the directory streams, the watchers), node:os, node:timers/promises and rm's
+    // recursive remover were loaded at its top for paths a headless job never takes.
     const box = await sandbox();
     try {
       const probe = await moduleProbe(box.root);
@@ -318,7 +334,19 @@ describe('hot bundles at import', () => {
         return;
       }
       expect(loaded).toContain('Internal Binding process_wrap');
-      for (const name of ['child_process', 'net', 'stream', 'dgram', 'tty', 'internal/fs/sync_write_stream'])
+      for (const name of [
+        'child_process',
+        'net',
+        'stream',
+        'dgram',
+        'tty',
+        'internal/fs/sync_write_stream',
+        'fs/promises',
+        'os',
+        'timers/promises',
+        'internal/readline/interface',
+        'internal/fs/rimraf',
+      ])
         expect(loaded).not.toContain(`NativeModule ${name}`);
     } finally {
       await box.cleanup();
