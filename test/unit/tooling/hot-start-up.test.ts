@@ -353,6 +353,35 @@ describe('hot bundles at import', () => {
     }
   });
 
+  it("a pane's wrapper with no warm supervisor starts one through the process handle, loading no node:child_process", async () => {
+    // No service here, so no supervisor.sock: the wrapper starts the job's supervisor itself, and
+    // node:child_process (with node:net and the streams) was loaded for that one spawn, between the
+    // record's read and the supervisor's start. The supervisor inherits the probe and writes the
+    // file first: the wrapper, which waits for it, writes last.
+    const box = await sandbox();
+    try {
+      const probe = await moduleProbe(box.root);
+      const paths = statePaths(box.state);
+      await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
+      for (let i = 0; i < 2; i++) {
+        const job = jobFixture({ id: `j_pane${i}`, command: ['true'], cwd: box.root, owner: null });
+        await writeJobRecord(paths, job);
+        const run = spawnSync(process.execPath, ['-r', probe.preload, CLI, 'exec', job.id], {
+          env: box.env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        expect({ status: run.status, stderr: String(run.stderr) }).toEqual({ status: 0, stderr: '' });
+        expect((await readJobRecord(paths, job.id)).exit_code).toBe(0);
+      }
+      const loaded = await probe.loaded();
+      expect(loaded).toContain('Internal Binding process_wrap');
+      for (const name of ['child_process', 'net', 'stream', 'dgram', 'fs/promises', 'os', 'timers/promises'])
+        expect(loaded).not.toContain(`NativeModule ${name}`);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
   it('--version and --help answer from the entry alone, as the full command line does', async () => {
     // Loading full.mjs (an ES module, through import()) and commander's declaration of every command
     // was most of what they cost; the help is commander's own text, rendered by the build.
