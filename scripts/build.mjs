@@ -54,9 +54,9 @@ export const BUNDLE_EXTERNALS = [
  * - `place --branch`'s worktree layer, with the terminal it opens (service/worktrees/branch-worktree.ts);
  * - the terminal a job's supervisor reports its pane through, which a headless job never opens
  *   (service/terminal/open.ts from service/jobs/supervisor/exec-pane-state.ts);
- * - the supervisor `serve` keeps warm (service/jobs/supervisor/exec-warm.ts, loaded while it waits
- *   for a claim) and the pane's wrapper (exec-pane.ts, which has a hot bundle of its own), from the
- *   supervisor's dispatch (exec.ts): a headless job's supervisor runs neither;
+ * - the pane's wrapper (service/jobs/supervisor/exec-pane.ts from exec.ts), which runs from a hot
+ *   bundle of its own (hot/exec-pane): the supervisor's bundle has it only for an `exec` that did
+ *   not come through the fast path;
  * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/herdr/herdr-machines.ts);
  * - `run`'s paths off its common one (service/actions/run-elsewhere.ts): the full placement, a
  *   queued ticket's wait, a job on a peer, a `--branch` worktree;
@@ -89,11 +89,6 @@ const COLD = [
     out: 'hot/exec-terminal',
     module: 'service/terminal/open.ts',
     importer: 'service/jobs/supervisor/exec-pane-state.ts',
-  },
-  {
-    out: 'hot/exec-warm',
-    module: 'service/jobs/supervisor/exec-warm.ts',
-    importer: 'service/jobs/supervisor/exec.ts',
   },
   {
     out: 'hot/exec-wrapper',

@@ -5,8 +5,9 @@
 // supervisor.sock instead (exec-warm.ts). A pane's wrapper runs from a bundle of its own
 // (cli/hot/exec-pane.ts), without the supervisor's code: it hands its job to the warm supervisor,
 // or starts one, as another process. The wrapper and the warm supervisor are imported where they
-// run: in the supervisor's bundle (dist/hot/exec.cjs) each is a cold file of its own
-// (scripts/build.mjs), which a headless job's supervisor never reads.
+// run, so a headless job's supervisor does not set up their modules: the wrapper is a cold file
+// beside the supervisor's bundle (scripts/build.mjs), and the warm supervisor stays in the bundle,
+// whose code cache then serves the job it is handed (a cold file is compiled from source).
 
 import type { Readable } from 'node:stream';
 import { STANDBY_ENV, WARM_ENV } from '../../core/jobs/job-env.js';
