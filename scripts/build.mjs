@@ -177,12 +177,12 @@ const LEAN_ASSERT = {
 };
 
 /**
- * node:fs/promises (and LAZY_BUILTINS' others) loaded on first use rather than when the bundle
+ * node:fs/promises, node:os and node:timers/promises loaded on first use rather than when the bundle
  * starts, for the hot bundles whose common path does not touch them (LAZY_BUILTIN_BUNDLES): loading
  * fs/promises brings readline's interface, the directory streams and their bindings (some 5 M
- * instructions of a Node start's 87 M), node:os and node:timers/promises a binding and a module
- * each, and a module that imports one at its top would pay that on every call. Each export is a getter that requires the
- * module the first time one is read; esbuild's interop reads an import's property at each use, so a
+ * instructions of a Node start's 87 M), the other two a module and a binding each, and a module
+ * that imports one at its top would pay that on every call. Each export is a getter that requires
+ * the module the first time one is read; esbuild's interop reads an import's property at each use, so a
  * path that never calls it never loads it. The names are this Node's; the code uses only Node 20's.
  */
 const LAZY_BUILTIN = {
