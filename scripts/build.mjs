@@ -54,6 +54,9 @@ export const BUNDLE_EXTERNALS = [
  * - `place --branch`'s worktree layer, with the terminal it opens (service/worktrees/branch-worktree.ts);
  * - the terminal a job's supervisor reports its pane through, which a headless job never opens
  *   (service/terminal/open.ts from service/jobs/supervisor/exec-pane-state.ts);
+ * - the pane's wrapper (service/jobs/supervisor/exec-pane.ts from exec.ts), which runs from a hot
+ *   bundle of its own (hot/exec-pane): the supervisor's bundle has it only for an `exec` that did
+ *   not come through the fast path;
  * - Herdr's machine verbs, read only where a herdr binary is on PATH (service/terminal/herdr/herdr-machines.ts);
  * - `run`'s paths off its common one (service/actions/run-elsewhere.ts): the full placement, a
  *   queued ticket's wait, a job on a peer, a `--branch` worktree;
@@ -86,6 +89,11 @@ const COLD = [
     out: 'hot/exec-terminal',
     module: 'service/terminal/open.ts',
     importer: 'service/jobs/supervisor/exec-pane-state.ts',
+  },
+  {
+    out: 'hot/exec-wrapper',
+    module: 'service/jobs/supervisor/exec-pane.ts',
+    importer: 'service/jobs/supervisor/exec.ts',
   },
   {
     out: 'hot/herdr-machines',
@@ -169,22 +177,24 @@ const LEAN_ASSERT = {
 };
 
 /**
- * node:fs/promises loaded on first use rather than when the bundle starts, for the hot bundles whose
- * common path does not touch it (LAZY_BUILTIN_BUNDLES): loading it brings readline's interface, the
- * directory streams and their bindings (some 5 M instructions of a Node start's 87 M), and a module
- * that imports it at its top would pay that on every call. Each export is a getter that requires the
- * module the first time one is read; esbuild's interop reads an import's property at each use, so a
+ * node:fs/promises, node:os and node:timers/promises loaded on first use rather than when the bundle
+ * starts, for the hot bundles whose common path does not touch them (LAZY_BUILTIN_BUNDLES): loading
+ * fs/promises brings readline's interface, the directory streams and their bindings (some 5 M
+ * instructions of a Node start's 87 M), the other two a module and a binding each, and a module
+ * that imports one at its top would pay that on every call. Each export is a getter that requires
+ * the module the first time one is read; esbuild's interop reads an import's property at each use, so a
  * path that never calls it never loads it. The names are this Node's; the code uses only Node 20's.
  */
 const LAZY_BUILTIN = {
   name: 'lazy-builtin',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?fs\/promises$/ }, (args) =>
+    b.onResolve({ filter: /^(node:)?(fs\/promises|os|timers\/promises)$/ }, (args) => {
+      const path = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
       // The getters' own require is of the module itself.
-      args.namespace === 'lazy-builtin'
-        ? { path: 'node:fs/promises', external: true }
-        : { path: 'node:fs/promises', namespace: 'lazy-builtin' },
-    );
+      return args.namespace === 'lazy-builtin'
+        ? { path, external: true }
+        : { path, namespace: 'lazy-builtin' };
+    });
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
       const names = Object.getOwnPropertyNames(await import(args.path)).filter((n) => n !== 'default');
       return {
@@ -199,8 +209,12 @@ const LAZY_BUILTIN = {
     });
   },
 };
-/** The hot bundles built with LAZY_BUILTIN: `run`, whose headless --wait path reads and writes synchronously. */
-const LAZY_BUILTIN_BUNDLES = ['hot/run'];
+/**
+ * The hot bundles built with LAZY_BUILTIN: `run`, whose headless --wait path reads and writes
+ * synchronously, and `exec` (a job's supervisor and a pane's wrapper), whose claim, spawn and end
+ * are synchronous calls too.
+ */
+const LAZY_BUILTIN_BUNDLES = ['hot/run', 'hot/exec', 'hot/exec-pane'];
 
 /** The hot commands' entry points, by output name: `hot/status` for cli/hot/status.ts. */
 async function hotEntryPoints() {

@@ -7,17 +7,13 @@
 import * as z from 'zod/mini';
 import { DogsledError } from '../core/common/errors.js';
 import { lastingFailure } from '../core/fleet/unreachable.js';
-import type { Placements, Reservation } from '../core/placement/host-types.js';
+import type { Reservation } from '../core/placement/host-types.js';
 import { findHost, planPlacement, type Refusal } from '../core/placement/placement.js';
-import { liveReservations, withoutReservations } from '../core/placement/reservations.js';
 import { plainLine } from '../core/text/clean.js';
-import { PlacementsCheck } from '../state/checks/placements-check.js';
 import { newId } from '../state/engine/ids.js';
 import { lazySchema } from '../state/engine/lazy-schema.js';
 import { updateState } from '../state/engine/store.js';
-import { updateNow } from '../state/engine/update-now.js';
 import type { HostIO, StateIO } from '../state/io.js';
-import { backupOf, STATE_FILE_MODE } from '../state/paths.js';
 import { EMPTY_PLACEMENTS, PlacementsSchema, ReservationSchema } from '../state/schemas/host-schemas.js';
 import type { Transport } from '../transport/types.js';
 import { enabledPeers, type PeerHost } from './fleet.js';
@@ -25,6 +21,7 @@ import { LOCAL_HOST, readLocalFacts, readLocalHost } from './local-facts.js';
 import { reserveHere } from './local-view.js';
 import { peerCall } from './peer-verb.js';
 import { readPeerHosts } from './peers.js';
+import { ending } from './reservation-end.js';
 
 /** A reservation made on a host: `place` reports it, a submitted job starts under it. */
 export interface Placed {
@@ -150,7 +147,8 @@ export async function reserveLocally(io: HostIO, owner: string | null): Promise<
 
 /**
  * Ends the reservations `ids` now (their jobs ended), under the placements lock. Returns how many
- * were still live; the file is left untouched when none was.
+ * were still live; the file is left untouched when none was. A job's supervisor ends its own
+ * through reservation-end.ts (endReservationsNow), without this module's zod.
  */
 export async function endReservations(io: StateIO, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
@@ -160,39 +158,4 @@ export async function endReservations(io: StateIO, ids: readonly string[]): Prom
     io,
     ending(ids, () => io.now()),
   );
-}
-
-/**
- * endReservations done at once where placements.json's lock is free and the file beyond doubt
- * (update-now.ts, with its hand check and backup, synced as always), else endReservations, which
- * waits and judges: for a job's supervisor, whose reservation's end stands right before the final
- * record a waiting `run` answers from.
- */
-export async function endReservationsNow(io: StateIO, ids: readonly string[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  if (!io.signal?.aborted) {
-    const file = io.paths.placements;
-    const options = { mode: STATE_FILE_MODE, durable: true, backup: backupOf(file) };
-    const done = updateNow(
-      file,
-      PlacementsCheck,
-      options,
-      ending(ids, () => io.now()),
-    );
-    if (done !== undefined) return done.result;
-  }
-  return endReservations(io, ids);
-}
-
-/** The update that ends `ids`: how many were still live, and the file without them (when any was). */
-function ending(ids: readonly string[], clock: () => number) {
-  const ended = new Set(ids);
-  return (current: Placements | undefined): { result: number; next?: Placements } => {
-    if (current === undefined) return { result: 0 };
-    const now = clock();
-    const live = liveReservations(current.reservations, now);
-    const kept = withoutReservations(current.reservations, ended, now);
-    const removed = live.length - kept.length;
-    return removed === 0 ? { result: 0 } : { result: removed, next: { ...current, reservations: kept } };
-  };
 }

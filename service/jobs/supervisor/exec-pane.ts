@@ -8,7 +8,6 @@
 // supervisor, which ends the job; SIGHUP (the pane closing) is ignored. It runs from a bundle of its
 // own (cli/hot/exec-pane.ts): none of the supervisor's code is here.
 
-import type { ChildProcess } from 'node:child_process';
 import { fstatSync, statSync } from 'node:fs';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { SUPERVISOR_ENV } from '../../core/jobs/job-env.js';
@@ -19,6 +18,7 @@ import { jobLogPath, readJobRecord, updateJobRecord } from '../../state/records/
 import { followJobLog, type LogWrite } from '../job-logs.js';
 import { handOff } from './exec-handoff.js';
 import { refusalOf } from './exec-record.js';
+import { type Spawned, spawnCommand } from './exec-spawn.js';
 
 /**
  * The pane's output: this process's stdout (its fd tells whether anything shows it). The CLI gives
@@ -97,14 +97,26 @@ async function showJob(
     } else if (terminated) {
       exited = Promise.resolve({ code: null, signal: null });
     } else {
-      const started = startSupervisor(pane, id, command, io.env);
-      stop = () => {
-        if (started.exitCode === null && started.signalCode === null) started.kill('SIGTERM');
-      };
-      exited = new Promise<SupervisorExit>((resolve, reject) => {
-        started.once('error', reject);
-        started.once('exit', (code, signal) => resolve({ code, signal }));
-      });
+      // Spawned in this turn of the event loop (the process handle's spawn is a call; its promise
+      // settles before any signal's handler can run), so `stop` is in place for the next SIGTERM.
+      const started = await startSupervisor(pane, id, command, io.env);
+      if (started.kind === 'failed') {
+        exited = Promise.reject(started.error);
+      } else {
+        let over = false;
+        stop = () => {
+          if (over) return;
+          try {
+            process.kill(started.pid, 'SIGTERM');
+          } catch {
+            // Gone already: its end is on its way.
+          }
+        };
+        exited = started.ended.then((end) => {
+          over = true;
+          return { code: end.code, signal: end.signal };
+        });
+      }
     }
     if (terminated) stop?.();
     // Showing the log is best effort: it never changes how the job ends or what exec returns. The
@@ -142,22 +154,29 @@ async function showJob(
   throw new DogsledError(`job ${id}: ${how} before the job ended`, { exitCode: NO_STATUS });
 }
 
-/** A supervisor of this wrapper's own, in a session of its own (the pane's closing must not end it). */
+/**
+ * A supervisor of this wrapper's own, in a session of its own (the pane's closing must not end it),
+ * started through the process handle as the supervisor starts its job (exec-spawn.ts): loading
+ * node:child_process was some 10 M instructions of the wrapper, between the record's read and the
+ * supervisor's start.
+ */
 function startSupervisor(
   pane: ExecPane,
   id: string,
   command: readonly string[] | undefined,
   env: NodeJS.ProcessEnv,
-): ChildProcess {
+): Promise<Spawned> {
   const [node, ...prefix] = pane.self;
   if (node === undefined) throw new Error('execJob: empty self invocation');
   const named = command === undefined ? [] : ['--', ...command];
   // The supervisor's stderr is the pane's: its one-line messages show there while the pane lives.
-  // node:child_process is loaded here only: a handed job never needs it.
-  return process.getBuiltinModule('node:child_process').spawn(node, [...prefix, 'exec', id, ...named], {
+  return spawnCommand({
+    file: node,
+    args: [...prefix, 'exec', id, ...named],
+    cwd: undefined,
     env: { ...env, [SUPERVISOR_ENV]: '1' },
     detached: true,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 2],
   });
 }
 

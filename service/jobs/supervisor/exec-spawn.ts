@@ -22,7 +22,8 @@ export interface SpawnPlan {
   file: string;
   /** The arguments after the file (argv[1]...). */
   args: readonly string[];
-  cwd: string;
+  /** Undefined: this process's own (a pane's wrapper starting its supervisor). */
+  cwd: string | undefined;
   env: NodeJS.ProcessEnv;
   detached: boolean;
   /** Descriptors 0, 1, 2...: 'ignore' (/dev/null) or a descriptor of this process. */
@@ -88,7 +89,7 @@ export function spawnsByHandle(): boolean {
 export function spawnCommand(plan: SpawnPlan): Promise<Spawned> {
   const type = processHandle();
   const envPairs = environmentPairs(plan.env);
-  if (type === null || envPairs === undefined || hasNul([plan.file, plan.cwd, ...plan.args])) {
+  if (type === null || envPairs === undefined || hasNul([plan.file, plan.cwd ?? '', ...plan.args])) {
     return spawnByModule(plan);
   }
   const handle = new type.Process();

@@ -1,26 +1,21 @@
 // What a warm supervisor (exec-warm.ts) does while it waits for a claim: the work every job's first
-// steps would otherwise do on the caller's clock. The schemas a job's files are checked with are
-// built on first use (lazy-schema.ts) and the lock module is loaded on the first lock (lock.ts); in a
-// supervisor that has just started, both came after the claim, between the caller's job and its
-// answer or its end. Nothing here
-// touches the state dir: the lock taken is on a file in a private directory of its own, removed.
+// steps would otherwise do on the caller's clock. The lock module is loaded on the first lock
+// (lock.ts); in a supervisor that has just started, that came after the claim, between the caller's
+// job and its answer or its end. (A job's files are judged by hand checks, which build nothing.)
+// Nothing here touches the state dir: the lock taken is on a file in a private directory of its
+// own, removed.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withLock } from '../../state/engine/lock.js';
-import { PlacementsSchema } from '../../state/schemas/host-schemas.js';
-import { EnvFileSchema } from '../../state/schemas/queue-items-schemas.js';
 
 /**
- * Builds the schemas of the job's environment file and of placements.json (which the job's end
- * writes; its record has a hand check), and loads the lock module by taking one lock; never throws
- * (a warm-up that fails leaves that work to the job, as before). node:child_process is not loaded:
- * the job's spawn goes through the process handle (exec-spawn.ts).
+ * Loads the lock module by taking one lock; never throws (a warm-up that fails leaves that work to
+ * the job, as before). node:child_process is not loaded: the job's spawn goes through the process
+ * handle (exec-spawn.ts).
  */
 export async function warmUp(): Promise<void> {
-  // An object, not undefined: zod compiles an object's parser on the first object it is given.
-  for (const schema of [EnvFileSchema, PlacementsSchema]) schema.safeParse({});
   let dir: string | undefined;
   try {
     dir = await mkdtemp(join(tmpdir(), 'dogsled-warm-'));

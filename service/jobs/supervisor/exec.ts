@@ -4,15 +4,17 @@
 // having touched nothing. One kept warm by `serve` (WARM_ENV, `exec warm`) waits for a claim on
 // supervisor.sock instead (exec-warm.ts). A pane's wrapper runs from a bundle of its own
 // (cli/hot/exec-pane.ts), without the supervisor's code: it hands its job to the warm supervisor,
-// or starts one, as another process.
+// or starts one, as another process. The wrapper and the warm supervisor are imported where they
+// run, so a headless job's supervisor does not set up their modules: the wrapper is a cold file
+// beside the supervisor's bundle (scripts/build.mjs), and the warm supervisor stays in the bundle,
+// whose code cache then serves the job it is handed (a cold file is compiled from source).
 
 import type { Readable } from 'node:stream';
 import { STANDBY_ENV, WARM_ENV } from '../../core/jobs/job-env.js';
 import { WARM_ID } from '../../process/self-invocation.js';
 import type { ProcessIO } from '../../state/io.js';
-import { type ExecPane, execInPane, type PaneStream } from './exec-pane.js';
+import type { ExecPane, PaneStream } from './exec-pane.js';
 import { SUPERVISOR_ENV, superviseJob } from './exec-supervise.js';
-import { warmSupervisor } from './exec-warm.js';
 
 export { KILL_GRACE_MS } from './exec-child.js';
 export type { ExecPane, PaneStream } from './exec-pane.js';
@@ -33,8 +35,14 @@ export async function execJob(
   command: readonly string[] | undefined,
   pane: ExecStreams,
 ): Promise<number> {
-  if (io.env[SUPERVISOR_ENV] !== '1') return execInPane(io, id, command, pane);
-  if (io.env[WARM_ENV] === '1' && id === WARM_ID) return warmSupervisor(io, pane.input?.(), pane.out);
+  if (io.env[SUPERVISOR_ENV] !== '1') {
+    const { execInPane } = await import('./exec-pane.js');
+    return execInPane(io, id, command, pane);
+  }
+  if (io.env[WARM_ENV] === '1' && id === WARM_ID) {
+    const { warmSupervisor } = await import('./exec-warm.js');
+    return warmSupervisor(io, pane.input?.(), pane.out);
+  }
   if (io.env[STANDBY_ENV] === '1' && !(await goSaid(pane.input?.()))) return 0;
   return superviseJob(io, id, command);
 }

@@ -291,10 +291,24 @@ describe('hot bundles at import', () => {
     }
   });
 
+  it("exec: a job's supervisor carries no zod nor the pane's wrapper, and sets up the warm supervisor only when it is one", () => {
+    // Its job's environment and placements.json are judged by their hand checks
+    // (state/records/env-file-read.ts, hosts/reservation-end.ts); the wrapper is a cold file
+    // (scripts/build.mjs); the warm supervisor's module is initialised where it is imported.
+    const text = bundleText('exec');
+    expect(text).not.toMatch(/zod/i);
+    expect(text).not.toContain('function execInPane(');
+    expect(text).toContain(lazily('exec-wrapper'));
+    expect(bundleText('exec-wrapper')).toContain('function execInPane(');
+    expect(text).toContain('Promise.resolve().then(()=>(init_exec_warm(),');
+  });
+
   it('a job supervisor running `true` loads neither node:child_process, node:net nor the streams', async () => {
     // node:child_process (with node:net, dgram and the streams) and process.stdout and
     // process.stderr (the streams; node:net on a pipe) were a share of every job's supervisor: it
-    // spawns through the process handle (exec-spawn.ts) and writes fd 2 itself.
+    // spawns through the process handle (exec-spawn.ts) and writes fd 2 itself. node:fs/promises
+    // (readline, the directory streams, the watchers), node:os, node:timers/promises and rm's
+    // recursive remover were loaded at its top for paths a headless job never takes.
     const box = await sandbox();
     try {
       const probe = await moduleProbe(box.root);
@@ -318,7 +332,48 @@ describe('hot bundles at import', () => {
         return;
       }
       expect(loaded).toContain('Internal Binding process_wrap');
-      for (const name of ['child_process', 'net', 'stream', 'dgram', 'tty', 'internal/fs/sync_write_stream'])
+      for (const name of [
+        'child_process',
+        'net',
+        'stream',
+        'dgram',
+        'tty',
+        'internal/fs/sync_write_stream',
+        'fs/promises',
+        'os',
+        'timers/promises',
+        'internal/readline/interface',
+        'internal/fs/rimraf',
+      ])
+        expect(loaded).not.toContain(`NativeModule ${name}`);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
+  it("a pane's wrapper with no warm supervisor starts one through the process handle, loading no node:child_process", async () => {
+    // No service here, so no supervisor.sock: the wrapper starts the job's supervisor itself, and
+    // node:child_process (with node:net and the streams) was loaded for that one spawn, between the
+    // record's read and the supervisor's start. The supervisor inherits the probe and writes the
+    // file first: the wrapper, which waits for it, writes last.
+    const box = await sandbox();
+    try {
+      const probe = await moduleProbe(box.root);
+      const paths = statePaths(box.state);
+      await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
+      for (let i = 0; i < 2; i++) {
+        const job = jobFixture({ id: `j_pane${i}`, command: ['true'], cwd: box.root, owner: null });
+        await writeJobRecord(paths, job);
+        const run = spawnSync(process.execPath, ['-r', probe.preload, CLI, 'exec', job.id], {
+          env: box.env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        expect({ status: run.status, stderr: String(run.stderr) }).toEqual({ status: 0, stderr: '' });
+        expect((await readJobRecord(paths, job.id)).exit_code).toBe(0);
+      }
+      const loaded = await probe.loaded();
+      expect(loaded).toContain('Internal Binding process_wrap');
+      for (const name of ['child_process', 'net', 'stream', 'dgram', 'fs/promises', 'os', 'timers/promises'])
         expect(loaded).not.toContain(`NativeModule ${name}`);
     } finally {
       await box.cleanup();
