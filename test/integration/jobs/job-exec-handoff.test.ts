@@ -69,7 +69,7 @@ async function newJob(command: string[]): Promise<JobRecord> {
 function wrapper(
   job: JobRecord,
   extraEnv: NodeJS.ProcessEnv = {},
-): ChildProcess & { out: () => string; err: () => string } {
+): ChildProcess & { out: () => string; err: () => string; drained: () => Promise<void> } {
   const child = spawn(process.execPath, [CLI, 'exec', job.id], {
     env: { ...env, ...extraEnv },
     cwd: work,
@@ -83,7 +83,22 @@ function wrapper(
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
     err += d;
   });
-  return Object.assign(child, { out: () => out, err: () => err });
+  const closed = Promise.all(
+    [child.stdout, child.stderr].map((pipe) => new Promise((resolve) => pipe?.once('close', resolve))),
+  );
+  // 'exit' can come before the last bytes of its pipes are read: what it wrote is all there once
+  // they have closed (every writer gone), or after 5 s when a supervisor it started holds them.
+  const drained = async () => {
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  };
+  return Object.assign(child, { out: () => out, err: () => err, drained });
+}
+
+/** A wrapper's end, with everything it printed read. */
+async function finished(child: ReturnType<typeof wrapper>): ReturnType<typeof exited> {
+  const done = await exited(child);
+  await child.drained();
+  return done;
 }
 
 function ended(job: JobRecord, timeoutMs = 20_000): Promise<JobRecord> {
@@ -117,7 +132,7 @@ describe('exec ID in a pane with the service running', () => {
     const hostile = 'a\nb\u001b]0;title\u0007 "q" \'s\' $(x) ünï';
     const job = await newJob(['sh', '-c', 'printf "%s|%s" "$PANE_ONLY" "$PWD"; exit 3']);
     const child = wrapper(job, { PANE_ONLY: hostile });
-    const done = await exited(child);
+    const done = await finished(child);
     expect(done.code, child.err()).toBe(3);
     const record = await readJobRecord(paths, job.id);
     expect(record).toMatchObject({ exit_code: 3, signal: null, reason: null, wrapper_pid: warm });
@@ -137,11 +152,12 @@ describe('exec ID in a pane with the service running', () => {
       HERDR_PANE_ID: 'w1:p\u001b[31m9',
       HERDR_SOCKET_PATH: join(box.root, 'no-herdr.sock'),
     });
-    expect((await exited(child)).code).toBe(0);
-    const lines = child.err().trimEnd().split('\n');
+    expect((await finished(child)).code).toBe(0);
+    const err = child.err();
+    const lines = err.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^dogsled: exec: job ${job.id}: herdr pane w1:p9: `));
-    expect(child.err()).not.toContain('\u001b');
+    expect(err).not.toContain('\u001b');
   });
 
   it('passes SIGTERM and SIGINT on: the job ends wrapper terminated and the wrapper exits with its status', async () => {
@@ -189,7 +205,7 @@ describe('exec ID in a pane with the service running', () => {
     const record = await running(job);
     expect(record.wrapper_pid).toBe(warm);
     process.kill(warm, 'SIGKILL');
-    const done = await exited(child);
+    const done = await finished(child);
     expect(done.code).toBe(125);
     expect(child.err()).toMatch(
       new RegExp(
@@ -266,7 +282,7 @@ describe('exec ID in a pane with the service running', () => {
     try {
       const job = await newJob(['sh', '-c', 'echo ran; exit 4']);
       const child = wrapper(job);
-      const done = await exited(child);
+      const done = await finished(child);
       expect(done.code, child.err()).toBe(4);
       expect(child.out()).toBe('ran\n');
       const record = await readJobRecord(paths, job.id);
@@ -402,7 +418,7 @@ describe('exec ID with no warm supervisor to hand it to', () => {
       await make();
       const job = await newJob(['sh', '-c', `echo ${what.replace(/ /g, '-')}; exit 6`]);
       const child = wrapper(job);
-      const done = await exited(child);
+      const done = await finished(child);
       expect(done.code, `${what}: ${child.err()}`).toBe(6);
       expect(child.out()).toBe(`${what.replace(/ /g, '-')}\n`);
       const record = await readJobRecord(paths, job.id);
