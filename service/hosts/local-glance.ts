@@ -7,13 +7,10 @@
 // case. Checking only the fields the answer uses is deliberate: a file wrong elsewhere is
 // quarantined by the next full read (status, place, the service).
 
-import { statSync } from 'node:fs';
 import { atLeastZero, isCount, isInt, isNumber, isRecord, nonEmpty } from '../core/common/shape.js';
 import { PEER_READ_EVERY_MS } from '../core/fleet/peer-reads.js';
 import type { HostSnapshot, Reservation } from '../core/placement/host-types.js';
-import { HostSnapshotCheck } from '../state/checks/host-snapshot-check.js';
-import { PlacementsCheck } from '../state/checks/placements-check.js';
-import { type Glanced, glanceJson, glanceRecord, glanceText } from '../state/engine/glance-file.js';
+import { type Glanced, glanceJson, glanceText } from '../state/engine/glance-file.js';
 import { identityAlive } from '../state/engine/liveness.js';
 import { parseOwner } from '../state/engine/owner-record.js';
 import type { HostIO, StateIO } from '../state/io.js';
@@ -50,37 +47,6 @@ export async function glanceListedPeers(io: HostIO): Promise<PeerHost[] | undefi
 }
 
 /**
- * This host's facts as readLocalFacts gives them, for the forms that print them whole (`status
- * --json`): host.json and placements.json checked by hand in every field (HostSnapshotCheck,
- * PlacementsCheck: the data the full reader's checks give back), the service up (its lock's owner
- * alive) or down (no lock at all); undefined for anything else (a lock whose owner is gone or
- * unknown, a file in doubt), which readLocalFacts judges and words.
- */
-export function glanceLocalRecords(io: StateIO): LocalFacts | undefined {
-  const service = serviceState(io);
-  if (service === undefined) return undefined;
-  const host = glanceRecord(io.paths.host, HostSnapshotCheck);
-  const placements = glanceRecord(io.paths.placements, PlacementsCheck);
-  if (host === undefined || placements === undefined) return undefined;
-  return {
-    snapshot: host.found ? host.value : null,
-    service,
-    reservations: placements.found ? placements.value.reservations : [],
-  };
-}
-
-/** `down` when there is no service lock (inspectLock's ENOENT), `up` as serviceUp says, else undefined. */
-function serviceState(io: StateIO): 'up' | 'down' | undefined {
-  const lock = `${io.paths.serviceLock}.lock`;
-  try {
-    if (statSync(lock, { throwIfNoEntry: false }) === undefined) return 'down';
-  } catch {
-    return undefined;
-  }
-  return serviceUp(io) ? 'up' : undefined;
-}
-
-/**
  * This host's facts with its service up, each file read once: `snapshot` null when there is no
  * host.json; undefined when the service is not up or a file is in doubt (readLocalFacts answers).
  * `reservations` when the caller read them under the placements lock.
@@ -95,7 +61,7 @@ export function glanceLocalFacts(io: StateIO, reservations?: readonly Reservatio
 }
 
 /** Up only when the lock's owner record names a process alive on this host (lock.ts's own rule). */
-function serviceUp(io: StateIO): boolean {
+export function serviceUp(io: StateIO): boolean {
   const text = glanceText(`${io.paths.serviceLock}.lock/owner`);
   const owner = typeof text === 'string' ? parseOwner(text) : null;
   return owner !== null && identityAlive(owner) === true;

@@ -1,4 +1,4 @@
-// The peer cache's entries as the lean `status --json` glances at them (actions/status-glance.ts):
+// The peer cache's entries as the lean `status --json` glances at them (actions/status-json-glance.ts):
 // each read once, synchronously, and checked by hand with PeerEntryCheck, the check the cache's own
 // reader passes first (peer-cache.ts), so a fresh entry gives the same data. An entry due a read (or
 // missing) is read as a command's early read (peer-prefetch.ts); one in doubt is the full reader's,

@@ -8,7 +8,7 @@
 // caller: a caller that finds it held starts nothing and waits for the holder as the reader does.
 // Anything in doubt (a lock held, a file it cannot read, fields it does not know, a service here,
 // whose pool reads for the command: peer-read-client.ts) starts nothing, and the reader answers.
-// The lean `status --json` (actions/status-glance.ts) starts its cold reads here too (startDueReads):
+// The lean `status --json` (actions/status-json-glance.ts) starts its cold reads here too (startDueReads):
 // every peer certainly due or none, through the service's pool when one runs here. Entries and
 // replies are judged by their hand checks alone (held equal to their schemas: a read uses only the
 // verdict, and an entry in doubt is left to the reader, which quarantines and words it), so none of

@@ -1,4 +1,4 @@
-// The lean `status --json` (cli/hot/status-json-lean.ts, service/actions/status-glance.ts) answers
+// The lean `status --json` (cli/hot/status-json-lean.ts, service/actions/status-json-glance.ts) answers
 // when every file it reads is plain and every peer of config.toml's list has a fresh cache entry,
 // with the service up or with none; everything else goes to the full path. Each case runs the built
 // CLI and, on the same state, the full path in this process (statusCommand, whose readers are the
