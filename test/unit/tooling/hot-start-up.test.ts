@@ -309,46 +309,20 @@ describe('hot bundles at import', () => {
     // spawns through the process handle (exec-spawn.ts) and writes fd 2 itself. node:fs/promises
     // (readline, the directory streams, the watchers), node:os, node:timers/promises and rm's
     // recursive remover were loaded at its top for paths a headless job never takes.
-    const box = await sandbox();
-    try {
-      const probe = await moduleProbe(box.root);
-      const paths = statePaths(box.state);
-      await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
-      for (let i = 0; i < 2; i++) {
-        const job = jobFixture({ id: `j_probe${i}`, command: ['true'], cwd: box.root, owner: null });
-        await writeJobRecord(paths, job);
-        // stderr a pipe, as a launcher gives it: process.stderr there would be node:net's.
-        const run = spawnSync(process.execPath, ['-r', probe.preload, CLI, 'exec', job.id], {
-          env: { ...box.env, DOGSLED_EXEC_SUPERVISOR: '1' },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        expect({ status: run.status, stderr: String(run.stderr) }).toEqual({ status: 0, stderr: '' });
-        expect((await readJobRecord(paths, job.id)).exit_code).toBe(0);
-      }
-      const loaded = await probe.loaded();
-      if (!spawnsByHandle()) {
-        // A Node major the tests do not cover: node:child_process does it (node-binding.ts).
-        expect(loaded).toContain('NativeModule child_process');
-        return;
-      }
-      expect(loaded).toContain('Internal Binding process_wrap');
-      for (const name of [
-        'child_process',
-        'net',
-        'stream',
-        'dgram',
-        'tty',
-        'internal/fs/sync_write_stream',
-        'fs/promises',
-        'os',
-        'timers/promises',
-        'internal/readline/interface',
-        'internal/fs/rimraf',
-      ])
-        expect(loaded).not.toContain(`NativeModule ${name}`);
-    } finally {
-      await box.cleanup();
-    }
+    const loaded = await execTwiceProbed('j_probe', { DOGSLED_EXEC_SUPERVISOR: '1' }, 'ignore');
+    expectSpawnedByHandle(loaded, [
+      'child_process',
+      'net',
+      'stream',
+      'dgram',
+      'tty',
+      'internal/fs/sync_write_stream',
+      'fs/promises',
+      'os',
+      'timers/promises',
+      'internal/readline/interface',
+      'internal/fs/rimraf',
+    ]);
   });
 
   it("a pane's wrapper with no warm supervisor starts one through the process handle, loading no node:child_process", async () => {
@@ -356,28 +330,16 @@ describe('hot bundles at import', () => {
     // node:child_process (with node:net and the streams) was loaded for that one spawn, between the
     // record's read and the supervisor's start. The supervisor inherits the probe and writes the
     // file first: the wrapper, which waits for it, writes last.
-    const box = await sandbox();
-    try {
-      const probe = await moduleProbe(box.root);
-      const paths = statePaths(box.state);
-      await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
-      for (let i = 0; i < 2; i++) {
-        const job = jobFixture({ id: `j_pane${i}`, command: ['true'], cwd: box.root, owner: null });
-        await writeJobRecord(paths, job);
-        const run = spawnSync(process.execPath, ['-r', probe.preload, CLI, 'exec', job.id], {
-          env: box.env,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        expect({ status: run.status, stderr: String(run.stderr) }).toEqual({ status: 0, stderr: '' });
-        expect((await readJobRecord(paths, job.id)).exit_code).toBe(0);
-      }
-      const loaded = await probe.loaded();
-      expect(loaded).toContain('Internal Binding process_wrap');
-      for (const name of ['child_process', 'net', 'stream', 'dgram', 'fs/promises', 'os', 'timers/promises'])
-        expect(loaded).not.toContain(`NativeModule ${name}`);
-    } finally {
-      await box.cleanup();
-    }
+    const loaded = await execTwiceProbed('j_pane', {}, 'pipe');
+    expectSpawnedByHandle(loaded, [
+      'child_process',
+      'net',
+      'stream',
+      'dgram',
+      'fs/promises',
+      'os',
+      'timers/promises',
+    ]);
   });
 
   it('--version and --help answer from the entry alone, as the full command line does', async () => {
@@ -651,3 +613,48 @@ describe('the hot bundles’ code cache', () => {
     }
   });
 });
+
+/**
+ * The built-in modules `exec` loaded over two runs of a fresh job running `true` (a preload writes
+ * them at exit), each run exiting 0 with an empty stderr and the job's record ending 0. `env` is
+ * added to the sandbox's; stderr is a pipe, as a launcher gives it (process.stderr there would be
+ * node:net's).
+ */
+async function execTwiceProbed(
+  prefix: string,
+  env: NodeJS.ProcessEnv,
+  stdout: 'ignore' | 'pipe',
+): Promise<string[]> {
+  const box = await sandbox();
+  try {
+    const probe = await moduleProbe(box.root);
+    const paths = statePaths(box.state);
+    await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
+    for (let i = 0; i < 2; i++) {
+      const job = jobFixture({ id: `${prefix}${i}`, command: ['true'], cwd: box.root, owner: null });
+      await writeJobRecord(paths, job);
+      const run = spawnSync(process.execPath, ['-r', probe.preload, CLI, 'exec', job.id], {
+        env: { ...box.env, ...env },
+        stdio: ['ignore', stdout, 'pipe'],
+      });
+      expect({ status: run.status, stderr: String(run.stderr) }).toEqual({ status: 0, stderr: '' });
+      expect((await readJobRecord(paths, job.id)).exit_code).toBe(0);
+    }
+    return await probe.loaded();
+  } finally {
+    await box.cleanup();
+  }
+}
+
+/**
+ * Spawned through the process handle with none of `absent` loaded; through node:child_process on a
+ * Node major the tests do not cover (node-binding.ts).
+ */
+function expectSpawnedByHandle(loaded: readonly string[], absent: readonly string[]): void {
+  if (!spawnsByHandle()) {
+    expect(loaded).toContain('NativeModule child_process');
+    return;
+  }
+  expect(loaded).toContain('Internal Binding process_wrap');
+  for (const name of absent) expect(loaded).not.toContain(`NativeModule ${name}`);
+}
