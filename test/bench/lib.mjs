@@ -34,10 +34,13 @@ export function timeOnce(argv, env) {
 /**
  * Wall time and the child's CPU time (user + system, ms): the CPU of children this process has
  * waited for, before and after (/proc/self/stat cutime and cstime). On a loaded machine the CPU
- * figure moves far less than the wall time, which includes waiting for a core.
+ * figure moves far less than the wall time, which includes waiting for a core. `faults` is the
+ * child's minor page faults (cminflt), which load does not move: on a virtual machine where a
+ * fault costs microseconds they are a share of start-up of their own.
  */
 export function timeAndCpu(argv, env, input) {
   const cpuBefore = childrenCpuMs();
+  const faultsBefore = childrenFaults();
   const start = process.hrtime.bigint();
   const r = spawnSync(argv[0], argv.slice(1), {
     env,
@@ -46,7 +49,7 @@ export function timeAndCpu(argv, env, input) {
   });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return { ms, cpuMs: childrenCpuMs() - cpuBefore };
+  return { ms, cpuMs: childrenCpuMs() - cpuBefore, faults: childrenFaults() - faultsBefore };
 }
 
 /**
@@ -71,6 +74,8 @@ export function pairedStartup(cases, { runs = RUNS, warmups = 3, floorEnv = proc
   return [...times].map(([name, xs]) => {
     const ratios = xs.map((x, i) => x.ms / floorRuns[i].ms);
     const cpuMs = mean(xs.map((x) => x.cpuMs));
+    // A case that prepares its own state may time it another way and carry no fault count.
+    const faults = xs.every((x) => x.faults !== undefined) ? median(xs.map((x) => x.faults)) : undefined;
     return {
       name,
       ms: median(xs.map((x) => x.ms)),
@@ -79,6 +84,8 @@ export function pairedStartup(cases, { runs = RUNS, warmups = 3, floorEnv = proc
       ratioHigh: quantile(ratios, 0.75),
       cpuMs,
       cpuRatio: cpuMs / floorCpu,
+      faults,
+      faultsRatio: faults === undefined ? undefined : faults / median(floorRuns.map((x) => x.faults)),
     };
   });
 }
@@ -91,13 +98,14 @@ export const quantile = (xs, q) => {
 /** The paired table in markdown: the floor's own row first, with its milliseconds. */
 export function startupTable(rows) {
   const lines = [
-    '| command | median wall | wall vs `node -e 0` (paired median, IQR) | mean CPU | CPU vs `node -e 0` |',
-    '|---|---:|---:|---:|---:|',
+    '| command | median wall | wall vs `node -e 0` (paired median, IQR) | mean CPU | CPU vs `node -e 0` | minor faults (median, vs `node -e 0`) |',
+    '|---|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const range = r.name === 'node -e 0' ? '' : ` (${r.ratioLow.toFixed(2)}–${r.ratioHigh.toFixed(2)})`;
+    const faults = r.faults === undefined ? '' : `${Math.round(r.faults)} (${r.faultsRatio.toFixed(2)}×)`;
     lines.push(
-      `| \`${r.name}\` | ${r.ms.toFixed(1)} ms | ${r.ratio.toFixed(2)}×${range} | ${r.cpuMs.toFixed(1)} ms | ${r.cpuRatio.toFixed(2)}× |`,
+      `| \`${r.name}\` | ${r.ms.toFixed(1)} ms | ${r.ratio.toFixed(2)}×${range} | ${r.cpuMs.toFixed(1)} ms | ${r.cpuRatio.toFixed(2)}× | ${faults} |`,
     );
   }
   return lines.join('\n');
@@ -106,6 +114,12 @@ export function startupTable(rows) {
 export function childrenCpuMs() {
   const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / TICK;
+}
+
+/** Minor page faults of the children this process has waited for (/proc/self/stat cminflt). */
+export function childrenFaults() {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return Number(fields[8]);
 }
 
 export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
