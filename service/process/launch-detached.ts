@@ -101,9 +101,6 @@ export interface Warm {
   cancel(): void;
 }
 
-/** The descriptor a warm process finds the listening socket it was handed on. */
-export const WARM_SOCKET_FD = 3;
-
 /** A descriptor handed to a warm process, and how to close this process's copy of it. */
 export interface HandedSocket {
   readonly fd: number;
@@ -112,8 +109,8 @@ export interface HandedSocket {
 
 /**
  * As launchStandby, with stdout a pipe it reports being taken on; rejects with SpawnError. `socket`
- * (a listening one) becomes its descriptor WARM_SOCKET_FD, and this process's copy is closed right
- * after the spawn, before the event loop runs again: listening here, it could accept a launch.
+ * (a listening one) becomes its descriptor 3 (WARM_SOCKET_FD), and this process's copy is closed
+ * right after the spawn, before the event loop runs again: listening here, it could accept a launch.
  */
 export async function launchWarm(
   argv: readonly string[],

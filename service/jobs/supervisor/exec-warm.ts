@@ -15,7 +15,7 @@ import type { Server, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { EXIT } from '../../core/common/exit-codes.js';
-import { WARM_SOCKET_ENV } from '../../core/jobs/job-env.js';
+import { WARM_SOCKET_ENV, WARM_SOCKET_FD } from '../../core/jobs/job-env.js';
 import {
   GO_LINE,
   isPaneClaim,
@@ -26,7 +26,6 @@ import {
   TERMINATE_LINE,
 } from '../../core/jobs/warm-handoff-lines.js';
 import { plainLine } from '../../core/text/clean.js';
-import { WARM_SOCKET_FD } from '../../process/launch-detached.js';
 import { listenPrivate } from '../../state/engine/private-socket.js';
 import type { ProcessIO } from '../../state/io.js';
 import type { PaneStream } from './exec-pane.js';
