@@ -3,16 +3,22 @@
 // it was taken or is gone. One that dies unclaimed is replaced at once the first time, then after
 // the spec's backoff (10 s, 20 s, ... 5 min), so a crash loop costs little. Each is a child of the
 // service in its own session, its stdin a pipe from here: unclaimed, it leaves when the service goes.
+// Its socket is made here, listening, the moment the one before was taken (process/listening-socket.ts),
+// and handed to it: a launch that comes while its Node is still starting waits for it in the
+// socket's backlog, rather than finding none and starting a Node of its own (two in a row, for a
+// pane's wrapper). Where that socket cannot be made, the supervisor makes its own, as it always did.
 
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '../core/common/backoff.js';
 import { messageOf } from '../core/common/errors.js';
 import { knobVariable } from '../core/common/test-knobs.js';
-import { SUPERVISOR_ENV, WARM_ENV } from '../core/jobs/job-env.js';
+import { SUPERVISOR_ENV, WARM_ENV, WARM_SOCKET_ENV } from '../core/jobs/job-env.js';
 import { launchWarm, type Warm } from '../process/launch-detached.js';
+import { type ListeningSocket, listeningSocket, removeSocket } from '../process/listening-socket.js';
 import { execArgv, selfInvocation, WARM_ID } from '../process/self-invocation.js';
 import type { ProcessIO } from '../state/io.js';
+import { STATE_FILE_MODE } from '../state/paths.js';
 import { outsideAnyPane } from '../terminal/herdr/herdr-env.js';
 
 export interface WarmKeeperIO extends Pick<ProcessIO, 'paths' | 'env' | 'warn'> {
@@ -35,12 +41,16 @@ export function startWarmKeeper(io: WarmKeeperIO, signal: AbortSignal): WarmKeep
     let warned = '';
     while (!stopped.aborted) {
       let warm: Warm;
+      const socket = listeningSocket(io.paths.supervisorSock, STATE_FILE_MODE);
       try {
         warm = await launchWarm(execArgv(io.self ?? selfInvocation(), WARM_ID), {
           cwd: io.paths.dir,
-          env: warmEnv(io),
+          env: warmEnv(io, socket),
+          socket,
         });
       } catch (error) {
+        // Nobody will accept on it: a launch must find no socket, not one that never answers.
+        if (socket !== undefined) removeSocket(io.paths.supervisorSock, socket.ino);
         const message = messageOf(error);
         if (message !== warned) io.warn(`dogsled serve: warm supervisor: cannot start: ${message}`);
         warned = message;
@@ -54,6 +64,9 @@ export function startWarmKeeper(io: WarmKeeperIO, signal: AbortSignal): WarmKeep
       // Taken, it no longer reads the pipe; gone, there is no one to read it.
       warm.cancel();
       if (outcome === 'stop') break;
+      // Gone unclaimed: its socket answers no one now (refused), and while the next waits out a
+      // backoff, a launch that finds no socket starts its supervisor ahead, as with no service.
+      if (outcome === 'gone' && socket !== undefined) removeSocket(io.paths.supervisorSock, socket.ino);
       deaths = outcome === 'taken' ? 0 : deaths + 1;
       if (deaths < 2) continue;
       const wait = backoffDelayMs(deaths - 2, Math.random());
@@ -80,7 +93,7 @@ export function startWarmKeeper(io: WarmKeeperIO, signal: AbortSignal): WarmKeep
  * (jobs/launch.ts): the job itself runs with its caller's (jobs/ID.env). A test's lock pause is
  * the service's, not its jobs'.
  */
-function warmEnv(io: WarmKeeperIO): NodeJS.ProcessEnv {
+function warmEnv(io: WarmKeeperIO, socket: ListeningSocket | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...io.env,
     DOGSLED_STATE: resolve(io.paths.dir),
@@ -88,6 +101,8 @@ function warmEnv(io: WarmKeeperIO): NodeJS.ProcessEnv {
     [WARM_ENV]: '1',
     ...outsideAnyPane(),
   };
+  if (socket === undefined) delete env[WARM_SOCKET_ENV];
+  else env[WARM_SOCKET_ENV] = String(socket.ino);
   delete env[knobVariable('LOCK_HOLD_FILE')];
   delete env[knobVariable('LOCK_HOLD_MS')];
   delete env[knobVariable('LOCK_HOLD_STOP')];

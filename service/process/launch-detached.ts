@@ -3,7 +3,9 @@
 // (a log) or nowhere, and unref'd, so the caller may exit first. A standby is started the same way
 // ahead of time, with its stdin a pipe on which the caller later says `go`, or closes it to send it
 // away (the caller's exit closes it too). A warm process (launchWarm) is a standby that serves many
-// possible callers: its stdin is the same leash, and one line on its stdout says it was taken.
+// possible callers: its stdin is the same leash, and one line on its stdout says it was taken; the
+// socket it serves them on may be handed to it made already, as its descriptor 3
+// (listening-socket.ts).
 // The short-lived runner is run.ts.
 
 import type { Socket } from 'node:net';
@@ -99,16 +101,39 @@ export interface Warm {
   cancel(): void;
 }
 
-/** As launchStandby, with stdout a pipe it reports being taken on; rejects with SpawnError. */
-export async function launchWarm(argv: readonly string[], options: LaunchOptions): Promise<Warm> {
+/** A descriptor handed to a warm process, and how to close this process's copy of it. */
+export interface HandedSocket {
+  readonly fd: number;
+  close(): void;
+}
+
+/**
+ * As launchStandby, with stdout a pipe it reports being taken on; rejects with SpawnError. `socket`
+ * (a listening one) becomes its descriptor 3 (WARM_SOCKET_FD), and this process's copy is closed
+ * right after the spawn, before the event loop runs again: listening here, it could accept a launch.
+ */
+export async function launchWarm(
+  argv: readonly string[],
+  options: LaunchOptions & { socket?: HandedSocket | undefined },
+): Promise<Warm> {
   const [file, ...args] = argv;
-  if (file === undefined) throw new Error('launchWarm: argv is empty');
-  const child = childProcess().spawn(file, args, {
-    cwd: options.cwd,
-    env: options.env,
-    detached: true,
-    stdio: ['pipe', 'pipe', options.outputFd ?? 'ignore'],
-  });
+  if (file === undefined) {
+    options.socket?.close();
+    throw new Error('launchWarm: argv is empty');
+  }
+  const output = options.outputFd ?? 'ignore';
+  const { socket } = options;
+  let child: ReturnType<ReturnType<typeof childProcess>['spawn']>;
+  try {
+    child = childProcess().spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: socket === undefined ? ['pipe', 'pipe', output] : ['pipe', 'pipe', output, socket.fd],
+    });
+  } finally {
+    socket?.close();
+  }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);

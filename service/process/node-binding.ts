@@ -1,6 +1,7 @@
 // One of Node's own bindings by name (process.binding), for the hot paths' few uses of what a
 // built-in module is a thin layer over, where loading the module costs more than the use: the pipe
-// handle under node:net (pipe-handle.ts), the process handle under node:child_process
+// handle under node:net (pipe-handle.ts; listening-socket.ts, where node:net's server would accept
+// what is meant for a child and hides its descriptor), the process handle under node:child_process
 // (jobs/supervisor/exec-spawn.ts), the host name under node:os (state/engine/liveness.ts).
 // process.binding is deprecated in documentation only (DEP0111; a warning under
 // --pending-deprecation, silenced here: a hook prints nothing but its answer). A caller treats a

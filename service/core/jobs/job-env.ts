@@ -18,7 +18,14 @@ export const STANDBY_ENV = 'DOGSLED_EXEC_STANDBY';
  * state dir for any launch to hand it a job. Never passed on to the job either.
  */
 export const WARM_ENV = 'DOGSLED_EXEC_WARM';
-const MARKERS: ReadonlySet<string> = new Set([SUPERVISOR_ENV, STANDBY_ENV, WARM_ENV]);
+/**
+ * Set as well when `serve` made the warm supervisor's socket and handed it over as a descriptor:
+ * the inode of supervisor.sock, so the supervisor removes that socket only. Never passed on either.
+ */
+export const WARM_SOCKET_ENV = 'DOGSLED_EXEC_WARM_SOCKET';
+/** The descriptor that socket is handed over on. */
+export const WARM_SOCKET_FD = 3;
+const MARKERS: ReadonlySet<string> = new Set([SUPERVISOR_ENV, STANDBY_ENV, WARM_ENV, WARM_SOCKET_ENV]);
 
 /** What is saved of the caller's environment for its job: all of it but dogsled's own markers. */
 export function callerEnvironment(env: Env): Record<string, string> {

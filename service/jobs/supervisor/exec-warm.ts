@@ -6,13 +6,16 @@
 // and the claimer is answered `ok PID`; from there it is that job's supervisor, exactly as a standby
 // after `go`. A claimer that gave up (this process was frozen) has started the job elsewhere: the
 // start claim refuses it and this process exits having run nothing. Its stdin is serve's pipe: when
-// that closes while it is unclaimed, it leaves.
+// that closes while it is unclaimed, it leaves. Its socket is usually serve's making, handed over
+// as descriptor 3 (WARM_SOCKET_ENV, daemon/warm-worker.ts): then serve, not this process, puts the
+// next one's over the path, and this one says `taken` before anything else so that happens soon.
 
 import { lstat, unlink } from 'node:fs/promises';
-import type { Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { EXIT } from '../../core/common/exit-codes.js';
+import { WARM_SOCKET_ENV, WARM_SOCKET_FD } from '../../core/jobs/job-env.js';
 import {
   GO_LINE,
   isPaneClaim,
@@ -75,22 +78,33 @@ export async function warmSupervisor(
       resolveClaim({ ...claim, connection });
     });
   });
-  const ino = await listenPrivate(server, path);
+  const handed = handedSocket(io.env);
+  const ino = handed === undefined ? await listenPrivate(server, path) : await listenHanded(server, handed);
   watchLeash(leash, () => resolveClaim(undefined));
   // While no claim has come: a claim that comes meanwhile waits for the rest of it, which the job
   // would otherwise have done itself.
   const warming = warmUp();
   const claim = await claimed;
-  // No later launch may wait on a socket that will never answer: gone before anything else.
-  await unlinkOurs(path, ino);
-  server.close();
+  if (claim !== undefined && handed !== undefined) {
+    // Serve puts the next one's socket over the path on hearing it: said first. Launches that come
+    // before then are refused (this socket closes below) and start their own, as after an unlink.
+    leash?.destroy();
+    report.write(Buffer.from('taken\n'), () => {});
+    server.close();
+  } else {
+    // No later launch may wait on a socket that will never answer: gone before anything else.
+    await unlinkOurs(path, ino);
+    server.close();
+  }
   if (claim === undefined) {
     await warming;
     return 0;
   }
-  leash?.destroy();
-  // A serve that went away meanwhile has nobody to start the next one: the job runs either way.
-  report.write(Buffer.from('taken\n'), () => {});
+  if (handed === undefined) {
+    leash?.destroy();
+    // A serve that went away meanwhile has nobody to start the next one: the job runs either way.
+    report.write(Buffer.from('taken\n'), () => {});
+  }
   const { connection } = claim;
   connection.on('error', () => {});
   await warming;
@@ -205,6 +219,23 @@ async function superviseHanded(
   } finally {
     connection.end();
   }
+}
+
+/** The inode of supervisor.sock when serve made it and handed it over (WARM_SOCKET_ENV), else undefined. */
+function handedSocket(env: NodeJS.ProcessEnv): number | undefined {
+  const ino = env[WARM_SOCKET_ENV];
+  return ino !== undefined && /^\d{1,20}$/.test(ino) ? Number(ino) : undefined;
+}
+
+/** Accepts on the socket serve handed over (descriptor WARM_SOCKET_FD); its inode at the path. */
+function listenHanded(server: Server, ino: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ fd: WARM_SOCKET_FD }, () => {
+      server.off('error', reject);
+      resolve(ino);
+    });
+  });
 }
 
 /** Removes supervisor.sock only while it is still this process's (a later warm one may own it). */
