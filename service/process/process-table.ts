@@ -177,14 +177,37 @@ export async function groupMembers(
 
 /** The pids of `pid`'s children (of its main thread), or null when they cannot be read. */
 export async function childPids(pid: number, root = PROC_ROOT): Promise<number[] | null> {
-  const text = await readFile(join(root, String(pid), 'task', String(pid), 'children'), 'utf8').catch(
-    () => undefined,
-  );
-  if (text === undefined) return null;
+  const text = await readFile(childrenPath(pid, root), 'utf8').catch(() => undefined);
+  return text === undefined ? null : parseChildren(text);
+}
+
+/**
+ * childPids read synchronously, for the job supervisor's samples: a procfs read never waits on a
+ * disk, and the asynchronous one loads node:fs/promises and starts the thread pool in a supervisor
+ * that needs neither (exec-usage.ts).
+ */
+export function childPidsSync(pid: number, root = PROC_ROOT): number[] | null {
+  const text = readProcSync(childrenPath(pid, root));
+  return text === undefined ? null : parseChildren(text);
+}
+
+function childrenPath(pid: number, root: string): string {
+  return join(root, String(pid), 'task', String(pid), 'children');
+}
+
+function parseChildren(text: string): number[] {
   return text
     .split(/\s+/)
     .filter((word) => /^\d+$/.test(word))
     .map(Number);
+}
+
+function readProcSync(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** The program names of `pid`'s children (control characters removed), or null when unreadable. */
@@ -277,13 +300,16 @@ function threadTimes(taskDir: string): Map<number, number> | null {
   return counted ? times : null;
 }
 
-/** Resident and peak resident memory of `pid` in bytes (VmRSS, VmHWM), or undefined. */
-export async function memoryOf(
-  pid: number,
-  root = PROC_ROOT,
-): Promise<{ rss: number; hwm: number } | undefined> {
-  const text = await readFile(join(root, String(pid), 'status'), 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
+/**
+ * Resident and peak resident memory of `pid` in bytes (VmRSS, VmHWM), or undefined. Synchronous
+ * (childPidsSync says why): its one reader is the job supervisor's sample.
+ */
+export function memoryOf(pid: number, root = PROC_ROOT): { rss: number; hwm: number } | undefined {
+  const text = readProcSync(join(root, String(pid), 'status'));
+  return text === undefined ? undefined : parseMemory(text);
+}
+
+function parseMemory(text: string): { rss: number; hwm: number } | undefined {
   const rss = /^VmRSS:\s+(\d+) kB$/m.exec(text)?.[1];
   if (rss === undefined) return undefined;
   const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(text)?.[1] ?? rss;

@@ -93,7 +93,6 @@ async function runCommand(io: ProcessIO, record: JobRecord, signals: WrapperSign
   const logFd = openSync(jobLogPath(io.paths, record.id), 'a', STATE_FILE_MODE);
   try {
     fchmodSync(logFd, STATE_FILE_MODE);
-    const meter = UsageMeter.before();
     const child = await startChild({
       command: record.command,
       cwd: record.cwd,
@@ -106,7 +105,7 @@ async function runCommand(io: ProcessIO, record: JobRecord, signals: WrapperSign
       io.warn(`dogsled: exec: ${child.message}`);
       return child.end;
     }
-    const usage = meter.start(child.pgid);
+    const usage = UsageMeter.start(child.pgid);
     signals.onTerminate(() => child.kill('wrapper terminated'));
     const group = { pgid: child.pgid, pgid_start: child.start };
     // A command over at once (`true`, a quick check) has its group recorded with its end, in the
@@ -115,7 +114,7 @@ async function runCommand(io: ProcessIO, record: JobRecord, signals: WrapperSign
     // more. A stop meanwhile waits for the group or the end (job-stop.ts), as it does for the write.
     if (await child.exitsWithin(QUICK_EXIT_MS)) {
       const end = await child.wait(() => stopRequested(io.paths, record.id));
-      return { ...end, ...(await usage.finish()), ...group };
+      return { ...end, ...usage.finish(), ...group };
     }
     try {
       await recordGroup(io, record.id, { pgid: group.pgid, start: group.pgid_start });
@@ -126,7 +125,7 @@ async function runCommand(io: ProcessIO, record: JobRecord, signals: WrapperSign
     // A stop that read the record before the group was in it could not signal it: do it here.
     if (stopRequested(io.paths, record.id)) child.kill('stopped');
     const end = await child.wait(() => stopRequested(io.paths, record.id));
-    return { ...end, ...(await usage.finish()) };
+    return { ...end, ...usage.finish() };
   } finally {
     closeSync(logFd);
   }

@@ -6,8 +6,11 @@
 // sample sums VmRSS over the command's process tree members still in its group (walking the
 // tree's `children` files costs a few reads, where a scan of /proc would read every process), and
 // each member's own VmHWM (its high-water mark) bounds the peak from below between samples.
+// Every read is synchronous: procfs never waits on a disk, and the asynchronous reads loaded
+// node:fs/promises and started the thread pool (four threads) in every supervisor whose job outlived
+// its first sample, for a few reads of a few hundred bytes.
 
-import { childPids, memoryOf, readStat, readStatSync } from '../../process/process-table.js';
+import { childPidsSync, memoryOf, readStatSync } from '../../process/process-table.js';
 
 /** The kernel reports process times in USER_HZ ticks, which Linux fixes at 100 for user space. */
 const MS_PER_TICK = 10;
@@ -25,7 +28,6 @@ export interface JobUsage {
 export class UsageMeter {
   private peakBytes: number | null = null;
   private timer: NodeJS.Timeout | undefined;
-  private sampling: Promise<void> | undefined;
   private stopped = false;
 
   private constructor(
@@ -34,19 +36,19 @@ export class UsageMeter {
   ) {}
 
   /**
-   * Call right before the command is spawned: the CPU time already on the supervisor is its own.
-   * Read synchronously: it stands between the supervisor's start claim and the spawn.
+   * Call right after the command is spawned, in the same turn of the event loop: the kernel adds a
+   * child's CPU time to this process's only when it is reaped, which Node does on a later turn, so
+   * the time read now is still only that of the supervisor's earlier children. Read here rather than
+   * before the spawn, it runs beside the command instead of between the start claim and the spawn.
    */
-  static before(): { start: (pgid: number) => UsageMeter } {
-    const ticks = readStatSync(process.pid)?.childTicks ?? null;
-    return { start: (pgid) => new UsageMeter(pgid, ticks).schedule(FIRST_SAMPLE_MS) };
+  static start(pgid: number): UsageMeter {
+    return new UsageMeter(pgid, childTicks()).schedule(FIRST_SAMPLE_MS);
   }
 
   /** Call once the command has been reaped: stops sampling and returns what the job used. */
-  async finish(): Promise<JobUsage> {
+  finish(): JobUsage {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.sampling;
     const after = this.ticksBefore === null ? null : childTicks();
     const cpu = after === null || this.ticksBefore === null ? null : (after - this.ticksBefore) * MS_PER_TICK;
     return { peak_rss_bytes: this.peakBytes, cpu_ms: cpu === null ? null : Math.max(0, cpu) };
@@ -55,22 +57,20 @@ export class UsageMeter {
   private schedule(ms: number): this {
     if (this.stopped) return this;
     this.timer = setTimeout(() => {
-      this.sampling = this.sample().finally(() => {
-        this.sampling = undefined;
-        this.schedule(Math.min(ms * 2, SAMPLE_EVERY_MS));
-      });
+      this.sample();
+      this.schedule(Math.min(ms * 2, SAMPLE_EVERY_MS));
     }, ms);
     // The job's end, not a sample, decides when the supervisor may exit.
     this.timer.unref();
     return this;
   }
 
-  private async sample(): Promise<void> {
+  private sample(): void {
     let total = 0;
     let highest = 0;
     let seen = false;
-    for (const pid of await this.members()) {
-      const memory = await memoryOf(pid);
+    for (const pid of this.members()) {
+      const memory = memoryOf(pid);
       if (memory === undefined) continue;
       seen = true;
       total += memory.rss;
@@ -80,14 +80,14 @@ export class UsageMeter {
   }
 
   /** The leader and its descendants that are still in the job's group. */
-  private async members(): Promise<number[]> {
+  private members(): number[] {
     const found: number[] = [];
     const queue = [this.pgid];
     while (queue.length > 0 && found.length < MAX_MEMBERS) {
       const pid = queue.shift() as number;
-      if ((await groupOf(pid)) !== this.pgid) continue;
+      if (groupOf(pid) !== this.pgid) continue;
       found.push(pid);
-      queue.push(...((await childPids(pid)) ?? []));
+      queue.push(...(childPidsSync(pid) ?? []));
     }
     return found;
   }
@@ -95,15 +95,14 @@ export class UsageMeter {
 
 /**
  * cutime + cstime of this process: the CPU ticks of its reaped children. Null without /proc.
- * Synchronous: it stands between the command's end and the final record, and a short job's one
- * read through node:fs/promises would load that module and start the thread pool for it.
+ * Synchronous: it stands between the command's end and the final record.
  */
 function childTicks(): number | null {
   return readStatSync(process.pid)?.childTicks ?? null;
 }
 
 /** The group of a live process; a zombie has exited and its memory is gone. */
-async function groupOf(pid: number): Promise<number | undefined> {
-  const stat = await readStat(pid);
+function groupOf(pid: number): number | undefined {
+  const stat = readStatSync(pid);
   return stat === undefined || stat.state === 'Z' ? undefined : stat.pgrp;
 }

@@ -277,7 +277,8 @@ describe.concurrent('stop and termination', () => {
   });
 
   it('ends the job wrapper terminated on a SIGTERM at once, whatever stage exec had reached', async () => {
-    const marker = join(box.root, 'early-ran');
+    // One marker per attempt: a retry after a timed-out attempt must not find that attempt's job's.
+    const marker = join(box.root, `early-ran-${process.hrtime.bigint()}`);
     const job = await newJob(['sh', '-c', `sleep 5; touch ${marker}`]);
     const child = startExec(job);
     // Once exec has started its supervisor (which may still be booting), exec is past its own start.

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   childNames,
   childPids,
+  childPidsSync,
   commandLine,
   groupMembers,
   memoryOf,
@@ -102,14 +103,17 @@ describe('the process table on a fixture /proc', () => {
     expect(await childPids(100, root)).toEqual([101, 102, 199]);
     expect(await childNames(100, root)).toEqual(['make', 'defunct']);
     expect(await childPids(300, root)).toBeNull();
+    // The supervisor's samples read them synchronously, alike.
+    expect(childPidsSync(100, root)).toEqual([101, 102, 199]);
+    expect(childPidsSync(300, root)).toBeNull();
     expect(await childNames(300, root)).toBeNull();
   });
 
   it('reads memory, argv, working directory and where stdout goes', async () => {
     const root = await fixture();
-    expect(await memoryOf(100, root)).toEqual({ rss: 2048 * 1024, hwm: 4096 * 1024 });
-    expect(await memoryOf(300, root)).toEqual({ rss: 64 * 1024, hwm: 64 * 1024 });
-    expect(await memoryOf(101, root)).toBeUndefined();
+    expect(memoryOf(100, root)).toEqual({ rss: 2048 * 1024, hwm: 4096 * 1024 });
+    expect(memoryOf(300, root)).toEqual({ rss: 64 * 1024, hwm: 64 * 1024 });
+    expect(memoryOf(101, root)).toBeUndefined();
     expect(await commandLine(100, root)).toEqual(['bash', '-c', 'make test']);
     expect(await commandLine(101, root)).toBeUndefined();
     expect(await workingDirectory(100, root)).toBe('/home/ada/repo');

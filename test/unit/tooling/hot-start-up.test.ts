@@ -325,6 +325,22 @@ describe('hot bundles at import', () => {
     ]);
   });
 
+  it('a job supervisor whose job outlives its first samples reads /proc without node:fs/promises', async () => {
+    // The memory samples (exec-usage.ts) read /proc through node:fs/promises: every job past its
+    // first sample (50 ms) loaded it and started the thread pool, for a few reads of procfs.
+    const loaded = await execTwiceProbed('j_sampled', { DOGSLED_EXEC_SUPERVISOR: '1' }, 'ignore', [
+      'sleep',
+      '0.3',
+    ]);
+    expectSpawnedByHandle(loaded, [
+      'child_process',
+      'net',
+      'stream',
+      'fs/promises',
+      'internal/readline/interface',
+    ]);
+  });
+
   it("a pane's wrapper with no warm supervisor starts one through the process handle, loading no node:child_process", async () => {
     // No service here, so no supervisor.sock: the wrapper starts the job's supervisor itself, and
     // node:child_process (with node:net and the streams) was loaded for that one spawn, between the
@@ -615,8 +631,9 @@ describe('the hot bundles’ code cache', () => {
 });
 
 /**
- * The built-in modules `exec` loaded over two runs of a fresh job running `true` (a preload writes
- * them at exit), each run exiting 0 with an empty stderr and the job's record ending 0. `env` is
+ * The built-in modules `exec` loaded over two runs of a fresh job running `command` (`true` unless
+ * given; a preload writes them at exit), each run exiting 0 with an empty stderr and the job's record
+ * ending 0, its memory measured when the command ran long enough to be sampled. `env` is
  * added to the sandbox's; stderr is a pipe, as a launcher gives it (process.stderr there would be
  * node:net's).
  */
@@ -624,6 +641,7 @@ async function execTwiceProbed(
   prefix: string,
   env: NodeJS.ProcessEnv,
   stdout: 'ignore' | 'pipe',
+  command: string[] = ['true'],
 ): Promise<string[]> {
   const box = await sandbox();
   try {
@@ -631,14 +649,16 @@ async function execTwiceProbed(
     const paths = statePaths(box.state);
     await mkdir(paths.jobs, { recursive: true, mode: 0o700 });
     for (let i = 0; i < 2; i++) {
-      const job = jobFixture({ id: `${prefix}${i}`, command: ['true'], cwd: box.root, owner: null });
+      const job = jobFixture({ id: `${prefix}${i}`, command, cwd: box.root, owner: null });
       await writeJobRecord(paths, job);
       const run = spawnSync(process.execPath, ['-r', probe.preload, CLI, 'exec', job.id], {
         env: { ...box.env, ...env },
         stdio: ['ignore', stdout, 'pipe'],
       });
       expect({ status: run.status, stderr: String(run.stderr) }).toEqual({ status: 0, stderr: '' });
-      expect((await readJobRecord(paths, job.id)).exit_code).toBe(0);
+      const ended = await readJobRecord(paths, job.id);
+      expect(ended.exit_code).toBe(0);
+      if (command[0] === 'sleep') expect(ended.peak_rss_bytes).toBeGreaterThan(0);
     }
     return await probe.loaded();
   } finally {
