@@ -31,6 +31,8 @@ const BUNDLE_HASH = /\/\/ dogsled-bundle (\S+)\n/y;
  * into V8's heap, or deserialised) before the next read. Untouched pages cost nothing.
  */
 let scratch: Buffer | undefined;
+/** HEAD and TAIL's bytes (ASCII), set around each bundle's text by Uint8Array's own set(). */
+let wrapper: Uint8Array | undefined;
 const SCRATCH_BYTES = 1024 * 1024;
 
 function scratchOf(size: number): Buffer {
@@ -96,24 +98,25 @@ export function loadHot<R = HotRun>(
 
 /**
  * The bundle's text inside Node's CommonJS wrapper, as one flat string: read into the scratch
- * between HEAD and TAIL and decoded once (what readFileSync does, in one read instead of 8 KB at a
- * time), rather than `HEAD + text + TAIL`, a rope V8 flattens into a second copy of the bundle
- * before it compiles it.
+ * between HEAD and TAIL and decoded once (UTF-8, as readFileSync decodes it, from one read instead
+ * of 8 KB at a time), rather than `HEAD + text + TAIL`, a rope V8 flattens into a second copy of
+ * the bundle before it compiles it.
  */
 function readWrapped(file: string): string {
   const fd = openSync(file, 'r');
   try {
     const size = fstatSync(fd).size;
     const buffer = scratchOf(HEAD.length + size + TAIL.length);
-    buffer.write(HEAD, 0, 'latin1');
     let got = 0;
     while (got < size) {
       const n = readSync(fd, buffer, HEAD.length + got, size - got, got);
       if (n === 0) break;
       got += n;
     }
-    const end = HEAD.length + got + buffer.write(TAIL, HEAD.length + got, 'latin1');
-    return buffer.toString('utf8', 0, end);
+    wrapper ??= Uint8Array.from(HEAD + TAIL, (c) => c.charCodeAt(0));
+    buffer.set(wrapper.subarray(0, HEAD.length), 0);
+    buffer.set(wrapper.subarray(HEAD.length), HEAD.length + got);
+    return buffer.toString('utf8', 0, HEAD.length + got + TAIL.length);
   } finally {
     closeSync(fd);
   }

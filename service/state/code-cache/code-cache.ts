@@ -4,7 +4,7 @@
 // two identical copies of its data, is ignored (the caller compiles from source and writes a fresh one).
 
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 /** `code-cache` in the state dir: one file per hot command and build. */
 export function codeCacheDir(stateDir: string): string {
@@ -16,7 +16,8 @@ export function codeCacheDir(stateDir: string): string {
  * previous one, a second checkout) keep a cache each instead of replacing each other's on every run.
  */
 export function codeCacheFile(stateDir: string, name: string, bundleHash: string): string {
-  return join(codeCacheDir(stateDir), `${name}-${bundleHash.slice(0, 16)}.bin`);
+  // join's answer (the name is one plain segment), without normalizing the whole path a second time.
+  return `${codeCacheDir(stateDir)}${sep}${name}-${bundleHash.slice(0, 16)}.bin`;
 }
 
 /** Another build's cache of the same command (or this name before caches named their build). */
@@ -27,10 +28,14 @@ export function isSiblingCache(file: string, name: string): boolean {
 /** A cache is some hundreds of KB; anything far larger is not one of ours. */
 const MAX_BYTES = 32 * 1024 * 1024;
 
-/** Room for the header (the key: this Node, the bundle's hash, the V8 flags; the length) in the first read. */
-const HEADER_ROOM = 4096;
+/**
+ * The length's line: up to 16 digits, spaces to align the data, its newline. HEADER_MORE, past the
+ * key: the key's newline and that line.
+ */
+const LENGTH_LINE = 16 + 7 + 1;
+const HEADER_MORE = 1 + LENGTH_LINE;
 
-/** Bytes of the second copy read and compared at a time, into the same room after the first. */
+/** Bytes of the second copy read and compared at a time, into the room after the first. */
 const CHUNK = 16 * 1024;
 
 /**
@@ -39,9 +44,9 @@ const CHUNK = 16 * 1024;
  * (O_NONBLOCK, then refused on the open handle). `bufferOf` gives the memory the file is read into
  * (at least the size asked), which the data returned is part of: the hot loader hands the same
  * buffer to every read of a start-up. The header and the first copy come in one read; the second
- * copy a chunk at a time into the room after it, each compared with the first as it arrives, so a
- * cache costs the pages of one copy and a chunk, not two copies (each fresh page a read lands in is
- * a page fault, and a fault costs several system calls' time).
+ * copy a chunk at a time into the room after it, each chunk compared with the first copy as it
+ * comes, so a cache costs the pages of one copy and a chunk, not two copies (each fresh page a
+ * read lands in is a page fault, which costs several system calls' time).
  */
 export function readCodeCache(
   file: string,
@@ -60,44 +65,32 @@ export function readCodeCache(
     const info = fstatSync(fd);
     if (!info.isFile()) return { refused: 'not a regular file' };
     if (process.getuid && info.uid !== process.getuid()) return { refused: "another user's file" };
-    if (info.size > MAX_BYTES) return { refused: 'too large' };
-    return readCopies(fd, info.size, key, bufferOf);
+    const size = info.size;
+    if (size > MAX_BYTES) return { refused: 'too large' };
+    // The file is its header (at most HEADER_MORE bytes past the key, whose UTF-8 is at most three
+    // bytes a UTF-16 unit) and two copies: the header and the first copy end by half the file and
+    // half the header. What ends later is not ours (parseHeader refuses it).
+    const first = Math.min(size, Math.ceil((size + key.length * 3 + HEADER_MORE) / 2));
+    const buffer = bufferOf(first + CHUNK);
+    const got = readAt(fd, buffer, 0, first, 0);
+    const header = parseHeader(buffer.subarray(0, got), key, size);
+    if ('refused' in header) return header;
+    const { start, length } = header;
+    const second = start + length;
+    if (got < second) return { refused: 'truncated' };
+    if (!same(buffer, start, second, got - second)) return { refused: 'damaged' };
+    for (let at = got; at < size; ) {
+      const n = readAt(fd, buffer, first, Math.min(CHUNK, size - at), at);
+      if (n === 0) return { refused: 'truncated' };
+      if (!same(buffer, start + at - second, first, n)) return { refused: 'damaged' };
+      at += n;
+    }
+    return { data: buffer.subarray(start, second) };
   } catch {
     return { refused: 'unreadable' };
   } finally {
     closeSync(fd);
   }
-}
-
-function readCopies(
-  fd: number,
-  size: number,
-  key: string,
-  bufferOf: (size: number) => Buffer,
-): { data: Buffer } | { refused: string } {
-  const first = Math.min(size, Math.floor(size / 2) + HEADER_ROOM);
-  const buffer = bufferOf(first < size ? first + CHUNK : size);
-  const got = readAt(fd, buffer, 0, first, 0);
-  const header = parseHeader(buffer.subarray(0, got), key, got === size);
-  if (header !== undefined && 'refused' in header) return header;
-  if (header === undefined || header.start + header.length > got) {
-    // A header longer than its room (a long NODE_OPTIONS in the key), or a file that shrank: whole.
-    const whole = bufferOf(size);
-    return parseCodeCache(whole.subarray(0, readAt(fd, whole, 0, size, 0)), key);
-  }
-  const { start, length } = header;
-  if (size !== start + 2 * length) return { refused: 'truncated' };
-  // The second copy's bytes the first read brought, then the rest a chunk at a time.
-  const second = start + length;
-  if (buffer.compare(buffer, start, start + got - second, second, got) !== 0) return { refused: 'damaged' };
-  for (let at = got; at < size; ) {
-    const n = readAt(fd, buffer, first, Math.min(CHUNK, size - at), at);
-    if (n === 0) return { refused: 'truncated' };
-    const from = start + at - second;
-    if (buffer.compare(buffer, from, from + n, first, first + n) !== 0) return { refused: 'damaged' };
-    at += n;
-  }
-  return { data: buffer.subarray(start, second) };
 }
 
 /** Reads `length` bytes at `position` into `buffer` at `offset`, or fewer at the end of the file. */
@@ -111,39 +104,47 @@ function readAt(fd: number, buffer: Buffer, offset: number, length: number, posi
   return got;
 }
 
+/** Whether `n` bytes of `buffer` at `a` and at `b` are the same. */
+function same(buffer: Buffer, a: number, b: number, n: number): boolean {
+  return buffer.subarray(a, a + n).equals(buffer.subarray(b, b + n));
+}
+
 /**
  * `KEY\nLENGTH\n` (the length's line padded with spaces so the data starts at a multiple of 8: V8
  * copies data that is not aligned before reading it), then the data twice. V8 checks only its own
  * version, flags and the source's length, and a release build does not checksum a cache: damaged
  * data aborts the process (SIGTRAP) while deserialising. So the key names the exact source, and the
  * data is handed over only when both copies agree byte for byte (cheaper than any hash at start-up).
+ * The whole file's verdict, as readCodeCache reaches it a chunk at a time.
  */
 export function parseCodeCache(buffer: Buffer, key: string): { data: Buffer } | { refused: string } {
-  const header = parseHeader(buffer, key, true);
-  if (header === undefined || 'refused' in header) return header ?? { refused: 'foreign key' };
+  const header = parseHeader(buffer, key, buffer.length);
+  if ('refused' in header) return header;
   const { start, length } = header;
-  if (buffer.length !== start + 2 * length) return { refused: 'truncated' };
-  const data = buffer.subarray(start, start + length);
-  if (!data.equals(buffer.subarray(start + length))) return { refused: 'damaged' };
-  return { data };
+  return same(buffer, start, start + length, length)
+    ? { data: buffer.subarray(start, start + length) }
+    : { refused: 'damaged' };
 }
 
 /**
- * Where the data starts and its length, or why the file is refused; undefined when `head`, the
- * file's first bytes (`whole`: all of them), ends before the header does.
+ * Where the data starts and its length, from `head`, the first bytes of a file of `size` bytes
+ * (all of the header and the first copy when the key is `key`), or why the file is refused.
  */
 function parseHeader(
   head: Buffer,
   key: string,
-  whole: boolean,
-): { start: number; length: number } | { refused: string } | undefined {
+  size: number,
+): { start: number; length: number } | { refused: string } {
   const keyEnd = head.indexOf(10);
-  if (keyEnd === -1) return whole ? { refused: 'foreign key' } : undefined;
-  if (head.toString('utf8', 0, keyEnd) !== key) return { refused: 'foreign key' };
+  if (keyEnd === -1 || head.toString('utf8', 0, keyEnd) !== key) return { refused: 'foreign key' };
   const lengthEnd = head.indexOf(10, keyEnd + 1);
-  if (lengthEnd === -1 && !whole) return undefined;
-  const length = lengthEnd === -1 ? Number.NaN : Number(head.toString('latin1', keyEnd + 1, lengthEnd));
-  if (!Number.isSafeInteger(length) || length <= 0) return { refused: 'truncated' };
+  const length =
+    lengthEnd === -1 || lengthEnd - keyEnd > LENGTH_LINE
+      ? Number.NaN
+      : Number(head.toString('latin1', keyEnd + 1, lengthEnd));
+  if (!Number.isSafeInteger(length) || length <= 0 || size !== lengthEnd + 1 + 2 * length) {
+    return { refused: 'truncated' };
+  }
   return { start: lengthEnd + 1, length };
 }
 

@@ -6,11 +6,12 @@
 // still in it, changes nothing.
 
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  codeCacheFile,
   formatCodeCache,
   parseCodeCache,
   readCodeCache,
@@ -108,6 +109,8 @@ describe('a code cache read in chunks', () => {
       ['another key', formatCodeCache(`${KEY}x`, randomBytes(50_000)), 'foreign key'],
       ['a zero length', Buffer.from(`${KEY}\n0\n`), 'truncated'],
       ['a length that is no number', Buffer.from(`${KEY}\nmany\nxx`), 'truncated'],
+      // A line longer than 16 digits and 7 spaces is not ours, whatever it says.
+      ['a length line too long', Buffer.from(`${KEY}\n${' '.repeat(30)}2\nxxxx`), 'truncated'],
     ];
     for (const [what, bytes, refused] of cases) {
       const file = written(bytes);
@@ -116,7 +119,7 @@ describe('a code cache read in chunks', () => {
     }
   });
 
-  it('reads a key longer than its room in the first read (a long NODE_OPTIONS) whole', () => {
+  it('reads a long key (a long NODE_OPTIONS) as it reads a short one', () => {
     for (const length of [5_000, 20_000]) {
       const key = `${KEY} ${'o'.repeat(length)}`;
       for (const size of [10, 3_000, 100_003]) {
@@ -151,10 +154,45 @@ describe('a code cache read in chunks', () => {
     }
   });
 
+  it('refuses a file cut short after it was opened, wherever the cut falls', () => {
+    const data = randomBytes(60_000);
+    const good = formatCodeCache(KEY, data);
+    const start = good.indexOf(10, good.indexOf(10) + 1) + 1;
+    for (const cut of [
+      10,
+      start - 2,
+      start + 100,
+      start + data.length - 1,
+      start + data.length + 10,
+      good.length - 1,
+    ]) {
+      const file = written(good);
+      // The buffer is asked for once the file's size is known: the file is cut then, as another
+      // process could cut it between the size and the reads.
+      const cutting = (size: number) => {
+        truncateSync(file, cut);
+        return Buffer.alloc(size, 0x5a);
+      };
+      // Cut inside the key, the key's line is not ours: refused as another key's would be.
+      const refused = cut < KEY.length ? 'foreign key' : 'truncated';
+      expect({ cut, ...verdict(readCodeCache(file, KEY, cutting)) }).toEqual({ cut, refused });
+    }
+  });
+
   it('reads the former layout, its data not aligned', () => {
     const data = randomBytes(30_000);
     const file = written(Buffer.concat([Buffer.from(`${KEY}\n${data.length}\n`), data, data]));
     const read = readCodeCache(file, KEY);
     expect('data' in read && read.data.equals(data)).toBe(true);
+  });
+
+  it("names a cache's file as join does, whatever the state dir looks like", () => {
+    for (const stateDir of ['/s', '/s/', '//s//', '/', 'rel', 'rel/', './rel/../x', '.', '', '../s']) {
+      for (const name of ['dispatch-status', 'status-lean-line', 'sidebar-blessed']) {
+        expect(codeCacheFile(stateDir, name, '0123456789abcdef0123')).toBe(
+          join(stateDir, 'code-cache', `${name}-0123456789abcdef.bin`),
+        );
+      }
+    }
   });
 });
