@@ -125,7 +125,7 @@ function readWrapped(file: string): string {
 /** What the cache is valid for: this bundle, this wrapper, this Node and its V8 flags. */
 function cacheKey(hash: string, env: NodeJS.ProcessEnv): string {
   const flags = [...process.execArgv, env.NODE_OPTIONS ?? ''];
-  return `dogsled-code-cache 2 ${process.version} ${hash} ${JSON.stringify([HEAD, TAIL, flags])}`;
+  return `dogsled-code-cache 1 ${process.version} ${hash} ${JSON.stringify([HEAD, TAIL, flags])}`;
 }
 
 function homedir(): string {

@@ -179,6 +179,9 @@ describe('a code cache read in chunks', () => {
     }
   });
 
+  // The key names what V8's data is valid for, not the file's layout: a build before the padded
+  // length's line and this one read each other's files (Number() ignores the spaces), so two builds
+  // whose bundle is the same share its cache instead of replacing each other's.
   it('reads the former layout, its data not aligned', () => {
     const data = randomBytes(30_000);
     const file = written(Buffer.concat([Buffer.from(`${KEY}\n${data.length}\n`), data, data]));
