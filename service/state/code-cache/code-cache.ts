@@ -4,7 +4,7 @@
 // two identical copies of its data, is ignored (the caller compiles from source and writes a fresh one).
 
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 /** `code-cache` in the state dir: one file per hot command and build. */
 export function codeCacheDir(stateDir: string): string {
@@ -16,7 +16,8 @@ export function codeCacheDir(stateDir: string): string {
  * previous one, a second checkout) keep a cache each instead of replacing each other's on every run.
  */
 export function codeCacheFile(stateDir: string, name: string, bundleHash: string): string {
-  return join(codeCacheDir(stateDir), `${name}-${bundleHash.slice(0, 16)}.bin`);
+  // join's answer (the name is one plain segment), without normalizing the whole path a second time.
+  return `${codeCacheDir(stateDir)}${sep}${name}-${bundleHash.slice(0, 16)}.bin`;
 }
 
 /** Another build's cache of the same command (or this name before caches named their build). */
@@ -28,11 +29,30 @@ export function isSiblingCache(file: string, name: string): boolean {
 const MAX_BYTES = 32 * 1024 * 1024;
 
 /**
+ * The length's line: up to 16 digits, spaces to align the data, its newline. HEADER_MORE, past the
+ * key: the key's newline and that line.
+ */
+const LENGTH_LINE = 16 + 7 + 1;
+const HEADER_MORE = 1 + LENGTH_LINE;
+
+/** Bytes of the second copy read and compared at a time, into the room after the first. */
+const CHUNK = 16 * 1024;
+
+/**
  * What V8 may be given for `key`, or why nothing: `absent`, `not a regular file`, `foreign key`...
  * Synchronous: it runs before anything else a hot command does, and a FIFO cannot block it
- * (O_NONBLOCK, then refused on the open handle).
+ * (O_NONBLOCK, then refused on the open handle). `bufferOf` gives the memory the file is read into
+ * (at least the size asked), which the data returned is part of: the hot loader hands the same
+ * buffer to every read of a start-up. The header and the first copy come in one read; the second
+ * copy a chunk at a time into the room after it, each chunk compared with the first copy as it
+ * comes, so a cache costs the pages of one copy and a chunk, not two copies (each fresh page a
+ * read lands in is a page fault, which costs several system calls' time).
  */
-export function readCodeCache(file: string, key: string): { data: Buffer } | { refused: string } {
+export function readCodeCache(
+  file: string,
+  key: string,
+  bufferOf: (size: number) => Buffer = (size) => Buffer.allocUnsafe(size),
+): { data: Buffer } | { refused: string } {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -45,15 +65,27 @@ export function readCodeCache(file: string, key: string): { data: Buffer } | { r
     const info = fstatSync(fd);
     if (!info.isFile()) return { refused: 'not a regular file' };
     if (process.getuid && info.uid !== process.getuid()) return { refused: "another user's file" };
-    if (info.size > MAX_BYTES) return { refused: 'too large' };
-    const buffer = Buffer.allocUnsafe(info.size);
-    let got = 0;
-    while (got < buffer.length) {
-      const n = readSync(fd, buffer, got, buffer.length - got, got);
-      if (n === 0) break;
-      got += n;
+    const size = info.size;
+    if (size > MAX_BYTES) return { refused: 'too large' };
+    // The file is its header (at most HEADER_MORE bytes past the key, whose UTF-8 is at most three
+    // bytes a UTF-16 unit) and two copies: the header and the first copy end by half the file and
+    // half the header. What ends later is not ours (parseHeader refuses it).
+    const first = Math.min(size, Math.ceil((size + key.length * 3 + HEADER_MORE) / 2));
+    const buffer = bufferOf(first + CHUNK);
+    const got = readAt(fd, buffer, 0, first, 0);
+    const header = parseHeader(buffer.subarray(0, got), key, size);
+    if ('refused' in header) return header;
+    const { start, length } = header;
+    const second = start + length;
+    if (got < second) return { refused: 'truncated' };
+    if (!same(buffer, start, second, got - second)) return { refused: 'damaged' };
+    for (let at = got; at < size; ) {
+      const n = readAt(fd, buffer, first, Math.min(CHUNK, size - at), at);
+      if (n === 0) return { refused: 'truncated' };
+      if (!same(buffer, start + at - second, first, n)) return { refused: 'damaged' };
+      at += n;
     }
-    return parseCodeCache(buffer.subarray(0, got), key);
+    return { data: buffer.subarray(start, second) };
   } catch {
     return { refused: 'unreadable' };
   } finally {
@@ -61,25 +93,63 @@ export function readCodeCache(file: string, key: string): { data: Buffer } | { r
   }
 }
 
+/** Reads `length` bytes at `position` into `buffer` at `offset`, or fewer at the end of the file. */
+function readAt(fd: number, buffer: Buffer, offset: number, length: number, position: number): number {
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buffer, offset + got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/** Whether `n` bytes of `buffer` at `a` and at `b` are the same. */
+function same(buffer: Buffer, a: number, b: number, n: number): boolean {
+  return buffer.subarray(a, a + n).equals(buffer.subarray(b, b + n));
+}
+
 /**
- * `KEY\nLENGTH\n` then the data twice. V8 checks only its own version, flags and the source's
- * length, and a release build does not checksum a cache: damaged data aborts the process (SIGTRAP)
- * while deserialising. So the key names the exact source, and the data is handed over only when
- * both copies agree byte for byte (cheaper than any hash at start-up).
+ * `KEY\nLENGTH\n` (the length's line padded with spaces so the data starts at a multiple of 8: V8
+ * copies data that is not aligned before reading it), then the data twice. V8 checks only its own
+ * version, flags and the source's length, and a release build does not checksum a cache: damaged
+ * data aborts the process (SIGTRAP) while deserialising. So the key names the exact source, and the
+ * data is handed over only when both copies agree byte for byte (cheaper than any hash at start-up).
+ * The whole file's verdict, as readCodeCache reaches it a chunk at a time.
  */
 export function parseCodeCache(buffer: Buffer, key: string): { data: Buffer } | { refused: string } {
-  const keyEnd = buffer.indexOf(10);
-  if (keyEnd === -1 || buffer.toString('utf8', 0, keyEnd) !== key) return { refused: 'foreign key' };
-  const lengthEnd = buffer.indexOf(10, keyEnd + 1);
-  const length = lengthEnd === -1 ? Number.NaN : Number(buffer.toString('latin1', keyEnd + 1, lengthEnd));
-  if (!Number.isSafeInteger(length) || length <= 0 || buffer.length !== lengthEnd + 1 + 2 * length) {
+  const header = parseHeader(buffer, key, buffer.length);
+  if ('refused' in header) return header;
+  const { start, length } = header;
+  return same(buffer, start, start + length, length)
+    ? { data: buffer.subarray(start, start + length) }
+    : { refused: 'damaged' };
+}
+
+/**
+ * Where the data starts and its length, from `head`, the first bytes of a file of `size` bytes
+ * (all of the header and the first copy when the key is `key`), or why the file is refused.
+ */
+function parseHeader(
+  head: Buffer,
+  key: string,
+  size: number,
+): { start: number; length: number } | { refused: string } {
+  const keyEnd = head.indexOf(10);
+  if (keyEnd === -1 || head.toString('utf8', 0, keyEnd) !== key) return { refused: 'foreign key' };
+  const lengthEnd = head.indexOf(10, keyEnd + 1);
+  const length =
+    lengthEnd === -1 || lengthEnd - keyEnd > LENGTH_LINE
+      ? Number.NaN
+      : Number(head.toString('latin1', keyEnd + 1, lengthEnd));
+  if (!Number.isSafeInteger(length) || length <= 0 || size !== lengthEnd + 1 + 2 * length) {
     return { refused: 'truncated' };
   }
-  const data = buffer.subarray(lengthEnd + 1, lengthEnd + 1 + length);
-  if (!data.equals(buffer.subarray(lengthEnd + 1 + length))) return { refused: 'damaged' };
-  return { data };
+  return { start: lengthEnd + 1, length };
 }
 
 export function formatCodeCache(key: string, data: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`${key}\n${data.length}\n`), data, data]);
+  const header = `${key}\n${data.length}`;
+  const pad = (8 - ((Buffer.byteLength(header) + 1) % 8)) % 8;
+  return Buffer.concat([Buffer.from(`${header}${' '.repeat(pad)}\n`), data, data]);
 }

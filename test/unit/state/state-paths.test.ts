@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { configPathFrom, stateDirFrom, statePaths } from '../../../service/state/paths.js';
 
@@ -66,6 +67,50 @@ describe('statePaths', () => {
       sweep: '/s/sweep.json',
       sweeps: '/s/sweeps.jsonl',
     });
+  });
+});
+
+describe('statePaths of any dir', () => {
+  // statePaths normalizes the dir once and appends each name: the strings path.join gives, for
+  // every shape a DOGSLED_STATE or XDG_STATE_HOME can take (relative, dotted, doubled slashes, a
+  // trailing slash, the root, empty).
+  const DIRS = [
+    '/s',
+    '/s/',
+    '//s//state//',
+    '/',
+    '//',
+    '/a/./b/../c',
+    '/a/b/..',
+    '/a/b/../',
+    'state',
+    'state/',
+    './state',
+    '.',
+    './',
+    '',
+    '..',
+    '../',
+    'a/..',
+    'a/../',
+    '../../x/./y/',
+    '/home/ada/.local/state/dogsled',
+    '/tmp/a dir with spaces/ünïcödé/state',
+    '/a/.../b',
+    '/a/..b/',
+  ];
+  test('are the paths join gives', () => {
+    const names = Object.entries(statePaths('/s'))
+      .filter(([field]) => field !== 'dir')
+      .map(([field, path]) => [field, path.slice('/s/'.length)] as const);
+    expect(names.length).toBeGreaterThanOrEqual(40);
+    for (const dir of DIRS) {
+      const paths = statePaths(dir) as unknown as Record<string, string>;
+      expect({ dir, field: 'dir', path: paths.dir }).toEqual({ dir, field: 'dir', path: dir });
+      for (const [field, name] of names) {
+        expect({ dir, field, path: paths[field] }).toEqual({ dir, field, path: join(dir, name) });
+      }
+    }
   });
 });
 
