@@ -27,6 +27,7 @@ export const SLOW_FILES = [
   'test/integration/jobs/job-queue-completion.test.ts',
   'test/integration/jobs/job-remote-items.test.ts',
   'test/integration/jobs/job-run-warm.test.ts',
+  'test/integration/jobs/job-warm-socket.test.ts',
   'test/integration/mcp/mcp-agents.test.ts',
   'test/integration/pi/pi-extension.test.ts',
   'test/integration/quota/quota-admission.test.ts',
