@@ -70,7 +70,12 @@ async function runIn(bin: string, args: string[], env: NodeJS.ProcessEnv, cwd: s
   );
 }
 
-describe.skipIf(!claude)('Claude Code', () => {
+// Each test runs the real client several times (a large Node program, seconds a call on a loaded
+// 2-core machine): the project's 20 s for a whole test timed out a first try in CI, whose retry then
+// found the plugin the first had installed. runIn gives each call 120 s; a test gets 180 s in all.
+const CLIENT_TEST_MS = 180_000;
+
+describe.skipIf(!claude)('Claude Code', { timeout: CLIENT_TEST_MS }, () => {
   let box: Sandbox;
   let env: NodeJS.ProcessEnv;
   let market: string;
@@ -156,7 +161,7 @@ describe.skipIf(!claude)('Claude Code', () => {
   });
 });
 
-describe.skipIf(!codex)('Codex', () => {
+describe.skipIf(!codex)('Codex', { timeout: CLIENT_TEST_MS }, () => {
   let box: Sandbox;
   let env: NodeJS.ProcessEnv;
   let market: string;
