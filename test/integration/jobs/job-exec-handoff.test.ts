@@ -18,7 +18,7 @@ import { paneClaimLine } from '../../../service/core/jobs/warm-handoff-lines.js'
 import { type StatePaths, statePaths } from '../../../service/state/paths.js';
 import { jobLogPath, readJobRecord, writeJobRecord } from '../../../service/state/records/job-records.js';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
-import { CLI, exited, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { CLI, exited, type Sandbox, type startCli } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
 import { waitFor } from '../../helpers/wait.js';
 import {
@@ -26,33 +26,24 @@ import {
   theWarmOne as theWarmOneOf,
   warmPids as warmPidsOf,
 } from '../../helpers/warm-supervisor.js';
-import { roomFor5, untilEligible } from './job-queue-fixtures.js';
+import { type RoomyService, startRoomyService, stopRoomyService } from './job-queue-fixtures.js';
 
 let box: Sandbox;
 let paths: StatePaths;
 let work: string;
 let env: NodeJS.ProcessEnv;
 let serve: ReturnType<typeof startCli>;
-let stopProc: () => void;
 let serial = 0;
 
+let service: RoomyService | undefined;
+
 beforeAll(async () => {
-  box = await sandbox();
+  service = await startRoomyService();
+  ({ box, work, env, serve } = service);
   paths = statePaths(box.state);
-  work = join(box.root, 'work');
-  await mkdir(work);
-  const room = await roomFor5(box, 60_000);
-  env = room.env;
-  stopProc = room.stop;
-  serve = startCli(['serve', '--interval', '0.3'], env);
-  await untilEligible(box);
 });
 
-afterAll(async () => {
-  if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
-  stopProc();
-  await box.cleanup();
-});
+afterAll(() => stopRoomyService(service));
 
 const sock = () => join(box.state, 'supervisor.sock');
 const warmPids = () => warmPidsOf(box.state);

@@ -2,7 +2,7 @@
 // modules, and a real `serve` measuring a fake /proc whose room the test decides (cores, busy 0,
 // and a config whose reservation_load leaves room for exactly N reservations).
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Item } from '../../../service/core/agents/item-types.js';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
@@ -20,7 +20,7 @@ import {
   updateQueue,
 } from '../../../service/state/records/queue-items.js';
 import { Deadline } from '../../../service/time/deadline.js';
-import { CLI, exited, type Sandbox, startCli } from '../../helpers/cli.js';
+import { CLI, exited, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -150,4 +150,34 @@ export async function untilEligible(box: Sandbox): Promise<void> {
     },
     { timeoutMs: 15_000 },
   );
+}
+
+/** A sandbox with room for five (roomFor5, a minute's reservations) and a `serve` on it. */
+export interface RoomyService {
+  box: Sandbox;
+  /** An empty directory under the sandbox, for the jobs' working directory. */
+  work: string;
+  env: NodeJS.ProcessEnv;
+  serve: ReturnType<typeof startCli>;
+  /** Stops the fake /proc's ticking (stopRoomyService does it too). */
+  stopProc: () => void;
+}
+
+/** Starts a RoomyService and waits until its host is eligible: the warm-supervisor files' setup. */
+export async function startRoomyService(): Promise<RoomyService> {
+  const box = await sandbox();
+  const work = join(box.root, 'work');
+  await mkdir(work);
+  const room = await roomFor5(box, 60_000);
+  const serve = startCli(['serve', '--interval', '0.3'], room.env);
+  await untilEligible(box);
+  return { box, work, env: room.env, serve, stopProc: room.stop };
+}
+
+export async function stopRoomyService(service: RoomyService | undefined): Promise<void> {
+  if (service === undefined) return;
+  const { serve } = service;
+  if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
+  service.stopProc();
+  await service.box.cleanup();
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { JobRecordSchema } from '../../../service/state/schemas/host-schemas.js';
-import { exited, runCli, type Sandbox, sandbox, spawnCli, startCli } from '../../helpers/cli.js';
+import { exited, runCli, type Sandbox, spawnCli, startCli } from '../../helpers/cli.js';
 import { stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { freshHost } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
@@ -22,31 +22,27 @@ import {
   theWarmOne as theWarmOneOf,
   warmPids as warmPidsOf,
 } from '../../helpers/warm-supervisor.js';
-import { roomFor5, untilEligible } from './job-queue-fixtures.js';
+import {
+  type RoomyService,
+  startRoomyService,
+  stopRoomyService,
+  untilEligible,
+} from './job-queue-fixtures.js';
 
 let box: Sandbox;
 let work: string;
 let env: NodeJS.ProcessEnv;
 let serve: ReturnType<typeof startCli>;
-let stopProc: () => void;
 let attempt = 0;
 
+let service: RoomyService | undefined;
+
 beforeAll(async () => {
-  box = await sandbox();
-  work = join(box.root, 'work');
-  await mkdir(work);
-  const room = await roomFor5(box, 60_000);
-  env = room.env;
-  stopProc = room.stop;
-  serve = startCli(['serve', '--interval', '0.3'], env);
-  await untilEligible(box);
+  service = await startRoomyService();
+  ({ box, work, env, serve } = service);
 });
 
-afterAll(async () => {
-  if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
-  stopProc();
-  await box.cleanup();
-});
+afterAll(() => stopRoomyService(service));
 
 const sock = () => join(box.state, 'supervisor.sock');
 

@@ -5,38 +5,28 @@
 // that dies with launches waiting there, or unclaimed, leaves them to start their own, with each
 // job run once. One real service for the whole file; the tests run in order.
 
-import { lstat, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import { JobRecordSchema } from '../../../service/state/schemas/host-schemas.js';
-import { runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { runCli, type Sandbox, type startCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 import { theWarmOne as theWarmOneOf, warmPids as warmPidsOf } from '../../helpers/warm-supervisor.js';
-import { roomFor5, untilEligible } from './job-queue-fixtures.js';
+import { type RoomyService, startRoomyService, stopRoomyService } from './job-queue-fixtures.js';
 
 let box: Sandbox;
 let work: string;
 let env: NodeJS.ProcessEnv;
 let serve: ReturnType<typeof startCli>;
-let stopProc: () => void;
+let service: RoomyService | undefined;
 
 beforeAll(async () => {
-  box = await sandbox();
-  work = join(box.root, 'work');
-  await mkdir(work);
-  const room = await roomFor5(box, 60_000);
-  env = room.env;
-  stopProc = room.stop;
-  serve = startCli(['serve', '--interval', '0.3'], env);
-  await untilEligible(box);
+  service = await startRoomyService();
+  ({ box, work, env, serve } = service);
 });
 
-afterAll(async () => {
-  if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
-  stopProc();
-  await box.cleanup();
-});
+afterAll(() => stopRoomyService(service));
 
 const sock = () => join(box.state, 'supervisor.sock');
 const warmPids = () => warmPidsOf(box.state);
