@@ -166,7 +166,11 @@ export async function readChanges(path: string, options: ChangesOptions): Promis
     { ...gitIO(io), cwd: path },
   );
   if (!succeeded(result)) return { ok: false, reason: failureOf(result) };
-  const status = parseStatus(result.stdout.toString('utf8'));
+  const text = result.stdout.toString('utf8');
+  // `--branch` puts `# branch.oid` first in every listing: without it the answer is not a whole
+  // status (an empty one would read as a clean checkout), so the checkout is not read.
+  if (!text.startsWith('# branch.oid ')) return { ok: false, reason: 'git status printed no branch header' };
+  const status = parseStatus(text);
   if (!options.inner) status.inner = [];
   let dirs: GitDirs;
   try {

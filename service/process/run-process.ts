@@ -18,6 +18,12 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
  * as an ssh ControlMaster) before the runner stops reading and answers.
  */
 const DRAIN_MS = 200;
+/**
+ * Turns of the event loop the answer waits, past the drain's delay, while each still brings output
+ * (a grandchild that keeps writing): far more than the child's own output, already in the pipes,
+ * needs (one turn reads megabytes), and a bound on one that never stops.
+ */
+const DRAIN_TURNS = 64;
 
 export type OutputStream = 'stdout' | 'stderr';
 
@@ -108,6 +114,8 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
     let aborted = false;
     let grace: NodeJS.Timeout | undefined;
     let drain: NodeJS.Timeout | undefined;
+    /** Bytes read from both pipes so far, kept or not: whether a turn of the loop brought any. */
+    let arrived = 0;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let done = false;
 
@@ -167,6 +175,7 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
     };
 
     const take = (stream: OutputStream) => (chunk: Buffer) => {
+      arrived += chunk.length;
       options.onData?.(chunk, stream);
       if (!kept[stream].push(chunk) && keep === 'head') stop();
     };
@@ -182,11 +191,25 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
       settle();
       reject(new SpawnError(file, error.code, error));
     });
+    // The delay bounds a grandchild that holds the pipes, never the child's own output: that is in
+    // the pipes once it has exited, but a timer can fire before the loop reads them again (the exit
+    // was heard in a busy turn, or the turn was late: the delay runs from the loop's cached clock,
+    // and timers run before the poll). An answer taken then is whatever was read, empty perhaps,
+    // with status 0. So the answer waits for a poll after the delay (an immediate runs after one),
+    // and for more while a poll still brings output.
+    const drained = (turns: number): void => {
+      if (done) return;
+      const before = arrived;
+      setImmediate(() => {
+        if (arrived !== before && turns < DRAIN_TURNS) drained(turns + 1);
+        else finish();
+      });
+    };
     child.once('exit', (code, signal) => {
       exit = { code, signal };
       // The leader is gone after a stop: whatever it left running in its group goes too.
       if (stopped && options.detached) kill('SIGKILL');
-      drain = setTimeout(finish, DRAIN_MS);
+      drain = setTimeout(() => drained(0), DRAIN_MS);
     });
     child.once('close', finish);
     if (child.stdin) {

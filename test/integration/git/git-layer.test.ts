@@ -88,6 +88,23 @@ describe('status', () => {
     expect(read.status.inner).toEqual([]);
   });
 
+  it('refuses a status that came back without its branch header, never reading it as clean', async () => {
+    // What an answer cut short looks like (the runner once took one as git's whole output): status
+    // 0 and nothing printed, from a git first on PATH that answers `status` so and runs the rest.
+    const path = await repo.worktree('cutshort');
+    await writeFiles(path, { 'unsaved.txt': 'x' });
+    const bin = join(repo.root, 'cut-bin');
+    const real = (await runGit(['--exec-path'], { ...git, cwd: repo.main })).stdout.toString('utf8').trim();
+    await writeFiles(bin, {
+      git: `#!/bin/sh\nfor arg; do [ "$arg" = status ] && exit 0; done\nexec ${join(real, 'git')} "$@"\n`,
+    });
+    await chmod(join(bin, 'git'), 0o755);
+    const cut = { env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } };
+    expect(await readStatus(path, cut)).toEqual({ ok: false, reason: 'git status printed no branch header' });
+    const whole = await readStatus(path, git);
+    expect(whole.ok && whole.status.entries.map((entry) => entry.path)).toEqual(['unsaved.txt']);
+  });
+
   it('refuses the identity of a directory without its own .git', async () => {
     const path = await repo.worktree('noident');
     await rm(join(path, '.git'));

@@ -1,8 +1,11 @@
 // The process runner with real children: exit codes, signals, the deadline's escalation to SIGKILL,
 // aborts, output caps, stdin, an environment that is only what the caller gives.
-import { readFile } from 'node:fs/promises';
+import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endingOf, runProcess, SpawnError, succeeded } from '../../../service/process/run-process.js';
+import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
@@ -118,6 +121,43 @@ describe('runProcess: runaway children and leftovers', () => {
       expect(pid).toBeGreaterThan(1);
     } finally {
       process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('takes the output waiting in the pipes when the drain delay passed before the loop read them', async () => {
+    // A busy or late turn of the event loop, forced: the child's exit is heard (libuv reaps it in the
+    // callback that emits 'exit', so its /proc entry is gone once that ran), then the output reaches
+    // the pipe while the loop is blocked past the drain's delay. The next turn runs that timer before
+    // it polls the pipe; an answer taken there was empty, with status 0 (a git whose listing came back
+    // empty: every commit "merged", a dirty checkout clean). The writer is a grandchild holding the
+    // pipe, the one way to order its bytes after the exit; it then exits, so the pipe ends too.
+    const dir = await tempDir('dogsled-drain-');
+    const [fifo, pidFile, written] = ['go', 'pid', 'written'].map((name) => join(dir, name)) as [
+      string,
+      string,
+      string,
+    ];
+    try {
+      await runProcess('mkfifo', [fifo], { env });
+      const run = sh(`echo $$ > ${pidFile}; (read go < ${fifo}; printf data; : > ${written}) & exit 0`);
+      const pid = await waitFor('the child to write its pid', async () =>
+        Number((await readFile(pidFile, 'utf8')).trim()),
+      );
+      await waitFor('the child to be reaped', () => !existsSync(`/proc/${pid}`));
+      const heard = Date.now();
+      const block = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+      const go = openSync(fifo, 'w');
+      writeSync(go, 'go\n');
+      closeSync(go);
+      const until = Date.now() + 10_000;
+      while (!existsSync(written) && Date.now() < until) block(5);
+      block(Math.max(0, heard + 400 - Date.now()));
+      const result = await run;
+      expect(existsSync(written)).toBe(true);
+      expect(result.stdout.toString()).toBe('data');
+      expect(succeeded(result)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
