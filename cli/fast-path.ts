@@ -103,6 +103,10 @@ const FAST_COMMANDS: Record<string, FastCommand> = {
   dash: {
     options: { port: { type: 'string' } },
   },
+  // The MCP server a harness starts for each session and waits for (its SDK bundled with it).
+  mcp: {
+    options: {},
+  },
   exec: {
     options: {},
     parse: (rest) => {
@@ -198,6 +202,7 @@ export const HOT_COMMANDS: ReadonlySet<string> = new Set([
   'place',
   'sidebar',
   'dash',
+  'mcp',
   'doctor',
   'prune',
 ]);

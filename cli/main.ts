@@ -26,7 +26,7 @@ const loadFull = (): Promise<typeof import('./full.js')> => import(pathToFileURL
  * compiled (each command's flags are parsed by its own), so each path reads one made by its kind.
  * Any other word shares `dispatch`. They are file names: plain lowercase words only.
  */
-const OWN_CACHE = /^(?:status|hook|place|send|run|exec|items|ps|board|host|sidebar|dash|doctor|prune)$/;
+const OWN_CACHE = /^(?:status|hook|place|send|run|exec|items|ps|board|host|sidebar|dash|mcp|doctor|prune)$/;
 
 /** `--version`, `-V`, `--help` or `-h` alone: hot/quick.ts's to answer, when it can. */
 const QUICK = /^-(?:-version|V|-help|h)$/;

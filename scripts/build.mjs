@@ -30,9 +30,10 @@ export const BUNDLE_BANNER = [
 
 // blessed loads its widgets with dynamic requires and cannot be bundled; ssh2's optional native
 // helpers (cpu-features, sshcrypto.node) are left out: ssh2 falls back to plain JS without them.
-// The MCP SDK (only `dogsled mcp` loads it) uses zod's classic API as namespaces: bundled, it
-// would pull all of zod into the chunks every command shares; loaded from node_modules it brings
-// its own copy, for that command alone.
+// The MCP SDK (only `dogsled mcp` loads it) uses zod's classic API as namespaces: bundled into the
+// chunks, it would pull all of zod into what every command shares. So the chunks (`mcp --help` and
+// the like) load it from node_modules, and the hot bundle `mcp` runs from carries it inside
+// (MCP_BUNDLE).
 export const BUNDLE_EXTERNALS = [
   'blessed',
   'blessed-contrib',
@@ -216,6 +217,13 @@ const LAZY_BUILTIN = {
  */
 const LAZY_BUILTIN_BUNDLES = ['hot/run', 'hot/exec', 'hot/exec-pane'];
 
+/**
+ * `dogsled mcp`'s bundle, built with the MCP SDK and its zod inside: as ES modules from node_modules
+ * they were some 200 files to resolve and compile on every start, and no code cache (Node 20 has
+ * none for ES modules) in a process a harness starts for every session.
+ */
+const MCP_BUNDLE = 'hot/mcp';
+
 /** The hot commands' entry points, by output name: `hot/status` for cli/hot/status.ts. */
 async function hotEntryPoints() {
   const names = (await readdir(join(root, 'cli', 'hot'))).filter(
@@ -258,9 +266,16 @@ export async function buildCli(outdir = join(root, 'dist')) {
   const hotEntries = await hotEntryPoints();
   const lazyEntries = Object.fromEntries(LAZY_BUILTIN_BUNDLES.map((name) => [name, hotEntries[name]]));
   for (const name of LAZY_BUILTIN_BUNDLES) delete hotEntries[name];
+  const mcpEntry = { [MCP_BUNDLE]: hotEntries[MCP_BUNDLE] };
+  delete hotEntries[MCP_BUNDLE];
   const hotBuilds = [
     await build({ ...commonJS, entryPoints: hotEntries }),
     await build({ ...commonJS, entryPoints: lazyEntries, plugins: [...commonJS.plugins, LAZY_BUILTIN] }),
+    await build({
+      ...commonJS,
+      entryPoints: mcpEntry,
+      external: BUNDLE_EXTERNALS.filter((name) => name !== '@modelcontextprotocol/sdk'),
+    }),
   ];
   const hot = { outputFiles: hotBuilds.flatMap((result) => result.outputFiles) };
   const cold = await build({ ...commonJS, entryPoints: COLD_ENTRIES });

@@ -17,6 +17,7 @@ import {
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
+import { startedUp } from '../../service/actions/timing-marks.js';
 import { DogsledError } from '../../service/core/common/errors.js';
 import { VERSION } from '../../service/core/common/version.js';
 import { cutAt, plainLine, strippedStrings } from '../../service/core/text/clean.js';
@@ -44,9 +45,16 @@ export async function serveMcp(ctx: CliContext, signal: AbortSignal, tools = TOO
   // The first call, or the session's end, stops it between rounds: it would only compete.
   const warming = new AbortController();
   const status = byName.get('status');
-  if (status !== undefined)
-    server.oninitialized = () =>
-      setImmediate(() => void warmStatusCall(ctx, status, callTool, refuseParams, warming.signal));
+  // Once it is done (or stopped by a call), the start-up is over: the bundle's code cache is written
+  // then, with the status call's compiled code in it (a harness seldom lets the server exit 0).
+  server.oninitialized = () =>
+    setImmediate(() => {
+      const warmed =
+        status === undefined
+          ? Promise.resolve()
+          : warmStatusCall(ctx, status, callTool, refuseParams, warming.signal);
+      void warmed.then(startedUp);
+    });
   // Calls still running when stdin ends are answered before the server closes.
   const running = new Set<Promise<CallToolResult>>();
   server.setRequestHandler(CallToolRequestSchema, (request) => {

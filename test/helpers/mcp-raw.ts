@@ -34,8 +34,9 @@ export const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
 
-export async function startRawMcp(env: NodeJS.ProcessEnv, cwd?: string): Promise<RawMcp> {
-  const child = spawn(process.execPath, [CLI, 'mcp'], {
+/** `cli` is the built entry to run (another copy of dist/ in a test that moves it). */
+export async function startRawMcp(env: NodeJS.ProcessEnv, cwd?: string, cli = CLI): Promise<RawMcp> {
+  const child = spawn(process.execPath, [cli, 'mcp'], {
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(cwd ? { cwd } : {}),

@@ -40,9 +40,13 @@ async function status(session: RawMcp, id: string) {
   return answer.result as { isError?: boolean; content: Array<{ text: string }> };
 }
 
-/** Each file of the state dir with what a write or a move would change. */
+/**
+ * Each file of the state dir with what a write or a move would change. The code cache is left out:
+ * it is the bundle's compiled code, which the server writes once its start-up (the warm-up) is over,
+ * as every hot command does after its first run, not state a read may not touch.
+ */
 async function listing(dir: string): Promise<string[]> {
-  const names = (await readdir(dir)).sort();
+  const names = (await readdir(dir)).filter((name) => name !== 'code-cache').sort();
   return Promise.all(
     names.map(async (name) => {
       const s = await stat(join(dir, name));
