@@ -3,19 +3,21 @@
 // (lock.ts); in a supervisor that has just started, that came after the claim, between the caller's
 // job and its answer or its end. (A job's files are judged by hand checks, which build nothing.)
 // Nothing here touches the state dir: the lock taken is on a file in a private directory of its
-// own, removed.
+// own, removed. Last, unless a claim came meanwhile, the young generation is collected, so that no
+// collection of the start-up's garbage falls inside the job (exec-young-gc.ts).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withLock } from '../../state/engine/lock.js';
+import { collectYoungGeneration } from './exec-young-gc.js';
 
 /**
- * Loads the lock module by taking one lock; never throws (a warm-up that fails leaves that work to
- * the job, as before). node:child_process is not loaded: the job's spawn goes through the process
- * handle (exec-spawn.ts).
+ * Loads the lock module by taking one lock, then empties the young generation unless `claimed()`;
+ * never throws (a warm-up that fails leaves that work to the job, as before). node:child_process is
+ * not loaded: the job's spawn goes through the process handle (exec-spawn.ts).
  */
-export async function warmUp(): Promise<void> {
+export async function warmUp(claimed: () => boolean = () => false): Promise<void> {
   let dir: string | undefined;
   try {
     dir = await mkdtemp(join(tmpdir(), 'dogsled-warm-'));
@@ -24,5 +26,12 @@ export async function warmUp(): Promise<void> {
     // Nothing to warm up with: the job's first lock loads the module instead.
   } finally {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+  // A claim already waiting would wait for it too: then the job meets the collection as before.
+  if (claimed()) return;
+  try {
+    collectYoungGeneration();
+  } catch {
+    // Only a head start: the job meets the collection as before.
   }
 }

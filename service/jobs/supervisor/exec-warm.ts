@@ -83,7 +83,7 @@ export async function warmSupervisor(
   watchLeash(leash, () => resolveClaim(undefined));
   // While no claim has come: a claim that comes meanwhile waits for the rest of it, which the job
   // would otherwise have done itself.
-  const warming = warmUp();
+  const warming = warmUp(() => taken);
   const claim = await claimed;
   if (claim !== undefined && handed !== undefined) {
     // Serve puts the next one's socket over the path on hearing it: said first. Launches that come

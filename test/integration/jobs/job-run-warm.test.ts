@@ -8,11 +8,12 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
 import type { ServiceLock } from '../../../service/state/records/service-lock.js';
 import { JobRecordSchema } from '../../../service/state/schemas/host-schemas.js';
-import { exited, runCli, type Sandbox, spawnCli, startCli } from '../../helpers/cli.js';
+import { CLI, exited, runCli, type Sandbox, spawnCli, startCli } from '../../helpers/cli.js';
 import { stopInLock, stoppedItself } from '../../helpers/frozen-lock.js';
 import { freshHost } from '../../helpers/run-fixtures.js';
 import { holdServiceLock } from '../../helpers/service-holder.js';
@@ -95,6 +96,19 @@ async function settled(): Promise<void> {
     },
     { timeoutMs: 20_000, intervalMs: 100 },
   );
+}
+
+/** Everything `stream` gives until it ends, read from now on. */
+function text(stream: Readable | null): Promise<string> {
+  if (stream === null) return Promise.resolve('');
+  return new Promise((resolve, reject) => {
+    let got = '';
+    stream.setEncoding('utf8').on('data', (chunk: string) => {
+      got += chunk;
+    });
+    stream.once('end', () => resolve(got));
+    stream.once('error', reject);
+  });
 }
 
 const warmPids = () => warmPidsOf(box.state);
@@ -205,6 +219,49 @@ describe('run --wait headless with the service running', () => {
     expect(loaded).toContain('NativeModule vm');
     for (const module of ['NativeModule fs/promises', 'NativeModule internal/readline/interface']) {
       expect(loaded).not.toContain(module);
+    }
+  });
+
+  it('hands a reader that reads late every byte of a job output larger than a pipe holds, then exits with its status', async () => {
+    // The CLI exits as soon as its event loop is idle (cli/main.ts, exitOnceIdle): a write still
+    // queued on a full pipe keeps it from being idle, so the run waits for its reader. Checked on
+    // stdout (the job's output) and, with --json, on stderr (the job's output) beside the document.
+    const bytes = 3 * 1024 * 1024;
+    const script = `head -c ${bytes} /dev/zero | tr '\\0' x; exit 5`;
+    for (const json of [false, true]) {
+      await theWarmOne();
+      const name = `late-reader-${json}-${++attempt}`;
+      const args = [
+        'run',
+        '--wait',
+        ...(json ? ['--json'] : []),
+        '--cwd',
+        work,
+        '--',
+        'sh',
+        '-c',
+        script,
+        name,
+      ];
+      const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const ended = exited(child);
+      // Nobody reads until the job has ended: the CLI is then held by its full pipe alone.
+      await waitFor(
+        'the job to end',
+        async () => (await jobRunning(name).catch(() => undefined))?.ended_ms != null,
+        {
+          timeoutMs: 30_000,
+          intervalMs: 50,
+        },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(child.exitCode).toBeNull();
+      const [out, err] = await Promise.all([text(child.stdout), text(child.stderr)]);
+      expect(await ended).toEqual({ code: 5, signal: null });
+      const output = json ? err : out;
+      expect(output.length).toBe(bytes);
+      expect(output).toBe('x'.repeat(bytes));
+      if (json) expect(JSON.parse(out)).toMatchObject({ status: 5, exit_code: 5 });
     }
   });
 
