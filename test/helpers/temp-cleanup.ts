@@ -5,7 +5,9 @@
 import { afterAll } from 'vitest';
 import { removeTempDirs } from './tree.js';
 
+// Its own timeout, past any project's hookTimeout: emptying a file's trees (whole repositories,
+// bundles) on a machine loaded many times over its cores took longer than the unit project's 10 s.
 afterAll(async () => {
   const left = await removeTempDirs();
   if (left.length > 0) throw new Error(`temp dirs this file made could not be removed: ${left.join(', ')}`);
-});
+}, 300_000);
