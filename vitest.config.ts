@@ -13,6 +13,9 @@ delete process.env.NODE_EXTRA_CA_CERTS;
 export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
+    // Removes each file's temp dirs after it (test/helpers/tree.ts); the global setup's teardown
+    // fails the run on any left behind.
+    setupFiles: ['test/helpers/temp-cleanup.ts'],
     pool: 'forks',
     // Most test time is spent waiting on real processes (services, sshd, tmux, fake Herdr, agents'
     // timers): a file uses a fifth of a core on average, so on a 2-core box four files at once keep

@@ -1,18 +1,31 @@
 // Builds the CLI bundle once before the suite, so `npm test` needs no separate build step and
 // integration tests run the same file a user installs. A failed build is reported here and leaves
 // no bundle behind, so every test that runs the CLI fails loudly while unit tests still report.
-import { rm } from 'node:fs/promises';
+//
+// Also names this run (test/helpers/tree.ts puts the token in every temp dir's name) and, at the
+// end, fails the run on any temp dir of it still in the temp dir: a file that left one behind.
+import { randomBytes } from 'node:crypto';
+import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // @ts-expect-error: the build script is plain ESM without types.
 import { buildCli, buildPiExtension } from '../../scripts/build.mjs';
+import { removeDir } from './remove-dir.js';
+import { RUN_TOKEN_ENV } from './tree.js';
 
 // vitest runs a global setup once per project (fast, slow) and for the root, all in one process:
-// they share one build rather than race to write dist/.
-const shared = globalThis as { dogsledBuild?: Promise<void> };
+// they share one build rather than race to write dist/, and one token and teardown.
+const shared = globalThis as { dogsledBuild?: Promise<void>; dogsledLeftovers?: Promise<void> };
 
-export default function setup(): Promise<void> {
+export default async function setup(): Promise<() => Promise<void>> {
+  // Set before the workers start: they and every process they start inherit it.
+  process.env[RUN_TOKEN_ENV] ??= randomBytes(3).toString('hex');
   shared.dogsledBuild ??= build();
-  return shared.dogsledBuild;
+  await shared.dogsledBuild;
+  return () => {
+    shared.dogsledLeftovers ??= leftovers(process.env[RUN_TOKEN_ENV] as string);
+    return shared.dogsledLeftovers;
+  };
 }
 
 async function build(): Promise<void> {
@@ -23,4 +36,21 @@ async function build(): Promise<void> {
     await rm(join(import.meta.dirname, '..', '..', 'dist'), { recursive: true, force: true });
     process.stderr.write(`CLI bundle failed to build; CLI tests will fail:\n${String(error)}\n`);
   }
+}
+
+/**
+ * Removes this run's temp dirs still there and fails the run on them: each file removes its own.
+ * Reported here and through the exit code: vitest prints an error thrown by a global teardown but
+ * still exits 0.
+ */
+export async function leftovers(token: string): Promise<void> {
+  const left = (await readdir(tmpdir()))
+    .filter((name) => name.includes(`-${token}-`))
+    .map((name) => join(tmpdir(), name));
+  if (left.length === 0) return;
+  await Promise.all(left.map(removeDir));
+  process.stderr.write(
+    `\n${left.length} temp dir(s) of this run were left behind (removed now):\n${left.join('\n')}\n`,
+  );
+  process.exitCode = 1;
 }

@@ -1,14 +1,39 @@
 // Inline fixture trees: write { 'a/b.txt': 'content' } under a fresh temp dir and hand back its
 // path. Tests describe the files they need next to the assertions that use them.
+//
+// Every temp dir a test makes comes from tempDir: it is noted here, and the setup file
+// (test/helpers/temp-cleanup.ts) removes the file's dirs once its own after-hooks have run. The
+// run's token in the name lets the global teardown find what a file left behind (a worker killed
+// before its hooks ran, a dir made some other way) and fail the run on it.
 
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { removeDir } from './remove-dir.js';
 
 export type Tree = Record<string, string>;
 
+/** The env variable that carries this run's token from the global setup to the workers. */
+export const RUN_TOKEN_ENV = 'TEST_TEMP_RUN';
+
+const made = new Set<string>();
+
 export async function tempDir(prefix = 'dogsled-test-'): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
+  const run = process.env[RUN_TOKEN_ENV];
+  const dir = await mkdtemp(join(tmpdir(), run ? `${prefix}${run}-` : prefix));
+  made.add(dir);
+  return dir;
+}
+
+/**
+ * Removes every dir tempDir made in this process so far; answers those that would not go (each
+ * with its error), which the caller reports.
+ */
+export async function removeTempDirs(): Promise<string[]> {
+  const dirs = [...made];
+  made.clear();
+  const failed = await Promise.all(dirs.map(async (dir) => ((await removeDir(dir)) ? undefined : dir)));
+  return failed.filter((dir) => dir !== undefined);
 }
 
 export async function writeTree(root: string, tree: Tree): Promise<string> {

@@ -5,11 +5,11 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CLI } from '../../helpers/cli.js';
 import { readableCopy, readableFakes } from '../../helpers/readable-copy.js';
+import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
 import { type Client, createClient, keyOf } from './client.js';
 import { createNetns, type Netns } from './netns.js';
@@ -90,7 +90,7 @@ export function peerSupport(dist = DIST): string | undefined {
 
 export async function startPeers(specs: readonly PeerSpec[], dist = DIST): Promise<Peers> {
   await removeStaleUsers();
-  const root = await mkdtemp(join(tmpdir(), 'dogsled-peers-'));
+  const root = await tempDir('dogsled-peers-');
   await chmod(root, 0o755);
   const made: Peer[] = [];
   const cleanups: Array<() => Promise<void>> = [];

@@ -4,7 +4,7 @@
 // Unix socket (mode 0600), one newline-delimited JSON request per connection (first line only,
 // within 5 s, at most 1 MiB), then the response and close. It exits when its parent dies (stdin
 // pipe closes or the parent pid changes) and kills every pane process on the way out.
-import { chmodSync, existsSync, fstatSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, fstatSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +41,8 @@ function normaliseVersion(text) {
 }
 
 const socketPath = values.socket;
+/** The version of the server at socketPath, for the shim: written before it listens. */
+const versionFile = `${socketPath}.version`;
 const version = normaliseVersion(values.version ?? process.env.FAKE_HERDR_VERSION ?? '0.9.5');
 const model = new Model({
   version,
@@ -152,10 +154,12 @@ function shutdown() {
   model.agents.stop();
   model.killAll();
   server.close();
-  try {
-    unlinkSync(socketPath);
-  } catch {
-    // already gone
+  for (const path of [socketPath, versionFile]) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // already gone
+    }
   }
   process.exit(0);
 }
@@ -177,6 +181,8 @@ setInterval(() => {
 }, 500).unref();
 
 if (existsSync(socketPath)) unlinkSync(socketPath);
+// The shim (bin/herdr) reads this server's version here instead of pinging it for `machine list`.
+writeFileSync(versionFile, `${version}\n`);
 server.listen(socketPath, () => {
   chmodSync(socketPath, 0o600);
   model.agents.start();

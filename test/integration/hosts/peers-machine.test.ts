@@ -3,10 +3,10 @@
 // comments kept; refusals for bad entries, hostile names and hostile files.
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeHerdr, startFakeHerdr } from '../../fakes/herdr/harness.js';
 import { runCli, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { tempDir } from '../../helpers/tree.js';
 
 let box: Sandbox;
 
@@ -148,7 +148,7 @@ describe("Herdr's saved machines", () => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    const dir = join(process.env.TMPDIR ?? '/tmp', `dogsled-machines-${process.pid}`);
+    const dir = await tempDir('dogsled-machines-');
     herdr = await startFakeHerdr({ dir });
     for (const [target, label] of [
       ['me@netcup.example', 'netcup'],

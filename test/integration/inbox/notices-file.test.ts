@@ -3,20 +3,20 @@
 // a directory or a FIFO refused in one line naming it, never opened (a FIFO would hang the reader).
 
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { NOTICE_AWAIT_MS } from '../../../service/core/inbox/outbox-rule.js';
 import { awaitedPeers, awaitNotices } from '../../../service/inbox/outbox.js';
 import { statePaths } from '../../../service/state/paths.js';
+import { tempDir } from '../../helpers/tree.js';
 
 let dir: string;
 let now = 1_000_000;
 const io = () => ({ paths: statePaths(dir), now: () => now, warn: () => undefined });
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'dogsled-notices-'));
+  dir = await tempDir('dogsled-notices-');
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 

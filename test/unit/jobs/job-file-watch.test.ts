@@ -4,17 +4,17 @@
 // the job's supervisor worked. Two waiters watch one directory, so the events of one stream reach
 // both in order: the second waiter's wake says the first has heard everything written before it.
 
-import { appendFile, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { JobChanges } from '../../../service/jobs/job-file-watch.js';
+import { tempDir } from '../../helpers/tree.js';
 
 let dir: string;
 const open: JobChanges[] = [];
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'dogsled-job-watch-'));
+  dir = await tempDir('dogsled-job-watch-');
 });
 
 afterEach(async () => {

@@ -6,8 +6,7 @@
 // still in it, changes nothing.
 
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -16,8 +15,9 @@ import {
   parseCodeCache,
   readCodeCache,
 } from '../../../service/state/code-cache/code-cache.js';
+import { tempDir } from '../../helpers/tree.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'dogsled-code-cache-'));
+const dir = await tempDir('dogsled-code-cache-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const KEY = 'dogsled-code-cache 2 v20.0.0 0123abcd ["(function () {","\\n})",[]]';

@@ -3,15 +3,15 @@
 // wrapper. Bundles of different sizes loaded in turn, with and without their caches, each run as
 // their own text says, non-ASCII text included (dash.cjs carries some), and their caches are used.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadHot } from '../../../cli/hot-loader.js';
 import { ROOT } from '../../helpers/cli.js';
+import { tempDir } from '../../helpers/tree.js';
 
-const root = mkdtempSync(join(tmpdir(), 'dogsled-hot-loader-'));
+const root = await tempDir('dogsled-hot-loader-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const dist = join(root, 'dist');
