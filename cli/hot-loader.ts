@@ -44,7 +44,10 @@ function scratchOf(size: number): Buffer {
 export interface HotBundle<R = HotRun> {
   /** What the bundle exports as `run`: a command's HotRun, or the dispatcher's (hot/dispatch.ts). */
   run: R;
-  /** Writes the code cache when this run had none (or V8 refused it) and exited 0 or 1; never throws. */
+  /**
+   * Writes the code cache when this run had none (or V8 refused it) and exited 0 or 1, once a run
+   * (a second call does nothing); never throws.
+   */
   remember: (exitCode: number) => Promise<void>;
 }
 
@@ -79,10 +82,14 @@ export function loadHot<R = HotRun>(
   );
   const module = { exports: {} as { run: R } };
   script.runInThisContext()(module.exports, bundleRequire(dirname(file)), module, file, dirname(file));
+  // Written once a run: a long command's start-up and its exit may both ask.
+  let written = used;
   return {
     run: module.exports.run,
     remember: async (exitCode) => {
-      if (used || key === undefined || cacheFile === undefined || (exitCode !== 0 && exitCode !== 1)) return;
+      if (written || key === undefined || cacheFile === undefined || (exitCode !== 0 && exitCode !== 1))
+        return;
+      written = true;
       try {
         // After the run: the functions it compiled lazily are in the cache too.
         const data = script.createCachedData();

@@ -44,7 +44,7 @@ async function main(args: string[]): Promise<number> {
     process.env,
     OWN_CACHE.test(word) ? `dispatch-${word}` : 'dispatch',
   );
-  const entry: EntryHost = { dist: DIST, loadHot, loadFull };
+  const entry: EntryHost = { dist: DIST, loadHot, loadFull, started: () => void dispatcher.remember(0) };
   const code = await dispatcher.run(args, entry);
   await dispatcher.remember(code);
   return code;

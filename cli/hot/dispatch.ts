@@ -16,6 +16,11 @@ export interface EntryHost {
   dist: string;
   loadHot: typeof loadHot;
   loadFull: () => Promise<typeof import('../full.js')>;
+  /**
+   * A command that runs until a person closes it has started: the entry writes the dispatcher's
+   * cache now, as the bundle's is (such a command seldom exits 0: a closed pane ends it with a signal).
+   */
+  started?: () => void;
 }
 
 export type Dispatch = (args: string[], entry: EntryHost) => Promise<number>;
@@ -53,7 +58,10 @@ async function runHot(
     remembered ??= hot.remember(code);
     return remembered;
   };
-  const started = () => void remember(0);
+  const started = () => {
+    void remember(0);
+    entry.started?.();
+  };
   if (long) process.on(STARTED_EVENT, started);
   try {
     const code = await hot.run(flags);

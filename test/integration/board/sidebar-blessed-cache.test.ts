@@ -12,7 +12,7 @@ import { CLI, type Sandbox, sandbox } from '../../helpers/cli.js';
 import { startTmux, type Tmux, type TmuxServer } from '../../helpers/tmux.js';
 import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
-import { openSidebar, writeAfternoon } from './sidebar-fixtures.js';
+import { OWNER, openSidebar, writeAfternoon } from './sidebar-fixtures.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 const NODE_CACHE =
@@ -92,6 +92,47 @@ async function written(
   const file = await waitFor('the blessed code cache', () => cacheFile(), { timeoutMs: 20_000 });
   return { file, data: await readFile(file) };
 }
+
+/** A sidebar started by `sh` with DOGSLED_TIMING on, its stages written to `log`; resolves once drawn. */
+async function timedSidebar(log: string): Promise<string> {
+  const screen = await server.open({
+    dir: box.root,
+    width: 38,
+    height: 45,
+    argv: ['/bin/sh', '-c', 'exec "$0" "$1" sidebar --owner "$2" 2>"$3"', process.execPath, CLI, OWNER, log],
+    env: {
+      HOME: box.home,
+      DOGSLED_STATE: box.state,
+      DOGSLED_TIMING: '1',
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+      PATH: process.env.PATH,
+      HERDR_CONFIG_PATH: join(box.root, 'herdr-config.toml'),
+    },
+  });
+  screens.push(screen);
+  await screen.waitFor('the first frame', (rows) => rows.some((r) => r.includes('Agents & Jobs')));
+  return waitFor('the first frame marked', async () => {
+    const text = await readFile(log, 'utf8');
+    return text.includes('sidebar first frame') ? text : undefined;
+  });
+}
+
+describe.skipIf(!HAS_TMUX)("the dispatcher's code cache of a sidebar", () => {
+  it('is written once the board is drawn, though its pane is then closed, and used by the next start', async () => {
+    // Closed by its pane (a signal), a sidebar never exits 0: its start-up is when the cache is written.
+    const first = join(box.root, 'first.log');
+    expect(await timedSidebar(first)).toMatch(/^timing .* compiled \(code cache: absent\) dispatch$/m);
+    await waitFor('the dispatcher code cache written', async () =>
+      /^timing .* code cache written dispatch-sidebar$/m.test(await readFile(first, 'utf8'))
+        ? true
+        : undefined,
+    );
+    for (const screen of screens.splice(0)) await screen.kill();
+    const second = await timedSidebar(join(box.root, 'second.log'));
+    expect(second).toMatch(/^timing .* compiled \(code cache: used\) dispatch$/m);
+  });
+});
 
 describe.skipIf(!HAS_TMUX || NODE_CACHE)("blessed's code cache (Node 20 and 21)", () => {
   it('is written after the first frame and used by the next start, which writes nothing', async () => {
