@@ -202,6 +202,22 @@ try {
   const two = makeCaller('two', pair);
   two.coldCache();
   status(two, 2);
+  // BENCH_HOLD=FILE: the two-peer caller's environment written there as shell lines, everything kept
+  // up until SIGINT, for profiling a command by hand against the same peers.
+  if (process.env.BENCH_HOLD) {
+    const q = (v) => `'${String(v).replaceAll("'", "'\\''")}'`;
+    const lines = Object.entries(two.env)
+      .filter(([k]) => /^(HOME|DOGSLED_|TMPDIR$|PATH$)/.test(k))
+      .map(([k, v]) => `export ${k}=${q(v)}`);
+    lines.push(
+      `SSH=${q(peers.client.ssh)}`,
+      `PEERS=${q(pair.join(' '))}`,
+      `FIXTURE_ENV=${q(JSON.stringify(fixture.env))}`,
+    );
+    writeFileSync(process.env.BENCH_HOLD, `${lines.join('\n')}\n`);
+    console.error(`holding; environment in ${process.env.BENCH_HOLD}; SIGINT ends`);
+    await new Promise((r) => process.once('SIGINT', r));
+  }
   console.error(`measuring: ${RUNS} rounds, 2 peers, no service on the caller`);
   const alone = await cpuRounds([]);
   const twoServe = spawn(process.execPath, [CLI, 'serve'], {
