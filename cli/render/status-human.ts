@@ -23,6 +23,15 @@ export function renderStatus(report: StatusReport, paint: Paint): string[] {
   return lines;
 }
 
+/** At most `max` UTF-16 units (at least 8), with `…` first where its start was cut. */
+function clipStart(text: string, max: number): string {
+  const room = Math.max(8, max);
+  if (text.length <= room) return text;
+  const kept = text.slice(text.length - room + 1);
+  // Never half a surrogate pair.
+  return `…${/^[\udc00-\udfff]/.test(kept) ? kept.slice(1) : kept}`;
+}
+
 function row(name: string, text: string): string {
   return `  ${name.padEnd(9)} ${text}`;
 }
@@ -58,13 +67,11 @@ function renderHost(host: HostView, now: number, paint: Paint): string[] {
     ),
   );
   const diskPercent = probe.disk.total_bytes > 0 ? (100 * probe.disk.free_bytes) / probe.disk.total_bytes : 0;
-  lines.push(
-    row(
-      'disk',
-      `${formatBytes(probe.disk.free_bytes)} free of ${formatBytes(probe.disk.total_bytes)} ` +
-        `(${Math.round(diskPercent)}%) · ${probe.disk.path}`,
-    ),
-  );
+  const diskSize =
+    `${formatBytes(probe.disk.free_bytes)} free of ${formatBytes(probe.disk.total_bytes)} ` +
+    `(${Math.round(diskPercent)}%) · `;
+  // The path's end names the disk's place best (a long home or state dir would pass the width).
+  lines.push(row('disk', diskSize + clipStart(probe.disk.path, WIDTH - 12 - diskSize.length)));
   if (probe.pressure_level !== null) lines.push(row('pressure', pressureName(probe.pressure_level)));
   // Before the agents line, whose pane rows follow it directly.
   if (probe.terminal) lines.push(row('terminal', terminalName(probe.terminal.kind)));
