@@ -1,56 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BRIEF_MAX_LINES, renderBrief } from '../../../cli/render/status-brief.js';
-import type { HostView } from '../../../service/hosts/view.js';
+import { hostViewFixture } from '../../helpers/host-view.js';
 import { agentPaneFixture } from '../../helpers/snapshot.js';
 
-const GIB = 1024 ** 3;
-
-function host(label: string, busy = 0.5): HostView {
-  return {
-    id: label,
-    label,
-    hostname: label,
-    local: label === 'local',
-    service: 'up',
-    reachable: true,
-    unreachable: null,
-    sample_ms: 0,
-    age_ms: 1_000,
-    interval_ms: 10_000,
-    probe: {
-      os: 'linux',
-      cores: 4,
-      load1: 1,
-      cpu_ticks: null,
-      busy,
-      memory: {
-        total_bytes: 16 * GIB,
-        used_bytes: 4 * GIB,
-        free_bytes: 12 * GIB,
-        scope: 'host',
-        cgroup: null,
-        limit_bytes: null,
-      },
-      pressure_level: null,
-      disk: { path: '/home/x', total_bytes: 100 * GIB, free_bytes: 40 * GIB },
-      agents: { live: 1, active: 1 },
-    },
-    headroom: {
-      free_cores: 2,
-      measured: 2,
-      declared: 3,
-      eligible: true,
-      reason: [],
-      reservations: 0,
-      live_agents: 1,
-      active_agents: 1,
-    },
-    reservations: [],
-    errors: [],
-    retry_ms: null,
-    facts: null,
-  };
-}
+const host = hostViewFixture;
 
 describe('status --brief', () => {
   it('gives each of up to five hosts its own line, then the hint', () => {

@@ -3,55 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import { paint } from '../../../cli/render/color.js';
 import { renderStatus } from '../../../cli/render/status-human.js';
-import type { HostView, StatusReport } from '../../../service/hosts/view.js';
+import type { StatusReport } from '../../../service/hosts/view.js';
+import { hostViewFixture } from '../../helpers/host-view.js';
 
 const GIB = 1024 ** 3;
 
 function report(diskPath: string): StatusReport {
-  const host: HostView = {
-    id: 'local',
-    label: 'local',
-    hostname: 'box',
-    local: true,
-    service: 'up',
-    reachable: true,
-    unreachable: null,
-    sample_ms: 0,
-    age_ms: 1_000,
-    interval_ms: 10_000,
-    probe: {
-      os: 'linux',
-      cores: 4,
-      load1: 1,
-      cpu_ticks: null,
-      busy: 0.5,
-      memory: {
-        total_bytes: 16 * GIB,
-        used_bytes: 4 * GIB,
-        free_bytes: 12 * GIB,
-        scope: 'host',
-        cgroup: null,
-        limit_bytes: null,
-      },
-      pressure_level: null,
-      disk: { path: diskPath, total_bytes: 252 * GIB, free_bytes: 75.5 * GIB },
-      agents: { live: 1, active: 1 },
-    },
-    headroom: {
-      free_cores: 2,
-      measured: 2,
-      declared: 3,
-      eligible: true,
-      reason: [],
-      reservations: 0,
-      live_agents: 1,
-      active_agents: 1,
-    },
-    reservations: [],
-    errors: [],
-    retry_ms: null,
-    facts: null,
-  };
+  const host = hostViewFixture('local', 0.5, {
+    path: diskPath,
+    total_bytes: 252 * GIB,
+    free_bytes: 75.5 * GIB,
+  });
   return { version: 1, now_ms: 10_000, hosts: [host], items: [], queue: [], sweep: null };
 }
 
