@@ -13,8 +13,8 @@ delete process.env.NODE_EXTRA_CA_CERTS;
 export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
-    // Removes each file's temp dirs after it (test/helpers/tree.ts); the global setup's teardown
-    // fails the run on any left behind.
+    // Removes each file's temp dirs after it (test/helpers/tree.ts), failing the file if it cannot;
+    // the global setup's teardown removes and lists any made again after their file ended.
     setupFiles: ['test/helpers/temp-cleanup.ts'],
     pool: 'forks',
     // Most test time is spent waiting on real processes (services, sshd, tmux, fake Herdr, agents'

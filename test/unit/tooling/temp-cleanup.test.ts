@@ -75,7 +75,7 @@ async function fixtureFree(): Promise<string> {
 }
 
 describe("the global teardown's check", () => {
-  it("removes this run's dirs still there and fails the run on them; others' stay", async () => {
+  it("removes and lists this run's dirs still there, without failing the run; others' stay", async () => {
     const token = 'ffffff';
     const left = await mkdtemp(join(tmpdir(), `dogsled-left-${token}-`));
     const other = await tempDir('dogsled-other-');
@@ -87,8 +87,9 @@ describe("the global teardown's check", () => {
       return true;
     }) as typeof process.stderr.write;
     try {
+      process.exitCode = undefined;
       await leftovers(token);
-      expect(process.exitCode).toBe(1);
+      expect(process.exitCode).toBeUndefined();
     } finally {
       process.stderr.write = stderr;
       process.exitCode = before;
