@@ -7,7 +7,7 @@ import { formatAge } from '../../service/core/common/duration.js';
 import { formatBytes, formatCores } from '../../service/core/common/units.js';
 import { factsLine } from '../../service/core/fleet/facts-line.js';
 import { NOT_ELIGIBLE, UNAVAILABLE } from '../../service/core/placement/host-marks.js';
-import { clip } from '../../service/core/text/clean.js';
+import { clip, clipStart } from '../../service/core/text/clean.js';
 import { renderAgentPanes } from './agent-pane-lines.js';
 import type { Paint } from './color.js';
 
@@ -21,15 +21,6 @@ export function renderStatus(report: StatusReport, paint: Paint): string[] {
     lines.push(...renderHost(host, report.now_ms, paint));
   }
   return lines;
-}
-
-/** At most `max` UTF-16 units (at least 8), with `…` first where its start was cut. */
-function clipStart(text: string, max: number): string {
-  const room = Math.max(8, max);
-  if (text.length <= room) return text;
-  const kept = text.slice(text.length - room + 1);
-  // Never half a surrogate pair.
-  return `…${/^[\udc00-\udfff]/.test(kept) ? kept.slice(1) : kept}`;
 }
 
 function row(name: string, text: string): string {
@@ -71,7 +62,7 @@ function renderHost(host: HostView, now: number, paint: Paint): string[] {
     `${formatBytes(probe.disk.free_bytes)} free of ${formatBytes(probe.disk.total_bytes)} ` +
     `(${Math.round(diskPercent)}%) · `;
   // The path's end names the disk's place best (a long home or state dir would pass the width).
-  lines.push(row('disk', diskSize + clipStart(probe.disk.path, WIDTH - 12 - diskSize.length)));
+  lines.push(row('disk', diskSize + clipStart(probe.disk.path, Math.max(8, WIDTH - 12 - diskSize.length))));
   if (probe.pressure_level !== null) lines.push(row('pressure', pressureName(probe.pressure_level)));
   // Before the agents line, whose pane rows follow it directly.
   if (probe.terminal) lines.push(row('terminal', terminalName(probe.terminal.kind)));

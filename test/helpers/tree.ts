@@ -4,7 +4,7 @@
 // Every temp dir a test makes comes from tempDir: it is noted here, and the setup file
 // (test/helpers/temp-cleanup.ts) removes the file's dirs once its own after-hooks have run. The
 // run's token in the name lets the global teardown find what a file left behind (a worker killed
-// before its hooks ran, a dir made some other way) and fail the run on it.
+// before its hooks ran, a dir a late process made again) and list it.
 
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,10 +25,7 @@ export async function tempDir(prefix = 'dogsled-test-'): Promise<string> {
   return dir;
 }
 
-/**
- * Removes every dir tempDir made in this process so far; answers those that would not go (each
- * with its error), which the caller reports.
- */
+/** Removes every dir tempDir made in this process so far; answers those that would not go. */
 export async function removeTempDirs(): Promise<string[]> {
   const dirs = [...made];
   made.clear();

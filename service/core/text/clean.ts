@@ -8,6 +8,7 @@
 //   squeezedLine(text, max)    plainLine with every whitespace run one space, ends trimmed, clipped
 //                              at max (160 by default): a quote of a file inside a message
 //   clip(text, max)            at most max UTF-16 units, `…` where it was cut
+//   clipStart(text, max)       at most max UTF-16 units, `…` first where its start was cut: a path
 //   cutAt(text, at)            at most `at` UTF-16 units, nothing added
 //   clipPoints(text, max)      at most max code points, `…` where it was cut: an emoji counts one,
 //                              as a reader sees it (a transcript's activity line)
@@ -46,6 +47,14 @@ export function squeezedLine(text: string, max = 160): string {
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${cutAt(text, Math.max(0, max - 1))}…`;
+}
+
+/** At most `max` UTF-16 units, with `…` first where its start was cut (a path's end says most). */
+export function clipStart(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const kept = text.slice(text.length - Math.max(0, max - 1));
+  const code = kept.charCodeAt(0);
+  return `…${code >= 0xdc00 && code <= 0xdfff ? kept.slice(1) : kept}`;
 }
 
 /** The first `at` UTF-16 units, one fewer when the cut would split a surrogate pair. */

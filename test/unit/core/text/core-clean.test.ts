@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   clip,
   clipPoints,
+  clipStart,
   cutAt,
   plainLine,
   plainStrings,
@@ -47,6 +48,14 @@ describe('clip and cutAt', () => {
     expect(cutAt('ab😀cd', 3)).toBe('ab');
     expect(cutAt('ab😀cd', 4)).toBe('ab😀');
     expect(cutAt('abc', 10)).toBe('abc');
+  });
+
+  it('clipStart keeps the end, marks the cut with … first, and never splits a surrogate pair', () => {
+    expect(clipStart('/home/ann', 9)).toBe('/home/ann');
+    expect(clipStart('/home/ann/state', 8)).toBe('…n/state');
+    expect(clipStart('ab😀cd', 4)).toBe('…cd');
+    expect(clipStart('ab😀cd', 5)).toBe('…😀cd');
+    expect(clipStart('abc', 0)).toBe('…');
   });
 });
 
