@@ -2,7 +2,8 @@
 // built-in module is a thin layer over, where loading the module costs more than the use: the pipe
 // handle under node:net (pipe-handle.ts; listening-socket.ts, where node:net's server would accept
 // what is meant for a child and hides its descriptor), the process handle under node:child_process
-// (jobs/supervisor/exec-spawn.ts), the host name under node:os (state/engine/liveness.ts).
+// (process-handle.ts: the job supervisor's command, and the runner's children that take no input),
+// the host name under node:os (state/engine/liveness.ts).
 // process.binding is deprecated in documentation only (DEP0111; a warning under
 // --pending-deprecation, silenced here: a hook prints nothing but its answer). A caller treats a
 // binding that is missing or not shaped as it expects as absent, and uses the module.

@@ -14,7 +14,7 @@
 
 import { nodeBinding } from './node-binding.js';
 
-interface PipeHandle {
+export interface PipeHandle {
   connect(request: ConnectRequest, path: string): number;
   open(fd: number): number;
   readStart(): number;
@@ -34,13 +34,13 @@ interface WriteRequest {
   async?: boolean;
 }
 
-interface PipeBinding {
+export interface PipeBinding {
   Pipe: new (type: number) => PipeHandle;
   PipeConnectWrap: new () => ConnectRequest;
   constants: { SOCKET: number };
 }
 
-interface StreamBinding {
+export interface StreamBinding {
   WriteWrap: new () => WriteRequest;
   /** What the last read or write left: the bytes read (negative: an error or the end), their offset. */
   streamBaseState: Int32Array;
@@ -48,7 +48,7 @@ interface StreamBinding {
   kArrayBufferOffset: number;
 }
 
-function pipeBinding(): PipeBinding | undefined {
+export function pipeBinding(): PipeBinding | undefined {
   const pipe = nodeBinding('pipe_wrap') as Partial<PipeBinding> | undefined;
   const fits =
     typeof pipe?.Pipe === 'function' &&
@@ -57,7 +57,7 @@ function pipeBinding(): PipeBinding | undefined {
   return fits ? (pipe as PipeBinding) : undefined;
 }
 
-function streamBinding(): StreamBinding | undefined {
+export function streamBinding(): StreamBinding | undefined {
   const stream = nodeBinding('stream_wrap') as Partial<StreamBinding> | undefined;
   const fits =
     typeof stream?.WriteWrap === 'function' &&

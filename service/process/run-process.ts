@@ -5,6 +5,7 @@
 
 import { DogsledError } from '../core/common/errors.js';
 import { type LongTimer, longTimeout, monotonicMs } from '../time/timers.js';
+import { type ChildHooks, type RunningChild, startByHandle } from './spawn-by-handle.js';
 
 /** node:child_process is loaded on the first spawn: most commands start no child. */
 const childProcess = () => process.getBuiltinModule('node:child_process');
@@ -98,17 +99,7 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
     });
   }
   return new Promise((resolve, reject) => {
-    const child = childProcess().spawn(file, args, {
-      env: options.env,
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      detached: options.detached ?? false,
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    });
-    // Both output streams are pipes (stdio above), never null.
-    const stdout = child.stdout as NodeJS.ReadableStream & { destroy(): void };
-    const stderr = child.stderr as NodeJS.ReadableStream & { destroy(): void };
     const kept = { stdout: new Kept(cap, keep), stderr: new Kept(cap, keep) };
-    let spawned = false;
     let stopped = false;
     let timedOut = false;
     let aborted = false;
@@ -118,11 +109,13 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
     let arrived = 0;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let done = false;
+    let deadline: LongTimer | undefined;
+    let child: RunningChild | undefined;
 
     const kill = (signal: NodeJS.Signals): void => {
       try {
-        if (options.detached && child.pid !== undefined) process.kill(-child.pid, signal);
-        else child.kill(signal);
+        if (options.detached && child?.pid !== undefined) process.kill(-child.pid, signal);
+        else child?.kill(signal);
       } catch {
         // Already gone.
       }
@@ -137,18 +130,10 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
       kill('SIGTERM');
       grace ??= setTimeout(() => kill('SIGKILL'), graceMs);
     };
-    const deadline: LongTimer | undefined =
-      options.timeoutMs === undefined
-        ? undefined
-        : longTimeout(options.timeoutMs, () => {
-            timedOut = true;
-            stop();
-          });
     const onAbort = (): void => {
       aborted = true;
       stop();
     };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
     const settle = (): void => {
       deadline?.clear();
       if (grace) clearTimeout(grace);
@@ -159,8 +144,7 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
       if (done || exit === undefined) return;
       done = true;
       settle();
-      stdout.destroy();
-      stderr.destroy();
+      child?.closeOutput();
       resolve({
         argv,
         exitCode: exit.code,
@@ -173,24 +157,6 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
         truncated: kept.stdout.dropped || kept.stderr.dropped,
       });
     };
-
-    const take = (stream: OutputStream) => (chunk: Buffer) => {
-      arrived += chunk.length;
-      options.onData?.(chunk, stream);
-      if (!kept[stream].push(chunk) && keep === 'head') stop();
-    };
-    stdout.on('data', take('stdout'));
-    stderr.on('data', take('stderr'));
-    child.once('spawn', () => {
-      spawned = true;
-    });
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      // After the spawn, an error is a failed kill of a child that is already gone: nothing to do.
-      if (spawned || done) return;
-      done = true;
-      settle();
-      reject(new SpawnError(file, error.code, error));
-    });
     // The delay bounds a grandchild that holds the pipes, never the child's own output: that is in
     // the pipes once it has exited, but a timer can fire before the loop reads them again (the exit
     // was heard in a busy turn, or the turn was late: the delay runs from the loop's cached clock,
@@ -205,19 +171,105 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
         else finish();
       });
     };
-    child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      // The leader is gone after a stop: whatever it left running in its group goes too.
-      if (stopped && options.detached) kill('SIGKILL');
-      drain = setTimeout(() => drained(0), DRAIN_MS);
-    });
-    child.once('close', finish);
-    if (child.stdin) {
-      // A child that exits before reading its input closes the pipe; that is its answer, not ours.
-      child.stdin.on('error', () => {});
-      child.stdin.end(options.input);
-    }
+    const hooks: ChildHooks = {
+      data: (chunk, stream) => {
+        arrived += chunk.length;
+        options.onData?.(chunk, stream);
+        if (!kept[stream].push(chunk) && keep === 'head') stop();
+      },
+      exit: (code, signal) => {
+        exit = { code, signal };
+        // The leader is gone after a stop: whatever it left running in its group goes too.
+        if (stopped && options.detached) kill('SIGKILL');
+        drain = setTimeout(() => drained(0), DRAIN_MS);
+      },
+      close: finish,
+    };
+    const failed = (error: NodeJS.ErrnoException): void => {
+      if (done) return;
+      done = true;
+      settle();
+      reject(new SpawnError(file, error.code, error));
+    };
+    child = start(file, args, options, hooks, failed);
+    if (child === undefined) return;
+    deadline =
+      options.timeoutMs === undefined
+        ? undefined
+        : longTimeout(options.timeoutMs, () => {
+            timedOut = true;
+            stop();
+          });
+    options.signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * The child started, its output and ends given to `hooks`; undefined when it could not start
+ * (`failed` has been told). A child whose input is nothing starts through the handles
+ * (spawn-by-handle.ts) where they are there as expected, any other through node:child_process.
+ */
+function start(
+  file: string,
+  args: readonly string[],
+  options: RunOptions,
+  hooks: ChildHooks,
+  failed: (error: NodeJS.ErrnoException) => void,
+): RunningChild | undefined {
+  const run = { env: options.env, cwd: options.cwd, detached: options.detached ?? false };
+  const byHandle = options.input === undefined ? startByHandle(file, args, run, hooks) : undefined;
+  if (byHandle?.kind === 'failed') {
+    failed(byHandle.error);
+    return undefined;
+  }
+  if (byHandle !== undefined) return byHandle.child;
+  return startByModule(file, args, options, hooks, failed);
+}
+
+/** The same start through node:child_process, with stdin a pipe when there is input. */
+function startByModule(
+  file: string,
+  args: readonly string[],
+  options: RunOptions,
+  hooks: ChildHooks,
+  failed: (error: NodeJS.ErrnoException) => void,
+): RunningChild {
+  const child = childProcess().spawn(file, args, {
+    env: options.env,
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  });
+  // Both output streams are pipes (stdio above), never null.
+  const stdout = child.stdout as NodeJS.ReadableStream & { destroy(): void };
+  const stderr = child.stderr as NodeJS.ReadableStream & { destroy(): void };
+  let spawned = false;
+  stdout.on('data', (chunk: Buffer) => hooks.data(chunk, 'stdout'));
+  stderr.on('data', (chunk: Buffer) => hooks.data(chunk, 'stderr'));
+  child.once('spawn', () => {
+    spawned = true;
+  });
+  child.on('error', (error: NodeJS.ErrnoException) => {
+    // After the spawn, an error is a failed kill of a child that is already gone: nothing to do.
+    if (!spawned) failed(error);
+  });
+  child.once('exit', (code, signal) => hooks.exit(code, signal));
+  child.once('close', () => hooks.close());
+  if (child.stdin) {
+    // A child that exits before reading its input closes the pipe; that is its answer, not ours.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input);
+  }
+  return {
+    pid: child.pid,
+    kill: (signal) => {
+      child.kill(signal);
+    },
+    closeOutput: () => {
+      stdout.destroy();
+      stderr.destroy();
+    },
+  };
 }
 
 /** How a run ended: enough to tell success, shared by results built on the runner's (git's). */

@@ -4,7 +4,13 @@ import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { endingOf, runProcess, SpawnError, succeeded } from '../../../service/process/run-process.js';
+import {
+  endingOf,
+  type RunResult,
+  runProcess,
+  SpawnError,
+  succeeded,
+} from '../../../service/process/run-process.js';
 import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -196,6 +202,76 @@ describe('runProcess: runaway children and leftovers', () => {
   it('gives a child without input /dev/null, not a terminal or an inherited descriptor', async () => {
     const result = await runProcess('readlink', ['/proc/self/fd/0'], { env });
     expect(result.stdout.toString().trim()).toBe('/dev/null');
+  });
+});
+
+// A child without input starts through the process and pipe handles (spawn-by-handle.ts), one with
+// input through node:child_process: the two answer alike.
+describe('runProcess: the two ways a child starts', () => {
+  const both = (script: string, options: Partial<Parameters<typeof runProcess>[2]> = {}) =>
+    Promise.all([sh(script, options), sh(script, { ...options, input: '' })]);
+
+  it('end, output in order and a kept cap are the same through the handles and through child_process', async () => {
+    const script = 'printf "a\\0b"; echo err >&2; head -c 200000 /dev/zero; exit 7';
+    const [byHandle, byModule] = await both(script, { maxOutputBytes: 300_000 });
+    expect(byHandle.exitCode).toBe(7);
+    for (const result of [byHandle, byModule]) {
+      expect(result.stdout.length).toBe(3 + 200_000);
+      expect(result.stdout.subarray(0, 3)).toEqual(Buffer.from('a\0b'));
+    }
+    const pick = ({ exitCode, signal, stderr, timedOut, aborted, truncated }: RunResult) => ({
+      exitCode,
+      signal,
+      stderr: stderr.toString(),
+      timedOut,
+      aborted,
+      truncated,
+    });
+    expect(pick(byHandle)).toEqual(pick(byModule));
+    const seen: string[] = [];
+    await sh('echo one; echo two >&2', { onData: (chunk, stream) => seen.push(`${stream}:${chunk}`) });
+    expect(seen.sort()).toEqual(['stderr:two\n', 'stdout:one\n']);
+  });
+
+  it('a missing directory is the same typed error either way', async () => {
+    for (const input of [undefined, '']) {
+      const error = await runProcess('true', [], {
+        env,
+        cwd: '/nonexistent/dogsled-no-such-dir',
+        ...(input === undefined ? {} : { input }),
+      }).catch((e) => e);
+      expect(error).toBeInstanceOf(SpawnError);
+      expect(error).toMatchObject({ code: 'ENOENT' });
+    }
+  });
+
+  it('an argument the kernel refuses (E2BIG) rejects as child_process throws it, not as a missing program', async () => {
+    // One argument past the kernel's 128 KiB a string: the exec fails in the child, not here.
+    const huge = 'x'.repeat(200 * 1024);
+    for (const input of [undefined, '']) {
+      const error = await runProcess('true', [huge], {
+        env,
+        ...(input === undefined ? {} : { input }),
+      }).catch((e) => e);
+      expect(error).not.toBeInstanceOf(SpawnError);
+      expect(error).toMatchObject({ code: 'E2BIG', syscall: 'spawn' });
+    }
+  });
+
+  it('a NUL in an argument is refused before anything starts, either way', async () => {
+    for (const input of [undefined, '']) {
+      const error = await runProcess('echo', ['a\0b'], {
+        env,
+        ...(input === undefined ? {} : { input }),
+      }).catch((e) => e);
+      expect(error).toMatchObject({ code: 'ERR_INVALID_ARG_VALUE' });
+    }
+  });
+
+  it('stops reading a pipe a grandchild holds once the child has gone, and leaves no handle open', async () => {
+    const result = await sh('(sleep 5; echo late) & echo early', { timeoutMs: 10_000 });
+    expect(result.stdout.toString()).toBe('early\n');
+    expect(result.durationMs).toBeLessThan(3_000);
   });
 });
 

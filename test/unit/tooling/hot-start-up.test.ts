@@ -358,6 +358,46 @@ describe('hot bundles at import', () => {
     ]);
   });
 
+  it('a cold `status --json` runs ssh through the process handle and pipes, loading no node:child_process', async () => {
+    // Every peer of a caller without a service is one ssh (service/transport/openssh.ts): through
+    // node:child_process that loaded node:net, dgram and the streams before the fork and ran their
+    // code after it, where each page written that the child shared is a page fault. The fake ssh
+    // answers as an unreachable host does (status 255, its words on stderr), and on stdout too:
+    // both pipes are read to their end.
+    const box = await sandbox();
+    try {
+      const probe = await moduleProbe(box.root);
+      const bin = join(box.root, 'bin');
+      await mkdir(bin);
+      await writeFile(
+        join(bin, 'ssh'),
+        '#!/bin/sh\necho "stray words"\necho "ssh: connect to host p1 port 22: Connection refused" >&2\nexit 255\n',
+        { mode: 0o755 },
+      );
+      await writeFile(box.configPath, '[[hosts]]\nid = "p1"\ntarget = "p1"\n');
+      const env = { ...box.env, PATH: `${bin}:${box.env.PATH}` };
+      for (let i = 0; i < 2; i++) {
+        await rm(join(box.state, 'peers'), { recursive: true, force: true });
+        const run = spawnSync(process.execPath, ['-r', probe.preload, CLI, 'status', '--json'], {
+          env,
+          encoding: 'utf8',
+        });
+        expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+        const peer = JSON.parse(run.stdout).hosts.find((host: { id: string }) => host.id === 'p1');
+        expect(peer).toMatchObject({ reachable: false, unreachable: 'connection refused' });
+      }
+      expectSpawnedByHandle(await probe.loaded(), [
+        'child_process',
+        'net',
+        'stream',
+        'dgram',
+        'internal/streams/readable',
+      ]);
+    } finally {
+      await box.cleanup();
+    }
+  });
+
   it('--version and --help answer from the entry alone, as the full command line does', async () => {
     // Loading full.mjs (an ES module, through import()) and commander's declaration of every command
     // was most of what they cost; the help is commander's own text, rendered by the build.
