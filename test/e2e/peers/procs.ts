@@ -54,14 +54,43 @@ export function alive(pid: number): boolean {
   }
 }
 
-export async function signalTree(pid: number, signal: NodeJS.Signals): Promise<void> {
+/** A process as it was when signalled: its pid and start time, so a reused pid is never taken for it. */
+export interface Signalled {
+  pid: number;
+  started: string;
+}
+
+/** Signals `pid` and every process below it; answers those it reached. */
+export async function signalTree(pid: number, signal: NodeJS.Signals): Promise<Signalled[]> {
+  const reached: Signalled[] = [];
   for (const p of await processTree(pid)) {
+    const started = await startTime(p);
     try {
       process.kill(p, signal);
+      if (started !== undefined) reached.push({ pid: p, started });
     } catch {
       // Gone already.
     }
   }
+  return reached;
+}
+
+/** Signals each process still running that `signalTree` reached (not a later one with its pid). */
+export async function signalAgain(processes: readonly Signalled[], signal: NodeJS.Signals): Promise<void> {
+  for (const { pid, started } of processes) {
+    if ((await startTime(pid)) !== started) continue;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+/** Field 22 of /proc/PID/stat (start time in clock ticks after boot), or undefined once it is gone. */
+async function startTime(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
 }
 
 /** SIGTERM to the tree, SIGKILL to what is left after `graceMs`; resolves when `pid` is gone. */

@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { waitFor } from '../../helpers/wait.js';
-import { run, signalTree, stopTree } from './procs.js';
+import { run, type Signalled, signalAgain, signalTree, stopTree } from './procs.js';
 
 export interface SshdOptions {
   dir: string;
@@ -102,6 +102,8 @@ export async function startSshd(options: SshdOptions): Promise<Sshd> {
     await waitForBanner(options.address, port, child, () => stderr);
   };
   await start();
+  /** What freeze stopped, to thaw even if it has left this sshd's tree since. */
+  const frozen: Signalled[] = [];
   const pid = (): number => {
     if (child?.pid === undefined) throw new Error('sshd is not running');
     return child.pid;
@@ -113,6 +115,7 @@ export async function startSshd(options: SshdOptions): Promise<Sshd> {
     pid,
     log: () => readFile(log, 'utf8').catch(() => ''),
     stop: async () => {
+      await signalAgain(frozen.splice(0), 'SIGCONT');
       if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child?.once('exit', resolve));
         await stopTree(child.pid);
@@ -120,8 +123,16 @@ export async function startSshd(options: SshdOptions): Promise<Sshd> {
       }
     },
     start,
-    freeze: () => signalTree(pid(), 'SIGSTOP'),
-    thaw: () => signalTree(pid(), 'SIGCONT'),
+    freeze: async () => {
+      frozen.push(...(await signalTree(pid(), 'SIGSTOP')));
+    },
+    // The tree as it is now and every process freeze stopped: a connection's command whose sshd
+    // was exiting as the freeze walked the tree was stopped after its parent had gone, so it is
+    // no longer below this sshd and would stay stopped for good (a closed pool's `host rpc`).
+    thaw: async () => {
+      await signalTree(pid(), 'SIGCONT');
+      await signalAgain(frozen.splice(0), 'SIGCONT');
+    },
   };
 }
 

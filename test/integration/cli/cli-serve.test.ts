@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   HostSnapshotSchema,
+  JobRecordSchema,
   PlacementsSchema,
   SampleSchema,
 } from '../../../service/state/schemas/host-schemas.js';
@@ -95,8 +96,16 @@ describe('serve --once runs each action lane once', () => {
       async () => ((await readFile(marker, 'utf8').catch(() => '')) === 'ran\n' ? true : undefined),
       { timeoutMs: 10_000 },
     );
-    expect((await readdir(join(box.state, 'jobs'))).filter((n) => n.endsWith('.json'))).toHaveLength(1);
+    const records = (await readdir(join(box.state, 'jobs'))).filter((n) => n.endsWith('.json'));
+    expect(records).toHaveLength(1);
     await writeFile(release, '');
+    // Its supervisor writes the final record after the job: left running past the test, it made
+    // the removed sandbox's state dir anew (listed by the global teardown).
+    const record = join(box.state, 'jobs', records[0] as string);
+    await waitFor(
+      'the job to end',
+      async () => JobRecordSchema.parse(JSON.parse(await readFile(record, 'utf8'))).ended_ms !== null,
+    );
   });
 });
 
