@@ -13,13 +13,19 @@
 
 import { pathToFileURL } from 'node:url';
 import { mark } from '../service/actions/timing-marks.js';
+import { enableCompileCache } from './compile-cache.js';
 import type { Dispatch, EntryHost } from './hot/dispatch.js';
 import { loadHot } from './hot-loader.js';
 
 // Beside this file in dist/, reached through a URL, not a literal specifier, so the build leaves
 // them out of it. A path until then: a hot command never parses a URL.
 const DIST = __dirname;
-const loadFull = (): Promise<typeof import('./full.js')> => import(pathToFileURL(`${DIST}/full.mjs`).href);
+const loadFull = (): Promise<typeof import('./full.js')> => {
+  enableCompileCache(process.env, () =>
+    (process.getBuiltinModule('node:os') as typeof import('node:os')).homedir(),
+  );
+  return import(pathToFileURL(`${DIST}/full.mjs`).href);
+};
 
 /**
  * The words whose dispatcher keeps a code cache of its own: a cache holds the functions its run
