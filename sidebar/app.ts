@@ -29,6 +29,7 @@ import { bindInput } from './input.js';
 import { Layout } from './layout.js';
 import { Modals } from './menu.js';
 import { agedState, buildSidebar, panelIds } from './model/build.js';
+import { CardMemo } from './model/card-memo.js';
 import { buildDetail } from './model/detail.js';
 import type { SparklineRenderer } from './model/spark.js';
 import { type Background, backgroundOfColorFgBg } from './model/theme.js';
@@ -148,6 +149,8 @@ class SidebarApp implements Board {
   frame: Frame | undefined;
   private readonly layout: Layout;
   private readonly modals = new Modals(this);
+  /** The cards of the last read, so a redraw without a read builds only those whose age reads anew. */
+  private readonly cards = new CardMemo();
   private reloading: Promise<void> | undefined;
   private again = false;
   private messageTimer: NodeJS.Timeout | undefined;
@@ -278,7 +281,7 @@ class SidebarApp implements Board {
     const cpu = cpuMs();
     const width = Number(this.screen.width);
     const height = Number(this.screen.height);
-    const frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height);
+    const frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height, this.cards);
     const text = frameText(frame);
     if (unlessSame && !this.view.detail && text === this.drawnText) {
       span('sidebar tick unchanged cpu', cpuMs() - cpu);
