@@ -12,7 +12,6 @@
 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import type blessed from 'blessed';
 import { type HistoryPoint, SamplesHistory } from '../service/actions/samples-history.js';
 import { drawsMoreColours } from '../service/actions/sidebar.js';
@@ -29,6 +28,7 @@ import { bindInput } from './input.js';
 import { Layout } from './layout.js';
 import { Modals } from './menu.js';
 import { agedState, buildSidebar, panelIds } from './model/build.js';
+import { CardMemo } from './model/card-memo.js';
 import { buildDetail } from './model/detail.js';
 import type { SparklineRenderer } from './model/spark.js';
 import { type Background, backgroundOfColorFgBg } from './model/theme.js';
@@ -44,6 +44,11 @@ const DEBOUNCE_MS = 15;
 const POLL_MS = 120_000;
 /** How often ages move on the screen: a redraw without reading. */
 const TICK_MS = 30_000;
+
+/** Milliseconds on a monotonic clock, for spans: node:perf_hooks' performance.now() costs its load. */
+function nowMs(): number {
+  return process.uptime() * 1000;
+}
 
 /**
  * The part of blessed the board uses, each widget by its module (blessed's index loads every one),
@@ -148,6 +153,8 @@ class SidebarApp implements Board {
   frame: Frame | undefined;
   private readonly layout: Layout;
   private readonly modals = new Modals(this);
+  /** The cards of the last read, so a redraw without a read builds only those whose age reads anew. */
+  private readonly cards = new CardMemo();
   private reloading: Promise<void> | undefined;
   private again = false;
   private messageTimer: NodeJS.Timeout | undefined;
@@ -244,11 +251,11 @@ class SidebarApp implements Board {
       do {
         this.again = false;
         const { io, owner, fixtureHosts } = this.options;
-        const began = performance.now();
+        const began = nowMs();
         this.state = await (begun ?? readSidebarState(io, { owner, fixtureHosts }));
         begun = undefined;
         if (this.view.detail) await this.readHistory();
-        span('sidebar read', performance.now() - began);
+        span('sidebar read', nowMs() - began);
         this.view = ensureSelection(this.state, this.view);
         if (!panelIds(this.state).includes(this.view.focus)) this.view = { ...this.view, focus: 'work' };
         this.followJobs();
@@ -274,11 +281,11 @@ class SidebarApp implements Board {
   /** Draws the board; `unlessSame` (the age tick): not when its text would not change. */
   render(unlessSame = false): void {
     if (!this.state) return;
-    const began = performance.now();
+    const began = nowMs();
     const cpu = cpuMs();
     const width = Number(this.screen.width);
     const height = Number(this.screen.height);
-    const frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height);
+    const frame = buildSidebar(this.state, this.view, this.options.io.now(), width, height, this.cards);
     const text = frameText(frame);
     if (unlessSame && !this.view.detail && text === this.drawnText) {
       span('sidebar tick unchanged cpu', cpuMs() - cpu);
@@ -289,7 +296,7 @@ class SidebarApp implements Board {
     this.layout.paint(this.frame, this.view);
     this.paintDetail(width, height);
     this.screen.render();
-    span('sidebar render', performance.now() - began);
+    span('sidebar render', nowMs() - began);
     // CPU, which a loaded machine does not stretch as it stretches the wall time above.
     span('sidebar render cpu', cpuMs() - cpu);
     if (!this.drawn) {

@@ -5,9 +5,11 @@
 // panel: its rows go to agents and jobs, which end with one dim line on where todos come from when
 // a row is spare. Each panel shows its lines from its scroll offset; the selected card is kept in
 // view. Ages are drawn as of `now` (agedState), so a redraw alone moves them on. Pure: the app calls
-// it on every refresh, every key and every tick.
+// it on every refresh, every key and every tick, with a CardMemo (card-memo.ts) that keeps the cards a
+// redraw of the same read would build again.
 
 import { type BoardRow, boardRows } from '../../service/core/board/board-rule.js';
+import type { CardMemo } from './card-memo.js';
 import { clipCells, displayText, fitCells, wrapWords } from './cells.js';
 import { hostLines } from './hosts.js';
 import { TODOS_HINT, todoLines } from './todos.js';
@@ -53,7 +55,9 @@ export function buildSidebar(
   now: number,
   width: number,
   height: number,
+  memo?: CardMemo,
 ): Frame {
+  memo?.begin(state);
   state = agedState(state, now);
   const ids = panelIds(state);
   const todos = ids.includes('todos');
@@ -80,7 +84,7 @@ export function buildSidebar(
     inner,
   );
   const todoBody = todos ? todoLines(state.todos, inner, view.todosDoneOpen) : [];
-  const workBody = workLines(state.board, inner, view.foldedGroups, selectedKey, state.hosts);
+  const workBody = workLines(state.board, inner, view.foldedGroups, selectedKey, state.hosts, memo);
 
   const hostsInner = clampInner(hostBody.length, hostsBudget);
   const todosInner = todos

@@ -7,6 +7,7 @@
 
 import type { Board, BoardGroupId, BoardRow } from '../../service/core/board/board-rule.js';
 import { formatAge } from '../../service/core/common/duration.js';
+import type { CardMemo } from './card-memo.js';
 import { cells, displayText, fitCells, middleCells, wrapWords } from './cells.js';
 import { rowAction, rowWhy } from './reasons.js';
 import { type Line, type Role, rowKey, type Segment, type SidebarHost } from './types.js';
@@ -32,6 +33,7 @@ export function workLines(
   folded: readonly string[],
   selected: string | null,
   hosts: readonly SidebarHost[] = [],
+  memo?: CardMemo,
 ): Line[] {
   if (board === null) return [{ segments: [{ text: fitCells('board unavailable', width), fg: 'red' }] }];
   const lines: Line[] = [];
@@ -45,7 +47,10 @@ export function workLines(
       fold: groupFold(group.id),
     });
     if (isFolded) continue;
-    for (const row of group.rows) lines.push(...card(row, width, rowKey(row) === selected, hosts));
+    for (const row of group.rows) {
+      const chosen = rowKey(row) === selected;
+      lines.push(...(memo ? memo.card(row, width, chosen, hosts) : card(row, width, chosen, hosts)));
+    }
   }
   if (lines.length === 0) {
     lines.push({ segments: [{ text: fitCells('no agents or jobs', width), fg: 'overlay0' }] });
@@ -60,8 +65,26 @@ function padded(parts: Segment[], width: number): Segment[] {
 }
 
 export function card(row: BoardRow, width: number, selected: boolean, hosts: readonly SidebarHost[]): Line[] {
+  return cardLines(row, selected, [
+    ...cardHead(row, width, selected),
+    ...cardTail(row, width, selected, hosts),
+  ]);
+}
+
+/** The age a card shows: the one part of it a redraw without a read changes. */
+export function shownAge(row: BoardRow): string {
+  return row.age_ms === null ? '' : formatAge(row.age_ms);
+}
+
+/** The mark a card's every line starts with: `▌` on the selected card. */
+function markOf(selected: boolean): Segment {
+  return selected ? { text: '▌', fg: 'accent' } : { text: ' ' };
+}
+
+/** The lines of a card that do not depend on its age: the pill and title, then kind, id and where. */
+export function cardHead(row: BoardRow, width: number, selected: boolean): Segment[][] {
   const role = GROUP_ROLE[row.group];
-  const mark: Segment = selected ? { text: '▌', fg: 'accent' } : { text: ' ' };
+  const mark = markOf(selected);
   const inner = Math.max(1, width - 1);
   const out: Segment[][] = [];
   const push = (parts: Segment[]) => out.push(padded([mark, ...parts], width));
@@ -86,9 +109,24 @@ export function card(row: BoardRow, width: number, selected: boolean, hosts: rea
   const where = [row.host, row.pane].filter((part): part is string => Boolean(part)).map(displayText);
   const what = `${row.kind} ${displayText(row.id)}${where.length > 0 ? ` · ${where.join(' ')}` : ''}`;
   for (const chunk of wrapWords(what, inner - 1)) push([{ text: ` ${chunk}`, fg: 'subtext0' }]);
+  return out;
+}
+
+/** The lines of a card from its age on: the age, then why (a WAITING ticket's why reads the hosts). */
+export function cardTail(
+  row: BoardRow,
+  width: number,
+  selected: boolean,
+  hosts: readonly SidebarHost[],
+): Segment[][] {
+  const role = GROUP_ROLE[row.group];
+  const mark = markOf(selected);
+  const inner = Math.max(1, width - 1);
+  const out: Segment[][] = [];
+  const push = (parts: Segment[]) => out.push(padded([mark, ...parts], width));
 
   // Age, then why: a reason wraps whole; a description (model, directory) is shortened in the middle.
-  const age = row.age_ms === null ? '' : formatAge(row.age_ms);
+  const age = shownAge(row);
   const why = rowWhy(row, hosts);
   const fg: Role = why?.long ? (row.group === 'done' ? 'overlay1' : role) : 'overlay1';
   if (why === null) {
@@ -107,9 +145,13 @@ export function card(row: BoardRow, width: number, selected: boolean, hosts: rea
       if (why.tail !== undefined) push([{ text: ` ${middleCells(why.tail, inner - 1)}`, fg }]);
     }
   }
+  return out;
+}
 
+/** A card's lines from its head and tail: on the selection colour when selected, each naming its row. */
+export function cardLines(row: BoardRow, selected: boolean, parts: readonly Segment[][]): Line[] {
   const key = rowKey(row);
-  return out.map((segments) => ({
+  return parts.map((segments) => ({
     segments: selected ? segments.map((s) => (s.bg ? s : { ...s, bg: 'surface0' as Role })) : segments,
     row: key,
   }));

@@ -3,9 +3,10 @@
 // registry under its lock, and the tolerant reader of Pi's todo publications, which are another
 // program's files: a bad one reads as unavailable with its reason, never quarantined or fatal.
 
-import { createHash } from 'node:crypto';
 import { mkdir, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { BoardEntry, TodoLines } from '../../core/board/board-types.js';
 import { messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
@@ -18,9 +19,13 @@ import { BoardEntrySchema, TodoLinesSchema } from '../schemas/sidebar-schemas.js
 /** A todo publication larger than this is refused unread: pi-todo's sections are a few KiB. */
 export const TODO_LINES_MAX_BYTES = 256 * 1024;
 
-/** 16 hex digits of SHA-256: the name Pi and dogsled both derive from a pane or tab id. */
+/**
+ * 16 hex digits of SHA-256 (of the id's UTF-8): the name Pi and dogsled both derive from a pane or
+ * tab id. Computed in JavaScript: the sidebar names its owner's todo file before its first frame, and
+ * loading node:crypto there cost more than half of a bare Node start (52 M of 93 M instructions).
+ */
 export function idHash(id: string): string {
-  return createHash('sha256').update(id).digest('hex').slice(0, 16);
+  return bytesToHex(sha256(utf8ToBytes(id))).slice(0, 16);
 }
 
 export function boardFile(paths: StatePaths, tabId: string): string {
