@@ -2,18 +2,14 @@
 // from dist/full.mjs and its split chunks: ES modules, which the hot bundles' V8 code cache
 // (hot-loader.ts) cannot cover. With it, a full command's start skips parsing and compiling the
 // chunks it loads (`agent --help` on Node 22 here: about 215 → 160 ms of CPU). Node 20 has no such
-// cache and starts as before. The cache lives in code-cache/compile/ in the state dir, only when that
-// dir exists (as the hot caches do), and never where the user chose a cache (NODE_COMPILE_CACHE) or
-// none (NODE_DISABLE_COMPILE_CACHE): Node honours those itself. Node checks each entry against its
-// file's content; the entries of a build no longer run are dropped by code-cache-write.ts.
+// cache and starts as before. The cache lives in code-cache/node/ in the state dir (beside the
+// sidebar's blessed files, sidebar/blessed-cache.ts), only when that dir exists (as the hot caches
+// do), and never where the user chose a cache (NODE_COMPILE_CACHE) or none
+// (NODE_DISABLE_COMPILE_CACHE): Node honours those itself. Node checks each entry against its file's
+// content; the entries of a build no longer run are dropped by code-cache-write.ts.
 
 import { mkdirSync, statSync } from 'node:fs';
-import { codeCacheDir, STATE_DIR_MODE, stateDirFrom } from '../service/actions/hot-code-cache.js';
-
-/** The compile cache's dir in the state dir (Node makes one dir per Node release and user in it). */
-export function compileCacheDir(stateDir: string): string {
-  return `${codeCacheDir(stateDir)}/compile`;
-}
+import { nodeCompileCacheDir, STATE_DIR_MODE, stateDirFrom } from '../service/actions/hot-code-cache.js';
 
 /** Turns Node's compile cache on for the modules loaded from here on, where it can; never throws. */
 export function enableCompileCache(env: NodeJS.ProcessEnv, home: () => string): void {
@@ -26,8 +22,8 @@ export function enableCompileCache(env: NodeJS.ProcessEnv, home: () => string): 
     const stateDir = stateDirFrom(env, env.HOME || home());
     if (!statSync(stateDir).isDirectory()) return;
     // Node would make missing dirs with the umask's mode; the state dir's own mode it is.
-    mkdirSync(compileCacheDir(stateDir), { mode: STATE_DIR_MODE, recursive: true });
-    nodeModule.enableCompileCache(compileCacheDir(stateDir));
+    mkdirSync(nodeCompileCacheDir(stateDir), { mode: STATE_DIR_MODE, recursive: true });
+    nodeModule.enableCompileCache(nodeCompileCacheDir(stateDir));
   } catch {
     // No state dir, or one that cannot hold a cache: the command compiles from source.
   }

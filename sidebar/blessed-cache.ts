@@ -13,9 +13,9 @@
 // of what it was. ctime cannot be set back, so no edit keeps a stamp.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, relative, sep } from 'node:path';
 import { Script } from 'node:vm';
-import { codeCacheFile, readCodeCache } from '../service/actions/hot-code-cache.js';
+import { codeCacheFile, nodeCompileCacheDir, readCodeCache } from '../service/actions/hot-code-cache.js';
 import { mark } from '../service/actions/timing-marks.js';
 
 /** Node's loader, as the CommonJS runtime has it (already loaded: requiring it costs nothing). */
@@ -77,7 +77,7 @@ export function cacheBlessed(
 ): BlessedCache {
   try {
     const loader = require('node:module') as Loader;
-    if (nodeCompileCache(loader, join(stateDir, 'code-cache', 'node'))) return NONE;
+    if (nodeCompileCache(loader, nodeCompileCacheDir(stateDir))) return NONE;
     const { root, version } = blessed();
     const key = `dogsled-blessed-cache 2 ${process.version} ${version} ${root} ${JSON.stringify([
       process.execArgv,

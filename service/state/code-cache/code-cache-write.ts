@@ -5,7 +5,7 @@ import { lstat, mkdir, readdir, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeAtomic } from '../engine/atomic-write.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE } from '../paths.js';
-import { codeCacheDir, formatCodeCache, isSiblingCache } from './code-cache.js';
+import { formatCodeCache, isSiblingCache, nodeCompileCacheDir } from './code-cache.js';
 
 /** Another build's cache unused this long is dropped when this build writes its own. */
 export const SIBLING_CACHE_DAYS = 7;
@@ -40,14 +40,14 @@ export async function writeCodeCache(
 }
 
 /**
- * Node's compile cache (cli/compile-cache.ts: code-cache/compile/<Node release and user>/<entry>)
+ * Node's compile cache (code-cache/node/<Node release and user>/<entry>, code-cache.ts)
  * keeps an entry per module file, and each build's chunks are files of new names: entries not
  * written for SIBLING_CACHE_DAYS go, and a release's dir they leave empty. A hot cache is written
  * when a build is new, which is when the last one's entries stop being read. An entry still in use
  * but older is compiled and written again on its next run.
  */
 export async function dropOldCompileEntries(stateDir: string, now = Date.now()): Promise<void> {
-  const root = join(codeCacheDir(stateDir), 'compile');
+  const root = nodeCompileCacheDir(stateDir);
   const releases = await readdir(root, { withFileTypes: true }).catch(() => []);
   for (const release of releases) {
     if (!release.isDirectory()) continue;

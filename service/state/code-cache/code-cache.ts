@@ -12,6 +12,16 @@ export function codeCacheDir(stateDir: string): string {
 }
 
 /**
+ * Node's own compile cache (module.enableCompileCache, Node 22.1 and later), for what the hot
+ * bundles' caches cannot hold: the full commands' ES-module chunks (cli/compile-cache.ts) and
+ * blessed's files under the sidebar (sidebar/blessed-cache.ts). Node keeps a dir per release and
+ * user in it, an entry per module file.
+ */
+export function nodeCompileCacheDir(stateDir: string): string {
+  return join(codeCacheDir(stateDir), 'node');
+}
+
+/**
  * `NAME-<first 16 hex of the bundle's hash>.bin`: two builds on one host (a service left on the
  * previous one, a second checkout) keep a cache each instead of replacing each other's on every run.
  */

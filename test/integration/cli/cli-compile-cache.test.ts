@@ -1,6 +1,6 @@
 // Node's compile cache for the commands that run from dist/full.mjs (cli/compile-cache.ts): on a Node
 // that has module.enableCompileCache (22.1 and later; .ci/node-majors runs this file on those), a full
-// command leaves its entries in code-cache/compile/ of the state dir, 0700, and answers the same from
+// command leaves its entries in code-cache/node/ of the state dir, 0700, and answers the same from
 // them; on Node 20 it writes nothing there. Never where there is no state dir, never where the user
 // chose a cache of their own, never for a hot command; a state dir that is a file changes nothing.
 // Old entries go when a hot cache is written (code-cache-write.ts's dropOldCompileEntries).
@@ -38,7 +38,7 @@ describe('a full command and Node’s compile cache', () => {
     async () => {
       const box = await sandbox();
       mkdirSync(box.state, { mode: 0o700 });
-      const compile = join(box.state, 'code-cache', 'compile');
+      const compile = join(box.state, 'code-cache', 'node');
       const first = await runCli(['agent', '--help'], box.env);
       expect(first.code).toBe(0);
       expect(first.stdout).toContain('--branch');
@@ -69,11 +69,11 @@ describe('a full command and Node’s compile cache', () => {
     const own = join(box.root, 'own-cache');
     const result = await runCli(['agent', '--help'], { ...box.env, NODE_COMPILE_CACHE: own });
     expect(result.code).toBe(0);
-    expect(existsSync(join(box.state, 'code-cache', 'compile'))).toBe(false);
+    expect(existsSync(join(box.state, 'code-cache', 'node'))).toBe(false);
     if (HAS_COMPILE_CACHE) expect(entries(own).length).toBeGreaterThan(5);
     const off = await runCli(['agent', '--help'], { ...box.env, NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(off.code).toBe(0);
-    expect(existsSync(join(box.state, 'code-cache', 'compile'))).toBe(false);
+    expect(existsSync(join(box.state, 'code-cache', 'node'))).toBe(false);
   });
 
   it('is not turned on by a hot command', async () => {
@@ -81,7 +81,7 @@ describe('a full command and Node’s compile cache', () => {
     mkdirSync(box.state, { mode: 0o700 });
     const result = await runCli(['status', '--line'], box.env);
     expect(result.stderr).toBe('');
-    expect(existsSync(join(box.state, 'code-cache', 'compile'))).toBe(false);
+    expect(existsSync(join(box.state, 'code-cache', 'node'))).toBe(false);
   });
 
   it('answers as before when the state dir is a file or its code-cache is one', async () => {
@@ -110,7 +110,7 @@ describe('dropOldCompileEntries', () => {
 
   it('drops entries not written for a week and a release dir they leave empty, and keeps the rest', async () => {
     const state = await tempDir('dogsled-compile-drop-');
-    const compile = join(state, 'code-cache', 'compile');
+    const compile = join(state, 'code-cache', 'node');
     const kept = join(compile, 'v22.23.5-x64-9de703df-0');
     const gone = join(compile, 'v22.1.0-x64-12345678-0');
     mkdirSync(kept, { recursive: true });
@@ -138,8 +138,8 @@ describe('dropOldCompileEntries', () => {
     const state = await tempDir('dogsled-compile-drop-');
     await expect(dropOldCompileEntries(state, now)).resolves.toBeUndefined();
     mkdirSync(join(state, 'code-cache'));
-    writeFileSync(join(state, 'code-cache', 'compile'), 'not a dir');
+    writeFileSync(join(state, 'code-cache', 'node'), 'not a dir');
     await expect(dropOldCompileEntries(state, now)).resolves.toBeUndefined();
-    expect(statSync(join(state, 'code-cache', 'compile')).isFile()).toBe(true);
+    expect(statSync(join(state, 'code-cache', 'node')).isFile()).toBe(true);
   });
 });

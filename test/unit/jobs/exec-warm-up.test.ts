@@ -4,18 +4,18 @@
 // module is loaded once warmUp returned, and not by the same process without it.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 // @ts-expect-error: the build script is plain ESM without types.
 import { bundleModules } from '../../../scripts/build.mjs';
+import { tempDir } from '../../helpers/tree.js';
 
 const STREAM = 'NativeModule internal/fs/sync_write_stream';
 
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'dogsled-warm-up-'));
+  dir = await tempDir('dogsled-warm-up-');
   await bundleModules({ 'warm-up': 'service/jobs/supervisor/exec-warm-up.ts' }, dir);
   await writeFile(
     join(dir, 'probe.mjs'),
