@@ -13,37 +13,14 @@ import {
   type ViewState,
 } from '../../../sidebar/model/types.js';
 import { card } from '../../../sidebar/model/work.js';
+import { sidebarHost } from '../../helpers/sidebar-host.js';
 
 const NOW = 1_800_000_000_000;
 const GIB = 1024 ** 3;
 const OWNER = 'w1:p1';
 
 function host(extra: Partial<SidebarHost> = {}): SidebarHost {
-  return {
-    id: 'local',
-    label: 'local',
-    local: true,
-    reachable: true,
-    service: 'up',
-    eligible: true,
-    age_ms: 2000,
-    reservations: 0,
-    reason: [],
-    free_cores: 6,
-    unreachable: null,
-    reserved: [],
-    agents: [],
-    jobs: [],
-    probe: {
-      cores: 8,
-      busy: 0.25,
-      load1: 2,
-      memory: { total_bytes: 32 * GIB, free_bytes: 20 * GIB },
-      disk: { total_bytes: 500 * GIB, free_bytes: 200 * GIB },
-    },
-    busy_history: [0.1, 0.5],
-    ...extra,
-  };
+  return sidebarHost({ busy_history: [0.1, 0.5], ...extra });
 }
 
 /**

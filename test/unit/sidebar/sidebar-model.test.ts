@@ -26,37 +26,21 @@ import {
   moveSelection,
   toggleFold,
 } from '../../../sidebar/model/view.js';
+import { sidebarHost } from '../../helpers/sidebar-host.js';
 
 const NOW = 1_800_000_000_000;
 const GIB = 1024 ** 3;
 const T = { memory_reserve_bytes: 3 * GIB, disk_free_min_percent: 15 };
 
 function host(i: number, extra: Partial<SidebarHost> = {}): SidebarHost {
-  return {
+  return sidebarHost({
     id: `h${i}`,
     label: i === 0 ? 'local' : `host-${i}`,
     local: i === 0,
-    reachable: true,
-    service: 'up',
-    eligible: true,
-    age_ms: 2000,
-    reservations: 0,
-    reason: [],
     free_cores: null,
-    unreachable: null,
-    reserved: [],
-    agents: [],
-    jobs: [],
-    probe: {
-      cores: 8,
-      busy: 0.25,
-      load1: 2,
-      memory: { total_bytes: 32 * GIB, free_bytes: 20 * GIB },
-      disk: { total_bytes: 500 * GIB, free_bytes: 200 * GIB },
-    },
     busy_history: [0.1, 0.5, 0.9, null, 1],
     ...extra,
-  };
+  });
 }
 
 function jobsBoard(n: number): Board {

@@ -10,6 +10,7 @@ import { rowAction, waitingWhy } from '../../../sidebar/model/reasons.js';
 import { initialView, type Line, type SidebarHost, type SidebarState } from '../../../sidebar/model/types.js';
 import { clickAt, moveHost, openDetail, switchWindow } from '../../../sidebar/model/view.js';
 import { card } from '../../../sidebar/model/work.js';
+import { sidebarHost } from '../../helpers/sidebar-host.js';
 
 const NOW = 1_800_000_000_000;
 const GIB = 1024 ** 3;
@@ -17,31 +18,7 @@ const OWNER = 'w1:p1';
 const WIDTHS = [30, 38, 60];
 
 function host(extra: Partial<SidebarHost> = {}): SidebarHost {
-  return {
-    id: 'local',
-    label: 'local',
-    local: true,
-    reachable: true,
-    service: 'up',
-    eligible: true,
-    age_ms: 1000,
-    reservations: 0,
-    reason: [],
-    free_cores: 6,
-    unreachable: null,
-    reserved: [],
-    agents: [],
-    jobs: [],
-    probe: {
-      cores: 8,
-      busy: 0.25,
-      load1: 2,
-      memory: { total_bytes: 32 * GIB, free_bytes: 20 * GIB },
-      disk: { total_bytes: 500 * GIB, free_bytes: 200 * GIB },
-    },
-    busy_history: [],
-    ...extra,
-  };
+  return sidebarHost({ age_ms: 1000, ...extra });
 }
 
 const text = (line: Line) => line.segments.map((s) => s.text).join('');
