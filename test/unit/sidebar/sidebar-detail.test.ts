@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { HostFacts } from '../../../service/core/fleet/fleet-types.js';
 import { buildDetail, type HistoryPoint, historySeries } from '../../../sidebar/model/detail.js';
 import type { Line, SidebarHost } from '../../../sidebar/model/types.js';
+import { sidebarHost } from '../../helpers/sidebar-host.js';
 
 const NOW = 1_800_000_000_000;
 const MIN = 60_000;
@@ -13,18 +14,11 @@ const GIB = 1024 ** 3;
 const text = (line: Line) => line.segments.map((s) => s.text).join('');
 
 function host(extra: Partial<SidebarHost> = {}): SidebarHost {
-  return {
-    id: 'local',
-    label: 'local',
-    local: true,
-    reachable: true,
-    service: 'up',
+  return sidebarHost({
     eligible: false,
-    age_ms: 2000,
     reservations: 1,
     reason: ['cpu: 0.5 free cores, needs 2', 'memory: 1.0 GiB free, needs 3.0 GiB (reserve for 2)'],
     free_cores: 0.5,
-    unreachable: null,
     reserved: [{ id: 'r_abc', expires_ms: NOW + 4 * MIN, owner: 'w1:p1' }],
     agents: [{ pane: 'w3:p1', agent: 'claude', state: 'working', name: 'fixer', model: 'opus' }],
     jobs: [
@@ -56,9 +50,8 @@ function host(extra: Partial<SidebarHost> = {}): SidebarHost {
       memory: { total_bytes: 16 * GIB, free_bytes: GIB },
       disk: { total_bytes: 500 * GIB, free_bytes: 200 * GIB },
     },
-    busy_history: [],
     ...extra,
-  };
+  });
 }
 
 /** A sample a minute over the last `minutes`, busy climbing from 0 to 1, memory half used. */
