@@ -5,26 +5,15 @@
 // cache and starts as before. The cache lives in code-cache/node/ in the state dir (beside the
 // sidebar's blessed files, sidebar/blessed-cache.ts), only when that dir exists (as the hot caches
 // do), and never where the user chose a cache (NODE_COMPILE_CACHE) or none
-// (NODE_DISABLE_COMPILE_CACHE): Node honours those itself. Node checks each entry against its file's
-// content; the entries of a build no longer run are dropped by code-cache-write.ts.
+// (NODE_DISABLE_COMPILE_CACHE). Node checks each entry against its file's content; the entries of a
+// build no longer run are dropped by code-cache-write.ts.
 
-import { mkdirSync, statSync } from 'node:fs';
-import { nodeCompileCacheDir, STATE_DIR_MODE, stateDirFrom } from '../service/actions/hot-code-cache.js';
+import { enableNodeCompileCache, stateDirFrom } from '../service/actions/hot-code-cache.js';
 
 /** Turns Node's compile cache on for the modules loaded from here on, where it can; never throws. */
 export function enableCompileCache(env: NodeJS.ProcessEnv, home: () => string): void {
-  const nodeModule = process.getBuiltinModule('node:module') as typeof import('node:module') & {
-    enableCompileCache?: (dir: string) => unknown;
-  };
+  // Node 20 (most starts here) pays nothing: no state dir is resolved for a cache it cannot keep.
+  const nodeModule = process.getBuiltinModule('node:module') as { enableCompileCache?: unknown };
   if (typeof nodeModule.enableCompileCache !== 'function') return;
-  if (env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined) return;
-  try {
-    const stateDir = stateDirFrom(env, env.HOME || home());
-    if (!statSync(stateDir).isDirectory()) return;
-    // Node would make missing dirs with the umask's mode; the state dir's own mode it is.
-    mkdirSync(nodeCompileCacheDir(stateDir), { mode: STATE_DIR_MODE, recursive: true });
-    nodeModule.enableCompileCache(nodeCompileCacheDir(stateDir));
-  } catch {
-    // No state dir, or one that cannot hold a cache: the command compiles from source.
-  }
+  enableNodeCompileCache(stateDirFrom(env, env.HOME || home()), env);
 }

@@ -15,7 +15,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, relative, sep } from 'node:path';
 import { Script } from 'node:vm';
-import { codeCacheFile, nodeCompileCacheDir, readCodeCache } from '../service/actions/hot-code-cache.js';
+import { codeCacheFile, enableNodeCompileCache, readCodeCache } from '../service/actions/hot-code-cache.js';
 import { mark } from '../service/actions/timing-marks.js';
 
 /** Node's loader, as the CommonJS runtime has it (already loaded: requiring it costs nothing). */
@@ -24,8 +24,6 @@ interface Loader {
   _extensions: Record<string, (module: LoadedModule, filename: string) => void>;
   _resolveFilename(request: string, parent: LoadedModule, isMain: boolean, options?: unknown): string;
   _cache: Record<string, unknown>;
-  enableCompileCache?: (dir: string) => { status: number };
-  constants?: { compileCacheStatus?: Record<string, number> };
 }
 
 interface LoadedModule {
@@ -77,7 +75,7 @@ export function cacheBlessed(
 ): BlessedCache {
   try {
     const loader = require('node:module') as Loader;
-    if (nodeCompileCache(loader, nodeCompileCacheDir(stateDir))) return NONE;
+    if (enableNodeCompileCache(stateDir, env)) return NONE;
     const { root, version } = blessed();
     const key = `dogsled-blessed-cache 2 ${process.version} ${version} ${root} ${JSON.stringify([
       process.execArgv,
@@ -139,14 +137,6 @@ export function cacheBlessed(
   } catch {
     return NONE;
   }
-}
-
-/** Node's own compile cache (Node >= 22.1), for every module loaded from now on: whether it is on. */
-function nodeCompileCache(loader: Loader, dir: string): boolean {
-  if (typeof loader.enableCompileCache !== 'function') return false;
-  const status = loader.constants?.compileCacheStatus ?? {};
-  const { status: got } = loader.enableCompileCache(dir);
-  return got === status.ENABLED || got === status.ALREADY_ENABLED;
 }
 
 /** A file's data is looked up by its path, its wrapped source's length and its stamp. */

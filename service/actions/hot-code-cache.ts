@@ -4,6 +4,6 @@
 // (service/state/code-cache). The writer is a file of its own beside the bundles
 // (dist/code-cache-write.mjs), loaded after a run that wrote nothing; its type is named here.
 
-export { codeCacheFile, nodeCompileCacheDir, readCodeCache } from '../state/code-cache/code-cache.js';
-export { STATE_DIR_MODE, stateDirFrom } from '../state/paths.js';
+export { codeCacheFile, enableNodeCompileCache, readCodeCache } from '../state/code-cache/code-cache.js';
+export { stateDirFrom } from '../state/paths.js';
 export type CodeCacheWriter = typeof import('../state/code-cache/code-cache-write.js');

@@ -3,8 +3,9 @@
 // optimisation and never trusted: anything but a regular file of this user, with this exact key and
 // two identical copies of its data, is ignored (the caller compiles from source and writes a fresh one).
 
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
+import { STATE_DIR_MODE } from '../paths.js';
 
 /** `code-cache` in the state dir: one file per hot command and build. */
 export function codeCacheDir(stateDir: string): string {
@@ -19,6 +20,36 @@ export function codeCacheDir(stateDir: string): string {
  */
 export function nodeCompileCacheDir(stateDir: string): string {
   return join(codeCacheDir(stateDir), 'node');
+}
+
+interface NodeModule {
+  enableCompileCache?: (dir: string) => { status: number };
+  constants?: { compileCacheStatus?: Record<string, number> };
+}
+
+/**
+ * Turns Node's compile cache on for the modules loaded from here on, in nodeCompileCacheDir, made
+ * 0700 (Node would make missing dirs with the umask's mode), only in a state dir that exists. True
+ * when Node's cache is on, here or where the user put it (NODE_COMPILE_CACHE, which Node turned on
+ * as it started); false on a Node without one (20), with NODE_DISABLE_COMPILE_CACHE, or when it
+ * could not be. Never throws.
+ */
+export function enableNodeCompileCache(stateDir: string, env: NodeJS.ProcessEnv): boolean {
+  const nodeModule = process.getBuiltinModule('node:module') as NodeModule;
+  if (typeof nodeModule.enableCompileCache !== 'function') return false;
+  if (env.NODE_DISABLE_COMPILE_CACHE !== undefined) return false;
+  if (env.NODE_COMPILE_CACHE !== undefined) return true;
+  try {
+    if (!statSync(stateDir).isDirectory()) return false;
+    const dir = nodeCompileCacheDir(stateDir);
+    mkdirSync(dir, { mode: STATE_DIR_MODE, recursive: true });
+    const status = nodeModule.constants?.compileCacheStatus ?? {};
+    const { status: got } = nodeModule.enableCompileCache(dir);
+    return got === status.ENABLED || got === status.ALREADY_ENABLED;
+  } catch {
+    // A state dir that cannot hold a cache: modules compile from source.
+    return false;
+  }
 }
 
 /**
