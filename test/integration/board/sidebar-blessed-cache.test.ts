@@ -18,6 +18,9 @@ const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 const NODE_CACHE =
   typeof (process.getBuiltinModule?.('node:module') as { enableCompileCache?: unknown })
     ?.enableCompileCache === 'function';
+const NODE_FLUSH =
+  typeof (process.getBuiltinModule?.('node:module') as { flushCompileCache?: unknown })?.flushCompileCache ===
+  'function';
 let box: Sandbox;
 let server: TmuxServer;
 let screens: Tmux[];
@@ -131,6 +134,26 @@ describe.skipIf(!HAS_TMUX)("the dispatcher's code cache of a sidebar", () => {
     for (const screen of screens.splice(0)) await screen.kill();
     const second = await timedSidebar(join(box.root, 'second.log'));
     expect(second).toMatch(/^timing .* compiled \(code cache: used\) dispatch$/m);
+  });
+});
+
+describe.skipIf(!HAS_TMUX || !NODE_FLUSH)("Node's compile cache of a sidebar (Node 22.10 and later)", () => {
+  it("holds blessed's files once the board is drawn, though its pane is then closed", async () => {
+    // Node writes its compile cache at a normal exit, which a sidebar closed with its pane (a signal)
+    // never reaches: the sidebar flushes it once the first frame is drawn.
+    const log = join(box.root, 'first.log');
+    await timedSidebar(log);
+    await waitFor('the compile cache flushed', async () =>
+      /^timing .* node compile cache flushed/m.test(await readFile(log, 'utf8')) ? true : undefined,
+    );
+    for (const screen of screens.splice(0)) await screen.kill();
+    const compile = join(cacheDir(), 'node');
+    const releases = await readdir(compile);
+    const files = (await Promise.all(releases.map((r) => readdir(join(compile, r))))).flat();
+    // blessed is some 50 CommonJS files, each an entry of its own.
+    expect(files.length).toBeGreaterThan(20);
+    expect((await stat(compile)).mode & 0o777).toBe(0o700);
+    await sidebarWorks();
   });
 });
 
