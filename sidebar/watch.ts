@@ -7,7 +7,9 @@
 // live rows (a state dir holds every host job's record, and chokidar watches each file it sees).
 // chokidar is loaded after the first frame (app.ts), so its load never delays the board's first paint.
 // chokidar can lose a path that turns from a directory into something else faster than it looks (it
-// keeps watching the directory that is gone); the poll reads such a path all the same.
+// keeps watching the directory that is gone); the poll reads such a path all the same. Such a swap in
+// the middle of chokidar's first scan can also leave that scan without an end, so the poll starts
+// before it and the wait for it is bounded.
 
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
@@ -24,6 +26,8 @@ export interface WatchOptions {
   debounceMs: number;
   /** A refresh at least this often, watched or not (ages move, watches can miss). */
   pollMs: number;
+  /** The longest wait for chokidar's first scan (2 s unless given). */
+  readyMs?: number;
 }
 
 export interface Watching {
@@ -33,6 +37,13 @@ export interface Watching {
   /** How many paths chokidar watches now (directories and files). */
   watched(): number;
 }
+
+/**
+ * chokidar's first scan of a directory removed while it is read (a state file turned from a directory
+ * into a FIFO) never ends, and chokidar then never says it is ready: past this, the watch is taken as
+ * in place all the same (the paths it still misses are added at the next change, read by the poll).
+ */
+const READY_MS = 2_000;
 
 /** After a directory appears, when to look for files chokidar may have missed in it. */
 const SETTLE_MS = [250, 1_000];
@@ -172,11 +183,18 @@ export async function watchState(
   });
   // A watch that fails (no inotify room) leaves the poll to refresh.
   watcher.on('error', () => undefined);
-  // Resolved once chokidar has looked at everything: a change made before then may have been taken
-  // for part of the initial scan, so the caller reads once more after this.
-  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   const poll = setInterval(onChange, options.pollMs);
   poll.unref();
+  // Resolved once chokidar has looked at everything (or has not said so in time): a change made
+  // before then may have been taken for part of the initial scan, so the caller reads once more after.
+  await new Promise<void>((resolve) => {
+    const late = setTimeout(resolve, options.readyMs ?? READY_MS);
+    late.unref();
+    watcher.once('ready', () => {
+      clearTimeout(late);
+      resolve();
+    });
+  });
   return {
     async close() {
       closed = true;

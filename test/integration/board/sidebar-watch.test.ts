@@ -4,6 +4,8 @@
 // none of its later writes would be seen; the watch adds such a file when it next looks. The race is
 // the machine's to win or lose, so the case runs many rounds, each in a fresh directory.
 
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdir, open as openFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -119,4 +121,48 @@ describe('the sidebar watch', () => {
       );
     },
   );
+});
+
+describe('the sidebar watch, a directory swapped for a FIFO during its first scan', () => {
+  it('is in place within its bound, and a later write is read', async () => {
+    // chokidar's first scan of a directory removed while it is read never ends, and it never says it
+    // is ready: the watch must not wait on it for ever. The swap is timed against the scan, so it
+    // runs many rounds at different delays (without the bound, some round waits for ever).
+    for (let round = 0; round < 24; round++) {
+      const state = await stateDir();
+      const samples = join(state, 'samples.jsonl');
+      const host = join(state, 'host.json');
+      await mkdir(samples);
+      await writeFile(host, 'first');
+      let last: string | undefined;
+      const began = Date.now();
+      const watched = watchState(
+        [{ path: host }, { path: samples }],
+        () =>
+          void readFile(host, 'utf8').then(
+            (text) => {
+              last = text;
+            },
+            () => undefined,
+          ),
+        { debounceMs: 15, pollMs: 300, readyMs: 300 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, round % 8));
+      // At once, as the service's rename would: an await between would let the scan pass by.
+      rmSync(samples, { recursive: true });
+      expect(spawnSync('mkfifo', [samples]).status).toBe(0);
+      const watching = await Promise.race([
+        watched,
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5_000)),
+      ]);
+      expect(watching, `round ${round}: the watch in place`).toBeDefined();
+      open.push(watching as Watching);
+      expect(Date.now() - began).toBeLessThan(5_000);
+      await writeFile(host, `second ${round}`);
+      await waitFor(`round ${round}: the write`, async () => last === `second ${round}` || undefined, {
+        timeoutMs: 10_000,
+      });
+      await open.pop()?.close();
+    }
+  });
 });
