@@ -47,9 +47,18 @@ export async function leftovers(token: string): Promise<void> {
     .filter((name) => name.includes(`-${token}-`))
     .map((name) => join(tmpdir(), name));
   if (left.length === 0) return;
+  // What each holds names the process that made it again (a job record, a host's snapshot, a log).
+  const listed = await Promise.all(left.map(async (dir) => `${dir}\n${(await contents(dir)).join('\n')}`));
   await Promise.all(left.map(removeDir));
   process.stderr.write(
     `\n${left.length} temp dir(s) of this run made again after their file ended (removed now; a ` +
-      `process a test left running?):\n${left.join('\n')}\n`,
+      `process a test left running?):\n${listed.join('\n')}\n`,
   );
+}
+
+/** Up to 30 paths under `dir`, indented, for the listing above. */
+async function contents(dir: string): Promise<string[]> {
+  const names = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  const shown = names.slice(0, 30).map((name) => `  ${name}`);
+  return names.length > 30 ? [...shown, `  … ${names.length - 30} more`] : shown;
 }

@@ -75,9 +75,11 @@ async function fixtureFree(): Promise<string> {
 }
 
 describe("the global teardown's check", () => {
-  it("removes and lists this run's dirs still there, without failing the run; others' stay", async () => {
+  it("removes and lists this run's dirs still there, with what they hold, without failing the run; others' stay", async () => {
     const token = 'ffffff';
     const left = await mkdtemp(join(tmpdir(), `dogsled-left-${token}-`));
+    await mkdir(join(left, 'state', 'jobs'), { recursive: true });
+    await writeFile(join(left, 'state', 'jobs', 'j_late.json'), '{}');
     const other = await tempDir('dogsled-other-');
     const before = process.exitCode;
     const stderr = process.stderr.write;
@@ -95,6 +97,7 @@ describe("the global teardown's check", () => {
       process.exitCode = before;
     }
     expect(said).toContain(left);
+    expect(said).toContain(`  ${join('state', 'jobs', 'j_late.json')}`);
     expect(existsSync(left)).toBe(false);
     expect(existsSync(other)).toBe(true);
   });
