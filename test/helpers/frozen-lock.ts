@@ -1,9 +1,9 @@
 // A holder frozen (SIGSTOP) inside a lock stops refreshing it: the lock's age is the state a test of
 // "frozen past the stale window" waits for, rather than a fixed sleep.
 
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { inspectLock } from '../../service/state/engine/lock.js';
+import { frozen, statFields } from './frozen-procs.js';
 import { waitFor } from './wait.js';
 
 /** Waits until `file`'s lock has gone unrefreshed for longer than `ms`. */
@@ -37,9 +37,11 @@ export async function stoppedItself(pid: number | undefined, timeoutMs = 30_000)
   await waitFor(
     `process ${pid} to stop itself inside its lock`,
     async () => {
-      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-      // The state follows the command name's closing parenthesis.
-      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'T' ? true : undefined;
+      const fields = await statFields(pid);
+      if (fields[0] !== 'T') return undefined;
+      // Field 22 of the whole line, the start time: the 20th past the name.
+      frozen.set(pid, fields[19] ?? '');
+      return true;
     },
     { timeoutMs },
   );

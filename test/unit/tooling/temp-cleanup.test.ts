@@ -1,7 +1,7 @@
 // The suite cleans up after itself: each file's temp dirs go once it is done, whatever a test left
 // in them, and the run fails on any of its dirs still there at the end (test/helpers/tree.ts).
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -9,9 +9,12 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/cli.js';
+import { stoppedItself } from '../../helpers/frozen-lock.js';
+import { killStillFrozen } from '../../helpers/frozen-procs.js';
 import { leftovers } from '../../helpers/global-setup.js';
 import { mountsUnder, removeDir } from '../../helpers/remove-dir.js';
 import { RUN_TOKEN_ENV, removeTempDirs, tempDir } from '../../helpers/tree.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -127,5 +130,37 @@ describe('the test files', () => {
     };
     await walk(join(ROOT, 'test'));
     expect(direct).toEqual([]);
+  });
+});
+
+describe('a command a test froze inside a lock', () => {
+  /** A real process that stops itself, as a command given stopInLock's env does inside its lock. */
+  function selfStopping() {
+    const child = spawn(process.execPath, [
+      '-e',
+      "process.kill(process.pid, 'SIGSTOP'); setTimeout(() => {}, 60_000)",
+    ]);
+    const ended = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once('exit', (_, signal) => resolve(signal)),
+    );
+    return { child, ended };
+  }
+
+  it('is killed after its file when still stopped; one resumed, or ended, is left alone', async () => {
+    const stuck = selfStopping();
+    const resumed = selfStopping();
+    await stoppedItself(stuck.child.pid);
+    await stoppedItself(resumed.child.pid);
+    resumed.child.kill('SIGCONT');
+    await waitFor(
+      'the resumed process running',
+      async () => (await readFile(`/proc/${resumed.child.pid}/stat`, 'utf8')).includes(') S ') || undefined,
+    );
+    expect(await killStillFrozen()).toEqual([stuck.child.pid]);
+    expect(await stuck.ended).toBe('SIGKILL');
+    resumed.child.kill('SIGTERM');
+    expect(await resumed.ended).toBe('SIGTERM');
+    // Each is looked at once: nothing is left to kill after.
+    expect(await killStillFrozen()).toEqual([]);
   });
 });
