@@ -63,7 +63,8 @@ describe.skipIf(unsupported)("a command's peer reads through this host's service
   const connections = () => Promise.all(['one', 'two'].map((tag) => acceptedConnections(fleet.peers, tag)));
 
   const startServe = async () => {
-    serve = startCli(['serve', '--interval', '1'], fleet.env);
+    // Its reads answer on its socket whenever asked; no case waits on one of its ticks.
+    serve = startCli(['serve', '--interval', '5'], fleet.env);
     const started = serve;
     // Listening, not merely there: a service killed before leaves its socket behind.
     await waitFor('peer-read.sock', async () => ((await listening(sock())) ? true : undefined), {
@@ -82,9 +83,10 @@ describe.skipIf(unsupported)("a command's peer reads through this host's service
   };
 
   beforeAll(async () => {
+    // What is compared is what the peers' snapshots say, never a tick of theirs being waited on.
     fleet = await startFleet([
-      { tag: 'one', cores: 4 },
-      { tag: 'two', cores: 8 },
+      { tag: 'one', cores: 4, interval: '5' },
+      { tag: 'two', cores: 8, interval: '5' },
     ]);
     await untilPeersEligible(fleet);
   });
