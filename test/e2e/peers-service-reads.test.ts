@@ -63,8 +63,7 @@ describe.skipIf(unsupported)("a command's peer reads through this host's service
   const connections = () => Promise.all(['one', 'two'].map((tag) => acceptedConnections(fleet.peers, tag)));
 
   const startServe = async () => {
-    // Its reads answer on its socket whenever asked; no case waits on one of its ticks.
-    serve = startCli(['serve', '--interval', '5'], fleet.env);
+    serve = startCli(['serve', '--interval', '1'], fleet.env);
     const started = serve;
     // Listening, not merely there: a service killed before leaves its socket behind.
     await waitFor('peer-read.sock', async () => ((await listening(sock())) ? true : undefined), {
