@@ -38,9 +38,11 @@ describe.skipIf(unsupported)('agents across a fleet', { timeout: 180_000 }, () =
     JSON.parse(await readFile(join(fleet.box.state, 'items.json'), 'utf8')).items;
 
   beforeAll(async () => {
+    // Launches, reads, sends and closes there are the peers' verbs and Herdr's, never a tick of their
+    // services (nothing here runs a service that pulls their outboxes).
     fleet = await startFleet([
-      { tag: 'small', cores: 4 },
-      { tag: 'big', cores: 16 },
+      { tag: 'small', cores: 4, interval: '5' },
+      { tag: 'big', cores: 16, interval: '5' },
     ]);
     herdrs = {};
     for (const tag of ['small', 'big']) {

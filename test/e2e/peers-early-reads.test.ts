@@ -38,9 +38,10 @@ describe.skipIf(unsupported)('early peer reads', () => {
   };
 
   beforeAll(async () => {
+    // Only read: no case waits on a tick of theirs.
     fleet = await startFleet([
-      { tag: 'one', cores: 4 },
-      { tag: 'two', cores: 8 },
+      { tag: 'one', cores: 4, interval: '5' },
+      { tag: 'two', cores: 8, interval: '5' },
     ]);
     await untilPeersEligible(fleet);
   });

@@ -40,10 +40,12 @@ describe.skipIf(unsupported)('placement and jobs across a fleet', () => {
   };
 
   beforeAll(async () => {
+    // small's jobs must show in its snapshot soon after they start (`ps --all`); big and mid are
+    // only placed on, reserved on and run on, which their ticks take no part in.
     fleet = await startFleet([
       { tag: 'small', cores: 4 },
-      { tag: 'big', cores: 16 },
-      { tag: 'mid', cores: 8 },
+      { tag: 'big', cores: 16, interval: '5' },
+      { tag: 'mid', cores: 8, interval: '5' },
     ]);
     await untilPeersEligible(fleet);
   });

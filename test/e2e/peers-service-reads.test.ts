@@ -82,9 +82,10 @@ describe.skipIf(unsupported)("a command's peer reads through this host's service
   };
 
   beforeAll(async () => {
+    // What is compared is what the peers' snapshots say, never a tick of theirs being waited on.
     fleet = await startFleet([
-      { tag: 'one', cores: 4 },
-      { tag: 'two', cores: 8 },
+      { tag: 'one', cores: 4, interval: '5' },
+      { tag: 'two', cores: 8, interval: '5' },
     ]);
     await untilPeersEligible(fleet);
   });

@@ -81,7 +81,8 @@ describe.skipIf(unsupported)('serve stops with a frozen peer', () => {
   };
 
   beforeAll(async () => {
-    fleet = await startFleet([{ tag: 'big', cores: 8 }]);
+    // Read, reserved on and frozen: no case waits on a tick of big's.
+    fleet = await startFleet([{ tag: 'big', cores: 8, interval: '5' }]);
     await untilPeersEligible(fleet);
     // The service reads big itself: no entry of another reader's stands in for its pooled read.
     await rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });

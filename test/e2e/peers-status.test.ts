@@ -38,10 +38,12 @@ describe.skipIf(unsupported)('status across a fleet', () => {
   const coldCache = () => rm(join(fleet.box.state, 'peers'), { recursive: true, force: true });
 
   beforeAll(async () => {
+    // Status reads what the peers' snapshots say, never waiting on one's next tick: the service's
+    // default interval keeps them well within the 30 s an admission needs.
     fleet = await startFleet([
-      { tag: 'small', cores: 4 },
-      { tag: 'big', cores: 16 },
-      { tag: 'mid', cores: 8 },
+      { tag: 'small', cores: 4, interval: '5' },
+      { tag: 'big', cores: 16, interval: '5' },
+      { tag: 'mid', cores: 8, interval: '5' },
     ]);
     // Each peer's second tick brings its CPU sample.
     await untilPeersEligible(fleet);

@@ -15,6 +15,13 @@ import { type Peer, type PeerSpec, type Peers, startPeers } from './index.js';
 
 export interface FleetPeer extends PeerSpec {
   cores: number;
+  /**
+   * Its service's `--interval` in seconds (default 1). A file whose cases never wait on this peer's
+   * ticks (a job or agent there showing in its snapshot, its outbox, its lanes) gives it the
+   * service's own default of 5: each tick costs its serve CPU for the whole file, and eligibility
+   * still comes from the second tick, a second after the first, whatever the interval.
+   */
+  interval?: string;
 }
 
 export interface Fleet {
@@ -60,7 +67,7 @@ export async function startFleet(specs: readonly FleetPeer[]): Promise<Fleet> {
       );
       await peer.startServe({
         env: { DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: proc },
-        interval: '1',
+        interval: spec.interval ?? '1',
       });
     }
     const bin = join(box.root, 'bin');
