@@ -48,6 +48,12 @@ export interface FakeCliproxy {
   requests: RecordedRequest[];
   /** Processes whose argv or environment held the key during any request: `pid: where`. */
   keySightings: string[];
+  /**
+   * Whether each request scans every process for the key (true unless a test turns it off). A scan
+   * reads two /proc files of every process on the machine, some 0.1 s of CPU: a test that does not
+   * assert on `keySightings` turns it off.
+   */
+  scanForKey: boolean;
   accounts: FakeAccount[];
   /** Replaces the auth-files answer (a failed listing); null restores the accounts list. */
   authFiles: Answer | null;
@@ -74,6 +80,7 @@ export async function startFakeCliproxy(options: FakeOptions): Promise<FakeClipr
     caPath: cert.caPath,
     requests,
     keySightings,
+    scanForKey: true,
     accounts: options.accounts ?? [],
     authFiles: null,
     hold: null,
@@ -97,7 +104,7 @@ export async function startFakeCliproxy(options: FakeOptions): Promise<FakeClipr
     }
     const path = new URL(req.url ?? '/', 'https://x').pathname;
     requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization, body });
-    keySightings.push(...(await processesHolding(options.key)));
+    if (fake.scanForKey) keySightings.push(...(await processesHolding(options.key)));
     for (const waiter of waiters.filter((w) => listings() >= w.n)) waiter.resolve();
     const send = (answer: Answer): void => {
       const payload = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
