@@ -81,10 +81,13 @@ function observed(item: string, what: string, ready: (seen: Json) => boolean): P
 }
 
 describe('a child that calls dogsled done', () => {
+  // A name per attempt: the state is the file's, so a retried case would otherwise find its first
+  // attempt's child in `read` and `history --stats` too.
+  let attempt = 0;
   it.each(['pi', 'claude', 'codex'] as const)(
     '%s: its reply is captured, its pane and worktree close, its branch stays with its commit',
     async (kind) => {
-      const name = `unit-${kind}`;
+      const name = `unit-${kind}-${++attempt}`;
       const branch = `feat/${kind}-done`;
       const reply = `Finished ${kind}: added work.txt.`;
       const started = await agentCli(
