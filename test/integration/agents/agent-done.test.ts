@@ -6,7 +6,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SHIPPED_AS_OF } from '../../../service/core/receipts/prices.js';
 import { receiptText } from '../../../service/core/receipts/receipt.js';
 import { readHistory } from '../../../service/history/history-file.js';
@@ -29,7 +29,7 @@ import {
   quickTask,
   waitForNewLaunch,
 } from './agent-fixtures.js';
-import { sharedServe } from './agent-serve.js';
+import { removeRepo, sharedServe } from './agent-serve.js';
 import { startChild } from './child-in-process.js';
 
 // One sandbox, fake Herdr and serve for the file (room for every child it starts); each test its own
@@ -41,6 +41,7 @@ let repo: Repo;
 beforeEach(async () => {
   repo = await freshRepo();
 });
+afterEach(() => removeRepo(repo));
 afterAll(removeScenarios);
 
 /** The fakes' default models (test/fakes/agents/lib/main.mjs), as each transcript names them. */
@@ -80,10 +81,13 @@ function observed(item: string, what: string, ready: (seen: Json) => boolean): P
 }
 
 describe('a child that calls dogsled done', () => {
+  // A name per attempt: the state is the file's, so a retried case would otherwise find its first
+  // attempt's child in `read` and `history --stats` too.
+  let attempt = 0;
   it.each(['pi', 'claude', 'codex'] as const)(
     '%s: its reply is captured, its pane and worktree close, its branch stays with its commit',
     async (kind) => {
-      const name = `unit-${kind}`;
+      const name = `unit-${kind}-${++attempt}`;
       const branch = `feat/${kind}-done`;
       const reply = `Finished ${kind}: added work.txt.`;
       const started = await agentCli(
@@ -230,10 +234,18 @@ describe('done refuses before it marks anything', () => {
       cwd: repo.main,
     });
     const launch = await waitForNewLaunch(suite, (l) => l.herdr_pane_id === pane);
-    const run = await waitFor('the child ran dogsled done', async () => {
-      const events = (await readEvents(launch)) as Json[];
-      return events.find((event) => event.event === 'run' && String(event.command).includes('dogsled done'));
-    });
+    // Its setup steps come first, a whole `dogsled agent` launch among them: more than waitFor's
+    // default 10 s on a loaded machine.
+    const run = await waitFor(
+      'the child ran dogsled done',
+      async () => {
+        const events = (await readEvents(launch)) as Json[];
+        return events.find(
+          (event) => event.event === 'run' && String(event.command).includes('dogsled done'),
+        );
+      },
+      { timeoutMs: 30_000 },
+    );
     return { run, marks: newMarks(before, await doneMarks()) };
   }
 

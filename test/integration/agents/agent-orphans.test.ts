@@ -24,12 +24,12 @@ import { waitFor } from '../../helpers/wait.js';
 import { worktreeList } from '../cleanup/worktree-fixtures.js';
 import { workIO } from '../jobs/job-queue-fixtures.js';
 import { agentSuite, items, type Json, ok, paneIds, waitForNewLaunch } from './agent-fixtures.js';
-import { sharedServe } from './agent-serve.js';
+import { removeRepo, sharedServe } from './agent-serve.js';
 import { startChild } from './child-in-process.js';
 
 // One sandbox, fake Herdr and serve for the file; each test its own repository and owners. A test's
 // panes close when it ends and it waits until the service has closed every item: the next one
-// counts orphans from a clean host.
+// counts orphans from a clean host, and its repository goes (removeRepo).
 const suite = agentSuite({ serviceLock: false, share: 'state' });
 const served = sharedServe(suite, { cores: 32, ttlMs: 90_000, intervalS: 1 });
 let repo: Repo;
@@ -49,6 +49,7 @@ afterEach(async () => {
     async () => (await items(suite)).every((item) => item.closed_ms !== null) || undefined,
     { timeoutMs: 30_000, intervalMs: 100 },
   );
+  await removeRepo(repo);
 });
 afterAll(removeScenarios);
 

@@ -5,10 +5,11 @@
 // with a config where each reservation takes 1.5 cores and 2 must stay free: `cores: 8` leaves room
 // for exactly 5 reservations (the queue tests fill it), more cores room for a file's many children.
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startCli } from '../../helpers/cli.js';
+import type { Repo } from '../../helpers/git-scenarios.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
 import { killAll } from '../jobs/job-queue-fixtures.js';
@@ -119,4 +120,16 @@ export function gone(child: Child): Promise<true> {
     'the serve to exit',
     () => child.exitCode !== null || child.signalCode !== null || undefined,
   );
+}
+
+/**
+ * Removes a test's repository at its end (from an afterEach), for a file whose tests share a serve.
+ * Its branch watch looks again at every kept branch of every item every 5 s, about seven git
+ * processes each (worktree list, for-each-ref, two rev-lists, diff-tree, status), for as long as the
+ * repository exists: gone, the branch is observed landed with no git at all, so an earlier test's
+ * children cost the later tests nothing. A git the serve runs in it meanwhile can add a file as the
+ * directory is emptied (ENOTEMPTY): tried again.
+ */
+export function removeRepo(repo: Repo): Promise<void> {
+  return rm(repo.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }

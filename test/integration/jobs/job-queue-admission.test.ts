@@ -86,7 +86,7 @@ async function jobsByTicket(): Promise<Map<string, string[]>> {
 
 describe('admission of a queue by a running service', () => {
   it('admits 20 tickets to a host with room for 5 in FIFO order, each launched exactly once', async () => {
-    const host = await roomFor5(box, 500);
+    const host = await roomFor5(box, 500, { facts: false });
     stopTicker = host.stop;
     const queued = queueOf(20, (i) => recordStart(`t${i}`));
     const order = queued.map((t) => t.id);
@@ -165,7 +165,7 @@ describe('admission of a queue by a running service', () => {
   });
 
   it('records an unknown pin or a launch failure on the ticket, admits the rest (a place ticket by its reservation) and drops day-old tickets', async () => {
-    const host = await roomFor5(box, 60_000);
+    const host = await roomFor5(box, 60_000, { facts: false });
     stopTicker = host.stop;
     startServe(host.env, running);
     await untilEligible(box);
@@ -218,7 +218,7 @@ describe('admission of a queue by a running service', () => {
 
 describe("a queued job's environment", () => {
   it('is kept 0600 beside the queue, never in it, and reaches the job the service admits', async () => {
-    const host = await roomFor5(box, 600_000);
+    const host = await roomFor5(box, 600_000, { facts: false });
     stopTicker = host.stop;
     startServe(host.env, running);
     await untilEligible(box);
@@ -279,7 +279,7 @@ describe("a queued job's environment", () => {
 
 describe('a ticket environment file that is not a regular file', () => {
   it('fails that ticket in one line without hanging the service, which admits the next', async () => {
-    const host = await roomFor5(box, 60_000);
+    const host = await roomFor5(box, 60_000, { facts: false });
     stopTicker = host.stop;
     const [fifo, fine] = queueOf(2, (i) => recordStart(`t${i}`));
     await mkdir(join(box.state, 'tickets'), { recursive: true });
@@ -304,7 +304,7 @@ describe('a ticket environment file that is not a regular file', () => {
   });
 
   it('a tickets path that is a file never holds admission up', async () => {
-    const host = await roomFor5(box, 60_000);
+    const host = await roomFor5(box, 60_000, { facts: false });
     stopTicker = host.stop;
     await ensureStateDir(box.state);
     await writeFile(join(box.state, 'tickets'), 'not a directory\n');
@@ -337,7 +337,7 @@ describe('a service killed in the middle of an admission', () => {
     point: 'before-launch' | 'after-record' | 'after-launch',
     reached: (ticket: Ticket) => Promise<boolean>,
   ): Promise<{ admitting: Ticket; pid: number; ticket: Ticket }> {
-    const host = await roomFor5(box, 60_000);
+    const host = await roomFor5(box, 60_000, { facts: false });
     stopTicker = host.stop;
     const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
     const first = startServe({ ...host.env, ...pause }, running);

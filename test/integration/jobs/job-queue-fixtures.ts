@@ -94,10 +94,14 @@ export interface Serving {
 /**
  * A fake /proc of 8 idle cores and a config where each reservation takes 1.5 cores and 2 must stay
  * free: room for exactly 5 reservations, each gone after `ttlMs`. Memory and disk never refuse.
+ * `facts: false` for a file that never looks at the host's facts: a serve's `dogsled host facts`
+ * child (a Node start, systeminformation and some thirty commands, about a second of CPU) meets its
+ * deadline at once, and the snapshots say why they carry no facts.
  */
 export async function roomFor5(
   box: Sandbox,
   ttlMs: number,
+  options: { facts?: boolean } = {},
 ): Promise<{ env: NodeJS.ProcessEnv; stop: () => void }> {
   await writeFile(
     box.configPath,
@@ -118,7 +122,12 @@ export async function roomFor5(
   };
   void tick();
   return {
-    env: { ...box.env, DOGSLED_TEST: '1', DOGSLED_TEST_PROBE_ROOT: proc },
+    env: {
+      ...box.env,
+      DOGSLED_TEST: '1',
+      DOGSLED_TEST_PROBE_ROOT: proc,
+      ...(options.facts === false ? { DOGSLED_TEST_FACTS_TIMEOUT_MS: '1' } : {}),
+    },
     stop: () => {
       stopped = true;
     },
@@ -168,7 +177,7 @@ export async function startRoomyService(): Promise<RoomyService> {
   const box = await sandbox();
   const work = join(box.root, 'work');
   await mkdir(work);
-  const room = await roomFor5(box, 60_000);
+  const room = await roomFor5(box, 60_000, { facts: false });
   const serve = startCli(['serve', '--interval', '0.3'], room.env);
   await untilEligible(box);
   return { box, work, env: room.env, serve, stopProc: room.stop };

@@ -69,7 +69,7 @@ describe.skipIf(!isRoot)('a full disk under the state directory', () => {
     // A second try starts from an empty mount, not the first try's state and filler.
     await rm(state, { recursive: true, force: true });
     await rm(join(mount, 'filler'), { force: true });
-    const room = await roomFor5(box, 90_000);
+    const room = await roomFor5(box, 90_000, { facts: false });
     stopTicker = room.stop;
     const env = { ...room.env, DOGSLED_STATE: state };
     const child = startServe(env, running);
@@ -162,7 +162,7 @@ describe('orphaned temp files', () => {
     for (const name of [...orphans, ...kept]) await writeFile(join(state, name), '{}');
     const old = new Date(Date.now() - 5 * 60_000);
     await utimes(join(state, 'queue.json.4026531839'), old, old);
-    const room = await roomFor5(box, 90_000);
+    const room = await roomFor5(box, 90_000, { facts: false });
     stopTicker = room.stop;
     startServe(room.env, running);
     await waitFor('a snapshot', async () => (await snapshotIn(state)) ?? undefined, { timeoutMs: 15_000 });

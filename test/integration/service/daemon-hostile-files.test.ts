@@ -44,7 +44,7 @@ async function published(after: number, check: (s: HostSnapshot) => boolean, wha
 }
 
 async function serving() {
-  const room = await roomFor5(box, 90_000);
+  const room = await roomFor5(box, 90_000, { facts: false });
   stopTicker = room.stop;
   const child = startServe(room.env, running);
   const first = await published(0, () => true, 'a first snapshot');

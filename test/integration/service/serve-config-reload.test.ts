@@ -40,7 +40,7 @@ const ROOMY = 'reservation_load = 1.5\nreservation_ttl_ms = 600000\nmemory_reser
 
 describe('serve follows config.toml and the profiles', () => {
   it('a changed policy applies at once; a broken file keeps the last good one and says why; a fix clears it', async () => {
-    const host = await roomFor5(box, 600_000);
+    const host = await roomFor5(box, 600_000, { facts: false });
     stopTicker = host.stop;
     startServe({ ...box.env, ...host.env }, running);
     await untilEligible(box);
@@ -99,7 +99,7 @@ describe('serve follows config.toml and the profiles', () => {
   it('takes up a config.toml whose directory was made after it started', async () => {
     // A new user starts the service first and writes the policy afterwards: no watch can begin on
     // a directory that is not there, so the service's look at the files' stats finds it.
-    const host = await roomFor5(box, 600_000);
+    const host = await roomFor5(box, 600_000, { facts: false });
     stopTicker = host.stop;
     await rm(dirname(box.configPath), { recursive: true });
     startServe({ ...box.env, ...host.env }, running);
@@ -118,7 +118,7 @@ describe('serve follows config.toml and the profiles', () => {
   });
 
   it('a broken profile is said in status until it is fixed', async () => {
-    const host = await roomFor5(box, 600_000);
+    const host = await roomFor5(box, 600_000, { facts: false });
     stopTicker = host.stop;
     startServe({ ...box.env, ...host.env }, running);
     await untilEligible(box);
