@@ -8,13 +8,13 @@
 // a process a test left running (a job's supervisor writing its last record makes its state dir
 // anew). It is listed, as a flaky test is, as a race to fix, and does not fail the run.
 import { randomBytes } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // @ts-expect-error: the build script is plain ESM without types.
 import { buildCli, buildPiExtension } from '../../scripts/build.mjs';
 import { removeDir } from './remove-dir.js';
-import { RUN_TOKEN_ENV } from './tree.js';
+import { RUN_TOKEN_ENV, removedDirsLog } from './tree.js';
 
 // vitest runs a global setup once per project (fast, slow) and for the root, all in one process:
 // they share one build rather than race to write dist/, and one token and teardown.
@@ -46,9 +46,22 @@ export async function leftovers(token: string): Promise<void> {
   const left = (await readdir(tmpdir()))
     .filter((name) => name.includes(`-${token}-`))
     .map((name) => join(tmpdir(), name));
+  const log = removedDirsLog(token);
+  const madeBy = new Map(
+    (await readFile(log, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter((line) => line.includes('\t'))
+      .map((line) => line.split('\t') as [string, string]),
+  );
+  await rm(log, { force: true });
   if (left.length === 0) return;
-  // What each holds names the process that made it again (a job record, a host's snapshot, a log).
-  const listed = await Promise.all(left.map(async (dir) => `${dir}\n${(await contents(dir)).join('\n')}`));
+  // What each holds, and the file it was made for, name the process that made it again.
+  const listed = await Promise.all(
+    left.map(async (dir) => {
+      const file = madeBy.get(dir);
+      return `${dir}${file ? ` (made for ${file})` : ''}\n${(await contents(dir)).join('\n')}`;
+    }),
+  );
   await Promise.all(left.map(removeDir));
   process.stderr.write(
     `\n${left.length} temp dir(s) of this run made again after their file ended (removed now; a ` +

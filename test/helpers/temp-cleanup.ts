@@ -2,7 +2,8 @@
 // the file is done. Registered before the file's own hooks, so it runs after them (after-hooks run
 // in reverse): a dir the file still needs in its afterAll (a service it stops there) is still there.
 
-import { afterAll } from 'vitest';
+import { relative } from 'node:path';
+import { afterAll, expect } from 'vitest';
 import { killStillFrozen } from './frozen-procs.js';
 import { removeTempDirs } from './tree.js';
 
@@ -11,6 +12,7 @@ import { removeTempDirs } from './tree.js';
 afterAll(async () => {
   // A command a test froze inside a lock and never resumed (it failed first) would outlive the file.
   await killStillFrozen();
-  const left = await removeTempDirs();
+  const file = expect.getState().testPath;
+  const left = await removeTempDirs(file === undefined ? undefined : relative(process.cwd(), file));
   if (left.length > 0) throw new Error(`temp dirs this file made could not be removed: ${left.join(', ')}`);
 }, 300_000);

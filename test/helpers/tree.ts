@@ -6,7 +6,7 @@
 // run's token in the name lets the global teardown find what a file left behind (a worker killed
 // before its hooks ran, a dir a late process made again) and list it.
 
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { removeDir } from './remove-dir.js';
@@ -25,10 +25,27 @@ export async function tempDir(prefix = 'dogsled-test-'): Promise<string> {
   return dir;
 }
 
-/** Removes every dir tempDir made in this process so far; answers those that would not go. */
-export async function removeTempDirs(): Promise<string[]> {
+/**
+ * Where each removed dir is noted with the test file that made it (`dir<TAB>file` lines), so the
+ * global teardown can name the file of a dir made again after it. Not a dir: the teardown's own
+ * search (`-TOKEN-` in a name) does not find it.
+ */
+export function removedDirsLog(token: string): string {
+  return join(tmpdir(), `dogsled-removed.${token}.tsv`);
+}
+
+/**
+ * Removes every dir tempDir made in this process so far; answers those that would not go. `file`:
+ * the test file they were made for, noted in the run's log of removed dirs.
+ */
+export async function removeTempDirs(file?: string): Promise<string[]> {
   const dirs = [...made];
   made.clear();
+  const run = process.env[RUN_TOKEN_ENV];
+  if (run && file && dirs.length > 0)
+    await appendFile(removedDirsLog(run), dirs.map((dir) => `${dir}\t${file}\n`).join('')).catch(
+      () => undefined,
+    );
   const failed = await Promise.all(dirs.map(async (dir) => ((await removeDir(dir)) ? undefined : dir)));
   return failed.filter((dir) => dir !== undefined);
 }

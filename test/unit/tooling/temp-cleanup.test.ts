@@ -13,7 +13,7 @@ import { stoppedItself } from '../../helpers/frozen-lock.js';
 import { killStillFrozen } from '../../helpers/frozen-procs.js';
 import { leftovers } from '../../helpers/global-setup.js';
 import { mountsUnder, removeDir } from '../../helpers/remove-dir.js';
-import { RUN_TOKEN_ENV, removeTempDirs, tempDir } from '../../helpers/tree.js';
+import { RUN_TOKEN_ENV, removedDirsLog, removeTempDirs, tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const servers: Server[] = [];
@@ -83,6 +83,8 @@ describe("the global teardown's check", () => {
     const left = await mkdtemp(join(tmpdir(), `dogsled-left-${token}-`));
     await mkdir(join(left, 'state', 'jobs'), { recursive: true });
     await writeFile(join(left, 'state', 'jobs', 'j_late.json'), '{}');
+    // As removeTempDirs noted it when the file that made it ended.
+    await writeFile(removedDirsLog(token), `${left}\ttest/integration/x/late.test.ts\n`);
     const other = await tempDir('dogsled-other-');
     const before = process.exitCode;
     const stderr = process.stderr.write;
@@ -101,6 +103,8 @@ describe("the global teardown's check", () => {
     }
     expect(said).toContain(left);
     expect(said).toContain(`  ${join('state', 'jobs', 'j_late.json')}`);
+    expect(said).toContain(`${left} (made for test/integration/x/late.test.ts)`);
+    expect(existsSync(removedDirsLog(token))).toBe(false);
     expect(existsSync(left)).toBe(false);
     expect(existsSync(other)).toBe(true);
   });
