@@ -265,7 +265,10 @@ describe('the lean send answers a pane here as the full command does', () => {
       await lockUnrefreshedFor(join(t.box.state, inboxName(child)), 3_000);
       expect(second.proc.exitCode).toBeNull();
       holder.kill('SIGCONT');
-      const [first, next] = [await finished(await holding.done), await finished(await second.done)];
+      // Both ended before the state is read: the second's write in flight (its temp file listed,
+      // then renamed away) failed a read of the first's result once.
+      const ended = [await holding.done, await second.done] as const;
+      const [first, next] = [await finished(ended[0]), await finished(ended[1])];
       for (const run of [first, next]) expect(run).toMatchObject({ code: 0, lean: true, stderr: '' });
       expect(
         JSON.parse(next.files[inboxName(child)] ?? '').records.map((r: { text: string }) => r.text),
