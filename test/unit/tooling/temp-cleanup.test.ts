@@ -153,8 +153,12 @@ describe('a command a test froze inside a lock', () => {
   it('is killed after its file when still stopped; one resumed, or ended, is left alone', async () => {
     const stuck = selfStopping();
     const resumed = selfStopping();
+    const ended = selfStopping();
     await stoppedItself(stuck.child.pid);
     await stoppedItself(resumed.child.pid);
+    await stoppedItself(ended.child.pid);
+    ended.child.kill('SIGKILL');
+    expect(await ended.ended).toBe('SIGKILL');
     resumed.child.kill('SIGCONT');
     await waitFor(
       'the resumed process running',
