@@ -10,6 +10,7 @@
 // renderer at start (resolved from its widget, whose module loads all of blessed), the line chart
 // the first time a detail view opens.
 
+import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type blessed from 'blessed';
@@ -27,13 +28,13 @@ import { DetailScreen, type LineChart } from './detail-view.js';
 import { bindInput } from './input.js';
 import { Layout } from './layout.js';
 import { Modals } from './menu.js';
-import { agedState, buildSidebar, panelIds } from './model/build.js';
+import { ansiFrame, LEAVE_SCREEN } from './model/ansi-frame.js';
+import { agedState, buildSidebar, viewAfterRead } from './model/build.js';
 import { CardMemo } from './model/card-memo.js';
 import { buildDetail } from './model/detail.js';
 import type { SparklineRenderer } from './model/spark.js';
-import { type Background, backgroundOfColorFgBg } from './model/theme.js';
+import { type Background, backgroundOfColorFgBg, type Theme } from './model/theme.js';
 import { type Frame, initialView, type Segment, type SidebarState, type ViewState } from './model/types.js';
-import { ensureSelection } from './model/view.js';
 import { loadTheme, type ThemeFiles } from './theme-file.js';
 import { sidebarTargets, type Watching, watchState } from './watch.js';
 
@@ -89,8 +90,10 @@ export interface SidebarOptions {
   /** The poll fallback and the bound on the background question (tests only; else the defaults). */
   pollMs?: number | undefined;
   backgroundMs?: number | undefined;
-  /** The first read, started by the command while this module and blessed load. */
+  /** The first read, started by the command while this module loads. */
   firstRead?: Promise<SidebarState> | undefined;
+  /** Tests: how long blessed waits after the frame written ahead of it (to compare the two). */
+  holdMs?: number | undefined;
   /** dogsled's theme.toml and Herdr's config.toml. */
   themeFiles: ThemeFiles;
   noColor: boolean;
@@ -129,17 +132,78 @@ function forgetEightColourMatches(tui: typeof blessed): void {
   (tui.colors as unknown as { _cache: Record<number, number> })._cache = {};
 }
 
+/** blessed's colour matcher, which the frame written ahead uses so a colour lands where blessed's does. */
+function blessedColours(): { convert(colour: string): number } {
+  const colours = require('blessed/lib/colors');
+  colours._cache = {};
+  return colours;
+}
+
+/** The first frame, written before blessed loads (model/ansi-frame.ts), and what the app starts from. */
+interface AheadFrame {
+  state: SidebarState;
+  view: ViewState;
+  background: Background | null;
+  theme: Theme;
+  cards: CardMemo;
+  sparkline: SparklineRenderer | null;
+}
+
+/** `sidebar first frame` and the CPU the process had used by then, for benchmarks. */
+function firstFrameMarks(): void {
+  mark('sidebar first frame');
+  // CPU is what a benchmark can compare on a busy machine, where the wall time waits for a core.
+  const cpu = process.cpuUsage();
+  span('sidebar first frame cpu', (cpu.user + cpu.system) / 1000);
+}
+
+/**
+ * The board drawn straight to the terminal as soon as the first read is in, while blessed has yet to
+ * load (about half of a start): undefined, and blessed draws the first frame, when the read failed,
+ * the size is unknown, or blessed would draw fewer than 256 colours, which only it knows how to
+ * reduce to. Raw input from here on: keys pressed before blessed listens wait for it, unechoed.
+ */
+async function paintAhead(options: SidebarOptions): Promise<AheadFrame | undefined> {
+  const state = await options.firstRead?.catch(() => undefined);
+  const width = process.stdout.columns;
+  const height = process.stdout.rows;
+  if (!state || !width || !height) return undefined;
+  const background = backgroundOfColorFgBg(options.io.env.COLORFGBG);
+  const theme = loadTheme(options.themeFiles, options.noColor, background);
+  if (!theme.mono && !drawsMoreColours(options.io.env)) return undefined;
+  const view = viewAfterRead(state, initialView());
+  const cards = new CardMemo();
+  const frame = buildSidebar(state, view, options.io.now(), width, height, cards);
+  const sparkline = contribSparkline();
+  const colours = blessedColours();
+  const text = ansiFrame(frame, view, { theme, sparkline, colourIndex: (colour) => colours.convert(colour) });
+  process.stdin.setRawMode(true);
+  writeSync(1, text);
+  firstFrameMarks();
+  return { state, view, background, theme, cards, sparkline };
+}
+
 function frameText(frame: Frame): string {
   return frame.panels
     .map((panel) => panel.lines.map((line) => line.segments.map((s) => s.text).join('')).join('\n'))
     .join('\n');
 }
 
-export function runSidebar(options: SidebarOptions): Promise<number> {
+export async function runSidebar(options: SidebarOptions): Promise<number> {
   // Before blessed's first module loads: every one of them is compiled through it.
   const cache = cacheBlessed(options.io.paths.dir, options.io.env, blessedPackage);
-  return new Promise((resolve) => {
-    const app = new SidebarApp(options, cache, () => resolve(0));
+  const ahead = await paintAhead(options);
+  if (ahead && options.holdMs) await new Promise((resolve) => setTimeout(resolve, options.holdMs));
+  return new Promise((resolve, reject) => {
+    let app: SidebarApp;
+    try {
+      app = new SidebarApp(options, cache, ahead, () => resolve(0));
+    } catch (error) {
+      // blessed never took the screen over: the shell gets its own back.
+      if (ahead) writeSync(1, LEAVE_SCREEN);
+      reject(error);
+      return;
+    }
     app.start().catch(() => resolve(0));
   });
 }
@@ -149,12 +213,12 @@ class SidebarApp implements Board {
   readonly screen: blessed.Widgets.Screen;
   readonly actions: Actions;
   state: SidebarState | undefined;
-  view: ViewState = initialView();
+  view: ViewState;
   frame: Frame | undefined;
   private readonly layout: Layout;
   private readonly modals = new Modals(this);
   /** The cards of the last read, so a redraw without a read builds only those whose age reads anew. */
-  private readonly cards = new CardMemo();
+  private readonly cards: CardMemo;
   private reloading: Promise<void> | undefined;
   private again = false;
   private messageTimer: NodeJS.Timeout | undefined;
@@ -174,15 +238,25 @@ class SidebarApp implements Board {
   constructor(
     private readonly options: SidebarOptions,
     private readonly cache: BlessedCache,
+    /** The first frame, already on the screen: blessed draws it again as it takes the screen over. */
+    private readonly ahead: AheadFrame | undefined,
     private readonly done: () => void,
   ) {
     forgetEightColourMatches(this.tui);
+    this.cards = ahead?.cards ?? new CardMemo();
+    this.state = ahead?.state;
+    this.view = ahead?.view ?? initialView();
     this.actions = new Actions({ ...options.io, entry: options.entry });
     this.screen = this.tui.screen({ smartCSR: true, fullUnicode: true, warnings: false, title: 'dogsled' });
     const tput = this.screen.tput as unknown as { colors: number };
     if (tput.colors < 256 && drawsMoreColours(options.io.env)) tput.colors = 256;
-    this.background = backgroundOfColorFgBg(options.io.env.COLORFGBG);
-    this.layout = new Layout(this.tui, this.screen, this.theme(), contribSparkline());
+    this.background = ahead ? ahead.background : backgroundOfColorFgBg(options.io.env.COLORFGBG);
+    this.layout = new Layout(
+      this.tui,
+      this.screen,
+      ahead?.theme ?? this.theme(),
+      ahead ? ahead.sparkline : contribSparkline(),
+    );
     mark('sidebar screen');
   }
 
@@ -205,7 +279,10 @@ class SidebarApp implements Board {
         this.options.backgroundMs,
       );
     }
-    await this.reload(this.options.firstRead);
+    // Drawn in the tick that made the screen: blessed's clearing and this frame leave in one write, so
+    // the frame written ahead is never seen blank.
+    if (this.ahead) this.render();
+    else await this.reload(this.options.firstRead);
     // Ages move on by redrawing alone; a read happens when a file changes (and at the slow poll).
     this.ticker = setInterval(() => this.render(true), TICK_MS);
     this.ticker.unref();
@@ -256,8 +333,7 @@ class SidebarApp implements Board {
         begun = undefined;
         if (this.view.detail) await this.readHistory();
         span('sidebar read', nowMs() - began);
-        this.view = ensureSelection(this.state, this.view);
-        if (!panelIds(this.state).includes(this.view.focus)) this.view = { ...this.view, focus: 'work' };
+        this.view = viewAfterRead(this.state, this.view);
         this.followJobs();
         this.render();
       } while (this.again);
@@ -300,10 +376,10 @@ class SidebarApp implements Board {
     // CPU, which a loaded machine does not stretch as it stretches the wall time above.
     span('sidebar render cpu', cpuMs() - cpu);
     if (!this.drawn) {
-      mark('sidebar first frame');
-      // CPU is what a benchmark can compare on a busy machine, where the wall time waits for a core.
+      if (!this.ahead) firstFrameMarks();
+      mark('sidebar interactive');
       const cpu = process.cpuUsage();
-      span('sidebar first frame cpu', (cpu.user + cpu.system) / 1000);
+      span('sidebar interactive cpu', (cpu.user + cpu.system) / 1000);
       startedUp();
       // After the frame, so the functions the paint ran are in the cache too.
       setImmediate(() => void this.cache.remember());

@@ -5,7 +5,7 @@
 
 import type { Screen, Tui } from './board.js';
 import { drawSpark, type SparklineRenderer } from './model/spark.js';
-import { blessedColour, type Theme } from './model/theme.js';
+import { roleColour, segmentStyle, type Theme } from './model/theme.js';
 import type { Frame, PanelId, Segment, ViewState } from './model/types.js';
 
 type Box = ReturnType<Tui['box']>;
@@ -72,21 +72,19 @@ export class Layout {
   }
 
   colour(role: Segment['fg']): string | undefined {
-    if (!role || this.theme.mono) return undefined;
-    return blessedColour(this.theme.palette[role]);
+    return roleColour(this.theme, role);
   }
 
   /** Segments as blessed tags, in the theme's colours. */
   tagged(segments: readonly Segment[]): string {
     return segments
       .map((s) => {
-        const fg = this.colour(s.dim ? 'overlay0' : s.fg);
-        const bg = this.colour(s.bg);
+        const style = segmentStyle(this.theme, s);
         let open = '';
-        if (fg) open += `{${fg}-fg}`;
-        if (bg) open += `{${bg}-bg}`;
-        if (s.bold) open += '{bold}';
-        if (s.inverse && this.theme.mono) open += '{inverse}';
+        if (style.fg) open += `{${style.fg}-fg}`;
+        if (style.bg) open += `{${style.bg}-bg}`;
+        if (style.bold) open += '{bold}';
+        if (style.inverse) open += '{inverse}';
         const drawn = s.spark && s.spark.length === s.text.length ? drawSpark(this.sparkline, s.spark) : null;
         const text = this.tui.escape(drawn ?? s.text);
         return open ? `${open}${text}{/}` : text;

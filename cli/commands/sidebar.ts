@@ -23,7 +23,7 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
   const io = await hostIO(ctx);
   mark('config');
   const fixtureHosts = testKnob(ctx.env, 'SIDEBAR_HOSTS');
-  // The state is read while the app and blessed load: the first frame waits for the slower of the two.
+  // The state is read while the app loads: the first frame is drawn from it before blessed loads.
   const firstRead = import('../../service/actions/sidebar-state.js').then(({ readSidebarState }) =>
     readSidebarState(io, { owner, fixtureHosts }),
   );
@@ -36,9 +36,11 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
     entry: process.argv[1] ?? '',
     fixtureHosts,
     firstRead,
-    // Tests lengthen the poll (to see that watching alone refreshes) and the background question.
+    // Tests lengthen the poll (to see that watching alone refreshes) and the background question, and
+    // hold blessed back to compare its first frame with the one written ahead of it.
     pollMs: testKnob(ctx.env, 'SIDEBAR_POLL_MS'),
     backgroundMs: testKnob(ctx.env, 'SIDEBAR_BACKGROUND_MS'),
+    holdMs: testKnob(ctx.env, 'SIDEBAR_HOLD_MS'),
     themeFiles: {
       herdr: herdrConfigPath(ctx.env, ctx.home),
       own: join(dirname(ctx.config.path), THEME_FILE),

@@ -23,6 +23,7 @@ import {
   type SidebarState,
   type ViewState,
 } from './types.js';
+import { ensureSelection } from './view.js';
 import { workLines } from './work.js';
 
 /** Borders: a top and a bottom row per panel, and a column on each side. */
@@ -47,6 +48,12 @@ export function hasTodos(state: SidebarState): boolean {
 /** The panels drawn for this state, top to bottom: what tab cycles through. */
 export function panelIds(state: SidebarState): PanelId[] {
   return hasTodos(state) ? ['hosts', 'work', 'todos'] : ['hosts', 'work'];
+}
+
+/** The view after a read: its selection on a shown card, its focus on a panel the read shows. */
+export function viewAfterRead(state: SidebarState, view: ViewState): ViewState {
+  const settled = ensureSelection(state, view);
+  return panelIds(state).includes(settled.focus) ? settled : { ...settled, focus: 'work' };
 }
 
 export function buildSidebar(

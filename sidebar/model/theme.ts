@@ -7,7 +7,7 @@
 // reports it (OSC 11) or COLORFGBG says, else dark. NO_COLOR gives no colours at all. Pure: the app
 // parses the files and asks the terminal, then hands the results in.
 
-import type { Role } from './types.js';
+import type { Role, Segment } from './types.js';
 
 /** A colour: `#rrggbb`, an ANSI name, or null for the terminal's default. */
 export type Colour = string | null;
@@ -237,4 +237,28 @@ export function blessedColour(colour: Colour): string | undefined {
   if (colour === null) return undefined;
   const names: Record<string, string> = { gray: 'white', darkgray: 'gray', white: 'lightwhite' };
   return names[colour] ?? colour;
+}
+
+/** A role's colour as blessed names it; none with no colours (NO_COLOR) or the terminal's default. */
+export function roleColour(theme: Theme, role: Role | undefined): string | undefined {
+  if (!role || theme.mono) return undefined;
+  return blessedColour(theme.palette[role]);
+}
+
+/** How a segment is drawn: colours as blessed names them, and its attributes. */
+export interface SegmentStyle {
+  fg: string | undefined;
+  bg: string | undefined;
+  bold: boolean;
+  /** Only with no colours, where pills and the selection have nothing else to show them by. */
+  inverse: boolean;
+}
+
+export function segmentStyle(theme: Theme, segment: Segment): SegmentStyle {
+  return {
+    fg: roleColour(theme, segment.dim ? 'overlay0' : segment.fg),
+    bg: roleColour(theme, segment.bg),
+    bold: segment.bold === true,
+    inverse: segment.inverse === true && theme.mono,
+  };
 }

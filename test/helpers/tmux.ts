@@ -24,6 +24,8 @@ export interface Tmux {
   resize(width: number, height: number): Promise<void>;
   /** Whether the program has exited (the pane stays, remain-on-exit). */
   exited(): Promise<boolean>;
+  /** A tmux format of the pane (`#{alternate_on}`, `#{mouse_sgr_flag}`...), as display-message prints it. */
+  format(format: string): Promise<string>;
   /** Ends this screen's session (and its program); the server stays. */
   kill(): Promise<void>;
 }
@@ -141,6 +143,7 @@ function screen(tmux: Run, target: string, session: string): Tmux {
     },
     exited: async () =>
       (await tmux('display-message', '-p', '-t', target, '#{pane_dead}')).stdout.trim() === '1',
+    format: async (format) => (await tmux('display-message', '-p', '-t', target, format)).stdout.trim(),
     kill: async () => {
       await tmux('kill-session', '-t', session).catch(() => undefined);
     },

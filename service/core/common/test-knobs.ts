@@ -46,6 +46,7 @@ const KNOBS = {
   SIDEBAR_HOSTS: { read: 'text', gated: true },
   SIDEBAR_POLL_MS: { read: 'ms', gated: true },
   SIDEBAR_BACKGROUND_MS: { read: 'ms', gated: true },
+  SIDEBAR_HOLD_MS: { read: 'ms', gated: true },
 } as const satisfies Record<string, Knob>;
 
 export type KnobName = keyof typeof KNOBS;
