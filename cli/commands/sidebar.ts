@@ -24,9 +24,12 @@ export async function sidebarCommand(flags: SidebarFlags, ctx: CliContext): Prom
   mark('config');
   const fixtureHosts = testKnob(ctx.env, 'SIDEBAR_HOSTS');
   // The state is read while the app loads: the first frame is drawn from it before blessed loads.
-  const firstRead = import('../../service/actions/sidebar-state.js').then(({ readSidebarState }) =>
-    readSidebarState(io, { owner, fixtureHosts }),
-  );
+  const firstRead = import('../../service/actions/sidebar-state.js')
+    .then(({ readSidebarState }) => readSidebarState(io, { owner, fixtureHosts }))
+    .then((state) => {
+      mark('sidebar first read');
+      return state;
+    });
   firstRead.catch(() => undefined);
   const { runSidebar } = await import('../../sidebar/app.js');
   mark('sidebar loaded');
