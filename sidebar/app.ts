@@ -171,16 +171,25 @@ async function paintAhead(options: SidebarOptions): Promise<AheadFrame | undefin
   const background = backgroundOfColorFgBg(options.io.env.COLORFGBG);
   const theme = loadTheme(options.themeFiles, options.noColor, background);
   if (!theme.mono && !drawsMoreColours(options.io.env)) return undefined;
-  const view = viewAfterRead(state, initialView());
-  const cards = new CardMemo();
-  const frame = buildSidebar(state, view, options.io.now(), width, height, cards);
-  const sparkline = contribSparkline();
-  const colours = blessedColours();
-  const text = ansiFrame(frame, view, { theme, sparkline, colourIndex: (colour) => colours.convert(colour) });
-  process.stdin.setRawMode(true);
-  writeSync(1, text);
-  firstFrameMarks();
-  return { state, view, background, theme, cards, sparkline };
+  try {
+    const view = viewAfterRead(state, initialView());
+    const cards = new CardMemo();
+    const frame = buildSidebar(state, view, options.io.now(), width, height, cards);
+    const sparkline = contribSparkline();
+    const colours = blessedColours();
+    const text = ansiFrame(frame, view, {
+      theme,
+      sparkline,
+      colourIndex: (colour) => colours.convert(colour),
+    });
+    process.stdin.setRawMode(true);
+    writeSync(1, text);
+    firstFrameMarks();
+    return { state, view, background, theme, cards, sparkline };
+  } catch {
+    // A frame that could not be built or written whole: blessed's takes the screen over as ever.
+    return undefined;
+  }
 }
 
 function frameText(frame: Frame): string {
