@@ -99,8 +99,21 @@ class Painter {
     }
   }
 
-  /** screen.codeAttr's select graphic rendition on a 256-colour terminal; '' for the default. */
+  /** Each style's rendition, worked out once: a frame has a few dozen cells' worth of styles. */
+  private readonly renditions = new Map<string, string>();
+
   private sgr(style: SegmentStyle): string {
+    const key = `${style.fg ?? ''}|${style.bg ?? ''}|${style.bold}|${style.inverse}`;
+    let sgr = this.renditions.get(key);
+    if (sgr === undefined) {
+      sgr = this.rendition(style);
+      this.renditions.set(key, sgr);
+    }
+    return sgr;
+  }
+
+  /** screen.codeAttr's select graphic rendition on a 256-colour terminal; '' for the default. */
+  private rendition(style: SegmentStyle): string {
     const codes: string[] = [];
     if (style.bold) codes.push('1');
     if (style.inverse) codes.push('7');
