@@ -12,7 +12,9 @@
 //   read gets a later stamp. A file rewritten every tick is therefore never kept.
 // Anything but a regular file at the path is never a hit: the full read refuses it as before.
 // Callers get a copy each time (structuredClone), so one that changes its record changes nothing
-// kept. The memo is per process and bounded (MAX_ENTRIES).
+// kept. The memo is per process and bounded (MAX_ENTRIES), and off unless the process turns it on
+// (keepUnchangedRecords): only the service reads the same files again and again; a command reads
+// each once, and keeping it would be a stat and a copy for nothing.
 
 import type { BigIntStats } from 'node:fs';
 import { statSync } from 'node:fs';
@@ -30,9 +32,22 @@ interface Kept {
 /** Per schema (a path can be read by more than one: a full and a first-fields check), per path. */
 const kept = new Map<object, Map<string, Kept>>();
 let entries = 0;
+let on = false;
+
+/** Turns the memo on for this process (the service, main.ts), or off and empty. */
+export function keepUnchangedRecords(keep = true): void {
+  on = keep;
+  if (!keep) forgetAll();
+}
+
+/** Whether readState should take the identity its reads need to be kept. */
+export function keepingRecords(): boolean {
+  return on;
+}
 
 /** A copy of the record kept for `file` under `schema`, while the file there is the one it came from. */
 export function keptRecord(file: string, schema: object): { value: unknown } | undefined {
+  if (!on) return undefined;
   const byPath = kept.get(schema);
   const entry = byPath?.get(file);
   if (byPath === undefined || entry === undefined) return undefined;
@@ -56,7 +71,7 @@ export function keepRecord(
   value: unknown,
   nowMs: number,
 ): void {
-  if (Number(identity.ctimeNs / 1_000_000n) > nowMs - SETTLED_MS) return;
+  if (!on || Number(identity.ctimeNs / 1_000_000n) > nowMs - SETTLED_MS) return;
   let copy: unknown;
   try {
     copy = structuredClone(value);

@@ -5,7 +5,8 @@
 // out lost. Only regular files are read (regular-file.ts). A file that does not parse, or is past
 // the 64 MiB no record reaches (bounded-read.ts), is quarantined with one warning; files with a
 // backup (paths.ts) are then recovered from `<name>.prev`, the others read as missing, never as `{}`.
-// A record read unlocked from a file that has not changed since is not read again (read-memo.ts).
+// In the service, a record read unlocked from a file that has not changed since is not read again
+// (read-memo.ts).
 
 import { type BigIntStats, closeSync, fstatSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -17,7 +18,7 @@ import { FileTooLarge, readFdBounded } from './bounded-read.js';
 import { fsFailure } from './fs-errors.js';
 import { type HeldLock, testHoldInLock, withLock } from './lock.js';
 import { quarantineFile, quarantineWarning } from './quarantine.js';
-import { keepRecord, keptRecord } from './read-memo.js';
+import { keepingRecords, keepRecord, keptRecord } from './read-memo.js';
 import type { Checked, CheckInput, CheckIssue, RecordCheck } from './record-check.js';
 import { openRegularNow, readRegularNow } from './regular-file.js';
 
@@ -163,7 +164,7 @@ async function readOnce<S extends RecordCheck>(
   if (fd === undefined) return { kind: 'missing' };
   try {
     // Taken before the read, so a change during it makes the memo's next stat differ.
-    const before = ctx ? undefined : fstatSync(fd, { bigint: true });
+    const before = ctx || !keepingRecords() ? undefined : fstatSync(fd, { bigint: true });
     const text = readAll(fd, file);
     const verdict = text instanceof FileTooLarge ? tooLarge(text) : judge(text, schema);
     if (verdict.kind === 'ok' && before !== undefined) return { ...verdict, identity: before };

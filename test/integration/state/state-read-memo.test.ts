@@ -7,8 +7,13 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { mkdir, open, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, test } from 'vitest';
-import { forgetAll, keepRecord, keptRecord, SETTLED_MS } from '../../../service/state/engine/read-memo.js';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import {
+  keepRecord,
+  keepUnchangedRecords,
+  keptRecord,
+  SETTLED_MS,
+} from '../../../service/state/engine/read-memo.js';
 import { readState } from '../../../service/state/engine/store.js';
 import { PlacementsSchema } from '../../../service/state/schemas/host-schemas.js';
 import { tempDir } from '../../helpers/tree.js';
@@ -48,7 +53,8 @@ async function kept(n: number): Promise<string> {
   return file;
 }
 
-beforeEach(() => forgetAll());
+beforeEach(() => keepUnchangedRecords());
+afterEach(() => keepUnchangedRecords(false));
 
 describe('the memo of unchanged state files', () => {
   test('keeps a settled file, and gives each reader its own copy', async () => {
@@ -126,6 +132,15 @@ describe('the memo of unchanged state files', () => {
     const file = await kept(1);
     await unlink(file);
     expect(await readState(file, PlacementsSchema, ctx)).toBeUndefined();
+  });
+
+  test('off (every process but the service): nothing is kept', async () => {
+    keepUnchangedRecords(false);
+    const file = join(await tempDir(), 'placements.json');
+    await replace(file, 1);
+    await settle();
+    expect(await count(file)).toBe(1);
+    expect(keptRecord(file, PlacementsSchema)).toBeUndefined();
   });
 
   test('a file where a directory of the path belongs is an error naming it, not a missing file', async () => {
