@@ -34,6 +34,7 @@ export const SLOW_FILES = [
   'test/integration/quota/quota-push.test.ts',
   'test/integration/service/daemon-full-disk.test.ts',
   'test/integration/service/daemon-hostile-files.test.ts',
+  'test/integration/service/daemon-unchanged-reads.test.ts',
   'test/integration/service/serve-agent-panes.test.ts',
   'test/integration/service/serve-config-reload.test.ts',
   'test/integration/service/serve-herdr-expected.test.ts',

@@ -10,6 +10,7 @@ import { enabledPeers } from '../hosts/fleet.js';
 import { LOCAL_HOST } from '../hosts/local-facts.js';
 import { peerTarget } from '../hosts/peer-cache.js';
 import { type ProbeDeps, probeHost, rootedReader } from '../probe/index.js';
+import { keepUnchangedRecords } from '../state/engine/read-memo.js';
 import type { HostIO } from '../state/io.js';
 import type { ConfigLocation } from '../state/paths.js';
 import { realAgentLane } from './agents/agents-readers.js';
@@ -29,6 +30,8 @@ export async function runService(
 ): Promise<void> {
   const { intervalMs } = options;
   keepYoungGenerationSmall();
+  // Every tick reads the same state files, most of them unchanged for hours.
+  keepUnchangedRecords();
   const stall = stallThreshold(testKnob(io.env, 'STALL_MS'));
   if (stall.warning) io.warn(`dogsled: warning: ${stall.warning}`);
   const agents = await realAgentLane({

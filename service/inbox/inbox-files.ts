@@ -5,10 +5,11 @@
 // update); only its own settled.json's lock is taken inside it. Only regular files are read: a
 // directory, FIFO or symlink in their place is a one-line error naming the file, never a hang.
 
-import { readdir, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { DogsledError, messageOf } from '../core/common/errors.js';
 import { emptyInbox } from '../core/inbox/inbox.js';
 import type { Inbox, InboxRecord } from '../core/inbox/inbox-types.js';
+import { dirNames } from '../state/engine/dir-names.js';
 import { guarded, relativeName } from '../state/engine/guarded.js';
 import { withLock } from '../state/engine/lock.js';
 import { readState, updateState } from '../state/engine/store.js';
@@ -74,7 +75,7 @@ export async function removeInbox(
 export async function inboxTerminals(io: Pick<StateIO, 'paths'>): Promise<string[]> {
   let names: string[];
   try {
-    names = await readdir(io.paths.inbox);
+    names = dirNames(io.paths.inbox) ?? [];
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];

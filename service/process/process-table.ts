@@ -94,9 +94,15 @@ export function parseProcStat(text: string): ProcStat | null {
   return integers.every(Number.isSafeInteger) ? stat : null;
 }
 
-/** The stat line of `pid`, or undefined when it is gone or unreadable. */
+/**
+ * The stat line of `pid`, or undefined when it is gone or unreadable. Read synchronously, like the
+ * children and comm files: procfs answers these from the kernel's task without touching a disk or
+ * the process's memory map, and the service reads them for every pane every tick, where an async
+ * read was four thread-pool round trips (open, fstat, read, close). cmdline and environ, which
+ * read the process's memory and can wait on its memory-map lock, stay asynchronous.
+ */
 export async function readStat(pid: number, root = PROC_ROOT): Promise<ProcStat | undefined> {
-  const text = await readFile(join(root, String(pid), 'stat'), 'utf8').catch(() => undefined);
+  const text = readProcSync(join(root, String(pid), 'stat'));
   return text === undefined ? undefined : (parseProcStat(text) ?? undefined);
 }
 
@@ -177,7 +183,7 @@ export async function groupMembers(
 
 /** The pids of `pid`'s children (of its main thread), or null when they cannot be read. */
 export async function childPids(pid: number, root = PROC_ROOT): Promise<number[] | null> {
-  const text = await readFile(childrenPath(pid, root), 'utf8').catch(() => undefined);
+  const text = readProcSync(childrenPath(pid, root));
   return text === undefined ? null : parseChildren(text);
 }
 
@@ -219,9 +225,7 @@ export async function childNames(pid: number, root?: string): Promise<string[] |
   if (children === null) return null;
   const names: string[] = [];
   for (const child of children) {
-    const comm = await readFile(join(root ?? PROC_ROOT, String(child), 'comm'), 'utf8').catch(
-      () => undefined,
-    );
+    const comm = readProcSync(join(root ?? PROC_ROOT, String(child), 'comm'));
     // One that exited since the listing is no longer a child.
     if (comm !== undefined) names.push(squeezedLine(comm, 64));
   }

@@ -149,16 +149,21 @@ export function spawnNode(
   return { child, done };
 }
 
-/** Starts a long-running command (serve, status --watch); the caller stops it. */
+/**
+ * Starts a long-running command (serve, status --watch); the caller stops it. `as`: another user
+ * (root's tests of unreadable files), with a copy of the CLI that user can read (readableCli).
+ */
 export function startCli(
   args: string[],
   env: NodeJS.ProcessEnv,
   cwd?: string,
+  as?: { uid: number; gid: number; cli: string },
 ): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [as?.cli ?? CLI, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: cwdFor(env, cwd),
+    ...(as ? { uid: as.uid, gid: as.gid } : {}),
   });
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => {

@@ -1,8 +1,8 @@
 // The jobs host.json publishes: every record in jobs/, summarised. Ended records never change, so
 // each is read once per service run; only records still running are read again each tick.
 
-import { readdir } from 'node:fs/promises';
 import type { JobRecord, JobSummary } from '../../core/jobs/job-types.js';
+import { dirNames } from '../../state/engine/dir-names.js';
 import type { StatePaths } from '../../state/paths.js';
 import { readJobRecord } from '../../state/records/job-records.js';
 
@@ -15,7 +15,7 @@ export class JobSummaries {
   async read(): Promise<JobSummary[]> {
     let names: string[];
     try {
-      names = await readdir(this.paths.jobs);
+      names = dirNames(this.paths.jobs) ?? [];
     } catch {
       return [];
     }

@@ -8,7 +8,6 @@
 // than a day ago, with their agent reports, but a child's whose branch still has work to land
 // (branches.json; unreadable, none is dropped).
 
-import { readdir } from 'node:fs/promises';
 import {
   applyClosures,
   type Closure,
@@ -30,6 +29,7 @@ import { LOCAL_HOST } from '../../hosts/local-facts.js';
 import { readPeerEntry } from '../../hosts/peer-cache.js';
 import { endReservations } from '../../hosts/reserve-room.js';
 import { reconcileJob } from '../../jobs/reconcile.js';
+import { dirNames } from '../../state/engine/dir-names.js';
 import { removeAgentReport } from '../../state/records/agent-reports.js';
 import { branchHolds } from '../../state/records/branch-observations.js';
 import { readDoneMarks } from '../../state/records/done-marks.js';
@@ -133,7 +133,7 @@ export class CompletionWorker {
   private async scanJobs(): Promise<JobScan | undefined> {
     let names: string[];
     try {
-      names = await readdir(this.deps.paths.jobs);
+      names = dirNames(this.deps.paths.jobs) ?? [];
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') names = [];
       else return undefined;

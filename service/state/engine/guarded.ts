@@ -2,22 +2,25 @@
 // watchdog): anything but a regular file where a state file belongs is refused before it is
 // opened, and a file-system failure becomes one line naming the file relative to the state dir.
 
-import { lstat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import type { StateIO } from '../io.js';
+import { statOrAbsent } from './regular-file.js';
 
 /** A state file as a message names it: relative to the state dir, or whole when outside it. */
 export function relativeName(io: Pick<StateIO, 'paths'>, file: string): string {
   return relative(io.paths.dir, file) || file;
 }
 
-/** Refuses anything but a regular file (or nothing) at `file`, before it is opened. */
-async function assertRegular(io: Pick<StateIO, 'paths'>, file: string): Promise<void> {
+/**
+ * Refuses anything but a regular file (or nothing) at `file`, before it is opened. A synchronous
+ * lstat (regular-file.ts says why): the service guards several files every tick.
+ */
+function assertRegular(io: Pick<StateIO, 'paths'>, file: string): void {
   let kind: string;
   try {
-    const stats = await lstat(file);
-    if (stats.isFile()) return;
+    const stats = statOrAbsent(file, { follow: false });
+    if (stats === undefined || stats.isFile()) return;
     kind = stats.isDirectory()
       ? 'a directory'
       : stats.isFIFO()
@@ -44,7 +47,7 @@ export async function guarded<T>(
   file: string,
   action: () => Promise<T>,
 ): Promise<T> {
-  await assertRegular(io, file);
+  assertRegular(io, file);
   try {
     return await action();
   } catch (error) {

@@ -1,9 +1,15 @@
 // State files are read, and logs appended to, only when they are regular files. A directory, FIFO,
 // socket or device in their place is refused with one line naming it: opened with O_NONBLOCK so a
 // FIFO can never block, and checked on the open handle (and, for reads, before opening).
+// The path's own check and whole-file reads are synchronous: a stat, an O_NONBLOCK open and a read
+// of a local state file take microseconds, where each async call was a thread-pool round trip of
+// 80-100 µs of CPU on a small virtual machine (a missing file's rejection most of all), and the
+// service reads a dozen state files every tick. A FIFO still cannot block (O_NONBLOCK, refused on
+// the handle), and the reads were synchronous already (bounded-read.ts).
 
-import { closeSync, constants, fstatSync, openSync, type Stats, statSync } from 'node:fs';
-import { type FileHandle, open, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats, statSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { DogsledError } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { readFdBounded } from './bounded-read.js';
@@ -12,7 +18,8 @@ import { fsFailure } from './fs-errors.js';
 /** The open file, or undefined when it does not exist. */
 export async function openRegular(path: string): Promise<FileHandle | undefined> {
   try {
-    const before = await stat(path);
+    const before = statOrAbsent(path);
+    if (before === undefined) return undefined;
     if (!before.isFile()) throw notRegular(path, before);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -42,7 +49,7 @@ export async function openRegular(path: string): Promise<FileHandle | undefined>
  */
 export function openRegularNow(path: string): number | undefined {
   try {
-    const before = statSync(path, { throwIfNoEntry: false });
+    const before = statOrAbsent(path);
     if (before === undefined) return undefined;
     if (!before.isFile()) throw notRegular(path, before);
   } catch (error) {
@@ -87,18 +94,65 @@ export async function openAppendRegular(path: string, mode: number): Promise<Fil
 }
 
 /**
+ * openAppendRegular, synchronously: the descriptor, the same refusals worded the same. For the
+ * service's one append a tick (samples.jsonl), which it writes without an fsync: a small write
+ * into the page cache, where the async open, fstat, write and close were four thread-pool trips.
+ */
+export function openAppendRegularNow(path: string, mode: number): number {
+  let fd: number | undefined;
+  try {
+    fd = openSync(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+      mode,
+    );
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new NotRegularFile(path, kindOf(stats), 'write');
+    return fd;
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    throw fsFailure('write', path, error);
+  }
+}
+
+/**
  * The whole text of a regular file, or undefined when it does not exist; past the state-file cap
  * (bounded-read.ts) it is refused with one line.
  */
 export async function readRegular(path: string): Promise<string | undefined> {
-  const handle = await openRegular(path);
-  if (handle === undefined) return undefined;
+  return readRegularNow(path);
+}
+
+/** readRegular, synchronously. */
+export function readRegularNow(path: string): string | undefined {
+  const fd = openRegularNow(path);
+  if (fd === undefined) return undefined;
   try {
-    return readFdBounded(handle.fd);
+    return readFdBounded(fd);
   } catch (error) {
     throw fsFailure('read', path, error);
   } finally {
-    await handle.close().catch(() => undefined);
+    closeSync(fd);
+  }
+}
+
+/**
+ * The path's stats, or undefined when nothing is there, told without an exception (a thrown ENOENT
+ * costs more than the stat). `throwIfNoEntry: false` answers undefined for ENOTDIR too (a file where
+ * a directory of the path belongs): that one is not a missing file, so it gets the stat's own error,
+ * which the callers word as before. A file whose directory is there is missing, not misplaced.
+ * `follow: false`: the path itself, a symlink included (lstat).
+ */
+export function statOrAbsent(path: string, options: { follow?: boolean } = {}): Stats | undefined {
+  const statOf = options.follow === false ? lstatSync : statSync;
+  const stats = statOf(path, { throwIfNoEntry: false });
+  if (stats !== undefined) return stats;
+  if (statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory()) return undefined;
+  try {
+    return statOf(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 

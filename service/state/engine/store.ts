@@ -5,8 +5,10 @@
 // out lost. Only regular files are read (regular-file.ts). A file that does not parse, or is past
 // the 64 MiB no record reaches (bounded-read.ts), is quarantined with one warning; files with a
 // backup (paths.ts) are then recovered from `<name>.prev`, the others read as missing, never as `{}`.
+// In the service, a record read unlocked from a file that has not changed since is not read again
+// (read-memo.ts).
 
-import type { FileHandle } from 'node:fs/promises';
+import { type BigIntStats, closeSync, fstatSync } from 'node:fs';
 import { basename } from 'node:path';
 import { squeezedLine } from '../../core/text/clean.js';
 import type { StateIO } from '../io.js';
@@ -16,8 +18,9 @@ import { FileTooLarge, readFdBounded } from './bounded-read.js';
 import { fsFailure } from './fs-errors.js';
 import { type HeldLock, testHoldInLock, withLock } from './lock.js';
 import { quarantineFile, quarantineWarning } from './quarantine.js';
+import { keepingRecords, keepRecord, keptRecord } from './read-memo.js';
 import type { Checked, CheckInput, CheckIssue, RecordCheck } from './record-check.js';
-import { openRegular, readRegular } from './regular-file.js';
+import { openRegularNow, readRegularNow } from './regular-file.js';
 
 /** The part of StateIO the store uses: it is given each file's path. */
 type StoreIO = Pick<StateIO, 'now' | 'warn' | 'signal'>;
@@ -28,7 +31,11 @@ export interface Update<T, R> {
   next?: T | undefined;
 }
 
-type Read<T> = { kind: 'ok'; value: T } | { kind: 'missing' } | { kind: 'corrupt'; reason: string };
+/** `identity`: the file's stat taken before an unlocked read, for the memo (read-memo.ts). */
+type Read<T> =
+  | { kind: 'ok'; value: T; identity?: BigIntStats }
+  | { kind: 'missing' }
+  | { kind: 'corrupt'; reason: string };
 
 /** The record in `file`, or undefined when it is missing or was corrupt (then it is moved aside). */
 export async function readState<S extends RecordCheck>(
@@ -36,8 +43,13 @@ export async function readState<S extends RecordCheck>(
   schema: S,
   ctx: StoreIO,
 ): Promise<Checked<S> | undefined> {
+  const kept = keptRecord(file, schema);
+  if (kept !== undefined) return kept.value as Checked<S>;
   const first = await readOnce(file, schema, undefined);
-  if (first.kind === 'ok') return first.value;
+  if (first.kind === 'ok') {
+    if (first.identity !== undefined) keepRecord(file, schema, first.identity, first.value, Date.now());
+    return first.value;
+  }
   if (first.kind === 'missing') return undefined;
   // Judge again under the lock, so a locked writer cannot replace the file between verdict and move.
   return withLock(file, (held) => readLocked(file, schema, ctx, held), { signal: ctx.signal });
@@ -147,13 +159,17 @@ async function readOnce<S extends RecordCheck>(
   schema: S,
   ctx: (StoreIO & { held: HeldLock }) | undefined,
 ): Promise<Read<Checked<S>>> {
-  const handle = await openRegular(file);
-  if (handle === undefined) return { kind: 'missing' };
+  // Opened and read synchronously (regular-file.ts says why); the descriptor is held to the end.
+  const fd = openRegularNow(file);
+  if (fd === undefined) return { kind: 'missing' };
   try {
-    const text = readAll(handle, file);
+    // Taken before the read, so a change during it makes the memo's next stat differ.
+    const before = ctx || !keepingRecords() ? undefined : fstatSync(fd, { bigint: true });
+    const text = readAll(fd, file);
     const verdict = text instanceof FileTooLarge ? tooLarge(text) : judge(text, schema);
+    if (verdict.kind === 'ok' && before !== undefined) return { ...verdict, identity: before };
     if (verdict.kind !== 'corrupt' || !ctx) return verdict;
-    const identity = await handle.stat();
+    const identity = fstatSync(fd);
     const backupFile = backupOf(file);
     const backup = backupFile === undefined ? undefined : await readBackup(backupFile, schema);
     // With a backup the corrupt file is copied aside and then replaced; without, moved aside.
@@ -168,14 +184,14 @@ async function readOnce<S extends RecordCheck>(
     ctx.warn(quarantineWarning(file, verdict.reason, movedTo, backupFile));
     return { kind: 'ok', value: backup.value };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 /** The file's text; past the cap, the refusal: no file dogsled writes is that large (bounded-read.ts). */
-function readAll(handle: FileHandle, file: string): string | FileTooLarge {
+function readAll(fd: number, file: string): string | FileTooLarge {
   try {
-    return readFdBounded(handle.fd);
+    return readFdBounded(fd);
   } catch (error) {
     if (error instanceof FileTooLarge) return error;
     throw fsFailure('read', file, error);
@@ -191,7 +207,12 @@ async function readBackup<S extends RecordCheck>(
   backup: string,
   schema: S,
 ): Promise<{ text: string; value: Checked<S> } | undefined> {
-  const text = await readRegular(backup).catch(() => undefined);
+  let text: string | undefined;
+  try {
+    text = readRegularNow(backup);
+  } catch {
+    return undefined;
+  }
   if (text === undefined) return undefined;
   const verdict = judge(text, schema);
   return verdict.kind === 'ok' ? { text, value: verdict.value } : undefined;

@@ -5,7 +5,7 @@
 // supervisor reads and removes jobs/ID.env) or the ticket is settled. They are read and removed by
 // env-file-read.ts.
 
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
@@ -22,6 +22,8 @@ export {
   removeEnvFile,
   removeEnvFileNow,
 } from './env-file-read.js';
+
+import { dirNames } from '../engine/dir-names.js';
 
 const ENV_SUFFIX = '.env';
 
@@ -46,7 +48,7 @@ export async function writeEnvFile(file: string, env: Environment): Promise<void
 export async function ticketEnvIds(paths: StatePaths): Promise<string[]> {
   let names: string[];
   try {
-    names = await readdir(paths.tickets);
+    names = dirNames(paths.tickets) ?? [];
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

@@ -6,13 +6,14 @@
 // JobRecordSchema (checks/job-record-check.ts): every `run` and its supervisor read and write them,
 // and building the schema was a good part of both.
 
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
 import { isJobId, oldestFirst } from '../../core/jobs/job-status.js';
 import type { JobRecord } from '../../core/jobs/job-types.js';
 import { squeezedLine } from '../../core/text/clean.js';
 import { JobRecordCheck } from '../checks/job-record-check.js';
+import { dirNames } from '../engine/dir-names.js';
 import { glanceText } from '../engine/glance-file.js';
 import { NotRegularFile, readRegular } from '../engine/regular-file.js';
 import { updateNow } from '../engine/update-now.js';
@@ -130,7 +131,7 @@ export async function readJobRecord(paths: StatePaths, id: string): Promise<JobR
 export async function listJobRecords(paths: StatePaths): Promise<JobListing> {
   let names: string[];
   try {
-    names = await readdir(paths.jobs);
+    names = dirNames(paths.jobs) ?? [];
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
     return { records: [], problems: [{ path: paths.jobs, reason: `cannot read (${codeOf(error)})` }] };

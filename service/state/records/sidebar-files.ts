@@ -3,13 +3,14 @@
 // registry under its lock, and the tolerant reader of Pi's todo publications, which are another
 // program's files: a bad one reads as unavailable with its reason, never quarantined or fatal.
 
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { BoardEntry, TodoLines } from '../../core/board/board-types.js';
 import { messageOf } from '../../core/common/errors.js';
 import { squeezedLine } from '../../core/text/clean.js';
+import { dirNames } from '../engine/dir-names.js';
 import { NotRegularFile, openRegular } from '../engine/regular-file.js';
 import { readState, updateState } from '../engine/store.js';
 import type { StateIO } from '../io.js';
@@ -48,7 +49,7 @@ export async function panesWithTodoLines(
 ): Promise<Set<string> | undefined> {
   let names: string[];
   try {
-    names = await readdir(paths.todoLines);
+    names = dirNames(paths.todoLines) ?? [];
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
     return undefined;
