@@ -9,12 +9,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { idHash } from '../../../service/state/records/sidebar-files.js';
-import { CLI, type Sandbox, sandbox } from '../../helpers/cli.js';
+import { type Sandbox, sandbox } from '../../helpers/cli.js';
 import { sidebarHost } from '../../helpers/sidebar-host.js';
 import { startTmux, type Tmux, type TmuxServer } from '../../helpers/tmux.js';
 import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
-import { OWNER, writeAfternoon } from './sidebar-fixtures.js';
+import { OWNER, openSidebar, writeAfternoon } from './sidebar-fixtures.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 if (!HAS_TMUX) console.warn('sidebar first-paint tests skipped: tmux is not installed');
@@ -69,26 +69,14 @@ async function busyState(): Promise<string> {
   return file;
 }
 
+/** The sidebar at the fixed clock, blessed held back; once the board shows (the frame written ahead). */
 async function open(width: number, height: number, env: NodeJS.ProcessEnv = {}): Promise<Tmux> {
-  const screen = await server.open({
-    dir: box.root,
+  const screen = await openSidebar({
+    server,
+    box,
     width,
     height,
-    argv: [process.execPath, CLI, 'sidebar', '--owner', OWNER],
-    env: {
-      HOME: box.home,
-      DOGSLED_STATE: box.state,
-      TERM: 'xterm-256color',
-      NCURSES_NO_UTF8_ACS: '1',
-      LANG: 'C.UTF-8',
-      PATH: process.env.PATH,
-      HERDR_CONFIG_PATH: join(box.root, 'herdr-config.toml'),
-      DOGSLED_TEST: '1',
-      DOGSLED_TEST_NOW_MS: String(NOW),
-      DOGSLED_TEST_SIDEBAR_POLL_MS: '600000',
-      DOGSLED_TEST_SIDEBAR_HOLD_MS: String(HOLD_MS),
-      ...env,
-    },
+    env: { DOGSLED_TEST_NOW_MS: String(NOW), DOGSLED_TEST_SIDEBAR_HOLD_MS: String(HOLD_MS), ...env },
   });
   screens.push(screen);
   return screen;
