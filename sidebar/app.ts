@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type blessed from 'blessed';
 import { type HistoryPoint, SamplesHistory } from '../service/actions/samples-history.js';
-import { drawsMoreColours } from '../service/actions/sidebar.js';
+import { drawsMoreColours, drawsUnicode } from '../service/actions/sidebar.js';
 import { readSidebarState, sidebarReads } from '../service/actions/sidebar-state.js';
 import { cpuMs, mark, span, startedUp } from '../service/actions/timing-marks.js';
 import type { HostIO } from '../service/actions/verb-io.js';
@@ -160,8 +160,8 @@ function firstFrameMarks(): void {
 /**
  * The board drawn straight to the terminal as soon as the first read is in, while blessed has yet to
  * load (about half of a start): undefined, and blessed draws the first frame, when the read failed,
- * the size is unknown, or blessed would draw fewer than 256 colours, which only it knows how to
- * reduce to. Raw input from here on: keys pressed before blessed listens wait for it, unechoed.
+ * the size is unknown, the locale is not UTF-8, or blessed would draw fewer than 256 colours, which
+ * only it knows how to reduce to. Raw input from here on: keys pressed before blessed listens wait for it, unechoed.
  */
 async function paintAhead(options: SidebarOptions): Promise<AheadFrame | undefined> {
   const state = await options.firstRead?.catch(() => undefined);
@@ -170,7 +170,7 @@ async function paintAhead(options: SidebarOptions): Promise<AheadFrame | undefin
   if (!state || !width || !height) return undefined;
   const background = backgroundOfColorFgBg(options.io.env.COLORFGBG);
   const theme = loadTheme(options.themeFiles, options.noColor, background);
-  if (!theme.mono && !drawsMoreColours(options.io.env)) return undefined;
+  if (!drawsUnicode(options.io.env) || (!theme.mono && !drawsMoreColours(options.io.env))) return undefined;
   try {
     const view = viewAfterRead(state, initialView());
     const cards = new CardMemo();

@@ -21,3 +21,12 @@ export function sidebarOwner(env: NodeJS.ProcessEnv, owner: string | undefined):
 export function drawsMoreColours(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.TMUX || env.COLORTERM || /256|direct|truecolor/.test(env.TERM ?? '') || hookPane(env));
 }
+
+/**
+ * Whether the terminal takes UTF-8, as blessed judges it (its tput's detectUnicode: the locale
+ * variables): the frame written ahead of blessed draws its borders and marks in UTF-8, which blessed
+ * draws in the terminal's line-drawing set or its fallbacks where the locale is not UTF-8.
+ */
+export function drawsUnicode(env: NodeJS.ProcessEnv): boolean {
+  return /utf-?8/i.test(`${env.LANG}:${env.LANGUAGE}:${env.LC_ALL}:${env.LC_CTYPE}`);
+}

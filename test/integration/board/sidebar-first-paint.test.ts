@@ -150,11 +150,16 @@ describe.skipIf(!HAS_TMUX)('the sidebar frame written ahead of blessed', () => {
     expect(rows.some((r) => r.includes('● Agents & Jobs'))).toBe(false);
   });
 
-  it('is not written where blessed alone knows the colours (8-colour terminfo): blessed draws first', async () => {
+  it('is not written where blessed alone knows the colours or the characters: blessed draws first', async () => {
     await busyState();
-    // Held back for a minute if a frame were written ahead: blessed's frame comes long before.
-    const screen = await open(38, 45, { TERM: 'xterm', DOGSLED_TEST_SIDEBAR_HOLD_MS: '60000' });
-    await screen.waitFor('the board', (rows) => rows.some((r) => r.includes('Agents & Jobs')));
-    expect(await screen.format('#{mouse_any_flag}')).toBe('1');
+    // An 8-colour terminfo; a locale that is not UTF-8 (blessed draws its borders in the terminal's
+    // line-drawing set there). Held back for a minute if a frame were written ahead: blessed's comes
+    // long before.
+    for (const env of [{ TERM: 'xterm' }, { LANG: 'C' }]) {
+      const screen = await open(38, 45, { ...env, DOGSLED_TEST_SIDEBAR_HOLD_MS: '60000' });
+      await screen.waitFor('the board', (rows) => rows.some((r) => r.includes('Agents & Jobs')));
+      expect(await screen.format('#{mouse_any_flag}'), JSON.stringify(env)).toBe('1');
+      await screen.kill();
+    }
   });
 });
