@@ -6,6 +6,7 @@
 // JobRecordSchema (checks/job-record-check.ts): every `run` and its supervisor read and write them,
 // and building the schema was a good part of both.
 
+import { statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DogsledError, messageOf } from '../../core/common/errors.js';
@@ -61,12 +62,20 @@ export async function writeJobRecord(paths: StatePaths, record: JobRecord): Prom
  * Read-modify-write of one record under its lock: `run`, `exec`, `stop` and the service all change
  * records, and a whole-file replace without the lock would drop another writer's fields. `fn` gets
  * the current record (undefined when missing) and returns the new one, or undefined to leave it.
+ * With no jobs/ at all there is no record: `fn` is asked about none first, and only a record it
+ * creates makes the directory (then `fn` runs again, under the lock: it must decide from the record
+ * it is given alone). A late writer whose state dir was removed under it (a job's wrapper outliving
+ * its test, a host's state wiped) leaves nothing behind.
  */
 export async function updateJobRecord<R>(
   io: StateIO,
   id: string,
   fn: (current: JobRecord | undefined) => { result: R; next?: JobRecord },
 ): Promise<R> {
+  if (statSync(io.paths.jobs, { throwIfNoEntry: false }) === undefined) {
+    const missing = fn(undefined);
+    if (missing.next === undefined) return missing.result;
+  }
   await mkdir(io.paths.jobs, { recursive: true, mode: 0o700 });
   return (await store()).updateState(jobRecordPath(io.paths, id), JobRecordCheck, io, fn);
 }
