@@ -77,6 +77,7 @@ async function open(width: number, height: number, env: NodeJS.ProcessEnv = {}):
     width,
     height,
     env: { DOGSLED_TEST_NOW_MS: String(NOW), DOGSLED_TEST_SIDEBAR_HOLD_MS: String(HOLD_MS), ...env },
+    ahead: true,
   });
   screens.push(screen);
   return screen;

@@ -9,6 +9,7 @@ import { CLI, type Sandbox } from '../../helpers/cli.js';
 import { itemFixture, jobFixture, ticketFixture } from '../../helpers/job-fixtures.js';
 import { agentPaneFixture, snapshotFixture, writeSnapshot } from '../../helpers/snapshot.js';
 import type { Tmux, TmuxServer } from '../../helpers/tmux.js';
+import { waitFor } from '../../helpers/wait.js';
 
 export const OWNER = 'w1:p1';
 export const FAILED_JOB = 'j_4kq2m7xa9d3b';
@@ -153,6 +154,11 @@ export interface OpenSidebar {
   preload?: string;
   /** The CLI's entry (default: this checkout's build). */
   cli?: string;
+  /**
+   * Return once the frame written ahead of blessed shows, not once blessed has taken over (its
+   * mouse reporting on): for the tests of that frame.
+   */
+  ahead?: boolean;
 }
 
 /** `dogsled sidebar` in a fresh screen of `server`, once its first frame is drawn. */
@@ -178,6 +184,13 @@ export async function openSidebar(options: OpenSidebar): Promise<Tmux> {
     },
   });
   await screen.waitFor('the first frame', (rows) => rows.some((r) => r.includes('Agents & Jobs')));
+  // The board is up once blessed has it (the frame written ahead shows before): a test then acts
+  // where a person would, with keys live and the app's state read.
+  if (!options.ahead) {
+    await waitFor('blessed to take the screen over', async () =>
+      (await screen.format('#{mouse_any_flag}')) === '1' ? true : undefined,
+    );
+  }
   return screen;
 }
 
