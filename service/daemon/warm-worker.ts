@@ -7,12 +7,14 @@
 // and handed to it: a launch that comes while its Node is still starting waits for it in the
 // socket's backlog, rather than finding none and starting a Node of its own (two in a row, for a
 // pane's wrapper). Where that socket cannot be made, the supervisor makes its own, as it always did.
+// The one started after a take is held behind a shell until the taken one exits or WARM_HOLD_MS
+// passes, so its Node start does not compete with the job's claim, spawn and final record.
 
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '../core/common/backoff.js';
 import { messageOf } from '../core/common/errors.js';
-import { knobVariable } from '../core/common/test-knobs.js';
+import { knobVariable, testKnob } from '../core/common/test-knobs.js';
 import { SUPERVISOR_ENV, WARM_ENV, WARM_SOCKET_ENV } from '../core/jobs/job-env.js';
 import { launchWarm, type Warm } from '../process/launch-detached.js';
 import { type ListeningSocket, listeningSocket, removeSocket } from '../process/listening-socket.js';
@@ -35,15 +37,21 @@ export function startWarmKeeper(io: WarmKeeperIO, signal: AbortSignal): WarmKeep
   const stopper = new AbortController();
   const stopped = AbortSignal.any([signal, stopper.signal]);
   let current: Warm | undefined;
+  let currentSocket: ListeningSocket | undefined;
   const stopping = aborted(stopped);
   const done = (async () => {
     let deaths = 0;
     let warned = '';
+    // The one taken last, while its job may still be starting: the next one is started held.
+    let taken: Warm | undefined;
     while (!stopped.aborted) {
       let warm: Warm;
       const socket = listeningSocket(io.paths.supervisorSock, STATE_FILE_MODE);
+      const before = taken;
+      taken = undefined;
+      const argv = execArgv(io.self ?? selfInvocation(), WARM_ID);
       try {
-        warm = await launchWarm(execArgv(io.self ?? selfInvocation(), WARM_ID), {
+        warm = await launchWarm(before === undefined ? argv : heldArgv(argv), {
           cwd: io.paths.dir,
           env: warmEnv(io, socket),
           socket,
@@ -58,16 +66,21 @@ export function startWarmKeeper(io: WarmKeeperIO, signal: AbortSignal): WarmKeep
         continue;
       }
       current = warm;
+      currentSocket = socket;
       if (stopped.aborted) break;
+      if (before !== undefined)
+        releaseWhenSettled(warm, before, testKnob(io.env, 'WARM_HOLD_MS') ?? WARM_HOLD_MS);
       const outcome = await Promise.race([warm.taken, stopping]);
+      if (outcome === 'stop') break;
       current = undefined;
+      currentSocket = undefined;
       // Taken, it no longer reads the pipe; gone, there is no one to read it.
       warm.cancel();
-      if (outcome === 'stop') break;
       // Gone unclaimed: its socket answers no one now (refused), and while the next waits out a
       // backoff, a launch that finds no socket starts its supervisor ahead, as with no service.
       if (outcome === 'gone' && socket !== undefined) removeSocket(io.paths.supervisorSock, socket.ino);
       deaths = outcome === 'taken' ? 0 : deaths + 1;
+      if (outcome === 'taken') taken = warm;
       if (deaths < 2) continue;
       const wait = backoffDelayMs(deaths - 2, Math.random());
       // Said once per loop: the service's log gets one line, not one per try.
@@ -79,6 +92,9 @@ export function startWarmKeeper(io: WarmKeeperIO, signal: AbortSignal): WarmKeep
       await pause(wait, stopped);
     }
     current?.cancel();
+    // Unclaimed, a supervisor removes its socket as it leaves, but one still held never became
+    // the Node that would: the path must not keep a socket nobody will accept on.
+    if (currentSocket !== undefined) removeSocket(io.paths.supervisorSock, currentSocket.ino);
   })();
   return {
     stop: async () => {
@@ -86,6 +102,36 @@ export function startWarmKeeper(io: WarmKeeperIO, signal: AbortSignal): WarmKeep
       await done;
     },
   };
+}
+
+/**
+ * How long at most the next warm supervisor's Node waits, once one is taken, for the taken one to
+ * exit. A Node start is a core's worth of work for some 60 ms: begun beside the job's claim, spawn
+ * and final record, on a 2-core host it took about a fifth of a quick `run --wait` (docs/benchmarks.md,
+ * thirteenth round). Its socket is in place from the start, so a launch that comes meanwhile waits
+ * in the backlog at most this much longer, and a long job's next supervisor is warm by then.
+ */
+export const WARM_HOLD_MS = 100;
+
+/**
+ * The warm supervisor's argv behind a shell that waits for one line on stdin (release) before it
+ * becomes the Node, in the same process: so the pid, the handed socket (descriptor 3), the pipes
+ * and the environment are the ones the service started. Stdin closed first (the service went, or
+ * stopped keeping one warm): it leaves, having started nothing. `read` takes the pipe a byte at a
+ * time, so the Node finds the leash as the service left it.
+ */
+function heldArgv(argv: readonly string[]): string[] {
+  return ['/bin/sh', '-c', 'read -r _ || exit 0; exec "$@"', 'dogsled-warm-held', ...argv];
+}
+
+/** Releases `next` once `taken` has exited, or after `holdMs`, whichever comes first. */
+function releaseWhenSettled(next: Warm, taken: Warm, holdMs: number): void {
+  const timer = setTimeout(() => next.release(), holdMs);
+  timer.unref();
+  void taken.exited.then(() => {
+    clearTimeout(timer);
+    next.release();
+  });
 }
 
 /**

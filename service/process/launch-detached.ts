@@ -99,6 +99,8 @@ export interface Warm {
   readonly exited: Promise<void>;
   /** Closes its stdin: unclaimed, it leaves; taken, it no longer listens to it. */
   cancel(): void;
+  /** Says the one line a process started held waits for on its stdin before its Node starts. */
+  release(): void;
 }
 
 /** A descriptor handed to a warm process, and how to close this process's copy of it. */
@@ -152,12 +154,18 @@ export async function launchWarm(
   });
   // Once taken, what it writes is of no interest; reading on keeps its pipe from filling.
   stdout.resume();
+  let released = false;
   return {
     pid: child.pid as number,
     taken,
     exited,
     cancel: () => {
       if (!stdin.writableEnded) stdin.end();
+    },
+    release: () => {
+      if (released || stdin.writableEnded) return;
+      released = true;
+      stdin.write('\n');
     },
   };
 }

@@ -1,7 +1,7 @@
 // `dogsled run --wait -- true` against `node -e 0` (one Node start-up, the budget's unit) and `sh -c
 // true`: what submitting, placing, launching the exec supervisor and following the job costs end to
-// end, headless (handed to the supervisor the running service keeps warm; the service starts the
-// next one meanwhile, on the same CPUs) and in the fake Herdr (a new tab whose shell is typed the
+// end, headless (handed to the supervisor the running service keeps warm, settled before each run;
+// the service starts the next one as the job ends, on the same CPUs) and in the fake Herdr (a new tab whose shell is typed the
 // exec line; exec closes it). The service measures a fixture /proc (an idle 8-core host) under a
 // roomy policy, so the box's own load never queues a run. Paired rounds (lib.mjs: every round runs
 // each case once, in alternating order; wall as the median of per-round ratios to the floor, CPU
@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, idleProc, pairedStartup, ROOT, RUNS, startupTable, stop } from './lib.mjs';
+import { CLI, idleProc, pairedStartup, ROOT, RUNS, startupTable, stop, warmSettled } from './lib.mjs';
 
 const FAKE = join(ROOT, 'test', 'fakes', 'herdr');
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-jobs-run-'));
@@ -150,10 +150,18 @@ try {
     ]),
   ];
   const loadBefore = loadavg();
-  const rows = pairedStartup(cases, { floorEnv: baseEnv });
+  // Every run starts with each service's warm supervisor up and idle (lib.mjs, warmSettled).
+  let unsettled = 0;
+  const settle = () => {
+    for (const [, , env] of builds) if (!warmSettled(env.DOGSLED_STATE)) unsettled++;
+  };
+  const rows = pairedStartup(cases, { floorEnv: baseEnv, settle });
   const load = (l) => l.map((x) => x.toFixed(1)).join(' ');
   console.log(
     `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${RUNS} paired rounds; load ${load(loadBefore)} at the start, ${load(loadavg())} at the end.\n`,
+  );
+  console.log(
+    `Each run started with the services' warm job supervisors idle (${unsettled} waits found one still busy after 3 s).\n`,
   );
   console.log(startupTable(rows));
 } finally {

@@ -59,11 +59,15 @@ export function timeAndCpu(argv, env, input) {
  * `[name, () => ({ ms, cpuMs })]` for one that prepares its own state. Wall: the median of the
  * per-round ratios (case / the floor of the same round) and the median time. CPU (user + system of
  * the child, counted by the kernel in 10 ms ticks): the ratio of means, which the ticks do not bias.
+ * `settle`, when given, runs (untimed) before every run, the floor's included.
  */
-export function pairedStartup(cases, { runs = RUNS, warmups = 3, floorEnv = process.env } = {}) {
+export function pairedStartup(cases, { runs = RUNS, warmups = 3, floorEnv = process.env, settle } = {}) {
   const floor = ['node -e 0', [process.execPath, '-e', '0'], floorEnv];
   const all = [floor, ...cases];
-  const once = ([, argv, env, input]) => (typeof argv === 'function' ? argv() : timeAndCpu(argv, env, input));
+  const once = ([, argv, env, input]) => {
+    settle?.();
+    return typeof argv === 'function' ? argv() : timeAndCpu(argv, env, input);
+  };
   const times = new Map(all.map(([name]) => [name, []]));
   for (let i = 0; i < warmups; i++) for (const c of cases) once(c);
   for (let i = 0; i < runs; i++) {
@@ -157,6 +161,12 @@ export async function residentCost(child, seconds, warmupMs = 3000) {
 
 /** The job supervisor a service keeps warm: the process with its state dir and the warm marker. */
 export function warmPid(state) {
+  return warmPids(state)[0];
+}
+
+/** Every process started as a warm supervisor of `state`: the one waiting, and any taken one still running. */
+function warmPids(state) {
+  const pids = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     let vars;
@@ -165,9 +175,41 @@ export function warmPid(state) {
     } catch {
       continue;
     }
-    if (vars.includes(`DOGSLED_STATE=${state}`) && vars.includes('DOGSLED_EXEC_WARM=1')) return Number(name);
+    if (vars.includes(`DOGSLED_STATE=${state}`) && vars.includes('DOGSLED_EXEC_WARM=1'))
+      pids.push(Number(name));
   }
-  return undefined;
+  return pids;
+}
+
+const sleepSync = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+function onCpuNs(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits (synchronously, untimed, at most `maxMs`) until the service of `state` has one warm job
+ * supervisor and it is idle: the one a job took has exited, and the next one's time on a CPU
+ * (/proc/PID/schedstat) has not moved for `quietMs`. Without it, a command timed right after a job
+ * (or a job of the round before) meets the next warm supervisor's Node start on the other core, or
+ * waits for it in the socket's backlog: what is then timed is a back-to-back launch, not the warm
+ * path the budget names. Returns whether it settled.
+ */
+export function warmSettled(state, { quietMs = 30, maxMs = 3000 } = {}) {
+  const until = Date.now() + maxMs;
+  while (Date.now() < until) {
+    const pids = warmPids(state);
+    if (pids.length === 1) {
+      const before = onCpuNs(pids[0]);
+      sleepSync(quietMs);
+      if (before !== undefined && onCpuNs(pids[0]) === before) return true;
+    } else sleepSync(5);
+  }
+  return false;
 }
 
 export async function stop(child) {

@@ -40,6 +40,7 @@ import {
   stop,
   timeAndCpu,
   warmPid,
+  warmSettled,
 } from './lib.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'dogsled-bench-'));
@@ -319,6 +320,7 @@ try {
   // BENCH_ONLY=WORD: only the commands whose name holds it, and no service figures.
   const only = process.env.BENCH_ONLY;
   const loadBefore = loadavg();
+  let unsettled = 0;
   const rows = pairedStartup(
     commands
       .filter(([name]) => only === undefined || name.includes(only))
@@ -337,7 +339,10 @@ try {
           ...(baseline ? [[`${name} (baseline)`, one(baseline), env, input]] : []),
         ];
       }),
-    { floorEnv: baseEnv },
+    // Every run, the floor's too, starts with the service's warm supervisor up and idle: the rows
+    // handed to it (`run --wait`, `exec ID` as a pane's wrapper) time the warm path their budgets
+    // name, and no run is timed beside the next warm supervisor's Node start on the other core.
+    { floorEnv: baseEnv, settle: () => warmSettled(baseEnv.DOGSLED_STATE) || unsettled++ },
   );
   const load = `load ${loadBefore.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg()
     .map((x) => x.toFixed(1))
@@ -363,6 +368,9 @@ try {
 
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${load}.\n`);
   console.log(`NODE_EXTRA_CA_CERTS unset for both sides; ${RUNS} paired rounds.\n`);
+  console.log(
+    `Each run started with the service's warm job supervisor idle (${unsettled} runs found it still busy after 3 s).\n`,
+  );
   console.log(startupTable(rows));
   if (floor === undefined) console.log('\nBENCH_ONLY: no service figures.');
   else {

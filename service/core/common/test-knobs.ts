@@ -47,6 +47,7 @@ const KNOBS = {
   SIDEBAR_POLL_MS: { read: 'ms', gated: true },
   SIDEBAR_BACKGROUND_MS: { read: 'ms', gated: true },
   SIDEBAR_HOLD_MS: { read: 'ms', gated: true },
+  WARM_HOLD_MS: { read: 'ms', gated: true },
 } as const satisfies Record<string, Knob>;
 
 export type KnobName = keyof typeof KNOBS;

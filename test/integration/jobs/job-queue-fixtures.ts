@@ -2,7 +2,7 @@
 // modules, and a real `serve` measuring a fake /proc whose room the test decides (cores, busy 0,
 // and a config whose reservation_load leaves room for exactly N reservations).
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Item } from '../../../service/core/agents/item-types.js';
 import type { JobRecord } from '../../../service/core/jobs/job-types.js';
@@ -19,6 +19,7 @@ import {
   updateItems,
   updateQueue,
 } from '../../../service/state/records/queue-items.js';
+import { JobRecordSchema } from '../../../service/state/schemas/host-schemas.js';
 import { Deadline } from '../../../service/time/deadline.js';
 import { CLI, exited, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
@@ -172,13 +173,16 @@ export interface RoomyService {
   stopProc: () => void;
 }
 
-/** Starts a RoomyService and waits until its host is eligible: the warm-supervisor files' setup. */
-export async function startRoomyService(): Promise<RoomyService> {
+/**
+ * Starts a RoomyService and waits until its host is eligible: the warm-supervisor files' setup.
+ * `serveEnv` is added to the service's environment only (a knob of its own).
+ */
+export async function startRoomyService(serveEnv: NodeJS.ProcessEnv = {}): Promise<RoomyService> {
   const box = await sandbox();
   const work = join(box.root, 'work');
   await mkdir(work);
   const room = await roomFor5(box, 60_000, { facts: false });
-  const serve = startCli(['serve', '--interval', '0.3'], room.env);
+  const serve = startCli(['serve', '--interval', '0.3'], { ...room.env, ...serveEnv });
   await untilEligible(box);
   return { box, work, env: room.env, serve, stopProc: room.stop };
 }
@@ -189,4 +193,17 @@ export async function stopRoomyService(service: RoomyService | undefined): Promi
   if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
   service.stopProc();
   await service.box.cleanup();
+}
+
+/** The job records in `state` whose command's last word is `last` (a test names its jobs so). */
+export async function jobsNamed(state: string, last: string): Promise<JobRecord[]> {
+  const found: JobRecord[] = [];
+  for (const name of await readdir(join(state, 'jobs'))) {
+    if (!name.endsWith('.json')) continue;
+    const text = await readFile(join(state, 'jobs', name), 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    const job = JobRecordSchema.parse(JSON.parse(text));
+    if (job.command.at(-1) === last) found.push(job);
+  }
+  return found;
 }

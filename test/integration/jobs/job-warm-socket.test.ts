@@ -5,15 +5,18 @@
 // that dies with launches waiting there, or unclaimed, leaves them to start their own, with each
 // job run once. One real service for the whole file; the tests run in order.
 
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../../service/core/jobs/job-types.js';
-import { JobRecordSchema } from '../../../service/state/schemas/host-schemas.js';
 import { runCli, type Sandbox, type startCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 import { theWarmOne as theWarmOneOf, warmPids as warmPidsOf } from '../../helpers/warm-supervisor.js';
-import { type RoomyService, startRoomyService, stopRoomyService } from './job-queue-fixtures.js';
+import {
+  jobsNamed as jobsNamedIn,
+  type RoomyService,
+  startRoomyService,
+  stopRoomyService,
+} from './job-queue-fixtures.js';
 
 let box: Sandbox;
 let work: string;
@@ -33,17 +36,7 @@ const warmPids = () => warmPidsOf(box.state);
 const theWarmOne = (not?: number) => theWarmOneOf(box.state, not);
 
 /** The jobs whose command's last word is `last`. */
-async function jobsNamed(last: string): Promise<JobRecord[]> {
-  const found: JobRecord[] = [];
-  for (const name of await readdir(join(box.state, 'jobs'))) {
-    if (!name.endsWith('.json')) continue;
-    const text = await readFile(join(box.state, 'jobs', name), 'utf8').catch(() => undefined);
-    if (text === undefined) continue;
-    const job = JobRecordSchema.parse(JSON.parse(text));
-    if (job.command.at(-1) === last) found.push(job);
-  }
-  return found;
-}
+const jobsNamed = (last: string) => jobsNamedIn(box.state, last);
 
 /** The first warm supervisor other than `not` to appear in the process table, stopped at once. */
 async function stopNextWarm(not: number): Promise<number> {
