@@ -31,7 +31,13 @@ describe('a job whose state dir is removed while it runs', () => {
       const marker = join(work, `${id}.started`);
       await writeJobRecord(
         paths,
-        jobFixture({ id, command: ['sh', '-c', `touch ${marker}; sleep 1`], cwd: work, owner: null }),
+        // Runs until the test removes its marker, after the state dir: no timer for a loaded box to outrun.
+        jobFixture({
+          id,
+          command: ['sh', '-c', `touch ${marker}; while [ -e ${marker} ]; do sleep 0.05; done`],
+          cwd: work,
+          owner: null,
+        }),
       );
       const env = supervisor ? { ...box.env, DOGSLED_EXEC_SUPERVISOR: '1' } : box.env;
       const child = startCli(['exec', id], env, work);
@@ -40,7 +46,10 @@ describe('a job whose state dir is removed while it runs', () => {
       });
       // Its claim is written before the command runs: the record says started.
       expect(JSON.parse(await readFile(join(paths.jobs, `${id}.json`), 'utf8')).started_ms).not.toBeNull();
-      await rm(box.state, { recursive: true, force: true });
+      // A write of the running job's (its record's temp file) can land between rm's listing and
+      // its rmdir: rm tries again, as a host's wipe would.
+      await rm(box.state, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
+      await rm(marker);
       const end = await exited(child);
       expect(end.code, child.output()).toBe(0);
       expect(child.output()).toContain('its record disappeared before the end could be saved');
