@@ -121,7 +121,7 @@ export const WARM_HOLD_MS = 100;
  * time, so the Node finds the leash as the service left it.
  */
 function heldArgv(argv: readonly string[]): string[] {
-  return ['/bin/sh', '-c', 'read -r _ || exit 0; exec "$@"', 'dogsled-warm-held', ...argv];
+  return ['/bin/sh', '-c', 'read -r go || exit 0; exec "$@"', 'dogsled-warm-held', ...argv];
 }
 
 /** Releases `next` once `taken` has exited, or after `holdMs`, whichever comes first. */
