@@ -34,15 +34,21 @@ function theJob(state: string, last: string): Promise<JobRecord> {
   return waitFor('the job record', async () => (await jobsNamed(state, last))[0], { timeoutMs: 20_000 });
 }
 
-describe('the next warm supervisor, held until the taken one exits', () => {
+/** A RoomyService for the describe that calls it, `serveEnv` in the service's environment. */
+function serviceFor(serveEnv: NodeJS.ProcessEnv = {}): () => RoomyService {
   let service: RoomyService | undefined;
   beforeAll(async () => {
-    service = await startRoomyService({ DOGSLED_TEST_WARM_HOLD_MS: '600000' });
+    service = await startRoomyService(serveEnv);
   });
   afterAll(() => stopRoomyService(service));
+  return () => service as RoomyService;
+}
+
+describe('the next warm supervisor, held until the taken one exits', () => {
+  const service = serviceFor({ DOGSLED_TEST_WARM_HOLD_MS: '600000' });
 
   it('waits as a shell while the job runs, then becomes the Node in the same process', async () => {
-    const { box, work, env } = service as RoomyService;
+    const { box, work, env } = service();
     const first = await theWarmOne(box.state);
     const started = await runCli(['run', '--cwd', work, '--', 'sh', '-c', 'sleep 2', 'hold-one'], env);
     expect(started.code, started.stderr).toBe(0);
@@ -61,7 +67,7 @@ describe('the next warm supervisor, held until the taken one exits', () => {
   });
 
   it('hands a run that comes during the hold to the held one once released, the job run once', async () => {
-    const { box, work, env } = service as RoomyService;
+    const { box, work, env } = service();
     const first = await theWarmOne(box.state);
     const started = await runCli(['run', '--cwd', work, '--', 'sh', '-c', 'sleep 0.5', 'hold-first'], env);
     expect(started.code, started.stderr).toBe(0);
@@ -79,7 +85,7 @@ describe('the next warm supervisor, held until the taken one exits', () => {
   });
 
   it('leaves no held shell and no socket when the service stops during the hold', async () => {
-    const { box, work, env, serve } = service as RoomyService;
+    const { box, work, env, serve } = service();
     const first = await theWarmOne(box.state);
     const started = await runCli(['run', '--cwd', work, '--', 'sh', '-c', 'sleep 1', 'hold-stop'], env);
     expect(started.code, started.stderr).toBe(0);
@@ -102,14 +108,10 @@ describe('the next warm supervisor, held until the taken one exits', () => {
 });
 
 describe('the next warm supervisor, with the default hold', () => {
-  let service: RoomyService | undefined;
-  beforeAll(async () => {
-    service = await startRoomyService();
-  });
-  afterAll(() => stopRoomyService(service));
+  const service = serviceFor();
 
   it('becomes the Node while a long job still runs', async () => {
-    const { box, work, env } = service as RoomyService;
+    const { box, work, env } = service();
     const first = await theWarmOne(box.state);
     const started = await runCli(['run', '--cwd', work, '--', 'sh', '-c', 'sleep 60', 'hold-long'], env);
     expect(started.code, started.stderr).toBe(0);
