@@ -302,13 +302,26 @@ describe('fleet credentials', () => {
         authenticator: credsAuthenticator(new TextEncoder().encode(credsText(seed))),
       });
       try {
-        const kv = await new Kvm(nc).open('dogsled_hosts');
+        // The service's put seen as it passes, not by reading the bucket while the service creates
+        // it: nats-server 2.9.10 to 2.9.14 registers a new stream before its store, and a message
+        // get in between dereferences the nil store and kills the server (the CI's failure here,
+        // the test polling as the service started; upstream b19fe508c, 2.9.15).
+        let put: Uint8Array | undefined;
+        const sub = nc.subscribe('$KV.dogsled_hosts.echo', {
+          callback: (_error, msg) => {
+            put ??= msg.data;
+          },
+        });
         await eventually(
-          async () => ((await kv.get('echo').catch(() => null))?.value.length ? true : undefined),
+          async () => (put?.length ? true : undefined),
           15_000,
           // Read when the wait gives up: read now, it is empty (the service has just started).
           () => `echo on the bus (its service said: ${host.serve.output()})`,
         );
+        sub.unsubscribe();
+        // Created by then (the service puts only into a bucket it made): the bucket holds it.
+        const kv = await new Kvm(nc).open('dogsled_hosts');
+        expect((await kv.get('echo'))?.value.length).toBeGreaterThan(0);
       } finally {
         await nc.close();
       }
