@@ -13,13 +13,28 @@ export interface WaitOptions {
 type NotYet = undefined | false;
 
 /**
+ * What is awaited, for the timeout's message. A function is called only when the wait gives up, so
+ * the message can carry what a process said by then (its output read up front is empty).
+ */
+export type WaitWhat = string | (() => string);
+
+function describeWhat(what: WaitWhat): string {
+  if (typeof what === 'string') return what;
+  try {
+    return what();
+  } catch (error) {
+    return `(its description failed: ${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/**
  * Runs `check` until it returns something other than `undefined` or `false`, and returns that.
  * A check that throws is tried again (a file not written yet); its last error is reported if the
  * wait times out. The check always runs once more after the deadline before the wait gives up, so
  * a slow poll on a busy machine never fails a state that has come.
  */
 export async function waitFor<T>(
-  what: string,
+  what: WaitWhat,
   check: () => T | NotYet | Promise<T | NotYet>,
   options: WaitOptions = {},
 ): Promise<Exclude<T, NotYet>> {
@@ -37,7 +52,7 @@ export async function waitFor<T>(
     }
     if (late) {
       const why = last === undefined ? '' : `: ${last instanceof Error ? last.message : String(last)}`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${describeWhat(what)}${why}`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

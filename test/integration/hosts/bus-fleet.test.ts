@@ -9,13 +9,13 @@ import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import { createUser } from '@nats-io/nkeys';
-import { connect, credsAuthenticator } from '@nats-io/transport-node';
+import { connect, credsAuthenticator, type NodeConnectionOptions } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusReportSchema } from '../../../service/hosts/view-schemas.js';
 import { exited, runCli, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { HIDDEN, hostileReply } from '../../helpers/hostile-snapshot.js';
 import { NatsServer } from '../../helpers/nats-server.js';
-import { waitFor } from '../../helpers/wait.js';
+import { type WaitWhat, waitFor } from '../../helpers/wait.js';
 
 interface Host {
   id: string;
@@ -23,12 +23,28 @@ interface Host {
   serve: ReturnType<typeof startCli>;
 }
 
-/** Polls a check that runs the CLI, every 100 ms. */
-function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  return waitFor(what, check, { timeoutMs, intervalMs: 100 }) as Promise<T>;
+let nats: NatsServer;
+/** The server of the credentials' cases, which needs them (its own describe starts it). */
+let locked: NatsServer;
+
+/**
+ * Polls a check that runs the CLI, every 100 ms. Giving up, it says how a server of this file ended
+ * if it is not running (a test's planned stop says so too).
+ */
+function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: WaitWhat): Promise<T> {
+  const described = () =>
+    // Either may not be started yet (each describe starts its own).
+    `${typeof what === 'string' ? what : what()}${[nats, locked].map((server) => server?.note() ?? '').join('')}`;
+  return waitFor(described, check, { timeoutMs, intervalMs: 100 }) as Promise<T>;
 }
 
-let nats: NatsServer;
+/** Connects to `server`; a refusal says how the server ended if it is not running. */
+async function connectTo(server: NatsServer, options: Omit<NodeConnectionOptions, 'servers'> = {}) {
+  return connect({ ...options, servers: server.url }).catch((error: unknown) => {
+    throw server.explain(error);
+  });
+}
+
 const hosts: Host[] = [];
 
 async function startHost(id: string, server: NatsServer, extra = ''): Promise<Host> {
@@ -91,7 +107,7 @@ describe('the fleet bus', () => {
 
   it('ignores hostile documents with a warning and shows a snapshot with escapes cleaned', async () => {
     const [alpha] = hosts as [Host];
-    const nc = await connect({ servers: nats.url });
+    const nc = await connectTo(nats);
     try {
       const kv = await new Kvm(nc).open('dogsled_hosts');
       await kv.put('evil', JSON.stringify(hostileReply(Date.now())));
@@ -229,8 +245,6 @@ describe('fleet credentials', () => {
   const seed = new TextDecoder().decode(user.getSeed());
   const credsText = (seedText: string) =>
     `-----BEGIN NATS USER JWT-----\neyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.x\n------END NATS USER JWT------\n\n-----BEGIN USER NKEY SEED-----\n${seedText}\n------END USER NKEY SEED------\n`;
-  let locked: NatsServer;
-
   beforeAll(async () => {
     locked = await NatsServer.start(`authorization { users: [ { nkey: ${user.getPublicKey()} } ] }`);
   });
@@ -284,17 +298,30 @@ describe('fleet credentials', () => {
     await writeFile(box.configPath, `[fleet]\nbus = "${locked.url}"\nid = "echo"\ncreds = "${creds}"\n`);
     const host: Host = { id: 'echo', box, serve: startCli(['serve', '--interval', '0.5'], box.env) };
     try {
-      const nc = await connect({
-        servers: locked.url,
+      const nc = await connectTo(locked, {
         authenticator: credsAuthenticator(new TextEncoder().encode(credsText(seed))),
       });
       try {
-        const kv = await new Kvm(nc).open('dogsled_hosts');
+        // The service's put seen as it passes, not by reading the bucket while the service creates
+        // it: nats-server 2.9.10 to 2.9.14 registers a new stream before its store, and a message
+        // get in between dereferences the nil store and kills the server (the CI's failure here,
+        // the test polling as the service started; upstream b19fe508c, 2.9.15).
+        let put: Uint8Array | undefined;
+        const sub = nc.subscribe('$KV.dogsled_hosts.echo', {
+          callback: (_error, msg) => {
+            put ??= msg.data;
+          },
+        });
         await eventually(
-          async () => ((await kv.get('echo').catch(() => null))?.value.length ? true : undefined),
+          async () => (put?.length ? true : undefined),
           15_000,
-          `echo on the bus (its service said: ${host.serve.output()})`,
+          // Read when the wait gives up: read now, it is empty (the service has just started).
+          () => `echo on the bus (its service said: ${host.serve.output()})`,
         );
+        sub.unsubscribe();
+        // Created by then (the service puts only into a bucket it made): the bucket holds it.
+        const kv = await new Kvm(nc).open('dogsled_hosts');
+        expect((await kv.get('echo'))?.value.length).toBeGreaterThan(0);
       } finally {
         await nc.close();
       }

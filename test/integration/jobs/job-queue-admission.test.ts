@@ -7,17 +7,17 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Ticket } from '../../../service/core/placement/queue-types.js';
 import { ensureStateDir, statePaths } from '../../../service/state/paths.js';
 import { listJobRecords, readJobRecord } from '../../../service/state/records/job-records.js';
-import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { runCli, type Sandbox } from '../../helpers/cli.js';
+import { sandboxPerTest } from '../../helpers/serve-sandbox.js';
 import { waitFor } from '../../helpers/wait.js';
 import { theWarmOne } from '../../helpers/warm-supervisor.js';
 import {
   appendTickets,
   items,
-  killAll,
   roomFor5,
   startServe,
   ticketFixture,
@@ -26,18 +26,10 @@ import {
 } from './job-queue-fixtures.js';
 
 let box: Sandbox;
-let stopTicker: () => void = () => undefined;
-const running: Array<ReturnType<typeof startCli>> = [];
-
-beforeEach(async () => {
-  box = await sandbox();
+const served = sandboxPerTest((made) => {
+  box = made;
 });
-
-afterEach(async () => {
-  stopTicker();
-  await killAll(running);
-  await box.cleanup();
-});
+const { running } = served;
 
 const settled = (t: Ticket) => t.state === 'admitted' || t.state === 'failed' || t.state === 'cancelled';
 
@@ -87,7 +79,7 @@ async function jobsByTicket(): Promise<Map<string, string[]>> {
 describe('admission of a queue by a running service', () => {
   it('admits 20 tickets to a host with room for 5 in FIFO order, each launched exactly once', async () => {
     const host = await roomFor5(box, 500, { facts: false });
-    stopTicker = host.stop;
+    served.stopTicker = host.stop;
     const queued = queueOf(20, (i) => recordStart(`t${i}`));
     const order = queued.map((t) => t.id);
     await appendTickets(box, queued);
@@ -166,7 +158,7 @@ describe('admission of a queue by a running service', () => {
 
   it('records an unknown pin or a launch failure on the ticket, admits the rest (a place ticket by its reservation) and drops day-old tickets', async () => {
     const host = await roomFor5(box, 60_000, { facts: false });
-    stopTicker = host.stop;
+    served.stopTicker = host.stop;
     startServe(host.env, running);
     await untilEligible(box);
     const [pinned, broken, fine, place] = queueOf(4);
@@ -219,7 +211,7 @@ describe('admission of a queue by a running service', () => {
 describe("a queued job's environment", () => {
   it('is kept 0600 beside the queue, never in it, and reaches the job the service admits', async () => {
     const host = await roomFor5(box, 600_000, { facts: false });
-    stopTicker = host.stop;
+    served.stopTicker = host.stop;
     startServe(host.env, running);
     await untilEligible(box);
     // Five placements fill the host, so the run queues.
@@ -280,7 +272,7 @@ describe("a queued job's environment", () => {
 describe('a ticket environment file that is not a regular file', () => {
   it('fails that ticket in one line without hanging the service, which admits the next', async () => {
     const host = await roomFor5(box, 60_000, { facts: false });
-    stopTicker = host.stop;
+    served.stopTicker = host.stop;
     const [fifo, fine] = queueOf(2, (i) => recordStart(`t${i}`));
     await mkdir(join(box.state, 'tickets'), { recursive: true });
     execFileSync('mkfifo', [join(box.state, 'tickets', `${fifo!.id}.env`)]);
@@ -305,7 +297,7 @@ describe('a ticket environment file that is not a regular file', () => {
 
   it('a tickets path that is a file never holds admission up', async () => {
     const host = await roomFor5(box, 60_000, { facts: false });
-    stopTicker = host.stop;
+    served.stopTicker = host.stop;
     await ensureStateDir(box.state);
     await writeFile(join(box.state, 'tickets'), 'not a directory\n');
     const [ticket] = queueOf(1, () => recordStart('despite'));
@@ -338,7 +330,7 @@ describe('a service killed in the middle of an admission', () => {
     reached: (ticket: Ticket) => Promise<boolean>,
   ): Promise<{ admitting: Ticket; pid: number; ticket: Ticket }> {
     const host = await roomFor5(box, 60_000, { facts: false });
-    stopTicker = host.stop;
+    served.stopTicker = host.stop;
     const pause = { DOGSLED_TEST_ADMISSION_PAUSE_MS: '30000', DOGSLED_TEST_ADMISSION_PAUSE_AT: point };
     const first = startServe({ ...host.env, ...pause }, running);
     await untilEligible(box);

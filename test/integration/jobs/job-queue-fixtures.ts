@@ -21,11 +21,12 @@ import {
 } from '../../../service/state/records/queue-items.js';
 import { JobRecordSchema } from '../../../service/state/schemas/host-schemas.js';
 import { Deadline } from '../../../service/time/deadline.js';
-import { CLI, exited, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { CLI, type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
 import { advanceStat, writeProc } from '../../helpers/proc-fixture.js';
 import { waitFor } from '../../helpers/wait.js';
 
 export { itemFixture, jobFixture, ticketFixture } from '../../helpers/job-fixtures.js';
+export { killAll } from '../../helpers/serve-sandbox.js';
 
 export function workIO(box: Sandbox): StateIO {
   return { paths: statePaths(box.state), now: Date.now, warn: () => undefined };
@@ -139,15 +140,6 @@ export function startServe(env: NodeJS.ProcessEnv, running: Array<ReturnType<typ
   const child = startCli(['serve', '--interval', '0.3'], env);
   running.push(child);
   return child;
-}
-
-export async function killAll(running: Array<ReturnType<typeof startCli>>): Promise<void> {
-  for (const child of running.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited(child);
-    }
-  }
 }
 
 /** Waits until `serve` published a snapshot in which the host is eligible. */

@@ -7,32 +7,25 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostSnapshot } from '../../../service/core/placement/host-types.js';
 import { selfIdentity } from '../../../service/state/engine/liveness.js';
 import { HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
-import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { runCli, type Sandbox } from '../../helpers/cli.js';
+import { sandboxPerTest } from '../../helpers/serve-sandbox.js';
 import { tempDir } from '../../helpers/tree.js';
 import { waitFor } from '../../helpers/wait.js';
-import { killAll, roomFor5, startServe } from '../jobs/job-queue-fixtures.js';
+import { roomFor5, startServe } from '../jobs/job-queue-fixtures.js';
 
 const isRoot = process.getuid?.() === 0;
 if (!isRoot)
   process.stderr.write('daemon-full-disk: skipping the full-disk tests: mounting a tmpfs needs root\n');
 
 let box: Sandbox;
-let stopTicker: () => void = () => undefined;
-const running: Array<ReturnType<typeof startCli>> = [];
-
-beforeEach(async () => {
-  box = await sandbox();
+const served = sandboxPerTest((made) => {
+  box = made;
 });
-
-afterEach(async () => {
-  stopTicker();
-  await killAll(running);
-  await box.cleanup();
-});
+const { running } = served;
 
 async function snapshotIn(state: string): Promise<HostSnapshot> {
   return HostSnapshotSchema.parse(JSON.parse(await readFile(join(state, 'host.json'), 'utf8')));
@@ -70,7 +63,7 @@ describe.skipIf(!isRoot)('a full disk under the state directory', () => {
     await rm(state, { recursive: true, force: true });
     await rm(join(mount, 'filler'), { force: true });
     const room = await roomFor5(box, 90_000, { facts: false });
-    stopTicker = room.stop;
+    served.stopTicker = room.stop;
     const env = { ...room.env, DOGSLED_STATE: state };
     const child = startServe(env, running);
     const good = await waitFor(
@@ -163,7 +156,7 @@ describe('orphaned temp files', () => {
     const old = new Date(Date.now() - 5 * 60_000);
     await utimes(join(state, 'queue.json.4026531839'), old, old);
     const room = await roomFor5(box, 90_000, { facts: false });
-    stopTicker = room.stop;
+    served.stopTicker = room.stop;
     startServe(room.env, running);
     await waitFor('a snapshot', async () => (await snapshotIn(state)) ?? undefined, { timeoutMs: 15_000 });
     const left = [

@@ -5,27 +5,20 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HostSnapshot } from '../../../service/core/placement/host-types.js';
 import { HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
-import { exited, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { exited, type Sandbox } from '../../helpers/cli.js';
 import { jobFixture } from '../../helpers/job-fixtures.js';
+import { sandboxPerTest } from '../../helpers/serve-sandbox.js';
 import { waitFor } from '../../helpers/wait.js';
-import { killAll, roomFor5, startServe, writeJobs } from '../jobs/job-queue-fixtures.js';
+import { roomFor5, startServe, writeJobs } from '../jobs/job-queue-fixtures.js';
 
 let box: Sandbox;
-let stopTicker: () => void = () => undefined;
-const running: Array<ReturnType<typeof startCli>> = [];
-
-beforeEach(async () => {
-  box = await sandbox();
+const served = sandboxPerTest((made) => {
+  box = made;
 });
-
-afterEach(async () => {
-  stopTicker();
-  await killAll(running);
-  await box.cleanup();
-});
+const { running } = served;
 
 async function snapshot(): Promise<HostSnapshot> {
   return HostSnapshotSchema.parse(JSON.parse(await readFile(join(box.state, 'host.json'), 'utf8')));
@@ -45,7 +38,7 @@ async function published(after: number, check: (s: HostSnapshot) => boolean, wha
 
 async function serving() {
   const room = await roomFor5(box, 90_000, { facts: false });
-  stopTicker = room.stop;
+  served.stopTicker = room.stop;
   const child = startServe(room.env, running);
   const first = await published(0, () => true, 'a first snapshot');
   return { child, first };

@@ -6,28 +6,21 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, chown, mkdir, open, readFile, rename, rm, rmdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HostSnapshot } from '../../../service/core/placement/host-types.js';
 import { ensureStateDir } from '../../../service/state/paths.js';
 import { HostSnapshotSchema } from '../../../service/state/schemas/host-schemas.js';
-import { type Sandbox, sandbox, startCli } from '../../helpers/cli.js';
+import { type Sandbox, startCli } from '../../helpers/cli.js';
 import { readableCli } from '../../helpers/readable-copy.js';
+import { sandboxPerTest } from '../../helpers/serve-sandbox.js';
 import { waitFor } from '../../helpers/wait.js';
-import { killAll, roomFor5 } from '../jobs/job-queue-fixtures.js';
+import { roomFor5 } from '../jobs/job-queue-fixtures.js';
 
 let box: Sandbox;
-let stopTicker: () => void = () => undefined;
-const running: Array<ReturnType<typeof startCli>> = [];
-
-beforeEach(async () => {
-  box = await sandbox();
+const served = sandboxPerTest((made) => {
+  box = made;
 });
-
-afterEach(async () => {
-  stopTicker();
-  await killAll(running);
-  await box.cleanup();
-});
+const { running } = served;
 
 async function snapshot(): Promise<HostSnapshot | undefined> {
   try {
@@ -87,7 +80,7 @@ async function settledAndCounted(n: number): Promise<HostSnapshot> {
 
 async function serving() {
   const room = await roomFor5(box, 90_000, { facts: false });
-  stopTicker = room.stop;
+  served.stopTicker = room.stop;
   await ensureStateDir(box.state);
   return room.env;
 }
