@@ -26,14 +26,14 @@ export async function killAll(running: Running): Promise<void> {
 }
 
 /**
- * Registers the hooks; `made` gets each test's sandbox before the test (the file keeps it as its
- * `box`). A test that starts a ticker sets `stopTicker`; the last one set is called after each test.
+ * Registers the hooks; `made` gets each test's sandbox, made with `env` added to its environment,
+ * before the test (the file keeps it as its `box`). A test that starts a ticker sets `stopTicker`; the last one set is called after each test.
  */
-export function sandboxPerTest(made: (box: Sandbox) => void): ServeSandbox {
+export function sandboxPerTest(made: (box: Sandbox) => void, env: NodeJS.ProcessEnv = {}): ServeSandbox {
   let box: Sandbox | undefined;
   const served: ServeSandbox = { running: [], stopTicker: () => undefined };
   beforeEach(async () => {
-    box = await sandbox();
+    box = await sandbox(env);
     made(box);
   });
   afterEach(async () => {

@@ -5,24 +5,20 @@
 
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, type Sandbox, sandbox, type startCli } from '../../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, type Sandbox } from '../../helpers/cli.js';
+import { sandboxPerTest } from '../../helpers/serve-sandbox.js';
 import { waitFor } from '../../helpers/wait.js';
-import { killAll, roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
+import { roomFor5, startServe, untilEligible } from '../jobs/job-queue-fixtures.js';
 
 let box: Sandbox;
-const running: Array<ReturnType<typeof startCli>> = [];
-let stopTicker: () => void = () => undefined;
-
-beforeEach(async () => {
-  box = await sandbox({ DOGSLED_TEST: '1' });
-});
-
-afterEach(async () => {
-  stopTicker();
-  await killAll(running);
-  await box.cleanup();
-});
+const served = sandboxPerTest(
+  (made) => {
+    box = made;
+  },
+  { DOGSLED_TEST: '1' },
+);
+const { running } = served;
 
 // biome-ignore lint/suspicious/noExplicitAny: host.json as written, asserted field by field
 async function snapshot(): Promise<any> {
@@ -41,7 +37,7 @@ const ROOMY = 'reservation_load = 1.5\nreservation_ttl_ms = 600000\nmemory_reser
 describe('serve follows config.toml and the profiles', () => {
   it('a changed policy applies at once; a broken file keeps the last good one and says why; a fix clears it', async () => {
     const host = await roomFor5(box, 600_000, { facts: false });
-    stopTicker = host.stop;
+    served.stopTicker = host.stop;
     startServe({ ...box.env, ...host.env }, running);
     await untilEligible(box);
 
@@ -100,7 +96,7 @@ describe('serve follows config.toml and the profiles', () => {
     // A new user starts the service first and writes the policy afterwards: no watch can begin on
     // a directory that is not there, so the service's look at the files' stats finds it.
     const host = await roomFor5(box, 600_000, { facts: false });
-    stopTicker = host.stop;
+    served.stopTicker = host.stop;
     await rm(dirname(box.configPath), { recursive: true });
     startServe({ ...box.env, ...host.env }, running);
     await waitFor('a first snapshot', async () => (await snapshot()).headroom, { timeoutMs: 30_000 });
@@ -119,7 +115,7 @@ describe('serve follows config.toml and the profiles', () => {
 
   it('a broken profile is said in status until it is fixed', async () => {
     const host = await roomFor5(box, 600_000, { facts: false });
-    stopTicker = host.stop;
+    served.stopTicker = host.stop;
     startServe({ ...box.env, ...host.env }, running);
     await untilEligible(box);
     const dir = join(box.home, '.config', 'dogsled', 'profiles', 'general');
