@@ -161,7 +161,8 @@ function firstFrameMarks(): void {
  * The board drawn straight to the terminal as soon as the first read is in, while blessed has yet to
  * load (about half of a start): undefined, and blessed draws the first frame, when the read failed,
  * the size is unknown, the locale is not UTF-8, or blessed would draw fewer than 256 colours, which
- * only it knows how to reduce to. Raw input from here on: keys pressed before blessed listens wait for it, unechoed.
+ * only it knows how to reduce to. Raw input from here on: keys pressed before blessed listens wait
+ * for it, unechoed.
  */
 async function paintAhead(options: SidebarOptions): Promise<AheadFrame | undefined> {
   const state = await options.firstRead?.catch(() => undefined);

@@ -22,6 +22,7 @@ import { execArgv, selfInvocation, WARM_ID } from '../process/self-invocation.js
 import type { ProcessIO } from '../state/io.js';
 import { STATE_FILE_MODE } from '../state/paths.js';
 import { outsideAnyPane } from '../terminal/herdr/herdr-env.js';
+import { longTimeout } from '../time/timers.js';
 
 export interface WarmKeeperIO extends Pick<ProcessIO, 'paths' | 'env' | 'warn'> {
   /** The argv prefix that runs dogsled (`[node, dist/dogsled.cjs]`); default: this process's own. */
@@ -124,12 +125,11 @@ function heldArgv(argv: readonly string[]): string[] {
   return ['/bin/sh', '-c', 'read -r go || exit 0; exec "$@"', 'dogsled-warm-held', ...argv];
 }
 
-/** Releases `next` once `taken` has exited, or after `holdMs`, whichever comes first. */
+/** Releases `next` once `taken` has exited, or after `holdMs` (any length), whichever comes first. */
 function releaseWhenSettled(next: Warm, taken: Warm, holdMs: number): void {
-  const timer = setTimeout(() => next.release(), holdMs);
-  timer.unref();
+  const timer = longTimeout(holdMs, () => next.release(), { ref: false });
   void taken.exited.then(() => {
-    clearTimeout(timer);
+    timer.clear();
     next.release();
   });
 }

@@ -2,7 +2,8 @@
 // warm-worker.ts): a shell that waits for one line before it becomes the Node, in the same process,
 // released when the taken one exits or after WARM_HOLD_MS. Its socket is in place from the start,
 // so a run that comes during the hold waits in the backlog and is handed to it. The first service
-// holds for longer than any test (only the taken one's exit releases); the second has the default.
+// holds for 2^32 ms, past what one Node timer holds (only the taken one's exit releases); the
+// second has the default.
 
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -45,7 +46,7 @@ function serviceFor(serveEnv: NodeJS.ProcessEnv = {}): () => RoomyService {
 }
 
 describe('the next warm supervisor, held until the taken one exits', () => {
-  const service = serviceFor({ DOGSLED_TEST_WARM_HOLD_MS: '600000' });
+  const service = serviceFor({ DOGSLED_TEST_WARM_HOLD_MS: String(2 ** 32) });
 
   it('waits as a shell while the job runs, then becomes the Node in the same process', async () => {
     const { box, work, env } = service();
