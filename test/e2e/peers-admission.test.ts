@@ -39,6 +39,10 @@ const PEER = 'adm';
 const FULL = 'memory_reserve_bytes = 1000000000000000\ndisk_free_min_percent = 0\n';
 const ROOMY = 'memory_reserve_bytes = 0\ndisk_free_min_percent = 0\n';
 
+function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>;
+}
+
 /** A task the fake agent finishes at once. */
 function quickTask(text: string): string {
   return `${text}\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply: 'Finished.' }] })}\n\`\`\`\n`;
@@ -117,15 +121,23 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     }));
     return made.map((t) => t.id);
   };
-  const settledAs = (id: string, state: Ticket['state']) =>
-    waitFor(
-      `ticket ${id} ${state}`,
+  /** Waits for the ticket's state; given up, it says what the ticket and both services last said. */
+  const settledAs = (id: string, state: Ticket['state']) => {
+    let seen: Ticket | undefined;
+    return waitFor(
+      () =>
+        [
+          `ticket ${id} ${state}; last seen: ${JSON.stringify(seen && pick(seen, ['state', 'host', 'error', 'state_ms']))}`,
+          `this host's serve said: ${serve?.output().slice(-2_000) ?? '(not running)'}`,
+          `the peer's serve said: ${fleet.peers.peer(PEER).serveOutput().slice(-2_000)}`,
+        ].join('\n'),
       async () => {
-        const found = await ticket(id);
-        return found.state === state ? found : undefined;
+        seen = await ticket(id);
+        return seen.state === state ? seen : undefined;
       },
       { timeoutMs: 60_000 },
     );
+  };
   const cancel = async (id: string) => {
     const result = await runCli(['cancel', id], fleet.env);
     expect(result.code, result.stderr).toBe(0);

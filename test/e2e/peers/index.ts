@@ -43,6 +43,8 @@ export interface Peer {
   /** Writes a file under the peer's home (parents made), owned by the peer's user. */
   writeHomeFile: (relative: string, text: string) => Promise<void>;
   stopServe: () => Promise<void>;
+  /** The last few KB its serve wrote (stdout and stderr), for a failing wait's message. */
+  serveOutput: () => string;
 }
 
 export interface ServeOptions {
@@ -183,6 +185,7 @@ async function startPeer(
     ...argv,
   ];
   let serve: ReturnType<typeof spawn> | undefined;
+  let serveSaid = '';
   const stopServe = async (): Promise<void> => {
     if (serve?.pid !== undefined && serve.exitCode === null) await stopTree(serve.pid);
     serve = undefined;
@@ -212,7 +215,13 @@ async function startPeer(
     startServe: async (options = {}) => {
       const serveArgs = [process.execPath, bundle, 'serve', '--interval', options.interval ?? '5'];
       const [file, ...args] = asUser(serveArgs, options.env);
-      serve = spawn(file as string, args, { stdio: 'ignore' });
+      serve = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      serveSaid = '';
+      const said = (chunk: Buffer) => {
+        serveSaid = (serveSaid + chunk.toString('utf8')).slice(-SERVE_OUTPUT_KEPT);
+      };
+      serve.stdout?.on('data', said);
+      serve.stderr?.on('data', said);
       const snapshot = join(home, '.local', 'state', 'dogsled', 'host.json');
       const child = serve;
       const published = await waitFor(
@@ -223,8 +232,12 @@ async function startPeer(
       if (published !== 'published') throw new Error(`serve on ${spec.tag} published nothing`);
     },
     stopServe,
+    serveOutput: () => serveSaid,
   };
 }
+
+/** How much of a peer's serve output is kept: its last lines, where a failure's warning is. */
+const SERVE_OUTPUT_KEPT = 8_192;
 
 async function dir(root: string, name: string, mode: number): Promise<string> {
   const path = join(root, name);
