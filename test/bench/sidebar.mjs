@@ -2,7 +2,8 @@
 // - first paint: from the process's start to its first frame (DOGSLED_TIMING's `sidebar first frame`,
 //   the frame written ahead of blessed, Node's own start included, and the CPU the process used until
 //   then), and to blessed's frame, when keys act (`sidebar interactive`), with 20 hosts and 200 rows
-//   and with an empty state dir, alternating, and on the screen of a 38x45 tmux pane against `node -e`
+//   and with an empty state dir, in a UTF-8 locale as a user's terminal has (the frame ahead of
+//   blessed is drawn only there), and the 200 rows once more without one, alternating, and on the screen of a 38x45 tmux pane against `node -e`
 //   printing one line in the same pane (starts of their own: reading the screen every 2 ms is a
 //   process each, which would take the CPU the marked starts are timed by); the budget is 150 ms. A
 //   build's first start, which has no code cache yet and writes it, is reported apart;
@@ -167,9 +168,12 @@ async function until(name, text) {
 /**
  * The sidebar in a pane, its DOGSLED_TIMING log to `log`. `empty`: a state dir with nothing in it,
  * read by the production readers (no hosts fixture), the floor of what the sidebar itself costs.
+ * `utf8`: the pane's locale is UTF-8, as a user's terminal's is (the frame written ahead of blessed
+ * is drawn only there: elsewhere blessed draws its borders in the line-drawing set, sidebar/app.ts).
  */
-function sidebarCommand(log, { empty = false } = {}) {
+function sidebarCommand(log, { empty = false, utf8 = true } = {}) {
   const env = {
+    ...(utf8 ? { LANG: 'C.UTF-8' } : {}),
     HOME: dir,
     DOGSLED_STATE: empty ? emptyState : state,
     DOGSLED_TEST: '1',
@@ -233,6 +237,7 @@ async function oneStart(log, options, written = false, onScreen = false) {
 async function startup() {
   const heavy = { screen: [], frame: [], cpu: [], watching: [], interactive: [] };
   const empty = { frame: [], cpu: [] };
+  const plain = { frame: [], cpu: [] };
   const floor = [];
   const cold = {
     heavy: await oneStart(join(dir, 'startup-cold.log'), {}, true),
@@ -248,6 +253,9 @@ async function startup() {
     const e = await oneStart(join(dir, `startup-empty-${i}.log`), { empty: true });
     if (e.frame !== undefined) empty.frame.push(e.frame);
     if (e.cpu !== undefined) empty.cpu.push(e.cpu);
+    const p = await oneStart(join(dir, `startup-plain-${i}.log`), { utf8: false });
+    if (p.frame !== undefined) plain.frame.push(p.frame);
+    if (p.cpu !== undefined) plain.cpu.push(p.cpu);
     const start = performance.now();
     const b = session(
       `exec env -u NODE_EXTRA_CA_CERTS ${quote(process.execPath)} -e "process.stdout.write('READY'); setTimeout(() => {}, 1e6)"`,
@@ -264,6 +272,8 @@ async function startup() {
     interactive: median(heavy.interactive),
     emptyFrame: median(empty.frame),
     emptyCpu: median(empty.cpu),
+    plainFrame: median(plain.frame),
+    plainCpu: median(plain.cpu),
     watching: median(heavy.watching),
     cold,
   };
@@ -377,6 +387,9 @@ try {
     `| blessed's frame, keys acting (\`sidebar interactive\`), 20 hosts and 200 rows | ${f(up.interactive)} ms | | |`,
   );
   console.log(`| first paint, empty state dir | ${f(up.emptyFrame)} ms (CPU ${f(up.emptyCpu)} ms) | | |`);
+  console.log(
+    `| first paint, 20 hosts and 200 rows, no UTF-8 locale (blessed's own frame, none ahead of it) | ${f(up.plainFrame)} ms (CPU ${f(up.plainCpu)} ms) | | |`,
+  );
   console.log(
     `| first paint of a build's first start (no code cache yet), heavy / empty | ${f(up.cold.heavy.frame)} / ${f(up.cold.empty.frame)} ms (CPU ${f(up.cold.heavy.cpu)} / ${f(up.cold.empty.cpu)} ms) | | |`,
   );
