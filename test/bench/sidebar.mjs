@@ -3,10 +3,11 @@
 //   the frame written ahead of blessed, Node's own start included, and the CPU the process used until
 //   then), and to blessed's frame, when keys act (`sidebar interactive`), with 20 hosts and 200 rows
 //   and with an empty state dir, in a UTF-8 locale as a user's terminal has (the frame ahead of
-//   blessed is drawn only there), and the 200 rows once more without one, alternating, and on the screen of a 38x45 tmux pane against `node -e`
-//   printing one line in the same pane (starts of their own: reading the screen every 2 ms is a
-//   process each, which would take the CPU the marked starts are timed by); the budget is 150 ms. A
-//   build's first start, which has no code cache yet and writes it, is reported apart;
+//   blessed is drawn only there), and the 200 rows once more without one, alternating, and on the
+//   screen of a 38x45 tmux pane against `node -e` printing one line in the same pane (starts of
+//   their own: reading the screen every 2 ms is a process each, which would take the CPU the
+//   marked starts are timed by); the budget is 150 ms. A build's first start, which has no code
+//   cache yet and writes it, is reported apart;
 // - chokidar: its load and first scan, which come after the first frame (`sidebar watching`);
 // - repaint: from a state file replaced (queue.json, one ticket more or less) to the screen showing
 //   it, read back with capture-pane; the budget is 100 ms;

@@ -121,16 +121,22 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     }));
     return made.map((t) => t.id);
   };
-  /** Waits for the ticket's state; given up, it says what the ticket and both services last said. */
+  /**
+   * Waits for the ticket's state; given up, it says what the ticket and both services last said, on
+   * stderr too (a try that fails and passes again is reported by its error's first line alone).
+   */
   const settledAs = (id: string, state: Ticket['state']) => {
     let seen: Ticket | undefined;
     return waitFor(
-      () =>
-        [
+      () => {
+        const said = [
           `ticket ${id} ${state}; last seen: ${JSON.stringify(seen && pick(seen, ['state', 'host', 'error', 'state_ms']))}`,
           `this host's serve said: ${serve?.output().slice(-2_000) ?? '(not running)'}`,
           `the peer's serve said: ${fleet.peers.peer(PEER).serveOutput().slice(-2_000)}`,
-        ].join('\n'),
+        ].join('\n');
+        console.error(`peers-admission: gave up waiting for ${said}`);
+        return said;
+      },
       async () => {
         seen = await ticket(id);
         return seen.state === state ? seen : undefined;
