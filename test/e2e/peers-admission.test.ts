@@ -39,10 +39,6 @@ const PEER = 'adm';
 const FULL = 'memory_reserve_bytes = 1000000000000000\ndisk_free_min_percent = 0\n';
 const ROOMY = 'memory_reserve_bytes = 0\ndisk_free_min_percent = 0\n';
 
-function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
-  return Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>;
-}
-
 /** A task the fake agent finishes at once. */
 function quickTask(text: string): string {
   return `${text}\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ reply: 'Finished.' }] })}\n\`\`\`\n`;
@@ -130,7 +126,7 @@ describe.skipIf(unsupported)('admission across hosts', { timeout: 180_000 }, () 
     return waitFor(
       () => {
         const said = [
-          `ticket ${id} ${state}; last seen: ${JSON.stringify(seen && pick(seen, ['state', 'host', 'error', 'state_ms']))}`,
+          `ticket ${id} ${state}; last seen: ${JSON.stringify(seen && { state: seen.state, host: seen.host, error: seen.error, state_ms: seen.state_ms })}`,
           `this host's serve said: ${serve?.output().slice(-2_000) ?? '(not running)'}`,
           `the peer's serve said: ${fleet.peers.peer(PEER).serveOutput().slice(-2_000)}`,
         ].join('\n');

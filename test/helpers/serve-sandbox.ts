@@ -27,7 +27,8 @@ export async function killAll(running: Running): Promise<void> {
 
 /**
  * Registers the hooks; `made` gets each test's sandbox, made with `env` added to its environment,
- * before the test (the file keeps it as its `box`). A test that starts a ticker sets `stopTicker`; the last one set is called after each test.
+ * before the test (the file keeps it as its `box`). A test that starts a ticker sets `stopTicker`;
+ * the last one set is called after each test.
  */
 export function sandboxPerTest(made: (box: Sandbox) => void, env: NodeJS.ProcessEnv = {}): ServeSandbox {
   let box: Sandbox | undefined;
